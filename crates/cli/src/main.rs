@@ -1,0 +1,2 @@
+//! The `lathe` command.
+fn main() {}

@@ -1,0 +1,1 @@
+//! `lathe-codeobj`: AMDGPU ELF code objects.

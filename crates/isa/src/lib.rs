@@ -1,0 +1,1 @@
+//! `lathe-isa`: AMDGPU machine code.
