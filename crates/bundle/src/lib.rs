@@ -5,3 +5,5 @@
 //! bundles inside host ELF files (`.hip_fatbin`, `.hipFatBinSegment`), AMDGPU
 //! target IDs with clang's compatibility rules plus generic and extended ISA
 //! compatibility, and deterministic code-object selection for an agent.
+
+pub mod target;
