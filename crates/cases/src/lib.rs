@@ -1,0 +1,1 @@
+//! Emulator verification corpus (being written).
