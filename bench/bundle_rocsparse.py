@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Benchmark: list every bundle entry of Debian's librocsparse.so.0.1 (1.3 GB,
+111 bundles, ROCm 5.3) and extract every gfx90a code object (xnack- and xnack+),
+with `lathe` and with the LLVM tools, side by side in one run.
+
+Peer pipeline (what one does without Lathe):
+  1. llvm-objcopy --dump-section .hip_fatbin=...   (the fat binary section)
+  2. llvm-readelf -S -r                              (find the .hipFatBinSegment
+     wrappers and their R_X86_64_RELATIVE addends = bundle addresses)
+  3. cut each bundle out of the section (Python slicing, written to a file)
+  4. clang-offload-bundler --list, then --unbundle for the gfx90a IDs.
+clang-offload-bundler 22 rejects these ROCm 5.3 bundle IDs, so the peer uses
+LLVM 15's bundler (Debian clang-15), which reads them.
+
+Lathe: `lathe bundle list FILE --json` and
+       `lathe bundle extract FILE -t gfx90a:xnack- -t gfx90a:xnack+ -o DIR`.
+
+Both outputs are compared byte for byte. Prints the ratio. Run with
+`bench/bundle_rocsparse.py [--runs N]`; needs `scripts/setup.sh --bench`.
+"""
+import argparse
+import filecmp
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
+LLVM22 = "/usr/lib/llvm-22/bin"
+BUNDLER15 = "/usr/lib/llvm-15/bin/clang-offload-bundler"
+TARGETS = ["gfx90a:xnack-", "gfx90a:xnack+"]
+
+
+def sh(args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def peer(workdir):
+    fatbin = os.path.join(workdir, "fatbin")
+    sh([f"{LLVM22}/llvm-objcopy", f"--dump-section=.hip_fatbin={fatbin}", LIB, "/dev/null"])
+    secs = sh([f"{LLVM22}/llvm-readelf", "-S", "-W", LIB])
+    addr = {}
+    for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", secs):
+        addr[m.group(1)] = (int(m.group(2), 16), int(m.group(4), 16))
+    fb_va, _ = addr[".hip_fatbin"]
+    seg_va, seg_size = addr[".hipFatBinSegment"]
+    relocs = sh([f"{LLVM22}/llvm-readelf", "-r", "-W", LIB])
+    starts = []
+    for line in relocs.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[2] == "R_X86_64_RELATIVE":
+            off = int(f[0], 16)
+            if seg_va <= off < seg_va + seg_size and (off - seg_va) % 24 == 8:
+                starts.append(int(f[3], 16) - fb_va)
+    starts = sorted(set(starts))
+    data = open(fatbin, "rb").read()
+    ends = starts[1:] + [len(data)]
+    out = os.path.join(workdir, "out")
+    os.makedirs(out)
+    entries = 0
+    for i, (s, e) in enumerate(zip(starts, ends)):
+        b = os.path.join(workdir, f"b{i}")
+        with open(b, "wb") as fh:
+            fh.write(data[s:e])
+        ids = sh([BUNDLER15, "--list", "--type=o", f"--input={b}"]).split()
+        entries += len(ids)
+        want = [f"hipv4-amdgcn-amd-amdhsa--{t}" for t in TARGETS]
+        have = [w for w in want if w in ids]
+        if have:
+            outs = [os.path.join(out, f"{i:03}-{w.rsplit('--', 1)[1]}.co") for w in have]
+            sh([BUNDLER15, "--unbundle", "--type=o", f"--input={b}",
+                "--targets=" + ",".join(have)] + [f"--output={o}" for o in outs])
+        os.remove(b)
+    return len(starts), entries, out
+
+
+def lathe(lathe_bin, workdir):
+    import json
+    listing = json.loads(sh([lathe_bin, "-q", "bundle", "list", LIB, "--json"]))
+    out = os.path.join(workdir, "out")
+    args = [lathe_bin, "-q", "bundle", "extract", LIB, "-o", out]
+    for t in TARGETS:
+        args += ["-t", t]
+    sh(args)
+    bundles = listing["bundles"]
+    return len(bundles), sum(len(b["entries"]) for b in bundles), out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    if not os.path.exists(LIB) or not os.path.exists(BUNDLER15):
+        sys.exit("needs librocsparse0 and clang-15: run scripts/setup.sh --bench")
+    sh(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT)
+    lathe_bin = os.path.join(ROOT, "target/release/lathe")
+    best = {"lathe": None, "peer": None}
+    for run in range(a.runs):
+        for name in (["lathe", "peer"] if run % 2 == 0 else ["peer", "lathe"]):
+            wd = tempfile.mkdtemp(prefix=f"lathe-bench-{name}-", dir=os.environ.get("TMPDIR"))
+            t0 = time.perf_counter()
+            nb, ne, out = lathe(lathe_bin, wd) if name == "lathe" else peer(wd)
+            dt = time.perf_counter() - t0
+            if best[name] is None or dt < best[name][0]:
+                if best[name] is not None:
+                    shutil.rmtree(best[name][4], ignore_errors=True)
+                best[name] = (dt, nb, ne, sorted(os.listdir(out)), wd, out)
+            else:
+                shutil.rmtree(wd, ignore_errors=True)
+            print(f"run {run} {name:5}: {dt:7.3f} s  bundles={nb} entries={ne}", flush=True)
+    (tl, nbl, nel, fl, wdl, outl), (tp, nbp, nep, fp, wdp, outp) = best["lathe"], best["peer"]
+    same = nbl == nbp and nel == nep and len(fl) == len(fp) and all(
+        filecmp.cmp(os.path.join(outl, x), os.path.join(outp, y), shallow=False) for x, y in zip(fl, fp))
+    print(f"lathe: {tl:.3f} s, peer (llvm-objcopy + llvm-readelf + clang-offload-bundler-15): {tp:.3f} s")
+    print(f"bundles {nbl}/{nbp}, entries {nel}/{nep}, gfx90a code objects {len(fl)}/{len(fp)}, identical: {same}")
+    print(f"speed-up: {tp / tl:.1f}x (best of {a.runs})")
+    shutil.rmtree(wdl, ignore_errors=True)
+    shutil.rmtree(wdp, ignore_errors=True)
+    sys.exit(0 if same else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,8 @@
+//! `lathe-emu`: a functional model of an AMD GPU.
+//!
+//! Owns device memory ([`mem`]): allocations with bounds, registered host
+//! memory, and fault reports for any access outside them. The dispatch model
+//! (AQL packet, kernel descriptor, initial register state) and the wave64
+//! interpreter build on it.
+
+pub mod mem;

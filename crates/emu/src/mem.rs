@@ -1,0 +1,822 @@
+//! Device memory: allocations with bounds, registered host memory, and the
+//! access path every emulated load, store and atomic goes through.
+//!
+//! As on an APU, a device address *is* the host virtual address of the
+//! backing bytes, so a runtime layered on top can hand the same pointer to
+//! host code. Bounds do not come from address translation but from an
+//! allocation table: every access looks up the region that must contain the
+//! whole access, and an access that no region contains is a [`Fault`], never
+//! a host access.
+//!
+//! Emulated lanes run on several host threads at once and GPU programs may
+//! race, so all accesses to region bytes use relaxed atomics of the access
+//! width (plain moves on x86-64) — racy GPU code gives racy values, never
+//! undefined behaviour in the emulator.
+//!
+//! Lookups are fast: [`MemView`] caches the regions it last hit, and the
+//! table is a sorted vector searched by binary search on a miss.
+
+use std::alloc::{self, Layout};
+use std::fmt;
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, RwLock};
+
+/// What kind of memory a region is; shown in fault reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegionKind {
+    /// Device memory allocated by the runtime.
+    Device,
+    /// Host memory registered for device access.
+    Host,
+    /// A kernel argument segment.
+    Kernarg,
+    /// Loaded code-object segments.
+    Code,
+    /// Runtime-internal memory (queues, dispatch packets, signals).
+    Runtime,
+}
+
+/// The kind of access that faulted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessKind {
+    /// A load.
+    Read,
+    /// A store.
+    Write,
+    /// A read-modify-write atomic.
+    Atomic,
+}
+
+impl fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AccessKind::Read => "read",
+            AccessKind::Write => "write",
+            AccessKind::Atomic => "atomic",
+        })
+    }
+}
+
+/// A memory access outside every region, or one the region refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Fault {
+    /// No region contains `[addr, addr + size)`.
+    #[error("GPU memory fault: {kind} of {size} bytes at {addr:#x} is outside every allocation{}", near_text(*.nearest))]
+    Unmapped {
+        /// First byte accessed.
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// Access kind.
+        kind: AccessKind,
+        /// The nearest region below the address: (start, length).
+        nearest: Option<(u64, u64)>,
+    },
+    /// A write or atomic to a read-only region.
+    #[error(
+        "GPU memory fault: {kind} of {size} bytes at {addr:#x} to read-only {region:?} memory"
+    )]
+    ReadOnly {
+        /// First byte accessed.
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+        /// Access kind.
+        kind: AccessKind,
+        /// Kind of the region.
+        region: RegionKind,
+    },
+    /// An atomic at an address not aligned to its size.
+    #[error("GPU memory fault: misaligned {size}-byte atomic at {addr:#x}")]
+    Misaligned {
+        /// Address.
+        addr: u64,
+        /// Access size in bytes.
+        size: u32,
+    },
+}
+
+fn near_text(nearest: Option<(u64, u64)>) -> String {
+    match nearest {
+        Some((start, len)) => format!(
+            " (nearest allocation below: {start:#x}..{:#x}, {len} bytes)",
+            start.saturating_add(len)
+        ),
+        None => String::new(),
+    }
+}
+
+/// Errors of allocation-table management (not of emulated accesses).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MemError {
+    /// The host allocator refused the request.
+    #[error("cannot allocate {0} bytes of device memory")]
+    OutOfMemory(u64),
+    /// The address is not the start of a live region.
+    #[error("{0:#x} is not the start of an allocation")]
+    NotAllocated(u64),
+    /// A registered range overlaps an existing region.
+    #[error("range {start:#x}..{end:#x} overlaps an existing allocation")]
+    Overlap {
+        /// Start of the new range.
+        start: u64,
+        /// End of the new range.
+        end: u64,
+    },
+    /// A zero-length or wrapping range.
+    #[error("invalid range: {0:#x} + {1}")]
+    BadRange(u64, u64),
+}
+
+/// Backing storage of a region.
+enum Backing {
+    /// Owned by the region: allocated zeroed with `layout`, freed on drop.
+    Owned(Layout),
+    /// Registered by the caller, who keeps it valid (see `register_host`).
+    Borrowed,
+}
+
+/// One contiguous region of device-visible memory.
+pub struct Region {
+    start: u64,
+    len: u64,
+    kind: RegionKind,
+    writable: bool,
+    backing: Backing,
+}
+
+impl fmt::Debug for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Region")
+            .field("start", &format_args!("{:#x}", self.start))
+            .field("len", &self.len)
+            .field("kind", &self.kind)
+            .field("writable", &self.writable)
+            .finish()
+    }
+}
+
+impl Region {
+    /// First address.
+    pub fn start(&self) -> u64 {
+        self.start
+    }
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    /// Never true: regions are non-empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Kind of memory.
+    pub fn kind(&self) -> RegionKind {
+        self.kind
+    }
+    fn contains(&self, addr: u64, size: u64) -> bool {
+        addr >= self.start
+            && addr
+                .checked_add(size)
+                .is_some_and(|end| end <= self.start + self.len)
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        if let Backing::Owned(layout) = self.backing {
+            // SAFETY: `start` was returned by `alloc_zeroed(layout)` in
+            // `DeviceMemory::allocate` and is freed exactly once, here, when
+            // the last `Arc<Region>` (table entry or view cache) goes away.
+            unsafe { alloc::dealloc(self.start as usize as *mut u8, layout) }
+        }
+    }
+}
+
+/// The allocation table of one emulated device.
+#[derive(Debug, Default)]
+pub struct DeviceMemory {
+    regions: RwLock<Vec<Arc<Region>>>,
+}
+
+impl DeviceMemory {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Allocates `len` zeroed bytes aligned to `align` (a power of two, at
+    /// least 256 like the HSA runtime). Returns the device address, which is
+    /// also the host address of the bytes.
+    pub fn allocate(&self, len: u64, align: u64, kind: RegionKind) -> Result<u64, MemError> {
+        if len == 0 {
+            return Err(MemError::BadRange(0, len));
+        }
+        let size = usize::try_from(len).map_err(|_| MemError::OutOfMemory(len))?;
+        let align = usize::try_from(align.max(256)).map_err(|_| MemError::OutOfMemory(len))?;
+        let layout =
+            Layout::from_size_align(size, align).map_err(|_| MemError::OutOfMemory(len))?;
+        // SAFETY: `layout` has non-zero size (checked above).
+        let ptr = unsafe { alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(MemError::OutOfMemory(len));
+        }
+        let region = Region {
+            start: ptr as usize as u64,
+            len,
+            kind,
+            writable: true,
+            backing: Backing::Owned(layout),
+        };
+        let start = region.start;
+        self.insert(region)?;
+        Ok(start)
+    }
+
+    /// Makes `len` bytes of host memory at `ptr` device-accessible.
+    ///
+    /// # Safety
+    /// `ptr..ptr+len` must stay valid for reads (and for writes if
+    /// `writable`) until [`DeviceMemory::free`] is called for `ptr` and no
+    /// dispatch that could touch it is running. The emulator accesses it with
+    /// atomics only, so concurrent host access is racy but not undefined.
+    pub unsafe fn register_host(
+        &self,
+        ptr: *mut u8,
+        len: u64,
+        writable: bool,
+        kind: RegionKind,
+    ) -> Result<u64, MemError> {
+        let start = ptr as usize as u64;
+        if len == 0 || start.checked_add(len).is_none() {
+            return Err(MemError::BadRange(start, len));
+        }
+        self.insert(Region {
+            start,
+            len,
+            kind,
+            writable,
+            backing: Backing::Borrowed,
+        })?;
+        Ok(start)
+    }
+
+    fn insert(&self, region: Region) -> Result<(), MemError> {
+        let mut t = self.regions.write().unwrap_or_else(|e| e.into_inner());
+        let end = region.start + region.len;
+        let i = t.partition_point(|r| r.start < region.start);
+        let overlaps_prev = i > 0 && t[i - 1].start + t[i - 1].len > region.start;
+        let overlaps_next = t.get(i).is_some_and(|r| r.start < end);
+        if overlaps_prev || overlaps_next {
+            return Err(MemError::Overlap {
+                start: region.start,
+                end,
+            });
+        }
+        t.insert(i, Arc::new(region));
+        Ok(())
+    }
+
+    /// Removes the region starting at `addr`. Owned memory is released once
+    /// no [`MemView`] still holds it.
+    pub fn free(&self, addr: u64) -> Result<(), MemError> {
+        let mut t = self.regions.write().unwrap_or_else(|e| e.into_inner());
+        let i = t
+            .binary_search_by_key(&addr, |r| r.start)
+            .map_err(|_| MemError::NotAllocated(addr))?;
+        t.remove(i);
+        Ok(())
+    }
+
+    /// The region containing `[addr, addr + size)`, if any.
+    pub fn find(&self, addr: u64, size: u64) -> Option<Arc<Region>> {
+        let t = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = t.partition_point(|r| r.start <= addr);
+        let r = t.get(i.checked_sub(1)?)?;
+        r.contains(addr, size).then(|| Arc::clone(r))
+    }
+
+    fn nearest_below(&self, addr: u64) -> Option<(u64, u64)> {
+        let t = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = t.partition_point(|r| r.start <= addr);
+        i.checked_sub(1).map(|j| (t[j].start, t[j].len))
+    }
+
+    /// Number of live regions.
+    pub fn region_count(&self) -> usize {
+        self.regions.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// A view with a lookup cache, for one host thread.
+    pub fn view(&self) -> MemView<'_> {
+        MemView {
+            mem: self,
+            cache: [None, None],
+        }
+    }
+}
+
+/// Read-modify-write operations for [`MemView::atomic`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AtomicOp {
+    /// Swap.
+    Swap,
+    /// Compare and swap with the given comparand.
+    CmpSwap(u64),
+    /// Wrapping add.
+    Add,
+    /// Wrapping subtract.
+    Sub,
+    /// Signed minimum.
+    SMin,
+    /// Unsigned minimum.
+    UMin,
+    /// Signed maximum.
+    SMax,
+    /// Unsigned maximum.
+    UMax,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise xor.
+    Xor,
+    /// Increment, wrapping to 0 past the operand (`atomic_inc`).
+    Inc,
+    /// Decrement, wrapping to the operand at 0 or above it (`atomic_dec`).
+    Dec,
+    /// IEEE add on f32 (size 4) or f64 (size 8).
+    FAdd,
+    /// IEEE minimum on f32/f64.
+    FMin,
+    /// IEEE maximum on f32/f64.
+    FMax,
+}
+
+/// A per-thread accessor with a two-entry region cache.
+pub struct MemView<'m> {
+    mem: &'m DeviceMemory,
+    cache: [Option<Arc<Region>>; 2],
+}
+
+impl fmt::Debug for MemView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemView")
+            .field("cache", &self.cache)
+            .finish()
+    }
+}
+
+impl MemView<'_> {
+    /// The host pointer for `[addr, addr + size)` after a bounds check.
+    #[inline]
+    fn locate(&mut self, addr: u64, size: u32, kind: AccessKind) -> Result<*mut u8, Fault> {
+        let hit =
+            |r: &Option<Arc<Region>>| r.as_ref().is_some_and(|r| r.contains(addr, size as u64));
+        let region = if hit(&self.cache[0]) {
+            self.cache[0].as_ref()
+        } else if hit(&self.cache[1]) {
+            self.cache.swap(0, 1);
+            self.cache[0].as_ref()
+        } else {
+            match self.mem.find(addr, size as u64) {
+                Some(r) => {
+                    self.cache[1] = self.cache[0].take();
+                    self.cache[0] = Some(r);
+                    self.cache[0].as_ref()
+                }
+                None => {
+                    return Err(Fault::Unmapped {
+                        addr,
+                        size,
+                        kind,
+                        nearest: self.mem.nearest_below(addr),
+                    })
+                }
+            }
+        };
+        // `region` is Some on every path that reaches here.
+        let r = region.ok_or(Fault::Unmapped {
+            addr,
+            size,
+            kind,
+            nearest: None,
+        })?;
+        if kind != AccessKind::Read && !r.writable {
+            return Err(Fault::ReadOnly {
+                addr,
+                size,
+                kind,
+                region: r.kind,
+            });
+        }
+        Ok(addr as usize as *mut u8)
+    }
+
+    /// Loads `N` bytes (N = 1, 2, 4, 8, 12, 16, …) little-endian.
+    #[inline]
+    pub fn load<const N: usize>(&mut self, addr: u64) -> Result<[u8; N], Fault> {
+        let p = self.locate(addr, N as u32, AccessKind::Read)?;
+        let mut out = [0u8; N];
+        // SAFETY: `locate` proved `[p, p+N)` lies inside a live region whose
+        // bytes stay allocated while the cache holds its Arc; access is
+        // through atomics, so concurrent emulated stores are not data races.
+        unsafe { atomic_copy_from(p, &mut out) };
+        Ok(out)
+    }
+
+    /// Stores `N` bytes little-endian.
+    #[inline]
+    pub fn store<const N: usize>(&mut self, addr: u64, bytes: [u8; N]) -> Result<(), Fault> {
+        let p = self.locate(addr, N as u32, AccessKind::Write)?;
+        // SAFETY: as in `load`, and `locate` checked the region is writable.
+        unsafe { atomic_copy_to(p, &bytes) };
+        Ok(())
+    }
+
+    /// Loads a little-endian u32.
+    #[inline]
+    pub fn load_u32(&mut self, addr: u64) -> Result<u32, Fault> {
+        self.load::<4>(addr).map(u32::from_le_bytes)
+    }
+
+    /// Loads a little-endian u64.
+    #[inline]
+    pub fn load_u64(&mut self, addr: u64) -> Result<u64, Fault> {
+        self.load::<8>(addr).map(u64::from_le_bytes)
+    }
+
+    /// Stores a little-endian u32.
+    #[inline]
+    pub fn store_u32(&mut self, addr: u64, v: u32) -> Result<(), Fault> {
+        self.store(addr, v.to_le_bytes())
+    }
+
+    /// Stores a little-endian u64.
+    #[inline]
+    pub fn store_u64(&mut self, addr: u64, v: u64) -> Result<(), Fault> {
+        self.store(addr, v.to_le_bytes())
+    }
+
+    /// Copies `out.len()` bytes starting at `addr` into `out` (for the host
+    /// side of a runtime, and for dumping buffers).
+    pub fn read_bytes(&mut self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        let len = u32::try_from(out.len()).unwrap_or(u32::MAX);
+        if out.is_empty() {
+            return Ok(());
+        }
+        let p = self.locate(addr, len, AccessKind::Read)?;
+        if len as usize != out.len() {
+            return Err(Fault::Unmapped {
+                addr,
+                size: len,
+                kind: AccessKind::Read,
+                nearest: None,
+            });
+        }
+        // SAFETY: as in `load`.
+        unsafe { atomic_copy_from(p, out) };
+        Ok(())
+    }
+
+    /// Copies `bytes` to `addr`.
+    pub fn write_bytes(&mut self, addr: u64, bytes: &[u8]) -> Result<(), Fault> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let len = u32::try_from(bytes.len()).map_err(|_| Fault::Unmapped {
+            addr,
+            size: u32::MAX,
+            kind: AccessKind::Write,
+            nearest: None,
+        })?;
+        let p = self.locate(addr, len, AccessKind::Write)?;
+        // SAFETY: as in `store`.
+        unsafe { atomic_copy_to(p, bytes) };
+        Ok(())
+    }
+
+    /// Performs an atomic read-modify-write of `size` (4 or 8) bytes and
+    /// returns the old value (zero-extended).
+    pub fn atomic(
+        &mut self,
+        addr: u64,
+        size: u32,
+        op: AtomicOp,
+        operand: u64,
+    ) -> Result<u64, Fault> {
+        if size != 4 && size != 8 {
+            return Err(Fault::Misaligned { addr, size });
+        }
+        if addr % size as u64 != 0 {
+            return Err(Fault::Misaligned { addr, size });
+        }
+        let p = self.locate(addr, size, AccessKind::Atomic)?;
+        let old = if size == 4 {
+            // SAFETY: `p` is 4-aligned (checked) and inside a live writable
+            // region (`locate`); all other accesses to it are atomic.
+            let a = unsafe { AtomicU32::from_ptr(p.cast::<u32>()) };
+            let mut cur = a.load(Ordering::Relaxed);
+            loop {
+                let Some(new) = apply32(op, cur, operand as u32) else {
+                    break cur as u64;
+                };
+                match a.compare_exchange_weak(cur, new, Ordering::SeqCst, Ordering::Relaxed) {
+                    Ok(_) => break cur as u64,
+                    Err(c) => cur = c,
+                }
+            }
+        } else {
+            // SAFETY: as above with 8-byte alignment.
+            let a = unsafe { AtomicU64::from_ptr(p.cast::<u64>()) };
+            let mut cur = a.load(Ordering::Relaxed);
+            loop {
+                let Some(new) = apply64(op, cur, operand) else {
+                    break cur;
+                };
+                match a.compare_exchange_weak(cur, new, Ordering::SeqCst, Ordering::Relaxed) {
+                    Ok(_) => break cur,
+                    Err(c) => cur = c,
+                }
+            }
+        };
+        Ok(old)
+    }
+}
+
+/// New value of a 32-bit RMW, or `None` when nothing is written (a failed
+/// compare-and-swap).
+fn apply32(op: AtomicOp, cur: u32, v: u32) -> Option<u32> {
+    Some(match op {
+        AtomicOp::Swap => v,
+        AtomicOp::CmpSwap(cmp) => {
+            if cur == cmp as u32 {
+                v
+            } else {
+                return None;
+            }
+        }
+        AtomicOp::Add => cur.wrapping_add(v),
+        AtomicOp::Sub => cur.wrapping_sub(v),
+        AtomicOp::SMin => (cur as i32).min(v as i32) as u32,
+        AtomicOp::UMin => cur.min(v),
+        AtomicOp::SMax => (cur as i32).max(v as i32) as u32,
+        AtomicOp::UMax => cur.max(v),
+        AtomicOp::And => cur & v,
+        AtomicOp::Or => cur | v,
+        AtomicOp::Xor => cur ^ v,
+        AtomicOp::Inc => {
+            if cur >= v {
+                0
+            } else {
+                cur + 1
+            }
+        }
+        AtomicOp::Dec => {
+            if cur == 0 || cur > v {
+                v
+            } else {
+                cur - 1
+            }
+        }
+        AtomicOp::FAdd => (f32::from_bits(cur) + f32::from_bits(v)).to_bits(),
+        AtomicOp::FMin => f32::from_bits(cur).min(f32::from_bits(v)).to_bits(),
+        AtomicOp::FMax => f32::from_bits(cur).max(f32::from_bits(v)).to_bits(),
+    })
+}
+
+/// 64-bit twin of [`apply32`].
+fn apply64(op: AtomicOp, cur: u64, v: u64) -> Option<u64> {
+    Some(match op {
+        AtomicOp::Swap => v,
+        AtomicOp::CmpSwap(cmp) => {
+            if cur == cmp {
+                v
+            } else {
+                return None;
+            }
+        }
+        AtomicOp::Add => cur.wrapping_add(v),
+        AtomicOp::Sub => cur.wrapping_sub(v),
+        AtomicOp::SMin => (cur as i64).min(v as i64) as u64,
+        AtomicOp::UMin => cur.min(v),
+        AtomicOp::SMax => (cur as i64).max(v as i64) as u64,
+        AtomicOp::UMax => cur.max(v),
+        AtomicOp::And => cur & v,
+        AtomicOp::Or => cur | v,
+        AtomicOp::Xor => cur ^ v,
+        AtomicOp::Inc => {
+            if cur >= v {
+                0
+            } else {
+                cur + 1
+            }
+        }
+        AtomicOp::Dec => {
+            if cur == 0 || cur > v {
+                v
+            } else {
+                cur - 1
+            }
+        }
+        AtomicOp::FAdd => (f64::from_bits(cur) + f64::from_bits(v)).to_bits(),
+        AtomicOp::FMin => f64::from_bits(cur).min(f64::from_bits(v)).to_bits(),
+        AtomicOp::FMax => f64::from_bits(cur).max(f64::from_bits(v)).to_bits(),
+    })
+}
+
+/// Copies from device bytes at `src` into `dst` with relaxed atomic loads,
+/// using the widest naturally aligned width available.
+///
+/// # Safety
+/// `src..src+dst.len()` must be valid, live memory that is only ever
+/// accessed atomically (or not concurrently).
+unsafe fn atomic_copy_from(src: *const u8, dst: &mut [u8]) {
+    let mut i = 0;
+    let n = dst.len();
+    while i < n {
+        let p = src.wrapping_add(i);
+        let rem = n - i;
+        // SAFETY (all arms): the caller guarantees `p..p+rem` is valid; each
+        // arm reads at most `rem` bytes at an address aligned for the type.
+        unsafe {
+            if rem >= 8 && (p as usize) % 8 == 0 {
+                let v = AtomicU64::from_ptr(p as *mut u64).load(Ordering::Relaxed);
+                dst[i..i + 8].copy_from_slice(&v.to_le_bytes());
+                i += 8;
+            } else if rem >= 4 && (p as usize) % 4 == 0 {
+                let v = AtomicU32::from_ptr(p as *mut u32).load(Ordering::Relaxed);
+                dst[i..i + 4].copy_from_slice(&v.to_le_bytes());
+                i += 4;
+            } else if rem >= 2 && (p as usize) % 2 == 0 {
+                let v = AtomicU16::from_ptr(p as *mut u16).load(Ordering::Relaxed);
+                dst[i..i + 2].copy_from_slice(&v.to_le_bytes());
+                i += 2;
+            } else {
+                dst[i] = AtomicU8::from_ptr(p as *mut u8).load(Ordering::Relaxed);
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Copies `src` to device bytes at `dst` with relaxed atomic stores.
+///
+/// # Safety
+/// As for [`atomic_copy_from`], and the memory must be writable.
+unsafe fn atomic_copy_to(dst: *mut u8, src: &[u8]) {
+    let mut i = 0;
+    let n = src.len();
+    while i < n {
+        let p = dst.wrapping_add(i);
+        let rem = n - i;
+        // SAFETY (all arms): as in `atomic_copy_from`.
+        unsafe {
+            if rem >= 8 && (p as usize) % 8 == 0 {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&src[i..i + 8]);
+                AtomicU64::from_ptr(p as *mut u64).store(u64::from_le_bytes(b), Ordering::Relaxed);
+                i += 8;
+            } else if rem >= 4 && (p as usize) % 4 == 0 {
+                let mut b = [0u8; 4];
+                b.copy_from_slice(&src[i..i + 4]);
+                AtomicU32::from_ptr(p as *mut u32).store(u32::from_le_bytes(b), Ordering::Relaxed);
+                i += 4;
+            } else if rem >= 2 && (p as usize) % 2 == 0 {
+                AtomicU16::from_ptr(p as *mut u16)
+                    .store(u16::from_le_bytes([src[i], src[i + 1]]), Ordering::Relaxed);
+                i += 2;
+            } else {
+                AtomicU8::from_ptr(p).store(src[i], Ordering::Relaxed);
+                i += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_store_roundtrip_and_bounds() {
+        let mem = DeviceMemory::new();
+        let a = mem.allocate(64, 256, RegionKind::Device).expect("alloc");
+        assert_eq!(a % 256, 0);
+        let mut v = mem.view();
+        v.store_u32(a + 60, 0xdead_beef).expect("in bounds");
+        assert_eq!(v.load_u32(a + 60), Ok(0xdead_beef));
+        // Unaligned 8-byte access inside the region works.
+        v.store_u64(a + 3, 0x0102_0304_0506_0708)
+            .expect("in bounds");
+        assert_eq!(v.load_u64(a + 3), Ok(0x0102_0304_0506_0708));
+        // One byte past the end faults with the nearest allocation named.
+        match v.load_u32(a + 61) {
+            Err(Fault::Unmapped {
+                addr,
+                size: 4,
+                kind: AccessKind::Read,
+                nearest: Some((s, 64)),
+            }) => {
+                assert_eq!(addr, a + 61);
+                assert_eq!(s, a);
+            }
+            other => panic!("expected an unmapped fault, got {other:?}"),
+        }
+        assert!(matches!(
+            v.store_u32(0x10, 1),
+            Err(Fault::Unmapped {
+                kind: AccessKind::Write,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn freed_memory_faults_but_cached_views_stay_sound() {
+        let mem = DeviceMemory::new();
+        let a = mem.allocate(16, 256, RegionKind::Device).expect("alloc");
+        let mut v = mem.view();
+        v.store_u32(a, 7).expect("store");
+        mem.free(a).expect("free");
+        assert_eq!(mem.region_count(), 0);
+        // A fresh view sees the free.
+        assert!(mem.view().load_u32(a).is_err());
+        assert_eq!(mem.free(a), Err(MemError::NotAllocated(a)));
+    }
+
+    #[test]
+    fn atomics() {
+        let mem = DeviceMemory::new();
+        let a = mem.allocate(16, 256, RegionKind::Device).expect("alloc");
+        let mut v = mem.view();
+        assert_eq!(v.atomic(a, 4, AtomicOp::Add, 5), Ok(0));
+        assert_eq!(v.atomic(a, 4, AtomicOp::SMax, (-3i32) as u32 as u64), Ok(5));
+        assert_eq!(
+            v.atomic(a, 4, AtomicOp::CmpSwap(4), 9),
+            Ok(5),
+            "failed CAS keeps value"
+        );
+        assert_eq!(v.atomic(a, 4, AtomicOp::CmpSwap(5), 9), Ok(5));
+        assert_eq!(v.load_u32(a), Ok(9));
+        assert_eq!(v.atomic(a, 4, AtomicOp::Inc, 9), Ok(9));
+        assert_eq!(v.load_u32(a), Ok(0), "inc wraps past the operand");
+        assert_eq!(
+            v.atomic(a + 2, 4, AtomicOp::Add, 1),
+            Err(Fault::Misaligned {
+                addr: a + 2,
+                size: 4
+            })
+        );
+        v.store_u64(a + 8, 1.5f64.to_bits()).expect("store");
+        v.atomic(a + 8, 8, AtomicOp::FAdd, 2.25f64.to_bits())
+            .expect("fadd");
+        assert_eq!(f64::from_bits(v.load_u64(a + 8).expect("load")), 3.75);
+    }
+
+    #[test]
+    fn parallel_atomic_adds_are_exact() {
+        let mem = DeviceMemory::new();
+        let a = mem.allocate(4, 256, RegionKind::Device).expect("alloc");
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    let mut v = mem.view();
+                    for _ in 0..10_000 {
+                        v.atomic(a, 4, AtomicOp::Add, 1).expect("add");
+                    }
+                });
+            }
+        });
+        assert_eq!(mem.view().load_u32(a), Ok(40_000));
+    }
+
+    #[test]
+    fn registered_host_memory_and_overlap() {
+        let mem = DeviceMemory::new();
+        let mut host = vec![0u8; 32];
+        let p = host.as_mut_ptr();
+        // SAFETY: `host` outlives every use of the region and is freed from
+        // the table before it is dropped.
+        let a = unsafe { mem.register_host(p, 32, false, RegionKind::Host) }.expect("register");
+        assert_eq!(a, p as usize as u64);
+        // SAFETY: as above; this call must fail without registering.
+        let again = unsafe { mem.register_host(p.wrapping_add(8), 8, true, RegionKind::Host) };
+        assert!(matches!(again, Err(MemError::Overlap { .. })));
+        let mut v = mem.view();
+        assert!(matches!(
+            v.store_u32(a, 1),
+            Err(Fault::ReadOnly {
+                region: RegionKind::Host,
+                ..
+            })
+        ));
+        assert_eq!(v.load_u32(a), Ok(0));
+        drop(v);
+        mem.free(a).expect("free");
+        drop(host);
+    }
+}
