@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target for SECONDS each (default 120) on nightly and
+# prints one line per target: runs, coverage, and whether it found a crash.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+secs=${1:-120}
+shift || true
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+mkdir -p corpus
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t"
+  seeds="seeds/$t"
+  [[ -d $seeds ]] || seeds=""
+  log=$(mktemp)
+  if cargo +nightly fuzz run "$t" "corpus/$t" $seeds -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 >"$log" 2>&1; then
+    status=ok
+  else
+    status="FAILED (see $log)"
+  fi
+  summary=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW)' "$log" | tail -n 1 || true)
+  echo "$t: ${secs}s $status ${summary}"
+done
