@@ -1,0 +1,1 @@
+//! Host side of HIP programs (placeholder until bundle discovery lands).
