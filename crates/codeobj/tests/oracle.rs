@@ -36,50 +36,7 @@ fn field<'t>(text: &'t str, key: &str) -> &'t str {
 #[test]
 fn header_matches_readelf() {
     for (case, bytes) in cases() {
-        let co = CodeObject::parse(bytes).unwrap_or_else(|e| panic!("{}: {e}", case.label));
-        let text = readelf(&["-h"], &case.path);
-        let h = co.header();
-        assert_eq!(field(&text, "OS/ABI:"), "AMDGPU - HSA", "{}", case.label);
-        assert_eq!(
-            field(&text, "ABI Version:"),
-            h.abi_version.to_string(),
-            "{}",
-            case.label
-        );
-        let ty = field(&text, "Type:");
-        let expect_ty = match h.e_type {
-            1 => "REL",
-            3 => "DYN",
-            2 => "EXEC",
-            _ => "?",
-        };
-        assert!(ty.starts_with(expect_ty), "{}: {ty}", case.label);
-        let flags: Vec<&str> = field(&text, "Flags:").split(", ").collect();
-        let raw = u32::from_str_radix(flags[0].trim_start_matches("0x"), 16).expect("hex");
-        assert_eq!(raw, h.e_flags, "{}", case.label);
-        let p = h.processor.expect("processor");
-        assert_eq!(flags[1], p.name(), "{}", case.label);
-        let feat = |name: &str, f: FeatureFlag| match f {
-            FeatureFlag::Unsupported => None,
-            FeatureFlag::Any => Some(name.to_string()),
-            FeatureFlag::Off => Some(format!("{name}-")),
-            FeatureFlag::On => Some(format!("{name}+")),
-        };
-        let mine: Vec<String> = [feat("xnack", h.xnack), feat("sramecc", h.sramecc)]
-            .into_iter()
-            .flatten()
-            .collect();
-        assert_eq!(&flags[2..], mine.as_slice(), "{}", case.label);
-        // Target from e_flags agrees with amdhsa.target in the metadata.
-        let md = co.metadata().expect("metadata").expect("has metadata");
-        let tgt = md.target.expect("amdhsa.target");
-        let tid = co.target().expect("target");
-        assert_eq!(
-            tgt,
-            format!("amdgcn-amd-amdhsa--{tid}"),
-            "{}: e_flags target vs amdhsa.target",
-            case.label
-        );
+        header_one(case, bytes);
     }
 }
 
@@ -192,139 +149,20 @@ fn type_name(t: u8) -> &'static str {
 
 #[test]
 fn symbols_match_readelf() {
-    let mut total = 0;
-    for (case, bytes) in cases() {
-        let co = CodeObject::parse(bytes).expect("parse");
-        let tables = readelf_symbols(&readelf(&["-s", "--wide"], &case.path));
-        for (name, kind) in [
-            (".symtab", SymbolTableKind::Symtab),
-            (".dynsym", SymbolTableKind::Dynsym),
-        ] {
-            let mine = co.symbol_table(kind);
-            let theirs = tables.get(name).map(Vec::as_slice).unwrap_or(&[]);
-            assert_eq!(mine.len(), theirs.len(), "{} {name}", case.label);
-            for (m, t) in mine.iter().zip(theirs) {
-                let ctx = format!("{} {name}[{}] {}", case.label, t.num, t.name);
-                assert_eq!(m.index, t.num, "{ctx}");
-                assert_eq!(m.name, t.name, "{ctx}");
-                assert_eq!(m.value, t.value, "{ctx}");
-                assert_eq!(m.size, t.size, "{ctx}");
-                assert_eq!(type_name(m.st_type), t.ty, "{ctx}");
-                let bind = ["LOCAL", "GLOBAL", "WEAK"][usize::from(m.binding.min(2))];
-                assert_eq!(bind, t.bind, "{ctx}");
-                let vis = ["DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED"][usize::from(m.visibility)];
-                assert_eq!(vis, t.vis, "{ctx}");
-                let ndx = match m.section {
-                    SymbolSection::Undefined => "UND".to_string(),
-                    SymbolSection::Absolute => "ABS".to_string(),
-                    SymbolSection::Common => "COM".to_string(),
-                    SymbolSection::Index(i) => i.to_string(),
-                    o => format!("{o:?}"),
-                };
-                assert_eq!(ndx, t.ndx, "{ctx}");
-                total += 1;
-            }
-        }
-    }
+    let total: usize = cases().iter().map(|(c, b)| symbols_one(c, b)).sum();
     assert!(total > 500, "compared only {total} symbols");
 }
 
 #[test]
 fn relocations_match_readelf() {
-    let mut total = 0;
-    for (case, bytes) in cases() {
-        let co = CodeObject::parse(bytes).expect("parse");
-        let mine = co.relocations().expect("relocations");
-        let theirs = readelf_relocs(&readelf(&["-r", "--wide"], &case.path));
-        assert_eq!(mine.len(), theirs.len(), "{}", case.label);
-        for (m, t) in mine.iter().zip(&theirs) {
-            let ctx = format!("{} {} @0x{:x}", case.label, t.section, t.offset);
-            assert_eq!(co.sections()[m.section].name, t.section, "{ctx}");
-            assert_eq!(m.offset, t.offset, "{ctx}");
-            assert_eq!(
-                (u64::from(m.symbol) << 32) | u64::from(m.kind.raw()),
-                t.info,
-                "{ctx}"
-            );
-            assert_eq!(m.kind.name().expect("known type"), t.ty, "{ctx}");
-            assert_eq!(m.symbol_name.unwrap_or(""), t.sym_name, "{ctx}");
-            if let Some(a) = t.addend {
-                assert_eq!(m.addend, Some(a), "{ctx}");
-            }
-            total += 1;
-        }
-    }
+    let total: usize = cases().iter().map(|(c, b)| relocations_one(c, b)).sum();
     assert!(total >= 8, "compared only {total} relocations");
 }
 
 #[test]
 fn metadata_tree_matches_readelf_notes() {
     for (case, bytes) in cases() {
-        let co = CodeObject::parse(bytes).expect("parse");
-        let notes: Vec<_> = co.notes().collect::<Result<_, _>>().expect("notes");
-        let text = readelf(&["--notes"], &case.path);
-        // Every note: owner and size.
-        let rows: Vec<(String, usize)> = text
-            .lines()
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                let size = f.get(1)?.strip_prefix("0x")?;
-                Some((f[0].to_string(), usize::from_str_radix(size, 16).ok()?))
-            })
-            .collect();
-        let mine: Vec<(String, usize)> = notes
-            .iter()
-            .map(|n| (String::from_utf8_lossy(n.owner).into_owned(), n.desc.len()))
-            .collect();
-        assert_eq!(mine, rows, "{}", case.label);
-        let md = co.metadata().expect("metadata").expect("present");
-        let docs = notes_yaml(&text);
-        assert_eq!(docs.len(), 1, "{}", case.label);
-        let mut diffs = Vec::new();
-        diff_value_yaml(&md.raw, &docs[0], "", &mut diffs);
-        assert!(diffs.is_empty(), "{}: {diffs:#?}", case.label);
-        // The typed layer saw every key: nothing known landed in `extra`.
-        assert!(md.extra.is_empty(), "{}: {:?}", case.label, md.extra);
-        for k in &md.kernels {
-            assert!(
-                k.extra.is_empty(),
-                "{} {}: {:?}",
-                case.label,
-                k.name,
-                k.extra
-            );
-            for a in &k.args {
-                assert!(a.extra.is_empty(), "{}: {:?}", case.label, a.extra);
-                assert!(
-                    !matches!(a.value_kind, lathe_codeobj::ValueKind::Other(_)),
-                    "{}: unknown value kind {:?}",
-                    case.label,
-                    a.value_kind
-                );
-            }
-            // Typed fields equal the tree's values.
-            let raw = md
-                .raw
-                .get("amdhsa.kernels")
-                .and_then(|v| v.as_array())
-                .and_then(|ks| {
-                    ks.iter()
-                        .find(|x| x.get(".name").and_then(|n| n.as_str()) == Some(k.name))
-                })
-                .expect("raw kernel");
-            let u = |key: &str| raw.get(key).and_then(|v| v.as_u64());
-            assert_eq!(Some(k.kernarg_segment_size), u(".kernarg_segment_size"));
-            assert_eq!(Some(k.sgpr_count), u(".sgpr_count"));
-            assert_eq!(Some(k.vgpr_count), u(".vgpr_count"));
-            assert_eq!(Some(k.wavefront_size), u(".wavefront_size"));
-            assert_eq!(k.agpr_count, u(".agpr_count"));
-            assert_eq!(
-                k.args.len(),
-                raw.get(".args")
-                    .and_then(|a| a.as_array())
-                    .map_or(0, |a| a.len())
-            );
-        }
+        metadata_one(case, bytes);
     }
 }
 
@@ -445,60 +283,10 @@ fn kernel_descriptors_match_objdump() {
     let mut skipped = 0;
     let mut seen = BTreeSet::new();
     for (case, bytes) in cases() {
-        let co = CodeObject::parse(bytes).expect("parse");
-        let syms = co.symbols().expect("symbols");
-        let kds: Vec<String> = syms
-            .of_kind(SymbolKind::KernelDescriptor)
-            .map(|s| s.name.to_string())
-            .collect();
-        if kds.is_empty() {
-            assert!(
-                case.label.starts_with("rdc_lib"),
-                "{}: no kernels",
-                case.label
-            );
-            continue;
-        }
-        let arg = format!("--disassemble-symbols={}", kds.join(","));
-        let text = objdump(&["-D", &arg], &case.path);
-        let theirs = objdump_kds(&text);
-        // llvm-objdump sizes a descriptor up to the next symbol or the end
-        // of its section, so a descriptor followed by other .rodata bytes
-        // (strings at -O0) is refused as "not 64-byte aligned". Check those
-        // really are 64 aligned bytes and count them as skipped.
-        let mut refused = 0;
-        for l in text.lines() {
-            if let Some(rest) = l.strip_prefix("; error decoding ") {
-                let (sym, why) = rest.split_once(": ").expect("error line");
-                assert_eq!(
-                    why, "kernel descriptor must be 64-byte aligned",
-                    "{}",
-                    case.label
-                );
-                let s = syms.get(sym).expect("kd symbol");
-                assert_eq!((s.value % 64, s.size), (0, 64), "{}: {sym}", case.label);
-                refused += 1;
-                skipped += 1;
-            }
-        }
-        assert_eq!(
-            theirs.len() + refused,
-            kds.len(),
-            "{}: objdump kernels",
-            case.label
-        );
-        for (kname, directives) in &theirs {
-            let k = syms.kernel(kname).expect("kernel in model");
-            let d = k.descriptor().expect("descriptor");
-            for (dir, val) in directives {
-                let mine = kd_directive(&co, d, dir)
-                    .unwrap_or_else(|| panic!("{}: {kname}: unmapped directive {dir}", case.label));
-                assert_eq!(mine, *val, "{}: {kname}: {dir}", case.label);
-                seen.insert(dir.clone());
-                fields += 1;
-            }
-            kernels += 1;
-        }
+        let (f, k, s) = kds_one(case, bytes, &mut seen);
+        fields += f;
+        kernels += k;
+        skipped += s;
     }
     assert!(kernels >= 80, "only {kernels} kernels");
     // Every directive kind LLVM 22 prints for these targets was compared.
@@ -647,4 +435,314 @@ fn initial_sgprs_follow_descriptor() {
     assert_eq!(d.rsrc2(arch).user_sgpr_count, n);
     expect.push((WorkgroupIdX, n, 1));
     assert_eq!(&roles[..expect.len()], &expect[..]);
+}
+
+fn header_one(case: &Case, bytes: &[u8]) {
+    let co = CodeObject::parse(bytes).unwrap_or_else(|e| panic!("{}: {e}", case.label));
+    let text = readelf(&["-h"], &case.path);
+    let h = co.header();
+    assert_eq!(field(&text, "OS/ABI:"), "AMDGPU - HSA", "{}", case.label);
+    assert_eq!(
+        field(&text, "ABI Version:"),
+        h.abi_version.to_string(),
+        "{}",
+        case.label
+    );
+    let ty = field(&text, "Type:");
+    let expect_ty = match h.e_type {
+        1 => "REL",
+        3 => "DYN",
+        2 => "EXEC",
+        _ => "?",
+    };
+    assert!(ty.starts_with(expect_ty), "{}: {ty}", case.label);
+    let flags: Vec<&str> = field(&text, "Flags:").split(", ").collect();
+    let raw = u32::from_str_radix(flags[0].trim_start_matches("0x"), 16).expect("hex");
+    assert_eq!(raw, h.e_flags, "{}", case.label);
+    let p = h.processor.expect("processor");
+    assert_eq!(flags[1], p.name(), "{}", case.label);
+    let feat = |name: &str, f: FeatureFlag| match f {
+        FeatureFlag::Unsupported => None,
+        FeatureFlag::Any => Some(name.to_string()),
+        FeatureFlag::Off => Some(format!("{name}-")),
+        FeatureFlag::On => Some(format!("{name}+")),
+    };
+    let mine: Vec<String> = [feat("xnack", h.xnack), feat("sramecc", h.sramecc)]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(&flags[2..], mine.as_slice(), "{}", case.label);
+    // Target from e_flags agrees with amdhsa.target in the metadata.
+    let md = co.metadata().expect("metadata").expect("has metadata");
+    let tgt = md.target.expect("amdhsa.target");
+    let tid = co.target().expect("target");
+    assert_eq!(
+        tgt,
+        format!("amdgcn-amd-amdhsa--{tid}"),
+        "{}: e_flags target vs amdhsa.target",
+        case.label
+    );
+}
+
+fn symbols_one(case: &Case, bytes: &[u8]) -> usize {
+    let mut total = 0;
+    let co = CodeObject::parse(bytes).expect("parse");
+    let tables = readelf_symbols(&readelf(&["-s", "--wide"], &case.path));
+    for (name, kind) in [
+        (".symtab", SymbolTableKind::Symtab),
+        (".dynsym", SymbolTableKind::Dynsym),
+    ] {
+        let mine = co.symbol_table(kind);
+        let theirs = tables.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        assert_eq!(mine.len(), theirs.len(), "{} {name}", case.label);
+        for (m, t) in mine.iter().zip(theirs) {
+            let ctx = format!("{} {name}[{}] {}", case.label, t.num, t.name);
+            assert_eq!(m.index, t.num, "{ctx}");
+            assert_eq!(m.name, t.name, "{ctx}");
+            assert_eq!(m.value, t.value, "{ctx}");
+            assert_eq!(m.size, t.size, "{ctx}");
+            assert_eq!(type_name(m.st_type), t.ty, "{ctx}");
+            let bind = ["LOCAL", "GLOBAL", "WEAK"][usize::from(m.binding.min(2))];
+            assert_eq!(bind, t.bind, "{ctx}");
+            let vis = ["DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED"][usize::from(m.visibility)];
+            assert_eq!(vis, t.vis, "{ctx}");
+            let ndx = match m.section {
+                SymbolSection::Undefined => "UND".to_string(),
+                SymbolSection::Absolute => "ABS".to_string(),
+                SymbolSection::Common => "COM".to_string(),
+                SymbolSection::Index(i) => i.to_string(),
+                o => format!("{o:?}"),
+            };
+            assert_eq!(ndx, t.ndx, "{ctx}");
+            total += 1;
+        }
+    }
+    total
+}
+
+fn relocations_one(case: &Case, bytes: &[u8]) -> usize {
+    let mut total = 0;
+    let co = CodeObject::parse(bytes).expect("parse");
+    let mine = co.relocations().expect("relocations");
+    let theirs = readelf_relocs(&readelf(&["-r", "--wide"], &case.path));
+    assert_eq!(mine.len(), theirs.len(), "{}", case.label);
+    for (m, t) in mine.iter().zip(&theirs) {
+        let ctx = format!("{} {} @0x{:x}", case.label, t.section, t.offset);
+        assert_eq!(co.sections()[m.section].name, t.section, "{ctx}");
+        assert_eq!(m.offset, t.offset, "{ctx}");
+        assert_eq!(
+            (u64::from(m.symbol) << 32) | u64::from(m.kind.raw()),
+            t.info,
+            "{ctx}"
+        );
+        assert_eq!(m.kind.name().expect("known type"), t.ty, "{ctx}");
+        assert_eq!(m.symbol_name.unwrap_or(""), t.sym_name, "{ctx}");
+        if let Some(a) = t.addend {
+            assert_eq!(m.addend, Some(a), "{ctx}");
+        }
+        total += 1;
+    }
+    total
+}
+
+fn metadata_one(case: &Case, bytes: &[u8]) {
+    let co = CodeObject::parse(bytes).expect("parse");
+    let notes: Vec<_> = co.notes().collect::<Result<_, _>>().expect("notes");
+    let text = readelf(&["--notes"], &case.path);
+    // Every note: owner and size.
+    let rows: Vec<(String, usize)> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let size = f.get(1)?.strip_prefix("0x")?;
+            Some((f[0].to_string(), usize::from_str_radix(size, 16).ok()?))
+        })
+        .collect();
+    let mine: Vec<(String, usize)> = notes
+        .iter()
+        .map(|n| (String::from_utf8_lossy(n.owner).into_owned(), n.desc.len()))
+        .collect();
+    assert_eq!(mine, rows, "{}", case.label);
+    let md = co.metadata().expect("metadata").expect("present");
+    let docs = notes_yaml(&text);
+    assert_eq!(docs.len(), 1, "{}", case.label);
+    let mut diffs = Vec::new();
+    diff_value_yaml(&md.raw, &docs[0], "", &mut diffs);
+    assert!(diffs.is_empty(), "{}: {diffs:#?}", case.label);
+    // The typed layer saw every key: nothing known landed in `extra`.
+    assert!(md.extra.is_empty(), "{}: {:?}", case.label, md.extra);
+    for k in &md.kernels {
+        assert!(
+            k.extra.is_empty(),
+            "{} {}: {:?}",
+            case.label,
+            k.name,
+            k.extra
+        );
+        for a in &k.args {
+            assert!(a.extra.is_empty(), "{}: {:?}", case.label, a.extra);
+            assert!(
+                !matches!(a.value_kind, lathe_codeobj::ValueKind::Other(_)),
+                "{}: unknown value kind {:?}",
+                case.label,
+                a.value_kind
+            );
+        }
+        // Typed fields equal the tree's values.
+        let raw = md
+            .raw
+            .get("amdhsa.kernels")
+            .and_then(|v| v.as_array())
+            .and_then(|ks| {
+                ks.iter()
+                    .find(|x| x.get(".name").and_then(|n| n.as_str()) == Some(k.name))
+            })
+            .expect("raw kernel");
+        let u = |key: &str| raw.get(key).and_then(|v| v.as_u64());
+        assert_eq!(Some(k.kernarg_segment_size), u(".kernarg_segment_size"));
+        assert_eq!(Some(k.sgpr_count), u(".sgpr_count"));
+        assert_eq!(Some(k.vgpr_count), u(".vgpr_count"));
+        assert_eq!(Some(k.wavefront_size), u(".wavefront_size"));
+        assert_eq!(k.agpr_count, u(".agpr_count"));
+        assert_eq!(
+            k.args.len(),
+            raw.get(".args")
+                .and_then(|a| a.as_array())
+                .map_or(0, |a| a.len())
+        );
+    }
+}
+
+/// Returns (fields compared, kernels, descriptors objdump refused).
+fn kds_one(case: &Case, bytes: &[u8], seen: &mut BTreeSet<String>) -> (usize, usize, usize) {
+    let (mut fields, mut kernels, mut skipped) = (0, 0, 0);
+    let co = CodeObject::parse(bytes).expect("parse");
+    let syms = co.symbols().expect("symbols");
+    let kds: Vec<String> = syms
+        .of_kind(SymbolKind::KernelDescriptor)
+        .map(|s| s.name.to_string())
+        .collect();
+    if kds.is_empty() {
+        return (0, 0, 0);
+    }
+    let arg = format!("--disassemble-symbols={}", kds.join(","));
+    let text = objdump(&["-D", &arg], &case.path);
+    let theirs = objdump_kds(&text);
+    // llvm-objdump sizes a descriptor up to the next symbol or the end
+    // of its section, so a descriptor followed by other .rodata bytes
+    // (strings at -O0) is refused as "not 64-byte aligned". Check those
+    // really are 64 aligned bytes and count them as skipped.
+    let mut refused = 0;
+    for l in text.lines() {
+        if let Some(rest) = l.strip_prefix("; error decoding ") {
+            let (sym, why) = rest.split_once(": ").expect("error line");
+            assert_eq!(
+                why, "kernel descriptor must be 64-byte aligned",
+                "{}",
+                case.label
+            );
+            let s = syms.get(sym).expect("kd symbol");
+            assert_eq!((s.value % 64, s.size), (0, 64), "{}: {sym}", case.label);
+            refused += 1;
+            skipped += 1;
+        }
+    }
+    assert_eq!(
+        theirs.len() + refused,
+        kds.len(),
+        "{}: objdump kernels",
+        case.label
+    );
+    for (kname, directives) in &theirs {
+        let k = syms.kernel(kname).expect("kernel in model");
+        let d = k.descriptor().expect("descriptor");
+        for (dir, val) in directives {
+            let mine = kd_directive(&co, d, dir)
+                .unwrap_or_else(|| panic!("{}: {kname}: unmapped directive {dir}", case.label));
+            assert_eq!(mine, *val, "{}: {kname}: {dir}", case.label);
+            seen.insert(dir.clone());
+            fields += 1;
+        }
+        kernels += 1;
+    }
+    (fields, kernels, skipped)
+}
+
+/// Every AMDGPU code object in the jax-rocm7-plugin wheel's bundles
+/// (CCOB v3, extracted with lathe-bundle) parses completely: header,
+/// symbols, relocations, notes, metadata, descriptors, cross-checks. Those
+/// for gfx90a, gfx942, gfx1100 and gfx1201 are also compared with the LLVM
+/// tools like the corpus objects.
+#[test]
+fn jax_wheel_code_objects() {
+    use std::collections::HashSet;
+    use std::hash::{Hash, Hasher};
+    let libs = lathe_testkit::jax_plugin_libs();
+    if libs.is_empty() {
+        assert!(!lathe_testkit::require_external(), "jax wheel missing");
+        eprintln!("jax wheel not found: skipped (run scripts/setup.sh)");
+        return;
+    }
+    let dir = lathe_testkit::cache_dir().join("codeobj-jax");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut seen_hash = HashSet::new();
+    let (mut objects, mut compared, mut kernels, mut fields) = (0, 0, 0, 0);
+    let mut warnings = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut procs = BTreeSet::new();
+    for lib in &libs {
+        let data = std::fs::read(lib).expect("read lib");
+        let walk = lathe_bundle::walk(&data, &lathe_bundle::Limits::default()).expect("walk");
+        for item in walk {
+            let e = item.expect("bundle entry");
+            if e.parsed_id().target_id().is_none() {
+                continue;
+            }
+            let bytes: &[u8] = &e.data;
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            if !seen_hash.insert(h.finish()) {
+                continue;
+            }
+            objects += 1;
+            let label = format!("{} {}", lib.file_name().unwrap().to_string_lossy(), e.id);
+            let co = CodeObject::parse(bytes).unwrap_or_else(|err| panic!("{label}: {err}"));
+            let p = co.processor().expect("processor");
+            procs.insert(p.name());
+            co.relocations().expect("relocations");
+            for n in co.notes() {
+                n.expect("note");
+            }
+            co.metadata().expect("metadata").expect("present");
+            let syms = co.symbols().expect("symbols");
+            for k in syms.kernels() {
+                k.descriptor().unwrap_or_else(|err| panic!("{label}: {err}"));
+            }
+            let r = co.check().expect("check");
+            warnings.extend(r.warnings.into_iter().map(|w| (label.clone(), w)));
+            if ["gfx90a", "gfx942", "gfx1100", "gfx1201"].contains(&p.name()) {
+                let path = dir.join(format!("{:016x}.co", h.finish()));
+                if !path.exists() {
+                    std::fs::write(&path, bytes).expect("write");
+                }
+                let case = Case { label, path };
+                header_one(&case, bytes);
+                symbols_one(&case, bytes);
+                relocations_one(&case, bytes);
+                metadata_one(&case, bytes);
+                let (f, k, _) = kds_one(&case, bytes, &mut seen);
+                fields += f;
+                kernels += k;
+                compared += 1;
+            }
+        }
+    }
+    eprintln!(
+        "jax: {objects} distinct code objects ({} processors), {compared} compared with LLVM tools ({kernels} kernels, {fields} descriptor fields), {} check warnings",
+        procs.len(),
+        warnings.len()
+    );
+    assert!(objects >= 20, "only {objects} code objects");
+    assert!(compared >= 4, "only {compared} compared");
+    assert!(warnings.is_empty(), "{warnings:#?}");
 }
