@@ -105,8 +105,11 @@ impl<'a> Bundle<'a> {
                 available: len,
             });
         }
-        // count <= len / 24, so this allocation is bounded by the input size.
-        let mut entries = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+        // count <= len / 24, so these allocations are bounded by the input
+        // size. The whole table is read before any data range is checked,
+        // so a cut inside the table is reported as truncation.
+        let cap = usize::try_from(count).unwrap_or(0);
+        let mut records = Vec::with_capacity(cap);
         for i in 0..count {
             let offset = read_u64(data, pos, "bundle entry offset")?;
             let size = read_u64(data, pos + 8, "bundle entry size")?;
@@ -127,7 +130,10 @@ impl<'a> Bundle<'a> {
                 available: len.saturating_sub(pos),
             })?;
             pos += id_len;
-            let index = usize::try_from(i).unwrap_or(usize::MAX);
+            records.push((offset, size, raw_id));
+        }
+        let mut entries = Vec::with_capacity(cap);
+        for (index, (offset, size, raw_id)) in records.into_iter().enumerate() {
             let id = EntryId::parse(raw_id);
             let entry_data = slice(data, offset, size).ok_or_else(|| Error::EntryOutOfRange {
                 index,
