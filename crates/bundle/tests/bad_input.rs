@@ -48,7 +48,7 @@ fn truncated_plain_bundle_at_every_structure() {
     // Inside the magic.
     for cut in [1, 10, 23] {
         assert_eq!(
-            Bundle::parse(&data[..cut]).unwrap_err(),
+            Bundle::parse(&data[..cut]).expect_err("must be rejected"),
             Error::Truncated {
                 what: "bundle magic",
                 offset: 0,
@@ -60,7 +60,7 @@ fn truncated_plain_bundle_at_every_structure() {
     // Inside the count.
     for cut in [24, 28, 31] {
         assert!(matches!(
-            Bundle::parse(&data[..cut]).unwrap_err(),
+            Bundle::parse(&data[..cut]).expect_err("must be rejected"),
             Error::Truncated {
                 what: "bundle entry count",
                 offset: 24,
@@ -71,7 +71,7 @@ fn truncated_plain_bundle_at_every_structure() {
     // The table cannot hold 3 records.
     for cut in [32, 60, 32 + 3 * 24 - 1] {
         assert_eq!(
-            Bundle::parse(&data[..cut]).unwrap_err(),
+            Bundle::parse(&data[..cut]).expect_err("must be rejected"),
             Error::TooManyEntries {
                 count: 3,
                 max: (cut as u64 - 32) / 24,
@@ -83,7 +83,7 @@ fn truncated_plain_bundle_at_every_structure() {
     let (last, id_len) = t[2];
     let cut = last + 24 + id_len / 2;
     assert_eq!(
-        Bundle::parse(&data[..cut]).unwrap_err(),
+        Bundle::parse(&data[..cut]).expect_err("must be rejected"),
         Error::Truncated {
             what: "bundle entry ID",
             offset: (last + 24) as u64,
@@ -98,7 +98,7 @@ fn truncated_plain_bundle_at_every_structure() {
         .max_by_key(|e| e.offset)
         .expect("entries");
     let cut = last_entry.offset as usize + last_entry.data.len() / 2;
-    match Bundle::parse(&data[..cut]).unwrap_err() {
+    match Bundle::parse(&data[..cut]).expect_err("must be rejected") {
         Error::EntryOutOfRange {
             index,
             offset,
@@ -120,13 +120,13 @@ fn wrong_magic() {
     let mut data = plain();
     data[0] = b'X';
     assert!(matches!(
-        Bundle::parse(&data).unwrap_err(),
+        Bundle::parse(&data).expect_err("must be rejected"),
         Error::BadMagic { offset: 0, .. }
     ));
     let mut c = ccob_v3();
     c[0] = b'X';
     assert!(matches!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::BadMagic { offset: 0, .. }
     ));
 }
@@ -147,14 +147,14 @@ fn entry_out_of_range_and_overlap() {
     let mut m = data.clone();
     put_u64(&mut m, t[dev[0]].0 + 8, u64::MAX - 5);
     assert!(matches!(
-        Bundle::parse(&m).unwrap_err(),
+        Bundle::parse(&m).expect_err("must be rejected"),
         Error::EntryOutOfRange { index, size, .. } if index == dev[0] && size == u64::MAX - 5
     ));
 
     let mut m = data.clone();
     put_u64(&mut m, t[dev[1]].0, u64::MAX);
     assert!(matches!(
-        Bundle::parse(&m).unwrap_err(),
+        Bundle::parse(&m).expect_err("must be rejected"),
         Error::EntryOutOfRange { index, offset: u64::MAX, .. } if index == dev[1]
     ));
 
@@ -162,7 +162,7 @@ fn entry_out_of_range_and_overlap() {
     let mut m = data.clone();
     let first_off = good.entries()[dev[0]].offset;
     put_u64(&mut m, t[dev[1]].0, first_off + 16);
-    match Bundle::parse(&m).unwrap_err() {
+    match Bundle::parse(&m).expect_err("must be rejected") {
         Error::EntriesOverlap {
             first,
             second,
@@ -180,7 +180,7 @@ fn entry_out_of_range_and_overlap() {
     let mut m = data.clone();
     put_u64(&mut m, t[dev[0]].0, 8);
     assert!(matches!(
-        Bundle::parse(&m).unwrap_err(),
+        Bundle::parse(&m).expect_err("must be rejected"),
         Error::EntryOverlapsHeader { index, offset: 8, .. } if index == dev[0]
     ));
 }
@@ -192,7 +192,7 @@ fn huge_entry_count_and_id_length_fail_fast() {
     put_u64(&mut m, 24, u64::MAX);
     let start = Instant::now();
     assert_eq!(
-        Bundle::parse(&m).unwrap_err(),
+        Bundle::parse(&m).expect_err("must be rejected"),
         Error::TooManyEntries {
             count: u64::MAX,
             max: (data.len() as u64 - 32) / 24,
@@ -205,7 +205,7 @@ fn huge_entry_count_and_id_length_fail_fast() {
     let mut m = data.clone();
     put_u64(&mut m, t[1].0 + 16, 1 << 40);
     assert_eq!(
-        Bundle::parse(&m).unwrap_err(),
+        Bundle::parse(&m).expect_err("must be rejected"),
         Error::IdTooLong {
             index: 1,
             offset: (t[1].0 + 16) as u64,
@@ -221,7 +221,7 @@ fn ccob_claiming_100_gb_fails_fast() {
     put_u64(&mut c, 16, 100_000_000_000);
     let payload = c.len() as u64 - 32;
     let start = Instant::now();
-    let e = ccob::decompress(&c, &Limits::default()).unwrap_err();
+    let e = ccob::decompress(&c, &Limits::default()).expect_err("must be rejected");
     assert!(start.elapsed() < Duration::from_millis(50));
     assert_eq!(
         e,
@@ -235,7 +235,7 @@ fn ccob_claiming_100_gb_fails_fast() {
     let mut c = ccob_v3();
     put_u64(&mut c, 16, 3 << 30);
     assert!(matches!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::CcobTooLarge { declared, .. } if declared == 3 << 30
     ));
     // And a tighter configured cap applies.
@@ -245,7 +245,7 @@ fn ccob_claiming_100_gb_fails_fast() {
         ..Limits::default()
     };
     assert!(matches!(
-        ccob::decompress(&c, &tight).unwrap_err(),
+        ccob::decompress(&c, &tight).expect_err("must be rejected"),
         Error::CcobTooLarge { limit: 1000, .. }
     ));
 }
@@ -258,7 +258,7 @@ fn ccob_bad_hash() {
     c[24] ^= 0x01;
     let stored = u64::from_le_bytes(c[24..32].try_into().expect("8"));
     assert_eq!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::CcobHashMismatch {
             stored,
             computed: ccob::hash(&plain)
@@ -278,7 +278,7 @@ fn ccob_corrupt_zstd() {
     // A destroyed frame header.
     let mut c = good.clone();
     c[32..36].copy_from_slice(&[0xff; 4]);
-    match ccob::decompress(&c, &Limits::default()).unwrap_err() {
+    match ccob::decompress(&c, &Limits::default()).expect_err("must be rejected") {
         Error::Decompress {
             method: Method::Zstd,
             offset,
@@ -294,7 +294,7 @@ fn ccob_corrupt_zstd() {
     let n = c.len() as u64;
     put_u64(&mut c, 8, n);
     assert!(matches!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::Decompress {
             method: Method::Zstd,
             ..
@@ -305,7 +305,7 @@ fn ccob_corrupt_zstd() {
     for pos in (40..good.len()).step_by(97) {
         let mut c = good.clone();
         c[pos] ^= 0x5a;
-        let e = ccob::decompress(&c, &Limits::default()).unwrap_err();
+        let e = ccob::decompress(&c, &Limits::default()).expect_err("must be rejected");
         assert!(
             matches!(
                 e,
@@ -333,7 +333,7 @@ fn ccob_corrupt_zlib() {
     let mut c = good.clone();
     c[24] = 0x00; // invalid zlib header (CMF)
     assert!(matches!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::Decompress {
             method: Method::Zlib,
             offset: 24,
@@ -344,7 +344,7 @@ fn ccob_corrupt_zlib() {
     let n = c.len() as u32;
     c[8..12].copy_from_slice(&n.to_le_bytes());
     assert!(matches!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::Decompress {
             method: Method::Zlib,
             ..
@@ -363,7 +363,7 @@ fn ccob_size_field_lies() {
     let mut c = good.clone();
     put_u64(&mut c, 16, real - 1);
     assert_eq!(
-        ccob::decompress(&c, &off).unwrap_err(),
+        ccob::decompress(&c, &off).expect_err("must be rejected"),
         Error::CcobSizeMismatch {
             declared: real - 1,
             actual: real,
@@ -373,7 +373,7 @@ fn ccob_size_field_lies() {
     let mut c = good.clone();
     put_u64(&mut c, 16, real + 1000);
     assert_eq!(
-        ccob::decompress(&c, &off).unwrap_err(),
+        ccob::decompress(&c, &off).expect_err("must be rejected"),
         Error::CcobSizeMismatch {
             declared: real + 1000,
             actual: real,
@@ -387,7 +387,7 @@ fn ccob_header_fields() {
     let good = ccob_v3();
     for cut in [2, 6] {
         assert!(matches!(
-            ccob::decompress(&good[..cut], &Limits::default()).unwrap_err(),
+            ccob::decompress(&good[..cut], &Limits::default()).expect_err("must be rejected"),
             Error::Truncated {
                 what: "CCOB header",
                 needed: 8,
@@ -397,7 +397,7 @@ fn ccob_header_fields() {
     }
     for cut in [8, 20, 31] {
         assert_eq!(
-            ccob::decompress(&good[..cut], &Limits::default()).unwrap_err(),
+            ccob::decompress(&good[..cut], &Limits::default()).expect_err("must be rejected"),
             Error::Truncated {
                 what: "CCOB header",
                 offset: 0,
@@ -408,7 +408,7 @@ fn ccob_header_fields() {
     }
     for cut in [32, 100, good.len() - 1] {
         assert_eq!(
-            ccob::decompress(&good[..cut], &Limits::default()).unwrap_err(),
+            ccob::decompress(&good[..cut], &Limits::default()).expect_err("must be rejected"),
             Error::CcobFileSize {
                 declared: good.len() as u64,
                 header_len: 32,
@@ -419,19 +419,19 @@ fn ccob_header_fields() {
     let mut c = good.clone();
     c[4] = 4;
     assert_eq!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::CcobVersion { version: 4 }
     );
     let mut c = good.clone();
     c[6] = 7;
     assert_eq!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::CcobMethod { method: 7 }
     );
     let mut c = good.clone();
     put_u64(&mut c, 8, 5);
     assert_eq!(
-        ccob::decompress(&c, &Limits::default()).unwrap_err(),
+        ccob::decompress(&c, &Limits::default()).expect_err("must be rejected"),
         Error::CcobFileSize {
             declared: 5,
             header_len: 32,
@@ -445,13 +445,13 @@ fn truncated_host_elf() {
     let p = Build::new("reduce.hip", &["gfx90a"], Output::SharedLib).build();
     let data = std::fs::read(p).expect("read");
     // The section table is at the end: without it nothing can be found.
-    let e = discover(&data[..data.len() / 2], &Limits::default()).unwrap_err();
+    let e = discover(&data[..data.len() / 2], &Limits::default()).expect_err("must be rejected");
     assert!(
         matches!(&e, Error::Elf { message } if message.contains("section table")),
         "{e:?}"
     );
     assert!(matches!(
-        discover(&data[..40], &Limits::default()).unwrap_err(),
+        discover(&data[..40], &Limits::default()).expect_err("must be rejected"),
         Error::Truncated {
             what: "ELF header",
             ..
