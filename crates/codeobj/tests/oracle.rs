@@ -705,7 +705,7 @@ fn jax_wheel_code_objects() {
                 continue;
             }
             objects += 1;
-            let label = format!("{} {}", lib.file_name().unwrap().to_string_lossy(), e.id);
+            let label = format!("{} {}", lib.file_name().expect("file name").to_string_lossy(), e.id);
             let co = CodeObject::parse(bytes).unwrap_or_else(|err| panic!("{label}: {err}"));
             let p = co.processor().expect("processor");
             procs.insert(p.name());
@@ -716,7 +716,8 @@ fn jax_wheel_code_objects() {
             co.metadata().expect("metadata").expect("present");
             let syms = co.symbols().expect("symbols");
             for k in syms.kernels() {
-                k.descriptor().unwrap_or_else(|err| panic!("{label}: {err}"));
+                k.descriptor()
+                    .unwrap_or_else(|err| panic!("{label}: {err}"));
             }
             let r = co.check().expect("check");
             warnings.extend(r.warnings.into_iter().map(|w| (label.clone(), w)));
