@@ -355,12 +355,33 @@ impl<'a> CodeObject<'a> {
         Ok(None)
     }
 
-    /// The decoded code object V3+ metadata, if the object has it.
-    pub fn metadata(&self) -> Result<Option<Metadata<'a>>> {
-        match self.metadata_bytes()? {
-            Some(b) => Ok(Some(Metadata::parse(b)?)),
-            None => Ok(None),
+    /// The descriptors of every `NT_AMDGPU_METADATA` note, in file order.
+    /// Linked `-fgpu-rdc` code objects carry one note per linked object.
+    pub fn metadata_notes(&self) -> Result<Vec<&'a [u8]>> {
+        let mut out = Vec::new();
+        for n in self.notes() {
+            let n = n?;
+            if n.owner == b"AMDGPU" && n.n_type == elf::NT_AMDGPU_METADATA {
+                out.push(n.desc);
+            }
         }
+        Ok(out)
+    }
+
+    /// The decoded code object V3+ metadata, if the object has any. When
+    /// there are several metadata notes, the first one's version, target and
+    /// tree are kept and the kernels, printf strings, globals and extra keys
+    /// of the others are appended.
+    pub fn metadata(&self) -> Result<Option<Metadata<'a>>> {
+        let mut merged: Option<Metadata<'a>> = None;
+        for b in self.metadata_notes()? {
+            let m = Metadata::parse(b)?;
+            match &mut merged {
+                None => merged = Some(m),
+                Some(first) => first.append(m),
+            }
+        }
+        Ok(merged)
     }
 
     /// The code object V2 metadata note (`NT_AMD_HSA_METADATA`), kept raw.

@@ -426,6 +426,21 @@ impl<'a> Metadata<'a> {
         })
     }
 
+    /// Appends the kernels, printf strings, globals and extra keys of
+    /// another metadata note (version, target and `raw` stay this one's).
+    pub fn append(&mut self, other: Metadata<'a>) {
+        self.kernels.extend(other.kernels);
+        self.printf.extend(other.printf);
+        self.globals.extend(other.globals);
+        self.extra.extend(other.extra);
+        if self.version.is_none() {
+            self.version = other.version;
+        }
+        if self.target.is_none() {
+            self.target = other.target;
+        }
+    }
+
     /// The kernel whose `.name` is `name`.
     pub fn kernel(&self, name: &str) -> Option<&KernelMetadata<'a>> {
         self.kernels.iter().find(|k| k.name == name)

@@ -565,10 +565,17 @@ fn metadata_one(case: &Case, bytes: &[u8]) {
     assert_eq!(mine, rows, "{}", case.label);
     let md = co.metadata().expect("metadata").expect("present");
     let docs = notes_yaml(&text);
-    assert_eq!(docs.len(), 1, "{}", case.label);
-    let mut diffs = Vec::new();
-    diff_value_yaml(&md.raw, &docs[0], "", &mut diffs);
-    assert!(diffs.is_empty(), "{}: {diffs:#?}", case.label);
+    let raws = co.metadata_notes().expect("notes");
+    assert_eq!(docs.len(), raws.len(), "{}", case.label);
+    let trees: Vec<_> = raws
+        .iter()
+        .map(|r| lathe_codeobj::msgpack::parse(r).expect("msgpack"))
+        .collect();
+    for (tree, doc) in trees.iter().zip(&docs) {
+        let mut diffs = Vec::new();
+        diff_value_yaml(tree, doc, "", &mut diffs);
+        assert!(diffs.is_empty(), "{}: {diffs:#?}", case.label);
+    }
     // The typed layer saw every key: nothing known landed in `extra`.
     assert!(md.extra.is_empty(), "{}: {:?}", case.label, md.extra);
     for k in &md.kernels {
@@ -589,14 +596,11 @@ fn metadata_one(case: &Case, bytes: &[u8]) {
             );
         }
         // Typed fields equal the tree's values.
-        let raw = md
-            .raw
-            .get("amdhsa.kernels")
-            .and_then(|v| v.as_array())
-            .and_then(|ks| {
-                ks.iter()
-                    .find(|x| x.get(".name").and_then(|n| n.as_str()) == Some(k.name))
-            })
+        let raw = trees
+            .iter()
+            .filter_map(|t| t.get("amdhsa.kernels").and_then(|v| v.as_array()))
+            .flatten()
+            .find(|x| x.get(".name").and_then(|n| n.as_str()) == Some(k.name))
             .expect("raw kernel");
         let u = |key: &str| raw.get(key).and_then(|v| v.as_u64());
         assert_eq!(Some(k.kernarg_segment_size), u(".kernarg_segment_size"));
@@ -705,7 +709,11 @@ fn jax_wheel_code_objects() {
                 continue;
             }
             objects += 1;
-            let label = format!("{} {}", lib.file_name().expect("file name").to_string_lossy(), e.id);
+            let label = format!(
+                "{} {}",
+                lib.file_name().expect("file name").to_string_lossy(),
+                e.id
+            );
             let co = CodeObject::parse(bytes).unwrap_or_else(|err| panic!("{label}: {err}"));
             let p = co.processor().expect("processor");
             procs.insert(p.name());

@@ -32,6 +32,37 @@ pub fn corpus_cases() -> Vec<Case> {
         }
     }
     out.extend(rdc_objects());
+    out.extend(rdc_linked());
+    out
+}
+
+/// Linked `-fgpu-rdc` code objects (two metadata notes each), taken from a
+/// shared library's offload bundle.
+pub fn rdc_linked() -> Vec<Case> {
+    let mut b = Build::new("rdc_main.hip", &["gfx90a", "gfx1100"], Output::SharedLib);
+    b.sources.push("rdc_lib.hip");
+    b.rdc = true;
+    let so = b.build();
+    let data = std::fs::read(&so).expect("read");
+    let mut out = Vec::new();
+    for item in lathe_bundle::walk(&data, &lathe_bundle::Limits::default()).expect("walk") {
+        let e = item.expect("entry");
+        let Some(t) = e.parsed_id().target_id() else {
+            continue;
+        };
+        let name = format!(
+            "{}-{}.co",
+            so.file_stem().expect("stem").to_string_lossy(),
+            t.processor.name()
+        );
+        let path = so.with_file_name(name);
+        std::fs::write(&path, &*e.data).expect("write");
+        out.push(Case {
+            label: format!("rdc linked {}", t.processor.name()),
+            path,
+        });
+    }
+    assert_eq!(out.len(), 2);
     out
 }
 
