@@ -247,15 +247,20 @@ impl Header {
         let supports = |f: fn(Processor) -> bool| processor.is_some_and(f);
         let (xnack, sramecc, trap_handler_v2) = match code_object_version {
             Some(CodeObjectVersion::V2) => {
-                let x = if e_flags & EF_AMDGPU_FEATURE_XNACK_V2 != 0 {
+                // LLVM writes V2 objects with the V3 bit positions; older
+                // tools used EF_AMDGPU_FEATURE_XNACK_V2. Accept both.
+                let x = if e_flags & (EF_AMDGPU_FEATURE_XNACK_V2 | EF_AMDGPU_FEATURE_XNACK_V3) != 0
+                {
                     FeatureFlag::On
                 } else if supports(Processor::supports_xnack) {
                     FeatureFlag::Off
                 } else {
                     FeatureFlag::Unsupported
                 };
-                let s = if supports(Processor::supports_sramecc) {
-                    FeatureFlag::Any
+                let s = if e_flags & EF_AMDGPU_FEATURE_SRAMECC_V3 != 0 {
+                    FeatureFlag::On
+                } else if supports(Processor::supports_sramecc) {
+                    FeatureFlag::Off
                 } else {
                     FeatureFlag::Unsupported
                 };

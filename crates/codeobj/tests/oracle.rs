@@ -13,6 +13,7 @@ use common::*;
 use lathe_codeobj::elf::{SymbolSection, SHT_NOBITS};
 use lathe_codeobj::kd::Rsrc3;
 use lathe_codeobj::{CodeObject, FeatureFlag, SymbolKind, SymbolTableKind};
+use lathe_testkit::{Build, Output};
 
 fn cases() -> &'static [(Case, Vec<u8>)] {
     static C: OnceLock<Vec<(Case, Vec<u8>)>> = OnceLock::new();
@@ -143,6 +144,7 @@ fn type_name(t: u8) -> &'static str {
         4 => "FILE",
         5 => "COMMON",
         6 => "TLS",
+        10 => "AMDGPU_HSA_KERNEL",
         _ => "?",
     }
 }
@@ -754,4 +756,138 @@ fn jax_wheel_code_objects() {
     assert!(objects >= 20, "only {objects} code objects");
     assert!(compared >= 4, "only {compared} compared");
     assert!(warnings.is_empty(), "{warnings:#?}");
+}
+
+/// Code object versions other than clang-22's default V6: V4 and V5 from
+/// clang-22 (`-mcode-object-version`), V2 and V3 from clang-15 (unbundled
+/// with its clang-offload-bundler). Header, symbols and relocations are
+/// compared with llvm-readelf for all; metadata and descriptors for V3+;
+/// for V2 the target comes from the `NT_AMD_HSA_ISA_*` notes and the YAML
+/// metadata note is kept raw.
+#[test]
+fn other_code_object_versions() {
+    let mut cases = Vec::new();
+    for v in ["4", "5"] {
+        let mut b = Build::new("vecops.hip", &["gfx90a:xnack-"], Output::CodeObject);
+        b.extra = vec![if v == "4" {
+            "-mcode-object-version=4"
+        } else {
+            "-mcode-object-version=5"
+        }];
+        cases.push((
+            Case {
+                label: format!("vecops V{v}"),
+                path: b.build(),
+            },
+            v,
+        ));
+    }
+    let clang15 = std::path::Path::new("/usr/lib/llvm-15/bin/clang++");
+    if clang15.exists() {
+        let dir = lathe_testkit::cache_dir().join("codeobj-clang15");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for v in ["2", "3"] {
+            let bundle = dir.join(format!("vecops-v{v}.bundle"));
+            let out = dir.join(format!("vecops-v{v}-gfx906.co"));
+            if !out.exists() {
+                lathe_testkit::run(
+                    std::process::Command::new(clang15)
+                        .args([
+                            "-x",
+                            "hip",
+                            "-nogpuinc",
+                            "-nogpulib",
+                            "-O3",
+                            "--offload-arch=gfx906",
+                        ])
+                        .args(["--cuda-device-only", &format!("-mcode-object-version={v}")])
+                        .arg("-I")
+                        .arg(lathe_testkit::workspace_root().join("corpus/include"))
+                        .arg(lathe_testkit::corpus_src("vecops.hip"))
+                        .arg("-o")
+                        .arg(&bundle),
+                );
+                lathe_testkit::run(
+                    std::process::Command::new("/usr/lib/llvm-15/bin/clang-offload-bundler")
+                        .args([
+                            "--unbundle",
+                            "--type=o",
+                            "--targets=hip-amdgcn-amd-amdhsa--gfx906",
+                        ])
+                        .arg(format!("--input={}", bundle.display()))
+                        .arg(format!("--output={}", out.display())),
+                );
+            }
+            cases.push((
+                Case {
+                    label: format!("vecops V{v} (clang-15)"),
+                    path: out,
+                },
+                v,
+            ));
+        }
+    } else {
+        assert!(!lathe_testkit::require_external(), "clang-15 missing");
+        eprintln!("clang-15 not installed: V2/V3 skipped");
+    }
+    let mut seen = BTreeSet::new();
+    for (case, v) in &cases {
+        let bytes = std::fs::read(&case.path).expect("read");
+        let co = CodeObject::parse(&bytes).expect("parse");
+        assert_eq!(
+            co.header()
+                .code_object_version
+                .map(|c| c.number().to_string())
+                .as_deref(),
+            Some(*v),
+            "{}",
+            case.label
+        );
+        symbols_one(case, &bytes);
+        relocations_one(case, &bytes);
+        let text = readelf(&["-h"], &case.path);
+        let flags: Vec<&str> = field(&text, "Flags:").split(", ").collect();
+        assert_eq!(flags[1], co.processor().expect("processor").name());
+        if *v == "2" {
+            // llvm-readelf prints V2/V3 feature bits as plain names (= on).
+            assert_eq!(&flags[2..], ["xnack", "sramecc"]);
+            let h = co.header();
+            assert_eq!((h.xnack, h.sramecc), (FeatureFlag::On, FeatureFlag::On));
+            let notes = readelf(&["--notes"], &case.path);
+            let mut lines = notes.lines().map(str::trim);
+            lines
+                .by_ref()
+                .find(|l| *l == "AMD HSA ISA Name:")
+                .expect("ISA name note");
+            let isa = lines.next().expect("ISA name");
+            let mine = co
+                .notes()
+                .map(|n| n.expect("note"))
+                .find(|n| n.owner == b"AMD" && n.n_type == lathe_codeobj::elf::NT_AMD_HSA_ISA_NAME)
+                .expect("ISA name note");
+            assert_eq!(
+                std::str::from_utf8(mine.desc)
+                    .expect("utf8")
+                    .trim_end_matches('\0'),
+                isa
+            );
+            // e_flags carries the processor, and it wins over the note.
+            assert_eq!(co.target().expect("target").processor.name(), "gfx906");
+            assert!(co.metadata().expect("md").is_none());
+            let v2 = co.metadata_v2().expect("notes");
+            if let Some(m) = v2 {
+                assert!(m.text().expect("yaml").contains("Kernels:"));
+            }
+            continue;
+        }
+        if *v == "3" {
+            assert_eq!(&flags[2..], ["xnack", "sramecc"]);
+        } else {
+            header_one(case, &bytes);
+        }
+        metadata_one(case, &bytes);
+        let (f, k, _) = kds_one(case, &bytes, &mut seen);
+        assert!(f > 0 && k == 3, "{}", case.label);
+        assert!(co.check().expect("check").is_clean(), "{}", case.label);
+    }
 }
