@@ -26,10 +26,12 @@ LATHE_AXIS(__lathe_bid, __builtin_amdgcn_workgroup_id_x(), __builtin_amdgcn_work
            __builtin_amdgcn_workgroup_id_z())
 LATHE_AXIS(__lathe_bdim, __builtin_amdgcn_workgroup_size_x(), __builtin_amdgcn_workgroup_size_y(),
            __builtin_amdgcn_workgroup_size_z())
-LATHE_AXIS(__lathe_gdim,
-           __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(),
-           __builtin_amdgcn_grid_size_y() / __builtin_amdgcn_workgroup_size_y(),
-           __builtin_amdgcn_grid_size_z() / __builtin_amdgcn_workgroup_size_z())
+// gridDim counts work-groups, including a trailing partial one.
+#define LATHE_GDIM(D)                                                          \
+  ((__builtin_amdgcn_grid_size_##D() + __builtin_amdgcn_workgroup_size_##D() - 1) / \
+   __builtin_amdgcn_workgroup_size_##D())
+LATHE_AXIS(__lathe_gdim, LATHE_GDIM(x), LATHE_GDIM(y), LATHE_GDIM(z))
+#undef LATHE_GDIM
 #undef LATHE_AXIS
 
 #define threadIdx (__lathe_tid{})

@@ -1,2 +1,182 @@
-//! The `lathe` command.
-fn main() {}
+//! The `lathe` command: inspect, extract and disassemble AMD GPU code objects,
+//! bundles and HIP host binaries. Library crates return typed errors; this
+//! binary adds context (which file, which bundle, which entry) with `anyhow`.
+
+mod bundle_cmd;
+mod disasm_cmd;
+mod info_cmd;
+mod input;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Lathe: load, inspect and disassemble AMD GPU code objects, with or without an AMD GPU.
+#[derive(Debug, Parser)]
+#[command(name = "lathe", version, about, long_about = None)]
+struct Cli {
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// No progress bar on stderr.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Summarise a code object, bundle or HIP host binary: bundles, kernels with
+    /// descriptor and metadata, device functions, variables, and the host
+    /// handle → kernel map. Without FILE, shows the embedded demo library.
+    Info(InfoArgs),
+    /// Clang offload bundles: list, extract, pack.
+    #[command(subcommand)]
+    Bundle(BundleCmd),
+    /// Disassemble kernels and device functions.
+    Disasm(DisasmArgs),
+}
+
+#[derive(Debug, Args)]
+struct InfoArgs {
+    /// Code object, bundle (plain or CCOB) or host ELF; default: embedded demo.
+    file: Option<PathBuf>,
+    /// Only code objects compatible with this target ID (e.g. gfx90a:xnack-).
+    #[arg(long)]
+    target: Option<String>,
+    /// Selection policy used with --target.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
+    policy: PolicyArg,
+}
+
+#[derive(Debug, Subcommand)]
+enum BundleCmd {
+    /// List every bundle in FILE: index, location, compression and entry IDs.
+    List {
+        /// Bundle file, CCOB file, host executable/.so/.o, or code object.
+        file: PathBuf,
+    },
+    /// Write the selected code object of every bundle in FILE into DIR.
+    Extract(ExtractArgs),
+    /// Write a bundle (plain or compressed) from code objects.
+    Pack(PackArgs),
+}
+
+#[derive(Debug, Args)]
+struct ExtractArgs {
+    /// Bundle file, CCOB file or host binary.
+    file: PathBuf,
+    /// Agent target ID(s) to select for, e.g. gfx90a:xnack- (repeatable).
+    #[arg(long = "target", short = 't', required_unless_present = "all")]
+    targets: Vec<String>,
+    /// How code objects are matched to the target.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
+    policy: PolicyArg,
+    /// Write every entry of every bundle, not a selection.
+    #[arg(long)]
+    all: bool,
+    /// Say why each entry was taken or refused.
+    #[arg(long)]
+    explain: bool,
+    /// Output directory (created if missing).
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct PackArgs {
+    /// Entries as ID=FILE, e.g. hipv4-amdgcn-amd-amdhsa--gfx90a=k.co (repeatable).
+    /// A host entry with no file is added automatically unless --no-host.
+    #[arg(long = "entry", short = 'e', required = true)]
+    entries: Vec<String>,
+    /// Do not add the empty host entry clang emits.
+    #[arg(long)]
+    no_host: bool,
+    /// Compress as CCOB with this method.
+    #[arg(long, value_enum)]
+    compress: Option<CompressArg>,
+    /// CCOB format version (2 or 3).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(2..=3))]
+    ccob_version: u16,
+    /// Output bundle file.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct DisasmArgs {
+    /// Code object, bundle (plain or CCOB) or host binary.
+    file: PathBuf,
+    /// Only this kernel or device function (mangled or demangled prefix match).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Target ID to select from bundles (default: every gfx9 code object).
+    #[arg(long)]
+    target: Option<String>,
+    /// Selection policy used with --target.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
+    policy: PolicyArg,
+    /// Output style.
+    #[arg(long, value_enum, default_value_t = FormatArg::Lathe)]
+    format: FormatArg,
+    /// Write to this file instead of stdout.
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+}
+
+/// Code-object selection policy.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PolicyArg {
+    /// Only entries whose target ID equals the requested one.
+    Exact,
+    /// clang-offload-bundler's rules (features any/on/off), plus generic targets.
+    Clang,
+    /// clang's rules plus extended ISA compatibility (e.g. gfx1031 runs gfx1030 code).
+    Extended,
+}
+
+/// CCOB compression method.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CompressArg {
+    /// zlib (method 0).
+    Zlib,
+    /// zstd (method 1).
+    Zstd,
+}
+
+/// Disassembly output style.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// Lathe's listing: addresses, labels for branch targets.
+    Lathe,
+    /// Line for line what `llvm-objdump -d --no-show-raw-insn --no-leading-addr` prints.
+    Llvm,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = output::Ctx {
+        json: cli.json,
+        progress: !cli.quiet,
+    };
+    let result = match cli.command {
+        Command::Info(a) => info_cmd::run(&ctx, a),
+        Command::Bundle(BundleCmd::List { file }) => bundle_cmd::list(&ctx, &file),
+        Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a),
+        Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
+        Command::Disasm(a) => disasm_cmd::run(&ctx, a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if e.downcast_ref::<output::BrokenPipe>().is_some() {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("lathe: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

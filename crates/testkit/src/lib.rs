@@ -132,11 +132,21 @@ impl Build {
         let mut h = DefaultHasher::new();
         self.hash(&mut h);
         for s in &self.sources {
-            std::fs::read(corpus_src(s)).expect("read source").hash(&mut h);
+            std::fs::read(corpus_src(s))
+                .expect("read source")
+                .hash(&mut h);
         }
-        std::fs::read(workspace_root().join("corpus/include/lathe_hip.h"))
-            .expect("read header")
-            .hash(&mut h);
+        // Every header in corpus/include, in name order.
+        let mut headers: Vec<PathBuf> = std::fs::read_dir(workspace_root().join("corpus/include"))
+            .expect("read corpus/include")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        headers.sort();
+        for p in headers {
+            p.file_name().hash(&mut h);
+            std::fs::read(&p).expect("read header").hash(&mut h);
+        }
         let stem = self.sources[0].trim_end_matches(".hip");
         let ext = match self.output {
             Output::CodeObject => "co",
@@ -148,7 +158,11 @@ impl Build {
         if out.exists() {
             return out;
         }
-        let tmp = out.with_extension(format!("{ext}.tmp{}", std::process::id()));
+        // Unique per process, thread and call, so concurrent builds of the
+        // same product never share a temporary file.
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = out.with_extension(format!("{ext}.tmp{}-{seq}", std::process::id()));
         let mut cmd = Command::new(llvm_tool("clang++"));
         cmd.args(["-x", "hip", "-nogpuinc", "-nogpulib", self.opt]);
         cmd.arg("-I").arg(workspace_root().join("corpus/include"));

@@ -1,0 +1,67 @@
+//! Input files: memory-mapped so that a 1.3 GB fat binary is never copied,
+//! or the demo library embedded in the binary.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// The embedded demo: a HIP shared library (gfx90a + gfx942, CCOB v3 zstd)
+/// built by `scripts/make-demo.sh` from `corpus/hip/{vecops,reduce}.hip`.
+pub const DEMO: &[u8] = include_bytes!("../demo/libdemo.so");
+/// Name shown for the embedded demo.
+pub const DEMO_NAME: &str = "<embedded demo: libdemo.so (corpus/hip/vecops.hip + reduce.hip)>";
+
+/// Bytes of an input file, mapped or embedded.
+pub enum Input {
+    /// A read-only private mapping of a file.
+    Mapped(memmap2::Mmap, PathBuf),
+    /// Bytes compiled into the binary.
+    Embedded(&'static [u8], &'static str),
+}
+
+impl Input {
+    /// Opens and maps `path`.
+    pub fn open(path: &Path) -> Result<Input> {
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let len = file
+            .metadata()
+            .with_context(|| format!("cannot stat {}", path.display()))?
+            .len();
+        if len == 0 {
+            anyhow::bail!("{} is empty", path.display());
+        }
+        // SAFETY: the mapping is read-only and private. Lathe never writes
+        // the file; if another process truncates it while we read, the OS may
+        // raise SIGBUS, the documented limit of mapping files. Every parser
+        // treats the bytes as untrusted, so concurrent modification can only
+        // produce parse errors, not memory unsafety in safe code.
+        let map = unsafe { memmap2::Mmap::map(&file) }
+            .with_context(|| format!("cannot map {}", path.display()))?;
+        Ok(Input::Mapped(map, path.to_path_buf()))
+    }
+
+    /// The file named by `path`, or the embedded demo when `None`.
+    pub fn open_or_demo(path: Option<&Path>) -> Result<Input> {
+        match path {
+            Some(p) => Input::open(p),
+            None => Ok(Input::Embedded(DEMO, DEMO_NAME)),
+        }
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Input::Mapped(m, _) => m,
+            Input::Embedded(b, _) => b,
+        }
+    }
+
+    /// A name for messages.
+    pub fn name(&self) -> String {
+        match self {
+            Input::Mapped(_, p) => p.display().to_string(),
+            Input::Embedded(_, n) => (*n).to_string(),
+        }
+    }
+}
