@@ -696,6 +696,8 @@ fn jax_wheel_code_objects() {
     let mut warnings = Vec::new();
     let mut seen = BTreeSet::new();
     let mut procs = BTreeSet::new();
+    let mut parse_time = std::time::Duration::ZERO;
+    let mut parsed_bytes = 0usize;
     for lib in &libs {
         let data = std::fs::read(lib).expect("read lib");
         let walk = lathe_bundle::walk(&data, &lathe_bundle::Limits::default()).expect("walk");
@@ -711,6 +713,7 @@ fn jax_wheel_code_objects() {
                 continue;
             }
             objects += 1;
+            let t0 = std::time::Instant::now();
             let label = format!(
                 "{} {}",
                 lib.file_name().expect("file name").to_string_lossy(),
@@ -730,6 +733,8 @@ fn jax_wheel_code_objects() {
                     .unwrap_or_else(|err| panic!("{label}: {err}"));
             }
             let r = co.check().expect("check");
+            parse_time += t0.elapsed();
+            parsed_bytes += bytes.len();
             warnings.extend(r.warnings.into_iter().map(|w| (label.clone(), w)));
             if ["gfx90a", "gfx942", "gfx1100", "gfx1201"].contains(&p.name()) {
                 let path = dir.join(format!("{:016x}.co", h.finish()));
@@ -752,6 +757,9 @@ fn jax_wheel_code_objects() {
         "jax: {objects} distinct code objects ({} processors), {compared} compared with LLVM tools ({kernels} kernels, {fields} descriptor fields), {} check warnings",
         procs.len(),
         warnings.len()
+    );
+    eprintln!(
+        "jax: parse + relocations + notes + metadata + symbols + descriptors + check of {parsed_bytes} bytes took {parse_time:?}"
     );
     assert!(objects >= 20, "only {objects} code objects");
     assert!(compared >= 4, "only {compared} compared");
