@@ -75,7 +75,7 @@ fn wrapper_text(d: &Discovery<'_>, b: &FoundBundle<'_>) -> String {
     let mut s = String::new();
     for &w in &b.wrappers {
         if let Some(w) = d.wrappers.get(w) {
-            let _ = write!(s, " HIPF wrapper #{} at {:#x}", w.index, w.addr);
+            let _ = write!(s, ", HIPF wrapper #{} at {:#x}", w.index, w.addr);
         }
     }
     s

@@ -177,7 +177,9 @@ impl Build {
                 assert_eq!(self.archs.len(), 1, "a bare code object has one arch");
                 cmd.args(["--cuda-device-only", "--no-gpu-bundle-output"]);
                 if self.rdc {
-                    cmd.arg("-c");
+                    // `-fgpu-rdc -c` alone emits bitcode; ask for an
+                    // ET_REL AMDGPU ELF object instead.
+                    cmd.args(["-c", "-Xclang", "-emit-obj"]);
                 }
             }
             Output::DeviceBundle => {
@@ -207,6 +209,31 @@ impl Build {
         std::fs::rename(&tmp, &out).expect("rename build output");
         out
     }
+}
+
+/// Links AMDGPU relocatable objects (from `Output::CodeObject` with `rdc`)
+/// into one shared code object with `ld.lld -shared`, cached like builds.
+/// Undefined symbols are allowed: the loader resolves them against other
+/// code objects.
+pub fn link_shared(objects: &[PathBuf]) -> PathBuf {
+    let mut h = DefaultHasher::new();
+    for o in objects {
+        std::fs::read(o).expect("read object").hash(&mut h);
+    }
+    let out = cache_dir().join(format!("linked-{:016x}.co", h.finish()));
+    if out.exists() {
+        return out;
+    }
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = out.with_extension(format!("co.tmp{}-{seq}", std::process::id()));
+    run(Command::new(llvm_tool("ld.lld"))
+        .arg("-shared")
+        .args(objects)
+        .arg("-o")
+        .arg(&tmp));
+    std::fs::rename(&tmp, &out).expect("rename link output");
+    out
 }
 
 /// Directory with the extracted `.so` files of the `jax-rocm7-plugin` wheel,
