@@ -394,13 +394,16 @@ pub enum FormatKind {
 ///
 /// Each item is a bundle or an error; after an error in a bundle header the
 /// iterator resynchronises at the next magic string, so one bad bundle does
-/// not hide the rest. Uncompressed bundles are parsed (header only, zero
+/// not hide the rest. Header errors come wrapped in [`Error::InBundle`]
+/// (index = bundles and errors seen before it, `file_offset` = its offset
+/// in `data`); stray bytes are reported as [`Error::StrayData`]. Uncompressed bundles are parsed (header only, zero
 /// copy) to find their extent; CCOBs are not decompressed.
 pub fn sequence<'a>(data: &'a [u8], limits: &Limits) -> Sequence<'a> {
     Sequence {
         data,
         pos: 0,
         limits: *limits,
+        yielded: 0,
     }
 }
 
@@ -410,9 +413,22 @@ pub struct Sequence<'a> {
     data: &'a [u8],
     pos: usize,
     limits: Limits,
+    yielded: usize,
 }
 
 impl<'a> Sequence<'a> {
+    /// Wraps an error in a bundle header found at `start`.
+    fn at(&mut self, start: usize, e: Error) -> Error {
+        let bundle = self.yielded;
+        self.yielded += 1;
+        Error::InBundle {
+            bundle,
+            file_offset: start as u64,
+            section: None,
+            source: Box::new(e),
+        }
+    }
+
     /// Offset of the next byte to be examined.
     pub fn position(&self) -> u64 {
         self.pos as u64
@@ -427,6 +443,16 @@ impl<'a> Sequence<'a> {
             (a, b) => a.or(b),
         };
         m.map(|m| m + from)
+    }
+
+    fn find_next_aligned_magic(&self, mut from: usize) -> Option<usize> {
+        loop {
+            let m = self.find_next_magic(from)?;
+            if m % 8 == 0 {
+                return Some(m);
+            }
+            from = m + 1;
+        }
     }
 
     /// Skips bytes up to the next bundle; reports a `StrayData` error if
@@ -455,6 +481,7 @@ impl<'a> Iterator for Sequence<'a> {
                     let len = usize::try_from(b.extent()).unwrap_or(here.len());
                     let bytes = here.get(..len).unwrap_or(here);
                     self.pos = start + bytes.len().max(1);
+                    self.yielded += 1;
                     Some(Ok(RawBundle {
                         offset: start as u64,
                         bytes,
@@ -463,20 +490,23 @@ impl<'a> Iterator for Sequence<'a> {
                 }
                 Err(e) => {
                     self.pos = self.find_next_magic(start + 1).unwrap_or(self.data.len());
-                    Some(Err(e))
+                    Some(Err(self.at(start, e)))
                 }
             },
             Some(FormatKind::Compressed) => match CcobHeader::parse(here) {
                 Ok(h) => {
                     let len = match h.total_size {
                         Some(t) => usize::try_from(t).unwrap_or(usize::MAX),
+                        // Version 1 records no size: the CCOB ends where the
+                        // next 8-aligned bundle magic starts (or at the end).
                         None => self
-                            .find_next_magic(start + ccob::MAGIC.len())
+                            .find_next_aligned_magic(start + ccob::MAGIC.len())
                             .map_or(here.len(), |n| n - start),
                     };
                     match here.get(..len) {
                         Some(bytes) => {
                             self.pos = start + len.max(1);
+                            self.yielded += 1;
                             Some(Ok(RawBundle {
                                 offset: start as u64,
                                 bytes,
@@ -485,17 +515,20 @@ impl<'a> Iterator for Sequence<'a> {
                         }
                         None => {
                             self.pos = self.data.len();
-                            Some(Err(Error::CcobFileSize {
-                                declared: h.total_size.unwrap_or(0),
-                                header_len: h.header_len as u64,
-                                available: here.len() as u64,
-                            }))
+                            Some(Err(self.at(
+                                start,
+                                Error::CcobFileSize {
+                                    declared: h.total_size.unwrap_or(0),
+                                    header_len: h.header_len as u64,
+                                    available: here.len() as u64,
+                                },
+                            )))
                         }
                     }
                 }
                 Err(e) => {
                     self.pos = self.find_next_magic(start + 1).unwrap_or(self.data.len());
-                    Some(Err(e))
+                    Some(Err(self.at(start, e)))
                 }
             },
             None => {

@@ -183,7 +183,9 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
-    /// Non-zero bytes between or after bundles in a fat-binary section.
+    /// Non-zero bytes between or after bundles in a fat-binary section
+    /// (offset from the scanned buffer; a file offset in
+    /// [`crate::host::Discovery::problems`]).
     #[error("unexpected non-bundle data at offset {offset:#x} ({len} bytes skipped up to the next bundle or the end)")]
     StrayData {
         /// Where the data starts.

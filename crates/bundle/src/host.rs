@@ -335,15 +335,22 @@ fn scan<'a>(
                     section_entries: Vec::new(),
                 });
             }
-            Err(e) => d.problems.push(match section {
-                Some(s) => Error::InBundle {
-                    bundle: d.bundles.len(),
-                    file_offset: base,
-                    section: Some(s.name.clone()),
-                    source: Box::new(e),
-                },
-                None => e,
+            // Make offsets file-relative and name the section.
+            Err(Error::InBundle {
+                file_offset,
+                source,
+                ..
+            }) => d.problems.push(Error::InBundle {
+                bundle: d.bundles.len(),
+                file_offset: base + file_offset,
+                section: section.map(|s| s.name.clone()),
+                source,
             }),
+            Err(Error::StrayData { offset, len }) => d.problems.push(Error::StrayData {
+                offset: base + offset,
+                len,
+            }),
+            Err(e) => d.problems.push(e),
         }
     }
 }
