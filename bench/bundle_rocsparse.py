@@ -21,51 +21,27 @@ Both outputs are compared byte for byte. Prints the ratio. Run with
 import argparse
 import filecmp
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer import sh, split_fatbin  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
-LLVM22 = "/usr/lib/llvm-22/bin"
 BUNDLER15 = "/usr/lib/llvm-15/bin/clang-offload-bundler"
 TARGETS = ["gfx90a:xnack-", "gfx90a:xnack+"]
 
 
-def sh(args, **kw):
-    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
-
-
 def peer(workdir):
-    fatbin = os.path.join(workdir, "fatbin")
-    sh([f"{LLVM22}/llvm-objcopy", f"--dump-section=.hip_fatbin={fatbin}", LIB, "/dev/null"])
-    secs = sh([f"{LLVM22}/llvm-readelf", "-S", "-W", LIB])
-    addr = {}
-    for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", secs):
-        addr[m.group(1)] = (int(m.group(2), 16), int(m.group(4), 16))
-    fb_va, _ = addr[".hip_fatbin"]
-    seg_va, seg_size = addr[".hipFatBinSegment"]
-    relocs = sh([f"{LLVM22}/llvm-readelf", "-r", "-W", LIB])
-    starts = []
-    for line in relocs.splitlines():
-        f = line.split()
-        if len(f) >= 4 and f[2] == "R_X86_64_RELATIVE":
-            off = int(f[0], 16)
-            if seg_va <= off < seg_va + seg_size and (off - seg_va) % 24 == 8:
-                starts.append(int(f[3], 16) - fb_va)
-    starts = sorted(set(starts))
-    data = open(fatbin, "rb").read()
-    ends = starts[1:] + [len(data)]
     out = os.path.join(workdir, "out")
     os.makedirs(out)
     entries = 0
-    for i, (s, e) in enumerate(zip(starts, ends)):
-        b = os.path.join(workdir, f"b{i}")
-        with open(b, "wb") as fh:
-            fh.write(data[s:e])
+    paths = split_fatbin(LIB, workdir)
+    for i, b in enumerate(paths):
         ids = sh([BUNDLER15, "--list", "--type=o", f"--input={b}"]).split()
         entries += len(ids)
         want = [f"hipv4-amdgcn-amd-amdhsa--{t}" for t in TARGETS]
@@ -75,7 +51,7 @@ def peer(workdir):
             sh([BUNDLER15, "--unbundle", "--type=o", f"--input={b}",
                 "--targets=" + ",".join(have)] + [f"--output={o}" for o in outs])
         os.remove(b)
-    return len(starts), entries, out
+    return len(paths), entries, out
 
 
 def lathe(lathe_bin, workdir):
@@ -96,8 +72,10 @@ def main():
     a = ap.parse_args()
     if not os.path.exists(LIB) or not os.path.exists(BUNDLER15):
         sys.exit("needs librocsparse0 and clang-15: run scripts/setup.sh --bench")
-    sh(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT)
-    lathe_bin = os.path.join(ROOT, "target/release/lathe")
+    lathe_bin = os.environ.get("LATHE_BIN")
+    if not lathe_bin:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)
+        lathe_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release/lathe")
     best = {"lathe": None, "peer": None}
     for run in range(a.runs):
         for name in (["lathe", "peer"] if run % 2 == 0 else ["peer", "lathe"]):
