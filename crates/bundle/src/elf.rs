@@ -221,8 +221,8 @@ impl<'a> Elf<'a> {
         }
         let b = st.offset.checked_add(off)?;
         let name_off = u32_at(self.data, b)?;
-        let shndx = u16_at(self.data, b + 6)?;
-        let value = u64_at(self.data, b + 8)?;
+        let shndx = u16_at(self.data, b.checked_add(6)?)?;
+        let value = u64_at(self.data, b.checked_add(8)?)?;
         let strtab = self
             .sections
             .get(usize::try_from(st.link).ok()?)

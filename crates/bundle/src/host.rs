@@ -475,7 +475,7 @@ fn discover_elf<'a>(d: &mut Discovery<'a>, data: &'a [u8], limits: &Limits) -> R
                 index,
                 section: section_ref(seg),
                 file_offset: seg.offset + at,
-                addr: seg.addr + at,
+                addr: seg.addr.wrapping_add(at),
                 magic,
                 version,
                 stored_pointer: stored,

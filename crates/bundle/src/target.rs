@@ -3,7 +3,7 @@
 //! Owns the table of AMDGCN processors (name, `EF_AMDGPU_MACH_*` value,
 //! family, which target-ID features they accept, generic-target membership)
 //! and the target-ID syntax `processor[:feature(+|-)]*` with its canonical
-//! printing. Compatibility rules between target IDs live in [`crate::select`].
+//! printing. Compatibility rules between target IDs live in [`mod@crate::select`].
 //!
 //! The `EF_AMDGPU_MACH_*` numbers come from LLVM's `BinaryFormat/ELF.h`; the
 //! legacy `gfx940` (0x40) and `gfx941` (0x4b), which LLVM 22 marks reserved,
