@@ -5,4 +5,5 @@
 //! (AQL packet, kernel descriptor, initial register state) and the wave64
 //! interpreter build on it.
 
+pub mod dispatch;
 pub mod mem;

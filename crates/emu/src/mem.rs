@@ -820,3 +820,18 @@ mod tests {
         drop(host);
     }
 }
+
+/// The loader places code-object segments through this.
+impl lathe_loader::DeviceMemory for DeviceMemory {
+    fn allocate(&self, size: u64, align: u64) -> Result<u64, String> {
+        DeviceMemory::allocate(self, size, align, RegionKind::Code).map_err(|e| e.to_string())
+    }
+    fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), String> {
+        self.view()
+            .write_bytes(addr, bytes)
+            .map_err(|e| e.to_string())
+    }
+    fn free(&self, addr: u64) -> Result<(), String> {
+        DeviceMemory::free(self, addr).map_err(|e| e.to_string())
+    }
+}

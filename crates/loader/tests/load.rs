@@ -6,26 +6,16 @@ use std::path::PathBuf;
 
 use lathe_codeobj::{CodeObject, RelocationType};
 use lathe_emu::mem::{DeviceMemory as Mem, RegionKind};
-use lathe_loader::{compatible, DeviceMemory, Error, Executable, SymbolKind};
+use lathe_loader::{compatible, Error, Executable, SymbolKind};
 use lathe_testkit::{link_shared, Build, Output};
 
-/// The emulator's device memory behind the loader's trait.
+/// The emulator's device memory (it implements the loader's trait).
 struct Device(Mem);
 
-impl DeviceMemory for Device {
-    fn allocate(&self, size: u64, align: u64) -> Result<u64, String> {
-        self.0
-            .allocate(size, align, RegionKind::Code)
-            .map_err(|e| e.to_string())
-    }
-    fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), String> {
-        self.0
-            .view()
-            .write_bytes(addr, bytes)
-            .map_err(|e| e.to_string())
-    }
-    fn free(&self, addr: u64) -> Result<(), String> {
-        self.0.free(addr).map_err(|e| e.to_string())
+impl std::ops::Deref for Device {
+    type Target = Mem;
+    fn deref(&self) -> &Mem {
+        &self.0
     }
 }
 
@@ -63,12 +53,12 @@ fn loads_segments_and_reports_symbols() {
     let bytes = build("vecops.hip", "gfx90a");
     let co = CodeObject::parse(&bytes).expect("parse");
     let mut exe = Executable::new(agent("gfx90a:xnack-"));
-    let idx = exe.load(&dev, &bytes).expect("load");
+    let idx = exe.load(&*dev, &bytes).expect("load");
     assert!(
         exe.symbol("_Z4axpyPfPKffi").is_none(),
         "no symbols before freeze"
     );
-    exe.freeze(&dev).expect("freeze");
+    exe.freeze(&*dev).expect("freeze");
     let lco = &exe.code_objects()[idx];
     assert_eq!(lco.storage, bytes);
     assert_eq!(lco.load_base % 4096, 0);
@@ -142,7 +132,7 @@ fn loads_segments_and_reports_symbols() {
         exe.kernel("axpy").map(|s| s.name.as_str()),
         Some("_Z4axpyPfPKffi")
     );
-    exe.destroy(&dev).expect("destroy");
+    exe.destroy(&*dev).expect("destroy");
     assert_eq!(dev.0.region_count(), 0);
 }
 
@@ -165,8 +155,8 @@ fn device_functions_resolve_across_code_objects_in_any_order() {
     // Alone, main cannot freeze, and the error names every missing symbol.
     let dev = Device(Mem::new());
     let mut alone = Executable::new(agent("gfx90a"));
-    alone.load(&dev, &main).expect("load main");
-    match alone.freeze(&dev) {
+    alone.load(&*dev, &main).expect("load main");
+    match alone.freeze(&*dev) {
         Err(Error::Undefined(u)) => {
             let mut names: Vec<_> = u.iter().map(|x| x.name.clone()).collect();
             names.sort();
@@ -181,9 +171,9 @@ fn device_functions_resolve_across_code_objects_in_any_order() {
     for order in [[&main, &lib], [&lib, &main]] {
         let dev = Device(Mem::new());
         let mut exe = Executable::new(agent("gfx90a"));
-        let first = exe.load(&dev, order[0]).expect("load");
-        let second = exe.load(&dev, order[1]).expect("load");
-        exe.freeze(&dev)
+        let first = exe.load(&*dev, order[0]).expect("load");
+        let second = exe.load(&*dev, order[1]).expect("load");
+        exe.freeze(&*dev)
             .expect("freeze resolves across code objects");
         let main_idx = if order[0] == &main { first } else { second };
         let lib_mix = exe.symbol("_Z7lib_mixii").expect("lib_mix");
@@ -218,8 +208,8 @@ fn external_variables_satisfy_undefined_references() {
     let dev = Device(Mem::new());
     let var = dev.0.allocate(4, 256, RegionKind::Device).expect("alloc");
     let mut exe = Executable::new(agent("gfx90a"));
-    exe.load(&dev, &main).expect("load");
-    exe.load(&dev, &lib).expect("load");
+    exe.load(&*dev, &main).expect("load");
+    exe.load(&*dev, &lib).expect("load");
     // The library defines lib_scale; a host definition must not be needed,
     // but defining an unrelated external is fine and queryable.
     exe.define_external_variable("host_counter", var)
@@ -228,17 +218,17 @@ fn external_variables_satisfy_undefined_references() {
         exe.define_external_variable("host_counter", var),
         Err(Error::Redefined(_))
     ));
-    exe.freeze(&dev).expect("freeze");
+    exe.freeze(&*dev).expect("freeze");
     let s = exe.symbol("host_counter").expect("external");
     assert_eq!((s.kind, s.address), (SymbolKind::ExternalVariable, var));
-    assert!(matches!(exe.load(&dev, &main), Err(Error::Frozen)));
+    assert!(matches!(exe.load(&*dev, &main), Err(Error::Frozen)));
 
     // With only main, defining the missing variable leaves just the functions undefined.
     let mut exe = Executable::new(agent("gfx90a"));
-    exe.load(&dev, &main).expect("load");
+    exe.load(&*dev, &main).expect("load");
     exe.define_external_variable("lib_scale", var)
         .expect("define");
-    match exe.freeze(&dev) {
+    match exe.freeze(&*dev) {
         Err(Error::Undefined(u)) => assert!(u.iter().all(|x| x.name != "lib_scale"), "{u:?}"),
         other => panic!("expected undefined functions, got {other:?}"),
     }
@@ -249,7 +239,7 @@ fn refuses_incompatible_and_malformed_code_objects() {
     let dev = Device(Mem::new());
     let gfx942 = build("vecops.hip", "gfx942");
     let mut exe = Executable::new(agent("gfx90a"));
-    match exe.load(&dev, &gfx942) {
+    match exe.load(&*dev, &gfx942) {
         Err(Error::Incompatible { code, agent, .. }) => {
             assert_eq!(code, "gfx942");
             assert_eq!(agent, "gfx90a");
@@ -263,7 +253,7 @@ fn refuses_incompatible_and_malformed_code_objects() {
     assert!(compatible(&agent("gfx9-4-generic"), &agent("gfx942"), false).is_ok());
     let truncated = &build("vecops.hip", "gfx90a")[..100];
     assert!(matches!(
-        exe.load(&dev, truncated),
+        exe.load(&*dev, truncated),
         Err(Error::CodeObject { .. })
     ));
     assert_eq!(dev.0.region_count(), 0, "failed loads allocate nothing");

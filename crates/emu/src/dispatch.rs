@@ -1,0 +1,587 @@
+//! Dispatch set-up, with AQL kernel dispatch packet semantics: the packet
+//! itself, grid geometry (partial work-groups included), code object v5
+//! hidden kernel arguments as the HIP runtime fills them, and the initial
+//! register state of each wave as the kernel descriptor asks for it.
+//!
+//! Nothing here executes instructions; the interpreter starts each wave from
+//! a [`WaveStart`].
+
+use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
+
+/// Size of an AQL packet.
+pub const AQL_PACKET_SIZE: usize = 64;
+/// Lanes per wave (wave64; GFX9).
+pub const WAVE_SIZE: u32 = 64;
+
+/// `hsa_kernel_dispatch_packet_t`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AqlDispatch {
+    /// Packet header (type, barrier, acquire/release fences).
+    pub header: u16,
+    /// Dimensions in bits 0–1.
+    pub setup: u16,
+    /// Work-group size per dimension.
+    pub workgroup_size: [u16; 3],
+    /// Grid size in work-items per dimension.
+    pub grid_size: [u32; 3],
+    /// Scratch bytes per work-item requested.
+    pub private_segment_size: u32,
+    /// LDS bytes (static + dynamic).
+    pub group_segment_size: u32,
+    /// Device address of the kernel descriptor.
+    pub kernel_object: u64,
+    /// Device address of the kernarg segment.
+    pub kernarg_address: u64,
+    /// Completion signal handle.
+    pub completion_signal: u64,
+}
+
+impl AqlDispatch {
+    /// Reads a packet from its 64 bytes.
+    pub fn from_bytes(b: &[u8; AQL_PACKET_SIZE]) -> Self {
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let u64_at = |o: usize| u64::from(u32_at(o)) | (u64::from(u32_at(o + 4)) << 32);
+        AqlDispatch {
+            header: u16_at(0),
+            setup: u16_at(2),
+            workgroup_size: [u16_at(4), u16_at(6), u16_at(8)],
+            grid_size: [u32_at(12), u32_at(16), u32_at(20)],
+            private_segment_size: u32_at(24),
+            group_segment_size: u32_at(28),
+            kernel_object: u64_at(32),
+            kernarg_address: u64_at(40),
+            completion_signal: u64_at(56),
+        }
+    }
+
+    /// The packet's 64 bytes.
+    pub fn to_bytes(&self) -> [u8; AQL_PACKET_SIZE] {
+        let mut b = [0u8; AQL_PACKET_SIZE];
+        b[0..2].copy_from_slice(&self.header.to_le_bytes());
+        b[2..4].copy_from_slice(&self.setup.to_le_bytes());
+        for i in 0..3 {
+            b[4 + 2 * i..6 + 2 * i].copy_from_slice(&self.workgroup_size[i].to_le_bytes());
+            b[12 + 4 * i..16 + 4 * i].copy_from_slice(&self.grid_size[i].to_le_bytes());
+        }
+        b[24..28].copy_from_slice(&self.private_segment_size.to_le_bytes());
+        b[28..32].copy_from_slice(&self.group_segment_size.to_le_bytes());
+        b[32..40].copy_from_slice(&self.kernel_object.to_le_bytes());
+        b[40..48].copy_from_slice(&self.kernarg_address.to_le_bytes());
+        b[56..64].copy_from_slice(&self.completion_signal.to_le_bytes());
+        b
+    }
+
+    /// Number of dimensions (1–3).
+    pub fn dims(&self) -> u32 {
+        u32::from(self.setup & 3)
+    }
+
+    /// The grid geometry, validated.
+    pub fn geometry(&self) -> Result<Geometry, GeometryError> {
+        Geometry::new(
+            self.grid_size,
+            self.workgroup_size.map(u32::from),
+            self.dims(),
+        )
+    }
+}
+
+/// Why a grid is not dispatchable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GeometryError {
+    /// Dimensions outside 1–3.
+    #[error("dispatch has {0} dimensions (must be 1, 2 or 3)")]
+    Dims(u32),
+    /// A zero size.
+    #[error("{what} size is zero in dimension {dim}")]
+    Zero {
+        /// `grid` or `work-group`.
+        what: &'static str,
+        /// Dimension.
+        dim: usize,
+    },
+    /// More than 1024 work-items per work-group.
+    #[error("work-group of {0} work-items exceeds 1024")]
+    WorkgroupTooLarge(u64),
+    /// An unused dimension is not 1.
+    #[error("dimension {dim} is unused but its {what} size is {size}, not 1")]
+    UnusedDim {
+        /// Dimension.
+        dim: usize,
+        /// `grid` or `work-group`.
+        what: &'static str,
+        /// The size.
+        size: u32,
+    },
+}
+
+/// Grid and work-group sizes of a dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Work-items per dimension.
+    pub grid: [u32; 3],
+    /// Work-group size per dimension.
+    pub workgroup: [u32; 3],
+    /// Dimensions used.
+    pub dims: u32,
+}
+
+impl Geometry {
+    /// Validates sizes.
+    pub fn new(grid: [u32; 3], workgroup: [u32; 3], dims: u32) -> Result<Self, GeometryError> {
+        if !(1..=3).contains(&dims) {
+            return Err(GeometryError::Dims(dims));
+        }
+        for d in 0..3 {
+            if grid[d] == 0 {
+                return Err(GeometryError::Zero {
+                    what: "grid",
+                    dim: d,
+                });
+            }
+            if workgroup[d] == 0 {
+                return Err(GeometryError::Zero {
+                    what: "work-group",
+                    dim: d,
+                });
+            }
+            if d as u32 >= dims {
+                if grid[d] != 1 {
+                    return Err(GeometryError::UnusedDim {
+                        dim: d,
+                        what: "grid",
+                        size: grid[d],
+                    });
+                }
+                if workgroup[d] != 1 {
+                    return Err(GeometryError::UnusedDim {
+                        dim: d,
+                        what: "work-group",
+                        size: workgroup[d],
+                    });
+                }
+            }
+        }
+        let items: u64 = workgroup.iter().map(|&x| u64::from(x)).product();
+        if items > 1024 {
+            return Err(GeometryError::WorkgroupTooLarge(items));
+        }
+        Ok(Geometry {
+            grid,
+            workgroup,
+            dims,
+        })
+    }
+
+    /// Work-groups per dimension (a trailing partial one included).
+    pub fn workgroup_count(&self) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.grid[d].div_ceil(self.workgroup[d]))
+    }
+
+    /// Total number of work-groups.
+    pub fn total_workgroups(&self) -> u64 {
+        self.workgroup_count()
+            .iter()
+            .map(|&x| u64::from(x))
+            .product()
+    }
+
+    /// The size of work-group `id`: the full size, or the remainder for the
+    /// last, partial work-group of a dimension.
+    pub fn workgroup_size_of(&self, id: [u32; 3]) -> [u32; 3] {
+        [0, 1, 2].map(|d| {
+            let start = id[d] * self.workgroup[d];
+            (self.grid[d] - start).min(self.workgroup[d])
+        })
+    }
+
+    /// Work-group ID of linear index `i` (x fastest).
+    pub fn workgroup_id(&self, i: u64) -> [u32; 3] {
+        let c = self.workgroup_count();
+        let x = (i % u64::from(c[0])) as u32;
+        let y = ((i / u64::from(c[0])) % u64::from(c[1])) as u32;
+        let z = (i / (u64::from(c[0]) * u64::from(c[1]))) as u32;
+        [x, y, z]
+    }
+
+    /// Waves in work-group `id`.
+    pub fn waves_in(&self, id: [u32; 3]) -> u32 {
+        let s = self.workgroup_size_of(id);
+        (s[0] * s[1] * s[2]).div_ceil(WAVE_SIZE)
+    }
+
+    /// Remainders (sizes of the partial work-groups) per dimension, as the
+    /// `hidden_remainder_*` arguments carry them (0 if none).
+    pub fn remainder(&self) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.grid[d] % self.workgroup[d])
+    }
+}
+
+/// Values the dispatcher supplies for hidden arguments it does not derive
+/// from the geometry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HiddenValues {
+    /// Dynamic LDS bytes of the dispatch.
+    pub dynamic_lds_size: u32,
+    /// High 32 bits of the private (scratch) aperture base.
+    pub private_base: u32,
+    /// High 32 bits of the shared (LDS) aperture base.
+    pub shared_base: u32,
+    /// Queue address.
+    pub queue_ptr: u64,
+    /// Hostcall / printf buffer, if the runtime provides one.
+    pub hostcall_buffer: u64,
+    /// Device heap (`hidden_heap_v1`), if any.
+    pub heap: u64,
+}
+
+/// One argument slot to fill: its `.value_kind`, offset and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgSlot<'a> {
+    /// `.value_kind`.
+    pub kind: &'a str,
+    /// `.offset`.
+    pub offset: u64,
+    /// `.size`.
+    pub size: u64,
+}
+
+/// Hidden argument kinds a dispatcher fills but with no value from this
+/// emulator (reported so callers can tell a zero from an unsupported kind).
+pub const ZERO_FILLED_HIDDEN: &[&str] = &[
+    "hidden_multigrid_sync_arg",
+    "hidden_default_queue",
+    "hidden_completion_action",
+    "hidden_none",
+];
+
+/// Writes the hidden arguments into `kernarg` (the whole segment) as the
+/// HIP runtime does for code object v4/v5: block counts, group sizes,
+/// remainders, zero global offsets, grid dimensions, dynamic LDS size,
+/// apertures, queue and buffer pointers. Explicit arguments are left alone.
+/// Returns the kinds it did not recognise (left as they were).
+pub fn fill_hidden_args<'a>(
+    kernarg: &mut [u8],
+    args: &[ArgSlot<'a>],
+    geo: &Geometry,
+    v: &HiddenValues,
+) -> Vec<&'a str> {
+    let counts = geo.workgroup_count();
+    let rem = geo.remainder();
+    let mut unknown = Vec::new();
+    for a in args {
+        if !a.kind.starts_with("hidden_") {
+            continue;
+        }
+        let d = |s: &str| match s.as_bytes().last() {
+            Some(b'x') => 0,
+            Some(b'y') => 1,
+            _ => 2,
+        };
+        let value: u64 = match a.kind {
+            "hidden_block_count_x" | "hidden_block_count_y" | "hidden_block_count_z" => {
+                u64::from(counts[d(a.kind)])
+            }
+            "hidden_group_size_x" | "hidden_group_size_y" | "hidden_group_size_z" => {
+                u64::from(geo.workgroup[d(a.kind)])
+            }
+            "hidden_remainder_x" | "hidden_remainder_y" | "hidden_remainder_z" => {
+                u64::from(rem[d(a.kind)])
+            }
+            "hidden_global_offset_x" | "hidden_global_offset_y" | "hidden_global_offset_z" => 0,
+            "hidden_grid_dims" => u64::from(geo.dims),
+            "hidden_dynamic_lds_size" => u64::from(v.dynamic_lds_size),
+            "hidden_private_base" => u64::from(v.private_base),
+            "hidden_shared_base" => u64::from(v.shared_base),
+            "hidden_queue_ptr" => v.queue_ptr,
+            "hidden_hostcall_buffer" | "hidden_printf_buffer" => v.hostcall_buffer,
+            "hidden_heap_v1" => v.heap,
+            k if ZERO_FILLED_HIDDEN.contains(&k) => 0,
+            _ => {
+                unknown.push(a.kind);
+                continue;
+            }
+        };
+        let (Ok(off), Ok(size)) = (usize::try_from(a.offset), usize::try_from(a.size)) else {
+            continue;
+        };
+        let size = size.min(8);
+        if let Some(dst) = off
+            .checked_add(size)
+            .and_then(|end| kernarg.get_mut(off..end))
+        {
+            dst.copy_from_slice(&value.to_le_bytes()[..size]);
+        }
+    }
+    unknown
+}
+
+/// Per-dispatch values of the initial SGPRs that do not vary by wave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DispatchSgprs {
+    /// Private segment buffer descriptor (V#).
+    pub private_segment_buffer: [u32; 4],
+    /// Address of the AQL packet.
+    pub dispatch_ptr: u64,
+    /// Address of the queue.
+    pub queue_ptr: u64,
+    /// Address of the kernarg segment.
+    pub kernarg_ptr: u64,
+    /// Dispatch ID.
+    pub dispatch_id: u64,
+    /// Flat scratch init value (GFX9 without architected flat scratch).
+    pub flat_scratch_init: u64,
+    /// Scratch bytes per work-item.
+    pub private_segment_size: u32,
+}
+
+/// Everything a wave starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaveStart {
+    /// Work-group ID.
+    pub workgroup: [u32; 3],
+    /// Wave index within the work-group.
+    pub wave: u32,
+    /// Initial SGPRs: (register number, value).
+    pub sgprs: Vec<(u32, u32)>,
+    /// Work-item IDs per active lane (x, y, z within the work-group).
+    pub workitem_ids: Vec<[u32; 3]>,
+    /// Active lanes.
+    pub exec: u64,
+}
+
+/// Whether the target packs the three work-item IDs into v0 (10 bits each)
+/// rather than v0, v1, v2: gfx90a, gfx940-class and GFX11+.
+pub fn packs_workitem_ids(arch: KdArch) -> bool {
+    use lathe_bundle::target::Family;
+    arch.gfx90a
+        || arch.architected_flat_scratch
+        || !matches!(
+            arch.family,
+            Family::Gfx6 | Family::Gfx7 | Family::Gfx8 | Family::Gfx9 | Family::Gfx10
+        )
+}
+
+/// The initial VGPR values of one lane: `(register, value)` pairs.
+pub fn workitem_vgprs(arch: KdArch, enabled: u32, id: [u32; 3]) -> Vec<(u32, u32)> {
+    let n = (enabled + 1).min(3) as usize;
+    if packs_workitem_ids(arch) {
+        let mut v = id[0] & 0x3ff;
+        if n > 1 {
+            v |= (id[1] & 0x3ff) << 10;
+        }
+        if n > 2 {
+            v |= (id[2] & 0x3ff) << 20;
+        }
+        vec![(0, v)]
+    } else {
+        (0..n).map(|i| (i as u32, id[i])).collect()
+    }
+}
+
+/// Builds the start state of wave `wave` of work-group `wg`.
+/// `wave_scratch_offset` is the byte offset of this wave's scratch within
+/// the dispatch's scratch allocation.
+pub fn wave_start(
+    kd: &KernelDescriptor,
+    arch: KdArch,
+    geo: &Geometry,
+    wg: [u32; 3],
+    wave: u32,
+    d: &DispatchSgprs,
+    wave_scratch_offset: u32,
+) -> WaveStart {
+    let size = geo.workgroup_size_of(wg);
+    let items = size[0] * size[1] * size[2];
+    let first = wave * WAVE_SIZE;
+    let active = items.saturating_sub(first).min(WAVE_SIZE);
+    let exec = if active == 64 {
+        u64::MAX
+    } else {
+        (1u64 << active) - 1
+    };
+    let workitem_ids = (0..active)
+        .map(|l| {
+            let i = first + l;
+            [
+                i % size[0],
+                (i / size[0]) % size[1],
+                i / (size[0] * size[1]),
+            ]
+        })
+        .collect();
+    let waves = geo.waves_in(wg);
+    let mut sgprs = Vec::new();
+    for s in kd.initial_sgprs(arch) {
+        push_sgpr(&mut sgprs, s, d, wg, wave, waves, wave_scratch_offset);
+    }
+    WaveStart {
+        workgroup: wg,
+        wave,
+        sgprs,
+        workitem_ids,
+        exec,
+    }
+}
+
+fn push_sgpr(
+    out: &mut Vec<(u32, u32)>,
+    s: InitialSgpr,
+    d: &DispatchSgprs,
+    wg: [u32; 3],
+    wave: u32,
+    waves: u32,
+    wave_scratch_offset: u32,
+) {
+    let lo = |v: u64| v as u32;
+    let hi = |v: u64| (v >> 32) as u32;
+    let vals: Vec<u32> = match s.role {
+        SgprRole::PrivateSegmentBuffer => d.private_segment_buffer.to_vec(),
+        SgprRole::DispatchPtr => vec![lo(d.dispatch_ptr), hi(d.dispatch_ptr)],
+        SgprRole::QueuePtr => vec![lo(d.queue_ptr), hi(d.queue_ptr)],
+        SgprRole::KernargSegmentPtr => vec![lo(d.kernarg_ptr), hi(d.kernarg_ptr)],
+        SgprRole::DispatchId => vec![lo(d.dispatch_id), hi(d.dispatch_id)],
+        SgprRole::FlatScratchInit => vec![lo(d.flat_scratch_init), hi(d.flat_scratch_init)],
+        SgprRole::PrivateSegmentSize => vec![d.private_segment_size],
+        SgprRole::WorkgroupIdX => vec![wg[0]],
+        SgprRole::WorkgroupIdY => vec![wg[1]],
+        SgprRole::WorkgroupIdZ => vec![wg[2]],
+        // {first_wave, 14'b0, ordered_append_term[10:0], threadgroup_size_in_waves[5:0]}
+        SgprRole::WorkgroupInfo => vec![(u32::from(wave == 0) << 31) | (waves & 0x3f)],
+        SgprRole::PrivateSegmentWaveOffset => vec![wave_scratch_offset],
+        // Preloaded kernargs are filled by the caller from the kernarg
+        // segment; leave zeros here.
+        _ => vec![0; s.count as usize],
+    };
+    for (i, v) in vals.into_iter().take(s.count as usize).enumerate() {
+        out.push((s.first + i as u32, v));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_roundtrip() {
+        let p = AqlDispatch {
+            header: 0x1502,
+            setup: 3,
+            workgroup_size: [4, 4, 2],
+            grid_size: [13, 7, 5],
+            private_segment_size: 64,
+            group_segment_size: 1024,
+            kernel_object: 0x7f00_0000_1000,
+            kernarg_address: 0x7f00_0000_2000,
+            completion_signal: 42,
+        };
+        assert_eq!(AqlDispatch::from_bytes(&p.to_bytes()), p);
+        let g = p.geometry().expect("valid");
+        assert_eq!(g.workgroup_count(), [4, 2, 3]);
+        assert_eq!(g.remainder(), [1, 3, 1]);
+        assert_eq!(g.workgroup_size_of([3, 1, 2]), [1, 3, 1]);
+        assert_eq!(g.workgroup_size_of([0, 0, 0]), [4, 4, 2]);
+        assert_eq!(g.total_workgroups(), 24);
+        assert_eq!(g.workgroup_id(5), [1, 1, 0]);
+    }
+
+    #[test]
+    fn bad_geometry() {
+        assert_eq!(
+            Geometry::new([1, 1, 1], [1, 1, 1], 0),
+            Err(GeometryError::Dims(0))
+        );
+        assert_eq!(
+            Geometry::new([64, 2, 1], [64, 1, 1], 1),
+            Err(GeometryError::UnusedDim {
+                dim: 1,
+                what: "grid",
+                size: 2
+            })
+        );
+        assert_eq!(
+            Geometry::new([2048, 1, 1], [2048, 1, 1], 1),
+            Err(GeometryError::WorkgroupTooLarge(2048))
+        );
+        assert!(matches!(
+            Geometry::new([0, 1, 1], [1, 1, 1], 1),
+            Err(GeometryError::Zero { .. })
+        ));
+    }
+
+    #[test]
+    fn hidden_args_follow_the_metadata_offsets() {
+        let g = Geometry::new([1000, 3, 1], [256, 2, 1], 2).expect("valid");
+        let args = [
+            ArgSlot {
+                kind: "global_buffer",
+                offset: 0,
+                size: 8,
+            },
+            ArgSlot {
+                kind: "hidden_block_count_x",
+                offset: 16,
+                size: 4,
+            },
+            ArgSlot {
+                kind: "hidden_block_count_y",
+                offset: 20,
+                size: 4,
+            },
+            ArgSlot {
+                kind: "hidden_group_size_x",
+                offset: 28,
+                size: 2,
+            },
+            ArgSlot {
+                kind: "hidden_remainder_x",
+                offset: 34,
+                size: 2,
+            },
+            ArgSlot {
+                kind: "hidden_remainder_y",
+                offset: 36,
+                size: 2,
+            },
+            ArgSlot {
+                kind: "hidden_grid_dims",
+                offset: 64,
+                size: 2,
+            },
+            ArgSlot {
+                kind: "hidden_dynamic_lds_size",
+                offset: 68,
+                size: 4,
+            },
+            ArgSlot {
+                kind: "hidden_something_new",
+                offset: 72,
+                size: 4,
+            },
+        ];
+        let mut k = vec![0xaau8; 80];
+        let unknown = fill_hidden_args(
+            &mut k,
+            &args,
+            &g,
+            &HiddenValues {
+                dynamic_lds_size: 512,
+                ..Default::default()
+            },
+        );
+        assert_eq!(unknown, ["hidden_something_new"]);
+        let u32_at = |o: usize| u32::from_le_bytes(k[o..o + 4].try_into().expect("4"));
+        let u16_at = |o: usize| u16::from_le_bytes(k[o..o + 2].try_into().expect("2"));
+        assert_eq!(u32_at(16), 4);
+        assert_eq!(u32_at(20), 2);
+        assert_eq!(u16_at(28), 256);
+        assert_eq!(u16_at(34), 1000 % 256);
+        assert_eq!(u16_at(36), 1);
+        assert_eq!(u16_at(64), 2);
+        assert_eq!(u32_at(68), 512);
+        assert_eq!(k[0], 0xaa, "explicit arguments untouched");
+        assert_eq!(u32_at(72), 0xaaaa_aaaa, "unknown kinds untouched");
+    }
+}
