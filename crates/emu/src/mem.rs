@@ -697,6 +697,21 @@ unsafe fn atomic_copy_to(dst: *mut u8, src: &[u8]) {
     }
 }
 
+/// The loader places code-object segments through this.
+impl lathe_loader::DeviceMemory for DeviceMemory {
+    fn allocate(&self, size: u64, align: u64) -> Result<u64, String> {
+        DeviceMemory::allocate(self, size, align, RegionKind::Code).map_err(|e| e.to_string())
+    }
+    fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), String> {
+        self.view()
+            .write_bytes(addr, bytes)
+            .map_err(|e| e.to_string())
+    }
+    fn free(&self, addr: u64) -> Result<(), String> {
+        DeviceMemory::free(self, addr).map_err(|e| e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -818,20 +833,5 @@ mod tests {
         drop(v);
         mem.free(a).expect("free");
         drop(host);
-    }
-}
-
-/// The loader places code-object segments through this.
-impl lathe_loader::DeviceMemory for DeviceMemory {
-    fn allocate(&self, size: u64, align: u64) -> Result<u64, String> {
-        DeviceMemory::allocate(self, size, align, RegionKind::Code).map_err(|e| e.to_string())
-    }
-    fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), String> {
-        self.view()
-            .write_bytes(addr, bytes)
-            .map_err(|e| e.to_string())
-    }
-    fn free(&self, addr: u64) -> Result<(), String> {
-        DeviceMemory::free(self, addr).map_err(|e| e.to_string())
     }
 }
