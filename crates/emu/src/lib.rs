@@ -6,4 +6,5 @@
 //! interpreter build on it.
 
 pub mod dispatch;
+pub mod launch;
 pub mod mem;
