@@ -8,3 +8,4 @@
 pub mod dispatch;
 pub mod launch;
 pub mod mem;
+pub mod wave;

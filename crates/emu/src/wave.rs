@@ -1,0 +1,281 @@
+//! Wave state and the work-group scheduler.
+//!
+//! A [`Wave`] holds one wave64's architectural state: SGPRs, VGPRs and AGPRs
+//! (64 lanes each), EXEC, VCC, SCC, M0, the program counter, MODE and the
+//! flat-scratch base. A work-group's waves share LDS ([`Workgroup`]) and run
+//! on one host thread: the scheduler steps each wave until it ends, reaches
+//! `s_barrier`, or stops; when every live wave waits at the barrier, all are
+//! released. Work-groups are independent and may run on different threads.
+//!
+//! What one instruction does is not decided here: the scheduler calls a
+//! [`Step`] implementation (the interpreter) for each instruction.
+
+/// Lanes per wave.
+pub const LANES: usize = 64;
+/// Addressable SGPRs s0..s101 plus the aliases the encodings use
+/// (flat_scratch 102–103, xnack_mask 104–105, vcc 106–107).
+pub const SGPRS: usize = 108;
+/// VGPRs per lane on GFX9 (AGPRs are a separate file of the same size).
+pub const VGPRS: usize = 256;
+
+/// One lane-vector register.
+pub type VReg = [u32; LANES];
+
+/// Why a wave is not running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaveStatus {
+    /// Runnable.
+    Running,
+    /// Waiting at `s_barrier`.
+    Barrier,
+    /// Executed `s_endpgm`.
+    Ended,
+}
+
+/// Architectural state of one wave64.
+#[derive(Clone)]
+pub struct Wave {
+    /// Scalar registers (s0..s101 and aliases).
+    pub sgpr: [u32; SGPRS],
+    /// Trap temporaries ttmp0..15.
+    pub ttmp: [u32; 16],
+    /// Vector registers v0..v255, 64 lanes each.
+    pub vgpr: Box<[VReg]>,
+    /// Accumulation registers a0..a255.
+    pub agpr: Box<[VReg]>,
+    /// Lane mask.
+    pub exec: u64,
+    /// Scalar condition code.
+    pub scc: bool,
+    /// M0.
+    pub m0: u32,
+    /// Address of the next instruction.
+    pub pc: u64,
+    /// MODE register (rounding, denormals, IEEE, DX10 clamp).
+    pub mode: u32,
+    /// Base of this wave's scratch (architected flat scratch, gfx942).
+    pub flat_scratch: u64,
+    /// Status.
+    pub status: WaveStatus,
+    /// Work-group ID.
+    pub workgroup: [u32; 3],
+    /// Index within the work-group.
+    pub index: u32,
+    /// Instructions executed.
+    pub instructions: u64,
+}
+
+impl std::fmt::Debug for Wave {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wave")
+            .field("workgroup", &self.workgroup)
+            .field("index", &self.index)
+            .field("pc", &format_args!("{:#x}", self.pc))
+            .field("exec", &format_args!("{:#018x}", self.exec))
+            .field("status", &self.status)
+            .finish()
+    }
+}
+
+impl Wave {
+    /// A wave with zeroed registers starting at `pc`.
+    pub fn new(pc: u64, workgroup: [u32; 3], index: u32) -> Self {
+        Wave {
+            sgpr: [0; SGPRS],
+            ttmp: [0; 16],
+            vgpr: vec![[0u32; LANES]; VGPRS].into_boxed_slice(),
+            agpr: vec![[0u32; LANES]; VGPRS].into_boxed_slice(),
+            exec: 0,
+            scc: false,
+            m0: 0,
+            pc,
+            mode: 0,
+            flat_scratch: 0,
+            status: WaveStatus::Running,
+            workgroup,
+            index,
+            instructions: 0,
+        }
+    }
+
+    /// VCC (s106–s107).
+    pub fn vcc(&self) -> u64 {
+        u64::from(self.sgpr[106]) | (u64::from(self.sgpr[107]) << 32)
+    }
+
+    /// Sets VCC.
+    pub fn set_vcc(&mut self, v: u64) {
+        self.sgpr[106] = v as u32;
+        self.sgpr[107] = (v >> 32) as u32;
+    }
+
+    /// Whether lane `l` is active.
+    #[inline]
+    pub fn active(&self, l: usize) -> bool {
+        self.exec >> l & 1 == 1
+    }
+}
+
+/// What the interpreter tells the scheduler after one instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on with this wave.
+    Continue,
+    /// The wave reached `s_barrier`.
+    Barrier,
+    /// The wave executed `s_endpgm`.
+    End,
+}
+
+/// Shared state of one work-group.
+#[derive(Debug)]
+pub struct Workgroup {
+    /// Work-group ID.
+    pub id: [u32; 3],
+    /// LDS bytes (static + dynamic).
+    pub lds: Vec<u8>,
+    /// The waves.
+    pub waves: Vec<Wave>,
+}
+
+/// Executes one instruction of a wave; implemented by the interpreter.
+pub trait Step {
+    /// Why execution stopped (a fault, an unsupported instruction, ...).
+    type Stop;
+    /// Executes the instruction at `wave.pc`.
+    fn step(&mut self, wave: &mut Wave, lds: &mut [u8]) -> Result<Flow, Self::Stop>;
+    /// The stop to report when the group's instruction budget runs out
+    /// (an endless loop, or waves spinning on a barrier others never reach).
+    fn out_of_steps(&mut self, wave: &Wave) -> Self::Stop;
+}
+
+/// Runs every wave of `wg` to completion, honouring barriers. Each wave runs
+/// until it blocks, ends or has run `slice` instructions, so waves interleave
+/// as they would on hardware without one starving the others. `budget`
+/// bounds the total instructions of the group.
+pub fn run_workgroup<S: Step>(
+    wg: &mut Workgroup,
+    step: &mut S,
+    slice: u64,
+    mut budget: u64,
+) -> Result<(), S::Stop> {
+    loop {
+        for i in 0..wg.waves.len() {
+            let wave = &mut wg.waves[i];
+            let mut n = 0;
+            while wave.status == WaveStatus::Running && n < slice {
+                if budget == 0 {
+                    return Err(step.out_of_steps(wave));
+                }
+                budget -= 1;
+                n += 1;
+                wave.instructions += 1;
+                match step.step(wave, &mut wg.lds)? {
+                    Flow::Continue => {}
+                    Flow::Barrier => wave.status = WaveStatus::Barrier,
+                    Flow::End => wave.status = WaveStatus::Ended,
+                }
+            }
+        }
+        let waiting = wg
+            .waves
+            .iter()
+            .filter(|w| w.status == WaveStatus::Barrier)
+            .count();
+        let running = wg
+            .waves
+            .iter()
+            .filter(|w| w.status == WaveStatus::Running)
+            .count();
+        if running == 0 && waiting == 0 {
+            return Ok(());
+        }
+        if running == 0 {
+            // Everyone alive is at the barrier: release them. (A wave that
+            // ended counts as arrived, as on hardware.)
+            for w in &mut wg.waves {
+                if w.status == WaveStatus::Barrier {
+                    w.status = WaveStatus::Running;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A toy step: each wave's program is a list of flows indexed by pc.
+    struct Script(Vec<Vec<Flow>>, Vec<(u32, u64)>);
+
+    impl Step for Script {
+        type Stop = String;
+        fn step(&mut self, w: &mut Wave, _lds: &mut [u8]) -> Result<Flow, String> {
+            let f = self.0[w.index as usize][w.pc as usize];
+            self.1.push((w.index, w.pc));
+            w.pc += 1;
+            Ok(f)
+        }
+        fn out_of_steps(&mut self, w: &Wave) -> String {
+            format!("budget at wave {}", w.index)
+        }
+    }
+
+    fn group(n: u32) -> Workgroup {
+        Workgroup {
+            id: [0; 3],
+            lds: vec![0; 16],
+            waves: (0..n).map(|i| Wave::new(0, [0; 3], i)).collect(),
+        }
+    }
+
+    #[test]
+    fn barrier_orders_waves() {
+        use Flow::*;
+        // Wave 0 reaches the barrier after 1 instruction, wave 1 after 3.
+        let mut s = Script(
+            vec![
+                vec![Continue, Barrier, Continue, End],
+                vec![Continue, Continue, Continue, Barrier, End],
+            ],
+            vec![],
+        );
+        let mut wg = group(2);
+        run_workgroup(&mut wg, &mut s, 1000, 1000).expect("runs");
+        // No instruction after a barrier runs before both waves reached it.
+        let first_after =
+            s.1.iter()
+                .position(|&(w, pc)| (w == 0 && pc == 2) || (w == 1 && pc == 4))
+                .expect("after");
+        let last_before =
+            s.1.iter()
+                .rposition(|&(w, pc)| (w == 0 && pc <= 1) || (w == 1 && pc <= 3))
+                .expect("before");
+        assert!(last_before < first_after, "{:?}", s.1);
+        assert!(wg.waves.iter().all(|w| w.status == WaveStatus::Ended));
+        assert_eq!(wg.waves[1].instructions, 5);
+    }
+
+    #[test]
+    fn budget_and_ended_waves() {
+        use Flow::*;
+        let mut s = Script(vec![vec![Continue; 100]], vec![]);
+        let mut wg = group(1);
+        assert_eq!(
+            run_workgroup(&mut wg, &mut s, 8, 50),
+            Err("budget at wave 0".to_string())
+        );
+        // An ended wave counts as arrived at later barriers.
+        let mut s = Script(vec![vec![End], vec![Barrier, End]], vec![]);
+        let mut wg = group(2);
+        run_workgroup(&mut wg, &mut s, 8, 50).expect("no deadlock");
+        // A wave spinning while another waits at a barrier exhausts the budget.
+        let mut s = Script(vec![vec![Barrier, End], vec![Continue; 200]], vec![]);
+        let mut wg = group(2);
+        assert_eq!(
+            run_workgroup(&mut wg, &mut s, 8, 100),
+            Err("budget at wave 1".to_string())
+        );
+    }
+}
