@@ -75,7 +75,9 @@ pub fn corpus_src(name: &str) -> PathBuf {
 pub struct Compress {
     /// `COMPRESSED_BUNDLE_FORMAT_VERSION` (2 or 3).
     pub version: u32,
-    /// `zlib` or `zstd`, passed as `OFFLOAD_BUNDLER_COMPRESSION`.
+    /// `zlib` or `zstd`, passed as `OFFLOAD_BUNDLER_COMPRESSION`. Note:
+    /// clang-22's driver ignores it and always uses zstd, so zlib CCOBs come
+    /// only from Lathe's own writer (`lathe bundle pack --compress zlib`).
     pub method: &'static str,
 }
 
