@@ -5,7 +5,10 @@
 //! (AQL packet, kernel descriptor, initial register state) and the wave64
 //! interpreter build on it.
 
+pub mod alu;
 pub mod dispatch;
 pub mod launch;
 pub mod mem;
+pub mod mfma;
 pub mod wave;
+pub mod xlane;

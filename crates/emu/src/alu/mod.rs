@@ -1,0 +1,1 @@
+//! VALU/SALU arithmetic semantics (being written).

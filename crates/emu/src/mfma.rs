@@ -1,0 +1,1 @@
+//! MFMA/SMFMAC matrix operations (being written).

@@ -1,0 +1,1 @@
+//! Cross-lane operations: DPP, SDWA selects, ds_swizzle, ds_bpermute (being written).
