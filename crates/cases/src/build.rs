@@ -6,7 +6,7 @@
 //!   `Output::CodeObject`).
 //! * rdc cases: each source compiled on its own with `-fgpu-rdc -c`. Plain
 //!   `-c` makes clang emit LLVM bitcode (it expects to LTO-link at device link
-//!   time); adding `-Xclang -emit-obj` makes it emit a relocatable AMDGPU ELF
+//!   time); testkit adds `-Xclang -emit-obj`, which makes it emit a relocatable AMDGPU ELF
 //!   (`ET_REL`, `R_AMDGPU_REL32_LO/HI` against the other object's functions
 //!   and variables, `R_AMDGPU_REL64` in the kernel descriptors). Those are
 //!   what [`code_objects`] returns; [`linked_code_object`] links them with
@@ -15,34 +15,17 @@
 //!   --no-gpu-bundle-output -c <opt>` (code object v4).
 
 use crate::Case;
-use lathe_testkit::{
-    cache_dir, corpus_src, llvm_tool, run, run_text, workspace_root, Build, Output,
-};
+use lathe_testkit::{cache_dir, corpus_src, llvm_tool, run, run_text, Build, Output};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 /// Optimisation levels every case is built at.
 pub const OPTS: &[&str] = &["-O0", "-O3"];
 
 /// Debian's hipcc.
 pub const HIPCC: &str = "/usr/bin/hipcc";
-
-/// `-DLATHE_EXTRA_H=<hash>`: testkit's build cache key covers lathe_hip.h
-/// but not lathe_hip_extra.h, so its hash goes into the flags.
-fn extra_header_flag() -> &'static str {
-    static FLAG: OnceLock<String> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let p = workspace_root().join("corpus/include/lathe_hip_extra.h");
-        let mut h = DefaultHasher::new();
-        std::fs::read(&p)
-            .expect("read lathe_hip_extra.h")
-            .hash(&mut h);
-        format!("-DLATHE_EXTRA_H={:016x}", h.finish())
-    })
-}
 
 /// The clang-22 build of one source.
 pub fn clang_build(
@@ -53,11 +36,9 @@ pub fn clang_build(
 ) -> Build {
     let mut b = Build::new(source, &[target], Output::CodeObject);
     b.opt = opt;
+    // testkit hashes every header in corpus/include into its cache key,
+    // and asks clang for an ET_REL object (not bitcode) when `rdc` is set.
     b.rdc = rdc;
-    b.extra.push(extra_header_flag());
-    if rdc {
-        b.extra.extend(["-Xclang", "-emit-obj"]);
-    }
     b
 }
 

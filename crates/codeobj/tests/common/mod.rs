@@ -73,9 +73,8 @@ pub fn rdc_objects() -> Vec<Case> {
     for src in ["rdc_main.hip", "rdc_lib.hip"] {
         for arch in ["gfx90a", "gfx1100"] {
             let mut b = Build::new(src, &[arch], Output::CodeObject);
+            // testkit asks for an ET_REL ELF object (not bitcode) with rdc.
             b.rdc = true;
-            // -fgpu-rdc -c alone emits bitcode; force an ELF object.
-            b.extra = vec!["-Xclang", "-emit-obj"];
             out.push(Case {
                 label: format!("{src} {arch} rdc"),
                 path: b.build(),
