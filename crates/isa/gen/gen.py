@@ -1,0 +1,606 @@
+"""Stage 2 of the lathe-isa generator: turn the LLVM probes (`probe.json`,
+written by probe.py) into the Rust opcode tables in src/generated/gfx9.rs.
+
+    python3 crates/isa/gen/gen.py            # probe LLVM, rewrite the tables
+    python3 crates/isa/gen/gen.py --check    # probe LLVM, diff against the committed tables
+
+What is derived from LLVM (nothing here is typed in by hand per opcode):
+  * the opcode list of every encoding and target, and each mnemonic;
+  * the printed operands, in order, with the encoding field each comes from,
+    its register file and width (from the text of a probe with distinctive
+    register numbers, and from which operand changes when each bit flips);
+  * which source modifiers (neg/abs/sext) each operand prints;
+  * which trailing modifiers (clamp, omod, op_sel, glc, offset, ...) print;
+  * the bits that must be zero (a single flip makes LLVM reject the word);
+  * how each source operand prints constants and literals (its "immediate
+    type"), by matching probe texts against a model of LLVM's printer;
+  * hwreg() names and sendmsg() texts.
+What is hand-written (per encoding, not per opcode): the field layouts in
+probe.py, the field roles below, and the semantic rules in `semantics()`
+(implicit registers, memory class, waitcnt counters, branch kinds), which
+follow the ISA manuals and are keyed on mnemonic patterns.
+"""
+
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+from collections import Counter, OrderedDict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import probe as P  # noqa: E402
+from llvm import llvm_version  # noqa: E402
+from tok import COMMENT, parse_reg, tokenize  # noqa: E402
+
+OUT = os.path.join(HERE, "..", "src", "generated", "gfx9.rs")
+
+ENC_RUST = OrderedDict([
+    ("SOP2", "Sop2"), ("SOPK", "Sopk"), ("SOP1", "Sop1"), ("SOPC", "Sopc"), ("SOPP", "Sopp"),
+    ("SMEM", "Smem"), ("VOP2", "Vop2"), ("VOP1", "Vop1"), ("VOPC", "Vopc"), ("VOP3", "Vop3"),
+    ("VOP3P", "Vop3p"), ("MAI", "Mai"), ("SDWA_VOP2", "Vop2Sdwa"), ("SDWA_VOP1", "Vop1Sdwa"),
+    ("SDWA_VOPC", "VopcSdwa"), ("DPP_VOP2", "Vop2Dpp"), ("DPP_VOP1", "Vop1Dpp"), ("DS", "Ds"),
+    ("FLAT", "Flat"), ("GLOBAL", "Global"), ("SCRATCH", "Scratch"), ("MUBUF", "Mubuf"),
+    ("MTBUF", "Mtbuf"), ("MIMG", "Mimg"),
+])
+# Size of each encoding's opcode space (decode table length).
+OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
+            "VOP2": 64, "VOP1": 256, "VOPC": 256, "VOP3": 1024, "VOP3P": 128, "MAI": 128,
+            "SDWA_VOP2": 64, "SDWA_VOP1": 256, "SDWA_VOPC": 256, "DPP_VOP2": 64, "DPP_VOP1": 256,
+            "DS": 256, "FLAT": 128, "GLOBAL": 128, "SCRATCH": 128, "MUBUF": 128, "MTBUF": 16,
+            "MIMG": 128}
+
+# Probe field name -> Rust Field variant, for fields that hold operands.
+VALUE_FIELDS = {
+    "sdst": "Sdst", "ssrc0": "Ssrc0", "ssrc1": "Ssrc1", "simm16": "Simm16", "sbase": "Sbase",
+    "sdata": "Sdata", "offset": "Offset", "soffset": "Soffset", "vdst": "Vdst", "src0": "Src0",
+    "src1": "Src1", "src2": "Src2", "vsrc1": "Vsrc1", "sdst3": "Sdst", "addr": "Addr",
+    "data0": "Data0", "data1": "Data1", "data": "Data", "saddr": "Saddr", "vaddr": "Vaddr",
+    "vdata": "Vdata", "srsrc": "Srsrc", "ssamp": "Ssamp",
+}
+DST_FIELDS = {"sdst", "vdst", "sdst3"}
+
+
+def fields_of(enc):
+    if enc.startswith("SDWA_"):
+        f = dict(P.ENCODINGS[enc[5:]]["fields"])
+        f.pop("src0")
+        f.update(P.SDWA_FIELDS)
+        if enc == "SDWA_VOPC":
+            # VOPC SDWA: bits 14:8 are sdst, 15 is sd; clamp at 13 overlaps.
+            f["sdst3"] = (1, 8, 7)
+        return f
+    if enc.startswith("DPP_"):
+        f = dict(P.ENCODINGS[enc[4:]]["fields"])
+        f.pop("src0")
+        f.update(P.DPP_FIELDS)
+        return f
+    f = dict(P.ENCODINGS[enc]["fields"])
+    if enc == "VOP3":
+        f["sdst3"] = (0, 8, 7)  # VOP3b
+    return f
+
+
+# ---------------------------------------------------------------------------
+# Bit-scan analysis
+
+
+def strip_mods(tok):
+    t = COMMENT.sub("", tok)
+    t = re.sub(r"^(neg|sext)\((.*)\)$", r"\2", t)
+    t = t.lstrip("-")
+    t = t.strip("|")
+    t = re.sub(r"^(neg|sext)\((.*)\)$", r"\2", t)
+    return t
+
+
+def wrapper(tok):
+    t = COMMENT.sub("", tok)
+    w = set()
+    if t.startswith("-") or t.startswith("neg("):
+        w.add("neg")
+    if "|" in t:
+        w.add("abs")
+    if t.startswith("sext("):
+        w.add("sext")
+    return w
+
+
+def mod_name(m):
+    m = COMMENT.sub("", m)
+    if m.startswith("offset:swizzle("):
+        return "swizzle"
+    if m in ("mul:2", "mul:4", "div:2"):
+        return "omod"
+    return m.split(":", 1)[0]
+
+
+def bit_effect(base, text):
+    """Classify what flipping one bit did to the printed text."""
+    if text is None:
+        return ("inv",)
+    if text == "<crash>":
+        return ("crash",)
+    if text == base:
+        return ("same",)
+    bm, bo, bmods, bc = tokenize(base)
+    m, o, mods, c = tokenize(text)
+    if m != bm:
+        return ("mnem", m)
+    eff = {"vals": set(), "wraps": {}, "mods": set(), "nops": len(o) != len(bo), "cmt": c != bc}
+    if len(o) == len(bo):
+        for i, (x, y) in enumerate(zip(bo, o)):
+            if x == y:
+                continue
+            if strip_mods(x) != strip_mods(y):
+                eff["vals"].add(i)
+            else:
+                eff["wraps"][i] = wrapper(x) ^ wrapper(y)
+    a, b = Counter(mod_name(x) for x in bmods), Counter(mod_name(x) for x in mods)
+    changed = {mod_name(x) for x in set(bmods) ^ set(mods)}
+    eff["mods"] = changed | set((a - b) + (b - a))
+    return ("chg", eff)
+
+
+class Analysis:
+    def __init__(self, rec):
+        self.rec = rec
+        self.enc = rec["enc"]
+        self.fields = fields_of(self.enc)
+        self.mn, self.ops, self.mods, self.cmt = tokenize(rec["text"])
+        self.bits = {}
+        for b, t in rec["scan"].items():
+            self.bits[int(b)] = bit_effect(rec["text"], t)
+
+    def field_bits(self, name):
+        w, lo, width = self.fields[name]
+        return [w * 32 + lo + i for i in range(width)]
+
+    def effects(self, name):
+        return [self.bits.get(b, ("fixed",)) for b in self.field_bits(name)]
+
+    def zero_mask(self):
+        z = [0, 0]
+        for b, e in self.bits.items():
+            if e[0] == "inv":
+                z[b // 32] |= 1 << (b % 32)
+        return z
+
+    def value_field_of_token(self):
+        """token index -> probe field name whose bits change its value."""
+        votes = {}
+        for name in self.fields:
+            if name not in VALUE_FIELDS:
+                continue
+            c = Counter()
+            for e in self.effects(name):
+                if e[0] == "chg":
+                    for i in e[1]["vals"]:
+                        c[i] += 1
+            for i, n in c.items():
+                votes.setdefault(i, Counter())[name] += n
+        out = {}
+        for i, c in votes.items():
+            best = c.most_common()
+            # Prefer real fields over the VOP3b sdst overlay when tied.
+            best.sort(key=lambda x: (-x[1], x[0] == "sdst3"))
+            out[i] = best[0][0]
+        return out
+
+    def wraps_of_token(self):
+        """token index -> set of modifier kinds (neg/abs/sext) some bit toggles."""
+        out = {}
+        for b, e in self.bits.items():
+            if e[0] == "chg":
+                for i, w in e[1]["wraps"].items():
+                    out.setdefault(i, set()).update(w)
+        return out
+
+    def printed_mods(self):
+        """Names of trailing modifiers some bit makes LLVM print, plus those
+        printed in the base text."""
+        out = {mod_name(m) for m in self.mods}
+        for b, e in self.bits.items():
+            if e[0] == "chg":
+                out |= e[1]["mods"]
+        return out
+
+    def field_mods(self, name):
+        out = set()
+        for e in self.effects(name):
+            if e[0] == "chg":
+                out |= e[1]["mods"]
+        return out
+
+    def field_changes_nops(self, name):
+        return any(e[0] == "chg" and e[1]["nops"] for e in self.effects(name))
+
+
+# ---------------------------------------------------------------------------
+# Constant printing model (mirrors what src/print.rs implements), used to
+# classify each source operand's immediate type from the probe texts.
+
+INT_INLINE = {128 + i: str(i) for i in range(65)}
+INT_INLINE.update({192 + i: str(-i) for i in range(1, 17)})
+FP_NAMES = {240: "0.5", 241: "-0.5", 242: "1.0", 243: "-1.0", 244: "2.0", 245: "-2.0",
+            246: "4.0", 247: "-4.0"}
+F16_BITS = {240: 0x3800, 241: 0xB800, 242: 0x3C00, 243: 0xBC00, 244: 0x4000, 245: 0xC000,
+            246: 0x4400, 247: 0xC400, 248: 0x3118}
+F32_BITS = {240: 0x3F000000, 241: 0xBF000000, 242: 0x3F800000, 243: 0xBF800000,
+            244: 0x40000000, 245: 0xC0000000, 246: 0x40800000, 247: 0xC0800000, 248: 0x3E22F983}
+F64_HI = {240: 0x3FE00000, 241: 0xBFE00000, 242: 0x3FF00000, 243: 0xBFF00000, 244: 0x40000000,
+          245: 0xC0000000, 246: 0x40100000, 247: 0xC0100000}
+
+
+def s16(v):
+    v &= 0xFFFF
+    return v - 0x10000 if v & 0x8000 else v
+
+
+def s32(v):
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+def inline32(v):
+    return -16 <= s32(v) <= 64 or v in F32_BITS.values()
+
+
+def inline_f16(v):
+    return -16 <= s16(v) <= 64 or (v & 0xFFFF) in F16_BITS.values()
+
+
+def model(ty, key):
+    """Predicted printed text of source value `key` for immediate type `ty`."""
+    if not key.startswith("lit:"):
+        v = int(key)
+        if v in INT_INLINE:
+            return INT_INLINE[v]
+        if v in FP_NAMES:
+            if ty == "I16":
+                return "0x%x" % F16_BITS[v]
+            return FP_NAMES[v]
+        if v == 248:
+            if ty in ("F64", "I64"):
+                return "0.15915494309189532"
+            if ty == "I16":
+                return "0x3118"
+            return "0.15915494"
+        return None
+    lit = int(key[4:], 16)
+    if ty == "B32":
+        return ("lit(0x%x)" if inline32(lit) else "0x%x") % lit
+    if ty == "I64":
+        return "lit(0x%x)" % lit if -16 <= lit <= 64 else "0x%x" % lit
+    if ty == "F64":
+        # A 32-bit literal is the high half of the double; LLVM prints the
+        # double's name when it is an inline value, never lit().
+        for k, v in F64_HI.items():
+            if v == lit:
+                return FP_NAMES[k]
+        return "0x%x" % lit
+    if ty == "F16":
+        return "lit(0x%x)" % lit if inline_f16(lit) else "0x%x" % (lit & 0xFFFF)
+    if ty == "I16":
+        return "lit(0x%x)" % lit if inline32(lit) else "0x%x" % (lit & 0xFFFF)
+    if ty in ("V2F16", "V2I16"):
+        ok = -16 <= s32(lit) <= 64 or (lit <= 0xFFFF and lit in F16_BITS.values())
+        return ("lit(0x%x)" if ok else "0x%x") % lit
+    return None
+
+
+TYPES = ["B32", "I64", "F64", "F16", "I16", "V2F16", "V2I16"]
+
+
+def classify_type(samples):
+    """samples: {key: printed operand text}. Returns the first type whose model
+    predicts every sample, or None."""
+    fits = []
+    for ty in TYPES:
+        ok = True
+        for k, t in samples.items():
+            want = model(ty, k)
+            if want is None:
+                continue
+            if t is None or COMMENT.sub("", t) != want:
+                ok = False
+                break
+        if ok:
+            fits.append(ty)
+    return fits
+
+
+# ---------------------------------------------------------------------------
+# Building table entries
+
+
+def token_reg(tok):
+    return parse_reg(tok)
+
+
+def kind_of(enc, field, tok, an):
+    """Rust Kind of operand printed as `tok` from probe field `field`."""
+    reg = token_reg(tok)
+    cls = reg[0] if reg else None
+    acc_fields = [f for f in ("acc", "acc_cd") if f in an.fields]
+    acc_affects = False
+    for f in acc_fields:
+        for e in an.effects(f):
+            if e[0] == "chg" and (an.ops.index(tok) in e[1]["vals"]):
+                acc_affects = True
+    if field == "simm16":
+        return None  # decided by simm16_kind
+    if field in ("src0", "src1", "src2"):
+        if enc.startswith("SDWA_"):
+            return "SdwaSrc"
+        if enc.startswith("DPP_"):
+            return "VReg"
+        if acc_affects:
+            return "AvSrc"
+        if cls == "a":
+            return "ASrc"
+        return "VSrc"
+    if field == "vsrc1":
+        if enc.startswith("SDWA_"):
+            return "SdwaSrc"
+        return "VReg"
+    if field in ("ssrc0", "ssrc1"):
+        return "SSrc"
+    if field == "soffset":
+        return "SSrc" if enc in ("MUBUF", "MTBUF") else "SReg"
+    if field == "sbase":
+        return "SRegX2"
+    if field in ("srsrc", "ssamp"):
+        return "SRegX4"
+    if field in ("sdst", "sdata", "sdst3", "saddr"):
+        return "SReg"
+    if field == "offset":
+        return "SmemOffset"
+    # 8-bit vector fields
+    if cls == "s" or cls == "ttmp" or (reg is None and field == "vdst"):
+        return "SReg"
+    if acc_affects:
+        return "AvReg"
+    if cls == "a":
+        return "AReg"
+    return "VReg"
+
+
+def simm16_kind(an):
+    types = an.rec.get("types", {}).get("simm16", {})
+    tok0 = None
+    idx = None
+    for i, t in enumerate(an.ops):
+        if an.value_field_of_token().get(i) == "simm16":
+            idx, tok0 = i, t
+    if tok0 is None:
+        return None, None
+    if tok0.startswith("hwreg("):
+        return idx, "Hwreg"
+    if tok0.startswith("sendmsg("):
+        return idx, "SendMsg"
+    if an.mn == "s_waitcnt":
+        return idx, "Waitcnt"
+    if tok0.startswith("gpr_idx("):
+        return idx, "GprIdx"
+    if "<" in an.cmt or an.mn in ("s_call_b64", "s_cbranch_i_fork"):
+        return idx, "Branch"
+    if an.mn == "s_endpgm":
+        return idx, "Endpgm"
+    t4660 = types.get("4660", "")
+    if t4660 and t4660.endswith(", 0x1234") or t4660.endswith(" 0x1234"):
+        t3 = types.get("3", "")
+        if t3.endswith("0x3"):
+            return idx, "Hex16"
+        return idx, "Imm16"
+    return idx, "Dec16"
+
+
+def src_samples(an, field, tok_index):
+    out = {}
+    for k, text in an.rec.get("types", {}).get(field, {}).items():
+        if text is None:
+            out[k] = None
+            continue
+        m, o, mods, c = tokenize(text)
+        if tok_index < len(o):
+            out[k] = o[tok_index]
+    return out
+
+
+def lit_token_index(an):
+    """Index of a literal operand (madmk/madak K, s_setreg_imm32 value)."""
+    if an.rec["nwords"] <= P.ENCODINGS.get(an.enc, {"nwords": 99})["nwords"]:
+        return None
+    for i, t in enumerate(an.ops):
+        if t in ("0xbf800000", "-1.0"):
+            return i
+    return None
+
+
+RC_COMMENT = re.compile(r"/\*Invalid register, operand has '([^']+)' register class\*/")
+
+
+def reg_class_info(samples):
+    """From source-value probes: the LLVM register class named in
+    /*Invalid register*/ comments and which value groups draw one."""
+    rc = None
+    bad = set()
+    for k, t in samples.items():
+        if not t:
+            continue
+        m = RC_COMMENT.search(t)
+        if m:
+            rc = m.group(1)
+            if k in ("0", "106", "124", "126"):
+                bad.add("bad_sgpr")
+            elif k == "256":
+                bad.add("bad_vgpr")
+            elif k == "254":
+                bad.add("bad_lds")
+        if "/*Invalid immediate*/" in t:
+            bad.add("bad_imm")
+    return rc, bad
+
+
+def analyze(rec, cpu):
+    an = Analysis(rec)
+    enc = rec["enc"]
+    vf = an.value_field_of_token()
+    wraps = an.wraps_of_token()
+    litidx = lit_token_index(an)
+    simm_idx, simm_kind = simm16_kind(an) if enc in ("SOPP", "SOPK") else (None, None)
+    operands = []
+    problems = []
+    for i, tok in enumerate(an.ops):
+        field = vf.get(i)
+        if i == litidx:
+            operands.append(dict(field="Lit", kind="Lit32" if tok.startswith("0x") else "LitImm32",
+                                 width=1, ty="None", access="R", mods=set()))
+            continue
+        if i == simm_idx:
+            operands.append(dict(field="Simm16", kind=simm_kind, width=0, ty="None",
+                                 access="R", mods=set()))
+            continue
+        if field is None:
+            t = COMMENT.sub("", tok)
+            if t.startswith("gpr_idx(") or re.fullmatch(r"0x[0-9a-f]+", t):
+                operands.append(dict(field="Ssrc1", kind="GprIdx8", width=0, ty="None",
+                                     access="R", mods=set()))
+            elif t == "vcc":
+                operands.append(dict(field="Implicit", kind="Vcc", width=2, ty="None",
+                                     access="R", mods=set()))
+            elif t == "off":
+                operands.append(dict(field="Implicit", kind="Off", width=0, ty="None",
+                                     access="R", mods=set()))
+            else:
+                problems.append("token %d %r has no field" % (i, tok))
+                operands.append(dict(field="Implicit", kind="Unknown", width=0, ty="None",
+                                     access="R", mods=set()))
+            continue
+        kind = kind_of(enc, field, tok, an)
+        reg = token_reg(tok)
+        if reg is None and re.fullmatch(r"\d+", COMMENT.sub("", tok)):
+            kind = "Dec16"  # s_atc_probe's 7-bit immediate
+        width = reg[2] if reg else (0 if kind in ("SmemOffset",) else 1)
+        if kind == "SReg" and reg is None:
+            t = COMMENT.sub("", tok)
+            width = 1
+            if t in ("off",):
+                kind = "SReg"
+        access = "W" if field in DST_FIELDS else "R"
+        ty = "None"
+        mods_i = set(wraps.get(i, set()))
+        rc = None
+        if kind in ("SSrc", "VSrc", "AvSrc", "ASrc", "SdwaSrc"):
+            samples = src_samples(an, field, i)
+            if (samples.get("0") or "").startswith("gpr_idx("):
+                kind, width = "GprIdx8", 0
+            else:
+                rc, bad = reg_class_info(samples)
+                mods_i |= bad
+                fits = classify_type(samples) if samples else ["B32"]
+                if "bad_imm" in bad:
+                    ty = "Reg"
+                elif not fits:
+                    problems.append("token %d (%s): no immediate type fits %s" % (
+                        i, field, {k: v for k, v in samples.items()}))
+                    ty = "B32"
+                else:
+                    ty = fits[0]
+                if ty != "Reg" and (enc in P.NO_LITERAL or enc.startswith(("SDWA_", "DPP_"))):
+                    # No literal probes: the 32/64-bit split comes from the width.
+                    if ty in ("B32", "I64", "F64"):
+                        ty = "B32" if width == 1 else ("F64" if "F64" in fits else "I64")
+        operands.append(dict(field=VALUE_FIELDS[field], kind=kind, width=width, ty=ty,
+                             access=access, mods=mods_i, pfield=field, rc=rc))
+    mods = an.printed_mods()
+    flags = set()
+    for m in mods:
+        flags.add(m)
+    if enc == "VOP3P" and "op_sel_hi" in mods and "op_sel_hi" not in {mod_name(m) for m in an.mods}:
+        flags.add("packed")
+    if "DP ALU dpp" in rec["text"]:
+        flags.add("dpp_dp")
+    # Returning atomics (GLC adds a destination): record its width from the
+    # probe with GLC set; the operand is listed last and marked by RTN_GLC.
+    if "glc" in an.fields and an.field_changes_nops("glc"):
+        b = an.field_bits("glc")[0]
+        t = rec["scan"].get(str(b))
+        if t:
+            _, o2, _, _ = tokenize(t)
+            r = token_reg(o2[0]) if o2 else None
+            if r:
+                operands.append(dict(field="Vdst", kind="AvReg", width=r[2], ty="None",
+                                     access="W", mods=set(), pfield="vdst"))
+    # Structural facts from the scan.
+    for f in ("glc", "lds", "tfe", "d16", "dmask", "acc"):
+        if f in an.fields and an.field_changes_nops(f):
+            flags.add("nops_" + f)
+    # op_sel list length (VOP3 op_sel has a trailing dst bit).
+    opsel_n = 0
+    for f in ("op_sel",):
+        if f in an.fields:
+            for e in an.effects(f):
+                if e[0] == "chg":
+                    pass
+    return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=an.zero_mask(),
+                flags=flags, problems=problems, nwords=rec["nwords"])
+
+
+def main():
+    check = "--check" in sys.argv
+    path = os.path.join(tempfile.gettempdir(), "lathe-isa-probe.json")
+    if "--cached" in sys.argv and os.path.exists(path):
+        data = json.load(open(path))
+    else:
+        data = {}
+        for cpu in P.TARGETS:
+            data[cpu] = P.enumerate_target(cpu)
+            P.type_probes(cpu, data[cpu])
+            data[cpu + ":symbols"] = P.symbol_tables(cpu)
+        with open(path, "w") as f:
+            json.dump(data, f)
+    entries = {}
+    nprob = 0
+    for cpu in P.TARGETS:
+        for rec in data[cpu]:
+            e = analyze(rec, cpu)
+            if e["problems"]:
+                nprob += 1
+                if "-v" in sys.argv:
+                    print(cpu, rec["enc"], hex(rec["op"]), rec["text"], e["problems"],
+                          file=sys.stderr)
+            entries.setdefault(cpu, []).append(e)
+    print("entries with problems:", nprob, file=sys.stderr)
+    if "--dump" in sys.argv:
+        for cpu in entries:
+            for e in entries[cpu]:
+                print(cpu, e["enc"], hex(e["code"]), e["name"],
+                      [(o["field"], o["kind"], o["width"], o["ty"], o["access"],
+                        "".join(sorted(o["mods"]))) for o in e["operands"]],
+                      sorted(e["flags"]), [hex(z) for z in e["zero"]])
+        return
+    import emit  # noqa: E402
+    text = emit.render(entries, data, llvm_version())
+    if check:
+        old = open(OUT).read() if os.path.exists(OUT) else ""
+        if old != text:
+            import difflib
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(True), text.splitlines(True), "committed", "regenerated", n=1))
+            sys.exit(1)
+        print("generated tables are up to date", file=sys.stderr)
+    else:
+        os.makedirs(os.path.dirname(OUT), exist_ok=True)
+        with open(OUT, "w") as f:
+            f.write(text)
+        subprocess.run(["rustfmt", "--edition", "2021", OUT], check=False)
+        print("wrote", OUT, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

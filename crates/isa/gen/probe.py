@@ -1,0 +1,393 @@
+"""Stage 1 of the lathe-isa generator: enumerate every opcode of every GFX9
+encoding by asking LLVM's disassembler, and bit-scan each one.
+
+For each encoding (layout below, hand-written), each opcode value and each
+target, a few "template" words are tried (distinctive register numbers in
+every field); the first one llvm-objdump accepts is the opcode's base. Then
+every non-opcode bit of the base is flipped, one at a time, and the printed
+text recorded. The result (a JSON cache, `probe.json`) is what `gen.py`
+turns into Rust tables.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from llvm import disasm  # noqa: E402
+
+TARGETS = ["gfx90a", "gfx942"]
+
+
+def F(word, lo, width):
+    return (word, lo, width)
+
+
+# name: (nwords, prefix_mask(w0), prefix_value(w0), op field, op range,
+#        fields, templates)
+ENCODINGS = {
+    "SOP2": dict(nwords=1, mask=0xC0000000, value=0x80000000, op=F(0, 23, 7), ops=range(0x60),
+                 fields=dict(ssrc0=F(0, 0, 8), ssrc1=F(0, 8, 8), sdst=F(0, 16, 7)),
+                 templates=[dict(sdst=8, ssrc0=16, ssrc1=24), dict()]),
+    "SOPK": dict(nwords=1, mask=0xF0000000, value=0xB0000000, op=F(0, 23, 5), ops=range(0x1D),
+                 fields=dict(simm16=F(0, 0, 16), sdst=F(0, 16, 7)),
+                 templates=[dict(sdst=8, simm16=0x1234), dict(sdst=8), dict()]),
+    "SOP1": dict(nwords=1, mask=0xFF800000, value=0xBE800000, op=F(0, 8, 8), ops=range(256),
+                 fields=dict(ssrc0=F(0, 0, 8), sdst=F(0, 16, 7)),
+                 templates=[dict(sdst=8, ssrc0=16), dict(sdst=8), dict(ssrc0=16), dict()]),
+    "SOPC": dict(nwords=1, mask=0xFF800000, value=0xBF000000, op=F(0, 16, 7), ops=range(128),
+                 fields=dict(ssrc0=F(0, 0, 8), ssrc1=F(0, 8, 8)),
+                 templates=[dict(ssrc0=16, ssrc1=24), dict()]),
+    "SOPP": dict(nwords=1, mask=0xFF800000, value=0xBF800000, op=F(0, 16, 7), ops=range(128),
+                 fields=dict(simm16=F(0, 0, 16)),
+                 templates=[dict(simm16=3), dict()]),
+    "SMEM": dict(nwords=2, mask=0xFC000000, value=0xC0000000, op=F(0, 18, 8), ops=range(256),
+                 fields=dict(sbase=F(0, 0, 6), sdata=F(0, 6, 7), soe=F(0, 14, 1), nv=F(0, 15, 1),
+                             glc=F(0, 16, 1), imm=F(0, 17, 1), offset=F(1, 0, 21),
+                             soffset=F(1, 25, 7)),
+                 templates=[dict(sbase=8, sdata=24, imm=1, offset=0x10),
+                            dict(sbase=8, imm=1, offset=0x10), dict(imm=1)]),
+    "VOP2": dict(nwords=1, mask=0x80000000, value=0x00000000, op=F(0, 25, 6), ops=range(0x3E),
+                 fields=dict(src0=F(0, 0, 9), vsrc1=F(0, 9, 8), vdst=F(0, 17, 8)),
+                 templates=[dict(vdst=8, src0=256 + 16, vsrc1=24), dict()]),
+    "VOP1": dict(nwords=1, mask=0xFE000000, value=0x7E000000, op=F(0, 9, 8), ops=range(256),
+                 fields=dict(src0=F(0, 0, 9), vdst=F(0, 17, 8)),
+                 templates=[dict(vdst=8, src0=256 + 16), dict()]),
+    "VOPC": dict(nwords=1, mask=0xFE000000, value=0x7C000000, op=F(0, 17, 8), ops=range(256),
+                 fields=dict(src0=F(0, 0, 9), vsrc1=F(0, 9, 8)),
+                 templates=[dict(src0=256 + 16, vsrc1=24), dict()]),
+    "VOP3": dict(nwords=2, mask=0xFC000000, value=0xD0000000, op=F(0, 16, 10), ops=range(0x380),
+                 fields=dict(vdst=F(0, 0, 8), abs=F(0, 8, 3), op_sel=F(0, 11, 4), clamp=F(0, 15, 1),
+                             src0=F(1, 0, 9), src1=F(1, 9, 9), src2=F(1, 18, 9), omod=F(1, 27, 2),
+                             neg=F(1, 29, 3)),
+                 templates=[dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32),
+                            dict(vdst=8, src0=256 + 16, src1=256 + 24),
+                            dict(vdst=8, src0=256 + 16), dict(vdst=8), dict()]),
+    "VOP3P": dict(nwords=2, mask=0xFF800000, value=0xD3800000, op=F(0, 16, 7), ops=range(128),
+                  fields=dict(vdst=F(0, 0, 8), neg_hi=F(0, 8, 3), op_sel=F(0, 11, 3),
+                              op_sel_hi2=F(0, 14, 1), clamp=F(0, 15, 1),
+                              src0=F(1, 0, 9), src1=F(1, 9, 9), src2=F(1, 18, 9),
+                              op_sel_hi=F(1, 27, 2), neg_lo=F(1, 29, 3)),
+                  templates=[dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32,
+                                  op_sel_hi2=1, op_sel_hi=3),
+                             dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32),
+                             dict(vdst=8, src0=256 + 16, op_sel_hi2=1, op_sel_hi=3),
+                             dict()]),
+    # VOP3P-encoded matrix ops (v_mfma_*, v_smfmac_*): same prefix and opcode
+    # field as VOP3P, different field layout. Probed only for ops whose VOP3P
+    # probe printed an MFMA/SMFMAC mnemonic.
+    "MAI": dict(nwords=2, mask=0xFF800000, value=0xD3800000, op=F(0, 16, 7), ops=range(0),
+                fields=dict(vdst=F(0, 0, 8), cbsz=F(0, 8, 3), abid=F(0, 11, 4), acc_cd=F(0, 15, 1),
+                            src0=F(1, 0, 9), src1=F(1, 9, 9), src2=F(1, 18, 9), acc=F(1, 27, 2),
+                            blgp=F(1, 29, 3)),
+                templates=[dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32),
+                           dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=32)]),
+    "DS": dict(nwords=2, mask=0xFC000000, value=0xD8000000, op=F(0, 17, 8), ops=range(256),
+               fields=dict(offset0=F(0, 0, 8), offset1=F(0, 8, 8), gds=F(0, 16, 1), acc=F(0, 25, 1),
+                           addr=F(1, 0, 8), data0=F(1, 8, 8), data1=F(1, 16, 8), vdst=F(1, 24, 8)),
+               templates=[dict(addr=32, data0=24, data1=16, vdst=8), dict(addr=32), dict()]),
+    "FLAT": dict(nwords=2, mask=0xFC00C000, value=0xDC000000, op=F(0, 18, 7), ops=range(128),
+                 fields=dict(offset=F(0, 0, 13), lds=F(0, 13, 1), glc=F(0, 16, 1),
+                             slc=F(0, 17, 1), scc=F(0, 25, 1), addr=F(1, 0, 8), data=F(1, 8, 8),
+                             saddr=F(1, 16, 7), acc=F(1, 23, 1), vdst=F(1, 24, 8)),
+                 templates=[dict(addr=24, data=16, saddr=0x7F, vdst=8), dict(saddr=0x7F), dict()]),
+    "GLOBAL": dict(nwords=2, mask=0xFC00C000, value=0xDC008000, op=F(0, 18, 7), ops=range(128),
+                   fields=dict(offset=F(0, 0, 13), lds=F(0, 13, 1), glc=F(0, 16, 1),
+                               slc=F(0, 17, 1), scc=F(0, 25, 1), addr=F(1, 0, 8), data=F(1, 8, 8),
+                               saddr=F(1, 16, 7), acc=F(1, 23, 1), vdst=F(1, 24, 8)),
+                   templates=[dict(addr=24, data=16, saddr=0x7F, vdst=8), dict(saddr=0x7F), dict()]),
+    "SCRATCH": dict(nwords=2, mask=0xFC00C000, value=0xDC004000, op=F(0, 18, 7), ops=range(128),
+                    fields=dict(offset=F(0, 0, 13), lds=F(0, 13, 1), glc=F(0, 16, 1),
+                                slc=F(0, 17, 1), scc=F(0, 25, 1), addr=F(1, 0, 8),
+                                data=F(1, 8, 8), saddr=F(1, 16, 7), acc=F(1, 23, 1),
+                                vdst=F(1, 24, 8)),
+                    # gfx940: bit 13 is SVE (vaddr in use); gfx90a: it is the
+                    # LDS-DMA bit, so that template is gfx940-only.
+                    templates=[dict(addr=24, data=16, saddr=0x7F, vdst=8, lds=1, _targets=["gfx942"]),
+                               dict(addr=24, data=16, saddr=0x7F, vdst=8),
+                               dict(saddr=0x7F), dict()]),
+    "MUBUF": dict(nwords=2, mask=0xFC000000, value=0xE0000000, op=F(0, 18, 7), ops=range(128),
+                  fields=dict(offset=F(0, 0, 12), offen=F(0, 12, 1), idxen=F(0, 13, 1),
+                              glc=F(0, 14, 1), scc=F(0, 15, 1), lds=F(0, 16, 1), slc=F(0, 17, 1),
+                              vaddr=F(1, 0, 8), vdata=F(1, 8, 8), srsrc=F(1, 16, 5),
+                              acc=F(1, 23, 1), soffset=F(1, 24, 8)),
+                  templates=[dict(vaddr=24, vdata=16, srsrc=2, soffset=4), dict(srsrc=2), dict()]),
+    "MTBUF": dict(nwords=2, mask=0xFC000000, value=0xE8000000, op=F(0, 15, 4), ops=range(16),
+                  fields=dict(offset=F(0, 0, 12), offen=F(0, 12, 1), idxen=F(0, 13, 1),
+                              glc=F(0, 14, 1), dfmt=F(0, 19, 4), nfmt=F(0, 23, 3),
+                              vaddr=F(1, 0, 8), vdata=F(1, 8, 8), srsrc=F(1, 16, 5),
+                              slc=F(1, 22, 1), acc=F(1, 23, 1), soffset=F(1, 24, 8)),
+                  templates=[dict(vaddr=24, vdata=16, srsrc=2, soffset=4, dfmt=4, nfmt=7),
+                             dict(vaddr=24, vdata=16, srsrc=2, soffset=4), dict()]),
+    "MIMG": dict(nwords=2, mask=0xFC000000, value=0xF0000000, op=F(0, 18, 7), ops=range(128),
+                 fields=dict(dmask=F(0, 8, 4), unorm=F(0, 12, 1), glc=F(0, 13, 1), da=F(0, 14, 1),
+                             r128=F(0, 15, 1), tfe=F(0, 16, 1), lwe=F(0, 17, 1), slc=F(0, 25, 1),
+                             vaddr=F(1, 0, 8), vdata=F(1, 8, 8), srsrc=F(1, 16, 5),
+                             ssamp=F(1, 21, 5), d16=F(1, 31, 1)),
+                 templates=[dict(dmask=0xF, vaddr=24, vdata=16, srsrc=2, ssamp=4),
+                            dict(dmask=1, vaddr=24, vdata=16, srsrc=2, ssamp=4), dict()]),
+}
+
+# SDWA / DPP second dwords; the first dword is the VOP1/VOP2/VOPC word with
+# src0 = 0xF9 (SDWA) or 0xFA (DPP).
+SDWA_FIELDS = dict(src0=F(1, 0, 8), dst_sel=F(1, 8, 3), dst_unused=F(1, 11, 2), clamp=F(1, 13, 1),
+                   omod=F(1, 14, 2), src0_sel=F(1, 16, 3), src0_sext=F(1, 19, 1),
+                   src0_neg=F(1, 20, 1), src0_abs=F(1, 21, 1), s0=F(1, 23, 1),
+                   src1_sel=F(1, 24, 3), src1_sext=F(1, 27, 1), src1_neg=F(1, 28, 1),
+                   src1_abs=F(1, 29, 1), s1=F(1, 31, 1))
+SDWA_TEMPLATES = [16 | 6 << 8 | 6 << 16 | 6 << 24, 16 | 6 << 8 | 6 << 16]
+DPP_FIELDS = dict(src0=F(1, 0, 8), dpp_ctrl=F(1, 8, 9), bound_ctrl=F(1, 19, 1),
+                  src0_neg=F(1, 20, 1), src0_abs=F(1, 21, 1), src1_neg=F(1, 22, 1),
+                  src1_abs=F(1, 23, 1), bank_mask=F(1, 24, 4), row_mask=F(1, 28, 4))
+DPP_TEMPLATE = 16 | 0xE4 << 8 | 0xF << 24 | 0xF << 28
+
+
+def put(words, f, v):
+    w, lo, width = f
+    assert 0 <= v < (1 << width), (f, v)
+    words[w] |= v << lo
+
+
+def build(enc, op, tmpl):
+    e = ENCODINGS[enc]
+    words = [0] * e["nwords"]
+    words[0] |= e["value"]
+    put(words, e["op"], op)
+    for k, v in tmpl.items():
+        if not k.startswith("_"):
+            put(words, e["fields"][k], v)
+    return words
+
+
+def fixed_bits(enc):
+    """Per word, the mask of bits fixed by the encoding prefix and opcode."""
+    e = ENCODINGS[enc]
+    m = [0] * e["nwords"]
+    m[0] |= e["mask"]
+    w, lo, width = e["op"]
+    m[w] |= ((1 << width) - 1) << lo
+    return m
+
+
+def scan(cpu, base, fixed, nwords_used):
+    """Flip every non-fixed bit of `base` (only words < nwords_used)."""
+    probes = []
+    bits = []
+    for w in range(nwords_used):
+        for b in range(32):
+            if fixed[w] >> b & 1:
+                continue
+            p = list(base)
+            p[w] ^= 1 << b
+            probes.append(p)
+            bits.append(w * 32 + b)
+    return bits, probes
+
+
+def sdwa_crashes(p):
+    """LLVM 22's printer hits llvm_unreachable (a crash in release builds) on
+    SDWA selects of 7; such probes are not sent to llvm-objdump."""
+    if len(p) < 2 or (p[0] & 0x1FF) != 0xF9:
+        return False
+    if (p[0] >> 25) == 0x3F or (p[0] >> 25) == 0x3E:
+        pass  # VOP1 / VOPC: all three selects still decoded
+    elif (p[0] >> 31) != 0:
+        return False
+    w = p[1]
+    return ((w >> 8) & 7) == 7 or ((w >> 16) & 7) == 7 or ((w >> 24) & 7) == 7
+
+
+def disasm_filtered(cpu, probes):
+    keep = [i for i, p in enumerate(probes) if not sdwa_crashes(p)]
+    res = disasm(cpu, [probes[i] for i in keep])
+    out = [("<crash>", 0)] * len(probes)
+    for i, r in zip(keep, res):
+        out[i] = r
+    return out
+
+
+def enumerate_target(cpu):
+    recs = []
+    # Stage A: base probes.
+    probes, keys = [], []
+    for enc, e in ENCODINGS.items():
+        for op in e["ops"]:
+            for ti, t in enumerate(e["templates"]):
+                if cpu not in t.get("_targets", [cpu]):
+                    continue
+                probes.append(build(enc, op, t))
+                keys.append((enc, op, ti))
+    res = disasm(cpu, probes)
+    found = {}
+    for (enc, op, ti), p, r in zip(keys, probes, res):
+        if r[0] is None or r[0] == "<crash>" or (enc, op) in found:
+            continue
+        found[(enc, op)] = (ti, p, r)
+    # MFMA/SMFMAC: re-probe with the MAI layout.
+    mai = [op for (enc, op), (ti, p, (text, nw)) in found.items()
+           if enc == "VOP3P" and text.startswith(("v_mfma", "v_smfmac"))]
+    probes, keys = [], []
+    for op in mai:
+        for ti, t in enumerate(ENCODINGS["MAI"]["templates"]):
+            probes.append(build("MAI", op, t))
+            keys.append(("MAI", op, ti))
+    for (enc, op, ti), p, r in zip(keys, probes, disasm(cpu, probes)):
+        if r[0] is None or r[0] == "<crash>" or (enc, op) in found:
+            continue
+        found[(enc, op)] = (ti, p, r)
+        del found[("VOP3P", op)]
+    for (enc, op), (ti, p, (text, nw)) in sorted(found.items(), key=lambda x: (list(ENCODINGS).index(x[0][0]), x[0][1])):
+        recs.append(dict(enc=enc, op=op, template=ti, base=p, text=text, nwords=nw))
+    # Stage B: SDWA and DPP forms of VOP1/VOP2/VOPC.
+    probes, keys = [], []
+    for r in list(recs):
+        if r["enc"] not in ("VOP1", "VOP2", "VOPC"):
+            continue
+        w0 = r["base"][0] & ~0x1FF
+        for t in SDWA_TEMPLATES:
+            probes.append([w0 | 0xF9, t])
+            keys.append((r, "SDWA"))
+        probes.append([w0 | 0xFA, DPP_TEMPLATE])
+        keys.append((r, "DPP"))
+    res = disasm(cpu, probes)
+    seen = set()
+    for (r, kind), p, (text, nw) in zip(keys, probes, res):
+        if text is None or text == "<crash>" or (kind, r["enc"], r["op"]) in seen:
+            continue
+        seen.add((kind, r["enc"], r["op"]))
+        recs.append(dict(enc=kind + "_" + r["enc"], op=r["op"], template=0, base=p, text=text,
+                         nwords=nw))
+    # Stage C: bit scans.
+    probes, spans = [], []
+    for r in recs:
+        enc = r["enc"]
+        if enc.startswith(("SDWA_", "DPP_")):
+            fixed = fixed_bits(enc.split("_", 1)[1]) + [0]
+            fixed[0] |= 0x1FF  # src0 = 0xF9/0xFA selects the form
+            nwu = 2
+        else:
+            fixed = fixed_bits(enc)
+            nwu = ENCODINGS[enc]["nwords"]
+        base = list(r["base"])
+        bits, ps = scan(cpu, base, fixed, nwu)
+        # Keep any literal word the base consumed.
+        if r["nwords"] > len(base):
+            from llvm import NOP
+            base = base + [NOP] * (r["nwords"] - len(base))
+            ps = [p + base[len(p):] for p in ps]
+        spans.append((r, bits, len(probes), len(ps)))
+        probes.extend(ps)
+    res = disasm_filtered(cpu, probes)
+    for r, bits, start, n in spans:
+        r["scan"] = {str(b): res[start + i][0] for i, b in enumerate(bits)}
+    return recs
+
+
+# Stage D: values probed in every source field, to learn how each operand
+# prints constants, literals and special registers.
+SRC_VALUES = [0, 102, 103, 104, 106, 107, 108, 123, 124, 125, 126, 127, 128, 129, 192, 193, 208,
+              209, 215, 224, 235, 236, 237, 238, 239, 240, 241, 242, 243, 244, 245, 246, 247, 248,
+              249, 250, 251, 252, 253, 254, 256, 257]
+LITERALS = [0x3F800000, 0x12345678, 0x3C00, 0x1, 0xBFF00000, 0xFFFFFFF0, 0x80000000, 0x3E22F983,
+            0x3118, 0x3C003C00, 0xFFFF, 0x10000, 0x40, 0x41, 0xFFFF3C00, 0x13C00, 0x3FC45F30,
+            0xC400, 0x4400, 0xFFC0, 0x3F000000]
+# Source fields, per encoding; VOP3/VOP3P/MAI/MUBUF/MTBUF literals make LLVM 22 crash, so
+# those fields get no literal probes.
+SRC_FIELDS = {"SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
+              "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
+              "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
+              "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
+NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF"}
+
+
+SIMM16_VALUES = [0, 1, 3, 0x1234, 0x7FFF, 0x8000, 0xFFFF, 0xC07F, 0x0F70, 0x1F, 0x3F80, 0x22]
+
+
+def type_probes(cpu, recs):
+    probes, keys = [], []
+    for ri, r in enumerate(recs):
+        enc = r["enc"]
+        if enc.startswith("SDWA_"):
+            # src0 with s0 = 1: scalar source.
+            for v in SRC_VALUES:
+                if v > 0xFF:
+                    continue
+                p = [r["base"][0], (r["base"][1] & ~0xFF) | v | 1 << 23]
+                probes.append(p)
+                keys.append((ri, "src0", str(v)))
+            continue
+        if enc in ("SOPP", "SOPK"):
+            w, lo, width = ENCODINGS[enc]["fields"]["simm16"]
+            for v in SIMM16_VALUES:
+                p = list(r["base"])
+                p[0] = (p[0] & ~0xFFFF) | v
+                probes.append(p)
+                keys.append((ri, "simm16", str(v)))
+            continue
+        if enc not in SRC_FIELDS:
+            continue
+        e = ENCODINGS[enc]
+        for f in SRC_FIELDS[enc]:
+            w, lo, width = e["fields"][f]
+            for v in SRC_VALUES + ([255] if enc not in NO_LITERAL else []):
+                if v >= 1 << width:
+                    continue
+                p = list(r["base"][:e["nwords"]])
+                p[w] = (p[w] & ~(((1 << width) - 1) << lo)) | v << lo
+                if v == 255:
+                    for lit in LITERALS:
+                        probes.append(p + [lit])
+                        keys.append((ri, f, "lit:%x" % lit))
+                else:
+                    probes.append(p)
+                    keys.append((ri, f, str(v)))
+    res = disasm(cpu, probes)
+    for (ri, f, k), (text, nw) in zip(keys, res):
+        recs[ri].setdefault("types", {}).setdefault(f, {})[k] = text
+
+
+def symbol_tables(cpu):
+    """hwreg() register names and sendmsg() texts, straight from LLVM."""
+    # s_getreg_b32 s0, hwreg(id) with default offset 0 / width 32.
+    probes = [[0xB8800000 | i | 31 << 11] for i in range(64)]
+    hw = {}
+    for i, (t, n) in enumerate(disasm(cpu, probes)):
+        m = t and __import__("re").search(r"hwreg\((\w+)\)", t)
+        if m and not m.group(1).isdigit():
+            hw[i] = m.group(1)
+    # s_sendmsg with every 10-bit immediate.
+    probes = [[0xBF900000 | v] for v in range(1024)]
+    msg = {}
+    for v, (t, n) in enumerate(disasm(cpu, probes)):
+        txt = t.split(" ", 1)[1] if t and " " in t else None
+        if txt != str(v):
+            msg[v] = txt
+    # tbuffer_load_format_x with every dfmt/nfmt.
+    probes = [[0xE8000000 | (v & 0xF) << 19 | (v >> 4) << 23, 24 | 16 << 8 | 2 << 16 | 4 << 24]
+              for v in range(128)]
+    fmt = {}
+    for v, (t, n) in enumerate(disasm(cpu, probes)):
+        m = t and __import__("re").search(r" (format:\S+)", t)
+        if m:
+            fmt[v] = m.group(1)
+        elif t is None:
+            fmt[v] = None
+    return dict(hwreg=hw, sendmsg=msg, format=fmt)
+
+
+def main():
+    out = {}
+    for cpu in list(TARGETS):
+        out[cpu] = enumerate_target(cpu)
+        type_probes(cpu, out[cpu])
+        out[cpu + ":symbols"] = symbol_tables(cpu)
+        print(cpu, len(out[cpu]), "opcodes", file=sys.stderr)
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "probe.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=0)
+    import llvm
+    print("llvm-objdump crashed on", len(llvm.CRASHED), "probes", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

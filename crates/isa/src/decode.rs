@@ -1,0 +1,193 @@
+//! Decoding: bytes to [`Instruction`]s, one at a time ([`decode`]) or as an
+//! iterator over a code buffer ([`Decoder`]). No allocation.
+//!
+//! Decoding accepts exactly what LLVM 22's disassembler accepts; anything
+//! else becomes an [`Instruction::invalid`] of one word, printed as
+//! `.long 0x...` like llvm-objdump does. Where LLVM 22 crashes (VOP3/VOP3P
+//! and buffer `soffset` literals, SDWA selects of 7) the word is invalid.
+
+use crate::enc::{self, bits};
+use crate::inst::Instruction;
+use crate::opcode::{Encoding, Kind, Opcode};
+use crate::target::Target;
+
+#[inline]
+fn word(bytes: &[u8], i: usize) -> Option<u32> {
+    let b = bytes.get(i * 4..i * 4 + 4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The encoding word 0 belongs to (before opcode lookup).
+#[inline]
+pub(crate) fn classify(w0: u32) -> Option<Encoding> {
+    use Encoding as E;
+    if w0 >> 31 == 0 {
+        let op = (w0 >> 25) & 0x3F;
+        let src0 = w0 & 0x1FF;
+        return Some(match (op, src0) {
+            (0x3E, enc::SRC0_SDWA) => E::VopcSdwa,
+            (0x3E, _) => E::Vopc,
+            (0x3F, enc::SRC0_SDWA) => E::Vop1Sdwa,
+            (0x3F, enc::SRC0_DPP) => E::Vop1Dpp,
+            (0x3F, _) => E::Vop1,
+            (_, enc::SRC0_SDWA) => E::Vop2Sdwa,
+            (_, enc::SRC0_DPP) => E::Vop2Dpp,
+            _ => E::Vop2,
+        });
+    }
+    if w0 >> 30 == 0b10 {
+        if w0 >> 28 != 0xB {
+            return Some(E::Sop2);
+        }
+        return Some(match w0 >> 23 {
+            0x17D => E::Sop1,
+            0x17E => E::Sopc,
+            0x17F => E::Sopp,
+            _ => E::Sopk,
+        });
+    }
+    Some(match w0 >> 26 {
+        0x30 => E::Smem,
+        0x34 if (w0 >> 23) & 7 == 7 => E::Vop3p,
+        0x34 => E::Vop3,
+        0x36 => E::Ds,
+        0x37 => match (w0 >> 14) & 3 {
+            0 => E::Flat,
+            1 => E::Scratch,
+            2 => E::Global,
+            _ => return None,
+        },
+        0x38 => E::Mubuf,
+        0x3A => E::Mtbuf,
+        0x3C => E::Mimg,
+        _ => return None,
+    })
+}
+
+/// Decodes one instruction from the start of `bytes`.
+///
+/// Never panics. Returns an invalid instruction (one word, or the remaining
+/// 1-3 bytes zero-padded) when the bytes do not form a valid instruction.
+pub fn decode(target: Target, bytes: &[u8]) -> Instruction {
+    let Some(w0) = word(bytes, 0) else {
+        let mut b = [0u8; 4];
+        let n = bytes.len().min(4);
+        b[..n].copy_from_slice(&bytes[..n]);
+        let mut i = Instruction::invalid(target, u32::from_le_bytes(b));
+        i.len = n as u8;
+        return i;
+    };
+    decode_words(target, w0, |i| word(bytes, i)).unwrap_or(Instruction::invalid(target, w0))
+}
+
+/// Decodes from words supplied by `get(i)`.
+#[inline]
+pub(crate) fn decode_words(
+    target: Target,
+    w0: u32,
+    get: impl Fn(usize) -> Option<u32>,
+) -> Option<Instruction> {
+    let mut enc = classify(w0)?;
+    let nbase = enc::base_words(enc);
+    let w1 = if nbase > 1 { get(1)? } else { 0 };
+    let (_, _, lo, width) = enc::opcode_pos(enc);
+    let code = bits(w0, lo, width) as u16;
+    let opcode = match Opcode::lookup(target, enc, code) {
+        Some(o) => o,
+        None if enc == Encoding::Vop3p => {
+            enc = Encoding::Mai;
+            Opcode::lookup(target, enc, code)?
+        }
+        None => return None,
+    };
+    let info = opcode.info();
+    let zero = info.zero_bits(target);
+    if w0 & zero[0] != 0 || w1 & zero[1] != 0 {
+        return None;
+    }
+    let mut inst = Instruction {
+        words: [w0, w1, 0],
+        opcode,
+        len: (nbase * 4) as u8,
+        target,
+    };
+    // Literal.
+    let mut needs_lit = false;
+    for spec in info.operands {
+        match spec.kind {
+            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
+                if inst.field(spec.field) == Some(255) {
+                    needs_lit = true;
+                }
+            }
+            Kind::Lit32 | Kind::LitImm32 => needs_lit = true,
+            _ => {}
+        }
+    }
+    if needs_lit {
+        match enc {
+            // LLVM 22 crashes on these; there is no output to match.
+            Encoding::Vop3 | Encoding::Vop3p | Encoding::Mai | Encoding::Mubuf | Encoding::Mtbuf => {
+                return None
+            }
+            _ => {}
+        }
+        let lit = get(nbase)?;
+        inst.words[nbase] = lit;
+        inst.len += 4;
+    }
+    if !crate::validate::valid(&inst) {
+        return None;
+    }
+    Some(inst)
+}
+
+/// An iterator over the instructions of a code buffer, yielding each
+/// instruction with its byte offset.
+///
+/// ```
+/// use lathe_isa::{Decoder, Target};
+/// let code = [0x01, 0x02, 0x00, 0x80, 0x00, 0x00, 0x81, 0xbf]; // s_add_u32 s0, s1, s2; s_endpgm
+/// let texts: Vec<String> = Decoder::new(Target::Gfx90a, &code)
+///     .map(|(_, i)| i.to_string())
+///     .collect();
+/// assert_eq!(texts, ["s_add_u32 s0, s1, s2", "s_endpgm"]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Decoder<'a> {
+    target: Target,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Decoder<'a> {
+    /// A decoder over `bytes` for `target`.
+    pub fn new(target: Target, bytes: &'a [u8]) -> Decoder<'a> {
+        Decoder {
+            target,
+            bytes,
+            pos: 0,
+        }
+    }
+
+    /// Byte offset of the next instruction.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Iterator for Decoder<'_> {
+    type Item = (usize, Instruction);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, Instruction)> {
+        let rest = self.bytes.get(self.pos..)?;
+        if rest.is_empty() {
+            return None;
+        }
+        let inst = decode(self.target, rest);
+        let at = self.pos;
+        self.pos += inst.len().max(1);
+        Some((at, inst))
+    }
+}

@@ -1,0 +1,118 @@
+//! Per-encoding knowledge that is not in the generated tables: where each
+//! field sits in the instruction words, extra validity rules, and how each
+//! encoding prints its modifiers and address operands.
+//!
+//! One submodule per encoding family, so they can be worked on separately.
+
+pub(crate) mod ds;
+pub(crate) mod flat;
+pub(crate) mod mimg;
+pub(crate) mod mubuf;
+pub(crate) mod sdwa_dpp;
+pub(crate) mod smem;
+pub(crate) mod sop;
+pub(crate) mod vop;
+pub(crate) mod vop3p;
+
+use crate::opcode::{Encoding, Field};
+
+/// Position of a field: (word, low bit, width).
+pub(crate) type Pos = (u8, u8, u8);
+
+/// Where `field` lives in `enc`, or `None` if the encoding has no such field.
+pub(crate) fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
+    use Encoding as E;
+    use Field as F;
+    Some(match (enc, field) {
+        (E::Sop2, F::Sdst) | (E::Sopk, F::Sdst) | (E::Sop1, F::Sdst) => (0, 16, 7),
+        (E::Sop2 | E::Sop1 | E::Sopc, F::Ssrc0) => (0, 0, 8),
+        (E::Sop2 | E::Sopc, F::Ssrc1) => (0, 8, 8),
+        (E::Sopk | E::Sopp, F::Simm16) => (0, 0, 16),
+        (E::Smem, F::Sbase) => (0, 0, 6),
+        (E::Smem, F::Sdata) => (0, 6, 7),
+        (E::Smem, F::Offset) => (1, 0, 21),
+        (E::Smem, F::Soffset) => (1, 25, 7),
+        (E::Vop2 | E::Vopc, F::Src0) | (E::Vop1, F::Src0) => (0, 0, 9),
+        (E::Vop2 | E::Vopc | E::Vop2Sdwa | E::VopcSdwa | E::Vop2Dpp, F::Vsrc1) => (0, 9, 8),
+        (E::Vop2 | E::Vop1 | E::Vop2Sdwa | E::Vop1Sdwa | E::Vop2Dpp | E::Vop1Dpp, F::Vdst) => {
+            (0, 17, 8)
+        }
+        (E::Vop3 | E::Vop3p | E::Mai, F::Vdst) => (0, 0, 8),
+        (E::Vop3, F::Sdst) => (0, 8, 7),
+        (E::Vop3 | E::Vop3p | E::Mai, F::Src0) => (1, 0, 9),
+        (E::Vop3 | E::Vop3p | E::Mai, F::Src1) => (1, 9, 9),
+        (E::Vop3 | E::Vop3p | E::Mai, F::Src2) => (1, 18, 9),
+        (E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp, F::Src0) => {
+            (1, 0, 8)
+        }
+        (E::VopcSdwa, F::Sdst) => (1, 8, 7),
+        (E::Ds, F::Addr) => (1, 0, 8),
+        (E::Ds, F::Data0) => (1, 8, 8),
+        (E::Ds, F::Data1) => (1, 16, 8),
+        (E::Ds, F::Vdst) => (1, 24, 8),
+        (E::Flat | E::Global | E::Scratch, F::Addr) => (1, 0, 8),
+        (E::Flat | E::Global | E::Scratch, F::Data) => (1, 8, 8),
+        (E::Flat | E::Global | E::Scratch, F::Saddr) => (1, 16, 7),
+        (E::Flat | E::Global | E::Scratch, F::Vdst) => (1, 24, 8),
+        (E::Mubuf | E::Mtbuf | E::Mimg, F::Vaddr) => (1, 0, 8),
+        (E::Mubuf | E::Mtbuf | E::Mimg, F::Vdata) => (1, 8, 8),
+        (E::Mubuf | E::Mtbuf | E::Mimg, F::Srsrc) => (1, 16, 5),
+        (E::Mubuf | E::Mtbuf, F::Soffset) => (1, 24, 8),
+        (E::Mimg, F::Ssamp) => (1, 21, 5),
+        _ => return None,
+    })
+}
+
+/// Extracts `width` bits at `lo` of `w`.
+#[inline]
+pub(crate) fn bits(w: u32, lo: u8, width: u8) -> u32 {
+    (w >> lo) & (((1u64 << width) - 1) as u32)
+}
+
+/// Replaces `width` bits at `lo` of `w` with `v` (truncated).
+#[inline]
+pub(crate) fn set_bits(w: &mut u32, lo: u8, width: u8, v: u32) {
+    let mask = (((1u64 << width) - 1) as u32) << lo;
+    *w = (*w & !mask) | ((v << lo) & mask);
+}
+
+/// Number of base words (without literal) of an encoding.
+pub(crate) fn base_words(enc: Encoding) -> usize {
+    use Encoding as E;
+    match enc {
+        E::Sop2 | E::Sopk | E::Sop1 | E::Sopc | E::Sopp | E::Vop2 | E::Vop1 | E::Vopc => 1,
+        E::Invalid => 1,
+        _ => 2,
+    }
+}
+
+/// Position of the opcode field and the fixed prefix bits of an encoding:
+/// (word-0 prefix mask, prefix value, opcode lo, opcode width).
+pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
+    use Encoding as E;
+    match enc {
+        E::Sop2 => (0xC000_0000, 0x8000_0000, 23, 7),
+        E::Sopk => (0xF000_0000, 0xB000_0000, 23, 5),
+        E::Sop1 => (0xFF80_0000, 0xBE80_0000, 8, 8),
+        E::Sopc => (0xFF80_0000, 0xBF00_0000, 16, 7),
+        E::Sopp => (0xFF80_0000, 0xBF80_0000, 16, 7),
+        E::Smem => (0xFC00_0000, 0xC000_0000, 18, 8),
+        E::Vop2 | E::Vop2Sdwa | E::Vop2Dpp => (0x8000_0000, 0, 25, 6),
+        E::Vop1 | E::Vop1Sdwa | E::Vop1Dpp => (0xFE00_0000, 0x7E00_0000, 9, 8),
+        E::Vopc | E::VopcSdwa => (0xFE00_0000, 0x7C00_0000, 17, 8),
+        E::Vop3 => (0xFC00_0000, 0xD000_0000, 16, 10),
+        E::Vop3p | E::Mai => (0xFF80_0000, 0xD380_0000, 16, 7),
+        E::Ds => (0xFC00_0000, 0xD800_0000, 17, 8),
+        E::Flat => (0xFC00_C000, 0xDC00_0000, 18, 7),
+        E::Global => (0xFC00_C000, 0xDC00_8000, 18, 7),
+        E::Scratch => (0xFC00_C000, 0xDC00_4000, 18, 7),
+        E::Mubuf => (0xFC00_0000, 0xE000_0000, 18, 7),
+        E::Mtbuf => (0xFC00_0000, 0xE800_0000, 15, 4),
+        E::Mimg => (0xFC00_0000, 0xF000_0000, 18, 7),
+        E::Invalid => (0, 0, 0, 0),
+    }
+}
+
+/// Word-0 bits 8..0 value selecting the SDWA / DPP forms.
+pub(crate) const SRC0_SDWA: u32 = 0xF9;
+pub(crate) const SRC0_DPP: u32 = 0xFA;

@@ -1,0 +1,133 @@
+//! SDWA and DPP second dwords of VOP1/VOP2/VOPC: operand selects, source
+//! modifiers and the DPP lane controls.
+
+use crate::inst::Instruction;
+use crate::opcode::{flags, Access, Field, Kind, Ty};
+use crate::operand::{Op, Operand, Operands};
+use crate::reg::{write_u32, RegRange};
+use std::fmt::{self, Write};
+
+/// True when an SDWA source is a scalar (its `s0`/`s1` bit is set).
+pub(crate) fn src_is_scalar(inst: &Instruction, field: Field) -> bool {
+    match field {
+        Field::Src0 => inst.bit(32 + 23),
+        Field::Vsrc1 => inst.bit(32 + 31),
+        _ => false,
+    }
+}
+
+/// VOPC SDWA with `sd` set writes an explicit SGPR pair instead of `vcc`.
+pub(crate) fn adjust_vopc_operands(inst: &Instruction, ops: &mut Operands) {
+    if !inst.bit(32 + 15) {
+        return;
+    }
+    if let Some(op) = ops.as_mut_slice().first_mut() {
+        if op.spec.kind == Kind::Vcc {
+            op.spec.kind = Kind::SReg;
+            op.spec.field = Field::Sdst;
+            op.spec.access = Access::W;
+            op.value = Operand::Reg(RegRange::sgpr(inst.bits(1, 8, 7) as u16, 2));
+        }
+    }
+    let _ = Op::new;
+    let _ = Ty::None;
+}
+
+/// SDWA select names.
+pub(crate) const SEL: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
+const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+
+fn sel(out: &mut impl Write, name: &str, v: u32) -> fmt::Result {
+    out.write_char(' ')?;
+    out.write_str(name)?;
+    out.write_str(SEL.get(v as usize).copied().unwrap_or("?"))
+}
+
+pub(crate) fn print_sdwa_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+    if inst.has(flags::CLAMP) && inst.bit(32 + 13) {
+        out.write_str(" clamp")?;
+    }
+    if inst.has(flags::OMOD) {
+        super::vop::write_omod(inst.bits(1, 14, 2), out)?;
+    }
+    if inst.has(flags::DST_SEL) {
+        sel(out, "dst_sel:", inst.bits(1, 8, 3))?;
+        out.write_str(" dst_unused:")?;
+        out.write_str(
+            UNUSED
+                .get(inst.bits(1, 11, 2) as usize)
+                .copied()
+                .unwrap_or("?"),
+        )?;
+    }
+    if inst.has(flags::SRC0_SEL) {
+        sel(out, "src0_sel:", inst.bits(1, 16, 3))?;
+    }
+    if inst.has(flags::SRC1_SEL) {
+        sel(out, "src1_sel:", inst.bits(1, 24, 3))?;
+    }
+    Ok(())
+}
+
+/// DPP control field (bits 16:8 of the second dword).
+pub(crate) fn dpp_ctrl(inst: &Instruction) -> u32 {
+    inst.bits(1, 8, 9)
+}
+
+pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+    let c = dpp_ctrl(inst);
+    out.write_char(' ')?;
+    if inst.has(flags::DPP_DP) && !(0x150..=0x15F).contains(&c) {
+        out.write_str(" /* DP ALU dpp only supports row_newbcast */")?;
+    } else {
+        write_dpp_ctrl(c, out)?;
+    }
+    out.write_str(" row_mask:")?;
+    crate::print::write_hex(out, inst.bits(1, 28, 4) as u64)?;
+    out.write_str(" bank_mask:")?;
+    crate::print::write_hex(out, inst.bits(1, 24, 4) as u64)?;
+    if inst.bit(32 + 19) {
+        out.write_str(" bound_ctrl:1")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn write_dpp_ctrl(c: u32, out: &mut impl Write) -> fmt::Result {
+    match c {
+        0x000..=0x0FF => {
+            out.write_str("quad_perm:[")?;
+            for i in 0..4 {
+                if i > 0 {
+                    out.write_char(',')?;
+                }
+                write_u32(out, (c >> (2 * i)) & 3)?;
+            }
+            out.write_char(']')
+        }
+        0x101..=0x10F => {
+            out.write_str("row_shl:")?;
+            write_u32(out, c & 0xF)
+        }
+        0x111..=0x11F => {
+            out.write_str("row_shr:")?;
+            write_u32(out, c & 0xF)
+        }
+        0x121..=0x12F => {
+            out.write_str("row_ror:")?;
+            write_u32(out, c & 0xF)
+        }
+        0x130 => out.write_str("wave_shl:1"),
+        0x134 => out.write_str("wave_rol:1"),
+        0x138 => out.write_str("wave_shr:1"),
+        0x13C => out.write_str("wave_ror:1"),
+        0x140 => out.write_str("row_mirror"),
+        0x141 => out.write_str("row_half_mirror"),
+        0x142 => out.write_str("row_bcast:15"),
+        0x143 => out.write_str("row_bcast:31"),
+        0x150..=0x15F => {
+            out.write_str("row_newbcast:")?;
+            write_u32(out, c & 0xF)
+        }
+        _ => out.write_str("/* Invalid dpp_ctrl value */"),
+    }
+}

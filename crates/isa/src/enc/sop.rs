@@ -1,0 +1,114 @@
+//! SOP1/SOP2/SOPK/SOPC/SOPP: the symbolic 16-bit immediates (`hwreg`,
+//! `sendmsg`, `s_waitcnt` counters, `gpr_idx`). Operands of these encodings
+//! are fully described by the generated tables.
+
+use crate::generated::gfx9 as gen;
+use crate::print::write_hex;
+use crate::reg::write_u32;
+use crate::target::Target;
+use std::fmt::{self, Write};
+
+/// Decoded `hwreg(id, offset, width)` immediate.
+pub fn hwreg_fields(v: u32) -> (u32, u32, u32) {
+    (v & 0x3F, (v >> 6) & 0x1F, ((v >> 11) & 0x1F) + 1)
+}
+
+pub(crate) fn write_hwreg(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    let (id, offset, width) = hwreg_fields(v);
+    out.write_str("hwreg(")?;
+    let name = gen::HWREG_NAMES
+        .get(target.index())
+        .and_then(|t| t.get(id as usize))
+        .copied()
+        .unwrap_or("");
+    if name.is_empty() {
+        write_u32(out, id)?;
+    } else {
+        out.write_str(name)?;
+    }
+    if offset != 0 || width != 32 {
+        out.write_str(", ")?;
+        write_u32(out, offset)?;
+        out.write_str(", ")?;
+        write_u32(out, width)?;
+    }
+    out.write_char(')')
+}
+
+pub(crate) fn write_sendmsg(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    let text = gen::SENDMSG
+        .get(target.index())
+        .and_then(|t| t.get(v as usize))
+        .copied()
+        .unwrap_or("");
+    if text.is_empty() {
+        write_u32(out, v)
+    } else {
+        out.write_str(text)
+    }
+}
+
+/// GFX9 `s_waitcnt` fields: (vmcnt, expcnt, lgkmcnt).
+pub fn waitcnt_fields(v: u32) -> (u32, u32, u32) {
+    let vm = (v & 0xF) | ((v >> 14) & 3) << 4;
+    let exp = (v >> 4) & 7;
+    let lgkm = (v >> 8) & 0xF;
+    (vm, exp, lgkm)
+}
+
+/// Encodes GFX9 `s_waitcnt` fields (each clamped to its width).
+pub fn waitcnt_encode(vm: u32, exp: u32, lgkm: u32) -> u16 {
+    let vm = vm.min(63);
+    let v = (vm & 0xF) | (exp.min(7) << 4) | (lgkm.min(15) << 8) | ((vm >> 4) << 14);
+    v as u16
+}
+
+pub(crate) fn write_waitcnt(v: u32, out: &mut impl Write) -> fmt::Result {
+    let (vm, exp, lgkm) = waitcnt_fields(v);
+    let (dvm, dexp, dlgkm) = (vm == 63, exp == 7, lgkm == 15);
+    let all = dvm && dexp && dlgkm;
+    let mut sp = false;
+    if !dvm || all {
+        out.write_str("vmcnt(")?;
+        write_u32(out, vm)?;
+        out.write_char(')')?;
+        sp = true;
+    }
+    if !dexp || all {
+        if sp {
+            out.write_char(' ')?;
+        }
+        out.write_str("expcnt(")?;
+        write_u32(out, exp)?;
+        out.write_char(')')?;
+        sp = true;
+    }
+    if !dlgkm || all {
+        if sp {
+            out.write_char(' ')?;
+        }
+        out.write_str("lgkmcnt(")?;
+        write_u32(out, lgkm)?;
+        out.write_char(')')?;
+    }
+    Ok(())
+}
+
+pub(crate) fn write_gpr_idx(v: u32, out: &mut impl Write) -> fmt::Result {
+    if v & !0xF != 0 {
+        return write_hex(out, v as u64);
+    }
+    out.write_str("gpr_idx(")?;
+    let names = ["SRC0", "SRC1", "SRC2", "DST"];
+    let mut first = true;
+    for (i, n) in names.iter().enumerate() {
+        if v >> i & 1 != 0 {
+            if !first {
+                out.write_char(',')?;
+            }
+            first = false;
+            out.write_str(n)?;
+        }
+    }
+    out.write_char(')')
+}

@@ -1,0 +1,55 @@
+//! VOP1/VOP2/VOPC (32-bit forms) and VOP3 (64-bit forms, VOP3a/VOP3b):
+//! operands come from the generated tables; this prints the VOP3 trailing
+//! modifiers (`op_sel`, `clamp`, `omod`).
+
+use crate::inst::Instruction;
+use crate::opcode::{flags, Field};
+use std::fmt::{self, Write};
+
+/// Number of source operands (src0..src2) the opcode prints.
+pub(crate) fn num_srcs(inst: &Instruction) -> usize {
+    inst.info()
+        .operands
+        .iter()
+        .filter(|o| matches!(o.field, Field::Src0 | Field::Src1 | Field::Src2 | Field::Vsrc1))
+        .count()
+}
+
+/// VOP3 output modifier (`omod`, bits 60:59).
+pub(crate) fn omod(inst: &Instruction) -> u32 {
+    inst.bits(1, 27, 2)
+}
+
+pub(crate) fn write_omod(v: u32, out: &mut impl Write) -> fmt::Result {
+    match v {
+        1 => out.write_str(" mul:2"),
+        2 => out.write_str(" mul:4"),
+        3 => out.write_str(" div:2"),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+    if inst.has(flags::OP_SEL) {
+        let n = num_srcs(inst);
+        let sel = inst.bits(0, 11, 4);
+        // Sources then the destination bit (bit 3 of the field).
+        let vals = [sel & 1, sel >> 1 & 1, sel >> 2 & 1];
+        if sel & (((1 << n) - 1) | 8) != 0 {
+            out.write_str(" op_sel:[")?;
+            for v in vals.iter().take(n) {
+                out.write_char(if *v != 0 { '1' } else { '0' })?;
+                out.write_char(',')?;
+            }
+            out.write_char(if sel & 8 != 0 { '1' } else { '0' })?;
+            out.write_char(']')?;
+        }
+    }
+    if inst.has(flags::CLAMP) && inst.bit(15) {
+        out.write_str(" clamp")?;
+    }
+    if inst.has(flags::OMOD) {
+        write_omod(omod(inst), out)?;
+    }
+    Ok(())
+}

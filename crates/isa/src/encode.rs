@@ -1,0 +1,378 @@
+//! Encoding: [`Instruction::encode`] (exact for decoded instructions: the
+//! words are the source of truth) and [`InstBuilder`], which creates
+//! instructions from an opcode and typed operands and checks the result by
+//! decoding it again.
+
+use crate::decode::decode_words;
+use crate::enc::{self, set_bits};
+use crate::inst::Instruction;
+use crate::opcode::{Encoding, Field, Kind, Opcode};
+use crate::operand::Operand;
+use crate::reg::{RegFile, RegRange};
+use crate::target::Target;
+
+/// Why an instruction could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The opcode does not exist on the target.
+    #[error("opcode {opcode} is not available on {target}")]
+    Unsupported {
+        /// Opcode.
+        opcode: Opcode,
+        /// Target.
+        target: Target,
+    },
+    /// Wrong number of operands.
+    #[error("{opcode} takes {expected} operands, got {got}")]
+    OperandCount {
+        /// Opcode.
+        opcode: Opcode,
+        /// Operands the opcode prints.
+        expected: usize,
+        /// Operands given.
+        got: usize,
+    },
+    /// An operand value does not fit the operand's kind or width.
+    #[error("{opcode} operand {index} ({kind:?}): cannot encode {value:?}")]
+    Operand {
+        /// Opcode.
+        opcode: Opcode,
+        /// Operand index.
+        index: usize,
+        /// Operand kind.
+        kind: Kind,
+        /// The value given.
+        value: Operand,
+    },
+    /// The assembled words do not decode back to the same opcode (for
+    /// example a must-be-zero bit was set through [`InstBuilder::bits`]).
+    #[error("assembled words {words:08x?} do not decode as {opcode}")]
+    Invalid {
+        /// Opcode.
+        opcode: Opcode,
+        /// The words.
+        words: Vec<u32>,
+    },
+}
+
+impl Instruction {
+    /// The instruction bytes (little-endian words) in a fixed buffer, and
+    /// how many of them are used. No allocation.
+    pub fn to_bytes(&self) -> ([u8; 12], usize) {
+        let mut b = [0u8; 12];
+        for (i, w) in self.words.iter().enumerate() {
+            b[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        (b, self.len().min(12))
+    }
+
+    /// The instruction bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let (b, n) = self.to_bytes();
+        b[..n].to_vec()
+    }
+
+    /// Appends the instruction bytes to `out`.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let (b, n) = self.to_bytes();
+        out.extend_from_slice(&b[..n]);
+    }
+
+    /// Starts building an instruction of `opcode` for `target`.
+    ///
+    /// ```
+    /// use lathe_isa::{Instruction, Opcode, Operand, RegRange, Target};
+    /// let i = Instruction::build(Target::Gfx90a, Opcode::S_ADD_U32)
+    ///     .operands(&[
+    ///         RegRange::sgpr(0, 1).into(),
+    ///         RegRange::sgpr(1, 1).into(),
+    ///         Operand::Int(4),
+    ///     ])
+    ///     .unwrap()
+    ///     .finish()
+    ///     .unwrap();
+    /// assert_eq!(i.to_string(), "s_add_u32 s0, s1, 4");
+    /// ```
+    pub fn build(target: Target, opcode: Opcode) -> InstBuilder {
+        let info = opcode.info();
+        let mut words = [0u32; 3];
+        let (_, prefix, lo, width) = enc::opcode_pos(info.enc);
+        words[0] = prefix;
+        set_bits(&mut words[0], lo, width, info.code as u32);
+        match info.enc {
+            Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
+                words[0] |= enc::SRC0_SDWA;
+                // dst_sel/src sels DWORD by default.
+                words[1] = 6 << 16;
+                if info.enc != Encoding::VopcSdwa {
+                    words[1] |= 6 << 8;
+                }
+                if info.enc == Encoding::Vop2Sdwa || info.enc == Encoding::VopcSdwa {
+                    words[1] |= 6 << 24;
+                }
+            }
+            Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                words[0] |= enc::SRC0_DPP;
+                // quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf
+                words[1] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
+            }
+            Encoding::Vop3p if info.has(target, crate::opcode::flags::PACKED) => {
+                words[0] |= 1 << 14;
+                words[1] |= 3 << 27;
+            }
+            Encoding::Global | Encoding::Scratch => {
+                // saddr = off
+                words[1] |= 0x7F << 16;
+            }
+            _ => {}
+        }
+        InstBuilder {
+            target,
+            opcode,
+            words,
+            literal: None,
+            error: if info.supports(target) {
+                None
+            } else {
+                Some(BuildError::Unsupported { opcode, target })
+            },
+        }
+    }
+
+    /// A copy with a new 16-bit immediate (SOPP/SOPK `simm16`), e.g. to
+    /// relocate a branch. Returns `None` for other encodings.
+    pub fn with_simm16(&self, v: u16) -> Option<Instruction> {
+        match self.encoding() {
+            Encoding::Sopp | Encoding::Sopk => {
+                let mut i = *self;
+                set_bits(&mut i.words[0], 0, 16, v as u32);
+                Some(i)
+            }
+            _ => None,
+        }
+    }
+
+    /// For a PC-relative branch at `addr`, a copy that branches to `target`
+    /// instead; `None` if not a branch or the distance does not fit.
+    pub fn with_branch_target(&self, addr: u64, target: u64) -> Option<Instruction> {
+        self.branch_target(addr)?;
+        let delta = (target as i64).checked_sub(addr as i64 + 4)?;
+        if delta % 4 != 0 {
+            return None;
+        }
+        let d = delta / 4;
+        if !(i16::MIN as i64..=i16::MAX as i64).contains(&d) {
+            return None;
+        }
+        self.with_simm16(d as i16 as u16)
+    }
+}
+
+/// Builds an [`Instruction`] from an opcode and typed operands.
+#[derive(Debug, Clone)]
+pub struct InstBuilder {
+    target: Target,
+    opcode: Opcode,
+    words: [u32; 3],
+    literal: Option<u32>,
+    error: Option<BuildError>,
+}
+
+impl InstBuilder {
+    /// Sets all printed operands, in printed order (as
+    /// [`Instruction::operands`] lists them for this opcode's base form).
+    pub fn operands(mut self, ops: &[Operand]) -> Result<InstBuilder, BuildError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let info = self.opcode.info();
+        let specs: Vec<_> = info
+            .operands
+            .iter()
+            .filter(|s| !(s.field == Field::Vdst && info.has(self.target, crate::opcode::flags::RTN_GLC)))
+            .collect();
+        if specs.len() != ops.len() {
+            return Err(BuildError::OperandCount {
+                opcode: self.opcode,
+                expected: specs.len(),
+                got: ops.len(),
+            });
+        }
+        for (i, (spec, op)) in specs.iter().zip(ops).enumerate() {
+            self = self.operand_at(i, spec.field, spec.kind, spec.width, *op)?;
+        }
+        Ok(self)
+    }
+
+    /// Sets one operand by its index in the opcode's operand list.
+    pub fn operand(self, index: usize, value: Operand) -> Result<InstBuilder, BuildError> {
+        let info = self.opcode.info();
+        let Some(spec) = info.operands.get(index) else {
+            return Err(BuildError::OperandCount {
+                opcode: self.opcode,
+                expected: info.operands.len(),
+                got: index + 1,
+            });
+        };
+        self.operand_at(index, spec.field, spec.kind, spec.width, value)
+    }
+
+    fn operand_at(
+        mut self,
+        index: usize,
+        field: Field,
+        kind: Kind,
+        width: u8,
+        value: Operand,
+    ) -> Result<InstBuilder, BuildError> {
+        let opcode = self.opcode;
+        let err = || BuildError::Operand {
+            opcode,
+            index,
+            kind,
+            value,
+        };
+        let enc = self.opcode.info().enc;
+        let raw: u32 = match (kind, value) {
+            (Kind::Vcc | Kind::Off, _) => return Ok(self),
+            (Kind::Lit32 | Kind::LitImm32, Operand::Literal(v)) => {
+                self.literal = Some(v);
+                return Ok(self);
+            }
+            (Kind::SReg, Operand::Reg(r)) if r.file == RegFile::Scalar => r.first as u32,
+            (Kind::SReg, Operand::Off) if field == Field::Saddr => 0x7F,
+            (Kind::SRegX2, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 2 == 0 => {
+                r.first as u32 / 2
+            }
+            (Kind::SRegX4, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 4 == 0 => {
+                r.first as u32 / 4
+            }
+            (Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc | Kind::SdwaSrc, v) => {
+                let r = match v {
+                    Operand::Reg(RegRange {
+                        file: RegFile::Vgpr,
+                        first,
+                        ..
+                    }) if kind == Kind::SdwaSrc => first as u32,
+                    Operand::Reg(RegRange {
+                        file: RegFile::Vgpr,
+                        first,
+                        ..
+                    }) if kind != Kind::SSrc && kind != Kind::ASrc => 256 + first as u32,
+                    Operand::Reg(RegRange {
+                        file: RegFile::Agpr,
+                        first,
+                        ..
+                    }) if kind == Kind::ASrc || kind == Kind::AvSrc => {
+                        if kind == Kind::AvSrc {
+                            self.set_acc(field, true);
+                        }
+                        256 + first as u32
+                    }
+                    Operand::Reg(RegRange {
+                        file: RegFile::Scalar,
+                        first,
+                        ..
+                    }) => first as u32,
+                    Operand::Int(i) if (0..=64).contains(&i) => 128 + i as u32,
+                    Operand::Int(i) if (-16..0).contains(&i) => (192 - i as i32) as u32,
+                    Operand::Float(f) => f as u32,
+                    Operand::Literal(l) => {
+                        self.literal = Some(l);
+                        255
+                    }
+                    _ => return Err(err()),
+                };
+                if kind == Kind::SdwaSrc {
+                    let scalar = !matches!(
+                        v,
+                        Operand::Reg(RegRange {
+                            file: RegFile::Vgpr,
+                            ..
+                        })
+                    );
+                    let bit = if field == Field::Src0 { 23 } else { 31 };
+                    set_bits(&mut self.words[1], bit, 1, scalar as u32);
+                }
+                r
+            }
+            (Kind::VReg, Operand::Reg(r)) if r.file == RegFile::Vgpr => r.first as u32,
+            (Kind::AReg, Operand::Reg(r)) if r.file == RegFile::Agpr => r.first as u32,
+            (Kind::AvReg, Operand::Reg(r)) if r.file != RegFile::Scalar => {
+                self.set_acc(field, r.file == RegFile::Agpr);
+                r.first as u32
+            }
+            (Kind::Branch, Operand::Branch(b)) => b as u16 as u32,
+            (_, Operand::Imm(v)) => v as u32,
+            _ => return Err(err()),
+        };
+        let _ = width;
+        let Some((w, lo, bits)) = enc::field_pos(enc, field) else {
+            return Err(err());
+        };
+        if raw >> bits != 0 {
+            return Err(err());
+        }
+        set_bits(&mut self.words[w as usize], lo, bits, raw);
+        Ok(self)
+    }
+
+    fn set_acc(&mut self, field: Field, on: bool) {
+        let bit = match (self.opcode.info().enc, field) {
+            (Encoding::Ds, _) => 25,
+            (Encoding::Flat | Encoding::Global | Encoding::Scratch, _) => 55,
+            (Encoding::Mubuf | Encoding::Mtbuf, _) => 55,
+            (Encoding::Mimg, _) => 16,
+            (Encoding::Mai, Field::Vdst | Field::Src2) => 15,
+            (Encoding::Mai, Field::Src0) => 59,
+            (Encoding::Mai, Field::Src1) => 60,
+            _ => return,
+        };
+        set_bits(&mut self.words[(bit / 32) as usize], (bit % 32) as u8, 1, on as u32);
+    }
+
+    /// Sets `width` raw bits at bit `lo` of word `word` (modifiers, offsets,
+    /// cache-policy bits). Checked when [`InstBuilder::finish`] re-decodes.
+    pub fn bits(mut self, word: usize, lo: u8, width: u8, v: u32) -> InstBuilder {
+        if let Some(w) = self.words.get_mut(word) {
+            set_bits(w, lo, width, v);
+        }
+        self
+    }
+
+    /// Sets a raw field value.
+    pub fn field(self, f: Field, v: u32) -> InstBuilder {
+        match enc::field_pos(self.opcode.info().enc, f) {
+            Some((w, lo, width)) => self.bits(w as usize, lo, width, v),
+            None => self,
+        }
+    }
+
+    /// Assembles the words and checks them by decoding.
+    pub fn finish(self) -> Result<Instruction, BuildError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let mut words = self.words.to_vec();
+        let nbase = enc::base_words(self.opcode.info().enc);
+        words.truncate(nbase);
+        if let Some(l) = self.literal {
+            words.push(l);
+        }
+        let got = decode_words(self.target, words[0], |i| words.get(i).copied());
+        match got {
+            Some(i) if i.opcode == self.opcode && i.words() == words.as_slice() => Ok(i),
+            _ => Err(BuildError::Invalid {
+                opcode: self.opcode,
+                words,
+            }),
+        }
+    }
+}
+
+impl From<RegRange> for Operand {
+    fn from(r: RegRange) -> Operand {
+        Operand::Reg(r)
+    }
+}

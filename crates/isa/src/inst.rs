@@ -1,0 +1,296 @@
+//! [`Instruction`]: one decoded (or built) instruction, stored as its raw
+//! words plus its opcode, and the typed views over it (fields, operands).
+
+use crate::enc::{self, bits};
+use crate::opcode::{Encoding, Field, Kind, OpInfo, Opcode, OperandSpec};
+use crate::operand::{InlineFloat, Op, Operand, Operands};
+use crate::reg::RegRange;
+use crate::target::Target;
+
+/// One instruction.
+///
+/// Small and `Copy`: the raw words (the single source of truth, so encoding
+/// a decoded instruction is exact), the opcode, the length and the target.
+/// Typed views ([`Instruction::operands`], [`Instruction::field`], the
+/// modifier accessors) are computed from the words on demand without
+/// allocating. Invalid words decode to an instruction with
+/// [`Opcode::INVALID`] that keeps the raw word (printed `.long 0x...`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Instruction {
+    pub(crate) words: [u32; 3],
+    pub(crate) opcode: Opcode,
+    pub(crate) len: u8,
+    pub(crate) target: Target,
+}
+
+impl std::fmt::Debug for Instruction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Instruction({:?} \"{}\" [", self.target, self)?;
+        for (i, w) in self.words().iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{w:08X}")?;
+        }
+        f.write_str("])")
+    }
+}
+
+impl Instruction {
+    /// An invalid instruction holding the raw word `w` (4 bytes).
+    pub fn invalid(target: Target, w: u32) -> Instruction {
+        Instruction {
+            words: [w, 0, 0],
+            opcode: Opcode::INVALID,
+            len: 4,
+            target,
+        }
+    }
+
+    /// The opcode ([`Opcode::INVALID`] for undecodable words).
+    #[inline]
+    pub fn opcode(&self) -> Opcode {
+        self.opcode
+    }
+
+    /// The target it was decoded or built for.
+    #[inline]
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Size in bytes (4, 8 or 12).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Always false (an instruction has at least one word); present for
+    /// API symmetry with [`Instruction::len`].
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The instruction words (1 to 3).
+    #[inline]
+    pub fn words(&self) -> &[u32] {
+        let n = (self.len as usize / 4).clamp(1, 3);
+        &self.words[..n]
+    }
+
+    /// True for undecodable words.
+    #[inline]
+    pub fn is_invalid(&self) -> bool {
+        self.opcode.is_invalid()
+    }
+
+    /// Static description of the opcode.
+    #[inline]
+    pub fn info(&self) -> &'static OpInfo {
+        self.opcode.info()
+    }
+
+    /// Encoding.
+    #[inline]
+    pub fn encoding(&self) -> Encoding {
+        self.info().enc
+    }
+
+    /// Opcode flags ([`crate::opcode::flags`]) on this instruction's target.
+    #[inline]
+    pub fn flags(&self) -> u64 {
+        self.info().flags(self.target)
+    }
+
+    #[inline]
+    pub(crate) fn has(&self, f: u64) -> bool {
+        self.flags() & f != 0
+    }
+
+    #[inline]
+    pub(crate) fn w(&self, i: usize) -> u32 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+
+    /// Bit `b` (0..96) of the instruction as a bool.
+    #[inline]
+    pub(crate) fn bit(&self, b: u32) -> bool {
+        self.w((b / 32) as usize) >> (b % 32) & 1 != 0
+    }
+
+    /// `width` bits at bit `lo` of word `word`.
+    #[inline]
+    pub(crate) fn bits(&self, word: usize, lo: u8, width: u8) -> u32 {
+        bits(self.w(word), lo, width)
+    }
+
+    /// Raw value of an encoding field, or `None` if the encoding has no
+    /// such field. [`Field::Lit`] is the literal dword.
+    pub fn field(&self, f: Field) -> Option<u32> {
+        if f == Field::Lit {
+            return self.literal();
+        }
+        let (w, lo, width) = enc::field_pos(self.encoding(), f)?;
+        Some(self.bits(w as usize, lo, width))
+    }
+
+    /// The trailing literal dword, if the instruction has one.
+    pub fn literal(&self) -> Option<u32> {
+        let base = enc::base_words(self.encoding());
+        (self.len as usize / 4 > base).then(|| self.w(base))
+    }
+
+    /// The decoded operands, in printed order.
+    pub fn operands(&self) -> Operands {
+        let mut ops = Operands::default();
+        if self.is_invalid() {
+            return ops;
+        }
+        let info = self.info();
+        for (i, spec) in info.operands.iter().enumerate() {
+            let value = self.operand_value(spec);
+            let mut op = Op::new(value, *spec);
+            self.apply_src_mods(i, &mut op);
+            ops.push(op);
+        }
+        match info.enc {
+            Encoding::Flat | Encoding::Global | Encoding::Scratch => {
+                enc::flat::adjust_operands(self, &mut ops)
+            }
+            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::adjust_operands(self, &mut ops),
+            Encoding::Mimg => enc::mimg::adjust_operands(self, &mut ops),
+            Encoding::Smem => enc::smem::adjust_operands(self, &mut ops),
+            Encoding::VopcSdwa => enc::sdwa_dpp::adjust_vopc_operands(self, &mut ops),
+            _ => {}
+        }
+        ops
+    }
+
+    /// Value of the field `spec` reads, interpreted per its kind.
+    pub(crate) fn operand_value(&self, spec: &OperandSpec) -> Operand {
+        let raw = match spec.field {
+            Field::Implicit => 0,
+            f => self.field(f).unwrap_or(0),
+        };
+        let width = spec.width.max(1);
+        match spec.kind {
+            Kind::SReg => Operand::Reg(RegRange::sgpr(raw as u16, width)),
+            Kind::SSrc | Kind::VSrc => src_operand(raw, width, self.literal()),
+            Kind::ASrc => match raw {
+                256..=511 => Operand::Reg(RegRange::agpr((raw - 256) as u16, width)),
+                _ => src_operand(raw, width, self.literal()),
+            },
+            Kind::AvSrc => match raw {
+                256..=511 if self.acc_bit(spec.field) => {
+                    Operand::Reg(RegRange::agpr((raw - 256) as u16, width))
+                }
+                _ => src_operand(raw, width, self.literal()),
+            },
+            Kind::VReg => Operand::Reg(RegRange::vgpr(raw as u16, width)),
+            Kind::AReg => Operand::Reg(RegRange::agpr(raw as u16, width)),
+            Kind::AvReg => {
+                if self.acc_bit(spec.field) {
+                    Operand::Reg(RegRange::agpr(raw as u16, width))
+                } else {
+                    Operand::Reg(RegRange::vgpr(raw as u16, width))
+                }
+            }
+            Kind::SRegX2 => Operand::Reg(RegRange::sgpr((raw * 2) as u16, width)),
+            Kind::SRegX4 => Operand::Reg(RegRange::sgpr((raw * 4) as u16, width)),
+            Kind::SdwaSrc => {
+                if enc::sdwa_dpp::src_is_scalar(self, spec.field) {
+                    src_operand(raw, width, None)
+                } else {
+                    Operand::Reg(RegRange::vgpr(raw as u16, width))
+                }
+            }
+            Kind::Lit32 | Kind::LitImm32 => Operand::Literal(self.literal().unwrap_or(0)),
+            Kind::Vcc => Operand::Reg(RegRange::VCC),
+            Kind::Off => Operand::Off,
+            Kind::SmemOffset => Operand::Imm(raw as i64),
+            Kind::Branch => Operand::Branch(raw as u16 as i16),
+            Kind::Hex16
+            | Kind::Imm16
+            | Kind::Dec16
+            | Kind::Endpgm
+            | Kind::Hwreg
+            | Kind::SendMsg
+            | Kind::Waitcnt
+            | Kind::GprIdx
+            | Kind::GprIdx8 => Operand::Imm(raw as i64),
+            Kind::Unknown => Operand::Raw(raw as u16),
+        }
+    }
+
+    /// The acc (AGPR) bit governing `field`, per encoding.
+    pub(crate) fn acc_bit(&self, field: Field) -> bool {
+        match self.encoding() {
+            Encoding::Ds => self.bit(25),
+            Encoding::Flat | Encoding::Global | Encoding::Scratch => self.bit(55),
+            Encoding::Mubuf | Encoding::Mtbuf => self.bit(55),
+            Encoding::Mimg => self.bit(16),
+            Encoding::Mai => match field {
+                Field::Vdst | Field::Src2 => self.bit(15),
+                Field::Src0 => self.bit(59),
+                Field::Src1 => self.bit(60),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Index (0, 1, 2) of a source field.
+    fn src_index(field: Field) -> Option<u32> {
+        match field {
+            Field::Src0 => Some(0),
+            Field::Src1 | Field::Vsrc1 => Some(1),
+            Field::Src2 => Some(2),
+            _ => None,
+        }
+    }
+
+    fn apply_src_mods(&self, _i: usize, op: &mut Op) {
+        use crate::opcode::mods;
+        let m = op.spec.mods;
+        if m & (mods::NEG | mods::ABS | mods::SEXT) == 0 {
+            return;
+        }
+        let Some(si) = Self::src_index(op.spec.field) else {
+            return;
+        };
+        let (neg, abs, sext) = match self.encoding() {
+            Encoding::Vop3 => (self.bit(61 + si), self.bit(8 + si), false),
+            Encoding::Vop3p => (self.bit(61 + si), self.bit(8 + si), false),
+            Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
+                let b = if si == 0 { 32 + 19 } else { 32 + 27 };
+                (self.bit(b + 1), self.bit(b + 2), self.bit(b))
+            }
+            Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                let b = if si == 0 { 32 + 20 } else { 32 + 22 };
+                (self.bit(b), self.bit(b + 1), false)
+            }
+            _ => (false, false, false),
+        };
+        op.neg = neg && m & mods::NEG != 0;
+        op.abs = abs && m & mods::ABS != 0;
+        op.sext = sext && m & mods::SEXT != 0;
+    }
+}
+
+/// Interprets a scalar/vector source encoding.
+pub(crate) fn src_operand(raw: u32, width: u8, literal: Option<u32>) -> Operand {
+    match raw {
+        0..=127 => Operand::Reg(RegRange::sgpr(raw as u16, width)),
+        128..=192 => Operand::Int((raw - 128) as i8),
+        193..=208 => Operand::Int(-((raw - 192) as i8)),
+        235..=239 | 251..=254 => Operand::Reg(RegRange::sgpr(raw as u16, 1)),
+        240..=248 => match InlineFloat::from_encoding(raw as u16) {
+            Some(f) => Operand::Float(f),
+            None => Operand::Raw(raw as u16),
+        },
+        255 => Operand::Literal(literal.unwrap_or(0)),
+        256..=511 => Operand::Reg(RegRange::vgpr((raw - 256) as u16, width)),
+        _ => Operand::Raw(raw as u16),
+    }
+}

@@ -1,0 +1,540 @@
+//! The opcode table model: [`Opcode`], its static description [`OpInfo`],
+//! and the operand descriptions [`OperandSpec`] the generated tables are made
+//! of. The tables themselves live in `generated/` (see the crate README for
+//! how they are produced from LLVM).
+
+use crate::generated::gfx9 as gen;
+use crate::target::Target;
+use std::fmt;
+
+/// An instruction opcode: an index into the static opcode table.
+///
+/// One opcode is one LLVM-level instruction form: a mnemonic in one
+/// encoding. `v_add_f32` exists as [`Opcode::V_ADD_F32_E32`] (VOP2),
+/// [`Opcode::V_ADD_F32_E64`] (VOP3), [`Opcode::V_ADD_F32_SDWA`] and
+/// [`Opcode::V_ADD_F32_DPP`]. The associated constants are generated.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Opcode(pub(crate) u16);
+
+impl Opcode {
+    /// The pseudo-opcode of words that do not decode ([`OpInfo::name`] is
+    /// `".long"`).
+    pub const INVALID: Opcode = Opcode(u16::MAX);
+
+    /// Static description of this opcode.
+    #[inline]
+    pub fn info(self) -> &'static OpInfo {
+        gen::OPS.get(self.0 as usize).unwrap_or(&INVALID_INFO)
+    }
+
+    /// The mnemonic as LLVM prints it (`v_add_f32_e32`).
+    #[inline]
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// True for [`Opcode::INVALID`].
+    #[inline]
+    pub fn is_invalid(self) -> bool {
+        self.0 == u16::MAX
+    }
+
+    /// The raw table index.
+    #[inline]
+    pub fn index(self) -> u16 {
+        self.0
+    }
+
+    /// Every opcode in the table (all targets).
+    pub fn all() -> impl Iterator<Item = Opcode> {
+        (0..gen::OPS.len() as u16).map(Opcode)
+    }
+
+    /// Opcodes available on `target`.
+    pub fn all_for(target: Target) -> impl Iterator<Item = Opcode> {
+        Opcode::all().filter(move |o| o.info().supports(target))
+    }
+
+    /// Looks an opcode up by mnemonic (as printed, e.g. `"s_add_u32"`,
+    /// `"v_add_f32_e64"`, `"v_mov_b32_dpp"`) for `target`.
+    pub fn from_name(target: Target, name: &str) -> Option<Opcode> {
+        Opcode::all_for(target).find(|o| o.name() == name)
+    }
+
+    /// The opcode for (`target`, `enc`, opcode field value), if any.
+    #[inline]
+    pub fn lookup(target: Target, enc: Encoding, code: u16) -> Option<Opcode> {
+        let (base, len) = gen::ENC_RANGE[enc as usize];
+        if code as usize >= len as usize {
+            return None;
+        }
+        let table: &[u16] = gen::DECODE[target.index()];
+        let v = *table.get(base as usize + code as usize)?;
+        (v != u16::MAX).then_some(Opcode(v))
+    }
+}
+
+impl fmt::Debug for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Opcode({})", self.name())
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+pub(crate) static INVALID_INFO: OpInfo = OpInfo {
+    name: ".long",
+    enc: Encoding::Invalid,
+    code: 0,
+    targets: 0,
+    operands: &[],
+    flags: [0; Target::COUNT],
+    zero: [[0, 0]; Target::COUNT],
+};
+
+/// Instruction encodings (microcode formats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum Encoding {
+    /// Scalar ALU, two sources.
+    Sop2 = 0,
+    /// Scalar ALU with a 16-bit inline immediate.
+    Sopk,
+    /// Scalar ALU, one source.
+    Sop1,
+    /// Scalar compare.
+    Sopc,
+    /// Scalar program control (branches, waits, messages).
+    Sopp,
+    /// Scalar memory.
+    Smem,
+    /// Vector ALU, two sources (32-bit form, `_e32`).
+    Vop2,
+    /// Vector ALU, one source (`_e32`).
+    Vop1,
+    /// Vector compare (`_e32`, writes `vcc`).
+    Vopc,
+    /// Vector ALU, 64-bit form (`_e64` and VOP3-only ops; VOP3a and VOP3b).
+    Vop3,
+    /// Packed vector ALU (VOP3P).
+    Vop3p,
+    /// Matrix ops in the VOP3P space (`v_mfma_*`, `v_smfmac_*`).
+    Mai,
+    /// VOP2 with an SDWA second dword.
+    Vop2Sdwa,
+    /// VOP1 with an SDWA second dword.
+    Vop1Sdwa,
+    /// VOPC with an SDWA second dword.
+    VopcSdwa,
+    /// VOP2 with a DPP second dword.
+    Vop2Dpp,
+    /// VOP1 with a DPP second dword.
+    Vop1Dpp,
+    /// LDS/GDS.
+    Ds,
+    /// Flat (segment 0).
+    Flat,
+    /// Global (flat segment 2).
+    Global,
+    /// Scratch (flat segment 1).
+    Scratch,
+    /// Untyped buffer.
+    Mubuf,
+    /// Typed buffer.
+    Mtbuf,
+    /// Image.
+    Mimg,
+    /// Not an instruction ([`Opcode::INVALID`]).
+    Invalid,
+}
+
+/// The encoding field an operand is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum Field {
+    /// Scalar destination (SOP2/SOPK/SOP1 `sdst`, VOP3b `sdst`).
+    Sdst,
+    /// First scalar source.
+    Ssrc0,
+    /// Second scalar source.
+    Ssrc1,
+    /// SOPK/SOPP 16-bit immediate.
+    Simm16,
+    /// SMEM base register pair/quad.
+    Sbase,
+    /// SMEM data register(s).
+    Sdata,
+    /// SMEM offset (immediate or register, decided by the encoding bits).
+    Offset,
+    /// Scalar offset register (SMEM `soffset`, MUBUF/MTBUF `soffset`).
+    Soffset,
+    /// Vector (or, for some opcodes, scalar) destination.
+    Vdst,
+    /// First VOP source (9-bit).
+    Src0,
+    /// Second VOP source (9-bit in VOP3).
+    Src1,
+    /// Third VOP source.
+    Src2,
+    /// Second VOP source of the 32-bit forms (a VGPR).
+    Vsrc1,
+    /// The trailing 32-bit literal dword (madmk/madak K, s_setreg_imm32).
+    Lit,
+    /// DS / FLAT address.
+    Addr,
+    /// DS first data operand.
+    Data0,
+    /// DS second data operand.
+    Data1,
+    /// FLAT data operand.
+    Data,
+    /// FLAT scalar address.
+    Saddr,
+    /// MUBUF/MTBUF/MIMG vector address.
+    Vaddr,
+    /// MUBUF/MTBUF/MIMG data.
+    Vdata,
+    /// Buffer/image resource descriptor (SGPR quad index).
+    Srsrc,
+    /// Image sampler descriptor (SGPR quad index).
+    Ssamp,
+    /// Not encoded (printed implicit operand such as `vcc` or `off`).
+    Implicit,
+}
+
+/// How an operand's field value is interpreted and printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum Kind {
+    /// Scalar register from a 7/8-bit field: SGPRs, `vcc`, `exec`, `m0`,
+    /// `ttmp`, `flat_scratch`, `xnack_mask`, `null`.
+    SReg,
+    /// Scalar source: scalar register, inline constant, or (255) the literal.
+    SSrc,
+    /// Vector source (9-bit): [`Kind::SSrc`] values or VGPRs (256..511).
+    VSrc,
+    /// Vector source whose VGPR range names AGPRs (`v_accvgpr_read/mov`).
+    ASrc,
+    /// Vector source whose VGPR range is VGPRs or AGPRs per an acc bit (MAI).
+    AvSrc,
+    /// VGPR from an 8-bit field.
+    VReg,
+    /// AGPR from an 8-bit field.
+    AReg,
+    /// VGPR or AGPR (8-bit field) per the encoding's acc bit.
+    AvReg,
+    /// SGPR pair from a field counting pairs (SMEM `sbase`).
+    SRegX2,
+    /// SGPR quad from a field counting quads (`srsrc`, `ssamp`).
+    SRegX4,
+    /// SDWA source: 8-bit field plus an "is scalar" bit.
+    SdwaSrc,
+    /// The literal dword, printed in hex.
+    Lit32,
+    /// The literal dword, printed like a 32-bit immediate (`-1.0`, `0x1234`).
+    LitImm32,
+    /// Fixed `vcc` (not encoded).
+    Vcc,
+    /// Fixed `off` (not encoded).
+    Off,
+    /// SMEM offset (immediate or register).
+    SmemOffset,
+    /// 16-bit immediate printed in hex.
+    Hex16,
+    /// 16-bit immediate printed like a 32-bit immediate (small values decimal).
+    Imm16,
+    /// 16-bit immediate printed in decimal.
+    Dec16,
+    /// `s_endpgm` immediate: omitted when zero.
+    Endpgm,
+    /// PC-relative branch offset in dwords (printed as unsigned 16-bit).
+    Branch,
+    /// `hwreg(...)`.
+    Hwreg,
+    /// `sendmsg(...)`.
+    SendMsg,
+    /// `vmcnt(..) expcnt(..) lgkmcnt(..)`.
+    Waitcnt,
+    /// `gpr_idx(...)` (16-bit field).
+    GprIdx,
+    /// `gpr_idx(...)` from an 8-bit source field (`s_set_gpr_idx_on`).
+    GprIdx8,
+    /// An operand the generator could not classify (printed raw).
+    Unknown,
+}
+
+/// How a source operand's inline constants and literals are printed (LLVM's
+/// operand type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum Ty {
+    /// Not a constant-capable operand.
+    None,
+    /// 32-bit (integer or float).
+    B32,
+    /// 64-bit integer (32-bit literal zero-extended).
+    I64,
+    /// 64-bit float (32-bit literal is the high half).
+    F64,
+    /// 16-bit float.
+    F16,
+    /// 16-bit integer.
+    I16,
+    /// Packed 2 x f16.
+    V2F16,
+    /// Packed 2 x i16.
+    V2I16,
+    /// Register-only operand: constants print with `/*Invalid immediate*/`.
+    Reg,
+}
+
+/// Whether an operand is read, written or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Access {
+    /// Read.
+    R,
+    /// Written.
+    W,
+    /// Read and written.
+    RW,
+}
+
+/// Operand-level flags ([`OperandSpec::mods`]).
+pub mod mods {
+    /// Prints `-x` / `neg(x)` when its neg bit is set.
+    pub const NEG: u8 = 1;
+    /// Prints `|x|` when its abs bit is set.
+    pub const ABS: u8 = 2;
+    /// Prints `sext(x)` when its sext bit is set.
+    pub const SEXT: u8 = 4;
+    /// Scalar registers are invalid here (LLVM appends an
+    /// `/*Invalid register, ...*/` comment).
+    pub const BAD_SGPR: u8 = 8;
+    /// VGPRs are invalid here.
+    pub const BAD_VGPR: u8 = 16;
+    /// `src_lds_direct` is invalid here.
+    pub const BAD_LDS: u8 = 32;
+}
+
+/// One printed operand of an opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OperandSpec {
+    /// Encoding field holding the operand.
+    pub field: Field,
+    /// Interpretation of the field value.
+    pub kind: Kind,
+    /// Width in dwords for register operands (1, 2, 3, 4, 8, 16, 32), 0 for
+    /// non-register operands.
+    pub width: u8,
+    /// Constant/literal printing type for source operands.
+    pub ty: Ty,
+    /// Read/write.
+    pub access: Access,
+    /// [`mods`] flags.
+    pub mods: u8,
+    /// Index of the LLVM register-class name used in `/*Invalid register*/`
+    /// comments (see [`OperandSpec::reg_class`]), or `u8::MAX`.
+    pub rc: u8,
+}
+
+impl OperandSpec {
+    /// The LLVM register-class name LLVM prints in its
+    /// `/*Invalid register, operand has '...' register class*/` comments for
+    /// this operand, when the generator saw one.
+    pub fn reg_class(&self) -> Option<&'static str> {
+        gen::RC_NAMES.get(self.rc as usize).copied()
+    }
+
+    /// True for register operands written by the instruction.
+    pub fn is_write(&self) -> bool {
+        matches!(self.access, Access::W | Access::RW)
+    }
+
+    /// True for operands read by the instruction.
+    pub fn is_read(&self) -> bool {
+        matches!(self.access, Access::R | Access::RW)
+    }
+}
+
+/// Static description of an opcode.
+#[derive(Debug)]
+pub struct OpInfo {
+    /// Mnemonic as LLVM prints it.
+    pub name: &'static str,
+    /// Encoding.
+    pub enc: Encoding,
+    /// Value of the encoding's opcode field.
+    pub code: u16,
+    /// Bit mask of targets ([`Target`] discriminants) supporting it.
+    pub(crate) targets: u8,
+    /// Printed operands, in order.
+    pub operands: &'static [OperandSpec],
+    /// [`flags`] bits, per target.
+    pub(crate) flags: [u64; Target::COUNT],
+    /// Bits (per word) that must be zero for LLVM to accept the encoding,
+    /// per target.
+    pub(crate) zero: [[u32; 2]; Target::COUNT],
+}
+
+impl OpInfo {
+    /// True if `target` has this opcode.
+    #[inline]
+    pub fn supports(&self, target: Target) -> bool {
+        self.targets & target.bit() != 0
+    }
+
+    /// [`flags`] bits of this opcode on `target`.
+    #[inline]
+    pub fn flags(&self, target: Target) -> u64 {
+        self.flags[target.index()]
+    }
+
+    /// True if any of `f` ([`flags`]) is set on `target`.
+    #[inline]
+    pub fn has(&self, target: Target, f: u64) -> bool {
+        self.flags[target.index()] & f != 0
+    }
+
+    /// Bits of each word that must be zero on `target`.
+    #[inline]
+    pub fn zero_bits(&self, target: Target) -> [u32; 2] {
+        self.zero[target.index()]
+    }
+}
+
+/// Opcode flags ([`OpInfo::flags`]). The low bits record which modifiers
+/// LLVM prints for the opcode (derived from LLVM by the generator); the high
+/// bits are semantic facts (from the generator's rules).
+pub mod flags {
+    /// Prints `clamp`.
+    pub const CLAMP: u64 = 1 << 0;
+    /// Prints `mul:2`/`mul:4`/`div:2`.
+    pub const OMOD: u64 = 1 << 1;
+    /// Prints `op_sel:[...]`.
+    pub const OP_SEL: u64 = 1 << 2;
+    /// Prints `op_sel_hi:[...]`.
+    pub const OP_SEL_HI: u64 = 1 << 3;
+    /// Prints `neg_lo:[...]`.
+    pub const NEG_LO: u64 = 1 << 4;
+    /// Prints `neg_hi:[...]`.
+    pub const NEG_HI: u64 = 1 << 5;
+    /// Prints `cbsz:`.
+    pub const CBSZ: u64 = 1 << 6;
+    /// Prints `abid:`.
+    pub const ABID: u64 = 1 << 7;
+    /// Prints `blgp:`.
+    pub const BLGP: u64 = 1 << 8;
+    /// Prints the blgp field as `neg:[a,b,c]` (gfx940 f64 MFMA).
+    pub const BLGP_NEG: u64 = 1 << 9;
+    /// Prints `dst_sel:` and `dst_unused:` (SDWA).
+    pub const DST_SEL: u64 = 1 << 10;
+    /// Prints `src0_sel:` (SDWA).
+    pub const SRC0_SEL: u64 = 1 << 11;
+    /// Prints `src1_sel:` (SDWA).
+    pub const SRC1_SEL: u64 = 1 << 12;
+    /// Prints `offset:` (16-bit DS offset, MUBUF/FLAT offset, SMEM offset).
+    pub const OFFSET: u64 = 1 << 13;
+    /// Prints `offset0:` / `offset1:` (DS two-address forms).
+    pub const OFFSET01: u64 = 1 << 14;
+    /// Prints the DS offset as `offset:swizzle(...)`.
+    pub const SWIZZLE: u64 = 1 << 15;
+    /// Prints `gds`.
+    pub const GDS: u64 = 1 << 16;
+    /// Prints the GLC bit (`glc` / `sc0`).
+    pub const GLC: u64 = 1 << 17;
+    /// Prints the SLC bit (`slc` / `nt`).
+    pub const SLC: u64 = 1 << 18;
+    /// Prints the SCC bit (`scc` / `sc1`).
+    pub const SCC: u64 = 1 << 19;
+    /// Prints `lds`.
+    pub const LDS: u64 = 1 << 20;
+    /// Atomic whose GLC bit selects the returning form (adds `vdst`).
+    pub const RTN_GLC: u64 = 1 << 21;
+    /// The `lds` bit selects the LDS-DMA form (no data register).
+    pub const LDS_DMA: u64 = 1 << 22;
+    /// Prints `offen` / `idxen` (buffer).
+    pub const OFFEN: u64 = 1 << 23;
+    /// Prints `format:` (MTBUF).
+    pub const FORMAT: u64 = 1 << 24;
+    /// Prints `tfe`.
+    pub const TFE: u64 = 1 << 25;
+    /// Prints `lwe`.
+    pub const LWE: u64 = 1 << 26;
+    /// Prints `unorm`.
+    pub const UNORM: u64 = 1 << 27;
+    /// Prints `da`.
+    pub const DA: u64 = 1 << 28;
+    /// Prints `a16` (gfx90a) / `r128`.
+    pub const A16: u64 = 1 << 29;
+    /// Prints `d16`.
+    pub const D16: u64 = 1 << 30;
+    /// Prints `dmask:`.
+    pub const DMASK: u64 = 1 << 31;
+
+    // --- semantics -------------------------------------------------------
+    /// Unconditional PC-relative branch (`s_branch`).
+    pub const BRANCH: u64 = 1 << 32;
+    /// Conditional PC-relative branch (`s_cbranch_*`).
+    pub const CBRANCH: u64 = 1 << 33;
+    /// Call (`s_call_b64`, `s_swappc_b64`).
+    pub const CALL: u64 = 1 << 34;
+    /// Indirect jump / return (`s_setpc_b64`, `s_swappc_b64`, `s_rfe_b64`).
+    pub const INDIRECT: u64 = 1 << 35;
+    /// Ends the wave (`s_endpgm*`).
+    pub const ENDPGM: u64 = 1 << 36;
+    /// Trap (`s_trap`).
+    pub const TRAP: u64 = 1 << 37;
+    /// Reads EXEC implicitly.
+    pub const READS_EXEC: u64 = 1 << 38;
+    /// Writes EXEC implicitly.
+    pub const WRITES_EXEC: u64 = 1 << 39;
+    /// Reads VCC implicitly.
+    pub const READS_VCC: u64 = 1 << 40;
+    /// Writes VCC implicitly.
+    pub const WRITES_VCC: u64 = 1 << 41;
+    /// Reads SCC.
+    pub const READS_SCC: u64 = 1 << 42;
+    /// Writes SCC.
+    pub const WRITES_SCC: u64 = 1 << 43;
+    /// Reads M0 implicitly.
+    pub const READS_M0: u64 = 1 << 44;
+    /// Writes M0 implicitly.
+    pub const WRITES_M0: u64 = 1 << 45;
+    /// Loads from memory.
+    pub const LOAD: u64 = 1 << 46;
+    /// Stores to memory.
+    pub const STORE: u64 = 1 << 47;
+    /// Atomic read-modify-write.
+    pub const ATOMIC: u64 = 1 << 48;
+    /// Increments VM_CNT (waited on by `s_waitcnt vmcnt`).
+    pub const VM_CNT: u64 = 1 << 49;
+    /// Increments LGKM_CNT.
+    pub const LGKM_CNT: u64 = 1 << 50;
+    /// Increments EXP_CNT.
+    pub const EXP_CNT: u64 = 1 << 51;
+    /// Vector ALU instruction (runs per lane under EXEC).
+    pub const VALU: u64 = 1 << 52;
+    /// Scalar ALU instruction.
+    pub const SALU: u64 = 1 << 53;
+    /// Barrier (`s_barrier`).
+    pub const BARRIER: u64 = 1 << 54;
+    /// Waits on counters (`s_waitcnt`).
+    pub const WAITCNT: u64 = 1 << 55;
+    /// Matrix instruction (MFMA/SMFMAC).
+    pub const MATRIX: u64 = 1 << 56;
+    /// `v_cmpx_*`: writes EXEC.
+    pub const CMPX: u64 = 1 << 57;
+    /// VOP3P packed op: `op_sel_hi` defaults to all ones.
+    pub const PACKED: u64 = 1 << 58;
+    /// Double-precision ALU DPP: only `row_newbcast` controls are legal.
+    pub const DPP_DP: u64 = 1 << 59;
+}

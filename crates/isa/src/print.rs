@@ -1,0 +1,430 @@
+//! Printing instructions exactly as LLVM 22's AMDGPU instruction printer
+//! does (the text llvm-objdump shows), into any `fmt::Write` without
+//! allocating.
+
+use crate::enc;
+use crate::inst::Instruction;
+use crate::opcode::{mods, Encoding, Kind, Ty};
+use crate::operand::{Op, Operand};
+use crate::reg::{self, RegFile, RegRange};
+use std::fmt::{self, Write};
+
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Instruction {
+    /// Writes the instruction text (no leading tab, no comment).
+    pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
+        if self.is_invalid() {
+            out.write_str(".long ")?;
+            return write_hex(out, self.words[0] as u64);
+        }
+        let info = self.info();
+        out.write_str(info.name)?;
+        match info.enc {
+            Encoding::Flat | Encoding::Global | Encoding::Scratch => enc::flat::print(self, out),
+            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::print(self, out),
+            Encoding::Mimg => enc::mimg::print(self, out),
+            Encoding::Smem => enc::smem::print(self, out),
+            _ => {
+                let ops = self.operands();
+                write_operand_list(self, &ops, out)?;
+                match info.enc {
+                    Encoding::Vop3 => enc::vop::print_vop3_mods(self, out),
+                    Encoding::Vop3p => enc::vop3p::print_mods(self, out),
+                    Encoding::Mai => enc::vop3p::print_mai_mods(self, out),
+                    Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
+                        enc::sdwa_dpp::print_sdwa_mods(self, out)
+                    }
+                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => enc::sdwa_dpp::print_dpp_mods(self, out),
+                    Encoding::Ds => enc::ds::print_mods(self, out),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// The instruction text as a `String` (convenience; allocates).
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let _ = self.write_to(&mut s);
+        s
+    }
+
+    /// Writes the disassembler warnings LLVM attaches to this instruction
+    /// (misaligned scalar register tuples), each as ` ; Warning: ...`, as
+    /// llvm-objdump appends them after its hex-words comment.
+    pub fn write_warnings(&self, out: &mut impl Write) -> fmt::Result {
+        if self.is_invalid() {
+            return Ok(());
+        }
+        for op in self.operands().iter() {
+            if let Operand::Reg(r) = op.value {
+                if let Some((class, n)) = scalar_misalignment(op, r) {
+                    out.write_str(" ; Warning: ")?;
+                    out.write_str(class)?;
+                    out.write_str(": scalar reg isn't aligned ")?;
+                    reg::write_u32(out, n)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `operands` joined LLVM-style: a space before the first, `, ` between.
+pub(crate) fn write_operand_list(
+    inst: &Instruction,
+    ops: &[Op],
+    out: &mut impl Write,
+) -> fmt::Result {
+    let mut first = true;
+    for op in ops {
+        if op.spec.kind == Kind::Endpgm && op.value == Operand::Imm(0) {
+            continue;
+        }
+        out.write_str(if first { " " } else { ", " })?;
+        first = false;
+        write_operand(inst, op, out)?;
+    }
+    Ok(())
+}
+
+/// Scalar tuples must be aligned (pairs to 2, larger to 4); LLVM prints the
+/// aligned-down tuple and warns.
+fn scalar_misalignment(op: &Op, r: RegRange) -> Option<(&'static str, u32)> {
+    if r.file != RegFile::Scalar || r.count < 2 {
+        return None;
+    }
+    let raw = op_raw_scalar(op, r);
+    let align = if r.count == 2 { 2 } else { 4 };
+    let (ttmp, idx) = match raw {
+        0..=101 => (false, raw),
+        108..=123 => (true, raw - 108),
+        _ => return None,
+    };
+    if idx % align == 0 {
+        return None;
+    }
+    let class = match (ttmp, r.count) {
+        (false, 2) => "SGPR_64",
+        (false, 3) => "SGPR_96",
+        (false, 4) => "SGPR_128",
+        (false, 8) => "SGPR_256",
+        (false, 16) => "SGPR_512",
+        (true, 2) => "TTMP_64",
+        (true, 4) => "TTMP_128",
+        (true, 8) => "TTMP_256",
+        (true, 16) => "TTMP_512",
+        _ => return None,
+    };
+    Some((class, idx))
+}
+
+fn op_raw_scalar(_op: &Op, r: RegRange) -> u32 {
+    r.first as u32
+}
+
+/// Writes one operand with its source modifiers.
+pub(crate) fn write_operand(inst: &Instruction, op: &Op, out: &mut impl Write) -> fmt::Result {
+    let is_imm = matches!(
+        op.value,
+        Operand::Int(_) | Operand::Float(_) | Operand::Literal(_)
+    );
+    let neg_fn = op.neg && !op.abs && is_imm;
+    if op.sext {
+        out.write_str("sext(")?;
+    }
+    if op.neg {
+        out.write_str(if neg_fn { "neg(" } else { "-" })?;
+    }
+    if op.abs {
+        out.write_char('|')?;
+    }
+    write_value(inst, op, out)?;
+    if op.abs {
+        out.write_char('|')?;
+    }
+    if neg_fn || op.sext {
+        out.write_char(')')?;
+    }
+    Ok(())
+}
+
+/// Writes an operand's value (no modifiers).
+pub(crate) fn write_value(inst: &Instruction, op: &Op, out: &mut impl Write) -> fmt::Result {
+    let spec = &op.spec;
+    match op.value {
+        Operand::Reg(r) => write_reg(inst, op, r, out),
+        Operand::Int(v) => {
+            write_i64(out, v as i64)?;
+            if spec.ty == Ty::Reg {
+                out.write_str("/*Invalid immediate*/")?;
+            }
+            Ok(())
+        }
+        Operand::Float(f) => {
+            match spec.ty {
+                Ty::I16 => write_hex(out, f.f16_bits() as u64)?,
+                Ty::F64 | Ty::I64 => out.write_str(f.name(true))?,
+                _ => out.write_str(f.name(false))?,
+            }
+            if spec.ty == Ty::Reg {
+                out.write_str("/*Invalid immediate*/")?;
+            }
+            Ok(())
+        }
+        Operand::Literal(v) => {
+            if spec.kind == Kind::Lit32 {
+                return write_hex(out, v as u64);
+            }
+            if spec.kind == Kind::LitImm32 {
+                return write_imm32(out, v);
+            }
+            write_literal(out, v, spec.ty)
+        }
+        Operand::Imm(v) => write_imm(inst, spec.kind, v, out),
+        Operand::Branch(b) => write_u64(out, b as u16 as u64),
+        Operand::Off => out.write_str("off"),
+        Operand::Raw(v) => write_u64(out, v as u64),
+    }
+}
+
+fn write_imm(inst: &Instruction, kind: Kind, v: i64, out: &mut impl Write) -> fmt::Result {
+    let v16 = (v as u64 & 0xFFFF) as u32;
+    match kind {
+        Kind::Hex16 => write_hex(out, v16 as u64),
+        Kind::Imm16 => write_imm32(out, v16),
+        Kind::Dec16 | Kind::Endpgm => write_u64(out, v16 as u64),
+        Kind::Hwreg => enc::sop::write_hwreg(inst.target(), v16, out),
+        Kind::SendMsg => enc::sop::write_sendmsg(inst.target(), v16, out),
+        Kind::Waitcnt => enc::sop::write_waitcnt(v16, out),
+        Kind::GprIdx | Kind::GprIdx8 => enc::sop::write_gpr_idx(v as u32, out),
+        _ => write_i64(out, v),
+    }
+}
+
+/// LLVM's literal printing per operand type (`lit(...)` marks a literal
+/// whose value an inline constant could also encode).
+pub(crate) fn write_literal(out: &mut impl Write, v: u32, ty: Ty) -> fmt::Result {
+    let lit = |out: &mut dyn Write, v: u32| -> fmt::Result {
+        out.write_str("lit(")?;
+        write_hex_dyn(out, v as u64)?;
+        out.write_char(')')
+    };
+    match ty {
+        Ty::B32 | Ty::None => {
+            if is_inline32(v) {
+                lit(out, v)
+            } else {
+                write_hex(out, v as u64)
+            }
+        }
+        Ty::I64 => {
+            if v <= 64 {
+                lit(out, v)
+            } else {
+                write_hex(out, v as u64)
+            }
+        }
+        Ty::F64 => match f64_hi_name(v) {
+            Some(n) => out.write_str(n),
+            None => write_hex(out, v as u64),
+        },
+        Ty::F16 => {
+            if is_inline16(v as u16) {
+                lit(out, v)
+            } else {
+                write_hex(out, (v & 0xFFFF) as u64)
+            }
+        }
+        Ty::I16 => {
+            if is_inline32(v) {
+                lit(out, v)
+            } else {
+                write_hex(out, (v & 0xFFFF) as u64)
+            }
+        }
+        Ty::V2F16 | Ty::V2I16 => {
+            let s = v as i32;
+            if (-16..=64).contains(&s) || (v <= 0xFFFF && is_f16_inline_pattern(v as u16)) {
+                lit(out, v)
+            } else {
+                write_hex(out, v as u64)
+            }
+        }
+        Ty::Reg => {
+            write_imm32(out, v)?;
+            out.write_str("/*Invalid immediate*/")
+        }
+    }
+}
+
+const F32_INLINE: [(u32, &str); 9] = [
+    (0x3F00_0000, "0.5"),
+    (0xBF00_0000, "-0.5"),
+    (0x3F80_0000, "1.0"),
+    (0xBF80_0000, "-1.0"),
+    (0x4000_0000, "2.0"),
+    (0xC000_0000, "-2.0"),
+    (0x4080_0000, "4.0"),
+    (0xC080_0000, "-4.0"),
+    (0x3E22_F983, "0.15915494"),
+];
+const F16_INLINE: [u16; 9] = [
+    0x3800, 0xB800, 0x3C00, 0xBC00, 0x4000, 0xC000, 0x4400, 0xC400, 0x3118,
+];
+const F64_HI: [(u32, &str); 8] = [
+    (0x3FE0_0000, "0.5"),
+    (0xBFE0_0000, "-0.5"),
+    (0x3FF0_0000, "1.0"),
+    (0xBFF0_0000, "-1.0"),
+    (0x4000_0000, "2.0"),
+    (0xC000_0000, "-2.0"),
+    (0x4010_0000, "4.0"),
+    (0xC010_0000, "-4.0"),
+];
+
+fn is_inline32(v: u32) -> bool {
+    (-16..=64).contains(&(v as i32)) || F32_INLINE.iter().any(|&(b, _)| b == v)
+}
+fn is_f16_inline_pattern(v: u16) -> bool {
+    F16_INLINE.contains(&v)
+}
+fn is_inline16(v: u16) -> bool {
+    (-16..=64).contains(&(v as i16)) || is_f16_inline_pattern(v)
+}
+fn f64_hi_name(v: u32) -> Option<&'static str> {
+    F64_HI.iter().find(|&&(b, _)| b == v).map(|&(_, n)| n)
+}
+
+/// LLVM `printImmediate32`: small integers in decimal, inline floats by
+/// name, anything else in hex.
+pub(crate) fn write_imm32(out: &mut impl Write, v: u32) -> fmt::Result {
+    let s = v as i32;
+    if (-16..=64).contains(&s) {
+        return write_i64(out, s as i64);
+    }
+    if let Some(&(_, n)) = F32_INLINE.iter().find(|&&(b, _)| b == v) {
+        return out.write_str(n);
+    }
+    write_hex(out, v as u64)
+}
+
+fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> fmt::Result {
+    let spec = &op.spec;
+    let mut r = r;
+    // Misaligned scalar tuples print aligned down (with a warning).
+    if r.file == RegFile::Scalar && r.count >= 2 {
+        let (base, idx) = match r.first {
+            0..=101 => (0, r.first),
+            108..=123 => (108, r.first - 108),
+            _ => (r.first, 0),
+        };
+        let align = if r.count == 2 { 2 } else { 4 };
+        if idx % align != 0 {
+            r.first = base + idx - idx % align;
+        }
+    }
+    r.write(out)?;
+    // Register-class violations LLVM flags with a comment.
+    let inline_value = r.file == RegFile::Scalar && matches!(r.first, 125 | 235..=239 | 251..=253);
+    let bad = match r.file {
+        RegFile::Scalar if inline_value => false,
+        RegFile::Scalar if r.first == 254 => spec.mods & mods::BAD_LDS != 0,
+        RegFile::Scalar => spec.mods & mods::BAD_SGPR != 0,
+        RegFile::Vgpr => {
+            (spec.mods & mods::BAD_VGPR != 0 && is_src_kind(spec.kind))
+                || (r.count >= 2 && r.first % 2 != 0 && inst.target().needs_aligned_vgprs())
+        }
+        RegFile::Agpr => r.count >= 2 && r.first % 2 != 0 && inst.target().needs_aligned_vgprs(),
+    };
+    if bad {
+        out.write_str("/*Invalid register, operand has '")?;
+        match spec.reg_class() {
+            Some(rc) => out.write_str(rc)?,
+            None => write_default_class(out, spec.kind, r)?,
+        }
+        out.write_str("' register class*/")?;
+    }
+    Ok(())
+}
+
+fn is_src_kind(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc | Kind::SdwaSrc
+    )
+}
+
+fn write_default_class(out: &mut impl Write, kind: Kind, r: RegRange) -> fmt::Result {
+    let prefix = match (kind, r.file) {
+        (Kind::AvReg | Kind::AvSrc, _) => "AV",
+        (Kind::VSrc, _) => "VS",
+        (_, RegFile::Agpr) => "AReg",
+        _ => "VReg",
+    };
+    out.write_str(prefix)?;
+    out.write_char('_')?;
+    reg::write_u32(out, r.count as u32 * 32)?;
+    out.write_str("_Align2")
+}
+
+// --- number formatting ----------------------------------------------------
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// `0x` + lowercase hex (LLVM `formatHex`).
+pub(crate) fn write_hex(out: &mut impl Write, v: u64) -> fmt::Result {
+    let mut buf = [0u8; 18];
+    let mut i = buf.len();
+    let mut x = v;
+    loop {
+        i -= 1;
+        buf[i] = HEX[(x & 0xF) as usize];
+        x >>= 4;
+        if x == 0 {
+            break;
+        }
+    }
+    i -= 1;
+    buf[i] = b'x';
+    i -= 1;
+    buf[i] = b'0';
+    out.write_str(std::str::from_utf8(&buf[i..]).unwrap_or("0x?"))
+}
+
+fn write_hex_dyn(out: &mut dyn Write, v: u64) -> fmt::Result {
+    let mut s = String::new();
+    write_hex(&mut s, v)?;
+    out.write_str(&s)
+}
+
+/// Signed hex as LLVM's `formatHex(int64)` prints it (`-0x10`).
+pub(crate) fn write_hex_signed(out: &mut impl Write, v: i64) -> fmt::Result {
+    if v < 0 {
+        out.write_char('-')?;
+        write_hex(out, v.unsigned_abs())
+    } else {
+        write_hex(out, v as u64)
+    }
+}
+
+pub(crate) fn write_u64(out: &mut impl Write, v: u64) -> fmt::Result {
+    if v <= u32::MAX as u64 {
+        return reg::write_u32(out, v as u32);
+    }
+    write!(out, "{v}")
+}
+
+pub(crate) fn write_i64(out: &mut impl Write, v: i64) -> fmt::Result {
+    if v < 0 {
+        out.write_char('-')?;
+        write_u64(out, v.unsigned_abs())
+    } else {
+        write_u64(out, v as u64)
+    }
+}

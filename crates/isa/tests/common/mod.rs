@@ -1,0 +1,96 @@
+//! Shared helpers for lathe-isa's integration tests: reading code objects
+//! with the `object` crate and comparing our listings with llvm-objdump.
+
+#![allow(dead_code)]
+
+use lathe_isa::{write_listing, ListingSymbol, Style, Target};
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::path::Path;
+use std::process::Command;
+
+/// `.text` of an AMDGPU ELF: (address, bytes, symbols in it).
+pub struct Text {
+    pub addr: u64,
+    pub bytes: Vec<u8>,
+    pub symbols: Vec<(String, u64, u64)>,
+}
+
+pub fn read_text(path: &Path) -> Text {
+    let data = std::fs::read(path).expect("read code object");
+    text_of(&data)
+}
+
+pub fn text_of(data: &[u8]) -> Text {
+    let file = object::File::parse(data).expect("parse ELF");
+    let sec = file.section_by_name(".text").expect(".text");
+    let idx = sec.index();
+    let mut symbols = Vec::new();
+    for s in file.symbols() {
+        if s.section_index() == Some(idx) {
+            if let Ok(n) = s.name() {
+                if !n.is_empty() {
+                    symbols.push((n.to_string(), s.address(), s.size()));
+                }
+            }
+        }
+    }
+    Text {
+        addr: sec.address(),
+        bytes: sec.data().expect("text data").to_vec(),
+        symbols,
+    }
+}
+
+/// Our llvm-objdump-style listing of `.text`.
+pub fn our_listing(target: Target, t: &Text) -> String {
+    let syms: Vec<ListingSymbol<'_>> = t
+        .symbols
+        .iter()
+        .map(|(n, a, s)| ListingSymbol {
+            name: n,
+            addr: *a,
+            size: *s,
+        })
+        .collect();
+    let mut out = String::new();
+    write_listing(&mut out, target, &t.bytes, t.addr, &syms, Style::LlvmObjdump).unwrap();
+    out
+}
+
+/// llvm-objdump's listing of `.text` (headers dropped).
+pub fn objdump_listing(target: Target, path: &Path) -> String {
+    let out = lathe_testkit::run_text(
+        Command::new(lathe_testkit::llvm_tool("llvm-objdump"))
+            .args(["-d", "--no-show-raw-insn", "--no-leading-addr", "-j", ".text"])
+            .arg(format!("--mcpu={}", target.name()))
+            .arg(path),
+    );
+    // Drop "file format" and "Disassembly of section" headers.
+    out.lines()
+        .filter(|l| !l.contains("file format") && !l.starts_with("Disassembly of section"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn norm(s: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Compares two listings after collapsing whitespace; returns the
+/// mismatching (ours, theirs) line pairs.
+pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
+    let a = norm(ours);
+    let b = norm(theirs);
+    let mut d = Vec::new();
+    for i in 0..a.len().max(b.len()) {
+        let x = a.get(i).cloned().unwrap_or_default();
+        let y = b.get(i).cloned().unwrap_or_default();
+        if x != y {
+            d.push((x, y));
+        }
+    }
+    d
+}
