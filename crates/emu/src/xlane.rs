@@ -1,1 +1,0 @@
-//! Cross-lane operations: DPP, SDWA selects, ds_swizzle, ds_bpermute (being written).
