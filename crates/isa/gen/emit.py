@@ -62,11 +62,12 @@ def render(entries, data, version):
             if sig not in index:
                 index[sig] = len(merged)
                 merged.append(dict(sig=sig, targets=0, e=e, flags=[[]] * len(P.TARGETS),
-                                   zero=[(0, 0)] * len(P.TARGETS)))
+                                   zero=[(0, 0)] * len(P.TARGETS), one=[(0, 0)] * len(P.TARGETS)))
             m = merged[index[sig]]
             m["targets"] |= 1 << ti
             m["flags"][ti] = entry_flags(e)
             m["zero"][ti] = tuple(e["zero"])
+            m["one"][ti] = tuple(e["one"])
     encs = list(ENC_RUST)
     merged.sort(key=lambda m: (encs.index(m["sig"][0]), m["sig"][1], m["targets"] == 2))
 
@@ -127,8 +128,9 @@ def render(entries, data, version):
         enc, code, name, ops = m["sig"]
         fl = ", ".join(" | ".join(f) if f else "0" for f in m["flags"])
         zero = ", ".join("[0x%x, 0x%x]" % z for z in m["zero"])
-        w("    OpInfo { name: %s, enc: E::%s, code: 0x%x, targets: %d, operands: &%s, flags: [%s], zero: [%s] },\n" % (
-            rust_str(name), ENC_RUST[enc], code, m["targets"], oplists[ops], fl, zero))
+        one = ", ".join("[0x%x, 0x%x]" % z for z in m["one"])
+        w("    OpInfo { name: %s, enc: E::%s, code: 0x%x, targets: %d, operands: &%s, flags: [%s], zero: [%s], one: [%s] },\n" % (
+            rust_str(name), ENC_RUST[enc], code, m["targets"], oplists[ops], fl, zero, one))
     w("];\n\n")
 
     # Decode tables.

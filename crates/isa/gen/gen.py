@@ -163,11 +163,25 @@ class Analysis:
         return [self.bits.get(b, ("fixed",)) for b in self.field_bits(name)]
 
     def zero_mask(self):
+        """Bits that are 0 in the base and make LLVM reject the word when set."""
         z = [0, 0]
         for b, e in self.bits.items():
-            if e[0] == "inv":
+            if e[0] == "inv" and not self.base_bit(b):
                 z[b // 32] |= 1 << (b % 32)
         return z
+
+    def one_mask(self):
+        """Bits that are 1 in the base and make LLVM reject the word when
+        cleared (e.g. `gds` of the GWS ops)."""
+        o = [0, 0]
+        for b, e in self.bits.items():
+            if e[0] == "inv" and self.base_bit(b):
+                o[b // 32] |= 1 << (b % 32)
+        return o
+
+    def base_bit(self, b):
+        w = self.rec["base"]
+        return (w[b // 32] >> (b % 32)) & 1 if b // 32 < len(w) else 0
 
     def value_field_of_token(self):
         """token index -> probe field name whose bits change its value."""
@@ -548,6 +562,7 @@ def analyze(rec, cpu):
                 if e[0] == "chg":
                     pass
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=an.zero_mask(),
+                one=an.one_mask(),
                 flags=flags, problems=problems, nwords=rec["nwords"])
 
 

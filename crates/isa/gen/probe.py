@@ -85,7 +85,10 @@ ENCODINGS = {
     "DS": dict(nwords=2, mask=0xFC000000, value=0xD8000000, op=F(0, 17, 8), ops=range(256),
                fields=dict(offset0=F(0, 0, 8), offset1=F(0, 8, 8), gds=F(0, 16, 1), acc=F(0, 25, 1),
                            addr=F(1, 0, 8), data0=F(1, 8, 8), data1=F(1, 16, 8), vdst=F(1, 24, 8)),
-               templates=[dict(addr=32, data0=24, data1=16, vdst=8), dict(addr=32), dict()]),
+               templates=[dict(addr=32, data0=24, data1=16, vdst=8), dict(addr=32), dict(),
+                          # GWS ops exist only with gds set.
+                          dict(addr=32, data0=24, data1=16, vdst=8, gds=1), dict(data0=24, gds=1),
+                          dict(addr=32, gds=1), dict(gds=1)]),
     "FLAT": dict(nwords=2, mask=0xFC00C000, value=0xDC000000, op=F(0, 18, 7), ops=range(128),
                  fields=dict(offset=F(0, 0, 13), lds=F(0, 13, 1), glc=F(0, 16, 1),
                              slc=F(0, 17, 1), scc=F(0, 25, 1), addr=F(1, 0, 8), data=F(1, 8, 8),
@@ -354,14 +357,14 @@ def symbol_tables(cpu):
     for i, (t, n) in enumerate(disasm(cpu, probes)):
         m = t and __import__("re").search(r"hwreg\((\w+)\)", t)
         if m and not m.group(1).isdigit():
-            hw[i] = m.group(1)
+            hw[str(i)] = m.group(1)
     # s_sendmsg with every 10-bit immediate.
     probes = [[0xBF900000 | v] for v in range(1024)]
     msg = {}
     for v, (t, n) in enumerate(disasm(cpu, probes)):
         txt = t.split(" ", 1)[1] if t and " " in t else None
         if txt != str(v):
-            msg[v] = txt
+            msg[str(v)] = txt
     # tbuffer_load_format_x with every dfmt/nfmt.
     probes = [[0xE8000000 | (v & 0xF) << 19 | (v >> 4) << 23, 24 | 16 << 8 | 2 << 16 | 4 << 24]
               for v in range(128)]
@@ -369,9 +372,7 @@ def symbol_tables(cpu):
     for v, (t, n) in enumerate(disasm(cpu, probes)):
         m = t and __import__("re").search(r" (format:\S+)", t)
         if m:
-            fmt[v] = m.group(1)
-        elif t is None:
-            fmt[v] = None
+            fmt[str(v)] = m.group(1)
     return dict(hwreg=hw, sendmsg=msg, format=fmt)
 
 

@@ -102,7 +102,8 @@ pub(crate) fn decode_words(
     };
     let info = opcode.info();
     let zero = info.zero_bits(target);
-    if w0 & zero[0] != 0 || w1 & zero[1] != 0 {
+    let one = info.one_bits(target);
+    if w0 & zero[0] != 0 || w1 & zero[1] != 0 || w0 & one[0] != one[0] || w1 & one[1] != one[1] {
         return None;
     }
     let mut inst = Instruction {
@@ -127,9 +128,11 @@ pub(crate) fn decode_words(
     if needs_lit {
         match enc {
             // LLVM 22 crashes on these; there is no output to match.
-            Encoding::Vop3 | Encoding::Vop3p | Encoding::Mai | Encoding::Mubuf | Encoding::Mtbuf => {
-                return None
-            }
+            Encoding::Vop3
+            | Encoding::Vop3p
+            | Encoding::Mai
+            | Encoding::Mubuf
+            | Encoding::Mtbuf => return None,
             _ => {}
         }
         let lit = get(nbase)?;

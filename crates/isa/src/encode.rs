@@ -190,7 +190,9 @@ impl InstBuilder {
         let specs: Vec<_> = info
             .operands
             .iter()
-            .filter(|s| !(s.field == Field::Vdst && info.has(self.target, crate::opcode::flags::RTN_GLC)))
+            .filter(|s| {
+                !(s.field == Field::Vdst && info.has(self.target, crate::opcode::flags::RTN_GLC))
+            })
             .collect();
         if specs.len() != ops.len() {
             return Err(BuildError::OperandCount {
@@ -329,7 +331,12 @@ impl InstBuilder {
             (Encoding::Mai, Field::Src1) => 60,
             _ => return,
         };
-        set_bits(&mut self.words[(bit / 32) as usize], (bit % 32) as u8, 1, on as u32);
+        set_bits(
+            &mut self.words[(bit / 32) as usize],
+            (bit % 32) as u8,
+            1,
+            on as u32,
+        );
     }
 
     /// Sets `width` raw bits at bit `lo` of word `word` (modifiers, offsets,

@@ -68,10 +68,7 @@ impl Instruction {
         }
         for op in self.operands().iter() {
             if let (Kind::Branch, Operand::Branch(d)) = (op.spec.kind, op.value) {
-                return Some(
-                    addr.wrapping_add(4)
-                        .wrapping_add((d as i64 * 4) as u64),
-                );
+                return Some(addr.wrapping_add(4).wrapping_add((d as i64 * 4) as u64));
             }
         }
         None

@@ -82,17 +82,32 @@ fn write_objdump(
 ) -> fmt::Result {
     let mut line = String::with_capacity(128);
     let mut si = 0usize;
-    // llvm-objdump starts a new block at every symbol; the section start
-    // without a symbol gets a `<.text>`-style label from the caller.
-    for (off, inst) in Decoder::new(target, code) {
+    let mut off = 0usize;
+    while off < code.len() {
         let addr = base + off as u64;
         // Labels for symbols at or before this address not yet printed.
         while si < syms.len() && syms[si].addr <= addr {
-            // Several symbols at one address: objdump prints each.
             writeln!(out)?;
             writeln!(out, "<{}>:", syms[si].name)?;
             si += 1;
         }
+        // llvm-objdump skips runs of 8 or more zero bytes (in multiples of
+        // 4) up to the end of the current symbol, printing "...".
+        let region_end = syms
+            .get(si)
+            .map(|s| (s.addr - base) as usize)
+            .unwrap_or(code.len())
+            .min(code.len());
+        let zeros = code[off..region_end]
+            .iter()
+            .take_while(|&&b| b == 0)
+            .count();
+        if zeros >= 8 {
+            out.write_str("\t\t...\n")?;
+            off += zeros & !3;
+            continue;
+        }
+        let inst = crate::decode::decode(target, &code[off..]);
         line.clear();
         line.push('\t');
         inst.write_to(&mut line)?;
@@ -113,6 +128,7 @@ fn write_objdump(
         inst.write_warnings(&mut line)?;
         out.write_str(&line)?;
         out.write_char('\n')?;
+        off += inst.len().max(1);
     }
     Ok(())
 }
@@ -143,7 +159,11 @@ fn write_lathe(
     let mut si = 0usize;
     for (addr, inst) in &insts {
         while si < syms.len() && syms[si].addr <= *addr {
-            writeln!(out, "\n{}:  ; 0x{:x}, {} bytes", syms[si].name, syms[si].addr, syms[si].size)?;
+            writeln!(
+                out,
+                "\n{}:  ; 0x{:x}, {} bytes",
+                syms[si].name, syms[si].addr, syms[si].size
+            )?;
             si += 1;
         }
         if let Some(l) = label(*addr) {

@@ -94,6 +94,7 @@ pub(crate) static INVALID_INFO: OpInfo = OpInfo {
     operands: &[],
     flags: [0; Target::COUNT],
     zero: [[0, 0]; Target::COUNT],
+    one: [[0, 0]; Target::COUNT],
 };
 
 /// Instruction encodings (microcode formats).
@@ -383,6 +384,8 @@ pub struct OpInfo {
     /// Bits (per word) that must be zero for LLVM to accept the encoding,
     /// per target.
     pub(crate) zero: [[u32; 2]; Target::COUNT],
+    /// Bits (per word) that must be one, per target.
+    pub(crate) one: [[u32; 2]; Target::COUNT],
 }
 
 impl OpInfo {
@@ -408,6 +411,12 @@ impl OpInfo {
     #[inline]
     pub fn zero_bits(&self, target: Target) -> [u32; 2] {
         self.zero[target.index()]
+    }
+
+    /// Bits of each word that must be one on `target`.
+    #[inline]
+    pub fn one_bits(&self, target: Target) -> [u32; 2] {
+        self.one[target.index()]
     }
 }
 

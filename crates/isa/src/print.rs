@@ -39,7 +39,9 @@ impl Instruction {
                     Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
                         enc::sdwa_dpp::print_sdwa_mods(self, out)
                     }
-                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => enc::sdwa_dpp::print_dpp_mods(self, out),
+                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                        enc::sdwa_dpp::print_dpp_mods(self, out)
+                    }
                     Encoding::Ds => enc::ds::print_mods(self, out),
                     _ => Ok(()),
                 }

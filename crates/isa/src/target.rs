@@ -113,7 +113,10 @@ mod tests {
     #[test]
     fn parses_names_and_target_ids() {
         assert_eq!(Target::from_name("gfx90a"), Ok(Target::Gfx90a));
-        assert_eq!(Target::from_name("gfx942:sramecc+:xnack-"), Ok(Target::Gfx942));
+        assert_eq!(
+            Target::from_name("gfx942:sramecc+:xnack-"),
+            Ok(Target::Gfx942)
+        );
         assert_eq!(
             Target::from_name("amdgcn-amd-amdhsa--gfx90a:xnack+"),
             Ok(Target::Gfx90a)

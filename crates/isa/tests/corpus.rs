@@ -48,15 +48,24 @@ fn corpus_listings_match_llvm_objdump() {
                 let ours = common::our_listing(target, &text);
                 let theirs = common::objdump_listing(target, &path);
                 for (a, b) in common::diff_listings(&ours, &theirs) {
-                    mismatches.push(format!("{name} {target} {opt}:\n  ours:   {a}\n  objdump: {b}"));
+                    mismatches.push(format!(
+                        "{name} {target} {opt}:\n  ours:   {a}\n  objdump: {b}"
+                    ));
                 }
             }
         }
     }
-    eprintln!("corpus: {total} instructions, {} mismatching lines", mismatches.len());
+    eprintln!(
+        "corpus: {total} instructions, {} mismatching lines",
+        mismatches.len()
+    );
     for m in mismatches.iter().take(40) {
         eprintln!("{m}");
     }
     assert!(total > 1000, "corpus too small: {total}");
-    assert!(mismatches.is_empty(), "{} mismatching lines", mismatches.len());
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatching lines",
+        mismatches.len()
+    );
 }

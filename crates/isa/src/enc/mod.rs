@@ -42,9 +42,7 @@ pub(crate) fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         (E::Vop3 | E::Vop3p | E::Mai, F::Src0) => (1, 0, 9),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src1) => (1, 9, 9),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src2) => (1, 18, 9),
-        (E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp, F::Src0) => {
-            (1, 0, 8)
-        }
+        (E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp, F::Src0) => (1, 0, 8),
         (E::VopcSdwa, F::Sdst) => (1, 8, 7),
         (E::Ds, F::Addr) => (1, 0, 8),
         (E::Ds, F::Data0) => (1, 8, 8),

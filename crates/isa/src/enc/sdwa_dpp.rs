@@ -34,7 +34,9 @@ pub(crate) fn adjust_vopc_operands(inst: &Instruction, ops: &mut Operands) {
 }
 
 /// SDWA select names.
-pub(crate) const SEL: [&str; 7] = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"];
+pub(crate) const SEL: [&str; 7] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
+];
 const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
 
 fn sel(out: &mut impl Write, name: &str, v: u32) -> fmt::Result {

@@ -11,7 +11,12 @@ pub(crate) fn num_srcs(inst: &Instruction) -> usize {
     inst.info()
         .operands
         .iter()
-        .filter(|o| matches!(o.field, Field::Src0 | Field::Src1 | Field::Src2 | Field::Vsrc1))
+        .filter(|o| {
+            matches!(
+                o.field,
+                Field::Src0 | Field::Src1 | Field::Src2 | Field::Vsrc1
+            )
+        })
         .count()
 }
 

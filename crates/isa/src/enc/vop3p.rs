@@ -33,7 +33,11 @@ pub(crate) fn op_sel_hi(inst: &Instruction) -> [u32; 3] {
 
 /// VOP3P `neg_lo` bits per source.
 pub(crate) fn neg_lo(inst: &Instruction) -> [u32; 3] {
-    [inst.bit(61) as u32, inst.bit(62) as u32, inst.bit(63) as u32]
+    [
+        inst.bit(61) as u32,
+        inst.bit(62) as u32,
+        inst.bit(63) as u32,
+    ]
 }
 
 /// VOP3P `neg_hi` bits per source.

@@ -927,124 +927,119 @@ static O187: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O188: [OperandSpec; 1] = [o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255)];
-static O189: [OperandSpec; 2] = [
+static O188: [OperandSpec; 1] = [o(F::Addr, K::AvReg, 1, T::None, A::R, 0, 255)];
+static O189: [OperandSpec; 1] = [o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255)];
+static O190: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 3, T::None, A::R, 0, 255),
 ];
-static O190: [OperandSpec; 2] = [
+static O191: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 4, T::None, A::R, 0, 255),
 ];
-static O191: [OperandSpec; 2] = [
+static O192: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O192: [OperandSpec; 2] = [
+static O193: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
 ];
-static O193: [OperandSpec; 2] = [
+static O194: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
     o(F::Addr, K::AvReg, 2, T::None, A::R, 0, 255),
 ];
-static O194: [OperandSpec; 2] = [
+static O195: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
 ];
-static O195: [OperandSpec; 2] = [
+static O196: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
 ];
-static O196: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-];
 static O197: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
 static O198: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
 ];
 static O199: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
 ];
-static O200: [OperandSpec; 3] = [
+static O200: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
+    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
 ];
 static O201: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O202: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O203: [OperandSpec; 3] = [
+    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+];
+static O204: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
 ];
-static O204: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
-];
 static O205: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O206: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O207: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O208: [OperandSpec; 3] = [
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O209: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O210: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O211: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+];
+static O212: [OperandSpec; 3] = [
+    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O212: [OperandSpec; 2] = [
+static O213: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
-];
-static O213: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
-    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O214: [OperandSpec; 4] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
@@ -1052,145 +1047,151 @@ static O215: [OperandSpec; 4] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O216: [OperandSpec; 4] = [
+    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+];
+static O217: [OperandSpec; 4] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
 ];
-static O217: [OperandSpec; 3] = [
+static O218: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O218: [OperandSpec; 3] = [
+static O219: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O219: [OperandSpec; 3] = [
+static O220: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O220: [OperandSpec; 3] = [
+static O221: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O221: [OperandSpec; 3] = [
+static O222: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O222: [OperandSpec; 3] = [
+static O223: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O223: [OperandSpec; 3] = [
+static O224: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O224: [OperandSpec; 3] = [
+static O225: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O225: [OperandSpec; 2] = [
+static O226: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O226: [OperandSpec; 4] = [
+static O227: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O227: [OperandSpec; 4] = [
+static O228: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 2, T::None, A::W, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O228: [OperandSpec; 4] = [
+static O229: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 3, T::None, A::W, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O229: [OperandSpec; 4] = [
+static O230: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 4, T::None, A::W, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O230: [OperandSpec; 4] = [
+static O231: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O231: [OperandSpec; 4] = [
+static O232: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 2, T::None, A::R, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O232: [OperandSpec; 4] = [
+static O233: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 3, T::None, A::R, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O233: [OperandSpec; 4] = [
+static O234: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 4, T::None, A::R, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O234: [OperandSpec; 4] = [
+static O235: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 1, T::None, A::RW, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O235: [OperandSpec; 4] = [
+static O236: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 2, T::None, A::RW, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O236: [OperandSpec; 4] = [
+static O237: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 4, T::None, A::RW, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O237: [OperandSpec; 3] = [
+static O238: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 1, T::None, A::W, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O238: [OperandSpec; 3] = [
+static O239: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O239: [OperandSpec; 3] = [
+static O240: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 1, T::None, A::RW, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O240: [OperandSpec; 3] = [
+static O241: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 2, T::None, A::RW, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O241: [OperandSpec; 4] = [
+static O242: [OperandSpec; 4] = [
     o(F::Vdata, K::VReg, 4, T::None, A::W, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
@@ -1198,7 +1199,7 @@ static O241: [OperandSpec; 4] = [
 ];
 
 /// Every opcode, all targets.
-pub(crate) static OPS: [OpInfo; 1921] = [
+pub(crate) static OPS: [OpInfo; 1927] = [
     OpInfo {
         name: "s_add_u32",
         enc: E::Sop2,
@@ -1207,6 +1208,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sub_u32",
@@ -1216,6 +1218,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_add_i32",
@@ -1225,6 +1228,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sub_i32",
@@ -1234,6 +1238,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_addc_u32",
@@ -1243,6 +1248,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [READS_SCC | SALU | WRITES_SCC, READS_SCC | SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_subb_u32",
@@ -1252,6 +1258,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [READS_SCC | SALU | WRITES_SCC, READS_SCC | SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_min_i32",
@@ -1261,6 +1268,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_min_u32",
@@ -1270,6 +1278,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_max_i32",
@@ -1279,6 +1288,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_max_u32",
@@ -1288,6 +1298,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cselect_b32",
@@ -1297,6 +1308,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [READS_SCC | SALU, READS_SCC | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cselect_b64",
@@ -1306,6 +1318,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [READS_SCC | SALU, READS_SCC | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_and_b32",
@@ -1315,6 +1328,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_and_b64",
@@ -1324,6 +1338,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_or_b32",
@@ -1333,6 +1348,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_or_b64",
@@ -1342,6 +1358,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_xor_b32",
@@ -1351,6 +1368,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_xor_b64",
@@ -1360,6 +1378,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_andn2_b32",
@@ -1369,6 +1388,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_andn2_b64",
@@ -1378,6 +1398,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_orn2_b32",
@@ -1387,6 +1408,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_orn2_b64",
@@ -1396,6 +1418,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nand_b32",
@@ -1405,6 +1428,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nand_b64",
@@ -1414,6 +1438,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nor_b32",
@@ -1423,6 +1448,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nor_b64",
@@ -1432,6 +1458,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_xnor_b32",
@@ -1441,6 +1468,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_xnor_b64",
@@ -1450,6 +1478,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O1,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshl_b32",
@@ -1459,6 +1488,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshl_b64",
@@ -1468,6 +1498,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O2,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshr_b32",
@@ -1477,6 +1508,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshr_b64",
@@ -1486,6 +1518,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O2,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ashr_i32",
@@ -1495,6 +1528,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ashr_i64",
@@ -1504,6 +1538,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O2,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bfm_b32",
@@ -1513,6 +1548,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bfm_b64",
@@ -1522,6 +1558,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O3,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_mul_i32",
@@ -1531,6 +1568,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bfe_u32",
@@ -1540,6 +1578,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bfe_i32",
@@ -1549,6 +1588,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bfe_u64",
@@ -1558,6 +1598,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O2,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bfe_i64",
@@ -1567,6 +1608,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O2,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_g_fork",
@@ -1576,6 +1618,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O4,
         flags: [INDIRECT | SALU, INDIRECT | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_absdiff_i32",
@@ -1585,6 +1628,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_rfe_restore_b64",
@@ -1594,6 +1638,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O5,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_mul_hi_u32",
@@ -1603,6 +1648,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_mul_hi_i32",
@@ -1612,6 +1658,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshl1_add_u32",
@@ -1621,6 +1668,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshl2_add_u32",
@@ -1630,6 +1678,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshl3_add_u32",
@@ -1639,6 +1688,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_lshl4_add_u32",
@@ -1648,6 +1698,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_pack_ll_b32_b16",
@@ -1657,6 +1708,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_pack_lh_b32_b16",
@@ -1666,6 +1718,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_pack_hh_b32_b16",
@@ -1675,6 +1728,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O0,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_movk_i32",
@@ -1684,6 +1738,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O6,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmovk_i32",
@@ -1693,6 +1748,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O7,
         flags: [READS_SCC | SALU, READS_SCC | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_eq_i32",
@@ -1702,6 +1758,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_lg_i32",
@@ -1711,6 +1768,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_gt_i32",
@@ -1720,6 +1778,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_ge_i32",
@@ -1729,6 +1788,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_lt_i32",
@@ -1738,6 +1798,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_le_i32",
@@ -1747,6 +1808,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_eq_u32",
@@ -1756,6 +1818,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_lg_u32",
@@ -1765,6 +1828,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_gt_u32",
@@ -1774,6 +1838,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_ge_u32",
@@ -1783,6 +1848,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_lt_u32",
@@ -1792,6 +1858,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmpk_le_u32",
@@ -1801,6 +1868,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O8,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_addk_i32",
@@ -1810,6 +1878,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O7,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_mulk_i32",
@@ -1819,6 +1888,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O7,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_i_fork",
@@ -1828,6 +1898,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O9,
         flags: [CBRANCH | SALU, CBRANCH | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_getreg_b32",
@@ -1837,6 +1908,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O10,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_setreg_b32",
@@ -1846,6 +1918,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O11,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_setreg_imm32_b32",
@@ -1855,6 +1928,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O12,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_call_b64",
@@ -1864,6 +1938,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O9,
         flags: [CALL | SALU, CALL | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_mov_b32",
@@ -1873,6 +1948,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_mov_b64",
@@ -1882,6 +1958,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmov_b32",
@@ -1891,6 +1968,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O15,
         flags: [READS_SCC | SALU, READS_SCC | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmov_b64",
@@ -1900,6 +1978,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O16,
         flags: [READS_SCC | SALU, READS_SCC | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_not_b32",
@@ -1909,6 +1988,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_not_b64",
@@ -1918,6 +1998,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_wqm_b32",
@@ -1927,6 +2008,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_wqm_b64",
@@ -1936,6 +2018,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_brev_b32",
@@ -1945,6 +2028,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_brev_b64",
@@ -1954,6 +2038,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bcnt0_i32_b32",
@@ -1963,6 +2048,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bcnt0_i32_b64",
@@ -1972,6 +2058,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O17,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bcnt1_i32_b32",
@@ -1981,6 +2068,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bcnt1_i32_b64",
@@ -1990,6 +2078,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O17,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ff0_i32_b32",
@@ -1999,6 +2088,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ff0_i32_b64",
@@ -2008,6 +2098,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O17,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ff1_i32_b32",
@@ -2017,6 +2108,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ff1_i32_b64",
@@ -2026,6 +2118,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O17,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_flbit_i32_b32",
@@ -2035,6 +2128,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_flbit_i32_b64",
@@ -2044,6 +2138,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O17,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_flbit_i32",
@@ -2053,6 +2148,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_flbit_i32_i64",
@@ -2062,6 +2158,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O17,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sext_i32_i8",
@@ -2071,6 +2168,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sext_i32_i16",
@@ -2080,6 +2178,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitset0_b32",
@@ -2089,6 +2188,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O15,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitset0_b64",
@@ -2098,6 +2198,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O18,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitset1_b32",
@@ -2107,6 +2208,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O15,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitset1_b64",
@@ -2116,6 +2218,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O18,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_getpc_b64",
@@ -2125,6 +2228,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O19,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_setpc_b64",
@@ -2134,6 +2238,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O20,
         flags: [INDIRECT | SALU, INDIRECT | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_swappc_b64",
@@ -2143,6 +2248,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [CALL | INDIRECT | SALU, CALL | INDIRECT | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_rfe_b64",
@@ -2152,6 +2258,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O20,
         flags: [INDIRECT | SALU, INDIRECT | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_and_saveexec_b64",
@@ -2164,6 +2271,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_or_saveexec_b64",
@@ -2176,6 +2284,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_xor_saveexec_b64",
@@ -2188,6 +2297,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_andn2_saveexec_b64",
@@ -2200,6 +2310,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_orn2_saveexec_b64",
@@ -2212,6 +2323,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nand_saveexec_b64",
@@ -2224,6 +2336,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nor_saveexec_b64",
@@ -2236,6 +2349,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_xnor_saveexec_b64",
@@ -2248,6 +2362,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_quadmask_b32",
@@ -2257,6 +2372,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_quadmask_b64",
@@ -2266,6 +2382,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_movrels_b32",
@@ -2275,6 +2392,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O21,
         flags: [READS_M0 | SALU, READS_M0 | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_movrels_b64",
@@ -2284,6 +2402,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O22,
         flags: [READS_M0 | SALU, READS_M0 | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_movreld_b32",
@@ -2293,6 +2412,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [READS_M0 | SALU, READS_M0 | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_movreld_b64",
@@ -2302,6 +2422,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O14,
         flags: [READS_M0 | SALU, READS_M0 | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_join",
@@ -2311,6 +2432,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O23,
         flags: [INDIRECT | SALU, INDIRECT | SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_abs_i32",
@@ -2320,6 +2442,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O13,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_set_gpr_idx_idx",
@@ -2329,6 +2452,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O24,
         flags: [SALU | WRITES_M0, SALU | WRITES_M0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_andn1_saveexec_b64",
@@ -2341,6 +2465,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_orn1_saveexec_b64",
@@ -2353,6 +2478,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_andn1_wrexec_b64",
@@ -2365,6 +2491,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_andn2_wrexec_b64",
@@ -2377,6 +2504,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SALU | WRITES_EXEC | WRITES_SCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitreplicate_b64_b32",
@@ -2386,6 +2514,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O25,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_eq_i32",
@@ -2395,6 +2524,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_lg_i32",
@@ -2404,6 +2534,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_gt_i32",
@@ -2413,6 +2544,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_ge_i32",
@@ -2422,6 +2554,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_lt_i32",
@@ -2431,6 +2564,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_le_i32",
@@ -2440,6 +2574,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_eq_u32",
@@ -2449,6 +2584,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_lg_u32",
@@ -2458,6 +2594,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_gt_u32",
@@ -2467,6 +2604,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_ge_u32",
@@ -2476,6 +2614,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_lt_u32",
@@ -2485,6 +2624,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_le_u32",
@@ -2494,6 +2634,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitcmp0_b32",
@@ -2503,6 +2644,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitcmp1_b32",
@@ -2512,6 +2654,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitcmp0_b64",
@@ -2521,6 +2664,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O5,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_bitcmp1_b64",
@@ -2530,6 +2674,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O5,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_setvskip",
@@ -2539,6 +2684,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O26,
         flags: [SALU, SALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_set_gpr_idx_on",
@@ -2548,6 +2694,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O27,
         flags: [SALU | WRITES_M0, SALU | WRITES_M0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_eq_u64",
@@ -2557,6 +2704,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O4,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cmp_lg_u64",
@@ -2566,6 +2714,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O4,
         flags: [SALU | WRITES_SCC, SALU | WRITES_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_nop",
@@ -2575,6 +2724,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_endpgm",
@@ -2584,6 +2734,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O29,
         flags: [ENDPGM, ENDPGM],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_branch",
@@ -2593,6 +2744,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [BRANCH, BRANCH],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_wakeup",
@@ -2602,6 +2754,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [0, 0],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_scc0",
@@ -2611,6 +2764,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH | READS_SCC, CBRANCH | READS_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_scc1",
@@ -2620,6 +2774,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH | READS_SCC, CBRANCH | READS_SCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_vccz",
@@ -2629,6 +2784,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH | READS_VCC, CBRANCH | READS_VCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_vccnz",
@@ -2638,6 +2794,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH | READS_VCC, CBRANCH | READS_VCC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_execz",
@@ -2647,6 +2804,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH | READS_EXEC, CBRANCH | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_execnz",
@@ -2656,6 +2814,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH | READS_EXEC, CBRANCH | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_barrier",
@@ -2665,6 +2824,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [BARRIER, BARRIER],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_setkill",
@@ -2674,6 +2834,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_waitcnt",
@@ -2683,6 +2844,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O32,
         flags: [WAITCNT, WAITCNT],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sethalt",
@@ -2692,6 +2854,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sleep",
@@ -2701,6 +2864,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_setprio",
@@ -2710,6 +2874,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sendmsg",
@@ -2719,6 +2884,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O33,
         flags: [LGKM_CNT | READS_M0, LGKM_CNT | READS_M0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_sendmsghalt",
@@ -2728,6 +2894,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O33,
         flags: [LGKM_CNT | READS_M0, LGKM_CNT | READS_M0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_trap",
@@ -2737,6 +2904,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [TRAP, TRAP],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_icache_inv",
@@ -2746,6 +2914,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [0, 0],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_incperflevel",
@@ -2755,6 +2924,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_decperflevel",
@@ -2764,6 +2934,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O28,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_ttracedata",
@@ -2773,6 +2944,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [0, 0],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_cdbgsys",
@@ -2782,6 +2954,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH, CBRANCH],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_cdbguser",
@@ -2791,6 +2964,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH, CBRANCH],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_cdbgsys_or_user",
@@ -2800,6 +2974,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH, CBRANCH],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_cbranch_cdbgsys_and_user",
@@ -2809,6 +2984,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O30,
         flags: [CBRANCH, CBRANCH],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_endpgm_saved",
@@ -2818,6 +2994,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [ENDPGM, ENDPGM],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_set_gpr_idx_off",
@@ -2827,6 +3004,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [0, 0],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_set_gpr_idx_mode",
@@ -2836,6 +3014,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O34,
         flags: [0, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_endpgm_ordered_ps_done",
@@ -2845,6 +3024,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [ENDPGM, ENDPGM],
         zero: [[0xffff, 0x0], [0xffff, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_load_dword",
@@ -2857,6 +3037,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_load_dwordx2",
@@ -2869,6 +3050,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_load_dwordx4",
@@ -2881,6 +3063,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_load_dwordx8",
@@ -2893,6 +3076,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_load_dwordx16",
@@ -2905,6 +3089,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_scratch_load_dword",
@@ -2917,6 +3102,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_scratch_load_dwordx2",
@@ -2929,6 +3115,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_scratch_load_dwordx4",
@@ -2941,6 +3128,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_load_dword",
@@ -2953,6 +3141,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_load_dwordx2",
@@ -2965,6 +3154,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_load_dwordx4",
@@ -2977,6 +3167,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_load_dwordx8",
@@ -2989,6 +3180,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_load_dwordx16",
@@ -3001,6 +3193,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_store_dword",
@@ -3013,6 +3206,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_store_dwordx2",
@@ -3025,6 +3219,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_store_dwordx4",
@@ -3037,6 +3232,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_scratch_store_dword",
@@ -3049,6 +3245,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_scratch_store_dwordx2",
@@ -3061,6 +3258,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_scratch_store_dwordx4",
@@ -3073,6 +3271,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_store_dword",
@@ -3085,6 +3284,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_store_dwordx2",
@@ -3097,6 +3297,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_store_dwordx4",
@@ -3109,6 +3310,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | STORE,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atc_probe",
@@ -3118,6 +3320,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O51,
         flags: [LGKM_CNT | OFFSET, LGKM_CNT | OFFSET],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atc_probe_buffer",
@@ -3127,6 +3330,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O52,
         flags: [LGKM_CNT | OFFSET, LGKM_CNT | OFFSET],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_dcache_discard",
@@ -3136,6 +3340,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O53,
         flags: [LGKM_CNT | OFFSET, LGKM_CNT | OFFSET],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_dcache_discard_x2",
@@ -3145,6 +3350,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O53,
         flags: [LGKM_CNT | OFFSET, LGKM_CNT | OFFSET],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_swap",
@@ -3157,6 +3363,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_cmpswap",
@@ -3169,6 +3376,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_add",
@@ -3181,6 +3389,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_sub",
@@ -3193,6 +3402,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_smin",
@@ -3205,6 +3415,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_umin",
@@ -3217,6 +3428,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_smax",
@@ -3229,6 +3441,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_umax",
@@ -3241,6 +3454,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_and",
@@ -3253,6 +3467,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_or",
@@ -3265,6 +3480,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_xor",
@@ -3277,6 +3493,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_inc",
@@ -3289,6 +3506,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_dec",
@@ -3301,6 +3519,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_swap_x2",
@@ -3313,6 +3532,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_cmpswap_x2",
@@ -3325,6 +3545,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_add_x2",
@@ -3337,6 +3558,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_sub_x2",
@@ -3349,6 +3571,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_smin_x2",
@@ -3361,6 +3584,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_umin_x2",
@@ -3373,6 +3597,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_smax_x2",
@@ -3385,6 +3610,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_umax_x2",
@@ -3397,6 +3623,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_and_x2",
@@ -3409,6 +3636,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_or_x2",
@@ -3421,6 +3649,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_xor_x2",
@@ -3433,6 +3662,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_inc_x2",
@@ -3445,6 +3675,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_buffer_atomic_dec_x2",
@@ -3457,6 +3688,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_swap",
@@ -3469,6 +3701,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_cmpswap",
@@ -3481,6 +3714,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_add",
@@ -3493,6 +3727,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_sub",
@@ -3505,6 +3740,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_smin",
@@ -3517,6 +3753,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_umin",
@@ -3529,6 +3766,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_smax",
@@ -3541,6 +3779,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_umax",
@@ -3553,6 +3792,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_and",
@@ -3565,6 +3805,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_or",
@@ -3577,6 +3818,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_xor",
@@ -3589,6 +3831,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_inc",
@@ -3601,6 +3844,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_dec",
@@ -3613,6 +3857,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_swap_x2",
@@ -3625,6 +3870,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_cmpswap_x2",
@@ -3637,6 +3883,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_add_x2",
@@ -3649,6 +3896,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_sub_x2",
@@ -3661,6 +3909,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_smin_x2",
@@ -3673,6 +3922,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_umin_x2",
@@ -3685,6 +3935,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_smax_x2",
@@ -3697,6 +3948,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_umax_x2",
@@ -3709,6 +3961,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_and_x2",
@@ -3721,6 +3974,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_or_x2",
@@ -3733,6 +3987,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_xor_x2",
@@ -3745,6 +4000,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_inc_x2",
@@ -3757,6 +4013,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "s_atomic_dec_x2",
@@ -3769,6 +4026,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cndmask_b32_e32",
@@ -3778,6 +4036,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O60,
         flags: [READS_EXEC | READS_VCC | VALU, READS_EXEC | READS_VCC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f32_e32",
@@ -3787,6 +4046,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f32_e32",
@@ -3796,6 +4056,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f32_e32",
@@ -3805,6 +4066,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmac_f64_e32",
@@ -3814,6 +4076,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O62,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f32_e32",
@@ -3823,6 +4086,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_i32_i24_e32",
@@ -3832,6 +4096,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_i32_i24_e32",
@@ -3841,6 +4106,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_u32_u24_e32",
@@ -3850,6 +4116,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_u32_u24_e32",
@@ -3859,6 +4126,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f32_e32",
@@ -3868,6 +4136,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f32_e32",
@@ -3877,6 +4146,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i32_e32",
@@ -3886,6 +4156,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i32_e32",
@@ -3895,6 +4166,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u32_e32",
@@ -3904,6 +4176,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u32_e32",
@@ -3913,6 +4186,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b32_e32",
@@ -3922,6 +4196,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i32_e32",
@@ -3931,6 +4206,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b32_e32",
@@ -3940,6 +4216,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_and_b32_e32",
@@ -3949,6 +4226,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_or_b32_e32",
@@ -3958,6 +4236,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xor_b32_e32",
@@ -3967,6 +4246,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mac_f32_e32",
@@ -3976,6 +4256,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O63,
         flags: [READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_madmk_f32",
@@ -3985,6 +4266,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O64,
         flags: [READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmamk_f32",
@@ -3994,6 +4276,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O64,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_madak_f32",
@@ -4003,6 +4286,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O65,
         flags: [READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmaak_f32",
@@ -4012,6 +4296,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O65,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_co_u32_e32",
@@ -4024,6 +4309,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_co_u32_e32",
@@ -4036,6 +4322,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_co_u32_e32",
@@ -4048,6 +4335,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_addc_co_u32_e32",
@@ -4060,6 +4348,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | READS_VCC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subb_co_u32_e32",
@@ -4072,6 +4361,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | READS_VCC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subbrev_co_u32_e32",
@@ -4084,6 +4374,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | READS_VCC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f16_e32",
@@ -4093,6 +4384,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f16_e32",
@@ -4102,6 +4394,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f16_e32",
@@ -4111,6 +4404,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f16_e32",
@@ -4120,6 +4414,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mac_f16_e32",
@@ -4129,6 +4424,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O69,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_madmk_f16",
@@ -4138,6 +4434,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O70,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_madak_f16",
@@ -4147,6 +4444,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O71,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u16_e32",
@@ -4156,6 +4454,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u16_e32",
@@ -4165,6 +4464,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u16_e32",
@@ -4174,6 +4474,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_lo_u16_e32",
@@ -4183,6 +4484,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b16_e32",
@@ -4192,6 +4494,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b16_e32",
@@ -4201,6 +4504,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i16_e32",
@@ -4210,6 +4514,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f16_e32",
@@ -4219,6 +4524,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f16_e32",
@@ -4228,6 +4534,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u16_e32",
@@ -4237,6 +4544,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i16_e32",
@@ -4246,6 +4554,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u16_e32",
@@ -4255,6 +4564,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i16_e32",
@@ -4264,6 +4574,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O72,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ldexp_f16_e32",
@@ -4273,6 +4584,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O68,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u32_e32",
@@ -4282,6 +4594,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u32_e32",
@@ -4291,6 +4604,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u32_e32",
@@ -4300,6 +4614,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2c_f32_f16_e32",
@@ -4309,6 +4624,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O73,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2c_i32_i16_e32",
@@ -4318,6 +4634,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O63,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot4c_i32_i8_e32",
@@ -4327,6 +4644,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O63,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot8c_i32_i4_e32",
@@ -4336,6 +4654,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O63,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmac_f32_e32",
@@ -4345,6 +4664,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O63,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_fmac_f16_e32",
@@ -4354,6 +4674,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O73,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xnor_b32_e32",
@@ -4363,6 +4684,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O61,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_nop",
@@ -4372,6 +4694,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [VALU, VALU],
         zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b32_e32",
@@ -4381,6 +4704,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_readfirstlane_b32",
@@ -4390,6 +4714,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O75,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f64_e32",
@@ -4399,6 +4724,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O76,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_i32_e32",
@@ -4408,6 +4734,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_i32_e32",
@@ -4417,6 +4744,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_u32_e32",
@@ -4426,6 +4754,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f32_e32",
@@ -4435,6 +4764,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f32_e32",
@@ -4444,6 +4774,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_f32_e32",
@@ -4453,6 +4784,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f16_e32",
@@ -4462,6 +4794,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_rpi_i32_f32_e32",
@@ -4471,6 +4804,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_flr_i32_f32_e32",
@@ -4480,6 +4814,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_off_f32_i4_e32",
@@ -4489,6 +4824,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f64_e32",
@@ -4498,6 +4834,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O76,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_f32_e32",
@@ -4507,6 +4844,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte0_e32",
@@ -4516,6 +4854,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte1_e32",
@@ -4525,6 +4864,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte2_e32",
@@ -4534,6 +4874,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte3_e32",
@@ -4543,6 +4884,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f64_e32",
@@ -4552,6 +4894,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O76,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_u32_e32",
@@ -4561,6 +4904,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f64_e32",
@@ -4570,6 +4914,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f64_e32",
@@ -4579,6 +4924,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f64_e32",
@@ -4588,6 +4934,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f64_e32",
@@ -4597,6 +4944,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f32_e32",
@@ -4606,6 +4954,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f32_e32",
@@ -4615,6 +4964,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f32_e32",
@@ -4624,6 +4974,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f32_e32",
@@ -4633,6 +4984,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f32_e32",
@@ -4642,6 +4994,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f32_e32",
@@ -4651,6 +5004,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f32_e32",
@@ -4660,6 +5014,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f32_e32",
@@ -4669,6 +5024,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_iflag_f32_e32",
@@ -4678,6 +5034,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f32_e32",
@@ -4687,6 +5044,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f64_e32",
@@ -4696,6 +5054,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f64_e32",
@@ -4705,6 +5064,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f32_e32",
@@ -4714,6 +5074,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f64_e32",
@@ -4723,6 +5084,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f32_e32",
@@ -4732,6 +5094,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f32_e32",
@@ -4741,6 +5104,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_not_b32_e32",
@@ -4750,6 +5114,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfrev_b32_e32",
@@ -4759,6 +5124,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_u32_e32",
@@ -4768,6 +5134,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbl_b32_e32",
@@ -4777,6 +5144,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_i32_e32",
@@ -4786,6 +5154,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f64_e32",
@@ -4795,6 +5164,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O76,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f64_e32",
@@ -4804,6 +5174,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f64_e32",
@@ -4813,6 +5184,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f32_e32",
@@ -4822,6 +5194,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f32_e32",
@@ -4831,6 +5204,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_clrexcp",
@@ -4840,6 +5214,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_screen_partition_4se_b32_e32",
@@ -4849,6 +5224,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b64_e32",
@@ -4858,6 +5234,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O80,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_u16_e32",
@@ -4867,6 +5244,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O81,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_i16_e32",
@@ -4876,6 +5254,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O81,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u16_f16_e32",
@@ -4885,6 +5264,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i16_f16_e32",
@@ -4894,6 +5274,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f16_e32",
@@ -4903,6 +5284,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f16_e32",
@@ -4912,6 +5294,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f16_e32",
@@ -4921,6 +5304,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f16_e32",
@@ -4930,6 +5314,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f16_e32",
@@ -4939,6 +5324,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f16_e32",
@@ -4948,6 +5334,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i16_f16_e32",
@@ -4957,6 +5344,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f16_e32",
@@ -4966,6 +5354,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f16_e32",
@@ -4975,6 +5364,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f16_e32",
@@ -4984,6 +5374,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f16_e32",
@@ -4993,6 +5384,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f16_e32",
@@ -5002,6 +5394,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f16_e32",
@@ -5011,6 +5404,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f16_e32",
@@ -5020,6 +5414,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_legacy_f32_e32",
@@ -5029,6 +5424,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_legacy_f32_e32",
@@ -5038,6 +5434,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_i16_f16_e32",
@@ -5047,6 +5444,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_u16_f16_e32",
@@ -5056,6 +5454,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O78,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sat_pk_u8_i16_e32",
@@ -5065,6 +5464,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_swap_b32",
@@ -5074,6 +5474,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O82,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_accvgpr_mov_b32",
@@ -5083,6 +5484,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O83,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_fp8_e32",
@@ -5092,6 +5494,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_bf8_e32",
@@ -5101,6 +5504,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_fp8_e32",
@@ -5110,6 +5514,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_bf8_e32",
@@ -5119,6 +5524,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f32_e32",
@@ -5131,6 +5537,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f32_e32",
@@ -5143,6 +5550,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f64_e32",
@@ -5155,6 +5563,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f64_e32",
@@ -5167,6 +5576,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f16_e32",
@@ -5179,6 +5589,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f16_e32",
@@ -5191,6 +5602,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f16_e32",
@@ -5203,6 +5615,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f16_e32",
@@ -5215,6 +5628,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f16_e32",
@@ -5227,6 +5641,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f16_e32",
@@ -5239,6 +5654,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f16_e32",
@@ -5251,6 +5667,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f16_e32",
@@ -5263,6 +5680,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f16_e32",
@@ -5275,6 +5693,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f16_e32",
@@ -5287,6 +5706,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f16_e32",
@@ -5299,6 +5719,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f16_e32",
@@ -5311,6 +5732,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f16_e32",
@@ -5323,6 +5745,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f16_e32",
@@ -5335,6 +5758,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f16_e32",
@@ -5347,6 +5771,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f16_e32",
@@ -5359,6 +5784,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f16_e32",
@@ -5371,6 +5797,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f16_e32",
@@ -5383,6 +5810,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f16_e32",
@@ -5395,6 +5823,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f16_e32",
@@ -5407,6 +5836,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f16_e32",
@@ -5419,6 +5849,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f16_e32",
@@ -5431,6 +5862,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f16_e32",
@@ -5443,6 +5875,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f16_e32",
@@ -5455,6 +5888,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f16_e32",
@@ -5467,6 +5901,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f16_e32",
@@ -5479,6 +5914,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f16_e32",
@@ -5491,6 +5927,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f16_e32",
@@ -5503,6 +5940,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f16_e32",
@@ -5515,6 +5953,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f16_e32",
@@ -5527,6 +5966,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f16_e32",
@@ -5539,6 +5979,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f16_e32",
@@ -5551,6 +5992,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f16_e32",
@@ -5563,6 +6005,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f16_e32",
@@ -5575,6 +6018,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f32_e32",
@@ -5587,6 +6031,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f32_e32",
@@ -5599,6 +6044,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f32_e32",
@@ -5611,6 +6057,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f32_e32",
@@ -5623,6 +6070,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f32_e32",
@@ -5635,6 +6083,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f32_e32",
@@ -5647,6 +6096,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f32_e32",
@@ -5659,6 +6109,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f32_e32",
@@ -5671,6 +6122,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f32_e32",
@@ -5683,6 +6135,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f32_e32",
@@ -5695,6 +6148,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f32_e32",
@@ -5707,6 +6161,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f32_e32",
@@ -5719,6 +6174,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f32_e32",
@@ -5731,6 +6187,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f32_e32",
@@ -5743,6 +6200,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f32_e32",
@@ -5755,6 +6213,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f32_e32",
@@ -5767,6 +6226,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f32_e32",
@@ -5779,6 +6239,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f32_e32",
@@ -5791,6 +6252,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f32_e32",
@@ -5803,6 +6265,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f32_e32",
@@ -5815,6 +6278,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f32_e32",
@@ -5827,6 +6291,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f32_e32",
@@ -5839,6 +6304,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f32_e32",
@@ -5851,6 +6317,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f32_e32",
@@ -5863,6 +6330,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f32_e32",
@@ -5875,6 +6343,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f32_e32",
@@ -5887,6 +6356,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f32_e32",
@@ -5899,6 +6369,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f32_e32",
@@ -5911,6 +6382,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f32_e32",
@@ -5923,6 +6395,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f32_e32",
@@ -5935,6 +6408,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f32_e32",
@@ -5947,6 +6421,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f32_e32",
@@ -5959,6 +6434,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f64_e32",
@@ -5971,6 +6447,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f64_e32",
@@ -5983,6 +6460,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f64_e32",
@@ -5995,6 +6473,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f64_e32",
@@ -6007,6 +6486,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f64_e32",
@@ -6019,6 +6499,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f64_e32",
@@ -6031,6 +6512,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f64_e32",
@@ -6043,6 +6525,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f64_e32",
@@ -6055,6 +6538,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f64_e32",
@@ -6067,6 +6551,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f64_e32",
@@ -6079,6 +6564,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f64_e32",
@@ -6091,6 +6577,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f64_e32",
@@ -6103,6 +6590,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f64_e32",
@@ -6115,6 +6603,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f64_e32",
@@ -6127,6 +6616,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f64_e32",
@@ -6139,6 +6629,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f64_e32",
@@ -6151,6 +6642,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f64_e32",
@@ -6163,6 +6655,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f64_e32",
@@ -6175,6 +6668,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f64_e32",
@@ -6187,6 +6681,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f64_e32",
@@ -6199,6 +6694,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f64_e32",
@@ -6211,6 +6707,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f64_e32",
@@ -6223,6 +6720,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f64_e32",
@@ -6235,6 +6733,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f64_e32",
@@ -6247,6 +6746,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f64_e32",
@@ -6259,6 +6759,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f64_e32",
@@ -6271,6 +6772,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f64_e32",
@@ -6283,6 +6785,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f64_e32",
@@ -6295,6 +6798,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f64_e32",
@@ -6307,6 +6811,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f64_e32",
@@ -6319,6 +6824,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f64_e32",
@@ -6331,6 +6837,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f64_e32",
@@ -6343,6 +6850,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i16_e32",
@@ -6355,6 +6863,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i16_e32",
@@ -6367,6 +6876,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i16_e32",
@@ -6379,6 +6889,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i16_e32",
@@ -6391,6 +6902,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i16_e32",
@@ -6403,6 +6915,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i16_e32",
@@ -6415,6 +6928,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i16_e32",
@@ -6427,6 +6941,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i16_e32",
@@ -6439,6 +6954,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u16_e32",
@@ -6451,6 +6967,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u16_e32",
@@ -6463,6 +6980,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u16_e32",
@@ -6475,6 +6993,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u16_e32",
@@ -6487,6 +7006,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u16_e32",
@@ -6499,6 +7019,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u16_e32",
@@ -6511,6 +7032,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u16_e32",
@@ -6523,6 +7045,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u16_e32",
@@ -6535,6 +7058,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i16_e32",
@@ -6547,6 +7071,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i16_e32",
@@ -6559,6 +7084,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i16_e32",
@@ -6571,6 +7097,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i16_e32",
@@ -6583,6 +7110,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i16_e32",
@@ -6595,6 +7123,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i16_e32",
@@ -6607,6 +7136,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i16_e32",
@@ -6619,6 +7149,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i16_e32",
@@ -6631,6 +7162,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u16_e32",
@@ -6643,6 +7175,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u16_e32",
@@ -6655,6 +7188,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u16_e32",
@@ -6667,6 +7201,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u16_e32",
@@ -6679,6 +7214,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u16_e32",
@@ -6691,6 +7227,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u16_e32",
@@ -6703,6 +7240,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u16_e32",
@@ -6715,6 +7253,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u16_e32",
@@ -6727,6 +7266,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i32_e32",
@@ -6739,6 +7279,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i32_e32",
@@ -6751,6 +7292,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i32_e32",
@@ -6763,6 +7305,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i32_e32",
@@ -6775,6 +7318,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i32_e32",
@@ -6787,6 +7331,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i32_e32",
@@ -6799,6 +7344,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i32_e32",
@@ -6811,6 +7357,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i32_e32",
@@ -6823,6 +7370,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u32_e32",
@@ -6835,6 +7383,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u32_e32",
@@ -6847,6 +7396,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u32_e32",
@@ -6859,6 +7409,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u32_e32",
@@ -6871,6 +7422,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u32_e32",
@@ -6883,6 +7435,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u32_e32",
@@ -6895,6 +7448,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u32_e32",
@@ -6907,6 +7461,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u32_e32",
@@ -6919,6 +7474,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i32_e32",
@@ -6931,6 +7487,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i32_e32",
@@ -6943,6 +7500,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i32_e32",
@@ -6955,6 +7513,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i32_e32",
@@ -6967,6 +7526,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i32_e32",
@@ -6979,6 +7539,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i32_e32",
@@ -6991,6 +7552,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i32_e32",
@@ -7003,6 +7565,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i32_e32",
@@ -7015,6 +7578,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u32_e32",
@@ -7027,6 +7591,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u32_e32",
@@ -7039,6 +7604,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u32_e32",
@@ -7051,6 +7617,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u32_e32",
@@ -7063,6 +7630,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u32_e32",
@@ -7075,6 +7643,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u32_e32",
@@ -7087,6 +7656,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u32_e32",
@@ -7099,6 +7669,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u32_e32",
@@ -7111,6 +7682,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i64_e32",
@@ -7123,6 +7695,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i64_e32",
@@ -7135,6 +7708,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i64_e32",
@@ -7147,6 +7721,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i64_e32",
@@ -7159,6 +7734,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i64_e32",
@@ -7171,6 +7747,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i64_e32",
@@ -7183,6 +7760,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i64_e32",
@@ -7195,6 +7773,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i64_e32",
@@ -7207,6 +7786,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u64_e32",
@@ -7219,6 +7799,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u64_e32",
@@ -7231,6 +7812,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u64_e32",
@@ -7243,6 +7825,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u64_e32",
@@ -7255,6 +7838,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u64_e32",
@@ -7267,6 +7851,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u64_e32",
@@ -7279,6 +7864,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u64_e32",
@@ -7291,6 +7877,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u64_e32",
@@ -7303,6 +7890,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i64_e32",
@@ -7315,6 +7903,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i64_e32",
@@ -7327,6 +7916,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i64_e32",
@@ -7339,6 +7929,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i64_e32",
@@ -7351,6 +7942,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i64_e32",
@@ -7363,6 +7955,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i64_e32",
@@ -7375,6 +7968,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i64_e32",
@@ -7387,6 +7981,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i64_e32",
@@ -7399,6 +7994,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u64_e32",
@@ -7411,6 +8007,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u64_e32",
@@ -7423,6 +8020,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u64_e32",
@@ -7435,6 +8033,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u64_e32",
@@ -7447,6 +8046,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u64_e32",
@@ -7459,6 +8059,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u64_e32",
@@ -7471,6 +8072,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u64_e32",
@@ -7483,6 +8085,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u64_e32",
@@ -7495,6 +8098,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f32_e64",
@@ -7504,6 +8108,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O90,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f32_e64",
@@ -7516,6 +8121,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f64_e64",
@@ -7525,6 +8131,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O91,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f64_e64",
@@ -7537,6 +8144,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f16_e64",
@@ -7546,6 +8154,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O90,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f16_e64",
@@ -7558,6 +8167,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f16_e64",
@@ -7567,6 +8177,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f16_e64",
@@ -7576,6 +8187,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f16_e64",
@@ -7585,6 +8197,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f16_e64",
@@ -7594,6 +8207,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f16_e64",
@@ -7603,6 +8217,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f16_e64",
@@ -7612,6 +8227,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f16_e64",
@@ -7621,6 +8237,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f16_e64",
@@ -7630,6 +8247,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f16_e64",
@@ -7639,6 +8257,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f16_e64",
@@ -7648,6 +8267,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f16_e64",
@@ -7657,6 +8277,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f16_e64",
@@ -7666,6 +8287,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f16_e64",
@@ -7675,6 +8297,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f16_e64",
@@ -7684,6 +8307,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f16_e64",
@@ -7693,6 +8317,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f16_e64",
@@ -7702,6 +8327,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f16_e64",
@@ -7714,6 +8340,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f16_e64",
@@ -7726,6 +8353,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f16_e64",
@@ -7738,6 +8366,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f16_e64",
@@ -7750,6 +8379,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f16_e64",
@@ -7762,6 +8392,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f16_e64",
@@ -7774,6 +8405,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f16_e64",
@@ -7786,6 +8418,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f16_e64",
@@ -7798,6 +8431,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f16_e64",
@@ -7810,6 +8444,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f16_e64",
@@ -7822,6 +8457,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f16_e64",
@@ -7834,6 +8470,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f16_e64",
@@ -7846,6 +8483,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f16_e64",
@@ -7858,6 +8496,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f16_e64",
@@ -7870,6 +8509,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f16_e64",
@@ -7882,6 +8522,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f16_e64",
@@ -7894,6 +8535,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f32_e64",
@@ -7903,6 +8545,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f32_e64",
@@ -7912,6 +8555,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f32_e64",
@@ -7921,6 +8565,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f32_e64",
@@ -7930,6 +8575,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f32_e64",
@@ -7939,6 +8585,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f32_e64",
@@ -7948,6 +8595,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f32_e64",
@@ -7957,6 +8605,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f32_e64",
@@ -7966,6 +8615,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f32_e64",
@@ -7975,6 +8625,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f32_e64",
@@ -7984,6 +8635,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f32_e64",
@@ -7993,6 +8645,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f32_e64",
@@ -8002,6 +8655,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f32_e64",
@@ -8011,6 +8665,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f32_e64",
@@ -8020,6 +8675,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f32_e64",
@@ -8029,6 +8685,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f32_e64",
@@ -8038,6 +8695,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O92,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f32_e64",
@@ -8050,6 +8708,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f32_e64",
@@ -8062,6 +8721,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f32_e64",
@@ -8074,6 +8734,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f32_e64",
@@ -8086,6 +8747,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f32_e64",
@@ -8098,6 +8760,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f32_e64",
@@ -8110,6 +8773,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f32_e64",
@@ -8122,6 +8786,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f32_e64",
@@ -8134,6 +8799,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f32_e64",
@@ -8146,6 +8812,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f32_e64",
@@ -8158,6 +8825,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f32_e64",
@@ -8170,6 +8838,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f32_e64",
@@ -8182,6 +8851,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f32_e64",
@@ -8194,6 +8864,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f32_e64",
@@ -8206,6 +8877,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f32_e64",
@@ -8218,6 +8890,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f32_e64",
@@ -8230,6 +8903,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f64_e64",
@@ -8239,6 +8913,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f64_e64",
@@ -8248,6 +8923,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f64_e64",
@@ -8257,6 +8933,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f64_e64",
@@ -8266,6 +8943,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f64_e64",
@@ -8275,6 +8953,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f64_e64",
@@ -8284,6 +8963,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f64_e64",
@@ -8293,6 +8973,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f64_e64",
@@ -8302,6 +8983,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f64_e64",
@@ -8311,6 +8993,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f64_e64",
@@ -8320,6 +9003,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f64_e64",
@@ -8329,6 +9013,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f64_e64",
@@ -8338,6 +9023,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f64_e64",
@@ -8347,6 +9033,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f64_e64",
@@ -8356,6 +9043,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f64_e64",
@@ -8365,6 +9053,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f64_e64",
@@ -8374,6 +9063,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O93,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f64_e64",
@@ -8386,6 +9076,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f64_e64",
@@ -8398,6 +9089,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f64_e64",
@@ -8410,6 +9102,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f64_e64",
@@ -8422,6 +9115,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f64_e64",
@@ -8434,6 +9128,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f64_e64",
@@ -8446,6 +9141,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f64_e64",
@@ -8458,6 +9154,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f64_e64",
@@ -8470,6 +9167,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f64_e64",
@@ -8482,6 +9180,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f64_e64",
@@ -8494,6 +9193,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f64_e64",
@@ -8506,6 +9206,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f64_e64",
@@ -8518,6 +9219,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f64_e64",
@@ -8530,6 +9232,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f64_e64",
@@ -8542,6 +9245,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f64_e64",
@@ -8554,6 +9258,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f64_e64",
@@ -8566,6 +9271,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i16_e64",
@@ -8575,6 +9281,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i16_e64",
@@ -8584,6 +9291,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i16_e64",
@@ -8593,6 +9301,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i16_e64",
@@ -8602,6 +9311,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i16_e64",
@@ -8611,6 +9321,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i16_e64",
@@ -8620,6 +9331,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i16_e64",
@@ -8629,6 +9341,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i16_e64",
@@ -8638,6 +9351,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u16_e64",
@@ -8647,6 +9361,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u16_e64",
@@ -8656,6 +9371,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u16_e64",
@@ -8665,6 +9381,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u16_e64",
@@ -8674,6 +9391,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u16_e64",
@@ -8683,6 +9401,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u16_e64",
@@ -8692,6 +9411,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u16_e64",
@@ -8701,6 +9421,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u16_e64",
@@ -8710,6 +9431,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O94,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i16_e64",
@@ -8722,6 +9444,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i16_e64",
@@ -8734,6 +9457,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i16_e64",
@@ -8746,6 +9470,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i16_e64",
@@ -8758,6 +9483,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i16_e64",
@@ -8770,6 +9496,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i16_e64",
@@ -8782,6 +9509,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i16_e64",
@@ -8794,6 +9522,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i16_e64",
@@ -8806,6 +9535,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u16_e64",
@@ -8818,6 +9548,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u16_e64",
@@ -8830,6 +9561,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u16_e64",
@@ -8842,6 +9574,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u16_e64",
@@ -8854,6 +9587,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u16_e64",
@@ -8866,6 +9600,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u16_e64",
@@ -8878,6 +9613,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u16_e64",
@@ -8890,6 +9626,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u16_e64",
@@ -8902,6 +9639,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i32_e64",
@@ -8911,6 +9649,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i32_e64",
@@ -8920,6 +9659,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i32_e64",
@@ -8929,6 +9669,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i32_e64",
@@ -8938,6 +9679,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i32_e64",
@@ -8947,6 +9689,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i32_e64",
@@ -8956,6 +9699,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i32_e64",
@@ -8965,6 +9709,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i32_e64",
@@ -8974,6 +9719,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u32_e64",
@@ -8983,6 +9729,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u32_e64",
@@ -8992,6 +9739,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u32_e64",
@@ -9001,6 +9749,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u32_e64",
@@ -9010,6 +9759,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u32_e64",
@@ -9019,6 +9769,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u32_e64",
@@ -9028,6 +9779,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u32_e64",
@@ -9037,6 +9789,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u32_e64",
@@ -9046,6 +9799,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O95,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i32_e64",
@@ -9058,6 +9812,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i32_e64",
@@ -9070,6 +9825,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i32_e64",
@@ -9082,6 +9838,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i32_e64",
@@ -9094,6 +9851,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i32_e64",
@@ -9106,6 +9864,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i32_e64",
@@ -9118,6 +9877,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i32_e64",
@@ -9130,6 +9890,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i32_e64",
@@ -9142,6 +9903,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u32_e64",
@@ -9154,6 +9916,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u32_e64",
@@ -9166,6 +9929,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u32_e64",
@@ -9178,6 +9942,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u32_e64",
@@ -9190,6 +9955,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u32_e64",
@@ -9202,6 +9968,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u32_e64",
@@ -9214,6 +9981,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u32_e64",
@@ -9226,6 +9994,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u32_e64",
@@ -9238,6 +10007,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i64_e64",
@@ -9247,6 +10017,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i64_e64",
@@ -9256,6 +10027,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i64_e64",
@@ -9265,6 +10037,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i64_e64",
@@ -9274,6 +10047,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i64_e64",
@@ -9283,6 +10057,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i64_e64",
@@ -9292,6 +10067,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i64_e64",
@@ -9301,6 +10077,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i64_e64",
@@ -9310,6 +10087,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u64_e64",
@@ -9319,6 +10097,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u64_e64",
@@ -9328,6 +10107,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u64_e64",
@@ -9337,6 +10117,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u64_e64",
@@ -9346,6 +10127,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u64_e64",
@@ -9355,6 +10137,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u64_e64",
@@ -9364,6 +10147,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u64_e64",
@@ -9373,6 +10157,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u64_e64",
@@ -9382,6 +10167,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O96,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i64_e64",
@@ -9394,6 +10180,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i64_e64",
@@ -9406,6 +10193,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i64_e64",
@@ -9418,6 +10206,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i64_e64",
@@ -9430,6 +10219,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i64_e64",
@@ -9442,6 +10232,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i64_e64",
@@ -9454,6 +10245,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i64_e64",
@@ -9466,6 +10258,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i64_e64",
@@ -9478,6 +10271,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u64_e64",
@@ -9490,6 +10284,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u64_e64",
@@ -9502,6 +10297,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u64_e64",
@@ -9514,6 +10310,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u64_e64",
@@ -9526,6 +10323,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u64_e64",
@@ -9538,6 +10336,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u64_e64",
@@ -9550,6 +10349,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u64_e64",
@@ -9562,6 +10362,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u64_e64",
@@ -9574,6 +10375,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cndmask_b32_e64",
@@ -9583,6 +10385,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O97,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8400, 0x98000000], [0x8400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f32_e64",
@@ -9595,6 +10398,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f32_e64",
@@ -9607,6 +10411,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f32_e64",
@@ -9619,6 +10424,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmac_f64_e64",
@@ -9631,6 +10437,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f32_e64",
@@ -9643,6 +10450,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_i32_i24_e64",
@@ -9652,6 +10460,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_i32_i24_e64",
@@ -9661,6 +10470,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_u32_u24_e64",
@@ -9670,6 +10480,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_u32_u24_e64",
@@ -9679,6 +10490,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f32_e64",
@@ -9691,6 +10503,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f32_e64",
@@ -9703,6 +10516,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i32_e64",
@@ -9712,6 +10526,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i32_e64",
@@ -9721,6 +10536,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u32_e64",
@@ -9730,6 +10546,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u32_e64",
@@ -9739,6 +10556,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b32_e64",
@@ -9748,6 +10566,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i32_e64",
@@ -9757,6 +10576,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b32_e64",
@@ -9766,6 +10586,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_and_b32_e64",
@@ -9775,6 +10596,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_or_b32_e64",
@@ -9784,6 +10606,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xor_b32_e64",
@@ -9793,6 +10616,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mac_f32_e64",
@@ -9802,6 +10626,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O101,
         flags: [CLAMP | OMOD | READS_EXEC | VALU, 0],
         zero: [[0x400, 0x80000000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_co_u32_e64",
@@ -9811,6 +10636,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O102,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_co_u32_e64",
@@ -9820,6 +10646,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O102,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_co_u32_e64",
@@ -9829,6 +10656,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O102,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_addc_co_u32_e64",
@@ -9838,6 +10666,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O103,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subb_co_u32_e64",
@@ -9847,6 +10676,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O103,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subbrev_co_u32_e64",
@@ -9856,6 +10686,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O103,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f16_e64",
@@ -9868,6 +10699,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f16_e64",
@@ -9880,6 +10712,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f16_e64",
@@ -9892,6 +10725,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f16_e64",
@@ -9904,6 +10738,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mac_f16_e64",
@@ -9916,6 +10751,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u16_e64",
@@ -9925,6 +10761,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u16_e64",
@@ -9934,6 +10771,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u16_e64",
@@ -9943,6 +10781,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_lo_u16_e64",
@@ -9952,6 +10791,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b16_e64",
@@ -9961,6 +10801,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b16_e64",
@@ -9970,6 +10811,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i16_e64",
@@ -9979,6 +10821,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f16_e64",
@@ -9991,6 +10834,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f16_e64",
@@ -10003,6 +10847,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u16_e64",
@@ -10012,6 +10857,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i16_e64",
@@ -10021,6 +10867,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u16_e64",
@@ -10030,6 +10877,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i16_e64",
@@ -10039,6 +10887,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O104,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ldexp_f16_e64",
@@ -10051,6 +10900,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u32_e64",
@@ -10060,6 +10910,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u32_e64",
@@ -10069,6 +10920,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u32_e64",
@@ -10078,6 +10930,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2c_f32_f16_e64",
@@ -10090,6 +10943,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2c_i32_i16_e64",
@@ -10099,6 +10953,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O106,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot4c_i32_i8_e64",
@@ -10108,6 +10963,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O106,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot8c_i32_i4_e64",
@@ -10117,6 +10973,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O106,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmac_f32_e64",
@@ -10129,6 +10986,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_fmac_f16_e64",
@@ -10141,6 +10999,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xnor_b32_e64",
@@ -10150,6 +11009,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_nop",
@@ -10159,6 +11019,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [VALU, VALU],
         zero: [[0x87ff, 0xf8000000], [0x87ff, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b32_e64",
@@ -10168,6 +11029,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f64_e64",
@@ -10180,6 +11042,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_i32_e64",
@@ -10192,6 +11055,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_i32_e64",
@@ -10204,6 +11068,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_u32_e64",
@@ -10216,6 +11081,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f32_e64",
@@ -10228,6 +11094,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f32_e64",
@@ -10240,6 +11107,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_f32_e64",
@@ -10252,6 +11120,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f16_e64",
@@ -10264,6 +11133,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_rpi_i32_f32_e64",
@@ -10273,6 +11143,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O108,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x600, 0xd8000000], [0x600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_flr_i32_f32_e64",
@@ -10282,6 +11153,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O108,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x600, 0xd8000000], [0x600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_off_f32_i4_e64",
@@ -10294,6 +11166,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f64_e64",
@@ -10306,6 +11179,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_f32_e64",
@@ -10318,6 +11192,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte0_e64",
@@ -10330,6 +11205,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte1_e64",
@@ -10342,6 +11218,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte2_e64",
@@ -10354,6 +11231,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte3_e64",
@@ -10366,6 +11244,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f64_e64",
@@ -10378,6 +11257,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_u32_e64",
@@ -10390,6 +11270,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f64_e64",
@@ -10402,6 +11283,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f64_e64",
@@ -10414,6 +11296,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f64_e64",
@@ -10426,6 +11309,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f64_e64",
@@ -10438,6 +11322,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f32_e64",
@@ -10450,6 +11335,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f32_e64",
@@ -10462,6 +11348,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f32_e64",
@@ -10474,6 +11361,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f32_e64",
@@ -10486,6 +11374,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f32_e64",
@@ -10498,6 +11387,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f32_e64",
@@ -10510,6 +11400,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f32_e64",
@@ -10522,6 +11413,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f32_e64",
@@ -10534,6 +11426,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_iflag_f32_e64",
@@ -10546,6 +11439,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f32_e64",
@@ -10558,6 +11452,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f64_e64",
@@ -10570,6 +11465,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f64_e64",
@@ -10582,6 +11478,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f32_e64",
@@ -10594,6 +11491,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f64_e64",
@@ -10606,6 +11504,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f32_e64",
@@ -10618,6 +11517,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f32_e64",
@@ -10630,6 +11530,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_not_b32_e64",
@@ -10639,6 +11540,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfrev_b32_e64",
@@ -10648,6 +11550,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_u32_e64",
@@ -10657,6 +11560,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbl_b32_e64",
@@ -10666,6 +11570,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_i32_e64",
@@ -10675,6 +11580,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f64_e64",
@@ -10687,6 +11593,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f64_e64",
@@ -10699,6 +11606,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f64_e64",
@@ -10711,6 +11619,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f32_e64",
@@ -10720,6 +11629,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O108,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x600, 0xd8000000], [0x600, 0xd8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f32_e64",
@@ -10732,6 +11642,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_clrexcp",
@@ -10741,6 +11652,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x87ff, 0xf8000000], [0x87ff, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_screen_partition_4se_b32_e64",
@@ -10750,6 +11662,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b64_e64",
@@ -10759,6 +11672,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O79,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_u16_e64",
@@ -10771,6 +11685,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_i16_e64",
@@ -10783,6 +11698,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xe0000000], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u16_f16_e64",
@@ -10795,6 +11711,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i16_f16_e64",
@@ -10807,6 +11724,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f16_e64",
@@ -10819,6 +11737,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f16_e64",
@@ -10831,6 +11750,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f16_e64",
@@ -10843,6 +11763,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f16_e64",
@@ -10855,6 +11776,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f16_e64",
@@ -10867,6 +11789,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f16_e64",
@@ -10879,6 +11802,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i16_f16_e64",
@@ -10891,6 +11815,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f16_e64",
@@ -10903,6 +11828,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f16_e64",
@@ -10915,6 +11841,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f16_e64",
@@ -10927,6 +11854,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f16_e64",
@@ -10939,6 +11867,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f16_e64",
@@ -10951,6 +11880,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f16_e64",
@@ -10963,6 +11893,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f16_e64",
@@ -10975,6 +11906,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_legacy_f32_e64",
@@ -10987,6 +11919,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_legacy_f32_e64",
@@ -10999,6 +11932,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_i16_f16_e64",
@@ -11011,6 +11945,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_u16_f16_e64",
@@ -11023,6 +11958,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x600, 0xc0000000], [0x600, 0xc0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sat_pk_u8_i16_e64",
@@ -11032,6 +11968,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_fp8_e64",
@@ -11041,6 +11978,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [0, CLAMP | OMOD | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_bf8_e64",
@@ -11050,6 +11988,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O74,
         flags: [0, CLAMP | OMOD | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_fp8_e64",
@@ -11059,6 +11998,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [0, CLAMP | OMOD | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_bf8_e64",
@@ -11068,6 +12008,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O77,
         flags: [0, CLAMP | OMOD | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x700, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_legacy_f32",
@@ -11077,6 +12018,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O111,
         flags: [CLAMP | OMOD | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_f32",
@@ -11086,6 +12028,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O111,
         flags: [CLAMP | OMOD | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_i32_i24",
@@ -11095,6 +12038,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_u32_u24",
@@ -11104,6 +12048,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cubeid_f32",
@@ -11116,6 +12061,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cubesc_f32",
@@ -11128,6 +12074,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cubetc_f32",
@@ -11140,6 +12087,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cubema_f32",
@@ -11152,6 +12100,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfe_u32",
@@ -11161,6 +12110,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfe_i32",
@@ -11170,6 +12120,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfi_b32",
@@ -11179,6 +12130,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_f32",
@@ -11191,6 +12143,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_f64",
@@ -11203,6 +12156,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lerp_u8",
@@ -11212,6 +12166,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_alignbit_b32",
@@ -11224,6 +12179,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_alignbyte_b32",
@@ -11236,6 +12192,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min3_f32",
@@ -11248,6 +12205,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min3_i32",
@@ -11257,6 +12215,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min3_u32",
@@ -11266,6 +12225,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max3_f32",
@@ -11278,6 +12238,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max3_i32",
@@ -11287,6 +12248,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max3_u32",
@@ -11296,6 +12258,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_med3_f32",
@@ -11308,6 +12271,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_med3_i32",
@@ -11317,6 +12281,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_med3_u32",
@@ -11326,6 +12291,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sad_u8",
@@ -11335,6 +12301,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sad_hi_u8",
@@ -11344,6 +12311,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sad_u16",
@@ -11353,6 +12321,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sad_u32",
@@ -11362,6 +12331,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_u8_f32",
@@ -11371,6 +12341,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O114,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0x18000000], [0x0, 0x18000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_fixup_f32",
@@ -11383,6 +12354,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_fixup_f64",
@@ -11395,6 +12367,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_scale_f32",
@@ -11407,6 +12380,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_scale_f64",
@@ -11419,6 +12393,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_fmas_f32",
@@ -11431,6 +12406,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | READS_VCC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_fmas_f64",
@@ -11443,6 +12419,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | READS_VCC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_msad_u8",
@@ -11452,6 +12429,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_qsad_pk_u16_u8",
@@ -11461,6 +12439,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O117,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mqsad_pk_u16_u8",
@@ -11470,6 +12449,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O117,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mqsad_u32_u8",
@@ -11479,6 +12459,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O118,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_u64_u32",
@@ -11488,6 +12469,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O119,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_i64_i32",
@@ -11497,6 +12479,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O119,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x0, 0xf8000000], [0x0, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_legacy_f16",
@@ -11509,6 +12492,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_legacy_u16",
@@ -11518,6 +12502,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O120,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_legacy_i16",
@@ -11527,6 +12512,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O120,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_perm_b32",
@@ -11536,6 +12522,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_legacy_f16",
@@ -11548,6 +12535,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_fixup_legacy_f16",
@@ -11560,6 +12548,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pkaccum_u8_f32",
@@ -11569,6 +12558,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O105,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_u32_u16",
@@ -11581,6 +12571,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_i32_i16",
@@ -11593,6 +12584,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xad_u32",
@@ -11602,6 +12594,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min3_f16",
@@ -11614,6 +12607,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min3_i16",
@@ -11626,6 +12620,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min3_u16",
@@ -11638,6 +12633,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max3_f16",
@@ -11650,6 +12646,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max3_i16",
@@ -11662,6 +12659,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max3_u16",
@@ -11674,6 +12672,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_med3_f16",
@@ -11686,6 +12685,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_med3_i16",
@@ -11698,6 +12698,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_med3_u16",
@@ -11710,6 +12711,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshl_add_u32",
@@ -11719,6 +12721,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_lshl_u32",
@@ -11728,6 +12731,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add3_u32",
@@ -11737,6 +12741,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshl_or_b32",
@@ -11746,6 +12751,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_and_or_b32",
@@ -11755,6 +12761,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_or3_b32",
@@ -11764,6 +12771,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O112,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_f16",
@@ -11776,6 +12784,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_u16",
@@ -11788,6 +12797,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mad_i16",
@@ -11800,6 +12810,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_f16",
@@ -11812,6 +12823,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_div_fixup_f16",
@@ -11824,6 +12836,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshl_add_u64",
@@ -11833,6 +12846,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O117,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f64",
@@ -11845,6 +12859,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f64",
@@ -11857,6 +12872,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f64",
@@ -11869,6 +12885,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f64",
@@ -11881,6 +12898,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ldexp_f64",
@@ -11893,6 +12911,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_lo_u32",
@@ -11902,6 +12921,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_u32",
@@ -11911,6 +12931,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_i32",
@@ -11920,6 +12941,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ldexp_f32",
@@ -11932,6 +12954,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_readlane_b32",
@@ -11941,6 +12964,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O124,
         flags: [VALU, VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_writelane_b32",
@@ -11950,6 +12974,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O125,
         flags: [VALU, VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bcnt_u32_b32",
@@ -11959,6 +12984,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mbcnt_lo_u32_b32",
@@ -11968,6 +12994,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mbcnt_hi_u32_b32",
@@ -11977,6 +13004,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b64",
@@ -11986,6 +13014,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O126,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b64",
@@ -11995,6 +13024,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O126,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i64",
@@ -12004,6 +13034,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O126,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trig_preop_f64",
@@ -12016,6 +13047,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfm_b32",
@@ -12025,6 +13057,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pknorm_i16_f32",
@@ -12034,6 +13067,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O98,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pknorm_u16_f32",
@@ -12043,6 +13077,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O98,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pkrtz_f16_f32",
@@ -12055,6 +13090,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_u16_u32",
@@ -12064,6 +13100,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_i16_i32",
@@ -12073,6 +13110,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pknorm_i16_f16",
@@ -12085,6 +13123,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x98000000], [0x2400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pknorm_u16_f16",
@@ -12097,6 +13136,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x98000000], [0x2400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_i32",
@@ -12106,6 +13146,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_i32",
@@ -12115,6 +13156,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O100,
         flags: [CLAMP | READS_EXEC | VALU, CLAMP | READS_EXEC | VALU],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_i16",
@@ -12127,6 +13169,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2700, 0xf8000000], [0x2700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_i16",
@@ -12139,6 +13182,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2700, 0xf8000000], [0x2700, 0xf8000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pack_b32_f16",
@@ -12151,6 +13195,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x98000000], [0x2400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_legacy_f32",
@@ -12163,6 +13208,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OMOD | READS_EXEC | VALU,
         ],
         zero: [[0x400, 0x80000000], [0x400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_fp8_f32",
@@ -12172,6 +13218,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O98,
         flags: [0, OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0xa400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_bf8_f32",
@@ -12181,6 +13228,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O98,
         flags: [0, OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0xa400, 0x98000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_sr_fp8_f32",
@@ -12190,6 +13238,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O105,
         flags: [0, OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8000, 0x18000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_sr_bf8_f32",
@@ -12199,6 +13248,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O105,
         flags: [0, OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8000, 0x18000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_mad_i16",
@@ -12211,6 +13261,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_mul_lo_u16",
@@ -12223,6 +13274,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_add_i16",
@@ -12235,6 +13287,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_sub_i16",
@@ -12247,6 +13300,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_lshlrev_b16",
@@ -12259,6 +13313,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_lshrrev_b16",
@@ -12271,6 +13326,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_ashrrev_i16",
@@ -12283,6 +13339,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_max_i16",
@@ -12295,6 +13352,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_min_i16",
@@ -12307,6 +13365,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_mad_u16",
@@ -12319,6 +13378,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_add_u16",
@@ -12331,6 +13391,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_sub_u16",
@@ -12343,6 +13404,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_max_u16",
@@ -12355,6 +13417,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_min_u16",
@@ -12367,6 +13430,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_fma_f16",
@@ -12379,6 +13443,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_add_f16",
@@ -12391,6 +13456,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_mul_f16",
@@ -12403,6 +13469,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_min_f16",
@@ -12415,6 +13482,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_max_f16",
@@ -12427,6 +13495,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_mix_f32",
@@ -12439,6 +13508,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | OP_SEL_HI | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_mixlo_f16",
@@ -12451,6 +13521,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | OP_SEL_HI | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fma_mixhi_f16",
@@ -12463,6 +13534,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | OP_SEL | OP_SEL_HI | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2_f32_f16",
@@ -12475,6 +13547,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2_i32_i16",
@@ -12487,6 +13560,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2_u32_u16",
@@ -12499,6 +13573,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot4_i32_i8",
@@ -12511,6 +13586,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | READS_EXEC | VALU,
         ],
         zero: [[0x3800, 0x0], [0x3800, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot4_u32_u8",
@@ -12523,6 +13599,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | READS_EXEC | VALU,
         ],
         zero: [[0x3800, 0x0], [0x3800, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot8_i32_i4",
@@ -12535,6 +13612,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | READS_EXEC | VALU,
         ],
         zero: [[0x3800, 0x0], [0x3800, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot8_u32_u4",
@@ -12547,6 +13625,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | READS_EXEC | VALU,
         ],
         zero: [[0x3800, 0x0], [0x3800, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_fma_f32",
@@ -12559,6 +13638,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_mul_f32",
@@ -12571,6 +13651,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_add_f32",
@@ -12583,6 +13664,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_mov_b32",
@@ -12595,6 +13677,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | NEG_HI | NEG_LO | OP_SEL | OP_SEL_HI | PACKED | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x80000000], [0x2400, 0x80000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_accvgpr_read_b32",
@@ -12604,6 +13687,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O129,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x3f00, 0xe0000000], [0x3f00, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_accvgpr_write_b32",
@@ -12613,6 +13697,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O130,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x3f00, 0xe0000000], [0x3f00, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x8_xf32",
@@ -12622,6 +13707,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x4_xf32",
@@ -12631,6 +13717,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x1f32",
@@ -12640,6 +13727,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O133,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x1_2b_f32",
@@ -12649,6 +13737,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O133,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x1f32",
@@ -12658,6 +13747,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x1_4b_f32",
@@ -12667,6 +13757,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x1f32",
@@ -12676,6 +13767,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x1_16b_f32",
@@ -12685,6 +13777,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x2f32",
@@ -12694,6 +13787,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x2_f32",
@@ -12703,6 +13797,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x4f32",
@@ -12712,6 +13807,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x4_f32",
@@ -12721,6 +13817,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x4f16",
@@ -12730,6 +13827,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O136,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x4_2b_f16",
@@ -12739,6 +13837,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O136,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x4f16",
@@ -12748,6 +13847,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x4_4b_f16",
@@ -12757,6 +13857,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x4f16",
@@ -12766,6 +13867,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x4_16b_f16",
@@ -12775,6 +13877,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x8f16",
@@ -12784,6 +13887,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x8_f16",
@@ -12793,6 +13897,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x16f16",
@@ -12802,6 +13907,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x16_f16",
@@ -12811,6 +13917,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_32x32x4i8",
@@ -12820,6 +13927,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O133,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_32x32x4_2b_i8",
@@ -12829,6 +13937,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O133,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_16x16x4i8",
@@ -12838,6 +13947,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_16x16x4_4b_i8",
@@ -12847,6 +13957,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_4x4x4i8",
@@ -12856,6 +13967,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_4x4x4_16b_i8",
@@ -12865,6 +13977,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_32x32x8i8",
@@ -12874,6 +13987,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_16x16x16i8",
@@ -12883,6 +13997,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_32x32x16_i8",
@@ -12892,6 +14007,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_i32_16x16x32_i8",
@@ -12901,6 +14017,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x4_2b_bf16",
@@ -12910,6 +14027,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O136,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x4_4b_bf16",
@@ -12919,6 +14037,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x4_16b_bf16",
@@ -12928,6 +14047,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x8_bf16",
@@ -12937,6 +14057,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x16_bf16",
@@ -12946,6 +14067,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_16x16x32_f16",
@@ -12955,6 +14077,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x4bf16_1k",
@@ -12964,6 +14087,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O136,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x4bf16_1k",
@@ -12973,6 +14097,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_32x32x16_f16",
@@ -12982,6 +14107,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x4bf16_1k",
@@ -12991,6 +14117,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x8bf16_1k",
@@ -13000,6 +14127,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_16x16x32_bf16",
@@ -13009,6 +14137,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x16bf16_1k",
@@ -13018,6 +14147,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x2bf16",
@@ -13027,6 +14157,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O133,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_32x32x16_bf16",
@@ -13036,6 +14167,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x2bf16",
@@ -13045,6 +14177,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_i32_16x16x64_i8",
@@ -13054,6 +14187,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_4x4x2bf16",
@@ -13063,6 +14197,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x4bf16",
@@ -13072,6 +14207,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O134,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_i32_32x32x32_i8",
@@ -13081,6 +14217,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x8bf16",
@@ -13090,6 +14227,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O135,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f64_16x16x4f64",
@@ -13099,6 +14237,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O139,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f64_16x16x4_f64",
@@ -13108,6 +14247,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O139,
         flags: [0, ABID | BLGP_NEG | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f64_4x4x4f64",
@@ -13117,6 +14257,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O140,
         flags: [ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f64_4x4x4_4b_f64",
@@ -13126,6 +14267,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O140,
         flags: [0, ABID | BLGP_NEG | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x32_bf8_bf8",
@@ -13135,6 +14277,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x32_bf8_fp8",
@@ -13144,6 +14287,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x32_fp8_bf8",
@@ -13153,6 +14297,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_16x16x32_fp8_fp8",
@@ -13162,6 +14307,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O131,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x16_bf8_bf8",
@@ -13171,6 +14317,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x16_bf8_fp8",
@@ -13180,6 +14327,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x16_fp8_bf8",
@@ -13189,6 +14337,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mfma_f32_32x32x16_fp8_fp8",
@@ -13198,6 +14347,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O132,
         flags: [0, ABID | BLGP | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_16x16x64_bf8_bf8",
@@ -13207,6 +14357,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_16x16x64_bf8_fp8",
@@ -13216,6 +14367,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_16x16x64_fp8_bf8",
@@ -13225,6 +14377,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_16x16x64_fp8_fp8",
@@ -13234,6 +14387,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O137,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_32x32x32_bf8_bf8",
@@ -13243,6 +14397,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_32x32x32_bf8_fp8",
@@ -13252,6 +14407,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_32x32x32_fp8_bf8",
@@ -13261,6 +14417,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_smfmac_f32_32x32x32_fp8_fp8",
@@ -13270,6 +14427,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O138,
         flags: [0, ABID | CBSZ | MATRIX | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xe0000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cndmask_b32_sdwa",
@@ -13282,6 +14440,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | READS_VCC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x808c000], [0x0, 0x808c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f32_sdwa",
@@ -13294,6 +14453,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f32_sdwa",
@@ -13306,6 +14466,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f32_sdwa",
@@ -13318,6 +14479,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f32_sdwa",
@@ -13330,6 +14492,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_i32_i24_sdwa",
@@ -13342,6 +14505,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_i32_i24_sdwa",
@@ -13354,6 +14518,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_u32_u24_sdwa",
@@ -13366,6 +14531,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_u32_u24_sdwa",
@@ -13378,6 +14544,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f32_sdwa",
@@ -13390,6 +14557,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f32_sdwa",
@@ -13402,6 +14570,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i32_sdwa",
@@ -13414,6 +14583,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i32_sdwa",
@@ -13426,6 +14596,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u32_sdwa",
@@ -13438,6 +14609,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u32_sdwa",
@@ -13450,6 +14622,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b32_sdwa",
@@ -13462,6 +14635,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i32_sdwa",
@@ -13474,6 +14648,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b32_sdwa",
@@ -13486,6 +14661,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_and_b32_sdwa",
@@ -13498,6 +14674,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_or_b32_sdwa",
@@ -13510,6 +14687,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xor_b32_sdwa",
@@ -13522,6 +14700,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_co_u32_sdwa",
@@ -13534,6 +14713,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_co_u32_sdwa",
@@ -13546,6 +14726,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_co_u32_sdwa",
@@ -13558,6 +14739,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_addc_co_u32_sdwa",
@@ -13570,6 +14752,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | READS_VCC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subb_co_u32_sdwa",
@@ -13582,6 +14765,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | READS_VCC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subbrev_co_u32_sdwa",
@@ -13594,6 +14778,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | READS_VCC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f16_sdwa",
@@ -13606,6 +14791,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f16_sdwa",
@@ -13618,6 +14804,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f16_sdwa",
@@ -13630,6 +14817,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f16_sdwa",
@@ -13642,6 +14830,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u16_sdwa",
@@ -13654,6 +14843,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u16_sdwa",
@@ -13666,6 +14856,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u16_sdwa",
@@ -13678,6 +14869,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_lo_u16_sdwa",
@@ -13690,6 +14882,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b16_sdwa",
@@ -13702,6 +14895,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b16_sdwa",
@@ -13714,6 +14908,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i16_sdwa",
@@ -13726,6 +14921,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f16_sdwa",
@@ -13738,6 +14934,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f16_sdwa",
@@ -13750,6 +14947,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u16_sdwa",
@@ -13762,6 +14960,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i16_sdwa",
@@ -13774,6 +14973,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u16_sdwa",
@@ -13786,6 +14986,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i16_sdwa",
@@ -13798,6 +14999,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ldexp_f16_sdwa",
@@ -13810,6 +15012,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u32_sdwa",
@@ -13822,6 +15025,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u32_sdwa",
@@ -13834,6 +15038,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u32_sdwa",
@@ -13846,6 +15051,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_fmac_f16_sdwa",
@@ -13858,6 +15064,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xnor_b32_sdwa",
@@ -13870,6 +15077,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU,
         ],
         zero: [[0x0, 0x3030c000], [0x0, 0x3030c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_nop",
@@ -13879,6 +15087,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [VALU, VALU],
         zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b32_sdwa",
@@ -13891,6 +15100,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_i32_sdwa",
@@ -13903,6 +15113,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_u32_sdwa",
@@ -13915,6 +15126,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f32_sdwa",
@@ -13927,6 +15139,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f32_sdwa",
@@ -13939,6 +15152,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_f32_sdwa",
@@ -13951,6 +15165,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f16_sdwa",
@@ -13963,6 +15178,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_rpi_i32_f32_sdwa",
@@ -13975,6 +15191,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_flr_i32_f32_sdwa",
@@ -13987,6 +15204,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_off_f32_i4_sdwa",
@@ -13999,6 +15217,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte0_sdwa",
@@ -14011,6 +15230,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte1_sdwa",
@@ -14023,6 +15243,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte2_sdwa",
@@ -14035,6 +15256,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte3_sdwa",
@@ -14047,6 +15269,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f32_sdwa",
@@ -14059,6 +15282,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f32_sdwa",
@@ -14071,6 +15295,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f32_sdwa",
@@ -14083,6 +15308,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f32_sdwa",
@@ -14095,6 +15321,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f32_sdwa",
@@ -14107,6 +15334,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f32_sdwa",
@@ -14119,6 +15347,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f32_sdwa",
@@ -14131,6 +15360,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f32_sdwa",
@@ -14143,6 +15373,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_iflag_f32_sdwa",
@@ -14155,6 +15386,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f32_sdwa",
@@ -14167,6 +15399,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f32_sdwa",
@@ -14179,6 +15412,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f32_sdwa",
@@ -14191,6 +15425,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f32_sdwa",
@@ -14203,6 +15438,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_not_b32_sdwa",
@@ -14215,6 +15451,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfrev_b32_sdwa",
@@ -14227,6 +15464,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_u32_sdwa",
@@ -14239,6 +15477,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbl_b32_sdwa",
@@ -14251,6 +15490,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_i32_sdwa",
@@ -14263,6 +15503,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f32_sdwa",
@@ -14275,6 +15516,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f32_sdwa",
@@ -14287,6 +15529,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_clrexcp",
@@ -14296,6 +15539,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_screen_partition_4se_b32_sdwa",
@@ -14308,6 +15552,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_u16_sdwa",
@@ -14320,6 +15565,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_i16_sdwa",
@@ -14332,6 +15578,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf300000], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u16_f16_sdwa",
@@ -14344,6 +15591,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i16_f16_sdwa",
@@ -14356,6 +15604,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f16_sdwa",
@@ -14368,6 +15617,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f16_sdwa",
@@ -14380,6 +15630,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f16_sdwa",
@@ -14392,6 +15643,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f16_sdwa",
@@ -14404,6 +15656,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f16_sdwa",
@@ -14416,6 +15669,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f16_sdwa",
@@ -14428,6 +15682,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i16_f16_sdwa",
@@ -14440,6 +15695,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f16_sdwa",
@@ -14452,6 +15708,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f16_sdwa",
@@ -14464,6 +15721,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f16_sdwa",
@@ -14476,6 +15734,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f16_sdwa",
@@ -14488,6 +15747,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f16_sdwa",
@@ -14500,6 +15760,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f16_sdwa",
@@ -14512,6 +15773,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f16_sdwa",
@@ -14524,6 +15786,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_legacy_f32_sdwa",
@@ -14536,6 +15799,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_legacy_f32_sdwa",
@@ -14548,6 +15812,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | OMOD | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf080000], [0x0, 0xbf080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_i16_f16_sdwa",
@@ -14560,6 +15825,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_u16_f16_sdwa",
@@ -14572,6 +15838,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf08c000], [0x0, 0xbf08c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sat_pk_u8_i16_sdwa",
@@ -14584,6 +15851,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CLAMP | DST_SEL | READS_EXEC | SRC0_SEL | VALU,
         ],
         zero: [[0x0, 0xbf30c000], [0x0, 0xbf30c000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_fp8_sdwa",
@@ -14592,7 +15860,8 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         targets: 2,
         operands: &O149,
         flags: [0, CLAMP | OMOD | READS_EXEC | SRC0_SEL | VALU],
-        zero: [[0x0, 0x0], [0x0, 0xbf300600]],
+        zero: [[0x0, 0x0], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x600]],
     },
     OpInfo {
         name: "v_cvt_f32_bf8_sdwa",
@@ -14601,7 +15870,8 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         targets: 2,
         operands: &O149,
         flags: [0, CLAMP | OMOD | READS_EXEC | SRC0_SEL | VALU],
-        zero: [[0x0, 0x0], [0x0, 0xbf300600]],
+        zero: [[0x0, 0x0], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x600]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_fp8_sdwa",
@@ -14610,7 +15880,8 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         targets: 2,
         operands: &O152,
         flags: [0, CLAMP | OMOD | READS_EXEC | SRC0_SEL | VALU],
-        zero: [[0x0, 0x0], [0x0, 0xbf300600]],
+        zero: [[0x0, 0x0], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x600]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_bf8_sdwa",
@@ -14619,7 +15890,8 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         targets: 2,
         operands: &O152,
         flags: [0, CLAMP | OMOD | READS_EXEC | SRC0_SEL | VALU],
-        zero: [[0x0, 0x0], [0x0, 0xbf300600]],
+        zero: [[0x0, 0x0], [0x0, 0xbf300000]],
+        one: [[0x0, 0x0], [0x0, 0x600]],
     },
     OpInfo {
         name: "v_cmp_class_f32_sdwa",
@@ -14632,6 +15904,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f32_sdwa",
@@ -14644,6 +15917,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_class_f16_sdwa",
@@ -14656,6 +15930,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_class_f16_sdwa",
@@ -14668,6 +15943,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f16_sdwa",
@@ -14680,6 +15956,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f16_sdwa",
@@ -14692,6 +15969,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f16_sdwa",
@@ -14704,6 +15982,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f16_sdwa",
@@ -14716,6 +15995,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f16_sdwa",
@@ -14728,6 +16008,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f16_sdwa",
@@ -14740,6 +16021,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f16_sdwa",
@@ -14752,6 +16034,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f16_sdwa",
@@ -14764,6 +16047,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f16_sdwa",
@@ -14776,6 +16060,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f16_sdwa",
@@ -14788,6 +16073,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f16_sdwa",
@@ -14800,6 +16086,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f16_sdwa",
@@ -14812,6 +16099,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f16_sdwa",
@@ -14824,6 +16112,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f16_sdwa",
@@ -14836,6 +16125,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f16_sdwa",
@@ -14848,6 +16138,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f16_sdwa",
@@ -14860,6 +16151,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f16_sdwa",
@@ -14872,6 +16164,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f16_sdwa",
@@ -14884,6 +16177,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f16_sdwa",
@@ -14896,6 +16190,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f16_sdwa",
@@ -14908,6 +16203,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f16_sdwa",
@@ -14920,6 +16216,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f16_sdwa",
@@ -14932,6 +16229,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f16_sdwa",
@@ -14944,6 +16242,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f16_sdwa",
@@ -14956,6 +16255,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f16_sdwa",
@@ -14968,6 +16268,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f16_sdwa",
@@ -14980,6 +16281,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f16_sdwa",
@@ -14992,6 +16294,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f16_sdwa",
@@ -15004,6 +16307,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f16_sdwa",
@@ -15016,6 +16320,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f16_sdwa",
@@ -15028,6 +16333,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f16_sdwa",
@@ -15040,6 +16346,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f16_sdwa",
@@ -15052,6 +16359,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_f32_sdwa",
@@ -15064,6 +16372,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_f32_sdwa",
@@ -15076,6 +16385,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_f32_sdwa",
@@ -15088,6 +16398,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_f32_sdwa",
@@ -15100,6 +16411,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_f32_sdwa",
@@ -15112,6 +16424,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lg_f32_sdwa",
@@ -15124,6 +16437,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_f32_sdwa",
@@ -15136,6 +16450,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_o_f32_sdwa",
@@ -15148,6 +16463,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_u_f32_sdwa",
@@ -15160,6 +16476,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nge_f32_sdwa",
@@ -15172,6 +16489,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlg_f32_sdwa",
@@ -15184,6 +16502,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ngt_f32_sdwa",
@@ -15196,6 +16515,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nle_f32_sdwa",
@@ -15208,6 +16528,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_neq_f32_sdwa",
@@ -15220,6 +16541,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_nlt_f32_sdwa",
@@ -15232,6 +16554,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_tru_f32_sdwa",
@@ -15244,6 +16567,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_f32_sdwa",
@@ -15256,6 +16580,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_f32_sdwa",
@@ -15268,6 +16593,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_f32_sdwa",
@@ -15280,6 +16606,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_f32_sdwa",
@@ -15292,6 +16619,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_f32_sdwa",
@@ -15304,6 +16632,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lg_f32_sdwa",
@@ -15316,6 +16645,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_f32_sdwa",
@@ -15328,6 +16658,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_o_f32_sdwa",
@@ -15340,6 +16671,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_u_f32_sdwa",
@@ -15352,6 +16684,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nge_f32_sdwa",
@@ -15364,6 +16697,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlg_f32_sdwa",
@@ -15376,6 +16710,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ngt_f32_sdwa",
@@ -15388,6 +16723,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nle_f32_sdwa",
@@ -15400,6 +16736,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_neq_f32_sdwa",
@@ -15412,6 +16749,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_nlt_f32_sdwa",
@@ -15424,6 +16762,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_tru_f32_sdwa",
@@ -15436,6 +16775,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i16_sdwa",
@@ -15448,6 +16788,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i16_sdwa",
@@ -15460,6 +16801,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i16_sdwa",
@@ -15472,6 +16814,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i16_sdwa",
@@ -15484,6 +16827,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i16_sdwa",
@@ -15496,6 +16840,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i16_sdwa",
@@ -15508,6 +16853,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i16_sdwa",
@@ -15520,6 +16866,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i16_sdwa",
@@ -15532,6 +16879,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u16_sdwa",
@@ -15544,6 +16892,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u16_sdwa",
@@ -15556,6 +16905,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u16_sdwa",
@@ -15568,6 +16918,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u16_sdwa",
@@ -15580,6 +16931,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u16_sdwa",
@@ -15592,6 +16944,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u16_sdwa",
@@ -15604,6 +16957,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u16_sdwa",
@@ -15616,6 +16970,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u16_sdwa",
@@ -15628,6 +16983,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i16_sdwa",
@@ -15640,6 +16996,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i16_sdwa",
@@ -15652,6 +17009,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i16_sdwa",
@@ -15664,6 +17022,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i16_sdwa",
@@ -15676,6 +17035,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i16_sdwa",
@@ -15688,6 +17048,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i16_sdwa",
@@ -15700,6 +17061,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i16_sdwa",
@@ -15712,6 +17074,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i16_sdwa",
@@ -15724,6 +17087,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u16_sdwa",
@@ -15736,6 +17100,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u16_sdwa",
@@ -15748,6 +17113,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u16_sdwa",
@@ -15760,6 +17126,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u16_sdwa",
@@ -15772,6 +17139,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u16_sdwa",
@@ -15784,6 +17152,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u16_sdwa",
@@ -15796,6 +17165,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u16_sdwa",
@@ -15808,6 +17178,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u16_sdwa",
@@ -15820,6 +17191,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_i32_sdwa",
@@ -15832,6 +17204,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_i32_sdwa",
@@ -15844,6 +17217,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_i32_sdwa",
@@ -15856,6 +17230,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_i32_sdwa",
@@ -15868,6 +17243,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_i32_sdwa",
@@ -15880,6 +17256,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_i32_sdwa",
@@ -15892,6 +17269,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_i32_sdwa",
@@ -15904,6 +17282,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_i32_sdwa",
@@ -15916,6 +17295,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_f_u32_sdwa",
@@ -15928,6 +17308,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_lt_u32_sdwa",
@@ -15940,6 +17321,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_eq_u32_sdwa",
@@ -15952,6 +17334,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_le_u32_sdwa",
@@ -15964,6 +17347,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_gt_u32_sdwa",
@@ -15976,6 +17360,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ne_u32_sdwa",
@@ -15988,6 +17373,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_ge_u32_sdwa",
@@ -16000,6 +17386,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmp_t_u32_sdwa",
@@ -16012,6 +17399,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_i32_sdwa",
@@ -16024,6 +17412,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_i32_sdwa",
@@ -16036,6 +17425,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_i32_sdwa",
@@ -16048,6 +17438,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_i32_sdwa",
@@ -16060,6 +17451,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_i32_sdwa",
@@ -16072,6 +17464,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_i32_sdwa",
@@ -16084,6 +17477,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_i32_sdwa",
@@ -16096,6 +17490,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_i32_sdwa",
@@ -16108,6 +17503,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_f_u32_sdwa",
@@ -16120,6 +17516,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_lt_u32_sdwa",
@@ -16132,6 +17529,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_eq_u32_sdwa",
@@ -16144,6 +17542,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_le_u32_sdwa",
@@ -16156,6 +17555,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_gt_u32_sdwa",
@@ -16168,6 +17568,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ne_u32_sdwa",
@@ -16180,6 +17581,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_ge_u32_sdwa",
@@ -16192,6 +17594,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cmpx_t_u32_sdwa",
@@ -16204,6 +17607,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cndmask_b32_dpp",
@@ -16213,6 +17617,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O157,
         flags: [READS_EXEC | READS_VCC | VALU, READS_EXEC | READS_VCC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f32_dpp",
@@ -16222,6 +17627,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f32_dpp",
@@ -16231,6 +17637,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f32_dpp",
@@ -16240,6 +17647,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmac_f64_dpp",
@@ -16249,6 +17657,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O159,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f32_dpp",
@@ -16258,6 +17667,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_i32_i24_dpp",
@@ -16267,6 +17677,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_i32_i24_dpp",
@@ -16276,6 +17687,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_u32_u24_dpp",
@@ -16285,6 +17697,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_hi_u32_u24_dpp",
@@ -16294,6 +17707,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f32_dpp",
@@ -16303,6 +17717,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f32_dpp",
@@ -16312,6 +17727,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i32_dpp",
@@ -16321,6 +17737,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i32_dpp",
@@ -16330,6 +17747,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u32_dpp",
@@ -16339,6 +17757,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u32_dpp",
@@ -16348,6 +17767,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b32_dpp",
@@ -16357,6 +17777,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i32_dpp",
@@ -16366,6 +17787,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b32_dpp",
@@ -16375,6 +17797,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_and_b32_dpp",
@@ -16384,6 +17807,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_or_b32_dpp",
@@ -16393,6 +17817,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xor_b32_dpp",
@@ -16402,6 +17827,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mac_f32_dpp",
@@ -16411,6 +17837,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O161,
         flags: [READS_EXEC | VALU, 0],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_co_u32_dpp",
@@ -16423,6 +17850,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_co_u32_dpp",
@@ -16435,6 +17863,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_co_u32_dpp",
@@ -16447,6 +17876,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_addc_co_u32_dpp",
@@ -16459,6 +17889,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | READS_VCC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subb_co_u32_dpp",
@@ -16471,6 +17902,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | READS_VCC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subbrev_co_u32_dpp",
@@ -16483,6 +17915,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             READS_EXEC | READS_VCC | VALU | WRITES_VCC,
         ],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_f16_dpp",
@@ -16492,6 +17925,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_f16_dpp",
@@ -16501,6 +17935,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_f16_dpp",
@@ -16510,6 +17945,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_f16_dpp",
@@ -16519,6 +17955,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mac_f16_dpp",
@@ -16528,6 +17965,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O161,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u16_dpp",
@@ -16537,6 +17975,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u16_dpp",
@@ -16546,6 +17985,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u16_dpp",
@@ -16555,6 +17995,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mul_lo_u16_dpp",
@@ -16564,6 +18005,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshlrev_b16_dpp",
@@ -16573,6 +18015,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_lshrrev_b16_dpp",
@@ -16582,6 +18025,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ashrrev_i16_dpp",
@@ -16591,6 +18035,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_f16_dpp",
@@ -16600,6 +18045,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_f16_dpp",
@@ -16609,6 +18055,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O158,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_u16_dpp",
@@ -16618,6 +18065,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_max_i16_dpp",
@@ -16627,6 +18075,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_u16_dpp",
@@ -16636,6 +18085,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_min_i16_dpp",
@@ -16645,6 +18095,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ldexp_f16_dpp",
@@ -16654,6 +18105,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O164,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_add_u32_dpp",
@@ -16663,6 +18115,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sub_u32_dpp",
@@ -16672,6 +18125,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_subrev_u32_dpp",
@@ -16681,6 +18135,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2c_f32_f16_dpp",
@@ -16690,6 +18145,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O161,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot2c_i32_i16_dpp",
@@ -16699,6 +18155,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O165,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot4c_i32_i8_dpp",
@@ -16708,6 +18165,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O165,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_dot8c_i32_i4_dpp",
@@ -16717,6 +18175,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O165,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fmac_f32_dpp",
@@ -16726,6 +18185,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O161,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_pk_fmac_f16_dpp",
@@ -16735,6 +18195,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O161,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_xnor_b32_dpp",
@@ -16744,6 +18205,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O160,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_nop",
@@ -16753,6 +18215,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O166,
         flags: [VALU, VALU],
         zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b32_dpp",
@@ -16762,6 +18225,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f64_dpp",
@@ -16771,6 +18235,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O168,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_i32_dpp",
@@ -16780,6 +18245,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O169,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_i32_dpp",
@@ -16789,6 +18255,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_u32_dpp",
@@ -16798,6 +18265,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f32_dpp",
@@ -16807,6 +18275,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i32_f32_dpp",
@@ -16816,6 +18285,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_f32_dpp",
@@ -16825,6 +18295,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f16_dpp",
@@ -16834,6 +18305,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_rpi_i32_f32_dpp",
@@ -16843,6 +18315,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_flr_i32_f32_dpp",
@@ -16852,6 +18325,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_off_f32_i4_dpp",
@@ -16861,6 +18335,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_f64_dpp",
@@ -16870,6 +18345,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O168,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_f32_dpp",
@@ -16879,6 +18355,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte0_dpp",
@@ -16888,6 +18365,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte1_dpp",
@@ -16897,6 +18375,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte2_dpp",
@@ -16906,6 +18385,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_ubyte3_dpp",
@@ -16915,6 +18395,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u32_f64_dpp",
@@ -16924,6 +18405,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O168,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f64_u32_dpp",
@@ -16933,6 +18415,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O169,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f64_dpp",
@@ -16942,6 +18425,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f64_dpp",
@@ -16951,6 +18435,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f64_dpp",
@@ -16960,6 +18445,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f64_dpp",
@@ -16969,6 +18455,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f32_dpp",
@@ -16978,6 +18465,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f32_dpp",
@@ -16987,6 +18475,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f32_dpp",
@@ -16996,6 +18485,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f32_dpp",
@@ -17005,6 +18495,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f32_dpp",
@@ -17014,6 +18505,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f32_dpp",
@@ -17023,6 +18515,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f32_dpp",
@@ -17032,6 +18525,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f32_dpp",
@@ -17041,6 +18535,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_iflag_f32_dpp",
@@ -17050,6 +18545,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f32_dpp",
@@ -17059,6 +18555,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f64_dpp",
@@ -17068,6 +18565,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f64_dpp",
@@ -17077,6 +18575,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f32_dpp",
@@ -17086,6 +18585,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f64_dpp",
@@ -17095,6 +18595,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f32_dpp",
@@ -17104,6 +18605,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f32_dpp",
@@ -17113,6 +18615,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_not_b32_dpp",
@@ -17122,6 +18625,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_bfrev_b32_dpp",
@@ -17131,6 +18635,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_u32_dpp",
@@ -17140,6 +18645,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbl_b32_dpp",
@@ -17149,6 +18655,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ffbh_i32_dpp",
@@ -17158,6 +18665,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f64_dpp",
@@ -17167,6 +18675,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O168,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f64_dpp",
@@ -17176,6 +18685,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f64_dpp",
@@ -17185,6 +18695,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O172,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i32_f32_dpp",
@@ -17194,6 +18705,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f32_dpp",
@@ -17203,6 +18715,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_clrexcp",
@@ -17212,6 +18725,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_screen_partition_4se_b32_dpp",
@@ -17221,6 +18735,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_mov_b64_dpp",
@@ -17230,6 +18745,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O173,
         flags: [0, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_u16_dpp",
@@ -17239,6 +18755,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f16_i16_dpp",
@@ -17248,6 +18765,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_u16_f16_dpp",
@@ -17257,6 +18775,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_i16_f16_dpp",
@@ -17266,6 +18785,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rcp_f16_dpp",
@@ -17275,6 +18795,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sqrt_f16_dpp",
@@ -17284,6 +18805,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rsq_f16_dpp",
@@ -17293,6 +18815,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_f16_dpp",
@@ -17302,6 +18825,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_f16_dpp",
@@ -17311,6 +18835,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_mant_f16_dpp",
@@ -17320,6 +18845,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_frexp_exp_i16_f16_dpp",
@@ -17329,6 +18855,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_floor_f16_dpp",
@@ -17338,6 +18865,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_ceil_f16_dpp",
@@ -17347,6 +18875,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_trunc_f16_dpp",
@@ -17356,6 +18885,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_rndne_f16_dpp",
@@ -17365,6 +18895,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_fract_f16_dpp",
@@ -17374,6 +18905,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sin_f16_dpp",
@@ -17383,6 +18915,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cos_f16_dpp",
@@ -17392,6 +18925,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_exp_legacy_f32_dpp",
@@ -17401,6 +18935,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_log_legacy_f32_dpp",
@@ -17410,6 +18945,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_i16_f16_dpp",
@@ -17419,6 +18955,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_norm_u16_f16_dpp",
@@ -17428,6 +18965,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O170,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_sat_pk_u8_i16_dpp",
@@ -17437,6 +18975,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_fp8_dpp",
@@ -17446,6 +18985,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_f32_bf8_dpp",
@@ -17455,6 +18995,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O167,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_fp8_dpp",
@@ -17464,6 +19005,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O169,
         flags: [0, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "v_cvt_pk_f32_bf8_dpp",
@@ -17473,6 +19015,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O169,
         flags: [0, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_u32",
@@ -17485,6 +19028,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_sub_u32",
@@ -17497,6 +19041,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_rsub_u32",
@@ -17509,6 +19054,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_inc_u32",
@@ -17521,6 +19067,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_dec_u32",
@@ -17533,6 +19080,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_i32",
@@ -17545,6 +19093,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_i32",
@@ -17557,6 +19106,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_u32",
@@ -17569,6 +19119,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_u32",
@@ -17581,6 +19132,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_and_b32",
@@ -17593,6 +19145,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_or_b32",
@@ -17605,6 +19158,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_xor_b32",
@@ -17617,6 +19171,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_mskor_b32",
@@ -17629,6 +19184,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b32",
@@ -17641,6 +19197,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write2_b32",
@@ -17653,6 +19210,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write2st64_b32",
@@ -17665,6 +19223,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_b32",
@@ -17677,6 +19236,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_f32",
@@ -17689,6 +19249,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_f32",
@@ -17701,6 +19262,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_f32",
@@ -17713,6 +19275,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_nop",
@@ -17722,6 +19285,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [LGKM_CNT | READS_EXEC, LGKM_CNT | READS_EXEC],
         zero: [[0x201ffff, 0xffffffff], [0x201ffff, 0xffffffff]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_f32",
@@ -17734,6 +19298,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_pk_add_f16",
@@ -17743,6 +19308,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O174,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_pk_add_bf16",
@@ -17752,6 +19318,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O174,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_addtid_b32",
@@ -17764,6 +19331,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | READS_M0 | STORE,
         ],
         zero: [[0x0, 0xffff00ff], [0x0, 0xffff00ff]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b8",
@@ -17776,6 +19344,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b16",
@@ -17788,6 +19357,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_rtn_u32",
@@ -17800,6 +19370,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_sub_rtn_u32",
@@ -17812,6 +19383,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_rsub_rtn_u32",
@@ -17824,6 +19396,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_inc_rtn_u32",
@@ -17836,6 +19409,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_dec_rtn_u32",
@@ -17848,6 +19422,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_rtn_i32",
@@ -17860,6 +19435,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_rtn_i32",
@@ -17872,6 +19448,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_rtn_u32",
@@ -17884,6 +19461,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_rtn_u32",
@@ -17896,6 +19474,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_and_rtn_b32",
@@ -17908,6 +19487,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_or_rtn_b32",
@@ -17920,6 +19500,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_xor_rtn_b32",
@@ -17932,6 +19513,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_mskor_rtn_b32",
@@ -17944,6 +19526,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrxchg_rtn_b32",
@@ -17956,6 +19539,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrxchg2_rtn_b32",
@@ -17968,6 +19552,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrxchg2st64_rtn_b32",
@@ -17980,6 +19565,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_rtn_b32",
@@ -17992,6 +19578,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_rtn_f32",
@@ -18004,6 +19591,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_rtn_f32",
@@ -18016,6 +19604,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_rtn_f32",
@@ -18028,6 +19617,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrap_rtn_b32",
@@ -18040,6 +19630,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_rtn_f32",
@@ -18052,6 +19643,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_b32",
@@ -18064,6 +19656,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read2_b32",
@@ -18076,6 +19669,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read2st64_b32",
@@ -18088,6 +19682,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_i8",
@@ -18100,6 +19695,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_u8",
@@ -18112,6 +19708,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_i16",
@@ -18124,6 +19721,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_u16",
@@ -18136,6 +19734,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_swizzle_b32",
@@ -18148,6 +19747,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | READS_EXEC | SWIZZLE,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_permute_b32",
@@ -18160,6 +19760,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x10000, 0xff0000], [0x10000, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_bpermute_b32",
@@ -18172,6 +19773,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x10000, 0xff0000], [0x10000, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_u64",
@@ -18184,6 +19786,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_sub_u64",
@@ -18196,6 +19799,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_rsub_u64",
@@ -18208,6 +19812,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_inc_u64",
@@ -18220,6 +19825,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_dec_u64",
@@ -18232,6 +19838,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_i64",
@@ -18244,6 +19851,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_i64",
@@ -18256,6 +19864,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_u64",
@@ -18268,6 +19877,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_u64",
@@ -18280,6 +19890,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_and_b64",
@@ -18292,6 +19903,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_or_b64",
@@ -18304,6 +19916,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_xor_b64",
@@ -18316,6 +19929,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_mskor_b64",
@@ -18328,6 +19942,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b64",
@@ -18340,6 +19955,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write2_b64",
@@ -18352,6 +19968,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write2st64_b64",
@@ -18364,6 +19981,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_b64",
@@ -18376,6 +19994,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_f64",
@@ -18388,6 +20007,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff000000], [0x0, 0xff000000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_f64",
@@ -18400,6 +20020,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_f64",
@@ -18412,6 +20033,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b8_d16_hi",
@@ -18424,6 +20046,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b16_d16_hi",
@@ -18436,6 +20059,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_u8_d16",
@@ -18448,6 +20072,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_u8_d16_hi",
@@ -18460,6 +20085,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_i8_d16",
@@ -18472,6 +20098,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_i8_d16_hi",
@@ -18484,6 +20111,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_u16_d16",
@@ -18496,6 +20124,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_u16_d16_hi",
@@ -18508,6 +20137,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_f64",
@@ -18520,6 +20150,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_rtn_u64",
@@ -18532,6 +20163,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_sub_rtn_u64",
@@ -18544,6 +20176,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_rsub_rtn_u64",
@@ -18556,6 +20189,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_inc_rtn_u64",
@@ -18568,6 +20202,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_dec_rtn_u64",
@@ -18580,6 +20215,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_rtn_i64",
@@ -18592,6 +20228,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_rtn_i64",
@@ -18604,6 +20241,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_rtn_u64",
@@ -18616,6 +20254,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_rtn_u64",
@@ -18628,6 +20267,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_and_rtn_b64",
@@ -18640,6 +20280,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_or_rtn_b64",
@@ -18652,6 +20293,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_xor_rtn_b64",
@@ -18664,6 +20306,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_mskor_rtn_b64",
@@ -18676,6 +20319,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrxchg_rtn_b64",
@@ -18688,6 +20332,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrxchg2_rtn_b64",
@@ -18700,6 +20345,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_wrxchg2st64_rtn_b64",
@@ -18712,6 +20358,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_rtn_b64",
@@ -18724,6 +20371,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_cmpst_rtn_f64",
@@ -18736,6 +20384,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_min_rtn_f64",
@@ -18748,6 +20397,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_max_rtn_f64",
@@ -18760,6 +20410,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_b64",
@@ -18772,6 +20423,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read2_b64",
@@ -18784,6 +20436,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read2st64_b64",
@@ -18796,6 +20449,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_add_rtn_f64",
@@ -18808,6 +20462,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_condxchg32_rtn_b64",
@@ -18820,18 +20475,98 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xff0000], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "ds_gws_sema_release_all",
+        enc: E::Ds,
+        code: 0x98,
+        targets: 3,
+        operands: &O31,
+        flags: [
+            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+        ],
+        zero: [[0x2000000, 0xffffffff], [0x2000000, 0xffffffff]],
+        one: [[0x10000, 0x0], [0x10000, 0x0]],
+    },
+    OpInfo {
+        name: "ds_gws_init",
+        enc: E::Ds,
+        code: 0x99,
+        targets: 3,
+        operands: &O188,
+        flags: [
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+        ],
+        zero: [[0x0, 0xffffff00], [0x0, 0xffffff00]],
+        one: [[0x10000, 0x0], [0x10000, 0x0]],
+    },
+    OpInfo {
+        name: "ds_gws_sema_v",
+        enc: E::Ds,
+        code: 0x9a,
+        targets: 3,
+        operands: &O31,
+        flags: [
+            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+        ],
+        zero: [[0x2000000, 0xffffffff], [0x2000000, 0xffffffff]],
+        one: [[0x10000, 0x0], [0x10000, 0x0]],
+    },
+    OpInfo {
+        name: "ds_gws_sema_br",
+        enc: E::Ds,
+        code: 0x9b,
+        targets: 3,
+        operands: &O188,
+        flags: [
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+        ],
+        zero: [[0x0, 0xffffff00], [0x0, 0xffffff00]],
+        one: [[0x10000, 0x0], [0x10000, 0x0]],
+    },
+    OpInfo {
+        name: "ds_gws_sema_p",
+        enc: E::Ds,
+        code: 0x9c,
+        targets: 3,
+        operands: &O31,
+        flags: [
+            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+        ],
+        zero: [[0x2000000, 0xffffffff], [0x2000000, 0xffffffff]],
+        one: [[0x10000, 0x0], [0x10000, 0x0]],
+    },
+    OpInfo {
+        name: "ds_gws_barrier",
+        enc: E::Ds,
+        code: 0x9d,
+        targets: 3,
+        operands: &O188,
+        flags: [
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+        ],
+        zero: [[0x0, 0xffffff00], [0x0, 0xffffff00]],
+        one: [[0x10000, 0x0], [0x10000, 0x0]],
     },
     OpInfo {
         name: "ds_read_addtid_b32",
         enc: E::Ds,
         code: 0xb6,
         targets: 3,
-        operands: &O188,
+        operands: &O189,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0,
         ],
         zero: [[0x0, 0xffffff], [0x0, 0xffffff]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_pk_add_rtn_f16",
@@ -18841,6 +20576,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O177,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_pk_add_rtn_bf16",
@@ -18850,47 +20586,38 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O177,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_consume",
         enc: E::Ds,
         code: 0xbd,
         targets: 3,
-        operands: &O188,
+        operands: &O189,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
         ],
         zero: [[0x0, 0xffffff], [0x0, 0xffffff]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_append",
         enc: E::Ds,
         code: 0xbe,
         targets: 3,
-        operands: &O188,
+        operands: &O189,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
         ],
         zero: [[0x0, 0xffffff], [0x0, 0xffffff]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_write_b96",
         enc: E::Ds,
         code: 0xde,
-        targets: 3,
-        operands: &O189,
-        flags: [
-            LGKM_CNT | OFFSET | READS_EXEC | STORE,
-            LGKM_CNT | OFFSET | READS_EXEC | STORE,
-        ],
-        zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
-    },
-    OpInfo {
-        name: "ds_write_b128",
-        enc: E::Ds,
-        code: 0xdf,
         targets: 3,
         operands: &O190,
         flags: [
@@ -18898,18 +20625,33 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
         ],
         zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "ds_write_b128",
+        enc: E::Ds,
+        code: 0xdf,
+        targets: 3,
+        operands: &O191,
+        flags: [
+            LGKM_CNT | OFFSET | READS_EXEC | STORE,
+            LGKM_CNT | OFFSET | READS_EXEC | STORE,
+        ],
+        zero: [[0x0, 0xffff0000], [0x0, 0xffff0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_b96",
         enc: E::Ds,
         code: 0xfe,
         targets: 3,
-        operands: &O191,
+        operands: &O192,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "ds_read_b128",
@@ -18922,71 +20664,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
         ],
         zero: [[0x0, 0xffff00], [0x0, 0xffff00]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_ubyte",
         enc: E::Flat,
         code: 0x10,
-        targets: 3,
-        operands: &O192,
-        flags: [
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_load_sbyte",
-        enc: E::Flat,
-        code: 0x11,
-        targets: 3,
-        operands: &O192,
-        flags: [
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_load_ushort",
-        enc: E::Flat,
-        code: 0x12,
-        targets: 3,
-        operands: &O192,
-        flags: [
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_load_sshort",
-        enc: E::Flat,
-        code: 0x13,
-        targets: 3,
-        operands: &O192,
-        flags: [
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_load_dword",
-        enc: E::Flat,
-        code: 0x14,
-        targets: 3,
-        operands: &O192,
-        flags: [
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_load_dwordx2",
-        enc: E::Flat,
-        code: 0x15,
         targets: 3,
         operands: &O193,
         flags: [
@@ -18994,11 +20677,64 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "flat_load_dwordx3",
+        name: "flat_load_sbyte",
         enc: E::Flat,
-        code: 0x16,
+        code: 0x11,
+        targets: 3,
+        operands: &O193,
+        flags: [
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_load_ushort",
+        enc: E::Flat,
+        code: 0x12,
+        targets: 3,
+        operands: &O193,
+        flags: [
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_load_sshort",
+        enc: E::Flat,
+        code: 0x13,
+        targets: 3,
+        operands: &O193,
+        flags: [
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_load_dword",
+        enc: E::Flat,
+        code: 0x14,
+        targets: 3,
+        operands: &O193,
+        flags: [
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_load_dwordx2",
+        enc: E::Flat,
+        code: 0x15,
         targets: 3,
         operands: &O194,
         flags: [
@@ -19006,11 +20742,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "flat_load_dwordx4",
+        name: "flat_load_dwordx3",
         enc: E::Flat,
-        code: 0x17,
+        code: 0x16,
         targets: 3,
         operands: &O195,
         flags: [
@@ -19018,71 +20755,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_load_dwordx4",
+        enc: E::Flat,
+        code: 0x17,
+        targets: 3,
+        operands: &O196,
+        flags: [
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_store_byte",
         enc: E::Flat,
         code: 0x18,
-        targets: 3,
-        operands: &O196,
-        flags: [
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_store_byte_d16_hi",
-        enc: E::Flat,
-        code: 0x19,
-        targets: 3,
-        operands: &O196,
-        flags: [
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_store_short",
-        enc: E::Flat,
-        code: 0x1a,
-        targets: 3,
-        operands: &O196,
-        flags: [
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_store_short_d16_hi",
-        enc: E::Flat,
-        code: 0x1b,
-        targets: 3,
-        operands: &O196,
-        flags: [
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_store_dword",
-        enc: E::Flat,
-        code: 0x1c,
-        targets: 3,
-        operands: &O196,
-        flags: [
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_store_dwordx2",
-        enc: E::Flat,
-        code: 0x1d,
         targets: 3,
         operands: &O197,
         flags: [
@@ -19090,11 +20781,64 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "flat_store_dwordx3",
+        name: "flat_store_byte_d16_hi",
         enc: E::Flat,
-        code: 0x1e,
+        code: 0x19,
+        targets: 3,
+        operands: &O197,
+        flags: [
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_store_short",
+        enc: E::Flat,
+        code: 0x1a,
+        targets: 3,
+        operands: &O197,
+        flags: [
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_store_short_d16_hi",
+        enc: E::Flat,
+        code: 0x1b,
+        targets: 3,
+        operands: &O197,
+        flags: [
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_store_dword",
+        enc: E::Flat,
+        code: 0x1c,
+        targets: 3,
+        operands: &O197,
+        flags: [
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_store_dwordx2",
+        enc: E::Flat,
+        code: 0x1d,
         targets: 3,
         operands: &O198,
         flags: [
@@ -19102,11 +20846,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "flat_store_dwordx4",
+        name: "flat_store_dwordx3",
         enc: E::Flat,
-        code: 0x1f,
+        code: 0x1e,
         targets: 3,
         operands: &O199,
         flags: [
@@ -19114,95 +20859,103 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_store_dwordx4",
+        enc: E::Flat,
+        code: 0x1f,
+        targets: 3,
+        operands: &O200,
+        flags: [
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_ubyte_d16",
         enc: E::Flat,
         code: 0x20,
         targets: 3,
-        operands: &O192,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_ubyte_d16_hi",
         enc: E::Flat,
         code: 0x21,
         targets: 3,
-        operands: &O192,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_sbyte_d16",
         enc: E::Flat,
         code: 0x22,
         targets: 3,
-        operands: &O192,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_sbyte_d16_hi",
         enc: E::Flat,
         code: 0x23,
         targets: 3,
-        operands: &O192,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_short_d16",
         enc: E::Flat,
         code: 0x24,
         targets: 3,
-        operands: &O192,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_load_short_d16_hi",
         enc: E::Flat,
         code: 0x25,
         targets: 3,
-        operands: &O192,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_swap",
         enc: E::Flat,
         code: 0x40,
-        targets: 3,
-        operands: &O200,
-        flags: [
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_atomic_cmpswap",
-        enc: E::Flat,
-        code: 0x41,
         targets: 3,
         operands: &O201,
         flags: [
@@ -19210,227 +20963,246 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_atomic_cmpswap",
+        enc: E::Flat,
+        code: 0x41,
+        targets: 3,
+        operands: &O202,
+        flags: [
+            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_add",
         enc: E::Flat,
         code: 0x42,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_sub",
         enc: E::Flat,
         code: 0x43,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_smin",
         enc: E::Flat,
         code: 0x44,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_umin",
         enc: E::Flat,
         code: 0x45,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_smax",
         enc: E::Flat,
         code: 0x46,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_umax",
         enc: E::Flat,
         code: 0x47,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_and",
         enc: E::Flat,
         code: 0x48,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_or",
         enc: E::Flat,
         code: 0x49,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_xor",
         enc: E::Flat,
         code: 0x4a,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_inc",
         enc: E::Flat,
         code: 0x4b,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_dec",
         enc: E::Flat,
         code: 0x4c,
         targets: 3,
-        operands: &O200,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_add_f32",
         enc: E::Flat,
         code: 0x4d,
         targets: 2,
-        operands: &O200,
+        operands: &O201,
         flags: [
             0,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_pk_add_f16",
         enc: E::Flat,
         code: 0x4e,
         targets: 2,
-        operands: &O200,
+        operands: &O201,
         flags: [
             0,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_add_f64",
         enc: E::Flat,
         code: 0x4f,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_min_f64",
         enc: E::Flat,
         code: 0x50,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_max_f64",
         enc: E::Flat,
         code: 0x51,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_pk_add_bf16",
         enc: E::Flat,
         code: 0x52,
         targets: 2,
-        operands: &O200,
+        operands: &O201,
         flags: [
             0,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_swap_x2",
         enc: E::Flat,
         code: 0x60,
-        targets: 3,
-        operands: &O202,
-        flags: [
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
-    },
-    OpInfo {
-        name: "flat_atomic_cmpswap_x2",
-        enc: E::Flat,
-        code: 0x61,
         targets: 3,
         operands: &O203,
         flags: [
@@ -19438,215 +21210,233 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "flat_atomic_cmpswap_x2",
+        enc: E::Flat,
+        code: 0x61,
+        targets: 3,
+        operands: &O204,
+        flags: [
+            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_add_x2",
         enc: E::Flat,
         code: 0x62,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_sub_x2",
         enc: E::Flat,
         code: 0x63,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_smin_x2",
         enc: E::Flat,
         code: 0x64,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_umin_x2",
         enc: E::Flat,
         code: 0x65,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_smax_x2",
         enc: E::Flat,
         code: 0x66,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_umax_x2",
         enc: E::Flat,
         code: 0x67,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_and_x2",
         enc: E::Flat,
         code: 0x68,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_or_x2",
         enc: E::Flat,
         code: 0x69,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_xor_x2",
         enc: E::Flat,
         code: 0x6a,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_inc_x2",
         enc: E::Flat,
         code: 0x6b,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "flat_atomic_dec_x2",
         enc: E::Flat,
         code: 0x6c,
         targets: 3,
-        operands: &O202,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x7f0000], [0x2000, 0x7f0000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_ubyte",
         enc: E::Global,
         code: 0x10,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_sbyte",
         enc: E::Global,
         code: 0x11,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_ushort",
         enc: E::Global,
         code: 0x12,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_sshort",
         enc: E::Global,
         code: 0x13,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_dword",
         enc: E::Global,
         code: 0x14,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_dwordx2",
         enc: E::Global,
         code: 0x15,
-        targets: 3,
-        operands: &O205,
-        flags: [
-            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_load_dwordx3",
-        enc: E::Global,
-        code: 0x16,
         targets: 3,
         operands: &O206,
         flags: [
@@ -19654,11 +21444,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "global_load_dwordx4",
+        name: "global_load_dwordx3",
         enc: E::Global,
-        code: 0x17,
+        code: 0x16,
         targets: 3,
         operands: &O207,
         flags: [
@@ -19666,71 +21457,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_load_dwordx4",
+        enc: E::Global,
+        code: 0x17,
+        targets: 3,
+        operands: &O208,
+        flags: [
+            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_store_byte",
         enc: E::Global,
         code: 0x18,
-        targets: 3,
-        operands: &O208,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_store_byte_d16_hi",
-        enc: E::Global,
-        code: 0x19,
-        targets: 3,
-        operands: &O208,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_store_short",
-        enc: E::Global,
-        code: 0x1a,
-        targets: 3,
-        operands: &O208,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_store_short_d16_hi",
-        enc: E::Global,
-        code: 0x1b,
-        targets: 3,
-        operands: &O208,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_store_dword",
-        enc: E::Global,
-        code: 0x1c,
-        targets: 3,
-        operands: &O208,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_store_dwordx2",
-        enc: E::Global,
-        code: 0x1d,
         targets: 3,
         operands: &O209,
         flags: [
@@ -19738,11 +21483,64 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "global_store_dwordx3",
+        name: "global_store_byte_d16_hi",
         enc: E::Global,
-        code: 0x1e,
+        code: 0x19,
+        targets: 3,
+        operands: &O209,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_store_short",
+        enc: E::Global,
+        code: 0x1a,
+        targets: 3,
+        operands: &O209,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_store_short_d16_hi",
+        enc: E::Global,
+        code: 0x1b,
+        targets: 3,
+        operands: &O209,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_store_dword",
+        enc: E::Global,
+        code: 0x1c,
+        targets: 3,
+        operands: &O209,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_store_dwordx2",
+        enc: E::Global,
+        code: 0x1d,
         targets: 3,
         operands: &O210,
         flags: [
@@ -19750,11 +21548,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "global_store_dwordx4",
+        name: "global_store_dwordx3",
         enc: E::Global,
-        code: 0x1f,
+        code: 0x1e,
         targets: 3,
         operands: &O211,
         flags: [
@@ -19762,155 +21561,168 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_store_dwordx4",
+        enc: E::Global,
+        code: 0x1f,
+        targets: 3,
+        operands: &O212,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_ubyte_d16",
         enc: E::Global,
         code: 0x20,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_ubyte_d16_hi",
         enc: E::Global,
         code: 0x21,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_sbyte_d16",
         enc: E::Global,
         code: 0x22,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_sbyte_d16_hi",
         enc: E::Global,
         code: 0x23,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_short_d16",
         enc: E::Global,
         code: 0x24,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_short_d16_hi",
         enc: E::Global,
         code: 0x25,
         targets: 3,
-        operands: &O204,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_lds_ubyte",
         enc: E::Global,
         code: 0x26,
         targets: 2,
-        operands: &O212,
+        operands: &O213,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_lds_sbyte",
         enc: E::Global,
         code: 0x27,
         targets: 2,
-        operands: &O212,
+        operands: &O213,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_lds_ushort",
         enc: E::Global,
         code: 0x28,
         targets: 2,
-        operands: &O212,
+        operands: &O213,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_lds_sshort",
         enc: E::Global,
         code: 0x29,
         targets: 2,
-        operands: &O212,
+        operands: &O213,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_load_lds_dword",
         enc: E::Global,
         code: 0x2a,
         targets: 2,
-        operands: &O212,
+        operands: &O213,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_swap",
         enc: E::Global,
         code: 0x40,
-        targets: 3,
-        operands: &O213,
-        flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_atomic_cmpswap",
-        enc: E::Global,
-        code: 0x41,
         targets: 3,
         operands: &O214,
         flags: [
@@ -19918,227 +21730,246 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_atomic_cmpswap",
+        enc: E::Global,
+        code: 0x41,
+        targets: 3,
+        operands: &O215,
+        flags: [
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_add",
         enc: E::Global,
         code: 0x42,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_sub",
         enc: E::Global,
         code: 0x43,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_smin",
         enc: E::Global,
         code: 0x44,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_umin",
         enc: E::Global,
         code: 0x45,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_smax",
         enc: E::Global,
         code: 0x46,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_umax",
         enc: E::Global,
         code: 0x47,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_and",
         enc: E::Global,
         code: 0x48,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_or",
         enc: E::Global,
         code: 0x49,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_xor",
         enc: E::Global,
         code: 0x4a,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_inc",
         enc: E::Global,
         code: 0x4b,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_dec",
         enc: E::Global,
         code: 0x4c,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_add_f32",
         enc: E::Global,
         code: 0x4d,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_pk_add_f16",
         enc: E::Global,
         code: 0x4e,
         targets: 3,
-        operands: &O213,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_add_f64",
         enc: E::Global,
         code: 0x4f,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_min_f64",
         enc: E::Global,
         code: 0x50,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_max_f64",
         enc: E::Global,
         code: 0x51,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_pk_add_bf16",
         enc: E::Global,
         code: 0x52,
         targets: 2,
-        operands: &O213,
+        operands: &O214,
         flags: [
             0,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_swap_x2",
         enc: E::Global,
         code: 0x60,
-        targets: 3,
-        operands: &O215,
-        flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x2000, 0x0]],
-    },
-    OpInfo {
-        name: "global_atomic_cmpswap_x2",
-        enc: E::Global,
-        code: 0x61,
         targets: 3,
         operands: &O216,
         flags: [
@@ -20146,215 +21977,233 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "global_atomic_cmpswap_x2",
+        enc: E::Global,
+        code: 0x61,
+        targets: 3,
+        operands: &O217,
+        flags: [
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_add_x2",
         enc: E::Global,
         code: 0x62,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_sub_x2",
         enc: E::Global,
         code: 0x63,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_smin_x2",
         enc: E::Global,
         code: 0x64,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_umin_x2",
         enc: E::Global,
         code: 0x65,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_smax_x2",
         enc: E::Global,
         code: 0x66,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_umax_x2",
         enc: E::Global,
         code: 0x67,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_and_x2",
         enc: E::Global,
         code: 0x68,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_or_x2",
         enc: E::Global,
         code: 0x69,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_xor_x2",
         enc: E::Global,
         code: 0x6a,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_inc_x2",
         enc: E::Global,
         code: 0x6b,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "global_atomic_dec_x2",
         enc: E::Global,
         code: 0x6c,
         targets: 3,
-        operands: &O215,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x2000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_ubyte",
         enc: E::Scratch,
         code: 0x10,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_sbyte",
         enc: E::Scratch,
         code: 0x11,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_ushort",
         enc: E::Scratch,
         code: 0x12,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_sshort",
         enc: E::Scratch,
         code: 0x13,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_dword",
         enc: E::Scratch,
         code: 0x14,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_dwordx2",
         enc: E::Scratch,
         code: 0x15,
-        targets: 3,
-        operands: &O218,
-        flags: [
-            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "scratch_load_dwordx3",
-        enc: E::Scratch,
-        code: 0x16,
         targets: 3,
         operands: &O219,
         flags: [
@@ -20362,11 +22211,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "scratch_load_dwordx4",
+        name: "scratch_load_dwordx3",
         enc: E::Scratch,
-        code: 0x17,
+        code: 0x16,
         targets: 3,
         operands: &O220,
         flags: [
@@ -20374,71 +22224,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "scratch_load_dwordx4",
+        enc: E::Scratch,
+        code: 0x17,
+        targets: 3,
+        operands: &O221,
+        flags: [
+            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_store_byte",
         enc: E::Scratch,
         code: 0x18,
-        targets: 3,
-        operands: &O221,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "scratch_store_byte_d16_hi",
-        enc: E::Scratch,
-        code: 0x19,
-        targets: 3,
-        operands: &O221,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "scratch_store_short",
-        enc: E::Scratch,
-        code: 0x1a,
-        targets: 3,
-        operands: &O221,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "scratch_store_short_d16_hi",
-        enc: E::Scratch,
-        code: 0x1b,
-        targets: 3,
-        operands: &O221,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "scratch_store_dword",
-        enc: E::Scratch,
-        code: 0x1c,
-        targets: 3,
-        operands: &O221,
-        flags: [
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x2000, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "scratch_store_dwordx2",
-        enc: E::Scratch,
-        code: 0x1d,
         targets: 3,
         operands: &O222,
         flags: [
@@ -20446,11 +22250,64 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "scratch_store_dwordx3",
+        name: "scratch_store_byte_d16_hi",
         enc: E::Scratch,
-        code: 0x1e,
+        code: 0x19,
+        targets: 3,
+        operands: &O222,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "scratch_store_short",
+        enc: E::Scratch,
+        code: 0x1a,
+        targets: 3,
+        operands: &O222,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "scratch_store_short_d16_hi",
+        enc: E::Scratch,
+        code: 0x1b,
+        targets: 3,
+        operands: &O222,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "scratch_store_dword",
+        enc: E::Scratch,
+        code: 0x1c,
+        targets: 3,
+        operands: &O222,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "scratch_store_dwordx2",
+        enc: E::Scratch,
+        code: 0x1d,
         targets: 3,
         operands: &O223,
         flags: [
@@ -20458,11 +22315,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "scratch_store_dwordx4",
+        name: "scratch_store_dwordx3",
         enc: E::Scratch,
-        code: 0x1f,
+        code: 0x1e,
         targets: 3,
         operands: &O224,
         flags: [
@@ -20470,203 +22328,220 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "scratch_store_dwordx4",
+        enc: E::Scratch,
+        code: 0x1f,
+        targets: 3,
+        operands: &O225,
+        flags: [
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_ubyte_d16",
         enc: E::Scratch,
         code: 0x20,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_ubyte_d16_hi",
         enc: E::Scratch,
         code: 0x21,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_sbyte_d16",
         enc: E::Scratch,
         code: 0x22,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_sbyte_d16_hi",
         enc: E::Scratch,
         code: 0x23,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_short_d16",
         enc: E::Scratch,
         code: 0x24,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_short_d16_hi",
         enc: E::Scratch,
         code: 0x25,
         targets: 3,
-        operands: &O217,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2000, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_lds_ubyte",
         enc: E::Scratch,
         code: 0x26,
         targets: 2,
-        operands: &O225,
+        operands: &O226,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_lds_sbyte",
         enc: E::Scratch,
         code: 0x27,
         targets: 2,
-        operands: &O225,
+        operands: &O226,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_lds_ushort",
         enc: E::Scratch,
         code: 0x28,
         targets: 2,
-        operands: &O225,
+        operands: &O226,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_lds_sshort",
         enc: E::Scratch,
         code: 0x29,
         targets: 2,
-        operands: &O225,
+        operands: &O226,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "scratch_load_lds_dword",
         enc: E::Scratch,
         code: 0x2a,
         targets: 2,
-        operands: &O225,
+        operands: &O226,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_x",
         enc: E::Mubuf,
         code: 0x0,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_xy",
         enc: E::Mubuf,
         code: 0x1,
         targets: 3,
-        operands: &O227,
+        operands: &O228,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_xyz",
         enc: E::Mubuf,
         code: 0x2,
         targets: 3,
-        operands: &O228,
+        operands: &O229,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_xyzw",
         enc: E::Mubuf,
         code: 0x3,
         targets: 3,
-        operands: &O229,
+        operands: &O230,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_store_format_x",
         enc: E::Mubuf,
         code: 0x4,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_format_xy",
-        enc: E::Mubuf,
-        code: 0x5,
         targets: 3,
         operands: &O231,
         flags: [
@@ -20674,11 +22549,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "buffer_store_format_xyz",
+        name: "buffer_store_format_xy",
         enc: E::Mubuf,
-        code: 0x6,
+        code: 0x5,
         targets: 3,
         operands: &O232,
         flags: [
@@ -20686,11 +22562,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "buffer_store_format_xyzw",
+        name: "buffer_store_format_xyz",
         enc: E::Mubuf,
-        code: 0x7,
+        code: 0x6,
         targets: 3,
         operands: &O233,
         flags: [
@@ -20698,179 +22575,51 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_format_xyzw",
+        enc: E::Mubuf,
+        code: 0x7,
+        targets: 3,
+        operands: &O234,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_d16_x",
         enc: E::Mubuf,
         code: 0x8,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_d16_xy",
         enc: E::Mubuf,
         code: 0x9,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_d16_xyz",
         enc: E::Mubuf,
         code: 0xa,
-        targets: 3,
-        operands: &O227,
-        flags: [
-            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_format_d16_xyzw",
-        enc: E::Mubuf,
-        code: 0xb,
-        targets: 3,
-        operands: &O227,
-        flags: [
-            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_format_d16_x",
-        enc: E::Mubuf,
-        code: 0xc,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_format_d16_xy",
-        enc: E::Mubuf,
-        code: 0xd,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_format_d16_xyz",
-        enc: E::Mubuf,
-        code: 0xe,
-        targets: 3,
-        operands: &O231,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_format_d16_xyzw",
-        enc: E::Mubuf,
-        code: 0xf,
-        targets: 3,
-        operands: &O231,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_ubyte",
-        enc: E::Mubuf,
-        code: 0x10,
-        targets: 3,
-        operands: &O226,
-        flags: [
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_sbyte",
-        enc: E::Mubuf,
-        code: 0x11,
-        targets: 3,
-        operands: &O226,
-        flags: [
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_ushort",
-        enc: E::Mubuf,
-        code: 0x12,
-        targets: 3,
-        operands: &O226,
-        flags: [
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_sshort",
-        enc: E::Mubuf,
-        code: 0x13,
-        targets: 3,
-        operands: &O226,
-        flags: [
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_dword",
-        enc: E::Mubuf,
-        code: 0x14,
-        targets: 3,
-        operands: &O226,
-        flags: [
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_dwordx2",
-        enc: E::Mubuf,
-        code: 0x15,
-        targets: 3,
-        operands: &O227,
-        flags: [
-            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_load_dwordx3",
-        enc: E::Mubuf,
-        code: 0x16,
         targets: 3,
         operands: &O228,
         flags: [
@@ -20878,83 +22627,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "buffer_load_dwordx4",
+        name: "buffer_load_format_d16_xyzw",
         enc: E::Mubuf,
-        code: 0x17,
+        code: 0xb,
         targets: 3,
-        operands: &O229,
+        operands: &O228,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "buffer_store_byte",
+        name: "buffer_store_format_d16_x",
         enc: E::Mubuf,
-        code: 0x18,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_byte_d16_hi",
-        enc: E::Mubuf,
-        code: 0x19,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_short",
-        enc: E::Mubuf,
-        code: 0x1a,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_short_d16_hi",
-        enc: E::Mubuf,
-        code: 0x1b,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_dword",
-        enc: E::Mubuf,
-        code: 0x1c,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_store_dwordx2",
-        enc: E::Mubuf,
-        code: 0x1d,
+        code: 0xc,
         targets: 3,
         operands: &O231,
         flags: [
@@ -20962,11 +22653,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "buffer_store_dwordx3",
+        name: "buffer_store_format_d16_xy",
         enc: E::Mubuf,
-        code: 0x1e,
+        code: 0xd,
+        targets: 3,
+        operands: &O231,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_format_d16_xyz",
+        enc: E::Mubuf,
+        code: 0xe,
         targets: 3,
         operands: &O232,
         flags: [
@@ -20974,11 +22679,207 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "buffer_store_dwordx4",
+        name: "buffer_store_format_d16_xyzw",
         enc: E::Mubuf,
-        code: 0x1f,
+        code: 0xf,
+        targets: 3,
+        operands: &O232,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_ubyte",
+        enc: E::Mubuf,
+        code: 0x10,
+        targets: 3,
+        operands: &O227,
+        flags: [
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_sbyte",
+        enc: E::Mubuf,
+        code: 0x11,
+        targets: 3,
+        operands: &O227,
+        flags: [
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_ushort",
+        enc: E::Mubuf,
+        code: 0x12,
+        targets: 3,
+        operands: &O227,
+        flags: [
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_sshort",
+        enc: E::Mubuf,
+        code: 0x13,
+        targets: 3,
+        operands: &O227,
+        flags: [
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_dword",
+        enc: E::Mubuf,
+        code: 0x14,
+        targets: 3,
+        operands: &O227,
+        flags: [
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_dwordx2",
+        enc: E::Mubuf,
+        code: 0x15,
+        targets: 3,
+        operands: &O228,
+        flags: [
+            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_dwordx3",
+        enc: E::Mubuf,
+        code: 0x16,
+        targets: 3,
+        operands: &O229,
+        flags: [
+            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_load_dwordx4",
+        enc: E::Mubuf,
+        code: 0x17,
+        targets: 3,
+        operands: &O230,
+        flags: [
+            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_byte",
+        enc: E::Mubuf,
+        code: 0x18,
+        targets: 3,
+        operands: &O231,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_byte_d16_hi",
+        enc: E::Mubuf,
+        code: 0x19,
+        targets: 3,
+        operands: &O231,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_short",
+        enc: E::Mubuf,
+        code: 0x1a,
+        targets: 3,
+        operands: &O231,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_short_d16_hi",
+        enc: E::Mubuf,
+        code: 0x1b,
+        targets: 3,
+        operands: &O231,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_dword",
+        enc: E::Mubuf,
+        code: 0x1c,
+        targets: 3,
+        operands: &O231,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_dwordx2",
+        enc: E::Mubuf,
+        code: 0x1d,
+        targets: 3,
+        operands: &O232,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_dwordx3",
+        enc: E::Mubuf,
+        code: 0x1e,
         targets: 3,
         operands: &O233,
         flags: [
@@ -20986,102 +22887,124 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_store_dwordx4",
+        enc: E::Mubuf,
+        code: 0x1f,
+        targets: 3,
+        operands: &O234,
+        flags: [
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_ubyte_d16",
         enc: E::Mubuf,
         code: 0x20,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_ubyte_d16_hi",
         enc: E::Mubuf,
         code: 0x21,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_sbyte_d16",
         enc: E::Mubuf,
         code: 0x22,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_sbyte_d16_hi",
         enc: E::Mubuf,
         code: 0x23,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_short_d16",
         enc: E::Mubuf,
         code: 0x24,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_short_d16_hi",
         enc: E::Mubuf,
         code: 0x25,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_load_format_d16_hi_x",
         enc: E::Mubuf,
         code: 0x26,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_store_format_d16_hi_x",
         enc: E::Mubuf,
         code: 0x27,
         targets: 3,
-        operands: &O230,
+        operands: &O231,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_wbl2",
@@ -21091,6 +23014,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VM_CNT, GLC | READS_EXEC | SCC | VM_CNT],
         zero: [[0x13000, 0x800000], [0x13000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_invl2",
@@ -21100,6 +23024,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VM_CNT, 0],
         zero: [[0x1f000, 0x800000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_inv",
@@ -21109,6 +23034,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [0, GLC | READS_EXEC | SCC | VM_CNT],
         zero: [[0x0, 0x0], [0x13000, 0x800000]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_wbinvl1",
@@ -21118,6 +23044,7 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VM_CNT, 0],
         zero: [[0x1f000, 0x800000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_wbinvl1_vol",
@@ -21127,239 +23054,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
         operands: &O31,
         flags: [READS_EXEC | VM_CNT, 0],
         zero: [[0x1f000, 0x800000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_swap",
         enc: E::Mubuf,
         code: 0x40,
         targets: 3,
-        operands: &O234,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_cmpswap",
         enc: E::Mubuf,
         code: 0x41,
-        targets: 3,
-        operands: &O235,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_add",
-        enc: E::Mubuf,
-        code: 0x42,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_sub",
-        enc: E::Mubuf,
-        code: 0x43,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_smin",
-        enc: E::Mubuf,
-        code: 0x44,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_umin",
-        enc: E::Mubuf,
-        code: 0x45,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_smax",
-        enc: E::Mubuf,
-        code: 0x46,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_umax",
-        enc: E::Mubuf,
-        code: 0x47,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_and",
-        enc: E::Mubuf,
-        code: 0x48,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_or",
-        enc: E::Mubuf,
-        code: 0x49,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_xor",
-        enc: E::Mubuf,
-        code: 0x4a,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_inc",
-        enc: E::Mubuf,
-        code: 0x4b,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_dec",
-        enc: E::Mubuf,
-        code: 0x4c,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_add_f32",
-        enc: E::Mubuf,
-        code: 0x4d,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x18000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_pk_add_f16",
-        enc: E::Mubuf,
-        code: 0x4e,
-        targets: 3,
-        operands: &O234,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x18000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_add_f64",
-        enc: E::Mubuf,
-        code: 0x4f,
-        targets: 3,
-        operands: &O235,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x18000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_min_f64",
-        enc: E::Mubuf,
-        code: 0x50,
-        targets: 3,
-        operands: &O235,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x18000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_max_f64",
-        enc: E::Mubuf,
-        code: 0x51,
-        targets: 3,
-        operands: &O235,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x18000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_swap_x2",
-        enc: E::Mubuf,
-        code: 0x60,
-        targets: 3,
-        operands: &O235,
-        flags: [
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x10000, 0x0], [0x10000, 0x0]],
-    },
-    OpInfo {
-        name: "buffer_atomic_cmpswap_x2",
-        enc: E::Mubuf,
-        code: 0x61,
         targets: 3,
         operands: &O236,
         flags: [
@@ -21367,155 +23080,389 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_add",
+        enc: E::Mubuf,
+        code: 0x42,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_sub",
+        enc: E::Mubuf,
+        code: 0x43,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_smin",
+        enc: E::Mubuf,
+        code: 0x44,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_umin",
+        enc: E::Mubuf,
+        code: 0x45,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_smax",
+        enc: E::Mubuf,
+        code: 0x46,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_umax",
+        enc: E::Mubuf,
+        code: 0x47,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_and",
+        enc: E::Mubuf,
+        code: 0x48,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_or",
+        enc: E::Mubuf,
+        code: 0x49,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_xor",
+        enc: E::Mubuf,
+        code: 0x4a,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_inc",
+        enc: E::Mubuf,
+        code: 0x4b,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_dec",
+        enc: E::Mubuf,
+        code: 0x4c,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_add_f32",
+        enc: E::Mubuf,
+        code: 0x4d,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x18000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_pk_add_f16",
+        enc: E::Mubuf,
+        code: 0x4e,
+        targets: 3,
+        operands: &O235,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x18000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_add_f64",
+        enc: E::Mubuf,
+        code: 0x4f,
+        targets: 3,
+        operands: &O236,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x18000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_min_f64",
+        enc: E::Mubuf,
+        code: 0x50,
+        targets: 3,
+        operands: &O236,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x18000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_max_f64",
+        enc: E::Mubuf,
+        code: 0x51,
+        targets: 3,
+        operands: &O236,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x18000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_swap_x2",
+        enc: E::Mubuf,
+        code: 0x60,
+        targets: 3,
+        operands: &O236,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "buffer_atomic_cmpswap_x2",
+        enc: E::Mubuf,
+        code: 0x61,
+        targets: 3,
+        operands: &O237,
+        flags: [
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_add_x2",
         enc: E::Mubuf,
         code: 0x62,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_sub_x2",
         enc: E::Mubuf,
         code: 0x63,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_smin_x2",
         enc: E::Mubuf,
         code: 0x64,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_umin_x2",
         enc: E::Mubuf,
         code: 0x65,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_smax_x2",
         enc: E::Mubuf,
         code: 0x66,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_umax_x2",
         enc: E::Mubuf,
         code: 0x67,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_and_x2",
         enc: E::Mubuf,
         code: 0x68,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_or_x2",
         enc: E::Mubuf,
         code: 0x69,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_xor_x2",
         enc: E::Mubuf,
         code: 0x6a,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_inc_x2",
         enc: E::Mubuf,
         code: 0x6b,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "buffer_atomic_dec_x2",
         enc: E::Mubuf,
         code: 0x6c,
         targets: 3,
-        operands: &O235,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x10000, 0x0], [0x10000, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_load_format_x",
         enc: E::Mtbuf,
         code: 0x0,
-        targets: 3,
-        operands: &O226,
-        flags: [
-            FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-            FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "tbuffer_load_format_xy",
-        enc: E::Mtbuf,
-        code: 0x1,
         targets: 3,
         operands: &O227,
         flags: [
@@ -21523,11 +23470,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "tbuffer_load_format_xyz",
+        name: "tbuffer_load_format_xy",
         enc: E::Mtbuf,
-        code: 0x2,
+        code: 0x1,
         targets: 3,
         operands: &O228,
         flags: [
@@ -21535,11 +23483,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "tbuffer_load_format_xyzw",
+        name: "tbuffer_load_format_xyz",
         enc: E::Mtbuf,
-        code: 0x3,
+        code: 0x2,
         targets: 3,
         operands: &O229,
         flags: [
@@ -21547,23 +23496,25 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "tbuffer_load_format_xyzw",
+        enc: E::Mtbuf,
+        code: 0x3,
+        targets: 3,
+        operands: &O230,
+        flags: [
+            FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+            FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_store_format_x",
         enc: E::Mtbuf,
         code: 0x4,
-        targets: 3,
-        operands: &O230,
-        flags: [
-            FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-            FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
-        ],
-        zero: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "tbuffer_store_format_xy",
-        enc: E::Mtbuf,
-        code: 0x5,
         targets: 3,
         operands: &O231,
         flags: [
@@ -21571,11 +23522,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "tbuffer_store_format_xyz",
+        name: "tbuffer_store_format_xy",
         enc: E::Mtbuf,
-        code: 0x6,
+        code: 0x5,
         targets: 3,
         operands: &O232,
         flags: [
@@ -21583,11 +23535,12 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "tbuffer_store_format_xyzw",
+        name: "tbuffer_store_format_xyz",
         enc: E::Mtbuf,
-        code: 0x7,
+        code: 0x6,
         targets: 3,
         operands: &O233,
         flags: [
@@ -21595,251 +23548,272 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "tbuffer_store_format_xyzw",
+        enc: E::Mtbuf,
+        code: 0x7,
+        targets: 3,
+        operands: &O234,
+        flags: [
+            FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+            FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
+        ],
+        zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_load_format_d16_x",
         enc: E::Mtbuf,
         code: 0x8,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_load_format_d16_xy",
         enc: E::Mtbuf,
         code: 0x9,
         targets: 3,
-        operands: &O226,
+        operands: &O227,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_load_format_d16_xyz",
         enc: E::Mtbuf,
         code: 0xa,
         targets: 3,
-        operands: &O227,
+        operands: &O228,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_load_format_d16_xyzw",
         enc: E::Mtbuf,
         code: 0xb,
         targets: 3,
-        operands: &O227,
+        operands: &O228,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_store_format_d16_x",
         enc: E::Mtbuf,
         code: 0xc,
         targets: 3,
-        operands: &O230,
+        operands: &O231,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_store_format_d16_xy",
         enc: E::Mtbuf,
         code: 0xd,
         targets: 3,
-        operands: &O230,
+        operands: &O231,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_store_format_d16_xyz",
         enc: E::Mtbuf,
         code: 0xe,
         targets: 3,
-        operands: &O231,
+        operands: &O232,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "tbuffer_store_format_d16_xyzw",
         enc: E::Mtbuf,
         code: 0xf,
         targets: 3,
-        operands: &O231,
+        operands: &O232,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_load",
         enc: E::Mimg,
         code: 0x0,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x3e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_load_mip",
         enc: E::Mimg,
         code: 0x1,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x3e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_load_pck",
         enc: E::Mimg,
         code: 0x2,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_load_pck_sgn",
         enc: E::Mimg,
         code: 0x3,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_load_mip_pck",
         enc: E::Mimg,
         code: 0x4,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_load_mip_pck_sgn",
         enc: E::Mimg,
         code: 0x5,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_store",
         enc: E::Mimg,
         code: 0x8,
         targets: 1,
-        operands: &O238,
+        operands: &O239,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x3e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_store_mip",
         enc: E::Mimg,
         code: 0x9,
         targets: 1,
-        operands: &O238,
+        operands: &O239,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x3e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_store_pck",
         enc: E::Mimg,
         code: 0xa,
         targets: 1,
-        operands: &O238,
+        operands: &O239,
         flags: [
             A16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_store_mip_pck",
         enc: E::Mimg,
         code: 0xb,
         targets: 1,
-        operands: &O238,
+        operands: &O239,
         flags: [
             A16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_get_resinfo",
         enc: E::Mimg,
         code: 0xe,
         targets: 1,
-        operands: &O237,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_swap",
         enc: E::Mimg,
         code: 0x10,
-        targets: 1,
-        operands: &O239,
-        flags: [
-            A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
-            0,
-        ],
-        zero: [[0x1, 0x83e00000], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "image_atomic_cmpswap",
-        enc: E::Mimg,
-        code: 0x11,
         targets: 1,
         operands: &O240,
         flags: [
@@ -21847,150 +23821,176 @@ pub(crate) static OPS: [OpInfo; 1921] = [
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
+    },
+    OpInfo {
+        name: "image_atomic_cmpswap",
+        enc: E::Mimg,
+        code: 0x11,
+        targets: 1,
+        operands: &O241,
+        flags: [
+            A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
+            0,
+        ],
+        zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_add",
         enc: E::Mimg,
         code: 0x12,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_sub",
         enc: E::Mimg,
         code: 0x13,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_smin",
         enc: E::Mimg,
         code: 0x14,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_umin",
         enc: E::Mimg,
         code: 0x15,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_smax",
         enc: E::Mimg,
         code: 0x16,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_umax",
         enc: E::Mimg,
         code: 0x17,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_and",
         enc: E::Mimg,
         code: 0x18,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_or",
         enc: E::Mimg,
         code: 0x19,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_xor",
         enc: E::Mimg,
         code: 0x1a,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_inc",
         enc: E::Mimg,
         code: 0x1b,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_atomic_dec",
         enc: E::Mimg,
         code: 0x1c,
         targets: 1,
-        operands: &O239,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x83e00000], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
         name: "image_sample",
         enc: E::Mimg,
         code: 0x20,
         targets: 1,
-        operands: &O241,
+        operands: &O242,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
         ],
         zero: [[0x1, 0x0], [0x0, 0x0]],
+        one: [[0x0, 0x0], [0x0, 0x0]],
     },
 ];
 
@@ -22285,54 +24285,54 @@ static DEC_GFX90A: [u16; 4592] = [
     1644, 1645, 1646, 1647, 1648, 1649, 65535, 65535, 1650, 1651, 1652, 65535, 65535, 65535, 1653,
     65535, 1654, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 1655, 1656, 1657, 1658, 1659, 1660, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 1661, 65535, 65535, 65535, 65535, 65535, 65535, 1664, 1665, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 1655, 65535, 65535, 65535, 65535, 65535, 65535, 1658, 1659,
+    65535, 65535, 65535, 65535, 1666, 1667, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1668, 1669, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681, 1682, 1683, 1684, 1685,
+    1686, 1687, 1688, 1689, 1690, 1691, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701,
+    1702, 1703, 1704, 65535, 65535, 1707, 1708, 1709, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1711, 1712, 1713, 1714, 1715, 1716,
+    1717, 1718, 1719, 1720, 1721, 1722, 1723, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 1660, 1661, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736,
+    1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1662, 1663, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 1664, 1665, 1666, 1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677,
-    1678, 1679, 1680, 1681, 1682, 1683, 1684, 1685, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1686, 1687, 1688, 1689, 1690, 1691, 1692,
-    1693, 1694, 1695, 1696, 1697, 1698, 65535, 65535, 1701, 1702, 1703, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1705, 1706, 1707, 1708,
-    1709, 1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1751, 1752, 1753, 1754, 1755, 1756, 1757,
+    1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1770, 1771, 1772, 1773,
+    1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1718, 1719, 1720, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729,
-    1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1745, 1746, 1747, 1748, 1749, 1750,
-    1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1764, 1765, 1766,
-    1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787,
-    1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794,
+    1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1804, 1805, 1806, 1807, 1808, 1809,
-    1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825,
-    1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841,
-    1842, 1843, 1844, 1845, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1847, 1848, 1849, 1850,
-    1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 1880, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888, 1889,
-    1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 65535, 65535, 1902,
-    1903, 1904, 1905, 65535, 65535, 1906, 65535, 1907, 1908, 1909, 1910, 1911, 1912, 1913, 1914,
-    1915, 1916, 1917, 1918, 1919, 65535, 65535, 65535, 1920, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1810, 1811, 1812, 1813, 1814, 1815, 1816,
+    1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832,
+    1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848,
+    1849, 1850, 1851, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1853, 1854, 1855, 1856, 1857,
+    1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 1886, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895,
+    1896, 1897, 1898, 1899, 1900, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 65535, 65535, 1908,
+    1909, 1910, 1911, 65535, 65535, 1912, 65535, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920,
+    1921, 1922, 1923, 1924, 1925, 65535, 65535, 65535, 1926, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
@@ -22603,62 +24603,62 @@ static DEC_GFX942: [u16; 4592] = [
     1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 65535,
     65535, 1650, 1651, 1652, 65535, 65535, 65535, 1653, 65535, 1654, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1655, 1656, 1657, 1658, 1659, 1660,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1661, 1662, 1663,
+    65535, 65535, 65535, 65535, 1664, 1665, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1666, 1667, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1655, 1656,
-    1657, 65535, 65535, 65535, 65535, 1658, 1659, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 1668, 1669, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678,
+    1679, 1680, 1681, 1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689, 1690, 1691, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1660, 1661, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1692, 1693, 1694,
+    1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1662, 1663, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1664, 1665, 1666, 1667, 1668, 1669, 1670,
-    1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681, 1682, 1683, 1684, 1685,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1686, 1687, 1688, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701,
-    1702, 1703, 1704, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717,
+    1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1718, 1719, 1720, 1721, 1722,
-    1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738,
-    1739, 1740, 1741, 1742, 1743, 1744, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1724, 1725, 1726, 1727, 1728, 1729, 1730,
+    1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746,
+    1747, 1748, 1749, 1750, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1751, 1752, 1753,
+    1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760,
-    1761, 1762, 1763, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1777, 1778, 1779, 1780, 1781,
-    1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797,
-    1798, 1799, 1800, 1801, 1802, 1803, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1804, 1805,
-    1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821,
-    1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837,
-    1838, 1839, 1840, 1841, 1842, 1843, 1844, 1846, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1849, 1850, 1851, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860,
-    1861, 1862, 1863, 1864, 1865, 1866, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 1874, 1875,
-    1876, 1877, 1878, 1879, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1880, 1881, 1882, 1883, 1884,
-    1885, 1886, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1783, 1784, 1785, 1786, 1787, 1788, 1789,
+    1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805,
+    1806, 1807, 1808, 1809, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1810, 1811, 1812, 1813,
+    1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829,
+    1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845,
+    1846, 1847, 1848, 1849, 1850, 1852, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868,
+    1869, 1870, 1871, 1872, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883,
+    1884, 1885, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1886, 1887, 1888, 1889, 1890, 1891, 1892,
+    1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535,
 ];
 
 /// Opcode decode tables by target (indexed by `ENC_RANGE` offset + opcode field).
@@ -22667,129 +24667,2457 @@ pub(crate) static DECODE: [&[u16]; 2] = [&DEC_GFX90A, &DEC_GFX942];
 /// `hwreg()` register names by id, per target (empty = print the number).
 pub(crate) static HWREG_NAMES: [[&str; 64]; 2] = [
     [
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
+        "",
+        "HW_REG_MODE",
+        "HW_REG_STATUS",
+        "HW_REG_TRAPSTS",
+        "HW_REG_HW_ID",
+        "HW_REG_GPR_ALLOC",
+        "HW_REG_LDS_ALLOC",
+        "HW_REG_IB_STS",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "HW_REG_SH_MEM_BASES",
+        "HW_REG_TBA_LO",
+        "HW_REG_TBA_HI",
+        "HW_REG_TMA_LO",
+        "HW_REG_TMA_HI",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
     ],
     [
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
+        "",
+        "HW_REG_MODE",
+        "HW_REG_STATUS",
+        "HW_REG_TRAPSTS",
+        "HW_REG_HW_ID",
+        "HW_REG_GPR_ALLOC",
+        "HW_REG_LDS_ALLOC",
+        "HW_REG_IB_STS",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "HW_REG_SH_MEM_BASES",
+        "HW_REG_TBA_LO",
+        "HW_REG_TBA_HI",
+        "HW_REG_TMA_LO",
+        "HW_REG_TMA_HI",
+        "HW_REG_XCC_ID",
+        "HW_REG_SQ_PERF_SNAPSHOT_DATA",
+        "HW_REG_SQ_PERF_SNAPSHOT_DATA1",
+        "HW_REG_SQ_PERF_SNAPSHOT_PC_LO",
+        "HW_REG_SQ_PERF_SNAPSHOT_PC_HI",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
     ],
 ];
 
 /// `sendmsg()` text for each immediate below 1024 (empty = print it in decimal), gfx90a.
 static SENDMSG_GFX90A: [&str; 1024] = [
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
+    "sendmsg(0, 0, 0)",
+    "sendmsg(MSG_INTERRUPT)",
+    "sendmsg(2, 0, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_NOP)",
+    "sendmsg(MSG_SAVEWAVE)",
+    "sendmsg(MSG_STALL_WAVE_GEN)",
+    "sendmsg(MSG_HALT_WAVES)",
+    "sendmsg(MSG_ORDERED_PS_DONE)",
+    "sendmsg(MSG_EARLY_PRIM_DEALLOC)",
+    "sendmsg(MSG_GS_ALLOC_REQ)",
+    "sendmsg(MSG_GET_DOORBELL)",
+    "sendmsg(11, 0, 0)",
+    "sendmsg(12, 0, 0)",
+    "sendmsg(13, 0, 0)",
+    "sendmsg(14, 0, 0)",
+    "sendmsg(15, 0, 0)",
+    "sendmsg(0, 1, 0)",
+    "sendmsg(1, 1, 0)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 0)",
+    "sendmsg(4, 1, 0)",
+    "sendmsg(5, 1, 0)",
+    "sendmsg(6, 1, 0)",
+    "sendmsg(7, 1, 0)",
+    "sendmsg(8, 1, 0)",
+    "sendmsg(9, 1, 0)",
+    "sendmsg(10, 1, 0)",
+    "sendmsg(11, 1, 0)",
+    "sendmsg(12, 1, 0)",
+    "sendmsg(13, 1, 0)",
+    "sendmsg(14, 1, 0)",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)",
+    "sendmsg(0, 2, 0)",
+    "sendmsg(1, 2, 0)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 0)",
+    "sendmsg(4, 2, 0)",
+    "sendmsg(5, 2, 0)",
+    "sendmsg(6, 2, 0)",
+    "sendmsg(7, 2, 0)",
+    "sendmsg(8, 2, 0)",
+    "sendmsg(9, 2, 0)",
+    "sendmsg(10, 2, 0)",
+    "sendmsg(11, 2, 0)",
+    "sendmsg(12, 2, 0)",
+    "sendmsg(13, 2, 0)",
+    "sendmsg(14, 2, 0)",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_REG_RD)",
+    "sendmsg(0, 3, 0)",
+    "sendmsg(1, 3, 0)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 0)",
+    "sendmsg(4, 3, 0)",
+    "sendmsg(5, 3, 0)",
+    "sendmsg(6, 3, 0)",
+    "sendmsg(7, 3, 0)",
+    "sendmsg(8, 3, 0)",
+    "sendmsg(9, 3, 0)",
+    "sendmsg(10, 3, 0)",
+    "sendmsg(11, 3, 0)",
+    "sendmsg(12, 3, 0)",
+    "sendmsg(13, 3, 0)",
+    "sendmsg(14, 3, 0)",
+    "sendmsg(15, 3, 0)",
+    "sendmsg(0, 4, 0)",
+    "sendmsg(1, 4, 0)",
+    "sendmsg(2, 4, 0)",
+    "sendmsg(3, 4, 0)",
+    "sendmsg(4, 4, 0)",
+    "sendmsg(5, 4, 0)",
+    "sendmsg(6, 4, 0)",
+    "sendmsg(7, 4, 0)",
+    "sendmsg(8, 4, 0)",
+    "sendmsg(9, 4, 0)",
+    "sendmsg(10, 4, 0)",
+    "sendmsg(11, 4, 0)",
+    "sendmsg(12, 4, 0)",
+    "sendmsg(13, 4, 0)",
+    "sendmsg(14, 4, 0)",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_TTRACE_PC)",
+    "sendmsg(0, 5, 0)",
+    "sendmsg(1, 5, 0)",
+    "sendmsg(2, 5, 0)",
+    "sendmsg(3, 5, 0)",
+    "sendmsg(4, 5, 0)",
+    "sendmsg(5, 5, 0)",
+    "sendmsg(6, 5, 0)",
+    "sendmsg(7, 5, 0)",
+    "sendmsg(8, 5, 0)",
+    "sendmsg(9, 5, 0)",
+    "sendmsg(10, 5, 0)",
+    "sendmsg(11, 5, 0)",
+    "sendmsg(12, 5, 0)",
+    "sendmsg(13, 5, 0)",
+    "sendmsg(14, 5, 0)",
+    "sendmsg(15, 5, 0)",
+    "sendmsg(0, 6, 0)",
+    "sendmsg(1, 6, 0)",
+    "sendmsg(2, 6, 0)",
+    "sendmsg(3, 6, 0)",
+    "sendmsg(4, 6, 0)",
+    "sendmsg(5, 6, 0)",
+    "sendmsg(6, 6, 0)",
+    "sendmsg(7, 6, 0)",
+    "sendmsg(8, 6, 0)",
+    "sendmsg(9, 6, 0)",
+    "sendmsg(10, 6, 0)",
+    "sendmsg(11, 6, 0)",
+    "sendmsg(12, 6, 0)",
+    "sendmsg(13, 6, 0)",
+    "sendmsg(14, 6, 0)",
+    "sendmsg(15, 6, 0)",
+    "sendmsg(0, 7, 0)",
+    "sendmsg(1, 7, 0)",
+    "sendmsg(2, 7, 0)",
+    "sendmsg(3, 7, 0)",
+    "sendmsg(4, 7, 0)",
+    "sendmsg(5, 7, 0)",
+    "sendmsg(6, 7, 0)",
+    "sendmsg(7, 7, 0)",
+    "sendmsg(8, 7, 0)",
+    "sendmsg(9, 7, 0)",
+    "sendmsg(10, 7, 0)",
+    "sendmsg(11, 7, 0)",
+    "sendmsg(12, 7, 0)",
+    "sendmsg(13, 7, 0)",
+    "sendmsg(14, 7, 0)",
+    "sendmsg(15, 7, 0)",
+    "",
+    "sendmsg(MSG_INTERRUPT)",
+    "",
+    "sendmsg(MSG_GS_DONE, GS_OP_NOP)",
+    "sendmsg(MSG_SAVEWAVE)",
+    "sendmsg(MSG_STALL_WAVE_GEN)",
+    "sendmsg(MSG_HALT_WAVES)",
+    "sendmsg(MSG_ORDERED_PS_DONE)",
+    "sendmsg(MSG_EARLY_PRIM_DEALLOC)",
+    "sendmsg(MSG_GS_ALLOC_REQ)",
+    "sendmsg(MSG_GET_DOORBELL)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 0)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 0)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_REG_RD)",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 0)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_TTRACE_PC)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(0, 0, 1)",
+    "sendmsg(1, 0, 1)",
+    "sendmsg(2, 0, 1)",
+    "sendmsg(3, 0, 1)",
+    "sendmsg(4, 0, 1)",
+    "sendmsg(5, 0, 1)",
+    "sendmsg(6, 0, 1)",
+    "sendmsg(7, 0, 1)",
+    "sendmsg(8, 0, 1)",
+    "sendmsg(9, 0, 1)",
+    "sendmsg(10, 0, 1)",
+    "sendmsg(11, 0, 1)",
+    "sendmsg(12, 0, 1)",
+    "sendmsg(13, 0, 1)",
+    "sendmsg(14, 0, 1)",
+    "sendmsg(15, 0, 1)",
+    "sendmsg(0, 1, 1)",
+    "sendmsg(1, 1, 1)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 1)",
+    "sendmsg(4, 1, 1)",
+    "sendmsg(5, 1, 1)",
+    "sendmsg(6, 1, 1)",
+    "sendmsg(7, 1, 1)",
+    "sendmsg(8, 1, 1)",
+    "sendmsg(9, 1, 1)",
+    "sendmsg(10, 1, 1)",
+    "sendmsg(11, 1, 1)",
+    "sendmsg(12, 1, 1)",
+    "sendmsg(13, 1, 1)",
+    "sendmsg(14, 1, 1)",
+    "sendmsg(15, 1, 1)",
+    "sendmsg(0, 2, 1)",
+    "sendmsg(1, 2, 1)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 1)",
+    "sendmsg(4, 2, 1)",
+    "sendmsg(5, 2, 1)",
+    "sendmsg(6, 2, 1)",
+    "sendmsg(7, 2, 1)",
+    "sendmsg(8, 2, 1)",
+    "sendmsg(9, 2, 1)",
+    "sendmsg(10, 2, 1)",
+    "sendmsg(11, 2, 1)",
+    "sendmsg(12, 2, 1)",
+    "sendmsg(13, 2, 1)",
+    "sendmsg(14, 2, 1)",
+    "sendmsg(15, 2, 1)",
+    "sendmsg(0, 3, 1)",
+    "sendmsg(1, 3, 1)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 1)",
+    "sendmsg(4, 3, 1)",
+    "sendmsg(5, 3, 1)",
+    "sendmsg(6, 3, 1)",
+    "sendmsg(7, 3, 1)",
+    "sendmsg(8, 3, 1)",
+    "sendmsg(9, 3, 1)",
+    "sendmsg(10, 3, 1)",
+    "sendmsg(11, 3, 1)",
+    "sendmsg(12, 3, 1)",
+    "sendmsg(13, 3, 1)",
+    "sendmsg(14, 3, 1)",
+    "sendmsg(15, 3, 1)",
+    "sendmsg(0, 4, 1)",
+    "sendmsg(1, 4, 1)",
+    "sendmsg(2, 4, 1)",
+    "sendmsg(3, 4, 1)",
+    "sendmsg(4, 4, 1)",
+    "sendmsg(5, 4, 1)",
+    "sendmsg(6, 4, 1)",
+    "sendmsg(7, 4, 1)",
+    "sendmsg(8, 4, 1)",
+    "sendmsg(9, 4, 1)",
+    "sendmsg(10, 4, 1)",
+    "sendmsg(11, 4, 1)",
+    "sendmsg(12, 4, 1)",
+    "sendmsg(13, 4, 1)",
+    "sendmsg(14, 4, 1)",
+    "sendmsg(15, 4, 1)",
+    "sendmsg(0, 5, 1)",
+    "sendmsg(1, 5, 1)",
+    "sendmsg(2, 5, 1)",
+    "sendmsg(3, 5, 1)",
+    "sendmsg(4, 5, 1)",
+    "sendmsg(5, 5, 1)",
+    "sendmsg(6, 5, 1)",
+    "sendmsg(7, 5, 1)",
+    "sendmsg(8, 5, 1)",
+    "sendmsg(9, 5, 1)",
+    "sendmsg(10, 5, 1)",
+    "sendmsg(11, 5, 1)",
+    "sendmsg(12, 5, 1)",
+    "sendmsg(13, 5, 1)",
+    "sendmsg(14, 5, 1)",
+    "sendmsg(15, 5, 1)",
+    "sendmsg(0, 6, 1)",
+    "sendmsg(1, 6, 1)",
+    "sendmsg(2, 6, 1)",
+    "sendmsg(3, 6, 1)",
+    "sendmsg(4, 6, 1)",
+    "sendmsg(5, 6, 1)",
+    "sendmsg(6, 6, 1)",
+    "sendmsg(7, 6, 1)",
+    "sendmsg(8, 6, 1)",
+    "sendmsg(9, 6, 1)",
+    "sendmsg(10, 6, 1)",
+    "sendmsg(11, 6, 1)",
+    "sendmsg(12, 6, 1)",
+    "sendmsg(13, 6, 1)",
+    "sendmsg(14, 6, 1)",
+    "sendmsg(15, 6, 1)",
+    "sendmsg(0, 7, 1)",
+    "sendmsg(1, 7, 1)",
+    "sendmsg(2, 7, 1)",
+    "sendmsg(3, 7, 1)",
+    "sendmsg(4, 7, 1)",
+    "sendmsg(5, 7, 1)",
+    "sendmsg(6, 7, 1)",
+    "sendmsg(7, 7, 1)",
+    "sendmsg(8, 7, 1)",
+    "sendmsg(9, 7, 1)",
+    "sendmsg(10, 7, 1)",
+    "sendmsg(11, 7, 1)",
+    "sendmsg(12, 7, 1)",
+    "sendmsg(13, 7, 1)",
+    "sendmsg(14, 7, 1)",
+    "sendmsg(15, 7, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(0, 0, 2)",
+    "sendmsg(1, 0, 2)",
+    "sendmsg(2, 0, 2)",
+    "sendmsg(3, 0, 2)",
+    "sendmsg(4, 0, 2)",
+    "sendmsg(5, 0, 2)",
+    "sendmsg(6, 0, 2)",
+    "sendmsg(7, 0, 2)",
+    "sendmsg(8, 0, 2)",
+    "sendmsg(9, 0, 2)",
+    "sendmsg(10, 0, 2)",
+    "sendmsg(11, 0, 2)",
+    "sendmsg(12, 0, 2)",
+    "sendmsg(13, 0, 2)",
+    "sendmsg(14, 0, 2)",
+    "sendmsg(15, 0, 2)",
+    "sendmsg(0, 1, 2)",
+    "sendmsg(1, 1, 2)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 2)",
+    "sendmsg(4, 1, 2)",
+    "sendmsg(5, 1, 2)",
+    "sendmsg(6, 1, 2)",
+    "sendmsg(7, 1, 2)",
+    "sendmsg(8, 1, 2)",
+    "sendmsg(9, 1, 2)",
+    "sendmsg(10, 1, 2)",
+    "sendmsg(11, 1, 2)",
+    "sendmsg(12, 1, 2)",
+    "sendmsg(13, 1, 2)",
+    "sendmsg(14, 1, 2)",
+    "sendmsg(15, 1, 2)",
+    "sendmsg(0, 2, 2)",
+    "sendmsg(1, 2, 2)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 2)",
+    "sendmsg(4, 2, 2)",
+    "sendmsg(5, 2, 2)",
+    "sendmsg(6, 2, 2)",
+    "sendmsg(7, 2, 2)",
+    "sendmsg(8, 2, 2)",
+    "sendmsg(9, 2, 2)",
+    "sendmsg(10, 2, 2)",
+    "sendmsg(11, 2, 2)",
+    "sendmsg(12, 2, 2)",
+    "sendmsg(13, 2, 2)",
+    "sendmsg(14, 2, 2)",
+    "sendmsg(15, 2, 2)",
+    "sendmsg(0, 3, 2)",
+    "sendmsg(1, 3, 2)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 2)",
+    "sendmsg(4, 3, 2)",
+    "sendmsg(5, 3, 2)",
+    "sendmsg(6, 3, 2)",
+    "sendmsg(7, 3, 2)",
+    "sendmsg(8, 3, 2)",
+    "sendmsg(9, 3, 2)",
+    "sendmsg(10, 3, 2)",
+    "sendmsg(11, 3, 2)",
+    "sendmsg(12, 3, 2)",
+    "sendmsg(13, 3, 2)",
+    "sendmsg(14, 3, 2)",
+    "sendmsg(15, 3, 2)",
+    "sendmsg(0, 4, 2)",
+    "sendmsg(1, 4, 2)",
+    "sendmsg(2, 4, 2)",
+    "sendmsg(3, 4, 2)",
+    "sendmsg(4, 4, 2)",
+    "sendmsg(5, 4, 2)",
+    "sendmsg(6, 4, 2)",
+    "sendmsg(7, 4, 2)",
+    "sendmsg(8, 4, 2)",
+    "sendmsg(9, 4, 2)",
+    "sendmsg(10, 4, 2)",
+    "sendmsg(11, 4, 2)",
+    "sendmsg(12, 4, 2)",
+    "sendmsg(13, 4, 2)",
+    "sendmsg(14, 4, 2)",
+    "sendmsg(15, 4, 2)",
+    "sendmsg(0, 5, 2)",
+    "sendmsg(1, 5, 2)",
+    "sendmsg(2, 5, 2)",
+    "sendmsg(3, 5, 2)",
+    "sendmsg(4, 5, 2)",
+    "sendmsg(5, 5, 2)",
+    "sendmsg(6, 5, 2)",
+    "sendmsg(7, 5, 2)",
+    "sendmsg(8, 5, 2)",
+    "sendmsg(9, 5, 2)",
+    "sendmsg(10, 5, 2)",
+    "sendmsg(11, 5, 2)",
+    "sendmsg(12, 5, 2)",
+    "sendmsg(13, 5, 2)",
+    "sendmsg(14, 5, 2)",
+    "sendmsg(15, 5, 2)",
+    "sendmsg(0, 6, 2)",
+    "sendmsg(1, 6, 2)",
+    "sendmsg(2, 6, 2)",
+    "sendmsg(3, 6, 2)",
+    "sendmsg(4, 6, 2)",
+    "sendmsg(5, 6, 2)",
+    "sendmsg(6, 6, 2)",
+    "sendmsg(7, 6, 2)",
+    "sendmsg(8, 6, 2)",
+    "sendmsg(9, 6, 2)",
+    "sendmsg(10, 6, 2)",
+    "sendmsg(11, 6, 2)",
+    "sendmsg(12, 6, 2)",
+    "sendmsg(13, 6, 2)",
+    "sendmsg(14, 6, 2)",
+    "sendmsg(15, 6, 2)",
+    "sendmsg(0, 7, 2)",
+    "sendmsg(1, 7, 2)",
+    "sendmsg(2, 7, 2)",
+    "sendmsg(3, 7, 2)",
+    "sendmsg(4, 7, 2)",
+    "sendmsg(5, 7, 2)",
+    "sendmsg(6, 7, 2)",
+    "sendmsg(7, 7, 2)",
+    "sendmsg(8, 7, 2)",
+    "sendmsg(9, 7, 2)",
+    "sendmsg(10, 7, 2)",
+    "sendmsg(11, 7, 2)",
+    "sendmsg(12, 7, 2)",
+    "sendmsg(13, 7, 2)",
+    "sendmsg(14, 7, 2)",
+    "sendmsg(15, 7, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(0, 0, 3)",
+    "sendmsg(1, 0, 3)",
+    "sendmsg(2, 0, 3)",
+    "sendmsg(3, 0, 3)",
+    "sendmsg(4, 0, 3)",
+    "sendmsg(5, 0, 3)",
+    "sendmsg(6, 0, 3)",
+    "sendmsg(7, 0, 3)",
+    "sendmsg(8, 0, 3)",
+    "sendmsg(9, 0, 3)",
+    "sendmsg(10, 0, 3)",
+    "sendmsg(11, 0, 3)",
+    "sendmsg(12, 0, 3)",
+    "sendmsg(13, 0, 3)",
+    "sendmsg(14, 0, 3)",
+    "sendmsg(15, 0, 3)",
+    "sendmsg(0, 1, 3)",
+    "sendmsg(1, 1, 3)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 3)",
+    "sendmsg(4, 1, 3)",
+    "sendmsg(5, 1, 3)",
+    "sendmsg(6, 1, 3)",
+    "sendmsg(7, 1, 3)",
+    "sendmsg(8, 1, 3)",
+    "sendmsg(9, 1, 3)",
+    "sendmsg(10, 1, 3)",
+    "sendmsg(11, 1, 3)",
+    "sendmsg(12, 1, 3)",
+    "sendmsg(13, 1, 3)",
+    "sendmsg(14, 1, 3)",
+    "sendmsg(15, 1, 3)",
+    "sendmsg(0, 2, 3)",
+    "sendmsg(1, 2, 3)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 3)",
+    "sendmsg(4, 2, 3)",
+    "sendmsg(5, 2, 3)",
+    "sendmsg(6, 2, 3)",
+    "sendmsg(7, 2, 3)",
+    "sendmsg(8, 2, 3)",
+    "sendmsg(9, 2, 3)",
+    "sendmsg(10, 2, 3)",
+    "sendmsg(11, 2, 3)",
+    "sendmsg(12, 2, 3)",
+    "sendmsg(13, 2, 3)",
+    "sendmsg(14, 2, 3)",
+    "sendmsg(15, 2, 3)",
+    "sendmsg(0, 3, 3)",
+    "sendmsg(1, 3, 3)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 3)",
+    "sendmsg(4, 3, 3)",
+    "sendmsg(5, 3, 3)",
+    "sendmsg(6, 3, 3)",
+    "sendmsg(7, 3, 3)",
+    "sendmsg(8, 3, 3)",
+    "sendmsg(9, 3, 3)",
+    "sendmsg(10, 3, 3)",
+    "sendmsg(11, 3, 3)",
+    "sendmsg(12, 3, 3)",
+    "sendmsg(13, 3, 3)",
+    "sendmsg(14, 3, 3)",
+    "sendmsg(15, 3, 3)",
+    "sendmsg(0, 4, 3)",
+    "sendmsg(1, 4, 3)",
+    "sendmsg(2, 4, 3)",
+    "sendmsg(3, 4, 3)",
+    "sendmsg(4, 4, 3)",
+    "sendmsg(5, 4, 3)",
+    "sendmsg(6, 4, 3)",
+    "sendmsg(7, 4, 3)",
+    "sendmsg(8, 4, 3)",
+    "sendmsg(9, 4, 3)",
+    "sendmsg(10, 4, 3)",
+    "sendmsg(11, 4, 3)",
+    "sendmsg(12, 4, 3)",
+    "sendmsg(13, 4, 3)",
+    "sendmsg(14, 4, 3)",
+    "sendmsg(15, 4, 3)",
+    "sendmsg(0, 5, 3)",
+    "sendmsg(1, 5, 3)",
+    "sendmsg(2, 5, 3)",
+    "sendmsg(3, 5, 3)",
+    "sendmsg(4, 5, 3)",
+    "sendmsg(5, 5, 3)",
+    "sendmsg(6, 5, 3)",
+    "sendmsg(7, 5, 3)",
+    "sendmsg(8, 5, 3)",
+    "sendmsg(9, 5, 3)",
+    "sendmsg(10, 5, 3)",
+    "sendmsg(11, 5, 3)",
+    "sendmsg(12, 5, 3)",
+    "sendmsg(13, 5, 3)",
+    "sendmsg(14, 5, 3)",
+    "sendmsg(15, 5, 3)",
+    "sendmsg(0, 6, 3)",
+    "sendmsg(1, 6, 3)",
+    "sendmsg(2, 6, 3)",
+    "sendmsg(3, 6, 3)",
+    "sendmsg(4, 6, 3)",
+    "sendmsg(5, 6, 3)",
+    "sendmsg(6, 6, 3)",
+    "sendmsg(7, 6, 3)",
+    "sendmsg(8, 6, 3)",
+    "sendmsg(9, 6, 3)",
+    "sendmsg(10, 6, 3)",
+    "sendmsg(11, 6, 3)",
+    "sendmsg(12, 6, 3)",
+    "sendmsg(13, 6, 3)",
+    "sendmsg(14, 6, 3)",
+    "sendmsg(15, 6, 3)",
+    "sendmsg(0, 7, 3)",
+    "sendmsg(1, 7, 3)",
+    "sendmsg(2, 7, 3)",
+    "sendmsg(3, 7, 3)",
+    "sendmsg(4, 7, 3)",
+    "sendmsg(5, 7, 3)",
+    "sendmsg(6, 7, 3)",
+    "sendmsg(7, 7, 3)",
+    "sendmsg(8, 7, 3)",
+    "sendmsg(9, 7, 3)",
+    "sendmsg(10, 7, 3)",
+    "sendmsg(11, 7, 3)",
+    "sendmsg(12, 7, 3)",
+    "sendmsg(13, 7, 3)",
+    "sendmsg(14, 7, 3)",
+    "sendmsg(15, 7, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
 ];
 
 /// `sendmsg()` text for each immediate below 1024 (empty = print it in decimal), gfx942.
 static SENDMSG_GFX942: [&str; 1024] = [
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
+    "sendmsg(0, 0, 0)",
+    "sendmsg(MSG_INTERRUPT)",
+    "sendmsg(2, 0, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_NOP)",
+    "sendmsg(MSG_SAVEWAVE)",
+    "sendmsg(MSG_STALL_WAVE_GEN)",
+    "sendmsg(MSG_HALT_WAVES)",
+    "sendmsg(MSG_ORDERED_PS_DONE)",
+    "sendmsg(MSG_EARLY_PRIM_DEALLOC)",
+    "sendmsg(MSG_GS_ALLOC_REQ)",
+    "sendmsg(MSG_GET_DOORBELL)",
+    "sendmsg(11, 0, 0)",
+    "sendmsg(12, 0, 0)",
+    "sendmsg(13, 0, 0)",
+    "sendmsg(14, 0, 0)",
+    "sendmsg(15, 0, 0)",
+    "sendmsg(0, 1, 0)",
+    "sendmsg(1, 1, 0)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 0)",
+    "sendmsg(4, 1, 0)",
+    "sendmsg(5, 1, 0)",
+    "sendmsg(6, 1, 0)",
+    "sendmsg(7, 1, 0)",
+    "sendmsg(8, 1, 0)",
+    "sendmsg(9, 1, 0)",
+    "sendmsg(10, 1, 0)",
+    "sendmsg(11, 1, 0)",
+    "sendmsg(12, 1, 0)",
+    "sendmsg(13, 1, 0)",
+    "sendmsg(14, 1, 0)",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)",
+    "sendmsg(0, 2, 0)",
+    "sendmsg(1, 2, 0)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 0)",
+    "sendmsg(4, 2, 0)",
+    "sendmsg(5, 2, 0)",
+    "sendmsg(6, 2, 0)",
+    "sendmsg(7, 2, 0)",
+    "sendmsg(8, 2, 0)",
+    "sendmsg(9, 2, 0)",
+    "sendmsg(10, 2, 0)",
+    "sendmsg(11, 2, 0)",
+    "sendmsg(12, 2, 0)",
+    "sendmsg(13, 2, 0)",
+    "sendmsg(14, 2, 0)",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_REG_RD)",
+    "sendmsg(0, 3, 0)",
+    "sendmsg(1, 3, 0)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 0)",
+    "sendmsg(4, 3, 0)",
+    "sendmsg(5, 3, 0)",
+    "sendmsg(6, 3, 0)",
+    "sendmsg(7, 3, 0)",
+    "sendmsg(8, 3, 0)",
+    "sendmsg(9, 3, 0)",
+    "sendmsg(10, 3, 0)",
+    "sendmsg(11, 3, 0)",
+    "sendmsg(12, 3, 0)",
+    "sendmsg(13, 3, 0)",
+    "sendmsg(14, 3, 0)",
+    "sendmsg(15, 3, 0)",
+    "sendmsg(0, 4, 0)",
+    "sendmsg(1, 4, 0)",
+    "sendmsg(2, 4, 0)",
+    "sendmsg(3, 4, 0)",
+    "sendmsg(4, 4, 0)",
+    "sendmsg(5, 4, 0)",
+    "sendmsg(6, 4, 0)",
+    "sendmsg(7, 4, 0)",
+    "sendmsg(8, 4, 0)",
+    "sendmsg(9, 4, 0)",
+    "sendmsg(10, 4, 0)",
+    "sendmsg(11, 4, 0)",
+    "sendmsg(12, 4, 0)",
+    "sendmsg(13, 4, 0)",
+    "sendmsg(14, 4, 0)",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_TTRACE_PC)",
+    "sendmsg(0, 5, 0)",
+    "sendmsg(1, 5, 0)",
+    "sendmsg(2, 5, 0)",
+    "sendmsg(3, 5, 0)",
+    "sendmsg(4, 5, 0)",
+    "sendmsg(5, 5, 0)",
+    "sendmsg(6, 5, 0)",
+    "sendmsg(7, 5, 0)",
+    "sendmsg(8, 5, 0)",
+    "sendmsg(9, 5, 0)",
+    "sendmsg(10, 5, 0)",
+    "sendmsg(11, 5, 0)",
+    "sendmsg(12, 5, 0)",
+    "sendmsg(13, 5, 0)",
+    "sendmsg(14, 5, 0)",
+    "sendmsg(15, 5, 0)",
+    "sendmsg(0, 6, 0)",
+    "sendmsg(1, 6, 0)",
+    "sendmsg(2, 6, 0)",
+    "sendmsg(3, 6, 0)",
+    "sendmsg(4, 6, 0)",
+    "sendmsg(5, 6, 0)",
+    "sendmsg(6, 6, 0)",
+    "sendmsg(7, 6, 0)",
+    "sendmsg(8, 6, 0)",
+    "sendmsg(9, 6, 0)",
+    "sendmsg(10, 6, 0)",
+    "sendmsg(11, 6, 0)",
+    "sendmsg(12, 6, 0)",
+    "sendmsg(13, 6, 0)",
+    "sendmsg(14, 6, 0)",
+    "sendmsg(15, 6, 0)",
+    "sendmsg(0, 7, 0)",
+    "sendmsg(1, 7, 0)",
+    "sendmsg(2, 7, 0)",
+    "sendmsg(3, 7, 0)",
+    "sendmsg(4, 7, 0)",
+    "sendmsg(5, 7, 0)",
+    "sendmsg(6, 7, 0)",
+    "sendmsg(7, 7, 0)",
+    "sendmsg(8, 7, 0)",
+    "sendmsg(9, 7, 0)",
+    "sendmsg(10, 7, 0)",
+    "sendmsg(11, 7, 0)",
+    "sendmsg(12, 7, 0)",
+    "sendmsg(13, 7, 0)",
+    "sendmsg(14, 7, 0)",
+    "sendmsg(15, 7, 0)",
+    "",
+    "sendmsg(MSG_INTERRUPT)",
+    "",
+    "sendmsg(MSG_GS_DONE, GS_OP_NOP)",
+    "sendmsg(MSG_SAVEWAVE)",
+    "sendmsg(MSG_STALL_WAVE_GEN)",
+    "sendmsg(MSG_HALT_WAVES)",
+    "sendmsg(MSG_ORDERED_PS_DONE)",
+    "sendmsg(MSG_EARLY_PRIM_DEALLOC)",
+    "sendmsg(MSG_GS_ALLOC_REQ)",
+    "sendmsg(MSG_GET_DOORBELL)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 0)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_ECC_ERR_INTERRUPT)",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 0)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_REG_RD)",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 0)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 0)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_SYSMSG, SYSMSG_OP_TTRACE_PC)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(0, 0, 1)",
+    "sendmsg(1, 0, 1)",
+    "sendmsg(2, 0, 1)",
+    "sendmsg(3, 0, 1)",
+    "sendmsg(4, 0, 1)",
+    "sendmsg(5, 0, 1)",
+    "sendmsg(6, 0, 1)",
+    "sendmsg(7, 0, 1)",
+    "sendmsg(8, 0, 1)",
+    "sendmsg(9, 0, 1)",
+    "sendmsg(10, 0, 1)",
+    "sendmsg(11, 0, 1)",
+    "sendmsg(12, 0, 1)",
+    "sendmsg(13, 0, 1)",
+    "sendmsg(14, 0, 1)",
+    "sendmsg(15, 0, 1)",
+    "sendmsg(0, 1, 1)",
+    "sendmsg(1, 1, 1)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 1)",
+    "sendmsg(4, 1, 1)",
+    "sendmsg(5, 1, 1)",
+    "sendmsg(6, 1, 1)",
+    "sendmsg(7, 1, 1)",
+    "sendmsg(8, 1, 1)",
+    "sendmsg(9, 1, 1)",
+    "sendmsg(10, 1, 1)",
+    "sendmsg(11, 1, 1)",
+    "sendmsg(12, 1, 1)",
+    "sendmsg(13, 1, 1)",
+    "sendmsg(14, 1, 1)",
+    "sendmsg(15, 1, 1)",
+    "sendmsg(0, 2, 1)",
+    "sendmsg(1, 2, 1)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 1)",
+    "sendmsg(4, 2, 1)",
+    "sendmsg(5, 2, 1)",
+    "sendmsg(6, 2, 1)",
+    "sendmsg(7, 2, 1)",
+    "sendmsg(8, 2, 1)",
+    "sendmsg(9, 2, 1)",
+    "sendmsg(10, 2, 1)",
+    "sendmsg(11, 2, 1)",
+    "sendmsg(12, 2, 1)",
+    "sendmsg(13, 2, 1)",
+    "sendmsg(14, 2, 1)",
+    "sendmsg(15, 2, 1)",
+    "sendmsg(0, 3, 1)",
+    "sendmsg(1, 3, 1)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 1)",
+    "sendmsg(4, 3, 1)",
+    "sendmsg(5, 3, 1)",
+    "sendmsg(6, 3, 1)",
+    "sendmsg(7, 3, 1)",
+    "sendmsg(8, 3, 1)",
+    "sendmsg(9, 3, 1)",
+    "sendmsg(10, 3, 1)",
+    "sendmsg(11, 3, 1)",
+    "sendmsg(12, 3, 1)",
+    "sendmsg(13, 3, 1)",
+    "sendmsg(14, 3, 1)",
+    "sendmsg(15, 3, 1)",
+    "sendmsg(0, 4, 1)",
+    "sendmsg(1, 4, 1)",
+    "sendmsg(2, 4, 1)",
+    "sendmsg(3, 4, 1)",
+    "sendmsg(4, 4, 1)",
+    "sendmsg(5, 4, 1)",
+    "sendmsg(6, 4, 1)",
+    "sendmsg(7, 4, 1)",
+    "sendmsg(8, 4, 1)",
+    "sendmsg(9, 4, 1)",
+    "sendmsg(10, 4, 1)",
+    "sendmsg(11, 4, 1)",
+    "sendmsg(12, 4, 1)",
+    "sendmsg(13, 4, 1)",
+    "sendmsg(14, 4, 1)",
+    "sendmsg(15, 4, 1)",
+    "sendmsg(0, 5, 1)",
+    "sendmsg(1, 5, 1)",
+    "sendmsg(2, 5, 1)",
+    "sendmsg(3, 5, 1)",
+    "sendmsg(4, 5, 1)",
+    "sendmsg(5, 5, 1)",
+    "sendmsg(6, 5, 1)",
+    "sendmsg(7, 5, 1)",
+    "sendmsg(8, 5, 1)",
+    "sendmsg(9, 5, 1)",
+    "sendmsg(10, 5, 1)",
+    "sendmsg(11, 5, 1)",
+    "sendmsg(12, 5, 1)",
+    "sendmsg(13, 5, 1)",
+    "sendmsg(14, 5, 1)",
+    "sendmsg(15, 5, 1)",
+    "sendmsg(0, 6, 1)",
+    "sendmsg(1, 6, 1)",
+    "sendmsg(2, 6, 1)",
+    "sendmsg(3, 6, 1)",
+    "sendmsg(4, 6, 1)",
+    "sendmsg(5, 6, 1)",
+    "sendmsg(6, 6, 1)",
+    "sendmsg(7, 6, 1)",
+    "sendmsg(8, 6, 1)",
+    "sendmsg(9, 6, 1)",
+    "sendmsg(10, 6, 1)",
+    "sendmsg(11, 6, 1)",
+    "sendmsg(12, 6, 1)",
+    "sendmsg(13, 6, 1)",
+    "sendmsg(14, 6, 1)",
+    "sendmsg(15, 6, 1)",
+    "sendmsg(0, 7, 1)",
+    "sendmsg(1, 7, 1)",
+    "sendmsg(2, 7, 1)",
+    "sendmsg(3, 7, 1)",
+    "sendmsg(4, 7, 1)",
+    "sendmsg(5, 7, 1)",
+    "sendmsg(6, 7, 1)",
+    "sendmsg(7, 7, 1)",
+    "sendmsg(8, 7, 1)",
+    "sendmsg(9, 7, 1)",
+    "sendmsg(10, 7, 1)",
+    "sendmsg(11, 7, 1)",
+    "sendmsg(12, 7, 1)",
+    "sendmsg(13, 7, 1)",
+    "sendmsg(14, 7, 1)",
+    "sendmsg(15, 7, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 1)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 1)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(0, 0, 2)",
+    "sendmsg(1, 0, 2)",
+    "sendmsg(2, 0, 2)",
+    "sendmsg(3, 0, 2)",
+    "sendmsg(4, 0, 2)",
+    "sendmsg(5, 0, 2)",
+    "sendmsg(6, 0, 2)",
+    "sendmsg(7, 0, 2)",
+    "sendmsg(8, 0, 2)",
+    "sendmsg(9, 0, 2)",
+    "sendmsg(10, 0, 2)",
+    "sendmsg(11, 0, 2)",
+    "sendmsg(12, 0, 2)",
+    "sendmsg(13, 0, 2)",
+    "sendmsg(14, 0, 2)",
+    "sendmsg(15, 0, 2)",
+    "sendmsg(0, 1, 2)",
+    "sendmsg(1, 1, 2)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 2)",
+    "sendmsg(4, 1, 2)",
+    "sendmsg(5, 1, 2)",
+    "sendmsg(6, 1, 2)",
+    "sendmsg(7, 1, 2)",
+    "sendmsg(8, 1, 2)",
+    "sendmsg(9, 1, 2)",
+    "sendmsg(10, 1, 2)",
+    "sendmsg(11, 1, 2)",
+    "sendmsg(12, 1, 2)",
+    "sendmsg(13, 1, 2)",
+    "sendmsg(14, 1, 2)",
+    "sendmsg(15, 1, 2)",
+    "sendmsg(0, 2, 2)",
+    "sendmsg(1, 2, 2)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 2)",
+    "sendmsg(4, 2, 2)",
+    "sendmsg(5, 2, 2)",
+    "sendmsg(6, 2, 2)",
+    "sendmsg(7, 2, 2)",
+    "sendmsg(8, 2, 2)",
+    "sendmsg(9, 2, 2)",
+    "sendmsg(10, 2, 2)",
+    "sendmsg(11, 2, 2)",
+    "sendmsg(12, 2, 2)",
+    "sendmsg(13, 2, 2)",
+    "sendmsg(14, 2, 2)",
+    "sendmsg(15, 2, 2)",
+    "sendmsg(0, 3, 2)",
+    "sendmsg(1, 3, 2)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 2)",
+    "sendmsg(4, 3, 2)",
+    "sendmsg(5, 3, 2)",
+    "sendmsg(6, 3, 2)",
+    "sendmsg(7, 3, 2)",
+    "sendmsg(8, 3, 2)",
+    "sendmsg(9, 3, 2)",
+    "sendmsg(10, 3, 2)",
+    "sendmsg(11, 3, 2)",
+    "sendmsg(12, 3, 2)",
+    "sendmsg(13, 3, 2)",
+    "sendmsg(14, 3, 2)",
+    "sendmsg(15, 3, 2)",
+    "sendmsg(0, 4, 2)",
+    "sendmsg(1, 4, 2)",
+    "sendmsg(2, 4, 2)",
+    "sendmsg(3, 4, 2)",
+    "sendmsg(4, 4, 2)",
+    "sendmsg(5, 4, 2)",
+    "sendmsg(6, 4, 2)",
+    "sendmsg(7, 4, 2)",
+    "sendmsg(8, 4, 2)",
+    "sendmsg(9, 4, 2)",
+    "sendmsg(10, 4, 2)",
+    "sendmsg(11, 4, 2)",
+    "sendmsg(12, 4, 2)",
+    "sendmsg(13, 4, 2)",
+    "sendmsg(14, 4, 2)",
+    "sendmsg(15, 4, 2)",
+    "sendmsg(0, 5, 2)",
+    "sendmsg(1, 5, 2)",
+    "sendmsg(2, 5, 2)",
+    "sendmsg(3, 5, 2)",
+    "sendmsg(4, 5, 2)",
+    "sendmsg(5, 5, 2)",
+    "sendmsg(6, 5, 2)",
+    "sendmsg(7, 5, 2)",
+    "sendmsg(8, 5, 2)",
+    "sendmsg(9, 5, 2)",
+    "sendmsg(10, 5, 2)",
+    "sendmsg(11, 5, 2)",
+    "sendmsg(12, 5, 2)",
+    "sendmsg(13, 5, 2)",
+    "sendmsg(14, 5, 2)",
+    "sendmsg(15, 5, 2)",
+    "sendmsg(0, 6, 2)",
+    "sendmsg(1, 6, 2)",
+    "sendmsg(2, 6, 2)",
+    "sendmsg(3, 6, 2)",
+    "sendmsg(4, 6, 2)",
+    "sendmsg(5, 6, 2)",
+    "sendmsg(6, 6, 2)",
+    "sendmsg(7, 6, 2)",
+    "sendmsg(8, 6, 2)",
+    "sendmsg(9, 6, 2)",
+    "sendmsg(10, 6, 2)",
+    "sendmsg(11, 6, 2)",
+    "sendmsg(12, 6, 2)",
+    "sendmsg(13, 6, 2)",
+    "sendmsg(14, 6, 2)",
+    "sendmsg(15, 6, 2)",
+    "sendmsg(0, 7, 2)",
+    "sendmsg(1, 7, 2)",
+    "sendmsg(2, 7, 2)",
+    "sendmsg(3, 7, 2)",
+    "sendmsg(4, 7, 2)",
+    "sendmsg(5, 7, 2)",
+    "sendmsg(6, 7, 2)",
+    "sendmsg(7, 7, 2)",
+    "sendmsg(8, 7, 2)",
+    "sendmsg(9, 7, 2)",
+    "sendmsg(10, 7, 2)",
+    "sendmsg(11, 7, 2)",
+    "sendmsg(12, 7, 2)",
+    "sendmsg(13, 7, 2)",
+    "sendmsg(14, 7, 2)",
+    "sendmsg(15, 7, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 2)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 2)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(0, 0, 3)",
+    "sendmsg(1, 0, 3)",
+    "sendmsg(2, 0, 3)",
+    "sendmsg(3, 0, 3)",
+    "sendmsg(4, 0, 3)",
+    "sendmsg(5, 0, 3)",
+    "sendmsg(6, 0, 3)",
+    "sendmsg(7, 0, 3)",
+    "sendmsg(8, 0, 3)",
+    "sendmsg(9, 0, 3)",
+    "sendmsg(10, 0, 3)",
+    "sendmsg(11, 0, 3)",
+    "sendmsg(12, 0, 3)",
+    "sendmsg(13, 0, 3)",
+    "sendmsg(14, 0, 3)",
+    "sendmsg(15, 0, 3)",
+    "sendmsg(0, 1, 3)",
+    "sendmsg(1, 1, 3)",
+    "sendmsg(MSG_GS, GS_OP_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 3)",
+    "sendmsg(4, 1, 3)",
+    "sendmsg(5, 1, 3)",
+    "sendmsg(6, 1, 3)",
+    "sendmsg(7, 1, 3)",
+    "sendmsg(8, 1, 3)",
+    "sendmsg(9, 1, 3)",
+    "sendmsg(10, 1, 3)",
+    "sendmsg(11, 1, 3)",
+    "sendmsg(12, 1, 3)",
+    "sendmsg(13, 1, 3)",
+    "sendmsg(14, 1, 3)",
+    "sendmsg(15, 1, 3)",
+    "sendmsg(0, 2, 3)",
+    "sendmsg(1, 2, 3)",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 3)",
+    "sendmsg(4, 2, 3)",
+    "sendmsg(5, 2, 3)",
+    "sendmsg(6, 2, 3)",
+    "sendmsg(7, 2, 3)",
+    "sendmsg(8, 2, 3)",
+    "sendmsg(9, 2, 3)",
+    "sendmsg(10, 2, 3)",
+    "sendmsg(11, 2, 3)",
+    "sendmsg(12, 2, 3)",
+    "sendmsg(13, 2, 3)",
+    "sendmsg(14, 2, 3)",
+    "sendmsg(15, 2, 3)",
+    "sendmsg(0, 3, 3)",
+    "sendmsg(1, 3, 3)",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 3)",
+    "sendmsg(4, 3, 3)",
+    "sendmsg(5, 3, 3)",
+    "sendmsg(6, 3, 3)",
+    "sendmsg(7, 3, 3)",
+    "sendmsg(8, 3, 3)",
+    "sendmsg(9, 3, 3)",
+    "sendmsg(10, 3, 3)",
+    "sendmsg(11, 3, 3)",
+    "sendmsg(12, 3, 3)",
+    "sendmsg(13, 3, 3)",
+    "sendmsg(14, 3, 3)",
+    "sendmsg(15, 3, 3)",
+    "sendmsg(0, 4, 3)",
+    "sendmsg(1, 4, 3)",
+    "sendmsg(2, 4, 3)",
+    "sendmsg(3, 4, 3)",
+    "sendmsg(4, 4, 3)",
+    "sendmsg(5, 4, 3)",
+    "sendmsg(6, 4, 3)",
+    "sendmsg(7, 4, 3)",
+    "sendmsg(8, 4, 3)",
+    "sendmsg(9, 4, 3)",
+    "sendmsg(10, 4, 3)",
+    "sendmsg(11, 4, 3)",
+    "sendmsg(12, 4, 3)",
+    "sendmsg(13, 4, 3)",
+    "sendmsg(14, 4, 3)",
+    "sendmsg(15, 4, 3)",
+    "sendmsg(0, 5, 3)",
+    "sendmsg(1, 5, 3)",
+    "sendmsg(2, 5, 3)",
+    "sendmsg(3, 5, 3)",
+    "sendmsg(4, 5, 3)",
+    "sendmsg(5, 5, 3)",
+    "sendmsg(6, 5, 3)",
+    "sendmsg(7, 5, 3)",
+    "sendmsg(8, 5, 3)",
+    "sendmsg(9, 5, 3)",
+    "sendmsg(10, 5, 3)",
+    "sendmsg(11, 5, 3)",
+    "sendmsg(12, 5, 3)",
+    "sendmsg(13, 5, 3)",
+    "sendmsg(14, 5, 3)",
+    "sendmsg(15, 5, 3)",
+    "sendmsg(0, 6, 3)",
+    "sendmsg(1, 6, 3)",
+    "sendmsg(2, 6, 3)",
+    "sendmsg(3, 6, 3)",
+    "sendmsg(4, 6, 3)",
+    "sendmsg(5, 6, 3)",
+    "sendmsg(6, 6, 3)",
+    "sendmsg(7, 6, 3)",
+    "sendmsg(8, 6, 3)",
+    "sendmsg(9, 6, 3)",
+    "sendmsg(10, 6, 3)",
+    "sendmsg(11, 6, 3)",
+    "sendmsg(12, 6, 3)",
+    "sendmsg(13, 6, 3)",
+    "sendmsg(14, 6, 3)",
+    "sendmsg(15, 6, 3)",
+    "sendmsg(0, 7, 3)",
+    "sendmsg(1, 7, 3)",
+    "sendmsg(2, 7, 3)",
+    "sendmsg(3, 7, 3)",
+    "sendmsg(4, 7, 3)",
+    "sendmsg(5, 7, 3)",
+    "sendmsg(6, 7, 3)",
+    "sendmsg(7, 7, 3)",
+    "sendmsg(8, 7, 3)",
+    "sendmsg(9, 7, 3)",
+    "sendmsg(10, 7, 3)",
+    "sendmsg(11, 7, 3)",
+    "sendmsg(12, 7, 3)",
+    "sendmsg(13, 7, 3)",
+    "sendmsg(14, 7, 3)",
+    "sendmsg(15, 7, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_CUT, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "sendmsg(MSG_GS, GS_OP_EMIT_CUT, 3)",
+    "sendmsg(MSG_GS_DONE, GS_OP_EMIT_CUT, 3)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
 ];
 
 /// MTBUF `format:[...]` text for each dfmt | nfmt << 4 (empty = not printed), gfx90a.
 static MTBUF_FORMAT_GFX90A: [&str; 128] = [
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "",
+    "format:[BUF_DATA_FORMAT_INVALID]",
+    "",
+    "format:[BUF_DATA_FORMAT_16]",
+    "format:[BUF_DATA_FORMAT_8_8]",
+    "format:[BUF_DATA_FORMAT_32]",
+    "format:[BUF_DATA_FORMAT_16_16]",
+    "format:[BUF_DATA_FORMAT_10_11_11]",
+    "format:[BUF_DATA_FORMAT_11_11_10]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8]",
+    "format:[BUF_DATA_FORMAT_32_32]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16]",
+    "format:[BUF_DATA_FORMAT_32_32_32]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_FLOAT]",
 ];
 
 /// MTBUF `format:[...]` text for each dfmt | nfmt << 4 (empty = not printed), gfx942.
 static MTBUF_FORMAT_GFX942: [&str; 128] = [
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "",
-    "", "", "", "", "", "", "", "",
+    "format:[BUF_DATA_FORMAT_INVALID]",
+    "",
+    "format:[BUF_DATA_FORMAT_16]",
+    "format:[BUF_DATA_FORMAT_8_8]",
+    "format:[BUF_DATA_FORMAT_32]",
+    "format:[BUF_DATA_FORMAT_16_16]",
+    "format:[BUF_DATA_FORMAT_10_11_11]",
+    "format:[BUF_DATA_FORMAT_11_11_10]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8]",
+    "format:[BUF_DATA_FORMAT_32_32]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16]",
+    "format:[BUF_DATA_FORMAT_32_32_32]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_SNORM]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_USCALED]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_SSCALED]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_UINT]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_SINT]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_RESERVED_6]",
+    "format:[BUF_DATA_FORMAT_INVALID,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_16,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_8_8,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_16_16,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_10_11_11,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_11_11_10,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_10_10_10_2,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_2_10_10_10,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_8_8_8_8,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_16_16_16_16,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32_32_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_32_32_32_32,BUF_NUM_FORMAT_FLOAT]",
+    "format:[BUF_DATA_FORMAT_RESERVED_15,BUF_NUM_FORMAT_FLOAT]",
 ];
 
 /// MTBUF format texts by target.
@@ -24455,270 +28783,276 @@ impl Opcode {
     pub const DS_READ2ST64_B64: Opcode = Opcode(1652);
     pub const DS_ADD_RTN_F64: Opcode = Opcode(1653);
     pub const DS_CONDXCHG32_RTN_B64: Opcode = Opcode(1654);
-    pub const DS_READ_ADDTID_B32: Opcode = Opcode(1655);
-    pub const DS_PK_ADD_RTN_F16: Opcode = Opcode(1656);
-    pub const DS_PK_ADD_RTN_BF16: Opcode = Opcode(1657);
-    pub const DS_CONSUME: Opcode = Opcode(1658);
-    pub const DS_APPEND: Opcode = Opcode(1659);
-    pub const DS_WRITE_B96: Opcode = Opcode(1660);
-    pub const DS_WRITE_B128: Opcode = Opcode(1661);
-    pub const DS_READ_B96: Opcode = Opcode(1662);
-    pub const DS_READ_B128: Opcode = Opcode(1663);
-    pub const FLAT_LOAD_UBYTE: Opcode = Opcode(1664);
-    pub const FLAT_LOAD_SBYTE: Opcode = Opcode(1665);
-    pub const FLAT_LOAD_USHORT: Opcode = Opcode(1666);
-    pub const FLAT_LOAD_SSHORT: Opcode = Opcode(1667);
-    pub const FLAT_LOAD_DWORD: Opcode = Opcode(1668);
-    pub const FLAT_LOAD_DWORDX2: Opcode = Opcode(1669);
-    pub const FLAT_LOAD_DWORDX3: Opcode = Opcode(1670);
-    pub const FLAT_LOAD_DWORDX4: Opcode = Opcode(1671);
-    pub const FLAT_STORE_BYTE: Opcode = Opcode(1672);
-    pub const FLAT_STORE_BYTE_D16_HI: Opcode = Opcode(1673);
-    pub const FLAT_STORE_SHORT: Opcode = Opcode(1674);
-    pub const FLAT_STORE_SHORT_D16_HI: Opcode = Opcode(1675);
-    pub const FLAT_STORE_DWORD: Opcode = Opcode(1676);
-    pub const FLAT_STORE_DWORDX2: Opcode = Opcode(1677);
-    pub const FLAT_STORE_DWORDX3: Opcode = Opcode(1678);
-    pub const FLAT_STORE_DWORDX4: Opcode = Opcode(1679);
-    pub const FLAT_LOAD_UBYTE_D16: Opcode = Opcode(1680);
-    pub const FLAT_LOAD_UBYTE_D16_HI: Opcode = Opcode(1681);
-    pub const FLAT_LOAD_SBYTE_D16: Opcode = Opcode(1682);
-    pub const FLAT_LOAD_SBYTE_D16_HI: Opcode = Opcode(1683);
-    pub const FLAT_LOAD_SHORT_D16: Opcode = Opcode(1684);
-    pub const FLAT_LOAD_SHORT_D16_HI: Opcode = Opcode(1685);
-    pub const FLAT_ATOMIC_SWAP: Opcode = Opcode(1686);
-    pub const FLAT_ATOMIC_CMPSWAP: Opcode = Opcode(1687);
-    pub const FLAT_ATOMIC_ADD: Opcode = Opcode(1688);
-    pub const FLAT_ATOMIC_SUB: Opcode = Opcode(1689);
-    pub const FLAT_ATOMIC_SMIN: Opcode = Opcode(1690);
-    pub const FLAT_ATOMIC_UMIN: Opcode = Opcode(1691);
-    pub const FLAT_ATOMIC_SMAX: Opcode = Opcode(1692);
-    pub const FLAT_ATOMIC_UMAX: Opcode = Opcode(1693);
-    pub const FLAT_ATOMIC_AND: Opcode = Opcode(1694);
-    pub const FLAT_ATOMIC_OR: Opcode = Opcode(1695);
-    pub const FLAT_ATOMIC_XOR: Opcode = Opcode(1696);
-    pub const FLAT_ATOMIC_INC: Opcode = Opcode(1697);
-    pub const FLAT_ATOMIC_DEC: Opcode = Opcode(1698);
-    pub const FLAT_ATOMIC_ADD_F32: Opcode = Opcode(1699);
-    pub const FLAT_ATOMIC_PK_ADD_F16: Opcode = Opcode(1700);
-    pub const FLAT_ATOMIC_ADD_F64: Opcode = Opcode(1701);
-    pub const FLAT_ATOMIC_MIN_F64: Opcode = Opcode(1702);
-    pub const FLAT_ATOMIC_MAX_F64: Opcode = Opcode(1703);
-    pub const FLAT_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1704);
-    pub const FLAT_ATOMIC_SWAP_X2: Opcode = Opcode(1705);
-    pub const FLAT_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1706);
-    pub const FLAT_ATOMIC_ADD_X2: Opcode = Opcode(1707);
-    pub const FLAT_ATOMIC_SUB_X2: Opcode = Opcode(1708);
-    pub const FLAT_ATOMIC_SMIN_X2: Opcode = Opcode(1709);
-    pub const FLAT_ATOMIC_UMIN_X2: Opcode = Opcode(1710);
-    pub const FLAT_ATOMIC_SMAX_X2: Opcode = Opcode(1711);
-    pub const FLAT_ATOMIC_UMAX_X2: Opcode = Opcode(1712);
-    pub const FLAT_ATOMIC_AND_X2: Opcode = Opcode(1713);
-    pub const FLAT_ATOMIC_OR_X2: Opcode = Opcode(1714);
-    pub const FLAT_ATOMIC_XOR_X2: Opcode = Opcode(1715);
-    pub const FLAT_ATOMIC_INC_X2: Opcode = Opcode(1716);
-    pub const FLAT_ATOMIC_DEC_X2: Opcode = Opcode(1717);
-    pub const GLOBAL_LOAD_UBYTE: Opcode = Opcode(1718);
-    pub const GLOBAL_LOAD_SBYTE: Opcode = Opcode(1719);
-    pub const GLOBAL_LOAD_USHORT: Opcode = Opcode(1720);
-    pub const GLOBAL_LOAD_SSHORT: Opcode = Opcode(1721);
-    pub const GLOBAL_LOAD_DWORD: Opcode = Opcode(1722);
-    pub const GLOBAL_LOAD_DWORDX2: Opcode = Opcode(1723);
-    pub const GLOBAL_LOAD_DWORDX3: Opcode = Opcode(1724);
-    pub const GLOBAL_LOAD_DWORDX4: Opcode = Opcode(1725);
-    pub const GLOBAL_STORE_BYTE: Opcode = Opcode(1726);
-    pub const GLOBAL_STORE_BYTE_D16_HI: Opcode = Opcode(1727);
-    pub const GLOBAL_STORE_SHORT: Opcode = Opcode(1728);
-    pub const GLOBAL_STORE_SHORT_D16_HI: Opcode = Opcode(1729);
-    pub const GLOBAL_STORE_DWORD: Opcode = Opcode(1730);
-    pub const GLOBAL_STORE_DWORDX2: Opcode = Opcode(1731);
-    pub const GLOBAL_STORE_DWORDX3: Opcode = Opcode(1732);
-    pub const GLOBAL_STORE_DWORDX4: Opcode = Opcode(1733);
-    pub const GLOBAL_LOAD_UBYTE_D16: Opcode = Opcode(1734);
-    pub const GLOBAL_LOAD_UBYTE_D16_HI: Opcode = Opcode(1735);
-    pub const GLOBAL_LOAD_SBYTE_D16: Opcode = Opcode(1736);
-    pub const GLOBAL_LOAD_SBYTE_D16_HI: Opcode = Opcode(1737);
-    pub const GLOBAL_LOAD_SHORT_D16: Opcode = Opcode(1738);
-    pub const GLOBAL_LOAD_SHORT_D16_HI: Opcode = Opcode(1739);
-    pub const GLOBAL_LOAD_LDS_UBYTE: Opcode = Opcode(1740);
-    pub const GLOBAL_LOAD_LDS_SBYTE: Opcode = Opcode(1741);
-    pub const GLOBAL_LOAD_LDS_USHORT: Opcode = Opcode(1742);
-    pub const GLOBAL_LOAD_LDS_SSHORT: Opcode = Opcode(1743);
-    pub const GLOBAL_LOAD_LDS_DWORD: Opcode = Opcode(1744);
-    pub const GLOBAL_ATOMIC_SWAP: Opcode = Opcode(1745);
-    pub const GLOBAL_ATOMIC_CMPSWAP: Opcode = Opcode(1746);
-    pub const GLOBAL_ATOMIC_ADD: Opcode = Opcode(1747);
-    pub const GLOBAL_ATOMIC_SUB: Opcode = Opcode(1748);
-    pub const GLOBAL_ATOMIC_SMIN: Opcode = Opcode(1749);
-    pub const GLOBAL_ATOMIC_UMIN: Opcode = Opcode(1750);
-    pub const GLOBAL_ATOMIC_SMAX: Opcode = Opcode(1751);
-    pub const GLOBAL_ATOMIC_UMAX: Opcode = Opcode(1752);
-    pub const GLOBAL_ATOMIC_AND: Opcode = Opcode(1753);
-    pub const GLOBAL_ATOMIC_OR: Opcode = Opcode(1754);
-    pub const GLOBAL_ATOMIC_XOR: Opcode = Opcode(1755);
-    pub const GLOBAL_ATOMIC_INC: Opcode = Opcode(1756);
-    pub const GLOBAL_ATOMIC_DEC: Opcode = Opcode(1757);
-    pub const GLOBAL_ATOMIC_ADD_F32: Opcode = Opcode(1758);
-    pub const GLOBAL_ATOMIC_PK_ADD_F16: Opcode = Opcode(1759);
-    pub const GLOBAL_ATOMIC_ADD_F64: Opcode = Opcode(1760);
-    pub const GLOBAL_ATOMIC_MIN_F64: Opcode = Opcode(1761);
-    pub const GLOBAL_ATOMIC_MAX_F64: Opcode = Opcode(1762);
-    pub const GLOBAL_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1763);
-    pub const GLOBAL_ATOMIC_SWAP_X2: Opcode = Opcode(1764);
-    pub const GLOBAL_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1765);
-    pub const GLOBAL_ATOMIC_ADD_X2: Opcode = Opcode(1766);
-    pub const GLOBAL_ATOMIC_SUB_X2: Opcode = Opcode(1767);
-    pub const GLOBAL_ATOMIC_SMIN_X2: Opcode = Opcode(1768);
-    pub const GLOBAL_ATOMIC_UMIN_X2: Opcode = Opcode(1769);
-    pub const GLOBAL_ATOMIC_SMAX_X2: Opcode = Opcode(1770);
-    pub const GLOBAL_ATOMIC_UMAX_X2: Opcode = Opcode(1771);
-    pub const GLOBAL_ATOMIC_AND_X2: Opcode = Opcode(1772);
-    pub const GLOBAL_ATOMIC_OR_X2: Opcode = Opcode(1773);
-    pub const GLOBAL_ATOMIC_XOR_X2: Opcode = Opcode(1774);
-    pub const GLOBAL_ATOMIC_INC_X2: Opcode = Opcode(1775);
-    pub const GLOBAL_ATOMIC_DEC_X2: Opcode = Opcode(1776);
-    pub const SCRATCH_LOAD_UBYTE: Opcode = Opcode(1777);
-    pub const SCRATCH_LOAD_SBYTE: Opcode = Opcode(1778);
-    pub const SCRATCH_LOAD_USHORT: Opcode = Opcode(1779);
-    pub const SCRATCH_LOAD_SSHORT: Opcode = Opcode(1780);
-    pub const SCRATCH_LOAD_DWORD: Opcode = Opcode(1781);
-    pub const SCRATCH_LOAD_DWORDX2: Opcode = Opcode(1782);
-    pub const SCRATCH_LOAD_DWORDX3: Opcode = Opcode(1783);
-    pub const SCRATCH_LOAD_DWORDX4: Opcode = Opcode(1784);
-    pub const SCRATCH_STORE_BYTE: Opcode = Opcode(1785);
-    pub const SCRATCH_STORE_BYTE_D16_HI: Opcode = Opcode(1786);
-    pub const SCRATCH_STORE_SHORT: Opcode = Opcode(1787);
-    pub const SCRATCH_STORE_SHORT_D16_HI: Opcode = Opcode(1788);
-    pub const SCRATCH_STORE_DWORD: Opcode = Opcode(1789);
-    pub const SCRATCH_STORE_DWORDX2: Opcode = Opcode(1790);
-    pub const SCRATCH_STORE_DWORDX3: Opcode = Opcode(1791);
-    pub const SCRATCH_STORE_DWORDX4: Opcode = Opcode(1792);
-    pub const SCRATCH_LOAD_UBYTE_D16: Opcode = Opcode(1793);
-    pub const SCRATCH_LOAD_UBYTE_D16_HI: Opcode = Opcode(1794);
-    pub const SCRATCH_LOAD_SBYTE_D16: Opcode = Opcode(1795);
-    pub const SCRATCH_LOAD_SBYTE_D16_HI: Opcode = Opcode(1796);
-    pub const SCRATCH_LOAD_SHORT_D16: Opcode = Opcode(1797);
-    pub const SCRATCH_LOAD_SHORT_D16_HI: Opcode = Opcode(1798);
-    pub const SCRATCH_LOAD_LDS_UBYTE: Opcode = Opcode(1799);
-    pub const SCRATCH_LOAD_LDS_SBYTE: Opcode = Opcode(1800);
-    pub const SCRATCH_LOAD_LDS_USHORT: Opcode = Opcode(1801);
-    pub const SCRATCH_LOAD_LDS_SSHORT: Opcode = Opcode(1802);
-    pub const SCRATCH_LOAD_LDS_DWORD: Opcode = Opcode(1803);
-    pub const BUFFER_LOAD_FORMAT_X: Opcode = Opcode(1804);
-    pub const BUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1805);
-    pub const BUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1806);
-    pub const BUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1807);
-    pub const BUFFER_STORE_FORMAT_X: Opcode = Opcode(1808);
-    pub const BUFFER_STORE_FORMAT_XY: Opcode = Opcode(1809);
-    pub const BUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1810);
-    pub const BUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1811);
-    pub const BUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1812);
-    pub const BUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1813);
-    pub const BUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1814);
-    pub const BUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1815);
-    pub const BUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1816);
-    pub const BUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1817);
-    pub const BUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1818);
-    pub const BUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1819);
-    pub const BUFFER_LOAD_UBYTE: Opcode = Opcode(1820);
-    pub const BUFFER_LOAD_SBYTE: Opcode = Opcode(1821);
-    pub const BUFFER_LOAD_USHORT: Opcode = Opcode(1822);
-    pub const BUFFER_LOAD_SSHORT: Opcode = Opcode(1823);
-    pub const BUFFER_LOAD_DWORD: Opcode = Opcode(1824);
-    pub const BUFFER_LOAD_DWORDX2: Opcode = Opcode(1825);
-    pub const BUFFER_LOAD_DWORDX3: Opcode = Opcode(1826);
-    pub const BUFFER_LOAD_DWORDX4: Opcode = Opcode(1827);
-    pub const BUFFER_STORE_BYTE: Opcode = Opcode(1828);
-    pub const BUFFER_STORE_BYTE_D16_HI: Opcode = Opcode(1829);
-    pub const BUFFER_STORE_SHORT: Opcode = Opcode(1830);
-    pub const BUFFER_STORE_SHORT_D16_HI: Opcode = Opcode(1831);
-    pub const BUFFER_STORE_DWORD: Opcode = Opcode(1832);
-    pub const BUFFER_STORE_DWORDX2: Opcode = Opcode(1833);
-    pub const BUFFER_STORE_DWORDX3: Opcode = Opcode(1834);
-    pub const BUFFER_STORE_DWORDX4: Opcode = Opcode(1835);
-    pub const BUFFER_LOAD_UBYTE_D16: Opcode = Opcode(1836);
-    pub const BUFFER_LOAD_UBYTE_D16_HI: Opcode = Opcode(1837);
-    pub const BUFFER_LOAD_SBYTE_D16: Opcode = Opcode(1838);
-    pub const BUFFER_LOAD_SBYTE_D16_HI: Opcode = Opcode(1839);
-    pub const BUFFER_LOAD_SHORT_D16: Opcode = Opcode(1840);
-    pub const BUFFER_LOAD_SHORT_D16_HI: Opcode = Opcode(1841);
-    pub const BUFFER_LOAD_FORMAT_D16_HI_X: Opcode = Opcode(1842);
-    pub const BUFFER_STORE_FORMAT_D16_HI_X: Opcode = Opcode(1843);
-    pub const BUFFER_WBL2: Opcode = Opcode(1844);
-    pub const BUFFER_INVL2: Opcode = Opcode(1845);
-    pub const BUFFER_INV: Opcode = Opcode(1846);
-    pub const BUFFER_WBINVL1: Opcode = Opcode(1847);
-    pub const BUFFER_WBINVL1_VOL: Opcode = Opcode(1848);
-    pub const BUFFER_ATOMIC_SWAP: Opcode = Opcode(1849);
-    pub const BUFFER_ATOMIC_CMPSWAP: Opcode = Opcode(1850);
-    pub const BUFFER_ATOMIC_ADD: Opcode = Opcode(1851);
-    pub const BUFFER_ATOMIC_SUB: Opcode = Opcode(1852);
-    pub const BUFFER_ATOMIC_SMIN: Opcode = Opcode(1853);
-    pub const BUFFER_ATOMIC_UMIN: Opcode = Opcode(1854);
-    pub const BUFFER_ATOMIC_SMAX: Opcode = Opcode(1855);
-    pub const BUFFER_ATOMIC_UMAX: Opcode = Opcode(1856);
-    pub const BUFFER_ATOMIC_AND: Opcode = Opcode(1857);
-    pub const BUFFER_ATOMIC_OR: Opcode = Opcode(1858);
-    pub const BUFFER_ATOMIC_XOR: Opcode = Opcode(1859);
-    pub const BUFFER_ATOMIC_INC: Opcode = Opcode(1860);
-    pub const BUFFER_ATOMIC_DEC: Opcode = Opcode(1861);
-    pub const BUFFER_ATOMIC_ADD_F32: Opcode = Opcode(1862);
-    pub const BUFFER_ATOMIC_PK_ADD_F16: Opcode = Opcode(1863);
-    pub const BUFFER_ATOMIC_ADD_F64: Opcode = Opcode(1864);
-    pub const BUFFER_ATOMIC_MIN_F64: Opcode = Opcode(1865);
-    pub const BUFFER_ATOMIC_MAX_F64: Opcode = Opcode(1866);
-    pub const BUFFER_ATOMIC_SWAP_X2: Opcode = Opcode(1867);
-    pub const BUFFER_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1868);
-    pub const BUFFER_ATOMIC_ADD_X2: Opcode = Opcode(1869);
-    pub const BUFFER_ATOMIC_SUB_X2: Opcode = Opcode(1870);
-    pub const BUFFER_ATOMIC_SMIN_X2: Opcode = Opcode(1871);
-    pub const BUFFER_ATOMIC_UMIN_X2: Opcode = Opcode(1872);
-    pub const BUFFER_ATOMIC_SMAX_X2: Opcode = Opcode(1873);
-    pub const BUFFER_ATOMIC_UMAX_X2: Opcode = Opcode(1874);
-    pub const BUFFER_ATOMIC_AND_X2: Opcode = Opcode(1875);
-    pub const BUFFER_ATOMIC_OR_X2: Opcode = Opcode(1876);
-    pub const BUFFER_ATOMIC_XOR_X2: Opcode = Opcode(1877);
-    pub const BUFFER_ATOMIC_INC_X2: Opcode = Opcode(1878);
-    pub const BUFFER_ATOMIC_DEC_X2: Opcode = Opcode(1879);
-    pub const TBUFFER_LOAD_FORMAT_X: Opcode = Opcode(1880);
-    pub const TBUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1881);
-    pub const TBUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1882);
-    pub const TBUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1883);
-    pub const TBUFFER_STORE_FORMAT_X: Opcode = Opcode(1884);
-    pub const TBUFFER_STORE_FORMAT_XY: Opcode = Opcode(1885);
-    pub const TBUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1886);
-    pub const TBUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1887);
-    pub const TBUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1888);
-    pub const TBUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1889);
-    pub const TBUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1890);
-    pub const TBUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1891);
-    pub const TBUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1892);
-    pub const TBUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1893);
-    pub const TBUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1894);
-    pub const TBUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1895);
-    pub const IMAGE_LOAD: Opcode = Opcode(1896);
-    pub const IMAGE_LOAD_MIP: Opcode = Opcode(1897);
-    pub const IMAGE_LOAD_PCK: Opcode = Opcode(1898);
-    pub const IMAGE_LOAD_PCK_SGN: Opcode = Opcode(1899);
-    pub const IMAGE_LOAD_MIP_PCK: Opcode = Opcode(1900);
-    pub const IMAGE_LOAD_MIP_PCK_SGN: Opcode = Opcode(1901);
-    pub const IMAGE_STORE: Opcode = Opcode(1902);
-    pub const IMAGE_STORE_MIP: Opcode = Opcode(1903);
-    pub const IMAGE_STORE_PCK: Opcode = Opcode(1904);
-    pub const IMAGE_STORE_MIP_PCK: Opcode = Opcode(1905);
-    pub const IMAGE_GET_RESINFO: Opcode = Opcode(1906);
-    pub const IMAGE_ATOMIC_SWAP: Opcode = Opcode(1907);
-    pub const IMAGE_ATOMIC_CMPSWAP: Opcode = Opcode(1908);
-    pub const IMAGE_ATOMIC_ADD: Opcode = Opcode(1909);
-    pub const IMAGE_ATOMIC_SUB: Opcode = Opcode(1910);
-    pub const IMAGE_ATOMIC_SMIN: Opcode = Opcode(1911);
-    pub const IMAGE_ATOMIC_UMIN: Opcode = Opcode(1912);
-    pub const IMAGE_ATOMIC_SMAX: Opcode = Opcode(1913);
-    pub const IMAGE_ATOMIC_UMAX: Opcode = Opcode(1914);
-    pub const IMAGE_ATOMIC_AND: Opcode = Opcode(1915);
-    pub const IMAGE_ATOMIC_OR: Opcode = Opcode(1916);
-    pub const IMAGE_ATOMIC_XOR: Opcode = Opcode(1917);
-    pub const IMAGE_ATOMIC_INC: Opcode = Opcode(1918);
-    pub const IMAGE_ATOMIC_DEC: Opcode = Opcode(1919);
-    pub const IMAGE_SAMPLE: Opcode = Opcode(1920);
+    pub const DS_GWS_SEMA_RELEASE_ALL: Opcode = Opcode(1655);
+    pub const DS_GWS_INIT: Opcode = Opcode(1656);
+    pub const DS_GWS_SEMA_V: Opcode = Opcode(1657);
+    pub const DS_GWS_SEMA_BR: Opcode = Opcode(1658);
+    pub const DS_GWS_SEMA_P: Opcode = Opcode(1659);
+    pub const DS_GWS_BARRIER: Opcode = Opcode(1660);
+    pub const DS_READ_ADDTID_B32: Opcode = Opcode(1661);
+    pub const DS_PK_ADD_RTN_F16: Opcode = Opcode(1662);
+    pub const DS_PK_ADD_RTN_BF16: Opcode = Opcode(1663);
+    pub const DS_CONSUME: Opcode = Opcode(1664);
+    pub const DS_APPEND: Opcode = Opcode(1665);
+    pub const DS_WRITE_B96: Opcode = Opcode(1666);
+    pub const DS_WRITE_B128: Opcode = Opcode(1667);
+    pub const DS_READ_B96: Opcode = Opcode(1668);
+    pub const DS_READ_B128: Opcode = Opcode(1669);
+    pub const FLAT_LOAD_UBYTE: Opcode = Opcode(1670);
+    pub const FLAT_LOAD_SBYTE: Opcode = Opcode(1671);
+    pub const FLAT_LOAD_USHORT: Opcode = Opcode(1672);
+    pub const FLAT_LOAD_SSHORT: Opcode = Opcode(1673);
+    pub const FLAT_LOAD_DWORD: Opcode = Opcode(1674);
+    pub const FLAT_LOAD_DWORDX2: Opcode = Opcode(1675);
+    pub const FLAT_LOAD_DWORDX3: Opcode = Opcode(1676);
+    pub const FLAT_LOAD_DWORDX4: Opcode = Opcode(1677);
+    pub const FLAT_STORE_BYTE: Opcode = Opcode(1678);
+    pub const FLAT_STORE_BYTE_D16_HI: Opcode = Opcode(1679);
+    pub const FLAT_STORE_SHORT: Opcode = Opcode(1680);
+    pub const FLAT_STORE_SHORT_D16_HI: Opcode = Opcode(1681);
+    pub const FLAT_STORE_DWORD: Opcode = Opcode(1682);
+    pub const FLAT_STORE_DWORDX2: Opcode = Opcode(1683);
+    pub const FLAT_STORE_DWORDX3: Opcode = Opcode(1684);
+    pub const FLAT_STORE_DWORDX4: Opcode = Opcode(1685);
+    pub const FLAT_LOAD_UBYTE_D16: Opcode = Opcode(1686);
+    pub const FLAT_LOAD_UBYTE_D16_HI: Opcode = Opcode(1687);
+    pub const FLAT_LOAD_SBYTE_D16: Opcode = Opcode(1688);
+    pub const FLAT_LOAD_SBYTE_D16_HI: Opcode = Opcode(1689);
+    pub const FLAT_LOAD_SHORT_D16: Opcode = Opcode(1690);
+    pub const FLAT_LOAD_SHORT_D16_HI: Opcode = Opcode(1691);
+    pub const FLAT_ATOMIC_SWAP: Opcode = Opcode(1692);
+    pub const FLAT_ATOMIC_CMPSWAP: Opcode = Opcode(1693);
+    pub const FLAT_ATOMIC_ADD: Opcode = Opcode(1694);
+    pub const FLAT_ATOMIC_SUB: Opcode = Opcode(1695);
+    pub const FLAT_ATOMIC_SMIN: Opcode = Opcode(1696);
+    pub const FLAT_ATOMIC_UMIN: Opcode = Opcode(1697);
+    pub const FLAT_ATOMIC_SMAX: Opcode = Opcode(1698);
+    pub const FLAT_ATOMIC_UMAX: Opcode = Opcode(1699);
+    pub const FLAT_ATOMIC_AND: Opcode = Opcode(1700);
+    pub const FLAT_ATOMIC_OR: Opcode = Opcode(1701);
+    pub const FLAT_ATOMIC_XOR: Opcode = Opcode(1702);
+    pub const FLAT_ATOMIC_INC: Opcode = Opcode(1703);
+    pub const FLAT_ATOMIC_DEC: Opcode = Opcode(1704);
+    pub const FLAT_ATOMIC_ADD_F32: Opcode = Opcode(1705);
+    pub const FLAT_ATOMIC_PK_ADD_F16: Opcode = Opcode(1706);
+    pub const FLAT_ATOMIC_ADD_F64: Opcode = Opcode(1707);
+    pub const FLAT_ATOMIC_MIN_F64: Opcode = Opcode(1708);
+    pub const FLAT_ATOMIC_MAX_F64: Opcode = Opcode(1709);
+    pub const FLAT_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1710);
+    pub const FLAT_ATOMIC_SWAP_X2: Opcode = Opcode(1711);
+    pub const FLAT_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1712);
+    pub const FLAT_ATOMIC_ADD_X2: Opcode = Opcode(1713);
+    pub const FLAT_ATOMIC_SUB_X2: Opcode = Opcode(1714);
+    pub const FLAT_ATOMIC_SMIN_X2: Opcode = Opcode(1715);
+    pub const FLAT_ATOMIC_UMIN_X2: Opcode = Opcode(1716);
+    pub const FLAT_ATOMIC_SMAX_X2: Opcode = Opcode(1717);
+    pub const FLAT_ATOMIC_UMAX_X2: Opcode = Opcode(1718);
+    pub const FLAT_ATOMIC_AND_X2: Opcode = Opcode(1719);
+    pub const FLAT_ATOMIC_OR_X2: Opcode = Opcode(1720);
+    pub const FLAT_ATOMIC_XOR_X2: Opcode = Opcode(1721);
+    pub const FLAT_ATOMIC_INC_X2: Opcode = Opcode(1722);
+    pub const FLAT_ATOMIC_DEC_X2: Opcode = Opcode(1723);
+    pub const GLOBAL_LOAD_UBYTE: Opcode = Opcode(1724);
+    pub const GLOBAL_LOAD_SBYTE: Opcode = Opcode(1725);
+    pub const GLOBAL_LOAD_USHORT: Opcode = Opcode(1726);
+    pub const GLOBAL_LOAD_SSHORT: Opcode = Opcode(1727);
+    pub const GLOBAL_LOAD_DWORD: Opcode = Opcode(1728);
+    pub const GLOBAL_LOAD_DWORDX2: Opcode = Opcode(1729);
+    pub const GLOBAL_LOAD_DWORDX3: Opcode = Opcode(1730);
+    pub const GLOBAL_LOAD_DWORDX4: Opcode = Opcode(1731);
+    pub const GLOBAL_STORE_BYTE: Opcode = Opcode(1732);
+    pub const GLOBAL_STORE_BYTE_D16_HI: Opcode = Opcode(1733);
+    pub const GLOBAL_STORE_SHORT: Opcode = Opcode(1734);
+    pub const GLOBAL_STORE_SHORT_D16_HI: Opcode = Opcode(1735);
+    pub const GLOBAL_STORE_DWORD: Opcode = Opcode(1736);
+    pub const GLOBAL_STORE_DWORDX2: Opcode = Opcode(1737);
+    pub const GLOBAL_STORE_DWORDX3: Opcode = Opcode(1738);
+    pub const GLOBAL_STORE_DWORDX4: Opcode = Opcode(1739);
+    pub const GLOBAL_LOAD_UBYTE_D16: Opcode = Opcode(1740);
+    pub const GLOBAL_LOAD_UBYTE_D16_HI: Opcode = Opcode(1741);
+    pub const GLOBAL_LOAD_SBYTE_D16: Opcode = Opcode(1742);
+    pub const GLOBAL_LOAD_SBYTE_D16_HI: Opcode = Opcode(1743);
+    pub const GLOBAL_LOAD_SHORT_D16: Opcode = Opcode(1744);
+    pub const GLOBAL_LOAD_SHORT_D16_HI: Opcode = Opcode(1745);
+    pub const GLOBAL_LOAD_LDS_UBYTE: Opcode = Opcode(1746);
+    pub const GLOBAL_LOAD_LDS_SBYTE: Opcode = Opcode(1747);
+    pub const GLOBAL_LOAD_LDS_USHORT: Opcode = Opcode(1748);
+    pub const GLOBAL_LOAD_LDS_SSHORT: Opcode = Opcode(1749);
+    pub const GLOBAL_LOAD_LDS_DWORD: Opcode = Opcode(1750);
+    pub const GLOBAL_ATOMIC_SWAP: Opcode = Opcode(1751);
+    pub const GLOBAL_ATOMIC_CMPSWAP: Opcode = Opcode(1752);
+    pub const GLOBAL_ATOMIC_ADD: Opcode = Opcode(1753);
+    pub const GLOBAL_ATOMIC_SUB: Opcode = Opcode(1754);
+    pub const GLOBAL_ATOMIC_SMIN: Opcode = Opcode(1755);
+    pub const GLOBAL_ATOMIC_UMIN: Opcode = Opcode(1756);
+    pub const GLOBAL_ATOMIC_SMAX: Opcode = Opcode(1757);
+    pub const GLOBAL_ATOMIC_UMAX: Opcode = Opcode(1758);
+    pub const GLOBAL_ATOMIC_AND: Opcode = Opcode(1759);
+    pub const GLOBAL_ATOMIC_OR: Opcode = Opcode(1760);
+    pub const GLOBAL_ATOMIC_XOR: Opcode = Opcode(1761);
+    pub const GLOBAL_ATOMIC_INC: Opcode = Opcode(1762);
+    pub const GLOBAL_ATOMIC_DEC: Opcode = Opcode(1763);
+    pub const GLOBAL_ATOMIC_ADD_F32: Opcode = Opcode(1764);
+    pub const GLOBAL_ATOMIC_PK_ADD_F16: Opcode = Opcode(1765);
+    pub const GLOBAL_ATOMIC_ADD_F64: Opcode = Opcode(1766);
+    pub const GLOBAL_ATOMIC_MIN_F64: Opcode = Opcode(1767);
+    pub const GLOBAL_ATOMIC_MAX_F64: Opcode = Opcode(1768);
+    pub const GLOBAL_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1769);
+    pub const GLOBAL_ATOMIC_SWAP_X2: Opcode = Opcode(1770);
+    pub const GLOBAL_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1771);
+    pub const GLOBAL_ATOMIC_ADD_X2: Opcode = Opcode(1772);
+    pub const GLOBAL_ATOMIC_SUB_X2: Opcode = Opcode(1773);
+    pub const GLOBAL_ATOMIC_SMIN_X2: Opcode = Opcode(1774);
+    pub const GLOBAL_ATOMIC_UMIN_X2: Opcode = Opcode(1775);
+    pub const GLOBAL_ATOMIC_SMAX_X2: Opcode = Opcode(1776);
+    pub const GLOBAL_ATOMIC_UMAX_X2: Opcode = Opcode(1777);
+    pub const GLOBAL_ATOMIC_AND_X2: Opcode = Opcode(1778);
+    pub const GLOBAL_ATOMIC_OR_X2: Opcode = Opcode(1779);
+    pub const GLOBAL_ATOMIC_XOR_X2: Opcode = Opcode(1780);
+    pub const GLOBAL_ATOMIC_INC_X2: Opcode = Opcode(1781);
+    pub const GLOBAL_ATOMIC_DEC_X2: Opcode = Opcode(1782);
+    pub const SCRATCH_LOAD_UBYTE: Opcode = Opcode(1783);
+    pub const SCRATCH_LOAD_SBYTE: Opcode = Opcode(1784);
+    pub const SCRATCH_LOAD_USHORT: Opcode = Opcode(1785);
+    pub const SCRATCH_LOAD_SSHORT: Opcode = Opcode(1786);
+    pub const SCRATCH_LOAD_DWORD: Opcode = Opcode(1787);
+    pub const SCRATCH_LOAD_DWORDX2: Opcode = Opcode(1788);
+    pub const SCRATCH_LOAD_DWORDX3: Opcode = Opcode(1789);
+    pub const SCRATCH_LOAD_DWORDX4: Opcode = Opcode(1790);
+    pub const SCRATCH_STORE_BYTE: Opcode = Opcode(1791);
+    pub const SCRATCH_STORE_BYTE_D16_HI: Opcode = Opcode(1792);
+    pub const SCRATCH_STORE_SHORT: Opcode = Opcode(1793);
+    pub const SCRATCH_STORE_SHORT_D16_HI: Opcode = Opcode(1794);
+    pub const SCRATCH_STORE_DWORD: Opcode = Opcode(1795);
+    pub const SCRATCH_STORE_DWORDX2: Opcode = Opcode(1796);
+    pub const SCRATCH_STORE_DWORDX3: Opcode = Opcode(1797);
+    pub const SCRATCH_STORE_DWORDX4: Opcode = Opcode(1798);
+    pub const SCRATCH_LOAD_UBYTE_D16: Opcode = Opcode(1799);
+    pub const SCRATCH_LOAD_UBYTE_D16_HI: Opcode = Opcode(1800);
+    pub const SCRATCH_LOAD_SBYTE_D16: Opcode = Opcode(1801);
+    pub const SCRATCH_LOAD_SBYTE_D16_HI: Opcode = Opcode(1802);
+    pub const SCRATCH_LOAD_SHORT_D16: Opcode = Opcode(1803);
+    pub const SCRATCH_LOAD_SHORT_D16_HI: Opcode = Opcode(1804);
+    pub const SCRATCH_LOAD_LDS_UBYTE: Opcode = Opcode(1805);
+    pub const SCRATCH_LOAD_LDS_SBYTE: Opcode = Opcode(1806);
+    pub const SCRATCH_LOAD_LDS_USHORT: Opcode = Opcode(1807);
+    pub const SCRATCH_LOAD_LDS_SSHORT: Opcode = Opcode(1808);
+    pub const SCRATCH_LOAD_LDS_DWORD: Opcode = Opcode(1809);
+    pub const BUFFER_LOAD_FORMAT_X: Opcode = Opcode(1810);
+    pub const BUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1811);
+    pub const BUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1812);
+    pub const BUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1813);
+    pub const BUFFER_STORE_FORMAT_X: Opcode = Opcode(1814);
+    pub const BUFFER_STORE_FORMAT_XY: Opcode = Opcode(1815);
+    pub const BUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1816);
+    pub const BUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1817);
+    pub const BUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1818);
+    pub const BUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1819);
+    pub const BUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1820);
+    pub const BUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1821);
+    pub const BUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1822);
+    pub const BUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1823);
+    pub const BUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1824);
+    pub const BUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1825);
+    pub const BUFFER_LOAD_UBYTE: Opcode = Opcode(1826);
+    pub const BUFFER_LOAD_SBYTE: Opcode = Opcode(1827);
+    pub const BUFFER_LOAD_USHORT: Opcode = Opcode(1828);
+    pub const BUFFER_LOAD_SSHORT: Opcode = Opcode(1829);
+    pub const BUFFER_LOAD_DWORD: Opcode = Opcode(1830);
+    pub const BUFFER_LOAD_DWORDX2: Opcode = Opcode(1831);
+    pub const BUFFER_LOAD_DWORDX3: Opcode = Opcode(1832);
+    pub const BUFFER_LOAD_DWORDX4: Opcode = Opcode(1833);
+    pub const BUFFER_STORE_BYTE: Opcode = Opcode(1834);
+    pub const BUFFER_STORE_BYTE_D16_HI: Opcode = Opcode(1835);
+    pub const BUFFER_STORE_SHORT: Opcode = Opcode(1836);
+    pub const BUFFER_STORE_SHORT_D16_HI: Opcode = Opcode(1837);
+    pub const BUFFER_STORE_DWORD: Opcode = Opcode(1838);
+    pub const BUFFER_STORE_DWORDX2: Opcode = Opcode(1839);
+    pub const BUFFER_STORE_DWORDX3: Opcode = Opcode(1840);
+    pub const BUFFER_STORE_DWORDX4: Opcode = Opcode(1841);
+    pub const BUFFER_LOAD_UBYTE_D16: Opcode = Opcode(1842);
+    pub const BUFFER_LOAD_UBYTE_D16_HI: Opcode = Opcode(1843);
+    pub const BUFFER_LOAD_SBYTE_D16: Opcode = Opcode(1844);
+    pub const BUFFER_LOAD_SBYTE_D16_HI: Opcode = Opcode(1845);
+    pub const BUFFER_LOAD_SHORT_D16: Opcode = Opcode(1846);
+    pub const BUFFER_LOAD_SHORT_D16_HI: Opcode = Opcode(1847);
+    pub const BUFFER_LOAD_FORMAT_D16_HI_X: Opcode = Opcode(1848);
+    pub const BUFFER_STORE_FORMAT_D16_HI_X: Opcode = Opcode(1849);
+    pub const BUFFER_WBL2: Opcode = Opcode(1850);
+    pub const BUFFER_INVL2: Opcode = Opcode(1851);
+    pub const BUFFER_INV: Opcode = Opcode(1852);
+    pub const BUFFER_WBINVL1: Opcode = Opcode(1853);
+    pub const BUFFER_WBINVL1_VOL: Opcode = Opcode(1854);
+    pub const BUFFER_ATOMIC_SWAP: Opcode = Opcode(1855);
+    pub const BUFFER_ATOMIC_CMPSWAP: Opcode = Opcode(1856);
+    pub const BUFFER_ATOMIC_ADD: Opcode = Opcode(1857);
+    pub const BUFFER_ATOMIC_SUB: Opcode = Opcode(1858);
+    pub const BUFFER_ATOMIC_SMIN: Opcode = Opcode(1859);
+    pub const BUFFER_ATOMIC_UMIN: Opcode = Opcode(1860);
+    pub const BUFFER_ATOMIC_SMAX: Opcode = Opcode(1861);
+    pub const BUFFER_ATOMIC_UMAX: Opcode = Opcode(1862);
+    pub const BUFFER_ATOMIC_AND: Opcode = Opcode(1863);
+    pub const BUFFER_ATOMIC_OR: Opcode = Opcode(1864);
+    pub const BUFFER_ATOMIC_XOR: Opcode = Opcode(1865);
+    pub const BUFFER_ATOMIC_INC: Opcode = Opcode(1866);
+    pub const BUFFER_ATOMIC_DEC: Opcode = Opcode(1867);
+    pub const BUFFER_ATOMIC_ADD_F32: Opcode = Opcode(1868);
+    pub const BUFFER_ATOMIC_PK_ADD_F16: Opcode = Opcode(1869);
+    pub const BUFFER_ATOMIC_ADD_F64: Opcode = Opcode(1870);
+    pub const BUFFER_ATOMIC_MIN_F64: Opcode = Opcode(1871);
+    pub const BUFFER_ATOMIC_MAX_F64: Opcode = Opcode(1872);
+    pub const BUFFER_ATOMIC_SWAP_X2: Opcode = Opcode(1873);
+    pub const BUFFER_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1874);
+    pub const BUFFER_ATOMIC_ADD_X2: Opcode = Opcode(1875);
+    pub const BUFFER_ATOMIC_SUB_X2: Opcode = Opcode(1876);
+    pub const BUFFER_ATOMIC_SMIN_X2: Opcode = Opcode(1877);
+    pub const BUFFER_ATOMIC_UMIN_X2: Opcode = Opcode(1878);
+    pub const BUFFER_ATOMIC_SMAX_X2: Opcode = Opcode(1879);
+    pub const BUFFER_ATOMIC_UMAX_X2: Opcode = Opcode(1880);
+    pub const BUFFER_ATOMIC_AND_X2: Opcode = Opcode(1881);
+    pub const BUFFER_ATOMIC_OR_X2: Opcode = Opcode(1882);
+    pub const BUFFER_ATOMIC_XOR_X2: Opcode = Opcode(1883);
+    pub const BUFFER_ATOMIC_INC_X2: Opcode = Opcode(1884);
+    pub const BUFFER_ATOMIC_DEC_X2: Opcode = Opcode(1885);
+    pub const TBUFFER_LOAD_FORMAT_X: Opcode = Opcode(1886);
+    pub const TBUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1887);
+    pub const TBUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1888);
+    pub const TBUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1889);
+    pub const TBUFFER_STORE_FORMAT_X: Opcode = Opcode(1890);
+    pub const TBUFFER_STORE_FORMAT_XY: Opcode = Opcode(1891);
+    pub const TBUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1892);
+    pub const TBUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1893);
+    pub const TBUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1894);
+    pub const TBUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1895);
+    pub const TBUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1896);
+    pub const TBUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1897);
+    pub const TBUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1898);
+    pub const TBUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1899);
+    pub const TBUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1900);
+    pub const TBUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1901);
+    pub const IMAGE_LOAD: Opcode = Opcode(1902);
+    pub const IMAGE_LOAD_MIP: Opcode = Opcode(1903);
+    pub const IMAGE_LOAD_PCK: Opcode = Opcode(1904);
+    pub const IMAGE_LOAD_PCK_SGN: Opcode = Opcode(1905);
+    pub const IMAGE_LOAD_MIP_PCK: Opcode = Opcode(1906);
+    pub const IMAGE_LOAD_MIP_PCK_SGN: Opcode = Opcode(1907);
+    pub const IMAGE_STORE: Opcode = Opcode(1908);
+    pub const IMAGE_STORE_MIP: Opcode = Opcode(1909);
+    pub const IMAGE_STORE_PCK: Opcode = Opcode(1910);
+    pub const IMAGE_STORE_MIP_PCK: Opcode = Opcode(1911);
+    pub const IMAGE_GET_RESINFO: Opcode = Opcode(1912);
+    pub const IMAGE_ATOMIC_SWAP: Opcode = Opcode(1913);
+    pub const IMAGE_ATOMIC_CMPSWAP: Opcode = Opcode(1914);
+    pub const IMAGE_ATOMIC_ADD: Opcode = Opcode(1915);
+    pub const IMAGE_ATOMIC_SUB: Opcode = Opcode(1916);
+    pub const IMAGE_ATOMIC_SMIN: Opcode = Opcode(1917);
+    pub const IMAGE_ATOMIC_UMIN: Opcode = Opcode(1918);
+    pub const IMAGE_ATOMIC_SMAX: Opcode = Opcode(1919);
+    pub const IMAGE_ATOMIC_UMAX: Opcode = Opcode(1920);
+    pub const IMAGE_ATOMIC_AND: Opcode = Opcode(1921);
+    pub const IMAGE_ATOMIC_OR: Opcode = Opcode(1922);
+    pub const IMAGE_ATOMIC_XOR: Opcode = Opcode(1923);
+    pub const IMAGE_ATOMIC_INC: Opcode = Opcode(1924);
+    pub const IMAGE_ATOMIC_DEC: Opcode = Opcode(1925);
+    pub const IMAGE_SAMPLE: Opcode = Opcode(1926);
 }

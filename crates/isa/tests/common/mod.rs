@@ -53,7 +53,15 @@ pub fn our_listing(target: Target, t: &Text) -> String {
         })
         .collect();
     let mut out = String::new();
-    write_listing(&mut out, target, &t.bytes, t.addr, &syms, Style::LlvmObjdump).unwrap();
+    write_listing(
+        &mut out,
+        target,
+        &t.bytes,
+        t.addr,
+        &syms,
+        Style::LlvmObjdump,
+    )
+    .unwrap();
     out
 }
 
@@ -61,7 +69,13 @@ pub fn our_listing(target: Target, t: &Text) -> String {
 pub fn objdump_listing(target: Target, path: &Path) -> String {
     let out = lathe_testkit::run_text(
         Command::new(lathe_testkit::llvm_tool("llvm-objdump"))
-            .args(["-d", "--no-show-raw-insn", "--no-leading-addr", "-j", ".text"])
+            .args([
+                "-d",
+                "--no-show-raw-insn",
+                "--no-leading-addr",
+                "-j",
+                ".text",
+            ])
             .arg(format!("--mcpu={}", target.name()))
             .arg(path),
     );
@@ -72,22 +86,52 @@ pub fn objdump_listing(target: Target, path: &Path) -> String {
         .join("\n")
 }
 
-fn norm(s: &str) -> Vec<String> {
-    s.lines()
+/// Lines with whitespace collapsed, each keyed by the address it belongs
+/// to (instruction lines carry it; labels and "..." take the next one), so
+/// a difference does not shift every following line.
+fn norm(s: &str) -> Vec<(String, String)> {
+    let lines: Vec<String> = s
+        .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|l| !l.is_empty())
-        .collect()
+        .collect();
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    for l in lines {
+        let addr = l
+            .split("// ")
+            .nth(1)
+            .and_then(|r| r.split(':').next())
+            .filter(|a| a.len() == 12 && a.chars().all(|c| c.is_ascii_hexdigit()))
+            .map(str::to_string);
+        match addr {
+            Some(a) => {
+                for (i, p) in pending.drain(..).enumerate() {
+                    out.push((format!("{a}#{i}"), p));
+                }
+                out.push((a, l));
+            }
+            None => pending.push(l),
+        }
+    }
+    for (i, p) in pending.into_iter().enumerate() {
+        out.push((format!("end#{i}"), p));
+    }
+    out
 }
 
 /// Compares two listings after collapsing whitespace; returns the
-/// mismatching (ours, theirs) line pairs.
+/// mismatching (ours, theirs) line pairs, aligned by address.
 pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
-    let a = norm(ours);
-    let b = norm(theirs);
+    let a: std::collections::BTreeMap<String, String> = norm(ours).into_iter().collect();
+    let b: std::collections::BTreeMap<String, String> = norm(theirs).into_iter().collect();
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
     let mut d = Vec::new();
-    for i in 0..a.len().max(b.len()) {
-        let x = a.get(i).cloned().unwrap_or_default();
-        let y = b.get(i).cloned().unwrap_or_default();
+    for k in keys {
+        let x = a.get(k).cloned().unwrap_or_default();
+        let y = b.get(k).cloned().unwrap_or_default();
         if x != y {
             d.push((x, y));
         }
