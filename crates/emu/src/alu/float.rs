@@ -633,7 +633,9 @@ pub fn div_fmas<F: Arith>(a: u64, b: u64, c: u64, vcc: bool, m: Mode) -> u64 {
 /// default NaN), x/0 and inf/y (signed inf), x/inf and 0/y (signed zero),
 /// exponent difference below -150 (f64: -1075) for f32/f64 (signed zero:
 /// such a quotient rounds to zero), otherwise `s0` with sign
-/// sign(s1) ^ sign(s2). No flushing. The f16 form has no underflow case.
+/// sign(s1) ^ sign(s2), except that a NaN `s0` at that point (the Newton
+/// chain overflowed) gives the signed infinity. No flushing. The f16 form
+/// has no underflow case.
 #[inline]
 pub fn div_fixup<F: Arith>(s0: u64, s1: u64, s2: u64) -> u64 {
     let neg = soft::sign::<F>(s1) != soft::sign::<F>(s2);
@@ -660,6 +662,14 @@ pub fn div_fixup<F: Arith>(s0: u64, s1: u64, s2: u64) -> u64 {
         if soft::biased_exp::<F>(s2) - soft::biased_exp::<F>(s1) < limit {
             return sz;
         }
+    }
+    if soft::is_nan::<F>(s0) {
+        // Finite nonzero operands but a NaN quotient: the Newton chain
+        // overflowed (e.g. max / min-denormal computes inf - inf). The
+        // pseudocode's unreachable "exponent(S1) == 255 -> OVERFLOW" clause
+        // stands for this; hardware returns the signed infinity here, and
+        // the division sequence is only correct if it does.
+        return sz | F::INF;
     }
     sz | soft::abs::<F>(s0)
 }
