@@ -92,6 +92,9 @@ pub fn sin_rev(x: f64) -> f64 {
     } else {
         (tau * (0.5 - a)).sin()
     };
+    if v == 0.0 {
+        return 0.0; // whole and half turns of a nonzero input: +0
+    }
     s * v
 }
 
