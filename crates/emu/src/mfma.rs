@@ -1,1 +1,0 @@
-//! MFMA/SMFMAC matrix operations (being written).
