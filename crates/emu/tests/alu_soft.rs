@@ -297,7 +297,7 @@ fn f64_directed_add_mul() {
 fn f16_arith_exact_reference() {
     let mut r = Rng::new(6);
     let fin = |x: u16| is_finite(H, x as u64);
-    let mut run = |a: u16, b: u16, c: u16| {
+    let run = |a: u16, b: u16, c: u16| {
         if !(fin(a) && fin(b) && fin(c)) {
             return;
         }
