@@ -7,8 +7,11 @@
 
 pub mod alu;
 pub mod dispatch;
+pub mod interp;
 pub mod launch;
 pub mod mem;
 pub mod mfma;
+pub mod run;
+pub mod session;
 pub mod wave;
 pub mod xlane;

@@ -83,7 +83,8 @@ impl Wave {
         Wave {
             sgpr: [0; SGPRS],
             ttmp: [0; 16],
-            vgpr: vec![[0u32; LANES]; VGPRS].into_boxed_slice(),
+            // v0..v255 plus 4 interpreter temporaries (SDWA/DPP staging).
+            vgpr: vec![[0u32; LANES]; VGPRS + 4].into_boxed_slice(),
             agpr: vec![[0u32; LANES]; VGPRS].into_boxed_slice(),
             exec: 0,
             scc: false,

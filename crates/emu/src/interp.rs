@@ -1,0 +1,2844 @@
+//! The wave64 interpreter: executes decoded GFX9 instructions
+//! ([`lathe_isa`]) on a [`Wave`], with memory through [`MemView`].
+//!
+//! Semantics are looked up once per opcode by its mnemonic (without the
+//! `_e32`/`_e64` encoding suffix) into a table of handlers, so the decoder's
+//! tables stay the one description of the instruction set: the same
+//! `v_add_f32` handler serves the VOP2 and VOP3 forms, reading operands and
+//! source modifiers from the decoded instruction. An opcode without a
+//! handler stops the dispatch with [`Stop::Unsupported`]; nothing is ever
+//! silently skipped.
+//!
+//! Address spaces follow the GFX9 flat model: flat addresses inside the
+//! shared aperture go to LDS, inside the private aperture to the lane's
+//! scratch, anything else to device memory (bounds-checked). Scratch is a
+//! real allocation, swizzled per dword across the 64 lanes as hardware does
+//! for the private segment buffer, so stack pointers (`s32`, wave-scaled)
+//! and private-to-generic casts behave as on hardware.
+
+use std::cmp::Ordering::{Equal, Greater, Less};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use lathe_isa::{
+    decode, Encoding, Field, Instruction, Op, Opcode, Operand, RegFile, RegRange, Target, Ty,
+};
+
+use crate::mem::{AccessKind, AtomicOp, Fault, MemView};
+use crate::wave::{Flow, Step, Wave, LANES};
+
+/// Base of the shared (LDS) aperture in flat address space.
+pub const SHARED_APERTURE: u64 = 0x1000_0000_0000_0000;
+/// Base of the private (scratch) aperture in flat address space.
+pub const PRIVATE_APERTURE: u64 = 0x2000_0000_0000_0000;
+const APERTURE_SIZE: u64 = 1 << 32;
+
+/// Which wave stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaveId {
+    /// Work-group ID.
+    pub workgroup: [u32; 3],
+    /// Wave index within the work-group.
+    pub wave: u32,
+}
+
+/// Why a dispatch stopped early.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Stop {
+    /// A memory access outside every allocation (or LDS/scratch bounds).
+    #[error("{fault} (wave {wave:?}, pc {pc:#x}: {inst})")]
+    Fault {
+        /// The fault.
+        fault: Fault,
+        /// Address of the faulting instruction.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+        /// The instruction text.
+        inst: String,
+    },
+    /// An access to LDS outside the work-group's allocation.
+    #[error("LDS fault: {kind} of {size} bytes at LDS offset {offset:#x} outside the {lds_size}-byte allocation (wave {wave:?}, pc {pc:#x}: {inst})")]
+    LdsFault {
+        /// LDS byte offset.
+        offset: u64,
+        /// Access size.
+        size: u32,
+        /// Access kind.
+        kind: AccessKind,
+        /// LDS bytes allocated.
+        lds_size: usize,
+        /// Instruction address.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+        /// The instruction text.
+        inst: String,
+    },
+    /// The emulator has no semantics for this instruction.
+    #[error("unsupported instruction {inst} at pc {pc:#x} (wave {wave:?})")]
+    Unsupported {
+        /// Instruction text.
+        inst: String,
+        /// Address.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+    },
+    /// Words that do not decode.
+    #[error("invalid instruction {inst} at pc {pc:#x} (wave {wave:?})")]
+    Invalid {
+        /// As printed (`.long 0x...`).
+        inst: String,
+        /// Address.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+    },
+    /// `s_trap`.
+    #[error("s_trap {code} at pc {pc:#x} (wave {wave:?})")]
+    Trap {
+        /// Trap ID.
+        code: u32,
+        /// Address.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+    },
+    /// The instruction budget ran out (an endless loop?).
+    #[error("instruction budget exhausted at pc {pc:#x} (wave {wave:?})")]
+    Budget {
+        /// Address of the next instruction.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+    },
+}
+
+/// Per-thread execution context shared by the waves it runs.
+pub struct Exec<'m> {
+    /// Memory accessor.
+    pub view: MemView<'m>,
+    /// ISA target.
+    pub target: Target,
+    /// Wave-instructions executed, per opcode index (last slot: invalid).
+    pub counts: Vec<u64>,
+    cache: HashMap<u64, Instruction>,
+}
+
+impl std::fmt::Debug for Exec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exec")
+            .field("target", &self.target)
+            .finish()
+    }
+}
+
+type Handler = fn(&mut Exec<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Result<Flow, Stop>;
+
+/// Decoded operands (copied so wrappers can substitute staged ones) and
+/// where the instruction is.
+struct Ctx {
+    pc: u64,
+    ops: OpList,
+}
+
+/// A fixed-capacity operand list.
+#[derive(Clone, Copy)]
+struct OpList {
+    ops: [Option<Op>; lathe_isa::operand::MAX_OPERANDS],
+    len: usize,
+}
+
+impl OpList {
+    fn of(ops: &lathe_isa::Operands) -> OpList {
+        let mut out = OpList {
+            ops: [None; lathe_isa::operand::MAX_OPERANDS],
+            len: 0,
+        };
+        for (k, o) in ops.as_slice().iter().enumerate().take(out.ops.len()) {
+            out.ops[k] = Some(*o);
+            out.len = k + 1;
+        }
+        out
+    }
+    fn as_slice(&self) -> OpIter<'_> {
+        OpIter(&self.ops[..self.len])
+    }
+    fn set(&mut self, k: usize, op: Op) {
+        if let Some(x) = self.ops.get_mut(k) {
+            *x = Some(op);
+        }
+    }
+}
+
+/// Slice-like view of an [`OpList`].
+struct OpIter<'a>(&'a [Option<Op>]);
+
+impl<'a> OpIter<'a> {
+    fn iter(&self) -> impl Iterator<Item = &'a Op> + 'a {
+        self.0.iter().flatten()
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn first(&self) -> Option<&'a Op> {
+        self.0.first().and_then(|o| o.as_ref())
+    }
+    fn get(&self, k: usize) -> Option<&'a Op> {
+        self.0.get(k).and_then(|o| o.as_ref())
+    }
+}
+
+impl Ctx {
+    /// Explicit destinations (implicit `vcc`/`exec` operands excluded:
+    /// handlers deal with those themselves).
+    fn dsts(&self) -> impl Iterator<Item = &Op> {
+        self.ops
+            .as_slice()
+            .iter()
+            .filter(|o| o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R)
+    }
+    /// Explicit sources.
+    fn srcs(&self) -> impl Iterator<Item = &Op> {
+        self.ops
+            .as_slice()
+            .iter()
+            .filter(|o| o.field() != Field::Implicit && o.access() == lathe_isa::opcode::Access::R)
+    }
+    fn dst(&self, i: usize) -> Option<&Op> {
+        self.dsts().nth(i)
+    }
+    fn src(&self, i: usize) -> Option<&Op> {
+        self.srcs().nth(i)
+    }
+    fn by_field(&self, f: Field) -> Option<&Op> {
+        self.ops.as_slice().iter().find(|o| o.field() == f)
+    }
+}
+
+impl<'m> Exec<'m> {
+    /// A context for `target`.
+    pub fn new(view: MemView<'m>, target: Target) -> Self {
+        Exec {
+            view,
+            target,
+            counts: vec![0; Opcode::all().count() + 1],
+            cache: HashMap::new(),
+        }
+    }
+
+    fn fetch(&mut self, pc: u64, w: &Wave) -> Result<Instruction, Stop> {
+        if let Some(i) = self.cache.get(&pc) {
+            return Ok(*i);
+        }
+        let mut bytes = [0u8; 12];
+        let mut n = 12;
+        loop {
+            let r = match n {
+                12 => self.view.load::<12>(pc).map(|b| bytes = b),
+                8 => self
+                    .view
+                    .load::<8>(pc)
+                    .map(|b| bytes[..8].copy_from_slice(&b)),
+                _ => self
+                    .view
+                    .load::<4>(pc)
+                    .map(|b| bytes[..4].copy_from_slice(&b)),
+            };
+            match r {
+                Ok(()) => break,
+                Err(f) if n == 4 => {
+                    return Err(Stop::Fault {
+                        fault: f,
+                        pc,
+                        wave: id(w),
+                        inst: "<instruction fetch>".into(),
+                    })
+                }
+                Err(_) => n -= 4,
+            }
+        }
+        let inst = decode(self.target, &bytes[..n]);
+        self.cache.insert(pc, inst);
+        Ok(inst)
+    }
+}
+
+fn id(w: &Wave) -> WaveId {
+    WaveId {
+        workgroup: w.workgroup,
+        wave: w.index,
+    }
+}
+
+fn unsupported(w: &Wave, inst: &Instruction, pc: u64) -> Stop {
+    Stop::Unsupported {
+        inst: inst.to_string(),
+        pc,
+        wave: id(w),
+    }
+}
+
+fn fault(w: &Wave, inst: &Instruction, pc: u64, f: Fault) -> Stop {
+    Stop::Fault {
+        fault: f,
+        pc,
+        wave: id(w),
+        inst: inst.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------- registers
+
+fn sreg_read(w: &Wave, n: u16) -> u32 {
+    use lathe_isa::reg::sreg::*;
+    match n {
+        0..=107 => w.sgpr[n as usize],
+        108..=123 => w.ttmp[(n - 108) as usize],
+        M0 => w.m0,
+        NULL => 0,
+        EXEC_LO => w.exec as u32,
+        EXEC_HI => (w.exec >> 32) as u32,
+        SRC_SHARED_BASE => (SHARED_APERTURE >> 32) as u32,
+        SRC_SHARED_LIMIT => ((SHARED_APERTURE + APERTURE_SIZE - 1) >> 32) as u32,
+        SRC_PRIVATE_BASE => (PRIVATE_APERTURE >> 32) as u32,
+        SRC_PRIVATE_LIMIT => ((PRIVATE_APERTURE + APERTURE_SIZE - 1) >> 32) as u32,
+        SRC_VCCZ => u32::from(w.vcc() == 0),
+        SRC_EXECZ => u32::from(w.exec == 0),
+        SRC_SCC => u32::from(w.scc),
+        _ => 0,
+    }
+}
+
+fn sreg_write(w: &mut Wave, n: u16, v: u32) {
+    use lathe_isa::reg::sreg::*;
+    match n {
+        0..=107 => w.sgpr[n as usize] = v,
+        108..=123 => w.ttmp[(n - 108) as usize] = v,
+        M0 => w.m0 = v,
+        EXEC_LO => w.exec = (w.exec & !0xffff_ffff) | u64::from(v),
+        EXEC_HI => w.exec = (w.exec & 0xffff_ffff) | (u64::from(v) << 32),
+        _ => {}
+    }
+}
+
+/// Value of a 64-bit operand from a 32-bit literal or inline constant.
+fn const64(op: &Op) -> Option<u64> {
+    Some(match op.value {
+        Operand::Int(i) => i as i64 as u64,
+        Operand::Float(f) => match op.ty() {
+            Ty::F64 => f.f64_bits(),
+            _ => u64::from(f.f32_bits()),
+        },
+        Operand::Literal(l) => match op.ty() {
+            Ty::F64 => u64::from(l) << 32,
+            _ => u64::from(l),
+        },
+        _ => return None,
+    })
+}
+
+fn const32(op: &Op) -> Option<u32> {
+    Some(match op.value {
+        Operand::Int(i) => i as i32 as u32,
+        Operand::Float(f) => match op.ty() {
+            Ty::F16 | Ty::V2F16 => u32::from(f.f16_bits()),
+            _ => f.f32_bits(),
+        },
+        Operand::Literal(l) => l,
+        Operand::Imm(v) => v as u32,
+        _ => return None,
+    })
+}
+
+/// Scalar (lane-independent) 32-bit read.
+fn s32(w: &Wave, op: &Op) -> u32 {
+    match op.value {
+        Operand::Reg(r) => match r.file {
+            RegFile::Scalar => sreg_read(w, r.first),
+            _ => 0,
+        },
+        _ => const32(op).unwrap_or(0),
+    }
+}
+
+/// Scalar 64-bit read.
+fn s64(w: &Wave, op: &Op) -> u64 {
+    match op.value {
+        Operand::Reg(r) if r.file == RegFile::Scalar => {
+            use lathe_isa::reg::sreg::*;
+            match r.first {
+                SRC_SHARED_BASE => SHARED_APERTURE,
+                SRC_PRIVATE_BASE => PRIVATE_APERTURE,
+                EXEC_LO => w.exec,
+                n => u64::from(sreg_read(w, n)) | (u64::from(sreg_read(w, n + 1)) << 32),
+            }
+        }
+        _ => const64(op).unwrap_or(0),
+    }
+}
+
+fn s_write32(w: &mut Wave, op: &Op, v: u32) {
+    if let Operand::Reg(r) = op.value {
+        if r.file == RegFile::Scalar {
+            sreg_write(w, r.first, v);
+        }
+    }
+}
+
+fn s_write64(w: &mut Wave, op: &Op, v: u64) {
+    if let Operand::Reg(r) = op.value {
+        if r.file == RegFile::Scalar {
+            sreg_write(w, r.first, v as u32);
+            sreg_write(w, r.first + 1, (v >> 32) as u32);
+        }
+    }
+}
+
+/// Lane `l`'s 32-bit read of a vector source (a VGPR, AGPR or any scalar source).
+#[inline]
+fn v32(w: &Wave, op: &Op, l: usize) -> u32 {
+    match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => w.vgpr.get(first as usize).map_or(0, |r| r[l]),
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => w.agpr.get(first as usize).map_or(0, |r| r[l]),
+        _ => s32(w, op),
+    }
+}
+
+/// Lane `l`'s 64-bit read.
+#[inline]
+fn v64(w: &Wave, op: &Op, l: usize) -> u64 {
+    match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => {
+            let f = first as usize;
+            let g = |i: usize| w.vgpr.get(i).map_or(0, |r| u64::from(r[l]));
+            g(f) | (g(f + 1) << 32)
+        }
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => {
+            let f = first as usize;
+            let g = |i: usize| w.agpr.get(i).map_or(0, |r| u64::from(r[l]));
+            g(f) | (g(f + 1) << 32)
+        }
+        _ => s64(w, op),
+    }
+}
+
+#[inline]
+fn vwrite(w: &mut Wave, op: &Op, l: usize, k: usize, v: u32) {
+    if let Operand::Reg(r) = op.value {
+        let i = r.first as usize + k;
+        match r.file {
+            RegFile::Vgpr => {
+                if let Some(x) = w.vgpr.get_mut(i) {
+                    x[l] = v;
+                }
+            }
+            RegFile::Agpr => {
+                if let Some(x) = w.agpr.get_mut(i) {
+                    x[l] = v;
+                }
+            }
+            RegFile::Scalar => sreg_write(w, r.first + k as u16, v),
+        }
+    }
+}
+
+fn f32_mods(op: &Op, v: u32) -> u32 {
+    let v = if op.abs { v & 0x7fff_ffff } else { v };
+    if op.neg {
+        v ^ 0x8000_0000
+    } else {
+        v
+    }
+}
+
+fn f64_mods(op: &Op, v: u64) -> u64 {
+    let v = if op.abs { v & !(1 << 63) } else { v };
+    if op.neg {
+        v ^ (1 << 63)
+    } else {
+        v
+    }
+}
+
+/// VOP3 output modifiers (clamp, omod) from the instruction words.
+fn vop3_clamp_omod(inst: &Instruction) -> (bool, u32) {
+    if inst.encoding() != Encoding::Vop3 {
+        return (false, 0);
+    }
+    let w = inst.words();
+    (w[0] >> 15 & 1 == 1, w.get(1).map_or(0, |x| x >> 27 & 3))
+}
+
+fn apply_omod_clamp_f32(x: f32, clamp: bool, omod: u32) -> f32 {
+    let x = match omod {
+        1 => x * 2.0,
+        2 => x * 4.0,
+        3 => x * 0.5,
+        _ => x,
+    };
+    if clamp {
+        if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(0.0, 1.0)
+        }
+    } else {
+        x
+    }
+}
+
+fn apply_omod_clamp_f64(x: f64, clamp: bool, omod: u32) -> f64 {
+    let x = match omod {
+        1 => x * 2.0,
+        2 => x * 4.0,
+        3 => x * 0.5,
+        _ => x,
+    };
+    if clamp {
+        if x.is_nan() {
+            0.0
+        } else {
+            x.clamp(0.0, 1.0)
+        }
+    } else {
+        x
+    }
+}
+
+// ---------------------------------------------------------------- handler table
+
+fn base_name(name: &str) -> &str {
+    for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
+        if let Some(b) = name.strip_suffix(suf) {
+            return b;
+        }
+    }
+    name
+}
+
+fn handlers() -> &'static [Option<Handler>] {
+    static T: OnceLock<Vec<Option<Handler>>> = OnceLock::new();
+    T.get_or_init(|| {
+        Opcode::all()
+            .map(|o| {
+                let info = o.info();
+                match info.enc {
+                    // VOPC SDWA writes a lane mask with its own sdst rules.
+                    Encoding::VopcSdwa => None,
+                    _ => handler_for(base_name(info.name)),
+                }
+            })
+            .collect()
+    })
+}
+
+macro_rules! valu_u32 {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = v32(w, &s0, l);
+                    let $b = v32(w, &s1, l);
+                    vwrite(w, &d, l, 0, $e);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = v32(w, &s0, l);
+                    vwrite(w, &d, l, 0, $e);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = v32(w, &s0, l);
+                    let $b = v32(w, &s1, l);
+                    let $c2 = v32(w, &s2, l);
+                    vwrite(w, &d, l, 0, $e);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// f32 lane ops with source modifiers and clamp/omod.
+macro_rules! valu_f32 {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
+                    let $b = f32::from_bits(f32_mods(&s1, v32(w, &s1, l)));
+                    let r: f32 = $e;
+                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
+                    let r: f32 = $e;
+                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
+                    let $b = f32::from_bits(f32_mods(&s1, v32(w, &s1, l)));
+                    let $c2 = f32::from_bits(f32_mods(&s2, v32(w, &s2, l)));
+                    let r: f32 = $e;
+                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! valu_f64 {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
+                    let $b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
+                    let r: f64 = $e;
+                    let r = apply_omod_clamp_f64(r, clamp, omod).to_bits();
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
+                    let $b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
+                    let $c2 = f64::from_bits(f64_mods(&s2, v64(w, &s2, l)));
+                    let r: f64 = $e;
+                    let r = apply_omod_clamp_f64(r, clamp, omod).to_bits();
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// SALU two-source 32-bit op; `$scc` computes SCC from (a, b, result) or is `keep`.
+macro_rules! salu32 {
+    (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let $a = s32(w, &s0);
+            let $b = s32(w, &s1);
+            let $r: u32 = $e;
+            let scc: Option<bool> = $s;
+            if let Some(s) = scc {
+                w.scc = s;
+            }
+            s_write32(w, &d, $r);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! salu64 {
+    (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let $a = s64(w, &s0);
+            let $b = s64(w, &s1);
+            let $r: u64 = $e;
+            let scc: Option<bool> = $s;
+            if let Some(s) = scc {
+                w.scc = s;
+            }
+            s_write64(w, &d, $r);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// `s_<op>_saveexec_b64`: dst = exec; exec = op(src, exec); SCC = exec != 0.
+macro_rules! saveexec {
+    (|$s:ident, $e:ident| $x:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let $s = s64(w, &s0);
+            let $e = w.exec;
+            s_write64(w, &d, $e);
+            w.exec = $x;
+            w.scc = w.exec != 0;
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// VOPC: compare per lane into VCC (e32) or SDST (e64); `cmpx` also into EXEC.
+macro_rules! vcmp {
+    ($ty:ident, $x:literal, |$a:ident, $b:ident| $e:expr) => {{
+        fn h(_x: &mut Exec<'_>, w: &mut Wave, _lds: &mut [u8], _i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
+            let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let mut mask = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let hit = vcmp!(@read $ty, w, s0, s1, l, |$a, $b| $e);
+                    mask |= u64::from(hit) << l;
+                }
+            }
+            match c.dst(0).copied() {
+                Some(d) => s_write64(w, &d, mask),
+                None => w.set_vcc(mask),
+            }
+            if $x {
+                w.exec = mask;
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (@read u32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v32($w, &$s0, $l);
+        let $b = v32($w, &$s1, $l);
+        $e
+    }};
+    (@read i32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v32($w, &$s0, $l) as i32;
+        let $b = v32($w, &$s1, $l) as i32;
+        $e
+    }};
+    (@read u64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v64($w, &$s0, $l);
+        let $b = v64($w, &$s1, $l);
+        $e
+    }};
+    (@read i64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v64($w, &$s0, $l) as i64;
+        let $b = v64($w, &$s1, $l) as i64;
+        $e
+    }};
+    (@read f32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = f32::from_bits(f32_mods(&$s0, v32($w, &$s0, $l)));
+        let $b = f32::from_bits(f32_mods(&$s1, v32($w, &$s1, $l)));
+        $e
+    }};
+    (@read f64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = f64::from_bits(f64_mods(&$s0, v64($w, &$s0, $l)));
+        let $b = f64::from_bits(f64_mods(&$s1, v64($w, &$s1, $l)));
+        $e
+    }};
+}
+
+/// The compare predicates, by suffix.
+macro_rules! cmp_family {
+    ($name:ident, $ty:ident, $x:literal) => {
+        match $name {
+            "lt" => Some(vcmp!($ty, $x, |a, b| a < b)),
+            "eq" => Some(vcmp!($ty, $x, |a, b| a == b)),
+            "le" => Some(vcmp!($ty, $x, |a, b| a <= b)),
+            "gt" => Some(vcmp!($ty, $x, |a, b| a > b)),
+            "ne" | "lg" => Some(vcmp!($ty, $x, |a, b| a != b)),
+            "ge" => Some(vcmp!($ty, $x, |a, b| a >= b)),
+            _ => None,
+        }
+    };
+}
+
+macro_rules! fcmp_family {
+    ($name:ident, $ty:ident, $x:literal) => {
+        match $name {
+            "lt" => Some(vcmp!($ty, $x, |a, b| a < b)),
+            "eq" => Some(vcmp!($ty, $x, |a, b| a == b)),
+            "le" => Some(vcmp!($ty, $x, |a, b| a <= b)),
+            "gt" => Some(vcmp!($ty, $x, |a, b| a > b)),
+            "lg" => Some(vcmp!($ty, $x, |a, b| matches!(
+                a.partial_cmp(&b),
+                Some(Less | Greater)
+            ))),
+            "ge" => Some(vcmp!($ty, $x, |a, b| a >= b)),
+            "o" => Some(vcmp!($ty, $x, |a, b| !a.is_nan() && !b.is_nan())),
+            "u" => Some(vcmp!($ty, $x, |a, b| a.is_nan() || b.is_nan())),
+            "nge" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Greater | Equal)
+            ))),
+            "nlg" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Less | Greater)
+            ))),
+            "ngt" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Greater)
+            ))),
+            "nle" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Less | Equal)
+            ))),
+            "neq" => Some(vcmp!($ty, $x, |a, b| a != b)),
+            "nlt" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Less)
+            ))),
+            "f" => Some(vcmp!($ty, $x, |_a, _b| false)),
+            "tru" => Some(vcmp!($ty, $x, |_a, _b| true)),
+            _ => None,
+        }
+    };
+}
+
+macro_rules! cbr {
+    (|$w:ident| $cond:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            $w: &mut Wave,
+            _l: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if $cond {
+                $w.pc = i.branch_target(c.pc).unwrap_or($w.pc);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sop1_32 {
+    (|$w:ident, $a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            $w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let $a = s32($w, &s);
+                let r: u32 = $e;
+                s_write32($w, &d, r);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sop1_64 {
+    (|$w:ident, $a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            $w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let $a = s64($w, &s);
+                let r: u64 = $e;
+                s_write64($w, &d, r);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sopc {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) {
+                let $a = s32(w, &s0);
+                let $b = s32(w, &s1);
+                w.scc = $e;
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sopk_cmp {
+    (|$a:ident, $k:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let Some(s0) = c.ops.as_slice().first().copied() {
+                let $a = s32(w, &s0);
+                let $k = i.field(Field::Simm16).unwrap_or(0) as u16 as i16 as i32 as u32;
+                w.scc = $e;
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// VOP2/VOP3b add/sub with carry: dst, carry-out (vcc or sdst), src0, src1
+/// [, carry-in (vcc or src2)].
+macro_rules! carry_op {
+    (|$a:ident, $b:ident, $ci:ident| $e:expr, $has_cin:literal) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let cin_mask = if $has_cin {
+                c.src(2).map_or(w.vcc(), |m| s64(w, m))
+            } else {
+                0
+            };
+            let mut cout = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = v32(w, &s0, l);
+                    let $b = v32(w, &s1, l);
+                    let $ci = (cin_mask >> l & 1) as u32;
+                    let r: u64 = $e;
+                    vwrite(w, &d, l, 0, r as u32);
+                    cout |= u64::from(r >> 32 != 0) << l;
+                }
+            }
+            match c.dst(1).copied() {
+                Some(cd) => s_write64(w, &cd, cout),
+                None => w.set_vcc(cout),
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! mad64 {
+    ($signed:literal) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let mut cout = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let (a, b, acc) = (v32(w, &s0, l), v32(w, &s1, l), v64(w, &s2, l));
+                    let (r, carry) = if $signed {
+                        let p =
+                            i128::from(a as i32) * i128::from(b as i32) + i128::from(acc as i64);
+                        (
+                            p as u64,
+                            p > i128::from(i64::MAX) || p < i128::from(i64::MIN),
+                        )
+                    } else {
+                        let p = u128::from(a) * u128::from(b) + u128::from(acc);
+                        (p as u64, p >> 64 != 0)
+                    };
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                    cout |= u64::from(carry) << l;
+                }
+            }
+            if let Some(cd) = c.dst(1).copied() {
+                s_write64(w, &cd, cout);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! mbcnt {
+    ($hi:literal) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let mask = v32(w, &s0, l);
+                    let below = if $hi {
+                        if l >= 32 {
+                            mask & ((1u64 << (l - 32)) - 1) as u32
+                        } else {
+                            0
+                        }
+                    } else if l >= 32 {
+                        mask
+                    } else {
+                        mask & ((1u64 << l) - 1) as u32
+                    };
+                    let v = below.count_ones().wrapping_add(v32(w, &s1, l));
+                    vwrite(w, &d, l, 0, v);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// `v_mac`/`v_fmac`: the destination is also the addend.
+macro_rules! mac_f32 {
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
+                    let $b = f32::from_bits(f32_mods(&s1, v32(w, &s1, l)));
+                    let $c2 = f32::from_bits(v32(w, &d, l));
+                    let r: f32 = $e;
+                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+fn handler_for(name: &str) -> Option<Handler> {
+    if let Some(rest) = name.strip_prefix("v_cmp") {
+        let (x, rest) = match rest.strip_prefix("x_") {
+            Some(r) => (true, r),
+            None => (false, rest.strip_prefix('_')?),
+        };
+        let (pred, ty) = rest.rsplit_once('_')?;
+        return match (ty, x) {
+            ("u32", false) => cmp_family!(pred, u32, false),
+            ("u32", true) => cmp_family!(pred, u32, true),
+            ("i32", false) => cmp_family!(pred, i32, false),
+            ("i32", true) => cmp_family!(pred, i32, true),
+            ("u64", false) => cmp_family!(pred, u64, false),
+            ("u64", true) => cmp_family!(pred, u64, true),
+            ("i64", false) => cmp_family!(pred, i64, false),
+            ("i64", true) => cmp_family!(pred, i64, true),
+            ("f32", false) => fcmp_family!(pred, f32, false),
+            ("f32", true) => fcmp_family!(pred, f32, true),
+            ("f64", false) => fcmp_family!(pred, f64, false),
+            ("f64", true) => fcmp_family!(pred, f64, true),
+            _ => None,
+        };
+    }
+    if name.starts_with("global_") || name.starts_with("flat_") || name.starts_with("scratch_") {
+        return Some(vmem);
+    }
+    if name.starts_with("buffer_load_") || name.starts_with("buffer_store_") {
+        return Some(mubuf);
+    }
+    if name.starts_with("ds_") {
+        return Some(ds);
+    }
+    Some(match name {
+        // ---- SOPP
+        "s_nop" | "s_waitcnt" | "s_setprio" | "s_sleep" | "s_dcache_wb" | "s_dcache_inv"
+        | "s_icache_inv" | "s_buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_inv"
+        | "buffer_wbl2" | "s_ttracedata" => nop,
+        "s_endpgm" => |_x, _w, _l, _i, _c| Ok(Flow::End),
+        "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
+        "s_branch" => |_x, w, _l, i, c| {
+            w.pc = i.branch_target(c.pc).unwrap_or(w.pc);
+            Ok(Flow::Continue)
+        },
+        "s_cbranch_scc0" => cbr!(|w| !w.scc),
+        "s_cbranch_scc1" => cbr!(|w| w.scc),
+        "s_cbranch_vccz" => cbr!(|w| w.vcc() == 0),
+        "s_cbranch_vccnz" => cbr!(|w| w.vcc() != 0),
+        "s_cbranch_execz" => cbr!(|w| w.exec == 0),
+        "s_cbranch_execnz" => cbr!(|w| w.exec != 0),
+        "s_trap" => |_x, w, _l, i, c| {
+            Err(Stop::Trap {
+                code: i.field(Field::Simm16).unwrap_or(0) & 0xff,
+                pc: c.pc,
+                wave: id(w),
+            })
+        },
+        "s_getpc_b64" => |_x, w, _l, i, c| {
+            if let Some(d) = c.dst(0) {
+                s_write64(w, &d.clone(), c.pc + i.len() as u64);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_setpc_b64" => |_x, w, _l, _i, c| {
+            if let Some(s) = c.src(0) {
+                w.pc = s64(w, s);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_swappc_b64" => |_x, w, _l, i, c| {
+            let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let target = s64(w, &s);
+            s_write64(w, &d, c.pc + i.len() as u64);
+            w.pc = target;
+            Ok(Flow::Continue)
+        },
+        // ---- SOP1
+        "s_mov_b32" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let v = s32(w, &s);
+                s_write32(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_mov_b64" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let v = s64(w, &s);
+                s_write64(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_cmov_b32" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                if w.scc {
+                    let v = s32(w, &s);
+                    s_write32(w, &d, v);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "s_not_b32" => sop1_32!(|w, a| {
+            let r = !a;
+            w.scc = r != 0;
+            r
+        }),
+        "s_not_b64" => sop1_64!(|w, a| {
+            let r = !a;
+            w.scc = r != 0;
+            r
+        }),
+        "s_brev_b32" => sop1_32!(|_w, a| a.reverse_bits()),
+        "s_sext_i32_i8" => sop1_32!(|_w, a| a as i8 as i32 as u32),
+        "s_sext_i32_i16" => sop1_32!(|_w, a| a as i16 as i32 as u32),
+        "s_abs_i32" => sop1_32!(|w, a| {
+            let r = (a as i32).wrapping_abs() as u32;
+            w.scc = r != 0;
+            r
+        }),
+        "s_bcnt1_i32_b32" => sop1_32!(|w, a| {
+            let r = a.count_ones();
+            w.scc = r != 0;
+            r
+        }),
+        "s_bcnt1_i32_b64" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let r = s64(w, &s).count_ones();
+                w.scc = r != 0;
+                s_write32(w, &d, r);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_ff1_i32_b32" => sop1_32!(|_w, a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        "s_ff1_i32_b64" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let a = s64(w, &s);
+                s_write32(w, &d, if a == 0 { u32::MAX } else { a.trailing_zeros() });
+            }
+            Ok(Flow::Continue)
+        },
+        "s_flbit_i32_b32" => sop1_32!(|_w, a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
+        "s_and_saveexec_b64" => saveexec!(|s, e| s & e),
+        "s_or_saveexec_b64" => saveexec!(|s, e| s | e),
+        "s_xor_saveexec_b64" => saveexec!(|s, e| s ^ e),
+        "s_andn2_saveexec_b64" => saveexec!(|s, e| s & !e),
+        "s_orn2_saveexec_b64" => saveexec!(|s, e| s | !e),
+        // ---- SOP2
+        "s_add_u32" => salu32!(
+            |a, b| a.wrapping_add(b),
+            scc = |r| Some(u64::from(a) + u64::from(b) > 0xffff_ffff)
+        ),
+        "s_sub_u32" => salu32!(|a, b| a.wrapping_sub(b), scc = |r| Some(b > a)),
+        "s_add_i32" => salu32!(
+            |a, b| a.wrapping_add(b),
+            scc = |r| Some((a as i32).checked_add(b as i32).is_none())
+        ),
+        "s_sub_i32" => salu32!(
+            |a, b| a.wrapping_sub(b),
+            scc = |r| Some((a as i32).checked_sub(b as i32).is_none())
+        ),
+        "s_addc_u32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let t = u64::from(s32(w, &s0)) + u64::from(s32(w, &s1)) + u64::from(w.scc);
+            w.scc = t > 0xffff_ffff;
+            s_write32(w, &d, t as u32);
+            Ok(Flow::Continue)
+        },
+        "s_subb_u32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (a, b, ci) = (
+                u64::from(s32(w, &s0)),
+                u64::from(s32(w, &s1)),
+                u64::from(w.scc),
+            );
+            w.scc = b + ci > a;
+            s_write32(w, &d, a.wrapping_sub(b).wrapping_sub(ci) as u32);
+            Ok(Flow::Continue)
+        },
+        "s_mul_i32" => salu32!(|a, b| a.wrapping_mul(b), scc = |r| None),
+        "s_mul_hi_u32" => salu32!(
+            |a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32,
+            scc = |r| None
+        ),
+        "s_mul_hi_i32" => salu32!(
+            |a, b| ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
+            scc = |r| None
+        ),
+        "s_and_b32" => salu32!(|a, b| a & b, scc = |r| Some(r != 0)),
+        "s_or_b32" => salu32!(|a, b| a | b, scc = |r| Some(r != 0)),
+        "s_xor_b32" => salu32!(|a, b| a ^ b, scc = |r| Some(r != 0)),
+        "s_andn2_b32" => salu32!(|a, b| a & !b, scc = |r| Some(r != 0)),
+        "s_orn2_b32" => salu32!(|a, b| a | !b, scc = |r| Some(r != 0)),
+        "s_nand_b32" => salu32!(|a, b| !(a & b), scc = |r| Some(r != 0)),
+        "s_nor_b32" => salu32!(|a, b| !(a | b), scc = |r| Some(r != 0)),
+        "s_xnor_b32" => salu32!(|a, b| !(a ^ b), scc = |r| Some(r != 0)),
+        "s_and_b64" => salu64!(|a, b| a & b, scc = |r| Some(r != 0)),
+        "s_or_b64" => salu64!(|a, b| a | b, scc = |r| Some(r != 0)),
+        "s_xor_b64" => salu64!(|a, b| a ^ b, scc = |r| Some(r != 0)),
+        "s_andn2_b64" => salu64!(|a, b| a & !b, scc = |r| Some(r != 0)),
+        "s_orn2_b64" => salu64!(|a, b| a | !b, scc = |r| Some(r != 0)),
+        "s_nand_b64" => salu64!(|a, b| !(a & b), scc = |r| Some(r != 0)),
+        "s_nor_b64" => salu64!(|a, b| !(a | b), scc = |r| Some(r != 0)),
+        "s_xnor_b64" => salu64!(|a, b| !(a ^ b), scc = |r| Some(r != 0)),
+        "s_lshl_b32" => salu32!(|a, b| a << (b & 31), scc = |r| Some(r != 0)),
+        "s_lshr_b32" => salu32!(|a, b| a >> (b & 31), scc = |r| Some(r != 0)),
+        "s_ashr_i32" => salu32!(
+            |a, b| ((a as i32) >> (b & 31)) as u32,
+            scc = |r| Some(r != 0)
+        ),
+        "s_lshl_b64" => salu64!(|a, b| a << (b & 63), scc = |r| Some(r != 0)),
+        "s_lshr_b64" => salu64!(|a, b| a >> (b & 63), scc = |r| Some(r != 0)),
+        "s_ashr_i64" => salu64!(
+            |a, b| ((a as i64) >> (b & 63)) as u64,
+            scc = |r| Some(r != 0)
+        ),
+        "s_lshl1_add_u32" => salu32!(
+            |a, b| (a << 1).wrapping_add(b),
+            scc = |r| Some((u64::from(a) << 1) + u64::from(b) > 0xffff_ffff)
+        ),
+        "s_lshl2_add_u32" => salu32!(
+            |a, b| (a << 2).wrapping_add(b),
+            scc = |r| Some((u64::from(a) << 2) + u64::from(b) > 0xffff_ffff)
+        ),
+        "s_lshl3_add_u32" => salu32!(
+            |a, b| (a << 3).wrapping_add(b),
+            scc = |r| Some((u64::from(a) << 3) + u64::from(b) > 0xffff_ffff)
+        ),
+        "s_lshl4_add_u32" => salu32!(
+            |a, b| (a << 4).wrapping_add(b),
+            scc = |r| Some((u64::from(a) << 4) + u64::from(b) > 0xffff_ffff)
+        ),
+        "s_min_i32" => salu32!(
+            |a, b| (a as i32).min(b as i32) as u32,
+            scc = |r| Some((a as i32) < (b as i32))
+        ),
+        "s_min_u32" => salu32!(|a, b| a.min(b), scc = |r| Some(a < b)),
+        "s_max_i32" => salu32!(
+            |a, b| (a as i32).max(b as i32) as u32,
+            scc = |r| Some((a as i32) > (b as i32))
+        ),
+        "s_max_u32" => salu32!(|a, b| a.max(b), scc = |r| Some(a > b)),
+        "s_cselect_b32" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            {
+                let v = if w.scc { s32(w, &s0) } else { s32(w, &s1) };
+                s_write32(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_cselect_b64" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            {
+                let v = if w.scc { s64(w, &s0) } else { s64(w, &s1) };
+                s_write64(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_bfe_u32" => salu32!(
+            |a, b| bfe_u32(a, b & 31, (b >> 16) & 0x7f),
+            scc = |r| Some(r != 0)
+        ),
+        "s_bfe_i32" => salu32!(
+            |a, b| bfe_i32(a, b & 31, (b >> 16) & 0x7f),
+            scc = |r| Some(r != 0)
+        ),
+        "s_bfm_b32" => salu32!(
+            |a, b| (((1u64 << (a & 31)) - 1) as u32) << (b & 31),
+            scc = |r| None
+        ),
+        "s_pack_ll_b32_b16" => salu32!(|a, b| (a & 0xffff) | (b << 16), scc = |r| None),
+        "s_pack_lh_b32_b16" => salu32!(|a, b| (a & 0xffff) | (b & 0xffff_0000), scc = |r| None),
+        "s_pack_hh_b32_b16" => salu32!(|a, b| (a >> 16) | (b & 0xffff_0000), scc = |r| None),
+        // ---- SOPC
+        "s_cmp_eq_u32" | "s_cmp_eq_i32" => sopc!(|a, b| a == b),
+        "s_cmp_lg_u32" | "s_cmp_lg_i32" => sopc!(|a, b| a != b),
+        "s_cmp_lt_u32" => sopc!(|a, b| a < b),
+        "s_cmp_le_u32" => sopc!(|a, b| a <= b),
+        "s_cmp_gt_u32" => sopc!(|a, b| a > b),
+        "s_cmp_ge_u32" => sopc!(|a, b| a >= b),
+        "s_cmp_lt_i32" => sopc!(|a, b| (a as i32) < (b as i32)),
+        "s_cmp_le_i32" => sopc!(|a, b| (a as i32) <= (b as i32)),
+        "s_cmp_gt_i32" => sopc!(|a, b| (a as i32) > (b as i32)),
+        "s_cmp_ge_i32" => sopc!(|a, b| (a as i32) >= (b as i32)),
+        "s_cmp_eq_u64" => |_x, w, _l, _i, c| {
+            if let (Some(a), Some(b)) = (c.src(0), c.src(1)) {
+                w.scc = s64(w, a) == s64(w, b);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_cmp_lg_u64" => |_x, w, _l, _i, c| {
+            if let (Some(a), Some(b)) = (c.src(0), c.src(1)) {
+                w.scc = s64(w, a) != s64(w, b);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_bitcmp1_b32" => sopc!(|a, b| a >> (b & 31) & 1 == 1),
+        "s_bitcmp0_b32" => sopc!(|a, b| a >> (b & 31) & 1 == 0),
+        // ---- SOPK
+        "s_movk_i32" => |_x, w, _l, i, c| {
+            if let Some(d) = c.dst(0).copied() {
+                let k = i.field(Field::Simm16).unwrap_or(0) as u16 as i16 as i32 as u32;
+                s_write32(w, &d, k);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_addk_i32" => |_x, w, _l, i, c| {
+            if let Some(d) = c.dst(0).copied() {
+                let k = i.field(Field::Simm16).unwrap_or(0) as u16 as i16 as i32;
+                let a = s32(w, &d) as i32;
+                w.scc = a.checked_add(k).is_none();
+                s_write32(w, &d, a.wrapping_add(k) as u32);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_mulk_i32" => |_x, w, _l, i, c| {
+            if let Some(d) = c.dst(0).copied() {
+                let k = i.field(Field::Simm16).unwrap_or(0) as u16 as i16 as i32;
+                let a = s32(w, &d) as i32;
+                s_write32(w, &d, a.wrapping_mul(k) as u32);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_cmpk_eq_u32" | "s_cmpk_eq_i32" => sopk_cmp!(|a, k| a == k),
+        "s_cmpk_lg_u32" | "s_cmpk_lg_i32" => sopk_cmp!(|a, k| a != k),
+        "s_cmpk_lt_u32" => sopk_cmp!(|a, k| a < (k & 0xffff)),
+        "s_cmpk_gt_u32" => sopk_cmp!(|a, k| a > (k & 0xffff)),
+        "s_cmpk_le_u32" => sopk_cmp!(|a, k| a <= (k & 0xffff)),
+        "s_cmpk_ge_u32" => sopk_cmp!(|a, k| a >= (k & 0xffff)),
+        "s_cmpk_lt_i32" => sopk_cmp!(|a, k| (a as i32) < (k as i32)),
+        "s_cmpk_gt_i32" => sopk_cmp!(|a, k| (a as i32) > (k as i32)),
+        "s_cmpk_le_i32" => sopk_cmp!(|a, k| (a as i32) <= (k as i32)),
+        "s_cmpk_ge_i32" => sopk_cmp!(|a, k| (a as i32) >= (k as i32)),
+        // ---- SMEM
+        "s_load_dword" | "s_load_dwordx2" | "s_load_dwordx4" | "s_load_dwordx8"
+        | "s_load_dwordx16" => smem_load,
+        // ---- VOP1 / VOP2 / VOP3, integer
+        "v_mov_b32" => valu_u32!(|a| a),
+        "v_not_b32" => valu_u32!(|a| !a),
+        "v_bfrev_b32" => valu_u32!(|a| a.reverse_bits()),
+        "v_ffbh_u32" => valu_u32!(|a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
+        "v_ffbl_b32" => valu_u32!(|a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        "v_add_u32" => valu_u32!(|a, b| a.wrapping_add(b)),
+        "v_sub_u32" => valu_u32!(|a, b| a.wrapping_sub(b)),
+        "v_subrev_u32" => valu_u32!(|a, b| b.wrapping_sub(a)),
+        "v_and_b32" => valu_u32!(|a, b| a & b),
+        "v_or_b32" => valu_u32!(|a, b| a | b),
+        "v_xor_b32" => valu_u32!(|a, b| a ^ b),
+        "v_lshlrev_b32" => valu_u32!(|a, b| b << (a & 31)),
+        "v_lshrrev_b32" => valu_u32!(|a, b| b >> (a & 31)),
+        "v_ashrrev_i32" => valu_u32!(|a, b| ((b as i32) >> (a & 31)) as u32),
+        "v_min_u32" => valu_u32!(|a, b| a.min(b)),
+        "v_max_u32" => valu_u32!(|a, b| a.max(b)),
+        "v_min_i32" => valu_u32!(|a, b| (a as i32).min(b as i32) as u32),
+        "v_max_i32" => valu_u32!(|a, b| (a as i32).max(b as i32) as u32),
+        "v_mul_lo_u32" => valu_u32!(|a, b| a.wrapping_mul(b)),
+        "v_mul_hi_u32" => valu_u32!(|a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
+        "v_mul_hi_i32" => {
+            valu_u32!(|a, b| ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32)
+        }
+        "v_mul_u32_u24" => valu_u32!(|a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+        "v_mul_i32_i24" => {
+            valu_u32!(|a, b| (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)) as u32)
+        }
+        "v_mul_hi_u32_u24" => {
+            valu_u32!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)
+        }
+        "v_add_lshl_u32" => valu_u32!(|a, b, s| a.wrapping_add(b) << (s & 31)),
+        "v_lshl_add_u32" => valu_u32!(|a, b, s| (a << (b & 31)).wrapping_add(s)),
+        "v_lshl_or_b32" => valu_u32!(|a, b, s| (a << (b & 31)) | s),
+        "v_and_or_b32" => valu_u32!(|a, b, s| (a & b) | s),
+        "v_or3_b32" => valu_u32!(|a, b, s| a | b | s),
+        "v_xad_u32" => valu_u32!(|a, b, s| (a ^ b).wrapping_add(s)),
+        "v_add3_u32" => valu_u32!(|a, b, s| a.wrapping_add(b).wrapping_add(s)),
+        "v_mad_u32_u24" => {
+            valu_u32!(|a, b, s| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(s))
+        }
+        "v_mad_i32_i24" => valu_u32!(|a, b, s| (((a << 8) as i32 >> 8)
+            .wrapping_mul((b << 8) as i32 >> 8))
+        .wrapping_add(s as i32) as u32),
+        "v_bfe_u32" => valu_u32!(|a, b, s| bfe_u32(a, b & 31, s & 31)),
+        "v_bfe_i32" => valu_u32!(|a, b, s| bfe_i32(a, b & 31, s & 31)),
+        "v_bfi_b32" => valu_u32!(|a, b, s| (a & b) | (!a & s)),
+        "v_alignbit_b32" => {
+            valu_u32!(|a, b, s| (((u64::from(a) << 32) | u64::from(b)) >> (s & 31)) as u32)
+        }
+        "v_alignbyte_b32" => {
+            valu_u32!(|a, b, s| (((u64::from(a) << 32) | u64::from(b)) >> (8 * (s & 3))) as u32)
+        }
+        "v_min3_u32" => valu_u32!(|a, b, s| a.min(b).min(s)),
+        "v_max3_u32" => valu_u32!(|a, b, s| a.max(b).max(s)),
+        "v_min3_i32" => valu_u32!(|a, b, s| (a as i32).min(b as i32).min(s as i32) as u32),
+        "v_max3_i32" => valu_u32!(|a, b, s| (a as i32).max(b as i32).max(s as i32) as u32),
+        "v_med3_i32" => valu_u32!(|a, b, s| med3(a as i32, b as i32, s as i32) as u32),
+        "v_med3_u32" => valu_u32!(|a, b, s| med3(a, b, s)),
+        "v_bcnt_u32_b32" => valu_u32!(|a, b| a.count_ones().wrapping_add(b)),
+        "v_mbcnt_lo_u32_b32" => mbcnt!(false),
+        "v_mbcnt_hi_u32_b32" => mbcnt!(true),
+        "v_cndmask_b32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
+            for l in 0..LANES {
+                if w.active(l) {
+                    let v = if mask >> l & 1 == 1 {
+                        f32_mods(&s1, v32(w, &s1, l))
+                    } else {
+                        f32_mods(&s0, v32(w, &s0, l))
+                    };
+                    vwrite(w, &d, l, 0, v);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_add_co_u32" => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
+        "v_sub_co_u32" => carry_op!(|a, b, _c| u64::from(a).wrapping_sub(u64::from(b)), false),
+        "v_subrev_co_u32" => carry_op!(|a, b, _c| u64::from(b).wrapping_sub(u64::from(a)), false),
+        "v_addc_co_u32" => carry_op!(|a, b, c| u64::from(a) + u64::from(b) + u64::from(c), true),
+        "v_subb_co_u32" => carry_op!(
+            |a, b, c| u64::from(a)
+                .wrapping_sub(u64::from(b))
+                .wrapping_sub(u64::from(c)),
+            true
+        ),
+        "v_subbrev_co_u32" => carry_op!(
+            |a, b, c| u64::from(b)
+                .wrapping_sub(u64::from(a))
+                .wrapping_sub(u64::from(c)),
+            true
+        ),
+        "v_mad_u64_u32" => mad64!(false),
+        "v_mad_i64_i32" => mad64!(true),
+        "v_lshlrev_b64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = v64(w, &s1, l) << (v32(w, &s0, l) & 63);
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_lshrrev_b64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = v64(w, &s1, l) >> (v32(w, &s0, l) & 63);
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_ashrrev_i64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = ((v64(w, &s1, l) as i64) >> (v32(w, &s0, l) & 63)) as u64;
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_readfirstlane_b32" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let lane = if w.exec == 0 {
+                    0
+                } else {
+                    w.exec.trailing_zeros() as usize
+                };
+                let v = v32(w, &s, lane);
+                s_write32(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "v_readlane_b32" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s), Some(sel)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            {
+                let lane = (s32(w, &sel) & 63) as usize;
+                let v = v32(w, &s, lane);
+                s_write32(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "v_writelane_b32" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s), Some(sel)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            {
+                let lane = (s32(w, &sel) & 63) as usize;
+                let v = s32(w, &s);
+                vwrite(w, &d, lane, 0, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "v_accvgpr_write_b32" | "v_accvgpr_read_b32" | "v_accvgpr_mov_b32" => valu_u32!(|a| a),
+        // ---- VALU float
+        "v_add_f32" => valu_f32!(|a, b| a + b),
+        "v_sub_f32" => valu_f32!(|a, b| a - b),
+        "v_subrev_f32" => valu_f32!(|a, b| b - a),
+        "v_mul_f32" => valu_f32!(|a, b| a * b),
+        "v_min_f32" => valu_f32!(|a, b| a.min(b)),
+        "v_max_f32" => valu_f32!(|a, b| a.max(b)),
+        "v_fma_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
+        "v_fmac_f32" => mac_f32!(|a, b, c| a.mul_add(b, c)),
+        "v_mac_f32" => mac_f32!(|a, b, c| a * b + c),
+        "v_fmac_f64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
+                    let b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
+                    let r = a.mul_add(b, f64::from_bits(v64(w, &d, l))).to_bits();
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_mov_b64" => |_x, w, _l, _i, c| {
+            if let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) {
+                for l in 0..LANES {
+                    if w.active(l) {
+                        let v = v64(w, &s0, l);
+                        vwrite(w, &d, l, 0, v as u32);
+                        vwrite(w, &d, l, 1, (v >> 32) as u32);
+                    }
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_lshl_add_u64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let v = (v64(w, &s0, l) << (v32(w, &s1, l) & 63)).wrapping_add(v64(w, &s2, l));
+                    vwrite(w, &d, l, 0, v as u32);
+                    vwrite(w, &d, l, 1, (v >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_add_u16" => valu_u32!(|a, b| (a as u16).wrapping_add(b as u16) as u32),
+        "v_sub_u16" => valu_u32!(|a, b| (a as u16).wrapping_sub(b as u16) as u32),
+        "v_subrev_u16" => valu_u32!(|a, b| (b as u16).wrapping_sub(a as u16) as u32),
+        "v_mul_lo_u16" => valu_u32!(|a, b| (a as u16).wrapping_mul(b as u16) as u32),
+        "v_lshlrev_b16" => valu_u32!(|a, b| ((b as u16) << (a & 15)) as u32),
+        "v_lshrrev_b16" => valu_u32!(|a, b| ((b as u16) >> (a & 15)) as u32),
+        "v_ashrrev_i16" => valu_u32!(|a, b| ((b as i16) >> (a & 15)) as u16 as u32),
+        "v_max_u16" => valu_u32!(|a, b| (a as u16).max(b as u16) as u32),
+        "v_min_u16" => valu_u32!(|a, b| (a as u16).min(b as u16) as u32),
+        "v_max_i16" => valu_u32!(|a, b| (a as i16).max(b as i16) as u16 as u32),
+        "v_min_i16" => valu_u32!(|a, b| (a as i16).min(b as i16) as u16 as u32),
+        "v_pk_mov_b32" => |_x, w, _l, i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            // op_sel[0] picks the half of src0 for the low result, op_sel[1]
+            // the half of src1 for the high result (VOP3P word 0, bits 11-12).
+            let w0 = i.words()[0];
+            let (sel0, sel1) = (w0 >> 11 & 1 == 1, w0 >> 12 & 1 == 1);
+            for l in 0..LANES {
+                if w.active(l) {
+                    let a = v64(w, &s0, l);
+                    let b = v64(w, &s1, l);
+                    let lo = if sel0 { (a >> 32) as u32 } else { a as u32 };
+                    let hi = if sel1 { (b >> 32) as u32 } else { b as u32 };
+                    vwrite(w, &d, l, 0, lo);
+                    vwrite(w, &d, l, 1, hi);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_mad_f32" => valu_f32!(|a, b, c| a * b + c),
+        "v_fmaak_f32" | "v_fmamk_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
+        "v_madak_f32" | "v_madmk_f32" => valu_f32!(|a, b, c| a * b + c),
+        "v_max3_f32" => valu_f32!(|a, b, c| a.max(b).max(c)),
+        "v_min3_f32" => valu_f32!(|a, b, c| a.min(b).min(c)),
+        "v_med3_f32" => valu_f32!(|a, b, c| fmed3(a, b, c)),
+        "v_ldexp_f32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
+                    let e = v32(w, &s1, l) as i32;
+                    vwrite(w, &d, l, 0, ldexp_f32(a, e).to_bits());
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_rcp_f32" => valu_f32!(|a| 1.0 / a),
+        "v_rsq_f32" => valu_f32!(|a| (1.0 / f64::from(a).sqrt()) as f32),
+        "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
+        "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
+        "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
+        "v_trunc_f32" => valu_f32!(|a| a.trunc()),
+        "v_ceil_f32" => valu_f32!(|a| a.ceil()),
+        "v_floor_f32" => valu_f32!(|a| a.floor()),
+        "v_rndne_f32" => valu_f32!(|a| a.round_ties_even()),
+        "v_fract_f32" => valu_f32!(|a| if a.is_infinite() {
+            f32::NAN
+        } else {
+            (a - a.floor()).min(f32::from_bits(0x3f7f_ffff))
+        }),
+        "v_cvt_f32_i32" => valu_u32!(|a| (a as i32 as f32).to_bits()),
+        "v_cvt_f32_u32" => valu_u32!(|a| (a as f32).to_bits()),
+        "v_cvt_i32_f32" => valu_u32!(|a| f32_to_i32(f32::from_bits(a)) as u32),
+        "v_cvt_u32_f32" => valu_u32!(|a| f32_to_u32(f32::from_bits(a))),
+        "v_cvt_f32_ubyte0" => valu_u32!(|a| ((a & 0xff) as f32).to_bits()),
+        "v_cvt_f32_ubyte1" => valu_u32!(|a| ((a >> 8 & 0xff) as f32).to_bits()),
+        "v_cvt_f32_ubyte2" => valu_u32!(|a| ((a >> 16 & 0xff) as f32).to_bits()),
+        "v_cvt_f32_ubyte3" => valu_u32!(|a| ((a >> 24) as f32).to_bits()),
+        "v_add_f64" => valu_f64!(|a, b| a + b),
+        "v_mul_f64" => valu_f64!(|a, b| a * b),
+        "v_min_f64" => valu_f64!(|a, b| a.min(b)),
+        "v_max_f64" => valu_f64!(|a, b| a.max(b)),
+        "v_fma_f64" => valu_f64!(|a, b, c| a.mul_add(b, c)),
+        _ => return None,
+    })
+}
+
+fn nop(
+    _x: &mut Exec<'_>,
+    _w: &mut Wave,
+    _l: &mut [u8],
+    _i: &Instruction,
+    _c: &Ctx,
+) -> Result<Flow, Stop> {
+    Ok(Flow::Continue)
+}
+
+fn bfe_u32(a: u32, off: u32, width: u32) -> u32 {
+    if width == 0 {
+        return 0;
+    }
+    let v = u64::from(a) >> off;
+    (v & ((1u64 << width.min(32)) - 1)) as u32
+}
+
+fn bfe_i32(a: u32, off: u32, width: u32) -> u32 {
+    if width == 0 {
+        return 0;
+    }
+    let width = width.min(32);
+    let v = bfe_u32(a, off, width);
+    let shift = 32 - width;
+    (((v << shift) as i32) >> shift) as u32
+}
+
+fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
+    a.max(b).min(a.min(b).max(c))
+}
+
+fn fmed3(a: f32, b: f32, c: f32) -> f32 {
+    if a.is_nan() || b.is_nan() || c.is_nan() {
+        return a.min(b).min(c);
+    }
+    let mx = a.max(b).max(c);
+    if mx == a {
+        b.max(c)
+    } else if mx == b {
+        a.max(c)
+    } else {
+        a.max(b)
+    }
+}
+
+fn ldexp_f32(a: f32, e: i32) -> f32 {
+    (f64::from(a) * 2f64.powi(e.clamp(-400, 400))) as f32
+}
+
+fn f32_to_i32(x: f32) -> i32 {
+    if x.is_nan() {
+        0
+    } else {
+        x as i32
+    }
+}
+
+fn f32_to_u32(x: f32) -> u32 {
+    if x.is_nan() {
+        0
+    } else {
+        x as u32
+    }
+}
+
+// ---------------------------------------------------------------- memory
+
+/// Size in bytes, sign extension and dword count of a load/store mnemonic.
+fn mem_width(name: &str) -> (u32, bool) {
+    let tail = name.rsplit('_').next().unwrap_or("");
+    match tail {
+        "ubyte" | "byte" => (1, false),
+        "sbyte" => (1, true),
+        "ushort" | "short" => (2, false),
+        "sshort" => (2, true),
+        "dword" | "b32" | "u32" | "i32" | "f32" => (4, false),
+        "dwordx2" | "b64" | "u64" | "i64" | "f64" | "x2" => (8, false),
+        "dwordx3" | "b96" => (12, false),
+        "dwordx4" | "b128" => (16, false),
+        _ => (4, false),
+    }
+}
+
+/// Where one lane's access goes after flat/private/LDS resolution.
+enum Place {
+    Global(u64),
+    Lds(u64),
+}
+
+/// Device address of private (scratch) byte `p` of lane `l`: dwords are
+/// interleaved across the 64 lanes, as for the swizzled private segment.
+fn private_phys(w: &Wave, p: u64, l: usize) -> u64 {
+    w.flat_scratch
+        .wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4)
+}
+
+fn flat_place(w: &Wave, addr: u64, l: usize) -> Place {
+    if (SHARED_APERTURE..SHARED_APERTURE + APERTURE_SIZE).contains(&addr) {
+        Place::Lds(addr - SHARED_APERTURE)
+    } else if (PRIVATE_APERTURE..PRIVATE_APERTURE + APERTURE_SIZE).contains(&addr) {
+        Place::Global(private_phys(w, addr - PRIVATE_APERTURE, l))
+    } else {
+        Place::Global(addr)
+    }
+}
+
+fn lds_slice<'a>(
+    lds: &'a mut [u8],
+    off: u64,
+    n: u32,
+    kind: AccessKind,
+    w: &Wave,
+    i: &Instruction,
+    pc: u64,
+) -> Result<&'a mut [u8], Stop> {
+    let len = lds.len();
+    usize::try_from(off)
+        .ok()
+        .and_then(|o| lds.get_mut(o..o.checked_add(n as usize)?))
+        .ok_or_else(|| Stop::LdsFault {
+            offset: off,
+            size: n,
+            kind,
+            lds_size: len,
+            pc,
+            wave: id(w),
+            inst: i.to_string(),
+        })
+}
+
+/// Reads `n` bytes for lane `l` at a resolved place, dword by dword for
+/// private memory (whose dwords are not contiguous).
+#[allow(clippy::too_many_arguments)]
+fn read_place(
+    x: &mut Exec<'_>,
+    w: &Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    pc: u64,
+    place: &Place,
+    private: Option<u64>,
+    l: usize,
+    n: u32,
+) -> Result<[u8; 16], Stop> {
+    let mut out = [0u8; 16];
+    if let Some(p) = private {
+        let mut k = 0;
+        while k < n {
+            let chunk = (n - k).min(4 - ((p + k as u64) % 4) as u32);
+            let a = private_phys(w, p + k as u64, l);
+            x.view
+                .read_bytes(a, &mut out[k as usize..(k + chunk) as usize])
+                .map_err(|f| fault(w, i, pc, f))?;
+            k += chunk;
+        }
+        return Ok(out);
+    }
+    match place {
+        Place::Global(a) => x
+            .view
+            .read_bytes(*a, &mut out[..n as usize])
+            .map_err(|f| fault(w, i, pc, f))?,
+        Place::Lds(o) => {
+            out[..n as usize].copy_from_slice(lds_slice(lds, *o, n, AccessKind::Read, w, i, pc)?)
+        }
+    }
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_place(
+    x: &mut Exec<'_>,
+    w: &Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    pc: u64,
+    place: &Place,
+    private: Option<u64>,
+    l: usize,
+    bytes: &[u8],
+) -> Result<(), Stop> {
+    let n = bytes.len() as u32;
+    if let Some(p) = private {
+        let mut k = 0;
+        while k < n {
+            let chunk = (n - k).min(4 - ((p + k as u64) % 4) as u32);
+            let a = private_phys(w, p + k as u64, l);
+            x.view
+                .write_bytes(a, &bytes[k as usize..(k + chunk) as usize])
+                .map_err(|f| fault(w, i, pc, f))?;
+            k += chunk;
+        }
+        return Ok(());
+    }
+    match place {
+        Place::Global(a) => x
+            .view
+            .write_bytes(*a, bytes)
+            .map_err(|f| fault(w, i, pc, f)),
+        Place::Lds(o) => {
+            lds_slice(lds, *o, n, AccessKind::Write, w, i, pc)?.copy_from_slice(bytes);
+            Ok(())
+        }
+    }
+}
+
+fn load_result(bytes: &[u8; 16], n: u32, signed: bool) -> [u32; 4] {
+    let mut r = [0u32; 4];
+    match (n, signed) {
+        (1, false) => r[0] = u32::from(bytes[0]),
+        (1, true) => r[0] = bytes[0] as i8 as i32 as u32,
+        (2, false) => r[0] = u32::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        (2, true) => r[0] = i16::from_le_bytes([bytes[0], bytes[1]]) as i32 as u32,
+        _ => {
+            for (k, c) in bytes.chunks(4).take((n / 4) as usize).enumerate() {
+                r[k] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        }
+    }
+    r
+}
+
+fn atomic_op(name: &str) -> Option<AtomicOp> {
+    let body = name
+        .split("atomic_")
+        .nth(1)
+        .or_else(|| name.strip_prefix("ds_"))?;
+    let op = body.split('_').next()?;
+    Some(match op {
+        "swap" | "wrxchg" | "wrxchg2" => AtomicOp::Swap,
+        "add" => AtomicOp::Add,
+        "sub" => AtomicOp::Sub,
+        "smin" | "min" if body.contains("i32") || body.contains("i64") || op == "smin" => {
+            AtomicOp::SMin
+        }
+        "umin" | "min" => AtomicOp::UMin,
+        "smax" | "max" if body.contains("i32") || body.contains("i64") || op == "smax" => {
+            AtomicOp::SMax
+        }
+        "umax" | "max" => AtomicOp::UMax,
+        "and" => AtomicOp::And,
+        "or" => AtomicOp::Or,
+        "xor" => AtomicOp::Xor,
+        "inc" => AtomicOp::Inc,
+        "dec" => AtomicOp::Dec,
+        _ => return None,
+    })
+}
+
+/// FLAT, GLOBAL and SCRATCH loads, stores and atomics.
+fn vmem(
+    x: &mut Exec<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let name = i.opcode().name();
+    let enc = i.encoding();
+    let w0 = i.words()[0];
+    let raw_off = w0 & 0x1fff;
+    let offset: i64 = match enc {
+        Encoding::Flat => i64::from(raw_off & 0xfff),
+        _ => i64::from(((raw_off << 19) as i32) >> 19),
+    };
+    let glc = w0 >> 16 & 1 == 1;
+    let (n, signed) = mem_width(name);
+    let is_atomic = name.contains("_atomic_");
+    let is_store = name.contains("_store_");
+    if name.contains("_lds_") || name.contains("d16") {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let addr_op = c.by_field(Field::Addr).copied();
+    let saddr = c
+        .by_field(Field::Saddr)
+        .copied()
+        .filter(|o| !matches!(o.value, Operand::Off));
+    let data = c.by_field(Field::Data).copied();
+    let vdst = c.by_field(Field::Vdst).copied();
+    for l in 0..LANES {
+        if !w.active(l) {
+            continue;
+        }
+        let (place, private) = match enc {
+            Encoding::Scratch => {
+                let base = match (&addr_op, &saddr) {
+                    (Some(a), Some(s)) if !matches!(a.value, Operand::Off) => {
+                        u64::from(v32(w, a, l)).wrapping_add(u64::from(s32(w, s)))
+                    }
+                    (Some(a), None) if !matches!(a.value, Operand::Off) => u64::from(v32(w, a, l)),
+                    (_, Some(s)) => u64::from(s32(w, s)),
+                    _ => 0,
+                };
+                let p = (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff;
+                (Place::Global(0), Some(p))
+            }
+            _ => {
+                let a = match (&addr_op, &saddr) {
+                    (Some(a), Some(s)) => s64(w, s).wrapping_add(u64::from(v32(w, a, l))),
+                    (Some(a), None) => v64(w, a, l),
+                    _ => 0,
+                };
+                let a = (a as i64).wrapping_add(offset) as u64;
+                if enc == Encoding::Flat {
+                    match flat_place(w, a, l) {
+                        Place::Global(g)
+                            if (PRIVATE_APERTURE..PRIVATE_APERTURE + APERTURE_SIZE)
+                                .contains(&a) =>
+                        {
+                            let _ = g;
+                            (Place::Global(0), Some(a - PRIVATE_APERTURE))
+                        }
+                        p => (p, None),
+                    }
+                } else {
+                    (Place::Global(a), None)
+                }
+            }
+        };
+        if is_atomic {
+            let op = match (name.contains("cmpswap"), atomic_op(name)) {
+                (true, _) => None,
+                (false, Some(o)) => Some(o),
+                (false, None) => return Err(unsupported(w, i, c.pc)),
+            };
+            let Some(d) = data else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let wide = name.ends_with("_x2");
+            let size = if wide { 8 } else { 4 };
+            let (operand, op) = match op {
+                Some(o) => (
+                    if wide {
+                        v64(w, &d, l)
+                    } else {
+                        u64::from(v32(w, &d, l))
+                    },
+                    o,
+                ),
+                None => {
+                    // cmpswap data is {src, cmp}.
+                    let (src, cmp) = if wide {
+                        let Operand::Reg(r) = d.value else {
+                            return Err(unsupported(w, i, c.pc));
+                        };
+                        let lo = |k: u16| u64::from(w.vgpr[((r.first + k) & 255) as usize][l]);
+                        (lo(0) | lo(1) << 32, lo(2) | lo(3) << 32)
+                    } else {
+                        let v = v64(w, &d, l);
+                        (v & 0xffff_ffff, v >> 32)
+                    };
+                    (src, AtomicOp::CmpSwap(cmp))
+                }
+            };
+            let Place::Global(a) = place else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let a = match private {
+                Some(p) => private_phys(w, p, l),
+                None => a,
+            };
+            let old = x
+                .view
+                .atomic(a, size, op, operand)
+                .map_err(|f| fault(w, i, c.pc, f))?;
+            if glc {
+                if let Some(vd) = vdst {
+                    vwrite(w, &vd, l, 0, old as u32);
+                    if wide {
+                        vwrite(w, &vd, l, 1, (old >> 32) as u32);
+                    }
+                }
+            }
+        } else if is_store {
+            let Some(d) = data else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let mut b = [0u8; 16];
+            for k in 0..n.div_ceil(4) as usize {
+                let Operand::Reg(r) = d.value else { break };
+                let v = match r.file {
+                    RegFile::Agpr => w.agpr[(r.first as usize + k) & 255][l],
+                    _ => w.vgpr[(r.first as usize + k) & 255][l],
+                };
+                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            write_place(x, w, lds, i, c.pc, &place, private, l, &b[..n as usize])?;
+        } else {
+            let bytes = read_place(x, w, lds, i, c.pc, &place, private, l, n)?;
+            let r = load_result(&bytes, n, signed);
+            if let Some(vd) = vdst {
+                for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
+                    vwrite(w, &vd, l, k, *v);
+                }
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// MUBUF loads and stores. A descriptor with ADD_TID_ENABLE (the private
+/// segment buffer) addresses lane-swizzled scratch; any other is a linear
+/// raw buffer bounded by NUM_RECORDS.
+fn mubuf(
+    x: &mut Exec<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let name = i.opcode().name();
+    let w0 = i.words()[0];
+    let inst_off = u64::from(w0 & 0xfff);
+    let offen = w0 >> 12 & 1 == 1;
+    let idxen = w0 >> 13 & 1 == 1;
+    if w0 >> 16 & 1 == 1 || name.contains("d16") || name.contains("format") {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let (n, signed) = mem_width(name);
+    let is_store = name.starts_with("buffer_store");
+    let (Some(rsrc), Some(vdata)) = (
+        c.by_field(Field::Srsrc).copied(),
+        c.by_field(Field::Vdata).copied(),
+    ) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let vaddr = c
+        .by_field(Field::Vaddr)
+        .copied()
+        .filter(|o| !matches!(o.value, Operand::Off));
+    let soff = c
+        .by_field(Field::Soffset)
+        .map_or(0, |o| u64::from(s32(w, o)));
+    let Operand::Reg(r) = rsrc.value else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let d: Vec<u32> = (0..4).map(|k| sreg_read(w, r.first + k)).collect();
+    let base = u64::from(d[0]) | (u64::from(d[1] & 0xffff) << 32);
+    let stride = u64::from(d[1] >> 16 & 0x3fff);
+    let num_records = u64::from(d[2]);
+    let add_tid = d[3] >> 23 & 1 == 1;
+    for l in 0..LANES {
+        if !w.active(l) {
+            continue;
+        }
+        let (vi, vo) = match (idxen, offen, &vaddr) {
+            (true, true, Some(v)) => (u64::from(v32(w, v, l)), {
+                let Operand::Reg(rr) = v.value else {
+                    return Err(unsupported(w, i, c.pc));
+                };
+                u64::from(w.vgpr[(rr.first as usize + 1) & 255][l])
+            }),
+            (true, false, Some(v)) => (u64::from(v32(w, v, l)), 0),
+            (false, true, Some(v)) => (0, u64::from(v32(w, v, l))),
+            _ => (0, 0),
+        };
+        let (place, private) = if add_tid {
+            // Private segment: soffset is the wave's (wave-scaled) base.
+            let p = vo + inst_off;
+            let a = base + soff;
+            let phys = a.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4);
+            (Place::Global(phys), None)
+        } else {
+            let off = vo + inst_off;
+            let bound = if stride == 0 {
+                num_records
+            } else {
+                num_records * stride
+            };
+            let a_off = vi * stride + off + soff;
+            if a_off + u64::from(n) > bound {
+                // Out-of-range buffer accesses return zero / are dropped.
+                if !is_store {
+                    for k in 0..n.div_ceil(4) as usize {
+                        vwrite(w, &vdata, l, k, 0);
+                    }
+                }
+                continue;
+            }
+            (Place::Global(base + a_off), None)
+        };
+        if is_store {
+            let Operand::Reg(vr) = vdata.value else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let mut b = [0u8; 16];
+            for k in 0..n.div_ceil(4) as usize {
+                let v = w.vgpr[(vr.first as usize + k) & 255][l];
+                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            write_place(x, w, lds, i, c.pc, &place, private, l, &b[..n as usize])?;
+        } else {
+            let bytes = read_place(x, w, lds, i, c.pc, &place, private, l, n)?;
+            for (k, v) in load_result(&bytes, n, signed)
+                .iter()
+                .enumerate()
+                .take(n.div_ceil(4) as usize)
+            {
+                vwrite(w, &vdata, l, k, *v);
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// LDS operations: reads, writes (incl. read2/write2), atomics and bpermute.
+fn ds(
+    x: &mut Exec<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let _ = x;
+    let name = i.opcode().name();
+    let w0 = i.words()[0];
+    if w0 >> 16 & 1 == 1 {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let off0 = u64::from(w0 & 0xff);
+    let off1 = u64::from(w0 >> 8 & 0xff);
+    let off16 = u64::from(w0 & 0xffff);
+    let addr = c.by_field(Field::Addr).copied();
+    let d0 = c.by_field(Field::Data0).copied();
+    let d1 = c.by_field(Field::Data1).copied();
+    let vdst = c.by_field(Field::Vdst).copied();
+    if name == "ds_bpermute_b32" || name == "ds_permute_b32" {
+        let (Some(a), Some(d), Some(v)) = (addr, d0, vdst) else {
+            return Err(unsupported(w, i, c.pc));
+        };
+        let src: Vec<u32> = (0..LANES).map(|l| v32(w, &d, l)).collect();
+        let mut out = [0u32; LANES];
+        let mut written = [false; LANES];
+        for l in 0..LANES {
+            if !w.active(l) {
+                continue;
+            }
+            let sel = ((v32(w, &a, l) as u64 + off16) >> 2 & 63) as usize;
+            if name == "ds_bpermute_b32" {
+                out[l] = if w.active(sel) { src[sel] } else { 0 };
+                written[l] = true;
+            } else {
+                out[sel] = src[l];
+                written[sel] = true;
+            }
+        }
+        for l in 0..LANES {
+            if w.active(l) {
+                vwrite(w, &v, l, 0, if written[l] { out[l] } else { 0 });
+            }
+        }
+        return Ok(Flow::Continue);
+    }
+    if name == "ds_swizzle_b32"
+        || name.contains("gws")
+        || name.contains("append")
+        || name.contains("consume")
+    {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let two = name.contains("read2") || name.contains("write2");
+    let st64 = name.contains("st64");
+    let (elem, signed) = if two {
+        if name.ends_with("b64") {
+            (8, false)
+        } else {
+            (4, false)
+        }
+    } else {
+        match name {
+            n if n.contains("u8") || n.ends_with("_b8") => (1, false),
+            n if n.contains("i8") => (1, true),
+            n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => (2, false),
+            n if n.contains("i16") => (2, true),
+            n => mem_width(n),
+        }
+    };
+    let is_read = name.starts_with("ds_read");
+    let is_write = name.starts_with("ds_write");
+    let atomic = if is_read || is_write {
+        None
+    } else {
+        Some(name)
+    };
+    for l in 0..LANES {
+        if !w.active(l) {
+            continue;
+        }
+        let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
+        if two {
+            let scale = elem as u64 * if st64 { 64 } else { 1 };
+            let addrs = [base + off0 * scale, base + off1 * scale];
+            for (k, a) in addrs.iter().enumerate() {
+                if is_read {
+                    let b = lds_slice(lds, *a, elem, AccessKind::Read, w, i, c.pc)?;
+                    let mut buf = [0u8; 16];
+                    buf[..elem as usize].copy_from_slice(b);
+                    let r = load_result(&buf, elem, false);
+                    if let Some(v) = vdst {
+                        for (j, x) in r.iter().enumerate().take((elem / 4) as usize) {
+                            vwrite(w, &v, l, k * (elem / 4) as usize + j, *x);
+                        }
+                    }
+                } else {
+                    let src = if k == 0 { d0 } else { d1 };
+                    let Some(sop) = src else {
+                        return Err(unsupported(w, i, c.pc));
+                    };
+                    let v = if elem == 8 {
+                        v64(w, &sop, l)
+                    } else {
+                        u64::from(v32(w, &sop, l))
+                    };
+                    lds_slice(lds, *a, elem, AccessKind::Write, w, i, c.pc)?
+                        .copy_from_slice(&v.to_le_bytes()[..elem as usize]);
+                }
+            }
+            continue;
+        }
+        let a = base + off16;
+        if is_read {
+            let b = lds_slice(lds, a, elem, AccessKind::Read, w, i, c.pc)?;
+            let mut buf = [0u8; 16];
+            buf[..elem as usize].copy_from_slice(b);
+            let r = load_result(&buf, elem, signed);
+            if let Some(v) = vdst {
+                for (k, x) in r.iter().enumerate().take(elem.div_ceil(4) as usize) {
+                    vwrite(w, &v, l, k, *x);
+                }
+            }
+        } else if is_write {
+            let Some(sop) = d0 else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let mut b = [0u8; 16];
+            let Operand::Reg(r) = sop.value else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            for k in 0..elem.div_ceil(4) as usize {
+                let v = w.vgpr[(r.first as usize + k) & 255][l];
+                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            lds_slice(lds, a, elem, AccessKind::Write, w, i, c.pc)?
+                .copy_from_slice(&b[..elem as usize]);
+        } else if let Some(n) = atomic {
+            let wide = n.ends_with("64");
+            let size = if wide { 8u32 } else { 4 };
+            let slot = lds_slice(lds, a, size, AccessKind::Atomic, w, i, c.pc)?;
+            let old = if wide {
+                u64::from_le_bytes(slot[..8].try_into().unwrap_or([0; 8]))
+            } else {
+                u64::from(u32::from_le_bytes(slot[..4].try_into().unwrap_or([0; 4])))
+            };
+            let Some(sop) = d0 else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let v = if wide {
+                v64(w, &sop, l)
+            } else {
+                u64::from(v32(w, &sop, l))
+            };
+            let new = if n.contains("cmpst") {
+                let Some(s1) = d1 else {
+                    return Err(unsupported(w, i, c.pc));
+                };
+                let src = if wide {
+                    v64(w, &s1, l)
+                } else {
+                    u64::from(v32(w, &s1, l))
+                };
+                if old == v {
+                    src
+                } else {
+                    old
+                }
+            } else if n.contains("add_f32") {
+                u64::from((f32::from_bits(old as u32) + f32::from_bits(v as u32)).to_bits())
+            } else {
+                let Some(op) = atomic_op(n) else {
+                    return Err(unsupported(w, i, c.pc));
+                };
+                lds_rmw(op, old, v, wide)
+            };
+            slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
+            if n.contains("_rtn_") || n.starts_with("ds_wrxchg") {
+                if let Some(vd) = vdst {
+                    vwrite(w, &vd, l, 0, old as u32);
+                    if wide {
+                        vwrite(w, &vd, l, 1, (old >> 32) as u32);
+                    }
+                }
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+fn lds_rmw(op: AtomicOp, old: u64, v: u64, wide: bool) -> u64 {
+    let m = if wide { u64::MAX } else { 0xffff_ffff };
+    let sx = |x: u64| {
+        if wide {
+            x as i64
+        } else {
+            x as u32 as i32 as i64
+        }
+    };
+    (match op {
+        AtomicOp::Swap => v,
+        AtomicOp::Add => old.wrapping_add(v),
+        AtomicOp::Sub => old.wrapping_sub(v),
+        AtomicOp::SMin => sx(old).min(sx(v)) as u64,
+        AtomicOp::SMax => sx(old).max(sx(v)) as u64,
+        AtomicOp::UMin => old.min(v),
+        AtomicOp::UMax => old.max(v),
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Inc => {
+            if old >= v {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomicOp::Dec => {
+            if old == 0 || old > v {
+                v
+            } else {
+                old - 1
+            }
+        }
+        _ => old,
+    }) & m
+}
+
+/// Scalar loads.
+fn smem_load(
+    x: &mut Exec<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(base)) = (
+        c.by_field(Field::Sdata).copied(),
+        c.by_field(Field::Sbase).copied(),
+    ) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let off = match c.by_field(Field::Offset).map(|o| o.value) {
+        Some(Operand::Imm(v)) => v as u64,
+        Some(Operand::Literal(v)) => u64::from(v),
+        Some(_) => c
+            .by_field(Field::Offset)
+            .map_or(0, |o| u64::from(s32(w, o))),
+        None => 0,
+    };
+    let addr = s64(w, &base).wrapping_add(off);
+    let Operand::Reg(r) = d.value else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    for k in 0..r.count as u64 {
+        let v = x
+            .view
+            .load_u32(addr + 4 * k)
+            .map_err(|f| fault(w, i, c.pc, f))?;
+        sreg_write(w, r.first + k as u16, v);
+    }
+    Ok(Flow::Continue)
+}
+
+impl Step for Exec<'_> {
+    type Stop = Stop;
+
+    fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
+        let pc = w.pc;
+        let inst = self.fetch(pc, w)?;
+        let op = inst.opcode();
+        let slot = if op.is_invalid() {
+            self.counts.len() - 1
+        } else {
+            op.index() as usize
+        };
+        if let Some(c) = self.counts.get_mut(slot) {
+            *c += 1;
+        }
+        if op.is_invalid() {
+            return Err(Stop::Invalid {
+                inst: inst.to_string(),
+                pc,
+                wave: id(w),
+            });
+        }
+        let Some(h) = handlers().get(op.index() as usize).copied().flatten() else {
+            return Err(unsupported(w, &inst, pc));
+        };
+        w.pc = pc + inst.len() as u64;
+        let ctx = Ctx {
+            pc,
+            ops: OpList::of(&inst.operands()),
+        };
+        match inst.encoding() {
+            Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(self, w, lds, &inst, ctx, h),
+            Encoding::Vop1Dpp | Encoding::Vop2Dpp => dpp(self, w, lds, &inst, ctx, h),
+            _ => h(self, w, lds, &inst, &ctx),
+        }
+    }
+
+    fn out_of_steps(&mut self, w: &Wave) -> Stop {
+        Stop::Budget {
+            pc: w.pc,
+            wave: id(w),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- SDWA / DPP
+
+/// Temporary VGPRs above v255 the SDWA/DPP wrappers stage operands in.
+const TMP: u16 = crate::wave::VGPRS as u16;
+
+fn tmp_reg(k: u16, width: u8) -> Operand {
+    Operand::Reg(RegRange::vgpr(TMP + k, width))
+}
+
+/// Runs a VOP1/VOP2 handler in SDWA form: sources are selected (and sign-
+/// or zero-extended) into temporaries, the operation runs, and the result is
+/// merged into the destination per `dst_sel`/`dst_unused`.
+fn sdwa(
+    x: &mut Exec<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    mut c: Ctx,
+    h: Handler,
+) -> Result<Flow, Stop> {
+    use crate::xlane::{sdwa_dst, sdwa_src, DstUnused, SdwaSel};
+    let d1 = i.words().get(1).copied().unwrap_or(0);
+    let dst_sel = SdwaSel::decode((d1 >> 8 & 7) as u8);
+    let unused = DstUnused::decode((d1 >> 11 & 3) as u8);
+    let sel = [
+        SdwaSel::decode((d1 >> 16 & 7) as u8),
+        SdwaSel::decode((d1 >> 24 & 7) as u8),
+    ];
+    let (Some(dst_sel), Some(unused), Some(s0sel), Some(s1sel)) = (dst_sel, unused, sel[0], sel[1])
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    if d1 >> 13 & 1 == 1 || d1 >> 14 & 3 != 0 {
+        // clamp/omod in SDWA form: not modelled yet.
+        return Err(unsupported(w, i, c.pc));
+    }
+    let exec = w.exec;
+    let mut src_idx = 0u16;
+    let n = c.ops.as_slice().len();
+    for k in 0..n {
+        let Some(op) = c.ops.as_slice().get(k).copied() else {
+            continue;
+        };
+        if op.field() == Field::Implicit || op.access() == lathe_isa::opcode::Access::W {
+            continue;
+        }
+        let sel = if src_idx == 0 { s0sel } else { s1sel };
+        let reg = TMP + src_idx;
+        for l in 0..LANES {
+            if exec >> l & 1 == 1 {
+                let v = sdwa_src(v32(w, &op, l), sel, op.sext);
+                w.vgpr[reg as usize][l] = v;
+            }
+        }
+        let mut nop = op;
+        nop.value = tmp_reg(src_idx, 1);
+        nop.sext = false;
+        c.ops = replace_op(c.ops, k, nop);
+        src_idx += 1;
+    }
+    // Destination: run into a temporary, then merge.
+    let dk =
+        c.ops.as_slice().iter().position(|o| {
+            o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R
+        });
+    let real_dst = dk.and_then(|k| c.ops.as_slice().get(k).copied());
+    if let (Some(k), Some(d)) = (dk, real_dst) {
+        if matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr) {
+            let mut nd = d;
+            nd.value = tmp_reg(3, 1);
+            c.ops = replace_op(c.ops, k, nd);
+        }
+    }
+    let flow = h(x, w, lds, i, &c)?;
+    if let Some(d) =
+        real_dst.filter(|d| matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr))
+    {
+        for l in 0..LANES {
+            if exec >> l & 1 == 1 {
+                let old = v32(w, &d, l);
+                let r = w.vgpr[TMP as usize + 3][l];
+                vwrite(w, &d, l, 0, sdwa_dst(r, old, dst_sel, unused));
+            }
+        }
+    }
+    Ok(flow)
+}
+
+/// Runs a VOP1/VOP2 handler in DPP form: src0 is fetched through the lane
+/// permutation, and only the lanes DPP writes (row/bank masks, bound_ctrl)
+/// are updated.
+fn dpp(
+    x: &mut Exec<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    mut c: Ctx,
+    h: Handler,
+) -> Result<Flow, Stop> {
+    let d1 = i.words().get(1).copied().unwrap_or(0);
+    let Some((_src0, d)) = crate::xlane::Dpp::from_dword(d1) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let exec = w.exec;
+    let k = c
+        .ops
+        .as_slice()
+        .iter()
+        .position(|o| o.field() == Field::Src0);
+    let Some(k) = k else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let Some(op) = c.ops.as_slice().get(k).copied() else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let Operand::Reg(r) = op.value else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let src = *w
+        .vgpr
+        .get(r.first as usize)
+        .ok_or_else(|| unsupported(w, i, c.pc))?;
+    let (vals, written) = d.fetch(&src, exec);
+    w.vgpr[TMP as usize] = vals;
+    let mut nop = op;
+    nop.value = tmp_reg(0, 1);
+    c.ops = replace_op(c.ops, k, nop);
+    w.exec = exec & written;
+    let r = h(x, w, lds, i, &c);
+    // The handler may not change EXEC for VOP1/VOP2; restore it.
+    w.exec = exec;
+    r
+}
+
+fn replace_op(ops: OpList, k: usize, op: Op) -> OpList {
+    let mut out = ops;
+    out.set(k, op);
+    out
+}

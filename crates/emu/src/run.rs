@@ -1,0 +1,259 @@
+//! Running one dispatch: scratch and LDS allocation, the AQL packet, wave
+//! start states, work-groups spread over host threads, and the
+//! ground-truth counters (wave-instructions per opcode).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use lathe_codeobj::kd::KdArch;
+use lathe_isa::{Opcode, Target};
+use lathe_loader::KernelInfo;
+
+use crate::dispatch::{wave_start, AqlDispatch, DispatchSgprs, Geometry, GeometryError};
+use crate::interp::{Exec, Stop};
+use crate::mem::{DeviceMemory, MemError, RegionKind};
+use crate::wave::{run_workgroup, Wave, Workgroup, LANES};
+
+/// Dispatch options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Host threads (0: all available cores).
+    pub threads: usize,
+    /// Instruction budget per work-group.
+    pub budget_per_workgroup: u64,
+    /// Extra scratch bytes per work-item for kernels with a dynamic stack.
+    pub dynamic_stack: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threads: 0,
+            budget_per_workgroup: 1 << 32,
+            dynamic_stack: 16 * 1024,
+        }
+    }
+}
+
+/// What a finished dispatch reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Work-groups run.
+    pub workgroups: u64,
+    /// Waves run.
+    pub waves: u64,
+    /// Wave-instructions executed.
+    pub wave_instructions: u64,
+    /// Wave-instructions per opcode, most frequent first.
+    pub per_opcode: Vec<(Opcode, u64)>,
+    /// Wall time of the dispatch.
+    pub elapsed: Duration,
+    /// Host threads used.
+    pub threads: usize,
+}
+
+/// Why a dispatch failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DispatchError {
+    /// Bad grid or work-group sizes.
+    #[error(transparent)]
+    Geometry(#[from] GeometryError),
+    /// LDS request too large.
+    #[error("kernel needs {0} bytes of LDS (limit 65536)")]
+    Lds(u64),
+    /// Scratch or runtime memory could not be allocated.
+    #[error("cannot allocate dispatch memory: {0}")]
+    Memory(#[from] MemError),
+    /// A wave stopped: fault, unsupported instruction, trap, budget.
+    #[error("kernel {kernel}: {stop}")]
+    Stopped {
+        /// Kernel name.
+        kernel: String,
+        /// Why.
+        stop: Stop,
+    },
+}
+
+/// One kernel launch.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// Kernel name (for reports).
+    pub name: &'a str,
+    /// The kernel as loaded.
+    pub kernel: &'a KernelInfo,
+    /// Grid geometry.
+    pub geometry: Geometry,
+    /// Device address of the kernarg segment.
+    pub kernarg: u64,
+    /// Dynamic LDS bytes.
+    pub dynamic_lds: u32,
+}
+
+/// Runs a dispatch to completion on `mem`.
+pub fn dispatch(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+) -> Result<Report, DispatchError> {
+    let start = Instant::now();
+    let geo = l.geometry;
+    let k = l.kernel;
+    let lds_size = u64::from(k.group_segment_size) + u64::from(l.dynamic_lds);
+    if lds_size > 65536 {
+        return Err(DispatchError::Lds(lds_size));
+    }
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.threads
+    };
+    let total_wgs = geo.total_workgroups();
+    let threads = threads.min(total_wgs.max(1) as usize).max(1);
+    let waves_per_wg = geo.waves_in([0, 0, 0]) as u64;
+    let per_lane = (u64::from(k.private_segment_size)
+        + if k.dynamic_stack {
+            u64::from(opts.dynamic_stack)
+        } else {
+            0
+        })
+    .next_multiple_of(16);
+    let per_wave = per_lane * LANES as u64;
+    let slot = per_wave * waves_per_wg;
+    let scratch = if slot > 0 {
+        Some(mem.allocate(slot * threads as u64, 256, RegionKind::Runtime)?)
+    } else {
+        None
+    };
+    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr.
+    let packet = mem.allocate(64, 64, RegionKind::Runtime)?;
+    let queue = mem.allocate(256, 64, RegionKind::Runtime)?;
+    let aql = AqlDispatch {
+        header: 2,
+        setup: geo.dims as u16,
+        workgroup_size: geo.workgroup.map(|x| x as u16),
+        grid_size: geo.grid,
+        private_segment_size: per_lane as u32,
+        group_segment_size: lds_size as u32,
+        kernel_object: k.descriptor_address,
+        kernarg_address: l.kernarg,
+        completion_signal: 0,
+    };
+    let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    let next = AtomicU64::new(0);
+    let failed = AtomicBool::new(false);
+    let error: Mutex<Option<Stop>> = Mutex::new(None);
+    let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    let waves_run = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (next, failed, error, counts, waves_run) =
+                (&next, &failed, &error, &counts, &waves_run);
+            s.spawn(move || {
+                let mut exec = Exec::new(mem.view(), target);
+                let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
+                loop {
+                    if failed.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= total_wgs {
+                        break;
+                    }
+                    let wg_id = geo.workgroup_id(i);
+                    let nwaves = geo.waves_in(wg_id);
+                    let d = DispatchSgprs {
+                        private_segment_buffer: scratch_srd(slot_base),
+                        dispatch_ptr: packet,
+                        queue_ptr: queue,
+                        kernarg_ptr: l.kernarg,
+                        dispatch_id: 0,
+                        flat_scratch_init: slot_base,
+                        private_segment_size: per_lane as u32,
+                    };
+                    let mut waves = Vec::with_capacity(nwaves as usize);
+                    for wv in 0..nwaves {
+                        let offset = per_wave * u64::from(wv);
+                        let st =
+                            wave_start(&k.descriptor, arch, &geo, wg_id, wv, &d, offset as u32);
+                        let mut w = Wave::new(k.entry, wg_id, wv);
+                        for (r, v) in &st.sgprs {
+                            if let Some(x) = w.sgpr.get_mut(*r as usize) {
+                                *x = *v;
+                            }
+                        }
+                        let enabled = k.descriptor.rsrc2(arch).enable_vgpr_workitem_id;
+                        for (lane, ids) in st.workitem_ids.iter().enumerate() {
+                            for (reg, v) in crate::dispatch::workitem_vgprs(arch, enabled, *ids) {
+                                w.vgpr[reg as usize][lane] = v;
+                            }
+                        }
+                        w.exec = st.exec;
+                        w.flat_scratch = slot_base + offset;
+                        waves.push(w);
+                    }
+                    waves_run.fetch_add(u64::from(nwaves), Ordering::Relaxed);
+                    let mut wg = Workgroup {
+                        id: wg_id,
+                        lds: vec![0u8; lds_size as usize],
+                        waves,
+                    };
+                    if let Err(stop) =
+                        run_workgroup(&mut wg, &mut exec, 64, opts.budget_per_workgroup)
+                    {
+                        failed.store(true, Ordering::Relaxed);
+                        let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
+                        if e.is_none() {
+                            *e = Some(stop);
+                        }
+                        break;
+                    }
+                }
+                let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
+                if c.len() < exec.counts.len() {
+                    c.resize(exec.counts.len(), 0);
+                }
+                for (a, b) in c.iter_mut().zip(&exec.counts) {
+                    *a += b;
+                }
+            });
+        }
+    });
+    for a in [Some(packet), Some(queue), scratch].into_iter().flatten() {
+        let _ = mem.free(a);
+    }
+    if let Some(stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(DispatchError::Stopped {
+            kernel: l.name.to_string(),
+            stop,
+        });
+    }
+    let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut per_opcode: Vec<(Opcode, u64)> = Opcode::all()
+        .zip(counts.iter().copied())
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(Report {
+        workgroups: total_wgs,
+        waves: waves_run.into_inner(),
+        wave_instructions: counts.iter().sum(),
+        per_opcode,
+        elapsed: start.elapsed(),
+        threads,
+    })
+}
+
+/// The private segment buffer descriptor for a scratch slot: base address,
+/// swizzled with ADD_TID_ENABLE, as the runtime sets it up.
+fn scratch_srd(base: u64) -> [u32; 4] {
+    [
+        base as u32,
+        ((base >> 32) as u32 & 0xffff) | (1 << 31),
+        u32::MAX,
+        1 << 23 | 0x27000,
+    ]
+}

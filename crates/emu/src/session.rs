@@ -1,0 +1,257 @@
+//! A host-side session: device memory, an executable loaded for one agent,
+//! and kernel launches with arguments laid out by the kernel's metadata —
+//! what `lathe run` and the tests drive.
+
+use lathe_bundle::TargetId;
+use lathe_codeobj::kd::KdArch;
+use lathe_codeobj::CodeObject;
+use lathe_isa::Target;
+use lathe_loader::{Executable, SymbolKind};
+
+use crate::dispatch::{fill_hidden_args, ArgSlot, Geometry, HiddenValues};
+use crate::interp::{PRIVATE_APERTURE, SHARED_APERTURE};
+use crate::launch::{write_explicit_args, Arg, LaunchError, Param};
+use crate::mem::{DeviceMemory, MemError, RegionKind};
+use crate::run::{dispatch, DispatchError, Launch, Options, Report};
+
+/// Session errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// The agent is not an emulated target.
+    #[error("agent {0}: {1}")]
+    Target(String, lathe_isa::TargetError),
+    /// Loading failed.
+    #[error(transparent)]
+    Load(#[from] lathe_loader::Error),
+    /// No such kernel.
+    #[error("no kernel named {name} (kernels: {available})")]
+    NoKernel {
+        /// Requested name.
+        name: String,
+        /// What exists.
+        available: String,
+    },
+    /// The kernel's code object has no metadata for it.
+    #[error("kernel {0}: no metadata (arguments unknown)")]
+    NoMetadata(String),
+    /// Bad arguments.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// Memory.
+    #[error(transparent)]
+    Memory(#[from] MemError),
+    /// The dispatch failed.
+    #[error(transparent)]
+    Dispatch(#[from] DispatchError),
+    /// Grid.
+    #[error(transparent)]
+    Geometry(#[from] crate::dispatch::GeometryError),
+}
+
+/// A device buffer made for a buffer argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferOut {
+    /// Argument name.
+    pub name: String,
+    /// Device address.
+    pub addr: u64,
+    /// Size.
+    pub size: u64,
+    /// Output path, if the argument asked for one.
+    pub output: Option<String>,
+}
+
+/// Grid, work-group and dynamic LDS of a launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Grid size in work-items (unused dimensions 1).
+    pub grid: [u32; 3],
+    /// Work-group size.
+    pub block: [u32; 3],
+    /// Dimensions (1–3).
+    pub dims: u32,
+    /// Dynamic LDS bytes.
+    pub dynamic_lds: u32,
+}
+
+impl Shape {
+    /// A 1-D launch.
+    pub fn linear(grid: u32, block: u32) -> Shape {
+        Shape {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            dims: 1,
+            dynamic_lds: 0,
+        }
+    }
+}
+
+/// Device memory plus a frozen executable for one agent.
+#[derive(Debug)]
+pub struct Session {
+    /// Device memory.
+    pub mem: DeviceMemory,
+    /// The executable.
+    pub exe: Executable,
+    /// ISA target.
+    pub target: Target,
+    /// Descriptor decoding facts for the agent.
+    pub arch: KdArch,
+}
+
+impl Session {
+    /// Loads `code_objects` (in any order) for `agent` and freezes.
+    pub fn load(agent: TargetId, code_objects: &[&[u8]]) -> Result<Session, SessionError> {
+        let target = Target::from_name(agent.processor.name())
+            .map_err(|e| SessionError::Target(agent.to_string(), e))?;
+        let mem = DeviceMemory::new();
+        let mut exe = Executable::new(agent);
+        for co in code_objects {
+            exe.load(&mem, co)?;
+        }
+        exe.freeze(&mem)?;
+        Ok(Session {
+            mem,
+            exe,
+            target,
+            arch: KdArch::for_processor(agent.processor),
+        })
+    }
+
+    /// Allocates device memory holding `bytes` (at least 4 bytes).
+    pub fn upload(&self, bytes: &[u8]) -> Result<u64, MemError> {
+        let a = self
+            .mem
+            .allocate(bytes.len().max(4) as u64, 256, RegionKind::Device)?;
+        if !bytes.is_empty() {
+            let _ = self.mem.view().write_bytes(a, bytes);
+        }
+        Ok(a)
+    }
+
+    /// Reads `len` bytes of device memory.
+    pub fn download(&self, addr: u64, len: u64) -> Result<Vec<u8>, crate::mem::Fault> {
+        let mut v = vec![0u8; len as usize];
+        self.mem.view().read_bytes(addr, &mut v)?;
+        Ok(v)
+    }
+
+    /// Launches `kernel` with `args` (buffers are allocated and filled);
+    /// returns the report and the buffers.
+    pub fn launch(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+    ) -> Result<(Report, Vec<BufferOut>), SessionError> {
+        let Shape {
+            grid,
+            block,
+            dims,
+            dynamic_lds,
+        } = shape;
+        let sym = self
+            .exe
+            .kernel(kernel)
+            .ok_or_else(|| SessionError::NoKernel {
+                name: kernel.to_string(),
+                available: self
+                    .exe
+                    .symbols_of(SymbolKind::Kernel)
+                    .map(|s| s.name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        let info = sym
+            .kernel
+            .ok_or_else(|| SessionError::NoMetadata(sym.name.clone()))?;
+        let co_bytes = &self.exe.code_objects()[sym.code_object.unwrap_or(0)].storage;
+        let co = CodeObject::parse(co_bytes).map_err(|e| lathe_loader::Error::CodeObject {
+            index: 0,
+            source: e,
+        })?;
+        let md = co
+            .metadata()
+            .ok()
+            .flatten()
+            .and_then(|m| {
+                m.kernel_by_symbol(&format!("{}.kd", sym.name))
+                    .cloned()
+                    .or_else(|| m.kernel(&sym.name).cloned())
+            })
+            .ok_or_else(|| SessionError::NoMetadata(sym.name.clone()))?;
+        let mut buffers = Vec::new();
+        for a in args {
+            if let Arg::Buffer {
+                name,
+                size,
+                fill,
+                output,
+            } = a
+            {
+                let addr = self.upload(&fill.bytes(*size))?;
+                buffers.push(BufferOut {
+                    name: name.clone(),
+                    addr,
+                    size: *size,
+                    output: output.clone(),
+                });
+            }
+        }
+        let params: Vec<Param<'_>> = md
+            .args
+            .iter()
+            .filter(|p| !p.value_kind.is_hidden())
+            .map(|p| Param {
+                kind: p.value_kind.as_str(),
+                offset: p.offset,
+                size: p.size,
+            })
+            .collect();
+        let mut kernarg = vec![
+            0u8;
+            (info.kernarg_size as usize)
+                .max(md.kernarg_segment_size as usize)
+                .max(4)
+        ];
+        let addrs: Vec<u64> = buffers.iter().map(|b| b.addr).collect();
+        write_explicit_args(&sym.name, &params, args, &addrs, &mut kernarg)?;
+        let geometry = Geometry::new(grid, block, dims)?;
+        let slots: Vec<ArgSlot<'_>> = md
+            .args
+            .iter()
+            .map(|p| ArgSlot {
+                kind: p.value_kind.as_str(),
+                offset: p.offset,
+                size: p.size,
+            })
+            .collect();
+        fill_hidden_args(
+            &mut kernarg,
+            &slots,
+            &geometry,
+            &HiddenValues {
+                dynamic_lds_size: dynamic_lds,
+                private_base: (PRIVATE_APERTURE >> 32) as u32,
+                shared_base: (SHARED_APERTURE >> 32) as u32,
+                ..Default::default()
+            },
+        );
+        let ka = self
+            .mem
+            .allocate(kernarg.len() as u64, 64, RegionKind::Kernarg)?;
+        let _ = self.mem.view().write_bytes(ka, &kernarg);
+        let launch = Launch {
+            name: &sym.name,
+            kernel: &info,
+            geometry,
+            kernarg: ka,
+            dynamic_lds,
+        };
+        let r = dispatch(&self.mem, self.target, self.arch, &launch, opts);
+        let _ = self.mem.free(ka);
+        Ok((r?, buffers))
+    }
+}

@@ -1,0 +1,186 @@
+//! Real clang-22 kernels run on the emulator, checked against CPU references.
+
+use lathe_emu::interp::Stop;
+use lathe_emu::launch::{Arg, Fill};
+use lathe_emu::run::{DispatchError, Options};
+use lathe_emu::session::{Session, SessionError, Shape};
+use lathe_testkit::{Build, Output};
+
+fn session(src: &'static str, arch: &'static str, opt: &'static str) -> Session {
+    let mut b = Build::new(src, &[arch], Output::CodeObject);
+    b.opt = opt;
+    let co = std::fs::read(b.build()).expect("code object");
+    Session::load(arch.parse().expect("target"), &[&co]).expect("load")
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
+        .collect()
+}
+
+fn bytes_f32(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn buf(name: &str, bytes: Vec<u8>) -> Arg {
+    Arg::Buffer {
+        name: name.into(),
+        size: bytes.len() as u64,
+        fill: Fill::Bytes(bytes),
+        output: None,
+    }
+}
+
+fn scalar<T: Into<f64>>(ty: &str, v: T) -> Arg {
+    Arg::Scalar {
+        ty: ty.into(),
+        bytes: lathe_emu::launch::scalar_bytes(ty, &v.into().to_string()).expect("scalar"),
+    }
+}
+
+const TARGETS: [(&str, &str); 4] = [
+    ("gfx90a", "-O3"),
+    ("gfx90a", "-O0"),
+    ("gfx942", "-O3"),
+    ("gfx942", "-O0"),
+];
+
+#[test]
+fn axpy_matches_cpu_with_a_partial_workgroup() {
+    for (arch, opt) in TARGETS {
+        let s = session("vecops.hip", arch, opt);
+        let n = 1000usize;
+        let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+        let y: Vec<f32> = (0..n).map(|i| (i % 13) as f32 * 1.25).collect();
+        let a = 1.5f32;
+        let args = [
+            buf("y", bytes_f32(&y)),
+            buf("x", bytes_f32(&x)),
+            scalar("f32", a),
+            scalar("i32", n as i32),
+        ];
+        let (report, bufs) = s
+            .launch(
+                "_Z4axpyPfPKffi",
+                Shape::linear(n as u32, 256),
+                &args,
+                &Options::default(),
+            )
+            .expect("runs");
+        let got = f32s(&s.download(bufs[0].addr, bufs[0].size).expect("read"));
+        for i in 0..n {
+            let want = a * x[i] + y[i];
+            // clang may contract to fma: accept either rounding of a*x+y.
+            let fused = a.mul_add(x[i], y[i]);
+            assert!(
+                got[i] == want || got[i] == fused,
+                "{arch} {opt} y[{i}] = {} want {want}",
+                got[i]
+            );
+        }
+        assert_eq!(report.workgroups, 4);
+        assert_eq!(report.waves, 16);
+        assert!(report.wave_instructions > 16, "{report:?}");
+    }
+}
+
+#[test]
+fn block_sum_uses_lds_and_barriers() {
+    for (arch, opt) in TARGETS {
+        let s = session("reduce.hip", arch, opt);
+        let n = 1000usize;
+        let input: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+        let blocks = n.div_ceil(256);
+        let args = [
+            buf("in", bytes_f32(&input)),
+            buf("out", vec![0; blocks * 4]),
+            scalar("i32", n as i32),
+        ];
+        let (_r, bufs) = s
+            .launch(
+                "_Z9block_sumPKfPfi",
+                Shape::linear((blocks * 256) as u32, 256),
+                &args,
+                &Options::default(),
+            )
+            .expect("runs");
+        let got = f32s(&s.download(bufs[1].addr, bufs[1].size).expect("read"));
+        for b in 0..blocks {
+            let want: f32 = input[b * 256..((b + 1) * 256).min(n)].iter().sum();
+            assert_eq!(got[b], want, "{arch} {opt} block {b}");
+        }
+    }
+}
+
+#[test]
+fn device_function_call_recursion_and_scratch() {
+    for (arch, opt) in TARGETS {
+        let s = session("reduce.hip", arch, opt);
+        let args = [buf("out", vec![0; 64 * 4])];
+        let r = s.launch(
+            "_Z10fib_kernelPi",
+            Shape::linear(64, 64),
+            &args,
+            &Options::default(),
+        );
+        let (_r, bufs) = r.expect("runs");
+        let got = s.download(bufs[0].addr, bufs[0].size).expect("read");
+        let fib = |n: u32| {
+            let (mut a, mut b) = (0u32, 1u32);
+            for _ in 0..n {
+                (a, b) = (b, a + b);
+            }
+            a
+        };
+        for t in 0..64usize {
+            let v = u32::from_le_bytes(got[t * 4..t * 4 + 4].try_into().expect("4"));
+            assert_eq!(v, fib(t as u32 % 12), "{arch} {opt} lane {t}");
+        }
+    }
+}
+
+#[test]
+fn out_of_bounds_store_is_a_gpu_memory_fault() {
+    let s = session("vecops.hip", "gfx90a", "-O3");
+    // n is larger than the buffers: the kernel writes past their end.
+    let args = [
+        buf("y", vec![0; 64 * 4]),
+        buf("x", vec![0; 64 * 4]),
+        scalar("f32", 1.0f32),
+        scalar("i32", 100_000),
+    ];
+    match s.launch(
+        "_Z4axpyPfPKffi",
+        Shape::linear(4096, 256),
+        &args,
+        &Options::default(),
+    ) {
+        Err(SessionError::Dispatch(DispatchError::Stopped {
+            kernel,
+            stop: Stop::Fault { pc, inst, .. },
+        })) => {
+            assert_eq!(kernel, "_Z4axpyPfPKffi");
+            assert!(pc > 0);
+            assert!(
+                inst.starts_with("global_load") || inst.starts_with("global_store"),
+                "{inst}"
+            );
+        }
+        other => panic!("expected a GPU memory fault, got {other:?}"),
+    }
+    // The session is still usable after the fault.
+    let args = [
+        buf("y", vec![0; 64 * 4]),
+        buf("x", vec![0; 64 * 4]),
+        scalar("f32", 1.0f32),
+        scalar("i32", 64),
+    ];
+    s.launch(
+        "_Z4axpyPfPKffi",
+        Shape::linear(64, 64),
+        &args,
+        &Options::default(),
+    )
+    .expect("runs after a fault");
+}
