@@ -6,7 +6,9 @@ mod bundle_cmd;
 mod disasm_cmd;
 mod info_cmd;
 mod input;
+mod objects;
 mod output;
+mod run_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +40,42 @@ enum Command {
     Bundle(BundleCmd),
     /// Disassemble kernels and device functions.
     Disasm(DisasmArgs),
+    /// Run one kernel on the emulator (no GPU needed).
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Code object, bundle or host binary holding the kernel.
+    file: PathBuf,
+    /// Kernel: mangled name, or the plain name of a unique kernel (`axpy`).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Grid size in work-items: X[,Y[,Z]].
+    #[arg(long)]
+    grid: Option<String>,
+    /// Work-group size: X[,Y[,Z]].
+    #[arg(long)]
+    block: Option<String>,
+    /// Kernel arguments in order: `TYPE:VALUE` (i8..u64, f16, f32, f64) or
+    /// `buf:NAME:SIZE[:FILL][:out=PATH]` / `buf:NAME:@FILE[:out=PATH]`.
+    #[arg(long = "arg", short = 'a')]
+    args: Vec<String>,
+    /// A JSON launch spec (see README); command-line options override it.
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// Agent target ID (default gfx90a).
+    #[arg(long)]
+    target: Option<String>,
+    /// Code-object selection policy.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
+    policy: PolicyArg,
+    /// Dynamic LDS bytes.
+    #[arg(long)]
+    dynamic_lds: Option<u32>,
+    /// Host threads (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 #[derive(Debug, Args)]
@@ -168,6 +206,7 @@ fn main() -> ExitCode {
         Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a),
         Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
         Command::Disasm(a) => disasm_cmd::run(&ctx, a),
+        Command::Run(a) => run_cmd::run(&ctx, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

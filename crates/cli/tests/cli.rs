@@ -290,3 +290,109 @@ fn bad_inputs_fail_with_clear_errors() {
     let missing = lathe(&["info", "/nonexistent/file"]);
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot open /nonexistent/file"));
 }
+
+/// Collapses whitespace runs, as the issue's comparison does.
+fn squash(s: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn disasm_llvm_format_matches_llvm_objdump() {
+    for arch in ["gfx90a", "gfx942"] {
+        let co = Build::new("reduce.hip", &[arch], Output::CodeObject).build();
+        let ours = lathe_ok(&["disasm", co.to_str().expect("path"), "--format", "llvm"]);
+        let theirs = run_text(
+            Command::new(llvm_tool("llvm-objdump"))
+                .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
+                .arg(format!("--mcpu={arch}"))
+                .arg(&co),
+        );
+        // llvm-objdump adds a file header and a section header; compare from
+        // the first symbol label on.
+        let theirs: Vec<String> = squash(&theirs)
+            .into_iter()
+            .skip_while(|l| !l.ends_with(">:"))
+            .collect();
+        let ours = squash(&ours);
+        assert!(!ours.is_empty());
+        assert_eq!(ours, theirs, "{arch}: listing differs from llvm-objdump");
+    }
+}
+
+#[test]
+fn run_executes_a_kernel_and_writes_outputs() {
+    let dir = tmpdir("run");
+    let out = dir.join("y.bin");
+    let text = lathe_ok(&[
+        "run",
+        "--kernel",
+        "axpy",
+        "--grid",
+        "1000",
+        "--block",
+        "256",
+        "-a",
+        &format!("buf:y:4000:iota_f32:out={}", out.display()),
+        "-a",
+        "buf:x:4000:f32:2",
+        "-a",
+        "f32:0.5",
+        "-a",
+        "i32:1000",
+        input::DEMO_PATH,
+    ]);
+    assert!(text.contains("16 waves"), "{text}");
+    let y: Vec<f32> = std::fs::read(&out)
+        .expect("output")
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
+    for (i, v) in y.iter().enumerate() {
+        assert_eq!(*v, 0.5 * 2.0 + i as f32, "y[{i}]");
+    }
+    // The same launch as a JSON spec, on gfx942, with JSON output.
+    let spec = dir.join("launch.json");
+    std::fs::write(
+        &spec,
+        r#"{"kernel":"_Z4axpyPfPKffi","target":"gfx942","grid":[100],"block":[64],
+            "args":[{"buffer":{"name":"y","size":400,"fill":"f32:1","output":"y2.bin"}},
+                    {"buffer":{"name":"x","size":400,"fill":"iota_f32"}},{"f32":3.0},{"i32":100}]}"#,
+    )
+    .expect("spec");
+    let j = lathe_json(&[
+        "run",
+        "--spec",
+        spec.to_str().expect("path"),
+        input::DEMO_PATH,
+    ]);
+    assert_eq!(j["waves"], 2);
+    assert!(j["wave_instructions"].as_u64().expect("count") > 0);
+    let y2 = std::fs::read(dir.join("y2.bin")).expect("output");
+    assert_eq!(
+        f32::from_le_bytes(y2[4 * 99..4 * 100].try_into().expect("4")),
+        3.0 * 99.0 + 1.0
+    );
+    // A bad argument count names the kernel's parameters.
+    let bad = lathe(&[
+        "run",
+        "--kernel",
+        "axpy",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        "f32:1",
+        input::DEMO_PATH,
+    ]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("takes 4 explicit argument(s)"));
+}
+
+mod input {
+    /// The demo library shipped with the CLI.
+    pub const DEMO_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/libdemo.so");
+}
