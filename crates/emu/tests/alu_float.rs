@@ -698,3 +698,110 @@ fn generic_and_typed_entry_points_agree() {
         );
     }
 }
+
+/// Every pair (and triple for fma) of special values through the
+/// mode-aware entry points, against the host with the AMD NaN rules.
+#[test]
+fn special_value_tables() {
+    let sp = F32_SPECIALS;
+    for &a in sp {
+        for &b in sp {
+            let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+            assert_eq!(
+                add_f32(a, b, m()),
+                expect32(&[a, b], fa + fb),
+                "add {a:08x} {b:08x}"
+            );
+            assert_eq!(
+                mul_f32(a, b, m()),
+                expect32(&[a, b], fa * fb),
+                "mul {a:08x} {b:08x}"
+            );
+            if !nan32(b) {
+                assert_eq!(sub_f32(a, b, m()), expect32(&[a, b], fa - fb), "sub");
+            }
+            // min/max: value semantics for non-NaN, NaN rules otherwise
+            let (mn, mx) = (min_f32(a, b, m()), max_f32(a, b, m()));
+            if !nan32(a) && !nan32(b) {
+                assert_eq!(f32::from_bits(mn), fa.min(fb));
+                assert_eq!(f32::from_bits(mx), fa.max(fb));
+            } else {
+                let snan = |x: u32| nan32(x) && x & 0x0040_0000 == 0;
+                let want = if snan(a) {
+                    quiet32(a)
+                } else if snan(b) {
+                    quiet32(b)
+                } else if nan32(a) {
+                    b
+                } else {
+                    a
+                };
+                assert_eq!(mn, want, "min {a:08x} {b:08x}");
+                assert_eq!(mx, want, "max {a:08x} {b:08x}");
+            }
+            for &c in sp {
+                let fc = f32::from_bits(c);
+                assert_eq!(
+                    fma_f32(a, b, c, m()),
+                    expect32(&[a, b, c], fa.mul_add(fb, fc)),
+                    "fma {a:08x} {b:08x} {c:08x}"
+                );
+                for rm in ROUNDS {
+                    let mode = Mode {
+                        round_f32: rm,
+                        ..m()
+                    };
+                    let got = fma_f32(a, b, c, mode);
+                    if rm == Round::NearestEven || nan32(got) {
+                        assert_eq!(got, fma_f32(a, b, c, m()));
+                    }
+                }
+            }
+        }
+    }
+    for &a in F64_SPECIALS {
+        for &b in F64_SPECIALS {
+            let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+            for (got, want) in [(add_f64(a, b, m()), fa + fb), (mul_f64(a, b, m()), fa * fb)] {
+                if want.is_nan() {
+                    assert!(f64::from_bits(got).is_nan());
+                    assert_eq!(got & 0x0008_0000_0000_0000, 0x0008_0000_0000_0000, "quiet");
+                } else {
+                    assert_eq!(got, want.to_bits(), "{a:x} {b:x}");
+                }
+            }
+        }
+    }
+    for &a in F16_SPECIALS {
+        for &b in F16_SPECIALS {
+            let (va, vb) = (f16_value(a), f16_value(b));
+            let s = add_f16(a, b, m());
+            let want = va + vb; // exact in f64
+            if want.is_nan() {
+                assert!(is_nan(H, s as u64));
+            } else if want.is_infinite() {
+                assert_eq!(f16_value(s), want, "{a:04x} {b:04x}");
+            } else if want != 0.0 {
+                let (neg, n, e) = split(D, want.to_bits());
+                let w = ref_round(H, neg, n, e, Round::NearestEven) as u16;
+                assert_eq!(s, w, "{a:04x} {b:04x}");
+            }
+            let p = mul_f16(a, b, m());
+            if (va * vb).is_nan() {
+                assert!(is_nan(H, p as u64));
+            } else if (va * vb).abs() >= 2f64.powi(-25) || va * vb == 0.0 {
+                let (neg, n, e) = split(D, (va * vb).to_bits());
+                let w = if (va * vb).is_infinite() {
+                    if neg {
+                        0xfc00
+                    } else {
+                        0x7c00
+                    }
+                } else {
+                    ref_round(H, neg, n, e, Round::NearestEven) as u16
+                };
+                assert_eq!(p, w, "{a:04x} {b:04x}");
+            }
+        }
+    }
+}

@@ -605,3 +605,36 @@ fn from_int_matches_reference() {
         );
     }
 }
+
+/// Mixed-precision fma (f32 operands, one rounding to f16) against
+/// round-to-odd in f64 of the exact value, every mode.
+#[test]
+fn fma_convert_f32_to_f16() {
+    let mut r = Rng::new(11);
+    for _ in 0..N {
+        // operands of moderate size so the result is in or near f16 range
+        let g = |r: &mut Rng| {
+            let e = 100 + r.below(40) as u32;
+            (r.u32() & 0x807f_ffff) | e << 23
+        };
+        let (a, b, c) = (g(&mut r), g(&mut r), g(&mut r));
+        let p = f32v(a) * f32v(b);
+        let s = sum_round_odd(p, f32v(c));
+        if s == 0.0 {
+            continue;
+        }
+        let (neg, n, e) = split(D, s.to_bits());
+        for rm in ROUNDS {
+            let want = ref_round(H, neg, n, e, rm);
+            let got = soft::fma_convert::<F32, F16>(a as u64, b as u64, c as u64, rm);
+            assert_eq!(got, want, "{a:08x} {b:08x} {c:08x} {rm:?}");
+        }
+    }
+    let rn = Round::NearestEven;
+    assert_eq!(soft::fma_convert::<F32, F16>(0x7fc0_2000, 0, 0, rn), 0x7e01);
+    assert_eq!(soft::fma_convert::<F32, F16>(0x7f80_0000, 0, 0, rn), 0xfe00);
+    assert_eq!(
+        soft::fma_convert::<F32, F16>(0x4780_0000, 0x3f80_0000, 0, rn),
+        0x7c00
+    );
+}

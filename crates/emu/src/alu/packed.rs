@@ -12,7 +12,7 @@ use super::cvt::pack_b32_b16;
 use super::float;
 use super::int;
 use super::mode::Mode;
-use super::soft::{F16, F32};
+use super::soft::{self, F16, F32};
 
 /// Builds the `(lo, hi)` operand from a register: `op_sel` picks the half
 /// used for the low lane, `op_sel_hi` the half used for the high lane.
@@ -237,9 +237,19 @@ pub fn mix_operand(x: u32, op_sel: bool, op_sel_hi: bool, m: Mode) -> u32 {
 pub fn mad_mix_f32(a: u32, b: u32, c: u32, m: Mode) -> u32 {
     float::fma_f32(a, b, c, m)
 }
-/// `v_mad_mixlo_f16`/`v_mad_mixhi_f16`: the f32 fma rounded once more to
-/// f16 (rounding per the f16 mode).
+/// `v_mad_mixlo_f16`/`v_mad_mixhi_f16`: the fused multiply-add of the f32
+/// operands rounded once, directly to f16 (rounding and output flushing per
+/// the f16 mode; f32 denormal inputs flushed per the f32 mode). Whether the
+/// hardware rounds to f32 first is not documented; this model rounds once
+/// (the two agree except when the f32 rounding lands on an f16 tie).
 #[inline]
 pub fn mad_mix_f16(a: u32, b: u32, c: u32, m: Mode) -> u16 {
-    super::cvt::cvt_f16_f32(float::fma_f32(a, b, c, m), m)
+    let c32 = m.f32();
+    let (a, b, c) = (
+        float::flush_in::<F32>(a as u64, c32),
+        float::flush_in::<F32>(b as u64, c32),
+        float::flush_in::<F32>(c as u64, c32),
+    );
+    let r = soft::fma_convert::<F32, F16>(a, b, c, m.round_f64_f16);
+    float::flush_out::<F16>(r, m.f16()) as u16
 }

@@ -419,6 +419,39 @@ pub fn fma_scaled<F: Format>(a: u64, b: u64, c: u64, scale: i32, rm: Round) -> u
     round_pack::<F>(neg, exp + scale, mant, false, rm)
 }
 
+/// a * b + c on format-S operands, rounded once into format D (what the
+/// mixed-precision `v_mad_mixlo/hi_f16` compute). NaN operands propagate
+/// (quieted, converted); invalid operations give D's default NaN.
+#[inline]
+pub fn fma_convert<S: Format, D: Format>(a: u64, b: u64, c: u64, rm: Round) -> u64 {
+    if is_nan::<S>(a) || is_nan::<S>(b) || is_nan::<S>(c) {
+        return convert::<S, D>(propagate3::<S>(a, b, c), rm);
+    }
+    let pneg = sign::<S>(a) != sign::<S>(b);
+    let (ai, bi, ci) = (is_inf::<S>(a), is_inf::<S>(b), is_inf::<S>(c));
+    if ai || bi {
+        if is_zero::<S>(a) || is_zero::<S>(b) || (ci && sign::<S>(c) != pneg) {
+            return D::DEFAULT_NAN;
+        }
+        return signed_zero::<D>(pneg) | D::INF;
+    }
+    if ci {
+        return signed_zero::<D>(sign::<S>(c)) | D::INF;
+    }
+    let (x, y) = (unpack::<S>(a), unpack::<S>(b));
+    let p = Unpacked {
+        neg: pneg,
+        exp: x.exp + y.exp,
+        mant: x.mant * y.mant,
+    };
+    let z = unpack::<S>(c);
+    let (neg, exp, mant) = add_unpacked(p, z);
+    if mant == 0 {
+        return signed_zero::<D>(zero_sum_sign(p.neg, z.neg, rm));
+    }
+    round_pack::<D>(neg, exp, mant, false, rm)
+}
+
 /// a * b + c with one rounding.
 #[inline]
 pub fn fma<F: Format>(a: u64, b: u64, c: u64, rm: Round) -> u64 {
