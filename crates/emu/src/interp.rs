@@ -24,6 +24,7 @@ use lathe_isa::{
     decode, Encoding, Field, Instruction, Op, Opcode, Operand, RegFile, RegRange, Target, Ty,
 };
 
+use crate::alu;
 use crate::mem::{AccessKind, AtomicOp, Fault, MemView};
 use crate::wave::{Flow, Step, Wave, LANES};
 
@@ -328,10 +329,9 @@ fn sreg_write(w: &mut Wave, n: u16, v: u32) {
 fn const64(op: &Op) -> Option<u64> {
     Some(match op.value {
         Operand::Int(i) => i as i64 as u64,
-        Operand::Float(f) => match op.ty() {
-            Ty::F64 => f.f64_bits(),
-            _ => u64::from(f.f32_bits()),
-        },
+        // A 64-bit operand's inline float constant is the double encoding,
+        // whatever the operation's type.
+        Operand::Float(f) => f.f64_bits(),
         Operand::Literal(l) => match op.ty() {
             Ty::F64 => u64::from(l) << 32,
             _ => u64::from(l),
@@ -1222,6 +1222,159 @@ macro_rules! mac_f32 {
         h as Handler
     }};
 }
+
+/// The MODE the ALU helpers run under (the HIP defaults: round to nearest
+/// even, denormals kept, IEEE and DX10 clamp on). Per-kernel MODE from the
+/// descriptor is not applied yet.
+const M: alu::Mode = alu::Mode::from_bits(0x3f0);
+
+macro_rules! unary64 {
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f64_mods(&s0, v64(w, &s0, l));
+                    let r: u64 = $e;
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! unary64_from32 {
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f32_mods(&s0, v32(w, &s0, l));
+                    let r: u64 = $e;
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! unary32_from64 {
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Exec<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f64_mods(&s0, v64(w, &s0, l));
+                    let r: u32 = $e;
+                    vwrite(w, &d, l, 0, r);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// MFMA: gathers the A, B and C registers, evaluates with [`crate::mfma`],
+/// and writes D.
+fn mfma_op(
+    _x: &mut Exec<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    use crate::mfma::{mfma, Mods, Shape, Target as MT};
+    let target = match i.target() {
+        Target::Gfx90a => MT::Gfx90a,
+        _ => MT::Gfx942,
+    };
+    let Some(shape) = Shape::find(target, i.opcode().name()) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let (Some(d), Some(a), Some(b), Some(cc)) = (
+        c.dst(0).copied(),
+        c.src(0).copied(),
+        c.src(1).copied(),
+        c.src(2).copied(),
+    ) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let gather = |op: &Op, n: usize| -> Vec<crate::wave::VReg> {
+        (0..n)
+            .map(|k| {
+                let mut r = [0u32; LANES];
+                for (l, x) in r.iter_mut().enumerate() {
+                    *x = match op.value {
+                        Operand::Reg(RegRange {
+                            file: RegFile::Vgpr,
+                            first,
+                            ..
+                        }) => w.vgpr.get(first as usize + k).map_or(0, |v| v[l]),
+                        Operand::Reg(RegRange {
+                            file: RegFile::Agpr,
+                            first,
+                            ..
+                        }) => w.agpr.get(first as usize + k).map_or(0, |v| v[l]),
+                        _ => {
+                            // An inline constant C: every register holds it
+                            // (64-bit element types hold it per register pair).
+                            let v = const64(op).unwrap_or(0);
+                            if op.ty() == Ty::F64 {
+                                (v >> (32 * (k % 2))) as u32
+                            } else {
+                                v as u32
+                            }
+                        }
+                    };
+                }
+                r
+            })
+            .collect()
+    };
+    let av = gather(&a, shape.a_regs());
+    let bv = gather(&b, shape.b_regs());
+    let cv = gather(&cc, shape.cd_regs());
+    let words = i.words();
+    let mods = Mods::from_words(words[0], words.get(1).copied().unwrap_or(0));
+    let out = mfma(shape, target, &av, &bv, &cv, &mods).map_err(|_| unsupported(w, i, c.pc))?;
+    for (k, r) in out.iter().enumerate() {
+        for (l, v) in r.iter().enumerate() {
+            vwrite(w, &d, l, k, *v);
+        }
+    }
+    Ok(Flow::Continue)
+}
 fn handler_for(name: &str) -> Option<Handler> {
     if let Some(rest) = name.strip_prefix("v_cmp") {
         let (x, rest) = match rest.strip_prefix("x_") {
@@ -1229,6 +1382,19 @@ fn handler_for(name: &str) -> Option<Handler> {
             None => (false, rest.strip_prefix('_')?),
         };
         let (pred, ty) = rest.rsplit_once('_')?;
+        if pred == "class" {
+            return match (ty, x) {
+                ("f32", false) => Some(vcmp!(u32, false, |a, b| alu::cmp::cmp_class_f32(a, b))),
+                ("f32", true) => Some(vcmp!(u32, true, |a, b| alu::cmp::cmp_class_f32(a, b))),
+                ("f64", false) => Some(vcmp!(u64, false, |a, b| alu::cmp::cmp_class_f64(
+                    a, b as u32
+                ))),
+                ("f64", true) => Some(vcmp!(u64, true, |a, b| alu::cmp::cmp_class_f64(
+                    a, b as u32
+                ))),
+                _ => None,
+            };
+        }
         return match (ty, x) {
             ("u32", false) => cmp_family!(pred, u32, false),
             ("u32", true) => cmp_family!(pred, u32, true),
@@ -1253,6 +1419,9 @@ fn handler_for(name: &str) -> Option<Handler> {
     }
     if name.starts_with("ds_") {
         return Some(ds);
+    }
+    if name.starts_with("v_mfma_") {
+        return Some(mfma_op);
     }
     Some(match name {
         // ---- SOPP
@@ -1771,6 +1940,195 @@ fn handler_for(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
+        "v_rcp_iflag_f32" => valu_u32!(|a| alu::trans::rcp_iflag_f32(a, M)),
+        "v_cvt_f64_f32" => unary64_from32!(|a| alu::cvt::cvt_f64_f32(a, M)),
+        "v_cvt_f32_f64" => unary32_from64!(|a| alu::cvt::cvt_f32_f64(a, M)),
+        "v_cvt_i32_f64" => unary32_from64!(|a| alu::cvt::cvt_i32_f64(a) as u32),
+        "v_cvt_u32_f64" => unary32_from64!(|a| alu::cvt::cvt_u32_f64(a)),
+        "v_cvt_f64_i32" => unary64_from32!(|a| alu::cvt::cvt_f64_i32(a as i32)),
+        "v_cvt_f64_u32" => unary64_from32!(|a| alu::cvt::cvt_f64_u32(a)),
+        "v_cvt_f16_f32" => valu_u32!(|a| u32::from(alu::cvt::cvt_f16_f32(a, M))),
+        "v_cvt_f32_f16" => valu_u32!(|a| alu::cvt::cvt_f32_f16(a as u16, M)),
+        "v_cvt_pkrtz_f16_f32" => valu_u32!(|a, b| alu::cvt::cvt_pkrtz_f16_f32(a, b, M)),
+        "v_perm_b32" => valu_u32!(|a, b, c| alu::int::perm_b32(a, b, c)),
+        "v_rcp_f64" => unary64!(|a| alu::trans::rcp_f64(a, M)),
+        "v_sqrt_f64" => unary64!(|a| alu::trans::sqrt_f64(a, M)),
+        "v_rsq_f64" => unary64!(|a| alu::trans::rsq_f64(a, M)),
+        "v_rndne_f64" => unary64!(|a| alu::float::rndne::<alu::soft::F64>(a, M)),
+        "v_floor_f64" => unary64!(|a| alu::float::floor::<alu::soft::F64>(a, M)),
+        "v_trunc_f64" => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, M)),
+        "v_ceil_f64" => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, M)),
+        "v_fract_f64" => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, M)),
+        "v_frexp_mant_f64" => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, M)),
+        "v_frexp_exp_i32_f64" => unary32_from64!(|a| alu::float::frexp_exp_f64(a, M) as u32),
+        "v_ldexp_f64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = alu::float::ldexp_f64(
+                        f64_mods(&s0, v64(w, &s0, l)),
+                        v32(w, &s1, l) as i32,
+                        M,
+                    );
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_div_scale_f32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let mut vcc = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let (r, f) = alu::float::div_scale_f32(
+                        f32_mods(&s0, v32(w, &s0, l)),
+                        f32_mods(&s1, v32(w, &s1, l)),
+                        f32_mods(&s2, v32(w, &s2, l)),
+                        M,
+                    );
+                    vwrite(w, &d, l, 0, r);
+                    vcc |= u64::from(f) << l;
+                }
+            }
+            match c.dst(1).copied() {
+                Some(sd) => s_write64(w, &sd, vcc),
+                None => w.set_vcc(vcc),
+            }
+            Ok(Flow::Continue)
+        },
+        "v_div_scale_f64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let mut vcc = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let (r, f) = alu::float::div_scale_f64(
+                        f64_mods(&s0, v64(w, &s0, l)),
+                        f64_mods(&s1, v64(w, &s1, l)),
+                        f64_mods(&s2, v64(w, &s2, l)),
+                        M,
+                    );
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                    vcc |= u64::from(f) << l;
+                }
+            }
+            match c.dst(1).copied() {
+                Some(sd) => s_write64(w, &sd, vcc),
+                None => w.set_vcc(vcc),
+            }
+            Ok(Flow::Continue)
+        },
+        "v_div_fmas_f32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let vcc = w.vcc();
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = alu::float::div_fmas_f32(
+                        f32_mods(&s0, v32(w, &s0, l)),
+                        f32_mods(&s1, v32(w, &s1, l)),
+                        f32_mods(&s2, v32(w, &s2, l)),
+                        vcc >> l & 1 == 1,
+                        M,
+                    );
+                    vwrite(w, &d, l, 0, r);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_div_fmas_f64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let vcc = w.vcc();
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = alu::float::div_fmas_f64(
+                        f64_mods(&s0, v64(w, &s0, l)),
+                        f64_mods(&s1, v64(w, &s1, l)),
+                        f64_mods(&s2, v64(w, &s2, l)),
+                        vcc >> l & 1 == 1,
+                        M,
+                    );
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_div_fixup_f32" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = alu::float::div_fixup_f32(
+                        f32_mods(&s0, v32(w, &s0, l)),
+                        f32_mods(&s1, v32(w, &s1, l)),
+                        f32_mods(&s2, v32(w, &s2, l)),
+                    );
+                    vwrite(w, &d, l, 0, r);
+                }
+            }
+            Ok(Flow::Continue)
+        },
+        "v_div_fixup_f64" => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r = alu::float::div_fixup_f64(
+                        f64_mods(&s0, v64(w, &s0, l)),
+                        f64_mods(&s1, v64(w, &s1, l)),
+                        f64_mods(&s2, v64(w, &s2, l)),
+                    );
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
         "v_mov_b64" => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) {
                 for l in 0..LANES {
@@ -2115,6 +2473,17 @@ fn atomic_op(name: &str) -> Option<AtomicOp> {
         .nth(1)
         .or_else(|| name.strip_prefix("ds_"))?;
     let op = body.split('_').next()?;
+    if body.ends_with("_f32") || body.ends_with("_f64") {
+        return match op {
+            "add" => Some(AtomicOp::FAdd),
+            "min" => Some(AtomicOp::FMin),
+            "max" => Some(AtomicOp::FMax),
+            _ => None,
+        };
+    }
+    if body.contains("pk_") || body.ends_with("_f16") || body.ends_with("bf16") {
+        return None;
+    }
     Some(match op {
         "swap" | "wrxchg" | "wrxchg2" => AtomicOp::Swap,
         "add" => AtomicOp::Add,
@@ -2215,7 +2584,7 @@ fn vmem(
             let Some(d) = data else {
                 return Err(unsupported(w, i, c.pc));
             };
-            let wide = name.ends_with("_x2");
+            let wide = name.ends_with("_x2") || name.ends_with("_f64");
             let size = if wide { 8 } else { 4 };
             let (operand, op) = match op {
                 Some(o) => (

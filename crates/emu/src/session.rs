@@ -111,6 +111,20 @@ impl Session {
             exe.load(&mem, co)?;
         }
         exe.freeze(&mem)?;
+        // HIP `__managed__` variables: the device symbol `x` is a pointer the
+        // runtime sets to the variable's storage. Without a host runtime,
+        // point it at the code object's own storage `x.managed`.
+        for lco in exe.code_objects() {
+            let Ok(co) = CodeObject::parse(&lco.storage) else {
+                continue;
+            };
+            let Ok(syms) = co.symbols() else { continue };
+            for m in syms.managed_variables() {
+                let ptr = lco.device_address(m.pointer.value);
+                let storage = lco.device_address(m.storage.value);
+                let _ = mem.view().store_u64(ptr, storage);
+            }
+        }
         Ok(Session {
             mem,
             exe,
@@ -239,9 +253,11 @@ impl Session {
                 ..Default::default()
             },
         );
-        let ka = self
-            .mem
-            .allocate(kernarg.len() as u64, 64, RegionKind::Kernarg)?;
+        // Compilers widen scalar kernarg loads up to the segment's alignment
+        // (an s_load_dwordx4 may read past the last argument), and runtimes
+        // allocate kernarg memory in aligned chunks: pad to 64 bytes.
+        let ka_len = (kernarg.len() as u64).next_multiple_of(64);
+        let ka = self.mem.allocate(ka_len, 64, RegionKind::Kernarg)?;
         let _ = self.mem.view().write_bytes(ka, &kernarg);
         let launch = Launch {
             name: &sym.name,
