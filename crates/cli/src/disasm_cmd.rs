@@ -64,6 +64,18 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
             })
             .collect();
         list.sort_by_key(|s| s.addr);
+        // Like llvm-objdump, code before the first symbol is listed under
+        // the section's own name.
+        if a.kernel.is_none() && list.first().is_none_or(|s| s.addr != sec.address) {
+            list.insert(
+                0,
+                ListingSymbol {
+                    name: ".text",
+                    addr: sec.address,
+                    size: 0,
+                },
+            );
+        }
         if a.kernel.is_some() && list.is_empty() {
             continue;
         }

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Benchmark and corpus check: disassemble every gfx90a code object of
+Debian's librocsparse.so.0.1 with `lathe disasm --format llvm` and with
+`llvm-objdump -d --no-show-raw-insn --no-leading-addr --mcpu=gfx90a`, side by
+side in one run, output to files. Reports the time ratio, Lathe's decode rate
+(instructions per second), and the number of listing lines that differ after
+collapsing whitespace (goal: 0).
+
+Needs `scripts/setup.sh --bench`. Usage: bench/disasm_rocsparse.py [--limit N]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
+OBJDUMP = "/usr/lib/llvm-22/bin/llvm-objdump"
+
+
+def squash(text):
+    out = []
+    for line in text.splitlines():
+        s = " ".join(line.split())
+        if s:
+            out.append(s)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--limit", type=int, default=0, help="only the first N code objects")
+    a = ap.parse_args()
+    if not os.path.exists(LIB):
+        sys.exit("needs librocsparse0: run scripts/setup.sh --bench")
+    lathe = os.environ.get("LATHE_BIN")
+    if not lathe:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)
+        lathe = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release/lathe")
+    wd = tempfile.mkdtemp(prefix="lathe-disasm-")
+    cos = os.path.join(wd, "co")
+    subprocess.run([lathe, "-q", "bundle", "extract", LIB, "-t", "gfx90a:xnack-", "-o", cos], check=True,
+                   capture_output=True)
+    files = sorted(os.listdir(cos))
+    if a.limit:
+        files = files[: a.limit]
+    t_lathe = t_llvm = 0.0
+    insts = 0
+    mismatched = 0
+    checked = 0
+    first_diff = None
+    for f in files:
+        p = os.path.join(cos, f)
+        ol, oo = os.path.join(wd, f + ".lathe"), os.path.join(wd, f + ".llvm")
+        t0 = time.perf_counter()
+        subprocess.run([lathe, "-q", "disasm", "--format", "llvm", p, "-o", ol], check=True)
+        t1 = time.perf_counter()
+        with open(oo, "w") as fh:
+            subprocess.run([OBJDUMP, "-d", "--no-show-raw-insn", "--no-leading-addr", "--mcpu=gfx90a", p],
+                           stdout=fh, check=True)
+        t2 = time.perf_counter()
+        t_lathe += t1 - t0
+        t_llvm += t2 - t1
+        ours = squash(open(ol).read())
+        theirs = [x for x in squash(open(oo).read())]
+        # llvm-objdump's own headers come before the first symbol label.
+        while theirs and not theirs[0].endswith(">:"):
+            theirs.pop(0)
+        n = sum(1 for x in theirs if not x.endswith(">:"))
+        insts += n
+        checked += n
+        diffs = [(x, y) for x, y in zip(ours, theirs) if x != y] + ([("<len>", "<len>")] if len(ours) != len(theirs) else [])
+        mismatched += len(diffs)
+        if diffs and first_diff is None:
+            first_diff = (f, diffs[0])
+    print(f"{len(files)} gfx90a code objects, {checked} instruction lines checked, {mismatched} mismatching lines")
+    if first_diff:
+        print(f"first difference in {first_diff[0]}: lathe {first_diff[1][0]!r} vs llvm {first_diff[1][1]!r}")
+    print(f"lathe disasm: {t_lathe:.2f} s ({insts / t_lathe / 1e6:.2f} M instructions/s incl. process start and output)")
+    print(f"llvm-objdump: {t_llvm:.2f} s")
+    print(f"speed-up: {t_llvm / t_lathe:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
