@@ -184,3 +184,70 @@ fn out_of_bounds_store_is_a_gpu_memory_fault() {
     )
     .expect("runs after a fault");
 }
+
+#[test]
+fn misaligned_atomic_is_a_fault() {
+    for arch in ["gfx90a", "gfx942"] {
+        let s = session("faults.hip", arch, "-O3");
+        let ok = s.launch(
+            "atomic_at",
+            Shape::linear(1, 1),
+            &[buf("p", vec![0; 16]), scalar("i32", 4)],
+            &Options::default(),
+        );
+        let (_, bufs) = ok.expect("aligned atomic runs");
+        assert_eq!(
+            &s.download(bufs[0].addr, 16).expect("read")[4..8],
+            &1i32.to_le_bytes()
+        );
+        match s.launch(
+            "atomic_at",
+            Shape::linear(1, 1),
+            &[buf("p", vec![0; 16]), scalar("i32", 2)],
+            &Options::default(),
+        ) {
+            Err(SessionError::Dispatch(DispatchError::Stopped {
+                stop:
+                    Stop::Fault {
+                        fault: lathe_emu::mem::Fault::Misaligned { size: 4, .. },
+                        inst,
+                        ..
+                    },
+                ..
+            })) => assert!(inst.contains("atomic_add"), "{inst}"),
+            other => panic!("{arch}: expected a misaligned-atomic fault, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn unmapped_kernarg_segment_is_a_fault() {
+    use lathe_emu::dispatch::Geometry;
+    use lathe_emu::run::{dispatch, Launch};
+    let s = session("vecops.hip", "gfx90a", "-O3");
+    let sym = s.exe.kernel("axpy").expect("kernel");
+    let info = sym.kernel.expect("info");
+    let launch = Launch {
+        name: &sym.name,
+        kernel: &info,
+        geometry: Geometry::new([64, 1, 1], [64, 1, 1], 1).expect("geometry"),
+        kernarg: 0x1000,
+        dynamic_lds: 0,
+    };
+    match dispatch(&s.mem, s.target, s.arch, &launch, &Options::default()) {
+        Err(DispatchError::Stopped {
+            stop:
+                Stop::Fault {
+                    fault: lathe_emu::mem::Fault::Unmapped { addr, kind, .. },
+                    inst,
+                    ..
+                },
+            ..
+        }) => {
+            assert!((0x1000..0x1200).contains(&addr), "{addr:#x}");
+            assert_eq!(kind, lathe_emu::mem::AccessKind::Read);
+            assert!(inst.starts_with("s_load"), "{inst}");
+        }
+        other => panic!("expected a kernarg fault, got {other:?}"),
+    }
+}
