@@ -3074,11 +3074,9 @@ impl Step for Exec<'_> {
 
 // ---------------------------------------------------------------- SDWA / DPP
 
-/// Temporary VGPRs above v255 the SDWA/DPP wrappers stage operands in.
-const TMP: u16 = crate::wave::VGPRS as u16;
-
-fn tmp_reg(k: u16, width: u8) -> Operand {
-    Operand::Reg(RegRange::vgpr(TMP + k, width))
+/// Temporary VGPRs after the wave's real ones, where the SDWA/DPP wrappers stage operands.
+fn tmp_reg(w: &Wave, k: u16, width: u8) -> Operand {
+    Operand::Reg(RegRange::vgpr(w.temp_base() as u16 + k, width))
 }
 
 /// Runs a VOP1/VOP2 handler in SDWA form: sources are selected (and sign-
@@ -3119,15 +3117,15 @@ fn sdwa(
             continue;
         }
         let sel = if src_idx == 0 { s0sel } else { s1sel };
-        let reg = TMP + src_idx;
+        let reg = w.temp_base() + src_idx as usize;
         for l in 0..LANES {
             if exec >> l & 1 == 1 {
                 let v = sdwa_src(v32(w, &op, l), sel, op.sext);
-                w.vgpr[reg as usize][l] = v;
+                w.vgpr[reg][l] = v;
             }
         }
         let mut nop = op;
-        nop.value = tmp_reg(src_idx, 1);
+        nop.value = tmp_reg(w, src_idx, 1);
         nop.sext = false;
         c.ops = replace_op(c.ops, k, nop);
         src_idx += 1;
@@ -3141,7 +3139,7 @@ fn sdwa(
     if let (Some(k), Some(d)) = (dk, real_dst) {
         if matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr) {
             let mut nd = d;
-            nd.value = tmp_reg(3, 1);
+            nd.value = tmp_reg(w, 3, 1);
             c.ops = replace_op(c.ops, k, nd);
         }
     }
@@ -3152,7 +3150,7 @@ fn sdwa(
         for l in 0..LANES {
             if exec >> l & 1 == 1 {
                 let old = v32(w, &d, l);
-                let r = w.vgpr[TMP as usize + 3][l];
+                let r = w.vgpr[w.temp_base() + 3][l];
                 vwrite(w, &d, l, 0, sdwa_dst(r, old, dst_sel, unused));
             }
         }
@@ -3195,9 +3193,10 @@ fn dpp(
         .get(r.first as usize)
         .ok_or_else(|| unsupported(w, i, c.pc))?;
     let (vals, written) = d.fetch(&src, exec);
-    w.vgpr[TMP as usize] = vals;
+    let t = w.temp_base();
+    w.vgpr[t] = vals;
     let mut nop = op;
-    nop.value = tmp_reg(0, 1);
+    nop.value = tmp_reg(w, 0, 1);
     c.ops = replace_op(c.ops, k, nop);
     w.exec = exec & written;
     let r = h(x, w, lds, i, &c);

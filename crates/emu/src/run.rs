@@ -179,7 +179,8 @@ pub fn dispatch(
                         let offset = per_wave * u64::from(wv);
                         let st =
                             wave_start(&k.descriptor, arch, &geo, wg_id, wv, &d, offset as u32);
-                        let mut w = Wave::new(k.entry, wg_id, wv);
+                        let regs = k.descriptor.allocated_vgprs(arch) as usize;
+                        let mut w = Wave::with_registers(k.entry, wg_id, wv, regs, regs);
                         for (r, v) in &st.sgprs {
                             if let Some(x) = w.sgpr.get_mut(*r as usize) {
                                 *x = *v;

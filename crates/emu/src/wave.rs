@@ -17,6 +17,8 @@ pub const LANES: usize = 64;
 pub const SGPRS: usize = 108;
 /// VGPRs per lane on GFX9 (AGPRs are a separate file of the same size).
 pub const VGPRS: usize = 256;
+/// Interpreter temporaries after the VGPRs (SDWA/DPP operand staging).
+pub const TEMPS: usize = 4;
 
 /// One lane-vector register.
 pub type VReg = [u32; LANES];
@@ -78,14 +80,28 @@ impl std::fmt::Debug for Wave {
 }
 
 impl Wave {
-    /// A wave with zeroed registers starting at `pc`.
+    /// A wave with zeroed registers starting at `pc`, with the full
+    /// register files.
     pub fn new(pc: u64, workgroup: [u32; 3], index: u32) -> Self {
+        Wave::with_registers(pc, workgroup, index, VGPRS, VGPRS)
+    }
+
+    /// A wave with `vgprs` VGPRs and `agprs` AGPRs (what the kernel
+    /// descriptor allocates; at most 256 each). Reads beyond them give 0 and
+    /// writes are dropped, so a smaller file only saves memory. Four
+    /// interpreter temporaries follow the VGPRs.
+    pub fn with_registers(
+        pc: u64,
+        workgroup: [u32; 3],
+        index: u32,
+        vgprs: usize,
+        agprs: usize,
+    ) -> Self {
         Wave {
             sgpr: [0; SGPRS],
             ttmp: [0; 16],
-            // v0..v255 plus 4 interpreter temporaries (SDWA/DPP staging).
-            vgpr: vec![[0u32; LANES]; VGPRS + 4].into_boxed_slice(),
-            agpr: vec![[0u32; LANES]; VGPRS].into_boxed_slice(),
+            vgpr: vec![[0u32; LANES]; vgprs.min(VGPRS) + TEMPS].into_boxed_slice(),
+            agpr: vec![[0u32; LANES]; agprs.min(VGPRS)].into_boxed_slice(),
             exec: 0,
             scc: false,
             m0: 0,
@@ -97,6 +113,11 @@ impl Wave {
             index,
             instructions: 0,
         }
+    }
+
+    /// First of the interpreter's temporary VGPRs (after the real ones).
+    pub fn temp_base(&self) -> usize {
+        self.vgpr.len() - TEMPS
     }
 
     /// VCC (s106–s107).
