@@ -15,14 +15,16 @@ FLAG_OF_MOD = {
     "scc": "SCC", "sc1": "SCC", "lds": "LDS", "nops_glc": "RTN_GLC", "nops_lds": "LDS_DMA",
     "offen": "OFFEN", "idxen": "OFFEN", "format": "FORMAT", "tfe": "TFE", "lwe": "LWE",
     "unorm": "UNORM", "da": "DA", "a16": "A16", "r128": "A16", "d16": "D16", "dmask": "DMASK",
-    "packed": "PACKED", "dpp_dp": "DPP_DP",
+    "packed": "PACKED", "dpp_dp": "DPP_DP", "opsel_n2": "OPSEL_N2", "opsel_n3": "OPSEL_N3",
+    "opsel_n4": "OPSEL_N4",
 }
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",
                 "wave_shr", "wave_ror", "row_newbcast", "nops_acc", "nops_tfe", "nops_d16",
                 "nops_dmask", "/*", "fi"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
-            "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None}
+            "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",
+            "bad_m0": "BAD_M0"}
 
 
 def const_name(name):

@@ -455,6 +455,8 @@ def reg_class_info(samples):
                 bad.add("bad_vgpr")
             elif k == "254":
                 bad.add("bad_lds")
+            elif k == "257":
+                bad.add("align")
         if "/*Invalid immediate*/" in t:
             bad.add("bad_imm")
     return rc, bad
@@ -525,10 +527,25 @@ def analyze(rec, cpu):
                     ty = "B32"
                 else:
                     ty = fits[0]
-                if ty != "Reg" and (enc in P.NO_LITERAL or enc.startswith(("SDWA_", "DPP_"))):
-                    # No literal probes: the 32/64-bit split comes from the width.
-                    if ty in ("B32", "I64", "F64"):
-                        ty = "B32" if width == 1 else ("F64" if "F64" in fits else "I64")
+        # Register-class probes of non-source fields (alignment, m0, ...).
+        regs = an.rec.get("regs", {}).get(field)
+        if regs:
+            for k, text in regs.items():
+                if not text:
+                    continue
+                _, o2, _, _ = tokenize(text)
+                if i >= len(o2):
+                    continue
+                m = RC_COMMENT.search(o2[i])
+                if not m:
+                    continue
+                rc = m.group(1)
+                if k == "124":
+                    mods_i.add("bad_m0")
+                elif k == "254":
+                    mods_i.add("bad_lds")
+                elif width >= 2 and k in ("odd", "1", "3", "125", "235", "255"):
+                    mods_i.add("align")
         operands.append(dict(field=VALUE_FIELDS[field], kind=kind, width=width, ty=ty,
                              access=access, mods=mods_i, pfield=field, rc=rc))
     mods = an.printed_mods()
@@ -554,13 +571,12 @@ def analyze(rec, cpu):
     for f in ("glc", "lds", "tfe", "d16", "dmask", "acc"):
         if f in an.fields and an.field_changes_nops(f):
             flags.add("nops_" + f)
-    # op_sel list length (VOP3 op_sel has a trailing dst bit).
-    opsel_n = 0
-    for f in ("op_sel",):
-        if f in an.fields:
-            for e in an.effects(f):
-                if e[0] == "chg":
-                    pass
+    # op_sel list length (VOP3 lists the sources, then the destination).
+    if enc == "VOP3" and "op_sel" in an.fields:
+        t = rec["scan"].get(str(an.field_bits("op_sel")[0]))
+        m = t and re.search(r"op_sel:\[([0-9,]+)\]", t)
+        if m:
+            flags.add("opsel_n%d" % len(m.group(1).split(",")))
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=an.zero_mask(),
                 one=an.one_mask(),
                 flags=flags, problems=problems, nwords=rec["nwords"])
@@ -576,6 +592,7 @@ def main():
         for cpu in P.TARGETS:
             data[cpu] = P.enumerate_target(cpu)
             P.type_probes(cpu, data[cpu])
+            P.class_probes(cpu, data[cpu])
             data[cpu + ":symbols"] = P.symbol_tables(cpu)
         with open(path, "w") as f:
             json.dump(data, f)

@@ -349,6 +349,51 @@ def type_probes(cpu, recs):
         recs[ri].setdefault("types", {}).setdefault(f, {})[k] = text
 
 
+# Stage D2: register-class probes for the non-source operand fields: an odd
+# register (alignment), m0, lds_direct, null, exec, a constant, ...
+REG_FIELDS = {
+    "SOP2": ["sdst"], "SOPK": ["sdst"], "SOP1": ["sdst"], "SMEM": ["sdata", "sbase", "soffset"],
+    "VOP2": ["vdst", "vsrc1"], "VOP1": ["vdst"], "VOPC": ["vsrc1"], "VOP3": ["vdst"],
+    "VOP3P": ["vdst"], "MAI": ["vdst"], "DS": ["addr", "data0", "data1", "vdst"],
+    "FLAT": ["addr", "data", "vdst"], "GLOBAL": ["addr", "data", "vdst", "saddr"],
+    "SCRATCH": ["addr", "data", "vdst", "saddr"], "MUBUF": ["vaddr", "vdata", "srsrc"],
+    "MTBUF": ["vaddr", "vdata", "srsrc"], "MIMG": ["vaddr", "vdata", "srsrc", "ssamp"],
+    "SDWA_VOP2": ["vdst", "vsrc1"], "SDWA_VOP1": ["vdst"], "SDWA_VOPC": ["vsrc1"],
+    "DPP_VOP2": ["vdst", "vsrc1", "src0"], "DPP_VOP1": ["vdst", "src0"],
+}
+REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
+
+
+def class_probes(cpu, recs):
+    probes, keys = [], []
+    for ri, r in enumerate(recs):
+        enc = r["enc"]
+        if enc not in REG_FIELDS:
+            continue
+        if enc.startswith("SDWA_"):
+            fields = dict(ENCODINGS[enc[5:]]["fields"], **SDWA_FIELDS)
+            nwords = 2
+        elif enc.startswith("DPP_"):
+            fields = dict(ENCODINGS[enc[4:]]["fields"], **DPP_FIELDS)
+            nwords = 2
+        else:
+            fields = ENCODINGS[enc]["fields"]
+            nwords = ENCODINGS[enc]["nwords"]
+        for f in REG_FIELDS[enc]:
+            w, lo, width = fields[f]
+            base = (r["base"][w] >> lo) & ((1 << width) - 1)
+            for v in REG_VALUES + [base + 1]:
+                if v >= 1 << width:
+                    continue
+                p = list(r["base"][:nwords])
+                p[w] = (p[w] & ~(((1 << width) - 1) << lo)) | v << lo
+                probes.append(p)
+                keys.append((ri, f, "odd" if v == base + 1 else str(v)))
+    res = disasm(cpu, probes)
+    for (ri, f, k), (text, nw) in zip(keys, res):
+        recs[ri].setdefault("regs", {}).setdefault(f, {})[k] = text
+
+
 def symbol_tables(cpu):
     """hwreg() register names and sendmsg() texts, straight from LLVM."""
     # s_getreg_b32 s0, hwreg(id) with default offset 0 / width 32.
@@ -381,6 +426,7 @@ def main():
     for cpu in list(TARGETS):
         out[cpu] = enumerate_target(cpu)
         type_probes(cpu, out[cpu])
+        class_probes(cpu, out[cpu])
         out[cpu + ":symbols"] = symbol_tables(cpu)
         print(cpu, len(out[cpu]), "opcodes", file=sys.stderr)
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "probe.json")

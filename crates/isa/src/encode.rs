@@ -356,6 +356,11 @@ impl InstBuilder {
         }
     }
 
+    /// The words assembled so far (without the literal).
+    pub fn raw_words(&self) -> [u32; 3] {
+        self.words
+    }
+
     /// Assembles the words and checks them by decoding.
     pub fn finish(self) -> Result<Instruction, BuildError> {
         if let Some(e) = self.error {

@@ -151,6 +151,11 @@ impl Instruction {
         for (i, spec) in info.operands.iter().enumerate() {
             let value = self.operand_value(spec);
             let mut op = Op::new(value, *spec);
+            if spec.kind == Kind::SReg && !matches!(value, Operand::Reg(_)) {
+                // An 8-bit scalar destination field holding a constant:
+                // LLVM prints it as an invalid immediate.
+                op.spec.ty = crate::opcode::Ty::Reg;
+            }
             self.apply_src_mods(i, &mut op);
             ops.push(op);
         }
@@ -175,6 +180,7 @@ impl Instruction {
         };
         let width = spec.width.max(1);
         match spec.kind {
+            Kind::SReg if raw >= 128 => src_operand(raw, width, None),
             Kind::SReg => Operand::Reg(RegRange::sgpr(raw as u16, width)),
             Kind::SSrc | Kind::VSrc => src_operand(raw, width, self.literal()),
             Kind::ASrc => match raw {
@@ -284,7 +290,7 @@ pub(crate) fn src_operand(raw: u32, width: u8, literal: Option<u32>) -> Operand 
         0..=127 => Operand::Reg(RegRange::sgpr(raw as u16, width)),
         128..=192 => Operand::Int((raw - 128) as i8),
         193..=208 => Operand::Int(-((raw - 192) as i8)),
-        235..=239 | 251..=254 => Operand::Reg(RegRange::sgpr(raw as u16, 1)),
+        230 | 231 | 235..=239 | 251..=254 => Operand::Reg(RegRange::sgpr(raw as u16, 1)),
         240..=248 => match InlineFloat::from_encoding(raw as u16) {
             Some(f) => Operand::Float(f),
             None => Operand::Raw(raw as u16),

@@ -324,6 +324,11 @@ pub mod mods {
     pub const BAD_VGPR: u8 = 16;
     /// `src_lds_direct` is invalid here.
     pub const BAD_LDS: u8 = 32;
+    /// Register tuples must start at an even register (LLVM comments on
+    /// misaligned ones).
+    pub const ALIGN: u8 = 64;
+    /// `m0` is invalid here.
+    pub const BAD_M0: u8 = 128;
 }
 
 /// One printed operand of an opcode.
@@ -546,4 +551,10 @@ pub mod flags {
     pub const PACKED: u64 = 1 << 58;
     /// Double-precision ALU DPP: only `row_newbcast` controls are legal.
     pub const DPP_DP: u64 = 1 << 59;
+    /// VOP3 `op_sel:[...]` has 2 entries.
+    pub const OPSEL_N2: u64 = 1 << 60;
+    /// VOP3 `op_sel:[...]` has 3 entries.
+    pub const OPSEL_N3: u64 = 1 << 61;
+    /// VOP3 `op_sel:[...]` has 4 entries.
+    pub const OPSEL_N4: u64 = 1 << 62;
 }

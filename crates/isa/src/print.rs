@@ -63,10 +63,14 @@ impl Instruction {
         if self.is_invalid() {
             return Ok(());
         }
+        let mut first = true;
         for op in self.operands().iter() {
             if let Operand::Reg(r) = op.value {
                 if let Some((class, n)) = scalar_misalignment(op, r) {
-                    out.write_str(" ; Warning: ")?;
+                    // llvm-objdump separates the first warning with " ; "
+                    // and runs the following ones together.
+                    out.write_str(if first { " ; Warning: " } else { "Warning: " })?;
+                    first = false;
                     out.write_str(class)?;
                     out.write_str(": scalar reg isn't aligned ")?;
                     reg::write_u32(out, n)?;
@@ -101,6 +105,10 @@ fn scalar_misalignment(op: &Op, r: RegRange) -> Option<(&'static str, u32)> {
     if r.file != RegFile::Scalar || r.count < 2 {
         return None;
     }
+    let r = RegRange {
+        count: r.count.min(16),
+        ..r
+    };
     let raw = op_raw_scalar(op, r);
     let align = if r.count == 2 { 2 } else { 4 };
     let (ttmp, idx) = match raw {
@@ -234,6 +242,7 @@ pub(crate) fn write_literal(out: &mut impl Write, v: u32, ty: Ty) -> fmt::Result
         }
         Ty::F64 => match f64_hi_name(v) {
             Some(n) => out.write_str(n),
+            None if v == 0 => out.write_char('0'),
             None => write_hex(out, v as u64),
         },
         Ty::F16 => {
@@ -319,6 +328,10 @@ pub(crate) fn write_imm32(out: &mut impl Write, v: u32) -> fmt::Result {
 fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> fmt::Result {
     let spec = &op.spec;
     let mut r = r;
+    // Scalar tuples are at most 16 registers (SGPR_512) in LLVM.
+    if r.file == RegFile::Scalar {
+        r.count = r.count.min(16);
+    }
     // Misaligned scalar tuples print aligned down (with a warning).
     if r.file == RegFile::Scalar && r.count >= 2 {
         let (base, idx) = match r.first {
@@ -333,20 +346,29 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
     }
     r.write(out)?;
     // Register-class violations LLVM flags with a comment.
-    let inline_value = r.file == RegFile::Scalar && matches!(r.first, 125 | 235..=239 | 251..=253);
+    let inline_value =
+        r.file == RegFile::Scalar && matches!(r.first, 125 | 230 | 231 | 235..=239 | 251..=253);
+    let misaligned = r.count >= 2
+        && r.first % 2 != 0
+        && inst.target().needs_aligned_vgprs()
+        && spec.mods & mods::ALIGN != 0;
     let bad = match r.file {
         RegFile::Scalar if inline_value => false,
         RegFile::Scalar if r.first == 254 => spec.mods & mods::BAD_LDS != 0,
+        RegFile::Scalar if r.first == 124 => spec.mods & (mods::BAD_M0 | mods::BAD_SGPR) != 0,
         RegFile::Scalar => spec.mods & mods::BAD_SGPR != 0,
-        RegFile::Vgpr => {
-            (spec.mods & mods::BAD_VGPR != 0 && is_src_kind(spec.kind))
-                || (r.count >= 2 && r.first % 2 != 0 && inst.target().needs_aligned_vgprs())
-        }
-        RegFile::Agpr => r.count >= 2 && r.first % 2 != 0 && inst.target().needs_aligned_vgprs(),
+        RegFile::Vgpr => (spec.mods & mods::BAD_VGPR != 0 && is_src_kind(spec.kind)) || misaligned,
+        RegFile::Agpr => misaligned,
     };
     if bad {
         out.write_str("/*Invalid register, operand has '")?;
         match spec.reg_class() {
+            // Classes probed with VGPRs read as AGPR classes when the acc
+            // bit selects AGPRs.
+            Some(rc) if r.file == RegFile::Agpr && rc.starts_with("VReg_") => {
+                out.write_str("AReg_")?;
+                out.write_str(&rc[5..])?;
+            }
             Some(rc) => out.write_str(rc)?,
             None => write_default_class(out, spec.kind, r)?,
         }

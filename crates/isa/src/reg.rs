@@ -54,6 +54,10 @@ pub mod sreg {
     pub const SRC_PRIVATE_LIMIT: u16 = 238;
     /// `src_pops_exiting_wave_id`.
     pub const SRC_POPS_EXITING_WAVE_ID: u16 = 239;
+    /// `src_flat_scratch_base_lo`.
+    pub const SRC_FLAT_SCRATCH_BASE_LO: u16 = 230;
+    /// `src_flat_scratch_base_hi`.
+    pub const SRC_FLAT_SCRATCH_BASE_HI: u16 = 231;
     /// `src_vccz`.
     pub const SRC_VCCZ: u16 = 251;
     /// `src_execz`.
@@ -183,7 +187,7 @@ pub(crate) fn scalar_name_ok(first: u16, count: u8) -> bool {
         102 | 104 | 106 | 126 => count <= 2,
         103 | 105 | 107 | 127 | 124 | 125 => count == 1 || first == 125,
         108..=123 => true,
-        235..=239 | 251..=254 => true,
+        230 | 231 | 235..=239 | 251..=254 => true,
         _ => false,
     }
 }
@@ -225,6 +229,8 @@ pub(crate) fn write_scalar(out: &mut impl fmt::Write, first: u16, count: u8) -> 
         237 => out.write_str("src_private_base"),
         238 => out.write_str("src_private_limit"),
         239 => out.write_str("src_pops_exiting_wave_id"),
+        230 => out.write_str("src_flat_scratch_base_lo"),
+        231 => out.write_str("src_flat_scratch_base_hi"),
         251 => out.write_str("src_vccz"),
         252 => out.write_str("src_execz"),
         253 => out.write_str("src_scc"),

@@ -6,7 +6,17 @@ use crate::opcode::{Encoding, Kind};
 
 /// Source encodings no operand accepts (reserved constants).
 fn src_reserved(v: u32) -> bool {
-    matches!(v, 209..=234 | 249 | 250)
+    matches!(v, 209..=229 | 232..=234 | 249 | 250)
+}
+
+/// Special (non-SGPR, non-TTMP) scalar registers.
+fn is_special(v: u32) -> bool {
+    matches!(v, 102..=107 | 124..=127 | 230 | 231 | 235..=239 | 251..=254)
+}
+
+/// Scalar encodings that do not start a 64-bit (or wider) register.
+fn bad_wide_scalar(v: u32) -> bool {
+    matches!(v, 103 | 105 | 107 | 124 | 127 | 231 | 254)
 }
 
 /// True if LLVM decodes this instruction.
@@ -21,7 +31,19 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                 if src_reserved(raw) {
                     return false;
                 }
-                if spec.width >= 2 && matches!(raw, 103 | 105 | 107 | 124 | 127) {
+                // Special registers do not form 96-bit or wider tuples.
+                if spec.width >= 3 && is_special(raw) {
+                    return false;
+                }
+                if spec.width >= 2 && bad_wide_scalar(raw) {
+                    return false;
+                }
+            }
+            Kind::SReg => {
+                if raw >= 128 && (src_reserved(raw) || raw == 255) {
+                    return false;
+                }
+                if spec.width >= 2 && bad_wide_scalar(raw) {
                     return false;
                 }
             }
@@ -30,7 +52,7 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                     if src_reserved(raw) {
                         return false;
                     }
-                    if spec.width >= 2 && matches!(raw, 103 | 105 | 107 | 124 | 127) {
+                    if spec.width >= 2 && bad_wide_scalar(raw) {
                         return false;
                     }
                 }
@@ -38,15 +60,26 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
             _ => {}
         }
     }
+    // AGPR tuples must fit in a0..a255 (VGPR tuples may run past v255).
+    for op in inst.operands().iter() {
+        if let crate::operand::Operand::Reg(r) = op.value {
+            if r.file == crate::reg::RegFile::Agpr && r.first as u32 + r.count as u32 > 256 {
+                return false;
+            }
+        }
+    }
+    match info.enc {
+        Encoding::VopcSdwa if inst.bit(32 + 15) && bad_wide_scalar(inst.bits(1, 8, 7)) => {
+            return false;
+        }
+        _ => {}
+    }
     match info.enc {
         Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
             // LLVM 22 hits llvm_unreachable (crashes) on select value 7.
             let w1 = inst.w(1);
             let dst_sel = info.enc != Encoding::VopcSdwa && (w1 >> 8) & 7 == 7;
             if dst_sel || (w1 >> 16) & 7 == 7 || (w1 >> 24) & 7 == 7 {
-                return false;
-            }
-            if info.enc != Encoding::VopcSdwa && (w1 >> 11) & 3 == 3 {
                 return false;
             }
         }

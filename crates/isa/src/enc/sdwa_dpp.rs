@@ -37,7 +37,8 @@ pub(crate) fn adjust_vopc_operands(inst: &Instruction, ops: &mut Operands) {
 pub(crate) const SEL: [&str; 7] = [
     "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
 ];
-const UNUSED: [&str; 3] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"];
+// LLVM 22 prints the reserved value 3 as UNUSED_PAD.
+const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
 fn sel(out: &mut impl Write, name: &str, v: u32) -> fmt::Result {
     out.write_char(' ')?;

@@ -36,11 +36,18 @@ pub(crate) fn write_hwreg(target: Target, v: u32, out: &mut impl Write) -> fmt::
 }
 
 pub(crate) fn write_sendmsg(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    // The table covers the 10 bits LLVM decodes (id, op, stream). Symbolic
+    // names ignore the other bits; the numeric `sendmsg(a, b, c)` form and
+    // anything else need them clear.
     let text = gen::SENDMSG
         .get(target.index())
-        .and_then(|t| t.get(v as usize))
+        .and_then(|t| t.get((v & 0x3FF) as usize))
         .copied()
         .unwrap_or("");
+    let symbolic = text
+        .strip_prefix("sendmsg(")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_alphabetic()));
+    let text = if v < 1024 || symbolic { text } else { "" };
     if text.is_empty() {
         write_u32(out, v)
     } else {

@@ -36,14 +36,21 @@ pub(crate) fn write_omod(v: u32, out: &mut impl Write) -> fmt::Result {
 
 pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     if inst.has(flags::OP_SEL) {
-        let n = num_srcs(inst);
+        // Sources, then the destination bit (bit 3 of the field).
+        let n = if inst.has(flags::OPSEL_N4) {
+            3
+        } else if inst.has(flags::OPSEL_N3) {
+            2
+        } else if inst.has(flags::OPSEL_N2) {
+            1
+        } else {
+            num_srcs(inst)
+        };
         let sel = inst.bits(0, 11, 4);
-        // Sources then the destination bit (bit 3 of the field).
-        let vals = [sel & 1, sel >> 1 & 1, sel >> 2 & 1];
         if sel & (((1 << n) - 1) | 8) != 0 {
             out.write_str(" op_sel:[")?;
-            for v in vals.iter().take(n) {
-                out.write_char(if *v != 0 { '1' } else { '0' })?;
+            for i in 0..n {
+                out.write_char(if sel >> i & 1 != 0 { '1' } else { '0' })?;
                 out.write_char(',')?;
             }
             out.write_char(if sel & 8 != 0 { '1' } else { '0' })?;

@@ -27,20 +27,26 @@ const fn o(field: F, kind: K, width: u8, ty: T, access: A, mods: u8, rc: u8) -> 
 }
 
 /// LLVM register-class names for `/*Invalid register*/` comments.
-pub(crate) static RC_NAMES: [&str; 13] = [
+pub(crate) static RC_NAMES: [&str; 19] = [
     "SReg_32",
+    "SReg_32_XM0_XEXEC",
+    "SReg_64_XEXEC",
+    "VReg_64_Align2",
     "VS_64_Align2",
+    "SReg_32_XM0",
     "VRegOrLds_32",
     "VGPR_32",
     "AGPR_32",
     "VReg_128_Align2",
-    "AV_32",
     "VReg_1024_Align2",
+    "AV_32",
     "VReg_512_Align2",
     "AV_64_Align2",
     "VReg_256_Align2",
-    "VReg_64_Align2",
     "AV_128_Align2",
+    "AV_96_Align2",
+    "SReg_64_XEXEC_XNULL",
+    "AV_512_Align2",
 ];
 
 static O0: [OperandSpec; 3] = [
@@ -155,12 +161,12 @@ static O32: [OperandSpec; 1] = [o(F::Simm16, K::Waitcnt, 0, T::None, A::R, 0, 25
 static O33: [OperandSpec; 1] = [o(F::Simm16, K::SendMsg, 0, T::None, A::R, 0, 255)];
 static O34: [OperandSpec; 1] = [o(F::Simm16, K::GprIdx, 0, T::None, A::R, 0, 255)];
 static O35: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::W, 0, 255),
+    o(F::Sdata, K::SReg, 1, T::None, A::W, BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O36: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::W, 0, 255),
+    o(F::Sdata, K::SReg, 2, T::None, A::W, 0, 2),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -180,12 +186,12 @@ static O39: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O40: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::W, 0, 255),
+    o(F::Sdata, K::SReg, 1, T::None, A::W, BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O41: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::W, 0, 255),
+    o(F::Sdata, K::SReg, 2, T::None, A::W, 0, 2),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -205,12 +211,12 @@ static O44: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O45: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Sdata, K::SReg, 1, T::None, A::R, BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O46: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::R, 0, 255),
+    o(F::Sdata, K::SReg, 2, T::None, A::R, 0, 2),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -220,12 +226,12 @@ static O47: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O48: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Sdata, K::SReg, 1, T::None, A::R, BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O49: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::R, 0, 255),
+    o(F::Sdata, K::SReg, 2, T::None, A::R, 0, 2),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -249,12 +255,12 @@ static O53: [OperandSpec; 2] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O54: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::RW, 0, 255),
+    o(F::Sdata, K::SReg, 1, T::None, A::RW, BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O55: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::RW, 0, 255),
+    o(F::Sdata, K::SReg, 2, T::None, A::RW, 0, 2),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -264,12 +270,12 @@ static O56: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O57: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::RW, 0, 255),
+    o(F::Sdata, K::SReg, 1, T::None, A::RW, BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O58: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::RW, 0, 255),
+    o(F::Sdata, K::SReg, 2, T::None, A::RW, 0, 2),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -290,9 +296,9 @@ static O61: [OperandSpec; 3] = [
     o(F::Vsrc1, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O62: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::RW, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
-    o(F::Vsrc1, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::RW, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::F64, A::R, ALIGN, 4),
+    o(F::Vsrc1, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O63: [OperandSpec; 3] = [
     o(F::Vdst, K::VReg, 1, T::None, A::RW, 0, 255),
@@ -361,15 +367,15 @@ static O74: [OperandSpec; 2] = [
     o(F::Src0, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O75: [OperandSpec; 2] = [
-    o(F::Vdst, K::SReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 1, T::Reg, A::R, BAD_SGPR, 2),
+    o(F::Vdst, K::SReg, 1, T::None, A::W, BAD_LDS | BAD_M0, 5),
+    o(F::Src0, K::VSrc, 1, T::Reg, A::R, BAD_SGPR, 6),
 ];
 static O76: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Src0, K::VSrc, 2, T::F64, A::R, ALIGN, 4),
 ];
 static O77: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O78: [OperandSpec; 2] = [
@@ -377,12 +383,12 @@ static O78: [OperandSpec; 2] = [
     o(F::Src0, K::VSrc, 1, T::F16, A::R, 0, 255),
 ];
 static O79: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::F64, A::R, ALIGN, 4),
 ];
 static O80: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::I64, A::R, 0, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
 ];
 static O81: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -390,11 +396,11 @@ static O81: [OperandSpec; 2] = [
 ];
 static O82: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::RW, 0, 255),
-    o(F::Src0, K::VSrc, 1, T::Reg, A::RW, BAD_LDS | BAD_SGPR, 3),
+    o(F::Src0, K::VSrc, 1, T::Reg, A::RW, BAD_LDS | BAD_SGPR, 7),
 ];
 static O83: [OperandSpec; 2] = [
     o(F::Vdst, K::AReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::ASrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 4),
+    o(F::Src0, K::ASrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 8),
 ];
 static O84: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
@@ -403,7 +409,7 @@ static O84: [OperandSpec; 3] = [
 ];
 static O85: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Src0, K::VSrc, 2, T::F64, A::R, ALIGN, 4),
     o(F::Vsrc1, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O86: [OperandSpec; 3] = [
@@ -413,8 +419,8 @@ static O86: [OperandSpec; 3] = [
 ];
 static O87: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
-    o(F::Vsrc1, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Src0, K::VSrc, 2, T::F64, A::R, ALIGN, 4),
+    o(F::Vsrc1, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O88: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
@@ -423,8 +429,8 @@ static O88: [OperandSpec; 3] = [
 ];
 static O89: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::I64, A::R, 0, 1),
-    o(F::Vsrc1, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
+    o(F::Vsrc1, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O90: [OperandSpec; 3] = [
     o(F::Vdst, K::SReg, 2, T::None, A::W, 0, 255),
@@ -433,7 +439,7 @@ static O90: [OperandSpec; 3] = [
 ];
 static O91: [OperandSpec; 3] = [
     o(F::Vdst, K::SReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
     o(F::Src1, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O92: [OperandSpec; 3] = [
@@ -443,8 +449,8 @@ static O92: [OperandSpec; 3] = [
 ];
 static O93: [OperandSpec; 3] = [
     o(F::Vdst, K::SReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
 ];
 static O94: [OperandSpec; 3] = [
     o(F::Vdst, K::SReg, 2, T::None, A::W, 0, 255),
@@ -458,8 +464,8 @@ static O95: [OperandSpec; 3] = [
 ];
 static O96: [OperandSpec; 3] = [
     o(F::Vdst, K::SReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
 ];
 static O97: [OperandSpec; 4] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -473,9 +479,9 @@ static O98: [OperandSpec; 3] = [
     o(F::Src1, K::VSrc, 1, T::B32, A::R, ABS | NEG, 255),
 ];
 static O99: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::RW, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::RW, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
 ];
 static O100: [OperandSpec; 3] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -517,19 +523,19 @@ static O106: [OperandSpec; 3] = [
 ];
 static O107: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
 ];
 static O108: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
     o(F::Src0, K::VSrc, 1, T::B32, A::R, ABS | NEG, 255),
 ];
 static O109: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VSrc, 1, T::B32, A::R, ABS | NEG, 255),
 ];
 static O110: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
 ];
 static O111: [OperandSpec; 4] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -544,10 +550,10 @@ static O112: [OperandSpec; 4] = [
     o(F::Src2, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O113: [OperandSpec; 4] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
-    o(F::Src2, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
+    o(F::Src2, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
 ];
 static O114: [OperandSpec; 4] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -563,30 +569,30 @@ static O115: [OperandSpec; 5] = [
     o(F::Src2, K::VSrc, 1, T::B32, A::R, NEG, 255),
 ];
 static O116: [OperandSpec; 5] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Sdst, K::SReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, NEG, 1),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, NEG, 1),
-    o(F::Src2, K::VSrc, 2, T::F64, A::R, NEG, 1),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ALIGN | NEG, 4),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ALIGN | NEG, 4),
+    o(F::Src2, K::VSrc, 2, T::I64, A::R, ALIGN | NEG, 4),
 ];
 static O117: [OperandSpec; 4] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
     o(F::Src1, K::VSrc, 1, T::B32, A::R, 0, 255),
-    o(F::Src2, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Src2, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
 ];
 static O118: [OperandSpec; 4] = [
-    o(F::Vdst, K::VReg, 4, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Vdst, K::VReg, 4, T::None, A::W, ALIGN, 9),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
     o(F::Src1, K::VSrc, 1, T::B32, A::R, 0, 255),
-    o(F::Src2, K::VSrc, 4, T::Reg, A::R, BAD_SGPR, 5),
+    o(F::Src2, K::VSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 9),
 ];
 static O119: [OperandSpec; 5] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Sdst, K::SReg, 2, T::None, A::W, 0, 255),
     o(F::Src0, K::VSrc, 1, T::B32, A::R, 0, 255),
     o(F::Src1, K::VSrc, 1, T::B32, A::R, 0, 255),
-    o(F::Src2, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Src2, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
 ];
 static O120: [OperandSpec; 4] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -601,108 +607,132 @@ static O121: [OperandSpec; 4] = [
     o(F::Src2, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O122: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
 ];
 static O123: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::F64, A::R, ABS | NEG, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::I64, A::R, ABS | ALIGN | NEG, 4),
     o(F::Src1, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O124: [OperandSpec; 3] = [
-    o(F::Vdst, K::SReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 1, T::Reg, A::R, BAD_SGPR, 2),
-    o(F::Src1, K::VSrc, 1, T::B32, A::R, BAD_LDS | BAD_VGPR, 0),
+    o(F::Vdst, K::SReg, 1, T::None, A::W, BAD_LDS | BAD_M0, 5),
+    o(F::Src0, K::VSrc, 1, T::Reg, A::R, BAD_SGPR, 6),
+    o(
+        F::Src1,
+        K::VSrc,
+        1,
+        T::B32,
+        A::R,
+        ALIGN | BAD_LDS | BAD_VGPR,
+        0,
+    ),
 ];
 static O125: [OperandSpec; 3] = [
     o(F::Vdst, K::VReg, 1, T::None, A::RW, 0, 255),
-    o(F::Src0, K::VSrc, 1, T::B32, A::R, BAD_LDS | BAD_VGPR, 0),
-    o(F::Src1, K::VSrc, 1, T::B32, A::R, BAD_LDS | BAD_VGPR, 0),
+    o(
+        F::Src0,
+        K::VSrc,
+        1,
+        T::B32,
+        A::R,
+        ALIGN | BAD_LDS | BAD_VGPR,
+        0,
+    ),
+    o(
+        F::Src1,
+        K::VSrc,
+        1,
+        T::B32,
+        A::R,
+        ALIGN | BAD_LDS | BAD_VGPR,
+        0,
+    ),
 ];
 static O126: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VSrc, 1, T::B32, A::R, 0, 255),
-    o(F::Src1, K::VSrc, 2, T::F64, A::R, 0, 1),
+    o(F::Src1, K::VSrc, 2, T::I64, A::R, ALIGN, 4),
 ];
 static O127: [OperandSpec; 4] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::I64, A::R, 0, 1),
-    o(F::Src1, K::VSrc, 2, T::I64, A::R, 0, 1),
-    o(F::Src2, K::VSrc, 2, T::I64, A::R, 0, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::B32, A::R, ALIGN, 4),
+    o(F::Src1, K::VSrc, 2, T::B32, A::R, ALIGN, 4),
+    o(F::Src2, K::VSrc, 2, T::B32, A::R, ALIGN, 4),
 ];
 static O128: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VSrc, 2, T::I64, A::R, 0, 1),
-    o(F::Src1, K::VSrc, 2, T::I64, A::R, 0, 1),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VSrc, 2, T::B32, A::R, ALIGN, 4),
+    o(F::Src1, K::VSrc, 2, T::B32, A::R, ALIGN, 4),
 ];
 static O129: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::ASrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 4),
+    o(F::Src0, K::ASrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 8),
 ];
 static O130: [OperandSpec; 2] = [
     o(F::Vdst, K::AReg, 1, T::None, A::W, 0, 255),
     o(F::Src0, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O131: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src2, K::AvSrc, 4, T::I64, A::R, BAD_SGPR, 5),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 9),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src2, K::AvSrc, 4, T::B32, A::R, ALIGN | BAD_SGPR, 9),
 ];
 static O132: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 16, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src2, K::AvSrc, 16, T::I64, A::R, BAD_SGPR, 8),
+    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN, 12),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src2, K::AvSrc, 16, T::B32, A::R, ALIGN | BAD_SGPR, 12),
 ];
 static O133: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 32, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 6),
-    o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 6),
-    o(F::Src2, K::AvSrc, 32, T::I64, A::R, BAD_SGPR, 7),
+    o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN, 10),
+    o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
+    o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
+    o(F::Src2, K::AvSrc, 32, T::B32, A::R, ALIGN | BAD_SGPR, 10),
 ];
 static O134: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 16, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 6),
-    o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 6),
-    o(F::Src2, K::AvSrc, 16, T::I64, A::R, BAD_SGPR, 8),
+    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN, 12),
+    o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
+    o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
+    o(F::Src2, K::AvSrc, 16, T::B32, A::R, ALIGN | BAD_SGPR, 12),
 ];
 static O135: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 6),
-    o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 6),
-    o(F::Src2, K::AvSrc, 4, T::I64, A::R, BAD_SGPR, 5),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 9),
+    o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
+    o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
+    o(F::Src2, K::AvSrc, 4, T::B32, A::R, ALIGN | BAD_SGPR, 9),
 ];
 static O136: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 32, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src2, K::AvSrc, 32, T::I64, A::R, BAD_SGPR, 7),
+    o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN, 10),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src2, K::AvSrc, 32, T::B32, A::R, ALIGN | BAD_SGPR, 10),
 ];
 static O137: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 4, T::Reg, A::R, BAD_SGPR, 12),
-    o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 3),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 15),
+    o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 7),
 ];
 static O138: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 16, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 4, T::Reg, A::R, BAD_SGPR, 12),
-    o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 3),
+    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN, 18),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 15),
+    o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 7),
 ];
 static O139: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 8, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src2, K::AvSrc, 8, T::F64, A::R, BAD_SGPR, 10),
+    o(F::Vdst, K::AvReg, 8, T::None, A::W, ALIGN, 14),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src2, K::AvSrc, 8, T::I64, A::R, ALIGN | BAD_SGPR, 14),
 ];
 static O140: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, BAD_SGPR, 9),
-    o(F::Src2, K::AvSrc, 2, T::F64, A::R, BAD_SGPR, 11),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
+    o(F::Src2, K::AvSrc, 2, T::I64, A::R, ALIGN | BAD_SGPR, 3),
 ];
 static O141: [OperandSpec; 4] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -761,7 +791,7 @@ static O151: [OperandSpec; 2] = [
     o(F::Src0, K::SdwaSrc, 1, T::I16, A::R, SEXT, 255),
 ];
 static O152: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::SdwaSrc, 1, T::B32, A::R, SEXT, 255),
 ];
 static O153: [OperandSpec; 3] = [
@@ -796,9 +826,9 @@ static O158: [OperandSpec; 3] = [
     o(F::Vsrc1, K::VReg, 1, T::None, A::R, ABS | NEG, 255),
 ];
 static O159: [OperandSpec; 3] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::RW, 0, 255),
-    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | NEG, 255),
-    o(F::Vsrc1, K::VReg, 2, T::None, A::R, ABS | NEG, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::RW, ALIGN, 3),
+    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
+    o(F::Vsrc1, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
 ];
 static O160: [OperandSpec; 3] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -840,10 +870,10 @@ static O167: [OperandSpec; 2] = [
 ];
 static O168: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
-    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | NEG, 255),
+    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
 ];
 static O169: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O170: [OperandSpec; 2] = [
@@ -851,16 +881,16 @@ static O170: [OperandSpec; 2] = [
     o(F::Src0, K::VReg, 1, T::None, A::R, ABS | NEG, 255),
 ];
 static O171: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VReg, 1, T::None, A::R, ABS | NEG, 255),
 ];
 static O172: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | NEG, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
 ];
 static O173: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, 0, 255),
-    o(F::Src0, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Src0, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O174: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
@@ -884,7 +914,7 @@ static O178: [OperandSpec; 4] = [
     o(F::Data1, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
 static O179: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Data1, K::AvReg, 1, T::None, A::R, 0, 255),
@@ -894,171 +924,171 @@ static O180: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O181: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O182: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 13),
 ];
 static O183: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, 0, 255),
-    o(F::Data1, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O184: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O185: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, 0, 255),
-    o(F::Data1, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O186: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 9),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, 0, 255),
-    o(F::Data1, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O187: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O188: [OperandSpec; 1] = [o(F::Addr, K::AvReg, 1, T::None, A::R, 0, 255)];
 static O189: [OperandSpec; 1] = [o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255)];
 static O190: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 3, T::None, A::R, ALIGN, 16),
 ];
 static O191: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 4, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 4, T::None, A::R, ALIGN, 15),
 ];
 static O192: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O193: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O194: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
-    o(F::Addr, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
+    o(F::Addr, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O195: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O196: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O197: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
 static O198: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::VReg, 2, T::None, A::R, ALIGN, 13),
 ];
 static O199: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN, 16),
 ];
 static O200: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
 ];
 static O201: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O202: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::VReg, 2, T::None, A::R, ALIGN, 13),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O203: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::VReg, 2, T::None, A::R, ALIGN, 13),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
 ];
 static O204: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
 ];
 static O205: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O206: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O207: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O208: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O209: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O210: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O211: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN, 16),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O212: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
 ];
 static O213: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O214: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O215: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O216: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
 ];
 static O217: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
 ];
 static O218: [OperandSpec; 3] = [
@@ -1067,17 +1097,17 @@ static O218: [OperandSpec; 3] = [
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O219: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O220: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O221: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, 0, 255),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
@@ -1088,17 +1118,17 @@ static O222: [OperandSpec; 3] = [
 ];
 static O223: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O224: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN, 16),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O225: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, 0, 255),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O226: [OperandSpec; 2] = [
@@ -1112,19 +1142,19 @@ static O227: [OperandSpec; 4] = [
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O228: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Vdata, K::AvReg, 2, T::None, A::W, ALIGN, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O229: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 3, T::None, A::W, 0, 255),
+    o(F::Vdata, K::AvReg, 3, T::None, A::W, ALIGN, 16),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O230: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 4, T::None, A::W, 0, 255),
+    o(F::Vdata, K::AvReg, 4, T::None, A::W, ALIGN, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
@@ -1136,19 +1166,19 @@ static O231: [OperandSpec; 4] = [
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O232: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 2, T::None, A::R, 0, 255),
+    o(F::Vdata, K::AvReg, 2, T::None, A::R, ALIGN, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O233: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 3, T::None, A::R, 0, 255),
+    o(F::Vdata, K::AvReg, 3, T::None, A::R, ALIGN, 16),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O234: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 4, T::None, A::R, 0, 255),
+    o(F::Vdata, K::AvReg, 4, T::None, A::R, ALIGN, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
@@ -1160,13 +1190,13 @@ static O235: [OperandSpec; 4] = [
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O236: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 2, T::None, A::RW, 0, 255),
+    o(F::Vdata, K::AvReg, 2, T::None, A::RW, ALIGN, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O237: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 4, T::None, A::RW, 0, 255),
+    o(F::Vdata, K::AvReg, 4, T::None, A::RW, ALIGN, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
@@ -1187,7 +1217,7 @@ static O240: [OperandSpec; 3] = [
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
 static O241: [OperandSpec; 3] = [
-    o(F::Vdata, K::VReg, 2, T::None, A::RW, 0, 255),
+    o(F::Vdata, K::VReg, 2, T::None, A::RW, ALIGN, 13),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
@@ -11669,7 +11699,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop3,
         code: 0x178,
         targets: 2,
-        operands: &O79,
+        operands: &O80,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12175,8 +12205,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O112,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12188,8 +12218,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O112,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12567,8 +12597,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O121,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12580,8 +12610,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O121,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12603,8 +12633,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O111,
         flags: [
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12616,8 +12646,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12629,8 +12659,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12642,8 +12672,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O111,
         flags: [
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12655,8 +12685,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12668,8 +12698,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12681,8 +12711,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O111,
         flags: [
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12694,8 +12724,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12707,8 +12737,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12780,8 +12810,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O111,
         flags: [
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12793,8 +12823,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12806,8 +12836,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O120,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x700, 0xf8000000], [0x700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12819,8 +12849,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O111,
         flags: [
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -12832,8 +12862,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O111,
         flags: [
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OMOD | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OMOD | OPSEL_N4 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -13119,8 +13149,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O98,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x98000000], [0x2400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -13132,8 +13162,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O98,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x98000000], [0x2400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -13165,8 +13195,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O104,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2700, 0xf8000000], [0x2700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -13178,8 +13208,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O104,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2700, 0xf8000000], [0x2700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -13191,8 +13221,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O98,
         flags: [
-            CLAMP | OP_SEL | READS_EXEC | VALU,
-            CLAMP | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
+            CLAMP | OPSEL_N3 | OP_SEL | READS_EXEC | VALU,
         ],
         zero: [[0x2400, 0x98000000], [0x2400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -13216,7 +13246,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         code: 0x2a2,
         targets: 2,
         operands: &O98,
-        flags: [0, OP_SEL | READS_EXEC | VALU],
+        flags: [0, OPSEL_N3 | OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0xa400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
@@ -13226,7 +13256,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         code: 0x2a3,
         targets: 2,
         operands: &O98,
-        flags: [0, OP_SEL | READS_EXEC | VALU],
+        flags: [0, OPSEL_N3 | OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0xa400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
@@ -13236,7 +13266,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         code: 0x2a4,
         targets: 2,
         operands: &O105,
-        flags: [0, OP_SEL | READS_EXEC | VALU],
+        flags: [0, OPSEL_N4 | OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8000, 0x18000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
@@ -13246,7 +13276,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         code: 0x2a5,
         targets: 2,
         operands: &O105,
-        flags: [0, OP_SEL | READS_EXEC | VALU],
+        flags: [0, OPSEL_N4 | OP_SEL | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x8000, 0x18000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
     },

@@ -1,0 +1,403 @@
+//! Field sweeps against LLVM: for every opcode of every encoding and
+//! target, words with randomized fields (registers, special registers,
+//! constants, literals, modifiers, offsets, reserved bits) are decoded by
+//! us and by llvm-objdump. Validity, length and text must agree, and every
+//! valid instruction must re-encode to its words.
+//!
+//! `LATHE_SWEEP=<n>` sets the variants per opcode (default 40, about a
+//! minute); the report lists mismatches per encoding.
+
+mod common;
+
+use lathe_isa::{decode, Encoding, Opcode, Target};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::process::Command;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn u32(&mut self) -> u32 {
+        (self.next() >> 16) as u32
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() % n as u64) as u32
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len() as u32) as usize]
+    }
+}
+
+/// Interesting source-operand values (9-bit VOP sources).
+const SRC9: &[u32] = &[
+    0, 1, 2, 3, 7, 16, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 123, 124, 125, 126, 127,
+    128, 129, 144, 192, 193, 200, 208, 209, 230, 235, 236, 237, 238, 239, 240, 241, 242, 243,
+    244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 300, 400,
+    510, 511,
+];
+const LITS: &[u32] = &[
+    0, 1, 0x40, 0x41, 0xFFFF_FFF0, 0xFFFF_FFEF, 0x3F80_0000, 0xBF80_0000, 0x3E22_F983, 0x3C00,
+    0x3118, 0xBC00, 0x3C00_3C00, 0x1234_5678, 0x8000_0000, 0xFFFF, 0x1_0000, 0x3FF0_0000,
+    0xBFF0_0000, 0x4010_0000, 0x3FC4_5F30, 0xFFFF_3C00, 0x7FFF_FFFF,
+];
+
+/// Bit ranges holding register-ish fields per encoding (word, lo, width),
+/// filled from SRC9 / small numbers so that many variants decode.
+fn reg_fields(enc: Encoding) -> &'static [(usize, u8, u8)] {
+    use Encoding as E;
+    match enc {
+        E::Sop2 => &[(0, 0, 8), (0, 8, 8), (0, 16, 7)],
+        E::Sop1 => &[(0, 0, 8), (0, 16, 7)],
+        E::Sopc => &[(0, 0, 8), (0, 8, 8)],
+        E::Sopk => &[(0, 16, 7)],
+        E::Vop2 | E::Vopc => &[(0, 0, 9), (0, 9, 8), (0, 17, 8)],
+        E::Vop1 => &[(0, 0, 9), (0, 17, 8)],
+        E::Vop3 | E::Vop3p | E::Mai => &[(0, 0, 8), (1, 0, 9), (1, 9, 9), (1, 18, 9)],
+        E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp => {
+            &[(0, 9, 8), (0, 17, 8), (1, 0, 8)]
+        }
+        E::Smem => &[(0, 0, 6), (0, 6, 7), (1, 25, 7)],
+        E::Ds | E::Flat | E::Global | E::Scratch => &[(1, 0, 8), (1, 8, 8), (1, 16, 8), (1, 24, 8)],
+        E::Mubuf | E::Mtbuf | E::Mimg => &[(1, 0, 8), (1, 8, 8), (1, 16, 5), (1, 24, 8)],
+        _ => &[],
+    }
+}
+
+fn set(w: &mut u32, lo: u8, width: u8, v: u32) {
+    let m = (((1u64 << width) - 1) as u32) << lo;
+    *w = (*w & !m) | ((v << lo) & m);
+}
+
+/// Builds one variant of `op` for `target`.
+fn variant(target: Target, op: Opcode, rng: &mut Rng, style: u32) -> Vec<u32> {
+    let info = op.info();
+    let enc = info.enc;
+    // Start from the opcode's canonical words (prefix + opcode + form).
+    let words0: Vec<u32> = builder_words(target, op);
+    let n = words0.len();
+    let fixed = fixed_mask(enc);
+    let zero = info.zero_bits(target);
+    let one = info.one_bits(target);
+    let mut w: Vec<u32> = (0..n).map(|_| rng.u32()).collect();
+    for i in 0..n {
+        w[i] = (w[i] & !fixed[i]) | (words0[i] & fixed[i]);
+        // Mostly keep must-be-zero bits clear so most variants are valid.
+        if style != 0 || rng.below(4) != 0 {
+            w[i] &= !zero.get(i).copied().unwrap_or(0);
+            w[i] |= one.get(i).copied().unwrap_or(0);
+        }
+    }
+    // Register fields from interesting values.
+    for &(wi, lo, width) in reg_fields(enc) {
+        if wi >= n {
+            continue;
+        }
+        let v = match (style, width) {
+            (_, 9) => rng.pick(SRC9),
+            (1, _) => rng.below(24) * 2,
+            (2, _) => rng.below(1 << width),
+            _ => rng.pick(SRC9) & ((1 << width) - 1),
+        };
+        set(&mut w[wi], lo, width, v);
+    }
+    // Keep fixed bits.
+    for i in 0..n {
+        w[i] = (w[i] & !fixed[i]) | (words0[i] & fixed[i]);
+    }
+    if rng.below(3) == 0 || style == 3 {
+        // Modifier-heavy: small random values in the low bits of word 0/1
+        // are already random; sometimes clear everything but registers.
+    } else if n > 1 && rng.below(2) == 0 {
+        // Clear high modifier bits of word 1 for VOP3-like encodings.
+        if matches!(enc, Encoding::Vop3 | Encoding::Vop3p | Encoding::Mai) {
+            w[1] &= 0x07FF_FFFF;
+        }
+    }
+    w.push(rng.pick(LITS));
+    w
+}
+
+fn builder_words(target: Target, op: Opcode) -> Vec<u32> {
+    // The builder's starting words: prefix, opcode, form bits.
+    let info = op.info();
+    let nbase = match info.enc {
+        Encoding::Sop2
+        | Encoding::Sopk
+        | Encoding::Sop1
+        | Encoding::Sopc
+        | Encoding::Sopp
+        | Encoding::Vop2
+        | Encoding::Vop1
+        | Encoding::Vopc => 1,
+        _ => 2,
+    };
+    let w = lathe_isa::Instruction::build(target, op).raw_words();
+    w[..nbase].to_vec()
+}
+
+/// Bits fixed by the encoding (prefix, opcode, and form selectors).
+fn fixed_mask(enc: Encoding) -> [u32; 2] {
+    use Encoding as E;
+    match enc {
+        E::Sop2 => [0xFF80_0000, 0],
+        E::Sopk => [0xFF80_0000, 0],
+        E::Sop1 => [0xFF80_FF00, 0],
+        E::Sopc | E::Sopp => [0xFFFF_0000, 0],
+        E::Smem => [0xFFFC_0000, 0],
+        E::Vop2 => [0xFE00_0000, 0],
+        E::Vop1 => [0xFE01_FE00, 0],
+        E::Vopc => [0xFFFE_0000, 0],
+        E::Vop2Sdwa | E::Vop2Dpp => [0xFE00_01FF, 0],
+        E::Vop1Sdwa | E::Vop1Dpp => [0xFE01_FFFF, 0],
+        E::VopcSdwa => [0xFFFE_01FF, 0],
+        E::Vop3 => [0xFFFF_0000, 0],
+        E::Vop3p | E::Mai => [0xFFFF_0000, 0],
+        E::Ds => [0xFDFE_0000, 0],
+        E::Flat | E::Global | E::Scratch => [0xFDFC_C000, 0],
+        E::Mubuf => [0xFDFC_0000, 0],
+        E::Mtbuf => [0xFC07_8000, 0],
+        E::Mimg => [0xFDFC_0000, 0],
+        _ => [0xFFFF_FFFF, 0],
+    }
+}
+
+/// Runs LLVM on `probes` (each in a 16-byte slot); returns per probe the
+/// printed text (with objdump's trailing comment part after the words) and
+/// the number of words consumed, or None for `.long`.
+fn llvm(target: Target, probes: &[Vec<u32>]) -> Vec<Option<(String, usize)>> {
+    // Chunks keep the cost of isolating a crashing probe small.
+    let mut out = Vec::with_capacity(probes.len());
+    for c in probes.chunks(4096) {
+        out.extend(llvm_bisect(target, c));
+    }
+    out
+}
+
+fn llvm_bisect(target: Target, probes: &[Vec<u32>]) -> Vec<Option<(String, usize)>> {
+    if probes.is_empty() {
+        return vec![];
+    }
+    match llvm_try(target, probes) {
+        Some(r) => r,
+        None if probes.len() == 1 => vec![Some(("<crash>".into(), 0))],
+        None => {
+            let mid = probes.len() / 2;
+            let mut a = llvm_bisect(target, &probes[..mid]);
+            a.extend(llvm_bisect(target, &probes[mid..]));
+            a
+        }
+    }
+}
+
+fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(String, usize)>>> {
+    let dir = lathe_testkit::cache_dir().join("isa-sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tag = format!("{}-{}", std::process::id(), target.name());
+    let s = dir.join(format!("{tag}.s"));
+    let o = dir.join(format!("{tag}.o"));
+    let mut src = String::from(".text\n");
+    for p in probes {
+        src.push_str(".long ");
+        for i in 0..4 {
+            let w = p.get(i).copied().unwrap_or(0xBF80_0000);
+            if i > 0 {
+                src.push(',');
+            }
+            write!(src, "0x{w:08x}").unwrap();
+        }
+        src.push('\n');
+    }
+    std::fs::write(&s, src).unwrap();
+    lathe_testkit::run(
+        Command::new(lathe_testkit::llvm_tool("llvm-mc"))
+            .args(["-triple=amdgcn-amd-amdhsa", "-filetype=obj"])
+            .arg(format!("-mcpu={}", target.name()))
+            .arg(&s)
+            .arg("-o")
+            .arg(&o),
+    );
+    let out = Command::new(lathe_testkit::llvm_tool("llvm-objdump"))
+        .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
+        .arg(format!("--mcpu={}", target.name()))
+        .arg(&o)
+        .env("LLVM_DISABLE_SYMBOLIZATION", "1")
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut res = vec![None; probes.len()];
+    for line in text.lines() {
+        let Some(l) = line.strip_prefix('\t') else { continue };
+        let Some(pos) = l.rfind("// ") else { continue };
+        let (inst, rest) = l.split_at(pos);
+        let rest = &rest[3..];
+        let Some((addr, tail)) = rest.split_once(": ") else { continue };
+        let Ok(addr) = u64::from_str_radix(addr, 16) else { continue };
+        if addr % 16 != 0 {
+            continue;
+        }
+        let mut nw = 0;
+        let mut after = String::new();
+        for (i, tok) in tail.split(' ').enumerate() {
+            if after.is_empty() && tok.len() == 8 && tok.chars().all(|c| c.is_ascii_hexdigit()) {
+                nw += 1;
+            } else {
+                after = tail.split(' ').skip(i).collect::<Vec<_>>().join(" ");
+                break;
+            }
+        }
+        let inst = inst.trim_end().to_string();
+        let idx = (addr / 16) as usize;
+        if idx < res.len() {
+            res[idx] = if inst.starts_with(".long") {
+                None
+            } else {
+                // Keep warnings (not branch-target comments).
+                let warn = after
+                    .find(" ; Warning")
+                    .map(|p| after[p..].to_string())
+                    .or_else(|| after.strip_prefix("; Warning").map(|r| format!(" ; Warning{r}")))
+                    .unwrap_or_default();
+                Some((format!("{inst}{warn}"), nw))
+            };
+        }
+    }
+    Some(res)
+}
+
+/// Inputs LLVM 22's disassembler crashes on (literal operands where the
+/// encoding cannot take one, SDWA selects of 7).
+fn known_crash(op: Opcode, p: &[u32]) -> bool {
+    let w0 = p[0];
+    let w1 = p.get(1).copied().unwrap_or(0);
+    let has = |f: lathe_isa::Field| op.info().operands.iter().any(|o| o.field == f);
+    use lathe_isa::Field as F;
+    match w0 >> 26 {
+        // VOP3 / VOP3P / MAI sources that are operands.
+        0x34 => [F::Src0, F::Src1, F::Src2]
+            .iter()
+            .enumerate()
+            .any(|(i, f)| has(*f) && (w1 >> (9 * i)) & 0x1FF == 255),
+        // MUBUF / MTBUF soffset.
+        0x38 | 0x3A => has(F::Soffset) && w1 >> 24 == 255,
+        _ if w0 >> 31 == 0 && w0 & 0x1FF == 0xF9 => {
+            let vopc = (w0 >> 25) == 0x3E;
+            (!vopc && (w1 >> 8) & 7 == 7) || (w1 >> 16) & 7 == 7 || (w1 >> 24) & 7 == 7
+        }
+        _ => false,
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    probes: usize,
+    valid: usize,
+    mismatches: Vec<String>,
+    crashes: usize,
+}
+
+#[test]
+fn sweep_every_opcode_against_llvm() {
+    let per_op: usize = std::env::var("LATHE_SWEEP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let mut by_enc: BTreeMap<String, Stats> = BTreeMap::new();
+    let mut opcodes = 0usize;
+    for target in Target::ALL {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ target as u64);
+        let mut probes = Vec::new();
+        let mut owners = Vec::new();
+        let mut skipped = 0usize;
+        let only = std::env::var("LATHE_SWEEP_ENC").ok();
+        for op in Opcode::all_for(target) {
+            if let Some(o) = &only {
+                if !o.split(',').any(|e| e == format!("{:?}", op.info().enc)) {
+                    continue;
+                }
+            }
+            opcodes += 1;
+            for k in 0..per_op {
+                let v = variant(target, op, &mut rng, (k % 4) as u32);
+                if known_crash(op, &v) {
+                    // LLVM 22 crashes on these; we must call them invalid.
+                    let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    let ours = decode(target, &bytes);
+                    assert!(ours.is_invalid(), "LLVM crashes on {v:08x?}, we decode {ours:?}");
+                    skipped += 1;
+                    continue;
+                }
+                probes.push(v);
+                owners.push(op);
+            }
+        }
+        eprintln!("{target}: {skipped} probes skipped (known LLVM crashes)");
+        let theirs = llvm(target, &probes);
+        for ((p, op), t) in probes.iter().zip(&owners).zip(theirs) {
+            let enc = format!("{:?}", op.info().enc);
+            let st = by_enc.entry(enc).or_default();
+            st.probes += 1;
+            let bytes: Vec<u8> = p.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let ours = decode(target, &bytes);
+            let ours_t = if ours.is_invalid() {
+                None
+            } else {
+                let mut s = ours.to_string();
+                ours.write_warnings(&mut s).unwrap();
+                Some((s, ours.len() / 4))
+            };
+            if let Some((ref txt, _)) = t {
+                if txt == "<crash>" {
+                    st.crashes += 1;
+                    if ours_t.is_some() {
+                        st.mismatches.push(format!(
+                            "{target} {:08x?}: LLVM crashes, we print {:?}",
+                            p, ours_t
+                        ));
+                    }
+                    continue;
+                }
+            }
+            if ours_t != t {
+                st.mismatches.push(format!(
+                    "{target} {op:?} {:08x?}\n    ours: {:?}\n    llvm: {:?}",
+                    &p[..p.len() - 1],
+                    ours_t,
+                    t
+                ));
+            } else if t.is_some() {
+                st.valid += 1;
+                assert_eq!(ours.words(), &p[..ours.len() / 4], "re-encoding {ours:?}");
+            }
+        }
+    }
+    let mut total_mm = 0;
+    let mut report = String::new();
+    for (enc, st) in &by_enc {
+        total_mm += st.mismatches.len();
+        writeln!(
+            report,
+            "{enc:10} probes {:7} valid {:7} crashes {:5} mismatches {}",
+            st.probes,
+            st.valid,
+            st.crashes,
+            st.mismatches.len()
+        )
+        .unwrap();
+    }
+    eprintln!("sweep: {opcodes} opcode/target pairs, {per_op} variants each\n{report}");
+    for (enc, st) in &by_enc {
+        let n: usize = std::env::var("LATHE_SWEEP_SHOW").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
+        for m in st.mismatches.iter().take(n) {
+            eprintln!("[{enc}] {m}");
+        }
+    }
+    assert_eq!(total_mm, 0, "{total_mm} sweep mismatches");
+}
