@@ -267,6 +267,13 @@ impl<'m> Exec<'m> {
     }
 }
 
+/// `LATHE_TRACE=1` prints every executed instruction with its wave, PC
+/// and EXEC on stderr (for debugging kernels and the emulator).
+fn trace_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("LATHE_TRACE").is_some_and(|v| v != "0"))
+}
+
 fn id(w: &Wave) -> WaveId {
     WaveId {
         workgroup: w.workgroup,
@@ -3052,6 +3059,12 @@ impl Step for Exec<'_> {
         let Some(h) = handlers().get(op.index() as usize).copied().flatten() else {
             return Err(unsupported(w, &inst, pc));
         };
+        if trace_enabled() {
+            eprintln!(
+                "trace wg{:?} w{} pc={pc:#x} exec={:016x} {inst}",
+                w.workgroup, w.index, w.exec
+            );
+        }
         w.pc = pc + inst.len() as u64;
         let ctx = Ctx {
             pc,

@@ -59,15 +59,13 @@ const MUST_PASS: &[&str] = &[
     "divergent_mix",
     "nested_loops",
     "mfma_i8",
+    "math_f64",
 ];
 
 /// Runs known to give wrong results, each with what is known. They are
 /// reported on every run; the test fails if one of them starts passing (so
 /// this list cannot go stale) or if any other run gives a wrong result.
-const KNOWN_WRONG: &[(&str, &str)] = &[(
-    "math_f64 gfx90a -O3",
-    "hipcc/ocml f64 sin..cbrt: the last wave leaves lanes 16+ unwritten (EXEC handling on some ocml path); under investigation",
-)];
+const KNOWN_WRONG: &[(&str, &str)] = &[];
 
 enum Outcome {
     Pass,
