@@ -1382,6 +1382,218 @@ fn mfma_op(
     }
     Ok(Flow::Continue)
 }
+
+/// VOP3P packed 16-bit and gfx90a packed-f32 operations: sources are
+/// selected per half by op_sel/op_sel_hi and negated by neg_lo/neg_hi, then
+/// the operation runs on both halves (via [`alu::packed`]).
+fn vop3p(
+    _x: &mut Exec<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    use alu::packed as pk;
+    let name = base_name(i.opcode().name());
+    let words = i.words();
+    let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
+    let sel = |k: usize| w0 >> (11 + k) & 1 == 1;
+    let sel_hi = |k: usize| {
+        if k < 2 {
+            w1 >> (27 + k) & 1 == 1
+        } else {
+            w0 >> 14 & 1 == 1
+        }
+    };
+    let neg_lo = |k: usize| w1 >> (29 + k) & 1 == 1;
+    let neg_hi = |k: usize| w0 >> (8 + k) & 1 == 1;
+    let clamp = w0 >> 15 & 1 == 1;
+    let Some(d) = c.dst(0).copied() else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let srcs: Vec<Op> = c.srcs().copied().collect();
+    let wide = name.ends_with("_f32");
+    let is_float = name.ends_with("_f16") || wide;
+    if clamp
+        && !matches!(
+            name,
+            "v_pk_add_u16" | "v_pk_sub_u16" | "v_pk_add_i16" | "v_pk_sub_i16"
+        )
+    {
+        return Err(unsupported(w, i, c.pc));
+    }
+    for l in 0..LANES {
+        if !w.active(l) {
+            continue;
+        }
+        if wide {
+            let v: Vec<u64> = srcs
+                .iter()
+                .enumerate()
+                .map(|(k, op)| {
+                    let raw = match op.value {
+                        Operand::Reg(_) => v64(w, op, l),
+                        _ => {
+                            let x = u64::from(const32(op).unwrap_or(0));
+                            x | (x << 32)
+                        }
+                    };
+                    pk::pk_neg_f32(
+                        pk::pk_f32_operand(raw, sel(k), sel_hi(k)),
+                        neg_lo(k),
+                        neg_hi(k),
+                    )
+                })
+                .collect();
+            let r = match (name, v.as_slice()) {
+                ("v_pk_fma_f32", [a, b, cc]) => pk::pk_fma_f32(*a, *b, *cc, M),
+                ("v_pk_mul_f32", [a, b]) => pk::pk_mul_f32(*a, *b, M),
+                ("v_pk_add_f32", [a, b]) => pk::pk_add_f32(*a, *b, M),
+                _ => return Err(unsupported(w, i, c.pc)),
+            };
+            vwrite(w, &d, l, 0, r as u32);
+            vwrite(w, &d, l, 1, (r >> 32) as u32);
+            continue;
+        }
+        let v: Vec<u32> = srcs
+            .iter()
+            .enumerate()
+            .map(|(k, op)| {
+                let raw = match op.value {
+                    Operand::Reg(_) => v32(w, op, l),
+                    // An inline constant or literal feeds both halves.
+                    _ => {
+                        let x = const32(op).unwrap_or(0) & 0xffff;
+                        x | (x << 16)
+                    }
+                };
+                let x = pk::pk_operand(raw, sel(k), sel_hi(k));
+                if is_float {
+                    pk::pk_neg_f16(x, neg_lo(k), neg_hi(k))
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let r = match (name, v.as_slice()) {
+            ("v_pk_add_f16", [a, b]) => pk::pk_add_f16(*a, *b, M),
+            ("v_pk_mul_f16", [a, b]) => pk::pk_mul_f16(*a, *b, M),
+            ("v_pk_fma_f16", [a, b, cc]) => pk::pk_fma_f16(*a, *b, *cc, M),
+            ("v_pk_max_f16", [a, b]) => pk::pk_max_f16(*a, *b, M),
+            ("v_pk_min_f16", [a, b]) => pk::pk_min_f16(*a, *b, M),
+            ("v_pk_add_u16", [a, b]) => pk::pk_add_u16(*a, *b, clamp),
+            ("v_pk_sub_u16", [a, b]) => pk::pk_sub_u16(*a, *b, clamp),
+            ("v_pk_add_i16", [a, b]) => pk::pk_add_i16(*a, *b, clamp),
+            ("v_pk_sub_i16", [a, b]) => pk::pk_sub_i16(*a, *b, clamp),
+            ("v_pk_mul_lo_u16", [a, b]) => pk::pk_mul_lo_u16(*a, *b),
+            ("v_pk_mad_u16", [a, b, cc]) => pk::pk_mad_u16(*a, *b, *cc, false),
+            ("v_pk_mad_i16", [a, b, cc]) => pk::pk_mad_i16(*a, *b, *cc, false),
+            ("v_pk_lshlrev_b16", [a, b]) => pk::pk_lshlrev_b16(*a, *b),
+            ("v_pk_lshrrev_b16", [a, b]) => pk::pk_lshrrev_b16(*a, *b),
+            ("v_pk_ashrrev_i16", [a, b]) => pk::pk_ashrrev_i16(*a, *b),
+            ("v_pk_max_i16", [a, b]) => pk::pk_max_i16(*a, *b),
+            ("v_pk_min_i16", [a, b]) => pk::pk_min_i16(*a, *b),
+            ("v_pk_max_u16", [a, b]) => pk::pk_max_u16(*a, *b),
+            ("v_pk_min_u16", [a, b]) => pk::pk_min_u16(*a, *b),
+            _ => return Err(unsupported(w, i, c.pc)),
+        };
+        vwrite(w, &d, l, 0, r);
+    }
+    Ok(Flow::Continue)
+}
+
+/// 16-bit float VALU ops on the low halves (the result's high half is
+/// zeroed); VOP3 op_sel forms are not modelled and stop as unsupported.
+fn valu_f16(
+    _x: &mut Exec<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    use alu::soft::F16;
+    let name = base_name(i.opcode().name());
+    if i.encoding() == Encoding::Vop3
+        && (i.words()[0] >> 11 & 0xf != 0 || vop3_clamp_omod(i) != (false, 0))
+    {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let Some(d) = c.dst(0).copied() else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let srcs: Vec<Op> = c.srcs().copied().collect();
+    let acc = if name.starts_with("v_fmac_") || name.starts_with("v_mac_") {
+        Some(d)
+    } else {
+        None
+    };
+    for l in 0..LANES {
+        if !w.active(l) {
+            continue;
+        }
+        let mut v: Vec<u64> = srcs
+            .iter()
+            .map(|op| {
+                let x = u64::from(v32(w, op, l) & 0xffff);
+                alu::float::input_mods::<F16>(x, op.abs, op.neg)
+            })
+            .collect();
+        if let Some(a) = acc {
+            v.push(u64::from(v32(w, &a, l) & 0xffff));
+        }
+        let r = match (name, v.as_slice()) {
+            ("v_add_f16", [a, b]) => alu::float::add::<F16>(*a, *b, M),
+            ("v_sub_f16", [a, b]) => alu::float::sub::<F16>(*a, *b, M),
+            ("v_subrev_f16", [a, b]) => alu::float::sub::<F16>(*b, *a, M),
+            ("v_mul_f16", [a, b]) => alu::float::mul::<F16>(*a, *b, M),
+            ("v_max_f16", [a, b]) => alu::float::max::<F16>(*a, *b, M),
+            ("v_min_f16", [a, b]) => alu::float::min::<F16>(*a, *b, M),
+            ("v_fma_f16" | "v_fmac_f16", [a, b, cc]) => alu::float::fma::<F16>(*a, *b, *cc, M),
+            _ => return Err(unsupported(w, i, c.pc)),
+        };
+        vwrite(w, &d, l, 0, r as u32 & 0xffff);
+    }
+    Ok(Flow::Continue)
+}
+
+fn is_valu(e: Encoding) -> bool {
+    matches!(
+        e,
+        Encoding::Vop1
+            | Encoding::Vop2
+            | Encoding::Vopc
+            | Encoding::Vop3
+            | Encoding::Vop3p
+            | Encoding::Vop1Sdwa
+            | Encoding::Vop2Sdwa
+            | Encoding::Vop1Dpp
+            | Encoding::Vop2Dpp
+    )
+}
+
+/// Applies `s_set_gpr_idx_on` relative addressing to VGPR operands.
+fn index_operands(ops: &mut OpList, mask: u8, idx: u32) {
+    for k in 0..ops.len {
+        let Some(mut op) = ops.ops[k] else { continue };
+        let bit = match op.field() {
+            Field::Src0 => 0,
+            Field::Src1 | Field::Vsrc1 => 1,
+            Field::Src2 => 2,
+            Field::Vdst => 3,
+            _ => continue,
+        };
+        if mask >> bit & 1 == 0 {
+            continue;
+        }
+        if let Operand::Reg(mut r) = op.value {
+            if r.file == RegFile::Vgpr {
+                r.first = r.first.wrapping_add(idx as u16);
+                op.value = Operand::Reg(r);
+                ops.ops[k] = Some(op);
+            }
+        }
+    }
+}
 fn handler_for(name: &str) -> Option<Handler> {
     if let Some(rest) = name.strip_prefix("v_cmp") {
         let (x, rest) = match rest.strip_prefix("x_") {
@@ -1430,12 +1642,40 @@ fn handler_for(name: &str) -> Option<Handler> {
     if name.starts_with("v_mfma_") {
         return Some(mfma_op);
     }
+    if name.starts_with("v_pk_") && name != "v_pk_mov_b32" {
+        return Some(vop3p);
+    }
+    if matches!(
+        name,
+        "v_add_f16"
+            | "v_sub_f16"
+            | "v_subrev_f16"
+            | "v_mul_f16"
+            | "v_max_f16"
+            | "v_min_f16"
+            | "v_fma_f16"
+            | "v_fmac_f16"
+    ) {
+        return Some(valu_f16);
+    }
     Some(match name {
         // ---- SOPP
         "s_nop" | "s_waitcnt" | "s_setprio" | "s_sleep" | "s_dcache_wb" | "s_dcache_inv"
         | "s_icache_inv" | "s_buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_inv"
         | "buffer_wbl2" | "s_ttracedata" => nop,
         "s_endpgm" => |_x, _w, _l, _i, _c| Ok(Flow::End),
+        "s_set_gpr_idx_on" => |_x, w, _l, i, c| {
+            // The index comes from the SGPR source; the mode from simm (SOPC ssrc1).
+            let idx = c.src(0).map_or(0, |s| s32(w, s)) & 0xff;
+            let mode = (i.words()[0] >> 8 & 0xf) as u8;
+            w.m0 = (w.m0 & !0xff) | idx;
+            w.gpr_idx = Some((mode, idx));
+            Ok(Flow::Continue)
+        },
+        "s_set_gpr_idx_off" => |_x, w, _l, _i, _c| {
+            w.gpr_idx = None;
+            Ok(Flow::Continue)
+        },
         "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
         "s_branch" => |_x, w, _l, i, c| {
             w.pc = i.branch_target(c.pc).unwrap_or(w.pc);
@@ -1966,6 +2206,10 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_trunc_f64" => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, M)),
         "v_ceil_f64" => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, M)),
         "v_fract_f64" => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, M)),
+        "v_frexp_mant_f32" => {
+            valu_u32!(|a| alu::float::frexp_mant::<alu::soft::F32>(u64::from(a), M) as u32)
+        }
+        "v_frexp_exp_i32_f32" => valu_u32!(|a| alu::float::frexp_exp_f32(a, M) as u32),
         "v_frexp_mant_f64" => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, M)),
         "v_frexp_exp_i32_f64" => unary32_from64!(|a| alu::float::frexp_exp_f64(a, M) as u32),
         "v_ldexp_f64" => |_x, w, _l, _i, c| {
@@ -2617,8 +2861,41 @@ fn vmem(
                     (src, AtomicOp::CmpSwap(cmp))
                 }
             };
-            let Place::Global(a) = place else {
-                return Err(unsupported(w, i, c.pc));
+            let a = match place {
+                Place::Global(a) => a,
+                Place::Lds(o) => {
+                    // A flat atomic that resolves to LDS.
+                    let slot = lds_slice(lds, o, size, AccessKind::Atomic, w, i, c.pc)?;
+                    let mut old_b = [0u8; 8];
+                    old_b[..size as usize].copy_from_slice(slot);
+                    let old = u64::from_le_bytes(old_b);
+                    let new = match op {
+                        AtomicOp::CmpSwap(cmp) => {
+                            if old == cmp {
+                                operand
+                            } else {
+                                old
+                            }
+                        }
+                        AtomicOp::FAdd if wide => {
+                            (f64::from_bits(old) + f64::from_bits(operand)).to_bits()
+                        }
+                        AtomicOp::FAdd => u64::from(
+                            (f32::from_bits(old as u32) + f32::from_bits(operand as u32)).to_bits(),
+                        ),
+                        o => lds_rmw(o, old, operand, wide),
+                    };
+                    slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
+                    if glc {
+                        if let Some(vd) = vdst {
+                            vwrite(w, &vd, l, 0, old as u32);
+                            if wide {
+                                vwrite(w, &vd, l, 1, (old >> 32) as u32);
+                            }
+                        }
+                    }
+                    continue;
+                }
             };
             let a = match private {
                 Some(p) => private_phys(w, p, l),
@@ -3066,10 +3343,13 @@ impl Step for Exec<'_> {
             );
         }
         w.pc = pc + inst.len() as u64;
-        let ctx = Ctx {
-            pc,
-            ops: OpList::of(&inst.operands()),
-        };
+        let mut ops = OpList::of(&inst.operands());
+        if let Some((mask, idx)) = w.gpr_idx {
+            if is_valu(inst.encoding()) {
+                index_operands(&mut ops, mask, idx);
+            }
+        }
+        let ctx = Ctx { pc, ops };
         match inst.encoding() {
             Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(self, w, lds, &inst, ctx, h),
             Encoding::Vop1Dpp | Encoding::Vop2Dpp => dpp(self, w, lds, &inst, ctx, h),

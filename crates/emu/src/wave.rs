@@ -65,6 +65,9 @@ pub struct Wave {
     pub index: u32,
     /// Instructions executed.
     pub instructions: u64,
+    /// `s_set_gpr_idx_on` state: the enabled operand mask (bit 0 SRC0,
+    /// 1 SRC1, 2 SRC2, 3 DST) and the index from M0.
+    pub gpr_idx: Option<(u8, u32)>,
 }
 
 impl std::fmt::Debug for Wave {
@@ -112,6 +115,7 @@ impl Wave {
             workgroup,
             index,
             instructions: 0,
+            gpr_idx: None,
         }
     }
 

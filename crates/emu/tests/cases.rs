@@ -2,70 +2,14 @@
 //! each of its targets at -O0 and -O3, runs on the emulator and its outputs
 //! are checked against the case's CPU reference.
 //!
-//! A case may stop with "unsupported instruction" (the interpreter does not
-//! cover the whole ISA yet); that is reported, never hidden. A wrong result,
-//! a fault, or any other stop fails the test, and so does a regression in
-//! the list of cases known to pass.
+//! Every run must match: a wrong result, a fault, an unsupported
+//! instruction or any other stop fails the test.
 
 use lathe_cases::{build, Case, Run, Value};
 use lathe_emu::interp::Stop;
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::{DispatchError, Options};
 use lathe_emu::session::{Session, SessionError, Shape};
-
-/// Cases that must pass on every target and optimisation level they are
-/// built for. Grows as the interpreter does.
-const MUST_PASS: &[&str] = &[
-    "vadd_i32",
-    "saxpy",
-    "clamp_f32",
-    "select_i32",
-    "bitops_u32",
-    "convert_mix",
-    "wave_sum_xor_f32",
-    "wave_scan_i32",
-    "wave_max_readlane",
-    "wave_ballot",
-    "wave_rotate",
-    "dpp_scan_i32",
-    "dpp_patterns",
-    "dpp_row_scan_f32",
-    "transpose_tiled",
-    "matmul_tiled_i32",
-    "matmul_tiled_f32",
-    "stencil_lds",
-    "block_reduce_i32",
-    "atomic_int_ops",
-    "atomic_ticket",
-    "atomic_cas_loops",
-    "atomic_fadd",
-    "recursion_mix",
-    "ackermann",
-    "local_array_dyn",
-    "sort_local",
-    "devlib_hash",
-    "devlib_poly",
-    "devlib_gcd",
-    "globals_kernel",
-    "f64_ops",
-    "intdiv32",
-    "intdiv64",
-    "intdiv_const",
-    "dyn_reverse_f32",
-    "dyn_static_mix",
-    "grid2d_stencil",
-    "grid3d_ids",
-    "collatz_steps",
-    "divergent_mix",
-    "nested_loops",
-    "mfma_i8",
-    "math_f64",
-];
-
-/// Runs known to give wrong results, each with what is known. They are
-/// reported on every run; the test fails if one of them starts passing (so
-/// this list cannot go stale) or if any other run gives a wrong result.
-const KNOWN_WRONG: &[(&str, &str)] = &[];
 
 enum Outcome {
     Pass,
@@ -208,35 +152,21 @@ fn corpus_cases_match_their_cpu_references() {
     for f in &failed {
         eprintln!("  FAILED: {f}");
     }
-    let unexpected: Vec<&String> = failed
-        .iter()
-        .filter(|f| {
-            !KNOWN_WRONG
-                .iter()
-                .any(|(label, _)| f.starts_with(&format!("{label}:")))
-        })
-        .collect();
     assert!(
-        unexpected.is_empty(),
+        failed.is_empty(),
         "{} run(s) gave wrong results or errors:\n{}",
-        unexpected.len(),
-        unexpected
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        failed.len(),
+        failed.join("\n")
     );
-    for (label, why) in KNOWN_WRONG {
-        let still = failed.iter().any(|f| f.starts_with(&format!("{label}:")));
-        assert!(
-            still,
-            "{label} now passes: remove it from KNOWN_WRONG ({why})"
-        );
-    }
-    for must in MUST_PASS {
-        assert!(
-            full.contains(must),
-            "case {must} must pass on every target and optimisation level"
-        );
-    }
+    assert!(
+        unsupported.is_empty(),
+        "{} run(s) stopped at unsupported instructions:\n{}",
+        unsupported.len(),
+        unsupported.join("\n")
+    );
+    assert_eq!(
+        full.len(),
+        lathe_cases::all().len(),
+        "every case passes on every target and level: {full:?}"
+    );
 }
