@@ -513,6 +513,8 @@ def analyze(rec, cpu):
         rc = None
         if kind in ("SSrc", "VSrc", "AvSrc", "ASrc", "SdwaSrc"):
             samples = src_samples(an, field, i)
+            if not samples and kind == "SdwaSrc":
+                samples = {"248": "0.15915494"}
             if (samples.get("0") or "").startswith("gpr_idx("):
                 kind, width = "GprIdx8", 0
             else:

@@ -311,13 +311,17 @@ def type_probes(cpu, recs):
     for ri, r in enumerate(recs):
         enc = r["enc"]
         if enc.startswith("SDWA_"):
-            # src0 with s0 = 1: scalar source.
+            # src0 with s0 = 1, vsrc1 with s1 = 1: scalar sources.
             for v in SRC_VALUES:
                 if v > 0xFF:
                     continue
                 p = [r["base"][0], (r["base"][1] & ~0xFF) | v | 1 << 23]
                 probes.append(p)
                 keys.append((ri, "src0", str(v)))
+                if enc != "SDWA_VOP1":
+                    p = [(r["base"][0] & ~(0xFF << 9)) | v << 9, r["base"][1] | 1 << 31]
+                    probes.append(p)
+                    keys.append((ri, "vsrc1", str(v)))
             continue
         if enc in ("SOPP", "SOPK"):
             w, lo, width = ENCODINGS[enc]["fields"]["simm16"]

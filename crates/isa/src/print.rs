@@ -365,7 +365,12 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
         match spec.reg_class() {
             // Classes probed with VGPRs read as AGPR classes when the acc
             // bit selects AGPRs.
-            Some(rc) if r.file == RegFile::Agpr && rc.starts_with("VReg_") => {
+            Some(rc)
+                if rc.starts_with("VReg_")
+                    && (r.file == RegFile::Agpr
+                        || (matches!(spec.kind, Kind::AvSrc | Kind::AvReg)
+                            && inst.acc_bit(spec.field))) =>
+            {
                 out.write_str("AReg_")?;
                 out.write_str(&rc[5..])?;
             }

@@ -9,9 +9,25 @@ fn src_reserved(v: u32) -> bool {
     matches!(v, 209..=229 | 232..=234 | 249 | 250)
 }
 
-/// Special (non-SGPR, non-TTMP) scalar registers.
+/// Special (non-SGPR, non-TTMP) scalar registers that cannot start a
+/// 96-bit or wider tuple (`null` can).
 fn is_special(v: u32) -> bool {
-    matches!(v, 102..=107 | 124..=127 | 230 | 231 | 235..=239 | 251..=254)
+    matches!(v, 102..=107 | 124 | 126 | 127 | 230 | 231 | 235..=239 | 251..=254)
+}
+
+/// A scalar tuple must fit in s0..s101 or ttmp0..15 once LLVM has clamped
+/// it to 16 registers and aligned it down.
+fn scalar_tuple_fits(first: u32, count: u8) -> bool {
+    if count < 2 {
+        return true;
+    }
+    let n = count.min(16) as u32;
+    let align = if n == 2 { 2 } else { 4 };
+    match first {
+        0..=101 => first - first % align + n <= 102,
+        108..=123 => (first - 108) - (first - 108) % align + n <= 16,
+        _ => true,
+    }
 }
 
 /// Scalar encodings that do not start a 64-bit (or wider) register.
@@ -35,6 +51,9 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                 if spec.width >= 3 && is_special(raw) {
                     return false;
                 }
+                if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
+                    return false;
+                }
                 if spec.width >= 2 && bad_wide_scalar(raw) {
                     return false;
                 }
@@ -43,13 +62,16 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                 if raw >= 128 && (src_reserved(raw) || raw == 255) {
                     return false;
                 }
+                if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
+                    return false;
+                }
                 if spec.width >= 2 && bad_wide_scalar(raw) {
                     return false;
                 }
             }
             Kind::SdwaSrc => {
                 if crate::enc::sdwa_dpp::src_is_scalar(inst, spec.field) {
-                    if src_reserved(raw) {
+                    if src_reserved(raw) || raw == 255 {
                         return false;
                     }
                     if spec.width >= 2 && bad_wide_scalar(raw) {

@@ -131,6 +131,9 @@ pub(crate) fn write_dpp_ctrl(c: u32, out: &mut impl Write) -> fmt::Result {
             out.write_str("row_newbcast:")?;
             write_u32(out, c & 0xF)
         }
+        0x160..=0x16F => {
+            out.write_str("/* row_xmask is not supported on ASICs earlier than GFX10 */")
+        }
         _ => out.write_str("/* Invalid dpp_ctrl value */"),
     }
 }

@@ -766,7 +766,7 @@ static O145: [OperandSpec; 5] = [
 static O146: [OperandSpec; 3] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
     o(F::Src0, K::SdwaSrc, 1, T::I16, A::R, SEXT, 255),
-    o(F::Vsrc1, K::SdwaSrc, 1, T::B32, A::R, SEXT, 255),
+    o(F::Vsrc1, K::SdwaSrc, 1, T::I16, A::R, SEXT, 255),
 ];
 static O147: [OperandSpec; 3] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -807,7 +807,7 @@ static O154: [OperandSpec; 3] = [
 static O155: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
     o(F::Src0, K::SdwaSrc, 1, T::I16, A::R, SEXT, 255),
-    o(F::Vsrc1, K::SdwaSrc, 1, T::B32, A::R, SEXT, 255),
+    o(F::Vsrc1, K::SdwaSrc, 1, T::I16, A::R, SEXT, 255),
 ];
 static O156: [OperandSpec; 3] = [
     o(F::Implicit, K::Vcc, 2, T::None, A::R, 0, 255),
