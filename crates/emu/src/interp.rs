@@ -477,6 +477,26 @@ fn f32_mods(op: &Op, v: u32) -> u32 {
     }
 }
 
+/// Applies a 32-bit source's neg/abs modifiers by its type: on bit 15 for
+/// f16 operands, bit 31 otherwise (the flags are only ever set on float
+/// operands).
+fn src_mods(op: &Op, v: u32) -> u32 {
+    if !op.neg && !op.abs {
+        return v;
+    }
+    match op.ty() {
+        Ty::F16 => {
+            let v = if op.abs { v & !0x8000 } else { v };
+            if op.neg {
+                v ^ 0x8000
+            } else {
+                v
+            }
+        }
+        _ => f32_mods(op, v),
+    }
+}
+
 fn f64_mods(op: &Op, v: u64) -> u64 {
     let v = if op.abs { v & !(1 << 63) } else { v };
     if op.neg {
@@ -542,7 +562,22 @@ fn base_name(name: &str) -> &str {
     name
 }
 
+/// Opcodes with floating-point semantics (by mnemonic), filled with the
+/// handler table.
+static FLOAT_OPS: OnceLock<Vec<bool>> = OnceLock::new();
+
 fn handlers() -> &'static [Option<Handler>] {
+    FLOAT_OPS.get_or_init(|| {
+        Opcode::all()
+            .map(|o| {
+                let n = o.info().name;
+                n.starts_with("v_")
+                    && ["_f16", "_f32", "_f64", "bf16", "mfma", "_pk_"]
+                        .iter()
+                        .any(|t| n.contains(t))
+            })
+            .collect()
+    });
     static T: OnceLock<Vec<Option<Handler>>> = OnceLock::new();
     T.get_or_init(|| {
         Opcode::all()
@@ -567,6 +602,9 @@ macro_rules! valu_u32 {
             _i: &Instruction,
             c: &Ctx,
         ) -> Result<Flow, Stop> {
+            if vop3_clamp_omod(_i) != (false, 0) {
+                return Err(unsupported(w, _i, c.pc));
+            }
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
@@ -574,8 +612,8 @@ macro_rules! valu_u32 {
             };
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = v32(w, &s0, l);
-                    let $b = v32(w, &s1, l);
+                    let $a = src_mods(&s0, v32(w, &s0, l));
+                    let $b = src_mods(&s1, v32(w, &s1, l));
                     vwrite(w, &d, l, 0, $e);
                 }
             }
@@ -591,12 +629,15 @@ macro_rules! valu_u32 {
             _i: &Instruction,
             c: &Ctx,
         ) -> Result<Flow, Stop> {
+            if vop3_clamp_omod(_i) != (false, 0) {
+                return Err(unsupported(w, _i, c.pc));
+            }
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
                 return Ok(Flow::Continue);
             };
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = v32(w, &s0, l);
+                    let $a = src_mods(&s0, v32(w, &s0, l));
                     vwrite(w, &d, l, 0, $e);
                 }
             }
@@ -612,6 +653,9 @@ macro_rules! valu_u32 {
             _i: &Instruction,
             c: &Ctx,
         ) -> Result<Flow, Stop> {
+            if vop3_clamp_omod(_i) != (false, 0) {
+                return Err(unsupported(w, _i, c.pc));
+            }
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
@@ -622,9 +666,9 @@ macro_rules! valu_u32 {
             };
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = v32(w, &s0, l);
-                    let $b = v32(w, &s1, l);
-                    let $c2 = v32(w, &s2, l);
+                    let $a = src_mods(&s0, v32(w, &s0, l));
+                    let $b = src_mods(&s1, v32(w, &s1, l));
+                    let $c2 = src_mods(&s2, v32(w, &s2, l));
                     vwrite(w, &d, l, 0, $e);
                 }
             }
@@ -1672,6 +1716,35 @@ fn handler_for(name: &str) -> Option<Handler> {
             w.gpr_idx = Some((mode, idx));
             Ok(Flow::Continue)
         },
+        "s_getreg_b32" => |_x, w, _l, i, c| {
+            let (id, off, size) = hwreg(i);
+            if id != HW_REG_MODE {
+                return Err(unsupported(w, i, c.pc));
+            }
+            if let Some(d) = c.dst(0).copied() {
+                let v = (w.mode >> off) & mask_bits(size);
+                s_write32(w, &d, v);
+            }
+            Ok(Flow::Continue)
+        },
+        "s_setreg_b32" | "s_setreg_imm32_b32" => |_x, w, _l, i, c| {
+            let (id, off, size) = hwreg(i);
+            if id != HW_REG_MODE {
+                return Err(unsupported(w, i, c.pc));
+            }
+            let v = match i.literal() {
+                Some(l) if i.opcode().name() == "s_setreg_imm32_b32" => l,
+                _ => c
+                    .ops
+                    .as_slice()
+                    .iter()
+                    .find(|o| o.field() == Field::Sdst)
+                    .map_or(0, |o| s32(w, o)),
+            };
+            let m = mask_bits(size) << off;
+            w.mode = (w.mode & !m) | ((v << off) & m);
+            Ok(Flow::Continue)
+        },
         "s_set_gpr_idx_off" => |_x, w, _l, _i, _c| {
             w.gpr_idx = None;
             Ok(Flow::Continue)
@@ -2165,8 +2238,16 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_sub_f32" => valu_f32!(|a, b| a - b),
         "v_subrev_f32" => valu_f32!(|a, b| b - a),
         "v_mul_f32" => valu_f32!(|a, b| a * b),
-        "v_min_f32" => valu_f32!(|a, b| a.min(b)),
-        "v_max_f32" => valu_f32!(|a, b| a.max(b)),
+        "v_min_f32" => {
+            valu_u32!(
+                |a, b| alu::float::min::<alu::soft::F32>(u64::from(a), u64::from(b), M) as u32
+            )
+        }
+        "v_max_f32" => {
+            valu_u32!(
+                |a, b| alu::float::max::<alu::soft::F32>(u64::from(a), u64::from(b), M) as u32
+            )
+        }
         "v_fma_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
         "v_fmac_f32" => mac_f32!(|a, b, c| a.mul_add(b, c)),
         "v_mac_f32" => mac_f32!(|a, b, c| a * b + c),
@@ -2446,9 +2527,24 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_mad_f32" => valu_f32!(|a, b, c| a * b + c),
         "v_fmaak_f32" | "v_fmamk_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
         "v_madak_f32" | "v_madmk_f32" => valu_f32!(|a, b, c| a * b + c),
-        "v_max3_f32" => valu_f32!(|a, b, c| a.max(b).max(c)),
-        "v_min3_f32" => valu_f32!(|a, b, c| a.min(b).min(c)),
-        "v_med3_f32" => valu_f32!(|a, b, c| fmed3(a, b, c)),
+        "v_max3_f32" => valu_u32!(|a, b, c| alu::float::max3::<alu::soft::F32>(
+            u64::from(a),
+            u64::from(b),
+            u64::from(c),
+            M
+        ) as u32),
+        "v_min3_f32" => valu_u32!(|a, b, c| alu::float::min3::<alu::soft::F32>(
+            u64::from(a),
+            u64::from(b),
+            u64::from(c),
+            M
+        ) as u32),
+        "v_med3_f32" => valu_u32!(|a, b, c| alu::float::med3::<alu::soft::F32>(
+            u64::from(a),
+            u64::from(b),
+            u64::from(c),
+            M
+        ) as u32),
         "v_ldexp_f32" => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
@@ -2495,6 +2591,22 @@ fn handler_for(name: &str) -> Option<Handler> {
     })
 }
 
+/// `hwreg(id, offset, size)` from a SOPK simm16.
+fn hwreg(i: &Instruction) -> (u32, u32, u32) {
+    let k = i.field(Field::Simm16).unwrap_or(0);
+    (k & 0x3f, (k >> 6) & 0x1f, ((k >> 11) & 0x1f) + 1)
+}
+
+const HW_REG_MODE: u32 = 1;
+
+fn mask_bits(n: u32) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
+    }
+}
+
 fn nop(
     _x: &mut Exec<'_>,
     _w: &mut Wave,
@@ -2525,20 +2637,6 @@ fn bfe_i32(a: u32, off: u32, width: u32) -> u32 {
 
 fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
     a.max(b).min(a.min(b).max(c))
-}
-
-fn fmed3(a: f32, b: f32, c: f32) -> f32 {
-    if a.is_nan() || b.is_nan() || c.is_nan() {
-        return a.min(b).min(c);
-    }
-    let mx = a.max(b).max(c);
-    if mx == a {
-        b.max(c)
-    } else if mx == b {
-        a.max(c)
-    } else {
-        a.max(b)
-    }
 }
 
 fn ldexp_f32(a: f32, e: i32) -> f32 {
@@ -3336,6 +3434,24 @@ impl Step for Exec<'_> {
         let Some(h) = handlers().get(op.index() as usize).copied().flatten() else {
             return Err(unsupported(w, &inst, pc));
         };
+        if FLOAT_OPS
+            .get()
+            .is_some_and(|f| f.get(op.index() as usize).copied().unwrap_or(false))
+            && alu::Mode::from_bits(w.mode) != M
+        {
+            // Float semantics are those of the HIP default MODE (round to
+            // nearest even, denormals kept, IEEE, DX10 clamp); any other
+            // MODE stops rather than computing with the wrong rules.
+            return Err(Stop::Unsupported {
+                inst: format!(
+                    "{inst} (MODE {:#x}: only the default {:#x} is modelled)",
+                    w.mode,
+                    M.bits()
+                ),
+                pc,
+                wave: id(w),
+            });
+        }
         if trace_enabled() {
             eprintln!(
                 "trace wg{:?} w{} pc={pc:#x} exec={:016x} {inst}",

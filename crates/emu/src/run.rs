@@ -194,6 +194,8 @@ pub fn dispatch(
                         }
                         w.exec = st.exec;
                         w.flat_scratch = slot_base + offset;
+                        w.mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1)
+                            .bits();
                         waves.push(w);
                     }
                     waves_run.fetch_add(u64::from(nwaves), Ordering::Relaxed);

@@ -251,3 +251,33 @@ fn unmapped_kernarg_segment_is_a_fault() {
         other => panic!("expected a kernarg fault, got {other:?}"),
     }
 }
+
+#[test]
+fn a_non_default_float_mode_stops_instead_of_computing_wrongly() {
+    // -fgpu-flush-denormals-to-zero makes the descriptor request f32
+    // denormal flushing, which the float paths do not model yet.
+    let mut b = Build::new("vecops.hip", &["gfx90a"], Output::CodeObject);
+    b.extra.push("-fgpu-flush-denormals-to-zero");
+    let co = std::fs::read(b.build()).expect("code object");
+    let s = Session::load("gfx90a".parse().expect("target"), &[&co]).expect("load");
+    let args = [
+        buf("y", vec![0; 256]),
+        buf("x", vec![0; 256]),
+        scalar("f32", 1.0f32),
+        scalar("i32", 64),
+    ];
+    match s.launch(
+        "_Z4axpyPfPKffi",
+        Shape::linear(64, 64),
+        &args,
+        &Options::default(),
+    ) {
+        Err(SessionError::Dispatch(DispatchError::Stopped {
+            stop: Stop::Unsupported { inst, .. },
+            ..
+        })) => {
+            assert!(inst.contains("MODE"), "{inst}");
+        }
+        other => panic!("expected an unsupported-MODE stop, got {other:?}"),
+    }
+}
