@@ -281,3 +281,117 @@ fn a_non_default_float_mode_stops_instead_of_computing_wrongly() {
         other => panic!("expected an unsupported-MODE stop, got {other:?}"),
     }
 }
+
+#[test]
+fn out_of_bounds_write_is_a_gpu_memory_fault() {
+    // block_sum writes out[blockIdx.x]: four blocks into a one-element buffer.
+    let s = session("reduce.hip", "gfx90a", "-O3");
+    let args = [
+        buf("in", vec![0; 1024 * 4]),
+        buf("out", vec![0; 4]),
+        scalar("i32", 1024),
+    ];
+    match s.launch(
+        "_Z9block_sumPKfPfi",
+        Shape::linear(1024, 256),
+        &args,
+        &Options::default(),
+    ) {
+        Err(SessionError::Dispatch(DispatchError::Stopped {
+            stop:
+                Stop::Fault {
+                    fault:
+                        lathe_emu::mem::Fault::Unmapped {
+                            kind: lathe_emu::mem::AccessKind::Write,
+                            ..
+                        },
+                    inst,
+                    ..
+                },
+            ..
+        })) => assert!(inst.starts_with("global_store"), "{inst}"),
+        other => panic!("expected a GPU memory fault on a write, got {other:?}"),
+    }
+}
+
+/// A device-function library compiled and linked on its own (`-fgpu-rdc
+/// -fvisibility=default`, `ld.lld -shared`) is called from kernels in a
+/// second, separately linked code object: the loader resolves the calls
+/// across code objects and the kernels compute what the CPU does.
+#[test]
+fn kernels_call_a_device_function_library_in_another_code_object() {
+    fn shared(src: &'static str, arch: &'static str) -> Vec<u8> {
+        let mut b = Build::new(src, &[arch], Output::CodeObject);
+        b.rdc = true;
+        b.extra.push("-fvisibility=default");
+        std::fs::read(lathe_testkit::link_shared(&[b.build()])).expect("linked code object")
+    }
+    for arch in ["gfx90a", "gfx942"] {
+        let lib = shared("rdc_lib.hip", arch);
+        let main = shared("rdc_main.hip", arch);
+        let s = Session::load(arch.parse().expect("target"), &[&main, &lib]).expect("load both");
+        let n = 300usize;
+        let a: Vec<i32> = (0..n as i32).map(|i| i * 7 - 500).collect();
+        let b: Vec<i32> = (0..n as i32).map(|i| i ^ 0x3c).collect();
+        let to_bytes = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let args = [
+            buf("out", vec![0; n * 4]),
+            buf("a", to_bytes(&a)),
+            buf("b", to_bytes(&b)),
+            scalar("i32", n as i32),
+        ];
+        let (_r, bufs) = s
+            .launch(
+                "use_lib",
+                Shape::linear(n as u32, 128),
+                &args,
+                &Options::default(),
+            )
+            .expect("runs");
+        let got = s.download(bufs[0].addr, bufs[0].size).expect("read");
+        for i in 0..n {
+            // lib_mix(a, b) = a * lib_scale + (b ^ 0x55), lib_scale = 3; plus lib_scale.
+            let want = a[i]
+                .wrapping_mul(3)
+                .wrapping_add(b[i] ^ 0x55)
+                .wrapping_add(3);
+            assert_eq!(
+                i32::from_le_bytes(got[i * 4..i * 4 + 4].try_into().expect("4")),
+                want,
+                "{arch} out[{i}]"
+            );
+        }
+        let fa: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+        let fb: Vec<f32> = (0..n).map(|i| 100.0 - i as f32).collect();
+        let t = 0.375f32;
+        let args = [
+            buf("out", vec![0; n * 4]),
+            buf("a", bytes_f32(&fa)),
+            buf("b", bytes_f32(&fb)),
+            scalar("f32", t),
+            scalar("i32", n as i32),
+        ];
+        let (_r, bufs) = s
+            .launch(
+                "use_lerp",
+                Shape::linear(n as u32, 128),
+                &args,
+                &Options::default(),
+            )
+            .expect("runs");
+        let got = f32s(&s.download(bufs[0].addr, bufs[0].size).expect("read"));
+        for i in 0..n {
+            let want = fa[i] + (fb[i] - fa[i]) * t;
+            let fused = (fb[i] - fa[i]).mul_add(t, fa[i]);
+            assert!(
+                got[i] == want || got[i] == fused,
+                "{arch} lerp[{i}] = {} want {want}",
+                got[i]
+            );
+        }
+        // The library's functions are device-function symbols of the other code object.
+        let f = s.exe.symbol("_Z7lib_mixii").expect("lib_mix");
+        assert_eq!(f.kind, lathe_loader::SymbolKind::DeviceFunction);
+        assert_eq!(f.code_object, Some(1));
+    }
+}
