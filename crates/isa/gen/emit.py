@@ -24,7 +24,7 @@ IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl
                 "nops_dmask", "/*", "fi"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
             "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",
-            "bad_m0": "BAD_M0"}
+            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC"}
 
 
 def const_name(name):
@@ -114,7 +114,7 @@ def render(entries, data, version):
     w("use crate::opcode::{Access as A, Encoding as E, Field as F, Kind as K, OpInfo, Opcode, OperandSpec, Ty as T};\n\n")
     w("/// LLVM version the tables were generated from.\n")
     w("pub const LLVM_VERSION: &str = %s;\n\n" % rust_str(version))
-    w("const fn o(field: F, kind: K, width: u8, ty: T, access: A, mods: u8, rc: u8) -> OperandSpec {\n")
+    w("const fn o(field: F, kind: K, width: u8, ty: T, access: A, mods: u16, rc: u8) -> OperandSpec {\n")
     w("    OperandSpec { field, kind, width, ty, access, mods, rc }\n}\n\n")
     w("/// LLVM register-class names for `/*Invalid register*/` comments.\n")
     w("pub(crate) static RC_NAMES: [&str; %d] = [%s];\n\n" % (len(rcs), ", ".join(rust_str(r) for r in rcs)))

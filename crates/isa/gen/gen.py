@@ -335,15 +335,16 @@ def token_reg(tok):
     return parse_reg(tok)
 
 
-def kind_of(enc, field, tok, an):
-    """Rust Kind of operand printed as `tok` from probe field `field`."""
+def kind_of(enc, field, tok, an, idx):
+    """Rust Kind of operand printed as `tok` (operand `idx`) from probe field
+    `field`."""
     reg = token_reg(tok)
     cls = reg[0] if reg else None
     acc_fields = [f for f in ("acc", "acc_cd") if f in an.fields]
     acc_affects = False
     for f in acc_fields:
         for e in an.effects(f):
-            if e[0] == "chg" and (an.ops.index(tok) in e[1]["vals"]):
+            if e[0] == "chg" and (idx in e[1]["vals"]):
                 acc_affects = True
     if field == "simm16":
         return None  # decided by simm16_kind
@@ -497,7 +498,7 @@ def analyze(rec, cpu):
                 operands.append(dict(field="Implicit", kind="Unknown", width=0, ty="None",
                                      access="R", mods=set()))
             continue
-        kind = kind_of(enc, field, tok, an)
+        kind = kind_of(enc, field, tok, an, i)
         reg = token_reg(tok)
         if reg is None and re.fullmatch(r"\d+", COMMENT.sub("", tok)):
             kind = "Dec16"  # s_atc_probe's 7-bit immediate
@@ -541,11 +542,18 @@ def analyze(rec, cpu):
                 m = RC_COMMENT.search(o2[i])
                 if not m:
                     continue
+                if k.startswith("rtn_"):
+                    continue
+                if k == "odd_acc":
+                    mods_i.add("align_acc")
+                    continue
                 rc = m.group(1)
                 if k == "124":
                     mods_i.add("bad_m0")
                 elif k == "254":
                     mods_i.add("bad_lds")
+                elif k == "126":
+                    mods_i.add("bad_exec")
                 elif width >= 2 and k in ("odd", "1", "3", "125", "235", "255"):
                     mods_i.add("align")
         operands.append(dict(field=VALUE_FIELDS[field], kind=kind, width=width, ty=ty,
@@ -567,8 +575,20 @@ def analyze(rec, cpu):
             _, o2, _, _ = tokenize(t)
             r = token_reg(o2[0]) if o2 else None
             if r:
+                mods_r, rc_r = set(), None
+                for k, text in an.rec.get("regs", {}).get("vdst", {}).items():
+                    if not k.startswith("rtn_") or not text:
+                        continue
+                    _, o3, _, _ = tokenize(text)
+                    m = o3 and RC_COMMENT.search(o3[0])
+                    if m:
+                        if k == "rtn_odd_acc":
+                            mods_r.add("align_acc")
+                        else:
+                            mods_r.add("align")
+                            rc_r = m.group(1)
                 operands.append(dict(field="Vdst", kind="AvReg", width=r[2], ty="None",
-                                     access="W", mods=set(), pfield="vdst"))
+                                     access="W", mods=mods_r, pfield="vdst", rc=rc_r))
     # Structural facts from the scan.
     for f in ("glc", "lds", "tfe", "d16", "dmask", "acc"):
         if f in an.fields and an.field_changes_nops(f):

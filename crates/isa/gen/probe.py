@@ -366,6 +366,9 @@ REG_FIELDS = {
     "DPP_VOP2": ["vdst", "vsrc1", "src0"], "DPP_VOP1": ["vdst", "src0"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
+# Bit selecting AGPRs for the data operands, per encoding.
+ACC_BIT = {"DS": 25, "FLAT": 55, "GLOBAL": 55, "SCRATCH": 55, "MUBUF": 55, "MTBUF": 55,
+           "MIMG": 16, "MAI": 15}
 
 
 def class_probes(cpu, recs):
@@ -383,6 +386,7 @@ def class_probes(cpu, recs):
         else:
             fields = ENCODINGS[enc]["fields"]
             nwords = ENCODINGS[enc]["nwords"]
+        acc = ACC_BIT.get(enc)
         for f in REG_FIELDS[enc]:
             w, lo, width = fields[f]
             base = (r["base"][w] >> lo) & ((1 << width) - 1)
@@ -393,6 +397,21 @@ def class_probes(cpu, recs):
                 p[w] = (p[w] & ~(((1 << width) - 1) << lo)) | v << lo
                 probes.append(p)
                 keys.append((ri, f, "odd" if v == base + 1 else str(v)))
+                if v == base + 1 and acc is not None:
+                    q = list(p)
+                    q[acc // 32] |= 1 << (acc % 32)
+                    probes.append(q)
+                    keys.append((ri, f, "odd_acc"))
+                # Returning atomics: the destination appears with GLC set.
+                if f == "vdst" and v == base + 1 and enc in ("FLAT", "GLOBAL"):
+                    q = list(p)
+                    q[0] |= 1 << 16
+                    probes.append(q)
+                    keys.append((ri, f, "rtn_odd"))
+                    q = list(q)
+                    q[1] |= 1 << 23
+                    probes.append(q)
+                    keys.append((ri, f, "rtn_odd_acc"))
     res = disasm(cpu, probes)
     for (ri, f, k), (text, nw) in zip(keys, res):
         recs[ri].setdefault("regs", {}).setdefault(f, {})[k] = text

@@ -87,7 +87,27 @@ pub(crate) fn decode_words(
     w0: u32,
     get: impl Fn(usize) -> Option<u32>,
 ) -> Option<Instruction> {
-    let mut enc = classify(w0)?;
+    let enc = classify(w0)?;
+    let r = decode_as(target, enc, w0, &get);
+    if r.is_some() {
+        return r;
+    }
+    // An SDWA/DPP word LLVM cannot decode as such is retried as the plain
+    // 32-bit encoding (valid for opcodes that ignore src0, e.g. v_nop).
+    match enc {
+        Encoding::Vop1Sdwa | Encoding::Vop1Dpp => decode_as(target, Encoding::Vop1, w0, &get),
+        Encoding::Vop2Sdwa | Encoding::Vop2Dpp => decode_as(target, Encoding::Vop2, w0, &get),
+        Encoding::VopcSdwa => decode_as(target, Encoding::Vopc, w0, &get),
+        _ => None,
+    }
+}
+
+fn decode_as(
+    target: Target,
+    mut enc: Encoding,
+    w0: u32,
+    get: &impl Fn(usize) -> Option<u32>,
+) -> Option<Instruction> {
     let nbase = enc::base_words(enc);
     let w1 = if nbase > 1 { get(1)? } else { 0 };
     let (_, _, lo, width) = enc::opcode_pos(enc);

@@ -312,23 +312,27 @@ pub enum Access {
 /// Operand-level flags ([`OperandSpec::mods`]).
 pub mod mods {
     /// Prints `-x` / `neg(x)` when its neg bit is set.
-    pub const NEG: u8 = 1;
+    pub const NEG: u16 = 1;
     /// Prints `|x|` when its abs bit is set.
-    pub const ABS: u8 = 2;
+    pub const ABS: u16 = 2;
     /// Prints `sext(x)` when its sext bit is set.
-    pub const SEXT: u8 = 4;
+    pub const SEXT: u16 = 4;
     /// Scalar registers are invalid here (LLVM appends an
     /// `/*Invalid register, ...*/` comment).
-    pub const BAD_SGPR: u8 = 8;
+    pub const BAD_SGPR: u16 = 8;
     /// VGPRs are invalid here.
-    pub const BAD_VGPR: u8 = 16;
+    pub const BAD_VGPR: u16 = 16;
     /// `src_lds_direct` is invalid here.
-    pub const BAD_LDS: u8 = 32;
+    pub const BAD_LDS: u16 = 32;
     /// Register tuples must start at an even register (LLVM comments on
     /// misaligned ones).
-    pub const ALIGN: u8 = 64;
+    pub const ALIGN: u16 = 64;
     /// `m0` is invalid here.
-    pub const BAD_M0: u8 = 128;
+    pub const BAD_M0: u16 = 128;
+    /// Like [`ALIGN`], when the acc bit selects AGPRs.
+    pub const ALIGN_ACC: u16 = 256;
+    /// `exec` is invalid here.
+    pub const BAD_EXEC: u16 = 512;
 }
 
 /// One printed operand of an opcode.
@@ -346,10 +350,20 @@ pub struct OperandSpec {
     /// Read/write.
     pub access: Access,
     /// [`mods`] flags.
-    pub mods: u8,
+    pub mods: u16,
     /// Index of the LLVM register-class name used in `/*Invalid register*/`
     /// comments (see [`OperandSpec::reg_class`]), or `u8::MAX`.
     pub rc: u8,
+}
+
+/// Index of an LLVM register-class name in the generated table (`u8::MAX`
+/// if absent).
+pub(crate) fn rc_index(name: &str) -> u8 {
+    gen::RC_NAMES
+        .iter()
+        .position(|n| *n == name)
+        .map(|i| i as u8)
+        .unwrap_or(u8::MAX)
 }
 
 impl OperandSpec {

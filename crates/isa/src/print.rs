@@ -348,14 +348,22 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
     // Register-class violations LLVM flags with a comment.
     let inline_value =
         r.file == RegFile::Scalar && matches!(r.first, 125 | 230 | 231 | 235..=239 | 251..=253);
+    let align_flag = if matches!(spec.kind, Kind::AvReg | Kind::AvSrc) && inst.acc_bit(spec.field) {
+        mods::ALIGN_ACC
+    } else {
+        mods::ALIGN
+    };
     let misaligned = r.count >= 2
         && r.first % 2 != 0
         && inst.target().needs_aligned_vgprs()
-        && spec.mods & mods::ALIGN != 0;
+        && spec.mods & align_flag != 0;
     let bad = match r.file {
         RegFile::Scalar if inline_value => false,
         RegFile::Scalar if r.first == 254 => spec.mods & mods::BAD_LDS != 0,
         RegFile::Scalar if r.first == 124 => spec.mods & (mods::BAD_M0 | mods::BAD_SGPR) != 0,
+        RegFile::Scalar if r.first == 126 || r.first == 127 => {
+            spec.mods & (mods::BAD_EXEC | mods::BAD_SGPR) != 0
+        }
         RegFile::Scalar => spec.mods & mods::BAD_SGPR != 0,
         RegFile::Vgpr => (spec.mods & mods::BAD_VGPR != 0 && is_src_kind(spec.kind)) || misaligned,
         RegFile::Agpr => misaligned,

@@ -24,7 +24,8 @@ fn scalar_tuple_fits(first: u32, count: u8) -> bool {
     let n = count.min(16) as u32;
     let align = if n == 2 { 2 } else { 4 };
     match first {
-        0..=101 => first - first % align + n <= 102,
+        // LLVM's SGPR file has 106 registers; tuples may reach into 102-105.
+        0..=101 => first - first % align + n <= 106,
         108..=123 => (first - 108) - (first - 108) % align + n <= 16,
         _ => true,
     }
@@ -58,8 +59,20 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                     return false;
                 }
             }
+            Kind::SRegX2 | Kind::SRegX4 => {
+                let r = raw * if spec.kind == Kind::SRegX2 { 2 } else { 4 };
+                if bad_wide_scalar(r) || (spec.width >= 3 && is_special(r)) {
+                    return false;
+                }
+                if !scalar_tuple_fits(r, spec.width) {
+                    return false;
+                }
+            }
             Kind::SReg => {
                 if raw >= 128 && (src_reserved(raw) || raw == 255) {
+                    return false;
+                }
+                if spec.width >= 3 && is_special(raw) {
                     return false;
                 }
                 if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
@@ -88,6 +101,16 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
             if r.file == crate::reg::RegFile::Agpr && r.first as u32 + r.count as u32 > 256 {
                 return false;
             }
+        }
+    }
+    // LDS-DMA forms have no data register: the acc bit must be clear.
+    if info.has(inst.target(), crate::opcode::flags::LDS_DMA) {
+        let lds = match info.enc {
+            Encoding::Mubuf => inst.bit(16),
+            _ => inst.bit(13),
+        };
+        if lds && inst.bit(55) {
+            return false;
         }
     }
     match info.enc {

@@ -29,6 +29,11 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             } else {
                 op.spec.kind = Kind::VReg;
                 op.spec.width = n;
+                if n == 2 {
+                    // idxen+offen: an aligned VGPR pair.
+                    op.spec.mods |= crate::opcode::mods::ALIGN;
+                    op.spec.rc = crate::opcode::rc_index("VReg_64_Align2");
+                }
                 op.value = Operand::Reg(RegRange::vgpr(inst.bits(1, 0, 8) as u16, n));
             }
         }
@@ -56,11 +61,11 @@ pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
             out.write_str(text)?;
         }
     }
-    if offen(inst) {
-        out.write_str(" offen")?;
-    }
     if idxen(inst) {
         out.write_str(" idxen")?;
+    }
+    if offen(inst) {
+        out.write_str(" offen")?;
     }
     let off = inst.bits(0, 0, 12);
     if off != 0 {
@@ -68,7 +73,7 @@ pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
         write_u32(out, off)?;
     }
     if mtbuf {
-        super::flat::write_cpol(inst, 14, 32 + 22, 15, out)?;
+        super::flat::write_cpol(inst, 14, 32 + 22, 32 + 21, out)?;
     } else {
         super::flat::write_cpol(inst, 14, 17, 15, out)?;
         if inst.has(flags::LDS) && inst.bit(16) {

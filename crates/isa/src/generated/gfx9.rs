@@ -14,7 +14,7 @@ use crate::opcode::{
 /// LLVM version the tables were generated from.
 pub const LLVM_VERSION: &str = "22.1.8";
 
-const fn o(field: F, kind: K, width: u8, ty: T, access: A, mods: u8, rc: u8) -> OperandSpec {
+const fn o(field: F, kind: K, width: u8, ty: T, access: A, mods: u16, rc: u8) -> OperandSpec {
     OperandSpec {
         field,
         kind,
@@ -161,12 +161,12 @@ static O32: [OperandSpec; 1] = [o(F::Simm16, K::Waitcnt, 0, T::None, A::R, 0, 25
 static O33: [OperandSpec; 1] = [o(F::Simm16, K::SendMsg, 0, T::None, A::R, 0, 255)];
 static O34: [OperandSpec; 1] = [o(F::Simm16, K::GprIdx, 0, T::None, A::R, 0, 255)];
 static O35: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::W, BAD_M0, 1),
+    o(F::Sdata, K::SReg, 1, T::None, A::W, BAD_EXEC | BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O36: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::W, 0, 2),
+    o(F::Sdata, K::SReg, 2, T::None, A::W, BAD_EXEC, 2),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -186,12 +186,12 @@ static O39: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O40: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::W, BAD_M0, 1),
+    o(F::Sdata, K::SReg, 1, T::None, A::W, BAD_EXEC | BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O41: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::W, 0, 2),
+    o(F::Sdata, K::SReg, 2, T::None, A::W, BAD_EXEC, 2),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -211,12 +211,12 @@ static O44: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O45: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::R, BAD_M0, 1),
+    o(F::Sdata, K::SReg, 1, T::None, A::R, BAD_EXEC | BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O46: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::R, 0, 2),
+    o(F::Sdata, K::SReg, 2, T::None, A::R, BAD_EXEC, 2),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -226,12 +226,12 @@ static O47: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O48: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::R, BAD_M0, 1),
+    o(F::Sdata, K::SReg, 1, T::None, A::R, BAD_EXEC | BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O49: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::R, 0, 2),
+    o(F::Sdata, K::SReg, 2, T::None, A::R, BAD_EXEC, 2),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -255,12 +255,12 @@ static O53: [OperandSpec; 2] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O54: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::RW, BAD_M0, 1),
+    o(F::Sdata, K::SReg, 1, T::None, A::RW, BAD_EXEC | BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O55: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::RW, 0, 2),
+    o(F::Sdata, K::SReg, 2, T::None, A::RW, BAD_EXEC, 2),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -270,12 +270,12 @@ static O56: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O57: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 1, T::None, A::RW, BAD_M0, 1),
+    o(F::Sdata, K::SReg, 1, T::None, A::RW, BAD_EXEC | BAD_M0, 1),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O58: [OperandSpec; 3] = [
-    o(F::Sdata, K::SReg, 2, T::None, A::RW, 0, 2),
+    o(F::Sdata, K::SReg, 2, T::None, A::RW, BAD_EXEC, 2),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -675,61 +675,61 @@ static O130: [OperandSpec; 2] = [
     o(F::Src0, K::VSrc, 1, T::B32, A::R, 0, 255),
 ];
 static O131: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 9),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 9),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src2, K::AvSrc, 4, T::B32, A::R, ALIGN | BAD_SGPR, 9),
 ];
 static O132: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN, 12),
+    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN | ALIGN_ACC, 12),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src2, K::AvSrc, 16, T::B32, A::R, ALIGN | BAD_SGPR, 12),
 ];
 static O133: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN, 10),
+    o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN | ALIGN_ACC, 10),
     o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src2, K::AvSrc, 32, T::B32, A::R, ALIGN | BAD_SGPR, 10),
 ];
 static O134: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN, 12),
+    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN | ALIGN_ACC, 12),
     o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src2, K::AvSrc, 16, T::B32, A::R, ALIGN | BAD_SGPR, 12),
 ];
 static O135: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 9),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 9),
     o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src2, K::AvSrc, 4, T::B32, A::R, ALIGN | BAD_SGPR, 9),
 ];
 static O136: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN, 10),
+    o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN | ALIGN_ACC, 10),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src2, K::AvSrc, 32, T::B32, A::R, ALIGN | BAD_SGPR, 10),
 ];
 static O137: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 15),
     o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 7),
 ];
 static O138: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN, 18),
+    o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN | ALIGN_ACC, 18),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 15),
     o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 7),
 ];
 static O139: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 8, T::None, A::W, ALIGN, 14),
+    o(F::Vdst, K::AvReg, 8, T::None, A::W, ALIGN | ALIGN_ACC, 14),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src2, K::AvSrc, 8, T::I64, A::R, ALIGN | BAD_SGPR, 14),
 ];
 static O140: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 3),
     o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
     o(F::Src2, K::AvSrc, 2, T::I64, A::R, ALIGN | BAD_SGPR, 3),
@@ -924,12 +924,12 @@ static O180: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O181: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O182: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
 ];
 static O183: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
@@ -954,142 +954,142 @@ static O186: [OperandSpec; 4] = [
     o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O187: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O188: [OperandSpec; 1] = [o(F::Addr, K::AvReg, 1, T::None, A::R, 0, 255)];
 static O189: [OperandSpec; 1] = [o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255)];
 static O190: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 3, T::None, A::R, ALIGN, 16),
+    o(F::Data0, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
 ];
 static O191: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 4, T::None, A::R, ALIGN, 15),
+    o(F::Data0, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
 ];
 static O192: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
 static O193: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
 static O194: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
-    o(F::Addr, K::AvReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
 static O195: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
 static O196: [OperandSpec; 2] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
 static O197: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
 static O198: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::VReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
 ];
 static O199: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN, 16),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
 ];
 static O200: [OperandSpec; 2] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
 ];
 static O201: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O202: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::VReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O203: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::VReg, 2, T::None, A::R, ALIGN, 13),
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
 static O204: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
 static O205: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O206: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O207: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O208: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O209: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O210: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O211: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN, 16),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O212: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
 static O213: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O214: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O215: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O216: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
 static O217: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 17),
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, 0, 255),
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
 static O218: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
@@ -1097,17 +1097,17 @@ static O218: [OperandSpec; 3] = [
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O219: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 13),
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O220: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN, 16),
+    o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O221: [OperandSpec; 3] = [
-    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
@@ -1118,17 +1118,17 @@ static O222: [OperandSpec; 3] = [
 ];
 static O223: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O224: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN, 16),
+    o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O225: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN, 15),
+    o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
 static O226: [OperandSpec; 2] = [
@@ -1142,19 +1142,19 @@ static O227: [OperandSpec; 4] = [
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O228: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 2, T::None, A::W, ALIGN, 13),
+    o(F::Vdata, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O229: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 3, T::None, A::W, ALIGN, 16),
+    o(F::Vdata, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O230: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 4, T::None, A::W, ALIGN, 15),
+    o(F::Vdata, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
@@ -1166,19 +1166,19 @@ static O231: [OperandSpec; 4] = [
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O232: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 2, T::None, A::R, ALIGN, 13),
+    o(F::Vdata, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O233: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 3, T::None, A::R, ALIGN, 16),
+    o(F::Vdata, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O234: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 4, T::None, A::R, ALIGN, 15),
+    o(F::Vdata, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
@@ -1190,13 +1190,13 @@ static O235: [OperandSpec; 4] = [
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O236: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 2, T::None, A::RW, ALIGN, 13),
+    o(F::Vdata, K::AvReg, 2, T::None, A::RW, ALIGN | ALIGN_ACC, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
 static O237: [OperandSpec; 4] = [
-    o(F::Vdata, K::AvReg, 4, T::None, A::RW, ALIGN, 15),
+    o(F::Vdata, K::AvReg, 4, T::None, A::RW, ALIGN | ALIGN_ACC, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
@@ -1217,7 +1217,7 @@ static O240: [OperandSpec; 3] = [
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
 static O241: [OperandSpec; 3] = [
-    o(F::Vdata, K::VReg, 2, T::None, A::RW, ALIGN, 13),
+    o(F::Vdata, K::VReg, 2, T::None, A::RW, ALIGN | ALIGN_ACC, 13),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
