@@ -136,10 +136,10 @@ fn decode_as(
     let mut needs_lit = false;
     for spec in info.operands {
         match spec.kind {
-            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
-                if inst.field(spec.field) == Some(255) {
-                    needs_lit = true;
-                }
+            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc
+                if inst.field(spec.field) == Some(255) =>
+            {
+                needs_lit = true;
             }
             Kind::Lit32 | Kind::LitImm32 => needs_lit = true,
             _ => {}

@@ -181,6 +181,7 @@ pub(crate) fn write_u32(out: &mut impl fmt::Write, mut v: u32) -> fmt::Result {
 /// Name of a scalar-space register range, or `None` if the encoding has no
 /// register of that width (odd special registers as pairs, `m0` as a pair,
 /// constants).
+#[allow(dead_code)] // kept for the validator's planned scalar-tuple checks
 pub(crate) fn scalar_name_ok(first: u16, count: u8) -> bool {
     match first {
         0..=101 => first as u32 + count as u32 <= 102 || count == 1,

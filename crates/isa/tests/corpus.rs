@@ -3,6 +3,8 @@
 //! identical to llvm-objdump's (after collapsing whitespace), and every
 //! instruction must re-encode to its bytes.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a test failure
+
 mod common;
 
 use lathe_isa::{Decoder, Target};

@@ -7,6 +7,8 @@
 //! `LATHE_SWEEP=<n>` sets the variants per opcode (default 40, about a
 //! minute); the report lists mismatches per encoding.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a test failure
+
 mod common;
 
 use lathe_isa::{decode, Encoding, Opcode, Target};
@@ -36,14 +38,33 @@ impl Rng {
 /// Interesting source-operand values (9-bit VOP sources).
 const SRC9: &[u32] = &[
     0, 1, 2, 3, 7, 16, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 123, 124, 125, 126, 127,
-    128, 129, 144, 192, 193, 200, 208, 209, 230, 235, 236, 237, 238, 239, 240, 241, 242, 243,
-    244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 300, 400,
-    510, 511,
+    128, 129, 144, 192, 193, 200, 208, 209, 230, 235, 236, 237, 238, 239, 240, 241, 242, 243, 244,
+    245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255, 256, 257, 258, 259, 300, 400, 510, 511,
 ];
 const LITS: &[u32] = &[
-    0, 1, 0x40, 0x41, 0xFFFF_FFF0, 0xFFFF_FFEF, 0x3F80_0000, 0xBF80_0000, 0x3E22_F983, 0x3C00,
-    0x3118, 0xBC00, 0x3C00_3C00, 0x1234_5678, 0x8000_0000, 0xFFFF, 0x1_0000, 0x3FF0_0000,
-    0xBFF0_0000, 0x4010_0000, 0x3FC4_5F30, 0xFFFF_3C00, 0x7FFF_FFFF,
+    0,
+    1,
+    0x40,
+    0x41,
+    0xFFFF_FFF0,
+    0xFFFF_FFEF,
+    0x3F80_0000,
+    0xBF80_0000,
+    0x3E22_F983,
+    0x3C00,
+    0x3118,
+    0xBC00,
+    0x3C00_3C00,
+    0x1234_5678,
+    0x8000_0000,
+    0xFFFF,
+    0x1_0000,
+    0x3FF0_0000,
+    0xBFF0_0000,
+    0x4010_0000,
+    0x3FC4_5F30,
+    0xFFFF_3C00,
+    0x7FFF_FFFF,
 ];
 
 /// Bit ranges holding register-ish fields per encoding (word, lo, width),
@@ -234,12 +255,18 @@ fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(String, u
     let text = String::from_utf8_lossy(&out.stdout);
     let mut res = vec![None; probes.len()];
     for line in text.lines() {
-        let Some(l) = line.strip_prefix('\t') else { continue };
+        let Some(l) = line.strip_prefix('\t') else {
+            continue;
+        };
         let Some(pos) = l.rfind("// ") else { continue };
         let (inst, rest) = l.split_at(pos);
         let rest = &rest[3..];
-        let Some((addr, tail)) = rest.split_once(": ") else { continue };
-        let Ok(addr) = u64::from_str_radix(addr, 16) else { continue };
+        let Some((addr, tail)) = rest.split_once(": ") else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr, 16) else {
+            continue;
+        };
         if addr % 16 != 0 {
             continue;
         }
@@ -263,7 +290,11 @@ fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(String, u
                 let warn = after
                     .find(" ; Warning")
                     .map(|p| after[p..].to_string())
-                    .or_else(|| after.strip_prefix("; Warning").map(|r| format!(" ; Warning{r}")))
+                    .or_else(|| {
+                        after
+                            .strip_prefix("; Warning")
+                            .map(|r| format!(" ; Warning{r}"))
+                    })
                     .unwrap_or_default();
                 Some((format!("{inst}{warn}"), nw))
             };
@@ -330,7 +361,10 @@ fn sweep_every_opcode_against_llvm() {
                     // LLVM 22 crashes on these; we must call them invalid.
                     let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
                     let ours = decode(target, &bytes);
-                    assert!(ours.is_invalid(), "LLVM crashes on {v:08x?}, we decode {ours:?}");
+                    assert!(
+                        ours.is_invalid(),
+                        "LLVM crashes on {v:08x?}, we decode {ours:?}"
+                    );
                     skipped += 1;
                     continue;
                 }
@@ -394,7 +428,10 @@ fn sweep_every_opcode_against_llvm() {
     }
     eprintln!("sweep: {opcodes} opcode/target pairs, {per_op} variants each\n{report}");
     for (enc, st) in &by_enc {
-        let n: usize = std::env::var("LATHE_SWEEP_SHOW").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
+        let n: usize = std::env::var("LATHE_SWEEP_SHOW")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(6);
         for m in st.mismatches.iter().take(n) {
             eprintln!("[{enc}] {m}");
         }
