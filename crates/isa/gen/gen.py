@@ -153,6 +153,12 @@ class Analysis:
         self.mn, self.ops, self.mods, self.cmt = tokenize(rec["text"])
         self.bits = {}
         for b, t in rec["scan"].items():
+            # A DPP/SDWA word LLVM re-decodes as the plain 32-bit form (e.g.
+            # v_nop) is not this opcode: treat it as invalid for this entry.
+            if t and self.enc.startswith("DPP_") and "row_mask" not in t:
+                t = None
+            if t and " <nwords=" in t:
+                t = None
             self.bits[int(b)] = bit_effect(rec["text"], t)
 
     def field_bits(self, name):
@@ -269,6 +275,8 @@ def inline_f16(v):
 
 def model(ty, key):
     """Predicted printed text of source value `key` for immediate type `ty`."""
+    if not key.startswith("lit:") and not key.isdigit():
+        return None
     if not key.startswith("lit:"):
         v = int(key)
         if v in INT_INLINE:
@@ -449,7 +457,8 @@ def reg_class_info(samples):
             continue
         m = RC_COMMENT.search(t)
         if m:
-            rc = m.group(1)
+            if k != "257acc":
+                rc = m.group(1)
             if k in ("0", "106", "124", "126"):
                 bad.add("bad_sgpr")
             elif k == "256":
@@ -458,6 +467,8 @@ def reg_class_info(samples):
                 bad.add("bad_lds")
             elif k == "257":
                 bad.add("align")
+            elif k == "257acc":
+                bad.add("align_acc")
         if "/*Invalid immediate*/" in t:
             bad.add("bad_imm")
     return rc, bad
@@ -501,7 +512,7 @@ def analyze(rec, cpu):
         kind = kind_of(enc, field, tok, an, i)
         reg = token_reg(tok)
         if reg is None and re.fullmatch(r"\d+", COMMENT.sub("", tok)):
-            kind = "Dec16"  # s_atc_probe's 7-bit immediate
+            kind = "Imm16"  # s_atc_probe's 7-bit immediate
         width = reg[2] if reg else (0 if kind in ("SmemOffset",) else 1)
         if kind == "SReg" and reg is None:
             t = COMMENT.sub("", tok)
@@ -589,6 +600,13 @@ def analyze(rec, cpu):
                             rc_r = m.group(1)
                 operands.append(dict(field="Vdst", kind="AvReg", width=r[2], ty="None",
                                      access="W", mods=mods_r, pfield="vdst", rc=rc_r))
+                regs_v = an.rec.get("regs", {}).get("vdst", {})
+                if regs_v.get("rtn_base") and not regs_v.get("rtn_base_acc"):
+                    flags.add("rtn_no_acc")
+                if regs_v.get("rtn_base_acc") and not regs_v.get("rtn_base_acc_scc"):
+                    flags.add("rtn_acc_scc_bad")
+                if "scc" in flags and not regs_v.get("base_acc_scc"):
+                    flags.add("acc_scc_bad")
     # Structural facts from the scan.
     for f in ("glc", "lds", "tfe", "d16", "dmask", "acc"):
         if f in an.fields and an.field_changes_nops(f):

@@ -255,6 +255,10 @@ def enumerate_target(cpu):
     res = disasm(cpu, probes)
     seen = set()
     for (r, kind), p, (text, nw) in zip(keys, probes, res):
+        # LLVM reading an SDWA/DPP word as the 32-bit form (v_nop) is not an
+        # SDWA/DPP opcode.
+        if nw != 2:
+            continue
         if text is None or text == "<crash>" or (kind, r["enc"], r["op"]) in seen:
             continue
         seen.add((kind, r["enc"], r["op"]))
@@ -282,7 +286,15 @@ def enumerate_target(cpu):
         probes.extend(ps)
     res = disasm_filtered(cpu, probes)
     for r, bits, start, n in spans:
-        r["scan"] = {str(b): res[start + i][0] for i, b in enumerate(bits)}
+        sc = {}
+        for i, b in enumerate(bits):
+            t, nw = res[start + i]
+            # A flip that changes how many words LLVM consumes (an SDWA/DPP
+            # word re-read as the 32-bit form) is marked.
+            if t is not None and t != "<crash>" and nw != r["nwords"]:
+                t = t + " <nwords=%d>" % nw
+            sc[str(b)] = t
+        r["scan"] = sc
     return recs
 
 
@@ -348,6 +360,12 @@ def type_probes(cpu, recs):
                 else:
                     probes.append(p)
                     keys.append((ri, f, str(v)))
+                if v == 257 and enc == "MAI":
+                    q = list(p)
+                    acc = {"src0": 59, "src1": 60, "src2": 15}[f]
+                    q[acc // 32] |= 1 << (acc % 32)
+                    probes.append(q)
+                    keys.append((ri, f, "257acc"))
     res = disasm(cpu, probes)
     for (ri, f, k), (text, nw) in zip(keys, res):
         recs[ri].setdefault("types", {}).setdefault(f, {})[k] = text
@@ -404,6 +422,16 @@ def class_probes(cpu, recs):
                     keys.append((ri, f, "odd_acc"))
                 # Returning atomics: the destination appears with GLC set.
                 if f == "vdst" and v == base + 1 and enc in ("FLAT", "GLOBAL"):
+                    for k in ("rtn_base", "rtn_base_acc", "rtn_base_acc_scc", "base_acc_scc"):
+                        q = list(r["base"][:nwords])
+                        if k.startswith("rtn"):
+                            q[0] |= 1 << 16
+                        if "acc" in k:
+                            q[1] |= 1 << 23
+                        if k.endswith("scc"):
+                            q[0] |= 1 << 25
+                        probes.append(q)
+                        keys.append((ri, f, k))
                     q = list(p)
                     q[0] |= 1 << 16
                     probes.append(q)

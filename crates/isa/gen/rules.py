@@ -111,9 +111,8 @@ def semantics(e):
         f.add("WRITES_VCC")
         if "cmpx" in b:
             f.add("WRITES_EXEC")
-            f.add("CMPX")
     if enc == "VOP3" and "_cmpx_" in b:
-        f.update({"WRITES_EXEC", "CMPX"})
+        f.add("WRITES_EXEC")
     if enc in ("VOP2", "SDWA_VOP2", "DPP_VOP2"):
         if re.match(r"^v_(add|sub|subrev)_co_u32$", b):
             f.add("WRITES_VCC")

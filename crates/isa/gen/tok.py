@@ -52,7 +52,9 @@ def tokenize(text):
             ops = []
     # An instruction with only modifiers (e.g. "buffer_wbl2 glc"): all words
     # are modifiers when the first looks like one.
-    if len(ops) == 1 and not mods and re.fullmatch(r"(glc|slc|scc|sc0|sc1|nt|gds|lds|offset:\S+)", ops[0]):
+    if len(ops) == 1 and re.match(r"^[a-z_0-9]+:\S", ops[0]):
+        mods, ops = [ops[0]] + mods, []
+    elif len(ops) == 1 and not mods and re.fullmatch(r"(glc|slc|scc|sc0|sc1|nt|gds|lds|offset:\S+)", ops[0]):
         mods, ops = [ops[0]], []
     elif len(ops) == 1 and re.fullmatch(r"(glc|slc|scc|sc0|sc1|nt|gds)", ops[0]):
         mods, ops = [ops[0]] + mods, []

@@ -180,7 +180,7 @@ impl Instruction {
         };
         let width = spec.width.max(1);
         match spec.kind {
-            Kind::SReg if raw >= 128 => src_operand(raw, width, None),
+            Kind::SReg if raw >= 128 => src_operand(raw, width, self.literal()),
             Kind::SReg => Operand::Reg(RegRange::sgpr(raw as u16, width)),
             Kind::SSrc | Kind::VSrc => src_operand(raw, width, self.literal()),
             Kind::ASrc => match raw {

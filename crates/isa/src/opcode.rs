@@ -559,16 +559,23 @@ pub mod flags {
     pub const WAITCNT: u64 = 1 << 55;
     /// Matrix instruction (MFMA/SMFMAC).
     pub const MATRIX: u64 = 1 << 56;
-    /// `v_cmpx_*`: writes EXEC.
-    pub const CMPX: u64 = 1 << 57;
+    /// Atomic: AGPR data with the SCC (`scc`/`sc1`) bit and no GLC is not
+    /// decodable.
+    pub const ACC_SCC_BAD: u64 = 1 << 57;
     /// VOP3P packed op: `op_sel_hi` defaults to all ones.
     pub const PACKED: u64 = 1 << 58;
     /// Double-precision ALU DPP: only `row_newbcast` controls are legal.
     pub const DPP_DP: u64 = 1 << 59;
-    /// VOP3 `op_sel:[...]` has 2 entries.
+    /// VOP3 `op_sel:[...]` has 2 entries (field [`OPSEL_N_MASK`]).
     pub const OPSEL_N2: u64 = 1 << 60;
     /// VOP3 `op_sel:[...]` has 3 entries.
-    pub const OPSEL_N3: u64 = 1 << 61;
+    pub const OPSEL_N3: u64 = 2 << 60;
     /// VOP3 `op_sel:[...]` has 4 entries.
-    pub const OPSEL_N4: u64 = 1 << 62;
+    pub const OPSEL_N4: u64 = 3 << 60;
+    /// Mask of the `op_sel` entry-count field (0: as many as sources + 1).
+    pub const OPSEL_N_MASK: u64 = 3 << 60;
+    /// Atomic: AGPR data with both GLC and SCC is not decodable.
+    pub const RTN_ACC_SCC_BAD: u64 = 1 << 62;
+    /// The returning (GLC) form of this atomic cannot use AGPRs.
+    pub const RTN_NO_ACC: u64 = 1 << 63;
 }

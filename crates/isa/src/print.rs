@@ -64,16 +64,28 @@ impl Instruction {
             return Ok(());
         }
         let mut first = true;
+        // Returning SMEM atomics carry sdata twice (destination and source),
+        // and LLVM warns for each.
+        let twice = self.encoding() == Encoding::Smem
+            && self.has(crate::opcode::flags::ATOMIC)
+            && self.bit(16);
         for op in self.operands().iter() {
-            if let Operand::Reg(r) = op.value {
-                if let Some((class, n)) = scalar_misalignment(op, r) {
-                    // llvm-objdump separates the first warning with " ; "
-                    // and runs the following ones together.
-                    out.write_str(if first { " ; Warning: " } else { "Warning: " })?;
-                    first = false;
-                    out.write_str(class)?;
-                    out.write_str(": scalar reg isn't aligned ")?;
-                    reg::write_u32(out, n)?;
+            let reps = if twice && op.spec.field == crate::opcode::Field::Sdata {
+                2
+            } else {
+                1
+            };
+            for _ in 0..reps {
+                if let Operand::Reg(r) = op.value {
+                    if let Some((class, n)) = scalar_misalignment(op, r) {
+                        // llvm-objdump separates the first warning with " ; "
+                        // and runs the following ones together.
+                        out.write_str(if first { " ; Warning: " } else { "Warning: " })?;
+                        first = false;
+                        out.write_str(class)?;
+                        out.write_str(": scalar reg isn't aligned ")?;
+                        reg::write_u32(out, n)?;
+                    }
                 }
             }
         }

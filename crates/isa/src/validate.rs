@@ -69,7 +69,10 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                 }
             }
             Kind::SReg => {
-                if raw >= 128 && (src_reserved(raw) || raw == 255) {
+                if raw >= 128
+                    && (src_reserved(raw)
+                        || (raw == 255 && spec.field != crate::opcode::Field::Vdst))
+                {
                     return false;
                 }
                 if spec.width >= 3 && is_special(raw) {
@@ -82,12 +85,14 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                     return false;
                 }
             }
-            Kind::SdwaSrc if crate::enc::sdwa_dpp::src_is_scalar(inst, spec.field) => {
-                if src_reserved(raw) || raw == 255 {
-                    return false;
-                }
-                if spec.width >= 2 && bad_wide_scalar(raw) {
-                    return false;
+            Kind::SdwaSrc => {
+                if crate::enc::sdwa_dpp::src_is_scalar(inst, spec.field) {
+                    if src_reserved(raw) || raw == 255 {
+                        return false;
+                    }
+                    if spec.width >= 2 && bad_wide_scalar(raw) {
+                        return false;
+                    }
                 }
             }
             _ => {}
@@ -108,6 +113,25 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
             _ => inst.bit(13),
         };
         if lds && inst.bit(55) {
+            return false;
+        }
+    }
+    // Global saddr: an SGPR/TTMP pair, exec or null; not vcc, m0, ...
+    {
+        use crate::opcode::flags as f;
+        let fl = info.flags(inst.target());
+        let (glc, scc, acc) = (inst.bit(16), inst.bit(25), inst.bit(55));
+        if acc
+            && ((fl & f::RTN_NO_ACC != 0 && glc)
+                || (fl & f::RTN_ACC_SCC_BAD != 0 && glc && scc)
+                || (fl & f::ACC_SCC_BAD != 0 && !glc && scc))
+        {
+            return false;
+        }
+    }
+    if info.enc == Encoding::Global {
+        let s = inst.bits(1, 16, 7);
+        if s != crate::enc::flat::SADDR_OFF && bad_wide_scalar(s) {
             return false;
         }
     }

@@ -32,7 +32,19 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             ops.remove(i);
         }
     }
+    let rtn = inst.has(flags::RTN_GLC) && inst.bit(16);
     for op in ops.as_mut_slice() {
+        if rtn && op.spec.field == Field::Data {
+            // Returning atomics use VGPR-only (or AGPR-only) data classes.
+            op.spec.mods =
+                (op.spec.mods & !crate::opcode::mods::ALIGN_ACC) | crate::opcode::mods::ALIGN;
+            op.spec.rc = match op.spec.width {
+                2 => crate::opcode::rc_index("VReg_64_Align2"),
+                3 => crate::opcode::rc_index("VReg_96_Align2"),
+                4 => crate::opcode::rc_index("VReg_128_Align2"),
+                _ => op.spec.rc,
+            };
+        }
         match (enc, op.spec.field) {
             (Encoding::Global, Field::Saddr) | (Encoding::Scratch, Field::Saddr) => {
                 if saddr == SADDR_OFF {

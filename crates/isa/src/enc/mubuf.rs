@@ -29,7 +29,7 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             } else {
                 op.spec.kind = Kind::VReg;
                 op.spec.width = n;
-                if n == 2 {
+                if n == 2 && inst.encoding() == Encoding::Mubuf {
                     // idxen+offen: an aligned VGPR pair.
                     op.spec.mods |= crate::opcode::mods::ALIGN;
                     op.spec.rc = crate::opcode::rc_index("VReg_64_Align2");
@@ -61,14 +61,14 @@ pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
             out.write_str(text)?;
         }
     }
-    if idxen(inst) {
+    if inst.has(flags::OFFEN) && idxen(inst) {
         out.write_str(" idxen")?;
     }
-    if offen(inst) {
+    if inst.has(flags::OFFEN) && offen(inst) {
         out.write_str(" offen")?;
     }
     let off = inst.bits(0, 0, 12);
-    if off != 0 {
+    if inst.has(flags::OFFSET) && off != 0 {
         out.write_str(" offset:")?;
         write_u32(out, off)?;
     }

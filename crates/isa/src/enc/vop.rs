@@ -37,14 +37,11 @@ pub(crate) fn write_omod(v: u32, out: &mut impl Write) -> fmt::Result {
 pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     if inst.has(flags::OP_SEL) {
         // Sources, then the destination bit (bit 3 of the field).
-        let n = if inst.has(flags::OPSEL_N4) {
-            3
-        } else if inst.has(flags::OPSEL_N3) {
-            2
-        } else if inst.has(flags::OPSEL_N2) {
-            1
-        } else {
-            num_srcs(inst)
+        let n = match inst.flags() & flags::OPSEL_N_MASK {
+            flags::OPSEL_N4 => 3,
+            flags::OPSEL_N3 => 2,
+            flags::OPSEL_N2 => 1,
+            _ => num_srcs(inst),
         };
         let sel = inst.bits(0, 11, 4);
         if sel & (((1 << n) - 1) | 8) != 0 {

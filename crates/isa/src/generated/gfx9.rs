@@ -241,12 +241,12 @@ static O50: [OperandSpec; 3] = [
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O51: [OperandSpec; 3] = [
-    o(F::Sdata, K::Dec16, 1, T::None, A::R, 0, 255),
+    o(F::Sdata, K::Imm16, 1, T::None, A::R, 0, 255),
     o(F::Sbase, K::SRegX2, 2, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
 static O52: [OperandSpec; 3] = [
-    o(F::Sdata, K::Dec16, 1, T::None, A::R, 0, 255),
+    o(F::Sdata, K::Imm16, 1, T::None, A::R, 0, 255),
     o(F::Sbase, K::SRegX2, 4, T::None, A::R, 0, 255),
     o(F::Offset, K::SmemOffset, 0, T::None, A::R, 0, 255),
 ];
@@ -676,63 +676,239 @@ static O130: [OperandSpec; 2] = [
 ];
 static O131: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 9),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src2, K::AvSrc, 4, T::B32, A::R, ALIGN | BAD_SGPR, 9),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src2,
+        K::AvSrc,
+        4,
+        T::B32,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        9,
+    ),
 ];
 static O132: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN | ALIGN_ACC, 12),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src2, K::AvSrc, 16, T::B32, A::R, ALIGN | BAD_SGPR, 12),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src2,
+        K::AvSrc,
+        16,
+        T::B32,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        12,
+    ),
 ];
 static O133: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN | ALIGN_ACC, 10),
     o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
-    o(F::Src2, K::AvSrc, 32, T::B32, A::R, ALIGN | BAD_SGPR, 10),
+    o(
+        F::Src2,
+        K::AvSrc,
+        32,
+        T::B32,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        10,
+    ),
 ];
 static O134: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN | ALIGN_ACC, 12),
     o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
-    o(F::Src2, K::AvSrc, 16, T::B32, A::R, ALIGN | BAD_SGPR, 12),
+    o(
+        F::Src2,
+        K::AvSrc,
+        16,
+        T::B32,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        12,
+    ),
 ];
 static O135: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 9),
     o(F::Src0, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
     o(F::Src1, K::AvSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 11),
-    o(F::Src2, K::AvSrc, 4, T::B32, A::R, ALIGN | BAD_SGPR, 9),
+    o(
+        F::Src2,
+        K::AvSrc,
+        4,
+        T::B32,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        9,
+    ),
 ];
 static O136: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 32, T::None, A::W, ALIGN | ALIGN_ACC, 10),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src2, K::AvSrc, 32, T::B32, A::R, ALIGN | BAD_SGPR, 10),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src2,
+        K::AvSrc,
+        32,
+        T::B32,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        10,
+    ),
 ];
 static O137: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 15),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        4,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        15,
+    ),
     o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 7),
 ];
 static O138: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 16, T::None, A::W, ALIGN | ALIGN_ACC, 18),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 4, T::Reg, A::R, ALIGN | BAD_SGPR, 15),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        4,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        15,
+    ),
     o(F::Src2, K::VSrc, 1, T::Reg, A::R, BAD_LDS | BAD_SGPR, 7),
 ];
 static O139: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 8, T::None, A::W, ALIGN | ALIGN_ACC, 14),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src2, K::AvSrc, 8, T::I64, A::R, ALIGN | BAD_SGPR, 14),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src2,
+        K::AvSrc,
+        8,
+        T::I64,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        14,
+    ),
 ];
 static O140: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 3),
-    o(F::Src0, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src1, K::AvSrc, 2, T::Reg, A::R, ALIGN | BAD_SGPR, 13),
-    o(F::Src2, K::AvSrc, 2, T::I64, A::R, ALIGN | BAD_SGPR, 3),
+    o(
+        F::Src0,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src1,
+        K::AvSrc,
+        2,
+        T::Reg,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        13,
+    ),
+    o(
+        F::Src2,
+        K::AvSrc,
+        2,
+        T::I64,
+        A::R,
+        ALIGN | ALIGN_ACC | BAD_SGPR,
+        3,
+    ),
 ];
 static O141: [OperandSpec; 4] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
@@ -863,213 +1039,218 @@ static O165: [OperandSpec; 3] = [
     o(F::Src0, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Vsrc1, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O166: [OperandSpec; 1] = [o(F::Implicit, K::Unknown, 0, T::None, A::R, 0, 255)];
-static O167: [OperandSpec; 2] = [
+static O166: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
     o(F::Src0, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O168: [OperandSpec; 2] = [
+static O167: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
     o(F::Src0, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
 ];
-static O169: [OperandSpec; 2] = [
+static O168: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O170: [OperandSpec; 2] = [
+static O169: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 1, T::None, A::W, 0, 255),
+    o(F::Src0, K::VReg, 1, T::None, A::R, ABS | NEG, 255),
+];
+static O170: [OperandSpec; 2] = [
+    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VReg, 1, T::None, A::R, ABS | NEG, 255),
 ];
 static O171: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
-    o(F::Src0, K::VReg, 1, T::None, A::R, ABS | NEG, 255),
+    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
 ];
 static O172: [OperandSpec; 2] = [
     o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
-    o(F::Src0, K::VReg, 2, T::None, A::R, ABS | ALIGN | NEG, 3),
-];
-static O173: [OperandSpec; 2] = [
-    o(F::Vdst, K::VReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Src0, K::VReg, 2, T::None, A::R, ALIGN, 3),
 ];
-static O174: [OperandSpec; 2] = [
+static O173: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
-static O175: [OperandSpec; 3] = [
+static O174: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Data1, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
-static O176: [OperandSpec; 1] = [o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255)];
-static O177: [OperandSpec; 3] = [
+static O175: [OperandSpec; 1] = [o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255)];
+static O176: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
+];
+static O177: [OperandSpec; 4] = [
+    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
+    o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
+    o(F::Data1, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
 static O178: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-    o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
-    o(F::Data1, K::AvReg, 1, T::None, A::R, 0, 255),
-];
-static O179: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Data1, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
-static O180: [OperandSpec; 2] = [
+static O179: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O181: [OperandSpec; 2] = [
+static O180: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O182: [OperandSpec; 2] = [
+static O181: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
 ];
-static O183: [OperandSpec; 3] = [
+static O182: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
-static O184: [OperandSpec; 3] = [
+static O183: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
+];
+static O184: [OperandSpec; 4] = [
+    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
+    o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
+    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
+    o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
 static O185: [OperandSpec; 4] = [
-    o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
-    o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
-    o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
-    o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
-];
-static O186: [OperandSpec; 4] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN, 9),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Data1, K::AvReg, 2, T::None, A::R, ALIGN, 3),
 ];
-static O187: [OperandSpec; 2] = [
+static O186: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O188: [OperandSpec; 1] = [o(F::Addr, K::AvReg, 1, T::None, A::R, 0, 255)];
-static O189: [OperandSpec; 1] = [o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255)];
-static O190: [OperandSpec; 2] = [
+static O187: [OperandSpec; 1] = [o(F::Addr, K::AvReg, 1, T::None, A::R, 0, 255)];
+static O188: [OperandSpec; 1] = [o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255)];
+static O189: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
 ];
-static O191: [OperandSpec; 2] = [
+static O190: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data0, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
 ];
-static O192: [OperandSpec; 2] = [
+static O191: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
 ];
-static O193: [OperandSpec; 2] = [
+static O192: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
-static O194: [OperandSpec; 2] = [
+static O193: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
-static O195: [OperandSpec; 2] = [
+static O194: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
-static O196: [OperandSpec; 2] = [
+static O195: [OperandSpec; 2] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
 ];
-static O197: [OperandSpec; 2] = [
+static O196: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
 ];
-static O198: [OperandSpec; 2] = [
+static O197: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
 ];
-static O199: [OperandSpec; 2] = [
+static O198: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
 ];
-static O200: [OperandSpec; 2] = [
+static O199: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
 ];
-static O201: [OperandSpec; 3] = [
+static O200: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
+    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
+];
+static O201: [OperandSpec; 3] = [
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
 static O202: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
-    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-];
-static O203: [OperandSpec; 3] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
-    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
-static O204: [OperandSpec; 3] = [
+static O203: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
-static O205: [OperandSpec; 3] = [
+static O204: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O206: [OperandSpec; 3] = [
+static O205: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O207: [OperandSpec; 3] = [
+static O206: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O208: [OperandSpec; 3] = [
+static O207: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O209: [OperandSpec; 3] = [
+static O208: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O210: [OperandSpec; 3] = [
+static O209: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O211: [OperandSpec; 3] = [
+static O210: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O212: [OperandSpec; 3] = [
+static O211: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
 ];
-static O213: [OperandSpec; 2] = [
+static O212: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN, 3),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O214: [OperandSpec; 4] = [
+static O213: [OperandSpec; 4] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
+    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
+    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
+];
+static O214: [OperandSpec; 4] = [
+    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
+    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
 ];
@@ -1077,151 +1258,145 @@ static O215: [OperandSpec; 4] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
-    o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
-];
-static O216: [OperandSpec; 4] = [
-    o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
-    o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
-    o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
-static O217: [OperandSpec; 4] = [
+static O216: [OperandSpec; 4] = [
     o(F::Addr, K::VReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 3),
     o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Saddr, K::SReg, 1, T::None, A::R, BAD_EXEC, 17),
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN, 3),
 ];
-static O218: [OperandSpec; 3] = [
+static O217: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O219: [OperandSpec; 3] = [
+static O218: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O220: [OperandSpec; 3] = [
+static O219: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O221: [OperandSpec; 3] = [
+static O220: [OperandSpec; 3] = [
     o(F::Vdst, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O222: [OperandSpec; 3] = [
+static O221: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O223: [OperandSpec; 3] = [
+static O222: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O224: [OperandSpec; 3] = [
+static O223: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O225: [OperandSpec; 3] = [
+static O224: [OperandSpec; 3] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Data, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O226: [OperandSpec; 2] = [
+static O225: [OperandSpec; 2] = [
     o(F::Addr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Saddr, K::SReg, 1, T::None, A::R, 0, 255),
 ];
-static O227: [OperandSpec; 4] = [
+static O226: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 1, T::None, A::W, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O228: [OperandSpec; 4] = [
+static O227: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 2, T::None, A::W, ALIGN | ALIGN_ACC, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O229: [OperandSpec; 4] = [
+static O228: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 3, T::None, A::W, ALIGN | ALIGN_ACC, 16),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O230: [OperandSpec; 4] = [
+static O229: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 4, T::None, A::W, ALIGN | ALIGN_ACC, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O231: [OperandSpec; 4] = [
+static O230: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 1, T::None, A::R, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O232: [OperandSpec; 4] = [
+static O231: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 2, T::None, A::R, ALIGN | ALIGN_ACC, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O233: [OperandSpec; 4] = [
+static O232: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 3, T::None, A::R, ALIGN | ALIGN_ACC, 16),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O234: [OperandSpec; 4] = [
+static O233: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 4, T::None, A::R, ALIGN | ALIGN_ACC, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O235: [OperandSpec; 4] = [
+static O234: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 1, T::None, A::RW, 0, 255),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O236: [OperandSpec; 4] = [
+static O235: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 2, T::None, A::RW, ALIGN | ALIGN_ACC, 13),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O237: [OperandSpec; 4] = [
+static O236: [OperandSpec; 4] = [
     o(F::Vdata, K::AvReg, 4, T::None, A::RW, ALIGN | ALIGN_ACC, 15),
     o(F::Implicit, K::Off, 0, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 4, T::None, A::R, 0, 255),
     o(F::Soffset, K::SSrc, 1, T::B32, A::R, BAD_LDS, 0),
 ];
-static O238: [OperandSpec; 3] = [
+static O237: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 1, T::None, A::W, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O239: [OperandSpec; 3] = [
+static O238: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O240: [OperandSpec; 3] = [
+static O239: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 1, T::None, A::RW, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O241: [OperandSpec; 3] = [
+static O240: [OperandSpec; 3] = [
     o(F::Vdata, K::VReg, 2, T::None, A::RW, ALIGN | ALIGN_ACC, 13),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
 ];
-static O242: [OperandSpec; 4] = [
+static O241: [OperandSpec; 4] = [
     o(F::Vdata, K::VReg, 4, T::None, A::W, 0, 255),
     o(F::Vaddr, K::VReg, 1, T::None, A::R, 0, 255),
     o(F::Srsrc, K::SRegX4, 8, T::None, A::R, 0, 255),
@@ -1229,7 +1404,7 @@ static O242: [OperandSpec; 4] = [
 ];
 
 /// Every opcode, all targets.
-pub(crate) static OPS: [OpInfo; 1927] = [
+pub(crate) static OPS: [OpInfo; 1924] = [
     OpInfo {
         name: "s_add_u32",
         enc: E::Sop2,
@@ -5576,8 +5751,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5602,8 +5777,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O85,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5628,8 +5803,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5849,8 +6024,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5862,8 +6037,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5875,8 +6050,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5888,8 +6063,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5901,8 +6076,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5914,8 +6089,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5927,8 +6102,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5940,8 +6115,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5953,8 +6128,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5966,8 +6141,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5979,8 +6154,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -5992,8 +6167,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6005,8 +6180,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6018,8 +6193,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6031,8 +6206,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6044,8 +6219,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O86,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6265,8 +6440,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6278,8 +6453,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6291,8 +6466,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6304,8 +6479,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6317,8 +6492,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6330,8 +6505,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6343,8 +6518,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6356,8 +6531,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6369,8 +6544,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6382,8 +6557,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6395,8 +6570,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6408,8 +6583,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6421,8 +6596,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6434,8 +6609,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6447,8 +6622,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6460,8 +6635,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6681,8 +6856,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6694,8 +6869,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6707,8 +6882,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6720,8 +6895,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6733,8 +6908,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6746,8 +6921,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6759,8 +6934,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6772,8 +6947,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6785,8 +6960,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6798,8 +6973,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6811,8 +6986,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6824,8 +6999,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6837,8 +7012,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6850,8 +7025,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6863,8 +7038,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -6876,8 +7051,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O87,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7097,8 +7272,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7110,8 +7285,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7123,8 +7298,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7136,8 +7311,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7149,8 +7324,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7162,8 +7337,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7175,8 +7350,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7188,8 +7363,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7201,8 +7376,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7214,8 +7389,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7227,8 +7402,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7240,8 +7415,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7253,8 +7428,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7266,8 +7441,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7279,8 +7454,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7292,8 +7467,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O88,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7513,8 +7688,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7526,8 +7701,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7539,8 +7714,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7552,8 +7727,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7565,8 +7740,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7578,8 +7753,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7591,8 +7766,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7604,8 +7779,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7617,8 +7792,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7630,8 +7805,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7643,8 +7818,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7656,8 +7831,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7669,8 +7844,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7682,8 +7857,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7695,8 +7870,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7708,8 +7883,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O84,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7929,8 +8104,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7942,8 +8117,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7955,8 +8130,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7968,8 +8143,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7981,8 +8156,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -7994,8 +8169,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8007,8 +8182,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8020,8 +8195,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8033,8 +8208,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8046,8 +8221,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8059,8 +8234,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8072,8 +8247,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8085,8 +8260,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8098,8 +8273,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8111,8 +8286,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8124,8 +8299,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O89,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x0], [0x0, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8147,8 +8322,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O90,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8170,8 +8345,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O91,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8193,8 +8368,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O90,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8600, 0xd8000000], [0x8600, 0xd8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8366,8 +8541,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8379,8 +8554,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8392,8 +8567,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8405,8 +8580,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8418,8 +8593,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8431,8 +8606,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8444,8 +8619,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8457,8 +8632,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8470,8 +8645,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8483,8 +8658,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8496,8 +8671,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8509,8 +8684,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8522,8 +8697,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8535,8 +8710,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8548,8 +8723,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8561,8 +8736,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8734,8 +8909,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8747,8 +8922,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8760,8 +8935,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8773,8 +8948,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8786,8 +8961,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8799,8 +8974,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8812,8 +8987,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8825,8 +9000,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8838,8 +9013,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8851,8 +9026,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8864,8 +9039,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8877,8 +9052,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8890,8 +9065,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8903,8 +9078,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8916,8 +9091,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -8929,8 +9104,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O92,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9102,8 +9277,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9115,8 +9290,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9128,8 +9303,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9141,8 +9316,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9154,8 +9329,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9167,8 +9342,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9180,8 +9355,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9193,8 +9368,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9206,8 +9381,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9219,8 +9394,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9232,8 +9407,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9245,8 +9420,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9258,8 +9433,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9271,8 +9446,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9284,8 +9459,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9297,8 +9472,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O93,
         flags: [
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CLAMP | CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
+            CLAMP | READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x400, 0x98000000], [0x400, 0x98000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9470,8 +9645,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9483,8 +9658,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9496,8 +9671,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9509,8 +9684,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9522,8 +9697,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9535,8 +9710,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9548,8 +9723,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9561,8 +9736,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9574,8 +9749,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9587,8 +9762,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9600,8 +9775,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9613,8 +9788,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9626,8 +9801,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9639,8 +9814,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9652,8 +9827,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9665,8 +9840,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O94,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9838,8 +10013,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9851,8 +10026,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9864,8 +10039,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9877,8 +10052,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9890,8 +10065,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9903,8 +10078,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9916,8 +10091,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9929,8 +10104,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9942,8 +10117,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9955,8 +10130,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9968,8 +10143,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9981,8 +10156,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -9994,8 +10169,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10007,8 +10182,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10020,8 +10195,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10033,8 +10208,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O95,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10206,8 +10381,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10219,8 +10394,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10232,8 +10407,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10245,8 +10420,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10258,8 +10433,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10271,8 +10446,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10284,8 +10459,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10297,8 +10472,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10310,8 +10485,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10323,8 +10498,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10336,8 +10511,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10349,8 +10524,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10362,8 +10537,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10375,8 +10550,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10388,8 +10563,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -10401,8 +10576,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O96,
         flags: [
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
-            CMPX | READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
+            READS_EXEC | VALU | WRITES_EXEC,
         ],
         zero: [[0x8700, 0xf8000000], [0x8700, 0xf8000000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -15110,16 +15285,6 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "v_nop",
-        enc: E::Vop1Sdwa,
-        code: 0x0,
-        targets: 3,
-        operands: &O31,
-        flags: [VALU, VALU],
-        zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
-        one: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
         name: "v_mov_b32_sdwa",
         enc: E::Vop1Sdwa,
         code: 0x1,
@@ -15562,16 +15727,6 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
-        name: "v_clrexcp",
-        enc: E::Vop1Sdwa,
-        code: 0x35,
-        targets: 3,
-        operands: &O31,
-        flags: [READS_EXEC | VALU, READS_EXEC | VALU],
-        zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
-        one: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
         name: "v_screen_partition_4se_b32_sdwa",
         enc: E::Vop1Sdwa,
         code: 0x37,
@@ -15943,8 +16098,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O153,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -15969,8 +16124,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O153,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30080000], [0x0, 0x30080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16190,8 +16345,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16203,8 +16358,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16216,8 +16371,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16229,8 +16384,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16242,8 +16397,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16255,8 +16410,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16268,8 +16423,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16281,8 +16436,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16294,8 +16449,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16307,8 +16462,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16320,8 +16475,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16333,8 +16488,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16346,8 +16501,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16359,8 +16514,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16372,8 +16527,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16385,8 +16540,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16606,8 +16761,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16619,8 +16774,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16632,8 +16787,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16645,8 +16800,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16658,8 +16813,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16671,8 +16826,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16684,8 +16839,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16697,8 +16852,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16710,8 +16865,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16723,8 +16878,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16736,8 +16891,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16749,8 +16904,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16762,8 +16917,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16775,8 +16930,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16788,8 +16943,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -16801,8 +16956,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O154,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x8080000], [0x0, 0x8080000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17022,8 +17177,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17035,8 +17190,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17048,8 +17203,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17061,8 +17216,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17074,8 +17229,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17087,8 +17242,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17100,8 +17255,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17113,8 +17268,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17126,8 +17281,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17139,8 +17294,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17152,8 +17307,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17165,8 +17320,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17178,8 +17333,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17191,8 +17346,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17204,8 +17359,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17217,8 +17372,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O155,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17438,8 +17593,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17451,8 +17606,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17464,8 +17619,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17477,8 +17632,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17490,8 +17645,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17503,8 +17658,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17516,8 +17671,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17529,8 +17684,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17542,8 +17697,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17555,8 +17710,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17568,8 +17723,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17581,8 +17736,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17594,8 +17749,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17607,8 +17762,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17620,8 +17775,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -17633,8 +17788,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O156,
         flags: [
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
-            CMPX | READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
+            READS_EXEC | SRC0_SEL | SRC1_SEL | VALU | WRITES_EXEC | WRITES_VCC,
         ],
         zero: [[0x0, 0x30300000], [0x0, 0x30300000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18242,9 +18397,9 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x0,
         targets: 3,
-        operands: &O166,
+        operands: &O31,
         flags: [VALU, VALU],
-        zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
+        zero: [[0x1fe0000, 0xf00000], [0x1fe0000, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
@@ -18252,7 +18407,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18262,7 +18417,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3,
         targets: 3,
-        operands: &O168,
+        operands: &O167,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18272,7 +18427,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4,
         targets: 3,
-        operands: &O169,
+        operands: &O168,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18282,7 +18437,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x5,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18292,7 +18447,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x6,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18302,7 +18457,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x7,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18312,7 +18467,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x8,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18322,7 +18477,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0xa,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18332,7 +18487,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0xb,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18342,7 +18497,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0xc,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18352,7 +18507,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0xd,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18362,7 +18517,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0xe,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18372,7 +18527,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0xf,
         targets: 3,
-        operands: &O168,
+        operands: &O167,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18382,7 +18537,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x10,
         targets: 3,
-        operands: &O171,
+        operands: &O170,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18392,7 +18547,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x11,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18402,7 +18557,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x12,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18412,7 +18567,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x13,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18422,7 +18577,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x14,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18432,7 +18587,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x15,
         targets: 3,
-        operands: &O168,
+        operands: &O167,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18442,7 +18597,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x16,
         targets: 3,
-        operands: &O169,
+        operands: &O168,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18452,7 +18607,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x17,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18462,7 +18617,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x18,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18472,7 +18627,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x19,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18482,7 +18637,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1a,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18492,7 +18647,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1b,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18502,7 +18657,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1c,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18512,7 +18667,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1d,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18522,7 +18677,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1e,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18532,7 +18687,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x1f,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18542,7 +18697,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x20,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18552,7 +18707,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x21,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18562,7 +18717,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x22,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18572,7 +18727,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x23,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18582,7 +18737,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x24,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18592,7 +18747,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x25,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18602,7 +18757,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x26,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18612,7 +18767,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x27,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18622,7 +18777,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x28,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18632,7 +18787,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x29,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18642,7 +18797,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x2a,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18652,7 +18807,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x2b,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18662,7 +18817,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x2c,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18672,7 +18827,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x2d,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18682,7 +18837,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x2e,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18692,7 +18847,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x2f,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18702,7 +18857,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x30,
         targets: 3,
-        operands: &O168,
+        operands: &O167,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18712,7 +18867,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x31,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18722,7 +18877,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x32,
         targets: 3,
-        operands: &O172,
+        operands: &O171,
         flags: [DPP_DP | READS_EXEC | VALU, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18732,7 +18887,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x33,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18742,19 +18897,9 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x34,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
-        one: [[0x0, 0x0], [0x0, 0x0]],
-    },
-    OpInfo {
-        name: "v_clrexcp",
-        enc: E::Vop1Dpp,
-        code: 0x35,
-        targets: 3,
-        operands: &O31,
-        flags: [READS_EXEC | VALU, READS_EXEC | VALU],
-        zero: [[0x1fe0000, 0x0], [0x1fe0000, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
     },
     OpInfo {
@@ -18762,7 +18907,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x37,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18772,7 +18917,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x38,
         targets: 2,
-        operands: &O173,
+        operands: &O172,
         flags: [0, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18782,7 +18927,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x39,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18792,7 +18937,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3a,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18802,7 +18947,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3b,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18812,7 +18957,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3c,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18822,7 +18967,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3d,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18832,7 +18977,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3e,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18842,7 +18987,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x3f,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18852,7 +18997,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x40,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18862,7 +19007,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x41,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18872,7 +19017,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x42,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18882,7 +19027,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x43,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18892,7 +19037,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x44,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18902,7 +19047,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x45,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18912,7 +19057,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x46,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18922,7 +19067,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x47,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18932,7 +19077,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x48,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18942,7 +19087,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x49,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18952,7 +19097,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4a,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18962,7 +19107,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4b,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18972,7 +19117,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4c,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18982,7 +19127,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4d,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -18992,7 +19137,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4e,
         targets: 3,
-        operands: &O170,
+        operands: &O169,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xc00000], [0x0, 0xc00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19002,7 +19147,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x4f,
         targets: 3,
-        operands: &O167,
+        operands: &O166,
         flags: [READS_EXEC | VALU, READS_EXEC | VALU],
         zero: [[0x0, 0xf00000], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19012,7 +19157,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x54,
         targets: 2,
-        operands: &O167,
+        operands: &O166,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19022,7 +19167,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x55,
         targets: 2,
-        operands: &O167,
+        operands: &O166,
         flags: [0, READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19032,7 +19177,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x56,
         targets: 2,
-        operands: &O169,
+        operands: &O168,
         flags: [0, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19042,7 +19187,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Vop1Dpp,
         code: 0x57,
         targets: 2,
-        operands: &O169,
+        operands: &O168,
         flags: [0, DPP_DP | READS_EXEC | VALU],
         zero: [[0x0, 0x0], [0x0, 0xf00000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19052,7 +19197,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x0,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19065,7 +19210,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x1,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19078,7 +19223,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19091,7 +19236,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19104,7 +19249,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19117,7 +19262,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x5,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19130,7 +19275,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19143,7 +19288,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x7,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19156,7 +19301,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x8,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19169,7 +19314,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x9,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19182,7 +19327,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xa,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19195,7 +19340,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xb,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19208,7 +19353,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xc,
         targets: 3,
-        operands: &O175,
+        operands: &O174,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19221,7 +19366,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xd,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -19234,7 +19379,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xe,
         targets: 3,
-        operands: &O175,
+        operands: &O174,
         flags: [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
@@ -19247,7 +19392,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xf,
         targets: 3,
-        operands: &O175,
+        operands: &O174,
         flags: [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
@@ -19260,7 +19405,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x10,
         targets: 3,
-        operands: &O175,
+        operands: &O174,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19273,7 +19418,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x11,
         targets: 3,
-        operands: &O175,
+        operands: &O174,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19286,7 +19431,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x12,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19299,7 +19444,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x13,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19322,7 +19467,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x15,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19335,7 +19480,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x17,
         targets: 2,
-        operands: &O174,
+        operands: &O173,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xffff0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19345,7 +19490,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x18,
         targets: 2,
-        operands: &O174,
+        operands: &O173,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xffff0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -19355,7 +19500,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x1d,
         targets: 3,
-        operands: &O176,
+        operands: &O175,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | READS_M0 | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | READS_M0 | STORE,
@@ -19368,7 +19513,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x1e,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -19381,7 +19526,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x1f,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -19394,7 +19539,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x20,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19407,7 +19552,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x21,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19420,7 +19565,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x22,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19433,7 +19578,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x23,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19446,7 +19591,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x24,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19459,7 +19604,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x25,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19472,7 +19617,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x26,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19485,7 +19630,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x27,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19498,7 +19643,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x28,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19511,7 +19656,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x29,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19524,7 +19669,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2a,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19537,7 +19682,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2b,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19550,7 +19695,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2c,
         targets: 3,
-        operands: &O178,
+        operands: &O177,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19563,7 +19708,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2d,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19576,7 +19721,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2e,
         targets: 3,
-        operands: &O179,
+        operands: &O178,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
@@ -19589,7 +19734,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x2f,
         targets: 3,
-        operands: &O179,
+        operands: &O178,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
@@ -19602,7 +19747,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x30,
         targets: 3,
-        operands: &O178,
+        operands: &O177,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19615,7 +19760,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x31,
         targets: 3,
-        operands: &O178,
+        operands: &O177,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19628,7 +19773,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x32,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19641,7 +19786,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x33,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19654,7 +19799,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x34,
         targets: 3,
-        operands: &O178,
+        operands: &O177,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19667,7 +19812,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x35,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19680,7 +19825,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x36,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -19693,7 +19838,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x37,
         targets: 3,
-        operands: &O181,
+        operands: &O180,
         flags: [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
@@ -19706,7 +19851,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x38,
         targets: 3,
-        operands: &O181,
+        operands: &O180,
         flags: [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
@@ -19719,7 +19864,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x39,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -19732,7 +19877,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3a,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -19745,7 +19890,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3b,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -19758,7 +19903,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3c,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -19771,7 +19916,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3d,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | READS_EXEC | SWIZZLE,
             LGKM_CNT | READS_EXEC | SWIZZLE,
@@ -19784,7 +19929,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3e,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC,
             LGKM_CNT | OFFSET | READS_EXEC,
@@ -19797,7 +19942,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x3f,
         targets: 3,
-        operands: &O177,
+        operands: &O176,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC,
             LGKM_CNT | OFFSET | READS_EXEC,
@@ -19810,7 +19955,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x40,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19823,7 +19968,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x41,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19836,7 +19981,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x42,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19849,7 +19994,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x43,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19862,7 +20007,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x44,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19875,7 +20020,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x45,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19888,7 +20033,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x46,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19901,7 +20046,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x47,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19914,7 +20059,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x48,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19927,7 +20072,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x49,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19940,7 +20085,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4a,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19953,7 +20098,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4b,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19966,7 +20111,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4c,
         targets: 3,
-        operands: &O183,
+        operands: &O182,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -19979,7 +20124,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4d,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -19992,7 +20137,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4e,
         targets: 3,
-        operands: &O183,
+        operands: &O182,
         flags: [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
@@ -20005,7 +20150,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x4f,
         targets: 3,
-        operands: &O183,
+        operands: &O182,
         flags: [
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
             LGKM_CNT | OFFSET01 | READS_EXEC | STORE,
@@ -20018,7 +20163,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x50,
         targets: 3,
-        operands: &O183,
+        operands: &O182,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20031,7 +20176,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x51,
         targets: 3,
-        operands: &O183,
+        operands: &O182,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20044,7 +20189,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x52,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20057,7 +20202,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x53,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20070,7 +20215,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x54,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -20083,7 +20228,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x55,
         targets: 3,
-        operands: &O174,
+        operands: &O173,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -20096,7 +20241,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x56,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20109,7 +20254,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x57,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20122,7 +20267,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x58,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20135,7 +20280,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x59,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20148,7 +20293,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x5a,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20161,7 +20306,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x5b,
         targets: 3,
-        operands: &O180,
+        operands: &O179,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20174,7 +20319,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x5c,
         targets: 3,
-        operands: &O182,
+        operands: &O181,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20187,7 +20332,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x60,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20200,7 +20345,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x61,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20213,7 +20358,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x62,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20226,7 +20371,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x63,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20239,7 +20384,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x64,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20252,7 +20397,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x65,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20265,7 +20410,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x66,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20278,7 +20423,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x67,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20291,7 +20436,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x68,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20304,7 +20449,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x69,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20317,7 +20462,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6a,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20330,7 +20475,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6b,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20343,7 +20488,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6c,
         targets: 3,
-        operands: &O185,
+        operands: &O184,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20356,7 +20501,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6d,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20369,7 +20514,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6e,
         targets: 3,
-        operands: &O186,
+        operands: &O185,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
@@ -20382,7 +20527,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x6f,
         targets: 3,
-        operands: &O186,
+        operands: &O185,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET01 | READS_EXEC,
@@ -20395,7 +20540,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x70,
         targets: 3,
-        operands: &O185,
+        operands: &O184,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20408,7 +20553,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x71,
         targets: 3,
-        operands: &O185,
+        operands: &O184,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20421,7 +20566,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x72,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20434,7 +20579,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x73,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20447,7 +20592,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x76,
         targets: 3,
-        operands: &O181,
+        operands: &O180,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20460,7 +20605,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x77,
         targets: 3,
-        operands: &O187,
+        operands: &O186,
         flags: [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
@@ -20473,7 +20618,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x78,
         targets: 3,
-        operands: &O187,
+        operands: &O186,
         flags: [
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET01 | READS_EXEC,
@@ -20486,7 +20631,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x7c,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20499,7 +20644,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x7e,
         targets: 3,
-        operands: &O184,
+        operands: &O183,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC,
@@ -20514,8 +20659,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O31,
         flags: [
-            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
-            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
         ],
         zero: [[0x2000000, 0xffffffff], [0x2000000, 0xffffffff]],
         one: [[0x10000, 0x0], [0x10000, 0x0]],
@@ -20525,7 +20670,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x99,
         targets: 3,
-        operands: &O188,
+        operands: &O187,
         flags: [
             ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
@@ -20540,8 +20685,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O31,
         flags: [
-            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
-            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
         ],
         zero: [[0x2000000, 0xffffffff], [0x2000000, 0xffffffff]],
         one: [[0x10000, 0x0], [0x10000, 0x0]],
@@ -20551,7 +20696,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x9b,
         targets: 3,
-        operands: &O188,
+        operands: &O187,
         flags: [
             ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
@@ -20566,8 +20711,8 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         targets: 3,
         operands: &O31,
         flags: [
-            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
-            ATOMIC | GDS | LGKM_CNT | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
+            ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
         ],
         zero: [[0x2000000, 0xffffffff], [0x2000000, 0xffffffff]],
         one: [[0x10000, 0x0], [0x10000, 0x0]],
@@ -20577,7 +20722,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0x9d,
         targets: 3,
-        operands: &O188,
+        operands: &O187,
         flags: [
             ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | GDS | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
@@ -20590,7 +20735,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xb6,
         targets: 3,
-        operands: &O189,
+        operands: &O188,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0,
@@ -20603,7 +20748,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xb7,
         targets: 2,
-        operands: &O177,
+        operands: &O176,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xff0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -20613,7 +20758,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xb8,
         targets: 2,
-        operands: &O177,
+        operands: &O176,
         flags: [0, ATOMIC | LGKM_CNT | OFFSET | READS_EXEC],
         zero: [[0x0, 0x0], [0x0, 0xff0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -20623,7 +20768,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xbd,
         targets: 3,
-        operands: &O189,
+        operands: &O188,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
@@ -20636,7 +20781,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xbe,
         targets: 3,
-        operands: &O189,
+        operands: &O188,
         flags: [
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
             ATOMIC | LGKM_CNT | OFFSET | READS_EXEC | READS_M0,
@@ -20649,7 +20794,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xde,
         targets: 3,
-        operands: &O190,
+        operands: &O189,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -20662,7 +20807,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xdf,
         targets: 3,
-        operands: &O191,
+        operands: &O190,
         flags: [
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
             LGKM_CNT | OFFSET | READS_EXEC | STORE,
@@ -20675,7 +20820,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xfe,
         targets: 3,
-        operands: &O192,
+        operands: &O191,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20688,7 +20833,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Ds,
         code: 0xff,
         targets: 3,
-        operands: &O187,
+        operands: &O186,
         flags: [
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
             LGKM_CNT | LOAD | OFFSET | READS_EXEC,
@@ -20701,7 +20846,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x10,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20714,7 +20859,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x11,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20727,7 +20872,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x12,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20740,7 +20885,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x13,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20753,7 +20898,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x14,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20766,7 +20911,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x15,
         targets: 3,
-        operands: &O194,
+        operands: &O193,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20779,7 +20924,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x16,
         targets: 3,
-        operands: &O195,
+        operands: &O194,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20792,7 +20937,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x17,
         targets: 3,
-        operands: &O196,
+        operands: &O195,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20805,7 +20950,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x18,
         targets: 3,
-        operands: &O197,
+        operands: &O196,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20818,7 +20963,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x19,
         targets: 3,
-        operands: &O197,
+        operands: &O196,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20831,7 +20976,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x1a,
         targets: 3,
-        operands: &O197,
+        operands: &O196,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20844,7 +20989,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x1b,
         targets: 3,
-        operands: &O197,
+        operands: &O196,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20857,7 +21002,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x1c,
         targets: 3,
-        operands: &O197,
+        operands: &O196,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20870,7 +21015,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x1d,
         targets: 3,
-        operands: &O198,
+        operands: &O197,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20883,7 +21028,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x1e,
         targets: 3,
-        operands: &O199,
+        operands: &O198,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20896,7 +21041,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x1f,
         targets: 3,
-        operands: &O200,
+        operands: &O199,
         flags: [
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | LGKM_CNT | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -20909,7 +21054,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x20,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20922,7 +21067,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x21,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20935,7 +21080,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x22,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20948,7 +21093,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x23,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20961,7 +21106,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x24,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20974,7 +21119,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x25,
         targets: 3,
-        operands: &O193,
+        operands: &O192,
         flags: [
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -20987,7 +21132,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x40,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21000,7 +21145,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x41,
         targets: 3,
-        operands: &O202,
+        operands: &O201,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21013,7 +21158,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x42,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21026,7 +21171,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x43,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21039,7 +21184,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x44,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21052,7 +21197,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x45,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21065,7 +21210,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x46,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21078,7 +21223,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x47,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21091,7 +21236,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x48,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21104,7 +21249,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x49,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21117,7 +21262,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x4a,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21130,7 +21275,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x4b,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21143,7 +21288,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x4c,
         targets: 3,
-        operands: &O201,
+        operands: &O200,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21156,7 +21301,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x4d,
         targets: 2,
-        operands: &O201,
+        operands: &O200,
         flags: [
             0,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21169,7 +21314,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x4e,
         targets: 2,
-        operands: &O201,
+        operands: &O200,
         flags: [
             0,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21182,10 +21327,27 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x4f,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC
+                | GLC
+                | LGKM_CNT
+                | OFFSET
+                | READS_EXEC
+                | RTN_ACC_SCC_BAD
+                | RTN_GLC
+                | SLC
+                | VM_CNT,
+            ATOMIC
+                | GLC
+                | LGKM_CNT
+                | OFFSET
+                | READS_EXEC
+                | RTN_ACC_SCC_BAD
+                | RTN_GLC
+                | SCC
+                | SLC
+                | VM_CNT,
         ],
         zero: [[0x2002000, 0x7f0000], [0x2000, 0x7f0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21195,10 +21357,27 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x50,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC
+                | GLC
+                | LGKM_CNT
+                | OFFSET
+                | READS_EXEC
+                | RTN_ACC_SCC_BAD
+                | RTN_GLC
+                | SLC
+                | VM_CNT,
+            ATOMIC
+                | GLC
+                | LGKM_CNT
+                | OFFSET
+                | READS_EXEC
+                | RTN_ACC_SCC_BAD
+                | RTN_GLC
+                | SCC
+                | SLC
+                | VM_CNT,
         ],
         zero: [[0x2002000, 0x7f0000], [0x2000, 0x7f0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21208,10 +21387,27 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x51,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC
+                | GLC
+                | LGKM_CNT
+                | OFFSET
+                | READS_EXEC
+                | RTN_ACC_SCC_BAD
+                | RTN_GLC
+                | SLC
+                | VM_CNT,
+            ATOMIC
+                | GLC
+                | LGKM_CNT
+                | OFFSET
+                | READS_EXEC
+                | RTN_ACC_SCC_BAD
+                | RTN_GLC
+                | SCC
+                | SLC
+                | VM_CNT,
         ],
         zero: [[0x2002000, 0x7f0000], [0x2000, 0x7f0000]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21221,7 +21417,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x52,
         targets: 2,
-        operands: &O201,
+        operands: &O200,
         flags: [
             0,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21234,7 +21430,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x60,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21247,7 +21443,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x61,
         targets: 3,
-        operands: &O204,
+        operands: &O203,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21260,7 +21456,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x62,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21273,7 +21469,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x63,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21286,7 +21482,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x64,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21299,7 +21495,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x65,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21312,7 +21508,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x66,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21325,7 +21521,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x67,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21338,7 +21534,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x68,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21351,7 +21547,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x69,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21364,7 +21560,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x6a,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21377,7 +21573,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x6b,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21390,7 +21586,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Flat,
         code: 0x6c,
         targets: 3,
-        operands: &O203,
+        operands: &O202,
         flags: [
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | LGKM_CNT | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21403,7 +21599,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x10,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21416,7 +21612,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x11,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21429,7 +21625,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x12,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21442,7 +21638,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x13,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21455,7 +21651,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x14,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21468,7 +21664,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x15,
         targets: 3,
-        operands: &O206,
+        operands: &O205,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21481,7 +21677,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x16,
         targets: 3,
-        operands: &O207,
+        operands: &O206,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21494,7 +21690,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x17,
         targets: 3,
-        operands: &O208,
+        operands: &O207,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21507,7 +21703,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x18,
         targets: 3,
-        operands: &O209,
+        operands: &O208,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21520,7 +21716,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x19,
         targets: 3,
-        operands: &O209,
+        operands: &O208,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21533,7 +21729,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x1a,
         targets: 3,
-        operands: &O209,
+        operands: &O208,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21546,7 +21742,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x1b,
         targets: 3,
-        operands: &O209,
+        operands: &O208,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21559,7 +21755,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x1c,
         targets: 3,
-        operands: &O209,
+        operands: &O208,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21572,7 +21768,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x1d,
         targets: 3,
-        operands: &O210,
+        operands: &O209,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21585,7 +21781,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x1e,
         targets: 3,
-        operands: &O211,
+        operands: &O210,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21598,7 +21794,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x1f,
         targets: 3,
-        operands: &O212,
+        operands: &O211,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -21611,7 +21807,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x20,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21624,7 +21820,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x21,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21637,7 +21833,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x22,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21650,7 +21846,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x23,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21663,7 +21859,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x24,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21676,7 +21872,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x25,
         targets: 3,
-        operands: &O205,
+        operands: &O204,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -21689,7 +21885,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x26,
         targets: 2,
-        operands: &O213,
+        operands: &O212,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -21702,7 +21898,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x27,
         targets: 2,
-        operands: &O213,
+        operands: &O212,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -21715,7 +21911,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x28,
         targets: 2,
-        operands: &O213,
+        operands: &O212,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -21728,7 +21924,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x29,
         targets: 2,
-        operands: &O213,
+        operands: &O212,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -21741,7 +21937,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x2a,
         targets: 2,
-        operands: &O213,
+        operands: &O212,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -21754,7 +21950,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x40,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21767,7 +21963,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x41,
         targets: 3,
-        operands: &O215,
+        operands: &O214,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21780,7 +21976,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x42,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21793,7 +21989,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x43,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21806,7 +22002,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x44,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21819,7 +22015,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x45,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21832,7 +22028,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x46,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21845,7 +22041,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x47,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21858,7 +22054,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x48,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21871,7 +22067,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x49,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21884,7 +22080,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x4a,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21897,7 +22093,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x4b,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21910,7 +22106,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x4c,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -21923,10 +22119,10 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x4d,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | RTN_NO_ACC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21936,10 +22132,10 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x4e,
         targets: 3,
-        operands: &O214,
+        operands: &O213,
         flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | RTN_NO_ACC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21949,10 +22145,10 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x4f,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21962,10 +22158,10 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x50,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21975,10 +22171,10 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x51,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SLC | VM_CNT,
-            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SLC | VM_CNT,
+            ATOMIC | GLC | OFFSET | READS_EXEC | RTN_ACC_SCC_BAD | RTN_GLC | SCC | SLC | VM_CNT,
         ],
         zero: [[0x2002000, 0x0], [0x2000, 0x0]],
         one: [[0x0, 0x0], [0x0, 0x0]],
@@ -21988,7 +22184,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x52,
         targets: 2,
-        operands: &O214,
+        operands: &O213,
         flags: [
             0,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22001,7 +22197,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x60,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22014,7 +22210,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x61,
         targets: 3,
-        operands: &O217,
+        operands: &O216,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22027,7 +22223,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x62,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22040,7 +22236,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x63,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22053,7 +22249,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x64,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22066,7 +22262,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x65,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22079,7 +22275,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x66,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22092,7 +22288,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x67,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22105,7 +22301,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x68,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22118,7 +22314,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x69,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22131,7 +22327,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x6a,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22144,7 +22340,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x6b,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22157,7 +22353,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Global,
         code: 0x6c,
         targets: 3,
-        operands: &O216,
+        operands: &O215,
         flags: [
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFSET | READS_EXEC | RTN_GLC | SCC | SLC | VM_CNT,
@@ -22170,7 +22366,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x10,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22183,7 +22379,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x11,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22196,7 +22392,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x12,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22209,7 +22405,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x13,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22222,7 +22418,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x14,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22235,7 +22431,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x15,
         targets: 3,
-        operands: &O219,
+        operands: &O218,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22248,7 +22444,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x16,
         targets: 3,
-        operands: &O220,
+        operands: &O219,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22261,7 +22457,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x17,
         targets: 3,
-        operands: &O221,
+        operands: &O220,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22274,7 +22470,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x18,
         targets: 3,
-        operands: &O222,
+        operands: &O221,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22287,7 +22483,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x19,
         targets: 3,
-        operands: &O222,
+        operands: &O221,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22300,7 +22496,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x1a,
         targets: 3,
-        operands: &O222,
+        operands: &O221,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22313,7 +22509,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x1b,
         targets: 3,
-        operands: &O222,
+        operands: &O221,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22326,7 +22522,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x1c,
         targets: 3,
-        operands: &O222,
+        operands: &O221,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22339,7 +22535,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x1d,
         targets: 3,
-        operands: &O223,
+        operands: &O222,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22352,7 +22548,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x1e,
         targets: 3,
-        operands: &O224,
+        operands: &O223,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22365,7 +22561,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x1f,
         targets: 3,
-        operands: &O225,
+        operands: &O224,
         flags: [
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22378,7 +22574,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x20,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22391,7 +22587,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x21,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22404,7 +22600,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x22,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22417,7 +22613,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x23,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22430,7 +22626,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x24,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22443,7 +22639,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x25,
         targets: 3,
-        operands: &O218,
+        operands: &O217,
         flags: [
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22456,7 +22652,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x26,
         targets: 2,
-        operands: &O226,
+        operands: &O225,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -22469,7 +22665,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x27,
         targets: 2,
-        operands: &O226,
+        operands: &O225,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -22482,7 +22678,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x28,
         targets: 2,
-        operands: &O226,
+        operands: &O225,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -22495,7 +22691,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x29,
         targets: 2,
-        operands: &O226,
+        operands: &O225,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -22508,7 +22704,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Scratch,
         code: 0x2a,
         targets: 2,
-        operands: &O226,
+        operands: &O225,
         flags: [
             0,
             GLC | LGKM_CNT | LOAD | OFFSET | READS_EXEC | READS_M0 | SCC | SLC | STORE | VM_CNT,
@@ -22521,7 +22717,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x0,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22534,7 +22730,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22547,7 +22743,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x2,
         targets: 3,
-        operands: &O229,
+        operands: &O228,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22560,7 +22756,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x3,
         targets: 3,
-        operands: &O230,
+        operands: &O229,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22573,7 +22769,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22586,7 +22782,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x5,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22599,7 +22795,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x6,
         targets: 3,
-        operands: &O233,
+        operands: &O232,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22612,7 +22808,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x7,
         targets: 3,
-        operands: &O234,
+        operands: &O233,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22625,7 +22821,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x8,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22638,7 +22834,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x9,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22651,7 +22847,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0xa,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22664,7 +22860,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0xb,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22677,7 +22873,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0xc,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22690,7 +22886,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0xd,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22703,7 +22899,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0xe,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22716,7 +22912,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0xf,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22729,7 +22925,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x10,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22742,7 +22938,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x11,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22755,7 +22951,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x12,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22768,7 +22964,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x13,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22781,7 +22977,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x14,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LDS | LDS_DMA | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22794,7 +22990,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x15,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22807,7 +23003,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x16,
         targets: 3,
-        operands: &O229,
+        operands: &O228,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22820,7 +23016,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x17,
         targets: 3,
-        operands: &O230,
+        operands: &O229,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22833,7 +23029,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x18,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22846,7 +23042,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x19,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22859,7 +23055,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1a,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22872,7 +23068,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1b,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22885,7 +23081,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1c,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22898,7 +23094,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1d,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22911,7 +23107,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1e,
         targets: 3,
-        operands: &O233,
+        operands: &O232,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22924,7 +23120,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x1f,
         targets: 3,
-        operands: &O234,
+        operands: &O233,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -22937,7 +23133,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x20,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22950,7 +23146,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x21,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22963,7 +23159,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x22,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22976,7 +23172,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x23,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -22989,7 +23185,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x24,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23002,7 +23198,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x25,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23015,7 +23211,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x26,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23028,7 +23224,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x27,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23091,7 +23287,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x40,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23104,7 +23300,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x41,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23117,7 +23313,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x42,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23130,7 +23326,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x43,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23143,7 +23339,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x44,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23156,7 +23352,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x45,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23169,7 +23365,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x46,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23182,7 +23378,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x47,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23195,7 +23391,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x48,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23208,7 +23404,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x49,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23221,7 +23417,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4a,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23234,7 +23430,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4b,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23247,7 +23443,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4c,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23260,7 +23456,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4d,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23273,7 +23469,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4e,
         targets: 3,
-        operands: &O235,
+        operands: &O234,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23286,7 +23482,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x4f,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23299,7 +23495,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x50,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23312,7 +23508,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x51,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23325,7 +23521,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x60,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23338,7 +23534,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x61,
         targets: 3,
-        operands: &O237,
+        operands: &O236,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23351,7 +23547,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x62,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23364,7 +23560,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x63,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23377,7 +23573,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x64,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23390,7 +23586,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x65,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23403,7 +23599,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x66,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23416,7 +23612,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x67,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23429,7 +23625,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x68,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23442,7 +23638,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x69,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23455,7 +23651,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x6a,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23468,7 +23664,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x6b,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23481,7 +23677,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mubuf,
         code: 0x6c,
         targets: 3,
-        operands: &O236,
+        operands: &O235,
         flags: [
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             ATOMIC | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23494,7 +23690,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x0,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23507,7 +23703,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x1,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23520,7 +23716,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x2,
         targets: 3,
-        operands: &O229,
+        operands: &O228,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23533,7 +23729,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x3,
         targets: 3,
-        operands: &O230,
+        operands: &O229,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23546,7 +23742,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x4,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23559,7 +23755,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x5,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23572,7 +23768,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x6,
         targets: 3,
-        operands: &O233,
+        operands: &O232,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23585,7 +23781,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x7,
         targets: 3,
-        operands: &O234,
+        operands: &O233,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23598,7 +23794,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x8,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23611,7 +23807,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0x9,
         targets: 3,
-        operands: &O227,
+        operands: &O226,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23624,7 +23820,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0xa,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23637,7 +23833,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0xb,
         targets: 3,
-        operands: &O228,
+        operands: &O227,
         flags: [
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
             FORMAT | GLC | LOAD | OFFEN | OFFSET | READS_EXEC | SCC | SLC | VM_CNT,
@@ -23650,7 +23846,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0xc,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23663,7 +23859,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0xd,
         targets: 3,
-        operands: &O231,
+        operands: &O230,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23676,7 +23872,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0xe,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23689,7 +23885,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mtbuf,
         code: 0xf,
         targets: 3,
-        operands: &O232,
+        operands: &O231,
         flags: [
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
             FORMAT | GLC | OFFEN | OFFSET | READS_EXEC | SCC | SLC | STORE | VM_CNT,
@@ -23702,7 +23898,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x0,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23715,7 +23911,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x1,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23728,7 +23924,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x2,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23741,7 +23937,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x3,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23754,7 +23950,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x4,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23767,7 +23963,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x5,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23780,7 +23976,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x8,
         targets: 1,
-        operands: &O239,
+        operands: &O238,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
@@ -23793,7 +23989,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x9,
         targets: 1,
-        operands: &O239,
+        operands: &O238,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
@@ -23806,7 +24002,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0xa,
         targets: 1,
-        operands: &O239,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
@@ -23819,7 +24015,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0xb,
         targets: 1,
-        operands: &O239,
+        operands: &O238,
         flags: [
             A16 | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | STORE | UNORM | VM_CNT,
             0,
@@ -23832,7 +24028,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0xe,
         targets: 1,
-        operands: &O238,
+        operands: &O237,
         flags: [
             A16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23845,7 +24041,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x10,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23858,7 +24054,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x11,
         targets: 1,
-        operands: &O241,
+        operands: &O240,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23871,7 +24067,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x12,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23884,7 +24080,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x13,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23897,7 +24093,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x14,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23910,7 +24106,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x15,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23923,7 +24119,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x16,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23936,7 +24132,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x17,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23949,7 +24145,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x18,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23962,7 +24158,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x19,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23975,7 +24171,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x1a,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -23988,7 +24184,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x1b,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -24001,7 +24197,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x1c,
         targets: 1,
-        operands: &O240,
+        operands: &O239,
         flags: [
             A16 | ATOMIC | DA | DMASK | GLC | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -24014,7 +24210,7 @@ pub(crate) static OPS: [OpInfo; 1927] = [
         enc: E::Mimg,
         code: 0x20,
         targets: 1,
-        operands: &O242,
+        operands: &O241,
         flags: [
             A16 | D16 | DA | DMASK | GLC | LOAD | LWE | READS_EXEC | SCC | SLC | UNORM | VM_CNT,
             0,
@@ -24245,12 +24441,12 @@ static DEC_GFX90A: [u16; 4592] = [
     1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 65535, 65535, 65535, 1178, 1179, 1180,
     1181, 1182, 1183, 1184, 1185, 1186, 1187, 65535, 65535, 65535, 1188, 1189, 1190, 1191, 1192,
     1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 65535, 65535, 65535,
-    65535, 65535, 1205, 1206, 65535, 65535, 1207, 1208, 65535, 65535, 65535, 1209, 1210, 1211,
-    1212, 65535, 1213, 1214, 1215, 1216, 1217, 65535, 65535, 1218, 1219, 1220, 1221, 65535, 65535,
-    65535, 65535, 65535, 65535, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 65535,
-    65535, 1232, 65535, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 65535, 65535, 65535, 1240, 1241,
-    1242, 65535, 1243, 65535, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254,
-    1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 65535, 65535, 65535,
+    65535, 65535, 1205, 1206, 65535, 65535, 65535, 1207, 65535, 65535, 65535, 1208, 1209, 1210,
+    1211, 65535, 1212, 1213, 1214, 1215, 1216, 65535, 65535, 1217, 1218, 1219, 1220, 65535, 65535,
+    65535, 65535, 65535, 65535, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 65535,
+    65535, 1231, 65535, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 65535, 65535, 65535, 1239, 1240,
+    65535, 65535, 1241, 65535, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252,
+    1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
@@ -24265,38 +24461,33 @@ static DEC_GFX90A: [u16; 4592] = [
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1271, 1272, 65535, 65535, 1273, 1274, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1275, 1276, 1277, 1278, 1279,
-    1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295,
-    1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311,
-    1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327,
-    1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1269, 1270, 65535, 65535, 1271, 1272, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1273, 1274, 1275, 1276, 1277,
+    1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293,
+    1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309,
+    1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325,
+    1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1339, 1340, 1341, 1342, 1343, 1344,
-    1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360,
-    1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376,
-    1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392,
-    1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1337, 1338, 1339, 1340, 1341, 1342,
+    1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358,
+    1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374,
+    1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390,
+    1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
-    1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 65535, 65535, 1426, 1427, 1428, 1429,
-    1430, 1431, 1432, 1433, 1434, 1435, 1436, 65535, 65535, 1437, 1438, 1439, 1440, 1441, 1442,
-    1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458,
-    1459, 1460, 65535, 65535, 1461, 1462, 65535, 1463, 1464, 1465, 1466, 1467, 1468, 65535, 1469,
-    1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485,
-    1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501,
-    1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 65535, 1513, 65535, 1515,
-    1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531,
-    1532, 1533, 1534, 1535, 1536, 1537, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414,
+    1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 65535, 65535, 1424, 1425, 1426, 1427,
+    1428, 1429, 1430, 1431, 1432, 1433, 1434, 65535, 65535, 1435, 1436, 1437, 1438, 1439, 1440,
+    1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456,
+    1457, 1458, 65535, 65535, 1459, 1460, 65535, 1461, 1462, 1463, 1464, 1465, 1466, 65535, 1467,
+    1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483,
+    1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499,
+    1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 65535, 65535, 1510, 65535, 1512,
+    1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528,
+    1529, 1530, 1531, 1532, 1533, 1534, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
@@ -24304,65 +24495,70 @@ static DEC_GFX90A: [u16; 4592] = [
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1542, 1543,
-    1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559,
-    1560, 1561, 1562, 1563, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1566, 1567, 1568,
-    1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584,
-    1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600,
-    1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616,
-    1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627, 1628, 1629, 65535, 65535,
-    65535, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643,
-    1644, 1645, 1646, 1647, 1648, 1649, 65535, 65535, 1650, 1651, 1652, 65535, 65535, 65535, 1653,
-    65535, 1654, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 1655, 1656, 1657, 1658, 1659, 1660, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 1661, 65535, 65535, 65535, 65535, 65535, 65535, 1664, 1665, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 1666, 1667, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1668, 1669, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681, 1682, 1683, 1684, 1685,
-    1686, 1687, 1688, 1689, 1690, 1691, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701,
-    1702, 1703, 1704, 65535, 65535, 1707, 1708, 1709, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1711, 1712, 1713, 1714, 1715, 1716,
-    1717, 1718, 1719, 1720, 1721, 1722, 1723, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736,
-    1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1751, 1752, 1753, 1754, 1755, 1756, 1757,
-    1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1770, 1771, 1772, 1773,
-    1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794,
-    1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1539, 1540,
+    1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556,
+    1557, 1558, 1559, 1560, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1563, 1564, 1565,
+    1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581,
+    1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597,
+    1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613,
+    1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 65535, 65535,
+    65535, 1627, 1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640,
+    1641, 1642, 1643, 1644, 1645, 1646, 65535, 65535, 1647, 1648, 1649, 65535, 65535, 65535, 1650,
+    65535, 1651, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1810, 1811, 1812, 1813, 1814, 1815, 1816,
-    1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832,
-    1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846, 1847, 1848,
-    1849, 1850, 1851, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1853, 1854, 1855, 1856, 1857,
-    1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872,
+    65535, 1652, 1653, 1654, 1655, 1656, 1657, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883, 1884, 1885, 65535,
+    65535, 65535, 65535, 65535, 1658, 65535, 65535, 65535, 65535, 65535, 65535, 1661, 1662, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 1886, 1887, 1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895,
-    1896, 1897, 1898, 1899, 1900, 1901, 1902, 1903, 1904, 1905, 1906, 1907, 65535, 65535, 1908,
-    1909, 1910, 1911, 65535, 65535, 1912, 65535, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920,
-    1921, 1922, 1923, 1924, 1925, 65535, 65535, 65535, 1926, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 1663, 1664, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1665, 1666, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1667, 1668, 1669, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681, 1682,
+    1683, 1684, 1685, 1686, 1687, 1688, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 1689, 1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698,
+    1699, 1700, 1701, 65535, 65535, 1704, 1705, 1706, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1708, 1709, 1710, 1711, 1712, 1713,
+    1714, 1715, 1716, 1717, 1718, 1719, 1720, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 1721, 1722, 1723, 1724, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733,
+    1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1748, 1749, 1750, 1751, 1752, 1753, 1754,
+    1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1767, 1768, 1769, 1770,
+    1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791,
+    1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1807, 1808, 1809, 1810, 1811, 1812, 1813,
+    1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829,
+    1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845,
+    1846, 1847, 1848, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1850, 1851, 1852, 1853, 1854,
+    1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868, 1869,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 1883, 1884, 1885, 1886, 1887, 1888, 1889, 1890, 1891, 1892,
+    1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 1902, 1903, 1904, 65535, 65535, 1905,
+    1906, 1907, 1908, 65535, 65535, 1909, 65535, 1910, 1911, 1912, 1913, 1914, 1915, 1916, 1917,
+    1918, 1919, 1920, 1921, 1922, 65535, 65535, 65535, 1923, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
@@ -24564,12 +24760,13 @@ static DEC_GFX942: [u16; 4592] = [
     1173, 1174, 1175, 1176, 1177, 65535, 65535, 65535, 1178, 1179, 1180, 1181, 1182, 1183, 1184,
     1185, 1186, 1187, 65535, 65535, 65535, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196,
     1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 65535, 65535, 65535, 65535, 65535, 1205, 1206,
-    65535, 65535, 1207, 1208, 65535, 65535, 65535, 1209, 1210, 1211, 1212, 65535, 1213, 1214, 1215,
-    1216, 1217, 65535, 65535, 1218, 1219, 1220, 1221, 65535, 65535, 65535, 65535, 65535, 65535,
-    1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 65535, 65535, 1232, 65535, 1233,
-    1234, 1235, 1236, 1237, 1238, 1239, 65535, 65535, 65535, 1240, 1241, 1242, 65535, 1243, 65535,
-    1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259,
-    1260, 1261, 1262, 1263, 1264, 1265, 1266, 65535, 65535, 65535, 65535, 1267, 1268, 1269, 1270,
+    65535, 65535, 65535, 1207, 65535, 65535, 65535, 1208, 1209, 1210, 1211, 65535, 1212, 1213,
+    1214, 1215, 1216, 65535, 65535, 1217, 1218, 1219, 1220, 65535, 65535, 65535, 65535, 65535,
+    65535, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 65535, 65535, 1231, 65535,
+    1232, 1233, 1234, 1235, 1236, 1237, 1238, 65535, 65535, 65535, 1239, 1240, 65535, 65535, 1241,
+    65535, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255,
+    1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 65535, 65535, 65535, 65535, 1265, 1266,
+    1267, 1268, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
@@ -24583,35 +24780,33 @@ static DEC_GFX942: [u16; 4592] = [
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 1271, 1272, 65535, 65535, 1273, 1274, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285,
-    1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301,
-    1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317,
-    1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333,
-    1334, 1335, 1336, 1337, 1338, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 1269, 1270, 65535, 65535, 1271, 1272, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282,
+    1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298,
+    1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314,
+    1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330,
+    1331, 1332, 1333, 1334, 1335, 1336, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350,
-    1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366,
-    1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382,
-    1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398,
-    1399, 1400, 1401, 1402, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1403, 1404, 1405, 1406, 1407,
-    1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423,
-    1424, 65535, 65535, 65535, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436,
-    65535, 65535, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449,
-    1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 65535, 65535, 1461, 1462,
-    65535, 1463, 1464, 1465, 1466, 1467, 1468, 65535, 1469, 1470, 1471, 1472, 1473, 1474, 1475,
-    1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491,
-    1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507,
-    1508, 1509, 1510, 1511, 1512, 65535, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521,
-    1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537,
-    65535, 65535, 65535, 65535, 1538, 1539, 1540, 1541, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347,
+    1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363,
+    1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379,
+    1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395,
+    1396, 1397, 1398, 1399, 1400, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1401, 1402, 1403, 1404,
+    1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420,
+    1421, 1422, 65535, 65535, 65535, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433,
+    1434, 65535, 65535, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446,
+    1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 65535, 65535, 1459,
+    1460, 65535, 1461, 1462, 1463, 1464, 1465, 1466, 65535, 1467, 1468, 1469, 1470, 1471, 1472,
+    1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488,
+    1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504,
+    1505, 1506, 1507, 1508, 1509, 65535, 65535, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517,
+    1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533,
+    1534, 65535, 65535, 65535, 65535, 1535, 1536, 1537, 1538, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
@@ -24623,72 +24818,73 @@ static DEC_GFX942: [u16; 4592] = [
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550,
-    1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 65535, 1564,
-    1565, 65535, 65535, 65535, 65535, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575,
-    1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591,
-    1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607,
-    1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623,
-    1624, 1625, 1626, 1627, 1628, 1629, 65535, 65535, 65535, 1630, 1631, 1632, 1633, 1634, 1635,
-    1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644, 1645, 1646, 1647, 1648, 1649, 65535,
-    65535, 1650, 1651, 1652, 65535, 65535, 65535, 1653, 65535, 1654, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1655, 1656, 1657, 1658, 1659, 1660,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+    1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560,
+    65535, 1561, 1562, 65535, 65535, 65535, 65535, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570,
+    1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586,
+    1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602,
+    1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618,
+    1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 65535, 65535, 65535, 1627, 1628, 1629, 1630,
+    1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644, 1645, 1646,
+    65535, 65535, 1647, 1648, 1649, 65535, 65535, 65535, 1650, 65535, 1651, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1661, 1662, 1663,
-    65535, 65535, 65535, 65535, 1664, 1665, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1652, 1653, 1654, 1655, 1656,
+    1657, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1658, 1659,
+    1660, 65535, 65535, 65535, 65535, 1661, 1662, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1666, 1667, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 1668, 1669, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 1670, 1671, 1672, 1673, 1674, 1675, 1676, 1677, 1678,
-    1679, 1680, 1681, 1682, 1683, 1684, 1685, 1686, 1687, 1688, 1689, 1690, 1691, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1692, 1693, 1694,
-    1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720, 1721, 1722, 1723, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1663, 1664, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1724, 1725, 1726, 1727, 1728, 1729, 1730,
-    1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741, 1742, 1743, 1744, 1745, 1746,
-    1747, 1748, 1749, 1750, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1751, 1752, 1753,
-    1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 65535, 65535,
+    65535, 65535, 65535, 1665, 1666, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1667, 1668, 1669, 1670, 1671, 1672, 1673,
+    1674, 1675, 1676, 1677, 1678, 1679, 1680, 1681, 1682, 1683, 1684, 1685, 1686, 1687, 1688,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1783, 1784, 1785, 1786, 1787, 1788, 1789,
-    1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 1804, 1805,
-    1806, 1807, 1808, 1809, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1689, 1690, 1691, 1692, 1693, 1694, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704,
+    1705, 1706, 1707, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 1708, 1709, 1710, 1711, 1712, 1713, 1714, 1715, 1716, 1717, 1718, 1719, 1720,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1721, 1722, 1723, 1724, 1725,
+    1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737, 1738, 1739, 1740, 1741,
+    1742, 1743, 1744, 1745, 1746, 1747, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    1748, 1749, 1750, 1751, 1752, 1753, 1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1762, 1763,
+    1764, 1765, 1766, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1810, 1811, 1812, 1813,
-    1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829,
-    1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845,
-    1846, 1847, 1848, 1849, 1850, 1852, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866, 1867, 1868,
-    1869, 1870, 1871, 1872, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 1873, 1874, 1875, 1876, 1877, 1878, 1879, 1880, 1881, 1882, 1883,
-    1884, 1885, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535, 65535, 65535, 1886, 1887, 1888, 1889, 1890, 1891, 1892,
-    1893, 1894, 1895, 1896, 1897, 1898, 1899, 1900, 1901, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1780, 1781, 1782, 1783, 1784,
+    1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792, 1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800,
+    1801, 1802, 1803, 1804, 1805, 1806, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1807, 1808,
+    1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816, 1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824,
+    1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836, 1837, 1838, 1839, 1840,
+    1841, 1842, 1843, 1844, 1845, 1846, 1847, 1849, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 1852, 1853, 1854, 1855, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863,
+    1864, 1865, 1866, 1867, 1868, 1869, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 1870, 1871, 1872, 1873, 1874, 1875, 1876, 1877, 1878,
+    1879, 1880, 1881, 1882, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 1883, 1884, 1885, 1886, 1887,
+    1888, 1889, 1890, 1891, 1892, 1893, 1894, 1895, 1896, 1897, 1898, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
-    65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535,
 ];
 
 /// Opcode decode tables by target (indexed by `ENC_RANGE` offset + opcode field).
@@ -28365,724 +28561,721 @@ impl Opcode {
     pub const V_SUBREV_U32_SDWA: Opcode = Opcode(1204);
     pub const V_PK_FMAC_F16_SDWA: Opcode = Opcode(1205);
     pub const V_XNOR_B32_SDWA: Opcode = Opcode(1206);
-    pub const V_NOP_VOP1SDWA: Opcode = Opcode(1207);
-    pub const V_MOV_B32_SDWA: Opcode = Opcode(1208);
-    pub const V_CVT_F32_I32_SDWA: Opcode = Opcode(1209);
-    pub const V_CVT_F32_U32_SDWA: Opcode = Opcode(1210);
-    pub const V_CVT_U32_F32_SDWA: Opcode = Opcode(1211);
-    pub const V_CVT_I32_F32_SDWA: Opcode = Opcode(1212);
-    pub const V_CVT_F16_F32_SDWA: Opcode = Opcode(1213);
-    pub const V_CVT_F32_F16_SDWA: Opcode = Opcode(1214);
-    pub const V_CVT_RPI_I32_F32_SDWA: Opcode = Opcode(1215);
-    pub const V_CVT_FLR_I32_F32_SDWA: Opcode = Opcode(1216);
-    pub const V_CVT_OFF_F32_I4_SDWA: Opcode = Opcode(1217);
-    pub const V_CVT_F32_UBYTE0_SDWA: Opcode = Opcode(1218);
-    pub const V_CVT_F32_UBYTE1_SDWA: Opcode = Opcode(1219);
-    pub const V_CVT_F32_UBYTE2_SDWA: Opcode = Opcode(1220);
-    pub const V_CVT_F32_UBYTE3_SDWA: Opcode = Opcode(1221);
-    pub const V_FRACT_F32_SDWA: Opcode = Opcode(1222);
-    pub const V_TRUNC_F32_SDWA: Opcode = Opcode(1223);
-    pub const V_CEIL_F32_SDWA: Opcode = Opcode(1224);
-    pub const V_RNDNE_F32_SDWA: Opcode = Opcode(1225);
-    pub const V_FLOOR_F32_SDWA: Opcode = Opcode(1226);
-    pub const V_EXP_F32_SDWA: Opcode = Opcode(1227);
-    pub const V_LOG_F32_SDWA: Opcode = Opcode(1228);
-    pub const V_RCP_F32_SDWA: Opcode = Opcode(1229);
-    pub const V_RCP_IFLAG_F32_SDWA: Opcode = Opcode(1230);
-    pub const V_RSQ_F32_SDWA: Opcode = Opcode(1231);
-    pub const V_SQRT_F32_SDWA: Opcode = Opcode(1232);
-    pub const V_SIN_F32_SDWA: Opcode = Opcode(1233);
-    pub const V_COS_F32_SDWA: Opcode = Opcode(1234);
-    pub const V_NOT_B32_SDWA: Opcode = Opcode(1235);
-    pub const V_BFREV_B32_SDWA: Opcode = Opcode(1236);
-    pub const V_FFBH_U32_SDWA: Opcode = Opcode(1237);
-    pub const V_FFBL_B32_SDWA: Opcode = Opcode(1238);
-    pub const V_FFBH_I32_SDWA: Opcode = Opcode(1239);
-    pub const V_FREXP_EXP_I32_F32_SDWA: Opcode = Opcode(1240);
-    pub const V_FREXP_MANT_F32_SDWA: Opcode = Opcode(1241);
-    pub const V_CLREXCP_VOP1SDWA: Opcode = Opcode(1242);
-    pub const V_SCREEN_PARTITION_4SE_B32_SDWA: Opcode = Opcode(1243);
-    pub const V_CVT_F16_U16_SDWA: Opcode = Opcode(1244);
-    pub const V_CVT_F16_I16_SDWA: Opcode = Opcode(1245);
-    pub const V_CVT_U16_F16_SDWA: Opcode = Opcode(1246);
-    pub const V_CVT_I16_F16_SDWA: Opcode = Opcode(1247);
-    pub const V_RCP_F16_SDWA: Opcode = Opcode(1248);
-    pub const V_SQRT_F16_SDWA: Opcode = Opcode(1249);
-    pub const V_RSQ_F16_SDWA: Opcode = Opcode(1250);
-    pub const V_LOG_F16_SDWA: Opcode = Opcode(1251);
-    pub const V_EXP_F16_SDWA: Opcode = Opcode(1252);
-    pub const V_FREXP_MANT_F16_SDWA: Opcode = Opcode(1253);
-    pub const V_FREXP_EXP_I16_F16_SDWA: Opcode = Opcode(1254);
-    pub const V_FLOOR_F16_SDWA: Opcode = Opcode(1255);
-    pub const V_CEIL_F16_SDWA: Opcode = Opcode(1256);
-    pub const V_TRUNC_F16_SDWA: Opcode = Opcode(1257);
-    pub const V_RNDNE_F16_SDWA: Opcode = Opcode(1258);
-    pub const V_FRACT_F16_SDWA: Opcode = Opcode(1259);
-    pub const V_SIN_F16_SDWA: Opcode = Opcode(1260);
-    pub const V_COS_F16_SDWA: Opcode = Opcode(1261);
-    pub const V_EXP_LEGACY_F32_SDWA: Opcode = Opcode(1262);
-    pub const V_LOG_LEGACY_F32_SDWA: Opcode = Opcode(1263);
-    pub const V_CVT_NORM_I16_F16_SDWA: Opcode = Opcode(1264);
-    pub const V_CVT_NORM_U16_F16_SDWA: Opcode = Opcode(1265);
-    pub const V_SAT_PK_U8_I16_SDWA: Opcode = Opcode(1266);
-    pub const V_CVT_F32_FP8_SDWA: Opcode = Opcode(1267);
-    pub const V_CVT_F32_BF8_SDWA: Opcode = Opcode(1268);
-    pub const V_CVT_PK_F32_FP8_SDWA: Opcode = Opcode(1269);
-    pub const V_CVT_PK_F32_BF8_SDWA: Opcode = Opcode(1270);
-    pub const V_CMP_CLASS_F32_SDWA: Opcode = Opcode(1271);
-    pub const V_CMPX_CLASS_F32_SDWA: Opcode = Opcode(1272);
-    pub const V_CMP_CLASS_F16_SDWA: Opcode = Opcode(1273);
-    pub const V_CMPX_CLASS_F16_SDWA: Opcode = Opcode(1274);
-    pub const V_CMP_F_F16_SDWA: Opcode = Opcode(1275);
-    pub const V_CMP_LT_F16_SDWA: Opcode = Opcode(1276);
-    pub const V_CMP_EQ_F16_SDWA: Opcode = Opcode(1277);
-    pub const V_CMP_LE_F16_SDWA: Opcode = Opcode(1278);
-    pub const V_CMP_GT_F16_SDWA: Opcode = Opcode(1279);
-    pub const V_CMP_LG_F16_SDWA: Opcode = Opcode(1280);
-    pub const V_CMP_GE_F16_SDWA: Opcode = Opcode(1281);
-    pub const V_CMP_O_F16_SDWA: Opcode = Opcode(1282);
-    pub const V_CMP_U_F16_SDWA: Opcode = Opcode(1283);
-    pub const V_CMP_NGE_F16_SDWA: Opcode = Opcode(1284);
-    pub const V_CMP_NLG_F16_SDWA: Opcode = Opcode(1285);
-    pub const V_CMP_NGT_F16_SDWA: Opcode = Opcode(1286);
-    pub const V_CMP_NLE_F16_SDWA: Opcode = Opcode(1287);
-    pub const V_CMP_NEQ_F16_SDWA: Opcode = Opcode(1288);
-    pub const V_CMP_NLT_F16_SDWA: Opcode = Opcode(1289);
-    pub const V_CMP_TRU_F16_SDWA: Opcode = Opcode(1290);
-    pub const V_CMPX_F_F16_SDWA: Opcode = Opcode(1291);
-    pub const V_CMPX_LT_F16_SDWA: Opcode = Opcode(1292);
-    pub const V_CMPX_EQ_F16_SDWA: Opcode = Opcode(1293);
-    pub const V_CMPX_LE_F16_SDWA: Opcode = Opcode(1294);
-    pub const V_CMPX_GT_F16_SDWA: Opcode = Opcode(1295);
-    pub const V_CMPX_LG_F16_SDWA: Opcode = Opcode(1296);
-    pub const V_CMPX_GE_F16_SDWA: Opcode = Opcode(1297);
-    pub const V_CMPX_O_F16_SDWA: Opcode = Opcode(1298);
-    pub const V_CMPX_U_F16_SDWA: Opcode = Opcode(1299);
-    pub const V_CMPX_NGE_F16_SDWA: Opcode = Opcode(1300);
-    pub const V_CMPX_NLG_F16_SDWA: Opcode = Opcode(1301);
-    pub const V_CMPX_NGT_F16_SDWA: Opcode = Opcode(1302);
-    pub const V_CMPX_NLE_F16_SDWA: Opcode = Opcode(1303);
-    pub const V_CMPX_NEQ_F16_SDWA: Opcode = Opcode(1304);
-    pub const V_CMPX_NLT_F16_SDWA: Opcode = Opcode(1305);
-    pub const V_CMPX_TRU_F16_SDWA: Opcode = Opcode(1306);
-    pub const V_CMP_F_F32_SDWA: Opcode = Opcode(1307);
-    pub const V_CMP_LT_F32_SDWA: Opcode = Opcode(1308);
-    pub const V_CMP_EQ_F32_SDWA: Opcode = Opcode(1309);
-    pub const V_CMP_LE_F32_SDWA: Opcode = Opcode(1310);
-    pub const V_CMP_GT_F32_SDWA: Opcode = Opcode(1311);
-    pub const V_CMP_LG_F32_SDWA: Opcode = Opcode(1312);
-    pub const V_CMP_GE_F32_SDWA: Opcode = Opcode(1313);
-    pub const V_CMP_O_F32_SDWA: Opcode = Opcode(1314);
-    pub const V_CMP_U_F32_SDWA: Opcode = Opcode(1315);
-    pub const V_CMP_NGE_F32_SDWA: Opcode = Opcode(1316);
-    pub const V_CMP_NLG_F32_SDWA: Opcode = Opcode(1317);
-    pub const V_CMP_NGT_F32_SDWA: Opcode = Opcode(1318);
-    pub const V_CMP_NLE_F32_SDWA: Opcode = Opcode(1319);
-    pub const V_CMP_NEQ_F32_SDWA: Opcode = Opcode(1320);
-    pub const V_CMP_NLT_F32_SDWA: Opcode = Opcode(1321);
-    pub const V_CMP_TRU_F32_SDWA: Opcode = Opcode(1322);
-    pub const V_CMPX_F_F32_SDWA: Opcode = Opcode(1323);
-    pub const V_CMPX_LT_F32_SDWA: Opcode = Opcode(1324);
-    pub const V_CMPX_EQ_F32_SDWA: Opcode = Opcode(1325);
-    pub const V_CMPX_LE_F32_SDWA: Opcode = Opcode(1326);
-    pub const V_CMPX_GT_F32_SDWA: Opcode = Opcode(1327);
-    pub const V_CMPX_LG_F32_SDWA: Opcode = Opcode(1328);
-    pub const V_CMPX_GE_F32_SDWA: Opcode = Opcode(1329);
-    pub const V_CMPX_O_F32_SDWA: Opcode = Opcode(1330);
-    pub const V_CMPX_U_F32_SDWA: Opcode = Opcode(1331);
-    pub const V_CMPX_NGE_F32_SDWA: Opcode = Opcode(1332);
-    pub const V_CMPX_NLG_F32_SDWA: Opcode = Opcode(1333);
-    pub const V_CMPX_NGT_F32_SDWA: Opcode = Opcode(1334);
-    pub const V_CMPX_NLE_F32_SDWA: Opcode = Opcode(1335);
-    pub const V_CMPX_NEQ_F32_SDWA: Opcode = Opcode(1336);
-    pub const V_CMPX_NLT_F32_SDWA: Opcode = Opcode(1337);
-    pub const V_CMPX_TRU_F32_SDWA: Opcode = Opcode(1338);
-    pub const V_CMP_F_I16_SDWA: Opcode = Opcode(1339);
-    pub const V_CMP_LT_I16_SDWA: Opcode = Opcode(1340);
-    pub const V_CMP_EQ_I16_SDWA: Opcode = Opcode(1341);
-    pub const V_CMP_LE_I16_SDWA: Opcode = Opcode(1342);
-    pub const V_CMP_GT_I16_SDWA: Opcode = Opcode(1343);
-    pub const V_CMP_NE_I16_SDWA: Opcode = Opcode(1344);
-    pub const V_CMP_GE_I16_SDWA: Opcode = Opcode(1345);
-    pub const V_CMP_T_I16_SDWA: Opcode = Opcode(1346);
-    pub const V_CMP_F_U16_SDWA: Opcode = Opcode(1347);
-    pub const V_CMP_LT_U16_SDWA: Opcode = Opcode(1348);
-    pub const V_CMP_EQ_U16_SDWA: Opcode = Opcode(1349);
-    pub const V_CMP_LE_U16_SDWA: Opcode = Opcode(1350);
-    pub const V_CMP_GT_U16_SDWA: Opcode = Opcode(1351);
-    pub const V_CMP_NE_U16_SDWA: Opcode = Opcode(1352);
-    pub const V_CMP_GE_U16_SDWA: Opcode = Opcode(1353);
-    pub const V_CMP_T_U16_SDWA: Opcode = Opcode(1354);
-    pub const V_CMPX_F_I16_SDWA: Opcode = Opcode(1355);
-    pub const V_CMPX_LT_I16_SDWA: Opcode = Opcode(1356);
-    pub const V_CMPX_EQ_I16_SDWA: Opcode = Opcode(1357);
-    pub const V_CMPX_LE_I16_SDWA: Opcode = Opcode(1358);
-    pub const V_CMPX_GT_I16_SDWA: Opcode = Opcode(1359);
-    pub const V_CMPX_NE_I16_SDWA: Opcode = Opcode(1360);
-    pub const V_CMPX_GE_I16_SDWA: Opcode = Opcode(1361);
-    pub const V_CMPX_T_I16_SDWA: Opcode = Opcode(1362);
-    pub const V_CMPX_F_U16_SDWA: Opcode = Opcode(1363);
-    pub const V_CMPX_LT_U16_SDWA: Opcode = Opcode(1364);
-    pub const V_CMPX_EQ_U16_SDWA: Opcode = Opcode(1365);
-    pub const V_CMPX_LE_U16_SDWA: Opcode = Opcode(1366);
-    pub const V_CMPX_GT_U16_SDWA: Opcode = Opcode(1367);
-    pub const V_CMPX_NE_U16_SDWA: Opcode = Opcode(1368);
-    pub const V_CMPX_GE_U16_SDWA: Opcode = Opcode(1369);
-    pub const V_CMPX_T_U16_SDWA: Opcode = Opcode(1370);
-    pub const V_CMP_F_I32_SDWA: Opcode = Opcode(1371);
-    pub const V_CMP_LT_I32_SDWA: Opcode = Opcode(1372);
-    pub const V_CMP_EQ_I32_SDWA: Opcode = Opcode(1373);
-    pub const V_CMP_LE_I32_SDWA: Opcode = Opcode(1374);
-    pub const V_CMP_GT_I32_SDWA: Opcode = Opcode(1375);
-    pub const V_CMP_NE_I32_SDWA: Opcode = Opcode(1376);
-    pub const V_CMP_GE_I32_SDWA: Opcode = Opcode(1377);
-    pub const V_CMP_T_I32_SDWA: Opcode = Opcode(1378);
-    pub const V_CMP_F_U32_SDWA: Opcode = Opcode(1379);
-    pub const V_CMP_LT_U32_SDWA: Opcode = Opcode(1380);
-    pub const V_CMP_EQ_U32_SDWA: Opcode = Opcode(1381);
-    pub const V_CMP_LE_U32_SDWA: Opcode = Opcode(1382);
-    pub const V_CMP_GT_U32_SDWA: Opcode = Opcode(1383);
-    pub const V_CMP_NE_U32_SDWA: Opcode = Opcode(1384);
-    pub const V_CMP_GE_U32_SDWA: Opcode = Opcode(1385);
-    pub const V_CMP_T_U32_SDWA: Opcode = Opcode(1386);
-    pub const V_CMPX_F_I32_SDWA: Opcode = Opcode(1387);
-    pub const V_CMPX_LT_I32_SDWA: Opcode = Opcode(1388);
-    pub const V_CMPX_EQ_I32_SDWA: Opcode = Opcode(1389);
-    pub const V_CMPX_LE_I32_SDWA: Opcode = Opcode(1390);
-    pub const V_CMPX_GT_I32_SDWA: Opcode = Opcode(1391);
-    pub const V_CMPX_NE_I32_SDWA: Opcode = Opcode(1392);
-    pub const V_CMPX_GE_I32_SDWA: Opcode = Opcode(1393);
-    pub const V_CMPX_T_I32_SDWA: Opcode = Opcode(1394);
-    pub const V_CMPX_F_U32_SDWA: Opcode = Opcode(1395);
-    pub const V_CMPX_LT_U32_SDWA: Opcode = Opcode(1396);
-    pub const V_CMPX_EQ_U32_SDWA: Opcode = Opcode(1397);
-    pub const V_CMPX_LE_U32_SDWA: Opcode = Opcode(1398);
-    pub const V_CMPX_GT_U32_SDWA: Opcode = Opcode(1399);
-    pub const V_CMPX_NE_U32_SDWA: Opcode = Opcode(1400);
-    pub const V_CMPX_GE_U32_SDWA: Opcode = Opcode(1401);
-    pub const V_CMPX_T_U32_SDWA: Opcode = Opcode(1402);
-    pub const V_CNDMASK_B32_DPP: Opcode = Opcode(1403);
-    pub const V_ADD_F32_DPP: Opcode = Opcode(1404);
-    pub const V_SUB_F32_DPP: Opcode = Opcode(1405);
-    pub const V_SUBREV_F32_DPP: Opcode = Opcode(1406);
-    pub const V_FMAC_F64_DPP: Opcode = Opcode(1407);
-    pub const V_MUL_F32_DPP: Opcode = Opcode(1408);
-    pub const V_MUL_I32_I24_DPP: Opcode = Opcode(1409);
-    pub const V_MUL_HI_I32_I24_DPP: Opcode = Opcode(1410);
-    pub const V_MUL_U32_U24_DPP: Opcode = Opcode(1411);
-    pub const V_MUL_HI_U32_U24_DPP: Opcode = Opcode(1412);
-    pub const V_MIN_F32_DPP: Opcode = Opcode(1413);
-    pub const V_MAX_F32_DPP: Opcode = Opcode(1414);
-    pub const V_MIN_I32_DPP: Opcode = Opcode(1415);
-    pub const V_MAX_I32_DPP: Opcode = Opcode(1416);
-    pub const V_MIN_U32_DPP: Opcode = Opcode(1417);
-    pub const V_MAX_U32_DPP: Opcode = Opcode(1418);
-    pub const V_LSHRREV_B32_DPP: Opcode = Opcode(1419);
-    pub const V_ASHRREV_I32_DPP: Opcode = Opcode(1420);
-    pub const V_LSHLREV_B32_DPP: Opcode = Opcode(1421);
-    pub const V_AND_B32_DPP: Opcode = Opcode(1422);
-    pub const V_OR_B32_DPP: Opcode = Opcode(1423);
-    pub const V_XOR_B32_DPP: Opcode = Opcode(1424);
-    pub const V_MAC_F32_DPP: Opcode = Opcode(1425);
-    pub const V_ADD_CO_U32_DPP: Opcode = Opcode(1426);
-    pub const V_SUB_CO_U32_DPP: Opcode = Opcode(1427);
-    pub const V_SUBREV_CO_U32_DPP: Opcode = Opcode(1428);
-    pub const V_ADDC_CO_U32_DPP: Opcode = Opcode(1429);
-    pub const V_SUBB_CO_U32_DPP: Opcode = Opcode(1430);
-    pub const V_SUBBREV_CO_U32_DPP: Opcode = Opcode(1431);
-    pub const V_ADD_F16_DPP: Opcode = Opcode(1432);
-    pub const V_SUB_F16_DPP: Opcode = Opcode(1433);
-    pub const V_SUBREV_F16_DPP: Opcode = Opcode(1434);
-    pub const V_MUL_F16_DPP: Opcode = Opcode(1435);
-    pub const V_MAC_F16_DPP: Opcode = Opcode(1436);
-    pub const V_ADD_U16_DPP: Opcode = Opcode(1437);
-    pub const V_SUB_U16_DPP: Opcode = Opcode(1438);
-    pub const V_SUBREV_U16_DPP: Opcode = Opcode(1439);
-    pub const V_MUL_LO_U16_DPP: Opcode = Opcode(1440);
-    pub const V_LSHLREV_B16_DPP: Opcode = Opcode(1441);
-    pub const V_LSHRREV_B16_DPP: Opcode = Opcode(1442);
-    pub const V_ASHRREV_I16_DPP: Opcode = Opcode(1443);
-    pub const V_MAX_F16_DPP: Opcode = Opcode(1444);
-    pub const V_MIN_F16_DPP: Opcode = Opcode(1445);
-    pub const V_MAX_U16_DPP: Opcode = Opcode(1446);
-    pub const V_MAX_I16_DPP: Opcode = Opcode(1447);
-    pub const V_MIN_U16_DPP: Opcode = Opcode(1448);
-    pub const V_MIN_I16_DPP: Opcode = Opcode(1449);
-    pub const V_LDEXP_F16_DPP: Opcode = Opcode(1450);
-    pub const V_ADD_U32_DPP: Opcode = Opcode(1451);
-    pub const V_SUB_U32_DPP: Opcode = Opcode(1452);
-    pub const V_SUBREV_U32_DPP: Opcode = Opcode(1453);
-    pub const V_DOT2C_F32_F16_DPP: Opcode = Opcode(1454);
-    pub const V_DOT2C_I32_I16_DPP: Opcode = Opcode(1455);
-    pub const V_DOT4C_I32_I8_DPP: Opcode = Opcode(1456);
-    pub const V_DOT8C_I32_I4_DPP: Opcode = Opcode(1457);
-    pub const V_FMAC_F32_DPP: Opcode = Opcode(1458);
-    pub const V_PK_FMAC_F16_DPP: Opcode = Opcode(1459);
-    pub const V_XNOR_B32_DPP: Opcode = Opcode(1460);
-    pub const V_NOP_VOP1DPP: Opcode = Opcode(1461);
-    pub const V_MOV_B32_DPP: Opcode = Opcode(1462);
-    pub const V_CVT_I32_F64_DPP: Opcode = Opcode(1463);
-    pub const V_CVT_F64_I32_DPP: Opcode = Opcode(1464);
-    pub const V_CVT_F32_I32_DPP: Opcode = Opcode(1465);
-    pub const V_CVT_F32_U32_DPP: Opcode = Opcode(1466);
-    pub const V_CVT_U32_F32_DPP: Opcode = Opcode(1467);
-    pub const V_CVT_I32_F32_DPP: Opcode = Opcode(1468);
-    pub const V_CVT_F16_F32_DPP: Opcode = Opcode(1469);
-    pub const V_CVT_F32_F16_DPP: Opcode = Opcode(1470);
-    pub const V_CVT_RPI_I32_F32_DPP: Opcode = Opcode(1471);
-    pub const V_CVT_FLR_I32_F32_DPP: Opcode = Opcode(1472);
-    pub const V_CVT_OFF_F32_I4_DPP: Opcode = Opcode(1473);
-    pub const V_CVT_F32_F64_DPP: Opcode = Opcode(1474);
-    pub const V_CVT_F64_F32_DPP: Opcode = Opcode(1475);
-    pub const V_CVT_F32_UBYTE0_DPP: Opcode = Opcode(1476);
-    pub const V_CVT_F32_UBYTE1_DPP: Opcode = Opcode(1477);
-    pub const V_CVT_F32_UBYTE2_DPP: Opcode = Opcode(1478);
-    pub const V_CVT_F32_UBYTE3_DPP: Opcode = Opcode(1479);
-    pub const V_CVT_U32_F64_DPP: Opcode = Opcode(1480);
-    pub const V_CVT_F64_U32_DPP: Opcode = Opcode(1481);
-    pub const V_TRUNC_F64_DPP: Opcode = Opcode(1482);
-    pub const V_CEIL_F64_DPP: Opcode = Opcode(1483);
-    pub const V_RNDNE_F64_DPP: Opcode = Opcode(1484);
-    pub const V_FLOOR_F64_DPP: Opcode = Opcode(1485);
-    pub const V_FRACT_F32_DPP: Opcode = Opcode(1486);
-    pub const V_TRUNC_F32_DPP: Opcode = Opcode(1487);
-    pub const V_CEIL_F32_DPP: Opcode = Opcode(1488);
-    pub const V_RNDNE_F32_DPP: Opcode = Opcode(1489);
-    pub const V_FLOOR_F32_DPP: Opcode = Opcode(1490);
-    pub const V_EXP_F32_DPP: Opcode = Opcode(1491);
-    pub const V_LOG_F32_DPP: Opcode = Opcode(1492);
-    pub const V_RCP_F32_DPP: Opcode = Opcode(1493);
-    pub const V_RCP_IFLAG_F32_DPP: Opcode = Opcode(1494);
-    pub const V_RSQ_F32_DPP: Opcode = Opcode(1495);
-    pub const V_RCP_F64_DPP: Opcode = Opcode(1496);
-    pub const V_RSQ_F64_DPP: Opcode = Opcode(1497);
-    pub const V_SQRT_F32_DPP: Opcode = Opcode(1498);
-    pub const V_SQRT_F64_DPP: Opcode = Opcode(1499);
-    pub const V_SIN_F32_DPP: Opcode = Opcode(1500);
-    pub const V_COS_F32_DPP: Opcode = Opcode(1501);
-    pub const V_NOT_B32_DPP: Opcode = Opcode(1502);
-    pub const V_BFREV_B32_DPP: Opcode = Opcode(1503);
-    pub const V_FFBH_U32_DPP: Opcode = Opcode(1504);
-    pub const V_FFBL_B32_DPP: Opcode = Opcode(1505);
-    pub const V_FFBH_I32_DPP: Opcode = Opcode(1506);
-    pub const V_FREXP_EXP_I32_F64_DPP: Opcode = Opcode(1507);
-    pub const V_FREXP_MANT_F64_DPP: Opcode = Opcode(1508);
-    pub const V_FRACT_F64_DPP: Opcode = Opcode(1509);
-    pub const V_FREXP_EXP_I32_F32_DPP: Opcode = Opcode(1510);
-    pub const V_FREXP_MANT_F32_DPP: Opcode = Opcode(1511);
-    pub const V_CLREXCP_VOP1DPP: Opcode = Opcode(1512);
-    pub const V_SCREEN_PARTITION_4SE_B32_DPP: Opcode = Opcode(1513);
-    pub const V_MOV_B64_DPP: Opcode = Opcode(1514);
-    pub const V_CVT_F16_U16_DPP: Opcode = Opcode(1515);
-    pub const V_CVT_F16_I16_DPP: Opcode = Opcode(1516);
-    pub const V_CVT_U16_F16_DPP: Opcode = Opcode(1517);
-    pub const V_CVT_I16_F16_DPP: Opcode = Opcode(1518);
-    pub const V_RCP_F16_DPP: Opcode = Opcode(1519);
-    pub const V_SQRT_F16_DPP: Opcode = Opcode(1520);
-    pub const V_RSQ_F16_DPP: Opcode = Opcode(1521);
-    pub const V_LOG_F16_DPP: Opcode = Opcode(1522);
-    pub const V_EXP_F16_DPP: Opcode = Opcode(1523);
-    pub const V_FREXP_MANT_F16_DPP: Opcode = Opcode(1524);
-    pub const V_FREXP_EXP_I16_F16_DPP: Opcode = Opcode(1525);
-    pub const V_FLOOR_F16_DPP: Opcode = Opcode(1526);
-    pub const V_CEIL_F16_DPP: Opcode = Opcode(1527);
-    pub const V_TRUNC_F16_DPP: Opcode = Opcode(1528);
-    pub const V_RNDNE_F16_DPP: Opcode = Opcode(1529);
-    pub const V_FRACT_F16_DPP: Opcode = Opcode(1530);
-    pub const V_SIN_F16_DPP: Opcode = Opcode(1531);
-    pub const V_COS_F16_DPP: Opcode = Opcode(1532);
-    pub const V_EXP_LEGACY_F32_DPP: Opcode = Opcode(1533);
-    pub const V_LOG_LEGACY_F32_DPP: Opcode = Opcode(1534);
-    pub const V_CVT_NORM_I16_F16_DPP: Opcode = Opcode(1535);
-    pub const V_CVT_NORM_U16_F16_DPP: Opcode = Opcode(1536);
-    pub const V_SAT_PK_U8_I16_DPP: Opcode = Opcode(1537);
-    pub const V_CVT_F32_FP8_DPP: Opcode = Opcode(1538);
-    pub const V_CVT_F32_BF8_DPP: Opcode = Opcode(1539);
-    pub const V_CVT_PK_F32_FP8_DPP: Opcode = Opcode(1540);
-    pub const V_CVT_PK_F32_BF8_DPP: Opcode = Opcode(1541);
-    pub const DS_ADD_U32: Opcode = Opcode(1542);
-    pub const DS_SUB_U32: Opcode = Opcode(1543);
-    pub const DS_RSUB_U32: Opcode = Opcode(1544);
-    pub const DS_INC_U32: Opcode = Opcode(1545);
-    pub const DS_DEC_U32: Opcode = Opcode(1546);
-    pub const DS_MIN_I32: Opcode = Opcode(1547);
-    pub const DS_MAX_I32: Opcode = Opcode(1548);
-    pub const DS_MIN_U32: Opcode = Opcode(1549);
-    pub const DS_MAX_U32: Opcode = Opcode(1550);
-    pub const DS_AND_B32: Opcode = Opcode(1551);
-    pub const DS_OR_B32: Opcode = Opcode(1552);
-    pub const DS_XOR_B32: Opcode = Opcode(1553);
-    pub const DS_MSKOR_B32: Opcode = Opcode(1554);
-    pub const DS_WRITE_B32: Opcode = Opcode(1555);
-    pub const DS_WRITE2_B32: Opcode = Opcode(1556);
-    pub const DS_WRITE2ST64_B32: Opcode = Opcode(1557);
-    pub const DS_CMPST_B32: Opcode = Opcode(1558);
-    pub const DS_CMPST_F32: Opcode = Opcode(1559);
-    pub const DS_MIN_F32: Opcode = Opcode(1560);
-    pub const DS_MAX_F32: Opcode = Opcode(1561);
-    pub const DS_NOP: Opcode = Opcode(1562);
-    pub const DS_ADD_F32: Opcode = Opcode(1563);
-    pub const DS_PK_ADD_F16: Opcode = Opcode(1564);
-    pub const DS_PK_ADD_BF16: Opcode = Opcode(1565);
-    pub const DS_WRITE_ADDTID_B32: Opcode = Opcode(1566);
-    pub const DS_WRITE_B8: Opcode = Opcode(1567);
-    pub const DS_WRITE_B16: Opcode = Opcode(1568);
-    pub const DS_ADD_RTN_U32: Opcode = Opcode(1569);
-    pub const DS_SUB_RTN_U32: Opcode = Opcode(1570);
-    pub const DS_RSUB_RTN_U32: Opcode = Opcode(1571);
-    pub const DS_INC_RTN_U32: Opcode = Opcode(1572);
-    pub const DS_DEC_RTN_U32: Opcode = Opcode(1573);
-    pub const DS_MIN_RTN_I32: Opcode = Opcode(1574);
-    pub const DS_MAX_RTN_I32: Opcode = Opcode(1575);
-    pub const DS_MIN_RTN_U32: Opcode = Opcode(1576);
-    pub const DS_MAX_RTN_U32: Opcode = Opcode(1577);
-    pub const DS_AND_RTN_B32: Opcode = Opcode(1578);
-    pub const DS_OR_RTN_B32: Opcode = Opcode(1579);
-    pub const DS_XOR_RTN_B32: Opcode = Opcode(1580);
-    pub const DS_MSKOR_RTN_B32: Opcode = Opcode(1581);
-    pub const DS_WRXCHG_RTN_B32: Opcode = Opcode(1582);
-    pub const DS_WRXCHG2_RTN_B32: Opcode = Opcode(1583);
-    pub const DS_WRXCHG2ST64_RTN_B32: Opcode = Opcode(1584);
-    pub const DS_CMPST_RTN_B32: Opcode = Opcode(1585);
-    pub const DS_CMPST_RTN_F32: Opcode = Opcode(1586);
-    pub const DS_MIN_RTN_F32: Opcode = Opcode(1587);
-    pub const DS_MAX_RTN_F32: Opcode = Opcode(1588);
-    pub const DS_WRAP_RTN_B32: Opcode = Opcode(1589);
-    pub const DS_ADD_RTN_F32: Opcode = Opcode(1590);
-    pub const DS_READ_B32: Opcode = Opcode(1591);
-    pub const DS_READ2_B32: Opcode = Opcode(1592);
-    pub const DS_READ2ST64_B32: Opcode = Opcode(1593);
-    pub const DS_READ_I8: Opcode = Opcode(1594);
-    pub const DS_READ_U8: Opcode = Opcode(1595);
-    pub const DS_READ_I16: Opcode = Opcode(1596);
-    pub const DS_READ_U16: Opcode = Opcode(1597);
-    pub const DS_SWIZZLE_B32: Opcode = Opcode(1598);
-    pub const DS_PERMUTE_B32: Opcode = Opcode(1599);
-    pub const DS_BPERMUTE_B32: Opcode = Opcode(1600);
-    pub const DS_ADD_U64: Opcode = Opcode(1601);
-    pub const DS_SUB_U64: Opcode = Opcode(1602);
-    pub const DS_RSUB_U64: Opcode = Opcode(1603);
-    pub const DS_INC_U64: Opcode = Opcode(1604);
-    pub const DS_DEC_U64: Opcode = Opcode(1605);
-    pub const DS_MIN_I64: Opcode = Opcode(1606);
-    pub const DS_MAX_I64: Opcode = Opcode(1607);
-    pub const DS_MIN_U64: Opcode = Opcode(1608);
-    pub const DS_MAX_U64: Opcode = Opcode(1609);
-    pub const DS_AND_B64: Opcode = Opcode(1610);
-    pub const DS_OR_B64: Opcode = Opcode(1611);
-    pub const DS_XOR_B64: Opcode = Opcode(1612);
-    pub const DS_MSKOR_B64: Opcode = Opcode(1613);
-    pub const DS_WRITE_B64: Opcode = Opcode(1614);
-    pub const DS_WRITE2_B64: Opcode = Opcode(1615);
-    pub const DS_WRITE2ST64_B64: Opcode = Opcode(1616);
-    pub const DS_CMPST_B64: Opcode = Opcode(1617);
-    pub const DS_CMPST_F64: Opcode = Opcode(1618);
-    pub const DS_MIN_F64: Opcode = Opcode(1619);
-    pub const DS_MAX_F64: Opcode = Opcode(1620);
-    pub const DS_WRITE_B8_D16_HI: Opcode = Opcode(1621);
-    pub const DS_WRITE_B16_D16_HI: Opcode = Opcode(1622);
-    pub const DS_READ_U8_D16: Opcode = Opcode(1623);
-    pub const DS_READ_U8_D16_HI: Opcode = Opcode(1624);
-    pub const DS_READ_I8_D16: Opcode = Opcode(1625);
-    pub const DS_READ_I8_D16_HI: Opcode = Opcode(1626);
-    pub const DS_READ_U16_D16: Opcode = Opcode(1627);
-    pub const DS_READ_U16_D16_HI: Opcode = Opcode(1628);
-    pub const DS_ADD_F64: Opcode = Opcode(1629);
-    pub const DS_ADD_RTN_U64: Opcode = Opcode(1630);
-    pub const DS_SUB_RTN_U64: Opcode = Opcode(1631);
-    pub const DS_RSUB_RTN_U64: Opcode = Opcode(1632);
-    pub const DS_INC_RTN_U64: Opcode = Opcode(1633);
-    pub const DS_DEC_RTN_U64: Opcode = Opcode(1634);
-    pub const DS_MIN_RTN_I64: Opcode = Opcode(1635);
-    pub const DS_MAX_RTN_I64: Opcode = Opcode(1636);
-    pub const DS_MIN_RTN_U64: Opcode = Opcode(1637);
-    pub const DS_MAX_RTN_U64: Opcode = Opcode(1638);
-    pub const DS_AND_RTN_B64: Opcode = Opcode(1639);
-    pub const DS_OR_RTN_B64: Opcode = Opcode(1640);
-    pub const DS_XOR_RTN_B64: Opcode = Opcode(1641);
-    pub const DS_MSKOR_RTN_B64: Opcode = Opcode(1642);
-    pub const DS_WRXCHG_RTN_B64: Opcode = Opcode(1643);
-    pub const DS_WRXCHG2_RTN_B64: Opcode = Opcode(1644);
-    pub const DS_WRXCHG2ST64_RTN_B64: Opcode = Opcode(1645);
-    pub const DS_CMPST_RTN_B64: Opcode = Opcode(1646);
-    pub const DS_CMPST_RTN_F64: Opcode = Opcode(1647);
-    pub const DS_MIN_RTN_F64: Opcode = Opcode(1648);
-    pub const DS_MAX_RTN_F64: Opcode = Opcode(1649);
-    pub const DS_READ_B64: Opcode = Opcode(1650);
-    pub const DS_READ2_B64: Opcode = Opcode(1651);
-    pub const DS_READ2ST64_B64: Opcode = Opcode(1652);
-    pub const DS_ADD_RTN_F64: Opcode = Opcode(1653);
-    pub const DS_CONDXCHG32_RTN_B64: Opcode = Opcode(1654);
-    pub const DS_GWS_SEMA_RELEASE_ALL: Opcode = Opcode(1655);
-    pub const DS_GWS_INIT: Opcode = Opcode(1656);
-    pub const DS_GWS_SEMA_V: Opcode = Opcode(1657);
-    pub const DS_GWS_SEMA_BR: Opcode = Opcode(1658);
-    pub const DS_GWS_SEMA_P: Opcode = Opcode(1659);
-    pub const DS_GWS_BARRIER: Opcode = Opcode(1660);
-    pub const DS_READ_ADDTID_B32: Opcode = Opcode(1661);
-    pub const DS_PK_ADD_RTN_F16: Opcode = Opcode(1662);
-    pub const DS_PK_ADD_RTN_BF16: Opcode = Opcode(1663);
-    pub const DS_CONSUME: Opcode = Opcode(1664);
-    pub const DS_APPEND: Opcode = Opcode(1665);
-    pub const DS_WRITE_B96: Opcode = Opcode(1666);
-    pub const DS_WRITE_B128: Opcode = Opcode(1667);
-    pub const DS_READ_B96: Opcode = Opcode(1668);
-    pub const DS_READ_B128: Opcode = Opcode(1669);
-    pub const FLAT_LOAD_UBYTE: Opcode = Opcode(1670);
-    pub const FLAT_LOAD_SBYTE: Opcode = Opcode(1671);
-    pub const FLAT_LOAD_USHORT: Opcode = Opcode(1672);
-    pub const FLAT_LOAD_SSHORT: Opcode = Opcode(1673);
-    pub const FLAT_LOAD_DWORD: Opcode = Opcode(1674);
-    pub const FLAT_LOAD_DWORDX2: Opcode = Opcode(1675);
-    pub const FLAT_LOAD_DWORDX3: Opcode = Opcode(1676);
-    pub const FLAT_LOAD_DWORDX4: Opcode = Opcode(1677);
-    pub const FLAT_STORE_BYTE: Opcode = Opcode(1678);
-    pub const FLAT_STORE_BYTE_D16_HI: Opcode = Opcode(1679);
-    pub const FLAT_STORE_SHORT: Opcode = Opcode(1680);
-    pub const FLAT_STORE_SHORT_D16_HI: Opcode = Opcode(1681);
-    pub const FLAT_STORE_DWORD: Opcode = Opcode(1682);
-    pub const FLAT_STORE_DWORDX2: Opcode = Opcode(1683);
-    pub const FLAT_STORE_DWORDX3: Opcode = Opcode(1684);
-    pub const FLAT_STORE_DWORDX4: Opcode = Opcode(1685);
-    pub const FLAT_LOAD_UBYTE_D16: Opcode = Opcode(1686);
-    pub const FLAT_LOAD_UBYTE_D16_HI: Opcode = Opcode(1687);
-    pub const FLAT_LOAD_SBYTE_D16: Opcode = Opcode(1688);
-    pub const FLAT_LOAD_SBYTE_D16_HI: Opcode = Opcode(1689);
-    pub const FLAT_LOAD_SHORT_D16: Opcode = Opcode(1690);
-    pub const FLAT_LOAD_SHORT_D16_HI: Opcode = Opcode(1691);
-    pub const FLAT_ATOMIC_SWAP: Opcode = Opcode(1692);
-    pub const FLAT_ATOMIC_CMPSWAP: Opcode = Opcode(1693);
-    pub const FLAT_ATOMIC_ADD: Opcode = Opcode(1694);
-    pub const FLAT_ATOMIC_SUB: Opcode = Opcode(1695);
-    pub const FLAT_ATOMIC_SMIN: Opcode = Opcode(1696);
-    pub const FLAT_ATOMIC_UMIN: Opcode = Opcode(1697);
-    pub const FLAT_ATOMIC_SMAX: Opcode = Opcode(1698);
-    pub const FLAT_ATOMIC_UMAX: Opcode = Opcode(1699);
-    pub const FLAT_ATOMIC_AND: Opcode = Opcode(1700);
-    pub const FLAT_ATOMIC_OR: Opcode = Opcode(1701);
-    pub const FLAT_ATOMIC_XOR: Opcode = Opcode(1702);
-    pub const FLAT_ATOMIC_INC: Opcode = Opcode(1703);
-    pub const FLAT_ATOMIC_DEC: Opcode = Opcode(1704);
-    pub const FLAT_ATOMIC_ADD_F32: Opcode = Opcode(1705);
-    pub const FLAT_ATOMIC_PK_ADD_F16: Opcode = Opcode(1706);
-    pub const FLAT_ATOMIC_ADD_F64: Opcode = Opcode(1707);
-    pub const FLAT_ATOMIC_MIN_F64: Opcode = Opcode(1708);
-    pub const FLAT_ATOMIC_MAX_F64: Opcode = Opcode(1709);
-    pub const FLAT_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1710);
-    pub const FLAT_ATOMIC_SWAP_X2: Opcode = Opcode(1711);
-    pub const FLAT_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1712);
-    pub const FLAT_ATOMIC_ADD_X2: Opcode = Opcode(1713);
-    pub const FLAT_ATOMIC_SUB_X2: Opcode = Opcode(1714);
-    pub const FLAT_ATOMIC_SMIN_X2: Opcode = Opcode(1715);
-    pub const FLAT_ATOMIC_UMIN_X2: Opcode = Opcode(1716);
-    pub const FLAT_ATOMIC_SMAX_X2: Opcode = Opcode(1717);
-    pub const FLAT_ATOMIC_UMAX_X2: Opcode = Opcode(1718);
-    pub const FLAT_ATOMIC_AND_X2: Opcode = Opcode(1719);
-    pub const FLAT_ATOMIC_OR_X2: Opcode = Opcode(1720);
-    pub const FLAT_ATOMIC_XOR_X2: Opcode = Opcode(1721);
-    pub const FLAT_ATOMIC_INC_X2: Opcode = Opcode(1722);
-    pub const FLAT_ATOMIC_DEC_X2: Opcode = Opcode(1723);
-    pub const GLOBAL_LOAD_UBYTE: Opcode = Opcode(1724);
-    pub const GLOBAL_LOAD_SBYTE: Opcode = Opcode(1725);
-    pub const GLOBAL_LOAD_USHORT: Opcode = Opcode(1726);
-    pub const GLOBAL_LOAD_SSHORT: Opcode = Opcode(1727);
-    pub const GLOBAL_LOAD_DWORD: Opcode = Opcode(1728);
-    pub const GLOBAL_LOAD_DWORDX2: Opcode = Opcode(1729);
-    pub const GLOBAL_LOAD_DWORDX3: Opcode = Opcode(1730);
-    pub const GLOBAL_LOAD_DWORDX4: Opcode = Opcode(1731);
-    pub const GLOBAL_STORE_BYTE: Opcode = Opcode(1732);
-    pub const GLOBAL_STORE_BYTE_D16_HI: Opcode = Opcode(1733);
-    pub const GLOBAL_STORE_SHORT: Opcode = Opcode(1734);
-    pub const GLOBAL_STORE_SHORT_D16_HI: Opcode = Opcode(1735);
-    pub const GLOBAL_STORE_DWORD: Opcode = Opcode(1736);
-    pub const GLOBAL_STORE_DWORDX2: Opcode = Opcode(1737);
-    pub const GLOBAL_STORE_DWORDX3: Opcode = Opcode(1738);
-    pub const GLOBAL_STORE_DWORDX4: Opcode = Opcode(1739);
-    pub const GLOBAL_LOAD_UBYTE_D16: Opcode = Opcode(1740);
-    pub const GLOBAL_LOAD_UBYTE_D16_HI: Opcode = Opcode(1741);
-    pub const GLOBAL_LOAD_SBYTE_D16: Opcode = Opcode(1742);
-    pub const GLOBAL_LOAD_SBYTE_D16_HI: Opcode = Opcode(1743);
-    pub const GLOBAL_LOAD_SHORT_D16: Opcode = Opcode(1744);
-    pub const GLOBAL_LOAD_SHORT_D16_HI: Opcode = Opcode(1745);
-    pub const GLOBAL_LOAD_LDS_UBYTE: Opcode = Opcode(1746);
-    pub const GLOBAL_LOAD_LDS_SBYTE: Opcode = Opcode(1747);
-    pub const GLOBAL_LOAD_LDS_USHORT: Opcode = Opcode(1748);
-    pub const GLOBAL_LOAD_LDS_SSHORT: Opcode = Opcode(1749);
-    pub const GLOBAL_LOAD_LDS_DWORD: Opcode = Opcode(1750);
-    pub const GLOBAL_ATOMIC_SWAP: Opcode = Opcode(1751);
-    pub const GLOBAL_ATOMIC_CMPSWAP: Opcode = Opcode(1752);
-    pub const GLOBAL_ATOMIC_ADD: Opcode = Opcode(1753);
-    pub const GLOBAL_ATOMIC_SUB: Opcode = Opcode(1754);
-    pub const GLOBAL_ATOMIC_SMIN: Opcode = Opcode(1755);
-    pub const GLOBAL_ATOMIC_UMIN: Opcode = Opcode(1756);
-    pub const GLOBAL_ATOMIC_SMAX: Opcode = Opcode(1757);
-    pub const GLOBAL_ATOMIC_UMAX: Opcode = Opcode(1758);
-    pub const GLOBAL_ATOMIC_AND: Opcode = Opcode(1759);
-    pub const GLOBAL_ATOMIC_OR: Opcode = Opcode(1760);
-    pub const GLOBAL_ATOMIC_XOR: Opcode = Opcode(1761);
-    pub const GLOBAL_ATOMIC_INC: Opcode = Opcode(1762);
-    pub const GLOBAL_ATOMIC_DEC: Opcode = Opcode(1763);
-    pub const GLOBAL_ATOMIC_ADD_F32: Opcode = Opcode(1764);
-    pub const GLOBAL_ATOMIC_PK_ADD_F16: Opcode = Opcode(1765);
-    pub const GLOBAL_ATOMIC_ADD_F64: Opcode = Opcode(1766);
-    pub const GLOBAL_ATOMIC_MIN_F64: Opcode = Opcode(1767);
-    pub const GLOBAL_ATOMIC_MAX_F64: Opcode = Opcode(1768);
-    pub const GLOBAL_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1769);
-    pub const GLOBAL_ATOMIC_SWAP_X2: Opcode = Opcode(1770);
-    pub const GLOBAL_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1771);
-    pub const GLOBAL_ATOMIC_ADD_X2: Opcode = Opcode(1772);
-    pub const GLOBAL_ATOMIC_SUB_X2: Opcode = Opcode(1773);
-    pub const GLOBAL_ATOMIC_SMIN_X2: Opcode = Opcode(1774);
-    pub const GLOBAL_ATOMIC_UMIN_X2: Opcode = Opcode(1775);
-    pub const GLOBAL_ATOMIC_SMAX_X2: Opcode = Opcode(1776);
-    pub const GLOBAL_ATOMIC_UMAX_X2: Opcode = Opcode(1777);
-    pub const GLOBAL_ATOMIC_AND_X2: Opcode = Opcode(1778);
-    pub const GLOBAL_ATOMIC_OR_X2: Opcode = Opcode(1779);
-    pub const GLOBAL_ATOMIC_XOR_X2: Opcode = Opcode(1780);
-    pub const GLOBAL_ATOMIC_INC_X2: Opcode = Opcode(1781);
-    pub const GLOBAL_ATOMIC_DEC_X2: Opcode = Opcode(1782);
-    pub const SCRATCH_LOAD_UBYTE: Opcode = Opcode(1783);
-    pub const SCRATCH_LOAD_SBYTE: Opcode = Opcode(1784);
-    pub const SCRATCH_LOAD_USHORT: Opcode = Opcode(1785);
-    pub const SCRATCH_LOAD_SSHORT: Opcode = Opcode(1786);
-    pub const SCRATCH_LOAD_DWORD: Opcode = Opcode(1787);
-    pub const SCRATCH_LOAD_DWORDX2: Opcode = Opcode(1788);
-    pub const SCRATCH_LOAD_DWORDX3: Opcode = Opcode(1789);
-    pub const SCRATCH_LOAD_DWORDX4: Opcode = Opcode(1790);
-    pub const SCRATCH_STORE_BYTE: Opcode = Opcode(1791);
-    pub const SCRATCH_STORE_BYTE_D16_HI: Opcode = Opcode(1792);
-    pub const SCRATCH_STORE_SHORT: Opcode = Opcode(1793);
-    pub const SCRATCH_STORE_SHORT_D16_HI: Opcode = Opcode(1794);
-    pub const SCRATCH_STORE_DWORD: Opcode = Opcode(1795);
-    pub const SCRATCH_STORE_DWORDX2: Opcode = Opcode(1796);
-    pub const SCRATCH_STORE_DWORDX3: Opcode = Opcode(1797);
-    pub const SCRATCH_STORE_DWORDX4: Opcode = Opcode(1798);
-    pub const SCRATCH_LOAD_UBYTE_D16: Opcode = Opcode(1799);
-    pub const SCRATCH_LOAD_UBYTE_D16_HI: Opcode = Opcode(1800);
-    pub const SCRATCH_LOAD_SBYTE_D16: Opcode = Opcode(1801);
-    pub const SCRATCH_LOAD_SBYTE_D16_HI: Opcode = Opcode(1802);
-    pub const SCRATCH_LOAD_SHORT_D16: Opcode = Opcode(1803);
-    pub const SCRATCH_LOAD_SHORT_D16_HI: Opcode = Opcode(1804);
-    pub const SCRATCH_LOAD_LDS_UBYTE: Opcode = Opcode(1805);
-    pub const SCRATCH_LOAD_LDS_SBYTE: Opcode = Opcode(1806);
-    pub const SCRATCH_LOAD_LDS_USHORT: Opcode = Opcode(1807);
-    pub const SCRATCH_LOAD_LDS_SSHORT: Opcode = Opcode(1808);
-    pub const SCRATCH_LOAD_LDS_DWORD: Opcode = Opcode(1809);
-    pub const BUFFER_LOAD_FORMAT_X: Opcode = Opcode(1810);
-    pub const BUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1811);
-    pub const BUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1812);
-    pub const BUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1813);
-    pub const BUFFER_STORE_FORMAT_X: Opcode = Opcode(1814);
-    pub const BUFFER_STORE_FORMAT_XY: Opcode = Opcode(1815);
-    pub const BUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1816);
-    pub const BUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1817);
-    pub const BUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1818);
-    pub const BUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1819);
-    pub const BUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1820);
-    pub const BUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1821);
-    pub const BUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1822);
-    pub const BUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1823);
-    pub const BUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1824);
-    pub const BUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1825);
-    pub const BUFFER_LOAD_UBYTE: Opcode = Opcode(1826);
-    pub const BUFFER_LOAD_SBYTE: Opcode = Opcode(1827);
-    pub const BUFFER_LOAD_USHORT: Opcode = Opcode(1828);
-    pub const BUFFER_LOAD_SSHORT: Opcode = Opcode(1829);
-    pub const BUFFER_LOAD_DWORD: Opcode = Opcode(1830);
-    pub const BUFFER_LOAD_DWORDX2: Opcode = Opcode(1831);
-    pub const BUFFER_LOAD_DWORDX3: Opcode = Opcode(1832);
-    pub const BUFFER_LOAD_DWORDX4: Opcode = Opcode(1833);
-    pub const BUFFER_STORE_BYTE: Opcode = Opcode(1834);
-    pub const BUFFER_STORE_BYTE_D16_HI: Opcode = Opcode(1835);
-    pub const BUFFER_STORE_SHORT: Opcode = Opcode(1836);
-    pub const BUFFER_STORE_SHORT_D16_HI: Opcode = Opcode(1837);
-    pub const BUFFER_STORE_DWORD: Opcode = Opcode(1838);
-    pub const BUFFER_STORE_DWORDX2: Opcode = Opcode(1839);
-    pub const BUFFER_STORE_DWORDX3: Opcode = Opcode(1840);
-    pub const BUFFER_STORE_DWORDX4: Opcode = Opcode(1841);
-    pub const BUFFER_LOAD_UBYTE_D16: Opcode = Opcode(1842);
-    pub const BUFFER_LOAD_UBYTE_D16_HI: Opcode = Opcode(1843);
-    pub const BUFFER_LOAD_SBYTE_D16: Opcode = Opcode(1844);
-    pub const BUFFER_LOAD_SBYTE_D16_HI: Opcode = Opcode(1845);
-    pub const BUFFER_LOAD_SHORT_D16: Opcode = Opcode(1846);
-    pub const BUFFER_LOAD_SHORT_D16_HI: Opcode = Opcode(1847);
-    pub const BUFFER_LOAD_FORMAT_D16_HI_X: Opcode = Opcode(1848);
-    pub const BUFFER_STORE_FORMAT_D16_HI_X: Opcode = Opcode(1849);
-    pub const BUFFER_WBL2: Opcode = Opcode(1850);
-    pub const BUFFER_INVL2: Opcode = Opcode(1851);
-    pub const BUFFER_INV: Opcode = Opcode(1852);
-    pub const BUFFER_WBINVL1: Opcode = Opcode(1853);
-    pub const BUFFER_WBINVL1_VOL: Opcode = Opcode(1854);
-    pub const BUFFER_ATOMIC_SWAP: Opcode = Opcode(1855);
-    pub const BUFFER_ATOMIC_CMPSWAP: Opcode = Opcode(1856);
-    pub const BUFFER_ATOMIC_ADD: Opcode = Opcode(1857);
-    pub const BUFFER_ATOMIC_SUB: Opcode = Opcode(1858);
-    pub const BUFFER_ATOMIC_SMIN: Opcode = Opcode(1859);
-    pub const BUFFER_ATOMIC_UMIN: Opcode = Opcode(1860);
-    pub const BUFFER_ATOMIC_SMAX: Opcode = Opcode(1861);
-    pub const BUFFER_ATOMIC_UMAX: Opcode = Opcode(1862);
-    pub const BUFFER_ATOMIC_AND: Opcode = Opcode(1863);
-    pub const BUFFER_ATOMIC_OR: Opcode = Opcode(1864);
-    pub const BUFFER_ATOMIC_XOR: Opcode = Opcode(1865);
-    pub const BUFFER_ATOMIC_INC: Opcode = Opcode(1866);
-    pub const BUFFER_ATOMIC_DEC: Opcode = Opcode(1867);
-    pub const BUFFER_ATOMIC_ADD_F32: Opcode = Opcode(1868);
-    pub const BUFFER_ATOMIC_PK_ADD_F16: Opcode = Opcode(1869);
-    pub const BUFFER_ATOMIC_ADD_F64: Opcode = Opcode(1870);
-    pub const BUFFER_ATOMIC_MIN_F64: Opcode = Opcode(1871);
-    pub const BUFFER_ATOMIC_MAX_F64: Opcode = Opcode(1872);
-    pub const BUFFER_ATOMIC_SWAP_X2: Opcode = Opcode(1873);
-    pub const BUFFER_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1874);
-    pub const BUFFER_ATOMIC_ADD_X2: Opcode = Opcode(1875);
-    pub const BUFFER_ATOMIC_SUB_X2: Opcode = Opcode(1876);
-    pub const BUFFER_ATOMIC_SMIN_X2: Opcode = Opcode(1877);
-    pub const BUFFER_ATOMIC_UMIN_X2: Opcode = Opcode(1878);
-    pub const BUFFER_ATOMIC_SMAX_X2: Opcode = Opcode(1879);
-    pub const BUFFER_ATOMIC_UMAX_X2: Opcode = Opcode(1880);
-    pub const BUFFER_ATOMIC_AND_X2: Opcode = Opcode(1881);
-    pub const BUFFER_ATOMIC_OR_X2: Opcode = Opcode(1882);
-    pub const BUFFER_ATOMIC_XOR_X2: Opcode = Opcode(1883);
-    pub const BUFFER_ATOMIC_INC_X2: Opcode = Opcode(1884);
-    pub const BUFFER_ATOMIC_DEC_X2: Opcode = Opcode(1885);
-    pub const TBUFFER_LOAD_FORMAT_X: Opcode = Opcode(1886);
-    pub const TBUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1887);
-    pub const TBUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1888);
-    pub const TBUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1889);
-    pub const TBUFFER_STORE_FORMAT_X: Opcode = Opcode(1890);
-    pub const TBUFFER_STORE_FORMAT_XY: Opcode = Opcode(1891);
-    pub const TBUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1892);
-    pub const TBUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1893);
-    pub const TBUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1894);
-    pub const TBUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1895);
-    pub const TBUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1896);
-    pub const TBUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1897);
-    pub const TBUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1898);
-    pub const TBUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1899);
-    pub const TBUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1900);
-    pub const TBUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1901);
-    pub const IMAGE_LOAD: Opcode = Opcode(1902);
-    pub const IMAGE_LOAD_MIP: Opcode = Opcode(1903);
-    pub const IMAGE_LOAD_PCK: Opcode = Opcode(1904);
-    pub const IMAGE_LOAD_PCK_SGN: Opcode = Opcode(1905);
-    pub const IMAGE_LOAD_MIP_PCK: Opcode = Opcode(1906);
-    pub const IMAGE_LOAD_MIP_PCK_SGN: Opcode = Opcode(1907);
-    pub const IMAGE_STORE: Opcode = Opcode(1908);
-    pub const IMAGE_STORE_MIP: Opcode = Opcode(1909);
-    pub const IMAGE_STORE_PCK: Opcode = Opcode(1910);
-    pub const IMAGE_STORE_MIP_PCK: Opcode = Opcode(1911);
-    pub const IMAGE_GET_RESINFO: Opcode = Opcode(1912);
-    pub const IMAGE_ATOMIC_SWAP: Opcode = Opcode(1913);
-    pub const IMAGE_ATOMIC_CMPSWAP: Opcode = Opcode(1914);
-    pub const IMAGE_ATOMIC_ADD: Opcode = Opcode(1915);
-    pub const IMAGE_ATOMIC_SUB: Opcode = Opcode(1916);
-    pub const IMAGE_ATOMIC_SMIN: Opcode = Opcode(1917);
-    pub const IMAGE_ATOMIC_UMIN: Opcode = Opcode(1918);
-    pub const IMAGE_ATOMIC_SMAX: Opcode = Opcode(1919);
-    pub const IMAGE_ATOMIC_UMAX: Opcode = Opcode(1920);
-    pub const IMAGE_ATOMIC_AND: Opcode = Opcode(1921);
-    pub const IMAGE_ATOMIC_OR: Opcode = Opcode(1922);
-    pub const IMAGE_ATOMIC_XOR: Opcode = Opcode(1923);
-    pub const IMAGE_ATOMIC_INC: Opcode = Opcode(1924);
-    pub const IMAGE_ATOMIC_DEC: Opcode = Opcode(1925);
-    pub const IMAGE_SAMPLE: Opcode = Opcode(1926);
+    pub const V_MOV_B32_SDWA: Opcode = Opcode(1207);
+    pub const V_CVT_F32_I32_SDWA: Opcode = Opcode(1208);
+    pub const V_CVT_F32_U32_SDWA: Opcode = Opcode(1209);
+    pub const V_CVT_U32_F32_SDWA: Opcode = Opcode(1210);
+    pub const V_CVT_I32_F32_SDWA: Opcode = Opcode(1211);
+    pub const V_CVT_F16_F32_SDWA: Opcode = Opcode(1212);
+    pub const V_CVT_F32_F16_SDWA: Opcode = Opcode(1213);
+    pub const V_CVT_RPI_I32_F32_SDWA: Opcode = Opcode(1214);
+    pub const V_CVT_FLR_I32_F32_SDWA: Opcode = Opcode(1215);
+    pub const V_CVT_OFF_F32_I4_SDWA: Opcode = Opcode(1216);
+    pub const V_CVT_F32_UBYTE0_SDWA: Opcode = Opcode(1217);
+    pub const V_CVT_F32_UBYTE1_SDWA: Opcode = Opcode(1218);
+    pub const V_CVT_F32_UBYTE2_SDWA: Opcode = Opcode(1219);
+    pub const V_CVT_F32_UBYTE3_SDWA: Opcode = Opcode(1220);
+    pub const V_FRACT_F32_SDWA: Opcode = Opcode(1221);
+    pub const V_TRUNC_F32_SDWA: Opcode = Opcode(1222);
+    pub const V_CEIL_F32_SDWA: Opcode = Opcode(1223);
+    pub const V_RNDNE_F32_SDWA: Opcode = Opcode(1224);
+    pub const V_FLOOR_F32_SDWA: Opcode = Opcode(1225);
+    pub const V_EXP_F32_SDWA: Opcode = Opcode(1226);
+    pub const V_LOG_F32_SDWA: Opcode = Opcode(1227);
+    pub const V_RCP_F32_SDWA: Opcode = Opcode(1228);
+    pub const V_RCP_IFLAG_F32_SDWA: Opcode = Opcode(1229);
+    pub const V_RSQ_F32_SDWA: Opcode = Opcode(1230);
+    pub const V_SQRT_F32_SDWA: Opcode = Opcode(1231);
+    pub const V_SIN_F32_SDWA: Opcode = Opcode(1232);
+    pub const V_COS_F32_SDWA: Opcode = Opcode(1233);
+    pub const V_NOT_B32_SDWA: Opcode = Opcode(1234);
+    pub const V_BFREV_B32_SDWA: Opcode = Opcode(1235);
+    pub const V_FFBH_U32_SDWA: Opcode = Opcode(1236);
+    pub const V_FFBL_B32_SDWA: Opcode = Opcode(1237);
+    pub const V_FFBH_I32_SDWA: Opcode = Opcode(1238);
+    pub const V_FREXP_EXP_I32_F32_SDWA: Opcode = Opcode(1239);
+    pub const V_FREXP_MANT_F32_SDWA: Opcode = Opcode(1240);
+    pub const V_SCREEN_PARTITION_4SE_B32_SDWA: Opcode = Opcode(1241);
+    pub const V_CVT_F16_U16_SDWA: Opcode = Opcode(1242);
+    pub const V_CVT_F16_I16_SDWA: Opcode = Opcode(1243);
+    pub const V_CVT_U16_F16_SDWA: Opcode = Opcode(1244);
+    pub const V_CVT_I16_F16_SDWA: Opcode = Opcode(1245);
+    pub const V_RCP_F16_SDWA: Opcode = Opcode(1246);
+    pub const V_SQRT_F16_SDWA: Opcode = Opcode(1247);
+    pub const V_RSQ_F16_SDWA: Opcode = Opcode(1248);
+    pub const V_LOG_F16_SDWA: Opcode = Opcode(1249);
+    pub const V_EXP_F16_SDWA: Opcode = Opcode(1250);
+    pub const V_FREXP_MANT_F16_SDWA: Opcode = Opcode(1251);
+    pub const V_FREXP_EXP_I16_F16_SDWA: Opcode = Opcode(1252);
+    pub const V_FLOOR_F16_SDWA: Opcode = Opcode(1253);
+    pub const V_CEIL_F16_SDWA: Opcode = Opcode(1254);
+    pub const V_TRUNC_F16_SDWA: Opcode = Opcode(1255);
+    pub const V_RNDNE_F16_SDWA: Opcode = Opcode(1256);
+    pub const V_FRACT_F16_SDWA: Opcode = Opcode(1257);
+    pub const V_SIN_F16_SDWA: Opcode = Opcode(1258);
+    pub const V_COS_F16_SDWA: Opcode = Opcode(1259);
+    pub const V_EXP_LEGACY_F32_SDWA: Opcode = Opcode(1260);
+    pub const V_LOG_LEGACY_F32_SDWA: Opcode = Opcode(1261);
+    pub const V_CVT_NORM_I16_F16_SDWA: Opcode = Opcode(1262);
+    pub const V_CVT_NORM_U16_F16_SDWA: Opcode = Opcode(1263);
+    pub const V_SAT_PK_U8_I16_SDWA: Opcode = Opcode(1264);
+    pub const V_CVT_F32_FP8_SDWA: Opcode = Opcode(1265);
+    pub const V_CVT_F32_BF8_SDWA: Opcode = Opcode(1266);
+    pub const V_CVT_PK_F32_FP8_SDWA: Opcode = Opcode(1267);
+    pub const V_CVT_PK_F32_BF8_SDWA: Opcode = Opcode(1268);
+    pub const V_CMP_CLASS_F32_SDWA: Opcode = Opcode(1269);
+    pub const V_CMPX_CLASS_F32_SDWA: Opcode = Opcode(1270);
+    pub const V_CMP_CLASS_F16_SDWA: Opcode = Opcode(1271);
+    pub const V_CMPX_CLASS_F16_SDWA: Opcode = Opcode(1272);
+    pub const V_CMP_F_F16_SDWA: Opcode = Opcode(1273);
+    pub const V_CMP_LT_F16_SDWA: Opcode = Opcode(1274);
+    pub const V_CMP_EQ_F16_SDWA: Opcode = Opcode(1275);
+    pub const V_CMP_LE_F16_SDWA: Opcode = Opcode(1276);
+    pub const V_CMP_GT_F16_SDWA: Opcode = Opcode(1277);
+    pub const V_CMP_LG_F16_SDWA: Opcode = Opcode(1278);
+    pub const V_CMP_GE_F16_SDWA: Opcode = Opcode(1279);
+    pub const V_CMP_O_F16_SDWA: Opcode = Opcode(1280);
+    pub const V_CMP_U_F16_SDWA: Opcode = Opcode(1281);
+    pub const V_CMP_NGE_F16_SDWA: Opcode = Opcode(1282);
+    pub const V_CMP_NLG_F16_SDWA: Opcode = Opcode(1283);
+    pub const V_CMP_NGT_F16_SDWA: Opcode = Opcode(1284);
+    pub const V_CMP_NLE_F16_SDWA: Opcode = Opcode(1285);
+    pub const V_CMP_NEQ_F16_SDWA: Opcode = Opcode(1286);
+    pub const V_CMP_NLT_F16_SDWA: Opcode = Opcode(1287);
+    pub const V_CMP_TRU_F16_SDWA: Opcode = Opcode(1288);
+    pub const V_CMPX_F_F16_SDWA: Opcode = Opcode(1289);
+    pub const V_CMPX_LT_F16_SDWA: Opcode = Opcode(1290);
+    pub const V_CMPX_EQ_F16_SDWA: Opcode = Opcode(1291);
+    pub const V_CMPX_LE_F16_SDWA: Opcode = Opcode(1292);
+    pub const V_CMPX_GT_F16_SDWA: Opcode = Opcode(1293);
+    pub const V_CMPX_LG_F16_SDWA: Opcode = Opcode(1294);
+    pub const V_CMPX_GE_F16_SDWA: Opcode = Opcode(1295);
+    pub const V_CMPX_O_F16_SDWA: Opcode = Opcode(1296);
+    pub const V_CMPX_U_F16_SDWA: Opcode = Opcode(1297);
+    pub const V_CMPX_NGE_F16_SDWA: Opcode = Opcode(1298);
+    pub const V_CMPX_NLG_F16_SDWA: Opcode = Opcode(1299);
+    pub const V_CMPX_NGT_F16_SDWA: Opcode = Opcode(1300);
+    pub const V_CMPX_NLE_F16_SDWA: Opcode = Opcode(1301);
+    pub const V_CMPX_NEQ_F16_SDWA: Opcode = Opcode(1302);
+    pub const V_CMPX_NLT_F16_SDWA: Opcode = Opcode(1303);
+    pub const V_CMPX_TRU_F16_SDWA: Opcode = Opcode(1304);
+    pub const V_CMP_F_F32_SDWA: Opcode = Opcode(1305);
+    pub const V_CMP_LT_F32_SDWA: Opcode = Opcode(1306);
+    pub const V_CMP_EQ_F32_SDWA: Opcode = Opcode(1307);
+    pub const V_CMP_LE_F32_SDWA: Opcode = Opcode(1308);
+    pub const V_CMP_GT_F32_SDWA: Opcode = Opcode(1309);
+    pub const V_CMP_LG_F32_SDWA: Opcode = Opcode(1310);
+    pub const V_CMP_GE_F32_SDWA: Opcode = Opcode(1311);
+    pub const V_CMP_O_F32_SDWA: Opcode = Opcode(1312);
+    pub const V_CMP_U_F32_SDWA: Opcode = Opcode(1313);
+    pub const V_CMP_NGE_F32_SDWA: Opcode = Opcode(1314);
+    pub const V_CMP_NLG_F32_SDWA: Opcode = Opcode(1315);
+    pub const V_CMP_NGT_F32_SDWA: Opcode = Opcode(1316);
+    pub const V_CMP_NLE_F32_SDWA: Opcode = Opcode(1317);
+    pub const V_CMP_NEQ_F32_SDWA: Opcode = Opcode(1318);
+    pub const V_CMP_NLT_F32_SDWA: Opcode = Opcode(1319);
+    pub const V_CMP_TRU_F32_SDWA: Opcode = Opcode(1320);
+    pub const V_CMPX_F_F32_SDWA: Opcode = Opcode(1321);
+    pub const V_CMPX_LT_F32_SDWA: Opcode = Opcode(1322);
+    pub const V_CMPX_EQ_F32_SDWA: Opcode = Opcode(1323);
+    pub const V_CMPX_LE_F32_SDWA: Opcode = Opcode(1324);
+    pub const V_CMPX_GT_F32_SDWA: Opcode = Opcode(1325);
+    pub const V_CMPX_LG_F32_SDWA: Opcode = Opcode(1326);
+    pub const V_CMPX_GE_F32_SDWA: Opcode = Opcode(1327);
+    pub const V_CMPX_O_F32_SDWA: Opcode = Opcode(1328);
+    pub const V_CMPX_U_F32_SDWA: Opcode = Opcode(1329);
+    pub const V_CMPX_NGE_F32_SDWA: Opcode = Opcode(1330);
+    pub const V_CMPX_NLG_F32_SDWA: Opcode = Opcode(1331);
+    pub const V_CMPX_NGT_F32_SDWA: Opcode = Opcode(1332);
+    pub const V_CMPX_NLE_F32_SDWA: Opcode = Opcode(1333);
+    pub const V_CMPX_NEQ_F32_SDWA: Opcode = Opcode(1334);
+    pub const V_CMPX_NLT_F32_SDWA: Opcode = Opcode(1335);
+    pub const V_CMPX_TRU_F32_SDWA: Opcode = Opcode(1336);
+    pub const V_CMP_F_I16_SDWA: Opcode = Opcode(1337);
+    pub const V_CMP_LT_I16_SDWA: Opcode = Opcode(1338);
+    pub const V_CMP_EQ_I16_SDWA: Opcode = Opcode(1339);
+    pub const V_CMP_LE_I16_SDWA: Opcode = Opcode(1340);
+    pub const V_CMP_GT_I16_SDWA: Opcode = Opcode(1341);
+    pub const V_CMP_NE_I16_SDWA: Opcode = Opcode(1342);
+    pub const V_CMP_GE_I16_SDWA: Opcode = Opcode(1343);
+    pub const V_CMP_T_I16_SDWA: Opcode = Opcode(1344);
+    pub const V_CMP_F_U16_SDWA: Opcode = Opcode(1345);
+    pub const V_CMP_LT_U16_SDWA: Opcode = Opcode(1346);
+    pub const V_CMP_EQ_U16_SDWA: Opcode = Opcode(1347);
+    pub const V_CMP_LE_U16_SDWA: Opcode = Opcode(1348);
+    pub const V_CMP_GT_U16_SDWA: Opcode = Opcode(1349);
+    pub const V_CMP_NE_U16_SDWA: Opcode = Opcode(1350);
+    pub const V_CMP_GE_U16_SDWA: Opcode = Opcode(1351);
+    pub const V_CMP_T_U16_SDWA: Opcode = Opcode(1352);
+    pub const V_CMPX_F_I16_SDWA: Opcode = Opcode(1353);
+    pub const V_CMPX_LT_I16_SDWA: Opcode = Opcode(1354);
+    pub const V_CMPX_EQ_I16_SDWA: Opcode = Opcode(1355);
+    pub const V_CMPX_LE_I16_SDWA: Opcode = Opcode(1356);
+    pub const V_CMPX_GT_I16_SDWA: Opcode = Opcode(1357);
+    pub const V_CMPX_NE_I16_SDWA: Opcode = Opcode(1358);
+    pub const V_CMPX_GE_I16_SDWA: Opcode = Opcode(1359);
+    pub const V_CMPX_T_I16_SDWA: Opcode = Opcode(1360);
+    pub const V_CMPX_F_U16_SDWA: Opcode = Opcode(1361);
+    pub const V_CMPX_LT_U16_SDWA: Opcode = Opcode(1362);
+    pub const V_CMPX_EQ_U16_SDWA: Opcode = Opcode(1363);
+    pub const V_CMPX_LE_U16_SDWA: Opcode = Opcode(1364);
+    pub const V_CMPX_GT_U16_SDWA: Opcode = Opcode(1365);
+    pub const V_CMPX_NE_U16_SDWA: Opcode = Opcode(1366);
+    pub const V_CMPX_GE_U16_SDWA: Opcode = Opcode(1367);
+    pub const V_CMPX_T_U16_SDWA: Opcode = Opcode(1368);
+    pub const V_CMP_F_I32_SDWA: Opcode = Opcode(1369);
+    pub const V_CMP_LT_I32_SDWA: Opcode = Opcode(1370);
+    pub const V_CMP_EQ_I32_SDWA: Opcode = Opcode(1371);
+    pub const V_CMP_LE_I32_SDWA: Opcode = Opcode(1372);
+    pub const V_CMP_GT_I32_SDWA: Opcode = Opcode(1373);
+    pub const V_CMP_NE_I32_SDWA: Opcode = Opcode(1374);
+    pub const V_CMP_GE_I32_SDWA: Opcode = Opcode(1375);
+    pub const V_CMP_T_I32_SDWA: Opcode = Opcode(1376);
+    pub const V_CMP_F_U32_SDWA: Opcode = Opcode(1377);
+    pub const V_CMP_LT_U32_SDWA: Opcode = Opcode(1378);
+    pub const V_CMP_EQ_U32_SDWA: Opcode = Opcode(1379);
+    pub const V_CMP_LE_U32_SDWA: Opcode = Opcode(1380);
+    pub const V_CMP_GT_U32_SDWA: Opcode = Opcode(1381);
+    pub const V_CMP_NE_U32_SDWA: Opcode = Opcode(1382);
+    pub const V_CMP_GE_U32_SDWA: Opcode = Opcode(1383);
+    pub const V_CMP_T_U32_SDWA: Opcode = Opcode(1384);
+    pub const V_CMPX_F_I32_SDWA: Opcode = Opcode(1385);
+    pub const V_CMPX_LT_I32_SDWA: Opcode = Opcode(1386);
+    pub const V_CMPX_EQ_I32_SDWA: Opcode = Opcode(1387);
+    pub const V_CMPX_LE_I32_SDWA: Opcode = Opcode(1388);
+    pub const V_CMPX_GT_I32_SDWA: Opcode = Opcode(1389);
+    pub const V_CMPX_NE_I32_SDWA: Opcode = Opcode(1390);
+    pub const V_CMPX_GE_I32_SDWA: Opcode = Opcode(1391);
+    pub const V_CMPX_T_I32_SDWA: Opcode = Opcode(1392);
+    pub const V_CMPX_F_U32_SDWA: Opcode = Opcode(1393);
+    pub const V_CMPX_LT_U32_SDWA: Opcode = Opcode(1394);
+    pub const V_CMPX_EQ_U32_SDWA: Opcode = Opcode(1395);
+    pub const V_CMPX_LE_U32_SDWA: Opcode = Opcode(1396);
+    pub const V_CMPX_GT_U32_SDWA: Opcode = Opcode(1397);
+    pub const V_CMPX_NE_U32_SDWA: Opcode = Opcode(1398);
+    pub const V_CMPX_GE_U32_SDWA: Opcode = Opcode(1399);
+    pub const V_CMPX_T_U32_SDWA: Opcode = Opcode(1400);
+    pub const V_CNDMASK_B32_DPP: Opcode = Opcode(1401);
+    pub const V_ADD_F32_DPP: Opcode = Opcode(1402);
+    pub const V_SUB_F32_DPP: Opcode = Opcode(1403);
+    pub const V_SUBREV_F32_DPP: Opcode = Opcode(1404);
+    pub const V_FMAC_F64_DPP: Opcode = Opcode(1405);
+    pub const V_MUL_F32_DPP: Opcode = Opcode(1406);
+    pub const V_MUL_I32_I24_DPP: Opcode = Opcode(1407);
+    pub const V_MUL_HI_I32_I24_DPP: Opcode = Opcode(1408);
+    pub const V_MUL_U32_U24_DPP: Opcode = Opcode(1409);
+    pub const V_MUL_HI_U32_U24_DPP: Opcode = Opcode(1410);
+    pub const V_MIN_F32_DPP: Opcode = Opcode(1411);
+    pub const V_MAX_F32_DPP: Opcode = Opcode(1412);
+    pub const V_MIN_I32_DPP: Opcode = Opcode(1413);
+    pub const V_MAX_I32_DPP: Opcode = Opcode(1414);
+    pub const V_MIN_U32_DPP: Opcode = Opcode(1415);
+    pub const V_MAX_U32_DPP: Opcode = Opcode(1416);
+    pub const V_LSHRREV_B32_DPP: Opcode = Opcode(1417);
+    pub const V_ASHRREV_I32_DPP: Opcode = Opcode(1418);
+    pub const V_LSHLREV_B32_DPP: Opcode = Opcode(1419);
+    pub const V_AND_B32_DPP: Opcode = Opcode(1420);
+    pub const V_OR_B32_DPP: Opcode = Opcode(1421);
+    pub const V_XOR_B32_DPP: Opcode = Opcode(1422);
+    pub const V_MAC_F32_DPP: Opcode = Opcode(1423);
+    pub const V_ADD_CO_U32_DPP: Opcode = Opcode(1424);
+    pub const V_SUB_CO_U32_DPP: Opcode = Opcode(1425);
+    pub const V_SUBREV_CO_U32_DPP: Opcode = Opcode(1426);
+    pub const V_ADDC_CO_U32_DPP: Opcode = Opcode(1427);
+    pub const V_SUBB_CO_U32_DPP: Opcode = Opcode(1428);
+    pub const V_SUBBREV_CO_U32_DPP: Opcode = Opcode(1429);
+    pub const V_ADD_F16_DPP: Opcode = Opcode(1430);
+    pub const V_SUB_F16_DPP: Opcode = Opcode(1431);
+    pub const V_SUBREV_F16_DPP: Opcode = Opcode(1432);
+    pub const V_MUL_F16_DPP: Opcode = Opcode(1433);
+    pub const V_MAC_F16_DPP: Opcode = Opcode(1434);
+    pub const V_ADD_U16_DPP: Opcode = Opcode(1435);
+    pub const V_SUB_U16_DPP: Opcode = Opcode(1436);
+    pub const V_SUBREV_U16_DPP: Opcode = Opcode(1437);
+    pub const V_MUL_LO_U16_DPP: Opcode = Opcode(1438);
+    pub const V_LSHLREV_B16_DPP: Opcode = Opcode(1439);
+    pub const V_LSHRREV_B16_DPP: Opcode = Opcode(1440);
+    pub const V_ASHRREV_I16_DPP: Opcode = Opcode(1441);
+    pub const V_MAX_F16_DPP: Opcode = Opcode(1442);
+    pub const V_MIN_F16_DPP: Opcode = Opcode(1443);
+    pub const V_MAX_U16_DPP: Opcode = Opcode(1444);
+    pub const V_MAX_I16_DPP: Opcode = Opcode(1445);
+    pub const V_MIN_U16_DPP: Opcode = Opcode(1446);
+    pub const V_MIN_I16_DPP: Opcode = Opcode(1447);
+    pub const V_LDEXP_F16_DPP: Opcode = Opcode(1448);
+    pub const V_ADD_U32_DPP: Opcode = Opcode(1449);
+    pub const V_SUB_U32_DPP: Opcode = Opcode(1450);
+    pub const V_SUBREV_U32_DPP: Opcode = Opcode(1451);
+    pub const V_DOT2C_F32_F16_DPP: Opcode = Opcode(1452);
+    pub const V_DOT2C_I32_I16_DPP: Opcode = Opcode(1453);
+    pub const V_DOT4C_I32_I8_DPP: Opcode = Opcode(1454);
+    pub const V_DOT8C_I32_I4_DPP: Opcode = Opcode(1455);
+    pub const V_FMAC_F32_DPP: Opcode = Opcode(1456);
+    pub const V_PK_FMAC_F16_DPP: Opcode = Opcode(1457);
+    pub const V_XNOR_B32_DPP: Opcode = Opcode(1458);
+    pub const V_NOP_VOP1DPP: Opcode = Opcode(1459);
+    pub const V_MOV_B32_DPP: Opcode = Opcode(1460);
+    pub const V_CVT_I32_F64_DPP: Opcode = Opcode(1461);
+    pub const V_CVT_F64_I32_DPP: Opcode = Opcode(1462);
+    pub const V_CVT_F32_I32_DPP: Opcode = Opcode(1463);
+    pub const V_CVT_F32_U32_DPP: Opcode = Opcode(1464);
+    pub const V_CVT_U32_F32_DPP: Opcode = Opcode(1465);
+    pub const V_CVT_I32_F32_DPP: Opcode = Opcode(1466);
+    pub const V_CVT_F16_F32_DPP: Opcode = Opcode(1467);
+    pub const V_CVT_F32_F16_DPP: Opcode = Opcode(1468);
+    pub const V_CVT_RPI_I32_F32_DPP: Opcode = Opcode(1469);
+    pub const V_CVT_FLR_I32_F32_DPP: Opcode = Opcode(1470);
+    pub const V_CVT_OFF_F32_I4_DPP: Opcode = Opcode(1471);
+    pub const V_CVT_F32_F64_DPP: Opcode = Opcode(1472);
+    pub const V_CVT_F64_F32_DPP: Opcode = Opcode(1473);
+    pub const V_CVT_F32_UBYTE0_DPP: Opcode = Opcode(1474);
+    pub const V_CVT_F32_UBYTE1_DPP: Opcode = Opcode(1475);
+    pub const V_CVT_F32_UBYTE2_DPP: Opcode = Opcode(1476);
+    pub const V_CVT_F32_UBYTE3_DPP: Opcode = Opcode(1477);
+    pub const V_CVT_U32_F64_DPP: Opcode = Opcode(1478);
+    pub const V_CVT_F64_U32_DPP: Opcode = Opcode(1479);
+    pub const V_TRUNC_F64_DPP: Opcode = Opcode(1480);
+    pub const V_CEIL_F64_DPP: Opcode = Opcode(1481);
+    pub const V_RNDNE_F64_DPP: Opcode = Opcode(1482);
+    pub const V_FLOOR_F64_DPP: Opcode = Opcode(1483);
+    pub const V_FRACT_F32_DPP: Opcode = Opcode(1484);
+    pub const V_TRUNC_F32_DPP: Opcode = Opcode(1485);
+    pub const V_CEIL_F32_DPP: Opcode = Opcode(1486);
+    pub const V_RNDNE_F32_DPP: Opcode = Opcode(1487);
+    pub const V_FLOOR_F32_DPP: Opcode = Opcode(1488);
+    pub const V_EXP_F32_DPP: Opcode = Opcode(1489);
+    pub const V_LOG_F32_DPP: Opcode = Opcode(1490);
+    pub const V_RCP_F32_DPP: Opcode = Opcode(1491);
+    pub const V_RCP_IFLAG_F32_DPP: Opcode = Opcode(1492);
+    pub const V_RSQ_F32_DPP: Opcode = Opcode(1493);
+    pub const V_RCP_F64_DPP: Opcode = Opcode(1494);
+    pub const V_RSQ_F64_DPP: Opcode = Opcode(1495);
+    pub const V_SQRT_F32_DPP: Opcode = Opcode(1496);
+    pub const V_SQRT_F64_DPP: Opcode = Opcode(1497);
+    pub const V_SIN_F32_DPP: Opcode = Opcode(1498);
+    pub const V_COS_F32_DPP: Opcode = Opcode(1499);
+    pub const V_NOT_B32_DPP: Opcode = Opcode(1500);
+    pub const V_BFREV_B32_DPP: Opcode = Opcode(1501);
+    pub const V_FFBH_U32_DPP: Opcode = Opcode(1502);
+    pub const V_FFBL_B32_DPP: Opcode = Opcode(1503);
+    pub const V_FFBH_I32_DPP: Opcode = Opcode(1504);
+    pub const V_FREXP_EXP_I32_F64_DPP: Opcode = Opcode(1505);
+    pub const V_FREXP_MANT_F64_DPP: Opcode = Opcode(1506);
+    pub const V_FRACT_F64_DPP: Opcode = Opcode(1507);
+    pub const V_FREXP_EXP_I32_F32_DPP: Opcode = Opcode(1508);
+    pub const V_FREXP_MANT_F32_DPP: Opcode = Opcode(1509);
+    pub const V_SCREEN_PARTITION_4SE_B32_DPP: Opcode = Opcode(1510);
+    pub const V_MOV_B64_DPP: Opcode = Opcode(1511);
+    pub const V_CVT_F16_U16_DPP: Opcode = Opcode(1512);
+    pub const V_CVT_F16_I16_DPP: Opcode = Opcode(1513);
+    pub const V_CVT_U16_F16_DPP: Opcode = Opcode(1514);
+    pub const V_CVT_I16_F16_DPP: Opcode = Opcode(1515);
+    pub const V_RCP_F16_DPP: Opcode = Opcode(1516);
+    pub const V_SQRT_F16_DPP: Opcode = Opcode(1517);
+    pub const V_RSQ_F16_DPP: Opcode = Opcode(1518);
+    pub const V_LOG_F16_DPP: Opcode = Opcode(1519);
+    pub const V_EXP_F16_DPP: Opcode = Opcode(1520);
+    pub const V_FREXP_MANT_F16_DPP: Opcode = Opcode(1521);
+    pub const V_FREXP_EXP_I16_F16_DPP: Opcode = Opcode(1522);
+    pub const V_FLOOR_F16_DPP: Opcode = Opcode(1523);
+    pub const V_CEIL_F16_DPP: Opcode = Opcode(1524);
+    pub const V_TRUNC_F16_DPP: Opcode = Opcode(1525);
+    pub const V_RNDNE_F16_DPP: Opcode = Opcode(1526);
+    pub const V_FRACT_F16_DPP: Opcode = Opcode(1527);
+    pub const V_SIN_F16_DPP: Opcode = Opcode(1528);
+    pub const V_COS_F16_DPP: Opcode = Opcode(1529);
+    pub const V_EXP_LEGACY_F32_DPP: Opcode = Opcode(1530);
+    pub const V_LOG_LEGACY_F32_DPP: Opcode = Opcode(1531);
+    pub const V_CVT_NORM_I16_F16_DPP: Opcode = Opcode(1532);
+    pub const V_CVT_NORM_U16_F16_DPP: Opcode = Opcode(1533);
+    pub const V_SAT_PK_U8_I16_DPP: Opcode = Opcode(1534);
+    pub const V_CVT_F32_FP8_DPP: Opcode = Opcode(1535);
+    pub const V_CVT_F32_BF8_DPP: Opcode = Opcode(1536);
+    pub const V_CVT_PK_F32_FP8_DPP: Opcode = Opcode(1537);
+    pub const V_CVT_PK_F32_BF8_DPP: Opcode = Opcode(1538);
+    pub const DS_ADD_U32: Opcode = Opcode(1539);
+    pub const DS_SUB_U32: Opcode = Opcode(1540);
+    pub const DS_RSUB_U32: Opcode = Opcode(1541);
+    pub const DS_INC_U32: Opcode = Opcode(1542);
+    pub const DS_DEC_U32: Opcode = Opcode(1543);
+    pub const DS_MIN_I32: Opcode = Opcode(1544);
+    pub const DS_MAX_I32: Opcode = Opcode(1545);
+    pub const DS_MIN_U32: Opcode = Opcode(1546);
+    pub const DS_MAX_U32: Opcode = Opcode(1547);
+    pub const DS_AND_B32: Opcode = Opcode(1548);
+    pub const DS_OR_B32: Opcode = Opcode(1549);
+    pub const DS_XOR_B32: Opcode = Opcode(1550);
+    pub const DS_MSKOR_B32: Opcode = Opcode(1551);
+    pub const DS_WRITE_B32: Opcode = Opcode(1552);
+    pub const DS_WRITE2_B32: Opcode = Opcode(1553);
+    pub const DS_WRITE2ST64_B32: Opcode = Opcode(1554);
+    pub const DS_CMPST_B32: Opcode = Opcode(1555);
+    pub const DS_CMPST_F32: Opcode = Opcode(1556);
+    pub const DS_MIN_F32: Opcode = Opcode(1557);
+    pub const DS_MAX_F32: Opcode = Opcode(1558);
+    pub const DS_NOP: Opcode = Opcode(1559);
+    pub const DS_ADD_F32: Opcode = Opcode(1560);
+    pub const DS_PK_ADD_F16: Opcode = Opcode(1561);
+    pub const DS_PK_ADD_BF16: Opcode = Opcode(1562);
+    pub const DS_WRITE_ADDTID_B32: Opcode = Opcode(1563);
+    pub const DS_WRITE_B8: Opcode = Opcode(1564);
+    pub const DS_WRITE_B16: Opcode = Opcode(1565);
+    pub const DS_ADD_RTN_U32: Opcode = Opcode(1566);
+    pub const DS_SUB_RTN_U32: Opcode = Opcode(1567);
+    pub const DS_RSUB_RTN_U32: Opcode = Opcode(1568);
+    pub const DS_INC_RTN_U32: Opcode = Opcode(1569);
+    pub const DS_DEC_RTN_U32: Opcode = Opcode(1570);
+    pub const DS_MIN_RTN_I32: Opcode = Opcode(1571);
+    pub const DS_MAX_RTN_I32: Opcode = Opcode(1572);
+    pub const DS_MIN_RTN_U32: Opcode = Opcode(1573);
+    pub const DS_MAX_RTN_U32: Opcode = Opcode(1574);
+    pub const DS_AND_RTN_B32: Opcode = Opcode(1575);
+    pub const DS_OR_RTN_B32: Opcode = Opcode(1576);
+    pub const DS_XOR_RTN_B32: Opcode = Opcode(1577);
+    pub const DS_MSKOR_RTN_B32: Opcode = Opcode(1578);
+    pub const DS_WRXCHG_RTN_B32: Opcode = Opcode(1579);
+    pub const DS_WRXCHG2_RTN_B32: Opcode = Opcode(1580);
+    pub const DS_WRXCHG2ST64_RTN_B32: Opcode = Opcode(1581);
+    pub const DS_CMPST_RTN_B32: Opcode = Opcode(1582);
+    pub const DS_CMPST_RTN_F32: Opcode = Opcode(1583);
+    pub const DS_MIN_RTN_F32: Opcode = Opcode(1584);
+    pub const DS_MAX_RTN_F32: Opcode = Opcode(1585);
+    pub const DS_WRAP_RTN_B32: Opcode = Opcode(1586);
+    pub const DS_ADD_RTN_F32: Opcode = Opcode(1587);
+    pub const DS_READ_B32: Opcode = Opcode(1588);
+    pub const DS_READ2_B32: Opcode = Opcode(1589);
+    pub const DS_READ2ST64_B32: Opcode = Opcode(1590);
+    pub const DS_READ_I8: Opcode = Opcode(1591);
+    pub const DS_READ_U8: Opcode = Opcode(1592);
+    pub const DS_READ_I16: Opcode = Opcode(1593);
+    pub const DS_READ_U16: Opcode = Opcode(1594);
+    pub const DS_SWIZZLE_B32: Opcode = Opcode(1595);
+    pub const DS_PERMUTE_B32: Opcode = Opcode(1596);
+    pub const DS_BPERMUTE_B32: Opcode = Opcode(1597);
+    pub const DS_ADD_U64: Opcode = Opcode(1598);
+    pub const DS_SUB_U64: Opcode = Opcode(1599);
+    pub const DS_RSUB_U64: Opcode = Opcode(1600);
+    pub const DS_INC_U64: Opcode = Opcode(1601);
+    pub const DS_DEC_U64: Opcode = Opcode(1602);
+    pub const DS_MIN_I64: Opcode = Opcode(1603);
+    pub const DS_MAX_I64: Opcode = Opcode(1604);
+    pub const DS_MIN_U64: Opcode = Opcode(1605);
+    pub const DS_MAX_U64: Opcode = Opcode(1606);
+    pub const DS_AND_B64: Opcode = Opcode(1607);
+    pub const DS_OR_B64: Opcode = Opcode(1608);
+    pub const DS_XOR_B64: Opcode = Opcode(1609);
+    pub const DS_MSKOR_B64: Opcode = Opcode(1610);
+    pub const DS_WRITE_B64: Opcode = Opcode(1611);
+    pub const DS_WRITE2_B64: Opcode = Opcode(1612);
+    pub const DS_WRITE2ST64_B64: Opcode = Opcode(1613);
+    pub const DS_CMPST_B64: Opcode = Opcode(1614);
+    pub const DS_CMPST_F64: Opcode = Opcode(1615);
+    pub const DS_MIN_F64: Opcode = Opcode(1616);
+    pub const DS_MAX_F64: Opcode = Opcode(1617);
+    pub const DS_WRITE_B8_D16_HI: Opcode = Opcode(1618);
+    pub const DS_WRITE_B16_D16_HI: Opcode = Opcode(1619);
+    pub const DS_READ_U8_D16: Opcode = Opcode(1620);
+    pub const DS_READ_U8_D16_HI: Opcode = Opcode(1621);
+    pub const DS_READ_I8_D16: Opcode = Opcode(1622);
+    pub const DS_READ_I8_D16_HI: Opcode = Opcode(1623);
+    pub const DS_READ_U16_D16: Opcode = Opcode(1624);
+    pub const DS_READ_U16_D16_HI: Opcode = Opcode(1625);
+    pub const DS_ADD_F64: Opcode = Opcode(1626);
+    pub const DS_ADD_RTN_U64: Opcode = Opcode(1627);
+    pub const DS_SUB_RTN_U64: Opcode = Opcode(1628);
+    pub const DS_RSUB_RTN_U64: Opcode = Opcode(1629);
+    pub const DS_INC_RTN_U64: Opcode = Opcode(1630);
+    pub const DS_DEC_RTN_U64: Opcode = Opcode(1631);
+    pub const DS_MIN_RTN_I64: Opcode = Opcode(1632);
+    pub const DS_MAX_RTN_I64: Opcode = Opcode(1633);
+    pub const DS_MIN_RTN_U64: Opcode = Opcode(1634);
+    pub const DS_MAX_RTN_U64: Opcode = Opcode(1635);
+    pub const DS_AND_RTN_B64: Opcode = Opcode(1636);
+    pub const DS_OR_RTN_B64: Opcode = Opcode(1637);
+    pub const DS_XOR_RTN_B64: Opcode = Opcode(1638);
+    pub const DS_MSKOR_RTN_B64: Opcode = Opcode(1639);
+    pub const DS_WRXCHG_RTN_B64: Opcode = Opcode(1640);
+    pub const DS_WRXCHG2_RTN_B64: Opcode = Opcode(1641);
+    pub const DS_WRXCHG2ST64_RTN_B64: Opcode = Opcode(1642);
+    pub const DS_CMPST_RTN_B64: Opcode = Opcode(1643);
+    pub const DS_CMPST_RTN_F64: Opcode = Opcode(1644);
+    pub const DS_MIN_RTN_F64: Opcode = Opcode(1645);
+    pub const DS_MAX_RTN_F64: Opcode = Opcode(1646);
+    pub const DS_READ_B64: Opcode = Opcode(1647);
+    pub const DS_READ2_B64: Opcode = Opcode(1648);
+    pub const DS_READ2ST64_B64: Opcode = Opcode(1649);
+    pub const DS_ADD_RTN_F64: Opcode = Opcode(1650);
+    pub const DS_CONDXCHG32_RTN_B64: Opcode = Opcode(1651);
+    pub const DS_GWS_SEMA_RELEASE_ALL: Opcode = Opcode(1652);
+    pub const DS_GWS_INIT: Opcode = Opcode(1653);
+    pub const DS_GWS_SEMA_V: Opcode = Opcode(1654);
+    pub const DS_GWS_SEMA_BR: Opcode = Opcode(1655);
+    pub const DS_GWS_SEMA_P: Opcode = Opcode(1656);
+    pub const DS_GWS_BARRIER: Opcode = Opcode(1657);
+    pub const DS_READ_ADDTID_B32: Opcode = Opcode(1658);
+    pub const DS_PK_ADD_RTN_F16: Opcode = Opcode(1659);
+    pub const DS_PK_ADD_RTN_BF16: Opcode = Opcode(1660);
+    pub const DS_CONSUME: Opcode = Opcode(1661);
+    pub const DS_APPEND: Opcode = Opcode(1662);
+    pub const DS_WRITE_B96: Opcode = Opcode(1663);
+    pub const DS_WRITE_B128: Opcode = Opcode(1664);
+    pub const DS_READ_B96: Opcode = Opcode(1665);
+    pub const DS_READ_B128: Opcode = Opcode(1666);
+    pub const FLAT_LOAD_UBYTE: Opcode = Opcode(1667);
+    pub const FLAT_LOAD_SBYTE: Opcode = Opcode(1668);
+    pub const FLAT_LOAD_USHORT: Opcode = Opcode(1669);
+    pub const FLAT_LOAD_SSHORT: Opcode = Opcode(1670);
+    pub const FLAT_LOAD_DWORD: Opcode = Opcode(1671);
+    pub const FLAT_LOAD_DWORDX2: Opcode = Opcode(1672);
+    pub const FLAT_LOAD_DWORDX3: Opcode = Opcode(1673);
+    pub const FLAT_LOAD_DWORDX4: Opcode = Opcode(1674);
+    pub const FLAT_STORE_BYTE: Opcode = Opcode(1675);
+    pub const FLAT_STORE_BYTE_D16_HI: Opcode = Opcode(1676);
+    pub const FLAT_STORE_SHORT: Opcode = Opcode(1677);
+    pub const FLAT_STORE_SHORT_D16_HI: Opcode = Opcode(1678);
+    pub const FLAT_STORE_DWORD: Opcode = Opcode(1679);
+    pub const FLAT_STORE_DWORDX2: Opcode = Opcode(1680);
+    pub const FLAT_STORE_DWORDX3: Opcode = Opcode(1681);
+    pub const FLAT_STORE_DWORDX4: Opcode = Opcode(1682);
+    pub const FLAT_LOAD_UBYTE_D16: Opcode = Opcode(1683);
+    pub const FLAT_LOAD_UBYTE_D16_HI: Opcode = Opcode(1684);
+    pub const FLAT_LOAD_SBYTE_D16: Opcode = Opcode(1685);
+    pub const FLAT_LOAD_SBYTE_D16_HI: Opcode = Opcode(1686);
+    pub const FLAT_LOAD_SHORT_D16: Opcode = Opcode(1687);
+    pub const FLAT_LOAD_SHORT_D16_HI: Opcode = Opcode(1688);
+    pub const FLAT_ATOMIC_SWAP: Opcode = Opcode(1689);
+    pub const FLAT_ATOMIC_CMPSWAP: Opcode = Opcode(1690);
+    pub const FLAT_ATOMIC_ADD: Opcode = Opcode(1691);
+    pub const FLAT_ATOMIC_SUB: Opcode = Opcode(1692);
+    pub const FLAT_ATOMIC_SMIN: Opcode = Opcode(1693);
+    pub const FLAT_ATOMIC_UMIN: Opcode = Opcode(1694);
+    pub const FLAT_ATOMIC_SMAX: Opcode = Opcode(1695);
+    pub const FLAT_ATOMIC_UMAX: Opcode = Opcode(1696);
+    pub const FLAT_ATOMIC_AND: Opcode = Opcode(1697);
+    pub const FLAT_ATOMIC_OR: Opcode = Opcode(1698);
+    pub const FLAT_ATOMIC_XOR: Opcode = Opcode(1699);
+    pub const FLAT_ATOMIC_INC: Opcode = Opcode(1700);
+    pub const FLAT_ATOMIC_DEC: Opcode = Opcode(1701);
+    pub const FLAT_ATOMIC_ADD_F32: Opcode = Opcode(1702);
+    pub const FLAT_ATOMIC_PK_ADD_F16: Opcode = Opcode(1703);
+    pub const FLAT_ATOMIC_ADD_F64: Opcode = Opcode(1704);
+    pub const FLAT_ATOMIC_MIN_F64: Opcode = Opcode(1705);
+    pub const FLAT_ATOMIC_MAX_F64: Opcode = Opcode(1706);
+    pub const FLAT_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1707);
+    pub const FLAT_ATOMIC_SWAP_X2: Opcode = Opcode(1708);
+    pub const FLAT_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1709);
+    pub const FLAT_ATOMIC_ADD_X2: Opcode = Opcode(1710);
+    pub const FLAT_ATOMIC_SUB_X2: Opcode = Opcode(1711);
+    pub const FLAT_ATOMIC_SMIN_X2: Opcode = Opcode(1712);
+    pub const FLAT_ATOMIC_UMIN_X2: Opcode = Opcode(1713);
+    pub const FLAT_ATOMIC_SMAX_X2: Opcode = Opcode(1714);
+    pub const FLAT_ATOMIC_UMAX_X2: Opcode = Opcode(1715);
+    pub const FLAT_ATOMIC_AND_X2: Opcode = Opcode(1716);
+    pub const FLAT_ATOMIC_OR_X2: Opcode = Opcode(1717);
+    pub const FLAT_ATOMIC_XOR_X2: Opcode = Opcode(1718);
+    pub const FLAT_ATOMIC_INC_X2: Opcode = Opcode(1719);
+    pub const FLAT_ATOMIC_DEC_X2: Opcode = Opcode(1720);
+    pub const GLOBAL_LOAD_UBYTE: Opcode = Opcode(1721);
+    pub const GLOBAL_LOAD_SBYTE: Opcode = Opcode(1722);
+    pub const GLOBAL_LOAD_USHORT: Opcode = Opcode(1723);
+    pub const GLOBAL_LOAD_SSHORT: Opcode = Opcode(1724);
+    pub const GLOBAL_LOAD_DWORD: Opcode = Opcode(1725);
+    pub const GLOBAL_LOAD_DWORDX2: Opcode = Opcode(1726);
+    pub const GLOBAL_LOAD_DWORDX3: Opcode = Opcode(1727);
+    pub const GLOBAL_LOAD_DWORDX4: Opcode = Opcode(1728);
+    pub const GLOBAL_STORE_BYTE: Opcode = Opcode(1729);
+    pub const GLOBAL_STORE_BYTE_D16_HI: Opcode = Opcode(1730);
+    pub const GLOBAL_STORE_SHORT: Opcode = Opcode(1731);
+    pub const GLOBAL_STORE_SHORT_D16_HI: Opcode = Opcode(1732);
+    pub const GLOBAL_STORE_DWORD: Opcode = Opcode(1733);
+    pub const GLOBAL_STORE_DWORDX2: Opcode = Opcode(1734);
+    pub const GLOBAL_STORE_DWORDX3: Opcode = Opcode(1735);
+    pub const GLOBAL_STORE_DWORDX4: Opcode = Opcode(1736);
+    pub const GLOBAL_LOAD_UBYTE_D16: Opcode = Opcode(1737);
+    pub const GLOBAL_LOAD_UBYTE_D16_HI: Opcode = Opcode(1738);
+    pub const GLOBAL_LOAD_SBYTE_D16: Opcode = Opcode(1739);
+    pub const GLOBAL_LOAD_SBYTE_D16_HI: Opcode = Opcode(1740);
+    pub const GLOBAL_LOAD_SHORT_D16: Opcode = Opcode(1741);
+    pub const GLOBAL_LOAD_SHORT_D16_HI: Opcode = Opcode(1742);
+    pub const GLOBAL_LOAD_LDS_UBYTE: Opcode = Opcode(1743);
+    pub const GLOBAL_LOAD_LDS_SBYTE: Opcode = Opcode(1744);
+    pub const GLOBAL_LOAD_LDS_USHORT: Opcode = Opcode(1745);
+    pub const GLOBAL_LOAD_LDS_SSHORT: Opcode = Opcode(1746);
+    pub const GLOBAL_LOAD_LDS_DWORD: Opcode = Opcode(1747);
+    pub const GLOBAL_ATOMIC_SWAP: Opcode = Opcode(1748);
+    pub const GLOBAL_ATOMIC_CMPSWAP: Opcode = Opcode(1749);
+    pub const GLOBAL_ATOMIC_ADD: Opcode = Opcode(1750);
+    pub const GLOBAL_ATOMIC_SUB: Opcode = Opcode(1751);
+    pub const GLOBAL_ATOMIC_SMIN: Opcode = Opcode(1752);
+    pub const GLOBAL_ATOMIC_UMIN: Opcode = Opcode(1753);
+    pub const GLOBAL_ATOMIC_SMAX: Opcode = Opcode(1754);
+    pub const GLOBAL_ATOMIC_UMAX: Opcode = Opcode(1755);
+    pub const GLOBAL_ATOMIC_AND: Opcode = Opcode(1756);
+    pub const GLOBAL_ATOMIC_OR: Opcode = Opcode(1757);
+    pub const GLOBAL_ATOMIC_XOR: Opcode = Opcode(1758);
+    pub const GLOBAL_ATOMIC_INC: Opcode = Opcode(1759);
+    pub const GLOBAL_ATOMIC_DEC: Opcode = Opcode(1760);
+    pub const GLOBAL_ATOMIC_ADD_F32: Opcode = Opcode(1761);
+    pub const GLOBAL_ATOMIC_PK_ADD_F16: Opcode = Opcode(1762);
+    pub const GLOBAL_ATOMIC_ADD_F64: Opcode = Opcode(1763);
+    pub const GLOBAL_ATOMIC_MIN_F64: Opcode = Opcode(1764);
+    pub const GLOBAL_ATOMIC_MAX_F64: Opcode = Opcode(1765);
+    pub const GLOBAL_ATOMIC_PK_ADD_BF16: Opcode = Opcode(1766);
+    pub const GLOBAL_ATOMIC_SWAP_X2: Opcode = Opcode(1767);
+    pub const GLOBAL_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1768);
+    pub const GLOBAL_ATOMIC_ADD_X2: Opcode = Opcode(1769);
+    pub const GLOBAL_ATOMIC_SUB_X2: Opcode = Opcode(1770);
+    pub const GLOBAL_ATOMIC_SMIN_X2: Opcode = Opcode(1771);
+    pub const GLOBAL_ATOMIC_UMIN_X2: Opcode = Opcode(1772);
+    pub const GLOBAL_ATOMIC_SMAX_X2: Opcode = Opcode(1773);
+    pub const GLOBAL_ATOMIC_UMAX_X2: Opcode = Opcode(1774);
+    pub const GLOBAL_ATOMIC_AND_X2: Opcode = Opcode(1775);
+    pub const GLOBAL_ATOMIC_OR_X2: Opcode = Opcode(1776);
+    pub const GLOBAL_ATOMIC_XOR_X2: Opcode = Opcode(1777);
+    pub const GLOBAL_ATOMIC_INC_X2: Opcode = Opcode(1778);
+    pub const GLOBAL_ATOMIC_DEC_X2: Opcode = Opcode(1779);
+    pub const SCRATCH_LOAD_UBYTE: Opcode = Opcode(1780);
+    pub const SCRATCH_LOAD_SBYTE: Opcode = Opcode(1781);
+    pub const SCRATCH_LOAD_USHORT: Opcode = Opcode(1782);
+    pub const SCRATCH_LOAD_SSHORT: Opcode = Opcode(1783);
+    pub const SCRATCH_LOAD_DWORD: Opcode = Opcode(1784);
+    pub const SCRATCH_LOAD_DWORDX2: Opcode = Opcode(1785);
+    pub const SCRATCH_LOAD_DWORDX3: Opcode = Opcode(1786);
+    pub const SCRATCH_LOAD_DWORDX4: Opcode = Opcode(1787);
+    pub const SCRATCH_STORE_BYTE: Opcode = Opcode(1788);
+    pub const SCRATCH_STORE_BYTE_D16_HI: Opcode = Opcode(1789);
+    pub const SCRATCH_STORE_SHORT: Opcode = Opcode(1790);
+    pub const SCRATCH_STORE_SHORT_D16_HI: Opcode = Opcode(1791);
+    pub const SCRATCH_STORE_DWORD: Opcode = Opcode(1792);
+    pub const SCRATCH_STORE_DWORDX2: Opcode = Opcode(1793);
+    pub const SCRATCH_STORE_DWORDX3: Opcode = Opcode(1794);
+    pub const SCRATCH_STORE_DWORDX4: Opcode = Opcode(1795);
+    pub const SCRATCH_LOAD_UBYTE_D16: Opcode = Opcode(1796);
+    pub const SCRATCH_LOAD_UBYTE_D16_HI: Opcode = Opcode(1797);
+    pub const SCRATCH_LOAD_SBYTE_D16: Opcode = Opcode(1798);
+    pub const SCRATCH_LOAD_SBYTE_D16_HI: Opcode = Opcode(1799);
+    pub const SCRATCH_LOAD_SHORT_D16: Opcode = Opcode(1800);
+    pub const SCRATCH_LOAD_SHORT_D16_HI: Opcode = Opcode(1801);
+    pub const SCRATCH_LOAD_LDS_UBYTE: Opcode = Opcode(1802);
+    pub const SCRATCH_LOAD_LDS_SBYTE: Opcode = Opcode(1803);
+    pub const SCRATCH_LOAD_LDS_USHORT: Opcode = Opcode(1804);
+    pub const SCRATCH_LOAD_LDS_SSHORT: Opcode = Opcode(1805);
+    pub const SCRATCH_LOAD_LDS_DWORD: Opcode = Opcode(1806);
+    pub const BUFFER_LOAD_FORMAT_X: Opcode = Opcode(1807);
+    pub const BUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1808);
+    pub const BUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1809);
+    pub const BUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1810);
+    pub const BUFFER_STORE_FORMAT_X: Opcode = Opcode(1811);
+    pub const BUFFER_STORE_FORMAT_XY: Opcode = Opcode(1812);
+    pub const BUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1813);
+    pub const BUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1814);
+    pub const BUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1815);
+    pub const BUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1816);
+    pub const BUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1817);
+    pub const BUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1818);
+    pub const BUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1819);
+    pub const BUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1820);
+    pub const BUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1821);
+    pub const BUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1822);
+    pub const BUFFER_LOAD_UBYTE: Opcode = Opcode(1823);
+    pub const BUFFER_LOAD_SBYTE: Opcode = Opcode(1824);
+    pub const BUFFER_LOAD_USHORT: Opcode = Opcode(1825);
+    pub const BUFFER_LOAD_SSHORT: Opcode = Opcode(1826);
+    pub const BUFFER_LOAD_DWORD: Opcode = Opcode(1827);
+    pub const BUFFER_LOAD_DWORDX2: Opcode = Opcode(1828);
+    pub const BUFFER_LOAD_DWORDX3: Opcode = Opcode(1829);
+    pub const BUFFER_LOAD_DWORDX4: Opcode = Opcode(1830);
+    pub const BUFFER_STORE_BYTE: Opcode = Opcode(1831);
+    pub const BUFFER_STORE_BYTE_D16_HI: Opcode = Opcode(1832);
+    pub const BUFFER_STORE_SHORT: Opcode = Opcode(1833);
+    pub const BUFFER_STORE_SHORT_D16_HI: Opcode = Opcode(1834);
+    pub const BUFFER_STORE_DWORD: Opcode = Opcode(1835);
+    pub const BUFFER_STORE_DWORDX2: Opcode = Opcode(1836);
+    pub const BUFFER_STORE_DWORDX3: Opcode = Opcode(1837);
+    pub const BUFFER_STORE_DWORDX4: Opcode = Opcode(1838);
+    pub const BUFFER_LOAD_UBYTE_D16: Opcode = Opcode(1839);
+    pub const BUFFER_LOAD_UBYTE_D16_HI: Opcode = Opcode(1840);
+    pub const BUFFER_LOAD_SBYTE_D16: Opcode = Opcode(1841);
+    pub const BUFFER_LOAD_SBYTE_D16_HI: Opcode = Opcode(1842);
+    pub const BUFFER_LOAD_SHORT_D16: Opcode = Opcode(1843);
+    pub const BUFFER_LOAD_SHORT_D16_HI: Opcode = Opcode(1844);
+    pub const BUFFER_LOAD_FORMAT_D16_HI_X: Opcode = Opcode(1845);
+    pub const BUFFER_STORE_FORMAT_D16_HI_X: Opcode = Opcode(1846);
+    pub const BUFFER_WBL2: Opcode = Opcode(1847);
+    pub const BUFFER_INVL2: Opcode = Opcode(1848);
+    pub const BUFFER_INV: Opcode = Opcode(1849);
+    pub const BUFFER_WBINVL1: Opcode = Opcode(1850);
+    pub const BUFFER_WBINVL1_VOL: Opcode = Opcode(1851);
+    pub const BUFFER_ATOMIC_SWAP: Opcode = Opcode(1852);
+    pub const BUFFER_ATOMIC_CMPSWAP: Opcode = Opcode(1853);
+    pub const BUFFER_ATOMIC_ADD: Opcode = Opcode(1854);
+    pub const BUFFER_ATOMIC_SUB: Opcode = Opcode(1855);
+    pub const BUFFER_ATOMIC_SMIN: Opcode = Opcode(1856);
+    pub const BUFFER_ATOMIC_UMIN: Opcode = Opcode(1857);
+    pub const BUFFER_ATOMIC_SMAX: Opcode = Opcode(1858);
+    pub const BUFFER_ATOMIC_UMAX: Opcode = Opcode(1859);
+    pub const BUFFER_ATOMIC_AND: Opcode = Opcode(1860);
+    pub const BUFFER_ATOMIC_OR: Opcode = Opcode(1861);
+    pub const BUFFER_ATOMIC_XOR: Opcode = Opcode(1862);
+    pub const BUFFER_ATOMIC_INC: Opcode = Opcode(1863);
+    pub const BUFFER_ATOMIC_DEC: Opcode = Opcode(1864);
+    pub const BUFFER_ATOMIC_ADD_F32: Opcode = Opcode(1865);
+    pub const BUFFER_ATOMIC_PK_ADD_F16: Opcode = Opcode(1866);
+    pub const BUFFER_ATOMIC_ADD_F64: Opcode = Opcode(1867);
+    pub const BUFFER_ATOMIC_MIN_F64: Opcode = Opcode(1868);
+    pub const BUFFER_ATOMIC_MAX_F64: Opcode = Opcode(1869);
+    pub const BUFFER_ATOMIC_SWAP_X2: Opcode = Opcode(1870);
+    pub const BUFFER_ATOMIC_CMPSWAP_X2: Opcode = Opcode(1871);
+    pub const BUFFER_ATOMIC_ADD_X2: Opcode = Opcode(1872);
+    pub const BUFFER_ATOMIC_SUB_X2: Opcode = Opcode(1873);
+    pub const BUFFER_ATOMIC_SMIN_X2: Opcode = Opcode(1874);
+    pub const BUFFER_ATOMIC_UMIN_X2: Opcode = Opcode(1875);
+    pub const BUFFER_ATOMIC_SMAX_X2: Opcode = Opcode(1876);
+    pub const BUFFER_ATOMIC_UMAX_X2: Opcode = Opcode(1877);
+    pub const BUFFER_ATOMIC_AND_X2: Opcode = Opcode(1878);
+    pub const BUFFER_ATOMIC_OR_X2: Opcode = Opcode(1879);
+    pub const BUFFER_ATOMIC_XOR_X2: Opcode = Opcode(1880);
+    pub const BUFFER_ATOMIC_INC_X2: Opcode = Opcode(1881);
+    pub const BUFFER_ATOMIC_DEC_X2: Opcode = Opcode(1882);
+    pub const TBUFFER_LOAD_FORMAT_X: Opcode = Opcode(1883);
+    pub const TBUFFER_LOAD_FORMAT_XY: Opcode = Opcode(1884);
+    pub const TBUFFER_LOAD_FORMAT_XYZ: Opcode = Opcode(1885);
+    pub const TBUFFER_LOAD_FORMAT_XYZW: Opcode = Opcode(1886);
+    pub const TBUFFER_STORE_FORMAT_X: Opcode = Opcode(1887);
+    pub const TBUFFER_STORE_FORMAT_XY: Opcode = Opcode(1888);
+    pub const TBUFFER_STORE_FORMAT_XYZ: Opcode = Opcode(1889);
+    pub const TBUFFER_STORE_FORMAT_XYZW: Opcode = Opcode(1890);
+    pub const TBUFFER_LOAD_FORMAT_D16_X: Opcode = Opcode(1891);
+    pub const TBUFFER_LOAD_FORMAT_D16_XY: Opcode = Opcode(1892);
+    pub const TBUFFER_LOAD_FORMAT_D16_XYZ: Opcode = Opcode(1893);
+    pub const TBUFFER_LOAD_FORMAT_D16_XYZW: Opcode = Opcode(1894);
+    pub const TBUFFER_STORE_FORMAT_D16_X: Opcode = Opcode(1895);
+    pub const TBUFFER_STORE_FORMAT_D16_XY: Opcode = Opcode(1896);
+    pub const TBUFFER_STORE_FORMAT_D16_XYZ: Opcode = Opcode(1897);
+    pub const TBUFFER_STORE_FORMAT_D16_XYZW: Opcode = Opcode(1898);
+    pub const IMAGE_LOAD: Opcode = Opcode(1899);
+    pub const IMAGE_LOAD_MIP: Opcode = Opcode(1900);
+    pub const IMAGE_LOAD_PCK: Opcode = Opcode(1901);
+    pub const IMAGE_LOAD_PCK_SGN: Opcode = Opcode(1902);
+    pub const IMAGE_LOAD_MIP_PCK: Opcode = Opcode(1903);
+    pub const IMAGE_LOAD_MIP_PCK_SGN: Opcode = Opcode(1904);
+    pub const IMAGE_STORE: Opcode = Opcode(1905);
+    pub const IMAGE_STORE_MIP: Opcode = Opcode(1906);
+    pub const IMAGE_STORE_PCK: Opcode = Opcode(1907);
+    pub const IMAGE_STORE_MIP_PCK: Opcode = Opcode(1908);
+    pub const IMAGE_GET_RESINFO: Opcode = Opcode(1909);
+    pub const IMAGE_ATOMIC_SWAP: Opcode = Opcode(1910);
+    pub const IMAGE_ATOMIC_CMPSWAP: Opcode = Opcode(1911);
+    pub const IMAGE_ATOMIC_ADD: Opcode = Opcode(1912);
+    pub const IMAGE_ATOMIC_SUB: Opcode = Opcode(1913);
+    pub const IMAGE_ATOMIC_SMIN: Opcode = Opcode(1914);
+    pub const IMAGE_ATOMIC_UMIN: Opcode = Opcode(1915);
+    pub const IMAGE_ATOMIC_SMAX: Opcode = Opcode(1916);
+    pub const IMAGE_ATOMIC_UMAX: Opcode = Opcode(1917);
+    pub const IMAGE_ATOMIC_AND: Opcode = Opcode(1918);
+    pub const IMAGE_ATOMIC_OR: Opcode = Opcode(1919);
+    pub const IMAGE_ATOMIC_XOR: Opcode = Opcode(1920);
+    pub const IMAGE_ATOMIC_INC: Opcode = Opcode(1921);
+    pub const IMAGE_ATOMIC_DEC: Opcode = Opcode(1922);
+    pub const IMAGE_SAMPLE: Opcode = Opcode(1923);
 }
