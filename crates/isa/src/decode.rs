@@ -136,18 +136,19 @@ fn decode_as(
     let mut needs_lit = false;
     for spec in info.operands {
         match spec.kind {
-            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
-                if inst.field(spec.field) == Some(255) {
-                    needs_lit = true;
-                }
+            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc
+                if inst.field(spec.field) == Some(255) =>
+            {
+                needs_lit = true;
             }
             Kind::Lit32 | Kind::LitImm32 => needs_lit = true,
             // An 8-bit scalar destination field (v_readlane's vdst) of 255
             // makes LLVM read a literal too.
-            Kind::SReg if spec.field == crate::opcode::Field::Vdst => {
-                if inst.field(spec.field) == Some(255) {
-                    needs_lit = true;
-                }
+            Kind::SReg
+                if spec.field == crate::opcode::Field::Vdst
+                    && inst.field(spec.field) == Some(255) =>
+            {
+                needs_lit = true;
             }
             _ => {}
         }

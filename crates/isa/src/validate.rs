@@ -85,14 +85,12 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
                     return false;
                 }
             }
-            Kind::SdwaSrc => {
-                if crate::enc::sdwa_dpp::src_is_scalar(inst, spec.field) {
-                    if src_reserved(raw) || raw == 255 {
-                        return false;
-                    }
-                    if spec.width >= 2 && bad_wide_scalar(raw) {
-                        return false;
-                    }
+            Kind::SdwaSrc if crate::enc::sdwa_dpp::src_is_scalar(inst, spec.field) => {
+                if src_reserved(raw) || raw == 255 {
+                    return false;
+                }
+                if spec.width >= 2 && bad_wide_scalar(raw) {
+                    return false;
                 }
             }
             _ => {}

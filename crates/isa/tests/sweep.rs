@@ -7,6 +7,8 @@
 //! `LATHE_SWEEP=<n>` sets the variants per opcode (default 40, about a
 //! minute); the report lists mismatches per encoding.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a test failure
+
 mod common;
 
 use lathe_isa::{decode, Encoding, Opcode, Target};
