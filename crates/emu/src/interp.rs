@@ -25,7 +25,7 @@ use lathe_isa::{
 };
 
 use crate::alu;
-use crate::mem::{AccessKind, AtomicOp, Fault, MemView};
+use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
 use crate::wave::{Flow, Step, Wave, LANES};
 
 /// Base of the shared (LDS) aperture in flat address space.
@@ -1274,9 +1274,9 @@ macro_rules! mac_f32 {
     }};
 }
 
-/// The MODE the ALU helpers run under (the HIP defaults: round to nearest
-/// even, denormals kept, IEEE and DX10 clamp on). Per-kernel MODE from the
-/// descriptor is not applied yet.
+/// The MODE the float semantics implement (the HIP defaults: round to
+/// nearest even, denormals kept, IEEE and DX10 clamp on). A wave whose MODE
+/// differs stops at its first float instruction (see `Step::step`).
 const M: alu::Mode = alu::Mode::from_bits(0x3f0);
 
 macro_rules! unary64 {
@@ -2967,22 +2967,7 @@ fn vmem(
                     let mut old_b = [0u8; 8];
                     old_b[..size as usize].copy_from_slice(slot);
                     let old = u64::from_le_bytes(old_b);
-                    let new = match op {
-                        AtomicOp::CmpSwap(cmp) => {
-                            if old == cmp {
-                                operand
-                            } else {
-                                old
-                            }
-                        }
-                        AtomicOp::FAdd if wide => {
-                            (f64::from_bits(old) + f64::from_bits(operand)).to_bits()
-                        }
-                        AtomicOp::FAdd => u64::from(
-                            (f32::from_bits(old as u32) + f32::from_bits(operand as u32)).to_bits(),
-                        ),
-                        o => lds_rmw(o, old, operand, wide),
-                    };
+                    let new = rmw(op, old, operand, size).unwrap_or(old);
                     slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
                     if glc {
                         if let Some(vd) = vdst {
@@ -3313,13 +3298,16 @@ fn ds(
                 } else {
                     old
                 }
-            } else if n.contains("add_f32") {
-                u64::from((f32::from_bits(old as u32) + f32::from_bits(v as u32)).to_bits())
             } else {
-                let Some(op) = atomic_op(n) else {
+                let op = if n.contains("add_f32") {
+                    Some(AtomicOp::FAdd)
+                } else {
+                    atomic_op(n)
+                };
+                let Some(op) = op else {
                     return Err(unsupported(w, i, c.pc));
                 };
-                lds_rmw(op, old, v, wide)
+                rmw(op, old, v, size).unwrap_or(old)
             };
             slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
             if n.contains("_rtn_") || n.starts_with("ds_wrxchg") {
@@ -3333,44 +3321,6 @@ fn ds(
         }
     }
     Ok(Flow::Continue)
-}
-
-fn lds_rmw(op: AtomicOp, old: u64, v: u64, wide: bool) -> u64 {
-    let m = if wide { u64::MAX } else { 0xffff_ffff };
-    let sx = |x: u64| {
-        if wide {
-            x as i64
-        } else {
-            x as u32 as i32 as i64
-        }
-    };
-    (match op {
-        AtomicOp::Swap => v,
-        AtomicOp::Add => old.wrapping_add(v),
-        AtomicOp::Sub => old.wrapping_sub(v),
-        AtomicOp::SMin => sx(old).min(sx(v)) as u64,
-        AtomicOp::SMax => sx(old).max(sx(v)) as u64,
-        AtomicOp::UMin => old.min(v),
-        AtomicOp::UMax => old.max(v),
-        AtomicOp::And => old & v,
-        AtomicOp::Or => old | v,
-        AtomicOp::Xor => old ^ v,
-        AtomicOp::Inc => {
-            if old >= v {
-                0
-            } else {
-                old + 1
-            }
-        }
-        AtomicOp::Dec => {
-            if old == 0 || old > v {
-                v
-            } else {
-                old - 1
-            }
-        }
-        _ => old,
-    }) & m
 }
 
 /// Scalar loads.

@@ -521,7 +521,7 @@ impl MemView<'_> {
             let a = unsafe { AtomicU32::from_ptr(p.cast::<u32>()) };
             let mut cur = a.load(Ordering::Relaxed);
             loop {
-                let Some(new) = apply32(op, cur, operand as u32) else {
+                let Some(new) = rmw(op, u64::from(cur), operand, 4).map(|n| n as u32) else {
                     break cur as u64;
                 };
                 match a.compare_exchange_weak(cur, new, Ordering::SeqCst, Ordering::Relaxed) {
@@ -534,7 +534,7 @@ impl MemView<'_> {
             let a = unsafe { AtomicU64::from_ptr(p.cast::<u64>()) };
             let mut cur = a.load(Ordering::Relaxed);
             loop {
-                let Some(new) = apply64(op, cur, operand) else {
+                let Some(new) = rmw(op, cur, operand, 8) else {
                     break cur;
                 };
                 match a.compare_exchange_weak(cur, new, Ordering::SeqCst, Ordering::Relaxed) {
@@ -547,13 +547,38 @@ impl MemView<'_> {
     }
 }
 
-/// New value of a 32-bit RMW, or `None` when nothing is written (a failed
-/// compare-and-swap).
-fn apply32(op: AtomicOp, cur: u32, v: u32) -> Option<u32> {
-    Some(match op {
+/// The new value of a `size`-byte (4 or 8) read-modify-write of `cur` with
+/// operand `v`, or `None` when nothing is written (a failed compare and
+/// swap). Values are zero-extended; signed and float operations interpret
+/// the low `size` bytes. Shared by device-memory and LDS atomics.
+pub fn rmw(op: AtomicOp, cur: u64, v: u64, size: u32) -> Option<u64> {
+    let wide = size == 8;
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    let (cur, v) = (cur & mask, v & mask);
+    let sx = |x: u64| {
+        if wide {
+            x as i64
+        } else {
+            x as u32 as i32 as i64
+        }
+    };
+    let fp = |f: fn(f64, f64) -> f64| {
+        if wide {
+            f(f64::from_bits(cur), f64::from_bits(v)).to_bits()
+        } else {
+            u64::from(
+                (f(
+                    f64::from(f32::from_bits(cur as u32)),
+                    f64::from(f32::from_bits(v as u32)),
+                ) as f32)
+                    .to_bits(),
+            )
+        }
+    };
+    let r = match op {
         AtomicOp::Swap => v,
         AtomicOp::CmpSwap(cmp) => {
-            if cur == cmp as u32 {
+            if cur == cmp & mask {
                 v
             } else {
                 return None;
@@ -561,9 +586,9 @@ fn apply32(op: AtomicOp, cur: u32, v: u32) -> Option<u32> {
         }
         AtomicOp::Add => cur.wrapping_add(v),
         AtomicOp::Sub => cur.wrapping_sub(v),
-        AtomicOp::SMin => (cur as i32).min(v as i32) as u32,
+        AtomicOp::SMin => sx(cur).min(sx(v)) as u64,
         AtomicOp::UMin => cur.min(v),
-        AtomicOp::SMax => (cur as i32).max(v as i32) as u32,
+        AtomicOp::SMax => sx(cur).max(sx(v)) as u64,
         AtomicOp::UMax => cur.max(v),
         AtomicOp::And => cur & v,
         AtomicOp::Or => cur | v,
@@ -582,50 +607,12 @@ fn apply32(op: AtomicOp, cur: u32, v: u32) -> Option<u32> {
                 cur - 1
             }
         }
-        AtomicOp::FAdd => (f32::from_bits(cur) + f32::from_bits(v)).to_bits(),
-        AtomicOp::FMin => f32::from_bits(cur).min(f32::from_bits(v)).to_bits(),
-        AtomicOp::FMax => f32::from_bits(cur).max(f32::from_bits(v)).to_bits(),
-    })
-}
-
-/// 64-bit twin of [`apply32`].
-fn apply64(op: AtomicOp, cur: u64, v: u64) -> Option<u64> {
-    Some(match op {
-        AtomicOp::Swap => v,
-        AtomicOp::CmpSwap(cmp) => {
-            if cur == cmp {
-                v
-            } else {
-                return None;
-            }
-        }
-        AtomicOp::Add => cur.wrapping_add(v),
-        AtomicOp::Sub => cur.wrapping_sub(v),
-        AtomicOp::SMin => (cur as i64).min(v as i64) as u64,
-        AtomicOp::UMin => cur.min(v),
-        AtomicOp::SMax => (cur as i64).max(v as i64) as u64,
-        AtomicOp::UMax => cur.max(v),
-        AtomicOp::And => cur & v,
-        AtomicOp::Or => cur | v,
-        AtomicOp::Xor => cur ^ v,
-        AtomicOp::Inc => {
-            if cur >= v {
-                0
-            } else {
-                cur + 1
-            }
-        }
-        AtomicOp::Dec => {
-            if cur == 0 || cur > v {
-                v
-            } else {
-                cur - 1
-            }
-        }
-        AtomicOp::FAdd => (f64::from_bits(cur) + f64::from_bits(v)).to_bits(),
-        AtomicOp::FMin => f64::from_bits(cur).min(f64::from_bits(v)).to_bits(),
-        AtomicOp::FMax => f64::from_bits(cur).max(f64::from_bits(v)).to_bits(),
-    })
+        // An f32 sum computed in f64 and rounded once equals the f32 sum.
+        AtomicOp::FAdd => fp(|a, b| a + b),
+        AtomicOp::FMin => fp(f64::min),
+        AtomicOp::FMax => fp(f64::max),
+    };
+    Some(r & mask)
 }
 
 /// Copies from device bytes at `src` into `dst` with relaxed atomic loads,
