@@ -189,6 +189,14 @@ def render(entries, data, version):
     w("pub(crate) static SENDMSG: [&[&str; 1024]; %d] = [%s];\n\n" % (
         len(P.TARGETS), ", ".join("&SENDMSG_%s" % c.upper() for c in P.TARGETS)))
 
+    # MIMG vdata widths by dmask | d16 << 4 (0 = not decodable).
+    mimg = [(i, m["e"]["mimg_widths"]) for i, m in enumerate(merged)
+            if m["sig"][0] == "MIMG" and m["e"].get("mimg_widths")]
+    w("/// MIMG: vdata width in dwords for each `dmask | d16 << 4`, by opcode index.\n")
+    w("pub(crate) static MIMG_WIDTHS: [(u16, [u8; 32]); %d] = [\n" % len(mimg))
+    for i, ws in mimg:
+        w("    (%d, [%s]),\n" % (i, ", ".join(str(x) for x in ws)))
+    w("];\n\n")
     w("#[allow(missing_docs)]\nimpl Opcode {\n")
     for i, m in enumerate(merged):
         w("    pub const %s: Opcode = Opcode(%d);\n" % (m["const"], i))

@@ -618,7 +618,7 @@ def analyze(rec, cpu):
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=an.zero_mask(),
-                one=an.one_mask(),
+                one=an.one_mask(), mimg_widths=rec.get("mimg_widths"),
                 flags=flags, problems=problems, nwords=rec["nwords"])
 
 
@@ -633,6 +633,7 @@ def main():
             data[cpu] = P.enumerate_target(cpu)
             P.type_probes(cpu, data[cpu])
             P.class_probes(cpu, data[cpu])
+            P.mimg_widths(cpu, data[cpu])
             data[cpu + ":symbols"] = P.symbol_tables(cpu)
         with open(path, "w") as f:
             json.dump(data, f)

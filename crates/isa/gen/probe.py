@@ -122,9 +122,11 @@ ENCODINGS = {
                               slc=F(1, 22, 1), acc=F(1, 23, 1), soffset=F(1, 24, 8)),
                   templates=[dict(vaddr=24, vdata=16, srsrc=2, soffset=4, dfmt=4, nfmt=7),
                              dict(vaddr=24, vdata=16, srsrc=2, soffset=4), dict()]),
+    # gfx90a: bit 16 (tfe on older targets) selects AGPR data; bit 7 is scc.
     "MIMG": dict(nwords=2, mask=0xFC000000, value=0xF0000000, op=F(0, 18, 7), ops=range(128),
-                 fields=dict(dmask=F(0, 8, 4), unorm=F(0, 12, 1), glc=F(0, 13, 1), da=F(0, 14, 1),
-                             r128=F(0, 15, 1), tfe=F(0, 16, 1), lwe=F(0, 17, 1), slc=F(0, 25, 1),
+                 fields=dict(scc=F(0, 7, 1), dmask=F(0, 8, 4), unorm=F(0, 12, 1), glc=F(0, 13, 1),
+                             da=F(0, 14, 1), r128=F(0, 15, 1), acc=F(0, 16, 1), lwe=F(0, 17, 1),
+                             slc=F(0, 25, 1),
                              vaddr=F(1, 0, 8), vdata=F(1, 8, 8), srsrc=F(1, 16, 5),
                              ssamp=F(1, 21, 5), d16=F(1, 31, 1)),
                  templates=[dict(dmask=0xF, vaddr=24, vdata=16, srsrc=2, ssamp=4),
@@ -472,12 +474,35 @@ def symbol_tables(cpu):
     return dict(hwreg=hw, sendmsg=msg, format=fmt)
 
 
+def mimg_widths(cpu, recs):
+    """vdata width LLVM decodes for each dmask (x d16) of each MIMG opcode."""
+    probes, keys = [], []
+    for ri, r in enumerate(recs):
+        if r["enc"] != "MIMG":
+            continue
+        for d16 in (0, 1):
+            for dm in range(16):
+                w0 = (r["base"][0] & ~(0xF << 8)) | dm << 8
+                w1 = (r["base"][1] & ~(0xFF << 8) & ~(1 << 31)) | 16 << 8 | d16 << 31
+                probes.append([w0, w1])
+                keys.append((ri, d16 * 16 + dm))
+    import re as _re
+    for (ri, k), (t, n) in zip(keys, disasm(cpu, probes)):
+        w = 0
+        if t:
+            m = _re.match(r"\S+ [av](\d+)|\S+ [av]\[(\d+):(\d+)\]", t)
+            if m:
+                w = 1 if m.group(1) else int(m.group(3)) - int(m.group(2)) + 1
+        recs[ri].setdefault("mimg_widths", [0] * 32)[k] = w
+
+
 def main():
     out = {}
     for cpu in list(TARGETS):
         out[cpu] = enumerate_target(cpu)
         type_probes(cpu, out[cpu])
         class_probes(cpu, out[cpu])
+        mimg_widths(cpu, out[cpu])
         out[cpu + ":symbols"] = symbol_tables(cpu)
         print(cpu, len(out[cpu]), "opcodes", file=sys.stderr)
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "probe.json")

@@ -178,21 +178,6 @@ pub(crate) fn write_u32(out: &mut impl fmt::Write, mut v: u32) -> fmt::Result {
     out.write_str(std::str::from_utf8(&buf[i..]).unwrap_or("?"))
 }
 
-/// Name of a scalar-space register range, or `None` if the encoding has no
-/// register of that width (odd special registers as pairs, `m0` as a pair,
-/// constants).
-#[allow(dead_code)] // kept for the validator's planned scalar-tuple checks
-pub(crate) fn scalar_name_ok(first: u16, count: u8) -> bool {
-    match first {
-        0..=101 => first as u32 + count as u32 <= 102 || count == 1,
-        102 | 104 | 106 | 126 => count <= 2,
-        103 | 105 | 107 | 127 | 124 | 125 => count == 1 || first == 125,
-        108..=123 => true,
-        230 | 231 | 235..=239 | 251..=254 => true,
-        _ => false,
-    }
-}
-
 pub(crate) fn write_scalar(out: &mut impl fmt::Write, first: u16, count: u8) -> fmt::Result {
     let w = count.max(1);
     let pair = |out: &mut dyn fmt::Write, lo: &str, hi: &str, full: &str, is_hi: bool| {

@@ -133,6 +133,9 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
             return false;
         }
     }
+    if info.enc == Encoding::Mimg && crate::enc::mimg::vdata_width(inst).is_none() {
+        return false;
+    }
     match info.enc {
         Encoding::VopcSdwa if inst.bit(32 + 15) && bad_wide_scalar(inst.bits(1, 8, 7)) => {
             return false;

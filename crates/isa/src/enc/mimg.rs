@@ -1,6 +1,7 @@
 //! MIMG (gfx90a only): data width from `dmask`/`d16`/`tfe`, and the long
 //! list of image modifiers.
 
+use crate::generated::gfx9 as gen;
 use crate::inst::Instruction;
 use crate::opcode::{flags, Field};
 use crate::operand::{Operand, Operands};
@@ -11,21 +12,42 @@ pub(crate) fn dmask(inst: &Instruction) -> u32 {
     inst.bits(0, 8, 4)
 }
 
+/// vdata width LLVM decodes for this dmask/d16 (from the generated table),
+/// or `None` if that combination is not decodable.
+pub(crate) fn vdata_width(inst: &Instruction) -> Option<u8> {
+    let key = dmask(inst) as usize | (inst.bit(63) as usize) << 4;
+    let w = *widths(inst)?.get(key)?;
+    (w != 0).then_some(w)
+}
+
+fn widths(inst: &Instruction) -> Option<&'static [u8; 32]> {
+    gen::MIMG_WIDTHS
+        .iter()
+        .find(|(i, _)| *i == inst.opcode().index())
+        .map(|(_, w)| w)
+}
+
 pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
-    if !inst.has(flags::DMASK) || inst.has(flags::ATOMIC) {
+    let Some(mut n) = vdata_width(inst) else {
         return;
-    }
-    let mut n = (dmask(inst).count_ones() as u8).max(1);
-    if inst.has(flags::D16) && inst.bit(63) {
-        n = n.div_ceil(2);
-    }
-    if inst.bit(16) && inst.has(flags::TFE) {
-        n += 1;
-    }
+    };
     for op in ops.as_mut_slice() {
         if op.spec.field == Field::Vdata {
-            op.spec.width = n;
             if let Operand::Reg(r) = op.value {
+                // LLVM keeps the opcode's own form (its single-channel
+                // width) when the wider tuple would be misaligned or run past
+                // the register file.
+                if n >= 2 && (r.first % 2 != 0 || r.first as u32 + n as u32 > 256) {
+                    n = widths(inst).map(|w| w[1]).unwrap_or(1).max(1);
+                    if n >= 2 {
+                        op.spec.mods |= crate::opcode::mods::ALIGN | crate::opcode::mods::ALIGN_ACC;
+                        op.spec.rc = match n {
+                            2 => crate::opcode::rc_index("AV_64_Align2"),
+                            _ => crate::opcode::rc_index("AV_128_Align2"),
+                        };
+                    }
+                }
+                op.spec.width = n;
                 op.value = Operand::Reg(RegRange { count: n, ..r });
             }
         }
@@ -43,7 +65,7 @@ pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     if inst.has(flags::UNORM) && inst.bit(12) {
         out.write_str(" unorm")?;
     }
-    super::flat::write_cpol(inst, 13, 25, 0, out)?;
+    super::flat::write_cpol(inst, 13, 25, 7, out)?;
     if inst.has(flags::A16) && inst.bit(15) {
         out.write_str(" a16")?;
     }
