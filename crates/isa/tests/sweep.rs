@@ -443,13 +443,6 @@ fn sweep_every_opcode_against_llvm() {
             eprintln!("[{enc}] {m}");
         }
     }
-    // MIMG (image) decoding is not exact yet: AGPR data, scc/d16 fields.
-    // HIP compute code does not use it; its mismatches are reported above
-    // but do not fail the sweep until the MIMG tables are finished.
-    let mimg: usize = by_enc
-        .iter()
-        .filter(|(enc, _)| format!("{enc:?}") == "Mimg")
-        .map(|(_, st)| st.mismatches.len())
-        .sum();
-    assert_eq!(total_mm - mimg, 0, "{} sweep mismatches outside MIMG", total_mm - mimg);
+    // Every encoding, MIMG included, must agree with LLVM.
+    assert_eq!(total_mm, 0, "{total_mm} sweep mismatches");
 }
