@@ -60,7 +60,7 @@ def render(entries, data, version):
     for ti, cpu in enumerate(P.TARGETS):
         for e in entries[cpu]:
             rules.fix_access(e)
-            ops = tuple(operand_key(o, rcs) for o in e["operands"])
+            ops = (e["enc"],) + tuple(operand_key(o, rcs) for o in e["operands"])
             sig = (e["enc"], e["code"], e["name"], ops)
             if sig not in index:
                 index[sig] = len(merged)
@@ -115,16 +115,19 @@ def render(entries, data, version):
     w("use crate::opcode::{Access as A, Encoding as E, Field as F, Kind as K, OpInfo, Opcode, OperandSpec, Ty as T};\n\n")
     w("/// LLVM version the tables were generated from.\n")
     w("pub const LLVM_VERSION: &str = %s;\n\n" % rust_str(version))
-    w("const fn o(field: F, kind: K, width: u8, ty: T, access: A, mods: u16, rc: u8) -> OperandSpec {\n")
-    w("    OperandSpec { field, kind, width, ty, access, mods, rc }\n}\n\n")
+    w("#[allow(clippy::too_many_arguments)]\n")
+    w("const fn o(enc: E, field: F, kind: K, width: u8, ty: T, access: A, mods: u16, rc: u8) -> OperandSpec {\n")
+    w("    OperandSpec::new(enc, field, kind, width, ty, access, mods, rc)\n}\n\n")
     w("/// LLVM register-class names for `/*Invalid register*/` comments.\n")
     w("pub(crate) static RC_NAMES: [&str; %d] = [%s];\n\n" % (len(rcs), ", ".join(rust_str(r) for r in rcs)))
     for ops, name in oplists.items():
         items = []
-        for (field, kind, width, ty, acc, mods, rc) in ops:
+        enc_r = ENC_RUST[ops[0]]
+        for (field, kind, width, ty, acc, mods, rc) in ops[1:]:
             mb = " | ".join(mods) if mods else "0"
-            items.append("o(F::%s, K::%s, %d, T::%s, A::%s, %s, %d)" % (field, kind, width, ty, acc, mb, rc))
-        w("static %s: [OperandSpec; %d] = [%s];\n" % (name, len(ops), ", ".join(items)))
+            items.append("o(E::%s, F::%s, K::%s, %d, T::%s, A::%s, %s, %d)" % (
+                enc_r, field, kind, width, ty, acc, mb, rc))
+        w("static %s: [OperandSpec; %d] = [%s];\n" % (name, len(ops) - 1, ", ".join(items)))
     w("\n/// Every opcode, all targets.\n")
     w("pub(crate) static OPS: [OpInfo; %d] = [\n" % len(merged))
     for m in merged:
@@ -158,8 +161,8 @@ def render(entries, data, version):
             w("    " + ", ".join("%d" % v for v in table[i:i + 16]) + ",\n")
         w("];\n\n")
     w("/// Opcode decode tables by target (indexed by `ENC_RANGE` offset + opcode field).\n")
-    w("pub(crate) static DECODE: [&[u16]; %d] = [%s];\n\n" % (
-        len(P.TARGETS), ", ".join("&DEC_%s" % c.upper() for c in P.TARGETS)))
+    w("pub(crate) static DECODE: [&[u16; %d]; %d] = [%s];\n\n" % (
+        base, len(P.TARGETS), ", ".join("&DEC_%s" % c.upper() for c in P.TARGETS)))
 
     # Symbol tables.
     w("/// `hwreg()` register names by id, per target (empty = print the number).\n")

@@ -8,7 +8,7 @@
 
 use crate::enc::{self, bits};
 use crate::inst::Instruction;
-use crate::opcode::{Encoding, Kind, Opcode};
+use crate::opcode::{Encoding, Opcode};
 use crate::target::Target;
 
 #[inline]
@@ -77,19 +77,22 @@ pub fn decode(target: Target, bytes: &[u8]) -> Instruction {
         i.len = n as u8;
         return i;
     };
-    decode_words(target, w0, |i| word(bytes, i)).unwrap_or(Instruction::invalid(target, w0))
+    decode_words(target, w0, |i| word(bytes, i))
 }
 
-/// Decodes from words supplied by `get(i)`.
+/// Decodes from words supplied by `get(i)`; an invalid instruction (one
+/// word) if LLVM would not decode them.
 #[inline]
 pub(crate) fn decode_words(
     target: Target,
     w0: u32,
     get: impl Fn(usize) -> Option<u32>,
-) -> Option<Instruction> {
-    let enc = classify(w0)?;
+) -> Instruction {
+    let Some(enc) = classify(w0) else {
+        return Instruction::invalid(target, w0);
+    };
     let r = decode_as(target, enc, w0, &get);
-    if r.is_some() {
+    if !r.is_invalid() {
         return r;
     }
     // An SDWA/DPP word LLVM cannot decode as such is retried as the plain
@@ -98,33 +101,45 @@ pub(crate) fn decode_words(
         Encoding::Vop1Sdwa | Encoding::Vop1Dpp => decode_as(target, Encoding::Vop1, w0, &get),
         Encoding::Vop2Sdwa | Encoding::Vop2Dpp => decode_as(target, Encoding::Vop2, w0, &get),
         Encoding::VopcSdwa => decode_as(target, Encoding::Vopc, w0, &get),
-        _ => None,
+        _ => r,
     }
 }
 
+#[inline]
 fn decode_as(
     target: Target,
     mut enc: Encoding,
     w0: u32,
     get: &impl Fn(usize) -> Option<u32>,
-) -> Option<Instruction> {
+) -> Instruction {
+    let invalid = Instruction::invalid(target, w0);
     let nbase = enc::base_words(enc);
-    let w1 = if nbase > 1 { get(1)? } else { 0 };
+    let w1 = if nbase > 1 {
+        match get(1) {
+            Some(w) => w,
+            None => return invalid,
+        }
+    } else {
+        0
+    };
     let (_, _, lo, width) = enc::opcode_pos(enc);
     let code = bits(w0, lo, width) as u16;
     let opcode = match Opcode::lookup(target, enc, code) {
         Some(o) => o,
         None if enc == Encoding::Vop3p => {
             enc = Encoding::Mai;
-            Opcode::lookup(target, enc, code)?
+            match Opcode::lookup(target, enc, code) {
+                Some(o) => o,
+                None => return invalid,
+            }
         }
-        None => return None,
+        None => return invalid,
     };
     let info = opcode.info();
     let zero = info.zero_bits(target);
     let one = info.one_bits(target);
-    if w0 & zero[0] != 0 || w1 & zero[1] != 0 || w0 & one[0] != one[0] || w1 & one[1] != one[1] {
-        return None;
+    if (w0 & zero[0]) | (w1 & zero[1]) | ((w0 & one[0]) ^ one[0]) | ((w1 & one[1]) ^ one[1]) != 0 {
+        return invalid;
     }
     let mut inst = Instruction {
         words: [w0, w1, 0],
@@ -132,27 +147,9 @@ fn decode_as(
         len: (nbase * 4) as u8,
         target,
     };
-    // Literal.
-    let mut needs_lit = false;
-    for spec in info.operands {
-        match spec.kind {
-            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc
-                if inst.field(spec.field) == Some(255) =>
-            {
-                needs_lit = true;
-            }
-            Kind::Lit32 | Kind::LitImm32 => needs_lit = true,
-            // An 8-bit scalar destination field (v_readlane's vdst) of 255
-            // makes LLVM read a literal too.
-            Kind::SReg
-                if spec.field == crate::opcode::Field::Vdst
-                    && inst.field(spec.field) == Some(255) =>
-            {
-                needs_lit = true;
-            }
-            _ => {}
-        }
-    }
+    let Some(needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
+        return invalid;
+    };
     if needs_lit {
         match enc {
             // LLVM 22 crashes on these; there is no output to match.
@@ -160,17 +157,21 @@ fn decode_as(
             | Encoding::Vop3p
             | Encoding::Mai
             | Encoding::Mubuf
-            | Encoding::Mtbuf => return None,
+            | Encoding::Mtbuf => return invalid,
             _ => {}
         }
-        let lit = get(nbase)?;
-        inst.words[nbase] = lit;
+        let Some(lit) = get(nbase) else {
+            return invalid;
+        };
+        if let Some(slot) = inst.words.get_mut(nbase) {
+            *slot = lit;
+        }
         inst.len += 4;
     }
-    if !crate::validate::valid(&inst) {
-        return None;
+    if !crate::validate::valid_tail(&inst, enc, info) {
+        return invalid;
     }
-    Some(inst)
+    inst
 }
 
 /// An iterator over the instructions of a code buffer, yielding each

@@ -374,7 +374,7 @@ impl InstBuilder {
         }
         let got = decode_words(self.target, words[0], |i| words.get(i).copied());
         match got {
-            Some(i) if i.opcode == self.opcode && i.words() == words.as_slice() => Ok(i),
+            i if i.opcode == self.opcode && i.words() == words.as_slice() => Ok(i),
             _ => Err(BuildError::Invalid {
                 opcode: self.opcode,
                 words,

@@ -16,6 +16,7 @@ use crate::target::Target;
 /// allocating. Invalid words decode to an instruction with
 /// [`Opcode::INVALID`] that keeps the raw word (printed `.long 0x...`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C, align(8))]
 pub struct Instruction {
     pub(crate) words: [u32; 3],
     pub(crate) opcode: Opcode,
@@ -135,6 +136,21 @@ impl Instruction {
         Some(self.bits(w as usize, lo, width))
     }
 
+    /// Raw value of the field an operand spec reads (via its precomputed
+    /// position).
+    #[inline]
+    pub(crate) fn spec_raw(&self, spec: &OperandSpec) -> Option<u32> {
+        let [w, lo, n] = spec.pos;
+        if n == 0 {
+            return if spec.field == Field::Lit {
+                self.literal()
+            } else {
+                None
+            };
+        }
+        Some(bits(self.w(w as usize), lo, n))
+    }
+
     /// The trailing literal dword, if the instruction has one.
     pub fn literal(&self) -> Option<u32> {
         let base = enc::base_words(self.encoding());
@@ -174,10 +190,7 @@ impl Instruction {
 
     /// Value of the field `spec` reads, interpreted per its kind.
     pub(crate) fn operand_value(&self, spec: &OperandSpec) -> Operand {
-        let raw = match spec.field {
-            Field::Implicit => 0,
-            f => self.field(f).unwrap_or(0),
-        };
+        let raw = self.spec_raw(spec).unwrap_or(0);
         let width = spec.width.max(1);
         match spec.kind {
             Kind::SReg if raw >= 128 => src_operand(raw, width, self.literal()),

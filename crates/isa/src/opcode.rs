@@ -64,11 +64,11 @@ impl Opcode {
     /// The opcode for (`target`, `enc`, opcode field value), if any.
     #[inline]
     pub fn lookup(target: Target, enc: Encoding, code: u16) -> Option<Opcode> {
-        let (base, len) = gen::ENC_RANGE[enc as usize];
-        if code as usize >= len as usize {
+        let (base, len) = *gen::ENC_RANGE.get(enc as usize)?;
+        if code >= len {
             return None;
         }
-        let table: &[u16] = gen::DECODE[target.index()];
+        let table = gen::DECODE.get(target.index())?;
         let v = *table.get(base as usize + code as usize)?;
         (v != u16::MAX).then_some(Opcode(v))
     }
@@ -354,6 +354,8 @@ pub struct OperandSpec {
     /// Index of the LLVM register-class name used in `/*Invalid register*/`
     /// comments (see [`OperandSpec::reg_class`]), or `u8::MAX`.
     pub rc: u8,
+    /// Field position (word, low bit, width; width 0 when not encoded).
+    pub(crate) pos: [u8; 3],
 }
 
 /// Index of an LLVM register-class name in the generated table (`u8::MAX`
@@ -367,6 +369,35 @@ pub(crate) fn rc_index(name: &str) -> u8 {
 }
 
 impl OperandSpec {
+    /// Builds a spec, resolving the field's position in `enc` at compile
+    /// time.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) const fn new(
+        enc: Encoding,
+        field: Field,
+        kind: Kind,
+        width: u8,
+        ty: Ty,
+        access: Access,
+        mods: u16,
+        rc: u8,
+    ) -> OperandSpec {
+        let pos = match crate::enc::field_pos(enc, field) {
+            Some((w, l, n)) => [w, l, n],
+            None => [0, 0, 0],
+        };
+        OperandSpec {
+            field,
+            kind,
+            width,
+            ty,
+            access,
+            mods,
+            rc,
+            pos,
+        }
+    }
+
     /// The LLVM register-class name LLVM prints in its
     /// `/*Invalid register, operand has '...' register class*/` comments for
     /// this operand, when the generator saw one.

@@ -210,6 +210,7 @@ const EMPTY_SPEC: OperandSpec = OperandSpec {
     access: Access::R,
     mods: 0,
     rc: u8::MAX,
+    pos: [0, 0, 0],
 };
 
 impl Default for Operands {

@@ -1,8 +1,9 @@
 //! Validity rules beyond the generated must-be-zero bits: which operand
 //! values LLVM 22's disassembler rejects.
 
+use crate::enc::bits;
 use crate::inst::Instruction;
-use crate::opcode::{Encoding, Kind};
+use crate::opcode::{flags, Encoding, Field, Kind, OpInfo};
 
 /// Source encodings no operand accepts (reserved constants).
 fn src_reserved(v: u32) -> bool {
@@ -36,122 +37,184 @@ fn bad_wide_scalar(v: u32) -> bool {
     matches!(v, 103 | 105 | 107 | 124 | 127 | 231 | 254)
 }
 
-/// True if LLVM decodes this instruction.
-pub(crate) fn valid(inst: &Instruction) -> bool {
-    let info = inst.info();
+/// Checks every operand field of a freshly assembled instruction (before its
+/// literal is read). Returns `None` when LLVM would reject the words,
+/// otherwise whether the instruction is followed by a literal dword.
+#[inline(always)]
+pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) -> Option<bool> {
+    let mut needs_lit = false;
+    let rtn_off = enc_is_flat(enc) && info.has(inst.target(), flags::RTN_GLC) && !inst.bit(16);
     for spec in info.operands {
-        let Some(raw) = inst.field(spec.field) else {
+        if spec.pos[2] == 0 {
+            if matches!(spec.kind, Kind::Lit32 | Kind::LitImm32) {
+                needs_lit = true;
+            }
             continue;
-        };
+        }
+        let raw = bits(
+            inst.words[spec.pos[0] as usize & 1],
+            spec.pos[1],
+            spec.pos[2],
+        );
         match spec.kind {
             Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
+                if raw == 255 {
+                    needs_lit = true;
+                    continue;
+                }
                 if src_reserved(raw) {
-                    return false;
+                    return None;
+                }
+                if raw >= 256 {
+                    // AGPR tuples must fit in a0..a255 (VGPR ones may not).
+                    let agpr = spec.kind == Kind::ASrc
+                        || (spec.kind == Kind::AvSrc && acc_bit(inst, enc, spec.field));
+                    if agpr && raw - 256 + spec.width as u32 > 256 {
+                        return None;
+                    }
+                    continue;
                 }
                 // Special registers do not form 96-bit or wider tuples.
                 if spec.width >= 3 && is_special(raw) {
-                    return false;
+                    return None;
                 }
                 if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
-                    return false;
+                    return None;
                 }
                 if spec.width >= 2 && bad_wide_scalar(raw) {
-                    return false;
+                    return None;
+                }
+            }
+            Kind::AReg | Kind::AvReg => {
+                let agpr = spec.kind == Kind::AReg || acc_bit(inst, enc, spec.field);
+                let skip = enc == Encoding::Mimg || (rtn_off && spec.field == Field::Vdst);
+                if agpr && !skip && raw + spec.width as u32 > 256 {
+                    return None;
                 }
             }
             Kind::SRegX2 | Kind::SRegX4 => {
                 let r = raw * if spec.kind == Kind::SRegX2 { 2 } else { 4 };
                 if bad_wide_scalar(r) || (spec.width >= 3 && is_special(r)) {
-                    return false;
+                    return None;
                 }
                 if !scalar_tuple_fits(r, spec.width) {
-                    return false;
+                    return None;
                 }
             }
             Kind::SReg => {
-                if raw >= 128
-                    && (src_reserved(raw)
-                        || (raw == 255 && spec.field != crate::opcode::Field::Vdst))
-                {
-                    return false;
+                if raw == 255 && spec.field == Field::Vdst {
+                    // v_readlane's vdst of 255 makes LLVM read a literal.
+                    needs_lit = true;
+                    continue;
+                }
+                if raw >= 128 && (src_reserved(raw) || raw == 255) {
+                    return None;
                 }
                 if spec.width >= 3 && is_special(raw) {
-                    return false;
+                    return None;
                 }
                 if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
-                    return false;
+                    return None;
                 }
                 if spec.width >= 2 && bad_wide_scalar(raw) {
-                    return false;
+                    return None;
                 }
             }
             Kind::SdwaSrc if crate::enc::sdwa_dpp::src_is_scalar(inst, spec.field) => {
                 if src_reserved(raw) || raw == 255 {
-                    return false;
+                    return None;
                 }
                 if spec.width >= 2 && bad_wide_scalar(raw) {
-                    return false;
+                    return None;
                 }
             }
             _ => {}
         }
     }
-    // AGPR tuples must fit in a0..a255 (VGPR tuples may run past v255).
-    for op in inst.operands().iter() {
-        if let crate::operand::Operand::Reg(r) = op.value {
-            if r.file == crate::reg::RegFile::Agpr && r.first as u32 + r.count as u32 > 256 {
+    Some(needs_lit)
+}
+
+#[inline]
+fn enc_is_flat(enc: Encoding) -> bool {
+    matches!(enc, Encoding::Flat | Encoding::Global | Encoding::Scratch)
+}
+
+#[inline]
+fn acc_bit(inst: &Instruction, enc: Encoding, field: Field) -> bool {
+    match enc {
+        Encoding::Ds => inst.bit(25),
+        Encoding::Flat
+        | Encoding::Global
+        | Encoding::Scratch
+        | Encoding::Mubuf
+        | Encoding::Mtbuf => inst.bit(55),
+        Encoding::Mimg => inst.bit(16),
+        Encoding::Mai => inst.acc_bit(field),
+        _ => false,
+    }
+}
+
+/// Encoding-specific rules, checked once the instruction is complete.
+pub(crate) fn valid_tail(inst: &Instruction, enc: Encoding, info: &OpInfo) -> bool {
+    match enc {
+        Encoding::Flat
+        | Encoding::Global
+        | Encoding::Scratch
+        | Encoding::Mubuf
+        | Encoding::Mtbuf => {
+            // LDS-DMA forms have no data register: the acc bit must be clear.
+            if info.has(inst.target(), flags::LDS_DMA) {
+                let lds = match enc {
+                    Encoding::Mubuf => inst.bit(16),
+                    _ => inst.bit(13),
+                };
+                if lds && inst.bit(55) {
+                    return false;
+                }
+            }
+            // Atomics whose AGPR forms exclude some cache-policy bits.
+            let fl = info.flags(inst.target());
+            let (glc, scc, acc) = (inst.bit(16), inst.bit(25), inst.bit(55));
+            if acc
+                && ((fl & flags::RTN_NO_ACC != 0 && glc)
+                    || (fl & flags::RTN_ACC_SCC_BAD != 0 && glc && scc)
+                    || (fl & flags::ACC_SCC_BAD != 0 && !glc && scc))
+            {
                 return false;
             }
+            // Global saddr: an SGPR/TTMP pair, exec or null, or off.
+            if enc == Encoding::Global {
+                let s = inst.bits(1, 16, 7);
+                if s != crate::enc::flat::SADDR_OFF && bad_wide_scalar(s) {
+                    return false;
+                }
+            }
+            true
         }
-    }
-    // LDS-DMA forms have no data register: the acc bit must be clear.
-    if info.has(inst.target(), crate::opcode::flags::LDS_DMA) {
-        let lds = match info.enc {
-            Encoding::Mubuf => inst.bit(16),
-            _ => inst.bit(13),
-        };
-        if lds && inst.bit(55) {
-            return false;
+        Encoding::Mimg => {
+            if crate::enc::mimg::vdata_width(inst).is_none() {
+                return false;
+            }
+            for op in inst.operands().iter() {
+                if let crate::operand::Operand::Reg(r) = op.value {
+                    if r.file == crate::reg::RegFile::Agpr && r.first as u32 + r.count as u32 > 256
+                    {
+                        return false;
+                    }
+                }
+            }
+            true
         }
-    }
-    // Global saddr: an SGPR/TTMP pair, exec or null; not vcc, m0, ...
-    {
-        use crate::opcode::flags as f;
-        let fl = info.flags(inst.target());
-        let (glc, scc, acc) = (inst.bit(16), inst.bit(25), inst.bit(55));
-        if acc
-            && ((fl & f::RTN_NO_ACC != 0 && glc)
-                || (fl & f::RTN_ACC_SCC_BAD != 0 && glc && scc)
-                || (fl & f::ACC_SCC_BAD != 0 && !glc && scc))
-        {
-            return false;
-        }
-    }
-    if info.enc == Encoding::Global {
-        let s = inst.bits(1, 16, 7);
-        if s != crate::enc::flat::SADDR_OFF && bad_wide_scalar(s) {
-            return false;
-        }
-    }
-    if info.enc == Encoding::Mimg && crate::enc::mimg::vdata_width(inst).is_none() {
-        return false;
-    }
-    match info.enc {
-        Encoding::VopcSdwa if inst.bit(32 + 15) && bad_wide_scalar(inst.bits(1, 8, 7)) => {
-            return false;
-        }
-        _ => {}
-    }
-    match info.enc {
         Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
-            // LLVM 22 hits llvm_unreachable (crashes) on select value 7.
             let w1 = inst.w(1);
-            let dst_sel = info.enc != Encoding::VopcSdwa && (w1 >> 8) & 7 == 7;
-            if dst_sel || (w1 >> 16) & 7 == 7 || (w1 >> 24) & 7 == 7 {
+            if enc == Encoding::VopcSdwa && inst.bit(32 + 15) && bad_wide_scalar(inst.bits(1, 8, 7))
+            {
                 return false;
             }
+            // LLVM 22 hits llvm_unreachable (crashes) on select value 7.
+            let dst_sel = enc != Encoding::VopcSdwa && (w1 >> 8) & 7 == 7;
+            !(dst_sel || (w1 >> 16) & 7 == 7 || (w1 >> 24) & 7 == 7)
         }
-        _ => {}
+        _ => true,
     }
-    true
 }

@@ -20,7 +20,7 @@ use crate::opcode::{Encoding, Field};
 pub(crate) type Pos = (u8, u8, u8);
 
 /// Where `field` lives in `enc`, or `None` if the encoding has no such field.
-pub(crate) fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
+pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
     use Encoding as E;
     use Field as F;
     Some(match (enc, field) {
