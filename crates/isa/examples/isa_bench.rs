@@ -68,7 +68,7 @@ fn main() {
         for (t, b) in &texts {
             for (_, i) in Decoder::new(*t, b) {
                 s.clear();
-                i.write_to(&mut s).unwrap();
+                i.write_to(&mut s).expect("String write");
                 chars += s.len();
             }
         }
