@@ -207,6 +207,84 @@ impl InstBuilder {
         Ok(self)
     }
 
+    /// Sets the modifier fields (clamp, omod, offsets, cache policy, SDWA/DPP
+    /// controls, ...). Operand-dependent bits (acc, SDWA scalar selects,
+    /// `saddr` off) are set by the operands.
+    pub fn modifiers(mut self, m: &crate::modifiers::Modifiers) -> InstBuilder {
+        let info = self.opcode.info();
+        crate::modifiers::apply(&mut self.words, info.enc, info.operands, m);
+        self
+    }
+
+    /// Sets operands from decoded [`Op`](crate::Op)s (value, field and
+    /// kind, and the neg/abs/sext source modifiers), as
+    /// [`Instruction::operands`] returns them; call after
+    /// [`InstBuilder::modifiers`] so that address forms (SMEM offset
+    /// register, FLAT `saddr`) see the mode bits.
+    pub fn ops(mut self, ops: &[crate::operand::Op]) -> Result<InstBuilder, BuildError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let enc = self.opcode.info().enc;
+        for (i, op) in ops.iter().enumerate() {
+            let spec = op.spec;
+            match (enc, spec.field, op.value) {
+                // SMEM offset operand: immediate (in the modifiers), the
+                // soffset register, or a register in the offset field.
+                (Encoding::Smem, Field::Offset, Operand::Imm(_)) => {}
+                (Encoding::Smem, Field::Offset, Operand::Reg(r)) => {
+                    if self.words[0] >> 14 & 1 != 0 {
+                        set_bits(&mut self.words[1], 25, 7, r.first as u32);
+                    } else {
+                        set_bits(&mut self.words[1], 0, 7, r.first as u32);
+                    }
+                }
+                // VOPC SDWA explicit scalar destination.
+                (Encoding::VopcSdwa, Field::Sdst, Operand::Reg(r)) => {
+                    set_bits(&mut self.words[1], 8, 7, r.first as u32);
+                    set_bits(&mut self.words[1], 15, 1, 1);
+                }
+                (_, Field::Saddr, Operand::Off) => {
+                    set_bits(&mut self.words[1], 16, 7, crate::enc::flat::SADDR_OFF);
+                }
+                (_, _, Operand::Off) => {}
+                _ => {
+                    self = self.operand_at(i, spec.field, spec.kind, spec.width, op.value)?;
+                }
+            }
+            // Source modifiers.
+            let si = match spec.field {
+                Field::Src0 => Some(0u8),
+                Field::Src1 | Field::Vsrc1 => Some(1),
+                Field::Src2 => Some(2),
+                _ => None,
+            };
+            if let Some(si) = si {
+                let (neg, abs, sext): (Option<u32>, Option<u32>, Option<u32>) = match enc {
+                    Encoding::Vop3 | Encoding::Vop3p => {
+                        (Some(61 + si as u32), Some(8 + si as u32), None)
+                    }
+                    Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
+                        let b = if si == 0 { 32 + 19 } else { 32 + 27 };
+                        (Some(b + 1), Some(b + 2), Some(b))
+                    }
+                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                        let b = if si == 0 { 32 + 20 } else { 32 + 22 };
+                        (Some(b), Some(b + 1), None)
+                    }
+                    _ => (None, None, None),
+                };
+                for (flag, bit) in [(op.neg, neg), (op.abs, abs), (op.sext, sext)] {
+                    if let (true, Some(b)) = (flag, bit) {
+                        let w = (b / 32) as usize;
+                        set_bits(&mut self.words[w], (b % 32) as u8, 1, 1);
+                    }
+                }
+            }
+        }
+        Ok(self)
+    }
+
     /// Sets one operand by its index in the opcode's operand list.
     pub fn operand(self, index: usize, value: Operand) -> Result<InstBuilder, BuildError> {
         let info = self.opcode.info();
@@ -243,6 +321,14 @@ impl InstBuilder {
                 return Ok(self);
             }
             (Kind::SReg, Operand::Reg(r)) if r.file == RegFile::Scalar => r.first as u32,
+            // 8-bit scalar destination fields decode constants too.
+            (Kind::SReg, Operand::Int(i)) if (0..=64).contains(&i) => 128 + i as u32,
+            (Kind::SReg, Operand::Int(i)) if (-16..0).contains(&i) => (192 - i as i32) as u32,
+            (Kind::SReg, Operand::Float(f)) => f as u32,
+            (Kind::SReg, Operand::Literal(l)) => {
+                self.literal = Some(l);
+                255
+            }
             (Kind::SReg, Operand::Off) if field == Field::Saddr => 0x7F,
             (Kind::SRegX2, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 2 == 0 => {
                 r.first as u32 / 2

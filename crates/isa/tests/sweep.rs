@@ -330,6 +330,7 @@ fn known_crash(op: Opcode, p: &[u32]) -> bool {
 struct Stats {
     probes: usize,
     valid: usize,
+    rebuilt_exact: usize,
     mismatches: Vec<String>,
     crashes: usize,
 }
@@ -416,6 +417,31 @@ fn sweep_every_opcode_against_llvm() {
             } else if t.is_some() {
                 st.valid += 1;
                 assert_eq!(ours.words(), &p[..ours.len() / 4], "re-encoding {ours:?}");
+                // Typed rebuild: opcode + operands + modifiers must give an
+                // instruction that prints the same (bits LLVM ignores may
+                // differ; count exact rebuilds).
+                let rebuilt = lathe_isa::Instruction::build(target, ours.opcode())
+                    .modifiers(&ours.modifiers())
+                    .ops(&ours.operands())
+                    .and_then(|b| b.finish());
+                match rebuilt {
+                    Ok(r) => {
+                        let mut a = r.to_string();
+                        r.write_warnings(&mut a).unwrap();
+                        let b = ours_t.as_ref().map(|x| x.0.clone()).unwrap_or_default();
+                        if a != b {
+                            st.mismatches.push(format!(
+                                "{target} {op:?} {p:08x?}: rebuilt {:08x?} prints {a:?}, not {b:?}",
+                                r.words()
+                            ));
+                        } else if r.words() == ours.words() {
+                            st.rebuilt_exact += 1;
+                        }
+                    }
+                    Err(e) => st.mismatches.push(format!(
+                        "{target} {op:?} {p:08x?}: typed rebuild failed: {e}"
+                    )),
+                }
             }
         }
     }
@@ -425,9 +451,10 @@ fn sweep_every_opcode_against_llvm() {
         total_mm += st.mismatches.len();
         writeln!(
             report,
-            "{enc:10} probes {:7} valid {:7} crashes {:5} mismatches {}",
+            "{enc:10} probes {:7} valid {:7} rebuilt-exact {:7} crashes {:5} mismatches {}",
             st.probes,
             st.valid,
+            st.rebuilt_exact,
             st.crashes,
             st.mismatches.len()
         )
