@@ -5,6 +5,8 @@
 //! field the decoder reports (operands, acc bits, SDWA/DPP, offsets,
 //! cache policy, ...), not just the stored raw words.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use lathe_isa::{Decoder, Instruction, Target};

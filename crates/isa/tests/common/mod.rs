@@ -1,6 +1,7 @@
 //! Shared helpers for lathe-isa's integration tests: reading code objects
 //! with the `object` crate and comparing our listings with llvm-objdump.
 
+#![allow(clippy::unwrap_used)]
 #![allow(dead_code)]
 
 use lathe_isa::{write_listing, ListingSymbol, Style, Target};
