@@ -117,9 +117,13 @@ impl Instruction {
                 // quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf
                 words[1] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
             }
-            Encoding::Vop3p if info.has(target, crate::opcode::flags::PACKED) => {
-                words[0] |= 1 << 14;
-                words[1] |= 3 << 27;
+            // LLVM's assembler sets every `op_sel_hi` bit the opcode leaves
+            // free (also where it is not printed, e.g. v_accvgpr_read),
+            // except for the mixed-precision ops where 0 is the default.
+            Encoding::Vop3p if !info.name.contains("_mix_") => {
+                let zero = info.zero_bits(target);
+                words[0] |= (1 << 14) & !zero[0];
+                words[1] |= (3 << 27) & !zero[1];
             }
             Encoding::Global | Encoding::Scratch => {
                 // saddr = off

@@ -20,7 +20,7 @@ mod decode;
 mod enc;
 mod encode;
 pub mod generated;
-mod info;
+pub mod info;
 mod inst;
 pub mod listing;
 mod modifiers;

@@ -218,7 +218,10 @@ fn llvm_bisect(target: Target, probes: &[Vec<u32>]) -> Vec<Option<(String, usize
 fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(String, usize)>>> {
     let dir = lathe_testkit::cache_dir().join("isa-sweep");
     std::fs::create_dir_all(&dir).unwrap();
-    let tag = format!("{}-{}", std::process::id(), target.name());
+    // Tests run on parallel threads of one process: name files uniquely.
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tag = format!("{}-{n}-{}", std::process::id(), target.name());
     let s = dir.join(format!("{tag}.s"));
     let o = dir.join(format!("{tag}.o"));
     let mut src = String::from(".text\n");
@@ -472,4 +475,70 @@ fn sweep_every_opcode_against_llvm() {
     }
     // Every encoding, MIMG included, must agree with LLVM.
     assert_eq!(total_mm, 0, "{total_mm} sweep mismatches");
+}
+
+/// Every value of the 16-bit immediates that have a symbolic printed form
+/// (`s_waitcnt`, `sendmsg(...)`, `hwreg(...)`, the `ds_swizzle_b32`
+/// pattern) and of plain ones (`s_nop`, `s_setprio`, `s_trap`, branch
+/// offsets), on both targets, against LLVM. `LATHE_IMM16_STRIDE=k` checks
+/// every k-th value only (default 1: all 65,536).
+#[test]
+fn every_imm16_value_against_llvm() {
+    let stride: usize = std::env::var("LATHE_IMM16_STRIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    // (opcode, operand bits in the first word besides the immediate, and
+    // a second word when the encoding has one)
+    let cases: &[(Opcode, u32, Option<u32>)] = &[
+        (Opcode::S_WAITCNT, 0, None),
+        (Opcode::S_SENDMSG, 0, None),
+        (Opcode::S_SENDMSGHALT, 0, None),
+        (Opcode::S_NOP, 0, None),
+        (Opcode::S_SETPRIO, 0, None),
+        (Opcode::S_TRAP, 0, None),
+        (Opcode::S_CBRANCH_SCC0, 0, None),
+        (Opcode::S_GETREG_B32, 5 << 16, None),
+        (Opcode::S_SETREG_B32, 7 << 16, None),
+        (Opcode::S_MOVK_I32, 9 << 16, None),
+        (Opcode::DS_SWIZZLE_B32, 0, Some(0x0100_0002)),
+    ];
+    let mut total = 0usize;
+    let mut mismatches = Vec::new();
+    for target in Target::ALL {
+        let mut probes = Vec::new();
+        for &(op, extra, w1) in cases {
+            let base = builder_words(target, op)[0] | extra;
+            for v in (0..=0xFFFFu32).step_by(stride) {
+                let mut p = vec![base | v];
+                p.extend(w1);
+                probes.push(p);
+            }
+        }
+        let theirs = llvm(target, &probes);
+        for (p, t) in probes.iter().zip(theirs) {
+            total += 1;
+            let bytes: Vec<u8> = p.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let ours = decode(target, &bytes);
+            let ours_t = (!ours.is_invalid()).then(|| {
+                let mut s = ours.to_string();
+                ours.write_warnings(&mut s).unwrap();
+                (s, ours.len() / 4)
+            });
+            if ours_t != t {
+                mismatches.push(format!("{target} {p:08x?}: ours {ours_t:?}, llvm {t:?}"));
+            } else if t.is_some() {
+                assert_eq!(ours.encode(), bytes, "re-encoding {ours:?}");
+            }
+        }
+    }
+    eprintln!(
+        "imm16 sweep: {total} probes, {} mismatches",
+        mismatches.len()
+    );
+    for m in mismatches.iter().take(20) {
+        eprintln!("{m}");
+    }
+    assert!(mismatches.is_empty());
 }

@@ -40,8 +40,20 @@ pub(crate) fn print_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Resul
 /// `ds_swizzle_b32` offset pattern, as LLVM prints it.
 pub(crate) fn write_swizzle(v: u32, out: &mut impl Write) -> fmt::Result {
     const BITMASK_MAX: u32 = 0x1F;
-    if v & 0x8000 != 0 {
-        // QUAD_PERM
+    // GFX9+: rotate (0xC000..0xE000) and FFT (0xE000..) modes.
+    if v >= 0xE000 {
+        out.write_str("swizzle(FFT,")?;
+        write_u32(out, v & 0x1F)?;
+        return out.write_char(')');
+    }
+    if v >= 0xC000 {
+        out.write_str("swizzle(ROTATE,")?;
+        write_u32(out, (v >> 10) & 1)?;
+        out.write_char(',')?;
+        write_u32(out, (v >> 5) & 0x1F)?;
+        return out.write_char(')');
+    }
+    if v & 0xFF00 == 0x8000 {
         out.write_str("swizzle(QUAD_PERM")?;
         let mut x = v;
         for _ in 0..4 {
@@ -51,7 +63,7 @@ pub(crate) fn write_swizzle(v: u32, out: &mut impl Write) -> fmt::Result {
         }
         return out.write_char(')');
     }
-    if v & 0xF000 != 0 {
+    if v & 0x8000 != 0 {
         // Not a symbolic form: raw 16-bit value.
         return write_u32(out, v);
     }
