@@ -542,3 +542,173 @@ fn every_imm16_value_against_llvm() {
     }
     assert!(mismatches.is_empty());
 }
+
+/// Assembles one line with llvm-mc; `None` if this target rejects it.
+fn assemble_line(target: Target, line: &str) -> Option<Vec<u32>> {
+    let out = Command::new(lathe_testkit::llvm_tool("llvm-mc"))
+        .args(["-triple=amdgcn-amd-amdhsa", "-show-encoding"])
+        .arg(format!("-mcpu={}", target.name()))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write as _;
+            c.stdin.take().unwrap().write_all(line.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let enc = text.split_once("; encoding: [")?.1.split(']').next()?;
+    let bytes: Vec<u8> = enc
+        .split(',')
+        .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
+        .collect();
+    Some(
+        bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+    )
+}
+
+/// Modifier and offset fields swept jointly (every combination, or an even
+/// sample of at most `LATHE_FIELDS_MAX` per case, default 8192; 0 = all) on
+/// instructions assembled by llvm-mc, compared with LLVM's disassembly:
+/// DPP controls and masks, SDWA selects, VOP3/VOP3P modifiers, MFMA
+/// cbsz/abid/blgp, buffer/flat/DS/SMEM offsets and cache bits, MTBUF
+/// formats, MIMG flags.
+#[test]
+fn field_combinations_against_llvm() {
+    let max: usize = std::env::var("LATHE_FIELDS_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8192);
+    // (template, ranges of (word, lo bit, width) enumerated jointly)
+    type Case = (&'static str, &'static [(usize, u8, u8)]);
+    let vop3: &[(usize, u8, u8)] = &[(0, 8, 8), (1, 27, 5)];
+    let cases: &[Case] = &[
+        ("v_mov_b32_dpp v0, v1 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", &[(1, 8, 16)]),
+        ("v_add_f32_dpp v0, v1, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", &[(1, 8, 16)]),
+        ("v_add_f32_dpp v0, v1, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf", &[(1, 19, 13)]),
+        ("v_fmac_f64_dpp v[0:1], v[2:3], v[4:5] row_newbcast:1 row_mask:0xf bank_mask:0xf", &[(1, 8, 16)]),
+        ("v_add_f32_sdwa v0, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD", &[(1, 8, 12)]),
+        ("v_add_f32_sdwa v0, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD", &[(1, 20, 12)]),
+        ("v_cmp_eq_f32_sdwa vcc, v1, v2 src0_sel:DWORD src1_sel:DWORD", &[(1, 8, 12)]),
+        ("v_cmp_eq_f32_sdwa vcc, v1, v2 src0_sel:DWORD src1_sel:DWORD", &[(1, 20, 12)]),
+        ("v_mov_b32_sdwa v0, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD", &[(1, 8, 16)]),
+        ("v_fma_f32 v0, v1, v2, v3", vop3),
+        ("v_fma_f16 v0, v1, v2, v3", vop3),
+        ("v_add_f16_e64 v0, v1, v2", vop3),
+        ("v_mad_u64_u32 v[0:1], s[0:1], v1, v2, v[2:3]", vop3),
+        ("v_cmp_lt_f32_e64 s[0:1], v1, v2", vop3),
+        ("v_cvt_f32_f16_e64 v0, v1", vop3),
+        ("v_pk_fma_f16 v0, v1, v2, v3", vop3),
+        ("v_pk_add_f32 v[0:1], v[2:3], v[4:5]", vop3),
+        ("v_fma_mix_f32 v0, v1, v2, v3", vop3),
+        ("v_dot2_f32_f16 v0, v1, v2, v3", vop3),
+        ("v_accvgpr_write_b32 a1, v2", vop3),
+        ("v_mfma_f32_32x32x8f16 a[0:15], v[0:1], v[2:3], a[0:15]", vop3),
+        ("v_mfma_f64_16x16x4f64 v[0:7], v[8:9], v[10:11], v[0:7]", vop3),
+        ("v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10", vop3),
+        ("buffer_load_dword v1, v2, s[4:7], s3 offen offset:4", &[(0, 0, 18)]),
+        ("buffer_store_dword v1, v2, s[4:7], s3 offen", &[(0, 12, 6)]),
+        ("buffer_atomic_add v1, v2, s[4:7], s3 offen glc", &[(0, 12, 6)]),
+        ("buffer_load_dword v1, off, s[4:7], s3 lds", &[(0, 12, 6)]),
+        ("tbuffer_load_format_x v1, v2, s[4:7], s3 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] offen", &[(0, 12, 3), (0, 19, 7)]),
+        ("tbuffer_store_format_xy v[2:3], v1, s[4:7], s3 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] idxen", &[(0, 12, 3), (0, 19, 7)]),
+        ("global_load_dword v1, v[2:3], off", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
+        ("global_load_dword v1, v2, s[4:5]", &[(0, 12, 1), (0, 16, 2), (0, 23, 1), (0, 25, 1)]),
+        ("global_atomic_add v1, v[2:3], v3, off glc", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
+        ("flat_load_dword v1, v[2:3]", &[(0, 0, 13), (0, 16, 2), (0, 23, 1), (0, 25, 1)]),
+        ("flat_atomic_cmpswap_x2 v[0:1], v[2:3], v[4:7] glc", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
+        ("scratch_load_dword v1, v2, off", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
+        ("scratch_store_dword off, v2, s3", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
+        ("ds_read_b32 v1, v2", &[(0, 0, 17)]),
+        ("ds_write2_b32 v1, v2, v3", &[(0, 0, 17)]),
+        ("ds_read2st64_b64 v[2:5], v1", &[(0, 0, 17)]),
+        ("ds_add_rtn_u32 v1, v2, v3", &[(0, 0, 17)]),
+        ("ds_read_addtid_b32 v1", &[(0, 0, 17)]),
+        ("s_load_dword s1, s[2:3], 0x0", &[(0, 14, 4), (1, 0, 4), (1, 17, 4), (1, 25, 7)]),
+        ("s_store_dword s1, s[2:3], 0x0", &[(0, 14, 4), (1, 0, 4), (1, 17, 4), (1, 25, 7)]),
+        ("s_buffer_load_dword s1, s[4:7], 0x0", &[(0, 14, 4), (1, 17, 4), (1, 25, 7)]),
+        ("s_atomic_add s1, s[2:3], 0x0 glc", &[(0, 14, 4), (1, 17, 4), (1, 25, 7)]),
+        ("image_load v[0:3], v[4:7], s[8:15] dmask:0xf unorm", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+        ("image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+        ("image_atomic_add v1, v[4:7], s[8:15] dmask:0x1 unorm glc", &[(0, 8, 10), (0, 25, 1)]),
+        ("image_gather4 v[0:3], v[4:5], s[8:15], s[16:19] dmask:0x1", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+    ];
+    let mut total = 0usize;
+    let mut swept = 0usize;
+    let mut valid = 0usize;
+    let mut mismatches = Vec::new();
+    for target in Target::ALL {
+        let mut probes = Vec::new();
+        for (tmpl, ranges) in cases {
+            let line = if target == Target::Gfx942 {
+                tmpl.replace(" glc", " sc0")
+            } else {
+                tmpl.to_string()
+            };
+            let Some(base) = assemble_line(target, &line) else {
+                continue;
+            };
+            swept += 1;
+            let bits: u32 = ranges.iter().map(|r| r.2 as u32).sum();
+            let n = 1u64 << bits;
+            let step = if max == 0 || n <= max as u64 {
+                1
+            } else {
+                // Odd stride: every low bit pattern still occurs.
+                (n / max as u64) | 1
+            };
+            let mut v = 0u64;
+            while v < n {
+                let mut p = base.clone();
+                let mut rest = v;
+                for &(w, lo, width) in *ranges {
+                    let mask = ((1u64 << width) - 1) as u32;
+                    p[w] = (p[w] & !(mask << lo)) | (((rest as u32) & mask) << lo);
+                    rest >>= width;
+                }
+                let op = decode(
+                    target,
+                    &p.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>(),
+                )
+                .opcode();
+                if !known_crash(op, &p) {
+                    probes.push(p);
+                }
+                v += step;
+            }
+        }
+        let theirs = llvm(target, &probes);
+        for (p, t) in probes.iter().zip(theirs) {
+            total += 1;
+            let bytes: Vec<u8> = p.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let ours = decode(target, &bytes);
+            let ours_t = (!ours.is_invalid()).then(|| {
+                let mut s = ours.to_string();
+                ours.write_warnings(&mut s).unwrap();
+                (s, ours.len() / 4)
+            });
+            if ours_t != t {
+                mismatches.push(format!("{target} {p:08x?}: ours {ours_t:?}, llvm {t:?}"));
+            } else if t.is_some() {
+                valid += 1;
+                assert_eq!(ours.words(), &p[..ours.len() / 4], "re-encoding {ours:?}");
+            }
+        }
+    }
+    eprintln!(
+        "field sweep: {swept} case/target pairs, {total} probes ({valid} valid), {} mismatches",
+        mismatches.len()
+    );
+    for m in mismatches.iter().take(30) {
+        eprintln!("{m}");
+    }
+    assert!(mismatches.is_empty());
+}
