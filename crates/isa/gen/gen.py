@@ -659,6 +659,13 @@ def main():
         return
     import emit  # noqa: E402
     text = emit.render(entries, data, llvm_version())
+    # The committed file is rustfmt'ed: format the new text the same way.
+    with tempfile.NamedTemporaryFile("w", suffix=".rs", delete=False) as f:
+        f.write(text)
+        tmp = f.name
+    subprocess.run(["rustfmt", "--edition", "2021", tmp], check=True)
+    text = open(tmp).read()
+    os.unlink(tmp)
     if check:
         old = open(OUT).read() if os.path.exists(OUT) else ""
         if old != text:
@@ -671,7 +678,6 @@ def main():
         os.makedirs(os.path.dirname(OUT), exist_ok=True)
         with open(OUT, "w") as f:
             f.write(text)
-        subprocess.run(["rustfmt", "--edition", "2021", OUT], check=False)
         print("wrote", OUT, file=sys.stderr)
 
 

@@ -95,10 +95,12 @@ fn write_objdump(
         // 4) up to the end of the current symbol, printing "...".
         let region_end = syms
             .get(si)
-            .map(|s| (s.addr - base) as usize)
+            .map(|s| s.addr.saturating_sub(base) as usize)
             .unwrap_or(code.len())
             .min(code.len());
-        let zeros = code[off..region_end]
+        let zeros = code
+            .get(off..region_end)
+            .unwrap_or_default()
             .iter()
             .take_while(|&&b| b == 0)
             .count();
@@ -107,7 +109,7 @@ fn write_objdump(
             off += zeros & !3;
             continue;
         }
-        let inst = crate::decode::decode(target, &code[off..]);
+        let inst = crate::decode::decode(target, code.get(off..).unwrap_or_default());
         line.clear();
         line.push('\t');
         inst.write_to(&mut line)?;
@@ -116,8 +118,14 @@ fn write_objdump(
             line.push(' ');
         }
         write!(line, "// {addr:012X}:")?;
-        for w in inst.words() {
-            write!(line, " {w:08X}")?;
+        if inst.len() < 4 {
+            for b in code.get(off..).unwrap_or_default() {
+                write!(line, " {b:02X}")?;
+            }
+        } else {
+            for w in inst.words() {
+                write!(line, " {w:08X}")?;
+            }
         }
         if let Some(t) = inst.branch_target(addr) {
             if inst.opcode().info().enc == crate::opcode::Encoding::Sopp {
@@ -153,10 +161,15 @@ fn write_lathe(
     targets.dedup();
     let label = |t: u64| -> Option<String> {
         let i = targets.binary_search(&t).ok()?;
-        let f = containing(syms, t).map(|s| s.name).unwrap_or("text");
-        Some(format!(".L{f}_{i}"))
+        // Numbered from 0 within each function.
+        let (f, first) = match containing(syms, t) {
+            Some(s) => (s.name, targets.partition_point(|&x| x < s.addr)),
+            None => ("text", 0),
+        };
+        Some(format!(".L{f}_{}", i - first))
     };
     let mut si = 0usize;
+    let mut line = String::with_capacity(128);
     for (addr, inst) in &insts {
         while si < syms.len() && syms[si].addr <= *addr {
             writeln!(
@@ -169,18 +182,22 @@ fn write_lathe(
         if let Some(l) = label(*addr) {
             writeln!(out, "{l}:")?;
         }
-        let mut text = String::new();
-        inst.write_to(&mut text)?;
-        write!(out, "  {addr:8x}:  {text:<56}")?;
+        line.clear();
+        write!(line, "  {addr:8x}:  ")?;
+        inst.write_to(&mut line)?;
         if let Some(t) = inst.branch_target(*addr) {
+            for _ in line.len()..70 {
+                line.push(' ');
+            }
             match label(t) {
-                Some(l) => write!(out, " ; -> {l}")?,
+                Some(l) => write!(line, " ; -> {l}")?,
                 None => {
-                    out.write_str(" ; -> ")?;
-                    write_sym_off(out, syms, t)?;
+                    line.push_str(" ; -> ");
+                    write_sym_off(&mut line, syms, t)?;
                 }
             }
         }
+        out.write_str(&line)?;
         out.write_char('\n')?;
     }
     Ok(())

@@ -19,6 +19,22 @@ impl Instruction {
     /// Writes the instruction text (no leading tab, no comment).
     pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         if self.is_invalid() {
+            if self.len < 4 {
+                // Fewer than 4 bytes left: llvm-objdump prints them as bytes.
+                out.write_str(".byte ")?;
+                for (i, b) in self.words[0]
+                    .to_le_bytes()
+                    .iter()
+                    .take(self.len as usize)
+                    .enumerate()
+                {
+                    if i > 0 {
+                        out.write_str(", ")?;
+                    }
+                    write!(out, "0x{b:02x}")?;
+                }
+                return Ok(());
+            }
             out.write_str(".long ")?;
             return write_hex(out, self.words[0] as u64);
         }
