@@ -45,17 +45,22 @@ fn main() {
         "decode (one opcode repeated): {:.1} M instructions/s ({k})",
         5e6 / t0.elapsed().as_secs_f64() / 1e6
     );
-    let reps = (50_000_000 / n.max(1)).max(1);
-    let t0 = Instant::now();
+    // Best of 5 rounds: the machine is shared, the minimum time is the
+    // decoder's.
+    let reps = (10_000_000 / n.max(1)).max(1);
     let mut sink = 0u64;
-    for _ in 0..reps {
-        for (t, b) in &texts {
-            for (_, i) in Decoder::new(*t, b) {
-                sink = sink.wrapping_add(i.opcode().index() as u64);
+    let mut dt = f64::MAX;
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        for _ in 0..reps {
+            for (t, b) in &texts {
+                for (_, i) in Decoder::new(*t, b) {
+                    sink = sink.wrapping_add(i.opcode().index() as u64);
+                }
             }
         }
+        dt = dt.min(t0.elapsed().as_secs_f64());
     }
-    let dt = t0.elapsed().as_secs_f64();
     println!(
         "decode: {:.1} M instructions/s ({sink})",
         (n * reps) as f64 / dt / 1e6

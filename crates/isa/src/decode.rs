@@ -68,6 +68,7 @@ pub(crate) fn classify(w0: u32) -> Option<Encoding> {
 ///
 /// Never panics. Returns an invalid instruction (one word, or the remaining
 /// 1-3 bytes zero-padded) when the bytes do not form a valid instruction.
+#[inline]
 pub fn decode(target: Target, bytes: &[u8]) -> Instruction {
     let Some(w0) = word(bytes, 0) else {
         let mut b = [0u8; 4];
@@ -105,7 +106,7 @@ pub(crate) fn decode_words(
     }
 }
 
-#[inline]
+#[inline(always)]
 fn decode_as(
     target: Target,
     mut enc: Encoding,
@@ -168,7 +169,7 @@ fn decode_as(
         }
         inst.len += 4;
     }
-    if !crate::validate::valid_tail(&inst, enc, info) {
+    if crate::validate::has_tail_rules(enc) && !crate::validate::valid_tail(&inst, enc, info) {
         return invalid;
     }
     inst

@@ -154,6 +154,23 @@ fn acc_bit(inst: &Instruction, enc: Encoding, field: Field) -> bool {
     }
 }
 
+/// True for the encodings [`valid_tail`] has rules for.
+#[inline(always)]
+pub(crate) fn has_tail_rules(enc: Encoding) -> bool {
+    matches!(
+        enc,
+        Encoding::Flat
+            | Encoding::Global
+            | Encoding::Scratch
+            | Encoding::Mubuf
+            | Encoding::Mtbuf
+            | Encoding::Mimg
+            | Encoding::Vop2Sdwa
+            | Encoding::Vop1Sdwa
+            | Encoding::VopcSdwa
+    )
+}
+
 /// Encoding-specific rules, checked once the instruction is complete.
 pub(crate) fn valid_tail(inst: &Instruction, enc: Encoding, info: &OpInfo) -> bool {
     match enc {
