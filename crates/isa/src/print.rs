@@ -250,7 +250,7 @@ fn write_imm(inst: &Instruction, kind: Kind, v: i64, out: &mut impl Write) -> fm
 pub(crate) fn write_literal(out: &mut impl Write, v: u32, ty: Ty) -> fmt::Result {
     let lit = |out: &mut dyn Write, v: u32| -> fmt::Result {
         out.write_str("lit(")?;
-        write_hex_dyn(out, v as u64)?;
+        write_hex(out, v as u64)?;
         out.write_char(')')
     };
     match ty {
@@ -443,7 +443,7 @@ fn write_default_class(out: &mut impl Write, kind: Kind, r: RegRange) -> fmt::Re
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// `0x` + lowercase hex (LLVM `formatHex`).
-pub(crate) fn write_hex(out: &mut impl Write, v: u64) -> fmt::Result {
+pub(crate) fn write_hex(out: &mut (impl Write + ?Sized), v: u64) -> fmt::Result {
     let mut buf = [0u8; 18];
     let mut i = buf.len();
     let mut x = v;
@@ -462,11 +462,6 @@ pub(crate) fn write_hex(out: &mut impl Write, v: u64) -> fmt::Result {
     out.write_str(std::str::from_utf8(&buf[i..]).unwrap_or("0x?"))
 }
 
-fn write_hex_dyn(out: &mut dyn Write, v: u64) -> fmt::Result {
-    let mut s = String::new();
-    write_hex(&mut s, v)?;
-    out.write_str(&s)
-}
 
 /// Signed hex as LLVM's `formatHex(int64)` prints it (`-0x10`).
 pub(crate) fn write_hex_signed(out: &mut impl Write, v: i64) -> fmt::Result {

@@ -164,6 +164,9 @@ pub(crate) fn write_range(
 /// Decimal without going through `core::fmt` machinery (hot path).
 #[inline]
 pub(crate) fn write_u32(out: &mut impl fmt::Write, mut v: u32) -> fmt::Result {
+    if v < 10 {
+        return out.write_char(char::from(b'0' + v as u8));
+    }
     let mut buf = [0u8; 10];
     let mut i = buf.len();
     loop {
