@@ -24,6 +24,9 @@ pub struct Instruction {
     pub(crate) target: Target,
 }
 
+// Decoded instructions are passed by value everywhere: keep them small.
+const _: () = assert!(std::mem::size_of::<Instruction>() == 16);
+
 impl std::fmt::Debug for Instruction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Instruction({:?} \"{}\" [", self.target, self)?;

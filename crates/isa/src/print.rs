@@ -462,7 +462,6 @@ pub(crate) fn write_hex(out: &mut (impl Write + ?Sized), v: u64) -> fmt::Result 
     out.write_str(std::str::from_utf8(&buf[i..]).unwrap_or("0x?"))
 }
 
-
 /// Signed hex as LLVM's `formatHex(int64)` prints it (`-0x10`).
 pub(crate) fn write_hex_signed(out: &mut impl Write, v: i64) -> fmt::Result {
     if v < 0 {
