@@ -76,6 +76,10 @@ struct RunArgs {
     /// Host threads (0: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Do not stop when the kernel uses a memory result before the
+    /// `s_waitcnt` that guarantees it (the check is on by default).
+    #[arg(long)]
+    no_waitcnt_check: bool,
 }
 
 #[derive(Debug, Args)]
@@ -163,6 +167,9 @@ struct DisasmArgs {
     /// Write to this file instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
+    /// Formatting threads for large code sections (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 /// Code-object selection policy.

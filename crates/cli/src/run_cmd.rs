@@ -85,6 +85,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
         .with_context(|| format!("loading {} for {agent}", input.name()))?;
     let opts = Options {
         threads: a.threads,
+        check_waitcnt: !a.no_waitcnt_check,
         ..Options::default()
     };
     let shape = Shape {

@@ -97,6 +97,20 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+    /// A register used before the memory access producing it is known
+    /// to have completed: on hardware the kernel would read stale data or
+    /// lose the write.
+    #[error("missing s_waitcnt: `{inst}` at pc {pc:#x} {hazard} (wave {wave:?})")]
+    MissingWait {
+        /// What was used and what it waits for.
+        hazard: Box<crate::waitcnt::Hazard>,
+        /// Address of the using instruction.
+        pc: u64,
+        /// The wave.
+        wave: WaveId,
+        /// The using instruction.
+        inst: String,
+    },
     /// `s_trap`.
     #[error("s_trap {code} at pc {pc:#x} (wave {wave:?})")]
     Trap {
@@ -125,6 +139,9 @@ pub struct Exec<'m> {
     pub target: Target,
     /// Wave-instructions executed, per opcode index (last slot: invalid).
     pub counts: Vec<u64>,
+    /// Report a use of a memory result before the `s_waitcnt` that
+    /// guarantees it ([`crate::waitcnt`]) as [`Stop::MissingWait`].
+    pub check_waitcnt: bool,
     cache: HashMap<u64, Instruction>,
 }
 
@@ -226,6 +243,7 @@ impl<'m> Exec<'m> {
             view,
             target,
             counts: vec![0; Opcode::all().count() + 1],
+            check_waitcnt: true,
             cache: HashMap::new(),
         }
     }
@@ -3415,12 +3433,29 @@ impl Step for Exec<'_> {
                 index_operands(&mut ops, mask, idx);
             }
         }
+        if self.check_waitcnt {
+            if op == Opcode::S_WAITCNT {
+                let imm = inst.words().first().map_or(0, |w| *w as u16);
+                w.waitcnt.wait(&crate::waitcnt::decode_gfx9(imm));
+            } else if let Some(hazard) = w.waitcnt.check(&inst) {
+                return Err(Stop::MissingWait {
+                    hazard: Box::new(hazard),
+                    pc,
+                    wave: id(w),
+                    inst: inst.to_string(),
+                });
+            }
+        }
         let ctx = Ctx { pc, ops };
-        match inst.encoding() {
+        let flow = match inst.encoding() {
             Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(self, w, lds, &inst, ctx, h),
             Encoding::Vop1Dpp | Encoding::Vop2Dpp => dpp(self, w, lds, &inst, ctx, h),
             _ => h(self, w, lds, &inst, &ctx),
+        }?;
+        if self.check_waitcnt {
+            w.waitcnt.issue(&inst, pc);
         }
+        Ok(flow)
     }
 
     fn out_of_steps(&mut self, w: &Wave) -> Stop {

@@ -3,7 +3,9 @@
 //! Owns device memory ([`mem`]): allocations with bounds, registered host
 //! memory, and fault reports for any access outside them. The dispatch model
 //! (AQL packet, kernel descriptor, initial register state) and the wave64
-//! interpreter build on it.
+//! interpreter build on it. Memory completes at issue, so [`waitcnt`]
+//! tracks what the hardware would still have in flight and reports a
+//! register used before its `s_waitcnt`.
 
 pub mod alu;
 pub mod dispatch;
@@ -13,5 +15,6 @@ pub mod mem;
 pub mod mfma;
 pub mod run;
 pub mod session;
+pub mod waitcnt;
 pub mod wave;
 pub mod xlane;

@@ -24,6 +24,9 @@ pub struct Options {
     pub budget_per_workgroup: u64,
     /// Extra scratch bytes per work-item for kernels with a dynamic stack.
     pub dynamic_stack: u32,
+    /// Stop with [`Stop::MissingWait`] when a kernel uses a memory result
+    /// before the `s_waitcnt` that guarantees it ([`crate::waitcnt`]).
+    pub check_waitcnt: bool,
 }
 
 impl Default for Options {
@@ -32,6 +35,7 @@ impl Default for Options {
             threads: 0,
             budget_per_workgroup: 1 << 32,
             dynamic_stack: 16 * 1024,
+            check_waitcnt: true,
         }
     }
 }
@@ -154,6 +158,7 @@ pub fn dispatch(
                 (&next, &failed, &error, &counts, &waves_run);
             s.spawn(move || {
                 let mut exec = Exec::new(mem.view(), target);
+                exec.check_waitcnt = opts.check_waitcnt;
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 loop {
                     if failed.load(Ordering::Relaxed) {

@@ -68,6 +68,8 @@ pub struct Wave {
     /// `s_set_gpr_idx_on` state: the enabled operand mask (bit 0 SRC0,
     /// 1 SRC1, 2 SRC2, 3 DST) and the index from M0.
     pub gpr_idx: Option<(u8, u32)>,
+    /// Memory accesses outstanding in the hardware's sense (`s_waitcnt`).
+    pub waitcnt: crate::waitcnt::Tracker,
 }
 
 impl std::fmt::Debug for Wave {
@@ -116,6 +118,7 @@ impl Wave {
             index,
             instructions: 0,
             gpr_idx: None,
+            waitcnt: crate::waitcnt::Tracker::default(),
         }
     }
 

@@ -1,0 +1,410 @@
+//! `s_waitcnt` tracking: which memory results a wave may use.
+//!
+//! The emulator completes every memory access when it issues, so a kernel
+//! that reads a load's destination before the `s_waitcnt` that guarantees
+//! the load returned would compute the right answer here and garbage on
+//! hardware. This module keeps, per wave, the memory instructions still
+//! outstanding in the hardware's sense and reports such a use as an error
+//! instead.
+//!
+//! The model follows the GFX9 counters:
+//!
+//! * every vector memory access (MUBUF, MTBUF, GLOBAL, SCRATCH, FLAT)
+//!   increments VM_CNT; accesses return in issue order;
+//! * LDS, GDS, scalar memory (SMEM), messages and FLAT increment LGKM_CNT.
+//!   LDS accesses return in order among themselves, as do GDS accesses;
+//!   SMEM and the LGKM part of FLAT may return in any order;
+//! * a counter saturates at its field's maximum (VM 63, LGKM 15, EXP 7):
+//!   issue then stalls until one access returns.
+//!
+//! `s_waitcnt vmcnt(N)` waits until at most N accesses are outstanding, so
+//! at least `count - N` of them returned — but not necessarily the ones a
+//! program hopes. An access is *guaranteed* complete only if it is among
+//! those in the worst case: when every access of another ordering class
+//! returned first, an in-order access is complete if fewer than
+//! `count - N - others` of its class precede it; an out-of-order access is
+//! complete only at `N = 0`. A FLAT access counts on both counters and is
+//! complete when either guarantees it. Exactly what is guaranteed is
+//! retired; nothing more.
+//!
+//! A later instruction that reads or writes a register still owed by an
+//! outstanding access is a [`Hazard`], reported with the `s_waitcnt` that
+//! would have made it safe.
+
+use lathe_isa::{Instruction, RegRange};
+
+/// Which counter an access is charged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counter {
+    /// VM_CNT.
+    Vm,
+    /// LGKM_CNT.
+    Lgkm,
+    /// EXP_CNT.
+    Exp,
+}
+
+impl Counter {
+    fn name(self) -> &'static str {
+        match self {
+            Counter::Vm => "vmcnt",
+            Counter::Lgkm => "lgkmcnt",
+            Counter::Exp => "expcnt",
+        }
+    }
+    /// The largest value the GFX9 `s_waitcnt` field holds.
+    fn max(self) -> u32 {
+        match self {
+            Counter::Vm => 63,
+            Counter::Lgkm => 15,
+            Counter::Exp => 7,
+        }
+    }
+}
+
+/// Ordering class of an access on one counter: accesses of one in-order
+/// class return in issue order among themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Vmem,
+    Lds,
+    Gds,
+    Message,
+    Export,
+    /// May return in any order (SMEM, the LGKM part of FLAT).
+    Unordered,
+}
+
+/// One outstanding memory instruction.
+#[derive(Debug, Clone, Copy)]
+struct Access {
+    vm: Option<Class>,
+    lgkm: Option<Class>,
+    exp: Option<Class>,
+    /// Registers the access still writes (its results), up to two ranges.
+    dst: [Option<RegRange>; 2],
+    pc: u64,
+    inst: Instruction,
+}
+
+impl Access {
+    fn class(&self, c: Counter) -> Option<Class> {
+        match c {
+            Counter::Vm => self.vm,
+            Counter::Lgkm => self.lgkm,
+            Counter::Exp => self.exp,
+        }
+    }
+}
+
+/// A use of a register before the access producing it is known complete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// The register range used.
+    pub reg: RegRange,
+    /// `true` if the instruction writes it (its late result would clobber
+    /// the write), `false` if it reads it.
+    pub write: bool,
+    /// The outstanding access (as printed) and its address.
+    pub producer: String,
+    /// Address of the outstanding access.
+    pub producer_pc: u64,
+    /// The wait that makes the use safe, e.g. `s_waitcnt vmcnt(1)`.
+    pub needed: String,
+}
+
+impl std::fmt::Display for Hazard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} while `{}` (pc {:#x}) may still be outstanding; needs {} first",
+            if self.write { "overwrites" } else { "reads" },
+            self.reg,
+            self.producer,
+            self.producer_pc,
+            self.needed
+        )
+    }
+}
+
+/// The outstanding accesses of one wave, in issue order.
+#[derive(Debug, Clone, Default)]
+pub struct Tracker {
+    pending: Vec<Access>,
+    /// How many pending accesses still owe registers (fast path: 0).
+    owing: usize,
+}
+
+/// The counter values an `s_waitcnt` immediate waits for (GFX9 layout:
+/// vmcnt in bits 3:0 and 15:14, expcnt 6:4, lgkmcnt 11:8).
+pub fn decode_gfx9(imm: u16) -> [(Counter, u32); 3] {
+    let (vm, exp, lgkm) = lathe_isa::imm::waitcnt_fields(u32::from(imm));
+    [
+        (Counter::Vm, vm),
+        (Counter::Exp, exp),
+        (Counter::Lgkm, lgkm),
+    ]
+}
+
+impl Tracker {
+    /// True if no access is outstanding.
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Outstanding accesses charged to `c`.
+    pub fn count(&self, c: Counter) -> usize {
+        self.pending.iter().filter(|a| a.class(c).is_some()).count()
+    }
+
+    /// Records that `inst` (at `pc`) was issued. Instructions that bump no
+    /// counter are ignored.
+    pub fn issue(&mut self, inst: &Instruction, pc: u64) {
+        let w = inst.waitcnt();
+        if !(w.vm || w.lgkm || w.exp) {
+            return;
+        }
+        use lathe_isa::MemoryClass as M;
+        let class = inst.memory_class();
+        let lgkm_class = match class {
+            M::Lds => Class::Lds,
+            M::Gds => Class::Gds,
+            M::None => Class::Message,
+            _ => Class::Unordered,
+        };
+        let mut a = Access {
+            vm: w.vm.then_some(Class::Vmem),
+            lgkm: w.lgkm.then_some(lgkm_class),
+            exp: w.exp.then_some(Class::Export),
+            dst: [None; 2],
+            pc,
+            inst: *inst,
+        };
+        let mut k = 0;
+        inst.for_each_reg(|r| {
+            if r.write && !r.implicit {
+                if let Some(s) = a.dst.get_mut(k) {
+                    *s = Some(r.reg);
+                    k += 1;
+                }
+            }
+        });
+        // A full counter stalls issue until one access returns.
+        for c in [Counter::Vm, Counter::Lgkm, Counter::Exp] {
+            if a.class(c).is_some() && self.count(c) >= c.max() as usize {
+                self.wait(&[(c, c.max() - 1)]);
+            }
+        }
+        if a.dst.iter().any(Option::is_some) {
+            self.owing += 1;
+        }
+        self.pending.push(a);
+    }
+
+    /// Whether pending access `i` is complete in the worst case once
+    /// counter `c` is at most `n`.
+    fn guaranteed(&self, i: usize, c: Counter, n: u32) -> bool {
+        match self.needed(i, c) {
+            Some(max) => n <= max,
+            None => false,
+        }
+    }
+
+    /// The largest `n` for which `s_waitcnt c(n)` guarantees access `i`, or
+    /// `None` if the access is not charged to `c`.
+    fn needed(&self, i: usize, c: Counter) -> Option<u32> {
+        let class = self.pending.get(i)?.class(c)?;
+        if class == Class::Unordered {
+            return Some(0);
+        }
+        // In the worst case every access of another class returns first,
+        // then this class in order: with `count` charged, `same` of this
+        // class and `before` of them older than `i`, access `i` is complete
+        // once `count - n > (count - same) + before`.
+        let mut same = 0u32;
+        let mut before = 0u32;
+        for (j, a) in self.pending.iter().enumerate() {
+            if a.class(c) == Some(class) {
+                same += 1;
+                if j < i {
+                    before += 1;
+                }
+            }
+        }
+        Some((same - before).saturating_sub(1))
+    }
+
+    /// Applies `s_waitcnt`: retires every access the waits guarantee.
+    pub fn wait(&mut self, waits: &[(Counter, u32)]) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let done: Vec<bool> = (0..self.pending.len())
+            .map(|i| {
+                waits
+                    .iter()
+                    .any(|&(c, n)| self.pending[i].class(c).is_some() && self.guaranteed(i, c, n))
+            })
+            .collect();
+        let mut k = 0;
+        self.pending.retain(|_| {
+            let keep = !done[k];
+            k += 1;
+            keep
+        });
+        self.owing = self
+            .pending
+            .iter()
+            .filter(|a| a.dst.iter().any(Option::is_some))
+            .count();
+    }
+
+    /// Checks `inst` against the outstanding accesses: the first register
+    /// it reads or writes that an outstanding access still owes.
+    pub fn check(&self, inst: &Instruction) -> Option<Hazard> {
+        if self.owing == 0 {
+            return None;
+        }
+        // A read is reported before a write (`s_and_b32 s2, s2, ...` reads
+        // the owed s2 first).
+        let mut read = None;
+        let mut write = None;
+        inst.for_each_reg(|r| {
+            let slot = if r.read { &mut read } else { &mut write };
+            if slot.is_some() {
+                return;
+            }
+            if let Some(i) = self
+                .pending
+                .iter()
+                .position(|a| a.dst.iter().flatten().any(|d| d.overlaps(&r.reg)))
+            {
+                *slot = Some((i, r.reg, !r.read));
+            }
+        });
+        let found = read.or(write);
+        let (i, reg, write) = found?;
+        let a = self.pending.get(i)?;
+        // The cheapest single wait that retires it: prefer VM_CNT for FLAT.
+        let needed = [Counter::Vm, Counter::Lgkm, Counter::Exp]
+            .into_iter()
+            .find_map(|c| {
+                self.needed(i, c)
+                    .map(|n| format!("s_waitcnt {}({n})", c.name()))
+            })
+            .unwrap_or_else(|| "s_waitcnt 0".into());
+        Some(Hazard {
+            reg,
+            write,
+            producer: a.inst.to_string(),
+            producer_pc: a.pc,
+            needed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use lathe_isa::{decode, Target};
+
+    /// Assembles one instruction with llvm-mc-independent known encodings.
+    fn inst(words: &[u32]) -> Instruction {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let i = decode(Target::Gfx90a, &bytes);
+        assert!(!i.opcode().is_invalid(), "{words:x?}");
+        i
+    }
+
+    // global_load_dword v1, v[2:3], off
+    fn load_v1() -> Instruction {
+        inst(&[0xdc508000, 0x017f0002])
+    }
+    // global_load_dword v4, v[2:3], off
+    fn load_v4() -> Instruction {
+        inst(&[0xdc508000, 0x047f0002])
+    }
+    // global_store_dword v[2:3], v5, off
+    fn store() -> Instruction {
+        inst(&[0xdc708000, 0x007f0502])
+    }
+    // s_load_dword s0, s[4:5], 0x0
+    fn sload() -> Instruction {
+        inst(&[0xc0020002, 0x00000000])
+    }
+    // ds_read_b32 v6, v7
+    fn ds_read() -> Instruction {
+        inst(&[0xd86c0000, 0x06000007])
+    }
+    // v_add_f32_e32 v8, v1, v4
+    fn use_v1_v4() -> Instruction {
+        inst(&[0x02100901])
+    }
+
+    #[test]
+    fn decode_fields() {
+        // s_waitcnt vmcnt(0) expcnt(7) lgkmcnt(15) = 0x0f70
+        assert_eq!(
+            decode_gfx9(0x0f70),
+            [(Counter::Vm, 0), (Counter::Exp, 7), (Counter::Lgkm, 15)]
+        );
+        assert_eq!(decode_gfx9(0xc07f)[0], (Counter::Vm, 63));
+    }
+
+    #[test]
+    fn in_order_vm_waits() {
+        let mut t = Tracker::default();
+        t.issue(&load_v1(), 0);
+        t.issue(&store(), 8);
+        t.issue(&load_v4(), 16);
+        assert_eq!(t.count(Counter::Vm), 3);
+        let h = t.check(&use_v1_v4()).expect("v1 outstanding");
+        assert_eq!(h.needed, "s_waitcnt vmcnt(2)");
+        assert!(!h.write);
+        // vmcnt(2): the oldest (the v1 load) returned; v4 still owed.
+        t.wait(&[(Counter::Vm, 2)]);
+        assert_eq!(t.count(Counter::Vm), 2);
+        let h = t.check(&use_v1_v4()).expect("v4 outstanding");
+        assert_eq!(h.reg, RegRange::vgpr(4, 1));
+        assert_eq!(h.needed, "s_waitcnt vmcnt(0)");
+        t.wait(&[(Counter::Vm, 0)]);
+        assert!(t.is_empty());
+        assert_eq!(t.check(&use_v1_v4()), None);
+    }
+
+    #[test]
+    fn lgkm_mixing_is_worst_case() {
+        let mut t = Tracker::default();
+        t.issue(&sload(), 0);
+        t.issue(&ds_read(), 8);
+        // lgkmcnt(1) guarantees neither: the SMEM may have returned first.
+        t.wait(&[(Counter::Lgkm, 1)]);
+        assert_eq!(t.count(Counter::Lgkm), 2);
+        // A DS read alone in its class needs the SMEM gone too: lgkmcnt(0).
+        let h = t.check(&inst(&[0x7e0c0306])).expect("v6 owed"); // v_mov_b32 v6, v6
+        assert_eq!(h.needed, "s_waitcnt lgkmcnt(0)");
+        t.wait(&[(Counter::Lgkm, 0)]);
+        assert!(t.is_empty());
+        // Two DS reads in order: lgkmcnt(1) retires the first.
+        t.issue(&ds_read(), 0);
+        t.issue(&inst(&[0xd86c0000, 0x01000007]), 8); // ds_read_b32 v1, v7
+        t.wait(&[(Counter::Lgkm, 1)]);
+        assert_eq!(t.count(Counter::Lgkm), 1);
+        assert!(t.check(&use_v1_v4()).is_some());
+    }
+
+    #[test]
+    fn writes_to_owed_registers_and_saturation() {
+        let mut t = Tracker::default();
+        t.issue(&load_v1(), 0);
+        // v_mov_b32 v1, 0 overwrites the owed v1.
+        let h = t.check(&inst(&[0x7e020280])).expect("WAW");
+        assert!(h.write);
+        t.wait(&[(Counter::Vm, 0)]);
+        for k in 0..70 {
+            t.issue(&store(), k * 8);
+        }
+        assert_eq!(t.count(Counter::Vm), 63);
+    }
+}
