@@ -18,6 +18,7 @@
 
 use std::cmp::Ordering::{Equal, Greater, Less};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
 use lathe_isa::{
@@ -133,8 +134,8 @@ pub enum Stop {
 
 /// Per-thread execution context shared by the waves it runs.
 pub struct Exec<'m> {
-    /// Memory accessor.
-    pub view: MemView<'m>,
+    /// What instruction handlers see.
+    core: Core<'m>,
     /// ISA target.
     pub target: Target,
     /// Wave-instructions executed, per opcode index (last slot: invalid).
@@ -142,7 +143,46 @@ pub struct Exec<'m> {
     /// Report a use of a memory result before the `s_waitcnt` that
     /// guarantees it ([`crate::waitcnt`]) as [`Stop::MissingWait`].
     pub check_waitcnt: bool,
-    cache: HashMap<u64, Instruction>,
+    cache: HashMap<u64, Decoded, BuildHasherDefault<PcHasher>>,
+}
+
+/// The part of [`Exec`] instruction handlers use (kept apart from the
+/// decode cache so a handler runs on a cached entry without copying it).
+struct Core<'m> {
+    view: MemView<'m>,
+}
+
+/// What `step` needs of the instruction at one address, worked out the
+/// first time the address executes: the decoded instruction, its operand
+/// list, its handler, whether it is a float op or bumps a counter, and the
+/// registers it touches (for the `s_waitcnt` check).
+struct Decoded {
+    inst: Instruction,
+    ops: OpList,
+    handler: Option<Handler>,
+    float: bool,
+    counters: bool,
+    regs: crate::waitcnt::Regs,
+}
+
+/// Hashes instruction addresses for the decode cache (a multiplicative
+/// hash; SipHash's DoS resistance buys nothing here).
+#[derive(Default)]
+struct PcHasher(u64);
+
+impl std::hash::Hasher for PcHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        let h = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
 }
 
 impl std::fmt::Debug for Exec<'_> {
@@ -153,13 +193,13 @@ impl std::fmt::Debug for Exec<'_> {
     }
 }
 
-type Handler = fn(&mut Exec<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Result<Flow, Stop>;
+type Handler = fn(&mut Core<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Result<Flow, Stop>;
 
 /// Decoded operands (copied so wrappers can substitute staged ones) and
 /// where the instruction is.
-struct Ctx {
+struct Ctx<'a> {
     pc: u64,
-    ops: OpList,
+    ops: &'a OpList,
 }
 
 /// A fixed-capacity operand list.
@@ -209,7 +249,7 @@ impl<'a> OpIter<'a> {
     }
 }
 
-impl Ctx {
+impl Ctx<'_> {
     /// Explicit destinations (implicit `vcc`/`exec` operands excluded:
     /// handlers deal with those themselves).
     fn dsts(&self) -> impl Iterator<Item = &Op> {
@@ -240,31 +280,27 @@ impl<'m> Exec<'m> {
     /// A context for `target`.
     pub fn new(view: MemView<'m>, target: Target) -> Self {
         Exec {
-            view,
+            core: Core { view },
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         }
     }
 
-    fn fetch(&mut self, pc: u64, w: &Wave) -> Result<Instruction, Stop> {
-        if let Some(i) = self.cache.get(&pc) {
-            return Ok(*i);
+    /// Decodes the instruction at `pc` into the cache (once per address).
+    fn fetch(&mut self, pc: u64, w: &Wave) -> Result<(), Stop> {
+        if self.cache.contains_key(&pc) {
+            return Ok(());
         }
+        let view = &mut self.core.view;
         let mut bytes = [0u8; 12];
         let mut n = 12;
         loop {
             let r = match n {
-                12 => self.view.load::<12>(pc).map(|b| bytes = b),
-                8 => self
-                    .view
-                    .load::<8>(pc)
-                    .map(|b| bytes[..8].copy_from_slice(&b)),
-                _ => self
-                    .view
-                    .load::<4>(pc)
-                    .map(|b| bytes[..4].copy_from_slice(&b)),
+                12 => view.load::<12>(pc).map(|b| bytes = b),
+                8 => view.load::<8>(pc).map(|b| bytes[..8].copy_from_slice(&b)),
+                _ => view.load::<4>(pc).map(|b| bytes[..4].copy_from_slice(&b)),
             };
             match r {
                 Ok(()) => break,
@@ -280,8 +316,26 @@ impl<'m> Exec<'m> {
             }
         }
         let inst = decode(self.target, &bytes[..n]);
-        self.cache.insert(pc, inst);
-        Ok(inst)
+        let op = inst.opcode();
+        let index = op.index() as usize;
+        let wc = inst.waitcnt();
+        let d = Decoded {
+            inst,
+            ops: OpList::of(&inst.operands()),
+            handler: if op.is_invalid() {
+                None
+            } else {
+                handlers().get(index).copied().flatten()
+            },
+            float: !op.is_invalid()
+                && FLOAT_OPS
+                    .get()
+                    .is_some_and(|f| f.get(index).copied().unwrap_or(false)),
+            counters: wc.vm || wc.lgkm || wc.exp,
+            regs: crate::waitcnt::Regs::of(&inst),
+        };
+        self.cache.insert(pc, d);
+        Ok(())
     }
 }
 
@@ -318,8 +372,12 @@ fn fault(w: &Wave, inst: &Instruction, pc: u64, f: Fault) -> Stop {
 
 // ---------------------------------------------------------------- registers
 
+#[inline]
 fn sreg_read(w: &Wave, n: u16) -> u32 {
     use lathe_isa::reg::sreg::*;
+    if let Some(v) = w.sgpr.get(n as usize) {
+        return *v;
+    }
     match n {
         0..=107 => w.sgpr[n as usize],
         108..=123 => w.ttmp[(n - 108) as usize],
@@ -365,6 +423,7 @@ fn const64(op: &Op) -> Option<u64> {
     })
 }
 
+#[inline]
 fn const32(op: &Op) -> Option<u32> {
     Some(match op.value {
         Operand::Int(i) => i as i32 as u32,
@@ -379,6 +438,7 @@ fn const32(op: &Op) -> Option<u32> {
 }
 
 /// Scalar (lane-independent) 32-bit read.
+#[inline]
 fn s32(w: &Wave, op: &Op) -> u32 {
     match op.value {
         Operand::Reg(r) => match r.file {
@@ -436,6 +496,14 @@ fn v32(w: &Wave, op: &Op, l: usize) -> u32 {
             first,
             ..
         }) => w.agpr.get(first as usize).map_or(0, |r| r[l]),
+        // The common scalar sources, without leaving the lane loop.
+        Operand::Reg(RegRange {
+            file: RegFile::Scalar,
+            first,
+            ..
+        }) if (first as usize) < w.sgpr.len() => w.sgpr[first as usize],
+        Operand::Literal(v) => v,
+        Operand::Int(i) => i as i32 as u32,
         _ => s32(w, op),
     }
 }
@@ -614,7 +682,7 @@ fn handlers() -> &'static [Option<Handler>] {
 macro_rules! valu_u32 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -641,7 +709,7 @@ macro_rules! valu_u32 {
     }};
     (|$a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -665,7 +733,7 @@ macro_rules! valu_u32 {
     }};
     (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -700,7 +768,7 @@ macro_rules! valu_u32 {
 macro_rules! valu_f32 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             i: &Instruction,
@@ -726,7 +794,7 @@ macro_rules! valu_f32 {
     }};
     (|$a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             i: &Instruction,
@@ -749,7 +817,7 @@ macro_rules! valu_f32 {
     }};
     (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             i: &Instruction,
@@ -782,7 +850,7 @@ macro_rules! valu_f32 {
 macro_rules! valu_f64 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             i: &Instruction,
@@ -810,7 +878,7 @@ macro_rules! valu_f64 {
     }};
     (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             i: &Instruction,
@@ -846,7 +914,7 @@ macro_rules! valu_f64 {
 macro_rules! salu32 {
     (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -874,7 +942,7 @@ macro_rules! salu32 {
 macro_rules! salu64 {
     (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -903,7 +971,7 @@ macro_rules! salu64 {
 macro_rules! saveexec {
     (|$s:ident, $e:ident| $x:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -926,7 +994,7 @@ macro_rules! saveexec {
 /// VOPC: compare per lane into VCC (e32) or SDST (e64); `cmpx` also into EXEC.
 macro_rules! vcmp {
     ($ty:ident, $x:literal, |$a:ident, $b:ident| $e:expr) => {{
-        fn h(_x: &mut Exec<'_>, w: &mut Wave, _lds: &mut [u8], _i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
+        fn h(_x: &mut Core<'_>, w: &mut Wave, _lds: &mut [u8], _i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
             let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) else {
                 return Ok(Flow::Continue);
             };
@@ -1040,7 +1108,7 @@ macro_rules! fcmp_family {
 macro_rules! cbr {
     (|$w:ident| $cond:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             $w: &mut Wave,
             _l: &mut [u8],
             i: &Instruction,
@@ -1058,7 +1126,7 @@ macro_rules! cbr {
 macro_rules! sop1_32 {
     (|$w:ident, $a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             $w: &mut Wave,
             _l: &mut [u8],
             _i: &Instruction,
@@ -1078,7 +1146,7 @@ macro_rules! sop1_32 {
 macro_rules! sop1_64 {
     (|$w:ident, $a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             $w: &mut Wave,
             _l: &mut [u8],
             _i: &Instruction,
@@ -1098,7 +1166,7 @@ macro_rules! sop1_64 {
 macro_rules! sopc {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _l: &mut [u8],
             _i: &Instruction,
@@ -1118,7 +1186,7 @@ macro_rules! sopc {
 macro_rules! sopk_cmp {
     (|$a:ident, $k:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _l: &mut [u8],
             i: &Instruction,
@@ -1140,7 +1208,7 @@ macro_rules! sopk_cmp {
 macro_rules! carry_op {
     (|$a:ident, $b:ident, $ci:ident| $e:expr, $has_cin:literal) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _l: &mut [u8],
             _i: &Instruction,
@@ -1180,7 +1248,7 @@ macro_rules! carry_op {
 macro_rules! mad64 {
     ($signed:literal) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _l: &mut [u8],
             _i: &Instruction,
@@ -1226,7 +1294,7 @@ macro_rules! mad64 {
 macro_rules! mbcnt {
     ($hi:literal) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _l: &mut [u8],
             _i: &Instruction,
@@ -1265,7 +1333,7 @@ macro_rules! mbcnt {
 macro_rules! mac_f32 {
     (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             i: &Instruction,
@@ -1300,7 +1368,7 @@ const M: alu::Mode = alu::Mode::from_bits(0x3f0);
 macro_rules! unary64 {
     (|$a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -1326,7 +1394,7 @@ macro_rules! unary64 {
 macro_rules! unary64_from32 {
     (|$a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -1352,7 +1420,7 @@ macro_rules! unary64_from32 {
 macro_rules! unary32_from64 {
     (|$a:ident| $e:expr) => {{
         fn h(
-            _x: &mut Exec<'_>,
+            _x: &mut Core<'_>,
             w: &mut Wave,
             _lds: &mut [u8],
             _i: &Instruction,
@@ -1377,7 +1445,7 @@ macro_rules! unary32_from64 {
 /// MFMA: gathers the A, B and C registers, evaluates with [`crate::mfma`],
 /// and writes D.
 fn mfma_op(
-    _x: &mut Exec<'_>,
+    _x: &mut Core<'_>,
     w: &mut Wave,
     _lds: &mut [u8],
     i: &Instruction,
@@ -1449,7 +1517,7 @@ fn mfma_op(
 /// selected per half by op_sel/op_sel_hi and negated by neg_lo/neg_hi, then
 /// the operation runs on both halves (via [`alu::packed`]).
 fn vop3p(
-    _x: &mut Exec<'_>,
+    _x: &mut Core<'_>,
     w: &mut Wave,
     _lds: &mut [u8],
     i: &Instruction,
@@ -1567,7 +1635,7 @@ fn vop3p(
 /// 16-bit float VALU ops on the low halves (the result's high half is
 /// zeroed); VOP3 op_sel forms are not modelled and stop as unsupported.
 fn valu_f16(
-    _x: &mut Exec<'_>,
+    _x: &mut Core<'_>,
     w: &mut Wave,
     _lds: &mut [u8],
     i: &Instruction,
@@ -2626,7 +2694,7 @@ fn mask_bits(n: u32) -> u32 {
 }
 
 fn nop(
-    _x: &mut Exec<'_>,
+    _x: &mut Core<'_>,
     _w: &mut Wave,
     _l: &mut [u8],
     _i: &Instruction,
@@ -2695,6 +2763,59 @@ fn mem_width(name: &str) -> (u32, bool) {
     }
 }
 
+/// What a FLAT/GLOBAL/SCRATCH or MUBUF mnemonic means, worked out once per
+/// opcode (the handlers would otherwise parse the mnemonic every time).
+#[derive(Clone, Copy)]
+struct MemOp {
+    /// Bytes per lane and sign extension (loads/stores).
+    width: u32,
+    signed: bool,
+    store: bool,
+    atomic: bool,
+    /// `cmpswap` (data is {src, cmp}).
+    cmpswap: bool,
+    /// 64-bit atomic.
+    wide: bool,
+    /// The read-modify-write of a non-cmpswap atomic (`None`: no semantics).
+    rmw: Option<AtomicOp>,
+    /// LDS-direct or d16 forms, and MUBUF format forms (not modelled).
+    unmodelled: bool,
+}
+
+fn mem_op(op: Opcode) -> MemOp {
+    static T: OnceLock<Vec<MemOp>> = OnceLock::new();
+    let t = T.get_or_init(|| {
+        Opcode::all()
+            .map(|o| {
+                let name = o.info().name;
+                let (width, signed) = mem_width(name);
+                MemOp {
+                    width,
+                    signed,
+                    store: name.contains("_store_") || name.starts_with("buffer_store"),
+                    atomic: name.contains("_atomic_"),
+                    cmpswap: name.contains("cmpswap"),
+                    wide: name.ends_with("_x2") || name.ends_with("_f64"),
+                    rmw: atomic_op(name),
+                    unmodelled: name.contains("_lds_")
+                        || name.contains("d16")
+                        || name.contains("format"),
+                }
+            })
+            .collect()
+    });
+    t.get(op.index() as usize).copied().unwrap_or(MemOp {
+        width: 4,
+        signed: false,
+        store: false,
+        atomic: false,
+        cmpswap: false,
+        wide: false,
+        rmw: None,
+        unmodelled: true,
+    })
+}
+
 /// Where one lane's access goes after flat/private/LDS resolution.
 enum Place {
     Global(u64),
@@ -2746,7 +2867,7 @@ fn lds_slice<'a>(
 /// private memory (whose dwords are not contiguous).
 #[allow(clippy::too_many_arguments)]
 fn read_place(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &Wave,
     lds: &mut [u8],
     i: &Instruction,
@@ -2783,7 +2904,7 @@ fn read_place(
 
 #[allow(clippy::too_many_arguments)]
 fn write_place(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &Wave,
     lds: &mut [u8],
     i: &Instruction,
@@ -2874,13 +2995,12 @@ fn atomic_op(name: &str) -> Option<AtomicOp> {
 
 /// FLAT, GLOBAL and SCRATCH loads, stores and atomics.
 fn vmem(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &mut Wave,
     lds: &mut [u8],
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    let name = i.opcode().name();
     let enc = i.encoding();
     let w0 = i.words()[0];
     let raw_off = w0 & 0x1fff;
@@ -2889,10 +3009,9 @@ fn vmem(
         _ => i64::from(((raw_off << 19) as i32) >> 19),
     };
     let glc = w0 >> 16 & 1 == 1;
-    let (n, signed) = mem_width(name);
-    let is_atomic = name.contains("_atomic_");
-    let is_store = name.contains("_store_");
-    if name.contains("_lds_") || name.contains("d16") {
+    let m = mem_op(i.opcode());
+    let (n, signed, is_atomic, is_store) = (m.width, m.signed, m.atomic, m.store);
+    if m.unmodelled {
         return Err(unsupported(w, i, c.pc));
     }
     let addr_op = c.by_field(Field::Addr).copied();
@@ -2943,7 +3062,7 @@ fn vmem(
             }
         };
         if is_atomic {
-            let op = match (name.contains("cmpswap"), atomic_op(name)) {
+            let op = match (m.cmpswap, m.rmw) {
                 (true, _) => None,
                 (false, Some(o)) => Some(o),
                 (false, None) => return Err(unsupported(w, i, c.pc)),
@@ -2951,7 +3070,7 @@ fn vmem(
             let Some(d) = data else {
                 return Err(unsupported(w, i, c.pc));
             };
-            let wide = name.ends_with("_x2") || name.ends_with("_f64");
+            let wide = m.wide;
             let size = if wide { 8 } else { 4 };
             let (operand, op) = match op {
                 Some(o) => (
@@ -3045,22 +3164,21 @@ fn vmem(
 /// segment buffer) addresses lane-swizzled scratch; any other is a linear
 /// raw buffer bounded by NUM_RECORDS.
 fn mubuf(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &mut Wave,
     lds: &mut [u8],
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    let name = i.opcode().name();
     let w0 = i.words()[0];
     let inst_off = u64::from(w0 & 0xfff);
     let offen = w0 >> 12 & 1 == 1;
     let idxen = w0 >> 13 & 1 == 1;
-    if w0 >> 16 & 1 == 1 || name.contains("d16") || name.contains("format") {
+    let m = mem_op(i.opcode());
+    if w0 >> 16 & 1 == 1 || m.unmodelled {
         return Err(unsupported(w, i, c.pc));
     }
-    let (n, signed) = mem_width(name);
-    let is_store = name.starts_with("buffer_store");
+    let (n, signed, is_store) = (m.width, m.signed, m.store);
     let (Some(rsrc), Some(vdata)) = (
         c.by_field(Field::Srsrc).copied(),
         c.by_field(Field::Vdata).copied(),
@@ -3148,7 +3266,7 @@ fn mubuf(
 
 /// LDS operations: reads, writes (incl. read2/write2), atomics and bpermute.
 fn ds(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &mut Wave,
     lds: &mut [u8],
     i: &Instruction,
@@ -3343,7 +3461,7 @@ fn ds(
 
 /// Scalar loads.
 fn smem_load(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &mut Wave,
     _lds: &mut [u8],
     i: &Instruction,
@@ -3382,14 +3500,26 @@ impl Step for Exec<'_> {
 
     fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
         let pc = w.pc;
-        let inst = self.fetch(pc, w)?;
+        self.fetch(pc, w)?;
+        let Exec {
+            core,
+            counts,
+            check_waitcnt,
+            cache,
+            target,
+        } = self;
+        let Some(d) = cache.get(&pc) else {
+            // Unreachable: `fetch` just filled the entry.
+            return Err(unsupported(w, &Instruction::invalid(*target, 0), pc));
+        };
+        let inst = &d.inst;
         let op = inst.opcode();
         let slot = if op.is_invalid() {
-            self.counts.len() - 1
+            counts.len() - 1
         } else {
             op.index() as usize
         };
-        if let Some(c) = self.counts.get_mut(slot) {
+        if let Some(c) = counts.get_mut(slot) {
             *c += 1;
         }
         if op.is_invalid() {
@@ -3399,14 +3529,10 @@ impl Step for Exec<'_> {
                 wave: id(w),
             });
         }
-        let Some(h) = handlers().get(op.index() as usize).copied().flatten() else {
-            return Err(unsupported(w, &inst, pc));
+        let Some(h) = d.handler else {
+            return Err(unsupported(w, inst, pc));
         };
-        if FLOAT_OPS
-            .get()
-            .is_some_and(|f| f.get(op.index() as usize).copied().unwrap_or(false))
-            && alu::Mode::from_bits(w.mode) != M
-        {
+        if d.float && w.mode != M.bits() && alu::Mode::from_bits(w.mode) != M {
             // Float semantics are those of the HIP default MODE (round to
             // nearest even, denormals kept, IEEE, DX10 clamp); any other
             // MODE stops rather than computing with the wrong rules.
@@ -3427,17 +3553,20 @@ impl Step for Exec<'_> {
             );
         }
         w.pc = pc + inst.len() as u64;
-        let mut ops = OpList::of(&inst.operands());
+        // Operands are used in place unless s_set_gpr_idx_on re-indexes them.
+        let mut indexed = None;
         if let Some((mask, idx)) = w.gpr_idx {
             if is_valu(inst.encoding()) {
+                let mut ops = d.ops;
                 index_operands(&mut ops, mask, idx);
+                indexed = Some(ops);
             }
         }
-        if self.check_waitcnt {
+        if *check_waitcnt {
             if op == Opcode::S_WAITCNT {
                 let imm = inst.words().first().map_or(0, |w| *w as u16);
                 w.waitcnt.wait(&crate::waitcnt::decode_gfx9(imm));
-            } else if let Some(hazard) = w.waitcnt.check(&inst) {
+            } else if let Some(hazard) = w.waitcnt.check(&d.regs) {
                 return Err(Stop::MissingWait {
                     hazard: Box::new(hazard),
                     pc,
@@ -3446,14 +3575,17 @@ impl Step for Exec<'_> {
                 });
             }
         }
-        let ctx = Ctx { pc, ops };
+        let ctx = Ctx {
+            pc,
+            ops: indexed.as_ref().unwrap_or(&d.ops),
+        };
         let flow = match inst.encoding() {
-            Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(self, w, lds, &inst, ctx, h),
-            Encoding::Vop1Dpp | Encoding::Vop2Dpp => dpp(self, w, lds, &inst, ctx, h),
-            _ => h(self, w, lds, &inst, &ctx),
+            Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(core, w, lds, inst, ctx, h),
+            Encoding::Vop1Dpp | Encoding::Vop2Dpp => dpp(core, w, lds, inst, ctx, h),
+            _ => h(core, w, lds, inst, &ctx),
         }?;
-        if self.check_waitcnt {
-            w.waitcnt.issue(&inst, pc);
+        if *check_waitcnt && d.counters {
+            w.waitcnt.issue(inst, &d.regs, pc);
         }
         Ok(flow)
     }
@@ -3477,11 +3609,11 @@ fn tmp_reg(w: &Wave, k: u16, width: u8) -> Operand {
 /// or zero-extended) into temporaries, the operation runs, and the result is
 /// merged into the destination per `dst_sel`/`dst_unused`.
 fn sdwa(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &mut Wave,
     lds: &mut [u8],
     i: &Instruction,
-    mut c: Ctx,
+    c: Ctx<'_>,
     h: Handler,
 ) -> Result<Flow, Stop> {
     use crate::xlane::{sdwa_dst, sdwa_src, DstUnused, SdwaSel};
@@ -3502,9 +3634,10 @@ fn sdwa(
     }
     let exec = w.exec;
     let mut src_idx = 0u16;
-    let n = c.ops.as_slice().len();
+    let mut ops = *c.ops;
+    let n = ops.as_slice().len();
     for k in 0..n {
-        let Some(op) = c.ops.as_slice().get(k).copied() else {
+        let Some(op) = ops.as_slice().get(k).copied() else {
             continue;
         };
         if op.field() == Field::Implicit || op.access() == lathe_isa::opcode::Access::W {
@@ -3521,23 +3654,32 @@ fn sdwa(
         let mut nop = op;
         nop.value = tmp_reg(w, src_idx, 1);
         nop.sext = false;
-        c.ops = replace_op(c.ops, k, nop);
+        ops.set(k, nop);
         src_idx += 1;
     }
     // Destination: run into a temporary, then merge.
-    let dk =
-        c.ops.as_slice().iter().position(|o| {
-            o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R
-        });
-    let real_dst = dk.and_then(|k| c.ops.as_slice().get(k).copied());
+    let dk = ops
+        .as_slice()
+        .iter()
+        .position(|o| o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R);
+    let real_dst = dk.and_then(|k| ops.as_slice().get(k).copied());
     if let (Some(k), Some(d)) = (dk, real_dst) {
         if matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr) {
             let mut nd = d;
             nd.value = tmp_reg(w, 3, 1);
-            c.ops = replace_op(c.ops, k, nd);
+            ops.set(k, nd);
         }
     }
-    let flow = h(x, w, lds, i, &c)?;
+    let flow = h(
+        x,
+        w,
+        lds,
+        i,
+        &Ctx {
+            pc: c.pc,
+            ops: &ops,
+        },
+    )?;
     if let Some(d) =
         real_dst.filter(|d| matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr))
     {
@@ -3556,11 +3698,11 @@ fn sdwa(
 /// permutation, and only the lanes DPP writes (row/bank masks, bound_ctrl)
 /// are updated.
 fn dpp(
-    x: &mut Exec<'_>,
+    x: &mut Core<'_>,
     w: &mut Wave,
     lds: &mut [u8],
     i: &Instruction,
-    mut c: Ctx,
+    c: Ctx<'_>,
     h: Handler,
 ) -> Result<Flow, Stop> {
     let d1 = i.words().get(1).copied().unwrap_or(0);
@@ -3591,16 +3733,20 @@ fn dpp(
     w.vgpr[t] = vals;
     let mut nop = op;
     nop.value = tmp_reg(w, 0, 1);
-    c.ops = replace_op(c.ops, k, nop);
+    let mut ops = *c.ops;
+    ops.set(k, nop);
     w.exec = exec & written;
-    let r = h(x, w, lds, i, &c);
+    let r = h(
+        x,
+        w,
+        lds,
+        i,
+        &Ctx {
+            pc: c.pc,
+            ops: &ops,
+        },
+    );
     // The handler may not change EXEC for VOP1/VOP2; restore it.
     w.exec = exec;
     r
-}
-
-fn replace_op(ops: OpList, k: usize, op: Op) -> OpList {
-    let mut out = ops;
-    out.set(k, op);
-    out
 }

@@ -31,7 +31,32 @@
 //! outstanding access is a [`Hazard`], reported with the `s_waitcnt` that
 //! would have made it safe.
 
-use lathe_isa::{Instruction, RegRange};
+use lathe_isa::{Instruction, RegAccess, RegRange};
+
+/// The registers one instruction reads and writes, worked out once per
+/// instruction (explicit and implicit).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Regs {
+    items: [Option<RegAccess>; 12],
+}
+
+impl Regs {
+    /// The registers `inst` touches.
+    pub fn of(inst: &Instruction) -> Regs {
+        let mut r = Regs::default();
+        let mut k = 0;
+        inst.for_each_reg(|a| {
+            if let Some(s) = r.items.get_mut(k) {
+                *s = Some(a);
+                k += 1;
+            }
+        });
+        r
+    }
+    fn iter(&self) -> impl Iterator<Item = &RegAccess> {
+        self.items.iter().map_while(Option::as_ref)
+    }
+}
 
 /// Which counter an access is charged to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,7 +184,7 @@ impl Tracker {
 
     /// Records that `inst` (at `pc`) was issued. Instructions that bump no
     /// counter are ignored.
-    pub fn issue(&mut self, inst: &Instruction, pc: u64) {
+    pub fn issue(&mut self, inst: &Instruction, regs: &Regs, pc: u64) {
         let w = inst.waitcnt();
         if !(w.vm || w.lgkm || w.exp) {
             return;
@@ -180,15 +205,13 @@ impl Tracker {
             pc,
             inst: *inst,
         };
-        let mut k = 0;
-        inst.for_each_reg(|r| {
-            if r.write && !r.implicit {
-                if let Some(s) = a.dst.get_mut(k) {
-                    *s = Some(r.reg);
-                    k += 1;
-                }
-            }
-        });
+        for (slot, r) in a
+            .dst
+            .iter_mut()
+            .zip(regs.iter().filter(|r| r.write && !r.implicit))
+        {
+            *slot = Some(r.reg);
+        }
         // A full counter stalls issue until one access returns.
         for c in [Counter::Vm, Counter::Lgkm, Counter::Exp] {
             if a.class(c).is_some() && self.count(c) >= c.max() as usize {
@@ -239,16 +262,20 @@ impl Tracker {
         if self.pending.is_empty() {
             return;
         }
-        let done: Vec<bool> = (0..self.pending.len())
-            .map(|i| {
-                waits
-                    .iter()
-                    .any(|&(c, n)| self.pending[i].class(c).is_some() && self.guaranteed(i, c, n))
-            })
-            .collect();
+        // At most 63 + 15 + 7 accesses are outstanding (the counters
+        // saturate), so one bit each fits.
+        let mut done = 0u128;
+        for i in 0..self.pending.len().min(128) {
+            if waits
+                .iter()
+                .any(|&(c, n)| self.pending[i].class(c).is_some() && self.guaranteed(i, c, n))
+            {
+                done |= 1 << i;
+            }
+        }
         let mut k = 0;
         self.pending.retain(|_| {
-            let keep = !done[k];
+            let keep = k >= 128 || done >> k & 1 == 0;
             k += 1;
             keep
         });
@@ -259,9 +286,9 @@ impl Tracker {
             .count();
     }
 
-    /// Checks `inst` against the outstanding accesses: the first register
+    /// Checks an instruction's registers against the outstanding accesses: the first register
     /// it reads or writes that an outstanding access still owes.
-    pub fn check(&self, inst: &Instruction) -> Option<Hazard> {
+    pub fn check(&self, regs: &Regs) -> Option<Hazard> {
         if self.owing == 0 {
             return None;
         }
@@ -269,10 +296,10 @@ impl Tracker {
         // the owed s2 first).
         let mut read = None;
         let mut write = None;
-        inst.for_each_reg(|r| {
+        for r in regs.iter() {
             let slot = if r.read { &mut read } else { &mut write };
             if slot.is_some() {
-                return;
+                continue;
             }
             if let Some(i) = self
                 .pending
@@ -281,7 +308,7 @@ impl Tracker {
             {
                 *slot = Some((i, r.reg, !r.read));
             }
-        });
+        }
         let found = read.or(write);
         let (i, reg, write) = found?;
         let a = self.pending.get(i)?;
@@ -355,55 +382,56 @@ mod tests {
     #[test]
     fn in_order_vm_waits() {
         let mut t = Tracker::default();
-        t.issue(&load_v1(), 0);
-        t.issue(&store(), 8);
-        t.issue(&load_v4(), 16);
+        t.issue(&load_v1(), &Regs::of(&load_v1()), 0);
+        t.issue(&store(), &Regs::of(&store()), 8);
+        t.issue(&load_v4(), &Regs::of(&load_v4()), 16);
         assert_eq!(t.count(Counter::Vm), 3);
-        let h = t.check(&use_v1_v4()).expect("v1 outstanding");
+        let h = t.check(&Regs::of(&use_v1_v4())).expect("v1 outstanding");
         assert_eq!(h.needed, "s_waitcnt vmcnt(2)");
         assert!(!h.write);
         // vmcnt(2): the oldest (the v1 load) returned; v4 still owed.
         t.wait(&[(Counter::Vm, 2)]);
         assert_eq!(t.count(Counter::Vm), 2);
-        let h = t.check(&use_v1_v4()).expect("v4 outstanding");
+        let h = t.check(&Regs::of(&use_v1_v4())).expect("v4 outstanding");
         assert_eq!(h.reg, RegRange::vgpr(4, 1));
         assert_eq!(h.needed, "s_waitcnt vmcnt(0)");
         t.wait(&[(Counter::Vm, 0)]);
         assert!(t.is_empty());
-        assert_eq!(t.check(&use_v1_v4()), None);
+        assert_eq!(t.check(&Regs::of(&use_v1_v4())), None);
     }
 
     #[test]
     fn lgkm_mixing_is_worst_case() {
         let mut t = Tracker::default();
-        t.issue(&sload(), 0);
-        t.issue(&ds_read(), 8);
+        t.issue(&sload(), &Regs::of(&sload()), 0);
+        t.issue(&ds_read(), &Regs::of(&ds_read()), 8);
         // lgkmcnt(1) guarantees neither: the SMEM may have returned first.
         t.wait(&[(Counter::Lgkm, 1)]);
         assert_eq!(t.count(Counter::Lgkm), 2);
         // A DS read alone in its class needs the SMEM gone too: lgkmcnt(0).
-        let h = t.check(&inst(&[0x7e0c0306])).expect("v6 owed"); // v_mov_b32 v6, v6
+        let h = t.check(&Regs::of(&inst(&[0x7e0c0306]))).expect("v6 owed"); // v_mov_b32 v6, v6
         assert_eq!(h.needed, "s_waitcnt lgkmcnt(0)");
         t.wait(&[(Counter::Lgkm, 0)]);
         assert!(t.is_empty());
         // Two DS reads in order: lgkmcnt(1) retires the first.
-        t.issue(&ds_read(), 0);
-        t.issue(&inst(&[0xd86c0000, 0x01000007]), 8); // ds_read_b32 v1, v7
+        t.issue(&ds_read(), &Regs::of(&ds_read()), 0);
+        let ds1 = inst(&[0xd86c0000, 0x01000007]);
+        t.issue(&ds1, &Regs::of(&ds1), 8); // ds_read_b32 v1, v7
         t.wait(&[(Counter::Lgkm, 1)]);
         assert_eq!(t.count(Counter::Lgkm), 1);
-        assert!(t.check(&use_v1_v4()).is_some());
+        assert!(t.check(&Regs::of(&use_v1_v4())).is_some());
     }
 
     #[test]
     fn writes_to_owed_registers_and_saturation() {
         let mut t = Tracker::default();
-        t.issue(&load_v1(), 0);
+        t.issue(&load_v1(), &Regs::of(&load_v1()), 0);
         // v_mov_b32 v1, 0 overwrites the owed v1.
-        let h = t.check(&inst(&[0x7e020280])).expect("WAW");
+        let h = t.check(&Regs::of(&inst(&[0x7e020280]))).expect("WAW");
         assert!(h.write);
         t.wait(&[(Counter::Vm, 0)]);
         for k in 0..70 {
-            t.issue(&store(), k * 8);
+            t.issue(&store(), &Regs::of(&store()), k * 8);
         }
         assert_eq!(t.count(Counter::Vm), 63);
     }
