@@ -1,41 +1,65 @@
 //! `lathe disasm`: listings of kernels and device functions, in Lathe's
 //! style or exactly as `llvm-objdump -d --no-show-raw-insn --no-leading-addr`.
+//!
+//! Every code object is parsed and checked first, so errors come before
+//! any output. The listings are then formatted in parts (on several threads
+//! for large code sections) into reused buffers and written in order as
+//! they complete, never held whole in memory.
 
-use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use lathe_codeobj::{CodeObject, SymbolSection};
-use lathe_isa::{write_listing, ListingSymbol, Style, Target};
+use lathe_isa::listing::{LineCache, Listing, Position};
+use lathe_isa::{ListingSymbol, Style, Target};
 
 use crate::bundle_cmd::parse_targets;
 use crate::input::Input;
 use crate::objects::code_objects;
-use crate::output::{print, Ctx};
+use crate::output::{stdout_err, Ctx};
 use crate::{DisasmArgs, FormatArg};
+
+/// Code bytes per part formatted by one thread (about 0.5 MB of text).
+const PART_BYTES: usize = 32 << 10;
+/// Sections smaller than this are formatted on the calling thread.
+const PARALLEL_MIN_BYTES: usize = 256 << 10;
 
 /// `lathe disasm`.
 pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
     let input = Input::open(&a.file)?;
     let target = parse_targets(a.target.as_slice())?.into_iter().next();
-    let objects = code_objects(&input, target.as_ref(), a.policy.into())?;
+    // A plain code object is listed straight from the mapping; bundles and
+    // host binaries are unpacked.
+    let owned;
+    let objects: Vec<(String, &[u8])> =
+        if lathe_bundle::classify(input.bytes()) == lathe_bundle::FileKind::CodeObject {
+            vec![(input.name(), input.bytes())]
+        } else {
+            owned = code_objects(&input, target.as_ref(), a.policy.into())?;
+            owned
+                .iter()
+                .map(|o| (o.origin.clone(), &o.bytes[..]))
+                .collect()
+        };
     let style = match a.format {
         FormatArg::Llvm => Style::LlvmObjdump,
         FormatArg::Lathe => Style::Lathe,
     };
     let many = objects.len() > 1;
-    let mut text = String::new();
-    let mut shown = 0;
-    for o in &objects {
-        let co = CodeObject::parse(&o.bytes)
-            .with_context(|| format!("{}: not a readable code object", o.origin))?;
+    let mut plans: Vec<(Option<String>, Listing<'_>)> = Vec::new();
+    for (origin, bytes) in &objects {
+        let co = CodeObject::parse(bytes)
+            .with_context(|| format!("{origin}: not a readable code object"))?;
         let Some(proc_) = co.processor() else {
             continue;
         };
         let Ok(isa) = Target::from_name(proc_.name()) else {
             if !many {
                 bail!(
-                    "{}: {} code is not supported by the disassembler yet (gfx90a, gfx942)",
-                    o.origin,
+                    "{origin}: {} code is not supported by the disassembler yet (gfx90a, gfx942)",
                     proc_.name()
                 );
             }
@@ -46,7 +70,7 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
         };
         let code = co
             .section_data(sec)
-            .with_context(|| format!("{}: .text", o.origin))?;
+            .with_context(|| format!("{origin}: .text"))?;
         let (_, syms) = co.primary_symbols();
         let mut list: Vec<ListingSymbol<'_>> = syms
             .iter()
@@ -88,13 +112,10 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
         } else {
             (code, sec.address)
         };
-        if many {
-            let _ = writeln!(text, "; {} ({})", o.origin, isa.name());
-        }
-        write_listing(&mut text, isa, code, base, &list, style).context("formatting")?;
-        shown += 1;
+        let header = many.then(|| format!("; {origin} ({})\n", isa.name()));
+        plans.push((header, Listing::new(isa, code, base, &list, style)));
     }
-    if shown == 0 {
+    if plans.is_empty() {
         match &a.kernel {
             Some(k) => bail!(
                 "{}: no function named {k} in any gfx90a/gfx942 code object",
@@ -106,10 +127,142 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
             ),
         }
     }
-    match &a.output {
-        Some(p) => {
-            std::fs::write(p, &text).with_context(|| format!("cannot write {}", p.display()))
+    let threads = match a.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let mut sink = match &a.output {
+        Some(p) => Sink::File(
+            File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => Sink::Stdout(io::stdout().lock()),
+    };
+    for (header, listing) in &plans {
+        if let Some(h) = header {
+            sink.write(h.as_bytes())?;
         }
-        None => print(&text),
+        write_listing(listing, threads, &mut sink)?;
     }
+    sink.finish()
+}
+
+/// Where the listing goes.
+enum Sink {
+    File(File, String),
+    Stdout(io::StdoutLock<'static>),
+}
+
+impl Sink {
+    fn write(&mut self, b: &[u8]) -> Result<()> {
+        match self {
+            Sink::File(f, name) => f
+                .write_all(b)
+                .with_context(|| format!("cannot write {name}")),
+            Sink::Stdout(s) => s.write_all(b).map_err(stdout_err),
+        }
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        match self {
+            Sink::File(..) => Ok(()),
+            Sink::Stdout(s) => s.flush().map_err(stdout_err),
+        }
+    }
+}
+
+/// Writes one listing: in bounded chunks on this thread, or for large code
+/// in parts formatted by `threads` threads, written in order.
+fn write_listing(listing: &Listing<'_>, threads: usize, sink: &mut Sink) -> Result<()> {
+    let points = if threads > 1 && listing.code_len() >= PARALLEL_MIN_BYTES {
+        listing.split_points(PART_BYTES)
+    } else {
+        Vec::new()
+    };
+    if points.len() < 3 {
+        return write_sequential(listing, listing.start(), &mut LineCache::new(), sink);
+    }
+    let until = |k: usize| {
+        points
+            .get(k + 1)
+            .map_or(listing.code_len(), Position::offset)
+    };
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let pool: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let (tx, rx) = mpsc::channel::<(usize, Vec<u8>, Position)>();
+    std::thread::scope(|s| -> Result<()> {
+        for _ in 0..threads.min(points.len()) {
+            let tx = tx.clone();
+            let (next, stop, pool, points) = (&next, &stop, &pool, &points);
+            s.spawn(move || {
+                let mut cache = LineCache::new();
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= points.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let mut buf = pool
+                        .lock()
+                        .ok()
+                        .and_then(|mut p| p.pop())
+                        .unwrap_or_default();
+                    buf.clear();
+                    let end = listing.write_part(&mut buf, points[k], until(k), &mut cache);
+                    if tx.send((k, buf, end)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Parts arrive in any order; write them in order.
+        let mut pending: Vec<Option<(Vec<u8>, Position)>> = vec![None; points.len()];
+        let mut k = 0;
+        let result = (|| -> Result<()> {
+            while k < points.len() {
+                let Ok((i, buf, end)) = rx.recv() else {
+                    bail!("formatting thread stopped");
+                };
+                pending[i] = Some((buf, end));
+                while let Some((buf, end)) = pending.get_mut(k).and_then(Option::take) {
+                    sink.write(&buf)?;
+                    if let Ok(mut p) = pool.lock() {
+                        p.push(buf);
+                    }
+                    k += 1;
+                    if let Some(&want) = points.get(k) {
+                        if end != want {
+                            // An instruction ran over the cut (never seen in
+                            // real code): finish on this thread from where
+                            // the pass really is.
+                            stop.store(true, Ordering::Relaxed);
+                            return write_sequential(listing, end, &mut LineCache::new(), sink);
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })();
+        stop.store(true, Ordering::Relaxed);
+        drop(rx);
+        result
+    })
+}
+
+/// Writes the listing from `pos` to the end on this thread, in chunks.
+fn write_sequential(
+    listing: &Listing<'_>,
+    mut pos: Position,
+    cache: &mut LineCache,
+    sink: &mut Sink,
+) -> Result<()> {
+    let mut buf = Vec::with_capacity(1 << 20);
+    while pos.offset() < listing.code_len() {
+        buf.clear();
+        let until = pos.offset().saturating_add(PART_BYTES);
+        pos = listing.write_part(&mut buf, pos, until, cache);
+        sink.write(&buf)?;
+    }
+    Ok(())
 }

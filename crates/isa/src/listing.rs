@@ -1,9 +1,15 @@
 //! Function listings: the text of `llvm-objdump -d --no-show-raw-insn
 //! --no-leading-addr` for a code section ([`Style::LlvmObjdump`]), or a
 //! Lathe listing with addresses and branch labels ([`Style::Lathe`]).
+//!
+//! [`write_listing`] writes a whole section into any `fmt::Write`. For large
+//! sections, [`Listing`] writes bytes into a reused `Vec<u8>` and can be cut
+//! into parts that are formatted independently (on several threads) and
+//! concatenated to exactly the text of one sequential pass.
 
 use crate::decode::Decoder;
 use crate::inst::Instruction;
+use crate::opcode::{Encoding, Kind};
 use crate::target::Target;
 use std::fmt::{self, Write};
 
@@ -46,16 +52,480 @@ pub fn write_listing(
     symbols: &[ListingSymbol<'_>],
     style: Style,
 ) -> fmt::Result {
-    let end = base_addr.saturating_add(code.len() as u64);
-    let mut syms: Vec<ListingSymbol<'_>> = symbols
-        .iter()
-        .copied()
-        .filter(|s| s.addr >= base_addr && s.addr < end)
-        .collect();
-    syms.sort_by_key(|s| s.addr);
+    let listing = Listing::new(target, code, base_addr, symbols, style);
     match style {
-        Style::LlvmObjdump => write_objdump(out, target, code, base_addr, &syms),
-        Style::Lathe => write_lathe(out, target, code, base_addr, &syms),
+        Style::LlvmObjdump => {
+            let mut cache = LineCache::new();
+            let mut buf = Vec::new();
+            let mut pos = listing.start();
+            // Bounded chunks: a few hundred KB at a time.
+            while pos.off < code.len() {
+                buf.clear();
+                let until = pos.off.saturating_add(1 << 16).min(code.len());
+                pos = listing.write_objdump(&mut buf, pos, until, &mut cache);
+                out.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)?;
+            }
+            Ok(())
+        }
+        Style::Lathe => write_lathe(out, target, code, base_addr, &listing.syms),
+    }
+}
+
+/// Where a sequential listing pass stands: the code offset of the next
+/// instruction and how many symbol labels have been printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    off: usize,
+    sym: usize,
+}
+
+impl Position {
+    /// Offset in the code of the next instruction.
+    pub fn offset(&self) -> usize {
+        self.off
+    }
+}
+
+/// A code section prepared for listing: the symbols inside it, sorted.
+#[derive(Clone, Debug)]
+pub struct Listing<'a> {
+    target: Target,
+    code: &'a [u8],
+    base: u64,
+    syms: Vec<ListingSymbol<'a>>,
+    style: Style,
+}
+
+impl<'a> Listing<'a> {
+    /// Prepares `code` (the bytes of the section loaded at `base_addr`) with
+    /// `symbols` (those inside the section; others are ignored).
+    pub fn new(
+        target: Target,
+        code: &'a [u8],
+        base_addr: u64,
+        symbols: &[ListingSymbol<'a>],
+        style: Style,
+    ) -> Listing<'a> {
+        let end = base_addr.saturating_add(code.len() as u64);
+        let mut syms: Vec<ListingSymbol<'a>> = symbols
+            .iter()
+            .copied()
+            .filter(|s| s.addr >= base_addr && s.addr < end)
+            .collect();
+        syms.sort_by_key(|s| s.addr);
+        Listing {
+            target,
+            code,
+            base: base_addr,
+            syms,
+            style,
+        }
+    }
+
+    /// Size of the code in bytes.
+    pub fn code_len(&self) -> usize {
+        self.code.len()
+    }
+
+    /// The position of a pass at the beginning.
+    pub fn start(&self) -> Position {
+        Position { off: 0, sym: 0 }
+    }
+
+    /// Positions to cut the listing at, the first being [`Listing::start`]:
+    /// symbol addresses at least `min_bytes` of code apart (only the start
+    /// for [`Style::Lathe`]). Part `k` is written by
+    /// [`Listing::write_part`] from `points[k]` until `points[k + 1]`'s
+    /// offset (the last one to the end).
+    pub fn split_points(&self, min_bytes: usize) -> Vec<Position> {
+        let mut points = vec![self.start()];
+        if self.style != Style::LlvmObjdump {
+            return points;
+        }
+        let mut last = 0usize;
+        for (i, s) in self.syms.iter().enumerate() {
+            let off = (s.addr - self.base) as usize;
+            // The first of several symbols at one address.
+            if i > 0 && self.syms[i - 1].addr == s.addr {
+                continue;
+            }
+            if off >= last.saturating_add(min_bytes.max(1)) {
+                points.push(Position { off, sym: i });
+                last = off;
+            }
+        }
+        points
+    }
+
+    /// Appends the listing from `from` until the pass reaches the code
+    /// offset `until`, and returns where it stopped. The text equals that
+    /// of one sequential pass when `from` is where a previous part stopped
+    /// (for [`Style::Lathe`], only the whole listing is written, from the
+    /// start).
+    pub fn write_part(
+        &self,
+        out: &mut Vec<u8>,
+        from: Position,
+        until: usize,
+        cache: &mut LineCache,
+    ) -> Position {
+        match self.style {
+            Style::LlvmObjdump => self.write_objdump(out, from, until, cache),
+            Style::Lathe => {
+                let _ = write_lathe(
+                    &mut Bytes(out),
+                    self.target,
+                    self.code,
+                    self.base,
+                    &self.syms,
+                );
+                Position {
+                    off: self.code.len(),
+                    sym: self.syms.len(),
+                }
+            }
+        }
+    }
+
+    fn write_objdump(
+        &self,
+        out: &mut Vec<u8>,
+        from: Position,
+        until: usize,
+        cache: &mut LineCache,
+    ) -> Position {
+        let (code, base, syms) = (self.code, self.base, &self.syms[..]);
+        let until = until.min(code.len());
+        let Position {
+            mut off,
+            sym: mut si,
+        } = from;
+        while off < until {
+            let addr = base + off as u64;
+            // Labels for symbols at or before this address not yet printed.
+            while si < syms.len() && syms[si].addr <= addr {
+                out.extend_from_slice(b"\n<");
+                out.extend_from_slice(syms[si].name.as_bytes());
+                out.extend_from_slice(b">:\n");
+                si += 1;
+            }
+            // llvm-objdump skips runs of 8 or more zero bytes (in multiples
+            // of 4) up to the end of the current symbol, printing "...".
+            let rest = code.get(off..).unwrap_or_default();
+            if rest.len() >= 8 && rest[..8] == [0; 8] {
+                let region_end = syms
+                    .get(si)
+                    .map(|s| s.addr.saturating_sub(base) as usize)
+                    .unwrap_or(code.len())
+                    .min(code.len());
+                let zeros = code
+                    .get(off..region_end)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&b| b == 0)
+                    .count();
+                if zeros >= 8 {
+                    out.extend_from_slice(b"\t\t...\n");
+                    off += zeros & !3;
+                    continue;
+                }
+            }
+            let inst = crate::decode::decode(self.target, rest);
+            if inst.len() < 4 {
+                // Trailing bytes: the comment shows them one by one.
+                let start = out.len();
+                out.push(b'\t');
+                let _ = inst.write_to(&mut Bytes(out));
+                pad_comment(out, start);
+                push_hex_upper(out, addr, 12);
+                out.push(b':');
+                for &b in rest {
+                    out.push(b' ');
+                    push_hex_upper(out, b as u64, 2);
+                }
+                out.push(b'\n');
+                off += inst.len().max(1);
+                continue;
+            }
+            cache.line(out, &inst, addr, syms);
+            off += inst.len();
+        }
+        Position { off, sym: si }
+    }
+}
+
+/// `fmt::Write` into a byte vector (only `str`s go in, so it stays UTF-8).
+struct Bytes<'a>(&'a mut Vec<u8>);
+
+impl Write for Bytes<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+
+    #[inline]
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        if c.is_ascii() {
+            self.0.push(c as u8);
+        } else {
+            self.0
+                .extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+        Ok(())
+    }
+}
+
+/// Pads the line begun at `start` (with its tab) to the comment column and
+/// starts the comment.
+#[inline]
+fn pad_comment(out: &mut Vec<u8>, start: usize) {
+    let width = out.len() - start - 1;
+    if width < COMMENT_COLUMN {
+        out.resize(out.len() + COMMENT_COLUMN - width, b' ');
+    }
+    out.extend_from_slice(b"// ");
+}
+
+const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+
+/// `v` in uppercase hex, at least `min_digits` digits (`{v:0NX}`).
+#[inline]
+fn push_hex_upper(out: &mut Vec<u8>, v: u64, min_digits: usize) {
+    let mut buf = [b'0'; 16];
+    let digits = ((64 - v.leading_zeros() as usize).div_ceil(4)).clamp(min_digits.min(16), 16);
+    for (i, d) in buf[..digits].iter_mut().rev().enumerate() {
+        *d = HEX_UPPER[((v >> (4 * i)) & 0xF) as usize];
+    }
+    out.extend_from_slice(&buf[..digits]);
+}
+
+/// `v` in lowercase hex without leading zeros (`{v:x}`).
+fn push_hex_lower(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [b'0'; 16];
+    let digits = (64 - v.leading_zeros() as usize).div_ceil(4).max(1);
+    for (i, d) in buf[..digits].iter_mut().rev().enumerate() {
+        *d = HEX_LOWER[((v >> (4 * i)) & 0xF) as usize];
+    }
+    out.extend_from_slice(&buf[..digits]);
+}
+
+/// Appends the objdump line of `inst` (4 bytes or more) at `addr`; returns
+/// the offsets (from the line start) of the address, of the end of the
+/// words and of the warnings.
+fn format_line(
+    out: &mut Vec<u8>,
+    warn_buf: &mut Vec<u8>,
+    inst: &Instruction,
+    addr: u64,
+    branch: bool,
+    syms: &[ListingSymbol<'_>],
+) -> (usize, usize, usize) {
+    let start = out.len();
+    out.push(b'\t');
+    warn_buf.clear();
+    let _ = inst.write_text_and_warnings(&mut Bytes(out), &mut Bytes(warn_buf));
+    pad_comment(out, start);
+    let at = out.len() - start;
+    push_hex_upper(out, addr, 12);
+    out.push(b':');
+    for &w in inst.words() {
+        out.push(b' ');
+        push_hex_upper(out, w as u64, 8);
+    }
+    let words_end = out.len() - start;
+    if branch {
+        if let Some(t) = inst.branch_target(addr) {
+            out.push(b' ');
+            write_sym_off_bytes(out, syms, t);
+        }
+    }
+    let warn = out.len() - start;
+    out.extend_from_slice(warn_buf);
+    out.push(b'\n');
+    (at, words_end, warn)
+}
+
+/// One cached line.
+#[derive(Clone, Copy)]
+struct Slot {
+    key: Instruction,
+    /// Start of the line in the arena.
+    start: u32,
+    /// Length of the cached text; 0 for an empty slot. Whole line with its
+    /// newline, or for branches up to the words.
+    len: u16,
+    /// Offset of the 12 address digits.
+    at: u8,
+    /// A SOPP branch: the target comment follows the cached text.
+    branch: bool,
+}
+
+/// Memo of objdump-style lines by instruction, the address digits to be
+/// patched: real code repeats most of its instructions, and copying a line
+/// is much cheaper than formatting it. Direct-mapped and bounded; one per
+/// thread.
+pub struct LineCache {
+    slots: Vec<Slot>,
+    arena: Vec<u8>,
+    shift: u32,
+    hits: u64,
+    lines: u64,
+    /// Scratch for a line's warnings.
+    warn: Vec<u8>,
+}
+
+impl fmt::Debug for LineCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LineCache")
+            .field("slots", &self.slots.len())
+            .field("arena", &self.arena.len())
+            .finish()
+    }
+}
+
+impl Default for LineCache {
+    fn default() -> Self {
+        LineCache::new()
+    }
+}
+
+/// Arena size at which the cache starts over.
+const ARENA_MAX: usize = 4 << 20;
+
+impl LineCache {
+    /// A cache with the default size (16 Ki lines, fits a core's L2).
+    pub fn new() -> LineCache {
+        LineCache::with_bits(14)
+    }
+
+    /// A cache of `2^bits` lines; 0 disables caching (every line is
+    /// formatted).
+    pub fn with_bits(bits: u32) -> LineCache {
+        let bits = bits.min(24);
+        let empty = Slot {
+            key: Instruction::invalid(Target::Gfx90a, 0),
+            start: 0,
+            len: 0,
+            at: 0,
+            branch: false,
+        };
+        LineCache {
+            slots: if bits == 0 {
+                Vec::new()
+            } else {
+                vec![empty; 1 << bits]
+            },
+            arena: Vec::new(),
+            shift: 64 - bits,
+            hits: 0,
+            lines: 0,
+            warn: Vec::new(),
+        }
+    }
+
+    /// Lines written through the cache so far, and how many of them were
+    /// copied rather than formatted.
+    pub fn stats(&self) -> (u64, u64) {
+        (self.lines, self.hits)
+    }
+
+    #[inline]
+    fn index(&self, inst: &Instruction) -> usize {
+        let [w0, w1, w2] = inst.words;
+        let k = (w0 as u64 | (w1 as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (w2 as u64 ^ (inst.len as u64) << 32).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        (k.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    /// Appends the whole line of `inst` (4 bytes or more) at `addr`.
+    #[inline]
+    fn line(
+        &mut self,
+        out: &mut Vec<u8>,
+        inst: &Instruction,
+        addr: u64,
+        syms: &[ListingSymbol<'_>],
+    ) {
+        // Twelve address digits are patched in; larger addresses (never
+        // seen in code objects) are formatted.
+        if self.slots.is_empty() || addr >= 1 << 48 {
+            let branch = is_sopp_branch(inst);
+            format_line(out, &mut self.warn, inst, addr, branch, syms);
+            return;
+        }
+        self.lines += 1;
+        let idx = self.index(inst);
+        if let Some(slot) = self.slots.get(idx) {
+            if slot.len != 0 && slot.key == *inst {
+                self.hits += 1;
+                let (s, n, at) = (slot.start as usize, slot.len as usize, slot.at as usize);
+                let o = out.len();
+                out.extend_from_slice(self.arena.get(s..s + n).unwrap_or_default());
+                if let Some(d) = out.get_mut(o + at..o + at + 12) {
+                    hex12_upper(d, addr);
+                }
+                if slot.branch {
+                    if let Some(t) = inst.branch_target(addr) {
+                        out.push(b' ');
+                        write_sym_off_bytes(out, syms, t);
+                    }
+                    out.push(b'\n');
+                }
+                return;
+            }
+        }
+        let branch = is_sopp_branch(inst);
+        let start = out.len();
+        let (at, words_end, warn) = format_line(out, &mut self.warn, inst, addr, branch, syms);
+        // Branches keep the text up to the words (the target comment and
+        // newline are added per use); they never carry warnings.
+        let line = out.get(start..).unwrap_or_default();
+        let keep = if branch {
+            if line.len() != warn + 1 {
+                return;
+            }
+            words_end
+        } else {
+            line.len()
+        };
+        let (Ok(len), Ok(at)) = (u16::try_from(keep), u8::try_from(at)) else {
+            return;
+        };
+        if self.arena.len() + keep > ARENA_MAX {
+            // Full: start over.
+            self.arena.clear();
+            for s in &mut self.slots {
+                s.len = 0;
+            }
+        }
+        let astart = self.arena.len() as u32;
+        self.arena.extend_from_slice(&line[..keep]);
+        if let Some(slot) = self.slots.get_mut(idx) {
+            *slot = Slot {
+                key: *inst,
+                start: astart,
+                len,
+                at,
+                branch,
+            };
+        }
+    }
+}
+
+/// SOPP branches get a `<sym+off>` target comment.
+#[inline]
+fn is_sopp_branch(inst: &Instruction) -> bool {
+    let info = inst.info();
+    info.enc == Encoding::Sopp && info.operands.iter().any(|s| s.kind == Kind::Branch)
+}
+
+/// `v` (below 2^48) as 12 uppercase hex digits into `d`.
+#[inline]
+fn hex12_upper(d: &mut [u8], v: u64) {
+    for (i, c) in d.iter_mut().rev().enumerate() {
+        *c = HEX_UPPER[((v >> (4 * i)) & 0xF) as usize];
     }
 }
 
@@ -73,72 +543,22 @@ fn write_sym_off(out: &mut impl Write, syms: &[ListingSymbol<'_>], addr: u64) ->
     }
 }
 
-fn write_objdump(
-    out: &mut impl Write,
-    target: Target,
-    code: &[u8],
-    base: u64,
-    syms: &[ListingSymbol<'_>],
-) -> fmt::Result {
-    let mut line = String::with_capacity(128);
-    let mut si = 0usize;
-    let mut off = 0usize;
-    while off < code.len() {
-        let addr = base + off as u64;
-        // Labels for symbols at or before this address not yet printed.
-        while si < syms.len() && syms[si].addr <= addr {
-            writeln!(out)?;
-            writeln!(out, "<{}>:", syms[si].name)?;
-            si += 1;
-        }
-        // llvm-objdump skips runs of 8 or more zero bytes (in multiples of
-        // 4) up to the end of the current symbol, printing "...".
-        let region_end = syms
-            .get(si)
-            .map(|s| s.addr.saturating_sub(base) as usize)
-            .unwrap_or(code.len())
-            .min(code.len());
-        let zeros = code
-            .get(off..region_end)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&b| b == 0)
-            .count();
-        if zeros >= 8 {
-            out.write_str("\t\t...\n")?;
-            off += zeros & !3;
-            continue;
-        }
-        let inst = crate::decode::decode(target, code.get(off..).unwrap_or_default());
-        line.clear();
-        line.push('\t');
-        inst.write_to(&mut line)?;
-        let width = line.len() - 1;
-        for _ in width..COMMENT_COLUMN {
-            line.push(' ');
-        }
-        write!(line, "// {addr:012X}:")?;
-        if inst.len() < 4 {
-            for b in code.get(off..).unwrap_or_default() {
-                write!(line, " {b:02X}")?;
-            }
-        } else {
-            for w in inst.words() {
-                write!(line, " {w:08X}")?;
+fn write_sym_off_bytes(out: &mut Vec<u8>, syms: &[ListingSymbol<'_>], addr: u64) {
+    out.push(b'<');
+    match containing(syms, addr) {
+        Some(s) => {
+            out.extend_from_slice(s.name.as_bytes());
+            if s.addr != addr {
+                out.extend_from_slice(b"+0x");
+                push_hex_lower(out, addr - s.addr);
             }
         }
-        if let Some(t) = inst.branch_target(addr) {
-            if inst.opcode().info().enc == crate::opcode::Encoding::Sopp {
-                line.push(' ');
-                write_sym_off(&mut line, syms, t)?;
-            }
+        None => {
+            out.extend_from_slice(b"0x");
+            push_hex_lower(out, addr);
         }
-        inst.write_warnings(&mut line)?;
-        out.write_str(&line)?;
-        out.write_char('\n')?;
-        off += inst.len().max(1);
     }
-    Ok(())
+    out.push(b'>');
 }
 
 fn write_lathe(

@@ -5,7 +5,7 @@
 use crate::enc;
 use crate::inst::Instruction;
 use crate::opcode::{mods, Encoding, Kind, Ty};
-use crate::operand::{Op, Operand};
+use crate::operand::{Op, Operand, Operands};
 use crate::reg::{self, RegFile, RegRange};
 use std::fmt::{self, Write};
 
@@ -19,35 +19,60 @@ impl Instruction {
     /// Writes the instruction text (no leading tab, no comment).
     pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         if self.is_invalid() {
-            if self.len < 4 {
-                // Fewer than 4 bytes left: llvm-objdump prints them as bytes.
-                out.write_str(".byte ")?;
-                for (i, b) in self.words[0]
-                    .to_le_bytes()
-                    .iter()
-                    .take(self.len as usize)
-                    .enumerate()
-                {
-                    if i > 0 {
-                        out.write_str(", ")?;
-                    }
-                    write!(out, "0x{b:02x}")?;
-                }
-                return Ok(());
-            }
-            out.write_str(".long ")?;
-            return write_hex(out, self.words[0] as u64);
+            return self.write_invalid(out);
         }
+        self.write_with(&self.operands(), out)
+    }
+
+    fn write_invalid(&self, out: &mut impl Write) -> fmt::Result {
+        if self.len < 4 {
+            // Fewer than 4 bytes left: llvm-objdump prints them as bytes.
+            out.write_str(".byte ")?;
+            for (i, b) in self.words[0]
+                .to_le_bytes()
+                .iter()
+                .take(self.len as usize)
+                .enumerate()
+            {
+                if i > 0 {
+                    out.write_str(", ")?;
+                }
+                write!(out, "0x{b:02x}")?;
+            }
+            return Ok(());
+        }
+        out.write_str(".long ")?;
+        write_hex(out, self.words[0] as u64)
+    }
+
+    /// Writes the text and then, into `warn`, the warnings (see
+    /// [`Instruction::write_warnings`]), decoding the operands once.
+    pub(crate) fn write_text_and_warnings(
+        &self,
+        out: &mut impl Write,
+        warn: &mut impl Write,
+    ) -> fmt::Result {
+        if self.is_invalid() {
+            return self.write_invalid(out);
+        }
+        let ops = self.operands();
+        self.write_with(&ops, out)?;
+        self.write_warnings_with(&ops, warn)
+    }
+
+    /// The text of a valid instruction from its operands.
+    fn write_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let info = self.info();
         out.write_str(info.name)?;
         match info.enc {
-            Encoding::Flat | Encoding::Global | Encoding::Scratch => enc::flat::print(self, out),
-            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::print(self, out),
-            Encoding::Mimg => enc::mimg::print(self, out),
-            Encoding::Smem => enc::smem::print(self, out),
+            Encoding::Flat | Encoding::Global | Encoding::Scratch => {
+                enc::flat::print(self, ops, out)
+            }
+            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::print(self, ops, out),
+            Encoding::Mimg => enc::mimg::print(self, ops, out),
+            Encoding::Smem => enc::smem::print(self, ops, out),
             _ => {
-                let ops = self.operands();
-                write_operand_list(self, &ops, out)?;
+                write_operand_list(self, ops, out)?;
                 match info.enc {
                     Encoding::Vop3 => enc::vop::print_vop3_mods(self, out),
                     Encoding::Vop3p => enc::vop3p::print_mods(self, out),
@@ -79,13 +104,17 @@ impl Instruction {
         if self.is_invalid() {
             return Ok(());
         }
+        self.write_warnings_with(&self.operands(), out)
+    }
+
+    fn write_warnings_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let mut first = true;
         // Returning SMEM atomics carry sdata twice (destination and source),
         // and LLVM warns for each.
         let twice = self.encoding() == Encoding::Smem
             && self.has(crate::opcode::flags::ATOMIC)
             && self.bit(16);
-        for op in self.operands().iter() {
+        for op in ops.iter() {
             let reps = if twice && op.spec.field == crate::opcode::Field::Sdata {
                 2
             } else {

@@ -91,9 +91,8 @@ pub(crate) fn offset(inst: &Instruction) -> i64 {
     }
 }
 
-pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
-    let ops = inst.operands();
-    write_operand_list(inst, &ops, out)?;
+pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) -> fmt::Result {
+    write_operand_list(inst, ops, out)?;
     if inst.has(flags::OFFSET) {
         let off = offset(inst);
         if off != 0 {

@@ -54,9 +54,8 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
     }
 }
 
-pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
-    let ops = inst.operands();
-    crate::print::write_operand_list(inst, &ops, out)?;
+pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) -> fmt::Result {
+    crate::print::write_operand_list(inst, ops, out)?;
     let dm = dmask(inst);
     if inst.has(flags::DMASK) && dm != 0 {
         out.write_str(" dmask:")?;

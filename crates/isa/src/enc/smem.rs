@@ -44,8 +44,7 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
     }
 }
 
-pub(crate) fn print(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
-    let ops = inst.operands();
+pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) -> fmt::Result {
     // The immediate offset prints in signed hex; registers as usual.
     let mut first = true;
     for op in ops.iter() {
