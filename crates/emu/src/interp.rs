@@ -3021,6 +3021,58 @@ fn vmem(
         .filter(|o| !matches!(o.value, Operand::Off));
     let data = c.by_field(Field::Data).copied();
     let vdst = c.by_field(Field::Vdst).copied();
+    if enc == Encoding::Global && !is_atomic {
+        // Global addresses need no aperture or private-segment resolution:
+        // the whole wave goes through one gather or scatter.
+        let mut addrs = [0u64; LANES];
+        for (l, a) in addrs.iter_mut().enumerate() {
+            if w.active(l) {
+                let base = match (&addr_op, &saddr) {
+                    (Some(a), Some(s)) => s64(w, s).wrapping_add(u64::from(v32(w, a, l))),
+                    (Some(a), None) => v64(w, a, l),
+                    _ => 0,
+                };
+                *a = (base as i64).wrapping_add(offset) as u64;
+            }
+        }
+        let mut bytes = [[0u8; 16]; LANES];
+        let dwords = n.div_ceil(4) as usize;
+        if is_store {
+            let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let file = if r.file == RegFile::Agpr {
+                &w.agpr
+            } else {
+                &w.vgpr
+            };
+            for k in 0..dwords {
+                if let Some(reg) = file.get(r.first as usize + k) {
+                    for (b, v) in bytes.iter_mut().zip(reg.iter()) {
+                        b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            x.view
+                .scatter(&addrs, w.exec, n, &bytes)
+                .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+        } else {
+            x.view
+                .gather(&addrs, w.exec, n, &mut bytes)
+                .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+            if let Some(vd) = vdst {
+                for (l, b) in bytes.iter().enumerate() {
+                    if w.active(l) {
+                        let r = load_result(b, n, signed);
+                        for (k, v) in r.iter().enumerate().take(dwords) {
+                            vwrite(w, &vd, l, k, *v);
+                        }
+                    }
+                }
+            }
+        }
+        return Ok(Flow::Continue);
+    }
     for l in 0..LANES {
         if !w.active(l) {
             continue;

@@ -499,6 +499,56 @@ impl MemView<'_> {
         Ok(())
     }
 
+    /// Reads `width` bytes (at most 16) for every lane set in `exec` from
+    /// `addrs[lane]` into `out[lane]`, lanes in order. A fault stops at the
+    /// first lane that takes it and names that lane.
+    pub fn gather(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        width: u32,
+        out: &mut [[u8; 16]; 64],
+    ) -> Result<(), (usize, Fault)> {
+        let n = (width as usize).min(16);
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let p = self
+                .locate(addrs[l], n as u32, AccessKind::Read)
+                .map_err(|f| (l, f))?;
+            // SAFETY: `locate` proved `[p, p+n)` lies inside a live region
+            // (as in `load`); the copy is made of relaxed atomic accesses.
+            unsafe { atomic_copy_from(p, &mut out[l][..n]) };
+        }
+        Ok(())
+    }
+
+    /// Writes the first `width` bytes (at most 16) of `data[lane]` to
+    /// `addrs[lane]` for every lane set in `exec`, lanes in order. A fault
+    /// stops at the first lane that takes it (earlier lanes stay written).
+    pub fn scatter(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        width: u32,
+        data: &[[u8; 16]; 64],
+    ) -> Result<(), (usize, Fault)> {
+        let n = (width as usize).min(16);
+        let mut m = exec;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let p = self
+                .locate(addrs[l], n as u32, AccessKind::Write)
+                .map_err(|f| (l, f))?;
+            // SAFETY: `locate` proved `[p, p+n)` lies inside a live,
+            // writable region (as in `store`); relaxed atomic accesses.
+            unsafe { atomic_copy_to(p, &data[l][..n]) };
+        }
+        Ok(())
+    }
+
     /// Performs an atomic read-modify-write of `size` (4 or 8) bytes and
     /// returns the old value (zero-extended).
     pub fn atomic(
@@ -735,6 +785,47 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn gather_scatter_lanes_and_first_faulting_lane() {
+        let mem = DeviceMemory::new();
+        let a = mem
+            .allocate(64 * 4, 256, RegionKind::Device)
+            .expect("alloc");
+        let mut v = mem.view();
+        let mut addrs = [0u64; 64];
+        let mut data = [[0u8; 16]; 64];
+        for l in 0..64 {
+            // Reversed lane order, 4 bytes each.
+            addrs[l] = a + (63 - l as u64) * 4;
+            data[l][..4].copy_from_slice(&(l as u32 * 3).to_le_bytes());
+        }
+        let exec = 0xffff_0000_ffff_fff0;
+        v.scatter(&addrs, exec, 4, &data).expect("in bounds");
+        let mut out = [[0u8; 16]; 64];
+        v.gather(&addrs, u64::MAX, 4, &mut out).expect("in bounds");
+        for (l, o) in out.iter().enumerate() {
+            let want = if exec >> l & 1 == 1 { l as u32 * 3 } else { 0 };
+            assert_eq!(o[..4], want.to_le_bytes(), "lane {l}");
+        }
+        // Lanes 5 and 9 out of bounds: lane 5 is reported, lanes before it
+        // were written, none after.
+        addrs[5] = a + 64 * 4;
+        addrs[9] = a - 4;
+        let mut data2 = data;
+        for d in data2.iter_mut() {
+            d[..4].copy_from_slice(&7u32.to_le_bytes());
+        }
+        let (lane, fault) = v.scatter(&addrs, u64::MAX, 4, &data2).expect_err("oob");
+        assert_eq!(lane, 5);
+        assert!(
+            matches!(fault, Fault::Unmapped { addr, size: 4, kind: AccessKind::Write, .. } if addr == a + 256)
+        );
+        assert_eq!(v.load_u32(addrs[4]), Ok(7));
+        assert_eq!(v.load_u32(addrs[6]), Ok(6 * 3));
+        let (lane, _) = v.gather(&addrs, !(1 << 5), 4, &mut out).expect_err("oob");
+        assert_eq!(lane, 9);
     }
 
     #[test]
