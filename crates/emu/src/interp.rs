@@ -3218,7 +3218,7 @@ fn vmem(
 fn mubuf(
     x: &mut Core<'_>,
     w: &mut Wave,
-    lds: &mut [u8],
+    _lds: &mut [u8],
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
@@ -3247,12 +3247,17 @@ fn mubuf(
     let Operand::Reg(r) = rsrc.value else {
         return Err(unsupported(w, i, c.pc));
     };
-    let d: Vec<u32> = (0..4).map(|k| sreg_read(w, r.first + k)).collect();
+    let d: [u32; 4] = std::array::from_fn(|k| sreg_read(w, r.first + k as u16));
     let base = u64::from(d[0]) | (u64::from(d[1] & 0xffff) << 32);
     let stride = u64::from(d[1] >> 16 & 0x3fff);
     let num_records = u64::from(d[2]);
     let add_tid = d[3] >> 23 & 1 == 1;
-    for l in 0..LANES {
+    // Addresses of the lanes that access memory; lanes out of the buffer's
+    // range read zero and drop their writes. For the private segment
+    // (ADD_TID_ENABLE), `addrs` holds the lane's byte offset in it.
+    let mut addrs = [0u64; LANES];
+    let mut live = 0u64;
+    for (l, addr) in addrs.iter_mut().enumerate() {
         if !w.active(l) {
             continue;
         }
@@ -3267,12 +3272,8 @@ fn mubuf(
             (false, true, Some(v)) => (0, u64::from(v32(w, v, l))),
             _ => (0, 0),
         };
-        let (place, private) = if add_tid {
-            // Private segment: soffset is the wave's (wave-scaled) base.
-            let p = vo + inst_off;
-            let a = base + soff;
-            let phys = a.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4);
-            (Place::Global(phys), None)
+        if add_tid {
+            *addr = vo + inst_off;
         } else {
             let off = vo + inst_off;
             let bound = if stride == 0 {
@@ -3282,34 +3283,79 @@ fn mubuf(
             };
             let a_off = vi * stride + off + soff;
             if a_off + u64::from(n) > bound {
-                // Out-of-range buffer accesses return zero / are dropped.
-                if !is_store {
-                    for k in 0..n.div_ceil(4) as usize {
-                        vwrite(w, &vdata, l, k, 0);
-                    }
-                }
                 continue;
             }
-            (Place::Global(base + a_off), None)
-        };
-        if is_store {
-            let Operand::Reg(vr) = vdata.value else {
-                return Err(unsupported(w, i, c.pc));
-            };
+            *addr = base + a_off;
+        }
+        live |= 1 << l;
+    }
+    if add_tid {
+        // Private segment: soffset is the wave's (wave-scaled) base, and
+        // each lane's dwords are interleaved with the other lanes' (64
+        // lanes x 4 bytes per row), so an access is split at dword edges.
+        let seg = base + soff;
+        let phys = |p: u64, l: usize| seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4);
+        for (l, &p) in addrs.iter().enumerate() {
+            if live >> l & 1 == 0 {
+                continue;
+            }
             let mut b = [0u8; 16];
-            for k in 0..n.div_ceil(4) as usize {
-                let v = w.vgpr[(vr.first as usize + k) & 255][l];
+            if is_store {
+                let Operand::Reg(vr) = vdata.value else {
+                    return Err(unsupported(w, i, c.pc));
+                };
+                for k in 0..n.div_ceil(4) as usize {
+                    let v = w.vgpr[(vr.first as usize + k) & 255][l];
+                    b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            let mut k = 0;
+            while k < n {
+                let chunk = (n - k).min(4 - ((p + u64::from(k)) % 4) as u32);
+                let a = phys(p + u64::from(k), l);
+                let part = &mut b[k as usize..(k + chunk) as usize];
+                let r = if is_store {
+                    x.view.write_bytes(a, part)
+                } else {
+                    x.view.read_bytes(a, part)
+                };
+                r.map_err(|f| fault(w, i, c.pc, f))?;
+                k += chunk;
+            }
+            if !is_store {
+                let r = load_result(&b, n, signed);
+                for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
+                    vwrite(w, &vdata, l, k, *v);
+                }
+            }
+        }
+        return Ok(Flow::Continue);
+    }
+    let dwords = n.div_ceil(4) as usize;
+    let mut bytes = [[0u8; 16]; LANES];
+    if is_store {
+        let Operand::Reg(vr) = vdata.value else {
+            return Err(unsupported(w, i, c.pc));
+        };
+        for k in 0..dwords {
+            let reg = &w.vgpr[(vr.first as usize + k) & 255];
+            for (b, v) in bytes.iter_mut().zip(reg.iter()) {
                 b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
             }
-            write_place(x, w, lds, i, c.pc, &place, private, l, &b[..n as usize])?;
-        } else {
-            let bytes = read_place(x, w, lds, i, c.pc, &place, private, l, n)?;
-            for (k, v) in load_result(&bytes, n, signed)
-                .iter()
-                .enumerate()
-                .take(n.div_ceil(4) as usize)
-            {
-                vwrite(w, &vdata, l, k, *v);
+        }
+        x.view
+            .scatter(&addrs, live, n, &bytes)
+            .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+    } else {
+        x.view
+            .gather(&addrs, live, n, &mut bytes)
+            .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+        for (l, b) in bytes.iter().enumerate() {
+            if w.active(l) {
+                // Out-of-range lanes gathered nothing: their bytes are 0.
+                for (k, v) in load_result(b, n, signed).iter().enumerate().take(dwords) {
+                    vwrite(w, &vdata, l, k, *v);
+                }
             }
         }
     }
