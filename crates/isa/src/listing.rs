@@ -8,6 +8,7 @@
 //! concatenated to exactly the text of one sequential pass.
 
 use crate::decode::Decoder;
+use crate::enc;
 use crate::inst::Instruction;
 use crate::opcode::{Encoding, Kind};
 use crate::target::Target;
@@ -230,6 +231,10 @@ impl<'a> Listing<'a> {
                     continue;
                 }
             }
+            if let Some(n) = cache.hit(out, rest, self.target, addr, syms) {
+                off += n;
+                continue;
+            }
             let inst = crate::decode::decode(self.target, rest);
             if inst.len() < 4 {
                 // Trailing bytes: the comment shows them one by one.
@@ -431,16 +436,69 @@ impl LineCache {
         (self.lines, self.hits)
     }
 
+    /// Slot of an instruction by its first word and, for 64-bit
+    /// encodings, its second word (the bytes that decide its length).
     #[inline]
-    fn index(&self, inst: &Instruction) -> usize {
-        let [w0, w1, w2] = inst.words;
-        let k = (w0 as u64 | (w1 as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (w2 as u64 ^ (inst.len as u64) << 32).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        (k.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    fn index(&self, w0: u32, w1: u32) -> usize {
+        let k = (w0 as u64 | (w1 as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (k.rotate_left(29).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> self.shift) as usize
     }
 
-    /// Appends the whole line of `inst` (4 bytes or more) at `addr`.
+    /// Appends the line of the instruction at the start of `code` (at
+    /// `addr`) if the cache has it, without decoding: an entry is used only
+    /// when the bytes the decoder would read are those it was decoded
+    /// from. Returns the instruction's length.
     #[inline]
+    fn hit(
+        &mut self,
+        out: &mut Vec<u8>,
+        code: &[u8],
+        target: Target,
+        addr: u64,
+        syms: &[ListingSymbol<'_>],
+    ) -> Option<usize> {
+        if self.slots.is_empty() || addr >= 1 << 48 {
+            return None;
+        }
+        let word = |i: usize| {
+            code.get(i * 4..i * 4 + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let w0 = word(0)?;
+        let w1 = match enc::base_words(crate::decode::classify(w0)?) {
+            1 => 0,
+            _ => word(1)?,
+        };
+        let slot = self.slots.get(self.index(w0, w1))?;
+        let inst = &slot.key;
+        if slot.len == 0 || inst.words[0] != w0 || inst.target != target {
+            return None;
+        }
+        for i in 1..inst.len as usize / 4 {
+            if word(i) != Some(inst.words[i]) {
+                return None;
+            }
+        }
+        self.hits += 1;
+        self.lines += 1;
+        let (s, n, at) = (slot.start as usize, slot.len as usize, slot.at as usize);
+        let o = out.len();
+        out.extend_from_slice(self.arena.get(s..s + n).unwrap_or_default());
+        if let Some(d) = out.get_mut(o + at..o + at + 12) {
+            hex12_upper(d, addr);
+        }
+        if slot.branch {
+            if let Some(t) = inst.branch_target(addr) {
+                out.push(b' ');
+                write_sym_off_bytes(out, syms, t);
+            }
+            out.push(b'\n');
+        }
+        Some(inst.len())
+    }
+
+    /// Formats the line of `inst` (decoded, 4 bytes or more) at `addr` and
+    /// remembers it.
     fn line(
         &mut self,
         out: &mut Vec<u8>,
@@ -448,37 +506,19 @@ impl LineCache {
         addr: u64,
         syms: &[ListingSymbol<'_>],
     ) {
-        // Twelve address digits are patched in; larger addresses (never
-        // seen in code objects) are formatted.
-        if self.slots.is_empty() || addr >= 1 << 48 {
-            let branch = is_sopp_branch(inst);
-            format_line(out, &mut self.warn, inst, addr, branch, syms);
-            return;
-        }
-        self.lines += 1;
-        let idx = self.index(inst);
-        if let Some(slot) = self.slots.get(idx) {
-            if slot.len != 0 && slot.key == *inst {
-                self.hits += 1;
-                let (s, n, at) = (slot.start as usize, slot.len as usize, slot.at as usize);
-                let o = out.len();
-                out.extend_from_slice(self.arena.get(s..s + n).unwrap_or_default());
-                if let Some(d) = out.get_mut(o + at..o + at + 12) {
-                    hex12_upper(d, addr);
-                }
-                if slot.branch {
-                    if let Some(t) = inst.branch_target(addr) {
-                        out.push(b' ');
-                        write_sym_off_bytes(out, syms, t);
-                    }
-                    out.push(b'\n');
-                }
-                return;
-            }
-        }
         let branch = is_sopp_branch(inst);
         let start = out.len();
         let (at, words_end, warn) = format_line(out, &mut self.warn, inst, addr, branch, syms);
+        if self.slots.is_empty() || addr >= 1 << 48 || inst.is_invalid() {
+            return;
+        }
+        self.lines += 1;
+        // Only instructions whose length the first word's encoding decides
+        // (not SDWA/DPP words decoded as the plain encoding).
+        let nbase = enc::base_words(inst.encoding());
+        if crate::decode::classify(inst.words[0]).map(enc::base_words) != Some(nbase) {
+            return;
+        }
         // Branches keep the text up to the words (the target comment and
         // newline are added per use); they never carry warnings.
         let line = out.get(start..).unwrap_or_default();
@@ -502,6 +542,8 @@ impl LineCache {
         }
         let astart = self.arena.len() as u32;
         self.arena.extend_from_slice(&line[..keep]);
+        let w1 = if nbase == 1 { 0 } else { inst.words[1] };
+        let idx = self.index(inst.words[0], w1);
         if let Some(slot) = self.slots.get_mut(idx) {
             *slot = Slot {
                 key: *inst,
