@@ -27,7 +27,7 @@ use lathe_isa::{
 
 use crate::alu;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
-use crate::wave::{Flow, Step, Wave, LANES};
+use crate::wave::{Flow, Step, VReg, Wave, LANES};
 
 /// Base of the shared (LDS) aperture in flat address space.
 pub const SHARED_APERTURE: u64 = 0x1000_0000_0000_0000;
@@ -554,6 +554,63 @@ fn vwrite(w: &mut Wave, op: &Op, l: usize, k: usize, v: u32) {
     }
 }
 
+/// Every lane of a 32-bit vector source (a VGPR or AGPR copied whole, a
+/// scalar source splatted), source modifiers not applied. Lane handlers
+/// read these instead of resolving the operand once per lane.
+#[inline]
+fn lanes32(w: &Wave, op: &Op) -> VReg {
+    match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => w.vgpr.get(first as usize).copied().unwrap_or([0; LANES]),
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => w.agpr.get(first as usize).copied().unwrap_or([0; LANES]),
+        _ => [s32(w, op); LANES],
+    }
+}
+
+/// Writes `vals` to a 32-bit destination in the active lanes.
+#[inline]
+fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
+    let exec = w.exec;
+    let reg = match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => w.vgpr.get_mut(first as usize),
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => w.agpr.get_mut(first as usize),
+        _ => {
+            for (l, v) in vals.iter().enumerate() {
+                if exec >> l & 1 == 1 {
+                    vwrite(w, op, l, 0, *v);
+                }
+            }
+            return;
+        }
+    };
+    if let Some(r) = reg {
+        if exec == u64::MAX {
+            *r = *vals;
+        } else {
+            for (l, (d, v)) in r.iter_mut().zip(vals.iter()).enumerate() {
+                if exec >> l & 1 == 1 {
+                    *d = *v;
+                }
+            }
+        }
+    }
+}
+
 fn f32_mods(op: &Op, v: u32) -> u32 {
     let v = if op.abs { v & 0x7fff_ffff } else { v };
     if op.neg {
@@ -696,13 +753,16 @@ macro_rules! valu_u32 {
             else {
                 return Ok(Flow::Continue);
             };
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = src_mods(&s0, v32(w, &s0, l));
-                    let $b = src_mods(&s1, v32(w, &s1, l));
-                    vwrite(w, &d, l, 0, $e);
+                    let $a = src_mods(&s0, va[l]);
+                    let $b = src_mods(&s1, vb[l]);
+                    out[l] = $e;
                 }
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -721,12 +781,15 @@ macro_rules! valu_u32 {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
                 return Ok(Flow::Continue);
             };
+            let va = lanes32(w, &s0);
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = src_mods(&s0, v32(w, &s0, l));
-                    vwrite(w, &d, l, 0, $e);
+                    let $a = src_mods(&s0, va[l]);
+                    out[l] = $e;
                 }
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -750,14 +813,17 @@ macro_rules! valu_u32 {
             ) else {
                 return Ok(Flow::Continue);
             };
+            let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = src_mods(&s0, v32(w, &s0, l));
-                    let $b = src_mods(&s1, v32(w, &s1, l));
-                    let $c2 = src_mods(&s2, v32(w, &s2, l));
-                    vwrite(w, &d, l, 0, $e);
+                    let $a = src_mods(&s0, va[l]);
+                    let $b = src_mods(&s1, vb[l]);
+                    let $c2 = src_mods(&s2, vc[l]);
+                    out[l] = $e;
                 }
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -780,14 +846,17 @@ macro_rules! valu_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
-                    let $b = f32::from_bits(f32_mods(&s1, v32(w, &s1, l)));
+                    let $a = f32::from_bits(f32_mods(&s0, va[l]));
+                    let $b = f32::from_bits(f32_mods(&s1, vb[l]));
                     let r: f32 = $e;
-                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                    out[l] = apply_omod_clamp_f32(r, clamp, omod).to_bits();
                 }
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -804,13 +873,16 @@ macro_rules! valu_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let va = lanes32(w, &s0);
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
+                    let $a = f32::from_bits(f32_mods(&s0, va[l]));
                     let r: f32 = $e;
-                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                    out[l] = apply_omod_clamp_f32(r, clamp, omod).to_bits();
                 }
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -832,15 +904,18 @@ macro_rules! valu_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
-                    let $b = f32::from_bits(f32_mods(&s1, v32(w, &s1, l)));
-                    let $c2 = f32::from_bits(f32_mods(&s2, v32(w, &s2, l)));
+                    let $a = f32::from_bits(f32_mods(&s0, va[l]));
+                    let $b = f32::from_bits(f32_mods(&s1, vb[l]));
+                    let $c2 = f32::from_bits(f32_mods(&s2, vc[l]));
                     let r: f32 = $e;
-                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                    out[l] = apply_omod_clamp_f32(r, clamp, omod).to_bits();
                 }
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
