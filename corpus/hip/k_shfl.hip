@@ -59,3 +59,17 @@ __global__ void wave_rotate(int *out, const int *in, int n) {
   int r = (int)blockIdx.x * 5 + 1;
   out[i] = lathe_shfl(v, (int)((lane + (unsigned)r) & 63u));
 }
+
+// ds_swizzle_b32 with all lanes active, in the patterns LLVM names
+// (AMDGPUModifierSyntax): QUAD_PERM(3,2,1,0) = 0x801b; BITMASK_PERM
+// "ppipi" (lane ^ 5) = 0x141f; BROADCAST(8,3) = 0x0078; SWAP(16) = 0x401f;
+// REVERSE(32) = 0x7c1f. 5 outputs per lane.
+__global__ void wave_swizzle(int *out, const int *in) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  out[5 * i + 0] = __builtin_amdgcn_ds_swizzle(v, 0x801b);
+  out[5 * i + 1] = __builtin_amdgcn_ds_swizzle(v, 0x141f);
+  out[5 * i + 2] = __builtin_amdgcn_ds_swizzle(v, 0x0078);
+  out[5 * i + 3] = __builtin_amdgcn_ds_swizzle(v, 0x401f);
+  out[5 * i + 4] = __builtin_amdgcn_ds_swizzle(v, 0x7c1f);
+}

@@ -3485,11 +3485,17 @@ fn ds(
         }
         return Ok(Flow::Continue);
     }
-    if name == "ds_swizzle_b32"
-        || name.contains("gws")
-        || name.contains("append")
-        || name.contains("consume")
-    {
+    if name == "ds_swizzle_b32" {
+        // Lanes exchange through the swizzle pattern in the offset; LDS is
+        // not touched.
+        let (Some(a), Some(v)) = (addr, vdst) else {
+            return Err(unsupported(w, i, c.pc));
+        };
+        let out = crate::xlane::ds_swizzle(&lanes32(w, &a), w.exec, off16 as u16);
+        write_lanes32(w, &v, &out);
+        return Ok(Flow::Continue);
+    }
+    if name.contains("gws") || name.contains("append") || name.contains("consume") {
         return Err(unsupported(w, i, c.pc));
     }
     let two = name.contains("read2") || name.contains("write2");

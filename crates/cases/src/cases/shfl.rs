@@ -138,6 +138,35 @@ pub(super) fn cases() -> Vec<Case> {
                 outs([("out", to_bytes(&out))])
             },
         ),
+        case(
+            "wave_swizzle",
+            "ds_swizzle_b32 patterns QUAD_PERM(3,2,1,0), BITMASK_PERM lane^5, \
+             BROADCAST(8,3), SWAP(16), REVERSE(32), all lanes active; exact",
+            SRC,
+            "_Z12wave_swizzlePiPKi",
+            g,
+            256,
+            vec![
+                Arg::output("out", sz::<i32>(5 * GRID), Cmp::Exact),
+                Arg::input("in", &r.vec(GRID, |r| r.next_u32() as i32)),
+            ],
+            |c| {
+                let v = c.input::<i32>("in");
+                let mut out = Vec::with_capacity(5 * GRID);
+                for i in 0..GRID {
+                    let (base, lane) = (i & !63, i % 64);
+                    let src = [
+                        (lane & !3) | (3 - (lane & 3)),
+                        lane ^ 5,
+                        (lane & !7) | 3,
+                        lane ^ 16,
+                        (lane & 32) | (31 - (lane & 31)),
+                    ];
+                    out.extend(src.iter().map(|s| v[base + s]));
+                }
+                outs([("out", to_bytes(&out))])
+            },
+        ),
     ]
 }
 
