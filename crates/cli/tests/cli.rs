@@ -390,6 +390,31 @@ fn run_executes_a_kernel_and_writes_outputs() {
     ]);
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("takes 4 explicit argument(s)"));
+    // A buffer the host cannot back is a clean error, not an abort.
+    let huge = lathe(&[
+        "run",
+        "--kernel",
+        "axpy",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        "buf:y:1000000000000000000:iota_f32",
+        "-a",
+        "buf:x:256",
+        "-a",
+        "f32:1",
+        "-a",
+        "i32:64",
+        input::DEMO_PATH,
+    ]);
+    assert_eq!(huge.status.code(), Some(1), "{huge:?}");
+    assert!(
+        String::from_utf8_lossy(&huge.stderr)
+            .contains("cannot allocate 1000000000000000000 bytes of device memory"),
+        "{huge:?}"
+    );
 }
 
 mod input {

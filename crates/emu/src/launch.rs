@@ -151,38 +151,63 @@ impl Fill {
         })
     }
 
-    /// The initial bytes of a buffer of `size` bytes.
+    /// The initial bytes of a buffer of `size` bytes (for small buffers;
+    /// [`Fill::generate`] streams large ones).
     pub fn bytes(&self, size: u64) -> Vec<u8> {
-        let n = size as usize;
-        let mut v = vec![0u8; n];
-        let words = |v: &mut Vec<u8>, f: &mut dyn FnMut(usize) -> u32| {
-            for (i, c) in v.chunks_mut(4).enumerate() {
-                let w = f(i).to_le_bytes();
-                c.copy_from_slice(&w[..c.len()]);
-            }
-        };
-        match self {
-            Fill::Zero => {}
-            Fill::Byte(b) => v.fill(*b),
-            Fill::U32(x) => words(&mut v, &mut |_| *x),
-            Fill::F32(x) => words(&mut v, &mut |_| x.to_bits()),
-            Fill::IotaU32 => words(&mut v, &mut |i| i as u32),
-            Fill::IotaF32 => words(&mut v, &mut |i| (i as f32).to_bits()),
-            Fill::RandomU32 => {
-                let mut s: u32 = 0x2545_f491;
-                words(&mut v, &mut |_| {
-                    s ^= s << 13;
-                    s ^= s >> 17;
-                    s ^= s << 5;
-                    s
-                })
-            }
-            Fill::Bytes(b) => {
-                let k = b.len().min(n);
-                v[..k].copy_from_slice(&b[..k]);
-            }
-        }
+        let mut v = vec![0u8; size as usize];
+        self.generate(size, |off, c| {
+            let o = off as usize;
+            v[o..o + c.len()].copy_from_slice(c);
+        });
         v
+    }
+
+    /// Produces the initial bytes of a `size`-byte buffer in order, 64 KiB
+    /// at a time, as `sink(offset, bytes)`: a huge buffer is never built in
+    /// host memory. Nothing is produced for [`Fill::Zero`] (device memory
+    /// starts zeroed).
+    pub fn generate(&self, size: u64, mut sink: impl FnMut(u64, &[u8])) {
+        const CHUNK: u64 = 1 << 16;
+        if *self == Fill::Zero {
+            return;
+        }
+        let mut buf = vec![0u8; size.min(CHUNK) as usize];
+        let mut rng: u32 = 0x2545_f491;
+        let mut off = 0u64;
+        while off < size {
+            let n = (size - off).min(CHUNK) as usize;
+            let c = &mut buf[..n];
+            // Word index of the chunk's first dword (chunks are whole dwords).
+            let base = (off / 4) as usize;
+            let mut words = |f: &mut dyn FnMut(usize) -> u32| {
+                for (i, w) in c.chunks_mut(4).enumerate() {
+                    let b = f(base + i).to_le_bytes();
+                    w.copy_from_slice(&b[..w.len()]);
+                }
+            };
+            match self {
+                Fill::Zero => {}
+                Fill::Byte(b) => c.fill(*b),
+                Fill::U32(x) => words(&mut |_| *x),
+                Fill::F32(x) => words(&mut |_| x.to_bits()),
+                Fill::IotaU32 => words(&mut |i| i as u32),
+                Fill::IotaF32 => words(&mut |i| (i as f32).to_bits()),
+                Fill::RandomU32 => words(&mut |_| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 17;
+                    rng ^= rng << 5;
+                    rng
+                }),
+                Fill::Bytes(b) => {
+                    c.fill(0);
+                    let from = usize::try_from(off).unwrap_or(usize::MAX).min(b.len());
+                    let k = (b.len() - from).min(n);
+                    c[..k].copy_from_slice(&b[from..from + k]);
+                }
+            }
+            sink(off, c);
+            off += n as u64;
+        }
     }
 }
 
@@ -691,6 +716,30 @@ mod tests {
     #[test]
     fn fills() {
         assert_eq!(Fill::IotaU32.bytes(10), vec![0, 0, 0, 0, 1, 0, 0, 0, 2, 0]);
+        // Streaming across chunk edges gives the same bytes as one piece.
+        let big = (1 << 17) + 6;
+        for f in [
+            Fill::IotaF32,
+            Fill::RandomU32,
+            Fill::Bytes((0..=255).cycle().take(70_000).collect()),
+        ] {
+            let whole = f.bytes(big);
+            assert_eq!(whole.len() as u64, big);
+            let mut words = Vec::new();
+            f.generate(big, |off, c| {
+                assert_eq!(off as usize, words.len());
+                words.extend_from_slice(c);
+            });
+            assert_eq!(words, whole);
+            if let Fill::IotaF32 = f {
+                let k = 30_000usize;
+                assert_eq!(whole[4 * k..4 * k + 4], (k as f32).to_le_bytes());
+            }
+        }
+        let mut calls = 0;
+        Fill::Zero.generate(1 << 40, |_, _| calls += 1);
+        assert_eq!(calls, 0, "a zero fill writes nothing");
+        assert_eq!(Fill::Zero.bytes(5), vec![0; 5]);
         assert_eq!(Fill::Byte(7).bytes(3), vec![7, 7, 7]);
         let r1 = Fill::RandomU32.bytes(64);
         assert_eq!(r1, Fill::RandomU32.bytes(64), "deterministic");

@@ -205,7 +205,13 @@ impl Session {
                 output,
             } = a
             {
-                let addr = self.upload(&fill.bytes(*size))?;
+                // Allocate first (a size the host cannot back is an
+                // error, not an abort), then fill in place.
+                let addr = self.mem.allocate((*size).max(4), 256, RegionKind::Device)?;
+                let mut view = self.mem.view();
+                fill.generate(*size, |off, bytes| {
+                    let _ = view.write_bytes(addr + off, bytes);
+                });
                 buffers.push(BufferOut {
                     name: name.clone(),
                     addr,
