@@ -161,6 +161,8 @@ struct Decoded {
     ops: OpList,
     handler: Option<Handler>,
     float: bool,
+    /// MFMA/SMFMAC (modelled under the default MODE only).
+    mfma: bool,
     counters: bool,
     regs: crate::waitcnt::Regs,
 }
@@ -331,6 +333,10 @@ impl<'m> Exec<'m> {
                 && FLOAT_OPS
                     .get()
                     .is_some_and(|f| f.get(index).copied().unwrap_or(false)),
+            mfma: {
+                let n = op.info().name;
+                n.starts_with("v_mfma") || n.starts_with("v_smfmac")
+            },
             counters: wc.vm || wc.lgkm || wc.exp,
             regs: crate::waitcnt::Regs::of(&inst),
         };
@@ -846,14 +852,15 @@ macro_rules! valu_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
             let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
             let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, va[l]));
-                    let $b = f32::from_bits(f32_mods(&s1, vb[l]));
+                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
+                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, vb[l])));
                     let r: f32 = $e;
-                    out[l] = apply_omod_clamp_f32(r, clamp, omod).to_bits();
+                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
                 }
             }
             write_lanes32(w, &d, &out);
@@ -873,13 +880,14 @@ macro_rules! valu_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
             let va = lanes32(w, &s0);
             let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, va[l]));
+                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
                     let r: f32 = $e;
-                    out[l] = apply_omod_clamp_f32(r, clamp, omod).to_bits();
+                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
                 }
             }
             write_lanes32(w, &d, &out);
@@ -904,15 +912,16 @@ macro_rules! valu_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
             let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
             let mut out = [0u32; LANES];
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, va[l]));
-                    let $b = f32::from_bits(f32_mods(&s1, vb[l]));
-                    let $c2 = f32::from_bits(f32_mods(&s2, vc[l]));
+                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
+                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, vb[l])));
+                    let $c2 = fz.in32(f32::from_bits(f32_mods(&s2, vc[l])));
                     let r: f32 = $e;
-                    out[l] = apply_omod_clamp_f32(r, clamp, omod).to_bits();
+                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
                 }
             }
             write_lanes32(w, &d, &out);
@@ -937,12 +946,13 @@ macro_rules! valu_f64 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f64(w.mode);
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
-                    let $b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
+                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
+                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
                     let r: f64 = $e;
-                    let r = apply_omod_clamp_f64(r, clamp, omod).to_bits();
+                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
                     vwrite(w, &d, l, 0, r as u32);
                     vwrite(w, &d, l, 1, (r >> 32) as u32);
                 }
@@ -968,13 +978,14 @@ macro_rules! valu_f64 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f64(w.mode);
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
-                    let $b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
-                    let $c2 = f64::from_bits(f64_mods(&s2, v64(w, &s2, l)));
+                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
+                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
+                    let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, v64(w, &s2, l))));
                     let r: f64 = $e;
-                    let r = apply_omod_clamp_f64(r, clamp, omod).to_bits();
+                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
                     vwrite(w, &d, l, 0, r as u32);
                     vwrite(w, &d, l, 1, (r >> 32) as u32);
                 }
@@ -1112,13 +1123,15 @@ macro_rules! vcmp {
         $e
     }};
     (@read f32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let $a = f32::from_bits(f32_mods(&$s0, v32($w, &$s0, $l)));
-        let $b = f32::from_bits(f32_mods(&$s1, v32($w, &$s1, $l)));
+        let fz = Flush::f32($w.mode);
+        let $a = fz.in32(f32::from_bits(f32_mods(&$s0, v32($w, &$s0, $l))));
+        let $b = fz.in32(f32::from_bits(f32_mods(&$s1, v32($w, &$s1, $l))));
         $e
     }};
     (@read f64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let $a = f64::from_bits(f64_mods(&$s0, v64($w, &$s0, $l)));
-        let $b = f64::from_bits(f64_mods(&$s1, v64($w, &$s1, $l)));
+        let fz = Flush::f64($w.mode);
+        let $a = fz.in64(f64::from_bits(f64_mods(&$s0, v64($w, &$s0, $l))));
+        let $b = fz.in64(f64::from_bits(f64_mods(&$s1, v64($w, &$s1, $l))));
         $e
     }};
 }
@@ -1420,13 +1433,20 @@ macro_rules! mac_f32 {
                 return Ok(Flow::Continue);
             };
             let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
             for l in 0..LANES {
                 if w.active(l) {
-                    let $a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
-                    let $b = f32::from_bits(f32_mods(&s1, v32(w, &s1, l)));
-                    let $c2 = f32::from_bits(v32(w, &d, l));
+                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, v32(w, &s0, l))));
+                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, v32(w, &s1, l))));
+                    let $c2 = fz.in32(f32::from_bits(v32(w, &d, l)));
                     let r: f32 = $e;
-                    vwrite(w, &d, l, 0, apply_omod_clamp_f32(r, clamp, omod).to_bits());
+                    vwrite(
+                        w,
+                        &d,
+                        l,
+                        0,
+                        fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits(),
+                    );
                 }
             }
             Ok(Flow::Continue)
@@ -1439,6 +1459,104 @@ macro_rules! mac_f32 {
 /// nearest even, denormals kept, IEEE and DX10 clamp on). A wave whose MODE
 /// differs stops at its first float instruction (see `Step::step`).
 const M: alu::Mode = alu::Mode::from_bits(0x3f0);
+
+thread_local! {
+    /// The MODE of the wave whose float instruction is executing (set by
+    /// `Step::step`), for the `alu` calls in handler expressions.
+    static WAVE_MODE: std::cell::Cell<u32> = const { std::cell::Cell::new(0x3f0) };
+}
+
+/// The executing wave's MODE.
+#[inline]
+fn md() -> alu::Mode {
+    alu::Mode::from_bits(WAVE_MODE.with(|m| m.get()))
+}
+
+/// Denormal flushing of one precision class under a wave's MODE, for the
+/// handlers that compute with host floats (round to nearest even, the
+/// only rounding they are used under): flushed inputs become a signed
+/// zero before the operation, flushed outputs after rounding.
+#[derive(Clone, Copy)]
+struct Flush {
+    input: bool,
+    output: bool,
+}
+
+impl Flush {
+    #[inline]
+    fn of(d: alu::Denorm) -> Flush {
+        Flush {
+            input: !d.allow_in,
+            output: !d.allow_out,
+        }
+    }
+    #[inline]
+    fn f32(mode: u32) -> Flush {
+        Flush::of(alu::Mode::from_bits(mode).denorm_f32)
+    }
+    #[inline]
+    fn f64(mode: u32) -> Flush {
+        Flush::of(alu::Mode::from_bits(mode).denorm_f64_f16)
+    }
+    #[inline]
+    fn in32(self, x: f32) -> f32 {
+        if self.input && x.is_subnormal() {
+            f32::from_bits(x.to_bits() & 0x8000_0000)
+        } else {
+            x
+        }
+    }
+    #[inline]
+    fn out32(self, x: f32) -> f32 {
+        Flush {
+            input: self.output,
+            output: false,
+        }
+        .in32(x)
+    }
+    #[inline]
+    fn in64(self, x: f64) -> f64 {
+        if self.input && x.is_subnormal() {
+            f64::from_bits(x.to_bits() & (1 << 63))
+        } else {
+            x
+        }
+    }
+    #[inline]
+    fn out64(self, x: f64) -> f64 {
+        Flush {
+            input: self.output,
+            output: false,
+        }
+        .in64(x)
+    }
+}
+
+/// Whether float instructions run correctly under `mode`: any denormal
+/// controls, with nearest-even rounding, IEEE and DX10_CLAMP; MFMA only
+/// under the default MODE.
+fn mode_modelled(mode: u32, mfma: bool) -> bool {
+    let m = alu::Mode::from_bits(mode);
+    if mfma {
+        return m == M;
+    }
+    m.round_f32 == alu::Round::NearestEven
+        && m.round_f64_f16 == alu::Round::NearestEven
+        && m.ieee
+        && m.dx10_clamp
+}
+
+/// `v_mad_f32`/`v_mac_f32`/`v_madak_f32`/`v_madmk_f32`: the product is
+/// rounded before the add (not fused), and denormals are flushed whatever
+/// MODE says (inputs, the product and the result), as `alu::float::mad`
+/// defines it.
+fn mad_legacy_f32(a: f32, b: f32, c: f32) -> f32 {
+    let f = Flush {
+        input: true,
+        output: true,
+    };
+    f.out32(f.out32(f.in32(a) * f.in32(b)) + f.in32(c))
+}
 
 macro_rules! unary64 {
     (|$a:ident| $e:expr) => {{
@@ -1651,9 +1769,9 @@ fn vop3p(
                 })
                 .collect();
             let r = match (name, v.as_slice()) {
-                ("v_pk_fma_f32", [a, b, cc]) => pk::pk_fma_f32(*a, *b, *cc, M),
-                ("v_pk_mul_f32", [a, b]) => pk::pk_mul_f32(*a, *b, M),
-                ("v_pk_add_f32", [a, b]) => pk::pk_add_f32(*a, *b, M),
+                ("v_pk_fma_f32", [a, b, cc]) => pk::pk_fma_f32(*a, *b, *cc, md()),
+                ("v_pk_mul_f32", [a, b]) => pk::pk_mul_f32(*a, *b, md()),
+                ("v_pk_add_f32", [a, b]) => pk::pk_add_f32(*a, *b, md()),
                 _ => return Err(unsupported(w, i, c.pc)),
             };
             vwrite(w, &d, l, 0, r as u32);
@@ -1681,11 +1799,11 @@ fn vop3p(
             })
             .collect();
         let r = match (name, v.as_slice()) {
-            ("v_pk_add_f16", [a, b]) => pk::pk_add_f16(*a, *b, M),
-            ("v_pk_mul_f16", [a, b]) => pk::pk_mul_f16(*a, *b, M),
-            ("v_pk_fma_f16", [a, b, cc]) => pk::pk_fma_f16(*a, *b, *cc, M),
-            ("v_pk_max_f16", [a, b]) => pk::pk_max_f16(*a, *b, M),
-            ("v_pk_min_f16", [a, b]) => pk::pk_min_f16(*a, *b, M),
+            ("v_pk_add_f16", [a, b]) => pk::pk_add_f16(*a, *b, md()),
+            ("v_pk_mul_f16", [a, b]) => pk::pk_mul_f16(*a, *b, md()),
+            ("v_pk_fma_f16", [a, b, cc]) => pk::pk_fma_f16(*a, *b, *cc, md()),
+            ("v_pk_max_f16", [a, b]) => pk::pk_max_f16(*a, *b, md()),
+            ("v_pk_min_f16", [a, b]) => pk::pk_min_f16(*a, *b, md()),
             ("v_pk_add_u16", [a, b]) => pk::pk_add_u16(*a, *b, clamp),
             ("v_pk_sub_u16", [a, b]) => pk::pk_sub_u16(*a, *b, clamp),
             ("v_pk_add_i16", [a, b]) => pk::pk_add_i16(*a, *b, clamp),
@@ -1747,13 +1865,13 @@ fn valu_f16(
             v.push(u64::from(v32(w, &a, l) & 0xffff));
         }
         let r = match (name, v.as_slice()) {
-            ("v_add_f16", [a, b]) => alu::float::add::<F16>(*a, *b, M),
-            ("v_sub_f16", [a, b]) => alu::float::sub::<F16>(*a, *b, M),
-            ("v_subrev_f16", [a, b]) => alu::float::sub::<F16>(*b, *a, M),
-            ("v_mul_f16", [a, b]) => alu::float::mul::<F16>(*a, *b, M),
-            ("v_max_f16", [a, b]) => alu::float::max::<F16>(*a, *b, M),
-            ("v_min_f16", [a, b]) => alu::float::min::<F16>(*a, *b, M),
-            ("v_fma_f16" | "v_fmac_f16", [a, b, cc]) => alu::float::fma::<F16>(*a, *b, *cc, M),
+            ("v_add_f16", [a, b]) => alu::float::add::<F16>(*a, *b, md()),
+            ("v_sub_f16", [a, b]) => alu::float::sub::<F16>(*a, *b, md()),
+            ("v_subrev_f16", [a, b]) => alu::float::sub::<F16>(*b, *a, md()),
+            ("v_mul_f16", [a, b]) => alu::float::mul::<F16>(*a, *b, md()),
+            ("v_max_f16", [a, b]) => alu::float::max::<F16>(*a, *b, md()),
+            ("v_min_f16", [a, b]) => alu::float::min::<F16>(*a, *b, md()),
+            ("v_fma_f16" | "v_fmac_f16", [a, b, cc]) => alu::float::fma::<F16>(*a, *b, *cc, md()),
             _ => return Err(unsupported(w, i, c.pc)),
         };
         vwrite(w, &d, l, 0, r as u32 & 0xffff);
@@ -2401,17 +2519,17 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_mul_f32" => valu_f32!(|a, b| a * b),
         "v_min_f32" => {
             valu_u32!(
-                |a, b| alu::float::min::<alu::soft::F32>(u64::from(a), u64::from(b), M) as u32
+                |a, b| alu::float::min::<alu::soft::F32>(u64::from(a), u64::from(b), md()) as u32
             )
         }
         "v_max_f32" => {
             valu_u32!(
-                |a, b| alu::float::max::<alu::soft::F32>(u64::from(a), u64::from(b), M) as u32
+                |a, b| alu::float::max::<alu::soft::F32>(u64::from(a), u64::from(b), md()) as u32
             )
         }
         "v_fma_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
         "v_fmac_f32" => mac_f32!(|a, b, c| a.mul_add(b, c)),
-        "v_mac_f32" => mac_f32!(|a, b, c| a * b + c),
+        "v_mac_f32" => mac_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
         "v_fmac_f64" => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
@@ -2429,31 +2547,31 @@ fn handler_for(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_rcp_iflag_f32" => valu_u32!(|a| alu::trans::rcp_iflag_f32(a, M)),
-        "v_cvt_f64_f32" => unary64_from32!(|a| alu::cvt::cvt_f64_f32(a, M)),
-        "v_cvt_f32_f64" => unary32_from64!(|a| alu::cvt::cvt_f32_f64(a, M)),
+        "v_rcp_iflag_f32" => valu_u32!(|a| alu::trans::rcp_iflag_f32(a, md())),
+        "v_cvt_f64_f32" => unary64_from32!(|a| alu::cvt::cvt_f64_f32(a, md())),
+        "v_cvt_f32_f64" => unary32_from64!(|a| alu::cvt::cvt_f32_f64(a, md())),
         "v_cvt_i32_f64" => unary32_from64!(|a| alu::cvt::cvt_i32_f64(a) as u32),
         "v_cvt_u32_f64" => unary32_from64!(|a| alu::cvt::cvt_u32_f64(a)),
         "v_cvt_f64_i32" => unary64_from32!(|a| alu::cvt::cvt_f64_i32(a as i32)),
         "v_cvt_f64_u32" => unary64_from32!(|a| alu::cvt::cvt_f64_u32(a)),
-        "v_cvt_f16_f32" => valu_u32!(|a| u32::from(alu::cvt::cvt_f16_f32(a, M))),
-        "v_cvt_f32_f16" => valu_u32!(|a| alu::cvt::cvt_f32_f16(a as u16, M)),
-        "v_cvt_pkrtz_f16_f32" => valu_u32!(|a, b| alu::cvt::cvt_pkrtz_f16_f32(a, b, M)),
+        "v_cvt_f16_f32" => valu_u32!(|a| u32::from(alu::cvt::cvt_f16_f32(a, md()))),
+        "v_cvt_f32_f16" => valu_u32!(|a| alu::cvt::cvt_f32_f16(a as u16, md())),
+        "v_cvt_pkrtz_f16_f32" => valu_u32!(|a, b| alu::cvt::cvt_pkrtz_f16_f32(a, b, md())),
         "v_perm_b32" => valu_u32!(|a, b, c| alu::int::perm_b32(a, b, c)),
-        "v_rcp_f64" => unary64!(|a| alu::trans::rcp_f64(a, M)),
-        "v_sqrt_f64" => unary64!(|a| alu::trans::sqrt_f64(a, M)),
-        "v_rsq_f64" => unary64!(|a| alu::trans::rsq_f64(a, M)),
-        "v_rndne_f64" => unary64!(|a| alu::float::rndne::<alu::soft::F64>(a, M)),
-        "v_floor_f64" => unary64!(|a| alu::float::floor::<alu::soft::F64>(a, M)),
-        "v_trunc_f64" => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, M)),
-        "v_ceil_f64" => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, M)),
-        "v_fract_f64" => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, M)),
+        "v_rcp_f64" => unary64!(|a| alu::trans::rcp_f64(a, md())),
+        "v_sqrt_f64" => unary64!(|a| alu::trans::sqrt_f64(a, md())),
+        "v_rsq_f64" => unary64!(|a| alu::trans::rsq_f64(a, md())),
+        "v_rndne_f64" => unary64!(|a| alu::float::rndne::<alu::soft::F64>(a, md())),
+        "v_floor_f64" => unary64!(|a| alu::float::floor::<alu::soft::F64>(a, md())),
+        "v_trunc_f64" => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, md())),
+        "v_ceil_f64" => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, md())),
+        "v_fract_f64" => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, md())),
         "v_frexp_mant_f32" => {
-            valu_u32!(|a| alu::float::frexp_mant::<alu::soft::F32>(u64::from(a), M) as u32)
+            valu_u32!(|a| alu::float::frexp_mant::<alu::soft::F32>(u64::from(a), md()) as u32)
         }
-        "v_frexp_exp_i32_f32" => valu_u32!(|a| alu::float::frexp_exp_f32(a, M) as u32),
-        "v_frexp_mant_f64" => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, M)),
-        "v_frexp_exp_i32_f64" => unary32_from64!(|a| alu::float::frexp_exp_f64(a, M) as u32),
+        "v_frexp_exp_i32_f32" => valu_u32!(|a| alu::float::frexp_exp_f32(a, md()) as u32),
+        "v_frexp_mant_f64" => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, md())),
+        "v_frexp_exp_i32_f64" => unary32_from64!(|a| alu::float::frexp_exp_f64(a, md()) as u32),
         "v_ldexp_f64" => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
@@ -2465,7 +2583,7 @@ fn handler_for(name: &str) -> Option<Handler> {
                     let r = alu::float::ldexp_f64(
                         f64_mods(&s0, v64(w, &s0, l)),
                         v32(w, &s1, l) as i32,
-                        M,
+                        md(),
                     );
                     vwrite(w, &d, l, 0, r as u32);
                     vwrite(w, &d, l, 1, (r >> 32) as u32);
@@ -2489,7 +2607,7 @@ fn handler_for(name: &str) -> Option<Handler> {
                         f32_mods(&s0, v32(w, &s0, l)),
                         f32_mods(&s1, v32(w, &s1, l)),
                         f32_mods(&s2, v32(w, &s2, l)),
-                        M,
+                        md(),
                     );
                     vwrite(w, &d, l, 0, r);
                     vcc |= u64::from(f) << l;
@@ -2517,7 +2635,7 @@ fn handler_for(name: &str) -> Option<Handler> {
                         f64_mods(&s0, v64(w, &s0, l)),
                         f64_mods(&s1, v64(w, &s1, l)),
                         f64_mods(&s2, v64(w, &s2, l)),
-                        M,
+                        md(),
                     );
                     vwrite(w, &d, l, 0, r as u32);
                     vwrite(w, &d, l, 1, (r >> 32) as u32);
@@ -2547,7 +2665,7 @@ fn handler_for(name: &str) -> Option<Handler> {
                         f32_mods(&s1, v32(w, &s1, l)),
                         f32_mods(&s2, v32(w, &s2, l)),
                         vcc >> l & 1 == 1,
-                        M,
+                        md(),
                     );
                     vwrite(w, &d, l, 0, r);
                 }
@@ -2571,7 +2689,7 @@ fn handler_for(name: &str) -> Option<Handler> {
                         f64_mods(&s1, v64(w, &s1, l)),
                         f64_mods(&s2, v64(w, &s2, l)),
                         vcc >> l & 1 == 1,
-                        M,
+                        md(),
                     );
                     vwrite(w, &d, l, 0, r as u32);
                     vwrite(w, &d, l, 1, (r >> 32) as u32);
@@ -2685,26 +2803,26 @@ fn handler_for(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_mad_f32" => valu_f32!(|a, b, c| a * b + c),
+        "v_mad_f32" => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
         "v_fmaak_f32" | "v_fmamk_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
-        "v_madak_f32" | "v_madmk_f32" => valu_f32!(|a, b, c| a * b + c),
+        "v_madak_f32" | "v_madmk_f32" => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
         "v_max3_f32" => valu_u32!(|a, b, c| alu::float::max3::<alu::soft::F32>(
             u64::from(a),
             u64::from(b),
             u64::from(c),
-            M
+            md()
         ) as u32),
         "v_min3_f32" => valu_u32!(|a, b, c| alu::float::min3::<alu::soft::F32>(
             u64::from(a),
             u64::from(b),
             u64::from(c),
-            M
+            md()
         ) as u32),
         "v_med3_f32" => valu_u32!(|a, b, c| alu::float::med3::<alu::soft::F32>(
             u64::from(a),
             u64::from(b),
             u64::from(c),
-            M
+            md()
         ) as u32),
         "v_ldexp_f32" => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
@@ -2745,8 +2863,16 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_cvt_f32_ubyte3" => valu_u32!(|a| ((a >> 24) as f32).to_bits()),
         "v_add_f64" => valu_f64!(|a, b| a + b),
         "v_mul_f64" => valu_f64!(|a, b| a * b),
-        "v_min_f64" => valu_f64!(|a, b| a.min(b)),
-        "v_max_f64" => valu_f64!(|a, b| a.max(b)),
+        "v_min_f64" => valu_f64!(|a, b| f64::from_bits(alu::float::min::<alu::soft::F64>(
+            a.to_bits(),
+            b.to_bits(),
+            md()
+        ))),
+        "v_max_f64" => valu_f64!(|a, b| f64::from_bits(alu::float::max::<alu::soft::F64>(
+            a.to_bits(),
+            b.to_bits(),
+            md()
+        ))),
         "v_fma_f64" => valu_f64!(|a, b, c| a.mul_add(b, c)),
         _ => return None,
     })
@@ -3711,19 +3837,29 @@ impl Step for Exec<'_> {
         let Some(h) = d.handler else {
             return Err(unsupported(w, inst, pc));
         };
-        if d.float && w.mode != M.bits() && alu::Mode::from_bits(w.mode) != M {
-            // Float semantics are those of the HIP default MODE (round to
-            // nearest even, denormals kept, IEEE, DX10 clamp); any other
-            // MODE stops rather than computing with the wrong rules.
-            return Err(Stop::Unsupported {
-                inst: format!(
-                    "{inst} (MODE {:#x}: only the default {:#x} is modelled)",
-                    w.mode,
-                    M.bits()
-                ),
-                pc,
-                wave: id(w),
-            });
+        if d.float {
+            if w.mode != M.bits() && !mode_modelled(w.mode, d.mfma) {
+                // Float semantics follow MODE's denormal controls under
+                // round-to-nearest-even with IEEE and DX10_CLAMP set (what
+                // HIP code runs with, `-fgpu-flush-denormals-to-zero`
+                // included); other rounding modes, and MFMA under any
+                // non-default MODE, stop rather than compute wrongly.
+                return Err(Stop::Unsupported {
+                    inst: format!(
+                        "{inst} (MODE {:#x}: rounding other than nearest-even, IEEE or \
+                         DX10_CLAMP off{} not modelled)",
+                        w.mode,
+                        if d.mfma {
+                            ", or MFMA under a non-default MODE,"
+                        } else {
+                            ""
+                        }
+                    ),
+                    pc,
+                    wave: id(w),
+                });
+            }
+            WAVE_MODE.with(|m| m.set(w.mode));
         }
         if trace_enabled() {
             eprintln!(

@@ -252,22 +252,103 @@ fn unmapped_kernarg_segment_is_a_fault() {
     }
 }
 
+/// Flushes an f32 denormal to a signed zero.
+fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
 #[test]
-fn a_non_default_float_mode_stops_instead_of_computing_wrongly() {
-    // -fgpu-flush-denormals-to-zero makes the descriptor request f32
-    // denormal flushing, which the float paths do not model yet.
-    let mut b = Build::new("vecops.hip", &["gfx90a"], Output::CodeObject);
-    b.extra.push("-fgpu-flush-denormals-to-zero");
-    let co = std::fs::read(b.build()).expect("code object");
-    let s = Session::load("gfx90a".parse().expect("target"), &[&co]).expect("load");
+fn f32_denormal_flushing_follows_the_descriptor_mode() {
+    // Pairs with denormal inputs, and normal inputs whose product, sum,
+    // fma or difference is denormal.
+    let d = f32::from_bits(0x0000_1234); // a denormal
+    let pairs: Vec<(f32, f32)> = vec![
+        (d, 1.0),
+        (-d, 2.0),
+        (1e-20, 1e-20),
+        (-3e-20, 1e-20),
+        (1.5e-38, -1.4e-38),
+        (d, f32::from_bits(0x0000_4321)),
+        (0.0, d),
+        (1.0, 2.0),
+        (-d, 0.0),
+        (f32::MIN_POSITIVE, 0.5),
+    ];
+    let a: Vec<f32> = pairs.iter().map(|p| p.0).collect();
+    let b: Vec<f32> = pairs.iter().map(|p| p.1).collect();
+    let n = pairs.len();
+    for (arch, opt) in TARGETS {
+        for flush in [false, true] {
+            let mut bld = Build::new("fpmode.hip", &[arch], Output::CodeObject);
+            bld.opt = opt;
+            if flush {
+                bld.extra.push("-fgpu-flush-denormals-to-zero");
+            }
+            let co = std::fs::read(bld.build()).expect("code object");
+            let s = Session::load(arch.parse().expect("target"), &[&co]).expect("load");
+            let args = [
+                buf("out", vec![0; 5 * 4 * n]),
+                buf("a", bytes_f32(&a)),
+                buf("b", bytes_f32(&b)),
+                scalar("i32", n as i32),
+            ];
+            let (_r, bufs) = s
+                .launch(
+                    "_Z10denorm_opsPfPKfS1_i",
+                    Shape::linear(64, 64),
+                    &args,
+                    &Options::default(),
+                )
+                .expect("runs");
+            let got = f32s(&s.download(bufs[0].addr, bufs[0].size).expect("read"));
+            for (k, &(x, y)) in pairs.iter().enumerate() {
+                let want = if flush {
+                    let (x, y) = (ftz(x), ftz(y));
+                    [
+                        ftz(x * y),
+                        ftz(x + y),
+                        ftz(x.mul_add(y, x)),
+                        f32::from(u8::from(x < y)),
+                        ftz(x - y),
+                    ]
+                } else {
+                    [
+                        x * y,
+                        x + y,
+                        x.mul_add(y, x),
+                        f32::from(u8::from(x < y)),
+                        x - y,
+                    ]
+                };
+                for (o, w) in want.iter().enumerate() {
+                    assert_eq!(
+                        got[5 * k + o].to_bits(),
+                        w.to_bits(),
+                        "{arch} {opt} flush={flush} pair {k} ({x:e}, {y:e}) output {o}: got {:e} want {w:e}",
+                        got[5 * k + o]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rounding_mode_the_emulator_does_not_model_stops() {
+    // The kernel sets MODE.FP_ROUND(f32) to round-toward-zero with s_setreg
+    // before an f32 add: the add stops rather than rounding to nearest.
+    let s = session("fpmode.hip", "gfx90a", "-O3");
     let args = [
-        buf("y", vec![0; 256]),
-        buf("x", vec![0; 256]),
-        scalar("f32", 1.0f32),
+        buf("out", vec![0; 256]),
+        buf("a", vec![0; 256]),
         scalar("i32", 64),
     ];
     match s.launch(
-        "_Z4axpyPfPKffi",
+        "_Z17round_toward_zeroPfPKfi",
         Shape::linear(64, 64),
         &args,
         &Options::default(),
@@ -276,7 +357,8 @@ fn a_non_default_float_mode_stops_instead_of_computing_wrongly() {
             stop: Stop::Unsupported { inst, .. },
             ..
         })) => {
-            assert!(inst.contains("MODE"), "{inst}");
+            assert!(inst.starts_with("v_add_f32"), "{inst}");
+            assert!(inst.contains("MODE 0x3f3"), "{inst}");
         }
         other => panic!("expected an unsupported-MODE stop, got {other:?}"),
     }
