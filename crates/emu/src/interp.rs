@@ -3496,6 +3496,57 @@ fn mubuf(
         // lanes x 4 bytes per row), so an access is split at dword edges.
         let seg = base + soff;
         let phys = |p: u64, l: usize| seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4);
+        // Fast path: every lane at the same dword-aligned offset (spills,
+        // stack slots), so dword k of the wave is one 256-byte row. If a
+        // row access faults, the lane-by-lane path below reports it.
+        let p0 = addrs[live.trailing_zeros().min(63) as usize];
+        let uniform = live != 0
+            && n % 4 == 0
+            && p0 % 4 == 0
+            && addrs
+                .iter()
+                .enumerate()
+                .all(|(l, &p)| live >> l & 1 == 0 || p == p0);
+        if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
+            let mut done = true;
+            for k in 0..(n / 4) as usize {
+                let row = phys(p0 + 4 * k as u64, 0);
+                let reg = vr.first as usize + k;
+                if is_store {
+                    let file = if vr.file == RegFile::Agpr {
+                        &w.agpr
+                    } else {
+                        &w.vgpr
+                    };
+                    let src = file.get(reg).copied().unwrap_or([0; LANES]);
+                    let mut lanes = [[0u8; 16]; LANES];
+                    let mut rows = [0u64; LANES];
+                    for (l, (b, a)) in lanes.iter_mut().zip(rows.iter_mut()).enumerate() {
+                        b[..4].copy_from_slice(&src[l].to_le_bytes());
+                        *a = row + 4 * l as u64;
+                    }
+                    if x.view.scatter(&rows, live, 4, &lanes).is_err() {
+                        done = false;
+                        break;
+                    }
+                } else {
+                    let mut b = [0u8; 4 * LANES];
+                    if x.view.read_bytes(row, &mut b).is_err() {
+                        done = false;
+                        break;
+                    }
+                    for (l, v) in b.chunks_exact(4).enumerate() {
+                        if live >> l & 1 == 1 {
+                            let v = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                            vwrite(w, &vdata, l, k, v);
+                        }
+                    }
+                }
+            }
+            if done {
+                return Ok(Flow::Continue);
+            }
+        }
         for (l, &p) in addrs.iter().enumerate() {
             if live >> l & 1 == 0 {
                 continue;
@@ -3505,8 +3556,13 @@ fn mubuf(
                 let Operand::Reg(vr) = vdata.value else {
                     return Err(unsupported(w, i, c.pc));
                 };
+                let file = if vr.file == RegFile::Agpr {
+                    &w.agpr
+                } else {
+                    &w.vgpr
+                };
                 for k in 0..n.div_ceil(4) as usize {
-                    let v = w.vgpr[(vr.first as usize + k) & 255][l];
+                    let v = file.get(vr.first as usize + k).map_or(0, |r| r[l]);
                     b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
                 }
             }
