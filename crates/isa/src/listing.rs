@@ -265,7 +265,16 @@ struct Bytes<'a>(&'a mut Vec<u8>);
 impl Write for Bytes<'_> {
     #[inline]
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
+        let b = s.as_bytes();
+        if b.len() <= 8 {
+            // Register names, digits, separators: a byte loop beats a
+            // memcpy call.
+            for &c in b {
+                self.0.push(c);
+            }
+        } else {
+            self.0.extend_from_slice(b);
+        }
         Ok(())
     }
 
@@ -295,9 +304,34 @@ fn pad_comment(out: &mut Vec<u8>, start: usize) {
 const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
 
+/// The 8 uppercase hex digits of `v` (`{v:08X}`), without a loop: each
+/// nibble spread to a byte, then turned into its ASCII digit.
+#[inline]
+fn hex8(v: u32) -> [u8; 8] {
+    let x = v as u64;
+    let x = ((x & 0xFFFF_0000) << 16) | (x & 0xFFFF);
+    let x = ((x & 0x0000_FF00_0000_FF00) << 8) | (x & 0x0000_00FF_0000_00FF);
+    let x = ((x & 0x00F0_00F0_00F0_00F0) << 4) | (x & 0x000F_000F_000F_000F);
+    // 1 in each byte holding 10..=15.
+    let letters = ((x + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    (x + 0x3030_3030_3030_3030 + letters * 7).to_be_bytes()
+}
+
 /// `v` in uppercase hex, at least `min_digits` digits (`{v:0NX}`).
 #[inline]
 fn push_hex_upper(out: &mut Vec<u8>, v: u64, min_digits: usize) {
+    if min_digits == 8 && v <= u32::MAX as u64 {
+        out.extend_from_slice(&hex8(v as u32));
+        return;
+    }
+    if min_digits == 12 && v < 1 << 48 {
+        out.extend_from_slice(&[0; 12]);
+        let n = out.len();
+        if let Some(d) = out.get_mut(n - 12..) {
+            hex12_upper(d, v);
+        }
+        return;
+    }
     let mut buf = [b'0'; 16];
     let digits = ((64 - v.leading_zeros() as usize).div_ceil(4)).clamp(min_digits.min(16), 16);
     for (i, d) in buf[..digits].iter_mut().rev().enumerate() {
@@ -563,11 +597,14 @@ fn is_sopp_branch(inst: &Instruction) -> bool {
     info.enc == Encoding::Sopp && info.operands.iter().any(|s| s.kind == Kind::Branch)
 }
 
-/// `v` (below 2^48) as 12 uppercase hex digits into `d`.
+/// `v` (below 2^48) as 12 uppercase hex digits into `d` (12 bytes).
 #[inline]
 fn hex12_upper(d: &mut [u8], v: u64) {
-    for (i, c) in d.iter_mut().rev().enumerate() {
-        *c = HEX_UPPER[((v >> (4 * i)) & 0xF) as usize];
+    if let Some(hi) = d.get_mut(..4) {
+        hi.copy_from_slice(&hex8((v >> 32) as u32)[4..]);
+    }
+    if let Some(lo) = d.get_mut(4..12) {
+        lo.copy_from_slice(&hex8(v as u32));
     }
 }
 
@@ -663,4 +700,158 @@ fn write_lathe(
         out.write_char('\n')?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(ws: &[u32]) -> Vec<u8> {
+        ws.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    fn whole(l: &Listing<'_>) -> Vec<u8> {
+        let mut out = Vec::new();
+        l.write_part(&mut out, l.start(), l.code_len(), &mut LineCache::new());
+        out
+    }
+
+    #[test]
+    fn parts_concatenate_to_the_sequential_listing() {
+        // f: s_mov_b32 s0, 0x12345678; s_nop 0; s_cbranch_scc0 g;
+        // g: v_mov_b32 v0, v1 (cached), s_endpgm; h: the same again.
+        let code = words(&[
+            0xBE80_00FF,
+            0x1234_5678,
+            0xBF80_0000,
+            0xBF84_0000,
+            0x7E00_0301,
+            0x7E00_0301,
+            0xBF81_0000,
+            0xBE80_00FF,
+            0x1234_5678,
+            0x7E00_0301,
+            0xBF81_0000,
+        ]);
+        let syms = [
+            ListingSymbol {
+                name: "f",
+                addr: 0x1000,
+                size: 16,
+            },
+            ListingSymbol {
+                name: "g",
+                addr: 0x1010,
+                size: 12,
+            },
+            ListingSymbol {
+                name: "h",
+                addr: 0x101c,
+                size: 16,
+            },
+        ];
+        let l = Listing::new(Target::Gfx90a, &code, 0x1000, &syms, Style::LlvmObjdump);
+        let seq = whole(&l);
+        let text = String::from_utf8(seq.clone()).unwrap_or_default();
+        assert!(text.contains("s_cbranch_scc0 0 "), "{text}");
+        assert!(text.contains("<g>"), "{text}");
+        let points = l.split_points(1);
+        assert_eq!(points.len(), 3);
+        let mut out = Vec::new();
+        for (k, p) in points.iter().enumerate() {
+            let until = points.get(k + 1).map_or(l.code_len(), Position::offset);
+            let end = l.write_part(&mut out, *p, until, &mut LineCache::new());
+            if let Some(next) = points.get(k + 1) {
+                assert_eq!(end, *next);
+            }
+        }
+        assert_eq!(out, seq);
+        // Without a cache, the same text.
+        let mut plain = Vec::new();
+        l.write_part(
+            &mut plain,
+            l.start(),
+            l.code_len(),
+            &mut LineCache::with_bits(0),
+        );
+        assert_eq!(plain, seq);
+        // And through `fmt::Write`.
+        let mut s = String::new();
+        assert!(write_listing(
+            &mut s,
+            Target::Gfx90a,
+            &code,
+            0x1000,
+            &syms,
+            Style::LlvmObjdump
+        )
+        .is_ok());
+        assert_eq!(s.as_bytes(), &seq[..]);
+    }
+
+    #[test]
+    fn a_part_reports_where_an_instruction_ran_over_its_end() {
+        // s_nop 0 at 0, s_mov_b32 with a literal at 4..12, symbol b at 8:
+        // the pass reaches 12, not b's 8.
+        let code = words(&[0xBF80_0000, 0xBE80_00FF, 0x1234_5678, 0xBF81_0000]);
+        let syms = [
+            ListingSymbol {
+                name: "a",
+                addr: 0,
+                size: 8,
+            },
+            ListingSymbol {
+                name: "b",
+                addr: 8,
+                size: 8,
+            },
+        ];
+        let l = Listing::new(Target::Gfx90a, &code, 0, &syms, Style::LlvmObjdump);
+        let seq = whole(&l);
+        let points = l.split_points(1);
+        assert_eq!(points.len(), 2);
+        let mut out = Vec::new();
+        let mut cache = LineCache::new();
+        let end = l.write_part(&mut out, points[0], points[1].offset(), &mut cache);
+        assert_ne!(end, points[1]);
+        assert_eq!(end.offset(), 12);
+        // Continuing from where the pass stopped gives the sequential text.
+        l.write_part(&mut out, end, l.code_len(), &mut cache);
+        assert_eq!(out, seq);
+    }
+
+    #[test]
+    fn hex_digits_match_format() {
+        for v in [
+            0u32,
+            1,
+            9,
+            10,
+            15,
+            16,
+            0xABCD_EF01,
+            0x1234_5678,
+            u32::MAX,
+            0x0A0B_0C0D,
+        ] {
+            assert_eq!(hex8(v).to_vec(), format!("{v:08X}").into_bytes());
+        }
+        for v in [
+            0u64,
+            0x1_0000_0000,
+            0xFFFF_FFFF_FFFF,
+            0x1234_5678_9ABC,
+            0x1000_0000_0000,
+        ] {
+            let mut d = [0u8; 12];
+            hex12_upper(&mut d, v);
+            assert_eq!(d.to_vec(), format!("{v:012X}").into_bytes());
+            let mut out = Vec::new();
+            push_hex_upper(&mut out, v, 12);
+            assert_eq!(out, format!("{v:012X}").into_bytes());
+        }
+        let mut out = Vec::new();
+        push_hex_upper(&mut out, 0x1_0000_0000_0000, 12);
+        assert_eq!(out, b"1000000000000");
+    }
 }

@@ -129,7 +129,7 @@ impl Instruction {
                         first = false;
                         out.write_str(class)?;
                         out.write_str(": scalar reg isn't aligned ")?;
-                        reg::write_u32(out, n)?;
+                        write_dec(out, n)?;
                     }
                 }
             }
@@ -401,7 +401,7 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
             r.first = base + idx - idx % align;
         }
     }
-    r.write(out)?;
+    write_reg_name(out, r)?;
     // Register-class violations LLVM flags with a comment.
     let inline_value =
         r.file == RegFile::Scalar && matches!(r.first, 125 | 230 | 231 | 235..=239 | 251..=253);
@@ -463,11 +463,66 @@ fn write_default_class(out: &mut impl Write, kind: Kind, r: RegRange) -> fmt::Re
     };
     out.write_str(prefix)?;
     out.write_char('_')?;
-    reg::write_u32(out, r.count as u32 * 32)?;
+    write_dec(out, r.count as u32 * 32)?;
     out.write_str("_Align2")
 }
 
+/// A register name as [`RegRange::write`] spells it, with fast paths for
+/// VGPRs, AGPRs and SGPRs.
+#[inline]
+fn write_reg_name(out: &mut impl Write, r: RegRange) -> fmt::Result {
+    let prefix = match r.file {
+        RegFile::Vgpr => "v",
+        RegFile::Agpr => "a",
+        RegFile::Scalar if r.first <= 101 => "s",
+        RegFile::Scalar => return r.write(out),
+    };
+    out.write_str(prefix)?;
+    if r.count <= 1 {
+        return write_dec(out, r.first as u32);
+    }
+    out.write_char('[')?;
+    write_dec(out, r.first as u32)?;
+    out.write_char(':')?;
+    write_dec(out, r.first as u32 + r.count as u32 - 1)?;
+    out.write_char(']')
+}
+
 // --- number formatting ----------------------------------------------------
+
+/// "000" to "999", three digits each.
+const DEC3_BYTES: [u8; 3000] = {
+    let mut t = [0u8; 3000];
+    let mut i = 0;
+    while i < 1000 {
+        t[3 * i] = b'0' + (i / 100) as u8;
+        t[3 * i + 1] = b'0' + (i / 10 % 10) as u8;
+        t[3 * i + 2] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+const DEC3: &str = match std::str::from_utf8(&DEC3_BYTES) {
+    Ok(s) => s,
+    Err(_) => panic!("digits are ASCII"),
+};
+
+/// Decimal, from a table for values below 1000 (register numbers,
+/// offsets).
+#[inline]
+pub(crate) fn write_dec(out: &mut impl Write, v: u32) -> fmt::Result {
+    let i = v as usize * 3;
+    let digits = match v {
+        0..=9 => DEC3.get(i + 2..i + 3),
+        10..=99 => DEC3.get(i + 1..i + 3),
+        100..=999 => DEC3.get(i..i + 3),
+        _ => None,
+    };
+    match digits {
+        Some(d) => out.write_str(d),
+        None => reg::write_u32(out, v),
+    }
+}
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -503,7 +558,7 @@ pub(crate) fn write_hex_signed(out: &mut impl Write, v: i64) -> fmt::Result {
 
 pub(crate) fn write_u64(out: &mut impl Write, v: u64) -> fmt::Result {
     if v <= u32::MAX as u64 {
-        return reg::write_u32(out, v as u32);
+        return write_dec(out, v as u32);
     }
     write!(out, "{v}")
 }

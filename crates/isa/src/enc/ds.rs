@@ -3,7 +3,7 @@
 
 use crate::inst::Instruction;
 use crate::opcode::flags;
-use crate::reg::write_u32;
+use crate::print::write_dec;
 use std::fmt::{self, Write};
 
 pub(crate) fn print_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
@@ -18,17 +18,17 @@ pub(crate) fn print_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Resul
     } else if inst.has(flags::OFFSET01) {
         if off0 != 0 {
             out.write_str(" offset0:")?;
-            write_u32(out, off0)?;
+            write_dec(out, off0)?;
         }
         if off1 != 0 {
             out.write_str(" offset1:")?;
-            write_u32(out, off1)?;
+            write_dec(out, off1)?;
         }
     } else if inst.has(flags::OFFSET) {
         let v = inst.bits(0, 0, 16);
         if v != 0 {
             out.write_str(" offset:")?;
-            write_u32(out, v)?;
+            write_dec(out, v)?;
         }
     }
     if inst.has(flags::GDS) && inst.bit(16) {
@@ -43,14 +43,14 @@ pub(crate) fn write_swizzle(v: u32, out: &mut impl Write) -> fmt::Result {
     // GFX9+: rotate (0xC000..0xE000) and FFT (0xE000..) modes.
     if v >= 0xE000 {
         out.write_str("swizzle(FFT,")?;
-        write_u32(out, v & 0x1F)?;
+        write_dec(out, v & 0x1F)?;
         return out.write_char(')');
     }
     if v >= 0xC000 {
         out.write_str("swizzle(ROTATE,")?;
-        write_u32(out, (v >> 10) & 1)?;
+        write_dec(out, (v >> 10) & 1)?;
         out.write_char(',')?;
-        write_u32(out, (v >> 5) & 0x1F)?;
+        write_dec(out, (v >> 5) & 0x1F)?;
         return out.write_char(')');
     }
     if v & 0xFF00 == 0x8000 {
@@ -58,34 +58,34 @@ pub(crate) fn write_swizzle(v: u32, out: &mut impl Write) -> fmt::Result {
         let mut x = v;
         for _ in 0..4 {
             out.write_char(',')?;
-            write_u32(out, x & 3)?;
+            write_dec(out, x & 3)?;
             x >>= 2;
         }
         return out.write_char(')');
     }
     if v & 0x8000 != 0 {
         // Not a symbolic form: raw 16-bit value.
-        return write_u32(out, v);
+        return write_dec(out, v);
     }
     let and_mask = v & 0x1F;
     let or_mask = (v >> 5) & 0x1F;
     let xor_mask = (v >> 10) & 0x1F;
     if and_mask == BITMASK_MAX && or_mask == 0 && xor_mask.count_ones() == 1 {
         out.write_str("swizzle(SWAP,")?;
-        write_u32(out, xor_mask)?;
+        write_dec(out, xor_mask)?;
         return out.write_char(')');
     }
     if and_mask == BITMASK_MAX && or_mask == 0 && xor_mask > 0 && (xor_mask + 1).is_power_of_two() {
         out.write_str("swizzle(REVERSE,")?;
-        write_u32(out, xor_mask + 1)?;
+        write_dec(out, xor_mask + 1)?;
         return out.write_char(')');
     }
     let group = BITMASK_MAX - and_mask + 1;
     if group > 1 && group.is_power_of_two() && or_mask < group && xor_mask == 0 {
         out.write_str("swizzle(BROADCAST,")?;
-        write_u32(out, group)?;
+        write_dec(out, group)?;
         out.write_char(',')?;
-        write_u32(out, or_mask)?;
+        write_dec(out, or_mask)?;
         return out.write_char(')');
     }
     out.write_str("swizzle(BITMASK_PERM,\"")?;

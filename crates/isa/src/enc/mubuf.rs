@@ -6,7 +6,8 @@ use crate::generated::gfx9 as gen;
 use crate::inst::Instruction;
 use crate::opcode::{flags, Encoding, Field, Kind};
 use crate::operand::{Operand, Operands};
-use crate::reg::{write_u32, RegRange};
+use crate::print::write_dec;
+use crate::reg::RegRange;
 use std::fmt::{self, Write};
 
 /// `offen` bit.
@@ -69,7 +70,7 @@ pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) ->
     let off = inst.bits(0, 0, 12);
     if inst.has(flags::OFFSET) && off != 0 {
         out.write_str(" offset:")?;
-        write_u32(out, off)?;
+        write_dec(out, off)?;
     }
     if mtbuf {
         super::flat::write_cpol(inst, 14, 32 + 22, 32 + 21, out)?;

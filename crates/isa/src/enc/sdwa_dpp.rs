@@ -4,7 +4,8 @@
 use crate::inst::Instruction;
 use crate::opcode::{flags, Access, Field, Kind, Ty};
 use crate::operand::{Op, Operand, Operands};
-use crate::reg::{write_u32, RegRange};
+use crate::print::write_dec;
+use crate::reg::RegRange;
 use std::fmt::{self, Write};
 
 /// True when an SDWA source is a scalar (its `s0`/`s1` bit is set).
@@ -103,21 +104,21 @@ pub(crate) fn write_dpp_ctrl(c: u32, out: &mut impl Write) -> fmt::Result {
                 if i > 0 {
                     out.write_char(',')?;
                 }
-                write_u32(out, (c >> (2 * i)) & 3)?;
+                write_dec(out, (c >> (2 * i)) & 3)?;
             }
             out.write_char(']')
         }
         0x101..=0x10F => {
             out.write_str("row_shl:")?;
-            write_u32(out, c & 0xF)
+            write_dec(out, c & 0xF)
         }
         0x111..=0x11F => {
             out.write_str("row_shr:")?;
-            write_u32(out, c & 0xF)
+            write_dec(out, c & 0xF)
         }
         0x121..=0x12F => {
             out.write_str("row_ror:")?;
-            write_u32(out, c & 0xF)
+            write_dec(out, c & 0xF)
         }
         0x130 => out.write_str("wave_shl:1"),
         0x134 => out.write_str("wave_rol:1"),
@@ -129,7 +130,7 @@ pub(crate) fn write_dpp_ctrl(c: u32, out: &mut impl Write) -> fmt::Result {
         0x143 => out.write_str("row_bcast:31"),
         0x150..=0x15F => {
             out.write_str("row_newbcast:")?;
-            write_u32(out, c & 0xF)
+            write_dec(out, c & 0xF)
         }
         0x160..=0x16F => {
             out.write_str("/* row_xmask is not supported on ASICs earlier than GFX10 */")
