@@ -2,13 +2,14 @@
 //! style or exactly as `llvm-objdump -d --no-show-raw-insn --no-leading-addr`.
 //!
 //! Every code object is parsed and checked first, so errors come before
-//! any output. The listings are then formatted in parts (on several threads
-//! for large code sections) into reused buffers and written in order as
-//! they complete, never held whole in memory.
+//! any output. The listings are then formatted in parts into a reused
+//! buffer and written as they complete, never held whole in memory; with
+//! `--threads N`, large code sections are formatted by N threads and
+//! written in order.
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use anyhow::{bail, Context, Result};
@@ -136,7 +137,7 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
             File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
             p.display().to_string(),
         ),
-        None => Sink::Stdout(io::stdout().lock()),
+        None => Sink::Stdout(io::stdout()),
     };
     for (header, listing) in &plans {
         if let Some(h) = header {
@@ -150,7 +151,7 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
 /// Where the listing goes.
 enum Sink {
     File(File, String),
-    Stdout(io::StdoutLock<'static>),
+    Stdout(io::Stdout),
 }
 
 impl Sink {
@@ -159,20 +160,20 @@ impl Sink {
             Sink::File(f, name) => f
                 .write_all(b)
                 .with_context(|| format!("cannot write {name}")),
-            Sink::Stdout(s) => s.write_all(b).map_err(stdout_err),
+            Sink::Stdout(s) => s.lock().write_all(b).map_err(stdout_err),
         }
     }
 
     fn finish(&mut self) -> Result<()> {
         match self {
             Sink::File(..) => Ok(()),
-            Sink::Stdout(s) => s.flush().map_err(stdout_err),
+            Sink::Stdout(s) => s.lock().flush().map_err(stdout_err),
         }
     }
 }
 
 /// Writes one listing: in bounded chunks on this thread, or for large code
-/// in parts formatted by `threads` threads, written in order.
+/// with `threads - 1` helper threads (see [`write_parallel`]).
 fn write_listing(listing: &Listing<'_>, threads: usize, sink: &mut Sink) -> Result<()> {
     let points = if threads > 1 && listing.code_len() >= PARALLEL_MIN_BYTES {
         listing.split_points(PART_BYTES)
@@ -182,32 +183,47 @@ fn write_listing(listing: &Listing<'_>, threads: usize, sink: &mut Sink) -> Resu
     if points.len() < 3 {
         return write_sequential(listing, listing.start(), &mut LineCache::new(), sink);
     }
+    write_parallel(listing, &points, threads - 1, sink)
+}
+
+/// The listing in parts cut at `points`: this thread formats and writes
+/// parts from the front, in order, while `helpers` threads format parts
+/// from the back; their parts are written when this thread reaches them.
+/// Each thread works on contiguous code (its line cache stays warm), this
+/// thread's parts go out as soon as they are formatted, and a helper that
+/// gets no CPU time delays the listing by at most the part it holds.
+fn write_parallel(
+    listing: &Listing<'_>,
+    points: &[Position],
+    helpers: usize,
+    sink: &mut Sink,
+) -> Result<()> {
+    let n = points.len();
     let until = |k: usize| {
         points
             .get(k + 1)
             .map_or(listing.code_len(), Position::offset)
     };
-    let next = AtomicUsize::new(0);
+    // Parts nobody has claimed yet: front..back.
+    let unclaimed = Mutex::new((0usize, n));
     let stop = AtomicBool::new(false);
-    let pool: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let (tx, rx) = mpsc::channel::<(usize, Vec<u8>, Position)>();
     std::thread::scope(|s| -> Result<()> {
-        for _ in 0..threads.min(points.len()) {
+        for _ in 0..helpers {
             let tx = tx.clone();
-            let (next, stop, pool, points) = (&next, &stop, &pool, &points);
+            let (unclaimed, stop) = (&unclaimed, &stop);
             s.spawn(move || {
                 let mut cache = LineCache::new();
-                loop {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    if k >= points.len() || stop.load(Ordering::Relaxed) {
+                while !stop.load(Ordering::Relaxed) {
+                    let Some(k) = unclaimed.lock().ok().and_then(|mut u| {
+                        (u.0 < u.1).then(|| {
+                            u.1 -= 1;
+                            u.1
+                        })
+                    }) else {
                         break;
-                    }
-                    let mut buf = pool
-                        .lock()
-                        .ok()
-                        .and_then(|mut p| p.pop())
-                        .unwrap_or_default();
-                    buf.clear();
+                    };
+                    let mut buf = Vec::new();
                     let end = listing.write_part(&mut buf, points[k], until(k), &mut cache);
                     if tx.send((k, buf, end)).is_err() {
                         break;
@@ -216,30 +232,44 @@ fn write_listing(listing: &Listing<'_>, threads: usize, sink: &mut Sink) -> Resu
             });
         }
         drop(tx);
-        // Parts arrive in any order; write them in order.
-        let mut pending: Vec<Option<(Vec<u8>, Position)>> = vec![None; points.len()];
-        let mut k = 0;
         let result = (|| -> Result<()> {
-            while k < points.len() {
-                let Ok((i, buf, end)) = rx.recv() else {
-                    bail!("formatting thread stopped");
+            let mut cache = LineCache::new();
+            let mut buf = Vec::with_capacity(1 << 20);
+            // Parts 0..written are out; the next must start where the last
+            // one ended (else an instruction ran over a cut, never seen in
+            // real code, and the rest is written sequentially from there).
+            let mut written = 0;
+            while let Some(k) = unclaimed.lock().ok().and_then(|mut u| {
+                (u.0 < u.1).then(|| {
+                    u.0 += 1;
+                    u.0 - 1
+                })
+            }) {
+                buf.clear();
+                let end = listing.write_part(&mut buf, points[k], until(k), &mut cache);
+                sink.write(&buf)?;
+                written = k + 1;
+                if points.get(written).is_some_and(|&p| p != end) {
+                    stop.store(true, Ordering::Relaxed);
+                    return write_sequential(listing, end, &mut cache, sink);
+                }
+            }
+            let mut pending: Vec<Option<(Vec<u8>, Position)>> = vec![None; n];
+            while written < n {
+                while pending[written].is_none() {
+                    let Ok((i, b, end)) = rx.recv() else {
+                        bail!("formatting thread stopped");
+                    };
+                    pending[i] = Some((b, end));
+                }
+                let Some((b, end)) = pending[written].take() else {
+                    break;
                 };
-                pending[i] = Some((buf, end));
-                while let Some((buf, end)) = pending.get_mut(k).and_then(Option::take) {
-                    sink.write(&buf)?;
-                    if let Ok(mut p) = pool.lock() {
-                        p.push(buf);
-                    }
-                    k += 1;
-                    if let Some(&want) = points.get(k) {
-                        if end != want {
-                            // An instruction ran over the cut (never seen in
-                            // real code): finish on this thread from where
-                            // the pass really is.
-                            stop.store(true, Ordering::Relaxed);
-                            return write_sequential(listing, end, &mut LineCache::new(), sink);
-                        }
-                    }
+                sink.write(&b)?;
+                written += 1;
+                if points.get(written).is_some_and(|&p| p != end) {
+                    stop.store(true, Ordering::Relaxed);
+                    return write_sequential(listing, end, &mut cache, sink);
                 }
             }
             Ok(())

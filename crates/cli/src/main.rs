@@ -167,8 +167,9 @@ struct DisasmArgs {
     /// Write to this file instead of stdout.
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
-    /// Formatting threads for large code sections (0: all cores).
-    #[arg(long, default_value_t = 0)]
+    /// Formatting threads for large code sections (0: all cores). One by
+    /// default: on a busy machine more threads cost more than they save.
+    #[arg(long, default_value_t = 1)]
     threads: usize,
 }
 
