@@ -7,9 +7,11 @@ side in one run, output to files. Reports the time ratio, Lathe's decode rate
 collapsing whitespace (goal: 0).
 
 Needs `scripts/setup.sh --bench`. Usage: bench/disasm_rocsparse.py [--limit N]
+[--threads N] (N is passed to `lathe disasm --threads`; default: all cores)
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +34,7 @@ def squash(text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=0, help="only the first N code objects")
+    ap.add_argument("--threads", type=int, default=None, help="pass --threads N to lathe disasm")
     a = ap.parse_args()
     if not os.path.exists(LIB):
         sys.exit("needs librocsparse0: run scripts/setup.sh --bench")
@@ -46,6 +49,7 @@ def main():
     files = sorted(os.listdir(cos))
     if a.limit:
         files = files[: a.limit]
+    extra = [] if a.threads is None else ["--threads", str(a.threads)]
     t_lathe = t_llvm = 0.0
     insts = 0
     mismatched = 0
@@ -55,7 +59,7 @@ def main():
         p = os.path.join(cos, f)
         ol, oo = os.path.join(wd, f + ".lathe"), os.path.join(wd, f + ".llvm")
         t0 = time.perf_counter()
-        subprocess.run([lathe, "-q", "disasm", "--format", "llvm", p, "-o", ol], check=True)
+        subprocess.run([lathe, "-q", "disasm", "--format", "llvm", p, "-o", ol] + extra, check=True)
         t1 = time.perf_counter()
         with open(oo, "w") as fh:
             subprocess.run([OBJDUMP, "-d", "--no-show-raw-insn", "--no-leading-addr", "--mcpu=gfx90a", p],
@@ -71,10 +75,15 @@ def main():
         n = sum(1 for x in theirs if not x.endswith(">:"))
         insts += n
         checked += n
+        # Both outputs go once compared: hundreds of MB of dirty page cache
+        # would otherwise be written back during the following runs.
+        os.remove(ol)
+        os.remove(oo)
         diffs = [(x, y) for x, y in zip(ours, theirs) if x != y] + ([("<len>", "<len>")] if len(ours) != len(theirs) else [])
         mismatched += len(diffs)
         if diffs and first_diff is None:
             first_diff = (f, diffs[0])
+    shutil.rmtree(wd, ignore_errors=True)
     print(f"{len(files)} gfx90a code objects, {checked} instruction lines checked, {mismatched} mismatching lines")
     if first_diff:
         print(f"first difference in {first_diff[0]}: lathe {first_diff[1][0]!r} vs llvm {first_diff[1][1]!r}")
