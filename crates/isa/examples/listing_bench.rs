@@ -1,9 +1,12 @@
 //! Throughput of the llvm-objdump-style listing (what `lathe disasm
 //! --format llvm` prints) on whole code objects, without process start or
 //! file output: decode, format and comment every instruction of `.text`
-//! into a reused `String`.
+//! into a reused byte buffer, with line caches of several sizes (2^0: no
+//! cache), a fresh one per code object as in one `lathe disasm` run; best
+//! of 5 rounds.
 //!
 //! `cargo run --release -p lathe-isa --example listing_bench -- <code objects...>`
+//! (`LISTING_BENCH_BITS=14`: only that cache size)
 
 use lathe_isa::listing::{LineCache, Listing};
 use lathe_isa::{ListingSymbol, Style, Target};
