@@ -510,10 +510,7 @@ impl MemView<'_> {
         out: &mut [[u8; 16]; 64],
     ) -> Result<(), (usize, Fault)> {
         let n = (width as usize).min(16);
-        let mut m = exec;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+        for l in set_lanes(exec) {
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Read)
                 .map_err(|f| (l, f))?;
@@ -535,10 +532,7 @@ impl MemView<'_> {
         data: &[[u8; 16]; 64],
     ) -> Result<(), (usize, Fault)> {
         let n = (width as usize).min(16);
-        let mut m = exec;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+        for l in set_lanes(exec) {
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Write)
                 .map_err(|f| (l, f))?;
@@ -663,6 +657,18 @@ pub fn rmw(op: AtomicOp, cur: u64, v: u64, size: u32) -> Option<u64> {
         AtomicOp::FMax => fp(f64::max),
     };
     Some(r & mask)
+}
+
+/// The lanes set in `mask`, lowest first.
+fn set_lanes(mask: u64) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
 }
 
 /// Copies from device bytes at `src` into `dst` with relaxed atomic loads,
