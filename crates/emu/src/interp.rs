@@ -17,6 +17,7 @@
 //! and private-to-generic casts behave as on hardware.
 
 use std::cmp::Ordering::{Equal, Greater, Less};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
@@ -290,12 +291,14 @@ impl<'m> Exec<'m> {
         }
     }
 
-    /// Decodes the instruction at `pc` into the cache (once per address).
-    fn fetch(&mut self, pc: u64, w: &Wave) -> Result<(), Stop> {
-        if self.cache.contains_key(&pc) {
-            return Ok(());
-        }
-        let view = &mut self.core.view;
+    /// Decodes the instruction at `pc` (the decode cache holds the result,
+    /// so this runs once per address).
+    fn decode_at(
+        view: &mut MemView<'_>,
+        target: Target,
+        pc: u64,
+        w: &Wave,
+    ) -> Result<Decoded, Stop> {
         let mut bytes = [0u8; 12];
         let mut n = 12;
         loop {
@@ -317,17 +320,19 @@ impl<'m> Exec<'m> {
                 Err(_) => n -= 4,
             }
         }
-        let inst = decode(self.target, &bytes[..n]);
+        let inst = decode(target, &bytes[..n]);
         let op = inst.opcode();
         let index = op.index() as usize;
         let wc = inst.waitcnt();
-        let d = Decoded {
+        // Builds FLOAT_OPS too.
+        let table = handlers();
+        Ok(Decoded {
             inst,
             ops: OpList::of(&inst.operands()),
             handler: if op.is_invalid() {
                 None
             } else {
-                handlers().get(index).copied().flatten()
+                table.get(index).copied().flatten()
             },
             float: !op.is_invalid()
                 && FLOAT_OPS
@@ -339,9 +344,7 @@ impl<'m> Exec<'m> {
             },
             counters: wc.vm || wc.lgkm || wc.exp,
             regs: crate::waitcnt::Regs::of(&inst),
-        };
-        self.cache.insert(pc, d);
-        Ok(())
+        })
     }
 }
 
@@ -3861,7 +3864,6 @@ impl Step for Exec<'_> {
 
     fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
         let pc = w.pc;
-        self.fetch(pc, w)?;
         let Exec {
             core,
             counts,
@@ -3869,9 +3871,9 @@ impl Step for Exec<'_> {
             cache,
             target,
         } = self;
-        let Some(d) = cache.get(&pc) else {
-            // Unreachable: `fetch` just filled the entry.
-            return Err(unsupported(w, &Instruction::invalid(*target, 0), pc));
+        let d: &Decoded = match cache.entry(pc) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(Exec::decode_at(&mut core.view, *target, pc, w)?),
         };
         let inst = &d.inst;
         let op = inst.opcode();
