@@ -3159,6 +3159,49 @@ fn load_result(bytes: &[u8; 16], n: u32, signed: bool) -> [u32; 4] {
     r
 }
 
+/// Lane `l`'s FLAT/GLOBAL address: `saddr + vaddr` (32-bit offset) or the
+/// 64-bit `vaddr`, plus the instruction's offset.
+fn flat_addr(w: &Wave, addr: Option<&Op>, saddr: Option<&Op>, offset: i64, l: usize) -> u64 {
+    let base = match (addr, saddr) {
+        (Some(a), Some(s)) => s64(w, s).wrapping_add(u64::from(v32(w, a, l))),
+        (Some(a), None) => v64(w, a, l),
+        _ => 0,
+    };
+    (base as i64).wrapping_add(offset) as u64
+}
+
+/// Every lane's store data: `dwords` consecutive VGPRs or AGPRs from
+/// `r`, little-endian (registers outside the wave's file read as 0).
+fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LANES] {
+    let file = if r.file == RegFile::Agpr {
+        &w.agpr
+    } else {
+        &w.vgpr
+    };
+    let mut out = [[0u8; 16]; LANES];
+    for k in 0..dwords.min(4) {
+        if let Some(reg) = file.get(r.first as usize + k) {
+            for (b, v) in out.iter_mut().zip(reg.iter()) {
+                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// Writes loaded bytes (`n` per lane, sign- or zero-extended below a
+/// dword) to the destination `vd` in the lanes of `mask`.
+fn write_loaded(w: &mut Wave, vd: &Op, bytes: &[[u8; 16]; LANES], mask: u64, n: u32, signed: bool) {
+    for (l, b) in bytes.iter().enumerate() {
+        if mask >> l & 1 == 1 {
+            let r = load_result(b, n, signed);
+            for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
+                vwrite(w, vd, l, k, *v);
+            }
+        }
+    }
+}
+
 fn atomic_op(name: &str) -> Option<AtomicOp> {
     let body = name
         .split("atomic_")
@@ -3231,53 +3274,33 @@ fn vmem(
         let mut addrs = [0u64; LANES];
         for (l, a) in addrs.iter_mut().enumerate() {
             if w.active(l) {
-                let base = match (&addr_op, &saddr) {
-                    (Some(a), Some(s)) => s64(w, s).wrapping_add(u64::from(v32(w, a, l))),
-                    (Some(a), None) => v64(w, a, l),
-                    _ => 0,
-                };
-                *a = (base as i64).wrapping_add(offset) as u64;
+                *a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
             }
         }
-        let mut bytes = [[0u8; 16]; LANES];
-        let dwords = n.div_ceil(4) as usize;
         if is_store {
             let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
                 return Err(unsupported(w, i, c.pc));
             };
-            let file = if r.file == RegFile::Agpr {
-                &w.agpr
-            } else {
-                &w.vgpr
-            };
-            for k in 0..dwords {
-                if let Some(reg) = file.get(r.first as usize + k) {
-                    for (b, v) in bytes.iter_mut().zip(reg.iter()) {
-                        b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
-                    }
-                }
-            }
+            let bytes = store_data(w, r, n.div_ceil(4) as usize);
             x.view
                 .scatter(&addrs, w.exec, n, &bytes)
                 .map_err(|(_, f)| fault(w, i, c.pc, f))?;
         } else {
+            let mut bytes = [[0u8; 16]; LANES];
             x.view
                 .gather(&addrs, w.exec, n, &mut bytes)
                 .map_err(|(_, f)| fault(w, i, c.pc, f))?;
             if let Some(vd) = vdst {
-                for (l, b) in bytes.iter().enumerate() {
-                    if w.active(l) {
-                        let r = load_result(b, n, signed);
-                        for (k, v) in r.iter().enumerate().take(dwords) {
-                            vwrite(w, &vd, l, k, *v);
-                        }
-                    }
-                }
+                write_loaded(w, &vd, &bytes, w.exec, n, signed);
             }
         }
         return Ok(Flow::Continue);
     }
-    for l in 0..LANES {
+    let stored = match (is_store && !is_atomic, data.map(|d| d.value)) {
+        (true, Some(Operand::Reg(r))) => store_data(w, r, n.div_ceil(4) as usize),
+        _ => [[0u8; 16]; LANES],
+    };
+    for (l, lane_data) in stored.iter().enumerate() {
         if !w.active(l) {
             continue;
         }
@@ -3295,12 +3318,7 @@ fn vmem(
                 (Place::Global(0), Some(p))
             }
             _ => {
-                let a = match (&addr_op, &saddr) {
-                    (Some(a), Some(s)) => s64(w, s).wrapping_add(u64::from(v32(w, a, l))),
-                    (Some(a), None) => v64(w, a, l),
-                    _ => 0,
-                };
-                let a = (a as i64).wrapping_add(offset) as u64;
+                let a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
                 if enc == Encoding::Flat {
                     match flat_place(w, a, l) {
                         Place::Global(g)
@@ -3390,19 +3408,20 @@ fn vmem(
                 }
             }
         } else if is_store {
-            let Some(d) = data else {
+            if data.is_none() {
                 return Err(unsupported(w, i, c.pc));
-            };
-            let mut b = [0u8; 16];
-            for k in 0..n.div_ceil(4) as usize {
-                let Operand::Reg(r) = d.value else { break };
-                let v = match r.file {
-                    RegFile::Agpr => w.agpr[(r.first as usize + k) & 255][l],
-                    _ => w.vgpr[(r.first as usize + k) & 255][l],
-                };
-                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
             }
-            write_place(x, w, lds, i, c.pc, &place, private, l, &b[..n as usize])?;
+            write_place(
+                x,
+                w,
+                lds,
+                i,
+                c.pc,
+                &place,
+                private,
+                l,
+                &lane_data[..n as usize],
+            )?;
         } else {
             let bytes = read_place(x, w, lds, i, c.pc, &place, private, l, n)?;
             let r = load_result(&bytes, n, signed);
@@ -3470,7 +3489,7 @@ fn mubuf(
                 let Operand::Reg(rr) = v.value else {
                     return Err(unsupported(w, i, c.pc));
                 };
-                u64::from(w.vgpr[(rr.first as usize + 1) & 255][l])
+                u64::from(w.vgpr.get(rr.first as usize + 1).map_or(0, |r| r[l]))
             }),
             (true, false, Some(v)) => (u64::from(v32(w, v, l)), 0),
             (false, true, Some(v)) => (0, u64::from(v32(w, v, l))),
@@ -3511,21 +3530,15 @@ fn mubuf(
                 .enumerate()
                 .all(|(l, &p)| live >> l & 1 == 0 || p == p0);
         if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
+            let data = store_data(w, vr, (n / 4) as usize);
             let mut done = true;
             for k in 0..(n / 4) as usize {
                 let row = phys(p0 + 4 * k as u64, 0);
-                let reg = vr.first as usize + k;
                 if is_store {
-                    let file = if vr.file == RegFile::Agpr {
-                        &w.agpr
-                    } else {
-                        &w.vgpr
-                    };
-                    let src = file.get(reg).copied().unwrap_or([0; LANES]);
                     let mut lanes = [[0u8; 16]; LANES];
                     let mut rows = [0u64; LANES];
                     for (l, (b, a)) in lanes.iter_mut().zip(rows.iter_mut()).enumerate() {
-                        b[..4].copy_from_slice(&src[l].to_le_bytes());
+                        b[..4].copy_from_slice(&data[l][k * 4..k * 4 + 4]);
                         *a = row + 4 * l as u64;
                     }
                     if x.view.scatter(&rows, live, 4, &lanes).is_err() {
@@ -3550,25 +3563,16 @@ fn mubuf(
                 return Ok(Flow::Continue);
             }
         }
+        let data = match (is_store, vdata.value) {
+            (false, _) => [[0u8; 16]; LANES],
+            (true, Operand::Reg(vr)) => store_data(w, vr, n.div_ceil(4) as usize),
+            (true, _) => return Err(unsupported(w, i, c.pc)),
+        };
         for (l, &p) in addrs.iter().enumerate() {
             if live >> l & 1 == 0 {
                 continue;
             }
-            let mut b = [0u8; 16];
-            if is_store {
-                let Operand::Reg(vr) = vdata.value else {
-                    return Err(unsupported(w, i, c.pc));
-                };
-                let file = if vr.file == RegFile::Agpr {
-                    &w.agpr
-                } else {
-                    &w.vgpr
-                };
-                for k in 0..n.div_ceil(4) as usize {
-                    let v = file.get(vr.first as usize + k).map_or(0, |r| r[l]);
-                    b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
-                }
-            }
+            let mut b = data[l];
             let mut k = 0;
             while k < n {
                 let chunk = (n - k).min(4 - ((p + u64::from(k)) % 4) as u32);
@@ -3591,33 +3595,21 @@ fn mubuf(
         }
         return Ok(Flow::Continue);
     }
-    let dwords = n.div_ceil(4) as usize;
-    let mut bytes = [[0u8; 16]; LANES];
     if is_store {
         let Operand::Reg(vr) = vdata.value else {
             return Err(unsupported(w, i, c.pc));
         };
-        for k in 0..dwords {
-            let reg = &w.vgpr[(vr.first as usize + k) & 255];
-            for (b, v) in bytes.iter_mut().zip(reg.iter()) {
-                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
-            }
-        }
+        let bytes = store_data(w, vr, n.div_ceil(4) as usize);
         x.view
             .scatter(&addrs, live, n, &bytes)
             .map_err(|(_, f)| fault(w, i, c.pc, f))?;
     } else {
+        let mut bytes = [[0u8; 16]; LANES];
         x.view
             .gather(&addrs, live, n, &mut bytes)
             .map_err(|(_, f)| fault(w, i, c.pc, f))?;
-        for (l, b) in bytes.iter().enumerate() {
-            if w.active(l) {
-                // Out-of-range lanes gathered nothing: their bytes are 0.
-                for (k, v) in load_result(b, n, signed).iter().enumerate().take(dwords) {
-                    vwrite(w, &vdata, l, k, *v);
-                }
-            }
-        }
+        // Out-of-range lanes gathered nothing: they load 0.
+        write_loaded(w, &vdata, &bytes, w.exec, n, signed);
     }
     Ok(Flow::Continue)
 }
@@ -3762,7 +3754,7 @@ fn ds(
                 return Err(unsupported(w, i, c.pc));
             };
             for k in 0..elem.div_ceil(4) as usize {
-                let v = w.vgpr[(r.first as usize + k) & 255][l];
+                let v = w.vgpr.get(r.first as usize + k).map_or(0, |x| x[l]);
                 b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
             }
             lds_slice(lds, a, elem, AccessKind::Write, w, i, c.pc)?
