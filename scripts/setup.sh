@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=(clang-22 llvm-22 lld-22 hipcc libamdhip64-dev rocm-device-libs python3 python3-pip)
+want=(clang-22 clang-tools-22 llvm-22 lld-22 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse-dev librocrand-dev gcc python3 python3-pip)
 if [[ "${1:-}" == "--bench" ]]; then
   want+=(librocsparse0 clang-15 hyperfine)
 fi
