@@ -123,6 +123,20 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+    /// The watchdog fired: the dispatch ran longer than its time limit
+    /// (an endless loop?). Names where every unfinished wave was.
+    #[error("watchdog: kernel still running after {limit:?}; {} unfinished wave(s){}{}",
+        waves.len(),
+        if *not_started > 0 { format!(" and {not_started} work-group(s) not started") } else { String::new() },
+        waves.iter().map(|w| format!("\n  {w}")).collect::<String>())]
+    Timeout {
+        /// The time limit.
+        limit: std::time::Duration,
+        /// The waves that had not ended, in work-group order.
+        waves: Vec<WaveAt>,
+        /// Work-groups that had not started.
+        not_started: u64,
+    },
     /// The instruction budget ran out (an endless loop?).
     #[error("instruction budget exhausted at pc {pc:#x} (wave {wave:?})")]
     Budget {
@@ -131,6 +145,40 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+}
+
+/// Where an unfinished wave was when the watchdog fired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaveAt {
+    /// The wave.
+    pub wave: WaveId,
+    /// Address of its next instruction.
+    pub pc: u64,
+    /// That instruction, as printed.
+    pub inst: String,
+    /// Wave-instructions it had executed.
+    pub instructions: u64,
+    /// Whether it was waiting at `s_barrier`.
+    pub at_barrier: bool,
+}
+
+impl std::fmt::Display for WaveAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "work-group {:?} wave {}: pc {:#x} `{}` after {} wave-instructions{}",
+            self.wave.workgroup,
+            self.wave.wave,
+            self.pc,
+            self.inst,
+            self.instructions,
+            if self.at_barrier {
+                " (waiting at s_barrier)"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 /// Per-thread execution context shared by the waves it runs.
@@ -144,6 +192,10 @@ pub struct Exec<'m> {
     /// Report a use of a memory result before the `s_waitcnt` that
     /// guarantees it ([`crate::waitcnt`]) as [`Stop::MissingWait`].
     pub check_waitcnt: bool,
+    /// The watchdog: stop every work-group still running at this instant
+    /// with [`Stop::Timeout`].
+    pub deadline: Option<(std::time::Instant, std::time::Duration)>,
+    ticks: u32,
     cache: HashMap<u64, Decoded, BuildHasherDefault<PcHasher>>,
 }
 
@@ -287,6 +339,8 @@ impl<'m> Exec<'m> {
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
+            deadline: None,
+            ticks: 0,
             cache: HashMap::default(),
         }
     }
@@ -3862,6 +3916,8 @@ impl Step for Exec<'_> {
             check_waitcnt,
             cache,
             target,
+            deadline: _,
+            ticks: _,
         } = self;
         let d: &Decoded = match cache.entry(pc) {
             Entry::Occupied(e) => e.into_mut(),
@@ -3959,6 +4015,40 @@ impl Step for Exec<'_> {
         Stop::Budget {
             pc: w.pc,
             wave: id(w),
+        }
+    }
+
+    fn expired(&mut self) -> bool {
+        let Some((at, _)) = self.deadline else {
+            return false;
+        };
+        // Reading the clock every 16th slice keeps the check off the profile.
+        self.ticks = self.ticks.wrapping_add(1);
+        self.ticks % 16 == 0 && std::time::Instant::now() >= at
+    }
+
+    fn timed_out(&mut self, waves: &[Wave]) -> Stop {
+        let waves = waves
+            .iter()
+            .filter(|w| w.status != crate::wave::WaveStatus::Ended)
+            .map(|w| WaveAt {
+                wave: id(w),
+                pc: w.pc,
+                inst: match self.cache.get(&w.pc) {
+                    Some(d) => d.inst.to_string(),
+                    None => match Exec::decode_at(&mut self.core.view, self.target, w.pc, w) {
+                        Ok(d) => d.inst.to_string(),
+                        Err(_) => "<instruction fetch fault>".into(),
+                    },
+                },
+                instructions: w.instructions,
+                at_barrier: w.status == crate::wave::WaveStatus::Barrier,
+            })
+            .collect();
+        Stop::Timeout {
+            limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
+            waves,
+            not_started: 0,
         }
     }
 }
