@@ -2,13 +2,13 @@
 # Installs everything Lathe's tests and demos need on a fresh Debian 12 machine.
 # Idempotent and non-interactive. Safe to run again.
 #   scripts/setup.sh          # tools for the tests (LLVM 22, ROCm 5.2 HIP, jax wheel)
-#   scripts/setup.sh --bench  # also librocsparse0 and clang-15 for the benchmarks
+#   scripts/setup.sh --bench  # also librocsparse0, clang-15, hyperfine and perf for the benchmarks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want=(clang-22 clang-tools-22 llvm-22 lld-22 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse-dev librocrand-dev gcc python3 python3-pip)
 if [[ "${1:-}" == "--bench" ]]; then
-  want+=(librocsparse0 clang-15 hyperfine)
+  want+=(librocsparse0 clang-15 hyperfine linux-perf)
 fi
 
 missing=()
