@@ -80,6 +80,10 @@ struct RunArgs {
     /// `s_waitcnt` that guarantees it (the check is on by default).
     #[arg(long)]
     no_waitcnt_check: bool,
+    /// Watchdog: stop a dispatch still running after this many seconds and
+    /// report where each unfinished wave is (0: no limit).
+    #[arg(long, default_value_t = lathe_emu::run::DEFAULT_TIMEOUT.as_secs_f64())]
+    timeout: f64,
 }
 
 #[derive(Debug, Args)]

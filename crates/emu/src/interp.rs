@@ -17,7 +17,6 @@
 //! and private-to-generic casts behave as on hardware.
 
 use std::cmp::Ordering::{Equal, Greater, Less};
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
@@ -27,6 +26,7 @@ use lathe_isa::{
 };
 
 use crate::alu;
+use crate::lanes;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
 use crate::wave::{Flow, Step, VReg, Wave, LANES};
 
@@ -123,6 +123,20 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+    /// The watchdog fired: the dispatch ran longer than its time limit
+    /// (an endless loop?). Names where every unfinished wave was.
+    #[error("watchdog: kernel still running after {limit:?}; {} unfinished wave(s){}{}",
+        waves.len(),
+        if *not_started > 0 { format!(" and {not_started} work-group(s) not started") } else { String::new() },
+        waves.iter().map(|w| format!("\n  {w}")).collect::<String>())]
+    Timeout {
+        /// The time limit.
+        limit: std::time::Duration,
+        /// The waves that had not ended, in work-group order.
+        waves: Vec<WaveAt>,
+        /// Work-groups that had not started.
+        not_started: u64,
+    },
     /// The instruction budget ran out (an endless loop?).
     #[error("instruction budget exhausted at pc {pc:#x} (wave {wave:?})")]
     Budget {
@@ -131,6 +145,40 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+}
+
+/// Where an unfinished wave was when the watchdog fired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaveAt {
+    /// The wave.
+    pub wave: WaveId,
+    /// Address of its next instruction.
+    pub pc: u64,
+    /// That instruction, as printed.
+    pub inst: String,
+    /// Wave-instructions it had executed.
+    pub instructions: u64,
+    /// Whether it was waiting at `s_barrier`.
+    pub at_barrier: bool,
+}
+
+impl std::fmt::Display for WaveAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "work-group {:?} wave {}: pc {:#x} `{}` after {} wave-instructions{}",
+            self.wave.workgroup,
+            self.wave.wave,
+            self.pc,
+            self.inst,
+            self.instructions,
+            if self.at_barrier {
+                " (waiting at s_barrier)"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 /// Per-thread execution context shared by the waves it runs.
@@ -144,7 +192,13 @@ pub struct Exec<'m> {
     /// Report a use of a memory result before the `s_waitcnt` that
     /// guarantees it ([`crate::waitcnt`]) as [`Stop::MissingWait`].
     pub check_waitcnt: bool,
-    cache: HashMap<u64, Decoded, BuildHasherDefault<PcHasher>>,
+    /// The watchdog: stop every work-group still running at this instant
+    /// with [`Stop::Timeout`].
+    pub deadline: Option<(std::time::Instant, std::time::Duration)>,
+    ticks: u32,
+    /// `LATHE_TRACE` is set.
+    trace: bool,
+    cache: DecodeCache,
 }
 
 /// The part of [`Exec`] instruction handlers use (kept apart from the
@@ -166,6 +220,76 @@ struct Decoded {
     mfma: bool,
     counters: bool,
     regs: crate::waitcnt::Regs,
+}
+
+/// Decoded instructions by address: each instruction is decoded the first
+/// time it executes, into an arena; a table per 4 KiB code page maps
+/// dword offsets to arena slots, and the page last used is remembered, so
+/// a lookup in a loop is a compare and two loads.
+struct DecodeCache {
+    arena: Vec<Decoded>,
+    /// Per code page: arena index + 1 per dword (0: not decoded yet).
+    tables: Vec<Box<[u32; 1024]>>,
+    /// Page number (address >> 12) to its table.
+    pages: HashMap<u64, usize, BuildHasherDefault<PcHasher>>,
+    /// Misaligned addresses (only a computed jump gets there).
+    odd: HashMap<u64, usize, BuildHasherDefault<PcHasher>>,
+    /// The page last looked up and its table.
+    last: (u64, usize),
+}
+
+impl Default for DecodeCache {
+    fn default() -> Self {
+        DecodeCache {
+            arena: Vec::new(),
+            tables: Vec::new(),
+            pages: HashMap::default(),
+            odd: HashMap::default(),
+            last: (u64::MAX, 0),
+        }
+    }
+}
+
+impl DecodeCache {
+    /// The arena slot of the instruction decoded at `pc`.
+    #[inline]
+    fn find(&mut self, pc: u64) -> Option<usize> {
+        if pc & 3 != 0 {
+            return self.odd.get(&pc).copied();
+        }
+        let page = pc >> 12;
+        let t = if page == self.last.0 {
+            self.last.1
+        } else {
+            let t = *self.pages.get(&page)?;
+            self.last = (page, t);
+            t
+        };
+        let k = self.tables.get(t)?[((pc & 0xfff) >> 2) as usize];
+        k.checked_sub(1).map(|k| k as usize)
+    }
+
+    #[inline]
+    fn get(&self, k: usize) -> &Decoded {
+        &self.arena[k]
+    }
+
+    /// Records `d` as the instruction at `pc` (not yet recorded).
+    fn insert(&mut self, pc: u64, d: Decoded) -> &Decoded {
+        let k = self.arena.len();
+        self.arena.push(d);
+        if pc & 3 != 0 {
+            self.odd.insert(pc, k);
+        } else {
+            let n = self.tables.len();
+            let t = *self.pages.entry(pc >> 12).or_insert(n);
+            if t == n {
+                self.tables.push(Box::new([0; 1024]));
+            }
+            self.tables[t][((pc & 0xfff) >> 2) as usize] = k as u32 + 1;
+        }
+        &self.arena[k]
+    }
 }
 
 /// Hashes instruction addresses for the decode cache (a multiplicative
@@ -205,11 +329,17 @@ struct Ctx<'a> {
     ops: &'a OpList,
 }
 
-/// A fixed-capacity operand list.
+/// A fixed-capacity operand list, with the positions of its explicit
+/// destinations and sources worked out once (implicit `vcc`/`exec`
+/// operands excluded: handlers deal with those themselves).
 #[derive(Clone, Copy)]
 struct OpList {
     ops: [Option<Op>; lathe_isa::operand::MAX_OPERANDS],
     len: usize,
+    dst: [u8; lathe_isa::operand::MAX_OPERANDS],
+    src: [u8; lathe_isa::operand::MAX_OPERANDS],
+    ndst: u8,
+    nsrc: u8,
 }
 
 impl OpList {
@@ -217,12 +347,36 @@ impl OpList {
         let mut out = OpList {
             ops: [None; lathe_isa::operand::MAX_OPERANDS],
             len: 0,
+            dst: [0; lathe_isa::operand::MAX_OPERANDS],
+            src: [0; lathe_isa::operand::MAX_OPERANDS],
+            ndst: 0,
+            nsrc: 0,
         };
         for (k, o) in ops.as_slice().iter().enumerate().take(out.ops.len()) {
             out.ops[k] = Some(*o);
             out.len = k + 1;
         }
+        out.index();
         out
+    }
+    /// Recomputes the destination and source positions.
+    fn index(&mut self) {
+        let (mut nd, mut ns) = (0, 0);
+        for (k, o) in self.ops[..self.len].iter().enumerate() {
+            let Some(o) = o else { continue };
+            if o.field() == Field::Implicit {
+                continue;
+            }
+            if o.access() == lathe_isa::opcode::Access::R {
+                self.src[ns] = k as u8;
+                ns += 1;
+            } else {
+                self.dst[nd] = k as u8;
+                nd += 1;
+            }
+        }
+        self.ndst = nd as u8;
+        self.nsrc = ns as u8;
     }
     fn as_slice(&self) -> OpIter<'_> {
         OpIter(&self.ops[..self.len])
@@ -230,6 +384,23 @@ impl OpList {
     fn set(&mut self, k: usize, op: Op) {
         if let Some(x) = self.ops.get_mut(k) {
             *x = Some(op);
+        }
+        self.index();
+    }
+    #[inline]
+    fn dst(&self, i: usize) -> Option<&Op> {
+        if i < self.ndst as usize {
+            self.ops[self.dst[i] as usize].as_ref()
+        } else {
+            None
+        }
+    }
+    #[inline]
+    fn src(&self, i: usize) -> Option<&Op> {
+        if i < self.nsrc as usize {
+            self.ops[self.src[i] as usize].as_ref()
+        } else {
+            None
         }
     }
 }
@@ -253,26 +424,17 @@ impl<'a> OpIter<'a> {
 }
 
 impl Ctx<'_> {
-    /// Explicit destinations (implicit `vcc`/`exec` operands excluded:
-    /// handlers deal with those themselves).
-    fn dsts(&self) -> impl Iterator<Item = &Op> {
-        self.ops
-            .as_slice()
-            .iter()
-            .filter(|o| o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R)
-    }
     /// Explicit sources.
     fn srcs(&self) -> impl Iterator<Item = &Op> {
-        self.ops
-            .as_slice()
-            .iter()
-            .filter(|o| o.field() != Field::Implicit && o.access() == lathe_isa::opcode::Access::R)
+        (0..self.ops.nsrc as usize).filter_map(|i| self.ops.src(i))
     }
+    #[inline]
     fn dst(&self, i: usize) -> Option<&Op> {
-        self.dsts().nth(i)
+        self.ops.dst(i)
     }
+    #[inline]
     fn src(&self, i: usize) -> Option<&Op> {
-        self.srcs().nth(i)
+        self.ops.src(i)
     }
     fn by_field(&self, f: Field) -> Option<&Op> {
         self.ops.as_slice().iter().find(|o| o.field() == f)
@@ -287,7 +449,10 @@ impl<'m> Exec<'m> {
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
-            cache: HashMap::default(),
+            deadline: None,
+            ticks: 0,
+            trace: trace_enabled(),
+            cache: DecodeCache::default(),
         }
     }
 
@@ -583,6 +748,35 @@ fn lanes32(w: &Wave, op: &Op) -> VReg {
     }
 }
 
+/// Every lane of a 64-bit source (a VGPR/AGPR pair, or a scalar source
+/// splatted), as [`v64`] reads it.
+#[inline]
+fn lanes64(w: &Wave, op: &Op) -> [u64; LANES] {
+    let file = match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => Some((&w.vgpr, first as usize)),
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => Some((&w.agpr, first as usize)),
+        _ => None,
+    };
+    let Some((regs, f)) = file else {
+        return [s64(w, op); LANES];
+    };
+    let lo = regs.get(f).copied().unwrap_or([0; LANES]);
+    let hi = regs.get(f + 1).copied().unwrap_or([0; LANES]);
+    let mut out = [0u64; LANES];
+    for (o, (l, h)) in out.iter_mut().zip(lo.iter().zip(&hi)) {
+        *o = u64::from(*l) | u64::from(*h) << 32;
+    }
+    out
+}
+
 /// Writes `vals` to a 32-bit destination in the active lanes.
 #[inline]
 fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
@@ -608,15 +802,7 @@ fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
         }
     };
     if let Some(r) = reg {
-        if exec == u64::MAX {
-            *r = *vals;
-        } else {
-            for (l, (d, v)) in r.iter_mut().zip(vals.iter()).enumerate() {
-                if exec >> l & 1 == 1 {
-                    *d = *v;
-                }
-            }
-        }
+        lanes::blend(r, vals, exec);
     }
 }
 
@@ -745,6 +931,27 @@ fn handlers() -> &'static [Option<Handler>] {
     })
 }
 
+/// Every lane of a 32-bit source with its neg/abs modifiers applied
+/// ([`src_mods`]).
+#[inline]
+fn lanes32_mods(w: &Wave, op: &Op) -> VReg {
+    let mut v = lanes32(w, op);
+    if op.neg || op.abs {
+        for x in &mut v {
+            *x = src_mods(op, *x);
+        }
+    }
+    v
+}
+
+/// Every lane of an f32 source: modifiers applied, denormals flushed per `fz`.
+#[inline]
+fn lanes_f32(w: &Wave, op: &Op, fz: Flush) -> lanes::FReg {
+    lanes::f32_in(&lanes32(w, op), op.abs, op.neg, fz.input)
+}
+
+/// u32 lane ops (no output modifiers): every lane computed by a
+/// vectorised loop, the active ones written.
 macro_rules! valu_u32 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
@@ -762,15 +969,9 @@ macro_rules! valu_u32 {
             else {
                 return Ok(Flow::Continue);
             };
-            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let (va, vb) = (lanes32_mods(w, &s0), lanes32_mods(w, &s1));
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = src_mods(&s0, va[l]);
-                    let $b = src_mods(&s1, vb[l]);
-                    out[l] = $e;
-                }
-            }
+            lanes::map2_u32(&mut out, &va, &vb, |$a, $b| $e);
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
@@ -790,14 +991,9 @@ macro_rules! valu_u32 {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
                 return Ok(Flow::Continue);
             };
-            let va = lanes32(w, &s0);
+            let va = lanes32_mods(w, &s0);
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = src_mods(&s0, va[l]);
-                    out[l] = $e;
-                }
-            }
+            lanes::map1_u32(&mut out, &va, |$a| $e);
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
@@ -822,16 +1018,13 @@ macro_rules! valu_u32 {
             ) else {
                 return Ok(Flow::Continue);
             };
-            let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
+            let (va, vb, vc) = (
+                lanes32_mods(w, &s0),
+                lanes32_mods(w, &s1),
+                lanes32_mods(w, &s2),
+            );
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = src_mods(&s0, va[l]);
-                    let $b = src_mods(&s1, vb[l]);
-                    let $c2 = src_mods(&s2, vc[l]);
-                    out[l] = $e;
-                }
-            }
+            lanes::map3_u32(&mut out, &va, &vb, &vc, |$a, $b, $c2| $e);
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
@@ -839,7 +1032,9 @@ macro_rules! valu_u32 {
     }};
 }
 
-/// f32 lane ops with source modifiers and clamp/omod.
+/// f32 lane ops with source modifiers and clamp/omod. Without output
+/// modifiers (the common case) the lanes run in a vectorised loop with
+/// hardware FMA when the CPU has it ([`lanes`]).
 macro_rules! valu_f32 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
@@ -856,15 +1051,14 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let (va, vb) = (lanes_f32(w, &s0, fz), lanes_f32(w, &s1, fz));
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
-                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, vb[l])));
-                    let r: f32 = $e;
-                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
-                }
+            if clamp || omod != 0 {
+                lanes::map2_f32(&mut out, &va, &vb, fz.output, |$a, $b| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map2_f32(&mut out, &va, &vb, fz.output, |$a, $b| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -884,14 +1078,14 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let va = lanes32(w, &s0);
+            let va = lanes_f32(w, &s0, fz);
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
-                    let r: f32 = $e;
-                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
-                }
+            if clamp || omod != 0 {
+                lanes::map1_f32(&mut out, &va, fz.output, |$a| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map1_f32(&mut out, &va, fz.output, |$a| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -916,16 +1110,18 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
+            let (va, vb, vc) = (
+                lanes_f32(w, &s0, fz),
+                lanes_f32(w, &s1, fz),
+                lanes_f32(w, &s2, fz),
+            );
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
-                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, vb[l])));
-                    let $c2 = fz.in32(f32::from_bits(f32_mods(&s2, vc[l])));
-                    let r: f32 = $e;
-                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
-                }
+            if clamp || omod != 0 {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -1437,21 +1633,17 @@ macro_rules! mac_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, v32(w, &s0, l))));
-                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, v32(w, &s1, l))));
-                    let $c2 = fz.in32(f32::from_bits(v32(w, &d, l)));
-                    let r: f32 = $e;
-                    vwrite(
-                        w,
-                        &d,
-                        l,
-                        0,
-                        fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits(),
-                    );
-                }
+            let (va, vb) = (lanes_f32(w, &s0, fz), lanes_f32(w, &s1, fz));
+            let vc = lanes::f32_in(&lanes32(w, &d), false, false, fz.input);
+            let mut out = [0u32; LANES];
+            if clamp || omod != 0 {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| $e);
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -1737,7 +1929,7 @@ fn vop3p(
     let Some(d) = c.dst(0).copied() else {
         return Err(unsupported(w, i, c.pc));
     };
-    let srcs: Vec<Op> = c.srcs().copied().collect();
+    let nsrc = (c.ops.nsrc as usize).min(3);
     let wide = name.ends_with("_f32");
     let is_float = name.ends_with("_f16") || wide;
     if clamp
@@ -1748,83 +1940,118 @@ fn vop3p(
     {
         return Err(unsupported(w, i, c.pc));
     }
-    for l in 0..LANES {
-        if !w.active(l) {
-            continue;
+    let m = md();
+    if wide {
+        // The operation is chosen once; the lanes run in a vectorised loop
+        // (hardware FMA when the CPU has it).
+        if !matches!(
+            (name, nsrc),
+            ("v_pk_fma_f32", 3) | ("v_pk_mul_f32", 2) | ("v_pk_add_f32", 2)
+        ) {
+            return Err(unsupported(w, i, c.pc));
         }
-        if wide {
-            let v: Vec<u64> = srcs
-                .iter()
-                .enumerate()
-                .map(|(k, op)| {
-                    let raw = match op.value {
-                        Operand::Reg(_) => v64(w, op, l),
-                        _ => {
-                            let x = u64::from(const32(op).unwrap_or(0));
-                            x | (x << 32)
-                        }
-                    };
-                    pk::pk_neg_f32(
-                        pk::pk_f32_operand(raw, sel(k), sel_hi(k)),
-                        neg_lo(k),
-                        neg_hi(k),
-                    )
-                })
-                .collect();
-            let r = match (name, v.as_slice()) {
-                ("v_pk_fma_f32", [a, b, cc]) => pk::pk_fma_f32(*a, *b, *cc, md()),
-                ("v_pk_mul_f32", [a, b]) => pk::pk_mul_f32(*a, *b, md()),
-                ("v_pk_add_f32", [a, b]) => pk::pk_add_f32(*a, *b, md()),
-                _ => return Err(unsupported(w, i, c.pc)),
-            };
-            vwrite(w, &d, l, 0, r as u32);
-            vwrite(w, &d, l, 1, (r >> 32) as u32);
-            continue;
-        }
-        let v: Vec<u32> = srcs
-            .iter()
-            .enumerate()
-            .map(|(k, op)| {
-                let raw = match op.value {
-                    Operand::Reg(_) => v32(w, op, l),
-                    // An inline constant or literal feeds both halves.
-                    _ => {
-                        let x = const32(op).unwrap_or(0) & 0xffff;
-                        x | (x << 16)
-                    }
-                };
-                let x = pk::pk_operand(raw, sel(k), sel_hi(k));
-                if is_float {
-                    pk::pk_neg_f16(x, neg_lo(k), neg_hi(k))
-                } else {
-                    x
+        // Packed pairs as 128 independent f32 elements (lane l's low half
+        // at 2l, high half at 2l + 1).
+        let mut v = [[0u32; 2 * LANES]; 3];
+        for (k, vk) in v.iter_mut().enumerate().take(nsrc) {
+            let Some(op) = c.src(k) else { continue };
+            let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
+            let raw = match op.value {
+                Operand::Reg(_) => lanes64(w, op),
+                _ => {
+                    let x = u64::from(const32(op).unwrap_or(0));
+                    [x | (x << 32); LANES]
                 }
-            })
-            .collect();
-        let r = match (name, v.as_slice()) {
-            ("v_pk_add_f16", [a, b]) => pk::pk_add_f16(*a, *b, md()),
-            ("v_pk_mul_f16", [a, b]) => pk::pk_mul_f16(*a, *b, md()),
-            ("v_pk_fma_f16", [a, b, cc]) => pk::pk_fma_f16(*a, *b, *cc, md()),
-            ("v_pk_max_f16", [a, b]) => pk::pk_max_f16(*a, *b, md()),
-            ("v_pk_min_f16", [a, b]) => pk::pk_min_f16(*a, *b, md()),
-            ("v_pk_add_u16", [a, b]) => pk::pk_add_u16(*a, *b, clamp),
-            ("v_pk_sub_u16", [a, b]) => pk::pk_sub_u16(*a, *b, clamp),
-            ("v_pk_add_i16", [a, b]) => pk::pk_add_i16(*a, *b, clamp),
-            ("v_pk_sub_i16", [a, b]) => pk::pk_sub_i16(*a, *b, clamp),
-            ("v_pk_mul_lo_u16", [a, b]) => pk::pk_mul_lo_u16(*a, *b),
-            ("v_pk_mad_u16", [a, b, cc]) => pk::pk_mad_u16(*a, *b, *cc, false),
-            ("v_pk_mad_i16", [a, b, cc]) => pk::pk_mad_i16(*a, *b, *cc, false),
-            ("v_pk_lshlrev_b16", [a, b]) => pk::pk_lshlrev_b16(*a, *b),
-            ("v_pk_lshrrev_b16", [a, b]) => pk::pk_lshrrev_b16(*a, *b),
-            ("v_pk_ashrrev_i16", [a, b]) => pk::pk_ashrrev_i16(*a, *b),
-            ("v_pk_max_i16", [a, b]) => pk::pk_max_i16(*a, *b),
-            ("v_pk_min_i16", [a, b]) => pk::pk_min_i16(*a, *b),
-            ("v_pk_max_u16", [a, b]) => pk::pk_max_u16(*a, *b),
-            ("v_pk_min_u16", [a, b]) => pk::pk_min_u16(*a, *b),
-            _ => return Err(unsupported(w, i, c.pc)),
+            };
+            for (x, r) in vk.chunks_exact_mut(2).zip(&raw) {
+                let p = pk::pk_neg_f32(pk::pk_f32_operand(*r, s, sh), nl, nh);
+                x[0] = p as u32;
+                x[1] = (p >> 32) as u32;
+            }
+        }
+        let ctl = m.f32();
+        let (fi, fo) = (!ctl.denorm.allow_in, !ctl.denorm.allow_out);
+        let mut r = [0u32; 2 * LANES];
+        let host = match name {
+            "v_pk_fma_f32" => lanes::fma_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
+            "v_pk_mul_f32" => lanes::mul_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
+            _ => lanes::add_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
         };
-        vwrite(w, &d, l, 0, r);
+        // NaN results, and rounding other than nearest-even, take the
+        // reference path.
+        if host || ctl.round != alu::Round::NearestEven {
+            for (e, o) in r.iter_mut().enumerate() {
+                if !f32::from_bits(*o).is_nan() && ctl.round == alu::Round::NearestEven {
+                    continue;
+                }
+                let (a, b, cc) = (v[0][e], v[1][e], v[2][e]);
+                *o = match name {
+                    "v_pk_fma_f32" => alu::float::fma_f32(a, b, cc, m),
+                    "v_pk_mul_f32" => alu::float::mul_f32(a, b, m),
+                    _ => alu::float::add_f32(a, b, m),
+                };
+            }
+        }
+        let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+        for (l, p) in r.chunks_exact(2).enumerate() {
+            lo[l] = p[0];
+            hi[l] = p[1];
+        }
+        let mut d1 = d;
+        if let Operand::Reg(mut rr) = d1.value {
+            rr.first = rr.first.wrapping_add(1);
+            d1.value = Operand::Reg(rr);
+        }
+        write_lanes32(w, &d, &lo);
+        write_lanes32(w, &d1, &hi);
+        return Ok(Flow::Continue);
     }
+    let f: fn(u32, u32, u32, alu::Mode, bool) -> u32 = match (name, nsrc) {
+        ("v_pk_add_f16", 2) => |a, b, _, m, _| pk::pk_add_f16(a, b, m),
+        ("v_pk_mul_f16", 2) => |a, b, _, m, _| pk::pk_mul_f16(a, b, m),
+        ("v_pk_fma_f16", 3) => |a, b, c, m, _| pk::pk_fma_f16(a, b, c, m),
+        ("v_pk_max_f16", 2) => |a, b, _, m, _| pk::pk_max_f16(a, b, m),
+        ("v_pk_min_f16", 2) => |a, b, _, m, _| pk::pk_min_f16(a, b, m),
+        ("v_pk_add_u16", 2) => |a, b, _, _, cl| pk::pk_add_u16(a, b, cl),
+        ("v_pk_sub_u16", 2) => |a, b, _, _, cl| pk::pk_sub_u16(a, b, cl),
+        ("v_pk_add_i16", 2) => |a, b, _, _, cl| pk::pk_add_i16(a, b, cl),
+        ("v_pk_sub_i16", 2) => |a, b, _, _, cl| pk::pk_sub_i16(a, b, cl),
+        ("v_pk_mul_lo_u16", 2) => |a, b, _, _, _| pk::pk_mul_lo_u16(a, b),
+        ("v_pk_mad_u16", 3) => |a, b, c, _, _| pk::pk_mad_u16(a, b, c, false),
+        ("v_pk_mad_i16", 3) => |a, b, c, _, _| pk::pk_mad_i16(a, b, c, false),
+        ("v_pk_lshlrev_b16", 2) => |a, b, _, _, _| pk::pk_lshlrev_b16(a, b),
+        ("v_pk_lshrrev_b16", 2) => |a, b, _, _, _| pk::pk_lshrrev_b16(a, b),
+        ("v_pk_ashrrev_i16", 2) => |a, b, _, _, _| pk::pk_ashrrev_i16(a, b),
+        ("v_pk_max_i16", 2) => |a, b, _, _, _| pk::pk_max_i16(a, b),
+        ("v_pk_min_i16", 2) => |a, b, _, _, _| pk::pk_min_i16(a, b),
+        ("v_pk_max_u16", 2) => |a, b, _, _, _| pk::pk_max_u16(a, b),
+        ("v_pk_min_u16", 2) => |a, b, _, _, _| pk::pk_min_u16(a, b),
+        _ => return Err(unsupported(w, i, c.pc)),
+    };
+    let mut v = [[0u32; LANES]; 3];
+    for (k, vk) in v.iter_mut().enumerate().take(nsrc) {
+        let Some(op) = c.src(k) else { continue };
+        let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
+        let raw = match op.value {
+            Operand::Reg(_) => lanes32(w, op),
+            // An inline constant or literal feeds both halves.
+            _ => {
+                let x = const32(op).unwrap_or(0) & 0xffff;
+                [x | (x << 16); LANES]
+            }
+        };
+        for (x, r) in vk.iter_mut().zip(&raw) {
+            let y = pk::pk_operand(*r, s, sh);
+            *x = if is_float {
+                pk::pk_neg_f16(y, nl, nh)
+            } else {
+                y
+            };
+        }
+    }
+    let mut r = [0u32; LANES];
+    lanes::map3_u32(&mut r, &v[0], &v[1], &v[2], |a, b, c| f(a, b, c, m, clamp));
+    write_lanes32(w, &d, &r);
     Ok(Flow::Continue)
 }
 
@@ -3862,10 +4089,16 @@ impl Step for Exec<'_> {
             check_waitcnt,
             cache,
             target,
+            deadline: _,
+            ticks: _,
+            trace,
         } = self;
-        let d: &Decoded = match cache.entry(pc) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => e.insert(Exec::decode_at(&mut core.view, *target, pc, w)?),
+        let d: &Decoded = match cache.find(pc) {
+            Some(k) => cache.get(k),
+            None => {
+                let d = Exec::decode_at(&mut core.view, *target, pc, w)?;
+                cache.insert(pc, d)
+            }
         };
         let inst = &d.inst;
         let op = inst.opcode();
@@ -3911,7 +4144,7 @@ impl Step for Exec<'_> {
             }
             WAVE_MODE.with(|m| m.set(w.mode));
         }
-        if trace_enabled() {
+        if *trace {
             eprintln!(
                 "trace wg{:?} w{} pc={pc:#x} exec={:016x} {inst}",
                 w.workgroup, w.index, w.exec
@@ -3959,6 +4192,40 @@ impl Step for Exec<'_> {
         Stop::Budget {
             pc: w.pc,
             wave: id(w),
+        }
+    }
+
+    fn expired(&mut self) -> bool {
+        let Some((at, _)) = self.deadline else {
+            return false;
+        };
+        // Reading the clock every 16th slice keeps the check off the profile.
+        self.ticks = self.ticks.wrapping_add(1);
+        self.ticks % 16 == 0 && std::time::Instant::now() >= at
+    }
+
+    fn timed_out(&mut self, waves: &[Wave]) -> Stop {
+        let waves = waves
+            .iter()
+            .filter(|w| w.status != crate::wave::WaveStatus::Ended)
+            .map(|w| WaveAt {
+                wave: id(w),
+                pc: w.pc,
+                inst: match self.cache.find(w.pc) {
+                    Some(k) => self.cache.get(k).inst.to_string(),
+                    None => match Exec::decode_at(&mut self.core.view, self.target, w.pc, w) {
+                        Ok(d) => d.inst.to_string(),
+                        Err(_) => "<instruction fetch fault>".into(),
+                    },
+                },
+                instructions: w.instructions,
+                at_barrier: w.status == crate::wave::WaveStatus::Barrier,
+            })
+            .collect();
+        Stop::Timeout {
+            limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
+            waves,
+            not_started: 0,
         }
     }
 }

@@ -27,7 +27,15 @@ pub struct Options {
     /// Stop with [`Stop::MissingWait`] when a kernel uses a memory result
     /// before the `s_waitcnt` that guarantees it ([`crate::waitcnt`]).
     pub check_waitcnt: bool,
+    /// The watchdog: a dispatch still running after this long stops with
+    /// [`Stop::Timeout`], naming where each unfinished wave is (`None`: no
+    /// limit).
+    pub timeout: Option<Duration>,
 }
+
+/// The default watchdog limit: generous, so only a kernel that never ends
+/// (or one far too large to emulate) reaches it.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for Options {
     fn default() -> Self {
@@ -36,6 +44,7 @@ impl Default for Options {
             budget_per_workgroup: 1 << 32,
             dynamic_stack: 16 * 1024,
             check_waitcnt: true,
+            timeout: Some(DEFAULT_TIMEOUT),
         }
     }
 }
@@ -152,13 +161,16 @@ pub fn dispatch(
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
     let waves_run = AtomicU64::new(0);
+    let started = AtomicU64::new(0);
+    let deadline = opts.timeout.map(|t| (start + t, t));
     std::thread::scope(|s| {
         for t in 0..threads {
-            let (next, failed, error, counts, waves_run) =
-                (&next, &failed, &error, &counts, &waves_run);
+            let (next, failed, error, counts, waves_run, started) =
+                (&next, &failed, &error, &counts, &waves_run, &started);
             s.spawn(move || {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
+                exec.deadline = deadline;
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 loop {
                     if failed.load(Ordering::Relaxed) {
@@ -168,6 +180,7 @@ pub fn dispatch(
                     if i >= total_wgs {
                         break;
                     }
+                    started.fetch_add(1, Ordering::Relaxed);
                     let wg_id = geo.workgroup_id(i);
                     let nwaves = geo.waves_in(wg_id);
                     let d = DispatchSgprs {
@@ -214,8 +227,18 @@ pub fn dispatch(
                     {
                         failed.store(true, Ordering::Relaxed);
                         let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
-                        if e.is_none() {
-                            *e = Some(stop);
+                        match (&mut *e, stop) {
+                            (None, stop) => *e = Some(stop),
+                            // Every thread's watchdog fires: gather all
+                            // unfinished waves into one report.
+                            (
+                                Some(Stop::Timeout { waves, .. }),
+                                Stop::Timeout { waves: more, .. },
+                            ) => {
+                                waves.extend(more);
+                                waves.sort_by_key(|w| (w.wave.workgroup, w.wave.wave));
+                            }
+                            _ => {}
                         }
                         break;
                     }
@@ -233,7 +256,10 @@ pub fn dispatch(
     for a in [Some(packet), Some(queue), scratch].into_iter().flatten() {
         let _ = mem.free(a);
     }
-    if let Some(stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(mut stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        if let Stop::Timeout { not_started, .. } = &mut stop {
+            *not_started = total_wgs.saturating_sub(started.into_inner());
+        }
         return Err(DispatchError::Stopped {
             kernel: l.name.to_string(),
             stop,

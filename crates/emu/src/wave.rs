@@ -176,12 +176,20 @@ pub trait Step {
     /// The stop to report when the group's instruction budget runs out
     /// (an endless loop, or waves spinning on a barrier others never reach).
     fn out_of_steps(&mut self, wave: &Wave) -> Self::Stop;
+    /// Whether the watchdog has fired; asked once per scheduling slice.
+    fn expired(&mut self) -> bool {
+        false
+    }
+    /// The stop to report when the watchdog fires, naming every unfinished
+    /// wave of the group.
+    fn timed_out(&mut self, waves: &[Wave]) -> Self::Stop;
 }
 
 /// Runs every wave of `wg` to completion, honouring barriers. Each wave runs
 /// until it blocks, ends or has run `slice` instructions, so waves interleave
 /// as they would on hardware without one starving the others. `budget`
-/// bounds the total instructions of the group.
+/// bounds the total instructions of the group; [`Step::expired`] is asked
+/// before each slice, and stops the group with [`Step::timed_out`].
 pub fn run_workgroup<S: Step>(
     wg: &mut Workgroup,
     step: &mut S,
@@ -190,6 +198,9 @@ pub fn run_workgroup<S: Step>(
 ) -> Result<(), S::Stop> {
     loop {
         for i in 0..wg.waves.len() {
+            if step.expired() {
+                return Err(step.timed_out(&wg.waves));
+            }
             let wave = &mut wg.waves[i];
             let mut n = 0;
             while wave.status == WaveStatus::Running && n < slice {
@@ -249,6 +260,17 @@ mod tests {
         fn out_of_steps(&mut self, w: &Wave) -> String {
             format!("budget at wave {}", w.index)
         }
+        fn expired(&mut self) -> bool {
+            self.1.len() >= 1000
+        }
+        fn timed_out(&mut self, waves: &[Wave]) -> String {
+            let at: Vec<String> = waves
+                .iter()
+                .filter(|w| w.status != WaveStatus::Ended)
+                .map(|w| format!("{}@{}", w.index, w.pc))
+                .collect();
+            format!("timeout {}", at.join(" "))
+        }
     }
 
     fn group(n: u32) -> Workgroup {
@@ -306,5 +328,18 @@ mod tests {
             run_workgroup(&mut wg, &mut s, 8, 100),
             Err("budget at wave 1".to_string())
         );
+    }
+
+    #[test]
+    fn watchdog_names_unfinished_waves() {
+        use Flow::*;
+        // Wave 0 ends at once; wave 1 loops (pc 1 jumps back to 1 forever
+        // is modelled by a long run of Continue); the script's watchdog
+        // fires after 1000 steps, within budget.
+        let mut s = Script(vec![vec![End], vec![Continue; 5000]], vec![]);
+        let mut wg = group(2);
+        let got = run_workgroup(&mut wg, &mut s, 8, 1 << 20).expect_err("watchdog");
+        assert_eq!(got, "timeout 1@1000");
+        assert_eq!(wg.waves[1].instructions, 1000);
     }
 }
