@@ -144,6 +144,9 @@ pub struct Exec<'m> {
     /// Report a use of a memory result before the `s_waitcnt` that
     /// guarantees it ([`crate::waitcnt`]) as [`Stop::MissingWait`].
     pub check_waitcnt: bool,
+    /// Ground-truth recording ([`crate::record`]); `None` costs one branch
+    /// per instruction.
+    pub recorder: Option<Box<crate::record::Recorder>>,
     cache: HashMap<u64, Decoded, BuildHasherDefault<PcHasher>>,
 }
 
@@ -287,6 +290,7 @@ impl<'m> Exec<'m> {
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
+            recorder: None,
             cache: HashMap::default(),
         }
     }
@@ -3862,6 +3866,7 @@ impl Step for Exec<'_> {
             check_waitcnt,
             cache,
             target,
+            recorder,
         } = self;
         let d: &Decoded = match cache.entry(pc) {
             Entry::Occupied(e) => e.into_mut(),
@@ -3876,6 +3881,9 @@ impl Step for Exec<'_> {
         };
         if let Some(c) = counts.get_mut(slot) {
             *c += 1;
+        }
+        if let Some(r) = recorder {
+            r.step(pc, w.exec);
         }
         if op.is_invalid() {
             return Err(Stop::Invalid {

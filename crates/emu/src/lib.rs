@@ -13,6 +13,7 @@ pub mod interp;
 pub mod launch;
 pub mod mem;
 pub mod mfma;
+pub mod record;
 pub mod run;
 pub mod session;
 pub mod waitcnt;
