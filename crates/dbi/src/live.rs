@@ -542,15 +542,19 @@ fn function_liveness(
             for &s in &blk.succs {
                 live = live.union(&block_in[s]);
             }
-            for i in blk.start..blk.end {
-                let _ = i;
-            }
+            // Vector liveness is split in two: `same` comes only from reads
+            // later in the same EXEC region (no EXEC write in between), so
+            // a write there runs under the same EXEC and covers it;
+            // `other` comes from elsewhere and only a full-EXEC write ends
+            // it.
+            let mut same = RegSet::default();
+            let mut other = live;
             for i in (blk.start..blk.end).rev() {
                 after[i] = live;
                 let e = &effects[i];
-                let mut l = live;
-                let is_call =
-                    f.insts[i].inst.opcode() != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
+                let inst = &f.insts[i].inst;
+                let mut sc = live;
+                let is_call = inst.opcode() != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
                 if is_call {
                     // The callee reads its live-in; nothing is killed
                     // except the return address the call writes.
@@ -558,25 +562,36 @@ fn function_liveness(
                         Some(Some(t)) => live_in[*t],
                         _ => RegSet::ALL,
                     };
-                    l = l.union(&callee_in);
-                    let mut ret = e.defs;
-                    ret.scc = false;
-                    let mut lr = l;
-                    lr.s &= !ret.s;
-                    l = lr;
+                    other = other.union(&same).union(&callee_in);
+                    same = RegSet::default();
+                    sc = sc.union(&callee_in);
+                    sc.s &= !e.defs.s;
                 } else {
-                    l.s &= !e.kills_scalar.s;
+                    sc.s &= !e.kills_scalar.s;
                     if e.kills_scalar.scc {
-                        l.scc = false;
+                        sc.scc = false;
                     }
-                    if exec_full[i] {
-                        for k in 0..4 {
-                            l.v[k] &= !e.kills_vector_full_exec.v[k];
-                            l.a[k] &= !e.kills_vector_full_exec.a[k];
+                    let k = &e.kills_vector_full_exec;
+                    for w in 0..4 {
+                        if exec_full[i] {
+                            other.v[w] &= !k.v[w];
+                            other.a[w] &= !k.a[w];
                         }
+                        same.v[w] &= !k.v[w];
+                        same.a[w] &= !k.a[w];
+                    }
+                    if !out_state(inst, true) || is_exec_all_ones(inst) {
+                        // EXEC changes here: earlier code runs under
+                        // another EXEC.
+                        other = other.union(&same);
+                        same = RegSet::default();
                     }
                 }
-                l = l.union(&e.uses);
+                same.v = std::array::from_fn(|w| same.v[w] | e.uses.v[w]);
+                same.a = std::array::from_fn(|w| same.a[w] | e.uses.a[w]);
+                let mut l = sc.union(&e.uses);
+                l.v = std::array::from_fn(|w| other.v[w] | same.v[w]);
+                l.a = std::array::from_fn(|w| other.a[w] | same.a[w]);
                 before[i] = l;
                 live = l;
             }

@@ -206,6 +206,8 @@ pub struct ProbeCx<'a> {
     pub live: RegSet,
     /// The kernel's kernarg-pointer SGPR pair, at kernel entry.
     pub kernarg_sgpr: Option<u16>,
+    /// The kernel's kernarg segment size (descriptor).
+    pub kernarg_size: u32,
     /// Function kind.
     pub kind: FunctionKind,
 }
@@ -271,6 +273,8 @@ pub struct Instrumented {
     pub function_addrs: Vec<u64>,
     /// Long jumps created by relaxation.
     pub relaxed_branches: usize,
+    /// (new address, original address) of every original instruction.
+    pub addr_map: Vec<(u64, u64)>,
 }
 
 // ---------------------------------------------------------------- helpers
@@ -451,7 +455,7 @@ impl Probe for KernargProbe {
         };
         let (t, r) = (cx.target, cx.regs);
         exec_one(t, r, out)?;
-        for k in 0..self.bytes.div_ceil(4) {
+        for k in 0..self.bytes.min(cx.kernarg_size).div_ceil(4) {
             out.push(smem_load(t, Opcode::S_LOAD_DWORD, r.tmp, ka, 4 * k)?);
             out.push(waitcnt(t, 63, 0)?);
             out.push(build(
@@ -534,6 +538,8 @@ impl Item {
 
 struct FnCode {
     items: Vec<Item>,
+    /// Item of each original instruction.
+    inst_item: Vec<usize>,
     /// Item index where the group of original instruction `i` starts.
     label: Vec<usize>,
     /// Item address (relative to the function's new start), recomputed.
@@ -675,6 +681,7 @@ pub fn instrument_lifted(
     let syms = co.symbols()?;
     // Kernarg pointer SGPR per kernel.
     let mut kernarg_sgpr: HashMap<&str, u16> = HashMap::new();
+    let mut kernarg_size: HashMap<&str, u32> = HashMap::new();
     let mut descriptors = Vec::new();
     for k in syms.kernels() {
         let (Ok(d), Some(ds)) = (&k.descriptor, &k.descriptor_symbol) else {
@@ -687,6 +694,7 @@ pub fn instrument_lifted(
         {
             kernarg_sgpr.insert(k.name, s.first as u16);
         }
+        kernarg_size.insert(k.name, d.kernarg_size);
         descriptors.push((k.name, ds.value, *d));
     }
     // Which functions each request covers: selected kernels and what they
@@ -740,6 +748,7 @@ pub fn instrument_lifted(
                 slot: s,
                 live: live_at,
                 kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
+                kernarg_size: kernarg_size.get(f.name.as_str()).copied().unwrap_or(0),
                 kind: f.kind,
             };
             r.probe
@@ -951,6 +960,7 @@ pub fn instrument_lifted(
             items.push(Item::Fixed(x));
         }
         let mut label = vec![0usize; n];
+        let mut inst_item = vec![0usize; n];
         let pcrel_at: HashMap<usize, &crate::lift::PcRel> =
             f.pcrel.iter().map(|pr| (pr.getpc, pr)).collect();
         let mut add_of: HashMap<usize, (usize, bool, u64)> = HashMap::new(); // inst -> (getpc inst, hi, target)
@@ -969,6 +979,7 @@ pub fn instrument_lifted(
             }
             let x = &f.insts[i];
             let inst = x.inst;
+            inst_item[i] = items.len();
             if let Some(pr) = pcrel_at.get(&i) {
                 getpc_item.insert(i, items.len());
                 items.push(Item::Fixed(inst));
@@ -1028,6 +1039,7 @@ pub fn instrument_lifted(
         }
         let mut fc = FnCode {
             items,
+            inst_item,
             label,
             offs: Vec::new(),
             size: 0,
@@ -1225,8 +1237,13 @@ pub fn instrument_lifted(
         nb[16..24].copy_from_slice(&entry.to_le_bytes());
         patch.descriptors.push((*kd_addr, nb));
     }
+    let mut addr_map = Vec::new();
     for (fi, f) in p.functions.iter().enumerate() {
         patch.moves.push((f.addr, fn_new[fi], code[fi].size));
+        let fc = &code[fi];
+        for (i, x) in f.insts.iter().enumerate() {
+            addr_map.push((fn_new[fi] + fc.offs[fc.inst_item[i]], x.addr));
+        }
     }
     patch.metadata = metadata_notes(co, &regs)?;
     let code_object = elfout::write(co.data(), lay, &patch)?;
@@ -1237,6 +1254,7 @@ pub fn instrument_lifted(
         regs,
         function_addrs: fn_new,
         relaxed_branches: relaxed,
+        addr_map,
     })
 }
 

@@ -297,6 +297,10 @@ pub struct ToolRun {
     pub buffers: Vec<BufferOut>,
     /// The tool's result.
     pub result: Value,
+    /// Ground truth of this run (with `record`): executions and active
+    /// lanes of each original instruction, by original address (probe
+    /// instructions excluded).
+    pub ground_truth: Option<BTreeMap<u64, lathe_emu::record::PcCount>>,
 }
 
 /// Instruments the code object of `objects` that defines `kernel`, loads
@@ -309,15 +313,25 @@ pub fn run(
     shape: Shape,
     args: &[Arg],
     opts: &Options,
+    record: bool,
 ) -> Result<(ToolRun, ToolBuild), Error> {
     let mut built = None;
     let mut objs: Vec<Vec<u8>> = Vec::new();
+    let mut resolved = kernel.to_string();
     for o in objects {
-        let has = CodeObject::parse(o)
-            .ok()
-            .and_then(|c| c.symbols().ok().map(|s| s.kernel(kernel).is_some()))
-            .unwrap_or(false);
-        if has && built.is_none() {
+        let found = CodeObject::parse(o).ok().and_then(|c| {
+            c.symbols().ok().and_then(|s| {
+                s.kernels()
+                    .iter()
+                    .find(|k| {
+                        k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel)
+                    })
+                    .map(|k| k.name.to_string())
+            })
+        });
+        if let (Some(name), true) = (&found, built.is_none()) {
+            resolved = name.clone();
+            let kernel = resolved.as_str();
             let kre = format!("^{}$", regex::escape(kernel));
             let b = instrument(o, tool, Some(&kre))?;
             objs.push(b.code_object.clone());
@@ -342,17 +356,40 @@ pub fn run(
         .view()
         .store_u64(var, buf)
         .map_err(|e| Error::ProbeData(e.to_string()))?;
-    let (report, buffers) = session.launch(kernel, shape, args, opts)?;
+    let (report, buffers, rec) = if record {
+        let (r, b, rec) = session.launch_recorded(&resolved, shape, args, opts)?;
+        (r, b, Some(rec))
+    } else {
+        let (r, b) = session.launch(&resolved, shape, args, opts)?;
+        (r, b, None)
+    };
+    let ground_truth = rec.map(|rec| {
+        let lco = session
+            .exe
+            .code_objects()
+            .iter()
+            .find(|c| c.storage == b.code_object);
+        let mut m = BTreeMap::new();
+        if let Some(lco) = lco {
+            for (new, old) in &b.addr_map {
+                if let Some(c) = rec.per_pc.get(&lco.device_address(*new)) {
+                    m.insert(*old, *c);
+                }
+            }
+        }
+        m
+    });
     let data = session
         .download(buf, b.data_size)
         .map_err(|e| Error::ProbeData(e.to_string()))?;
-    let result = decode(&b, kernel, &data)?;
+    let result = decode(&b, &resolved, &data)?;
     Ok((
         ToolRun {
             session,
             report,
             buffers,
             result,
+            ground_truth,
         },
         b,
     ))

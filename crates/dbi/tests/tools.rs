@@ -75,37 +75,50 @@ fn outputs(s: &Session, case: &Case, bufs: &[lathe_emu::session::BufferOut]) -> 
     v
 }
 
-/// Checks one case/target/level under every tool; returns an error text.
-fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<(), String> {
+/// Checks one case/target/level under every tool. Ok(true): the outputs
+/// differed but the kernel is schedule-dependent (atomics) and the case's
+/// own reference check passed.
+fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, String> {
     let co =
         std::fs::read(build::linked_code_object(case, target, opt)).map_err(|e| e.to_string())?;
     let agent: lathe_bundle::TargetId = target.parse().map_err(|e| format!("{e:?}"))?;
     let args = args_of(case);
     let shape = shape_of(case);
-    let opts = Options::default();
-    let base = Session::load(agent.clone(), &[&co]).map_err(|e| e.to_string())?;
-    let (rep, bufs, rec) = base
-        .launch_recorded(case.kernel, shape, &args, &opts)
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let mut sched = false;
+    let base = Session::load(agent, &[&co]).map_err(|e| e.to_string())?;
+    let (_rep, bufs) = base
+        .launch(case.kernel, shape, &args, &opts)
         .map_err(|e| format!("uninstrumented: {e}"))?;
     let want_out = outputs(&base, case, &bufs);
     for tool in Tool::ALL {
-        let (run, b) = tools::run(
-            agent.clone(),
-            &[&co],
-            case.kernel,
-            tool,
-            shape,
-            &args,
-            &opts,
-        )
-        .map_err(|e| format!("{}: {e}", tool.name()))?;
+        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, true)
+            .map_err(|e| format!("{}: {e}", tool.name()))?;
         let got_out = outputs(&run.session, case, &run.buffers);
         if got_out != want_out {
-            return Err(format!(
-                "{}: outputs differ from the uninstrumented run",
-                tool.name()
-            ));
+            // Schedule-dependent kernels (atomics deciding control flow or
+            // values) may legitimately differ: the case's reference check
+            // must still pass.
+            let named: Vec<(String, Vec<u8>)> = case
+                .args
+                .iter()
+                .filter(|a| matches!(a.value, Value::Buffer { .. }))
+                .map(|a| a.name.to_string())
+                .chain(case.globals.iter().map(|g| g.symbol.to_string()))
+                .zip(got_out.iter().cloned())
+                .collect();
+            case.check(&lathe_cases::Run::new(named)).map_err(|e| {
+                format!(
+                    "{}: outputs differ from the uninstrumented run and fail the reference: {e}",
+                    tool.name()
+                )
+            })?;
+            sched = true;
         }
+        let gt = run.ground_truth.clone().expect("recorded");
         let r = &run.result;
         match tool {
             Tool::InstrCount => {
@@ -113,26 +126,19 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<(), Str
                     r["wave_instructions"].as_u64(),
                     r["thread_instructions"].as_u64(),
                 );
-                if w != Some(rep.wave_instructions) || w != Some(rec.wave_instructions()) {
+                let gw: u64 = gt.values().map(|c| c.waves).sum();
+                let gl: u64 = gt.values().map(|c| c.lanes).sum();
+                if w != Some(gw) || t != Some(gl) {
                     return Err(format!(
-                        "instr-count: waves {w:?}, ground truth {}",
-                        rep.wave_instructions
-                    ));
-                }
-                if t != Some(rec.thread_instructions()) {
-                    return Err(format!(
-                        "instr-count: threads {t:?}, ground truth {}",
-                        rec.thread_instructions()
+                        "instr-count: ({w:?}, {t:?}), ground truth ({gw}, {gl})"
                     ));
                 }
             }
             Tool::BlockCount => {
                 // Ground truth: executions of each block's first instruction.
-                let lco = &base.exe.code_objects()[0];
                 for blk in r["blocks"].as_array().expect("blocks") {
                     let start = blk["start"].as_u64().expect("start");
-                    let dev = lco.device_address(start);
-                    let want = rec.per_pc.get(&dev).map_or(0, |c| c.waves);
+                    let want = gt.get(&start).map_or(0, |c| c.waves);
                     if blk["count"].as_u64() != Some(want) {
                         return Err(format!(
                             "block-count: block at {start:#x}: {} vs ground truth {want}",
@@ -153,11 +159,19 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<(), Str
                         )
                     })
                     .collect();
-                let want: BTreeMap<String, u64> = rep
-                    .per_opcode
-                    .iter()
-                    .map(|(o, n)| (o.name().to_string(), *n))
-                    .collect();
+                let mut want: BTreeMap<String, u64> = BTreeMap::new();
+                for (pc, c) in &gt {
+                    let fi = b
+                        .program
+                        .function_containing(*pc)
+                        .expect("pc in a function");
+                    let f = &b.program.functions[fi];
+                    let i = f.index_of(*pc).expect("instruction");
+                    *want
+                        .entry(f.insts[i].inst.opcode().name().to_string())
+                        .or_default() += c.waves;
+                }
+                want.retain(|_, n| *n > 0);
                 if got != want {
                     return Err(format!("opcode-hist differs: {got:?} vs {want:?}"));
                 }
@@ -181,9 +195,8 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<(), Str
             }
             _ => {}
         }
-        let _ = b;
     }
-    Ok(())
+    Ok(sched)
 }
 
 #[test]
@@ -191,6 +204,7 @@ fn every_tool_on_every_case_is_exact() {
     let filter = std::env::var("LATHE_DBI_CASE").ok();
     let mut failed = Vec::new();
     let mut passed = 0;
+    let mut sched: Vec<String> = Vec::new();
     for case in lathe_cases::all() {
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
             continue;
@@ -206,13 +220,19 @@ fn every_tool_on_every_case_is_exact() {
             };
             for &opt in opts {
                 match check(&case, target, opt) {
-                    Ok(()) => passed += 1,
+                    Ok(false) => passed += 1,
+                    Ok(true) => sched.push(format!("{} {target} {opt}", case.name)),
                     Err(e) => failed.push(format!("{} {target} {opt}: {e}", case.name)),
                 }
             }
         }
     }
-    eprintln!("dbi tools: {passed} runs exact, {} failed", failed.len());
+    eprintln!(
+        "dbi tools: {passed} runs exact with bit-identical outputs, {} schedule-dependent runs exact \
+         with outputs passing the reference ({sched:?}), {} failed",
+        sched.len(),
+        failed.len()
+    );
     for f in &failed {
         eprintln!("  {f}");
     }
