@@ -199,6 +199,9 @@ pub struct Exec<'m> {
     /// `LATHE_TRACE` is set.
     trace: bool,
     cache: DecodeCache,
+    /// Ground-truth recording ([`crate::record`]); `None` costs one branch
+    /// per instruction.
+    pub recorder: Option<Box<crate::record::Recorder>>,
 }
 
 /// The part of [`Exec`] instruction handlers use (kept apart from the
@@ -453,6 +456,7 @@ impl<'m> Exec<'m> {
             ticks: 0,
             trace: trace_enabled(),
             cache: DecodeCache::default(),
+            recorder: None,
         }
     }
 
@@ -4092,6 +4096,7 @@ impl Step for Exec<'_> {
             deadline: _,
             ticks: _,
             trace,
+            recorder,
         } = self;
         let d: &Decoded = match cache.find(pc) {
             Some(k) => cache.get(k),
@@ -4109,6 +4114,9 @@ impl Step for Exec<'_> {
         };
         if let Some(c) = counts.get_mut(slot) {
             *c += 1;
+        }
+        if let Some(r) = recorder {
+            r.step(pc, w.exec);
         }
         if op.is_invalid() {
             return Err(Stop::Invalid {

@@ -13,6 +13,7 @@ use lathe_loader::KernelInfo;
 use crate::dispatch::{wave_start, AqlDispatch, DispatchSgprs, Geometry, GeometryError};
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
+use crate::record::Recorder;
 use crate::wave::{run_workgroup, Wave, Workgroup, LANES};
 
 /// Dispatch options.
@@ -112,6 +113,29 @@ pub fn dispatch(
     l: &Launch<'_>,
     opts: &Options,
 ) -> Result<Report, DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, false).map(|(r, _)| r)
+}
+
+/// [`dispatch`] with ground-truth recording ([`crate::record`]): also
+/// returns per-PC execution and active-lane counts over every wave.
+pub fn dispatch_recorded(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+) -> Result<(Report, Recorder), DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, true).map(|(r, rec)| (r, rec.unwrap_or_default()))
+}
+
+fn dispatch_impl(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    record: bool,
+) -> Result<(Report, Option<Recorder>), DispatchError> {
     let start = Instant::now();
     let geo = l.geometry;
     let k = l.kernel;
@@ -160,17 +184,21 @@ pub fn dispatch(
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    let recorded: Mutex<Option<Recorder>> = Mutex::new(record.then(Recorder::default));
     let waves_run = AtomicU64::new(0);
     let started = AtomicU64::new(0);
     let deadline = opts.timeout.map(|t| (start + t, t));
     std::thread::scope(|s| {
         for t in 0..threads {
-            let (next, failed, error, counts, waves_run, started) =
-                (&next, &failed, &error, &counts, &waves_run, &started);
+            let (next, failed, error, counts, waves_run, started, recorded) =
+                (&next, &failed, &error, &counts, &waves_run, &started, &recorded);
             s.spawn(move || {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
                 exec.deadline = deadline;
+                if record {
+                    exec.recorder = Some(Box::default());
+                }
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 loop {
                     if failed.load(Ordering::Relaxed) {
@@ -250,6 +278,12 @@ pub fn dispatch(
                 for (a, b) in c.iter_mut().zip(&exec.counts) {
                     *a += b;
                 }
+                if let Some(r) = &exec.recorder {
+                    let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(all) = all.as_mut() {
+                        all.merge(r);
+                    }
+                }
             });
         }
     });
@@ -271,14 +305,17 @@ pub fn dispatch(
         .filter(|(_, n)| *n > 0)
         .collect();
     per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(Report {
-        workgroups: total_wgs,
-        waves: waves_run.into_inner(),
-        wave_instructions: counts.iter().sum(),
-        per_opcode,
-        elapsed: start.elapsed(),
-        threads,
-    })
+    Ok((
+        Report {
+            workgroups: total_wgs,
+            waves: waves_run.into_inner(),
+            wave_instructions: counts.iter().sum(),
+            per_opcode,
+            elapsed: start.elapsed(),
+            threads,
+        },
+        recorded.into_inner().unwrap_or_else(|p| p.into_inner()),
+    ))
 }
 
 /// The private segment buffer descriptor for a scratch slot: base address,
