@@ -95,6 +95,19 @@ pub struct Launch<'a> {
     pub dynamic_lds: u32,
 }
 
+/// Where a dispatch's packet and queue live when a runtime (`lathe-hsa`)
+/// issued it from a real AQL queue: the kernel's `dispatch_ptr` and
+/// `queue_ptr` then point at them instead of at copies made for the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueContext {
+    /// Device address of the AQL dispatch packet.
+    pub packet: u64,
+    /// Device address of the queue (`amd_queue_t`).
+    pub queue: u64,
+    /// The packet's dispatch ID (its index in the queue).
+    pub dispatch_id: u64,
+}
+
 /// Runs a dispatch to completion on `mem`.
 pub fn dispatch(
     mem: &DeviceMemory,
@@ -102,6 +115,29 @@ pub fn dispatch(
     arch: KdArch,
     l: &Launch<'_>,
     opts: &Options,
+) -> Result<Report, DispatchError> {
+    run_dispatch(mem, target, arch, l, opts, None)
+}
+
+/// Runs a dispatch issued from an AQL queue (see [`QueueContext`]).
+pub fn dispatch_from_queue(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    ctx: QueueContext,
+) -> Result<Report, DispatchError> {
+    run_dispatch(mem, target, arch, l, opts, Some(ctx))
+}
+
+fn run_dispatch(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    ctx: Option<QueueContext>,
 ) -> Result<Report, DispatchError> {
     let start = Instant::now();
     let geo = l.geometry;
@@ -132,9 +168,17 @@ pub fn dispatch(
     } else {
         None
     };
-    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr.
-    let packet = mem.allocate(64, 64, RegionKind::Runtime)?;
-    let queue = mem.allocate(256, 64, RegionKind::Runtime)?;
+    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr
+    // (unless the dispatch came from a runtime's queue).
+    let own = ctx.is_none();
+    let (packet, queue, dispatch_id) = match ctx {
+        Some(c) => (c.packet, c.queue, c.dispatch_id),
+        None => (
+            mem.allocate(64, 64, RegionKind::Runtime)?,
+            mem.allocate(256, 64, RegionKind::Runtime)?,
+            0,
+        ),
+    };
     let aql = AqlDispatch {
         header: 2,
         setup: geo.dims as u16,
@@ -146,17 +190,19 @@ pub fn dispatch(
         kernarg_address: l.kernarg,
         completion_signal: 0,
     };
-    let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    if own {
+        let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    }
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
     let waves_run = AtomicU64::new(0);
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let (next, failed, error, counts, waves_run) =
-                (&next, &failed, &error, &counts, &waves_run);
-            s.spawn(move || {
+    let work = |t: usize| {
+        let (next, failed, error, counts, waves_run) =
+            (&next, &failed, &error, &counts, &waves_run);
+        {
+            {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
@@ -175,7 +221,7 @@ pub fn dispatch(
                         dispatch_ptr: packet,
                         queue_ptr: queue,
                         kernarg_ptr: l.kernarg,
-                        dispatch_id: 0,
+                        dispatch_id,
                         flat_scratch_init: slot_base,
                         private_segment_size: per_lane as u32,
                     };
@@ -227,10 +273,22 @@ pub fn dispatch(
                 for (a, b) in c.iter_mut().zip(&exec.counts) {
                     *a += b;
                 }
-            });
+            }
         }
-    });
-    for a in [Some(packet), Some(queue), scratch].into_iter().flatten() {
+    };
+    // One thread runs here: a runtime's small launches skip a thread spawn.
+    if threads == 1 {
+        work(0);
+    } else {
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let work = &work;
+                s.spawn(move || work(t));
+            }
+        });
+    }
+    let owned = own.then_some([packet, queue]).into_iter().flatten();
+    for a in owned.chain(scratch) {
         let _ = mem.free(a);
     }
     if let Some(stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
