@@ -4,6 +4,7 @@
 
 mod bundle_cmd;
 mod disasm_cmd;
+mod exec_cmd;
 mod info_cmd;
 mod input;
 mod objects;
@@ -42,6 +43,8 @@ enum Command {
     Disasm(DisasmArgs),
     /// Run one kernel on the emulator (no GPU needed).
     Run(RunArgs),
+    /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
+    Exec(exec_cmd::ExecArgs),
 }
 
 #[derive(Debug, Args)]
@@ -215,6 +218,7 @@ fn main() -> ExitCode {
         Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
         Command::Disasm(a) => disasm_cmd::run(&ctx, a),
         Command::Run(a) => run_cmd::run(&ctx, a),
+        Command::Exec(a) => exec_cmd::run(&ctx, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -40,7 +40,9 @@ pub fn system_get_info(attr: u32, value: *mut c_void) -> Status {
             value,
             c"lathe-hsa 0.1 (ROCr 5.2 API)".as_ptr() as *const libc::c_char,
         ),
-        AMD_SYSTEM_INFO_SVM_SUPPORTED => put(value, true),
+        // No HMM: HIP then backs managed memory with fine-grained system
+        // pool allocations instead of plain host memory plus SVM attributes.
+        AMD_SYSTEM_INFO_SVM_SUPPORTED => put(value, false),
         // An MI210 with xnack- does not reach pageable host memory: HIP then
         // stages pageable copies through locked buffers, as on the real GPU.
         AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT => put(value, false),

@@ -209,6 +209,7 @@ pub fn memory_pool_allocate(pool: Pool, size: usize, flags: u32, ptr: *mut *mut 
                     size: size as u64,
                     kind: AllocKind::Pool(p),
                     user_data: 0,
+                    device: a,
                 },
             );
             put(ptr as *mut c_void, a as *mut c_void)
@@ -275,7 +276,9 @@ pub fn agents_allow_access(
     SUCCESS
 }
 
-/// Locks `[host, host+size)`: registers it as device-accessible host memory.
+/// Locks `[host, host+size)`: the GPU reaches it at an alias address in
+/// reserved (inaccessible to the host) address space, with the same page
+/// offset. Returns the alias.
 fn lock_range(host: u64, size: u64) -> Result<u64, Status> {
     let r = rt().ok_or(ERROR_NOT_INITIALIZED)?;
     if host == 0 || size == 0 {
@@ -286,20 +289,39 @@ fn lock_range(host: u64, size: u64) -> Result<u64, Status> {
         if let AllocKind::Locked(n) = &mut a.kind {
             if a.size >= size {
                 *n += 1;
-                return Ok(host);
+                return Ok(a.device);
             }
         }
     }
-    // Memory that is already device memory (inside an allocation) needs no
-    // registration: it is accessible as it is.
+    // Memory that is already device memory (a pool allocation) needs no
+    // locking: the GPU reaches it at its own address.
     if r.mem.find(host, size).is_some() {
         return Ok(host);
     }
+    let page = 4096u64;
+    let offset = host % page;
+    let span = (offset + size).next_multiple_of(page);
+    // SAFETY: an anonymous PROT_NONE reservation; it only claims address
+    // space so no host allocation can ever sit at the alias.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            span as usize,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED {
+        return Err(ERROR_OUT_OF_RESOURCES);
+    }
+    let device = base as u64 + offset;
     // SAFETY: the caller of hsa_amd_memory_lock promises the range is valid
     // host memory until hsa_amd_memory_unlock, which unregisters it.
     match unsafe {
         r.mem
-            .register_host(host as *mut u8, size, true, RegionKind::Host)
+            .register_host_alias(device, host as *mut u8, size, true, RegionKind::Host)
     } {
         Ok(_) => {
             t.insert(
@@ -308,14 +330,30 @@ fn lock_range(host: u64, size: u64) -> Result<u64, Status> {
                     size,
                     kind: AllocKind::Locked(1),
                     user_data: 0,
+                    device,
                 },
             );
-            Ok(host)
+            lock(&r.aliases).insert(device, (host, size));
+            Ok(device)
         }
-        Err(e) => Err(crate::trace::fail(
-            ERROR_INVALID_ARGUMENT,
-            format!("hsa_amd_memory_lock({host:#x}, {size}): {e}"),
-        )),
+        Err(e) => {
+            // SAFETY: unmapping the reservation made above.
+            unsafe { libc::munmap(base, span as usize) };
+            Err(crate::trace::fail(
+                ERROR_INVALID_ARGUMENT,
+                format!("hsa_amd_memory_lock({host:#x}, {size}): {e}"),
+            ))
+        }
+    }
+}
+
+/// The host address of `addr` (itself unless it is in a locked alias).
+pub fn to_host(addr: u64) -> u64 {
+    let Some(r) = rt::rt_any() else { return addr };
+    let a = lock(&r.aliases);
+    match a.range(..=addr).next_back() {
+        Some((&dev, &(host, size))) if addr < dev + size => host + (addr - dev),
+        _ => addr,
     }
 }
 
@@ -359,9 +397,22 @@ pub fn memory_unlock(host: *mut c_void) -> Status {
         if let AllocKind::Locked(n) = &mut e.kind {
             *n -= 1;
             if *n == 0 {
+                let device = e.device;
+                let size = e.size;
                 t.remove(&a);
                 drop(t);
-                let _ = r.mem.free(a);
+                lock(&r.aliases).remove(&device);
+                let _ = r.mem.free(device);
+                let page = 4096u64;
+                let offset = device % page;
+                // SAFETY: unmapping the reservation made in `lock_range`;
+                // the region using it was just removed.
+                unsafe {
+                    libc::munmap(
+                        (device - offset) as *mut c_void,
+                        (offset + size).next_multiple_of(page) as usize,
+                    )
+                };
             }
             return SUCCESS;
         }
@@ -401,7 +452,7 @@ pub fn pointer_info(
     if (pi.size as usize) < 8 {
         return ERROR_INVALID_ARGUMENT;
     }
-    let a = ptr as u64;
+    let a = to_host(ptr as u64);
     let t = lock(&r.allocs);
     let found = t
         .range(..=a)
@@ -417,7 +468,7 @@ pub fn pointer_info(
                 AllocKind::Pool(_) => POINTER_TYPE_HSA,
                 AllocKind::Locked(_) => POINTER_TYPE_LOCKED,
             };
-            pi.agent_base_address = start as *mut c_void;
+            pi.agent_base_address = al.device as *mut c_void;
             pi.host_base_address = start as *mut c_void;
             pi.size_in_bytes = al.size as usize;
             pi.user_data = al.user_data as *mut c_void;
@@ -497,9 +548,11 @@ fn copy_bytes(dst: u64, src: u64, size: usize) {
     if size == 0 || dst == src {
         return;
     }
+    let (dst, src) = (to_host(dst), to_host(src));
     // SAFETY: the HSA copy functions' contract: `src` and `dst` are valid
-    // for `size` bytes (device memory is host memory in this runtime);
-    // `copy` allows overlap.
+    // for `size` bytes (device memory is host memory in this runtime, and
+    // locked-memory aliases were translated to their host bytes); `copy`
+    // allows overlap.
     unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, size) };
 }
 
@@ -527,9 +580,11 @@ pub fn memory_fill(ptr: *mut c_void, value: u32, count: usize) -> Status {
     if ptr.is_null() || (ptr as usize) % 4 != 0 {
         return ERROR_INVALID_ARGUMENT;
     }
+    let p = to_host(ptr as u64) as *mut u32;
     for i in 0..count {
-        // SAFETY: the caller provides `count` aligned u32s at `ptr`.
-        unsafe { (ptr as *mut u32).add(i).write(value) };
+        // SAFETY: the caller provides `count` aligned u32s at `ptr` (its
+        // host bytes, if `ptr` is a locked-memory alias).
+        unsafe { p.add(i).write(value) };
     }
     SUCCESS
 }

@@ -115,12 +115,17 @@ pub enum AllocKind {
     Locked(u32),
 }
 
-/// One entry of the allocation table.
+/// One entry of the allocation table (keyed by host address).
 #[derive(Debug, Clone, Copy)]
 pub struct Alloc {
     pub size: u64,
     pub kind: AllocKind,
     pub user_data: u64,
+    /// Device address: the host address, except for locked host memory,
+    /// which the GPU sees at an alias in reserved address space (as a
+    /// discrete GPU maps it into its own range; HIP 5.2 relies on the two
+    /// differing).
+    pub device: u64,
 }
 
 /// One kernel launch, for `--stats`.
@@ -140,6 +145,8 @@ pub struct Runtime {
     pub gpu: GpuModel,
     pub threads: usize,
     pub allocs: Mutex<BTreeMap<u64, Alloc>>,
+    /// Locked host memory: device alias → (host address, size).
+    pub aliases: Mutex<BTreeMap<u64, (u64, u64)>>,
     pub stats_line: bool,
     pub stats_json: Option<String>,
     pub stats: Mutex<Vec<LaunchStat>>,
@@ -160,6 +167,7 @@ fn build() -> Result<Runtime, String> {
         gpu,
         threads,
         allocs: Mutex::new(BTreeMap::new()),
+        aliases: Mutex::new(BTreeMap::new()),
         stats_line: std::env::var_os("LATHE_STATS").is_some(),
         stats_json: std::env::var("LATHE_STATS_JSON").ok(),
         stats: Mutex::new(Vec::new()),
@@ -172,6 +180,11 @@ pub fn init() -> Status {
     match RT.get_or_init(build) {
         Ok(_) => {
             if INIT_COUNT.fetch_add(1, Ordering::AcqRel) == 0 {
+                static AT_EXIT: std::sync::Once = std::sync::Once::new();
+                // SAFETY: registers a plain `extern "C" fn()` to run at exit.
+                AT_EXIT.call_once(|| unsafe {
+                    libc::atexit(flush_stats);
+                });
                 crate::tools::load();
             }
             ffi::SUCCESS
