@@ -5,6 +5,7 @@
 mod bundle_cmd;
 mod cfg_cmd;
 mod disasm_cmd;
+mod exec_cmd;
 mod info_cmd;
 mod input;
 mod instrument_cmd;
@@ -44,6 +45,8 @@ enum Command {
     Disasm(DisasmArgs),
     /// Run one kernel on the emulator (no GPU needed).
     Run(RunArgs),
+    /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
+    Exec(exec_cmd::ExecArgs),
     /// Control-flow graph, call graph and live registers of a kernel.
     Cfg(CfgArgs),
     /// Write a code object instrumented with a built-in tool.
@@ -267,6 +270,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run_cmd::run(&ctx, a),
         Command::Cfg(a) => cfg_cmd::run(&ctx, a),
         Command::Instrument(a) => instrument_cmd::run(&ctx, a),
+        Command::Exec(a) => exec_cmd::run(&ctx, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

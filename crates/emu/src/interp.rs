@@ -2219,7 +2219,7 @@ fn handler_for(name: &str) -> Option<Handler> {
         // ---- SOPP
         "s_nop" | "s_waitcnt" | "s_setprio" | "s_sleep" | "s_dcache_wb" | "s_dcache_inv"
         | "s_icache_inv" | "s_buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_inv"
-        | "buffer_wbl2" | "s_ttracedata" => nop,
+        | "buffer_wbl2" | "buffer_invl2" | "buffer_wbinvl1" | "s_ttracedata" => nop,
         "s_endpgm" => |_x, _w, _l, _i, _c| Ok(Flow::End),
         "s_set_gpr_idx_on" => |_x, w, _l, i, c| {
             // The index comes from the SGPR source; the mode from simm (SOPC ssrc1).
