@@ -226,8 +226,9 @@ fn dispatch_impl(
     let started = AtomicU64::new(0);
     let deadline = opts.timeout.map(|t| (start + t, t));
     let work = |t: usize| {
-        let (next, failed, error, counts, waves_run, started, recorded) =
-            (&next, &failed, &error, &counts, &waves_run, &started, &recorded);
+        let (next, failed, error, counts, waves_run, started, recorded) = (
+            &next, &failed, &error, &counts, &waves_run, &started, &recorded,
+        );
         {
             {
                 let mut exec = Exec::new(mem.view(), target);
