@@ -9,6 +9,7 @@ mod input;
 mod objects;
 mod output;
 mod run_cmd;
+mod spirv_info;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -644,10 +644,12 @@ fn field_combinations_against_llvm() {
     let mut total = 0usize;
     let mut swept = 0usize;
     let mut valid = 0usize;
+    let mut generated = 0usize;
+    let mut assembled = vec![false; cases.len()];
     let mut mismatches = Vec::new();
     for target in Target::ALL {
         let mut probes = Vec::new();
-        for (tmpl, ranges) in cases {
+        for (ci, (tmpl, ranges)) in cases.iter().enumerate() {
             let line = if target == Target::Gfx942 {
                 tmpl.replace(" glc", " sc0")
             } else {
@@ -656,6 +658,7 @@ fn field_combinations_against_llvm() {
             let Some(base) = assemble_line(target, &line) else {
                 continue;
             };
+            assembled[ci] = true;
             swept += 1;
             let bits: u32 = ranges.iter().map(|r| r.2 as u32).sum();
             let n = 1u64 << bits;
@@ -679,6 +682,7 @@ fn field_combinations_against_llvm() {
                     &p.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>(),
                 )
                 .opcode();
+                generated += 1;
                 if !known_crash(op, &p) {
                     probes.push(p);
                 }
@@ -704,11 +708,38 @@ fn field_combinations_against_llvm() {
         }
     }
     eprintln!(
-        "field sweep: {swept} case/target pairs, {total} probes ({valid} valid), {} mismatches",
+        "field sweep: {swept} case/target pairs, {total} probes ({valid} valid, {} known LLVM \
+         crashes filtered), {} mismatches",
+        generated - total,
         mismatches.len()
     );
     for m in mismatches.iter().take(30) {
         eprintln!("{m}");
     }
     assert!(mismatches.is_empty());
+    // Coverage floors: a sweep that assembled or compared little proves
+    // little. Every template must assemble for at least one target, most
+    // pairs must assemble (gfx942 lacks MIMG and renames glc), so the
+    // probe count is what the templates' field ranges give; the crash
+    // filter may drop only a few of them, and LLVM must accept a good share.
+    let missing: Vec<&str> = cases
+        .iter()
+        .zip(&assembled)
+        .filter(|(_, a)| !**a)
+        .map(|(c, _)| c.0)
+        .collect();
+    assert!(missing.is_empty(), "llvm-mc assembled none of: {missing:?}");
+    assert!(
+        swept >= 2 * cases.len() - 8,
+        "only {swept} of {} case/target pairs assembled",
+        2 * cases.len()
+    );
+    assert!(
+        total * 100 >= generated * 95,
+        "{total} of {generated} probes kept"
+    );
+    assert!(
+        valid * 4 >= total,
+        "only {valid} of {total} probes valid for LLVM"
+    );
 }
