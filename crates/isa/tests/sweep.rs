@@ -617,7 +617,7 @@ fn field_combinations_against_llvm() {
         ("buffer_load_dword v1, v2, s[4:7], s3 offen offset:4", &[(0, 0, 18)]),
         ("buffer_store_dword v1, v2, s[4:7], s3 offen", &[(0, 12, 6)]),
         ("buffer_atomic_add v1, v2, s[4:7], s3 offen glc", &[(0, 12, 6)]),
-        ("buffer_load_dword v1, off, s[4:7], s3 lds", &[(0, 12, 6)]),
+        ("buffer_load_dword off, s[4:7], s3 lds", &[(0, 12, 6)]),
         ("tbuffer_load_format_x v1, v2, s[4:7], s3 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] offen", &[(0, 12, 3), (0, 19, 7)]),
         ("tbuffer_store_format_xy v[2:3], v1, s[4:7], s3 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] idxen", &[(0, 12, 3), (0, 19, 7)]),
         ("global_load_dword v1, v[2:3], off", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
@@ -639,7 +639,9 @@ fn field_combinations_against_llvm() {
         ("image_load v[0:3], v[4:7], s[8:15] dmask:0xf unorm", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
         ("image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
         ("image_atomic_add v1, v[4:7], s[8:15] dmask:0x1 unorm glc", &[(0, 8, 10), (0, 25, 1)]),
-        ("image_gather4 v[0:3], v[4:5], s[8:15], s[16:19] dmask:0x1", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+        // (image_gather4 is not a gfx90a/gfx942 instruction.)
+        ("image_store v[0:3], v[4:7], s[8:15] dmask:0xf unorm", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+        ("image_get_resinfo v[0:3], v4, s[8:15] dmask:0xf", &[(0, 8, 10), (0, 25, 1)]),
     ];
     let mut total = 0usize;
     let mut swept = 0usize;
