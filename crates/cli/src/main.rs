@@ -12,6 +12,7 @@ mod instrument_cmd;
 mod objects;
 mod output;
 mod run_cmd;
+mod spirv_info;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

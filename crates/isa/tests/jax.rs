@@ -9,10 +9,11 @@ mod common;
 
 use lathe_isa::{Decoder, Target};
 
-/// Floors: the wheel holds far more than this (see the `eprintln!` below);
-/// a sweep that found less extracted or decoded too little to mean anything.
-const MIN_OBJECTS: usize = 20;
-const MIN_INSTRUCTIONS: usize = 200_000;
+/// Floors: the pinned wheel (jax-rocm7-plugin 0.10.2) holds 4 distinct
+/// gfx90a and 4 gfx942 code objects with 20 643 instructions; a run that
+/// found fewer extracted or decoded less than the whole wheel.
+const MIN_PER_TARGET: usize = 4;
+const MIN_INSTRUCTIONS: usize = 20_000;
 
 #[test]
 fn jax_code_objects_match_llvm_objdump() {
@@ -64,8 +65,8 @@ fn jax_code_objects_match_llvm_objdump() {
         eprintln!("{m}");
     }
     assert!(
-        per_target.iter().all(|&n| n > 0) && objects >= MIN_OBJECTS,
-        "expected at least {MIN_OBJECTS} code objects, gfx90a and gfx942: {per_target:?}"
+        per_target.iter().all(|&n| n >= MIN_PER_TARGET),
+        "expected at least {MIN_PER_TARGET} gfx90a and gfx942 code objects: {per_target:?}"
     );
     assert!(
         total >= MIN_INSTRUCTIONS,

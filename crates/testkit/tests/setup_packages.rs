@@ -348,7 +348,7 @@ fn programs_in(path: &Path, text: &str, found: &mut BTreeMap<String, BTreeSet<St
             }
         }
         // subprocess.run(["rustfmt", ...]), sh(["cargo", ...])
-        for w in after("([\"") {
+        for w in after("([\"").into_iter().filter(|w| !w.starts_with('-')) {
             add(w);
         }
     }
