@@ -183,7 +183,7 @@ pub fn init() -> Status {
                 static AT_EXIT: std::sync::Once = std::sync::Once::new();
                 // SAFETY: registers a plain `extern "C" fn()` to run at exit.
                 AT_EXIT.call_once(|| unsafe {
-                    libc::atexit(flush_stats);
+                    libc::atexit(at_exit);
                 });
                 crate::tools::load();
             }
@@ -257,6 +257,13 @@ pub fn record_launch(s: LaunchStat) {
     if r.stats_json.is_some() {
         lock(&r.stats).push(s);
     }
+}
+
+/// At process exit (HIP does not call `hsa_shut_down`): tools' `OnUnload`
+/// as ROCr's teardown does, and the stats file.
+extern "C" fn at_exit() {
+    crate::tools::unload();
+    flush_stats();
 }
 
 /// Writes `LATHE_STATS_JSON` (at shut-down and at exit).
