@@ -304,11 +304,17 @@ pub fn ring() {
 /// Polls `done` until it returns `Some` or `deadline` passes (`None`:
 /// never). Spins briefly, then sleeps on the bell at most `poll` at a time.
 pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option<T>) -> Option<T> {
-    for _ in 0..2000 {
+    // Spin for up to 50 us (a launch completes within that when the
+    // kernel is small), yielding the core between checks, then sleep.
+    let spin_until = Instant::now() + Duration::from_micros(50);
+    loop {
         if let Some(v) = done() {
             return Some(v);
         }
-        std::hint::spin_loop();
+        if Instant::now() >= spin_until {
+            break;
+        }
+        std::thread::yield_now();
     }
     let poll = Duration::from_micros(500);
     loop {
