@@ -12,7 +12,13 @@ fn basics_malloc_memcpy_memset_kernel() {
         return;
     }
     let exe = hipcc("basics", &[]);
-    assert_ok(&run(&exe, &[], &[]), "basics");
+    let o = run(&exe, &[], &[]);
+    assert_ok(&o, "basics");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("device: AMD Instinct MI210, gfx90a:sramecc+:xnack-, 104 CUs, wave 64, 64 KiB LDS, 1700 MHz, 64 GiB"),
+        "hipGetDeviceProperties:\n{out}"
+    );
 }
 
 #[test]
