@@ -3078,6 +3078,15 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
         "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
         "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
+        // The input is in revolutions: sin(2*pi*a), reduced exactly first.
+        "v_sin_f32" => valu_f32!(|a| {
+            let r = f64::from(a) - f64::from(a).floor();
+            (r * std::f64::consts::TAU).sin() as f32
+        }),
+        "v_cos_f32" => valu_f32!(|a| {
+            let r = f64::from(a) - f64::from(a).floor();
+            (r * std::f64::consts::TAU).cos() as f32
+        }),
         "v_trunc_f32" => valu_f32!(|a| a.trunc()),
         "v_ceil_f32" => valu_f32!(|a| a.ceil()),
         "v_floor_f32" => valu_f32!(|a| a.floor()),

@@ -15,6 +15,8 @@
 // The implementations mirror HSA C signatures, whatever their arity.
 #![allow(clippy::too_many_arguments)]
 
+#[cfg(test)]
+mod abi_test;
 mod agent;
 mod api;
 mod exec;

@@ -125,7 +125,8 @@ pub fn create(
         let _ = r.mem.free(addr);
         return ERROR_OUT_OF_RESOURCES;
     };
-    let doorbell = match signal::new_signal(0) {
+    // The doorbell holds the last packet ID rung; -1: none yet.
+    let doorbell = match signal::new_signal(-1) {
         Ok(s) => s,
         Err(e) => {
             let _ = r.mem.free(addr);
@@ -370,6 +371,7 @@ pub fn intercept_register(
 // Packets a queue interceptor writes are run right away by the processor
 // thread that called the interceptor.
 thread_local! {
+    static COMPLETE: std::cell::Cell<Option<(Signal, u64, u64)>> = const { std::cell::Cell::new(None) };
     static CURRENT: std::cell::RefCell<Option<(Arc<QueueState>, u64)>> = const { std::cell::RefCell::new(None) };
 }
 
@@ -401,7 +403,11 @@ fn process(q: Arc<QueueState>) {
             if q.stop.load(Ordering::Acquire) {
                 return Some(None);
             }
-            if write_index(&q).load(Ordering::Acquire) <= rd {
+            // A packet runs once its ID was rung on the doorbell (so tools
+            // wrapping the doorbell store see every packet before it runs).
+            if write_index(&q).load(Ordering::Acquire) <= rd
+                || signal::value(q.doorbell) < rd as i64
+            {
                 return None;
             }
             let hdr = header_at(&q, rd).load(Ordering::Acquire);
@@ -427,8 +433,15 @@ fn process(q: Arc<QueueState>) {
             }
             None => run_packet(&q, rd, &bytes),
         }
+        // The slot is released before the completion signal fires, so a
+        // waiter that sees the signal also sees the packet consumed.
         header_at(&q, rd).store(PACKET_TYPE_INVALID, Ordering::Release);
         read_index(&q).store(rd + 1, Ordering::Release);
+        let done = COMPLETE.with(|c| c.take());
+        if let Some((sig, start, end)) = done {
+            signal::set_timestamps(sig, start, end);
+            signal::sub(sig, 1);
+        }
         rt::ring();
     }
 }
@@ -478,8 +491,15 @@ fn run_packet(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         }
     }
     if completion.handle != 0 {
-        signal::set_timestamps(completion, start, rt::now_ticks());
-        signal::sub(completion, 1);
+        let end = rt::now_ticks();
+        // The processor signals after releasing the slot; packets an
+        // interceptor writes (not from the ring) signal right away.
+        if CURRENT.with(|c| c.borrow().is_some()) {
+            signal::set_timestamps(completion, start, end);
+            signal::sub(completion, 1);
+        } else {
+            COMPLETE.with(|c| c.set(Some((completion, start, end))));
+        }
     }
 }
 

@@ -183,7 +183,7 @@ pub fn init() -> Status {
                 static AT_EXIT: std::sync::Once = std::sync::Once::new();
                 // SAFETY: registers a plain `extern "C" fn()` to run at exit.
                 AT_EXIT.call_once(|| unsafe {
-                    libc::atexit(flush_stats);
+                    libc::atexit(at_exit);
                 });
                 crate::tools::load();
             }
@@ -259,6 +259,13 @@ pub fn record_launch(s: LaunchStat) {
     }
 }
 
+/// At process exit (HIP does not call `hsa_shut_down`): tools' `OnUnload`
+/// as ROCr's teardown does, and the stats file.
+extern "C" fn at_exit() {
+    crate::tools::unload();
+    flush_stats();
+}
+
 /// Writes `LATHE_STATS_JSON` (at shut-down and at exit).
 pub extern "C" fn flush_stats() {
     let Some(r) = rt_any() else { return };
@@ -297,11 +304,17 @@ pub fn ring() {
 /// Polls `done` until it returns `Some` or `deadline` passes (`None`:
 /// never). Spins briefly, then sleeps on the bell at most `poll` at a time.
 pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option<T>) -> Option<T> {
-    for _ in 0..2000 {
+    // Spin for up to 50 us (a launch completes within that when the
+    // kernel is small), yielding the core between checks, then sleep.
+    let spin_until = Instant::now() + Duration::from_micros(50);
+    loop {
         if let Some(v) = done() {
             return Some(v);
         }
-        std::hint::spin_loop();
+        if Instant::now() >= spin_until {
+            break;
+        }
+        std::thread::yield_now();
     }
     let poll = Duration::from_micros(500);
     loop {

@@ -407,8 +407,18 @@ fn start_handler_thread() {
     });
 }
 
+/// Wakes the handler thread when a handler is registered.
+static HANDLERS_ADDED: std::sync::Condvar = std::sync::Condvar::new();
+
 fn handler_loop() {
     loop {
+        // Sleep without polling while no handler is registered.
+        {
+            let mut hs = lock(&HANDLERS);
+            while hs.is_empty() {
+                hs = HANDLERS_ADDED.wait(hs).unwrap_or_else(|e| e.into_inner());
+            }
+        }
         let ready = rt::wait_until(None, || {
             let mut hs = lock(&HANDLERS);
             let i = hs
@@ -451,6 +461,7 @@ pub fn async_handler(
         arg: arg as u64,
     });
     start_handler_thread();
+    HANDLERS_ADDED.notify_all();
     rt::ring();
     SUCCESS
 }

@@ -12,7 +12,13 @@ fn basics_malloc_memcpy_memset_kernel() {
         return;
     }
     let exe = hipcc("basics", &[]);
-    assert_ok(&run(&exe, &[], &[]), "basics");
+    let o = run(&exe, &[], &[]);
+    assert_ok(&o, "basics");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("device: AMD Instinct MI210, gfx90a:sramecc+:xnack-, 104 CUs, wave 64, 64 KiB LDS, 1700 MHz, 64 GiB"),
+        "hipGetDeviceProperties:\n{out}"
+    );
 }
 
 #[test]
@@ -128,4 +134,34 @@ fn stats_json_lists_every_launch() {
     assert_eq!(axpy["block"], serde_json::json!([256, 1, 1]));
     assert!(axpy["wave_instructions"].as_u64().expect("count") > 1000);
     assert!(axpy["seconds"].as_f64().expect("time") > 0.0);
+}
+
+fn have_dev_package(header: &str) -> bool {
+    let ok = std::path::Path::new("/usr/include").join(header).exists();
+    if !ok {
+        assert!(
+            !lathe_testkit::require_external(),
+            "/usr/include/{header} is required (LATHE_REQUIRE_EXTERNAL=1); run scripts/setup.sh"
+        );
+        eprintln!("skipped: /usr/include/{header} missing (scripts/setup.sh installs it)");
+    }
+    ok
+}
+
+#[test]
+fn rocrand_uniform_and_normal_generators() {
+    if !have("hipcc") || !have_dev_package("rocrand/rocrand.h") {
+        return;
+    }
+    let exe = hipcc("rocrand", &["-lrocrand"]);
+    assert_ok(&run(&exe, &[], &[]), "rocrand");
+}
+
+#[test]
+fn rocsparse_csrmv_f32_f64() {
+    if !have("hipcc") || !have_dev_package("rocsparse/rocsparse.h") {
+        return;
+    }
+    let exe = hipcc("rocsparse", &["-lrocsparse"]);
+    assert_ok(&run(&exe, &[], &[]), "rocsparse");
 }
