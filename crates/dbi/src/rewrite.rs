@@ -180,16 +180,24 @@ pub struct Reserved {
     pub voff: u16,
     /// VGPR for temporaries.
     pub vtmp: u16,
+    /// Lane mode (no SGPRs free in the code object): a VGPR whose lanes 0
+    /// and 1 hold the probe-data address and whose other lanes hold the
+    /// SGPRs a site borrows; the SGPR fields are then chosen per site.
+    pub vstate: Option<u16>,
 }
 
 impl Reserved {
-    /// One past the last reserved SGPR.
+    /// One past the last reserved SGPR (0 in lane mode).
     pub fn sgpr_end(&self) -> u16 {
-        self.scc + 1
+        if self.vstate.is_some() {
+            0
+        } else {
+            self.scc + 1
+        }
     }
     /// One past the last reserved VGPR.
     pub fn vgpr_end(&self) -> u16 {
-        self.vtmp + 1
+        self.vstate.unwrap_or(self.vtmp) + 1
     }
 }
 
@@ -496,6 +504,8 @@ enum Item {
         target: usize,
         long: bool,
         orig: u64,
+        /// SGPR pair and single for a long jump, if any are free.
+        scratch: Option<(u16, u16)>,
     },
     /// The literal of a recognised `s_add_u32`/`s_addc_u32` after the
     /// `s_getpc_b64` at item `getpc`: `target - (getpc + 4)`.
@@ -511,6 +521,8 @@ enum Item {
         reg: u16,
         getpc: usize,
         old: u64,
+        /// SGPR saving SCC, if one is free.
+        scratch: Option<u16>,
     },
 }
 
@@ -598,12 +610,15 @@ fn used_registers(p: &Program, co: &CodeObject<'_>, arch: KdArch) -> RegSet {
 
 fn reserve(used: &RegSet) -> Result<Reserved, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    if s0 + 7 > 102 {
-        return Err(format!("SGPRs s0..s{} are in use, 7 are needed", s0 - 1));
-    }
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    if v0 + 4 > 256 {
-        return Err(format!("VGPRs v0..v{} are in use, 4 are needed", v0 - 1));
+    let lanes = s0 + 7 > 102;
+    let nv = if lanes { 5 } else { 4 };
+    if v0 + nv > 256 {
+        return Err(format!(
+            "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
+            s0.saturating_sub(1),
+            v0 - 1
+        ));
     }
     Ok(Reserved {
         ptr: s0,
@@ -613,7 +628,75 @@ fn reserve(used: &RegSet) -> Result<Reserved, String> {
         vdata: v0,
         voff: v0 + 2,
         vtmp: v0 + 3,
+        vstate: lanes.then_some(v0 + 4),
     })
+}
+
+/// First SGPR (`count` 1 or 2, pairs even-aligned) in s0..s101 that is
+/// neither in `live` nor in `taken`; marks it taken.
+fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
+    let step = count.max(1);
+    let mut k = 0;
+    while k + count <= 102 {
+        if (k..k + count).all(|r| !live.has_sreg(r) && !taken.has_sreg(r)) {
+            taken.add(RegRange::sgpr(k, count as u8));
+            return Some(k);
+        }
+        k += step;
+    }
+    None
+}
+
+/// Lane mode: SGPRs for one site, dead ones first, else live ones that
+/// are saved in `vstate` lanes 2.. (returned as (sgpr, lane)).
+fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
+    if base.vstate.is_none() {
+        return (*base, Vec::new());
+    }
+    let mut taken = RegSet::default();
+    let mut saved = Vec::new();
+    let mut lane = 2u16;
+    let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
+        if let Some(k) = pick_dead(live, taken, count) {
+            return k;
+        }
+        // Borrow live registers: any aligned ones not taken yet.
+        let k = pick_dead(&RegSet::default(), taken, count).unwrap_or(0);
+        for r in k..k + count {
+            saved.push((r, lane));
+            lane += 1;
+        }
+        k
+    };
+    let mut r = *base;
+    r.ptr = get(2, &mut taken, &mut saved);
+    r.save = get(2, &mut taken, &mut saved);
+    r.tmp = get(2, &mut taken, &mut saved);
+    r.scc = get(1, &mut taken, &mut saved);
+    (r, saved)
+}
+
+/// `v_writelane_b32 v, s, lane`.
+fn writelane(t: Target, v: u16, s: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_WRITELANE_B32,
+        &[vreg(v, 1), sreg(s, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `v_readlane_b32 s, v, lane`.
+fn readlane(t: Target, s: u16, v: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_READLANE_B32,
+        &[sreg(s, 1), vreg(v, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `s_nop n`.
+fn nop(t: Target, n: u16) -> Result<Instruction, BuildError> {
+    build(t, Opcode::S_NOP, &[Operand::Imm(i64::from(n))])
 }
 
 /// New descriptor bytes with register counts covering `regs`.
@@ -667,10 +750,42 @@ pub fn instrument_lifted(
     live: &Liveness,
     requests: &[Request],
 ) -> Result<Instrumented, Error> {
+    instrument_lifted_with(co, p, live, requests, &Options::default())
+}
+
+/// Rewriter options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Use lane mode (probe state in VGPR lanes, SGPRs borrowed per site)
+    /// even when free SGPRs exist (for testing it).
+    pub force_lane_mode: bool,
+}
+
+impl Options {
+    /// Options with lane mode forced or not.
+    pub fn lane_mode(force: bool) -> Options {
+        Options {
+            force_lane_mode: force,
+        }
+    }
+}
+
+/// [`instrument_lifted`] with options.
+pub fn instrument_lifted_with(
+    co: &CodeObject<'_>,
+    p: &Program,
+    live: &Liveness,
+    requests: &[Request],
+    opts: &Options,
+) -> Result<Instrumented, Error> {
     let tid = co.target().ok_or(Error::NoTarget)?;
     let arch = KdArch::for_processor(tid.processor);
     let t = p.target;
-    let used = used_registers(p, co, arch);
+    let mut used = used_registers(p, co, arch);
+    if opts.force_lane_mode {
+        used.add(RegRange::sgpr(0, 102));
+    }
     let regs = reserve(&used).map_err(|why| Error::NoRegisters {
         function: p
             .functions
@@ -742,9 +857,20 @@ pub fn instrument_lifted(
             let r = &requests[ri];
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
+            let (sregs, saved) = site_regs(&regs, &live_at);
+            let enc = |e| encode_err(&f.name, f.insts[i].addr, "lane save")(e);
+            if let Some(vs) = regs.vstate {
+                for (sg, lane) in &saved {
+                    out.push(writelane(t, vs, *sg, *lane).map_err(enc)?);
+                }
+                out.push(readlane(t, sregs.ptr, vs, 0).map_err(enc)?);
+                out.push(readlane(t, sregs.ptr + 1, vs, 1).map_err(enc)?);
+                // VALU-written SGPR read by VMEM: 5 wait states on GFX9.
+                out.push(nop(t, 4).map_err(enc)?);
+            }
             let cx = ProbeCx {
                 target: t,
-                regs: &regs,
+                regs: &sregs,
                 slot: s,
                 live: live_at,
                 kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
@@ -754,6 +880,14 @@ pub fn instrument_lifted(
             r.probe
                 .emit(&cx, out)
                 .map_err(encode_err(&f.name, f.insts[i].addr, "probe"))?;
+            if let Some(vs) = regs.vstate {
+                for (sg, lane) in &saved {
+                    out.push(readlane(t, *sg, vs, *lane).map_err(enc)?);
+                }
+                if !saved.is_empty() {
+                    out.push(nop(t, 4).map_err(enc)?);
+                }
+            }
             sites.push(Site {
                 id: sites.len(),
                 request: ri,
@@ -914,25 +1048,39 @@ pub fn instrument_lifted(
         // Items.
         let mut items: Vec<Item> = Vec::new();
         if f.kind == FunctionKind::Kernel && any_sites {
+            let pp = if regs.vstate.is_some() {
+                if fl.before.first().is_some_and(|l| l.scc) {
+                    return Err(Error::Unsupported {
+                        function: f.name.clone(),
+                        addr: f.addr,
+                        why: "SCC is live at kernel entry".into(),
+                    });
+                }
+                let entry_live = fl.before.first().copied().unwrap_or(RegSet::ALL);
+                pick_dead(&entry_live, &mut RegSet::default(), 2).ok_or_else(|| {
+                    Error::NoRegisters {
+                        function: f.name.clone(),
+                        why: "no dead SGPR pair at kernel entry".into(),
+                    }
+                })?
+            } else {
+                regs.ptr
+            };
             let g = items.len();
             items.push(Item::Fixed(
-                build(t, Opcode::S_GETPC_B64, &[sreg(regs.ptr, 2)])
+                build(t, Opcode::S_GETPC_B64, &[sreg(pp, 2)])
                     .map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
             let add = build(
                 t,
                 Opcode::S_ADD_U32,
-                &[sreg(regs.ptr, 1), sreg(regs.ptr, 1), Operand::Literal(0)],
+                &[sreg(pp, 1), sreg(pp, 1), Operand::Literal(0)],
             )
             .map_err(encode_err(&f.name, f.addr, "preamble"))?;
             let addc = build(
                 t,
                 Opcode::S_ADDC_U32,
-                &[
-                    sreg(regs.ptr + 1, 1),
-                    sreg(regs.ptr + 1, 1),
-                    Operand::Literal(0),
-                ],
+                &[sreg(pp + 1, 1), sreg(pp + 1, 1), Operand::Literal(0)],
             )
             .map_err(encode_err(&f.name, f.addr, "preamble"))?;
             // Target: the data variable (resolved once the layout is known).
@@ -949,12 +1097,20 @@ pub fn instrument_lifted(
                 hi: true,
             });
             items.push(Item::Fixed(
-                smem_load(t, Opcode::S_LOAD_DWORDX2, regs.ptr, regs.ptr, 0)
+                smem_load(t, Opcode::S_LOAD_DWORDX2, pp, pp, 0)
                     .map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
             items.push(Item::Fixed(
                 waitcnt(t, 63, 0).map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
+            if let Some(vs) = regs.vstate {
+                for k in 0..2 {
+                    items.push(Item::Fixed(
+                        writelane(t, vs, pp + k, k)
+                            .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+                    ));
+                }
+            }
         }
         for x in prologue {
             items.push(Item::Fixed(x));
@@ -984,10 +1140,18 @@ pub fn instrument_lifted(
                 getpc_item.insert(i, items.len());
                 items.push(Item::Fixed(inst));
                 if pr.target.is_none() {
+                    let scratch = if regs.vstate.is_none() {
+                        Some(regs.scc)
+                    } else {
+                        let mut live = fl.after[i];
+                        live.add(RegRange::sgpr(pr.sreg, 2));
+                        pick_dead(&live, &mut RegSet::default(), 1)
+                    };
                     items.push(Item::PcFix {
                         reg: pr.sreg,
                         getpc: items.len() - 1,
                         old: x.addr,
+                        scratch,
                     });
                 }
             } else if let Some(&(g, hi, tg)) = add_of.get(&i) {
@@ -1014,11 +1178,22 @@ pub fn instrument_lifted(
                     });
                 }
                 pending_branches.push((items.len(), tg));
+                let scratch = if regs.vstate.is_none() {
+                    Some((regs.tmp, regs.scc))
+                } else {
+                    let mut taken = RegSet::default();
+                    pick_dead(&fl.before[i], &mut taken, 2).zip(pick_dead(
+                        &fl.before[i],
+                        &mut taken,
+                        1,
+                    ))
+                };
                 items.push(Item::Branch {
                     inst,
                     target: 0,
                     long: false,
                     orig: tg,
+                    scratch,
                 });
             } else {
                 items.push(Item::Fixed(inst));
@@ -1127,6 +1302,7 @@ pub fn instrument_lifted(
                     target,
                     long,
                     orig,
+                    scratch,
                 } => {
                     let to = base + fc.offs[*target];
                     if !long {
@@ -1157,7 +1333,14 @@ pub fn instrument_lifted(
                             .encode_into(&mut out);
                             at2 += 8;
                         }
-                        long_jump(t, &regs, at2, to, &mut out).map_err(enc("long jump"))?;
+                        let (tmp, scc) = scratch.ok_or_else(|| Error::NoRegisters {
+                            function: f.name.clone(),
+                            why: format!("no dead SGPRs for a long jump at {orig:#x}"),
+                        })?;
+                        let mut r = regs;
+                        r.tmp = tmp;
+                        r.scc = scc;
+                        long_jump(t, &r, at2, to, &mut out).map_err(enc("long jump"))?;
                     }
                 }
                 Item::PcAdd {
@@ -1175,10 +1358,20 @@ pub fn instrument_lifted(
                         .map_err(enc("address computation"))?
                         .encode_into(&mut out);
                 }
-                Item::PcFix { reg, getpc, old } => {
+                Item::PcFix {
+                    reg,
+                    getpc,
+                    old,
+                    scratch,
+                } => {
                     let pc = base + fc.offs[*getpc] + 4;
                     let delta = (old + 4).wrapping_sub(pc);
-                    let r = &regs;
+                    let mut r = regs;
+                    r.scc = scratch.ok_or_else(|| Error::NoRegisters {
+                        function: f.name.clone(),
+                        why: format!("no dead SGPR to save SCC at the s_getpc_b64 at {old:#x}"),
+                    })?;
+                    let r = &r;
                     let mut v = Vec::new();
                     v.push(
                         build(

@@ -94,9 +94,25 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, S
         .launch(case.kernel, shape, &args, &opts)
         .map_err(|e| format!("uninstrumented: {e}"))?;
     let want_out = outputs(&base, case, &bufs);
-    for tool in Tool::ALL {
-        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, true)
-            .map_err(|e| format!("{}: {e}", tool.name()))?;
+    // Every tool in the fast mode (free SGPRs reserved), and the counting
+    // tools again in lane mode (state in VGPR lanes, SGPRs borrowed).
+    let runs = Tool::ALL
+        .iter()
+        .map(|t| (*t, false))
+        .chain([(Tool::InstrCount, true), (Tool::BlockCount, true)]);
+    for (tool, lanes) in runs {
+        let ro = tools::RunOptions {
+            record: true,
+            force_lane_mode: lanes,
+        };
+        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, &ro)
+            .map_err(|e| {
+                format!(
+                    "{}{}: {e}",
+                    tool.name(),
+                    if lanes { " (lane mode)" } else { "" }
+                )
+            })?;
         let got_out = outputs(&run.session, case, &run.buffers);
         if got_out != want_out {
             // Schedule-dependent kernels (atomics deciding control flow or
