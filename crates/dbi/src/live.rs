@@ -297,6 +297,19 @@ pub fn effects(inst: &Instruction) -> Effects {
             }
         }
     });
+    // A printed implicit `vcc` (VOP2 carry-out, VOPC e32) is listed as
+    // read by the instruction info; it is read only when the opcode reads
+    // VCC (carry-in, v_cndmask) or an explicit source names it.
+    if e.uses.contains(RegRange::VCC)
+        && inst.flags() & lathe_isa::opcode::flags::READS_VCC == 0
+        && !inst.operands().iter().any(|o| {
+            o.spec.field != lathe_isa::Field::Implicit
+                && o.spec.is_read()
+                && matches!(o.value, Operand::Reg(r) if r.file == RegFile::Scalar && r.overlaps(&RegRange::VCC))
+        })
+    {
+        e.uses.remove(RegRange::VCC);
+    }
     // Conditional moves keep the old value when the condition is false.
     let name = inst.info().name;
     if name.starts_with("s_cmov") || name.starts_with("s_cbranch") {
@@ -352,6 +365,13 @@ fn is_exec_all_ones(inst: &Instruction) -> bool {
 impl Liveness {
     /// Computes liveness for every function of `p`.
     pub fn compute(p: &Program) -> Liveness {
+        Liveness::compute_with(p, false)
+    }
+
+    /// With `naive`, every vector write ends liveness whatever EXEC holds
+    /// (what per-register liveness without divergence does; wrong, kept
+    /// to show the difference in tests).
+    pub fn compute_with(p: &Program, naive: bool) -> Liveness {
         let nf = p.functions.len();
         let effects: Vec<Vec<Effects>> = p
             .functions
@@ -464,6 +484,7 @@ impl Liveness {
                     &live_in,
                     ret_live[fi],
                     clobbers[fi],
+                    naive,
                 ));
                 recomputed.push(fi);
             }
@@ -537,6 +558,7 @@ fn function_liveness(
     live_in: &[RegSet],
     ret_live: RegSet,
     clobbers: RegSet,
+    naive: bool,
 ) -> FunctionLiveness {
     let f = &p.functions[fi];
     let n = f.insts.len();
@@ -606,7 +628,7 @@ fn function_liveness(
                     }
                     let k = &e.kills_vector_full_exec;
                     for w in 0..4 {
-                        if exec_full[i] {
+                        if exec_full[i] || naive {
                             other.v[w] &= !k.v[w];
                             other.a[w] &= !k.a[w];
                         }
