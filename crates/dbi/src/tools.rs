@@ -419,3 +419,53 @@ pub fn run(
         b,
     ))
 }
+
+/// Instrumentation requests derived from arbitrary bytes (the fuzz target
+/// and the random-site test): 1–4 requests, each at any [`Where`], with an
+/// optional instruction-class or opcode selector and a counter probe (with
+/// or without lane counts).
+pub fn requests_from_bytes(data: &[u8]) -> Vec<Request> {
+    const WHERE: [Where; 8] = [
+        Where::Before,
+        Where::After,
+        Where::BlockEntry,
+        Where::BlockExit,
+        Where::KernelEntry,
+        Where::BeforeEndpgm,
+        Where::FunctionEntry,
+        Where::FunctionReturn,
+    ];
+    const CLASSES: [Option<InstClass>; 9] = [
+        None,
+        Some(InstClass::Salu),
+        Some(InstClass::Valu),
+        Some(InstClass::Smem),
+        Some(InstClass::Vmem),
+        Some(InstClass::Lds),
+        Some(InstClass::Memory),
+        Some(InstClass::Branch),
+        Some(InstClass::ExecWrite),
+    ];
+    const OPCODES: [&str; 4] = ["^s_waitcnt", "^v_cmp", "^global_", "^s_cbranch"];
+    let b = |i: usize| data.get(i).copied().unwrap_or(0) as usize;
+    let n = 1 + b(0) % 4;
+    (0..n)
+        .map(|k| {
+            let x = b(1 + 3 * k);
+            let y = b(2 + 3 * k);
+            let z = b(3 + 3 * k);
+            let opcode = (z & 0x80 != 0)
+                .then(|| Regex::new(OPCODES[z % OPCODES.len()]).ok())
+                .flatten();
+            Request {
+                select: Selector {
+                    class: CLASSES[y % CLASSES.len()],
+                    opcode,
+                    ..Default::default()
+                },
+                at: WHERE[x % WHERE.len()],
+                probe: Arc::new(CounterProbe { lanes: z & 1 != 0 }),
+            }
+        })
+        .collect()
+}
