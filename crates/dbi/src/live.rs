@@ -550,6 +550,7 @@ fn out_state(inst: &Instruction, full: bool) -> bool {
     full && !writes_exec
 }
 
+#[allow(clippy::too_many_arguments)]
 fn function_liveness(
     p: &Program,
     fi: usize,

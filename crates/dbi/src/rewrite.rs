@@ -174,9 +174,11 @@ pub struct Reserved {
     pub tmp: u16,
     /// SGPR holding a saved SCC.
     pub scc: u16,
-    /// VGPR pair for data (even-aligned).
+    /// VGPR pair holding 1 and 0 in lane 0 (set at kernel entry).
     pub vdata: u16,
-    /// VGPR for offsets.
+    /// VGPR pair for counts (lane 0: high half 0, set at kernel entry).
+    pub vcnt: u16,
+    /// VGPR holding 0 in lane 0 (set at kernel entry): the address offset.
     pub voff: u16,
     /// VGPR for temporaries.
     pub vtmp: u16,
@@ -377,16 +379,65 @@ pub fn exec_restore(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Resu
     Ok(())
 }
 
-/// `global_atomic_add_x2 v[voff], v[vdata:vdata+1], s[ptr:ptr+1] offset:off`.
-pub fn atomic_add_x2(t: Target, r: &Reserved, off: i32) -> Result<Instruction, BuildError> {
+/// `global_atomic_add_x2 v[addr], v[data:data+1], s[ptr:ptr+1] offset:off`.
+pub fn atomic_add_x2(
+    t: Target,
+    r: &Reserved,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
     let mut m = Modifiers::default();
     m.offset = off;
     build_m(
         t,
         Opcode::GLOBAL_ATOMIC_ADD_X2,
         &m,
-        &[vreg(r.voff, 1), vreg(r.vdata, 2), sreg(r.ptr, 2)],
+        &[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)],
     )
+}
+
+/// The VGPR holding a slot's offset and the immediate: the zero VGPR and
+/// the slot as immediate while it fits GFX9's 13-bit signed offset,
+/// else `v_mov_b32 vtmp, slot` and 0.
+fn slot_address(
+    t: Target,
+    r: &Reserved,
+    slot: u32,
+    span: u32,
+    out: &mut Vec<Instruction>,
+) -> Result<(u16, i32), BuildError> {
+    if slot + span <= 4095 {
+        Ok((r.voff, slot as i32))
+    } else {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(slot)],
+        )?);
+        Ok((r.vtmp, 0))
+    }
+}
+
+/// Sets the reserved VGPRs' lane-0 constants (kernel entry): `vdata` =
+/// {1, 0}, `vcnt` high = 0, `voff` = 0; `save` is a free SGPR pair.
+pub fn preset_vgprs(
+    t: Target,
+    r: &Reserved,
+    save: u16,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let mut rr = *r;
+    rr.save = save;
+    exec_one(t, &rr, out)?;
+    for (v, k) in [(r.vdata, 1), (r.vdata + 1, 0), (r.vcnt + 1, 0), (r.voff, 0)] {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(v, 1), Operand::Int(k)],
+        )?);
+    }
+    exec_restore(t, &rr, out)
 }
 
 // ------------------------------------------------------------ built-in probes
@@ -412,34 +463,20 @@ impl Probe for CounterProbe {
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
         let (t, r) = (cx.target, cx.regs);
         exec_one(t, r, out)?;
-        out.push(build(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[vreg(r.voff, 1), konst(cx.slot)],
-        )?);
-        out.push(build(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[vreg(r.vdata, 1), Operand::Int(1)],
-        )?);
-        out.push(build(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[vreg(r.vdata + 1, 1), Operand::Int(0)],
-        )?);
-        out.push(atomic_add_x2(t, r, 0)?);
+        let (va, off) = slot_address(t, r, cx.slot, 8, out)?;
+        out.push(atomic_add_x2(t, r, va, r.vdata, off)?);
         if self.lanes {
             out.push(build(
                 t,
                 Opcode::V_BCNT_U32_B32,
-                &[vreg(r.vdata, 1), sreg(r.save, 1), Operand::Int(0)],
+                &[vreg(r.vcnt, 1), sreg(r.save, 1), Operand::Int(0)],
             )?);
             out.push(build(
                 t,
                 Opcode::V_BCNT_U32_B32,
-                &[vreg(r.vdata, 1), sreg(r.save + 1, 1), vreg(r.vdata, 1)],
+                &[vreg(r.vcnt, 1), sreg(r.save + 1, 1), vreg(r.vcnt, 1)],
             )?);
-            out.push(atomic_add_x2(t, r, 8)?);
+            out.push(atomic_add_x2(t, r, va, r.vcnt, off + 8)?);
         }
         exec_restore(t, r, out)
     }
@@ -474,12 +511,12 @@ impl Probe for KernargProbe {
             out.push(build(
                 t,
                 Opcode::V_MOV_B32_E32,
-                &[vreg(r.voff, 1), konst(cx.slot + 4 * k)],
+                &[vreg(r.vcnt, 1), konst(cx.slot + 4 * k)],
             )?);
             out.push(build(
                 t,
                 Opcode::GLOBAL_STORE_DWORD,
-                &[vreg(r.voff, 1), vreg(r.vtmp, 1), sreg(r.ptr, 2)],
+                &[vreg(r.vcnt, 1), vreg(r.vtmp, 1), sreg(r.ptr, 2)],
             )?);
         }
         exec_restore(t, r, out)
@@ -612,7 +649,7 @@ fn reserve(used: &RegSet) -> Result<Reserved, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let lanes = s0 + 7 > 102;
-    let nv = if lanes { 5 } else { 4 };
+    let nv = if lanes { 7 } else { 6 };
     if v0 + nv > 256 {
         return Err(format!(
             "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
@@ -626,9 +663,10 @@ fn reserve(used: &RegSet) -> Result<Reserved, String> {
         tmp: s0 + 4,
         scc: s0 + 6,
         vdata: v0,
-        voff: v0 + 2,
-        vtmp: v0 + 3,
-        vstate: lanes.then_some(v0 + 4),
+        vcnt: v0 + 2,
+        voff: v0 + 4,
+        vtmp: v0 + 5,
+        vstate: lanes.then_some(v0 + 6),
     })
 }
 
@@ -699,26 +737,36 @@ fn nop(t: Target, n: u16) -> Result<Instruction, BuildError> {
     build(t, Opcode::S_NOP, &[Operand::Imm(i64::from(n))])
 }
 
-/// New descriptor bytes with register counts covering `regs`.
+/// New descriptor bytes with register counts covering `regs`, and the
+/// kernel's new metadata `.vgpr_count` (on GFX90A-class processors the
+/// unified count: `ACCUM_OFFSET` + AGPRs when AGPRs are used).
+/// `md_vgpr` is the kernel's old metadata `.vgpr_count`.
 fn patch_descriptor(
     kd: &[u8; 64],
     d: &KernelDescriptor,
     arch: KdArch,
     regs: &Reserved,
-) -> [u8; 64] {
+    md_vgpr: Option<u32>,
+) -> ([u8; 64], u32) {
     let mut out = *kd;
     let mut rsrc1 = d.compute_pgm_rsrc1;
     let mut rsrc3 = d.compute_pgm_rsrc3;
     let granule = d.vgpr_encoding_granule(arch);
-    let old_total = d.allocated_vgprs(arch);
+    let old_total = md_vgpr.unwrap_or_else(|| d.allocated_vgprs(arch));
     let need_arch = u32::from(regs.vgpr_end());
     let new_total = match d.rsrc3(arch) {
         Rsrc3::Gfx90a { accum_offset, .. } => {
             let old_accum = (accum_offset + 1) * 4;
-            let new_accum = old_accum.max(need_arch.next_multiple_of(4));
             let agprs = old_total.saturating_sub(old_accum);
+            let old_arch = if agprs > 0 { old_accum } else { old_total };
+            let arch_vgprs = old_arch.max(need_arch);
+            let new_accum = arch_vgprs.next_multiple_of(4).max(4);
             rsrc3 = (rsrc3 & !0x3f) | ((new_accum / 4 - 1) & 0x3f);
-            (new_accum + agprs).max(old_total)
+            if agprs > 0 {
+                new_accum + agprs
+            } else {
+                arch_vgprs
+            }
         }
         _ => old_total.max(need_arch),
     };
@@ -732,7 +780,7 @@ fn patch_descriptor(
     }
     out[44..48].copy_from_slice(&rsrc3.to_le_bytes());
     out[48..52].copy_from_slice(&rsrc1.to_le_bytes());
-    out
+    (out, new_total)
 }
 
 /// Instruments `bytes` (an AMDGPU code object) with `requests`.
@@ -1103,14 +1151,22 @@ pub fn instrument_lifted_with(
             items.push(Item::Fixed(
                 waitcnt(t, 63, 0).map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
-            if let Some(vs) = regs.vstate {
+            let save = if let Some(vs) = regs.vstate {
                 for k in 0..2 {
                     items.push(Item::Fixed(
                         writelane(t, vs, pp + k, k)
                             .map_err(encode_err(&f.name, f.addr, "preamble"))?,
                     ));
                 }
-            }
+                // pp is free again once its value is in the lanes.
+                pp
+            } else {
+                regs.save
+            };
+            let mut pre_v = Vec::new();
+            preset_vgprs(t, &regs, save, &mut pre_v)
+                .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            items.extend(pre_v.into_iter().map(Item::Fixed));
         }
         for x in prologue {
             items.push(Item::Fixed(x));
@@ -1414,6 +1470,7 @@ pub fn instrument_lifted_with(
         debug_assert_eq!(out.len() as u64, starts[fi] + fc.size);
     }
     // Descriptors.
+    let mut new_vgprs: HashMap<String, u64> = HashMap::new();
     let mut patch = Patch {
         code: out,
         ..Default::default()
@@ -1425,7 +1482,12 @@ pub fn instrument_lifted_with(
             .and_then(|s| co.descriptor_bytes(s).ok())
             .and_then(|b| <[u8; 64]>::try_from(b).ok());
         let Some(raw) = raw else { continue };
-        let mut nb = patch_descriptor(&raw, d, arch, &regs);
+        let md_vgpr = syms
+            .kernel(name)
+            .and_then(|k| k.metadata.as_ref())
+            .map(|m| m.vgpr_count.min(512) as u32);
+        let (mut nb, vgprs) = patch_descriptor(&raw, d, arch, &regs, md_vgpr);
+        new_vgprs.insert(format!("{name}.kd"), u64::from(vgprs));
         let entry = fn_new[fi] as i64 - *kd_addr as i64;
         nb[16..24].copy_from_slice(&entry.to_le_bytes());
         patch.descriptors.push((*kd_addr, nb));
@@ -1438,7 +1500,7 @@ pub fn instrument_lifted_with(
             addr_map.push((fn_new[fi] + fc.offs[fc.inst_item[i]], x.addr));
         }
     }
-    patch.metadata = metadata_notes(co, &regs)?;
+    patch.metadata = metadata_notes(co, &regs, &new_vgprs)?;
     let code_object = elfout::write(co.data(), lay, &patch)?;
     Ok(Instrumented {
         code_object,
@@ -1509,7 +1571,11 @@ fn replace_literal(t: Target, inst: &Instruction, v: u32) -> Result<Instruction,
 
 /// Metadata notes with each kernel's `.sgpr_count`/`.vgpr_count` raised to
 /// cover the reserved registers, one per `NT_AMDGPU_METADATA` note.
-fn metadata_notes(co: &CodeObject<'_>, regs: &Reserved) -> Result<Vec<Vec<u8>>, Error> {
+fn metadata_notes(
+    co: &CodeObject<'_>,
+    regs: &Reserved,
+    new_vgprs: &HashMap<String, u64>,
+) -> Result<Vec<Vec<u8>>, Error> {
     let mut out = Vec::new();
     for desc in co.metadata_notes()? {
         let Ok(mut v) = lathe_codeobj::msgpack::parse(desc) else {
@@ -1524,10 +1590,19 @@ fn metadata_notes(co: &CodeObject<'_>, regs: &Reserved) -> Result<Vec<Vec<u8>>, 
                 if let lathe_codeobj::Value::Array(ks) = val {
                     for kv in ks.iter_mut() {
                         if let lathe_codeobj::Value::Map(m) = kv {
+                            let sym = m
+                                .iter()
+                                .find(|(k, _)| k.as_str() == Some(".symbol"))
+                                .and_then(|(_, v)| v.as_str())
+                                .unwrap_or("")
+                                .to_string();
                             for (mk, mv) in m.iter_mut() {
                                 let need = match mk.as_str() {
                                     Some(".sgpr_count") => u64::from(regs.sgpr_end()) + 6,
-                                    Some(".vgpr_count") => u64::from(regs.vgpr_end()),
+                                    Some(".vgpr_count") => new_vgprs
+                                        .get(&sym)
+                                        .copied()
+                                        .unwrap_or(u64::from(regs.vgpr_end())),
                                     _ => continue,
                                 };
                                 if let Some(old) = mv.as_u64() {

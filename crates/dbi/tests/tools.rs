@@ -17,7 +17,16 @@ use lathe_emu::session::Session;
 /// Checks one case/target/level under every tool. Ok(true): the outputs
 /// differed but the kernel is schedule-dependent (atomics) and the case's
 /// own reference check passed.
-fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, String> {
+/// Dynamic wave-instructions (with probes, original) per tool and mode,
+/// summed over the corpus.
+type Overhead = BTreeMap<String, (u64, u64)>;
+
+fn check(
+    case: &Case,
+    target: &'static str,
+    opt: &'static str,
+    overhead: &mut Overhead,
+) -> Result<bool, String> {
     let co =
         std::fs::read(build::linked_code_object(case, target, opt)).map_err(|e| e.to_string())?;
     let agent: lathe_bundle::TargetId = target.parse().map_err(|e| format!("{e:?}"))?;
@@ -74,6 +83,16 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, S
             sched = true;
         }
         let gt = run.ground_truth.clone().expect("recorded");
+        let orig: u64 = gt.values().map(|c| c.waves).sum();
+        let e = overhead
+            .entry(format!(
+                "{}{}",
+                tool.name(),
+                if lanes { " (lane mode)" } else { "" }
+            ))
+            .or_default();
+        e.0 += run.report.wave_instructions;
+        e.1 += orig;
         let r = &run.result;
         match tool {
             Tool::InstrCount => {
@@ -160,6 +179,7 @@ fn every_tool_on_every_case_is_exact() {
     let mut failed = Vec::new();
     let mut passed = 0;
     let mut sched: Vec<String> = Vec::new();
+    let mut overhead = Overhead::new();
     for case in lathe_cases::all() {
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
             continue;
@@ -174,7 +194,7 @@ fn every_tool_on_every_case_is_exact() {
                 &["-O0", "-O3"]
             };
             for &opt in opts {
-                match check(&case, target, opt) {
+                match check(&case, target, opt, &mut overhead) {
                     Ok(false) => passed += 1,
                     Ok(true) => sched.push(format!("{} {target} {opt}", case.name)),
                     Err(e) => failed.push(format!("{} {target} {opt}: {e}", case.name)),
@@ -188,6 +208,12 @@ fn every_tool_on_every_case_is_exact() {
         sched.len(),
         failed.len()
     );
+    for (tool, (with, orig)) in &overhead {
+        eprintln!(
+            "  overhead {tool}: {with} / {orig} wave-instructions = {:.3}x",
+            *with as f64 / (*orig).max(1) as f64
+        );
+    }
     for f in &failed {
         eprintln!("  {f}");
     }
