@@ -16,7 +16,9 @@ use regex::Regex;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args.next().ok_or("usage: instrument CODE_OBJECT [KERNEL_REGEX]")?;
+    let path = args
+        .next()
+        .ok_or("usage: instrument CODE_OBJECT [KERNEL_REGEX]")?;
     let kernel = args.next().map(|k| Regex::new(&k)).transpose()?;
     let bytes = std::fs::read(&path)?;
     // Count every block entry, and every vector memory instruction with its
