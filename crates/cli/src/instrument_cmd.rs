@@ -84,8 +84,17 @@ pub fn run_tool(
     opts: &Options,
 ) -> Result<()> {
     let t = tool(name)?;
-    let (run, _b) = tools::run(agent, objects, kernel, t, shape, args, opts, false)
-        .with_context(|| format!("running {kernel} under {name}"))?;
+    let (run, _b) = tools::run(
+        agent,
+        objects,
+        kernel,
+        t,
+        shape,
+        args,
+        opts,
+        &tools::RunOptions::default(),
+    )
+    .with_context(|| format!("running {kernel} under {name}"))?;
     for b in &run.buffers {
         if let Some(path) = &b.output {
             let data = run

@@ -12,6 +12,9 @@ use lathe_dbi::rewrite::instrument_lifted;
 use lathe_dbi::tools::{requests, Tool};
 use lathe_dbi::{Liveness, Program};
 
+/// kernels, functions, instructions, lift seconds, rewrite seconds, reparses, sites.
+type Row = (usize, usize, usize, f64, f64, bool, usize);
+
 fn main() {
     for path in std::env::args().skip(1) {
         let bytes = match std::fs::read(&path) {
@@ -22,9 +25,12 @@ fn main() {
             }
         };
         let t0 = Instant::now();
-        let r = (|| -> Result<(usize, usize, usize, f64, f64, bool, usize), lathe_dbi::Error> {
+        let r = (|| -> Result<Row, lathe_dbi::Error> {
             let co = CodeObject::parse(&bytes)?;
             let p = Program::lift(&co)?;
+            if std::env::var("DBI_BENCH_SPLIT").is_ok() {
+                eprintln!("lift {:.3}", t0.elapsed().as_secs_f64());
+            }
             let live = Liveness::compute(&p);
             let t_lift = t0.elapsed().as_secs_f64();
             let t1 = Instant::now();

@@ -297,6 +297,19 @@ pub fn effects(inst: &Instruction) -> Effects {
             }
         }
     });
+    // A printed implicit `vcc` (VOP2 carry-out, VOPC e32) is listed as
+    // read by the instruction info; it is read only when the opcode reads
+    // VCC (carry-in, v_cndmask) or an explicit source names it.
+    if e.uses.contains(RegRange::VCC)
+        && inst.flags() & lathe_isa::opcode::flags::READS_VCC == 0
+        && !inst.operands().iter().any(|o| {
+            o.spec.field != lathe_isa::Field::Implicit
+                && o.spec.is_read()
+                && matches!(o.value, Operand::Reg(r) if r.file == RegFile::Scalar && r.overlaps(&RegRange::VCC))
+        })
+    {
+        e.uses.remove(RegRange::VCC);
+    }
     // Conditional moves keep the old value when the condition is false.
     let name = inst.info().name;
     if name.starts_with("s_cmov") || name.starts_with("s_cbranch") {
@@ -352,6 +365,13 @@ fn is_exec_all_ones(inst: &Instruction) -> bool {
 impl Liveness {
     /// Computes liveness for every function of `p`.
     pub fn compute(p: &Program) -> Liveness {
+        Liveness::compute_with(p, false)
+    }
+
+    /// With `naive`, every vector write ends liveness whatever EXEC holds
+    /// (what per-register liveness without divergence does; wrong, kept
+    /// to show the difference in tests).
+    pub fn compute_with(p: &Program, naive: bool) -> Liveness {
         let nf = p.functions.len();
         let effects: Vec<Vec<Effects>> = p
             .functions
@@ -363,47 +383,48 @@ impl Liveness {
             .functions
             .iter()
             .map(|f| {
+                // Transfer per instruction: Some(v) sets the state, None
+                // keeps it. Optimistic start (true), iterated down.
+                let xfer: Vec<Option<bool>> = f
+                    .insts
+                    .iter()
+                    .map(|x| {
+                        if is_exec_all_ones(&x.inst) {
+                            Some(true)
+                        } else if !out_state(&x.inst, true) {
+                            Some(false)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
                 let nb = f.blocks.len();
-                let mut inb = vec![true; nb];
-                if nb > 0 {
-                    inb[0] = f.kind == FunctionKind::Kernel;
-                }
-                let mut out = vec![false; f.insts.len()];
+                let entry = f.kind == FunctionKind::Kernel;
+                let mut out = vec![true; f.insts.len()];
+                let mut block_out = vec![true; nb];
                 let mut changed = true;
                 let mut rounds = 0;
                 while changed && rounds < 64 {
                     changed = false;
                     rounds += 1;
                     for b in 0..nb {
-                        let mut st = if b == 0 {
-                            f.kind == FunctionKind::Kernel
-                        } else {
-                            !f.blocks[b].preds.is_empty()
-                        };
+                        let mut st = if b == 0 { entry } else { true };
+                        if b != 0 && f.blocks[b].preds.is_empty() {
+                            st = false;
+                        }
                         for &pb in &f.blocks[b].preds {
-                            let last = f.blocks[pb].end - 1;
-                            let v = out_state(&f.insts[last].inst, out[last]);
-                            st &= v;
-                        }
-                        if b == 0 && f.kind == FunctionKind::Kernel {
-                            // Entry: full, and any back edge to the entry
-                            // must also be full.
-                            for &pb in &f.blocks[0].preds {
-                                let last = f.blocks[pb].end - 1;
-                                st &= out_state(&f.insts[last].inst, out[last]);
-                            }
-                        }
-                        if st != inb[b] {
-                            inb[b] = st;
-                            changed = true;
+                            st &= block_out[pb];
                         }
                         let mut cur = st;
                         for i in f.block_insts(b) {
-                            if out[i] != cur {
-                                out[i] = cur;
-                                changed = true;
+                            out[i] = cur;
+                            if let Some(v) = xfer[i] {
+                                cur = v;
                             }
-                            cur = out_state(&f.insts[i].inst, cur);
+                        }
+                        if cur != block_out[b] {
+                            block_out[b] = cur;
+                            changed = true;
                         }
                     }
                 }
@@ -444,11 +465,18 @@ impl Liveness {
                 }
             })
             .collect();
-        let mut result: Vec<FunctionLiveness> = Vec::with_capacity(nf);
+        // Worklist over functions: a function is recomputed when a
+        // callee's live-in or its own return liveness changed.
+        let mut dirty = vec![true; nf];
+        let mut slots: Vec<Option<FunctionLiveness>> = vec![None; nf];
         for _round in 0..16 {
-            result.clear();
-            for (fi, f) in p.functions.iter().enumerate() {
-                result.push(function_liveness(
+            let mut recomputed = Vec::new();
+            for fi in 0..nf {
+                if !dirty[fi] {
+                    continue;
+                }
+                dirty[fi] = false;
+                slots[fi] = Some(function_liveness(
                     p,
                     fi,
                     &effects[fi],
@@ -456,35 +484,55 @@ impl Liveness {
                     &live_in,
                     ret_live[fi],
                     clobbers[fi],
+                    naive,
                 ));
-                let _ = f;
+                recomputed.push(fi);
             }
-            let mut changed = false;
-            for fi in 0..nf {
-                let li = result[fi].live_in();
+            if recomputed.is_empty() {
+                break;
+            }
+            let mut callees_to_update = Vec::new();
+            for &fi in &recomputed {
+                let li = slots[fi].as_ref().map(|r| r.live_in()).unwrap_or_default();
                 if li != live_in[fi] {
                     live_in[fi] = li;
-                    changed = true;
+                    for &(cf, _) in &p.callers[fi] {
+                        dirty[cf] = true;
+                    }
+                }
+                for c in &p.functions[fi].calls {
+                    if let Some(t) = c.callee {
+                        callees_to_update.push(t);
+                    }
                 }
             }
-            for fi in 0..nf {
-                if p.callers[fi].is_empty() {
-                    continue;
-                }
+            callees_to_update.sort_unstable();
+            callees_to_update.dedup();
+            for fi in callees_to_update {
                 let mut r = RegSet::default();
                 for &(cf, ci) in &p.callers[fi] {
                     let site = p.functions[cf].calls[ci].site;
-                    r = r.union(&result[cf].after[site]);
+                    if let Some(res) = &slots[cf] {
+                        r = r.union(&res.after[site]);
+                    }
                 }
                 if r != ret_live[fi] {
                     ret_live[fi] = r;
-                    changed = true;
+                    dirty[fi] = true;
                 }
             }
-            if !changed {
-                break;
-            }
         }
+        let result: Vec<FunctionLiveness> = slots
+            .into_iter()
+            .map(|s| {
+                s.unwrap_or(FunctionLiveness {
+                    before: Vec::new(),
+                    after: Vec::new(),
+                    exec_full: Vec::new(),
+                    clobbers: RegSet::ALL,
+                })
+            })
+            .collect();
         Liveness { functions: result }
     }
 }
@@ -502,6 +550,7 @@ fn out_state(inst: &Instruction, full: bool) -> bool {
     full && !writes_exec
 }
 
+#[allow(clippy::too_many_arguments)]
 fn function_liveness(
     p: &Program,
     fi: usize,
@@ -510,6 +559,7 @@ fn function_liveness(
     live_in: &[RegSet],
     ret_live: RegSet,
     clobbers: RegSet,
+    naive: bool,
 ) -> FunctionLiveness {
     let f = &p.functions[fi];
     let n = f.insts.len();
@@ -519,12 +569,18 @@ fn function_liveness(
     let mut block_in = vec![RegSet::default(); nb];
     let call_at: std::collections::HashMap<usize, Option<usize>> =
         f.calls.iter().map(|c| (c.site, c.callee)).collect();
-    let mut changed = true;
-    let mut rounds = 0;
-    while changed && rounds < 1000 {
-        changed = false;
-        rounds += 1;
-        for b in (0..nb).rev() {
+    // Worklist, blocks in reverse order first; a block whose live-in
+    // changes queues its predecessors.
+    let mut work: Vec<usize> = (0..nb).collect();
+    let mut queued = vec![true; nb];
+    let mut steps = 0usize;
+    while let Some(b) = work.pop() {
+        queued[b] = false;
+        steps += 1;
+        if steps > 64 * nb + 1024 {
+            break;
+        }
+        {
             let blk = &f.blocks[b];
             let mut live = match f.exits[b] {
                 Exit::EndProgram | Exit::Trap => RegSet::default(),
@@ -573,7 +629,7 @@ fn function_liveness(
                     }
                     let k = &e.kills_vector_full_exec;
                     for w in 0..4 {
-                        if exec_full[i] {
+                        if exec_full[i] || naive {
                             other.v[w] &= !k.v[w];
                             other.a[w] &= !k.a[w];
                         }
@@ -597,7 +653,12 @@ fn function_liveness(
             }
             if live != block_in[b] {
                 block_in[b] = live;
-                changed = true;
+                for &pb in &blk.preds {
+                    if !queued[pb] {
+                        queued[pb] = true;
+                        work.push(pb);
+                    }
+                }
             }
         }
     }

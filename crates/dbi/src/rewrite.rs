@@ -174,22 +174,32 @@ pub struct Reserved {
     pub tmp: u16,
     /// SGPR holding a saved SCC.
     pub scc: u16,
-    /// VGPR pair for data (even-aligned).
+    /// VGPR pair holding 1 and 0 in lane 0 (set at kernel entry).
     pub vdata: u16,
-    /// VGPR for offsets.
+    /// VGPR pair for counts (lane 0: high half 0, set at kernel entry).
+    pub vcnt: u16,
+    /// VGPR holding 0 in lane 0 (set at kernel entry): the address offset.
     pub voff: u16,
     /// VGPR for temporaries.
     pub vtmp: u16,
+    /// Lane mode (no SGPRs free in the code object): a VGPR whose lanes 0
+    /// and 1 hold the probe-data address and whose other lanes hold the
+    /// SGPRs a site borrows; the SGPR fields are then chosen per site.
+    pub vstate: Option<u16>,
 }
 
 impl Reserved {
-    /// One past the last reserved SGPR.
+    /// One past the last reserved SGPR (0 in lane mode).
     pub fn sgpr_end(&self) -> u16 {
-        self.scc + 1
+        if self.vstate.is_some() {
+            0
+        } else {
+            self.scc + 1
+        }
     }
     /// One past the last reserved VGPR.
     pub fn vgpr_end(&self) -> u16 {
-        self.vtmp + 1
+        self.vstate.unwrap_or(self.vtmp) + 1
     }
 }
 
@@ -369,16 +379,65 @@ pub fn exec_restore(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Resu
     Ok(())
 }
 
-/// `global_atomic_add_x2 v[voff], v[vdata:vdata+1], s[ptr:ptr+1] offset:off`.
-pub fn atomic_add_x2(t: Target, r: &Reserved, off: i32) -> Result<Instruction, BuildError> {
+/// `global_atomic_add_x2 v[addr], v[data:data+1], s[ptr:ptr+1] offset:off`.
+pub fn atomic_add_x2(
+    t: Target,
+    r: &Reserved,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
     let mut m = Modifiers::default();
     m.offset = off;
     build_m(
         t,
         Opcode::GLOBAL_ATOMIC_ADD_X2,
         &m,
-        &[vreg(r.voff, 1), vreg(r.vdata, 2), sreg(r.ptr, 2)],
+        &[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)],
     )
+}
+
+/// The VGPR holding a slot's offset and the immediate: the zero VGPR and
+/// the slot as immediate while it fits GFX9's 13-bit signed offset,
+/// else `v_mov_b32 vtmp, slot` and 0.
+fn slot_address(
+    t: Target,
+    r: &Reserved,
+    slot: u32,
+    span: u32,
+    out: &mut Vec<Instruction>,
+) -> Result<(u16, i32), BuildError> {
+    if slot + span <= 4095 {
+        Ok((r.voff, slot as i32))
+    } else {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(slot)],
+        )?);
+        Ok((r.vtmp, 0))
+    }
+}
+
+/// Sets the reserved VGPRs' lane-0 constants (kernel entry): `vdata` =
+/// {1, 0}, `vcnt` high = 0, `voff` = 0; `save` is a free SGPR pair.
+pub fn preset_vgprs(
+    t: Target,
+    r: &Reserved,
+    save: u16,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let mut rr = *r;
+    rr.save = save;
+    exec_one(t, &rr, out)?;
+    for (v, k) in [(r.vdata, 1), (r.vdata + 1, 0), (r.vcnt + 1, 0), (r.voff, 0)] {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(v, 1), Operand::Int(k)],
+        )?);
+    }
+    exec_restore(t, &rr, out)
 }
 
 // ------------------------------------------------------------ built-in probes
@@ -404,34 +463,20 @@ impl Probe for CounterProbe {
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
         let (t, r) = (cx.target, cx.regs);
         exec_one(t, r, out)?;
-        out.push(build(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[vreg(r.voff, 1), konst(cx.slot)],
-        )?);
-        out.push(build(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[vreg(r.vdata, 1), Operand::Int(1)],
-        )?);
-        out.push(build(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[vreg(r.vdata + 1, 1), Operand::Int(0)],
-        )?);
-        out.push(atomic_add_x2(t, r, 0)?);
+        let (va, off) = slot_address(t, r, cx.slot, 8, out)?;
+        out.push(atomic_add_x2(t, r, va, r.vdata, off)?);
         if self.lanes {
             out.push(build(
                 t,
                 Opcode::V_BCNT_U32_B32,
-                &[vreg(r.vdata, 1), sreg(r.save, 1), Operand::Int(0)],
+                &[vreg(r.vcnt, 1), sreg(r.save, 1), Operand::Int(0)],
             )?);
             out.push(build(
                 t,
                 Opcode::V_BCNT_U32_B32,
-                &[vreg(r.vdata, 1), sreg(r.save + 1, 1), vreg(r.vdata, 1)],
+                &[vreg(r.vcnt, 1), sreg(r.save + 1, 1), vreg(r.vcnt, 1)],
             )?);
-            out.push(atomic_add_x2(t, r, 8)?);
+            out.push(atomic_add_x2(t, r, va, r.vcnt, off + 8)?);
         }
         exec_restore(t, r, out)
     }
@@ -466,12 +511,12 @@ impl Probe for KernargProbe {
             out.push(build(
                 t,
                 Opcode::V_MOV_B32_E32,
-                &[vreg(r.voff, 1), konst(cx.slot + 4 * k)],
+                &[vreg(r.vcnt, 1), konst(cx.slot + 4 * k)],
             )?);
             out.push(build(
                 t,
                 Opcode::GLOBAL_STORE_DWORD,
-                &[vreg(r.voff, 1), vreg(r.vtmp, 1), sreg(r.ptr, 2)],
+                &[vreg(r.vcnt, 1), vreg(r.vtmp, 1), sreg(r.ptr, 2)],
             )?);
         }
         exec_restore(t, r, out)
@@ -496,6 +541,8 @@ enum Item {
         target: usize,
         long: bool,
         orig: u64,
+        /// SGPR pair and single for a long jump, if any are free.
+        scratch: Option<(u16, u16)>,
     },
     /// The literal of a recognised `s_add_u32`/`s_addc_u32` after the
     /// `s_getpc_b64` at item `getpc`: `target - (getpc + 4)`.
@@ -511,6 +558,8 @@ enum Item {
         reg: u16,
         getpc: usize,
         old: u64,
+        /// SGPR saving SCC, if one is free.
+        scratch: Option<u16>,
     },
 }
 
@@ -598,12 +647,15 @@ fn used_registers(p: &Program, co: &CodeObject<'_>, arch: KdArch) -> RegSet {
 
 fn reserve(used: &RegSet) -> Result<Reserved, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    if s0 + 7 > 102 {
-        return Err(format!("SGPRs s0..s{} are in use, 7 are needed", s0 - 1));
-    }
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    if v0 + 4 > 256 {
-        return Err(format!("VGPRs v0..v{} are in use, 4 are needed", v0 - 1));
+    let lanes = s0 + 7 > 102;
+    let nv = if lanes { 7 } else { 6 };
+    if v0 + nv > 256 {
+        return Err(format!(
+            "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
+            s0.saturating_sub(1),
+            v0 - 1
+        ));
     }
     Ok(Reserved {
         ptr: s0,
@@ -611,31 +663,110 @@ fn reserve(used: &RegSet) -> Result<Reserved, String> {
         tmp: s0 + 4,
         scc: s0 + 6,
         vdata: v0,
-        voff: v0 + 2,
-        vtmp: v0 + 3,
+        vcnt: v0 + 2,
+        voff: v0 + 4,
+        vtmp: v0 + 5,
+        vstate: lanes.then_some(v0 + 6),
     })
 }
 
-/// New descriptor bytes with register counts covering `regs`.
+/// First SGPR (`count` 1 or 2, pairs even-aligned) in s0..s101 that is
+/// neither in `live` nor in `taken`; marks it taken.
+fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
+    let step = count.max(1);
+    let mut k = 0;
+    while k + count <= 102 {
+        if (k..k + count).all(|r| !live.has_sreg(r) && !taken.has_sreg(r)) {
+            taken.add(RegRange::sgpr(k, count as u8));
+            return Some(k);
+        }
+        k += step;
+    }
+    None
+}
+
+/// Lane mode: SGPRs for one site, dead ones first, else live ones that
+/// are saved in `vstate` lanes 2.. (returned as (sgpr, lane)).
+fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
+    if base.vstate.is_none() {
+        return (*base, Vec::new());
+    }
+    let mut taken = RegSet::default();
+    let mut saved = Vec::new();
+    let mut lane = 2u16;
+    let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
+        if let Some(k) = pick_dead(live, taken, count) {
+            return k;
+        }
+        // Borrow live registers: any aligned ones not taken yet.
+        let k = pick_dead(&RegSet::default(), taken, count).unwrap_or(0);
+        for r in k..k + count {
+            saved.push((r, lane));
+            lane += 1;
+        }
+        k
+    };
+    let mut r = *base;
+    r.ptr = get(2, &mut taken, &mut saved);
+    r.save = get(2, &mut taken, &mut saved);
+    r.tmp = get(2, &mut taken, &mut saved);
+    r.scc = get(1, &mut taken, &mut saved);
+    (r, saved)
+}
+
+/// `v_writelane_b32 v, s, lane`.
+fn writelane(t: Target, v: u16, s: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_WRITELANE_B32,
+        &[vreg(v, 1), sreg(s, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `v_readlane_b32 s, v, lane`.
+fn readlane(t: Target, s: u16, v: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_READLANE_B32,
+        &[sreg(s, 1), vreg(v, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `s_nop n`.
+fn nop(t: Target, n: u16) -> Result<Instruction, BuildError> {
+    build(t, Opcode::S_NOP, &[Operand::Imm(i64::from(n))])
+}
+
+/// New descriptor bytes with register counts covering `regs`, and the
+/// kernel's new metadata `.vgpr_count` (on GFX90A-class processors the
+/// unified count: `ACCUM_OFFSET` + AGPRs when AGPRs are used).
+/// `md_vgpr` is the kernel's old metadata `.vgpr_count`.
 fn patch_descriptor(
     kd: &[u8; 64],
     d: &KernelDescriptor,
     arch: KdArch,
     regs: &Reserved,
-) -> [u8; 64] {
+    md_vgpr: Option<u32>,
+) -> ([u8; 64], u32) {
     let mut out = *kd;
     let mut rsrc1 = d.compute_pgm_rsrc1;
     let mut rsrc3 = d.compute_pgm_rsrc3;
     let granule = d.vgpr_encoding_granule(arch);
-    let old_total = d.allocated_vgprs(arch);
+    let old_total = md_vgpr.unwrap_or_else(|| d.allocated_vgprs(arch));
     let need_arch = u32::from(regs.vgpr_end());
     let new_total = match d.rsrc3(arch) {
         Rsrc3::Gfx90a { accum_offset, .. } => {
             let old_accum = (accum_offset + 1) * 4;
-            let new_accum = old_accum.max(need_arch.next_multiple_of(4));
             let agprs = old_total.saturating_sub(old_accum);
+            let old_arch = if agprs > 0 { old_accum } else { old_total };
+            let arch_vgprs = old_arch.max(need_arch);
+            let new_accum = arch_vgprs.next_multiple_of(4).max(4);
             rsrc3 = (rsrc3 & !0x3f) | ((new_accum / 4 - 1) & 0x3f);
-            (new_accum + agprs).max(old_total)
+            if agprs > 0 {
+                new_accum + agprs
+            } else {
+                arch_vgprs
+            }
         }
         _ => old_total.max(need_arch),
     };
@@ -649,7 +780,7 @@ fn patch_descriptor(
     }
     out[44..48].copy_from_slice(&rsrc3.to_le_bytes());
     out[48..52].copy_from_slice(&rsrc1.to_le_bytes());
-    out
+    (out, new_total)
 }
 
 /// Instruments `bytes` (an AMDGPU code object) with `requests`.
@@ -667,10 +798,42 @@ pub fn instrument_lifted(
     live: &Liveness,
     requests: &[Request],
 ) -> Result<Instrumented, Error> {
+    instrument_lifted_with(co, p, live, requests, &Options::default())
+}
+
+/// Rewriter options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Use lane mode (probe state in VGPR lanes, SGPRs borrowed per site)
+    /// even when free SGPRs exist (for testing it).
+    pub force_lane_mode: bool,
+}
+
+impl Options {
+    /// Options with lane mode forced or not.
+    pub fn lane_mode(force: bool) -> Options {
+        Options {
+            force_lane_mode: force,
+        }
+    }
+}
+
+/// [`instrument_lifted`] with options.
+pub fn instrument_lifted_with(
+    co: &CodeObject<'_>,
+    p: &Program,
+    live: &Liveness,
+    requests: &[Request],
+    opts: &Options,
+) -> Result<Instrumented, Error> {
     let tid = co.target().ok_or(Error::NoTarget)?;
     let arch = KdArch::for_processor(tid.processor);
     let t = p.target;
-    let used = used_registers(p, co, arch);
+    let mut used = used_registers(p, co, arch);
+    if opts.force_lane_mode {
+        used.add(RegRange::sgpr(0, 102));
+    }
     let regs = reserve(&used).map_err(|why| Error::NoRegisters {
         function: p
             .functions
@@ -742,9 +905,20 @@ pub fn instrument_lifted(
             let r = &requests[ri];
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
+            let (sregs, saved) = site_regs(&regs, &live_at);
+            let enc = |e| encode_err(&f.name, f.insts[i].addr, "lane save")(e);
+            if let Some(vs) = regs.vstate {
+                for (sg, lane) in &saved {
+                    out.push(writelane(t, vs, *sg, *lane).map_err(enc)?);
+                }
+                out.push(readlane(t, sregs.ptr, vs, 0).map_err(enc)?);
+                out.push(readlane(t, sregs.ptr + 1, vs, 1).map_err(enc)?);
+                // VALU-written SGPR read by VMEM: 5 wait states on GFX9.
+                out.push(nop(t, 4).map_err(enc)?);
+            }
             let cx = ProbeCx {
                 target: t,
-                regs: &regs,
+                regs: &sregs,
                 slot: s,
                 live: live_at,
                 kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
@@ -754,6 +928,14 @@ pub fn instrument_lifted(
             r.probe
                 .emit(&cx, out)
                 .map_err(encode_err(&f.name, f.insts[i].addr, "probe"))?;
+            if let Some(vs) = regs.vstate {
+                for (sg, lane) in &saved {
+                    out.push(readlane(t, *sg, vs, *lane).map_err(enc)?);
+                }
+                if !saved.is_empty() {
+                    out.push(nop(t, 4).map_err(enc)?);
+                }
+            }
             sites.push(Site {
                 id: sites.len(),
                 request: ri,
@@ -914,25 +1096,39 @@ pub fn instrument_lifted(
         // Items.
         let mut items: Vec<Item> = Vec::new();
         if f.kind == FunctionKind::Kernel && any_sites {
+            let pp = if regs.vstate.is_some() {
+                if fl.before.first().is_some_and(|l| l.scc) {
+                    return Err(Error::Unsupported {
+                        function: f.name.clone(),
+                        addr: f.addr,
+                        why: "SCC is live at kernel entry".into(),
+                    });
+                }
+                let entry_live = fl.before.first().copied().unwrap_or(RegSet::ALL);
+                pick_dead(&entry_live, &mut RegSet::default(), 2).ok_or_else(|| {
+                    Error::NoRegisters {
+                        function: f.name.clone(),
+                        why: "no dead SGPR pair at kernel entry".into(),
+                    }
+                })?
+            } else {
+                regs.ptr
+            };
             let g = items.len();
             items.push(Item::Fixed(
-                build(t, Opcode::S_GETPC_B64, &[sreg(regs.ptr, 2)])
+                build(t, Opcode::S_GETPC_B64, &[sreg(pp, 2)])
                     .map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
             let add = build(
                 t,
                 Opcode::S_ADD_U32,
-                &[sreg(regs.ptr, 1), sreg(regs.ptr, 1), Operand::Literal(0)],
+                &[sreg(pp, 1), sreg(pp, 1), Operand::Literal(0)],
             )
             .map_err(encode_err(&f.name, f.addr, "preamble"))?;
             let addc = build(
                 t,
                 Opcode::S_ADDC_U32,
-                &[
-                    sreg(regs.ptr + 1, 1),
-                    sreg(regs.ptr + 1, 1),
-                    Operand::Literal(0),
-                ],
+                &[sreg(pp + 1, 1), sreg(pp + 1, 1), Operand::Literal(0)],
             )
             .map_err(encode_err(&f.name, f.addr, "preamble"))?;
             // Target: the data variable (resolved once the layout is known).
@@ -949,12 +1145,28 @@ pub fn instrument_lifted(
                 hi: true,
             });
             items.push(Item::Fixed(
-                smem_load(t, Opcode::S_LOAD_DWORDX2, regs.ptr, regs.ptr, 0)
+                smem_load(t, Opcode::S_LOAD_DWORDX2, pp, pp, 0)
                     .map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
             items.push(Item::Fixed(
                 waitcnt(t, 63, 0).map_err(encode_err(&f.name, f.addr, "preamble"))?,
             ));
+            let save = if let Some(vs) = regs.vstate {
+                for k in 0..2 {
+                    items.push(Item::Fixed(
+                        writelane(t, vs, pp + k, k)
+                            .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+                    ));
+                }
+                // pp is free again once its value is in the lanes.
+                pp
+            } else {
+                regs.save
+            };
+            let mut pre_v = Vec::new();
+            preset_vgprs(t, &regs, save, &mut pre_v)
+                .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            items.extend(pre_v.into_iter().map(Item::Fixed));
         }
         for x in prologue {
             items.push(Item::Fixed(x));
@@ -984,10 +1196,18 @@ pub fn instrument_lifted(
                 getpc_item.insert(i, items.len());
                 items.push(Item::Fixed(inst));
                 if pr.target.is_none() {
+                    let scratch = if regs.vstate.is_none() {
+                        Some(regs.scc)
+                    } else {
+                        let mut live = fl.after[i];
+                        live.add(RegRange::sgpr(pr.sreg, 2));
+                        pick_dead(&live, &mut RegSet::default(), 1)
+                    };
                     items.push(Item::PcFix {
                         reg: pr.sreg,
                         getpc: items.len() - 1,
                         old: x.addr,
+                        scratch,
                     });
                 }
             } else if let Some(&(g, hi, tg)) = add_of.get(&i) {
@@ -1014,11 +1234,22 @@ pub fn instrument_lifted(
                     });
                 }
                 pending_branches.push((items.len(), tg));
+                let scratch = if regs.vstate.is_none() {
+                    Some((regs.tmp, regs.scc))
+                } else {
+                    let mut taken = RegSet::default();
+                    pick_dead(&fl.before[i], &mut taken, 2).zip(pick_dead(
+                        &fl.before[i],
+                        &mut taken,
+                        1,
+                    ))
+                };
                 items.push(Item::Branch {
                     inst,
                     target: 0,
                     long: false,
                     orig: tg,
+                    scratch,
                 });
             } else {
                 items.push(Item::Fixed(inst));
@@ -1127,6 +1358,7 @@ pub fn instrument_lifted(
                     target,
                     long,
                     orig,
+                    scratch,
                 } => {
                     let to = base + fc.offs[*target];
                     if !long {
@@ -1157,7 +1389,14 @@ pub fn instrument_lifted(
                             .encode_into(&mut out);
                             at2 += 8;
                         }
-                        long_jump(t, &regs, at2, to, &mut out).map_err(enc("long jump"))?;
+                        let (tmp, scc) = scratch.ok_or_else(|| Error::NoRegisters {
+                            function: f.name.clone(),
+                            why: format!("no dead SGPRs for a long jump at {orig:#x}"),
+                        })?;
+                        let mut r = regs;
+                        r.tmp = tmp;
+                        r.scc = scc;
+                        long_jump(t, &r, at2, to, &mut out).map_err(enc("long jump"))?;
                     }
                 }
                 Item::PcAdd {
@@ -1175,10 +1414,20 @@ pub fn instrument_lifted(
                         .map_err(enc("address computation"))?
                         .encode_into(&mut out);
                 }
-                Item::PcFix { reg, getpc, old } => {
+                Item::PcFix {
+                    reg,
+                    getpc,
+                    old,
+                    scratch,
+                } => {
                     let pc = base + fc.offs[*getpc] + 4;
                     let delta = (old + 4).wrapping_sub(pc);
-                    let r = &regs;
+                    let mut r = regs;
+                    r.scc = scratch.ok_or_else(|| Error::NoRegisters {
+                        function: f.name.clone(),
+                        why: format!("no dead SGPR to save SCC at the s_getpc_b64 at {old:#x}"),
+                    })?;
+                    let r = &r;
                     let mut v = Vec::new();
                     v.push(
                         build(
@@ -1221,6 +1470,7 @@ pub fn instrument_lifted(
         debug_assert_eq!(out.len() as u64, starts[fi] + fc.size);
     }
     // Descriptors.
+    let mut new_vgprs: HashMap<String, u64> = HashMap::new();
     let mut patch = Patch {
         code: out,
         ..Default::default()
@@ -1232,7 +1482,12 @@ pub fn instrument_lifted(
             .and_then(|s| co.descriptor_bytes(s).ok())
             .and_then(|b| <[u8; 64]>::try_from(b).ok());
         let Some(raw) = raw else { continue };
-        let mut nb = patch_descriptor(&raw, d, arch, &regs);
+        let md_vgpr = syms
+            .kernel(name)
+            .and_then(|k| k.metadata.as_ref())
+            .map(|m| m.vgpr_count.min(512) as u32);
+        let (mut nb, vgprs) = patch_descriptor(&raw, d, arch, &regs, md_vgpr);
+        new_vgprs.insert(format!("{name}.kd"), u64::from(vgprs));
         let entry = fn_new[fi] as i64 - *kd_addr as i64;
         nb[16..24].copy_from_slice(&entry.to_le_bytes());
         patch.descriptors.push((*kd_addr, nb));
@@ -1245,7 +1500,7 @@ pub fn instrument_lifted(
             addr_map.push((fn_new[fi] + fc.offs[fc.inst_item[i]], x.addr));
         }
     }
-    patch.metadata = metadata_notes(co, &regs)?;
+    patch.metadata = metadata_notes(co, &regs, &new_vgprs)?;
     let code_object = elfout::write(co.data(), lay, &patch)?;
     Ok(Instrumented {
         code_object,
@@ -1316,7 +1571,11 @@ fn replace_literal(t: Target, inst: &Instruction, v: u32) -> Result<Instruction,
 
 /// Metadata notes with each kernel's `.sgpr_count`/`.vgpr_count` raised to
 /// cover the reserved registers, one per `NT_AMDGPU_METADATA` note.
-fn metadata_notes(co: &CodeObject<'_>, regs: &Reserved) -> Result<Vec<Vec<u8>>, Error> {
+fn metadata_notes(
+    co: &CodeObject<'_>,
+    regs: &Reserved,
+    new_vgprs: &HashMap<String, u64>,
+) -> Result<Vec<Vec<u8>>, Error> {
     let mut out = Vec::new();
     for desc in co.metadata_notes()? {
         let Ok(mut v) = lathe_codeobj::msgpack::parse(desc) else {
@@ -1331,10 +1590,19 @@ fn metadata_notes(co: &CodeObject<'_>, regs: &Reserved) -> Result<Vec<Vec<u8>>, 
                 if let lathe_codeobj::Value::Array(ks) = val {
                     for kv in ks.iter_mut() {
                         if let lathe_codeobj::Value::Map(m) = kv {
+                            let sym = m
+                                .iter()
+                                .find(|(k, _)| k.as_str() == Some(".symbol"))
+                                .and_then(|(_, v)| v.as_str())
+                                .unwrap_or("")
+                                .to_string();
                             for (mk, mv) in m.iter_mut() {
                                 let need = match mk.as_str() {
                                     Some(".sgpr_count") => u64::from(regs.sgpr_end()) + 6,
-                                    Some(".vgpr_count") => u64::from(regs.vgpr_end()),
+                                    Some(".vgpr_count") => new_vgprs
+                                        .get(&sym)
+                                        .copied()
+                                        .unwrap_or(u64::from(regs.vgpr_end())),
                                     _ => continue,
                                 };
                                 if let Some(old) = mv.as_u64() {

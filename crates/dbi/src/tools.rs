@@ -27,8 +27,7 @@ use crate::elfout::DATA_SYMBOL;
 use crate::lift::Program;
 use crate::live::Liveness;
 use crate::rewrite::{
-    instrument_lifted, writes_exec, CounterProbe, InstClass, Instrumented, KernargProbe, Request,
-    Selector, Where,
+    writes_exec, CounterProbe, InstClass, Instrumented, KernargProbe, Request, Selector, Where,
 };
 use crate::Error;
 
@@ -142,6 +141,16 @@ impl std::ops::Deref for ToolBuild {
 
 /// Instruments `bytes` with `tool` for kernels matching `kernel`.
 pub fn instrument(bytes: &[u8], tool: Tool, kernel: Option<&str>) -> Result<ToolBuild, Error> {
+    instrument_with(bytes, tool, kernel, &crate::rewrite::Options::default())
+}
+
+/// [`instrument`] with rewriter options.
+pub fn instrument_with(
+    bytes: &[u8],
+    tool: Tool,
+    kernel: Option<&str>,
+    ropts: &crate::rewrite::Options,
+) -> Result<ToolBuild, Error> {
     let co = CodeObject::parse(bytes)?;
     let program = Program::lift(&co)?;
     let live = Liveness::compute(&program);
@@ -168,7 +177,7 @@ pub fn instrument(bytes: &[u8], tool: Tool, kernel: Option<&str>) -> Result<Tool
         }
     }
     let reqs = requests(tool, kernel, ka)?;
-    let out = instrument_lifted(&co, &program, &live, &reqs)?;
+    let out = crate::rewrite::instrument_lifted_with(&co, &program, &live, &reqs, ropts)?;
     Ok(ToolBuild {
         tool,
         out,
@@ -286,6 +295,15 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
     })
 }
 
+/// How [`run`] runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Record ground truth ([`ToolRun::ground_truth`]).
+    pub record: bool,
+    /// Force the rewriter's lane mode.
+    pub force_lane_mode: bool,
+}
+
 /// One instrumented run.
 #[derive(Debug)]
 pub struct ToolRun {
@@ -303,6 +321,7 @@ pub struct ToolRun {
     pub ground_truth: Option<BTreeMap<u64, lathe_emu::record::PcCount>>,
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Instruments the code object of `objects` that defines `kernel`, loads
 /// it with the others, runs `kernel` and decodes the tool's data.
 pub fn run(
@@ -313,8 +332,9 @@ pub fn run(
     shape: Shape,
     args: &[Arg],
     opts: &Options,
-    record: bool,
+    ro: &RunOptions,
 ) -> Result<(ToolRun, ToolBuild), Error> {
+    let record = ro.record;
     let mut built = None;
     let mut objs: Vec<Vec<u8>> = Vec::new();
     let mut resolved = kernel.to_string();
@@ -333,7 +353,12 @@ pub fn run(
             resolved = name.clone();
             let kernel = resolved.as_str();
             let kre = format!("^{}$", regex::escape(kernel));
-            let b = instrument(o, tool, Some(&kre))?;
+            let b = instrument_with(
+                o,
+                tool,
+                Some(&kre),
+                &crate::rewrite::Options::lane_mode(ro.force_lane_mode),
+            )?;
             objs.push(b.code_object.clone());
             built = Some(b);
         } else {
@@ -393,4 +418,54 @@ pub fn run(
         },
         b,
     ))
+}
+
+/// Instrumentation requests derived from arbitrary bytes (the fuzz target
+/// and the random-site test): 1–4 requests, each at any [`Where`], with an
+/// optional instruction-class or opcode selector and a counter probe (with
+/// or without lane counts).
+pub fn requests_from_bytes(data: &[u8]) -> Vec<Request> {
+    const WHERE: [Where; 8] = [
+        Where::Before,
+        Where::After,
+        Where::BlockEntry,
+        Where::BlockExit,
+        Where::KernelEntry,
+        Where::BeforeEndpgm,
+        Where::FunctionEntry,
+        Where::FunctionReturn,
+    ];
+    const CLASSES: [Option<InstClass>; 9] = [
+        None,
+        Some(InstClass::Salu),
+        Some(InstClass::Valu),
+        Some(InstClass::Smem),
+        Some(InstClass::Vmem),
+        Some(InstClass::Lds),
+        Some(InstClass::Memory),
+        Some(InstClass::Branch),
+        Some(InstClass::ExecWrite),
+    ];
+    const OPCODES: [&str; 4] = ["^s_waitcnt", "^v_cmp", "^global_", "^s_cbranch"];
+    let b = |i: usize| data.get(i).copied().unwrap_or(0) as usize;
+    let n = 1 + b(0) % 4;
+    (0..n)
+        .map(|k| {
+            let x = b(1 + 3 * k);
+            let y = b(2 + 3 * k);
+            let z = b(3 + 3 * k);
+            let opcode = (z & 0x80 != 0)
+                .then(|| Regex::new(OPCODES[z % OPCODES.len()]).ok())
+                .flatten();
+            Request {
+                select: Selector {
+                    class: CLASSES[y % CLASSES.len()],
+                    opcode,
+                    ..Default::default()
+                },
+                at: WHERE[x % WHERE.len()],
+                probe: Arc::new(CounterProbe { lanes: z & 1 != 0 }),
+            }
+        })
+        .collect()
 }

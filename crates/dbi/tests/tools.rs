@@ -6,79 +6,27 @@
 
 use std::collections::BTreeMap;
 
+mod common;
+
+use common::{args_of, outputs, shape_of};
 use lathe_cases::{build, Case, Value};
 use lathe_dbi::tools::{self, Tool};
-use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
-use lathe_emu::session::{Session, Shape};
-
-pub fn args_of(case: &Case) -> Vec<Arg> {
-    case.args
-        .iter()
-        .map(|a| match &a.value {
-            Value::Buffer { bytes, .. } => Arg::Buffer {
-                name: a.name.into(),
-                size: bytes.len() as u64,
-                fill: Fill::Bytes(bytes.clone()),
-                output: None,
-            },
-            v => {
-                let (ty, bytes) = match v {
-                    Value::U32(x) => ("u32", x.to_le_bytes().to_vec()),
-                    Value::I32(x) => ("i32", x.to_le_bytes().to_vec()),
-                    Value::U64(x) => ("u64", x.to_le_bytes().to_vec()),
-                    Value::I64(x) => ("i64", x.to_le_bytes().to_vec()),
-                    Value::F32(x) => ("f32", x.to_le_bytes().to_vec()),
-                    Value::F64(x) => ("f64", x.to_le_bytes().to_vec()),
-                    Value::Buffer { .. } => unreachable!("handled above"),
-                };
-                Arg::Scalar {
-                    ty: ty.into(),
-                    bytes,
-                }
-            }
-        })
-        .collect()
-}
-
-pub fn shape_of(case: &Case) -> Shape {
-    let dims = if case.grid[2] > 1 || case.block[2] > 1 {
-        3
-    } else if case.grid[1] > 1 || case.block[1] > 1 {
-        2
-    } else {
-        1
-    };
-    Shape {
-        grid: case.grid,
-        block: case.block,
-        dims,
-        dynamic_lds: case.dyn_lds,
-    }
-}
-
-fn outputs(s: &Session, case: &Case, bufs: &[lathe_emu::session::BufferOut]) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bufs
-        .iter()
-        .map(|b| s.download(b.addr, b.size).expect("read back"))
-        .collect();
-    for g in &case.globals {
-        if let Some(sym) = s.exe.symbol(g.symbol) {
-            let mut addr = sym.address;
-            if g.managed {
-                let p = s.download(addr, 8).expect("pointer");
-                addr = u64::from_le_bytes(p.try_into().expect("8"));
-            }
-            v.push(s.download(addr, g.size as u64).expect("global"));
-        }
-    }
-    v
-}
+use lathe_emu::session::Session;
 
 /// Checks one case/target/level under every tool. Ok(true): the outputs
 /// differed but the kernel is schedule-dependent (atomics) and the case's
 /// own reference check passed.
-fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, String> {
+/// Dynamic wave-instructions (with probes, original) per tool and mode,
+/// summed over the corpus.
+type Overhead = BTreeMap<String, (u64, u64)>;
+
+fn check(
+    case: &Case,
+    target: &'static str,
+    opt: &'static str,
+    overhead: &mut Overhead,
+) -> Result<bool, String> {
     let co =
         std::fs::read(build::linked_code_object(case, target, opt)).map_err(|e| e.to_string())?;
     let agent: lathe_bundle::TargetId = target.parse().map_err(|e| format!("{e:?}"))?;
@@ -94,9 +42,25 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, S
         .launch(case.kernel, shape, &args, &opts)
         .map_err(|e| format!("uninstrumented: {e}"))?;
     let want_out = outputs(&base, case, &bufs);
-    for tool in Tool::ALL {
-        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, true)
-            .map_err(|e| format!("{}: {e}", tool.name()))?;
+    // Every tool in the fast mode (free SGPRs reserved), and the counting
+    // tools again in lane mode (state in VGPR lanes, SGPRs borrowed).
+    let runs = Tool::ALL
+        .iter()
+        .map(|t| (*t, false))
+        .chain([(Tool::InstrCount, true), (Tool::BlockCount, true)]);
+    for (tool, lanes) in runs {
+        let ro = tools::RunOptions {
+            record: true,
+            force_lane_mode: lanes,
+        };
+        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, &ro)
+            .map_err(|e| {
+                format!(
+                    "{}{}: {e}",
+                    tool.name(),
+                    if lanes { " (lane mode)" } else { "" }
+                )
+            })?;
         let got_out = outputs(&run.session, case, &run.buffers);
         if got_out != want_out {
             // Schedule-dependent kernels (atomics deciding control flow or
@@ -119,6 +83,16 @@ fn check(case: &Case, target: &'static str, opt: &'static str) -> Result<bool, S
             sched = true;
         }
         let gt = run.ground_truth.clone().expect("recorded");
+        let orig: u64 = gt.values().map(|c| c.waves).sum();
+        let e = overhead
+            .entry(format!(
+                "{}{}",
+                tool.name(),
+                if lanes { " (lane mode)" } else { "" }
+            ))
+            .or_default();
+        e.0 += run.report.wave_instructions;
+        e.1 += orig;
         let r = &run.result;
         match tool {
             Tool::InstrCount => {
@@ -205,6 +179,7 @@ fn every_tool_on_every_case_is_exact() {
     let mut failed = Vec::new();
     let mut passed = 0;
     let mut sched: Vec<String> = Vec::new();
+    let mut overhead = Overhead::new();
     for case in lathe_cases::all() {
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
             continue;
@@ -219,7 +194,7 @@ fn every_tool_on_every_case_is_exact() {
                 &["-O0", "-O3"]
             };
             for &opt in opts {
-                match check(&case, target, opt) {
+                match check(&case, target, opt, &mut overhead) {
                     Ok(false) => passed += 1,
                     Ok(true) => sched.push(format!("{} {target} {opt}", case.name)),
                     Err(e) => failed.push(format!("{} {target} {opt}: {e}", case.name)),
@@ -233,6 +208,12 @@ fn every_tool_on_every_case_is_exact() {
         sched.len(),
         failed.len()
     );
+    for (tool, (with, orig)) in &overhead {
+        eprintln!(
+            "  overhead {tool}: {with} / {orig} wave-instructions = {:.3}x",
+            *with as f64 / (*orig).max(1) as f64
+        );
+    }
     for f in &failed {
         eprintln!("  {f}");
     }
