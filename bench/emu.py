@@ -65,13 +65,12 @@ BENCH_SRC = os.path.join(ROOT, "corpus/hip/bench_emu.hip")
 CLANG = "/usr/lib/llvm-22/bin/clang++"
 
 
-def build_bench(out_dir):
-    """Compiles bench_emu.hip with clang-22 -O3 for gfx90a (cached by source)."""
-    co = os.path.join(out_dir, "bench_emu-gfx90a.co")
-    src_m = os.path.getmtime(BENCH_SRC)
-    if not os.path.exists(co) or os.path.getmtime(co) < src_m:
+def build_bench(out_dir, arch="gfx90a"):
+    """Compiles bench_emu.hip with clang-22 -O3 for `arch`."""
+    co = os.path.join(out_dir, f"bench_emu-{arch}.co")
+    if not os.path.exists(co):
         subprocess.run([CLANG, "-x", "hip", "-nogpuinc", "-nogpulib", "-O3",
-                        "-I", os.path.join(ROOT, "corpus/include"), "--offload-arch=gfx90a",
+                        "-I", os.path.join(ROOT, "corpus/include"), f"--offload-arch={arch}",
                         "--cuda-device-only", "--no-gpu-bundle-output", BENCH_SRC, "-o", co],
                        check=True)
     return co
@@ -162,8 +161,11 @@ def check_gemm(d, n):
     return None
 
 
+FP8 = {-2: 0xC8, -1: 0xC0, 0: 0x00, 1: 0x40, 2: 0x48}  # gfx942 E4M3 (bias 8)
+
+
 def class_jobs(scale, tmp):
-    """(name, kernel, grid, block, args, outputs, check) per workload class."""
+    """(name, kernel, grid, block, args, outputs, check, arch) per workload class."""
     jobs = []
     n = 4096 * scale
     iters = 200
@@ -191,17 +193,27 @@ def class_jobs(scale, tmp):
         jobs.append((f"MFMA GEMM f16 {g}^3", "_Z8gemm_f16PfPKDF16_S1_i", (g // 32) ** 2 * 64, 64,
                      [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
                      ["C"], (lambda g: lambda d: check_gemm(d, g))(g)))
-    return jobs
+    g = 1024
+    a, bt = gemm_inputs(g)
+    pa, pb = os.path.join(tmp, f"A8-{g}.bin"), os.path.join(tmp, f"Bt8-{g}.bin")
+    with open(pa, "wb") as f:
+        f.write(bytes(FP8[x] for x in a))
+    with open(pb, "wb") as f:
+        f.write(bytes(FP8[x] for x in bt))
+    jobs.append((f"MFMA GEMM fp8 {g}^3 gfx942", "_Z8gemm_fp8PfPKhS1_i", (g // 32) ** 2 * 64, 64,
+                 [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
+                 ["C"], lambda d: check_gemm(d, g), "gfx942"))
+    return [j if len(j) == 8 else j + ("gfx90a",) for j in jobs]
 
 
 def run_classes(lathe, scale, repeat, threads_list, only=None):
     """Runs each class job; returns False on any output mismatch."""
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        co = build_bench(tmp)
-        for name, kernel, grid, block, args, outs, check in class_jobs(scale, tmp):
+        for name, kernel, grid, block, args, outs, check, arch in class_jobs(scale, tmp):
             if only and not any(o in name for o in only):
                 continue
+            co = build_bench(tmp, arch)
             for threads in threads_list:
                 rates, secs, wi = [], [], 0
                 for r in range(repeat):
@@ -212,7 +224,7 @@ def run_classes(lathe, scale, repeat, threads_list, only=None):
                         if nm in outs:
                             paths[nm] = os.path.join(tmp, f"out-{nm}.bin")
                             full[k] = a + f":out={paths[nm]}"
-                    cmd = [lathe, "-q", "--json", "run", co, "--threads", str(threads), "--kernel", kernel,
+                    cmd = [lathe, "-q", "--json", "run", co, "--target", arch, "--threads", str(threads), "--kernel", kernel,
                            "--grid", str(grid), "--block", str(block)]
                     for a in full:
                         cmd += ["-a", a]

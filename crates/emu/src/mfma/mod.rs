@@ -863,15 +863,24 @@ fn dense_f32(
     let mut acc = vec![0f32; m * n];
     for blk in 0..shape.blocks {
         let ablk = broadcast_block(blk, p.cbsz, p.abid);
+        let (alut, blut) = (lut8(shape.a), lut8(shape.b));
         let asl = &lay.a[ablk * m * kk..(ablk + 1) * m * kk];
         for (x, sl) in af.iter_mut().zip(asl) {
-            *x = to_f32(shape.a, sl.read(a), flush);
+            let raw = sl.read(a);
+            *x = match alut {
+                Some(t) => t[raw as usize & 0xff],
+                None => to_f32(shape.a, raw, flush),
+            };
         }
         let bsl = &lay.b[blk * kk * n..(blk + 1) * kk * n];
         for (x, sl) in bf.iter_mut().zip(bsl) {
             let mut sl = *sl;
             sl.lane = blgp_lane(p.blgp_lanes, sl.lane);
-            *x = to_f32(shape.b, sl.read(b), flush);
+            let raw = sl.read(b);
+            *x = match blut {
+                Some(t) => t[raw as usize & 0xff],
+                None => to_f32(shape.b, raw, flush),
+            };
         }
         let cd = &lay.cd[blk * m * n..(blk + 1) * m * n];
         for (x, &(r, l)) in acc.iter_mut().zip(cd) {
@@ -883,6 +892,19 @@ fn dense_f32(
         }
     }
     d
+}
+
+/// The f32 value of every fp8/bf8 byte (None for other types).
+fn lut8(ty: InType) -> Option<&'static [f32; 256]> {
+    use std::sync::OnceLock;
+    static FP8: OnceLock<[f32; 256]> = OnceLock::new();
+    static BF8: OnceLock<[f32; 256]> = OnceLock::new();
+    let (cell, ty) = match ty {
+        InType::Fp8 => (&FP8, InType::Fp8),
+        InType::Bf8 => (&BF8, InType::Bf8),
+        _ => return None,
+    };
+    Some(cell.get_or_init(|| std::array::from_fn(|b| to_f32(ty, b as u64, false))))
 }
 
 /// Where a dense shape's elements live, worked out once per shape (per
