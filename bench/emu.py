@@ -24,6 +24,7 @@ def main():
     ap.add_argument("--only", action="append", help="run only the issue-12 classes whose name contains this")
     ap.add_argument("--threads", default="1,2", help="host thread counts, comma-separated")
     ap.add_argument("--no-demo", action="store_true", help="skip the demo-library kernels")
+    ap.add_argument("--baseline", help="another lathe binary to run interleaved with this one (before/after)")
     a = ap.parse_args()
     lathe = os.environ.get("LATHE_BIN")
     if not lathe:
@@ -32,7 +33,7 @@ def main():
     n = 1 << 20
     n *= a.scale
     threads_list = [int(t) for t in a.threads.split(",")]
-    ok = run_classes(lathe, a.scale, a.repeat, threads_list, a.only)
+    ok = run_classes(lathe, a.scale, a.repeat, threads_list, a.only, a.baseline)
     if a.no_demo or a.only:
         sys.exit(0 if ok else 1)
     jobs = {
@@ -206,41 +207,51 @@ def class_jobs(scale, tmp):
     return [j if len(j) == 8 else j + ("gfx90a",) for j in jobs]
 
 
-def run_classes(lathe, scale, repeat, threads_list, only=None):
-    """Runs each class job; returns False on any output mismatch."""
+def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
+    """Runs each class job (interleaved with `baseline` if given, both
+    checked); returns False on any output mismatch."""
     ok = True
+    bins = [("", lathe)] + ([("baseline ", baseline)] if baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
         for name, kernel, grid, block, args, outs, check, arch in class_jobs(scale, tmp):
             if only and not any(o in name for o in only):
                 continue
             co = build_bench(tmp, arch)
             for threads in threads_list:
-                rates, secs, wi = [], [], 0
+                rates = {b: [] for b, _ in bins}
+                secs = {b: [] for b, _ in bins}
+                wi = 0
                 for r in range(repeat):
-                    full = list(args)
-                    paths = {}
-                    for k, a in enumerate(full):
-                        nm = a.split(":")[1] if a.startswith("buf:") else None
-                        if nm in outs:
-                            paths[nm] = os.path.join(tmp, f"out-{nm}.bin")
-                            full[k] = a + f":out={paths[nm]}"
-                    cmd = [lathe, "-q", "--json", "run", co, "--target", arch, "--threads", str(threads), "--kernel", kernel,
-                           "--grid", str(grid), "--block", str(block)]
-                    for a in full:
-                        cmd += ["-a", a]
-                    j = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-                    if r == 0:
-                        data = {nm: open(p, "rb").read() for nm, p in paths.items()}
-                        why = check(data)
-                        if why:
-                            print(f"{name}: OUTPUT MISMATCH: {why}")
-                            ok = False
-                    rates.append(j["wave_instructions_per_second"] / 1e6)
-                    secs.append(j["seconds"])
-                    wi = j["wave_instructions"]
-                med = statistics.median(rates)
-                print(f"{name:26} threads={threads}: {wi:>10} wave-instr, median {statistics.median(secs) * 1e3:9.1f} ms"
-                      f" = {med:7.2f} M/s (min {min(rates):.2f}, max {max(rates):.2f}, n={repeat})", flush=True)
+                    for tag, exe in bins:
+                        full = list(args)
+                        paths = {}
+                        for k, a in enumerate(full):
+                            nm = a.split(":")[1] if a.startswith("buf:") else None
+                            if nm in outs:
+                                paths[nm] = os.path.join(tmp, f"out-{nm}.bin")
+                                full[k] = a + f":out={paths[nm]}"
+                        cmd = [exe, "-q", "--json", "run", co, "--target", arch, "--threads", str(threads),
+                               "--kernel", kernel, "--grid", str(grid), "--block", str(block)]
+                        for a in full:
+                            cmd += ["-a", a]
+                        j = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+                        if r == 0:
+                            data = {nm: open(p, "rb").read() for nm, p in paths.items()}
+                            why = check(data)
+                            if why:
+                                print(f"{tag}{name}: OUTPUT MISMATCH: {why}")
+                                ok = False
+                        rates[tag].append(j["wave_instructions_per_second"] / 1e6)
+                        secs[tag].append(j["seconds"])
+                        wi = j["wave_instructions"]
+                for tag, _ in bins:
+                    med = statistics.median(rates[tag])
+                    print(f"{tag}{name:26} threads={threads}: {wi:>10} wave-instr, median "
+                          f"{statistics.median(secs[tag]) * 1e3:9.1f} ms = {med:7.2f} M/s "
+                          f"(min {min(rates[tag]):.2f}, max {max(rates[tag]):.2f}, n={repeat})", flush=True)
+                if baseline:
+                    print(f"{'':9}speed-up (median time): "
+                          f"{statistics.median(secs['baseline ']) / statistics.median(secs['']):.1f}x", flush=True)
     return ok
 
 

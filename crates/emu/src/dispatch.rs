@@ -364,10 +364,16 @@ pub fn packs_workitem_ids(arch: KdArch) -> bool {
         )
 }
 
-/// The initial VGPR values of one lane: `(register, value)` pairs.
-pub fn workitem_vgprs(arch: KdArch, enabled: u32, id: [u32; 3]) -> Vec<(u32, u32)> {
+/// The initial VGPR values of one lane: `(register, value)` pairs (at most
+/// three; no allocation, as this runs for every lane of every wave).
+pub fn workitem_vgprs(
+    arch: KdArch,
+    enabled: u32,
+    id: [u32; 3],
+) -> impl Iterator<Item = (u32, u32)> {
     let n = (enabled + 1).min(3) as usize;
-    if packs_workitem_ids(arch) {
+    let mut out = [(0u32, 0u32); 3];
+    let len = if packs_workitem_ids(arch) {
         let mut v = id[0] & 0x3ff;
         if n > 1 {
             v |= (id[1] & 0x3ff) << 10;
@@ -375,10 +381,15 @@ pub fn workitem_vgprs(arch: KdArch, enabled: u32, id: [u32; 3]) -> Vec<(u32, u32
         if n > 2 {
             v |= (id[2] & 0x3ff) << 20;
         }
-        vec![(0, v)]
+        out[0] = (0, v);
+        1
     } else {
-        (0..n).map(|i| (i as u32, id[i])).collect()
-    }
+        for (i, o) in out.iter_mut().enumerate().take(n) {
+            *o = (i as u32, id[i]);
+        }
+        n
+    };
+    out.into_iter().take(len)
 }
 
 /// Builds the start state of wave `wave` of work-group `wg`.

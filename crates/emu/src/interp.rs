@@ -780,7 +780,12 @@ fn lanes64(w: &Wave, op: &Op) -> [u64; LANES] {
 /// Writes `vals` to a 32-bit destination in the active lanes.
 #[inline]
 fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
-    let exec = w.exec;
+    write_lanes32_masked(w, op, vals, w.exec)
+}
+
+/// Writes `vals` to a 32-bit destination in the lanes of `exec`.
+#[inline]
+fn write_lanes32_masked(w: &mut Wave, op: &Op, vals: &VReg, exec: u64) {
     let reg = match op.value {
         Operand::Reg(RegRange {
             file: RegFile::Vgpr,
@@ -804,6 +809,24 @@ fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
     if let Some(r) = reg {
         lanes::blend(r, vals, exec);
     }
+}
+
+/// Writes `vals` to a 64-bit destination (a register pair) in the active
+/// lanes.
+#[inline]
+fn write_lanes64(w: &mut Wave, op: &Op, vals: &[u64; LANES]) {
+    let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+    for (l, v) in vals.iter().enumerate() {
+        lo[l] = *v as u32;
+        hi[l] = (*v >> 32) as u32;
+    }
+    let mut op1 = *op;
+    if let Operand::Reg(mut r) = op1.value {
+        r.first = r.first.wrapping_add(1);
+        op1.value = Operand::Reg(r);
+    }
+    write_lanes32(w, op, &lo);
+    write_lanes32(w, &op1, &hi);
 }
 
 fn f32_mods(op: &Op, v: u32) -> u32 {
@@ -1146,16 +1169,15 @@ macro_rules! valu_f64 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
+            let (va, vb) = (lanes64(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
-                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
-                    let r: f64 = $e;
-                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -1178,24 +1200,22 @@ macro_rules! valu_f64 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
+            let (va, vb, vc) = (lanes64(w, &s0), lanes64(w, &s1), lanes64(w, &s2));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
-                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
-                    let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, v64(w, &s2, l))));
-                    let r: f64 = $e;
-                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, vc[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
     }};
 }
 
-/// SALU two-source 32-bit op; `$scc` computes SCC from (a, b, result) or is `keep`.
 macro_rules! salu32 {
     (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
         fn h(
@@ -1511,17 +1531,19 @@ macro_rules! carry_op {
             } else {
                 0
             };
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             let mut cout = 0u64;
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = v32(w, &s0, l);
-                    let $b = v32(w, &s1, l);
-                    let $ci = (cin_mask >> l & 1) as u32;
-                    let r: u64 = $e;
-                    vwrite(w, &d, l, 0, r as u32);
-                    cout |= u64::from(r >> 32 != 0) << l;
-                }
+                let $a = va[l];
+                let $b = vb[l];
+                let $ci = (cin_mask >> l & 1) as u32;
+                let r: u64 = $e;
+                out[l] = r as u32;
+                cout |= u64::from(r >> 32 != 0) << l;
             }
+            cout &= w.exec;
+            write_lanes32(w, &d, &out);
             match c.dst(1).copied() {
                 Some(cd) => s_write64(w, &cd, cout),
                 None => w.set_vcc(cout),
@@ -2634,16 +2656,16 @@ fn handler_for(name: &str) -> Option<Handler> {
                 return Ok(Flow::Continue);
             };
             let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let v = if mask >> l & 1 == 1 {
-                        f32_mods(&s1, v32(w, &s1, l))
-                    } else {
-                        f32_mods(&s0, v32(w, &s0, l))
-                    };
-                    vwrite(w, &d, l, 0, v);
-                }
+                out[l] = if mask >> l & 1 == 1 {
+                    f32_mods(&s1, vb[l])
+                } else {
+                    f32_mods(&s0, va[l])
+                };
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_add_co_u32" => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
@@ -2670,13 +2692,12 @@ fn handler_for(name: &str) -> Option<Handler> {
             else {
                 return Ok(Flow::Continue);
             };
+            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let r = v64(w, &s1, l) << (v32(w, &s0, l) & 63);
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                out[l] = v[l] << (sh[l] & 63);
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_lshrrev_b64" => |_x, w, _l, _i, c| {
@@ -2685,13 +2706,12 @@ fn handler_for(name: &str) -> Option<Handler> {
             else {
                 return Ok(Flow::Continue);
             };
+            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let r = v64(w, &s1, l) >> (v32(w, &s0, l) & 63);
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                out[l] = v[l] >> (sh[l] & 63);
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_ashrrev_i64" => |_x, w, _l, _i, c| {
@@ -3419,14 +3439,42 @@ fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LANES] {
 /// Writes loaded bytes (`n` per lane, sign- or zero-extended below a
 /// dword) to the destination `vd` in the lanes of `mask`.
 fn write_loaded(w: &mut Wave, vd: &Op, bytes: &[[u8; 16]; LANES], mask: u64, n: u32, signed: bool) {
+    let dwords = n.div_ceil(4) as usize;
+    let mut vals = [[0u32; LANES]; 4];
     for (l, b) in bytes.iter().enumerate() {
-        if mask >> l & 1 == 1 {
-            let r = load_result(b, n, signed);
-            for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
-                vwrite(w, vd, l, k, *v);
-            }
+        let r = load_result(b, n, signed);
+        for (k, v) in vals.iter_mut().enumerate().take(dwords) {
+            v[l] = r[k];
         }
     }
+    for (k, v) in vals.iter().enumerate().take(dwords) {
+        let mut op = *vd;
+        if let Operand::Reg(mut r) = op.value {
+            r.first = r.first.wrapping_add(k as u16);
+            op.value = Operand::Reg(r);
+        }
+        write_lanes32_masked(w, &op, v, mask);
+    }
+}
+
+/// Every lane's FLAT/GLOBAL address ([`flat_addr`]); inactive lanes too.
+fn flat_addrs(w: &Wave, addr: Option<&Op>, saddr: Option<&Op>, offset: i64) -> [u64; LANES] {
+    let mut out = [0u64; LANES];
+    match (addr, saddr) {
+        (Some(a), Some(s)) => {
+            let (base, v) = (s64(w, s), lanes32(w, a));
+            for (o, v) in out.iter_mut().zip(&v) {
+                *o = (base.wrapping_add(u64::from(*v)) as i64).wrapping_add(offset) as u64;
+            }
+        }
+        (Some(a), None) => {
+            for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
+                *o = (*v as i64).wrapping_add(offset) as u64;
+            }
+        }
+        _ => out = [offset as u64; LANES],
+    }
+    out
 }
 
 fn atomic_op(name: &str) -> Option<AtomicOp> {
@@ -3498,12 +3546,7 @@ fn vmem(
     if enc == Encoding::Global && !is_atomic {
         // Global addresses need no aperture or private-segment resolution:
         // the whole wave goes through one gather or scatter.
-        let mut addrs = [0u64; LANES];
-        for (l, a) in addrs.iter_mut().enumerate() {
-            if w.active(l) {
-                *a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
-            }
-        }
+        let addrs = flat_addrs(w, addr_op.as_ref(), saddr.as_ref(), offset);
         if is_store {
             let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
                 return Err(unsupported(w, i, c.pc));
