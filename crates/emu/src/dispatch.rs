@@ -413,16 +413,25 @@ pub fn wave_start(
     } else {
         (1u64 << active) - 1
     };
-    let workitem_ids = (0..active)
-        .map(|l| {
-            let i = first + l;
-            [
-                i % size[0],
-                (i / size[0]) % size[1],
-                i / (size[0] * size[1]),
-            ]
-        })
-        .collect();
+    // Work-items in x-fastest order: divide once for the wave's first item,
+    // then count (this runs for every wave).
+    let mut workitem_ids = Vec::with_capacity(active as usize);
+    if active > 0 {
+        let (sx, sy) = (size[0].max(1), size[1].max(1));
+        let mut id = [first % sx, (first / sx) % sy, first / (sx * sy)];
+        for _ in 0..active {
+            workitem_ids.push(id);
+            id[0] += 1;
+            if id[0] == sx {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == sy {
+                    id[1] = 0;
+                    id[2] += 1;
+                }
+            }
+        }
+    }
     let waves = geo.waves_in(wg);
     let mut sgprs = Vec::new();
     for s in kd.initial_sgprs(arch) {
