@@ -220,6 +220,8 @@ struct Decoded {
     mfma: bool,
     counters: bool,
     regs: crate::waitcnt::Regs,
+    /// Direct branch target.
+    target: Option<u64>,
 }
 
 /// Decoded instructions by address: each instruction is decoded the first
@@ -327,6 +329,8 @@ type Handler = fn(&mut Core<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Re
 struct Ctx<'a> {
     pc: u64,
     ops: &'a OpList,
+    /// The branch target of a direct branch (worked out at decode).
+    target: Option<u64>,
 }
 
 /// A fixed-capacity operand list, with the positions of its explicit
@@ -509,6 +513,7 @@ impl<'m> Exec<'m> {
             },
             counters: wc.vm || wc.lgkm || wc.exp,
             regs: crate::waitcnt::Regs::of(&inst),
+            target: inst.branch_target(pc),
         })
     }
 }
@@ -1418,11 +1423,11 @@ macro_rules! cbr {
             _x: &mut Core<'_>,
             $w: &mut Wave,
             _l: &mut [u8],
-            i: &Instruction,
+            _i: &Instruction,
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             if $cond {
-                $w.pc = i.branch_target(c.pc).unwrap_or($w.pc);
+                $w.pc = c.target.unwrap_or($w.pc);
             }
             Ok(Flow::Continue)
         }
@@ -2281,8 +2286,8 @@ fn handler_for(name: &str) -> Option<Handler> {
             Ok(Flow::Continue)
         },
         "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
-        "s_branch" => |_x, w, _l, i, c| {
-            w.pc = i.branch_target(c.pc).unwrap_or(w.pc);
+        "s_branch" => |_x, w, _l, _i, c| {
+            w.pc = c.target.unwrap_or(w.pc);
             Ok(Flow::Continue)
         },
         "s_cbranch_scc0" => cbr!(|w| !w.scc),
@@ -3893,6 +3898,7 @@ fn ds(
     c: &Ctx,
 ) -> Result<Flow, Stop> {
     let _ = x;
+    let op = DsOp::of(i.opcode());
     let name = i.opcode().name();
     let w0 = i.words()[0];
     if w0 >> 16 & 1 == 1 {
@@ -3905,19 +3911,20 @@ fn ds(
     let d0 = c.by_field(Field::Data0).copied();
     let d1 = c.by_field(Field::Data1).copied();
     let vdst = c.by_field(Field::Vdst).copied();
-    if name == "ds_bpermute_b32" || name == "ds_permute_b32" {
+    if op.permute {
         let (Some(a), Some(d), Some(v)) = (addr, d0, vdst) else {
             return Err(unsupported(w, i, c.pc));
         };
-        let src: Vec<u32> = (0..LANES).map(|l| v32(w, &d, l)).collect();
+        let (src, sels) = (lanes32(w, &d), lanes32(w, &a));
+        let backward = name == "ds_bpermute_b32";
         let mut out = [0u32; LANES];
         let mut written = [false; LANES];
         for l in 0..LANES {
             if !w.active(l) {
                 continue;
             }
-            let sel = ((v32(w, &a, l) as u64 + off16) >> 2 & 63) as usize;
-            if name == "ds_bpermute_b32" {
+            let sel = ((sels[l] as u64 + off16) >> 2 & 63) as usize;
+            if backward {
                 out[l] = if w.active(sel) { src[sel] } else { 0 };
                 written[l] = true;
             } else {
@@ -3932,7 +3939,7 @@ fn ds(
         }
         return Ok(Flow::Continue);
     }
-    if name == "ds_swizzle_b32" {
+    if op.swizzle {
         // Lanes exchange through the swizzle pattern in the offset; LDS is
         // not touched.
         let (Some(a), Some(v)) = (addr, vdst) else {
@@ -3942,33 +3949,53 @@ fn ds(
         write_lanes32(w, &v, &out);
         return Ok(Flow::Continue);
     }
-    if name.contains("gws") || name.contains("append") || name.contains("consume") {
+    if op.unmodelled {
         return Err(unsupported(w, i, c.pc));
     }
-    let two = name.contains("read2") || name.contains("write2");
-    let st64 = name.contains("st64");
-    let (elem, signed) = if two {
-        if name.ends_with("b64") {
-            (8, false)
-        } else {
-            (4, false)
+    let DsOp {
+        two,
+        st64,
+        elem,
+        signed,
+        read: is_read,
+        write: is_write,
+        ..
+    } = op;
+    let atomic = (!is_read && !is_write).then_some(name);
+    // A plain read whose every active lane is inside LDS: one bounds check
+    // for the wave, results written whole.
+    if is_read && !two && w.exec != 0 {
+        let base = addr.map_or([0; LANES], |a| lanes32(w, &a));
+        let exec = w.exec;
+        let hi = (0..LANES)
+            .filter(|l| exec >> l & 1 == 1)
+            .map(|l| u64::from(base[l]) + off16 + u64::from(elem))
+            .max()
+            .unwrap_or(0);
+        if hi <= lds.len() as u64 {
+            let mut vals = [[0u32; LANES]; 4];
+            for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
+                let a = (u64::from(base[l]) + off16) as usize;
+                let mut buf = [0u8; 16];
+                buf[..elem as usize].copy_from_slice(&lds[a..a + elem as usize]);
+                let r = load_result(&buf, elem, signed);
+                for (k, v) in vals.iter_mut().enumerate() {
+                    v[l] = r[k];
+                }
+            }
+            if let Some(v) = vdst {
+                for (k, vals) in vals.iter().enumerate().take(elem.div_ceil(4) as usize) {
+                    let mut vk = v;
+                    if let Operand::Reg(mut r) = vk.value {
+                        r.first = r.first.wrapping_add(k as u16);
+                        vk.value = Operand::Reg(r);
+                    }
+                    write_lanes32_masked(w, &vk, vals, exec);
+                }
+            }
+            return Ok(Flow::Continue);
         }
-    } else {
-        match name {
-            n if n.contains("u8") || n.ends_with("_b8") => (1, false),
-            n if n.contains("i8") => (1, true),
-            n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => (2, false),
-            n if n.contains("i16") => (2, true),
-            n => mem_width(n),
-        }
-    };
-    let is_read = name.starts_with("ds_read");
-    let is_write = name.starts_with("ds_write");
-    let atomic = if is_read || is_write {
-        None
-    } else {
-        Some(name)
-    };
+    }
     for l in 0..LANES {
         if !w.active(l) {
             continue;
@@ -4083,6 +4110,75 @@ fn ds(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// What a DS opcode does, worked out from its mnemonic once per opcode
+/// (not per executed instruction).
+#[derive(Clone, Copy, Default)]
+struct DsOp {
+    /// `ds_bpermute_b32` / `ds_permute_b32`.
+    permute: bool,
+    /// `ds_swizzle_b32`.
+    swizzle: bool,
+    /// GWS, append and consume: not modelled.
+    unmodelled: bool,
+    /// `read2`/`write2` forms.
+    two: bool,
+    /// `st64` forms.
+    st64: bool,
+    /// Element bytes.
+    elem: u32,
+    /// Sign-extending read.
+    signed: bool,
+    read: bool,
+    write: bool,
+}
+
+impl DsOp {
+    fn of(op: Opcode) -> DsOp {
+        static T: OnceLock<Vec<DsOp>> = OnceLock::new();
+        let t = T.get_or_init(|| {
+            Opcode::all()
+                .map(|o| DsOp::from_name(o.info().name))
+                .collect()
+        });
+        if op.is_invalid() {
+            return DsOp::default();
+        }
+        t.get(op.index() as usize).copied().unwrap_or_default()
+    }
+
+    fn from_name(name: &str) -> DsOp {
+        let two = name.contains("read2") || name.contains("write2");
+        let (elem, signed) = if two {
+            if name.ends_with("b64") {
+                (8, false)
+            } else {
+                (4, false)
+            }
+        } else {
+            match name {
+                n if n.contains("u8") || n.ends_with("_b8") => (1, false),
+                n if n.contains("i8") => (1, true),
+                n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => {
+                    (2, false)
+                }
+                n if n.contains("i16") => (2, true),
+                n => mem_width(n),
+            }
+        };
+        DsOp {
+            permute: name == "ds_bpermute_b32" || name == "ds_permute_b32",
+            swizzle: name == "ds_swizzle_b32",
+            unmodelled: name.contains("gws") || name.contains("append") || name.contains("consume"),
+            two,
+            st64: name.contains("st64"),
+            elem,
+            signed,
+            read: name.starts_with("ds_read"),
+            write: name.starts_with("ds_write"),
+        }
+    }
 }
 
 /// Scalar loads.
@@ -4219,6 +4315,7 @@ impl Step for Exec<'_> {
         let ctx = Ctx {
             pc,
             ops: indexed.as_ref().unwrap_or(&d.ops),
+            target: d.target,
         };
         let flow = match inst.encoding() {
             Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(core, w, lds, inst, ctx, h),
@@ -4353,6 +4450,7 @@ fn sdwa(
         &Ctx {
             pc: c.pc,
             ops: &ops,
+            target: c.target,
         },
     )?;
     if let Some(d) =
@@ -4419,6 +4517,7 @@ fn dpp(
         &Ctx {
             pc: c.pc,
             ops: &ops,
+            target: c.target,
         },
     );
     // The handler may not change EXEC for VOP1/VOP2; restore it.
