@@ -24,6 +24,7 @@ def main():
     ap.add_argument("--only", action="append", help="run only the issue-12 classes whose name contains this")
     ap.add_argument("--threads", default="1,2", help="host thread counts, comma-separated")
     ap.add_argument("--no-demo", action="store_true", help="skip the demo-library kernels")
+    ap.add_argument("--baseline", help="another lathe binary to run interleaved with this one (before/after)")
     a = ap.parse_args()
     lathe = os.environ.get("LATHE_BIN")
     if not lathe:
@@ -32,7 +33,7 @@ def main():
     n = 1 << 20
     n *= a.scale
     threads_list = [int(t) for t in a.threads.split(",")]
-    ok = run_classes(lathe, a.scale, a.repeat, threads_list, a.only)
+    ok = run_classes(lathe, a.scale, a.repeat, threads_list, a.only, a.baseline)
     if a.no_demo or a.only:
         sys.exit(0 if ok else 1)
     jobs = {
@@ -65,13 +66,12 @@ BENCH_SRC = os.path.join(ROOT, "corpus/hip/bench_emu.hip")
 CLANG = "/usr/lib/llvm-22/bin/clang++"
 
 
-def build_bench(out_dir):
-    """Compiles bench_emu.hip with clang-22 -O3 for gfx90a (cached by source)."""
-    co = os.path.join(out_dir, "bench_emu-gfx90a.co")
-    src_m = os.path.getmtime(BENCH_SRC)
-    if not os.path.exists(co) or os.path.getmtime(co) < src_m:
+def build_bench(out_dir, arch="gfx90a"):
+    """Compiles bench_emu.hip with clang-22 -O3 for `arch`."""
+    co = os.path.join(out_dir, f"bench_emu-{arch}.co")
+    if not os.path.exists(co):
         subprocess.run([CLANG, "-x", "hip", "-nogpuinc", "-nogpulib", "-O3",
-                        "-I", os.path.join(ROOT, "corpus/include"), "--offload-arch=gfx90a",
+                        "-I", os.path.join(ROOT, "corpus/include"), f"--offload-arch={arch}",
                         "--cuda-device-only", "--no-gpu-bundle-output", BENCH_SRC, "-o", co],
                        check=True)
     return co
@@ -162,8 +162,11 @@ def check_gemm(d, n):
     return None
 
 
+FP8 = {-2: 0xC8, -1: 0xC0, 0: 0x00, 1: 0x40, 2: 0x48}  # gfx942 E4M3 (bias 8)
+
+
 def class_jobs(scale, tmp):
-    """(name, kernel, grid, block, args, outputs, check) per workload class."""
+    """(name, kernel, grid, block, args, outputs, check, arch) per workload class."""
     jobs = []
     n = 4096 * scale
     iters = 200
@@ -191,44 +194,64 @@ def class_jobs(scale, tmp):
         jobs.append((f"MFMA GEMM f16 {g}^3", "_Z8gemm_f16PfPKDF16_S1_i", (g // 32) ** 2 * 64, 64,
                      [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
                      ["C"], (lambda g: lambda d: check_gemm(d, g))(g)))
-    return jobs
+    g = 1024
+    a, bt = gemm_inputs(g)
+    pa, pb = os.path.join(tmp, f"A8-{g}.bin"), os.path.join(tmp, f"Bt8-{g}.bin")
+    with open(pa, "wb") as f:
+        f.write(bytes(FP8[x] for x in a))
+    with open(pb, "wb") as f:
+        f.write(bytes(FP8[x] for x in bt))
+    jobs.append((f"MFMA GEMM fp8 {g}^3 gfx942", "_Z8gemm_fp8PfPKhS1_i", (g // 32) ** 2 * 64, 64,
+                 [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
+                 ["C"], lambda d: check_gemm(d, g), "gfx942"))
+    return [j if len(j) == 8 else j + ("gfx90a",) for j in jobs]
 
 
-def run_classes(lathe, scale, repeat, threads_list, only=None):
-    """Runs each class job; returns False on any output mismatch."""
+def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
+    """Runs each class job (interleaved with `baseline` if given, both
+    checked); returns False on any output mismatch."""
     ok = True
+    bins = [("", lathe)] + ([("baseline ", baseline)] if baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
-        co = build_bench(tmp)
-        for name, kernel, grid, block, args, outs, check in class_jobs(scale, tmp):
+        for name, kernel, grid, block, args, outs, check, arch in class_jobs(scale, tmp):
             if only and not any(o in name for o in only):
                 continue
+            co = build_bench(tmp, arch)
             for threads in threads_list:
-                rates, secs, wi = [], [], 0
+                rates = {b: [] for b, _ in bins}
+                secs = {b: [] for b, _ in bins}
+                wi = 0
                 for r in range(repeat):
-                    full = list(args)
-                    paths = {}
-                    for k, a in enumerate(full):
-                        nm = a.split(":")[1] if a.startswith("buf:") else None
-                        if nm in outs:
-                            paths[nm] = os.path.join(tmp, f"out-{nm}.bin")
-                            full[k] = a + f":out={paths[nm]}"
-                    cmd = [lathe, "-q", "--json", "run", co, "--threads", str(threads), "--kernel", kernel,
-                           "--grid", str(grid), "--block", str(block)]
-                    for a in full:
-                        cmd += ["-a", a]
-                    j = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-                    if r == 0:
-                        data = {nm: open(p, "rb").read() for nm, p in paths.items()}
-                        why = check(data)
-                        if why:
-                            print(f"{name}: OUTPUT MISMATCH: {why}")
-                            ok = False
-                    rates.append(j["wave_instructions_per_second"] / 1e6)
-                    secs.append(j["seconds"])
-                    wi = j["wave_instructions"]
-                med = statistics.median(rates)
-                print(f"{name:26} threads={threads}: {wi:>10} wave-instr, median {statistics.median(secs) * 1e3:9.1f} ms"
-                      f" = {med:7.2f} M/s (min {min(rates):.2f}, max {max(rates):.2f}, n={repeat})", flush=True)
+                    for tag, exe in bins:
+                        full = list(args)
+                        paths = {}
+                        for k, a in enumerate(full):
+                            nm = a.split(":")[1] if a.startswith("buf:") else None
+                            if nm in outs:
+                                paths[nm] = os.path.join(tmp, f"out-{nm}.bin")
+                                full[k] = a + f":out={paths[nm]}"
+                        cmd = [exe, "-q", "--json", "run", co, "--target", arch, "--threads", str(threads),
+                               "--kernel", kernel, "--grid", str(grid), "--block", str(block)]
+                        for a in full:
+                            cmd += ["-a", a]
+                        j = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+                        if r == 0:
+                            data = {nm: open(p, "rb").read() for nm, p in paths.items()}
+                            why = check(data)
+                            if why:
+                                print(f"{tag}{name}: OUTPUT MISMATCH: {why}")
+                                ok = False
+                        rates[tag].append(j["wave_instructions_per_second"] / 1e6)
+                        secs[tag].append(j["seconds"])
+                        wi = j["wave_instructions"]
+                for tag, _ in bins:
+                    med = statistics.median(rates[tag])
+                    print(f"{tag}{name:26} threads={threads}: {wi:>10} wave-instr, median "
+                          f"{statistics.median(secs[tag]) * 1e3:9.1f} ms = {med:7.2f} M/s "
+                          f"(min {min(rates[tag]):.2f}, max {max(rates[tag]):.2f}, n={repeat})", flush=True)
+                if baseline:
+                    print(f"{'':9}speed-up (median time): "
+                          f"{statistics.median(secs['baseline ']) / statistics.median(secs['']):.1f}x", flush=True)
     return ok
 
 

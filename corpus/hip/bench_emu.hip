@@ -1,7 +1,8 @@
 // Emulator benchmark kernels (bench/emu.py), one per workload class of
 // issue 12: VALU-bound, memory-streaming, LDS/barrier, call-heavy, MFMA
 // GEMM; plus a kernel that never ends, for the `lathe run --timeout`
-// watchdog test. Built with clang-22 -O3 for gfx90a. bench/emu.py checks
+// watchdog test. Built with clang-22 -O3 for gfx90a (and gfx942 for the
+// fp8 GEMM). bench/emu.py checks
 // every output against a CPU reference.
 #include "lathe_hip_extra.h"
 
@@ -82,6 +83,27 @@ __global__ void gemm_f16(float *C, const _Float16 *A, const _Float16 *Bt, int n)
   for (int v = 0; v < 16; ++v)
     C[(lathe_u64)(ti * 32 + 8 * (v / 4) + 4 * g + v % 4) * n + tj * 32 + i] = acc[v];
 }
+
+#if defined(__gfx942__)
+// The same with fp8 (E4M3, gfx942) in: v_mfma_f32_32x32x16_fp8_fp8, eight
+// bytes per lane (k = 8 * (lane / 32) + byte).
+__global__ void gemm_fp8(float *C, const unsigned char *A, const unsigned char *Bt, int n) {
+  unsigned lane = threadIdx.x;
+  unsigned i = lane % 32, g = lane / 32;
+  unsigned tiles = n / 32;
+  unsigned ti = blockIdx.x / tiles, tj = blockIdx.x % tiles;
+  const unsigned char *arow = A + (lathe_u64)(ti * 32 + i) * n + 8 * g;
+  const unsigned char *bcol = Bt + (lathe_u64)(tj * 32 + i) * n + 8 * g;
+  float16_t acc = {};
+  for (int k = 0; k < n; k += 16) {
+    long a = *(const long *)(arow + k);
+    long b = *(const long *)(bcol + k);
+    acc = __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(a, b, acc, 0, 0, 0);
+  }
+  for (int v = 0; v < 16; ++v)
+    C[(lathe_u64)(ti * 32 + 8 * (v / 4) + 4 * g + v % 4) * n + tj * 32 + i] = acc[v];
+}
+#endif
 
 // Never ends unless `stop` is non-zero (it never is): for the watchdog.
 __global__ void spin_forever(unsigned *out, const volatile unsigned *stop) {

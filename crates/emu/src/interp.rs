@@ -223,6 +223,8 @@ struct Decoded {
     mfma: bool,
     counters: bool,
     regs: crate::waitcnt::Regs,
+    /// Direct branch target.
+    target: Option<u64>,
 }
 
 /// Decoded instructions by address: each instruction is decoded the first
@@ -330,6 +332,8 @@ type Handler = fn(&mut Core<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Re
 struct Ctx<'a> {
     pc: u64,
     ops: &'a OpList,
+    /// The branch target of a direct branch (worked out at decode).
+    target: Option<u64>,
 }
 
 /// A fixed-capacity operand list, with the positions of its explicit
@@ -513,6 +517,7 @@ impl<'m> Exec<'m> {
             },
             counters: wc.vm || wc.lgkm || wc.exp,
             regs: crate::waitcnt::Regs::of(&inst),
+            target: inst.branch_target(pc),
         })
     }
 }
@@ -784,7 +789,12 @@ fn lanes64(w: &Wave, op: &Op) -> [u64; LANES] {
 /// Writes `vals` to a 32-bit destination in the active lanes.
 #[inline]
 fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
-    let exec = w.exec;
+    write_lanes32_masked(w, op, vals, w.exec)
+}
+
+/// Writes `vals` to a 32-bit destination in the lanes of `exec`.
+#[inline]
+fn write_lanes32_masked(w: &mut Wave, op: &Op, vals: &VReg, exec: u64) {
     let reg = match op.value {
         Operand::Reg(RegRange {
             file: RegFile::Vgpr,
@@ -808,6 +818,24 @@ fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
     if let Some(r) = reg {
         lanes::blend(r, vals, exec);
     }
+}
+
+/// Writes `vals` to a 64-bit destination (a register pair) in the active
+/// lanes.
+#[inline]
+fn write_lanes64(w: &mut Wave, op: &Op, vals: &[u64; LANES]) {
+    let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+    for (l, v) in vals.iter().enumerate() {
+        lo[l] = *v as u32;
+        hi[l] = (*v >> 32) as u32;
+    }
+    let mut op1 = *op;
+    if let Operand::Reg(mut r) = op1.value {
+        r.first = r.first.wrapping_add(1);
+        op1.value = Operand::Reg(r);
+    }
+    write_lanes32(w, op, &lo);
+    write_lanes32(w, &op1, &hi);
 }
 
 fn f32_mods(op: &Op, v: u32) -> u32 {
@@ -1150,16 +1178,15 @@ macro_rules! valu_f64 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
+            let (va, vb) = (lanes64(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
-                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
-                    let r: f64 = $e;
-                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -1182,24 +1209,22 @@ macro_rules! valu_f64 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
+            let (va, vb, vc) = (lanes64(w, &s0), lanes64(w, &s1), lanes64(w, &s2));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
-                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
-                    let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, v64(w, &s2, l))));
-                    let r: f64 = $e;
-                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, vc[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
     }};
 }
 
-/// SALU two-source 32-bit op; `$scc` computes SCC from (a, b, result) or is `keep`.
 macro_rules! salu32 {
     (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
         fn h(
@@ -1402,11 +1427,11 @@ macro_rules! cbr {
             _x: &mut Core<'_>,
             $w: &mut Wave,
             _l: &mut [u8],
-            i: &Instruction,
+            _i: &Instruction,
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             if $cond {
-                $w.pc = i.branch_target(c.pc).unwrap_or($w.pc);
+                $w.pc = c.target.unwrap_or($w.pc);
             }
             Ok(Flow::Continue)
         }
@@ -1515,17 +1540,19 @@ macro_rules! carry_op {
             } else {
                 0
             };
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             let mut cout = 0u64;
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = v32(w, &s0, l);
-                    let $b = v32(w, &s1, l);
-                    let $ci = (cin_mask >> l & 1) as u32;
-                    let r: u64 = $e;
-                    vwrite(w, &d, l, 0, r as u32);
-                    cout |= u64::from(r >> 32 != 0) << l;
-                }
+                let $a = va[l];
+                let $b = vb[l];
+                let $ci = (cin_mask >> l & 1) as u32;
+                let r: u64 = $e;
+                out[l] = r as u32;
+                cout |= u64::from(r >> 32 != 0) << l;
             }
+            cout &= w.exec;
+            write_lanes32(w, &d, &out);
             match c.dst(1).copied() {
                 Some(cd) => s_write64(w, &cd, cout),
                 None => w.set_vcc(cout),
@@ -2263,8 +2290,8 @@ fn handler_for(name: &str) -> Option<Handler> {
             Ok(Flow::Continue)
         },
         "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
-        "s_branch" => |_x, w, _l, i, c| {
-            w.pc = i.branch_target(c.pc).unwrap_or(w.pc);
+        "s_branch" => |_x, w, _l, _i, c| {
+            w.pc = c.target.unwrap_or(w.pc);
             Ok(Flow::Continue)
         },
         "s_cbranch_scc0" => cbr!(|w| !w.scc),
@@ -2638,16 +2665,16 @@ fn handler_for(name: &str) -> Option<Handler> {
                 return Ok(Flow::Continue);
             };
             let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let v = if mask >> l & 1 == 1 {
-                        f32_mods(&s1, v32(w, &s1, l))
-                    } else {
-                        f32_mods(&s0, v32(w, &s0, l))
-                    };
-                    vwrite(w, &d, l, 0, v);
-                }
+                out[l] = if mask >> l & 1 == 1 {
+                    f32_mods(&s1, vb[l])
+                } else {
+                    f32_mods(&s0, va[l])
+                };
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_add_co_u32" => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
@@ -2674,13 +2701,12 @@ fn handler_for(name: &str) -> Option<Handler> {
             else {
                 return Ok(Flow::Continue);
             };
+            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let r = v64(w, &s1, l) << (v32(w, &s0, l) & 63);
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                out[l] = v[l] << (sh[l] & 63);
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_lshrrev_b64" => |_x, w, _l, _i, c| {
@@ -2689,13 +2715,12 @@ fn handler_for(name: &str) -> Option<Handler> {
             else {
                 return Ok(Flow::Continue);
             };
+            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let r = v64(w, &s1, l) >> (v32(w, &s0, l) & 63);
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                out[l] = v[l] >> (sh[l] & 63);
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_ashrrev_i64" => |_x, w, _l, _i, c| {
@@ -3432,14 +3457,42 @@ fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LANES] {
 /// Writes loaded bytes (`n` per lane, sign- or zero-extended below a
 /// dword) to the destination `vd` in the lanes of `mask`.
 fn write_loaded(w: &mut Wave, vd: &Op, bytes: &[[u8; 16]; LANES], mask: u64, n: u32, signed: bool) {
+    let dwords = n.div_ceil(4) as usize;
+    let mut vals = [[0u32; LANES]; 4];
     for (l, b) in bytes.iter().enumerate() {
-        if mask >> l & 1 == 1 {
-            let r = load_result(b, n, signed);
-            for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
-                vwrite(w, vd, l, k, *v);
-            }
+        let r = load_result(b, n, signed);
+        for (k, v) in vals.iter_mut().enumerate().take(dwords) {
+            v[l] = r[k];
         }
     }
+    for (k, v) in vals.iter().enumerate().take(dwords) {
+        let mut op = *vd;
+        if let Operand::Reg(mut r) = op.value {
+            r.first = r.first.wrapping_add(k as u16);
+            op.value = Operand::Reg(r);
+        }
+        write_lanes32_masked(w, &op, v, mask);
+    }
+}
+
+/// Every lane's FLAT/GLOBAL address ([`flat_addr`]); inactive lanes too.
+fn flat_addrs(w: &Wave, addr: Option<&Op>, saddr: Option<&Op>, offset: i64) -> [u64; LANES] {
+    let mut out = [0u64; LANES];
+    match (addr, saddr) {
+        (Some(a), Some(s)) => {
+            let (base, v) = (s64(w, s), lanes32(w, a));
+            for (o, v) in out.iter_mut().zip(&v) {
+                *o = (base.wrapping_add(u64::from(*v)) as i64).wrapping_add(offset) as u64;
+            }
+        }
+        (Some(a), None) => {
+            for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
+                *o = (*v as i64).wrapping_add(offset) as u64;
+            }
+        }
+        _ => out = [offset as u64; LANES],
+    }
+    out
 }
 
 fn atomic_op(name: &str) -> Option<AtomicOp> {
@@ -3511,12 +3564,7 @@ fn vmem(
     if enc == Encoding::Global && !is_atomic {
         // Global addresses need no aperture or private-segment resolution:
         // the whole wave goes through one gather or scatter.
-        let mut addrs = [0u64; LANES];
-        for (l, a) in addrs.iter_mut().enumerate() {
-            if w.active(l) {
-                *a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
-            }
-        }
+        let addrs = flat_addrs(w, addr_op.as_ref(), saddr.as_ref(), offset);
         if is_store {
             let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
                 return Err(unsupported(w, i, c.pc));
@@ -3863,6 +3911,7 @@ fn ds(
     c: &Ctx,
 ) -> Result<Flow, Stop> {
     let _ = x;
+    let op = DsOp::of(i.opcode());
     let name = i.opcode().name();
     let w0 = i.words()[0];
     if w0 >> 16 & 1 == 1 {
@@ -3875,19 +3924,20 @@ fn ds(
     let d0 = c.by_field(Field::Data0).copied();
     let d1 = c.by_field(Field::Data1).copied();
     let vdst = c.by_field(Field::Vdst).copied();
-    if name == "ds_bpermute_b32" || name == "ds_permute_b32" {
+    if op.permute {
         let (Some(a), Some(d), Some(v)) = (addr, d0, vdst) else {
             return Err(unsupported(w, i, c.pc));
         };
-        let src: Vec<u32> = (0..LANES).map(|l| v32(w, &d, l)).collect();
+        let (src, sels) = (lanes32(w, &d), lanes32(w, &a));
+        let backward = name == "ds_bpermute_b32";
         let mut out = [0u32; LANES];
         let mut written = [false; LANES];
         for l in 0..LANES {
             if !w.active(l) {
                 continue;
             }
-            let sel = ((v32(w, &a, l) as u64 + off16) >> 2 & 63) as usize;
-            if name == "ds_bpermute_b32" {
+            let sel = ((sels[l] as u64 + off16) >> 2 & 63) as usize;
+            if backward {
                 out[l] = if w.active(sel) { src[sel] } else { 0 };
                 written[l] = true;
             } else {
@@ -3902,7 +3952,7 @@ fn ds(
         }
         return Ok(Flow::Continue);
     }
-    if name == "ds_swizzle_b32" {
+    if op.swizzle {
         // Lanes exchange through the swizzle pattern in the offset; LDS is
         // not touched.
         let (Some(a), Some(v)) = (addr, vdst) else {
@@ -3912,33 +3962,53 @@ fn ds(
         write_lanes32(w, &v, &out);
         return Ok(Flow::Continue);
     }
-    if name.contains("gws") || name.contains("append") || name.contains("consume") {
+    if op.unmodelled {
         return Err(unsupported(w, i, c.pc));
     }
-    let two = name.contains("read2") || name.contains("write2");
-    let st64 = name.contains("st64");
-    let (elem, signed) = if two {
-        if name.ends_with("b64") {
-            (8, false)
-        } else {
-            (4, false)
+    let DsOp {
+        two,
+        st64,
+        elem,
+        signed,
+        read: is_read,
+        write: is_write,
+        ..
+    } = op;
+    let atomic = (!is_read && !is_write).then_some(name);
+    // A plain read whose every active lane is inside LDS: one bounds check
+    // for the wave, results written whole.
+    if is_read && !two && w.exec != 0 {
+        let base = addr.map_or([0; LANES], |a| lanes32(w, &a));
+        let exec = w.exec;
+        let hi = (0..LANES)
+            .filter(|l| exec >> l & 1 == 1)
+            .map(|l| u64::from(base[l]) + off16 + u64::from(elem))
+            .max()
+            .unwrap_or(0);
+        if hi <= lds.len() as u64 {
+            let mut vals = [[0u32; LANES]; 4];
+            for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
+                let a = (u64::from(base[l]) + off16) as usize;
+                let mut buf = [0u8; 16];
+                buf[..elem as usize].copy_from_slice(&lds[a..a + elem as usize]);
+                let r = load_result(&buf, elem, signed);
+                for (k, v) in vals.iter_mut().enumerate() {
+                    v[l] = r[k];
+                }
+            }
+            if let Some(v) = vdst {
+                for (k, vals) in vals.iter().enumerate().take(elem.div_ceil(4) as usize) {
+                    let mut vk = v;
+                    if let Operand::Reg(mut r) = vk.value {
+                        r.first = r.first.wrapping_add(k as u16);
+                        vk.value = Operand::Reg(r);
+                    }
+                    write_lanes32_masked(w, &vk, vals, exec);
+                }
+            }
+            return Ok(Flow::Continue);
         }
-    } else {
-        match name {
-            n if n.contains("u8") || n.ends_with("_b8") => (1, false),
-            n if n.contains("i8") => (1, true),
-            n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => (2, false),
-            n if n.contains("i16") => (2, true),
-            n => mem_width(n),
-        }
-    };
-    let is_read = name.starts_with("ds_read");
-    let is_write = name.starts_with("ds_write");
-    let atomic = if is_read || is_write {
-        None
-    } else {
-        Some(name)
-    };
+    }
     for l in 0..LANES {
         if !w.active(l) {
             continue;
@@ -4053,6 +4123,75 @@ fn ds(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// What a DS opcode does, worked out from its mnemonic once per opcode
+/// (not per executed instruction).
+#[derive(Clone, Copy, Default)]
+struct DsOp {
+    /// `ds_bpermute_b32` / `ds_permute_b32`.
+    permute: bool,
+    /// `ds_swizzle_b32`.
+    swizzle: bool,
+    /// GWS, append and consume: not modelled.
+    unmodelled: bool,
+    /// `read2`/`write2` forms.
+    two: bool,
+    /// `st64` forms.
+    st64: bool,
+    /// Element bytes.
+    elem: u32,
+    /// Sign-extending read.
+    signed: bool,
+    read: bool,
+    write: bool,
+}
+
+impl DsOp {
+    fn of(op: Opcode) -> DsOp {
+        static T: OnceLock<Vec<DsOp>> = OnceLock::new();
+        let t = T.get_or_init(|| {
+            Opcode::all()
+                .map(|o| DsOp::from_name(o.info().name))
+                .collect()
+        });
+        if op.is_invalid() {
+            return DsOp::default();
+        }
+        t.get(op.index() as usize).copied().unwrap_or_default()
+    }
+
+    fn from_name(name: &str) -> DsOp {
+        let two = name.contains("read2") || name.contains("write2");
+        let (elem, signed) = if two {
+            if name.ends_with("b64") {
+                (8, false)
+            } else {
+                (4, false)
+            }
+        } else {
+            match name {
+                n if n.contains("u8") || n.ends_with("_b8") => (1, false),
+                n if n.contains("i8") => (1, true),
+                n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => {
+                    (2, false)
+                }
+                n if n.contains("i16") => (2, true),
+                n => mem_width(n),
+            }
+        };
+        DsOp {
+            permute: name == "ds_bpermute_b32" || name == "ds_permute_b32",
+            swizzle: name == "ds_swizzle_b32",
+            unmodelled: name.contains("gws") || name.contains("append") || name.contains("consume"),
+            two,
+            st64: name.contains("st64"),
+            elem,
+            signed,
+            read: name.starts_with("ds_read"),
+            write: name.starts_with("ds_write"),
+        }
+    }
 }
 
 /// Scalar loads.
@@ -4193,6 +4332,7 @@ impl Step for Exec<'_> {
         let ctx = Ctx {
             pc,
             ops: indexed.as_ref().unwrap_or(&d.ops),
+            target: d.target,
         };
         let flow = match inst.encoding() {
             Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(core, w, lds, inst, ctx, h),
@@ -4327,6 +4467,7 @@ fn sdwa(
         &Ctx {
             pc: c.pc,
             ops: &ops,
+            target: c.target,
         },
     )?;
     if let Some(d) =
@@ -4393,6 +4534,7 @@ fn dpp(
         &Ctx {
             pc: c.pc,
             ops: &ops,
+            target: c.target,
         },
     );
     // The handler may not change EXEC for VOP1/VOP2; restore it.

@@ -349,7 +349,7 @@ impl DeviceMemory {
     pub fn view(&self) -> MemView<'_> {
         MemView {
             mem: self,
-            cache: [None, None],
+            cache: Default::default(),
         }
     }
 }
@@ -392,10 +392,14 @@ pub enum AtomicOp {
     FMax,
 }
 
-/// A per-thread accessor with a two-entry region cache.
+/// Regions a [`MemView`] remembers (a kernel streaming over a few buffers
+/// and its stack hits them all without a table lookup).
+const VIEW_CACHE: usize = 4;
+
+/// A per-thread accessor with a small most-recently-used region cache.
 pub struct MemView<'m> {
     mem: &'m DeviceMemory,
-    cache: [Option<Arc<Region>>; 2],
+    cache: [Option<Arc<Region>>; VIEW_CACHE],
 }
 
 impl fmt::Debug for MemView<'_> {
@@ -414,13 +418,14 @@ impl MemView<'_> {
             |r: &Option<Arc<Region>>| r.as_ref().is_some_and(|r| r.contains(addr, size as u64));
         let region = if hit(&self.cache[0]) {
             self.cache[0].as_ref()
-        } else if hit(&self.cache[1]) {
-            self.cache.swap(0, 1);
+        } else if let Some(k) = self.cache[1..].iter().position(hit) {
+            // Move to the front, keeping the others in recency order.
+            self.cache[..k + 2].rotate_right(1);
             self.cache[0].as_ref()
         } else {
             match self.mem.find(addr, size as u64) {
                 Some(r) => {
-                    self.cache[1] = self.cache[0].take();
+                    self.cache.rotate_right(1);
                     self.cache[0] = Some(r);
                     self.cache[0].as_ref()
                 }
@@ -546,6 +551,18 @@ impl MemView<'_> {
         out: &mut [[u8; 16]; 64],
     ) -> Result<(), (usize, Fault)> {
         let n = (width as usize).min(16);
+        // One check for the whole wave when its accesses fall in one
+        // region (the common case); otherwise each lane is checked, and the
+        // first faulting lane reported.
+        if let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Read) {
+            for l in set_lanes(exec) {
+                let p = base.wrapping_add((addrs[l] - lo) as usize);
+                // SAFETY: `span` proved every active lane's `[addr, addr+n)`
+                // lies inside one live region; relaxed atomic accesses.
+                unsafe { atomic_copy_from(p, &mut out[l][..n]) };
+            }
+            return Ok(());
+        }
         for l in set_lanes(exec) {
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Read)
@@ -555,6 +572,32 @@ impl MemView<'_> {
             unsafe { atomic_copy_from(p, &mut out[l][..n]) };
         }
         Ok(())
+    }
+
+    /// The host pointer of the lowest active address, and that address,
+    /// when every active lane's `n`-byte access lies in one region (checked
+    /// once, against the span from the lowest to the highest address);
+    /// `None` otherwise, or when no lane is active.
+    fn span(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        n: usize,
+        kind: AccessKind,
+    ) -> Option<(*mut u8, u64)> {
+        if exec == 0 {
+            return None;
+        }
+        let (lo, hi) = set_lanes(exec).fold((u64::MAX, 0), |(lo, hi), l| {
+            (lo.min(addrs[l]), hi.max(addrs[l]))
+        });
+        let len = (hi - lo).checked_add(n as u64)?;
+        // Larger spans are scattered accesses: check lane by lane.
+        if len > 1 << 20 {
+            return None;
+        }
+        let p = self.locate(lo, u32::try_from(len).ok()?, kind).ok()?;
+        Some((p, lo))
     }
 
     /// Writes the first `width` bytes (at most 16) of `data[lane]` to
@@ -568,6 +611,15 @@ impl MemView<'_> {
         data: &[[u8; 16]; 64],
     ) -> Result<(), (usize, Fault)> {
         let n = (width as usize).min(16);
+        if let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Write) {
+            for l in set_lanes(exec) {
+                let p = base.wrapping_add((addrs[l] - lo) as usize);
+                // SAFETY: `span` proved every active lane's `[addr, addr+n)`
+                // lies inside one live, writable region; relaxed atomics.
+                unsafe { atomic_copy_to(p, &data[l][..n]) };
+            }
+            return Ok(());
+        }
         for l in set_lanes(exec) {
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Write)

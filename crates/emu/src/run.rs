@@ -238,6 +238,9 @@ fn dispatch_impl(
                     exec.recorder = Some(Box::default());
                 }
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
+                // Waves and LDS of finished work-groups, reused.
+                let mut spare: Vec<Wave> = Vec::new();
+                let mut lds = Vec::new();
                 loop {
                     if failed.load(Ordering::Relaxed) {
                         break;
@@ -264,7 +267,13 @@ fn dispatch_impl(
                         let st =
                             wave_start(&k.descriptor, arch, &geo, wg_id, wv, &d, offset as u32);
                         let regs = k.descriptor.allocated_vgprs(arch) as usize;
-                        let mut w = Wave::with_registers(k.entry, wg_id, wv, regs, regs);
+                        let mut w = match spare.pop() {
+                            Some(mut w) => {
+                                w.reset(k.entry, wg_id, wv, regs, regs);
+                                w
+                            }
+                            None => Wave::with_registers(k.entry, wg_id, wv, regs, regs),
+                        };
                         for (r, v) in &st.sgprs {
                             if let Some(x) = w.sgpr.get_mut(*r as usize) {
                                 *x = *v;
@@ -283,9 +292,11 @@ fn dispatch_impl(
                         waves.push(w);
                     }
                     waves_run.fetch_add(u64::from(nwaves), Ordering::Relaxed);
+                    lds.clear();
+                    lds.resize(lds_size as usize, 0u8);
                     let mut wg = Workgroup {
                         id: wg_id,
-                        lds: vec![0u8; lds_size as usize],
+                        lds: std::mem::take(&mut lds),
                         waves,
                     };
                     if let Err(stop) =
@@ -308,6 +319,8 @@ fn dispatch_impl(
                         }
                         break;
                     }
+                    lds = wg.lds;
+                    spare.append(&mut wg.waves);
                 }
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
                 if c.len() < exec.counts.len() {

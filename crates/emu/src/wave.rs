@@ -122,6 +122,44 @@ impl Wave {
         }
     }
 
+    /// Makes this wave what [`Wave::with_registers`] would build, reusing
+    /// its register files when their sizes match (a dispatch starts
+    /// thousands of short waves; this keeps allocation off that path).
+    pub fn reset(&mut self, pc: u64, workgroup: [u32; 3], index: u32, vgprs: usize, agprs: usize) {
+        let (nv, na) = (vgprs.min(VGPRS) + TEMPS, agprs.min(VGPRS));
+        if self.vgpr.len() == nv && self.agpr.len() == na {
+            // Every field as `with_registers` sets it.
+            let Wave {
+                sgpr,
+                ttmp,
+                vgpr,
+                agpr,
+                exec,
+                scc,
+                m0,
+                pc: p,
+                mode,
+                flat_scratch,
+                status,
+                workgroup: g,
+                index: i,
+                instructions,
+                gpr_idx,
+                waitcnt,
+            } = self;
+            *sgpr = [0; SGPRS];
+            *ttmp = [0; 16];
+            vgpr.fill([0; LANES]);
+            agpr.fill([0; LANES]);
+            (*exec, *scc, *m0, *p, *mode, *flat_scratch) = (0, false, 0, pc, 0, 0);
+            (*status, *g, *i, *instructions) = (WaveStatus::Running, workgroup, index, 0);
+            *gpr_idx = None;
+            waitcnt.clear();
+        } else {
+            *self = Wave::with_registers(pc, workgroup, index, vgprs, agprs);
+        }
+    }
+
     /// First of the interpreter's temporary VGPRs (after the real ones).
     pub fn temp_base(&self) -> usize {
         self.vgpr.len() - TEMPS
