@@ -29,8 +29,17 @@ pub fn parse_targets(targets: &[String]) -> Result<Vec<TargetId>> {
     targets
         .iter()
         .map(|t| {
-            t.parse::<TargetId>().with_context(|| {
-                format!("invalid target ID '{t}' (expected e.g. gfx90a or gfx90a:xnack-)")
+            // clang-offload-bundler's full spelling:
+            // hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-
+            let short = if t.contains("-amdgcn-") {
+                lathe_bundle::EntryId::parse_str(t)
+                    .target_str()
+                    .with_context(|| format!("invalid bundle entry ID '{t}'"))?
+            } else {
+                t.as_str()
+            };
+            short.parse::<TargetId>().with_context(|| {
+                format!("invalid target ID '{t}' (expected e.g. gfx90a, gfx90a:xnack- or hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-)")
             })
         })
         .collect()

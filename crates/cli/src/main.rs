@@ -86,12 +86,18 @@ struct RunArgs {
 struct InfoArgs {
     /// Code object, bundle (plain or CCOB) or host ELF; default: embedded demo.
     file: Option<PathBuf>,
-    /// Only code objects compatible with this target ID (e.g. gfx90a:xnack-).
+    /// Only code objects compatible with this target ID (e.g. gfx90a:xnack-,
+    /// or clang-offload-bundler's hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-);
+    /// repeatable.
+    #[arg(long = "target", short = 't')]
+    target: Vec<String>,
+    /// Selection policy used with --target (default clang).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
+    /// Only this kernel: mangled or demangled name, plain name, or an
+    /// unambiguous prefix of one.
     #[arg(long)]
-    target: Option<String>,
-    /// Selection policy used with --target.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
-    policy: PolicyArg,
+    kernel: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -222,8 +228,39 @@ fn main() -> ExitCode {
             if e.downcast_ref::<output::BrokenPipe>().is_some() {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("lathe: error: {e:#}");
+            let chain = error_chain(&e);
+            if cli.json {
+                let mut j = serde_json::json!({"error": chain.join(": "), "causes": chain});
+                if let Some(n) = e
+                    .chain()
+                    .find_map(|c| c.downcast_ref::<lathe_codeobj::names::NameError>())
+                {
+                    j["candidates"] = n
+                        .candidates()
+                        .iter()
+                        .map(|c| serde_json::json!({"mangled": c.mangled, "demangled": c.demangled}))
+                        .collect();
+                }
+                let _ = output::print_json(&j);
+            } else {
+                eprintln!("lathe: error: {}", chain.join(": "));
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// The messages of an error and its causes, without a cause whose text the
+/// message before it already contains (library errors often print their
+/// source, and anyhow would print it again).
+fn error_chain(e: &anyhow::Error) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in e.chain() {
+        let m = c.to_string();
+        if out.last().is_some_and(|prev| prev.contains(&m)) {
+            continue;
+        }
+        out.push(m);
+    }
+    out
 }

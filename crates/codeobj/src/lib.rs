@@ -6,7 +6,9 @@
 //! notes ([`elf`]), msgpack metadata ([`msgpack`], [`metadata`]), kernel
 //! descriptors ([`kd`]), a classified symbol model with kernels, device
 //! functions and variables ([`symbols`]), descriptor/metadata cross-checks
-//! ([`check`]), and the host side of HIP programs ([`host`]).
+//! ([`check`]), the host side of HIP programs ([`host`]), and how users name
+//! kernels and functions: demangling and pattern matching ([`names`]), and
+//! an occupancy estimate ([`occupancy`]).
 
 pub mod check;
 pub mod elf;
@@ -16,6 +18,8 @@ pub mod host;
 pub mod kd;
 pub mod metadata;
 pub mod msgpack;
+pub mod names;
+pub mod occupancy;
 pub mod symbols;
 
 use object::elf::FileHeader64;

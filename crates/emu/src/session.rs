@@ -6,7 +6,7 @@ use lathe_bundle::TargetId;
 use lathe_codeobj::kd::KdArch;
 use lathe_codeobj::CodeObject;
 use lathe_isa::Target;
-use lathe_loader::{Executable, SymbolKind};
+use lathe_loader::Executable;
 
 use crate::dispatch::{fill_hidden_args, ArgSlot, Geometry, HiddenValues};
 use crate::interp::{PRIVATE_APERTURE, SHARED_APERTURE};
@@ -24,14 +24,9 @@ pub enum SessionError {
     /// Loading failed.
     #[error(transparent)]
     Load(#[from] lathe_loader::Error),
-    /// No such kernel.
-    #[error("no kernel named {name} (kernels: {available})")]
-    NoKernel {
-        /// Requested name.
-        name: String,
-        /// What exists.
-        available: String,
-    },
+    /// No kernel matches the pattern, or several do.
+    #[error(transparent)]
+    NoKernel(#[from] lathe_codeobj::names::NameError),
     /// The kernel's code object has no metadata for it.
     #[error("kernel {0}: no metadata (arguments unknown)")]
     NoMetadata(String),
@@ -166,18 +161,7 @@ impl Session {
             dims,
             dynamic_lds,
         } = shape;
-        let sym = self
-            .exe
-            .kernel(kernel)
-            .ok_or_else(|| SessionError::NoKernel {
-                name: kernel.to_string(),
-                available: self
-                    .exe
-                    .symbols_of(SymbolKind::Kernel)
-                    .map(|s| s.name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
+        let sym = self.exe.find_kernel(kernel)?;
         let info = sym
             .kernel
             .ok_or_else(|| SessionError::NoMetadata(sym.name.clone()))?;
