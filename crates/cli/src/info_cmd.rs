@@ -62,6 +62,8 @@ struct Sink {
     out: BufWriter<std::io::Stdout>,
     /// Code objects written (for commas between JSON array members).
     objects: usize,
+    /// JSON written before the first code object, held back until then.
+    prefix: Option<String>,
 }
 
 impl Sink {
@@ -73,6 +75,11 @@ impl Sink {
     }
 
     fn raw(&mut self, t: &str) -> Result<()> {
+        // The JSON document's head goes out with the first piece of it, so
+        // that an error found before any code object is the only output.
+        if let Some(p) = self.prefix.take() {
+            self.out.write_all(p.as_bytes()).map_err(stdout_err)?;
+        }
         self.out.write_all(t.as_bytes()).map_err(stdout_err)
     }
 
@@ -139,7 +146,8 @@ fn kernel_json_and_text(
                 1 => "x,y",
                 _ => "x,y,z",
             };
-            let _ = writeln!(
+            let _ =
+                writeln!(
                 text,
                 "      code at {}{}, wave{}, LDS {} B, scratch {} B per work-item, kernarg {} B",
                 k.entry.map(|e| format!("{e:#x}")).unwrap_or_else(|| "?".into()),
@@ -296,7 +304,10 @@ fn kernel_json_and_text(
                 }));
             }
         }
-        let spills = match (m.sgpr_spill_count.unwrap_or(0), m.vgpr_spill_count.unwrap_or(0)) {
+        let spills = match (
+            m.sgpr_spill_count.unwrap_or(0),
+            m.vgpr_spill_count.unwrap_or(0),
+        ) {
             (0, 0) => "no register spills".to_string(),
             (s, v) => format!("spills {s} SGPRs and {v} VGPRs to memory"),
         };
@@ -359,11 +370,7 @@ fn section_word(co: &CodeObject<'_>, s: &lathe_codeobj::Symbol<'_>) -> String {
 
 /// Describes one code object into `sink`; `Ok(false)` when the kernel
 /// filter matched nothing in it (nothing is written then).
-fn describe_code_object(
-    f: &Found<'_>,
-    filter: &mut Filter<'_>,
-    sink: &mut Sink,
-) -> Result<bool> {
+fn describe_code_object(f: &Found<'_>, filter: &mut Filter<'_>, sink: &mut Sink) -> Result<bool> {
     let co = CodeObject::parse(f.bytes)
         .with_context(|| format!("{}: not a readable code object", f.origin))?;
     let syms = co
@@ -527,16 +534,11 @@ fn code_object_selected(code: Option<TargetId>, targets: &[TargetId], policy: Po
         return true;
     }
     let Some(code) = code else { return false };
-    let id = format!("hipv4-amdgcn-amd-amdhsa--{code}");
-    let entry = lathe_bundle::Entry {
-        index: 0,
-        id: lathe_bundle::EntryId::parse_str(&id),
-        offset: 0,
-        data: &[],
-    };
-    targets
-        .iter()
-        .any(|t| lathe_bundle::select::judge(&entry, t, policy).is_ok())
+    targets.iter().any(|t| match policy {
+        Policy::Exact => code == *t,
+        Policy::Extended => lathe_loader::compatible(&code, t, true).is_ok(),
+        _ => lathe_loader::compatible(&code, t, false).is_ok(),
+    })
 }
 
 /// `lathe info [FILE]`.
@@ -554,6 +556,7 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
         json: ctx.json,
         out: BufWriter::with_capacity(1 << 16, std::io::stdout()),
         objects: 0,
+        prefix: None,
     };
     let mut filter = Filter {
         kernel: a.kernel.as_deref(),
@@ -567,12 +570,12 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
         human_size(input.bytes().len() as u64)
     ))?;
     if sink.json {
-        sink.raw(&format!(
+        sink.prefix = Some(format!(
             "{{\n\"file\": {},\n\"kind\": \"{}\",\n\"size\": {},\n\"code_objects\": [\n",
             json!(input.name()),
             kind_key(d.kind),
             input.bytes().len()
-        ))?;
+        ));
     }
     let mut skipped_targets: BTreeSet<String> = BTreeSet::new();
     if d.kind == FileKind::CodeObject {
@@ -703,8 +706,11 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
                 let image_ok = |im: &lathe_codeobj::host::DeviceImage| {
                     targets.is_empty() || code_object_selected(im.target, &targets, policy)
                 };
-                let maps: Vec<&lathe_codeobj::host::HandleMapping> =
-                    h.mappings.iter().filter(|m| shown(&m.handle.name)).collect();
+                let maps: Vec<&lathe_codeobj::host::HandleMapping> = h
+                    .mappings
+                    .iter()
+                    .filter(|m| shown(&m.handle.name))
+                    .collect();
                 let _ = writeln!(text, "host kernel handles ({}):", maps.len());
                 for m in &maps {
                     let places: Vec<String> = m
@@ -728,7 +734,11 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
                         .iter()
                         .filter_map(|&i| h.images.get(i))
                         .filter(|im| image_ok(im))
-                        .map(|im| im.target.map(|t| t.to_string()).unwrap_or_else(|| im.id.clone()))
+                        .map(|im| {
+                            im.target
+                                .map(|t| t.to_string())
+                                .unwrap_or_else(|| im.id.clone())
+                        })
                         .collect();
                     let _ = writeln!(
                         text,
@@ -758,11 +768,13 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
                 }
                 if sink.json {
                     let image = |i: &usize| {
-                        h.images.get(*i).map(|im| json!({
-                            "image": i,
-                            "bundle": im.bundle, "entry": im.entry, "id": im.id,
-                            "target": im.target.map(|t| t.to_string()),
-                        }))
+                        h.images.get(*i).map(|im| {
+                            json!({
+                                "image": i,
+                                "bundle": im.bundle, "entry": im.entry, "id": im.id,
+                                "target": im.target.map(|t| t.to_string()),
+                            })
+                        })
                     };
                     host_json = json!({
                         "mappings": maps.iter().map(|m| json!({

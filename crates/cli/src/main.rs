@@ -146,9 +146,13 @@ struct PackArgs {
     /// Compress as CCOB with this method.
     #[arg(long, value_enum)]
     compress: Option<CompressArg>,
-    /// CCOB format version (2 or 3).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(2..=3))]
-    ccob_version: u16,
+    /// CCOB format version (2 or 3; default 3). Needs --compress.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(2..=3))]
+    ccob_version: Option<u16>,
+    /// Pack entries even if they are not code objects or their e_flags
+    /// disagree with their ID.
+    #[arg(long)]
+    force: bool,
     /// Output bundle file.
     #[arg(long, short = 'o')]
     output: PathBuf,
@@ -156,17 +160,19 @@ struct PackArgs {
 
 #[derive(Debug, Args)]
 struct DisasmArgs {
-    /// Code object, bundle (plain or CCOB) or host binary.
-    file: PathBuf,
-    /// Only this kernel or device function (mangled or demangled prefix match).
+    /// Code objects, bundles (plain or CCOB) or host binaries.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Only this kernel or device function: mangled or demangled name (as
+    /// `info` prints it), plain name, or an unambiguous prefix of one.
     #[arg(long)]
     kernel: Option<String>,
     /// Target ID to select from bundles (default: every gfx9 code object).
-    #[arg(long)]
+    #[arg(long, short = 't')]
     target: Option<String>,
-    /// Selection policy used with --target.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
-    policy: PolicyArg,
+    /// Selection policy used with --target (default clang).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
     /// Output style.
     #[arg(long, value_enum, default_value_t = FormatArg::Lathe)]
     format: FormatArg,
@@ -219,7 +225,7 @@ fn main() -> ExitCode {
         Command::Bundle(BundleCmd::List { file }) => bundle_cmd::list(&ctx, &file),
         Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a),
         Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
-        Command::Disasm(a) => disasm_cmd::run(&ctx, a),
+        Command::Disasm(a) => disasm_cmd::run_all(&ctx, a),
         Command::Run(a) => run_cmd::run(&ctx, a),
     };
     match result {
@@ -238,7 +244,9 @@ fn main() -> ExitCode {
                     j["candidates"] = n
                         .candidates()
                         .iter()
-                        .map(|c| serde_json::json!({"mangled": c.mangled, "demangled": c.demangled}))
+                        .map(
+                            |c| serde_json::json!({"mangled": c.mangled, "demangled": c.demangled}),
+                        )
                         .collect();
                 }
                 let _ = output::print_json(&j);

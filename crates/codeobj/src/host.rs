@@ -231,7 +231,10 @@ pub fn analyze_with(data: &[u8], limits: &Limits) -> Result<HostKernels, HostErr
     let mut referenced: BTreeSet<&str> = BTreeSet::new();
     for (name, h) in &data_syms {
         if all_kernels.contains(name.as_str()) {
-            let images = kernel_images.get(name.as_str()).cloned().unwrap_or_default();
+            let images = kernel_images
+                .get(name.as_str())
+                .cloned()
+                .unwrap_or_default();
             // Readable images of the bundles holding the kernel that lack it
             // (other bundles come from other translation units).
             let bundles: BTreeSet<usize> = images.iter().map(|&i| out.images[i].bundle).collect();

@@ -61,7 +61,8 @@ pub fn parameters(demangled: &str) -> Option<Vec<&str>> {
             '>' | ']' => depth -= 1,
             ')' if depth == 0 => {
                 let last = rest[start..i].trim();
-                if !last.is_empty() && !(out.is_empty() && last == "void") {
+                let only_void = out.is_empty() && last == "void";
+                if !last.is_empty() && !only_void {
                     out.push(last);
                 }
                 return Some(out);
@@ -247,7 +248,9 @@ where
         &|e| e.qualified() == Some(pattern) || e.short() == pattern,
         &|e| {
             e.mangled.starts_with(pattern)
-                || e.demangled.as_deref().is_some_and(|d| d.starts_with(pattern))
+                || e.demangled
+                    .as_deref()
+                    .is_some_and(|d| d.starts_with(pattern))
                 || e.short().starts_with(pattern)
         },
     ];
@@ -260,7 +263,11 @@ where
                 return Err(NameError::Ambiguous {
                     what: what.into(),
                     pattern: pattern.into(),
-                    candidates: hits.iter().take(MAX_LISTED).map(|e| e.candidate()).collect(),
+                    candidates: hits
+                        .iter()
+                        .take(MAX_LISTED)
+                        .map(|e| e.candidate())
+                        .collect(),
                     more: n.saturating_sub(MAX_LISTED),
                 })
             }
@@ -286,7 +293,11 @@ where
     Err(NameError::Missing {
         what: what.into(),
         pattern: pattern.into(),
-        candidates: shown.iter().take(MAX_LISTED).map(|e| e.candidate()).collect(),
+        candidates: shown
+            .iter()
+            .take(MAX_LISTED)
+            .map(|e| e.candidate())
+            .collect(),
         more: shown.len().saturating_sub(MAX_LISTED),
     })
 }
@@ -324,12 +335,18 @@ mod tests {
         let e = r("nothing").expect_err("missing");
         assert_eq!(e.candidates().len(), 5, "{e}");
         let e = r("kernel_x").expect_err("missing");
-        assert!(e.to_string().contains("no kernel matches 'kernel_x'"), "{e}");
+        assert!(
+            e.to_string().contains("no kernel matches 'kernel_x'"),
+            "{e}"
+        );
     }
 
     #[test]
     fn name_parts() {
-        assert_eq!(without_parameters("ns::f<int (*)(int)>(int*)"), "ns::f<int (*)(int)>");
+        assert_eq!(
+            without_parameters("ns::f<int (*)(int)>(int*)"),
+            "ns::f<int (*)(int)>"
+        );
         assert_eq!(unqualified("a::b<c::d>::f<int>"), "f");
         assert_eq!(unqualified("f"), "f");
         assert_eq!(demangle("main"), None);

@@ -22,8 +22,8 @@
 //! hardware; they are not modelled.
 
 use crate::kd::{KdArch, KernelDescriptor};
-use lathe_bundle::target::Family;
 use crate::Processor;
+use lathe_bundle::target::Family;
 
 /// SIMDs (execution units) per compute unit on GFX9.
 pub const SIMDS_PER_CU: u32 = 4;
