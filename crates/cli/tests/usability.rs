@@ -471,3 +471,43 @@ fn bundle_pack_checks_its_entries() {
     ]);
     assert!(out.exists());
 }
+
+#[test]
+fn kernel_names_in_the_jax_wheel() {
+    let Some(dir) = lathe_testkit::jax_plugin_dir() else {
+        assert!(
+            !require_external(),
+            "jax wheel missing (run scripts/setup.sh)"
+        );
+        eprintln!("skipping: jax wheel not downloaded");
+        return;
+    };
+    let lib = dir.join("jax_rocm7_plugin/_linalg.so");
+    // A namespaced kernel in an anonymous namespace, by its plain name.
+    let j = json(&[
+        "info",
+        s(&lib),
+        "--kernel",
+        "LuPivotsToPermutationKernel",
+        "-t",
+        "gfx90a",
+    ]);
+    let k = &j["code_objects"][0]["kernels"][0];
+    assert_eq!(
+        k["name"],
+        "_ZN3jax3hip12_GLOBAL__N_127LuPivotsToPermutationKernelEPKiPilii"
+    );
+    assert_eq!(k["metadata"]["uniform_work_group_size"], 1);
+    let listing = ok(&[
+        "disasm",
+        s(&lib),
+        "-t",
+        "gfx90a",
+        "--kernel",
+        "LuPivotsToPerm",
+    ]);
+    assert!(
+        listing.contains("LuPivotsToPermutationKernelEPKiPilii:"),
+        "{listing}"
+    );
+}

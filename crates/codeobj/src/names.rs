@@ -29,28 +29,51 @@ pub fn demangle(name: &str) -> Option<String> {
     (s != name).then_some(s)
 }
 
-/// The part of a demangled function name before its parameter list:
-/// `ns::f<int>(int*)` → `ns::f<int>`. Parentheses inside template arguments
-/// are skipped.
+/// The qualified name in a demangled function name, without its return
+/// type and parameter list: `ns::f<int>(int*)` → `ns::f<int>`,
+/// `void ns::(anonymous namespace)::g<1>(int)` → `ns::(anonymous namespace)::g<1>`.
 pub fn without_parameters(demangled: &str) -> &str {
+    let head = &demangled[..params_start(demangled).unwrap_or(demangled.len())];
+    // A template function's name is preceded by its return type: keep what
+    // follows the last space outside brackets.
     let mut depth = 0i32;
-    for (i, c) in demangled.char_indices() {
+    let mut start = 0;
+    for (i, c) in head.char_indices() {
         match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            '(' if depth <= 0 && i > 0 => return &demangled[..i],
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ' ' if depth == 0 => start = i + 1,
             _ => {}
         }
     }
-    demangled
+    &head[start..]
+}
+
+/// Where the parameter list of a demangled function name starts: the `(`
+/// matching the last top-level `)`.
+fn params_start(demangled: &str) -> Option<usize> {
+    let end = demangled.rfind(')')?;
+    let mut depth = 0i32;
+    for (i, c) in demangled[..=end].char_indices().rev() {
+        match c {
+            ')' | '>' | ']' => depth += 1,
+            '(' | '<' | '[' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (c == '(' && i > 0).then_some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The parameter types of a demangled function name, split at top-level
 /// commas: `f(float*, std::pair<int, int>)` → `["float*", "std::pair<int, int>"]`.
 /// Empty for `f()` or `f(void)`, `None` without a parameter list.
 pub fn parameters(demangled: &str) -> Option<Vec<&str>> {
-    let head = without_parameters(demangled);
-    let rest = demangled.get(head.len()..)?.strip_prefix('(')?;
+    let rest = demangled.get(params_start(demangled)? + 1..)?;
     // The list ends at the matching ')'.
     let mut depth = 0i32;
     let mut out = Vec::new();
@@ -349,6 +372,10 @@ mod tests {
         );
         assert_eq!(unqualified("a::b<c::d>::f<int>"), "f");
         assert_eq!(unqualified("f"), "f");
+        assert_eq!(
+            without_parameters("void jax::(anonymous namespace)::K<1>(int const*, int*)"),
+            "jax::(anonymous namespace)::K<1>"
+        );
         assert_eq!(demangle("main"), None);
         assert_eq!(
             parameters("f(float*, std::pair<int, int>, void (*)(int))"),
