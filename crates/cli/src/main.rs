@@ -48,7 +48,8 @@ enum Command {
 struct RunArgs {
     /// Code object, bundle or host binary holding the kernel.
     file: PathBuf,
-    /// Kernel: mangled name, or the plain name of a unique kernel (`axpy`).
+    /// Kernel: mangled or demangled name (as `info` prints it), plain name,
+    /// or an unambiguous prefix of one.
     #[arg(long)]
     kernel: Option<String>,
     /// Grid size in work-items: X[,Y[,Z]].
@@ -57,19 +58,36 @@ struct RunArgs {
     /// Work-group size: X[,Y[,Z]].
     #[arg(long)]
     block: Option<String>,
-    /// Kernel arguments in order: `TYPE:VALUE` (i8..u64, f16, f32, f64) or
-    /// `buf:NAME:SIZE[:FILL][:out=PATH]` / `buf:NAME:@FILE[:out=PATH]`.
+    /// Kernel arguments in order: `TYPE:VALUE` (i8 u8 i16 u16 i32 u32 i64
+    /// u64 f16 f32 f64) or `buf:NAME:SIZE[:FILL][:out=PATH]` /
+    /// `buf:NAME:@FILE[:out=PATH]`. FILL is one of: zero (default),
+    /// iota_u32, iota_f32, random_u32 (fixed seed), byte:N, u32:N, f32:X.
     #[arg(long = "arg", short = 'a')]
     args: Vec<String>,
-    /// A JSON launch spec (see README); command-line options override it.
+    /// A JSON launch spec, or a sequence of launches sharing buffers
+    /// (`{"launches": [...]}`; see README). Command-line options override a
+    /// single launch.
     #[arg(long)]
     spec: Option<PathBuf>,
     /// Agent target ID (default gfx90a).
-    #[arg(long)]
+    #[arg(long, short = 't')]
     target: Option<String>,
-    /// Code-object selection policy.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
-    policy: PolicyArg,
+    /// Code-object selection policy (default clang).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
+    /// Set a device global (`__device__` or `__managed__` variable) before
+    /// the run: NAME=TYPE:V[,V...] or NAME=@FILE (repeatable).
+    #[arg(long = "set")]
+    set: Vec<String>,
+    /// After the run, print a buffer or device global as typed values, or
+    /// write it: NAME[:TYPE][:out=PATH] (TYPE as for scalars, or hex;
+    /// default hex). Repeatable.
+    #[arg(long = "dump")]
+    dump: Vec<String>,
+    /// After the run, compare a buffer or device global with a file's bytes:
+    /// NAME=FILE; exit non-zero on a difference (repeatable).
+    #[arg(long = "expect")]
+    expect: Vec<String>,
     /// Dynamic LDS bytes.
     #[arg(long)]
     dynamic_lds: Option<u32>,

@@ -511,3 +511,305 @@ fn kernel_names_in_the_jax_wheel() {
         "{listing}"
     );
 }
+
+#[test]
+fn run_fault_reports_name_the_place_the_buffer_and_write_outputs() {
+    let dir = tmpdir("fault");
+    let y = dir.join("y.bin");
+    // y holds 100 floats but the grid covers 256 work-items.
+    let e = fails(&[
+        "run",
+        DEMO,
+        "--kernel",
+        "axpy",
+        "--grid",
+        "256",
+        "--block",
+        "64",
+        "-a",
+        &format!("buf:y:400:f32:1:out={}", s(&y)),
+        "-a",
+        "buf:x:1024",
+        "-a",
+        "f32:1",
+        "-a",
+        "i32:256",
+    ]);
+    assert!(e.contains("GPU memory fault in _Z4axpyPfPKffi"), "{e}");
+    assert!(e.contains("past the end of buf:y (400 bytes)"), "{e}");
+    assert!(e.contains("in wave 0 of work-group ("), "{e}");
+    assert!(!e.contains("WaveId"), "{e}");
+    assert!(e.contains("out= files written"), "{e}");
+    let data = std::fs::read(&y).expect("out= file written after the fault");
+    assert_eq!(data.len(), 400);
+    // The PC is the code-object address `disasm` prints for that instruction.
+    let at = e
+        .lines()
+        .find(|l| l.trim_start().starts_with("at pc "))
+        .expect("pc line");
+    let pc = at
+        .split_whitespace()
+        .nth(2)
+        .expect("pc")
+        .trim_start_matches("0x");
+    assert!(at.contains("(_Z4axpyPfPKffi+0x"), "{at}");
+    let inst = at.split_once("): ").expect("inst").1;
+    let listing = ok(&["disasm", DEMO, "-t", "gfx90a", "--kernel", "axpy"]);
+    let line = listing
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{pc}:")))
+        .unwrap_or_else(|| panic!("no {pc} in listing"));
+    assert!(line.ends_with(inst), "{line} vs {inst}");
+}
+
+#[test]
+fn run_warns_and_hints() {
+    // Partial work-group for a kernel compiled with uniform_work_group_size,
+    // and a scalar for a pointer parameter.
+    let out = lathe(&[
+        "run",
+        DEMO,
+        "--kernel",
+        "axpy",
+        "--grid",
+        "100",
+        "--block",
+        "64",
+        "-a",
+        "buf:y:400",
+        "-a",
+        "i64:0",
+        "-a",
+        "f32:1",
+        "-a",
+        "i32:0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("uniform_work_group_size: 1"), "{err}");
+    assert!(err.contains("argument #2 is a global_buffer"), "{err}");
+    // Dynamic LDS the launch forgot.
+    let co = Build::new("k_dynlds.hip", &["gfx90a"], Output::CodeObject).build();
+    let e = fails(&[
+        "run",
+        s(&co),
+        "--kernel",
+        "dyn_reverse_f32",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        "buf:d:256",
+        "-a",
+        "i32:64",
+    ]);
+    assert!(
+        e.contains("LDS fault") && e.contains("--dynamic-lds"),
+        "{e}"
+    );
+    // Argument numbers count from 1.
+    let e = fails(&[
+        "run",
+        DEMO,
+        "--kernel",
+        "axpy",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        "buf:y:256",
+        "-a",
+        "buf:x:256",
+        "-a",
+        "f64:1",
+        "-a",
+        "i32:64",
+    ]);
+    assert!(e.contains("argument #3"), "{e}");
+}
+
+const KG_TABLE: [i32; 32] = [
+    3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4, 3, 3, 8, 3, 2, 7, 9, 5,
+];
+
+#[test]
+fn run_sets_dumps_and_checks_device_globals_and_buffers() {
+    let dir = tmpdir("globals");
+    let co = Build::new("k_globals.hip", &["gfx90a"], Output::CodeObject).build();
+    let n = 200i32;
+    let scale = 2;
+    // CPU reference (corpus/hip/k_globals.hip).
+    let out_ref: Vec<i32> = (0..n)
+        .map(|i| KG_TABLE[i as usize % 32] * scale + i)
+        .collect();
+    let managed_ref: i32 = 100 + (0..n).map(|i| i % 3).sum::<i32>();
+    let expect_out = dir.join("out.ref");
+    std::fs::write(
+        &expect_out,
+        out_ref
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .expect("write");
+    let results_bin = dir.join("results.bin");
+    let j = json(&[
+        "run",
+        s(&co),
+        "--kernel",
+        "globals_kernel",
+        "--grid",
+        "256",
+        "--block",
+        "64",
+        "-a",
+        &format!("buf:out:{}", 4 * n),
+        "-a",
+        &format!("i32:{n}"),
+        "--set",
+        &format!("kg_scale=i32:{scale}"),
+        "--dump",
+        "kg_counter:u32",
+        "--dump",
+        "kg_managed:i32",
+        "--dump",
+        &format!("kg_results:out={}", s(&results_bin)),
+        "--dump",
+        "out:i32",
+        "--expect",
+        &format!("out={}", s(&expect_out)),
+    ]);
+    let dumps = j["dumps"].as_array().expect("dumps");
+    assert_eq!(dumps[0]["values"][0], n);
+    assert_eq!(dumps[1]["values"][0], managed_ref);
+    let results: Vec<i32> = std::fs::read(&results_bin)
+        .expect("dumped")
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
+    assert_eq!(results.len(), 64);
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(*r, out_ref[i] * 2, "kg_results[{i}]");
+    }
+    let vals: Vec<i64> = dumps[3]["values"]
+        .as_array()
+        .expect("values")
+        .iter()
+        .map(|v| v.as_i64().expect("int"))
+        .collect();
+    assert_eq!(
+        vals,
+        out_ref.iter().map(|&v| i64::from(v)).collect::<Vec<_>>()
+    );
+    assert_eq!(j["expect"][0]["matches"], true);
+    // A wrong expectation fails the run and says where.
+    let mut wrong = out_ref.clone();
+    wrong[7] += 1;
+    std::fs::write(
+        &expect_out,
+        wrong
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .expect("write");
+    let e = fails(&[
+        "run",
+        s(&co),
+        "--kernel",
+        "globals_kernel",
+        "--grid",
+        "256",
+        "--block",
+        "64",
+        "-a",
+        &format!("buf:out:{}", 4 * n),
+        "-a",
+        &format!("i32:{n}"),
+        "--set",
+        &format!("kg_scale=i32:{scale}"),
+        "--expect",
+        &format!("out={}", s(&expect_out)),
+    ]);
+    assert!(e.contains("first at offset 28"), "{e}");
+}
+
+#[test]
+fn run_sequences_share_buffers() {
+    let dir = tmpdir("seq");
+    let spec = dir.join("seq.json");
+    std::fs::write(
+        &spec,
+        r#"{"target": "gfx942", "launches": [
+ {"kernel": "axpy", "grid": [300], "block": [64],
+  "args": [{"buffer": {"name": "y", "size": 1200, "fill": "f32:1", "output": "y.bin"}},
+           {"buffer": {"name": "x", "size": 1200, "fill": "iota_f32"}}, {"f32": 2.0}, {"i32": 300}]},
+ {"kernel": "axpy(float*, float const*, float, int)", "grid": [300], "block": [64],
+  "args": [{"buffer": {"name": "y"}}, {"buffer": {"name": "x"}}, {"f32": 3.0}, {"i32": 300}]}
+]}"#,
+    )
+    .expect("spec");
+    let j = json(&["run", DEMO, "--spec", s(&spec)]);
+    assert_eq!(j["launches"].as_array().expect("launches").len(), 2);
+    assert_eq!(j["target"], "gfx942");
+    let y: Vec<f32> = std::fs::read(dir.join("y.bin"))
+        .expect("y")
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4")))
+        .collect();
+    for (i, v) in y.iter().enumerate() {
+        assert_eq!(*v, 1.0 + 5.0 * i as f32, "y[{i}]");
+    }
+}
+
+#[test]
+fn run_shows_progress_on_a_terminal() {
+    // `script` gives lathe a terminal; a large fill and a long dispatch
+    // draw bars there (and nothing when stderr is a pipe).
+    let Ok(script) = which("script") else {
+        assert!(!require_external(), "script(1) missing");
+        return;
+    };
+    let cmd = format!(
+        "{} run {DEMO} --kernel axpy --grid 67108864 --block 256 -a buf:y:268435456:random_u32 -a buf:x:268435456 -a f32:1 -a i32:67108864",
+        env!("CARGO_BIN_EXE_lathe")
+    );
+    let out = Command::new(script)
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("script");
+    let all = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("work-groups ("), "dispatch bar: {all}");
+    assert!(all.contains("filling buffers"), "fill bar: {all}");
+    let piped = lathe(&[
+        "run",
+        DEMO,
+        "--kernel",
+        "axpy",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        "buf:y:256",
+        "-a",
+        "buf:x:256",
+        "-a",
+        "f32:1",
+        "-a",
+        "i32:64",
+    ]);
+    assert!(piped.stderr.is_empty(), "no bar on a pipe");
+}
+
+fn which(name: &str) -> Result<PathBuf, ()> {
+    std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|c| c.exists())
+        })
+        .ok_or(())
+}

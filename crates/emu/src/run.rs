@@ -27,7 +27,22 @@ pub struct Options {
     /// Stop with [`Stop::MissingWait`] when a kernel uses a memory result
     /// before the `s_waitcnt` that guarantees it ([`crate::waitcnt`]).
     pub check_waitcnt: bool,
+    /// Counts finished work-groups, for a progress display.
+    pub progress: Option<Progress>,
 }
+
+/// A counter of finished work-groups that another thread may read while a
+/// dispatch runs (`lathe run`'s progress bar).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress(pub &'static AtomicU64);
+
+impl PartialEq for Progress {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Progress {}
 
 impl Default for Options {
     fn default() -> Self {
@@ -36,6 +51,7 @@ impl Default for Options {
             budget_per_workgroup: 1 << 32,
             dynamic_stack: 16 * 1024,
             check_waitcnt: true,
+            progress: None,
         }
     }
 }
@@ -218,6 +234,9 @@ pub fn dispatch(
                             *e = Some(stop);
                         }
                         break;
+                    }
+                    if let Some(p) = opts.progress {
+                        p.0.fetch_add(1, Ordering::Relaxed);
                     }
                 }
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
