@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Lathe: load, inspect and disassemble AMD GPU code objects, with or without an AMD GPU.
+/// Lathe: inspect, extract, disassemble and run AMD GPU code objects, with or without an AMD GPU.
 #[derive(Debug, Parser)]
 #[command(name = "lathe", version, about, long_about = None)]
 struct Cli {
@@ -40,7 +40,7 @@ enum Command {
     Bundle(BundleCmd),
     /// Disassemble kernels and device functions.
     Disasm(DisasmArgs),
-    /// Run one kernel on the emulator (no GPU needed).
+    /// Run a kernel (or a sequence of kernels) on the emulator (no GPU needed).
     Run(RunArgs),
 }
 

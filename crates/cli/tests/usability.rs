@@ -302,6 +302,34 @@ fn output_is_json_when_asked_and_uses_words() {
     }
     let j = json(&["bundle", "list", DEMO]);
     assert_eq!(j["kind"], "host_elf");
+    let dir = tmpdir("words");
+    let t = ok(&[
+        "bundle",
+        "extract",
+        DEMO,
+        "-t",
+        "gfx90a",
+        "--explain",
+        "-o",
+        s(&dir),
+    ]);
+    assert!(
+        t.contains("(clang rules)") && !t.contains("policy Clang"),
+        "{t}"
+    );
+    let help = ok(&["--help"]);
+    assert!(!help.contains("and later"), "{help}");
+    let help = ok(&["run", "--help"]);
+    for fill in [
+        "iota_u32",
+        "iota_f32",
+        "random_u32",
+        "byte:N",
+        "u32:N",
+        "f32:X",
+    ] {
+        assert!(help.contains(fill), "run --help lists {fill}");
+    }
     // Worded registers, spills, uniform work-group size.
     let t = ok(&["info", s(&co)]);
     assert!(t.contains("VGPRs per work-item allocated"), "{t}");
