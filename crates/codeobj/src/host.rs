@@ -157,11 +157,8 @@ pub fn analyze_with(data: &[u8], limits: &Limits) -> Result<HostKernels, HostErr
             continue; // host entry
         }
         let bytes: &[u8] = &e.data;
-        let (kernels, error) = match CodeObject::parse(bytes).and_then(|co| co.symbols()) {
-            Ok(s) => (
-                s.kernels().iter().map(|k| k.name.to_string()).collect(),
-                None,
-            ),
+        let (kernels, error) = match CodeObject::parse(bytes).and_then(|co| kernel_names(&co)) {
+            Ok(k) => (k, None),
             Err(err) => (Vec::new(), Some(err.to_string())),
         };
         out.images.push(DeviceImage {
@@ -264,4 +261,29 @@ pub fn analyze_with(data: &[u8], limits: &Limits) -> Result<HostKernels, HostErr
     }
     out.unmatched_kernels = unmatched;
     Ok(out)
+}
+
+/// The kernel names of a code object: its defined `.kd` symbols, read from
+/// the symbol table alone (decoding the metadata of every code object of a
+/// large library would cost most of the time); objects without any fall
+/// back to the full symbol model, which also finds metadata-only kernels.
+fn kernel_names(co: &CodeObject<'_>) -> crate::Result<Vec<String>> {
+    let (_, raw) = co.primary_symbols();
+    let kd: Vec<String> = raw
+        .iter()
+        .filter(|s| {
+            s.st_type == crate::elf::STT_OBJECT && s.section != crate::SymbolSection::Undefined
+        })
+        .filter_map(|s| s.name.strip_suffix(".kd"))
+        .map(str::to_string)
+        .collect();
+    if !kd.is_empty() {
+        return Ok(kd);
+    }
+    Ok(co
+        .symbols()?
+        .kernels()
+        .iter()
+        .map(|k| k.name.to_string())
+        .collect())
 }
