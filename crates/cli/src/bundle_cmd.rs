@@ -232,7 +232,7 @@ pub fn extract(ctx: &Ctx, a: ExtractArgs) -> Result<()> {
     let d = discover_file(&input, &limits)?;
     if d.bundles.is_empty() {
         bail!(
-            "{}: no offload bundles found (the file is a {})",
+            "{}: no offload bundles found (file kind: {})",
             input.name(),
             crate::input::kind_word(d.kind)
         );
@@ -371,6 +371,9 @@ fn write_file(path: &Path, data: &[u8]) -> Result<()> {
 pub fn pack(ctx: &Ctx, a: PackArgs) -> Result<()> {
     if a.ccob_version.is_some() && a.compress.is_none() {
         bail!("--ccob-version applies to compressed bundles; add --compress zlib|zstd");
+    }
+    if a.no_host && a.entries.iter().any(|e| e.starts_with("host-")) {
+        bail!("--no-host contradicts the host entry given with --entry");
     }
     let mut files = Vec::new();
     let mut ids = std::collections::HashSet::new();

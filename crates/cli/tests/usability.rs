@@ -488,6 +488,29 @@ fn bundle_pack_checks_its_entries() {
         s(&out),
     ]);
     assert!(e.contains("add --compress"), "{e}");
+    let e = fails(&[
+        "bundle",
+        "pack",
+        "--no-host",
+        "-e",
+        "host-x86_64-unknown-linux-gnu-=/dev/null",
+        "-e",
+        &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", s(&co)),
+        "-o",
+        s(&out),
+    ]);
+    assert!(e.contains("--no-host contradicts"), "{e}");
+    let e = fails(&[
+        "bundle",
+        "pack",
+        "-e",
+        &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", s(&co)),
+        "-e",
+        &format!("hipv4-amdgcn-amd-amdhsa--gfx90a={}", s(&co)),
+        "-o",
+        s(&out),
+    ]);
+    assert!(e.contains("given twice"), "{e}");
     ok(&[
         "bundle",
         "pack",
