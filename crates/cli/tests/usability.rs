@@ -258,6 +258,13 @@ fn target_and_policy_are_honoured_or_refused() {
     assert!(e.contains("--policy needs --target"), "{e}");
     let e = fails(&["disasm", s(&co), "--policy", "exact"]);
     assert!(e.contains("--policy needs --target"), "{e}");
+    // Handles map to the images of their own bundle; kernels of the other
+    // translation unit are not "missing" from it.
+    let j = json(&["info"]);
+    for m in j["host"]["mappings"].as_array().expect("mappings") {
+        assert_eq!(m["images"].as_array().expect("images").len(), 2, "{m}");
+        assert!(m["missing_in"].as_array().expect("missing").is_empty(), "{m}");
+    }
     let j = json(&["info", "--target", "gfx942"]);
     for c in j["code_objects"].as_array().expect("objects") {
         assert_eq!(c["target"], "gfx942");
