@@ -45,6 +45,16 @@ pub enum Policy {
     Extended,
 }
 
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Policy::Exact => "exact",
+            Policy::Clang => "clang",
+            Policy::Extended => "extended",
+        })
+    }
+}
+
 /// Why an entry is usable, best first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Match {
@@ -240,7 +250,7 @@ impl Selection {
 
     /// Multi-line text for `--explain`.
     pub fn explain_text(&self) -> String {
-        let mut s = format!("agent {} (policy {:?}):\n", self.agent, self.policy);
+        let mut s = format!("agent {} ({} rules):\n", self.agent, self.policy);
         for e in &self.explain {
             s.push_str("  ");
             s.push_str(&e.to_string());

@@ -29,8 +29,17 @@ pub fn parse_targets(targets: &[String]) -> Result<Vec<TargetId>> {
     targets
         .iter()
         .map(|t| {
-            t.parse::<TargetId>().with_context(|| {
-                format!("invalid target ID '{t}' (expected e.g. gfx90a or gfx90a:xnack-)")
+            // clang-offload-bundler's full spelling:
+            // hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-
+            let short = if t.contains("-amdgcn-") {
+                lathe_bundle::EntryId::parse_str(t)
+                    .target_str()
+                    .with_context(|| format!("invalid bundle entry ID '{t}'"))?
+            } else {
+                t.as_str()
+            };
+            short.parse::<TargetId>().with_context(|| {
+                format!("invalid target ID '{t}' (expected e.g. gfx90a, gfx90a:xnack- or hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-)")
             })
         })
         .collect()
@@ -84,6 +93,7 @@ fn wrapper_text(d: &Discovery<'_>, b: &FoundBundle<'_>) -> String {
 /// `lathe bundle list FILE`.
 pub fn list(ctx: &Ctx, file: &Path) -> Result<()> {
     let input = Input::open(file)?;
+    crate::input::ensure_known(&input)?;
     let limits = Limits::default();
     let d = discover_file(&input, &limits)?;
     let bar = byte_bar(ctx, d.total_bundle_bytes(), "listing");
@@ -92,22 +102,30 @@ pub fn list(ctx: &Ctx, file: &Path) -> Result<()> {
     let mut problems: Vec<String> = d.problems.iter().map(|e| e.to_string()).collect();
     let _ = writeln!(
         text,
-        "{}: {:?}, {} bundle(s), {} HIPF wrapper(s)",
+        "{}: {}, {} bundle(s), {} HIPF wrapper(s)",
         input.name(),
-        d.kind,
+        crate::input::kind_word(d.kind),
         d.bundles.len(),
         d.wrappers.len()
     );
     for b in &d.bundles {
         let mut entries_json = Vec::new();
-        let section = b.section.as_ref().map(|s| s.name.as_str()).unwrap_or("-");
+        let section = b
+            .section
+            .as_ref()
+            .map(|s| format!("section {}", s.name))
+            .unwrap_or_else(|| "whole file".into());
         let _ = writeln!(
             text,
-            "bundle {} at file offset {:#x} ({} +{:#x}), {}, {}{}",
+            "bundle {} at file offset {:#x} ({}{}), {}, {}{}",
             b.index,
             b.file_offset,
             section,
-            b.section_offset,
+            if b.section.is_some() {
+                format!(" + {:#x}", b.section_offset)
+            } else {
+                String::new()
+            },
             human_size(b.size()),
             storage_text(b),
             wrapper_text(&d, b)
@@ -121,8 +139,22 @@ pub fn list(ctx: &Ctx, file: &Path) -> Result<()> {
                 .collect::<Vec<_>>())
         }) {
             Ok(entries) => {
+                let w = entries.len().saturating_sub(1).to_string().len();
+                let _ = writeln!(
+                    text,
+                    "  {:>w2$}  {:<48} {:>12}  {:>12}",
+                    "#",
+                    "entry ID",
+                    "offset (hex)",
+                    "size (bytes)",
+                    w2 = w + 2
+                );
                 for (i, id, off, size) in entries {
-                    let _ = writeln!(text, "  [{i}] {id:<48} offset {off:#x} size {size}");
+                    let _ = writeln!(
+                        text,
+                        "  [{i:>w$}]  {id:<48} {:>12}  {size:>12}",
+                        format!("{off:#x}")
+                    );
                     entries_json.push(json!({"index": i, "id": id, "offset": off, "size": size}));
                 }
             }
@@ -171,7 +203,7 @@ pub fn list(ctx: &Ctx, file: &Path) -> Result<()> {
     if ctx.json {
         print_json(&json!({
             "file": input.name(),
-            "kind": format!("{:?}", d.kind),
+            "kind": crate::input::kind_key(d.kind),
             "bundles": bundles_json,
             "wrappers": wrappers,
             "problems": problems,
@@ -189,11 +221,27 @@ fn file_stem_for(target: &TargetId) -> String {
 pub fn extract(ctx: &Ctx, a: ExtractArgs) -> Result<()> {
     let input = Input::open(&a.file)?;
     let limits = Limits::default();
-    let targets = parse_targets(&a.targets)?;
+    if a.all && !a.targets.is_empty() {
+        bail!("--all writes every entry; it cannot be combined with --target");
+    }
+    crate::input::ensure_known(&input)?;
+    let mut targets = parse_targets(&a.targets)?;
+    // A target given twice is extracted once.
+    let mut seen = std::collections::HashSet::new();
+    targets.retain(|t| seen.insert(t.to_string()));
     let d = discover_file(&input, &limits)?;
     if d.bundles.is_empty() {
-        bail!("{}: no offload bundles found ({:?})", input.name(), d.kind);
+        bail!(
+            "{}: no offload bundles found (file kind: {})",
+            input.name(),
+            crate::input::kind_word(d.kind)
+        );
     }
+    // Targets that matched in at least one bundle, and the entry IDs seen
+    // for each requested processor (for the hint when one matched nowhere).
+    let mut hit = vec![false; targets.len()];
+    let mut same_processor: Vec<std::collections::BTreeSet<String>> =
+        vec![Default::default(); targets.len()];
     std::fs::create_dir_all(&a.output)
         .with_context(|| format!("cannot create {}", a.output.display()))?;
     let bar = byte_bar(ctx, d.total_bundle_bytes(), "extracting");
@@ -213,13 +261,23 @@ pub fn extract(ctx: &Ctx, a: ExtractArgs) -> Result<()> {
                 let id = e.id.to_string_lossy().replace([':', '/'], "_");
                 let path = a
                     .output
-                    .join(format!("b{:03}-e{:02}-{id}.bin", b.index, e.index));
+                    .join(format!("b{:03}-e{:02}-{id}.co", b.index, e.index));
                 write_file(&path, e.data)?;
                 written.push(json!({"bundle": b.index, "entry": e.index, "id": e.id.to_string_lossy(), "path": path, "size": e.data.len()}));
             }
         }
-        for t in &targets {
+        for (ti, t) in targets.iter().enumerate() {
+            for e in entries {
+                if let Some(tid) = e.id.target_id() {
+                    if tid.processor == t.processor {
+                        same_processor[ti].insert(tid.to_string());
+                    }
+                }
+            }
             let sel = select(entries, t, a.policy.into());
+            if sel.chosen.is_some() {
+                hit[ti] = true;
+            }
             if a.explain {
                 let _ = write!(text, "bundle {}: {}", b.index, sel.explain_text());
                 explains.push(json!({
@@ -253,6 +311,35 @@ pub fn extract(ctx: &Ctx, a: ExtractArgs) -> Result<()> {
         bar.inc(b.size());
     }
     bar.finish_and_clear();
+    let unmatched: Vec<String> = targets
+        .iter()
+        .zip(&hit)
+        .zip(&same_processor)
+        .filter(|((_, h), _)| !**h)
+        .map(|((t, _), ids)| {
+            if ids.is_empty() {
+                format!("{t} (no entry for {} at all)", t.processor.name())
+            } else {
+                format!(
+                    "{t} (entries exist for {}; ask for one of those)",
+                    ids.iter().cloned().collect::<Vec<_>>().join(", ")
+                )
+            }
+        })
+        .collect();
+    if !unmatched.is_empty() {
+        if !a.explain {
+            let _ = writeln!(text, "(use --explain to see why each entry was refused)");
+        }
+        if !ctx.json {
+            print(&text)?;
+        }
+        bail!(
+            "{}: no bundle has an entry compatible with {}",
+            input.name(),
+            unmatched.join("; ")
+        );
+    }
     if ctx.json {
         print_json(
             &json!({"written": written, "explain": explains, "bundles_without_match": misses}),
@@ -282,12 +369,25 @@ fn write_file(path: &Path, data: &[u8]) -> Result<()> {
 
 /// `lathe bundle pack`.
 pub fn pack(ctx: &Ctx, a: PackArgs) -> Result<()> {
+    if a.ccob_version.is_some() && a.compress.is_none() {
+        bail!("--ccob-version applies to compressed bundles; add --compress zlib|zstd");
+    }
+    if a.no_host && a.entries.iter().any(|e| e.starts_with("host-")) {
+        bail!("--no-host contradicts the host entry given with --entry");
+    }
     let mut files = Vec::new();
+    let mut ids = std::collections::HashSet::new();
     for spec in &a.entries {
         let (id, file) = spec
             .split_once('=')
             .with_context(|| format!("--entry '{spec}': expected ID=FILE"))?;
+        if !ids.insert(id.to_string()) {
+            bail!("--entry '{spec}': entry ID {id} given twice");
+        }
         let data = std::fs::read(file).with_context(|| format!("cannot read {file}"))?;
+        if !a.force {
+            check_pack_entry(id, file, &data)?;
+        }
         files.push((id.to_string(), data));
     }
     let mut w = BundleWriter::new();
@@ -303,7 +403,7 @@ pub fn pack(ctx: &Ctx, a: PackArgs) -> Result<()> {
         Some(m) => ccob::compress(
             &plain,
             &CompressOptions {
-                version: if a.ccob_version == 2 {
+                version: if a.ccob_version == Some(2) {
                     WriteVersion::V2
                 } else {
                     WriteVersion::V3
@@ -328,4 +428,31 @@ pub fn pack(ctx: &Ctx, a: PackArgs) -> Result<()> {
             files.len()
         ))
     }
+}
+
+/// Checks one `bundle pack` entry: a complete HIP entry ID
+/// (`hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-`) naming a code object whose
+/// e_flags give the same target ID, or a host entry.
+fn check_pack_entry(id: &str, file: &str, data: &[u8]) -> Result<()> {
+    let eid = lathe_bundle::EntryId::parse_str(id);
+    if eid.is_host() {
+        return Ok(());
+    }
+    let Some(target) = eid.target_id() else {
+        bail!(
+            "--entry {id}={file}: '{id}' is not a complete entry ID; write it as clang-offload-bundler does, e.g. hipv4-amdgcn-amd-amdhsa--gfx90a:xnack- (or pass --force)"
+        );
+    };
+    let co = lathe_codeobj::CodeObject::parse(data).map_err(|e| {
+        anyhow::anyhow!("--entry {id}={file}: {file} is not an AMDGPU code object ({e}); pass --force to pack it anyway")
+    })?;
+    let Some(actual) = co.target() else {
+        bail!("--entry {id}={file}: the code object's e_flags name no known processor (pass --force to pack it anyway)");
+    };
+    if actual != target {
+        bail!(
+            "--entry {id}={file}: the code object is for {actual} (from its e_flags) but the ID says {target}; use hipv4-amdgcn-amd-amdhsa--{actual} (or pass --force)"
+        );
+    }
+    Ok(())
 }

@@ -28,10 +28,46 @@ const PART_BYTES: usize = 32 << 10;
 /// Sections smaller than this are formatted on the calling thread.
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
 
-/// `lathe disasm`.
-pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
-    let input = Input::open(&a.file)?;
+/// `lathe disasm FILE...`.
+pub fn run_all(ctx: &Ctx, a: DisasmArgs) -> Result<()> {
+    if a.policy.is_some() && a.target.is_none() {
+        bail!("--policy needs --target (it chooses among code objects for a target)");
+    }
+    if ctx.json && a.output.is_some() {
+        bail!("--json prints to stdout; it cannot be combined with --output");
+    }
+    let mut sink = match &a.output {
+        Some(p) => Sink::File(
+            File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None if ctx.json => Sink::Buffer(Vec::new()),
+        None => Sink::Stdout(io::stdout()),
+    };
+    let mut json_files = Vec::new();
+    let many_files = a.files.len() > 1;
+    for file in &a.files {
+        let objects = run(&a, file, many_files, &mut sink)?;
+        json_files.push(serde_json::json!({"file": file, "code_objects": objects}));
+    }
+    if ctx.json {
+        return crate::output::print_json(&serde_json::json!({ "files": json_files }));
+    }
+    sink.finish()
+}
+
+/// Disassembles one file into `sink`; in JSON mode (a buffer sink) returns
+/// each code object's listing.
+fn run(
+    a: &DisasmArgs,
+    file: &std::path::Path,
+    many_files: bool,
+    sink: &mut Sink,
+) -> Result<Vec<serde_json::Value>> {
+    let input = Input::open(file)?;
+    crate::input::ensure_known(&input)?;
     let target = parse_targets(a.target.as_slice())?.into_iter().next();
+    let policy = a.policy.unwrap_or(crate::PolicyArg::Clang);
     // A plain code object is listed straight from the mapping; bundles and
     // host binaries are unpacked.
     let owned;
@@ -39,7 +75,7 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
         if lathe_bundle::classify(input.bytes()) == lathe_bundle::FileKind::CodeObject {
             vec![(input.name(), input.bytes())]
         } else {
-            owned = code_objects(&input, target.as_ref(), a.policy.into())?;
+            owned = code_objects(&input, target.as_ref(), policy.into())?;
             owned
                 .iter()
                 .map(|o| (o.origin.clone(), &o.bytes[..]))
@@ -49,8 +85,10 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
         FormatArg::Llvm => Style::LlvmObjdump,
         FormatArg::Lathe => Style::Lathe,
     };
-    let many = objects.len() > 1;
-    let mut plans: Vec<(Option<String>, Listing<'_>)> = Vec::new();
+    let many = objects.len() > 1 || many_files;
+    let mut plans: Vec<(Option<String>, String, Listing<'_>)> = Vec::new();
+    let mut seen_names: Vec<String> = Vec::new();
+    let mut matched = false;
     for (origin, bytes) in &objects {
         let co = CodeObject::parse(bytes)
             .with_context(|| format!("{origin}: not a readable code object"))?;
@@ -73,15 +111,28 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
             .section_data(sec)
             .with_context(|| format!("{origin}: .text"))?;
         let (_, syms) = co.primary_symbols();
-        let mut list: Vec<ListingSymbol<'_>> = syms
-            .iter()
-            .filter(|s| s.st_type == 2 && s.section == SymbolSection::Index(sec.index))
-            .filter(|s| match &a.kernel {
-                None => true,
-                Some(k) => {
-                    s.name == k || lathe_loader::mangled_base_name(s.name) == Some(k.as_str())
+        let funcs = || {
+            syms.iter()
+                .filter(|s| s.st_type == 2 && s.section == SymbolSection::Index(sec.index))
+        };
+        let chosen: Option<&str> = match &a.kernel {
+            None => None,
+            Some(k) => {
+                match lathe_codeobj::names::resolve(k, funcs().map(|s| s.name), "function") {
+                    Ok(n) => {
+                        matched = true;
+                        Some(n)
+                    }
+                    Err(lathe_codeobj::names::NameError::Missing { .. }) => {
+                        seen_names.extend(funcs().map(|s| s.name.to_string()));
+                        continue;
+                    }
+                    Err(e) => return Err(anyhow::Error::new(e).context(origin.clone())),
                 }
-            })
+            }
+        };
+        let mut list: Vec<ListingSymbol<'_>> = funcs()
+            .filter(|s| chosen.is_none_or(|n| n == s.name))
             .map(|s| ListingSymbol {
                 name: s.name,
                 addr: s.value,
@@ -113,45 +164,67 @@ pub fn run(_ctx: &Ctx, a: DisasmArgs) -> Result<()> {
         } else {
             (code, sec.address)
         };
-        let header = many.then(|| format!("; {origin} ({})\n", isa.name()));
-        plans.push((header, Listing::new(isa, code, base, &list, style)));
+        let tname = co
+            .target()
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| isa.name().to_string());
+        let header = many.then(|| format!("; {origin} ({tname})\n"));
+        plans.push((header, tname, Listing::new(isa, code, base, &list, style)));
+    }
+    if let (Some(k), false) = (&a.kernel, matched) {
+        let e = lathe_codeobj::names::resolve(k, seen_names.iter().map(String::as_str), "function")
+            .err()
+            .unwrap_or(lathe_codeobj::names::NameError::Missing {
+                what: "function".into(),
+                pattern: k.clone(),
+                candidates: Vec::new(),
+                more: 0,
+            });
+        return Err(anyhow::Error::new(e).context(format!(
+            "{}: no gfx90a/gfx942 code object has it",
+            input.name()
+        )));
     }
     if plans.is_empty() {
-        match &a.kernel {
-            Some(k) => bail!(
-                "{}: no function named {k} in any gfx90a/gfx942 code object",
-                input.name()
-            ),
-            None => bail!(
-                "{}: no gfx90a/gfx942 code object to disassemble",
-                input.name()
-            ),
-        }
+        bail!(
+            "{}: no gfx90a/gfx942 code object to disassemble",
+            input.name()
+        );
     }
     let threads = match a.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
-    let mut sink = match &a.output {
-        Some(p) => Sink::File(
-            File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-            p.display().to_string(),
-        ),
-        None => Sink::Stdout(io::stdout()),
-    };
-    for (header, listing) in &plans {
+    let mut json = Vec::new();
+    for (header, tname, listing) in &plans {
+        if let Sink::Buffer(b) = sink {
+            b.clear();
+            write_listing(listing, threads, sink)?;
+            let text = match sink {
+                Sink::Buffer(b) => String::from_utf8_lossy(b).into_owned(),
+                _ => String::new(),
+            };
+            json.push(serde_json::json!({
+                "origin": header.as_deref().map(|h| h.trim_start_matches("; ").trim_end().to_string()),
+                "target": tname,
+                "listing": text,
+            }));
+            continue;
+        }
         if let Some(h) = header {
             sink.write(h.as_bytes())?;
         }
-        write_listing(listing, threads, &mut sink)?;
+        write_listing(listing, threads, sink)?;
     }
-    sink.finish()
+    Ok(json)
 }
 
 /// Where the listing goes.
 enum Sink {
     File(File, String),
     Stdout(io::Stdout),
+    /// Collected for JSON output.
+    Buffer(Vec<u8>),
 }
 
 impl Sink {
@@ -161,12 +234,16 @@ impl Sink {
                 .write_all(b)
                 .with_context(|| format!("cannot write {name}")),
             Sink::Stdout(s) => s.lock().write_all(b).map_err(stdout_err),
+            Sink::Buffer(v) => {
+                v.extend_from_slice(b);
+                Ok(())
+            }
         }
     }
 
     fn finish(&mut self) -> Result<()> {
         match self {
-            Sink::File(..) => Ok(()),
+            Sink::File(..) | Sink::Buffer(_) => Ok(()),
             Sink::Stdout(s) => s.lock().flush().map_err(stdout_err),
         }
     }

@@ -24,10 +24,13 @@ impl Input {
     /// Opens and maps `path`.
     pub fn open(path: &Path) -> Result<Input> {
         let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let len = file
+        let meta = file
             .metadata()
-            .with_context(|| format!("cannot stat {}", path.display()))?
-            .len();
+            .with_context(|| format!("cannot stat {}", path.display()))?;
+        if meta.is_dir() {
+            anyhow::bail!("{} is a directory, not a file", path.display());
+        }
+        let len = meta.len();
         if len == 0 {
             anyhow::bail!("{} is empty", path.display());
         }
@@ -64,4 +67,46 @@ impl Input {
             Input::Embedded(_, n) => (*n).to_string(),
         }
     }
+}
+
+/// A word for a file kind, for messages (never a Rust name).
+pub fn kind_word(k: lathe_bundle::FileKind) -> &'static str {
+    use lathe_bundle::FileKind;
+    match k {
+        FileKind::Bundle => "offload bundle",
+        FileKind::Compressed => "compressed offload bundle (CCOB)",
+        FileKind::CodeObject => "AMDGPU code object",
+        FileKind::HostElf => "host ELF",
+        _ => "unrecognised file",
+    }
+}
+
+/// The same word in JSON: `bundle`, `ccob`, `code_object`, `host_elf`, `unknown`.
+pub fn kind_key(k: lathe_bundle::FileKind) -> &'static str {
+    use lathe_bundle::FileKind;
+    match k {
+        FileKind::Bundle => "bundle",
+        FileKind::Compressed => "ccob",
+        FileKind::CodeObject => "code_object",
+        FileKind::HostElf => "host_elf",
+        _ => "unknown",
+    }
+}
+
+/// Fails with one message, shared by every command, when `input` is
+/// neither an ELF file, an offload bundle nor a CCOB.
+pub fn ensure_known(input: &Input) -> Result<()> {
+    if lathe_bundle::classify(input.bytes()) == lathe_bundle::FileKind::Unknown {
+        let b = input.bytes();
+        anyhow::bail!(
+            "{}: not an ELF file, offload bundle or CCOB (first bytes {})",
+            input.name(),
+            b[..b.len().min(8)]
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    Ok(())
 }

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Lathe: load, inspect and disassemble AMD GPU code objects, with or without an AMD GPU.
+/// Lathe: inspect, extract, disassemble and run AMD GPU code objects, with or without an AMD GPU.
 #[derive(Debug, Parser)]
 #[command(name = "lathe", version, about, long_about = None)]
 struct Cli {
@@ -44,7 +44,7 @@ enum Command {
     Bundle(BundleCmd),
     /// Disassemble kernels and device functions.
     Disasm(DisasmArgs),
-    /// Run one kernel on the emulator (no GPU needed).
+    /// Run a kernel (or a sequence of kernels) on the emulator (no GPU needed).
     Run(RunArgs),
     /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
     Exec(exec_cmd::ExecArgs),
@@ -91,7 +91,8 @@ struct InstrumentArgs {
 struct RunArgs {
     /// Code object, bundle or host binary holding the kernel.
     file: PathBuf,
-    /// Kernel: mangled name, or the plain name of a unique kernel (`axpy`).
+    /// Kernel: mangled or demangled name (as `info` prints it), plain name,
+    /// or an unambiguous prefix of one.
     #[arg(long)]
     kernel: Option<String>,
     /// Grid size in work-items: X[,Y[,Z]].
@@ -100,19 +101,36 @@ struct RunArgs {
     /// Work-group size: X[,Y[,Z]].
     #[arg(long)]
     block: Option<String>,
-    /// Kernel arguments in order: `TYPE:VALUE` (i8..u64, f16, f32, f64) or
-    /// `buf:NAME:SIZE[:FILL][:out=PATH]` / `buf:NAME:@FILE[:out=PATH]`.
+    /// Kernel arguments in order: `TYPE:VALUE` (i8 u8 i16 u16 i32 u32 i64
+    /// u64 f16 f32 f64) or `buf:NAME:SIZE[:FILL][:out=PATH]` /
+    /// `buf:NAME:@FILE[:out=PATH]`. FILL is one of: zero (default),
+    /// iota_u32, iota_f32, random_u32 (fixed seed), byte:N, u32:N, f32:X.
     #[arg(long = "arg", short = 'a')]
     args: Vec<String>,
-    /// A JSON launch spec (see README); command-line options override it.
+    /// A JSON launch spec, or a sequence of launches sharing buffers
+    /// (`{"launches": [...]}`; see README). Command-line options override a
+    /// single launch.
     #[arg(long)]
     spec: Option<PathBuf>,
     /// Agent target ID (default gfx90a).
-    #[arg(long)]
+    #[arg(long, short = 't')]
     target: Option<String>,
-    /// Code-object selection policy.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
-    policy: PolicyArg,
+    /// Code-object selection policy (default clang).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
+    /// Set a device global (`__device__` or `__managed__` variable) before
+    /// the run: NAME=TYPE:V[,V...] or NAME=@FILE (repeatable).
+    #[arg(long = "set")]
+    set: Vec<String>,
+    /// After the run, print a buffer or device global as typed values, or
+    /// write it: NAME[:TYPE][:out=PATH] (TYPE as for scalars, or hex;
+    /// default hex). Repeatable.
+    #[arg(long = "dump")]
+    dump: Vec<String>,
+    /// After the run, compare a buffer or device global with a file's bytes:
+    /// NAME=FILE; exit non-zero on a difference (repeatable).
+    #[arg(long = "expect")]
+    expect: Vec<String>,
     /// Dynamic LDS bytes.
     #[arg(long)]
     dynamic_lds: Option<u32>,
@@ -140,12 +158,18 @@ struct RunArgs {
 struct InfoArgs {
     /// Code object, bundle (plain or CCOB) or host ELF; default: embedded demo.
     file: Option<PathBuf>,
-    /// Only code objects compatible with this target ID (e.g. gfx90a:xnack-).
+    /// Only code objects compatible with this target ID (e.g. gfx90a:xnack-,
+    /// or clang-offload-bundler's hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-);
+    /// repeatable.
+    #[arg(long = "target", short = 't')]
+    target: Vec<String>,
+    /// Selection policy used with --target (default clang).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
+    /// Only this kernel: mangled or demangled name, plain name, or an
+    /// unambiguous prefix of one.
     #[arg(long)]
-    target: Option<String>,
-    /// Selection policy used with --target.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
-    policy: PolicyArg,
+    kernel: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -194,9 +218,13 @@ struct PackArgs {
     /// Compress as CCOB with this method.
     #[arg(long, value_enum)]
     compress: Option<CompressArg>,
-    /// CCOB format version (2 or 3).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(2..=3))]
-    ccob_version: u16,
+    /// CCOB format version (2 or 3; default 3). Needs --compress.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(2..=3))]
+    ccob_version: Option<u16>,
+    /// Pack entries even if they are not code objects or their e_flags
+    /// disagree with their ID.
+    #[arg(long)]
+    force: bool,
     /// Output bundle file.
     #[arg(long, short = 'o')]
     output: PathBuf,
@@ -204,17 +232,19 @@ struct PackArgs {
 
 #[derive(Debug, Args)]
 struct DisasmArgs {
-    /// Code object, bundle (plain or CCOB) or host binary.
-    file: PathBuf,
-    /// Only this kernel or device function (mangled or demangled prefix match).
+    /// Code objects, bundles (plain or CCOB) or host binaries.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Only this kernel or device function: mangled or demangled name (as
+    /// `info` prints it), plain name, or an unambiguous prefix of one.
     #[arg(long)]
     kernel: Option<String>,
     /// Target ID to select from bundles (default: every gfx9 code object).
-    #[arg(long)]
+    #[arg(long, short = 't')]
     target: Option<String>,
-    /// Selection policy used with --target.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clang)]
-    policy: PolicyArg,
+    /// Selection policy used with --target (default clang).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyArg>,
     /// Output style.
     #[arg(long, value_enum, default_value_t = FormatArg::Lathe)]
     format: FormatArg,
@@ -267,7 +297,7 @@ fn main() -> ExitCode {
         Command::Bundle(BundleCmd::List { file }) => bundle_cmd::list(&ctx, &file),
         Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a),
         Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
-        Command::Disasm(a) => disasm_cmd::run(&ctx, a),
+        Command::Disasm(a) => disasm_cmd::run_all(&ctx, a),
         Command::Run(a) => run_cmd::run(&ctx, a),
         Command::Cfg(a) => cfg_cmd::run(&ctx, a),
         Command::Instrument(a) => instrument_cmd::run(&ctx, a),
@@ -279,8 +309,41 @@ fn main() -> ExitCode {
             if e.downcast_ref::<output::BrokenPipe>().is_some() {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("lathe: error: {e:#}");
+            let chain = error_chain(&e);
+            if cli.json {
+                let mut j = serde_json::json!({"error": chain.join(": "), "causes": chain});
+                if let Some(n) = e
+                    .chain()
+                    .find_map(|c| c.downcast_ref::<lathe_codeobj::names::NameError>())
+                {
+                    j["candidates"] = n
+                        .candidates()
+                        .iter()
+                        .map(
+                            |c| serde_json::json!({"mangled": c.mangled, "demangled": c.demangled}),
+                        )
+                        .collect();
+                }
+                let _ = output::print_json(&j);
+            } else {
+                eprintln!("lathe: error: {}", chain.join(": "));
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// The messages of an error and its causes, without a cause whose text the
+/// message before it already contains (library errors often print their
+/// source, and anyhow would print it again).
+fn error_chain(e: &anyhow::Error) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in e.chain() {
+        let m = c.to_string();
+        if out.last().is_some_and(|prev| prev.contains(&m)) {
+            continue;
+        }
+        out.push(m);
+    }
+    out
 }

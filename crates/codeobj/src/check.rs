@@ -76,6 +76,66 @@ pub enum Warning {
     },
 }
 
+impl Warning {
+    /// The kernel the warning is about.
+    pub fn kernel(&self) -> &str {
+        match self {
+            Warning::Unpaired { kernel, .. }
+            | Warning::Mismatch { kernel, .. }
+            | Warning::UnderAllocated { kernel, .. }
+            | Warning::GranuleMismatch { kernel, .. }
+            | Warning::UserSgprCount { kernel, .. }
+            | Warning::ReservedSet { kernel, .. } => kernel,
+        }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::Unpaired { kernel, what } => write!(f, "kernel {kernel}: {what}"),
+            Warning::Mismatch {
+                kernel,
+                field,
+                descriptor,
+                metadata,
+            } => write!(
+                f,
+                "kernel {kernel}: {field} is {descriptor} in the descriptor but {metadata} in the metadata"
+            ),
+            Warning::UnderAllocated {
+                kernel,
+                register,
+                allocated,
+                used,
+            } => write!(
+                f,
+                "kernel {kernel}: the descriptor allocates {allocated} {register}s but the metadata says {used} are used"
+            ),
+            Warning::GranuleMismatch {
+                kernel,
+                register,
+                descriptor,
+                expected,
+            } => write!(
+                f,
+                "kernel {kernel}: {register} granule count is {descriptor} in the descriptor; the metadata's count encodes to {expected}"
+            ),
+            Warning::UserSgprCount {
+                kernel,
+                field,
+                implied,
+            } => write!(
+                f,
+                "kernel {kernel}: USER_SGPR_COUNT is {field} but the enabled user SGPRs need {implied}"
+            ),
+            Warning::ReservedSet { kernel, field, bits } => {
+                write!(f, "kernel {kernel}: reserved bits set in {field} ({bits:#x})")
+            }
+        }
+    }
+}
+
 /// What [`check`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CheckReport {
@@ -107,10 +167,15 @@ pub fn allocated_vgprs_needed(arch: KdArch, vgpr: u64, agpr: u64) -> u64 {
 
 /// Cross-checks every kernel of `co`.
 pub fn check(co: &CodeObject<'_>) -> Result<CheckReport> {
-    let syms = co.symbols()?;
+    Ok(check_symbols(co, &co.symbols()?))
+}
+
+/// Cross-checks every kernel of `co` given its already built symbol model
+/// (saves building it twice).
+pub fn check_symbols(co: &CodeObject<'_>, syms: &crate::Symbols<'_>) -> CheckReport {
     let mut report = CheckReport::default();
     let Some(arch) = co.kd_arch() else {
-        return Ok(report);
+        return report;
     };
     for k in syms.kernels() {
         report.kernels += 1;
@@ -275,5 +340,5 @@ pub fn check(co: &CodeObject<'_>) -> Result<CheckReport> {
             }
         }
     }
-    Ok(report)
+    report
 }

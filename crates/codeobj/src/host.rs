@@ -81,7 +81,9 @@ pub struct HandleMapping {
     pub stub: Option<String>,
     /// Indices into [`HostKernels::images`] holding the kernel.
     pub images: Vec<usize>,
-    /// Indices of images (that could be read) lacking the kernel.
+    /// Indices into [`HostKernels::images`] of the readable images that lack
+    /// the kernel although another entry of the same bundle (the same
+    /// translation unit) holds it: a kernel not built for some target.
     pub missing_in: Vec<usize>,
 }
 
@@ -155,11 +157,8 @@ pub fn analyze_with(data: &[u8], limits: &Limits) -> Result<HostKernels, HostErr
             continue; // host entry
         }
         let bytes: &[u8] = &e.data;
-        let (kernels, error) = match CodeObject::parse(bytes).and_then(|co| co.symbols()) {
-            Ok(s) => (
-                s.kernels().iter().map(|k| k.name.to_string()).collect(),
-                None,
-            ),
+        let (kernels, error) = match CodeObject::parse(bytes).and_then(|co| kernel_names(&co)) {
+            Ok(k) => (k, None),
             Err(err) => (Vec::new(), Some(err.to_string())),
         };
         out.images.push(DeviceImage {
@@ -209,12 +208,38 @@ pub fn analyze_with(data: &[u8], limits: &Limits) -> Result<HostKernels, HostErr
         .iter()
         .map(|s| (s.kernel.as_str(), s.symbol.name.as_str()))
         .collect();
+    // Which images hold each kernel, and the readable images of each bundle
+    // (both in ascending image order).
+    let mut kernel_images: std::collections::HashMap<&str, Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut bundle_images: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, img) in out.images.iter().enumerate() {
+        if img.error.is_some() {
+            continue;
+        }
+        bundle_images.entry(img.bundle).or_default().push(i);
+        for k in &img.kernels {
+            let v = kernel_images.entry(k.as_str()).or_default();
+            if v.last() != Some(&i) {
+                v.push(i);
+            }
+        }
+    }
     let mut referenced: BTreeSet<&str> = BTreeSet::new();
     for (name, h) in &data_syms {
         if all_kernels.contains(name.as_str()) {
-            let (images, missing_in) = (0..out.images.len())
-                .filter(|&i| out.images[i].error.is_none())
-                .partition(|&i| out.images[i].kernels.iter().any(|k| k == name));
+            let images = kernel_images
+                .get(name.as_str())
+                .cloned()
+                .unwrap_or_default();
+            // Readable images of the bundles holding the kernel that lack it
+            // (other bundles come from other translation units).
+            let bundles: BTreeSet<usize> = images.iter().map(|&i| out.images[i].bundle).collect();
+            let missing_in: Vec<usize> = bundles
+                .iter()
+                .flat_map(|b| bundle_images.get(b).into_iter().flatten().copied())
+                .filter(|i| images.binary_search(i).is_err())
+                .collect();
             referenced.insert(name.as_str());
             out.mappings.push(HandleMapping {
                 handle: h.clone(),
@@ -236,4 +261,29 @@ pub fn analyze_with(data: &[u8], limits: &Limits) -> Result<HostKernels, HostErr
     }
     out.unmatched_kernels = unmatched;
     Ok(out)
+}
+
+/// The kernel names of a code object: its defined `.kd` symbols, read from
+/// the symbol table alone (decoding the metadata of every code object of a
+/// large library would cost most of the time); objects without any fall
+/// back to the full symbol model, which also finds metadata-only kernels.
+fn kernel_names(co: &CodeObject<'_>) -> crate::Result<Vec<String>> {
+    let (_, raw) = co.primary_symbols();
+    let kd: Vec<String> = raw
+        .iter()
+        .filter(|s| {
+            s.st_type == crate::elf::STT_OBJECT && s.section != crate::SymbolSection::Undefined
+        })
+        .filter_map(|s| s.name.strip_suffix(".kd"))
+        .map(str::to_string)
+        .collect();
+    if !kd.is_empty() {
+        return Ok(kd);
+    }
+    Ok(co
+        .symbols()?
+        .kernels()
+        .iter()
+        .map(|k| k.name.to_string())
+        .collect())
 }

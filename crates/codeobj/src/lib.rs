@@ -6,9 +6,11 @@
 //! notes ([`elf`]), msgpack metadata ([`msgpack`], [`metadata`]), kernel
 //! descriptors ([`kd`]), a classified symbol model with kernels, device
 //! functions and variables ([`symbols`]), descriptor/metadata cross-checks
-//! ([`check`]), and the host side of HIP programs ([`host`]). Bundles may
-//! also hold SPIR-V modules (`amdgcnspirv`) instead of code objects:
-//! [`spirv`] recognises them and reads their declarations.
+//! ([`check`]), the host side of HIP programs ([`host`]), and how users name
+//! kernels and functions: demangling and pattern matching ([`names`]), and
+//! an occupancy estimate ([`occupancy`]). Bundles may also hold SPIR-V
+//! modules (`amdgcnspirv`) instead of code objects: [`spirv`] recognises
+//! them and reads their declarations.
 
 pub mod check;
 pub mod elf;
@@ -18,6 +20,8 @@ pub mod host;
 pub mod kd;
 pub mod metadata;
 pub mod msgpack;
+pub mod names;
+pub mod occupancy;
 pub mod spirv;
 pub mod symbols;
 

@@ -469,6 +469,26 @@ fn wrong(path: String, expected: &'static str, v: &Value<'_>) -> MetadataError {
     }
 }
 
+// `*_at` variants take the path as a closure: it is only formatted when the
+// value is wrong, not for every field of every kernel.
+fn string_at<'a>(v: &Value<'a>, path: &dyn Fn() -> String) -> Result<&'a str, MetadataError> {
+    v.as_str().ok_or_else(|| wrong(path(), "string", v))
+}
+
+fn uint_at(v: &Value<'_>, path: &dyn Fn() -> String) -> Result<u64, MetadataError> {
+    v.as_u64()
+        .ok_or_else(|| wrong(path(), "non-negative integer", v))
+}
+
+fn boolean_at(v: &Value<'_>, path: &dyn Fn() -> String) -> Result<bool, MetadataError> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::UInt(0) => Ok(false),
+        Value::UInt(1) => Ok(true),
+        _ => Err(wrong(path(), "boolean", v)),
+    }
+}
+
 fn string<'a>(v: &Value<'a>, path: &str) -> Result<&'a str, MetadataError> {
     v.as_str().ok_or_else(|| wrong(path.into(), "string", v))
 }
@@ -476,15 +496,6 @@ fn string<'a>(v: &Value<'a>, path: &str) -> Result<&'a str, MetadataError> {
 fn uint(v: &Value<'_>, path: &str) -> Result<u64, MetadataError> {
     v.as_u64()
         .ok_or_else(|| wrong(path.into(), "non-negative integer", v))
-}
-
-fn boolean(v: &Value<'_>, path: &str) -> Result<bool, MetadataError> {
-    match v {
-        Value::Bool(b) => Ok(*b),
-        Value::UInt(0) => Ok(false),
-        Value::UInt(1) => Ok(true),
-        _ => Err(wrong(path.into(), "boolean", v)),
-    }
 }
 
 fn array<'v, 'a>(v: &'v Value<'a>, path: &str) -> Result<&'v [Value<'a>], MetadataError> {
@@ -545,28 +556,30 @@ impl<'a> KernelArg<'a> {
         for (key, val) in entries(v, path)? {
             let p = || format!("{path}.{}", key.trim_start_matches('.'));
             match key {
-                ".name" => a.name = Some(string(val, &p())?),
-                ".type_name" => a.type_name = Some(string(val, &p())?),
+                ".name" => a.name = Some(string_at(val, &p)?),
+                ".type_name" => a.type_name = Some(string_at(val, &p)?),
                 ".size" => {
-                    a.size = uint(val, &p())?;
+                    a.size = uint_at(val, &p)?;
                     size = true;
                 }
                 ".offset" => {
-                    a.offset = uint(val, &p())?;
+                    a.offset = uint_at(val, &p)?;
                     offset = true;
                 }
                 ".value_kind" => {
-                    a.value_kind = ValueKind::parse(string(val, &p())?);
+                    a.value_kind = ValueKind::parse(string_at(val, &p)?);
                     kind = true;
                 }
-                ".pointee_align" => a.pointee_align = Some(uint(val, &p())?),
-                ".address_space" => a.address_space = Some(AddressSpace::parse(string(val, &p())?)),
-                ".access" => a.access = Some(Access::parse(string(val, &p())?)),
-                ".actual_access" => a.actual_access = Some(Access::parse(string(val, &p())?)),
-                ".is_const" => a.is_const = Some(boolean(val, &p())?),
-                ".is_restrict" => a.is_restrict = Some(boolean(val, &p())?),
-                ".is_volatile" => a.is_volatile = Some(boolean(val, &p())?),
-                ".is_pipe" => a.is_pipe = Some(boolean(val, &p())?),
+                ".pointee_align" => a.pointee_align = Some(uint_at(val, &p)?),
+                ".address_space" => {
+                    a.address_space = Some(AddressSpace::parse(string_at(val, &p)?))
+                }
+                ".access" => a.access = Some(Access::parse(string_at(val, &p)?)),
+                ".actual_access" => a.actual_access = Some(Access::parse(string_at(val, &p)?)),
+                ".is_const" => a.is_const = Some(boolean_at(val, &p)?),
+                ".is_restrict" => a.is_restrict = Some(boolean_at(val, &p)?),
+                ".is_volatile" => a.is_volatile = Some(boolean_at(val, &p)?),
+                ".is_pipe" => a.is_pipe = Some(boolean_at(val, &p)?),
                 _ => a.extra.push((key, val.clone())),
             }
         }
@@ -634,9 +647,9 @@ impl<'a> KernelMetadata<'a> {
             }
             let p = || format!("{path}.{}", key.trim_start_matches('.'));
             match key {
-                ".name" => k.name = string(val, &p())?,
-                ".symbol" => k.symbol = string(val, &p())?,
-                ".language" => k.language = Some(string(val, &p())?),
+                ".name" => k.name = string_at(val, &p)?,
+                ".symbol" => k.symbol = string_at(val, &p)?,
+                ".language" => k.language = Some(string_at(val, &p)?),
                 ".language_version" => k.language_version = Some(int_array::<2>(val, &p())?),
                 ".args" => {
                     for (i, e) in array(val, &p())?.iter().enumerate() {
@@ -646,30 +659,30 @@ impl<'a> KernelMetadata<'a> {
                 }
                 ".reqd_workgroup_size" => k.reqd_workgroup_size = Some(int_array::<3>(val, &p())?),
                 ".workgroup_size_hint" => k.workgroup_size_hint = Some(int_array::<3>(val, &p())?),
-                ".vec_type_hint" => k.vec_type_hint = Some(string(val, &p())?),
-                ".device_enqueue_symbol" => k.device_enqueue_symbol = Some(string(val, &p())?),
-                ".kernarg_segment_size" => k.kernarg_segment_size = uint(val, &p())?,
-                ".group_segment_fixed_size" => k.group_segment_fixed_size = uint(val, &p())?,
-                ".private_segment_fixed_size" => k.private_segment_fixed_size = uint(val, &p())?,
-                ".kernarg_segment_align" => k.kernarg_segment_align = uint(val, &p())?,
-                ".uses_dynamic_stack" => k.uses_dynamic_stack = Some(boolean(val, &p())?),
+                ".vec_type_hint" => k.vec_type_hint = Some(string_at(val, &p)?),
+                ".device_enqueue_symbol" => k.device_enqueue_symbol = Some(string_at(val, &p)?),
+                ".kernarg_segment_size" => k.kernarg_segment_size = uint_at(val, &p)?,
+                ".group_segment_fixed_size" => k.group_segment_fixed_size = uint_at(val, &p)?,
+                ".private_segment_fixed_size" => k.private_segment_fixed_size = uint_at(val, &p)?,
+                ".kernarg_segment_align" => k.kernarg_segment_align = uint_at(val, &p)?,
+                ".uses_dynamic_stack" => k.uses_dynamic_stack = Some(boolean_at(val, &p)?),
                 ".workgroup_processor_mode" => {
-                    k.workgroup_processor_mode = Some(boolean(val, &p())?)
+                    k.workgroup_processor_mode = Some(boolean_at(val, &p)?)
                 }
-                ".wavefront_size" => k.wavefront_size = uint(val, &p())?,
-                ".sgpr_count" => k.sgpr_count = uint(val, &p())?,
-                ".vgpr_count" => k.vgpr_count = uint(val, &p())?,
-                ".agpr_count" => k.agpr_count = Some(uint(val, &p())?),
-                ".max_flat_workgroup_size" => k.max_flat_workgroup_size = uint(val, &p())?,
-                ".sgpr_spill_count" => k.sgpr_spill_count = Some(uint(val, &p())?),
-                ".vgpr_spill_count" => k.vgpr_spill_count = Some(uint(val, &p())?),
-                ".uniform_work_group_size" => k.uniform_work_group_size = Some(uint(val, &p())?),
-                ".kind" => k.kind = Some(string(val, &p())?),
-                ".uses_cu_stores" => k.uses_cu_stores = Some(boolean(val, &p())?),
+                ".wavefront_size" => k.wavefront_size = uint_at(val, &p)?,
+                ".sgpr_count" => k.sgpr_count = uint_at(val, &p)?,
+                ".vgpr_count" => k.vgpr_count = uint_at(val, &p)?,
+                ".agpr_count" => k.agpr_count = Some(uint_at(val, &p)?),
+                ".max_flat_workgroup_size" => k.max_flat_workgroup_size = uint_at(val, &p)?,
+                ".sgpr_spill_count" => k.sgpr_spill_count = Some(uint_at(val, &p)?),
+                ".vgpr_spill_count" => k.vgpr_spill_count = Some(uint_at(val, &p)?),
+                ".uniform_work_group_size" => k.uniform_work_group_size = Some(uint_at(val, &p)?),
+                ".kind" => k.kind = Some(string_at(val, &p)?),
+                ".uses_cu_stores" => k.uses_cu_stores = Some(boolean_at(val, &p)?),
                 ".cluster_dims" => k.cluster_dims = Some(int_array::<3>(val, &p())?),
-                ".max_num_workgroups_x" => k.max_num_workgroups[0] = Some(uint(val, &p())?),
-                ".max_num_workgroups_y" => k.max_num_workgroups[1] = Some(uint(val, &p())?),
-                ".max_num_workgroups_z" => k.max_num_workgroups[2] = Some(uint(val, &p())?),
+                ".max_num_workgroups_x" => k.max_num_workgroups[0] = Some(uint_at(val, &p)?),
+                ".max_num_workgroups_y" => k.max_num_workgroups[1] = Some(uint_at(val, &p)?),
+                ".max_num_workgroups_z" => k.max_num_workgroups[2] = Some(uint_at(val, &p)?),
                 _ => k.extra.push((key, val.clone())),
             }
         }

@@ -145,22 +145,37 @@ impl<'a> Symbols<'a> {
         }
         let metadata: Option<Metadata<'a>> = co.metadata()?;
         let mut names: Vec<&'a str> = Vec::new();
+        let mut seen: HashSet<&'a str> = HashSet::new();
         for s in &symbols {
             if s.kind == SymbolKind::KernelDescriptor {
                 if let Some(n) = s.name.strip_suffix(".kd") {
-                    names.push(n);
+                    if seen.insert(n) {
+                        names.push(n);
+                    }
                 }
             }
         }
         if let Some(md) = &metadata {
             for k in &md.kernels {
                 let n = k.symbol.strip_suffix(".kd").unwrap_or(k.name);
-                if !names.contains(&n) {
+                if seen.insert(n) {
                     names.push(n);
                 }
             }
         }
         let find = |n: &str| by_name.get(n).map(|&i| symbols[i]);
+        // Metadata kernels by `.symbol` (without `.kd`) and by `.name`; the
+        // first of equal keys wins, as a linear search would find it.
+        let mut md_by_symbol: HashMap<&str, usize> = HashMap::new();
+        let mut md_by_name: HashMap<&str, usize> = HashMap::new();
+        if let Some(m) = &metadata {
+            for (i, k) in m.kernels.iter().enumerate() {
+                if let Some(n) = k.symbol.strip_suffix(".kd") {
+                    md_by_symbol.entry(n).or_insert(i);
+                }
+                md_by_name.entry(k.name).or_insert(i);
+            }
+        }
         let mut kernels = Vec::with_capacity(names.len());
         for name in names {
             let kd_name = format!("{name}.kd");
@@ -182,10 +197,10 @@ impl<'a> Symbols<'a> {
                 _ => None,
             };
             let md = metadata.as_ref().and_then(|m| {
-                m.kernels
-                    .iter()
-                    .find(|k| k.symbol.strip_suffix(".kd") == Some(name))
-                    .or_else(|| m.kernel(name))
+                md_by_symbol
+                    .get(name)
+                    .or_else(|| md_by_name.get(name))
+                    .and_then(|&i| m.kernels.get(i))
                     .cloned()
             });
             kernels.push(Kernel {

@@ -35,9 +35,9 @@ use serde::Deserialize;
 #[non_exhaustive]
 pub enum LaunchError {
     /// A malformed argument or spec field.
-    #[error("argument {index}: {why}")]
+    #[error("argument #{}: {why}", index + 1)]
     BadArg {
-        /// Argument position (0-based).
+        /// Argument position (0-based; messages count from 1).
         index: usize,
         /// What is wrong.
         why: String,
@@ -58,7 +58,7 @@ pub enum LaunchError {
         signature: String,
     },
     /// A scalar's width does not match the parameter's size.
-    #[error("argument {index}: a {given}-byte {kind} for a {expected}-byte parameter")]
+    #[error("argument #{}: a {given}-byte {kind} for a {expected}-byte parameter", index + 1)]
     Size {
         /// Position.
         index: usize,
@@ -70,7 +70,7 @@ pub enum LaunchError {
         expected: u64,
     },
     /// A file could not be read.
-    #[error("argument {index}: cannot read {path}: {why}")]
+    #[error("argument #{}: cannot read {path}: {why}", index + 1)]
     File {
         /// Position.
         index: usize,
@@ -115,6 +115,12 @@ pub enum Arg {
         fill: Fill,
         /// Where to write the contents after the run.
         output: Option<String>,
+    },
+    /// The buffer of this name made by an earlier launch of the same
+    /// sequence (a spec buffer with only a `name`).
+    Shared {
+        /// Name of the earlier buffer.
+        name: String,
     },
     /// A scalar, little-endian bytes (1, 2, 4 or 8 of them).
     Scalar {
@@ -416,7 +422,44 @@ pub fn dims3(v: &[u32], what: &str) -> Result<([u32; 3], u32), String> {
     Ok((out, v.len() as u32))
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSequence {
+    target: Option<String>,
+    launches: Vec<serde_json::Value>,
+}
+
 impl LaunchSpec {
+    /// Parses a JSON spec holding one launch, or a sequence
+    /// `{"target": ..., "launches": [spec, ...]}` whose launches share
+    /// buffers by name (a buffer given only a `name` is the earlier one).
+    /// A launch without a target takes the sequence's.
+    pub fn sequence_from_json(
+        text: &str,
+        base: &std::path::Path,
+    ) -> Result<Vec<LaunchSpec>, LaunchError> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| LaunchError::Spec(e.to_string()))?;
+        if v.get("launches").is_none() {
+            return Ok(vec![LaunchSpec::from_json(text, base)?]);
+        }
+        let seq: RawSequence =
+            serde_json::from_value(v).map_err(|e| LaunchError::Spec(e.to_string()))?;
+        if seq.launches.is_empty() {
+            return Err(LaunchError::Spec("\"launches\" is empty".into()));
+        }
+        let mut out = Vec::new();
+        for (i, l) in seq.launches.iter().enumerate() {
+            let mut spec = LaunchSpec::from_json(&l.to_string(), base)
+                .map_err(|e| LaunchError::Spec(format!("launch {}: {e}", i + 1)))?;
+            if spec.target.is_none() {
+                spec.target = seq.target.clone();
+            }
+            out.push(spec);
+        }
+        Ok(out)
+    }
+
     /// Parses a JSON spec; relative file paths resolve against `base`.
     pub fn from_json(text: &str, base: &std::path::Path) -> Result<LaunchSpec, LaunchError> {
         let raw: RawSpec =
@@ -499,6 +542,9 @@ fn json_arg(
         size.get_or_insert(bytes.len() as u64);
         fill = Fill::Bytes(bytes);
     }
+    if size.is_none() && b.get("name").is_some() && b.len() == 1 {
+        return Ok(Arg::Shared { name });
+    }
     let size = size.ok_or_else(|| bad(format!("buffer {name} needs a size or a file")))?;
     Ok(Arg::Buffer {
         name,
@@ -544,7 +590,7 @@ pub fn write_explicit_args(
     let mut next_buf = buffer_addrs.iter();
     for (index, (p, a)) in params.iter().zip(args).enumerate() {
         let bytes: Vec<u8> = match a {
-            Arg::Buffer { .. } => {
+            Arg::Buffer { .. } | Arg::Shared { .. } => {
                 if p.size != 8 {
                     return Err(LaunchError::BadArg {
                         index,

@@ -32,11 +32,26 @@ pub struct Options {
     /// [`Stop::Timeout`], naming where each unfinished wave is (`None`: no
     /// limit).
     pub timeout: Option<Duration>,
+    /// Counts finished work-groups, for a progress display.
+    pub progress: Option<Progress>,
 }
 
 /// The default watchdog limit: generous, so only a kernel that never ends
 /// (or one far too large to emulate) reaches it.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// A counter of finished work-groups that another thread may read while a
+/// dispatch runs (`lathe run`'s progress bar).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress(pub &'static AtomicU64);
+
+impl PartialEq for Progress {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for Progress {}
 
 impl Default for Options {
     fn default() -> Self {
@@ -46,6 +61,7 @@ impl Default for Options {
             dynamic_stack: 16 * 1024,
             check_waitcnt: true,
             timeout: Some(DEFAULT_TIMEOUT),
+            progress: None,
         }
     }
 }
@@ -318,6 +334,9 @@ fn dispatch_impl(
                             _ => {}
                         }
                         break;
+                    }
+                    if let Some(p) = opts.progress {
+                        p.0.fetch_add(1, Ordering::Relaxed);
                     }
                     lds = wg.lds;
                     spare.append(&mut wg.waves);

@@ -5,8 +5,9 @@
 use lathe_bundle::TargetId;
 use lathe_codeobj::kd::KdArch;
 use lathe_codeobj::CodeObject;
+use lathe_codeobj::KernelMetadata;
 use lathe_isa::Target;
-use lathe_loader::{Executable, SymbolKind};
+use lathe_loader::{Executable, LoadedSymbol};
 
 use crate::dispatch::{fill_hidden_args, ArgSlot, Geometry, HiddenValues};
 use crate::interp::{PRIVATE_APERTURE, SHARED_APERTURE};
@@ -25,14 +26,9 @@ pub enum SessionError {
     /// Loading failed.
     #[error(transparent)]
     Load(#[from] lathe_loader::Error),
-    /// No such kernel.
-    #[error("no kernel named {name} (kernels: {available})")]
-    NoKernel {
-        /// Requested name.
-        name: String,
-        /// What exists.
-        available: String,
-    },
+    /// No kernel matches the pattern, or several do.
+    #[error(transparent)]
+    NoKernel(#[from] lathe_codeobj::names::NameError),
     /// The kernel's code object has no metadata for it.
     #[error("kernel {0}: no metadata (arguments unknown)")]
     NoMetadata(String),
@@ -152,61 +148,13 @@ impl Session {
         Ok(v)
     }
 
-    /// Launches `kernel` with `args` (buffers are allocated and filled);
-    /// returns the report and the buffers.
-    pub fn launch(
+    /// The loaded kernel `pattern` selects ([`lathe_codeobj::names`]) and
+    /// its metadata.
+    pub fn kernel_metadata(
         &self,
-        kernel: &str,
-        shape: Shape,
-        args: &[Arg],
-        opts: &Options,
-    ) -> Result<(Report, Vec<BufferOut>), SessionError> {
-        self.launch_impl(kernel, shape, args, opts, false)
-            .map(|(r, b, _)| (r, b))
-    }
-
-    /// [`Session::launch`] with ground-truth recording: also returns the
-    /// per-PC execution counts ([`crate::record`]).
-    pub fn launch_recorded(
-        &self,
-        kernel: &str,
-        shape: Shape,
-        args: &[Arg],
-        opts: &Options,
-    ) -> Result<(Report, Vec<BufferOut>, Recorder), SessionError> {
-        self.launch_impl(kernel, shape, args, opts, true)
-            .map(|(r, b, rec)| (r, b, rec.unwrap_or_default()))
-    }
-
-    fn launch_impl(
-        &self,
-        kernel: &str,
-        shape: Shape,
-        args: &[Arg],
-        opts: &Options,
-        record: bool,
-    ) -> Result<(Report, Vec<BufferOut>, Option<Recorder>), SessionError> {
-        let Shape {
-            grid,
-            block,
-            dims,
-            dynamic_lds,
-        } = shape;
-        let sym = self
-            .exe
-            .kernel(kernel)
-            .ok_or_else(|| SessionError::NoKernel {
-                name: kernel.to_string(),
-                available: self
-                    .exe
-                    .symbols_of(SymbolKind::Kernel)
-                    .map(|s| s.name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-        let info = sym
-            .kernel
-            .ok_or_else(|| SessionError::NoMetadata(sym.name.clone()))?;
+        pattern: &str,
+    ) -> Result<(&LoadedSymbol, KernelMetadata<'_>), SessionError> {
+        let sym = self.exe.find_kernel(pattern)?;
         let co_bytes = &self.exe.code_objects()[sym.code_object.unwrap_or(0)].storage;
         let co = CodeObject::parse(co_bytes).map_err(|e| lathe_loader::Error::CodeObject {
             index: 0,
@@ -222,28 +170,116 @@ impl Session {
                     .or_else(|| m.kernel(&sym.name).cloned())
             })
             .ok_or_else(|| SessionError::NoMetadata(sym.name.clone()))?;
-        let mut buffers = Vec::new();
-        for a in args {
-            if let Arg::Buffer {
-                name,
-                size,
-                fill,
-                output,
-            } = a
-            {
-                // Allocate first (a size the host cannot back is an
-                // error, not an abort), then fill in place.
-                let addr = self.mem.allocate((*size).max(4), 256, RegionKind::Device)?;
-                let mut view = self.mem.view();
-                fill.generate(*size, |off, bytes| {
-                    let _ = view.write_bytes(addr + off, bytes);
-                });
-                buffers.push(BufferOut {
-                    name: name.clone(),
-                    addr,
-                    size: *size,
-                    output: output.clone(),
-                });
+        Ok((sym, md))
+    }
+
+    /// Launches `kernel` with `args` (buffers are allocated and filled);
+    /// returns the report and the buffers.
+    pub fn launch(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+    ) -> Result<(Report, Vec<BufferOut>), SessionError> {
+        let mut pool = Vec::new();
+        let r = self.launch_in(kernel, shape, args, opts, &mut pool, &mut |_| {})?;
+        Ok((r, pool))
+    }
+
+    /// [`Session::launch`] with ground-truth recording: also returns the
+    /// per-PC execution counts ([`crate::record`]).
+    pub fn launch_recorded(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+    ) -> Result<(Report, Vec<BufferOut>, Recorder), SessionError> {
+        let mut pool = Vec::new();
+        let (r, rec) = self.launch_impl(kernel, shape, args, opts, &mut pool, &mut |_| {}, true)?;
+        Ok((r, pool, rec.unwrap_or_default()))
+    }
+
+    /// Launches `kernel` with buffers kept in `pool`: new buffer arguments
+    /// are allocated, filled and appended to it (also when the launch then
+    /// fails, so their contents can still be read), and [`Arg::Shared`]
+    /// arguments take the pool's buffer of that name. `filled` is called
+    /// with the bytes written so far while large buffers are filled.
+    pub fn launch_in(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+        pool: &mut Vec<BufferOut>,
+        filled: &mut dyn FnMut(u64),
+    ) -> Result<Report, SessionError> {
+        self.launch_impl(kernel, shape, args, opts, pool, filled, false)
+            .map(|(r, _)| r)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_impl(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+        pool: &mut Vec<BufferOut>,
+        filled: &mut dyn FnMut(u64),
+        record: bool,
+    ) -> Result<(Report, Option<Recorder>), SessionError> {
+        let Shape {
+            grid,
+            block,
+            dims,
+            dynamic_lds,
+        } = shape;
+        let (sym, md) = self.kernel_metadata(kernel)?;
+        let info = sym
+            .kernel
+            .ok_or_else(|| SessionError::NoMetadata(sym.name.clone()))?;
+        // One address per buffer argument, in argument order.
+        let mut addrs = Vec::new();
+        let mut done = 0u64;
+        for (index, a) in args.iter().enumerate() {
+            match a {
+                Arg::Buffer {
+                    name,
+                    size,
+                    fill,
+                    output,
+                } => {
+                    // Allocate first (a size the host cannot back is an
+                    // error, not an abort), then fill in place.
+                    let addr = self.mem.allocate((*size).max(4), 256, RegionKind::Device)?;
+                    let mut view = self.mem.view();
+                    fill.generate(*size, |off, bytes| {
+                        let _ = view.write_bytes(addr + off, bytes);
+                        filled(done + off + bytes.len() as u64);
+                    });
+                    done += size;
+                    addrs.push(addr);
+                    pool.push(BufferOut {
+                        name: name.clone(),
+                        addr,
+                        size: *size,
+                        output: output.clone(),
+                    });
+                }
+                Arg::Shared { name } => {
+                    let b = pool.iter().rev().find(|b| &b.name == name).ok_or_else(|| {
+                        LaunchError::BadArg {
+                            index,
+                            why: format!(
+                                "no earlier buffer named {name} (a buffer with only a name reuses one from an earlier launch)"
+                            ),
+                        }
+                    })?;
+                    addrs.push(b.addr);
+                }
+                _ => {}
             }
         }
         let params: Vec<Param<'_>> = md
@@ -262,7 +298,6 @@ impl Session {
                 .max(md.kernarg_segment_size as usize)
                 .max(4)
         ];
-        let addrs: Vec<u64> = buffers.iter().map(|b| b.addr).collect();
         write_explicit_args(&sym.name, &params, args, &addrs, &mut kernarg)?;
         let geometry = Geometry::new(grid, block, dims)?;
         let slots: Vec<ArgSlot<'_>> = md
@@ -305,7 +340,6 @@ impl Session {
             dispatch(&self.mem, self.target, self.arch, &launch, opts).map(|r| (r, None))
         };
         let _ = self.mem.free(ka);
-        let (r, rec) = r?;
-        Ok((r, buffers, rec))
+        Ok(r?)
     }
 }

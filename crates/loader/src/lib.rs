@@ -638,17 +638,38 @@ impl Executable {
         self.by_name.get(name).map(|&i| &self.symbols[i])
     }
 
-    /// Looks up a kernel by name, or by a demangled-name prefix match
-    /// (`axpy` finds `_Z4axpyPfPKffi` when it is the only such kernel).
+    /// Looks up a kernel by a pattern: mangled or demangled name, the plain
+    /// name, or an unambiguous prefix of any of them
+    /// ([`lathe_codeobj::names`]); `None` on a miss or an ambiguity.
     pub fn kernel(&self, name: &str) -> Option<&LoadedSymbol> {
-        if let Some(s) = self.symbol(name).filter(|s| s.kind == SymbolKind::Kernel) {
-            return Some(s);
+        self.find_kernel(name).ok()
+    }
+
+    /// Like [`Executable::kernel`], but a miss or an ambiguity is an error
+    /// listing the candidates with mangled and demangled names.
+    pub fn find_kernel(
+        &self,
+        pattern: &str,
+    ) -> std::result::Result<&LoadedSymbol, lathe_codeobj::names::NameError> {
+        if let Some(s) = self
+            .symbol(pattern)
+            .filter(|s| s.kind == SymbolKind::Kernel)
+        {
+            return Ok(s);
         }
-        let mut it = self.symbols.iter().filter(|s| {
-            s.kind == SymbolKind::Kernel && mangled_base_name(&s.name).is_some_and(|b| b == name)
-        });
-        let first = it.next()?;
-        it.next().is_none().then_some(first)
+        let name = lathe_codeobj::names::resolve(
+            pattern,
+            self.symbols_of(SymbolKind::Kernel).map(|s| s.name.as_str()),
+            "kernel",
+        )?;
+        self.symbol(name)
+            .filter(|s| s.kind == SymbolKind::Kernel)
+            .ok_or_else(|| lathe_codeobj::names::NameError::Missing {
+                what: "kernel".into(),
+                pattern: pattern.into(),
+                candidates: Vec::new(),
+                more: 0,
+            })
     }
 
     /// Every symbol, in load order.
