@@ -3803,13 +3803,23 @@ fn mubuf(
             && addrs
                 .iter()
                 .enumerate()
-                .all(|(l, &p)| live >> l & 1 == 0 || p == p0);
+                .fold(true, |u, (l, &p)| u & (live >> l & 1 == 0 || p == p0));
         if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
             let data = store_data(w, vr, (n / 4) as usize);
             let mut done = true;
             for k in 0..(n / 4) as usize {
                 let row = phys(p0 + 4 * k as u64, 0);
-                if is_store {
+                if is_store && live == u64::MAX {
+                    // The whole row at once.
+                    let mut b = [0u8; 4 * LANES];
+                    for (o, d) in b.chunks_exact_mut(4).zip(&data) {
+                        o.copy_from_slice(&d[k * 4..k * 4 + 4]);
+                    }
+                    if x.view.write_bytes(row, &b).is_err() {
+                        done = false;
+                        break;
+                    }
+                } else if is_store {
                     let mut lanes = [[0u8; 16]; LANES];
                     let mut rows = [0u64; LANES];
                     for (l, (b, a)) in lanes.iter_mut().zip(rows.iter_mut()).enumerate() {
@@ -3826,12 +3836,16 @@ fn mubuf(
                         done = false;
                         break;
                     }
-                    for (l, v) in b.chunks_exact(4).enumerate() {
-                        if live >> l & 1 == 1 {
-                            let v = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-                            vwrite(w, &vdata, l, k, v);
-                        }
+                    let mut vals = [0u32; LANES];
+                    for (o, v) in vals.iter_mut().zip(b.chunks_exact(4)) {
+                        *o = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
                     }
+                    let mut vk = vdata;
+                    if let Operand::Reg(mut rr) = vk.value {
+                        rr.first = rr.first.wrapping_add(k as u16);
+                        vk.value = Operand::Reg(rr);
+                    }
+                    write_lanes32_masked(w, &vk, &vals, live);
                 }
             }
             if done {
