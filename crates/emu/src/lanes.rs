@@ -61,8 +61,8 @@ pub fn flush32(on: bool, b: u32) -> u32 {
 /// `out[l] = flush(f(a[l]))` for every lane; inputs flushed per `fin`.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 pub fn map1_f32<'s>(out: &mut VReg, a: Src<'s>, fin: bool, fout: bool, f: impl Fn(f32) -> f32) {
-    for l in 0..LANES {
-        out[l] = flush32(fout, f(a.f(l, fin)).to_bits());
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = flush32(fout, f(a.f(l, fin)).to_bits());
     }
 }
 
@@ -76,8 +76,8 @@ pub fn map2_f32<'s>(
     fout: bool,
     f: impl Fn(f32, f32) -> f32,
 ) {
-    for l in 0..LANES {
-        out[l] = flush32(fout, f(a.f(l, fin), b.f(l, fin)).to_bits());
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = flush32(fout, f(a.f(l, fin), b.f(l, fin)).to_bits());
     }
 }
 
@@ -93,8 +93,8 @@ pub fn map3_f32<'s>(
     fout: bool,
     f: impl Fn(f32, f32, f32) -> f32,
 ) {
-    for l in 0..LANES {
-        out[l] = flush32(fout, f(a.f(l, fin), b.f(l, fin), c.f(l, fin)).to_bits());
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = flush32(fout, f(a.f(l, fin), b.f(l, fin), c.f(l, fin)).to_bits());
     }
 }
 
@@ -134,11 +134,11 @@ macro_rules! host_f32 {
         #[multiversion(targets("x86_64+avx2+fma+f16c"))]
         pub fn $name<'s>(out: &mut VReg, a: Src<'s>, b: Src<'s>, c: Src<'s>, fin: bool, fout: bool) -> bool {
             let mut nan = false;
-            for l in 0..LANES {
+            for (l, o) in out.iter_mut().enumerate() {
                 let ($a, $b, $c) = (a.f(l, fin), b.f(l, fin), c.f(l, fin));
                 let r: f32 = $e;
                 nan |= r.is_nan();
-                out[l] = flush32(fout, r.to_bits());
+                *o = flush32(fout, r.to_bits());
             }
             nan
         }
