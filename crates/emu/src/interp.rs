@@ -9,6 +9,14 @@
 //! handler stops the dispatch with [`Stop::Unsupported`]; nothing is ever
 //! silently skipped.
 //!
+//! Speed: each address is decoded once (`DecodeCache`: a table per code
+//! page, so a lookup in a loop is a compare and two loads), with its
+//! operand positions and branch target worked out then. Lane handlers work
+//! on whole waves: sources read in place or splatted, every lane computed
+//! by a loop in [`crate::lanes`] (compiled for AVX2/FMA too, chosen at run
+//! time), EXEC applied as a blend when writing. `Step::step` is the one
+//! place every executed instruction passes through.
+//!
 //! Address spaces follow the GFX9 flat model: flat addresses inside the
 //! shared aperture go to LDS, inside the private aperture to the lane's
 //! scratch, anything else to device memory (bounds-checked). Scratch is a
