@@ -207,6 +207,9 @@ pub struct Exec<'m> {
     /// `LATHE_TRACE` is set.
     trace: bool,
     cache: DecodeCache,
+    /// Ground-truth recording ([`crate::record`]); `None` costs one branch
+    /// per instruction.
+    pub recorder: Option<Box<crate::record::Recorder>>,
 }
 
 /// The part of [`Exec`] instruction handlers use (kept apart from the
@@ -465,6 +468,7 @@ impl<'m> Exec<'m> {
             ticks: 0,
             trace: trace_enabled(),
             cache: DecodeCache::default(),
+            recorder: None,
         }
     }
 
@@ -2318,7 +2322,7 @@ fn handler_for(name: &str) -> Option<Handler> {
         // ---- SOPP
         "s_nop" | "s_waitcnt" | "s_setprio" | "s_sleep" | "s_dcache_wb" | "s_dcache_inv"
         | "s_icache_inv" | "s_buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_inv"
-        | "buffer_wbl2" | "s_ttracedata" => nop,
+        | "buffer_wbl2" | "buffer_invl2" | "buffer_wbinvl1" | "s_ttracedata" => nop,
         "s_endpgm" => |_x, _w, _l, _i, _c| Ok(Flow::End),
         "s_set_gpr_idx_on" => |_x, w, _l, i, c| {
             // The index comes from the SGPR source; the mode from simm (SOPC ssrc1).
@@ -3175,6 +3179,15 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
         "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
         "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
+        // The input is in revolutions: sin(2*pi*a), reduced exactly first.
+        "v_sin_f32" => valu_f32!(|a| {
+            let r = f64::from(a) - f64::from(a).floor();
+            (r * std::f64::consts::TAU).sin() as f32
+        }),
+        "v_cos_f32" => valu_f32!(|a| {
+            let r = f64::from(a) - f64::from(a).floor();
+            (r * std::f64::consts::TAU).cos() as f32
+        }),
         "v_trunc_f32" => valu_f32!(|a| a.trunc()),
         "v_ceil_f32" => valu_f32!(|a| a.ceil()),
         "v_floor_f32" => valu_f32!(|a| a.floor()),
@@ -4321,6 +4334,7 @@ impl Step for Exec<'_> {
             deadline: _,
             ticks: _,
             trace,
+            recorder,
         } = self;
         let d: &Decoded = match cache.find(pc) {
             Some(k) => cache.get(k),
@@ -4338,6 +4352,9 @@ impl Step for Exec<'_> {
         };
         if let Some(c) = counts.get_mut(slot) {
             *c += 1;
+        }
+        if let Some(r) = recorder {
+            r.step(pc, w.exec);
         }
         if op.is_invalid() {
             return Err(Stop::Invalid {

@@ -14,6 +14,7 @@ pub mod lanes;
 pub mod launch;
 pub mod mem;
 pub mod mfma;
+pub mod record;
 pub mod run;
 pub mod session;
 pub mod waitcnt;

@@ -146,6 +146,9 @@ pub struct Region {
     kind: RegionKind,
     writable: bool,
     backing: Backing,
+    /// Added (wrapping) to a device address to get the host address of its
+    /// byte: 0 except for aliases ([`DeviceMemory::register_host_alias`]).
+    host_delta: u64,
 }
 
 impl fmt::Debug for Region {
@@ -229,6 +232,7 @@ impl DeviceMemory {
             kind,
             writable: true,
             backing: Backing::Owned(layout),
+            host_delta: 0,
         };
         let start = region.start;
         self.insert(region)?;
@@ -259,8 +263,40 @@ impl DeviceMemory {
             kind,
             writable,
             backing: Backing::Borrowed,
+            host_delta: 0,
         })?;
         Ok(start)
+    }
+
+    /// Makes `len` bytes of host memory at `ptr` device-accessible at a
+    /// different device address, `device`, as a discrete GPU maps locked
+    /// host memory into its own address range (a runtime picks `device`
+    /// from address space it reserved, so host code never uses it).
+    ///
+    /// # Safety
+    /// As for [`DeviceMemory::register_host`]: `ptr..ptr+len` stays valid
+    /// until [`DeviceMemory::free`] is called for `device`.
+    pub unsafe fn register_host_alias(
+        &self,
+        device: u64,
+        ptr: *mut u8,
+        len: u64,
+        writable: bool,
+        kind: RegionKind,
+    ) -> Result<u64, MemError> {
+        let host = ptr as usize as u64;
+        if len == 0 || device.checked_add(len).is_none() || host.checked_add(len).is_none() {
+            return Err(MemError::BadRange(device, len));
+        }
+        self.insert(Region {
+            start: device,
+            len,
+            kind,
+            writable,
+            backing: Backing::Borrowed,
+            host_delta: host.wrapping_sub(device),
+        })?;
+        Ok(device)
     }
 
     fn insert(&self, region: Region) -> Result<(), MemError> {
@@ -418,7 +454,7 @@ impl MemView<'_> {
                 region: r.kind,
             });
         }
-        Ok(addr as usize as *mut u8)
+        Ok(addr.wrapping_add(r.host_delta) as usize as *mut u8)
     }
 
     /// Loads `N` bytes (N = 1, 2, 4, 8, 12, 16, …) little-endian.
@@ -887,6 +923,27 @@ mod tests {
     }
 
     #[test]
+    fn host_alias_reaches_the_host_bytes_at_another_address() {
+        let mem = DeviceMemory::new();
+        let mut host = vec![0u8; 64];
+        host[8] = 0x5a;
+        let device = 0x7000_0000_0000u64;
+        // SAFETY: `host` outlives the registration (freed below first).
+        let d = unsafe {
+            mem.register_host_alias(device, host.as_mut_ptr(), 64, true, RegionKind::Host)
+        }
+        .expect("alias");
+        assert_eq!(d, device);
+        let mut v = mem.view();
+        assert_eq!(v.load::<1>(device + 8), Ok([0x5a]));
+        v.store_u32(device + 16, 0x0102_0304).expect("store");
+        drop(v);
+        assert!(mem.view().load_u32(device + 64).is_err());
+        mem.free(device).expect("free");
+        assert_eq!(host[16..20], [4, 3, 2, 1]);
+    }
+
+    #[test]
     fn freed_memory_faults_but_cached_views_stay_sound() {
         let mem = DeviceMemory::new();
         let a = mem.allocate(16, 256, RegionKind::Device).expect("alloc");
@@ -895,7 +952,10 @@ mod tests {
         mem.free(a).expect("free");
         assert_eq!(mem.region_count(), 0);
         // A fresh view sees the free.
-        assert!(mem.view().load_u32(a).is_err());
+        assert!(matches!(
+            mem.view().load_u32(a),
+            Err(Fault::Unmapped { addr, size: 4, .. }) if addr == a
+        ));
         assert_eq!(mem.free(a), Err(MemError::NotAllocated(a)));
     }
 

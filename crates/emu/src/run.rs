@@ -13,6 +13,7 @@ use lathe_loader::KernelInfo;
 use crate::dispatch::{wave_start, AqlDispatch, DispatchSgprs, Geometry, GeometryError};
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
+use crate::record::Recorder;
 use crate::wave::{run_workgroup, Wave, Workgroup, LANES};
 
 /// Dispatch options.
@@ -104,6 +105,19 @@ pub struct Launch<'a> {
     pub dynamic_lds: u32,
 }
 
+/// Where a dispatch's packet and queue live when a runtime (`lathe-hsa`)
+/// issued it from a real AQL queue: the kernel's `dispatch_ptr` and
+/// `queue_ptr` then point at them instead of at copies made for the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueContext {
+    /// Device address of the AQL dispatch packet.
+    pub packet: u64,
+    /// Device address of the queue (`amd_queue_t`).
+    pub queue: u64,
+    /// The packet's dispatch ID (its index in the queue).
+    pub dispatch_id: u64,
+}
+
 /// Runs a dispatch to completion on `mem`.
 pub fn dispatch(
     mem: &DeviceMemory,
@@ -112,6 +126,43 @@ pub fn dispatch(
     l: &Launch<'_>,
     opts: &Options,
 ) -> Result<Report, DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, false, None).map(|(r, _)| r)
+}
+
+/// [`dispatch`] with ground-truth recording ([`crate::record`]): also
+/// returns per-PC execution and active-lane counts over every wave.
+pub fn dispatch_recorded(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+) -> Result<(Report, Recorder), DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, true, None)
+        .map(|(r, rec)| (r, rec.unwrap_or_default()))
+}
+
+/// Runs a dispatch issued from an AQL queue (see [`QueueContext`]).
+pub fn dispatch_from_queue(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    ctx: QueueContext,
+) -> Result<Report, DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, false, Some(ctx)).map(|(r, _)| r)
+}
+
+fn dispatch_impl(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    record: bool,
+    ctx: Option<QueueContext>,
+) -> Result<(Report, Option<Recorder>), DispatchError> {
     let start = Instant::now();
     let geo = l.geometry;
     let k = l.kernel;
@@ -141,9 +192,17 @@ pub fn dispatch(
     } else {
         None
     };
-    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr.
-    let packet = mem.allocate(64, 64, RegionKind::Runtime)?;
-    let queue = mem.allocate(256, 64, RegionKind::Runtime)?;
+    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr
+    // (unless the dispatch came from a runtime's queue).
+    let own = ctx.is_none();
+    let (packet, queue, dispatch_id) = match ctx {
+        Some(c) => (c.packet, c.queue, c.dispatch_id),
+        None => (
+            mem.allocate(64, 64, RegionKind::Runtime)?,
+            mem.allocate(256, 64, RegionKind::Runtime)?,
+            0,
+        ),
+    };
     let aql = AqlDispatch {
         header: 2,
         setup: geo.dims as u16,
@@ -155,22 +214,29 @@ pub fn dispatch(
         kernarg_address: l.kernarg,
         completion_signal: 0,
     };
-    let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    if own {
+        let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    }
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    let recorded: Mutex<Option<Recorder>> = Mutex::new(record.then(Recorder::default));
     let waves_run = AtomicU64::new(0);
     let started = AtomicU64::new(0);
     let deadline = opts.timeout.map(|t| (start + t, t));
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let (next, failed, error, counts, waves_run, started) =
-                (&next, &failed, &error, &counts, &waves_run, &started);
-            s.spawn(move || {
+    let work = |t: usize| {
+        let (next, failed, error, counts, waves_run, started, recorded) = (
+            &next, &failed, &error, &counts, &waves_run, &started, &recorded,
+        );
+        {
+            {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
                 exec.deadline = deadline;
+                if record {
+                    exec.recorder = Some(Box::default());
+                }
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 // Waves and LDS of finished work-groups, reused.
                 let mut spare: Vec<Wave> = Vec::new();
@@ -191,7 +257,7 @@ pub fn dispatch(
                         dispatch_ptr: packet,
                         queue_ptr: queue,
                         kernarg_ptr: l.kernarg,
-                        dispatch_id: 0,
+                        dispatch_id,
                         flat_scratch_init: slot_base,
                         private_segment_size: per_lane as u32,
                     };
@@ -263,10 +329,28 @@ pub fn dispatch(
                 for (a, b) in c.iter_mut().zip(&exec.counts) {
                     *a += b;
                 }
-            });
+                if let Some(r) = &exec.recorder {
+                    let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(all) = all.as_mut() {
+                        all.merge(r);
+                    }
+                }
+            }
         }
-    });
-    for a in [Some(packet), Some(queue), scratch].into_iter().flatten() {
+    };
+    // One thread runs here: a runtime's small launches skip a thread spawn.
+    if threads == 1 {
+        work(0);
+    } else {
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let work = &work;
+                s.spawn(move || work(t));
+            }
+        });
+    }
+    let owned = own.then_some([packet, queue]).into_iter().flatten();
+    for a in owned.chain(scratch) {
         let _ = mem.free(a);
     }
     if let Some(mut stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -284,14 +368,17 @@ pub fn dispatch(
         .filter(|(_, n)| *n > 0)
         .collect();
     per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(Report {
-        workgroups: total_wgs,
-        waves: waves_run.into_inner(),
-        wave_instructions: counts.iter().sum(),
-        per_opcode,
-        elapsed: start.elapsed(),
-        threads,
-    })
+    Ok((
+        Report {
+            workgroups: total_wgs,
+            waves: waves_run.into_inner(),
+            wave_instructions: counts.iter().sum(),
+            per_opcode,
+            elapsed: start.elapsed(),
+            threads,
+        },
+        recorded.into_inner().unwrap_or_else(|p| p.into_inner()),
+    ))
 }
 
 /// The private segment buffer descriptor for a scratch slot: base address,
