@@ -9,6 +9,14 @@
 //! handler stops the dispatch with [`Stop::Unsupported`]; nothing is ever
 //! silently skipped.
 //!
+//! Speed: each address is decoded once (`DecodeCache`: a table per code
+//! page, so a lookup in a loop is a compare and two loads), with its
+//! operand positions and branch target worked out then. Lane handlers work
+//! on whole waves: sources read in place or splatted, every lane computed
+//! by a loop in [`crate::lanes`] (compiled for AVX2/FMA too, chosen at run
+//! time), EXEC applied as a blend when writing. `Step::step` is the one
+//! place every executed instruction passes through.
+//!
 //! Address spaces follow the GFX9 flat model: flat addresses inside the
 //! shared aperture go to LDS, inside the private aperture to the lane's
 //! scratch, anything else to device memory (bounds-checked). Scratch is a
@@ -976,10 +984,40 @@ fn lanes32_mods(w: &Wave, op: &Op) -> VReg {
     v
 }
 
-/// Every lane of an f32 source: modifiers applied, denormals flushed per `fz`.
+/// An f32 source in place, with its `abs`/`neg` modifiers.
 #[inline]
-fn lanes_f32(w: &Wave, op: &Op, fz: Flush) -> lanes::FReg {
-    lanes::f32_in(&lanes32(w, op), op.abs, op.neg, fz.input)
+fn src_f32<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> lanes::Src<'a> {
+    lanes::Src::f32(src_ref(w, op, splat), op.abs, op.neg)
+}
+
+/// Every lane of a 32-bit source in place: the wave's VGPR or AGPR, or
+/// `splat` filled with a scalar source (no copy of a vector register).
+#[inline]
+fn src_ref<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> &'a VReg {
+    match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => {
+            if let Some(r) = w.vgpr.get(first as usize) {
+                return r;
+            }
+            *splat = [0; LANES];
+        }
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => {
+            if let Some(r) = w.agpr.get(first as usize) {
+                return r;
+            }
+            *splat = [0; LANES];
+        }
+        _ => *splat = [s32(w, op); LANES],
+    }
+    splat
 }
 
 /// u32 lane ops (no output modifiers): every lane computed by a
@@ -1083,14 +1121,16 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (va, vb) = (lanes_f32(w, &s0, fz), lanes_f32(w, &s1, fz));
+            let (mut p0, mut p1) = ([0u32; LANES], [0u32; LANES]);
+            let (va, vb) = (src_f32(w, &s0, &mut p0), src_f32(w, &s1, &mut p1));
+            let (fi, fo) = (fz.input, fz.output);
             let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map2_f32(&mut out, &va, &vb, fz.output, |$a, $b| {
+                lanes::map2_f32(&mut out, va, vb, fi, fo, |$a, $b| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map2_f32(&mut out, &va, &vb, fz.output, |$a, $b| $e);
+                lanes::map2_f32(&mut out, va, vb, fi, fo, |$a, $b| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -1110,14 +1150,16 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let va = lanes_f32(w, &s0, fz);
+            let mut p0 = [0u32; LANES];
+            let va = src_f32(w, &s0, &mut p0);
+            let (fi, fo) = (fz.input, fz.output);
             let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map1_f32(&mut out, &va, fz.output, |$a| {
+                lanes::map1_f32(&mut out, va, fi, fo, |$a| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map1_f32(&mut out, &va, fz.output, |$a| $e);
+                lanes::map1_f32(&mut out, va, fi, fo, |$a| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -1142,18 +1184,20 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
+            let (mut p0, mut p1, mut p2) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
             let (va, vb, vc) = (
-                lanes_f32(w, &s0, fz),
-                lanes_f32(w, &s1, fz),
-                lanes_f32(w, &s2, fz),
+                src_f32(w, &s0, &mut p0),
+                src_f32(w, &s1, &mut p1),
+                src_f32(w, &s2, &mut p2),
             );
+            let (fi, fo) = (fz.input, fz.output);
             let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| {
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| $e);
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -1664,15 +1708,17 @@ macro_rules! mac_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (va, vb) = (lanes_f32(w, &s0, fz), lanes_f32(w, &s1, fz));
-            let vc = lanes::f32_in(&lanes32(w, &d), false, false, fz.input);
+            let (mut p0, mut p1, mut p2) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+            let (va, vb) = (src_f32(w, &s0, &mut p0), src_f32(w, &s1, &mut p1));
+            let vc = lanes::Src::f32(src_ref(w, &d, &mut p2), false, false);
+            let (fi, fo) = (fz.input, fz.output);
             let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| {
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| $e);
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -1981,53 +2027,51 @@ fn vop3p(
         ) {
             return Err(unsupported(w, i, c.pc));
         }
-        // Packed pairs as 128 independent f32 elements (lane l's low half
-        // at 2l, high half at 2l + 1).
-        let mut v = [[0u32; 2 * LANES]; 3];
-        for (k, vk) in v.iter_mut().enumerate().take(nsrc) {
+        // The low and the high halves are two independent 64-lane f32
+        // operations, each reading its operand halves in place.
+        let mut bufs = [[0u32; LANES]; 6];
+        let [b0, b1, b2, b3, b4, b5] = &mut bufs;
+        let mut lo_src = [None; 3];
+        let mut hi_src = [None; 3];
+        for (k, (bl, bh)) in [(b0, b1), (b2, b3), (b4, b5)]
+            .into_iter()
+            .enumerate()
+            .take(nsrc)
+        {
             let Some(op) = c.src(k) else { continue };
-            let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
-            let raw = match op.value {
-                Operand::Reg(_) => lanes64(w, op),
-                _ => {
-                    let x = u64::from(const32(op).unwrap_or(0));
-                    [x | (x << 32); LANES]
-                }
-            };
-            for (x, r) in vk.chunks_exact_mut(2).zip(&raw) {
-                let p = pk::pk_neg_f32(pk::pk_f32_operand(*r, s, sh), nl, nh);
-                x[0] = p as u32;
-                x[1] = (p >> 32) as u32;
-            }
+            lo_src[k] = Some(pk_half(w, op, sel(k), neg_lo(k), bl));
+            hi_src[k] = Some(pk_half(w, op, sel_hi(k), neg_hi(k), bh));
         }
         let ctl = m.f32();
         let (fi, fo) = (!ctl.denorm.allow_in, !ctl.denorm.allow_out);
-        let mut r = [0u32; 2 * LANES];
-        let host = match name {
-            "v_pk_fma_f32" => lanes::fma_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
-            "v_pk_mul_f32" => lanes::mul_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
-            _ => lanes::add_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
-        };
-        // NaN results, and rounding other than nearest-even, take the
-        // reference path.
-        if host || ctl.round != alu::Round::NearestEven {
-            for (e, o) in r.iter_mut().enumerate() {
-                if !f32::from_bits(*o).is_nan() && ctl.round == alu::Round::NearestEven {
-                    continue;
+        let zero = [0u32; LANES];
+        let z = lanes::Src::f32(&zero, false, false);
+        let mut halves = [[0u32; LANES]; 2];
+        for (out, src) in halves.iter_mut().zip([lo_src, hi_src]) {
+            let [a, b, cc] = src.map(|x| x.unwrap_or(z));
+            let host = match name {
+                "v_pk_fma_f32" => lanes::fma_f32(out, a, b, cc, fi, fo),
+                "v_pk_mul_f32" => lanes::mul_f32(out, a, b, cc, fi, fo),
+                _ => lanes::add_f32(out, a, b, cc, fi, fo),
+            };
+            // NaN results, and rounding other than nearest-even, take the
+            // reference path.
+            let rne = ctl.round == alu::Round::NearestEven;
+            if host || !rne {
+                for (l, o) in out.iter_mut().enumerate() {
+                    if rne && !f32::from_bits(*o).is_nan() {
+                        continue;
+                    }
+                    let (x, y, zz) = (a.at(l), b.at(l), cc.at(l));
+                    *o = match name {
+                        "v_pk_fma_f32" => alu::float::fma_f32(x, y, zz, m),
+                        "v_pk_mul_f32" => alu::float::mul_f32(x, y, m),
+                        _ => alu::float::add_f32(x, y, m),
+                    };
                 }
-                let (a, b, cc) = (v[0][e], v[1][e], v[2][e]);
-                *o = match name {
-                    "v_pk_fma_f32" => alu::float::fma_f32(a, b, cc, m),
-                    "v_pk_mul_f32" => alu::float::mul_f32(a, b, m),
-                    _ => alu::float::add_f32(a, b, m),
-                };
             }
         }
-        let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
-        for (l, p) in r.chunks_exact(2).enumerate() {
-            lo[l] = p[0];
-            hi[l] = p[1];
-        }
+        let [lo, hi] = halves;
         let mut d1 = d;
         if let Operand::Reg(mut rr) = d1.value {
             rr.first = rr.first.wrapping_add(1);
@@ -2084,6 +2128,38 @@ fn vop3p(
     lanes::map3_u32(&mut r, &v[0], &v[1], &v[2], |a, b, c| f(a, b, c, m, clamp));
     write_lanes32(w, &d, &r);
     Ok(Flow::Continue)
+}
+
+/// One 32-bit half of a packed-f32 source, in place: register `first +
+/// half` of a VGPR/AGPR pair, or the half of a scalar pair or constant
+/// (a constant feeds both halves), with `neg` as a sign flip.
+fn pk_half<'a>(w: &'a Wave, op: &Op, half: bool, neg: bool, buf: &'a mut VReg) -> lanes::Src<'a> {
+    let v: &'a VReg = match op.value {
+        Operand::Reg(RegRange {
+            file: f @ (RegFile::Vgpr | RegFile::Agpr),
+            first,
+            ..
+        }) => {
+            let regs = if f == RegFile::Vgpr { &w.vgpr } else { &w.agpr };
+            match regs.get(first as usize + usize::from(half)) {
+                Some(r) => r,
+                None => {
+                    *buf = [0; LANES];
+                    buf
+                }
+            }
+        }
+        Operand::Reg(_) => {
+            let x = s64(w, op);
+            *buf = [if half { (x >> 32) as u32 } else { x as u32 }; LANES];
+            buf
+        }
+        _ => {
+            *buf = [const32(op).unwrap_or(0); LANES];
+            buf
+        }
+    };
+    lanes::Src::f32(v, false, neg)
 }
 
 /// 16-bit float VALU ops on the low halves (the result's high half is
@@ -3816,13 +3892,23 @@ fn mubuf(
             && addrs
                 .iter()
                 .enumerate()
-                .all(|(l, &p)| live >> l & 1 == 0 || p == p0);
+                .fold(true, |u, (l, &p)| u & (live >> l & 1 == 0 || p == p0));
         if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
             let data = store_data(w, vr, (n / 4) as usize);
             let mut done = true;
             for k in 0..(n / 4) as usize {
                 let row = phys(p0 + 4 * k as u64, 0);
-                if is_store {
+                if is_store && live == u64::MAX {
+                    // The whole row at once.
+                    let mut b = [0u8; 4 * LANES];
+                    for (o, d) in b.chunks_exact_mut(4).zip(&data) {
+                        o.copy_from_slice(&d[k * 4..k * 4 + 4]);
+                    }
+                    if x.view.write_bytes(row, &b).is_err() {
+                        done = false;
+                        break;
+                    }
+                } else if is_store {
                     let mut lanes = [[0u8; 16]; LANES];
                     let mut rows = [0u64; LANES];
                     for (l, (b, a)) in lanes.iter_mut().zip(rows.iter_mut()).enumerate() {
@@ -3839,12 +3925,16 @@ fn mubuf(
                         done = false;
                         break;
                     }
-                    for (l, v) in b.chunks_exact(4).enumerate() {
-                        if live >> l & 1 == 1 {
-                            let v = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-                            vwrite(w, &vdata, l, k, v);
-                        }
+                    let mut vals = [0u32; LANES];
+                    for (o, v) in vals.iter_mut().zip(b.chunks_exact(4)) {
+                        *o = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
                     }
+                    let mut vk = vdata;
+                    if let Operand::Reg(mut rr) = vk.value {
+                        rr.first = rr.first.wrapping_add(k as u16);
+                        vk.value = Operand::Reg(rr);
+                    }
+                    write_lanes32_masked(w, &vk, &vals, live);
                 }
             }
             if done {

@@ -12,8 +12,41 @@ use multiversion::multiversion;
 
 use crate::wave::{VReg, LANES};
 
-/// Lane values as `f32`.
-pub type FReg = [f32; LANES];
+/// A 32-bit source read in place: a register of the wave (or a splatted
+/// constant), with sign modifiers as bit masks: element `l` is
+/// `(v[l] & and) ^ xor`.
+#[derive(Clone, Copy, Debug)]
+pub struct Src<'a> {
+    /// The lanes.
+    pub v: &'a VReg,
+    /// `0x7fff_ffff` for `abs`, else all ones.
+    pub and: u32,
+    /// `0x8000_0000` for `neg`, else 0.
+    pub xor: u32,
+}
+
+impl<'a> Src<'a> {
+    /// `v` with f32 `abs`/`neg` modifiers.
+    pub fn f32(v: &'a VReg, abs: bool, neg: bool) -> Src<'a> {
+        Src {
+            v,
+            and: if abs { 0x7fff_ffff } else { u32::MAX },
+            xor: if neg { 0x8000_0000 } else { 0 },
+        }
+    }
+
+    /// Element `l` after the modifiers.
+    #[inline(always)]
+    pub fn at(&self, l: usize) -> u32 {
+        (self.v[l] & self.and) ^ self.xor
+    }
+
+    /// Element `l` as an f32, flushed per `fin`.
+    #[inline(always)]
+    fn f(&self, l: usize, fin: bool) -> f32 {
+        f32::from_bits(flush32(fin, self.at(l)))
+    }
+}
 
 /// Flushes a denormal `f32` (by bits) to a signed zero when `on`.
 #[inline(always)]
@@ -25,47 +58,43 @@ pub fn flush32(on: bool, b: u32) -> u32 {
     }
 }
 
-/// Source lanes as `f32`, after `abs`/`neg` (bit operations) and the input
-/// denormal flush.
-#[inline]
-pub fn f32_in(raw: &VReg, abs: bool, neg: bool, flush: bool) -> FReg {
-    let and = if abs { 0x7fff_ffff } else { u32::MAX };
-    let xor = if neg { 0x8000_0000 } else { 0 };
-    let mut out = [0f32; LANES];
-    for (o, r) in out.iter_mut().zip(raw) {
-        *o = f32::from_bits(flush32(flush, (r & and) ^ xor));
-    }
-    out
-}
-
-/// `out[l] = flush(f(a[l]))` for every lane.
+/// `out[l] = flush(f(a[l]))` for every lane; inputs flushed per `fin`.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
-pub fn map1_f32(out: &mut VReg, a: &FReg, flush: bool, f: impl Fn(f32) -> f32) {
-    for l in 0..LANES {
-        out[l] = flush32(flush, f(a[l]).to_bits());
+pub fn map1_f32<'s>(out: &mut VReg, a: Src<'s>, fin: bool, fout: bool, f: impl Fn(f32) -> f32) {
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = flush32(fout, f(a.f(l, fin)).to_bits());
     }
 }
 
 /// `out[l] = flush(f(a[l], b[l]))` for every lane.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
-pub fn map2_f32(out: &mut VReg, a: &FReg, b: &FReg, flush: bool, f: impl Fn(f32, f32) -> f32) {
-    for l in 0..LANES {
-        out[l] = flush32(flush, f(a[l], b[l]).to_bits());
+pub fn map2_f32<'s>(
+    out: &mut VReg,
+    a: Src<'s>,
+    b: Src<'s>,
+    fin: bool,
+    fout: bool,
+    f: impl Fn(f32, f32) -> f32,
+) {
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = flush32(fout, f(a.f(l, fin), b.f(l, fin)).to_bits());
     }
 }
 
 /// `out[l] = flush(f(a[l], b[l], c[l]))` for every lane.
+#[allow(clippy::too_many_arguments)]
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
-pub fn map3_f32(
+pub fn map3_f32<'s>(
     out: &mut VReg,
-    a: &FReg,
-    b: &FReg,
-    c: &FReg,
-    flush: bool,
+    a: Src<'s>,
+    b: Src<'s>,
+    c: Src<'s>,
+    fin: bool,
+    fout: bool,
     f: impl Fn(f32, f32, f32) -> f32,
 ) {
-    for l in 0..LANES {
-        out[l] = flush32(flush, f(a[l], b[l], c[l]).to_bits());
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = flush32(fout, f(a.f(l, fin), b.f(l, fin), c.f(l, fin)).to_bits());
     }
 }
 
@@ -103,12 +132,10 @@ macro_rules! host_f32 {
         /// the hardware returns. Under nearest-even rounding every other
         /// element is bit-identical to the reference.
         #[multiversion(targets("x86_64+avx2+fma+f16c"))]
-        pub fn $name(out: &mut [u32], a: &[u32], b: &[u32], c: &[u32], fin: bool, fout: bool) -> bool {
+        pub fn $name<'s>(out: &mut VReg, a: Src<'s>, b: Src<'s>, c: Src<'s>, fin: bool, fout: bool) -> bool {
             let mut nan = false;
-            for (o, (($a, $b), $c)) in out.iter_mut().zip(a.iter().zip(b).zip(c)) {
-                let $a = f32::from_bits(flush32(fin, *$a));
-                let $b = f32::from_bits(flush32(fin, *$b));
-                let $c = f32::from_bits(flush32(fin, *$c));
+            for (l, o) in out.iter_mut().enumerate() {
+                let ($a, $b, $c) = (a.f(l, fin), b.f(l, fin), c.f(l, fin));
                 let r: f32 = $e;
                 nan |= r.is_nan();
                 *o = flush32(fout, r.to_bits());
@@ -167,29 +194,31 @@ mod tests {
         // 1 + 2^-23 squared minus (1 + 2^-22): fused keeps 2^-46, unfused
         // rounds the product and gives 0.
         let x = f32::from_bits(0x3f80_0001);
-        let a = [x; LANES];
-        let c = [-f32::from_bits(0x3f80_0002); LANES];
+        let a = [x.to_bits(); LANES];
+        // -(1 + 2^-22) as +(1 + 2^-22) with the neg modifier.
+        let c = [0x3f80_0002; LANES];
+        let (sa, sc) = (Src::f32(&a, false, false), Src::f32(&c, false, true));
         let mut out = [0u32; LANES];
-        map3_f32(&mut out, &a, &a, &c, false, |a, b, c| a.mul_add(b, c));
+        map3_f32(&mut out, sa, sa, sc, false, false, |a, b, c| {
+            a.mul_add(b, c)
+        });
         assert!(out.iter().all(|&r| f32::from_bits(r) == 2f32.powi(-46)));
-        let (a, c) = ([x.to_bits(); 3], [c[0].to_bits(); 3]);
-        let mut out = [0u32; 3];
-        assert!(!fma_f32(&mut out, &a, &a, &c, false, false));
+        let mut out = [0u32; LANES];
+        assert!(!fma_f32(&mut out, sa, sa, sc, false, false));
         assert!(out.iter().all(|&r| f32::from_bits(r) == 2f32.powi(-46)));
         // inf * 0 is a NaN: reported for the caller's reference path.
-        let mut out = [0u32; 1];
-        assert!(fma_f32(&mut out, &[0x7f80_0000], &[0], &[0], false, false));
+        let (inf, zero) = ([0x7f80_0000; LANES], [0; LANES]);
+        let (si, sz) = (Src::f32(&inf, false, false), Src::f32(&zero, false, false));
+        assert!(fma_f32(&mut out, si, sz, sz, false, false));
     }
 
     #[test]
     fn flush_and_blend() {
         let raw = [0x0000_0001u32; LANES];
-        assert!(f32_in(&raw, false, true, true)
-            .iter()
-            .all(|x| x.to_bits() == 0x8000_0000));
-        assert!(f32_in(&raw, false, false, false)
-            .iter()
-            .all(|x| x.to_bits() == 1));
+        let neg = Src::f32(&raw, false, true);
+        assert!((0..LANES).all(|l| neg.f(l, true).to_bits() == 0x8000_0000));
+        let plain = Src::f32(&raw, true, false);
+        assert!((0..LANES).all(|l| plain.f(l, false).to_bits() == 1));
         let mut d = [7u32; LANES];
         blend(&mut d, &[9; LANES], 0b101);
         assert_eq!(&d[..4], &[9, 7, 9, 7]);
