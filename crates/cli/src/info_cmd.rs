@@ -663,7 +663,12 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
             if lathe_codeobj::spirv::is_spirv(e.data) {
                 if filter.kernel.is_none() {
                     let mut t = String::new();
-                    let j = crate::spirv_info::describe(&f.origin, f.origin_json.clone(), e.data, &mut t);
+                    let j = crate::spirv_info::describe(
+                        &f.origin,
+                        f.origin_json.clone(),
+                        e.data,
+                        &mut t,
+                    );
                     sink.text(&t)?;
                     sink.object(&j)?;
                 }

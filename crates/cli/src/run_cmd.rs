@@ -378,6 +378,7 @@ fn fault_report(
             pc,
             wave: w,
             inst,
+            lane,
         } => {
             let (what, addr) = match fault {
                 Fault::Unmapped {
@@ -400,7 +401,14 @@ fn fault_report(
             };
             let _ = writeln!(t, "GPU memory fault in {kernel}: {what}");
             let _ = writeln!(t, "  at {}: {inst}", place(session, *pc));
-            let _ = writeln!(t, "  in {}", wave(w));
+            match lane {
+                Some(l) => {
+                    let _ = writeln!(t, "  in {}, lane {l} (the first faulting lane)", wave(w));
+                }
+                None => {
+                    let _ = writeln!(t, "  in {}", wave(w));
+                }
+            }
             if let Some(b) = addr.and_then(|a| buffer_for(buffers, a)) {
                 let _ = writeln!(t, "  the address is {b}");
             }

@@ -263,7 +263,10 @@ fn target_and_policy_are_honoured_or_refused() {
     let j = json(&["info"]);
     for m in j["host"]["mappings"].as_array().expect("mappings") {
         assert_eq!(m["images"].as_array().expect("images").len(), 2, "{m}");
-        assert!(m["missing_in"].as_array().expect("missing").is_empty(), "{m}");
+        assert!(
+            m["missing_in"].as_array().expect("missing").is_empty(),
+            "{m}"
+        );
     }
     let j = json(&["info", "--target", "gfx942"]);
     for c in j["code_objects"].as_array().expect("objects") {
@@ -597,6 +600,27 @@ fn run_fault_reports_name_the_place_the_buffer_and_write_outputs() {
     assert!(e.contains("past the end of buf:y (400 bytes)"), "{e}");
     assert!(e.contains("in wave 0 of work-group ("), "{e}");
     assert!(!e.contains("WaveId"), "{e}");
+    // The first faulting lane: work-item 100 (lane 36 of work-group 1) is
+    // the first one past y's 100 floats; work-groups 2 and 3 fault at
+    // lane 0. Which work-group reports first depends on host threads.
+    let wl = e
+        .lines()
+        .find(|l| l.contains("of work-group ("))
+        .expect("wave line");
+    let wg: u32 = wl
+        .split("work-group (")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("work-group in {wl}"));
+    let lane: u32 = wl
+        .split("lane ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("lane in {wl}"));
+    assert!(wg >= 1, "{wl}");
+    assert_eq!(lane, if wg == 1 { 36 } else { 0 }, "{wl}");
     assert!(e.contains("out= files written"), "{e}");
     let data = std::fs::read(&y).expect("out= file written after the fault");
     assert_eq!(data.len(), 400);

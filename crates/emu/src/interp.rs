@@ -68,6 +68,9 @@ pub enum Stop {
         wave: WaveId,
         /// The instruction text.
         inst: String,
+        /// The first faulting lane, when the access is per lane (global
+        /// gathers and scatters); `None` for scalar and fetch faults.
+        lane: Option<u32>,
     },
     /// An access to LDS outside the work-group's allocation.
     #[error("LDS fault: {kind} of {size} bytes at LDS offset {offset:#x} outside the {lds_size}-byte allocation (wave {wave:?}, pc {pc:#x}: {inst})")]
@@ -496,6 +499,7 @@ impl<'m> Exec<'m> {
                         pc,
                         wave: id(w),
                         inst: "<instruction fetch>".into(),
+                        lane: None,
                     })
                 }
                 Err(_) => n -= 4,
@@ -558,6 +562,18 @@ fn fault(w: &Wave, inst: &Instruction, pc: u64, f: Fault) -> Stop {
         pc,
         wave: id(w),
         inst: inst.to_string(),
+        lane: None,
+    }
+}
+
+/// [`fault`] of one lane of a wave-wide access.
+fn lane_fault(w: &Wave, inst: &Instruction, pc: u64, (lane, f): (usize, Fault)) -> Stop {
+    Stop::Fault {
+        fault: f,
+        pc,
+        wave: id(w),
+        inst: inst.to_string(),
+        lane: Some(lane as u32),
     }
 }
 
@@ -3648,12 +3664,12 @@ fn vmem(
             let bytes = store_data(w, r, n.div_ceil(4) as usize);
             x.view
                 .scatter(&addrs, w.exec, n, &bytes)
-                .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+                .map_err(|e| lane_fault(w, i, c.pc, e))?;
         } else {
             let mut bytes = [[0u8; 16]; LANES];
             x.view
                 .gather(&addrs, w.exec, n, &mut bytes)
-                .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+                .map_err(|e| lane_fault(w, i, c.pc, e))?;
             if let Some(vd) = vdst {
                 write_loaded(w, &vd, &bytes, w.exec, n, signed);
             }
@@ -3980,12 +3996,12 @@ fn mubuf(
         let bytes = store_data(w, vr, n.div_ceil(4) as usize);
         x.view
             .scatter(&addrs, live, n, &bytes)
-            .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+            .map_err(|e| lane_fault(w, i, c.pc, e))?;
     } else {
         let mut bytes = [[0u8; 16]; LANES];
         x.view
             .gather(&addrs, live, n, &mut bytes)
-            .map_err(|(_, f)| fault(w, i, c.pc, f))?;
+            .map_err(|e| lane_fault(w, i, c.pc, e))?;
         // Out-of-range lanes gathered nothing: they load 0.
         write_loaded(w, &vdata, &bytes, w.exec, n, signed);
     }
