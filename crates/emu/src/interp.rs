@@ -155,7 +155,7 @@ pub struct Exec<'m> {
 struct Core<'m> {
     view: MemView<'m>,
     /// Ground-truth access log ([`crate::record`]), when recording.
-    mem_log: Option<Box<Vec<crate::record::MemAccess>>>,
+    mem_log: Option<Vec<crate::record::MemAccess>>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -303,14 +303,14 @@ impl<'m> Exec<'m> {
     /// Turns ground-truth recording on: per-PC counts and the access log.
     pub fn enable_recording(&mut self) {
         self.recorder = Some(Box::default());
-        self.core.mem_log = Some(Box::default());
+        self.core.mem_log = Some(Vec::new());
     }
 
     /// The recording so far (counts and access log), if recording.
     pub fn take_recording(&mut self) -> Option<crate::record::Recorder> {
         let mut r = *self.recorder.take()?;
         if let Some(log) = self.core.mem_log.take() {
-            r.accesses = *log;
+            r.accesses = log;
         }
         Some(r)
     }
