@@ -84,7 +84,7 @@ pub fn run_tool(
     opts: &Options,
 ) -> Result<()> {
     let t = tool(name)?;
-    let (run, _b) = tools::run(
+    let (run, b) = tools::run(
         agent,
         objects,
         kernel,
@@ -107,6 +107,15 @@ pub fn run_tool(
     if let Some(p) = out {
         let text = serde_json::to_string_pretty(&run.result)?;
         std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+        if let Some(t) = &run.trace {
+            // mem-trace: the accesses as CSV and as a Perfetto trace.
+            let csv = p.with_extension("csv");
+            std::fs::write(&csv, tools::trace_csv(&b, t))
+                .with_context(|| format!("cannot write {}", csv.display()))?;
+            let pf = p.with_extension("perfetto.json");
+            std::fs::write(&pf, serde_json::to_string(&tools::trace_perfetto(&b, t))?)
+                .with_context(|| format!("cannot write {}", pf.display()))?;
+        }
     }
     if ctx.json {
         return print_json(&json!({

@@ -172,6 +172,8 @@ pub struct Reserved {
     pub save: u16,
     /// SGPR pair for temporaries (and long jumps).
     pub tmp: u16,
+    /// A second SGPR pair for temporaries.
+    pub t2: u16,
     /// SGPR holding a saved SCC.
     pub scc: u16,
     /// VGPR pair holding 1 and 0 in lane 0 (set at kernel entry).
@@ -182,6 +184,8 @@ pub struct Reserved {
     pub voff: u16,
     /// VGPR for temporaries.
     pub vtmp: u16,
+    /// Four VGPRs (even-aligned) for temporaries.
+    pub vaux: u16,
     /// Lane mode (no SGPRs free in the code object): a VGPR whose lanes 0
     /// and 1 hold the probe-data address and whose other lanes hold the
     /// SGPRs a site borrows; the SGPR fields are then chosen per site.
@@ -220,12 +224,23 @@ pub struct ProbeCx<'a> {
     pub kernarg_size: u32,
     /// Function kind.
     pub kind: FunctionKind,
+    /// Byte offset of the request's shared region ([`Probe::shared_bytes`]).
+    pub shared: u32,
+    /// Site number (index in [`Instrumented::sites`]).
+    pub site: u32,
+    /// The instruction the site is attached to.
+    pub inst: Instruction,
 }
 
 /// A probe: machine code for one site.
 pub trait Probe: std::fmt::Debug + Send + Sync {
     /// Bytes of probe data each site needs.
     fn slot_bytes(&self) -> u32;
+    /// Bytes of probe data shared by all sites of the request (a ring
+    /// buffer, say), allocated once.
+    fn shared_bytes(&self) -> u32 {
+        0
+    }
     /// Appends the probe's instructions.
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError>;
 }
@@ -648,8 +663,8 @@ fn used_registers(p: &Program, co: &CodeObject<'_>, arch: KdArch) -> RegSet {
 fn reserve(used: &RegSet) -> Result<Reserved, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    let lanes = s0 + 7 > 102;
-    let nv = if lanes { 7 } else { 6 };
+    let lanes = s0 + 9 > 102;
+    let nv = if lanes { 11 } else { 10 };
     if v0 + nv > 256 {
         return Err(format!(
             "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
@@ -661,12 +676,14 @@ fn reserve(used: &RegSet) -> Result<Reserved, String> {
         ptr: s0,
         save: s0 + 2,
         tmp: s0 + 4,
-        scc: s0 + 6,
+        t2: s0 + 6,
+        scc: s0 + 8,
         vdata: v0,
         vcnt: v0 + 2,
         voff: v0 + 4,
         vtmp: v0 + 5,
-        vstate: lanes.then_some(v0 + 6),
+        vaux: v0 + 6,
+        vstate: lanes.then_some(v0 + 10),
     })
 }
 
@@ -687,11 +704,13 @@ fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
 
 /// Lane mode: SGPRs for one site, dead ones first, else live ones that
 /// are saved in `vstate` lanes 2.. (returned as (sgpr, lane)).
-fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
+fn site_regs(base: &Reserved, live: &RegSet, avoid: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
     if base.vstate.is_none() {
         return (*base, Vec::new());
     }
-    let mut taken = RegSet::default();
+    // Registers the site's instruction reads are never borrowed (a probe
+    // may read them too).
+    let mut taken = *avoid;
     let mut saved = Vec::new();
     let mut lane = 2u16;
     let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
@@ -710,6 +729,7 @@ fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
     r.ptr = get(2, &mut taken, &mut saved);
     r.save = get(2, &mut taken, &mut saved);
     r.tmp = get(2, &mut taken, &mut saved);
+    r.t2 = get(2, &mut taken, &mut saved);
     r.scc = get(1, &mut taken, &mut saved);
     (r, saved)
 }
@@ -883,6 +903,11 @@ pub fn instrument_lifted_with(
     // Build items.
     let mut sites: Vec<Site> = Vec::new();
     let mut slot: u32 = 0;
+    let mut shared_off = vec![0u32; requests.len()];
+    for (ri, r) in requests.iter().enumerate() {
+        shared_off[ri] = slot;
+        slot += r.probe.shared_bytes().next_multiple_of(8);
+    }
     let mut code: Vec<FnCode> = Vec::with_capacity(p.functions.len());
     for (fi, f) in p.functions.iter().enumerate() {
         let fl = &live.functions[fi];
@@ -905,7 +930,8 @@ pub fn instrument_lifted_with(
             let r = &requests[ri];
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
-            let (sregs, saved) = site_regs(&regs, &live_at);
+            let avoid = crate::live::effects(&f.insts[i].inst).uses;
+            let (sregs, saved) = site_regs(&regs, &live_at, &avoid);
             let enc = |e| encode_err(&f.name, f.insts[i].addr, "lane save")(e);
             if let Some(vs) = regs.vstate {
                 for (sg, lane) in &saved {
@@ -924,6 +950,9 @@ pub fn instrument_lifted_with(
                 kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
                 kernarg_size: kernarg_size.get(f.name.as_str()).copied().unwrap_or(0),
                 kind: f.kind,
+                shared: shared_off[ri],
+                site: sites.len() as u32,
+                inst: f.insts[i].inst,
             };
             r.probe
                 .emit(&cx, out)
@@ -1619,4 +1648,255 @@ fn metadata_notes(
         out.push(b);
     }
     Ok(out)
+}
+
+/// Size of one `mem-trace` record: site (u32), pad, EXEC (u64), then one
+/// address (u64) per lane.
+pub const TRACE_RECORD: u32 = 16 + 64 * 8;
+
+/// Appends one record per wave-execution of a memory instruction to a ring
+/// buffer in the request's shared region: `[next u64][dropped u64]`
+/// followed by `capacity` records ([`TRACE_RECORD`] bytes: site, EXEC,
+/// then the address register part per active lane — the host adds the
+/// instruction's immediate offset). A record is reserved with an atomic
+/// add on `next`; when the ring is full the probe adds 1 to `dropped` and
+/// writes nothing, so a full buffer never corrupts the kernel. GLOBAL and
+/// FLAT (vaddr pair, or saddr + 32-bit vaddr) and DS (address VGPR) are
+/// traced; other instructions get no code. Touches no SCC, VCC or M0.
+#[derive(Debug, Clone, Copy)]
+pub struct MemTraceProbe {
+    /// Records the ring holds.
+    pub capacity: u32,
+}
+
+/// `global_atomic_add_x2` returning the old value in `vdst`.
+fn atomic_add_x2_rtn(
+    t: Target,
+    r: &Reserved,
+    vdst: u16,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
+    let mut m = Modifiers::default();
+    m.offset = off;
+    m.glc = true;
+    Instruction::build(t, Opcode::GLOBAL_ATOMIC_ADD_X2)
+        .modifiers(&m)
+        .operands(&[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)])?
+        .field(lathe_isa::Field::Vdst, u32::from(vdst))
+        .finish()
+}
+
+impl Probe for MemTraceProbe {
+    fn slot_bytes(&self) -> u32 {
+        0
+    }
+    fn shared_bytes(&self) -> u32 {
+        16 + self.capacity * TRACE_RECORD
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        use lathe_isa::{Encoding, Field};
+        let (t, r) = (cx.target, cx.regs);
+        let enc = cx.inst.encoding();
+        let ops = cx.inst.operands();
+        let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
+        let addr = match by(Field::Addr) {
+            Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => a,
+            _ => return Ok(()),
+        };
+        let saddr = match by(Field::Saddr) {
+            Some(Operand::Reg(s)) if s.file == RegFile::Scalar => Some(s),
+            _ => None,
+        };
+        if !matches!(enc, Encoding::Global | Encoding::Flat | Encoding::Ds) {
+            return Ok(());
+        }
+        let (pa, ret) = (r.vaux + 2, r.vaux);
+        let ring = cx.shared;
+        exec_one(t, r, out)?;
+        // Reserve a record: ret = next++.
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(ring)],
+        )?);
+        out.push(atomic_add_x2_rtn(t, r, ret, r.vtmp, r.vdata, 0)?);
+        out.push(waitcnt(t, 0, 15)?);
+        // VOP3 takes no literal on GFX9: the capacity goes through a VGPR.
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), konst(self.capacity)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_CMP_LE_U32_E64,
+            &[sreg(r.t2, 2), vreg(pa, 1), vreg(ret, 1)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_CMP_GT_U32_E64,
+            &[sreg(r.tmp, 2), vreg(pa, 1), vreg(ret, 1)],
+        )?);
+        // Full: count the drop.
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.t2, 2)],
+        )?);
+        let mut m8 = Modifiers::default();
+        m8.offset = 8;
+        out.push(build_m(
+            t,
+            Opcode::GLOBAL_ATOMIC_ADD_X2,
+            &m8,
+            &[vreg(r.vtmp, 1), vreg(r.vdata, 2), sreg(r.ptr, 2)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.tmp, 2)],
+        )?);
+        // The record body, skipped when full.
+        let mut body = Vec::with_capacity(24);
+        // ret = ring + 16 + ret * TRACE_RECORD (lane 0).
+        body.push(build(
+            t,
+            Opcode::V_MUL_U32_U24_E32,
+            &[vreg(ret, 1), Operand::Literal(TRACE_RECORD), vreg(ret, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_ADD_U32_E32,
+            &[vreg(ret, 1), Operand::Literal(ring + 16), vreg(ret, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), konst(cx.site)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::GLOBAL_STORE_DWORD,
+            &[vreg(ret, 1), vreg(pa, 1), sreg(r.ptr, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), sreg(r.save, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa + 1, 1), sreg(r.save + 1, 1)],
+        )?);
+        body.push(build_m(
+            t,
+            Opcode::GLOBAL_STORE_DWORDX2,
+            &m8,
+            &[vreg(ret, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_READFIRSTLANE_B32,
+            &[sreg(r.scc, 1), vreg(ret, 1)],
+        )?);
+        // Every active lane: its address at record + 16 + 8 * lane.
+        body.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MBCNT_LO_U32_B32,
+            &[vreg(r.vtmp, 1), Operand::Int(-1), Operand::Int(0)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MBCNT_HI_U32_B32,
+            &[vreg(r.vtmp, 1), Operand::Int(-1), vreg(r.vtmp, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_LSHLREV_B32_E32,
+            &[vreg(r.vtmp, 1), Operand::Int(3), vreg(r.vtmp, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_ADD_U32_E32,
+            &[vreg(r.vtmp, 1), sreg(r.scc, 1), vreg(r.vtmp, 1)],
+        )?);
+        match (enc, saddr) {
+            (Encoding::Ds, _) => {
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa, 1), vreg(addr.first, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), Operand::Int(0)],
+                )?);
+            }
+            (_, Some(s)) => {
+                body.push(build(
+                    t,
+                    Opcode::V_ADD_CO_U32_E64,
+                    &[
+                        vreg(pa, 1),
+                        sreg(r.t2, 2),
+                        sreg(s.first, 1),
+                        vreg(addr.first, 1),
+                    ],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), sreg(s.first + 1, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_ADDC_CO_U32_E64,
+                    &[
+                        vreg(pa + 1, 1),
+                        sreg(r.t2, 2),
+                        vreg(pa + 1, 1),
+                        Operand::Int(0),
+                        sreg(r.t2, 2),
+                    ],
+                )?);
+            }
+            (_, None) => {
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa, 1), vreg(addr.first, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), vreg(addr.first + 1, 1)],
+                )?);
+            }
+        }
+        let mut m16 = Modifiers::default();
+        m16.offset = 16;
+        body.push(build_m(
+            t,
+            Opcode::GLOBAL_STORE_DWORDX2,
+            &m16,
+            &[vreg(r.vtmp, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+        )?);
+        let skip: usize = body.iter().map(|i| i.len()).sum::<usize>() / 4;
+        out.push(build(
+            t,
+            Opcode::S_CBRANCH_EXECZ,
+            &[Operand::Branch(skip as i16)],
+        )?);
+        out.extend(body);
+        exec_restore(t, r, out)
+    }
 }
