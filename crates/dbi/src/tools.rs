@@ -6,6 +6,7 @@
 //! | `block-count` | block entry, wave counter | executions per block with its address range |
 //! | `opcode-hist` | block entry, wave counter | executions per opcode (block counts × the block's opcodes) |
 //! | `kernarg` | kernel entry, copy of the kernarg segment | arguments and hidden arguments as the kernel sees them |
+//! | `mem-trace` | before every GLOBAL/FLAT/DS instruction, ring-buffer record | every access per active lane (CSV, Perfetto JSON), records dropped when the ring is full |
 //!
 //! Counts are of the original program's instructions (the probes' own
 //! instructions are not counted): a region's counter times the number of
