@@ -56,8 +56,12 @@ pub fn run(ctx: &Ctx, a: InstrumentArgs) -> Result<()> {
             "bytes": b.code_object.len(),
             "data_bytes": b.data_size,
             "relaxed_branches": b.relaxed_branches,
+            "skipped": b.skipped.iter().map(|(k, why)| json!({"kernel": k, "why": why})).collect::<Vec<_>>(),
             "sites": b.sites,
         }));
+    }
+    for (k, why) in &b.skipped {
+        eprintln!("warning: {k} left uninstrumented: {why}");
     }
     print(&format!(
         "{}: {} sites, {} bytes of probe data per dispatch, {} long jumps; wrote {} ({} bytes)\n",

@@ -12,13 +12,15 @@
 //! included); the built-in probes never touch SCC, VCC or M0, so sites
 //! where those are live need no saving.
 //!
-//! **Registers.** Probes get registers no instruction of the code object
-//! reads or writes (and no initial SGPR): dead everywhere, so nothing has
-//! to be saved. The kernel descriptors' VGPR/SGPR counts (and
-//! `ACCUM_OFFSET`, which moves the AGPRs without changing their names) grow
-//! to cover them. A kernel that already uses every register is refused
-//! with [`Error::NoRegisters`] (lane and scratch spilling are not
-//! implemented).
+//! **Registers.** Per call-graph component, probes get registers no
+//! instruction of the component reads or writes (and no initial SGPR):
+//! dead everywhere, so nothing has to be saved. The kernel descriptors'
+//! VGPR/SGPR counts (and `ACCUM_OFFSET`, which moves the AGPRs without
+//! changing their names) grow to cover them. Without free SGPRs the
+//! component uses lane mode ([`Reserved::vstate`]: SGPRs borrowed per site,
+//! dead ones first, live ones saved in VGPR lanes). A component without
+//! free VGPRs is copied without probes and listed in
+//! [`Instrumented::skipped`] (scratch spilling is not implemented).
 //!
 //! **Layout.** Every function is re-emitted into a new code section (the
 //! original code stays where it was, unused): branches are re-targeted to
@@ -300,6 +302,49 @@ pub struct Instrumented {
     pub relaxed_branches: usize,
     /// (new address, original address) of every original instruction.
     pub addr_map: Vec<(u64, u64)>,
+    /// Kernels left without probes, and why (no registers to spare in
+    /// their call-graph component).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Component index of every function: functions linked by calls share
+/// one; an unresolved call puts everything in one component.
+fn components(p: &Program) -> Vec<usize> {
+    let n = p.functions.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let unresolved = p
+        .functions
+        .iter()
+        .any(|f| f.calls.iter().any(|c| c.callee.is_none()));
+    for (fi, f) in p.functions.iter().enumerate() {
+        for c in &f.calls {
+            let t = match c.callee {
+                Some(t) => t,
+                None => continue,
+            };
+            let (a, b) = (find(&mut parent, fi), find(&mut parent, t));
+            parent[a] = b;
+        }
+        if unresolved && fi > 0 {
+            let (a, b) = (find(&mut parent, fi), find(&mut parent, 0));
+            parent[a] = b;
+        }
+    }
+    let mut ids = std::collections::HashMap::new();
+    (0..n)
+        .map(|i| {
+            let r = find(&mut parent, i);
+            let k = ids.len();
+            *ids.entry(r).or_insert(k)
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- helpers
@@ -638,28 +683,6 @@ fn encode_err<'a>(
     }
 }
 
-/// Registers used by any instruction of the program, plus initial SGPRs
-/// and the work-item ID VGPRs.
-fn used_registers(p: &Program, co: &CodeObject<'_>, arch: KdArch) -> RegSet {
-    let mut u = RegSet::default();
-    for f in &p.functions {
-        for x in &f.insts {
-            x.inst.for_each_reg(|a| u.add(a.reg));
-        }
-    }
-    if let Ok(syms) = co.symbols() {
-        for k in syms.kernels() {
-            if let Ok(d) = &k.descriptor {
-                for s in d.initial_sgprs(arch) {
-                    u.add(RegRange::sgpr(s.first as u16, s.count as u8));
-                }
-            }
-        }
-    }
-    u.add(RegRange::vgpr(0, 3));
-    u
-}
-
 fn reserve(used: &RegSet) -> Result<Reserved, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
@@ -850,18 +873,70 @@ pub fn instrument_lifted_with(
     let tid = co.target().ok_or(Error::NoTarget)?;
     let arch = KdArch::for_processor(tid.processor);
     let t = p.target;
-    let mut used = used_registers(p, co, arch);
-    if opts.force_lane_mode {
-        used.add(RegRange::sgpr(0, 102));
+    // Registers are reserved per component of the call graph (functions
+    // that call each other share their reservation); a component with no
+    // registers to spare is copied without probes and reported.
+    let comp = components(p);
+    let ncomp = comp.iter().copied().max().map_or(0, |m| m + 1);
+    let mut comp_used = vec![RegSet::default(); ncomp];
+    for (fi, f) in p.functions.iter().enumerate() {
+        let u = &mut comp_used[comp[fi]];
+        for x in &f.insts {
+            x.inst.for_each_reg(|a| u.add(a.reg));
+        }
+        u.add(RegRange::vgpr(0, 3));
+        if opts.force_lane_mode {
+            u.add(RegRange::sgpr(0, 102));
+        }
     }
-    let regs = reserve(&used).map_err(|why| Error::NoRegisters {
-        function: p
-            .functions
-            .first()
-            .map_or_else(String::new, |f| f.name.clone()),
-        why,
-    })?;
     let syms = co.symbols()?;
+    for k in syms.kernels() {
+        if let (Ok(d), Some(fi)) = (&k.descriptor, p.function(k.name)) {
+            for s in d.initial_sgprs(arch) {
+                comp_used[comp[fi]].add(RegRange::sgpr(s.first as u16, s.count as u8));
+            }
+        }
+    }
+    let comp_regs: Vec<Result<Reserved, String>> = comp_used.iter().map(reserve).collect();
+    if !comp_regs.is_empty() && comp_regs.iter().all(|r| r.is_err()) {
+        return Err(Error::NoRegisters {
+            function: p
+                .functions
+                .first()
+                .map_or_else(String::new, |f| f.name.clone()),
+            why: comp_regs
+                .iter()
+                .find_map(|r| r.clone().err())
+                .unwrap_or_default(),
+        });
+    }
+    // Stand-in for code without probes: `vstate` set so that long jumps
+    // and getpc fixes look for dead SGPRs.
+    let no_regs = Reserved {
+        ptr: 0,
+        save: 0,
+        tmp: 0,
+        t2: 0,
+        scc: 0,
+        vdata: 0,
+        vcnt: 0,
+        voff: 0,
+        vtmp: 0,
+        vaux: 0,
+        vstate: Some(0),
+    };
+    let first_regs = comp_regs
+        .iter()
+        .find_map(|r| r.as_ref().ok().copied())
+        .unwrap_or(no_regs);
+    let mut skipped: Vec<(String, String)> = Vec::new();
+    for (fi, f) in p.functions.iter().enumerate() {
+        if let Err(why) = &comp_regs[comp[fi]] {
+            if f.kind == FunctionKind::Kernel {
+                skipped.push((f.name.clone(), why.clone()));
+            }
+        }
+    }
     // Kernarg pointer SGPR per kernel.
     let mut kernarg_sgpr: HashMap<&str, u16> = HashMap::new();
     let mut kernarg_size: HashMap<&str, u32> = HashMap::new();
@@ -910,6 +985,10 @@ pub fn instrument_lifted_with(
     }
     let mut code: Vec<FnCode> = Vec::with_capacity(p.functions.len());
     for (fi, f) in p.functions.iter().enumerate() {
+        let (regs, comp_ok) = match &comp_regs[comp[fi]] {
+            Ok(r) => (*r, true),
+            Err(_) => (no_regs, false),
+        };
         let fl = &live.functions[fi];
         let n = f.insts.len();
         let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
@@ -981,7 +1060,7 @@ pub fn instrument_lifted_with(
             Ok(())
         };
         for (ri, r) in requests.iter().enumerate() {
-            if !covered[ri][fi] {
+            if !covered[ri][fi] || !comp_ok {
                 continue;
             }
             let sel = &r.select;
@@ -1124,7 +1203,7 @@ pub fn instrument_lifted_with(
         }
         // Items.
         let mut items: Vec<Item> = Vec::new();
-        if f.kind == FunctionKind::Kernel && any_sites {
+        if f.kind == FunctionKind::Kernel && any_sites && comp_ok {
             let pp = if regs.vstate.is_some() {
                 if fl.before.first().is_some_and(|l| l.scc) {
                     return Err(Error::Unsupported {
@@ -1307,6 +1386,7 @@ pub fn instrument_lifted_with(
         fc.relayout();
         code.push(fc);
     }
+    let regs = first_regs;
     // Global layout with relaxation.
     let mut starts = vec![0u64; code.len()];
     let mut relaxed = 0;
@@ -1499,7 +1579,7 @@ pub fn instrument_lifted_with(
         debug_assert_eq!(out.len() as u64, starts[fi] + fc.size);
     }
     // Descriptors.
-    let mut new_vgprs: HashMap<String, u64> = HashMap::new();
+    let mut new_counts: HashMap<String, (u64, u64)> = HashMap::new();
     let mut patch = Patch {
         code: out,
         ..Default::default()
@@ -1515,8 +1595,15 @@ pub fn instrument_lifted_with(
             .kernel(name)
             .and_then(|k| k.metadata.as_ref())
             .map(|m| m.vgpr_count.min(512) as u32);
-        let (mut nb, vgprs) = patch_descriptor(&raw, d, arch, &regs, md_vgpr);
-        new_vgprs.insert(format!("{name}.kd"), u64::from(vgprs));
+        let mut nb = raw;
+        if let Ok(kr) = &comp_regs[comp[fi]] {
+            let (b, vgprs) = patch_descriptor(&raw, d, arch, kr, md_vgpr);
+            nb = b;
+            new_counts.insert(
+                format!("{name}.kd"),
+                (u64::from(kr.sgpr_end()) + 6, u64::from(vgprs)),
+            );
+        }
         let entry = fn_new[fi] as i64 - *kd_addr as i64;
         nb[16..24].copy_from_slice(&entry.to_le_bytes());
         patch.descriptors.push((*kd_addr, nb));
@@ -1529,7 +1616,7 @@ pub fn instrument_lifted_with(
             addr_map.push((fn_new[fi] + fc.offs[fc.inst_item[i]], x.addr));
         }
     }
-    patch.metadata = metadata_notes(co, &regs, &new_vgprs)?;
+    patch.metadata = metadata_notes(co, &new_counts)?;
     let code_object = elfout::write(co.data(), lay, &patch)?;
     Ok(Instrumented {
         code_object,
@@ -1539,6 +1626,7 @@ pub fn instrument_lifted_with(
         function_addrs: fn_new,
         relaxed_branches: relaxed,
         addr_map,
+        skipped,
     })
 }
 
@@ -1602,8 +1690,7 @@ fn replace_literal(t: Target, inst: &Instruction, v: u32) -> Result<Instruction,
 /// cover the reserved registers, one per `NT_AMDGPU_METADATA` note.
 fn metadata_notes(
     co: &CodeObject<'_>,
-    regs: &Reserved,
-    new_vgprs: &HashMap<String, u64>,
+    new_counts: &HashMap<String, (u64, u64)>,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let mut out = Vec::new();
     for desc in co.metadata_notes()? {
@@ -1625,13 +1712,13 @@ fn metadata_notes(
                                 .and_then(|(_, v)| v.as_str())
                                 .unwrap_or("")
                                 .to_string();
+                            let Some(&(sg, vg)) = new_counts.get(&sym) else {
+                                continue;
+                            };
                             for (mk, mv) in m.iter_mut() {
                                 let need = match mk.as_str() {
-                                    Some(".sgpr_count") => u64::from(regs.sgpr_end()) + 6,
-                                    Some(".vgpr_count") => new_vgprs
-                                        .get(&sym)
-                                        .copied()
-                                        .unwrap_or(u64::from(regs.vgpr_end())),
+                                    Some(".sgpr_count") => sg,
+                                    Some(".vgpr_count") => vg,
                                     _ => continue,
                                 };
                                 if let Some(old) = mv.as_u64() {

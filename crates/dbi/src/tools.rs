@@ -429,6 +429,12 @@ pub fn run(
         }
     }
     let b = built.ok_or_else(|| Error::NoFunction(kernel.to_string()))?;
+    if let Some((_, why)) = b.skipped.iter().find(|(k, _)| *k == resolved) {
+        return Err(Error::NoRegisters {
+            function: resolved.clone(),
+            why: why.clone(),
+        });
+    }
     let refs: Vec<&[u8]> = objs.iter().map(|v| v.as_slice()).collect();
     let session = Session::load(agent, &refs)?;
     let var = session
