@@ -10,16 +10,17 @@ Peer pipeline (what one does without Lathe):
   3. cut each bundle out of the section (Python slicing, written to a file)
   4. clang-offload-bundler --list, then --unbundle for the gfx90a IDs.
 clang-offload-bundler 22 rejects these ROCm 5.3 bundle IDs, so the peer uses
-LLVM 15's bundler (Debian clang-15), which reads them.
+LLVM 15's bundler (Debian clang-tools-15), which reads them.
 
 Lathe: `lathe bundle list FILE --json` and
        `lathe bundle extract FILE -t gfx90a:xnack- -t gfx90a:xnack+ -o DIR`.
 
-Both outputs are compared byte for byte. Prints the ratio. Run with
+Every run's outputs are compared byte for byte with the first run's (exit
+status 1 on a difference). Prints the median time of each side with its
+spread, and the median per-run ratio. Run with
 `bench/bundle_rocsparse.py [--runs N]`; needs `scripts/setup.sh --bench`.
 """
 import argparse
-import filecmp
 import os
 import shutil
 import subprocess
@@ -28,7 +29,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer import sh, split_fatbin  # noqa: E402
+from peer import digests, sh, split_fatbin  # noqa: E402
+from stats import describe, fail, ratio  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1"
@@ -68,38 +70,41 @@ def lathe(lathe_bin, workdir):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
     if not os.path.exists(LIB) or not os.path.exists(BUNDLER15):
-        sys.exit("needs librocsparse0 and clang-15: run scripts/setup.sh --bench")
+        sys.exit("needs librocsparse0 and clang-tools-15: run scripts/setup.sh --bench")
     lathe_bin = os.environ.get("LATHE_BIN")
     if not lathe_bin:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)
         lathe_bin = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release/lathe")
-    best = {"lathe": None, "peer": None}
+    times = {"lathe": [], "peer": []}
+    reference = None
     for run in range(a.runs):
         for name in (["lathe", "peer"] if run % 2 == 0 else ["peer", "lathe"]):
             wd = tempfile.mkdtemp(prefix=f"lathe-bench-{name}-", dir=os.environ.get("TMPDIR"))
             t0 = time.perf_counter()
             nb, ne, out = lathe(lathe_bin, wd) if name == "lathe" else peer(wd)
             dt = time.perf_counter() - t0
-            if best[name] is None or dt < best[name][0]:
-                if best[name] is not None:
-                    shutil.rmtree(best[name][4], ignore_errors=True)
-                best[name] = (dt, nb, ne, sorted(os.listdir(out)), wd, out)
-            else:
-                shutil.rmtree(wd, ignore_errors=True)
-            print(f"run {run} {name:5}: {dt:7.3f} s  bundles={nb} entries={ne}", flush=True)
-    (tl, nbl, nel, fl, wdl, outl), (tp, nbp, nep, fp, wdp, outp) = best["lathe"], best["peer"]
-    same = nbl == nbp and nel == nep and len(fl) == len(fp) and all(
-        filecmp.cmp(os.path.join(outl, x), os.path.join(outp, y), shallow=False) for x, y in zip(fl, fp))
-    print(f"lathe: {tl:.3f} s, peer (llvm-objcopy + llvm-readelf + clang-offload-bundler-15): {tp:.3f} s")
-    print(f"bundles {nbl}/{nbp}, entries {nel}/{nep}, gfx90a code objects {len(fl)}/{len(fp)}, identical: {same}")
-    print(f"speed-up: {tp / tl:.1f}x (best of {a.runs})")
-    shutil.rmtree(wdl, ignore_errors=True)
-    shutil.rmtree(wdp, ignore_errors=True)
-    sys.exit(0 if same else 1)
-
+            # Every run's result is checked against the first one: counts,
+            # and every extracted code object byte for byte (by content:
+            # the two sides name files differently).
+            result = (nb, ne, digests(out))
+            shutil.rmtree(wd, ignore_errors=True)
+            if reference is None:
+                reference = result
+            elif result != reference:
+                fail(f"run {run} {name}: bundles={nb} entries={ne} code objects={len(result[2])} differ "
+                     f"from the first run's bundles={reference[0]} entries={reference[1]} "
+                     f"code objects={len(reference[2])}")
+            times[name].append(dt)
+            print(f"run {run} {name:5}: {dt:7.3f} s  bundles={nb} entries={ne} gfx90a code objects={len(result[2])}",
+                  flush=True)
+    print(f"lathe: {describe(times['lathe'])}")
+    print(f"peer (llvm-objcopy + llvm-readelf + clang-offload-bundler-15): {describe(times['peer'])}")
+    print(f"bundles {reference[0]}, entries {reference[1]}, gfx90a code objects {len(reference[2])}: "
+          f"identical in every run of both")
+    print(f"speed-up: {ratio(times['peer'], times['lathe'])}")
 
 if __name__ == "__main__":
     main()

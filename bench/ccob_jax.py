@@ -3,8 +3,9 @@
 wheel's shared libraries, `lathe bundle extract --all` against
 `llvm-objcopy --dump-section` + `clang-offload-bundler --unbundle` (LLVM 22),
 side by side in one run. Both write every code object of every target.
-Reports wall time, the ratio, and decompressed MB/s. Outputs are compared
-byte for byte.
+Reports the median wall time of each side with its spread, the median
+per-run ratio, and decompressed MB/s. Every run's outputs are compared byte
+for byte with the first run's; a difference exits with status 1.
 
 clang-offload-bundler 22 reads only the first bundle of a file (and fails on
 a section holding two CCOBs back to back, as `_solver.so` does), so the peer
@@ -18,10 +19,12 @@ import sys
 import tempfile
 import time
 import json
-import filecmp
+import hashlib
+import statistics
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer import split_fatbin  # noqa: E402
+from stats import describe, fail, ratio  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM = "/usr/lib/llvm-22/bin"
@@ -69,7 +72,8 @@ def main():
     if not os.environ.get("LATHE_BIN"):
         sh(["cargo", "build", "--release", "-q", "-p", "lathe-cli"])
     runs = int(os.environ.get("RUNS", "5"))
-    best = {}
+    times = {"lathe": [], "peer": []}
+    reference = None
     for r in range(runs):
         for name in (["lathe", "peer"] if r % 2 == 0 else ["peer", "lathe"]):
             wd = tempfile.mkdtemp(prefix=f"ccob-{name}-")
@@ -77,25 +81,22 @@ def main():
             outs = lathe(lathe_bin, lib_paths, wd) if name == "lathe" else peer(lib_paths, wd)
             dt = time.perf_counter() - t0
             size = sum(os.path.getsize(p) for p in outs)
-            if name not in best or dt < best[name][0]:
-                if name in best:
-                    shutil.rmtree(best[name][3], ignore_errors=True)
-                best[name] = (dt, len(outs), size, wd, outs)
-            else:
-                shutil.rmtree(wd, ignore_errors=True)
-    tl, nl, sl, wdl, ol = best["lathe"]
-    tp, np_, sp, wdp, op = best["peer"]
-    # Compare contents: sort both by size+content hash.
-    def key(p):
-        return (os.path.getsize(p), open(p, "rb").read())
-    same = sorted(map(key, ol)) == sorted(map(key, op))
-    print(f"{len(lib_paths)} libraries, {nl}/{np_} code objects, {sl/1e6:.1f} MB decompressed, identical: {same}")
-    print(f"lathe: {tl*1000:.0f} ms ({sl/1e6/tl:.0f} MB/s); llvm-objcopy + clang-offload-bundler: {tp*1000:.0f} ms ({sp/1e6/tp:.0f} MB/s)")
-    print(f"speed-up: {tp/tl:.1f}x (best of {runs})")
-    shutil.rmtree(wdl, ignore_errors=True)
-    shutil.rmtree(wdp, ignore_errors=True)
-    sys.exit(0 if same else 1)
-
+            # Every run's outputs, by content (names differ between sides).
+            result = (len(outs), size, sorted(hashlib.sha256(open(p, "rb").read()).hexdigest() for p in outs))
+            shutil.rmtree(wd, ignore_errors=True)
+            if reference is None:
+                reference = result
+            elif result != reference:
+                fail(f"run {r} {name}: {result[0]} code objects, {result[1]} bytes; "
+                     f"first run: {reference[0]} code objects, {reference[1]} bytes (or contents differ)")
+            times[name].append(dt)
+            print(f"run {r} {name:5}: {dt * 1000:7.0f} ms  {len(outs)} code objects", flush=True)
+    n, size, _ = reference
+    mbs = [size / 1e6 / t for t in times["lathe"]]
+    print(f"{len(lib_paths)} libraries, {n} code objects, {size / 1e6:.1f} MB decompressed, identical in every run of both")
+    print(f"lathe: {describe(times['lathe'], 'ms', 1000, '{:.0f}')}, {statistics.median(mbs):.0f} MB/s")
+    print(f"llvm-objcopy + clang-offload-bundler: {describe(times['peer'], 'ms', 1000, '{:.0f}')}")
+    print(f"speed-up: {ratio(times['peer'], times['lathe'])}")
 
 if __name__ == "__main__":
     main()

@@ -3,6 +3,7 @@
 `.hipFatBinSegment` wrappers' R_X86_64_RELATIVE addends (llvm-readelf), and cut
 the section into one file per bundle (clang-offload-bundler reads only the
 first bundle of a file)."""
+import hashlib
 import os
 import re
 import subprocess
@@ -17,7 +18,10 @@ def sh(args):
 def split_fatbin(lib, workdir):
     """Returns the paths of the per-bundle files cut from `lib`'s .hip_fatbin."""
     fatbin = os.path.join(workdir, "fatbin")
-    sh([f"{LLVM22}/llvm-objcopy", f"--dump-section=.hip_fatbin={fatbin}", lib, os.path.join(workdir, "junk")])
+    # Only the section's bytes are written: `-O binary` with one allocated
+    # section outputs exactly its contents. (`--dump-section` would also
+    # write a full copy of the input as objcopy's output file.)
+    sh([f"{LLVM22}/llvm-objcopy", "-O", "binary", "--only-section=.hip_fatbin", lib, fatbin])
     secs = sh([f"{LLVM22}/llvm-readelf", "-S", "-W", lib])
     addr = {}
     for m in re.finditer(r"\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", secs):
@@ -50,3 +54,13 @@ def split_fatbin(lib, workdir):
             fh.write(data[s:e])
         paths.append(p)
     return paths
+
+
+def digests(directory):
+    """Sorted SHA-256 digests of every file in `directory`: equal lists mean
+    the same set of outputs, whatever the files are called."""
+    out = []
+    for name in os.listdir(directory):
+        with open(os.path.join(directory, name), "rb") as fh:
+            out.append(hashlib.sha256(fh.read()).hexdigest())
+    return sorted(out)

@@ -17,7 +17,13 @@ fuzz_target!(|data: &[u8]| {
         let _ = h.payload(data);
     }
     for verify_hash in [true, false] {
-        if let Ok((h, out)) = ccob::decompress(data, &Limits { verify_hash, ..limits }) {
+        if let Ok((h, out)) = ccob::decompress(
+            data,
+            &Limits {
+                verify_hash,
+                ..limits
+            },
+        ) {
             assert_eq!(out.len() as u64, h.uncompressed_size);
             if verify_hash {
                 assert_eq!(ccob::hash(&out), h.hash);

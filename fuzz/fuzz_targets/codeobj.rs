@@ -35,7 +35,9 @@ fuzz_target!(|data: &[u8]| {
     // Any 64-byte window decoded for a few very different processors.
     if let Some(b) = data.get(..64) {
         if let Ok(d) = KernelDescriptor::parse(b) {
-            for name in ["gfx803", "gfx906", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201"] {
+            for name in [
+                "gfx803", "gfx906", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1201",
+            ] {
                 if let Some(p) = Processor::from_name(name) {
                     exercise(&d, KdArch::for_processor(p));
                 }

@@ -28,20 +28,36 @@ fuzz_target!(|data: &[u8]| {
             inst.for_each_reg(|_| {});
             if !inst.is_invalid() {
                 let bytes = inst.encode();
-                assert_eq!(bytes.as_slice(), &data[at..at + len], "round trip of {inst}");
+                assert_eq!(
+                    bytes.as_slice(),
+                    &data[at..at + len],
+                    "round trip of {inst}"
+                );
                 assert_eq!(decode(target, &bytes), inst, "re-decode of {inst}");
             }
         }
         let syms = [
-            ListingSymbol { name: "f", addr: 0x1000, size: 0 },
+            ListingSymbol {
+                name: "f",
+                addr: 0x1000,
+                size: 0,
+            },
             ListingSymbol {
                 name: "g",
-                addr: 0x1000 + (data.len() as u64 / 2 & !3),
+                addr: 0x1000 + ((data.len() as u64 / 2) & !3),
                 size: 0,
             },
         ];
         let mut listing = String::new();
-        write_listing(&mut listing, target, data, 0x1000, &syms, Style::LlvmObjdump).unwrap();
+        write_listing(
+            &mut listing,
+            target,
+            data,
+            0x1000,
+            &syms,
+            Style::LlvmObjdump,
+        )
+        .unwrap();
         listing.clear();
         write_listing(&mut listing, target, data, 0x1000, &syms, Style::Lathe).unwrap();
     }

@@ -87,6 +87,12 @@ pub enum Refusal {
         /// The triple found.
         triple: String,
     },
+    /// A SPIR-V entry (`spirv64-amd-amdhsa--amdgcnspirv`): portable code
+    /// that must first be compiled for the agent, which Lathe does not do.
+    Spirv {
+        /// The triple found.
+        triple: String,
+    },
     /// No target after the triple.
     NoTarget,
     /// The target is not a valid AMDGPU target ID.
@@ -137,6 +143,11 @@ impl fmt::Display for Refusal {
             Refusal::Unparsed => f.write_str("ID is not <kind>-<triple>[-<target>]"),
             Refusal::Kind { kind } => write!(f, "offload kind `{kind}` is not hip/hipv4"),
             Refusal::Triple { triple } => write!(f, "triple `{triple}` is not amdgcn-amd-amdhsa"),
+            Refusal::Spirv { triple } => write!(
+                f,
+                "SPIR-V entry (triple `{triple}`): it must be compiled for the agent first \
+                 (as the HIP runtime does at load time), which Lathe does not do yet"
+            ),
             Refusal::NoTarget => f.write_str("no target ID"),
             Refusal::BadTarget { target, error } => write!(f, "target `{target}`: {error}"),
             Refusal::Processor { entry, agent } => {
@@ -276,6 +287,11 @@ pub fn judge(entry: &Entry<'_>, agent: &TargetId, policy: Policy) -> Result<Matc
         });
     }
     if !p.triple.is_amdgcn_amdhsa() {
+        if p.triple.to_string().starts_with("spirv") {
+            return Err(Refusal::Spirv {
+                triple: p.triple.to_string(),
+            });
+        }
         return Err(Refusal::Triple {
             triple: p.triple.to_string(),
         });

@@ -334,5 +334,12 @@ fn bare_code_object_is_classified() {
     assert_eq!(d.kind, FileKind::CodeObject);
     assert_eq!(d.e_machine, Some(224));
     assert!(d.bundles.is_empty());
-    assert!(Bundle::parse(&data).is_err());
+    // An ELF is not a bundle: the error names the offset and the bytes found.
+    assert_eq!(
+        Bundle::parse(&data).err(),
+        Some(lathe_bundle::Error::BadMagic {
+            offset: 0,
+            found: data[..8].to_vec()
+        })
+    );
 }

@@ -1,8 +1,12 @@
 //! Debian's librocsparse.so.0.1 (ROCm 5.3, 1.3 GB, 111 bundles with old
-//! `host-x86_64-unknown-linux` IDs), when installed (`scripts/setup.sh
-//! --bench`): discovery is complete, every wrapper links to a
-//! bundle, and sample bundles match LLVM 15's clang-offload-bundler (LLVM
-//! 22's rejects these IDs).
+//! `host-x86_64-unknown-linux` IDs): discovery is complete, every wrapper
+//! links to a bundle, and sample bundles match LLVM 15's
+//! clang-offload-bundler (LLVM 22's rejects these IDs).
+//!
+//! The library is a benchmark input (`scripts/setup.sh --bench`, a 1.3 GB
+//! package), not installed for the tests, so this test is `#[ignore]`d:
+//! run it with `cargo test -p lathe-bundle --test rocsparse -- --ignored`.
+//! When run it fails, never skips, if the library is missing.
 
 mod common;
 
@@ -20,11 +24,16 @@ const LIB: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1";
 const BUNDLER15: &str = "/usr/lib/llvm-15/bin/clang-offload-bundler";
 
 #[test]
+#[ignore = "benchmark input: needs librocsparse0 (1.3 GB, scripts/setup.sh --bench); run with --ignored"]
 fn rocsparse_discovery_and_extraction() {
-    if !Path::new(LIB).exists() || !Path::new(BUNDLER15).exists() {
-        eprintln!("note: {LIB} or clang-15 missing; skipping (scripts/setup.sh --bench)");
-        return;
-    }
+    assert!(
+        Path::new(LIB).exists(),
+        "{LIB} missing: run scripts/setup.sh --bench"
+    );
+    assert!(
+        Path::new(BUNDLER15).exists(),
+        "{BUNDLER15} missing: run scripts/setup.sh"
+    );
     let file = std::fs::File::open(LIB).expect("open");
     // SAFETY: a system library, mapped read-only; nothing writes it during
     // the test.

@@ -97,14 +97,22 @@ fn references_pass_their_own_checks() {
     }
 }
 
+/// Every checked output must fail when the kernel did nothing: an output
+/// whose expected value equals its initial contents (a wrapping counter
+/// that wraps back to its fill, say) would pass without the kernel running.
 #[test]
-fn a_run_that_did_nothing_fails() {
+fn a_run_that_did_nothing_fails_every_output() {
     for c in all() {
-        assert!(
-            c.check(&c.untouched_run()).is_err(),
-            "{}: untouched outputs pass",
-            c.name
-        );
+        let e = c
+            .check(&c.untouched_run())
+            .expect_err(&format!("{}: untouched outputs pass", c.name));
+        for (name, _) in c.checked() {
+            assert!(
+                e.contains(&format!(": {name}: ")) || e.contains(&format!("; {name}: ")),
+                "{}: untouched {name} passes its check (expected value = initial value): {e}",
+                c.name
+            );
+        }
     }
 }
 
@@ -114,7 +122,12 @@ fn a_missing_output_fails() {
         let mut run = c.reference_run();
         let first = c.checked()[0].0;
         run.outputs.remove(first);
-        assert!(c.check(&run).is_err(), "{}: missing {first} passes", c.name);
+        assert_eq!(
+            c.check(&run).err(),
+            Some(format!("case {}: {first}: missing from the run", c.name)),
+            "{}",
+            c.name
+        );
     }
 }
 
@@ -131,18 +144,17 @@ fn corrupted_outputs_fail() {
             assert!(words > 0, "{}: {name} is empty", c.name);
             for w in [0, words / 2, words - 1] {
                 let bad = flip(&good, name, 4 * w + 3, 6);
-                assert!(
-                    c.check(&bad).is_err(),
+                let e = c.check(&bad).expect_err(&format!(
                     "{}: {name} word {w} bit 30 flipped passes",
                     c.name
-                );
+                ));
+                assert!(e.starts_with(&format!("case {}: {name}: ", c.name)), "{e}");
                 if matches!(cmp, Cmp::Exact) {
                     let bad = flip(&good, name, 4 * w, 0);
-                    assert!(
-                        c.check(&bad).is_err(),
-                        "{}: {name} word {w} bit 0 flipped passes",
-                        c.name
-                    );
+                    let e = c
+                        .check(&bad)
+                        .expect_err(&format!("{}: {name} word {w} bit 0 flipped passes", c.name));
+                    assert!(e.starts_with(&format!("case {}: {name}: ", c.name)), "{e}");
                 }
             }
         }

@@ -441,6 +441,11 @@ pub fn run(ctx: &Ctx, a: InfoArgs) -> Result<()> {
                 );
                 continue;
             }
+            if lathe_codeobj::spirv::is_spirv(e.data) {
+                let j = crate::spirv_info::describe(&f.origin, f.origin_json, e.data, &mut text);
+                objects.push(j);
+                continue;
+            }
             match describe_code_object(&f, &mut text) {
                 Ok(j) => objects.push(j),
                 Err(err) => {

@@ -5,12 +5,14 @@
 mod bundle_cmd;
 mod cfg_cmd;
 mod disasm_cmd;
+mod exec_cmd;
 mod info_cmd;
 mod input;
 mod instrument_cmd;
 mod objects;
 mod output;
 mod run_cmd;
+mod spirv_info;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,6 +46,8 @@ enum Command {
     Disasm(DisasmArgs),
     /// Run one kernel on the emulator (no GPU needed).
     Run(RunArgs),
+    /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
+    Exec(exec_cmd::ExecArgs),
     /// Control-flow graph, call graph and live registers of a kernel.
     Cfg(CfgArgs),
     /// Write a code object instrumented with a built-in tool.
@@ -119,6 +123,10 @@ struct RunArgs {
     /// `s_waitcnt` that guarantees it (the check is on by default).
     #[arg(long)]
     no_waitcnt_check: bool,
+    /// Watchdog: stop a dispatch still running after this many seconds and
+    /// report where each unfinished wave is (0: no limit).
+    #[arg(long, default_value_t = lathe_emu::run::DEFAULT_TIMEOUT.as_secs_f64())]
+    timeout: f64,
     /// Run instrumented with a built-in tool (instr-count, block-count,
     /// opcode-hist, kernarg, mem-trace).
     #[arg(long)]
@@ -264,6 +272,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run_cmd::run(&ctx, a),
         Command::Cfg(a) => cfg_cmd::run(&ctx, a),
         Command::Instrument(a) => instrument_cmd::run(&ctx, a),
+        Command::Exec(a) => exec_cmd::run(&ctx, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

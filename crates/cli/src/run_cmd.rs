@@ -107,8 +107,12 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
     }
     let session = Session::load(agent, &bytes)
         .with_context(|| format!("loading {} for {agent}", input.name()))?;
+    if !(a.timeout >= 0.0 && a.timeout.is_finite()) {
+        bail!("--timeout {}: expected a number of seconds >= 0", a.timeout);
+    }
     let opts = Options {
         threads: a.threads,
+        timeout: (a.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(a.timeout)),
         check_waitcnt: !a.no_waitcnt_check,
         ..Options::default()
     };

@@ -6,7 +6,9 @@
 //! notes ([`elf`]), msgpack metadata ([`msgpack`], [`metadata`]), kernel
 //! descriptors ([`kd`]), a classified symbol model with kernels, device
 //! functions and variables ([`symbols`]), descriptor/metadata cross-checks
-//! ([`check`]), and the host side of HIP programs ([`host`]).
+//! ([`check`]), and the host side of HIP programs ([`host`]). Bundles may
+//! also hold SPIR-V modules (`amdgcnspirv`) instead of code objects:
+//! [`spirv`] recognises them and reads their declarations.
 
 pub mod check;
 pub mod elf;
@@ -16,6 +18,7 @@ pub mod host;
 pub mod kd;
 pub mod metadata;
 pub mod msgpack;
+pub mod spirv;
 pub mod symbols;
 
 use object::elf::FileHeader64;

@@ -701,16 +701,24 @@ mod tests {
                 ..
             }
         ));
-        assert!(LaunchSpec::from_json(
+        let e = LaunchSpec::from_json(
             r#"{"kernel":"k","grid":[],"block":[1]}"#,
-            std::path::Path::new(".")
+            std::path::Path::new("."),
         )
-        .is_err());
-        assert!(LaunchSpec::from_json(
+        .expect_err("empty grid");
+        assert!(
+            matches!(&e, LaunchError::Spec(m) if m == "grid needs 1 to 3 sizes, got 0"),
+            "{e}"
+        );
+        let e = LaunchSpec::from_json(
             r#"{"kernel":"k","grid":[1],"block":[1],"bogus":1}"#,
-            std::path::Path::new(".")
+            std::path::Path::new("."),
         )
-        .is_err());
+        .expect_err("unknown field");
+        assert!(
+            matches!(&e, LaunchError::Spec(m) if m.contains("unknown field `bogus`")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod alu;
 pub mod dispatch;
 pub mod interp;
+pub mod lanes;
 pub mod launch;
 pub mod mem;
 pub mod mfma;

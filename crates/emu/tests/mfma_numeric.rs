@@ -314,7 +314,11 @@ fn cbsz_abid_broadcast_neighbouring_blocks() {
             cbsz: log2 + 1,
             ..Mods::default()
         };
-        assert!(mfma(s, t, &a, &b, &c, &too_big).is_err());
+        let err = mfma(s, t, &a, &b, &c, &too_big).expect_err("cbsz too big");
+        assert!(
+            matches!(err, MfmaError::Broadcast { cbsz, abid: 0, .. } if cbsz == log2 + 1),
+            "{err}"
+        );
     }
     assert!(n > 100);
     // Single-block shapes take no broadcast.
@@ -544,8 +548,31 @@ fn smfmac_against_dense_reference() {
             ..Mods::default()
         };
         let c = vec![[0u32; 64]; s.cd_regs()];
-        assert!(smfmac(s, Target::Gfx942, &z[..2], &z, &z[0], &c, &m).is_err());
-        assert!(smfmac(s, Target::Gfx90a, &z[..2], &z, &z[0], &c, &Mods::default()).is_err());
+        let err = smfmac(s, Target::Gfx942, &z[..2], &z, &z[0], &c, &m).expect_err("blgp");
+        assert!(
+            matches!(
+                err,
+                MfmaError::Blgp {
+                    blgp: 1,
+                    target: Target::Gfx942,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        // SMFMAC is new in gfx940.
+        let err = smfmac(s, Target::Gfx90a, &z[..2], &z, &z[0], &c, &Mods::default())
+            .expect_err("no SMFMAC on gfx90a");
+        assert!(
+            matches!(
+                err,
+                MfmaError::Unavailable {
+                    target: Target::Gfx90a,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }
 

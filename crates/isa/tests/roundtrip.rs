@@ -62,18 +62,12 @@ fn rebuild_corpus_and_jax_from_typed_fields() {
             }
         }
     }
-    let jax = lathe_testkit::cache_dir().join("isa-jax");
-    if let Ok(rd) = std::fs::read_dir(&jax) {
-        for e in rd.flatten() {
-            let p = e.path();
-            let target = if p.to_string_lossy().contains("gfx942") {
-                Target::Gfx942
-            } else {
-                Target::Gfx90a
-            };
-            let text = common::read_text(&p);
-            check(target, &text.bytes, &p.display().to_string(), &mut stats);
-        }
+    // The wheel's code objects, extracted here (not from another test's
+    // cache, so this test stands alone).
+    for o in common::jax_code_objects() {
+        let text = common::text_of(&o.bytes);
+        let what = format!("{} {:016x} {}", o.lib, o.key, o.target);
+        check(o.target, &text.bytes, &what, &mut stats);
     }
     let total: usize = stats.values().sum();
     eprintln!("rebuilt {total} instructions: {stats:?}");

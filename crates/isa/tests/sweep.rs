@@ -617,7 +617,7 @@ fn field_combinations_against_llvm() {
         ("buffer_load_dword v1, v2, s[4:7], s3 offen offset:4", &[(0, 0, 18)]),
         ("buffer_store_dword v1, v2, s[4:7], s3 offen", &[(0, 12, 6)]),
         ("buffer_atomic_add v1, v2, s[4:7], s3 offen glc", &[(0, 12, 6)]),
-        ("buffer_load_dword v1, off, s[4:7], s3 lds", &[(0, 12, 6)]),
+        ("buffer_load_dword off, s[4:7], s3 lds", &[(0, 12, 6)]),
         ("tbuffer_load_format_x v1, v2, s[4:7], s3 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] offen", &[(0, 12, 3), (0, 19, 7)]),
         ("tbuffer_store_format_xy v[2:3], v1, s[4:7], s3 format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_FLOAT] idxen", &[(0, 12, 3), (0, 19, 7)]),
         ("global_load_dword v1, v[2:3], off", &[(0, 0, 13), (0, 16, 2), (0, 25, 1)]),
@@ -639,15 +639,19 @@ fn field_combinations_against_llvm() {
         ("image_load v[0:3], v[4:7], s[8:15] dmask:0xf unorm", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
         ("image_sample v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
         ("image_atomic_add v1, v[4:7], s[8:15] dmask:0x1 unorm glc", &[(0, 8, 10), (0, 25, 1)]),
-        ("image_gather4 v[0:3], v[4:5], s[8:15], s[16:19] dmask:0x1", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+        // (image_gather4 is not a gfx90a/gfx942 instruction.)
+        ("image_store v[0:3], v[4:7], s[8:15] dmask:0xf unorm", &[(0, 8, 10), (0, 25, 1), (1, 31, 1)]),
+        ("image_get_resinfo v[0:3], v4, s[8:15] dmask:0xf", &[(0, 8, 10), (0, 25, 1)]),
     ];
     let mut total = 0usize;
     let mut swept = 0usize;
     let mut valid = 0usize;
+    let mut generated = 0usize;
+    let mut assembled = vec![false; cases.len()];
     let mut mismatches = Vec::new();
     for target in Target::ALL {
         let mut probes = Vec::new();
-        for (tmpl, ranges) in cases {
+        for (ci, (tmpl, ranges)) in cases.iter().enumerate() {
             let line = if target == Target::Gfx942 {
                 tmpl.replace(" glc", " sc0")
             } else {
@@ -656,6 +660,7 @@ fn field_combinations_against_llvm() {
             let Some(base) = assemble_line(target, &line) else {
                 continue;
             };
+            assembled[ci] = true;
             swept += 1;
             let bits: u32 = ranges.iter().map(|r| r.2 as u32).sum();
             let n = 1u64 << bits;
@@ -679,6 +684,7 @@ fn field_combinations_against_llvm() {
                     &p.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>(),
                 )
                 .opcode();
+                generated += 1;
                 if !known_crash(op, &p) {
                     probes.push(p);
                 }
@@ -704,11 +710,38 @@ fn field_combinations_against_llvm() {
         }
     }
     eprintln!(
-        "field sweep: {swept} case/target pairs, {total} probes ({valid} valid), {} mismatches",
+        "field sweep: {swept} case/target pairs, {total} probes ({valid} valid, {} known LLVM \
+         crashes filtered), {} mismatches",
+        generated - total,
         mismatches.len()
     );
     for m in mismatches.iter().take(30) {
         eprintln!("{m}");
     }
     assert!(mismatches.is_empty());
+    // Coverage floors: a sweep that assembled or compared little proves
+    // little. Every template must assemble for at least one target, most
+    // pairs must assemble (gfx942 lacks MIMG and renames glc), so the
+    // probe count is what the templates' field ranges give; the crash
+    // filter may drop only a few of them, and LLVM must accept a good share.
+    let missing: Vec<&str> = cases
+        .iter()
+        .zip(&assembled)
+        .filter(|(_, a)| !**a)
+        .map(|(c, _)| c.0)
+        .collect();
+    assert!(missing.is_empty(), "llvm-mc assembled none of: {missing:?}");
+    assert!(
+        swept >= 2 * cases.len() - 8,
+        "only {swept} of {} case/target pairs assembled",
+        2 * cases.len()
+    );
+    assert!(
+        total * 100 >= generated * 95,
+        "{total} of {generated} probes kept"
+    );
+    assert!(
+        valid * 4 >= total,
+        "only {valid} of {total} probes valid for LLVM"
+    );
 }

@@ -7,6 +7,11 @@ use crate::{Arg, Case, Cmp};
 
 const SRC: &[&str] = &["k_atomics.hip"];
 const N: usize = 1000;
+/// Threads taking a ticket in `atomic_ticket`: `TICKETS % 10` (the wrapping
+/// counter's final value) must differ from its initial 0, or the wrap check
+/// would prove nothing.
+const TICKETS: usize = 1003;
+const _: () = assert!(TICKETS % 10 != 0);
 
 /// tickets: any permutation of 0..n is right.
 fn permutation(c: &Case, got: &[u8], _want: &[u8]) -> Result<(), String> {
@@ -57,15 +62,16 @@ pub(super) fn cases() -> Vec<Case> {
         case(
             "atomic_ticket",
             "atomicAdd return values (tickets form a permutation of 0..n) and wrapping \
-             atomic inc (limit 9 -> n % 10); exact / permutation",
+             atomic inc (limit 9 -> n % 10 = 3, not the initial 0); grid rounded up past n; \
+             exact / permutation",
             SRC,
             "_Z13atomic_ticketPjS_i",
-            N as u32,
+            1024,
             256,
             vec![
                 Arg::inout("counter", &[0u32, 0], Cmp::Exact),
-                Arg::output("tickets", sz::<u32>(N), Cmp::Custom(permutation)),
-                Arg::i32("n", n),
+                Arg::output("tickets", sz::<u32>(TICKETS), Cmp::Custom(permutation)),
+                Arg::i32("n", TICKETS as i32),
             ],
             |c| {
                 let n = c.int("n") as u32;

@@ -139,3 +139,61 @@ pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
     }
     d
 }
+
+/// One gfx90a or gfx942 code object of the jax-rocm7-plugin wheel.
+pub struct JaxObject {
+    pub target: Target,
+    /// The `.so` it was found in (file name only).
+    pub lib: String,
+    /// Content hash, also the stem of its file under `cache/isa-jax`.
+    pub key: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Every distinct gfx90a/gfx942 code object of the jax wheel, extracted
+/// from the `.so` files' bundles with lathe-bundle (no other test's cache).
+/// Empty when the wheel is absent, which fails under
+/// `LATHE_REQUIRE_EXTERNAL`. A shared library whose bundles do not parse
+/// fails the test: the wheel is a known-good input.
+pub fn jax_code_objects() -> Vec<JaxObject> {
+    use std::hash::{Hash, Hasher};
+    let libs = lathe_testkit::jax_plugin_libs();
+    if libs.is_empty() {
+        assert!(
+            !lathe_testkit::require_external(),
+            "jax wheel missing: run scripts/setup.sh"
+        );
+        eprintln!("jax wheel not present; skipped");
+        return Vec::new();
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for lib in &libs {
+        let data = std::fs::read(lib).unwrap();
+        let walk = lathe_bundle::walk(&data, &lathe_bundle::Limits::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
+        for entry in walk {
+            let entry = entry.unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
+            let target = if entry.id.contains("gfx90a") {
+                Target::Gfx90a
+            } else if entry.id.contains("gfx942") {
+                Target::Gfx942
+            } else {
+                continue;
+            };
+            let bytes: &[u8] = &entry.data;
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            let key = h.finish();
+            if seen.insert((target, key)) {
+                out.push(JaxObject {
+                    target,
+                    lib: lib.file_name().unwrap().to_string_lossy().into_owned(),
+                    key,
+                    bytes: bytes.to_vec(),
+                });
+            }
+        }
+    }
+    out
+}
