@@ -49,7 +49,7 @@ def main():
     wall = time.time() - t
     per_kernel = []
     bad = []
-    total = kernels = insts = 0
+    total = kernels = insts = skipped = 0
     for line in out.splitlines():
         r = json.loads(line)
         if "error" in r or not r.get("reparses"):
@@ -58,12 +58,14 @@ def main():
         s = r["lift_s"] + r["rewrite_s"]
         total += s
         kernels += r["kernels"]
+        skipped += r.get("skipped", 0)
         insts += r["instructions"]
         per_kernel += [s / max(r["kernels"], 1)] * r["kernels"]
     per_kernel.sort()
     med = statistics.median(per_kernel) if per_kernel else 0
     p99 = per_kernel[min(len(per_kernel) - 1, int(0.99 * len(per_kernel)))] if per_kernel else 0
-    print(f"{len(files)} code objects, {kernels} kernels, {insts} instructions")
+    print(f"{len(files)} code objects, {kernels} kernels ({skipped} left uninstrumented: no free "
+          f"registers), {insts} instructions")
     print(f"per kernel: median {med*1e3:.3f} ms, p99 {p99*1e3:.3f} ms (goal median <= 1 ms)")
     print(f"total {total:.2f} s in-process, {wall:.2f} s wall (goal <= 30 s)")
     for r in bad[:10]:

@@ -56,8 +56,12 @@ pub fn run(ctx: &Ctx, a: InstrumentArgs) -> Result<()> {
             "bytes": b.code_object.len(),
             "data_bytes": b.data_size,
             "relaxed_branches": b.relaxed_branches,
+            "skipped": b.skipped.iter().map(|(k, why)| json!({"kernel": k, "why": why})).collect::<Vec<_>>(),
             "sites": b.sites,
         }));
+    }
+    for (k, why) in &b.skipped {
+        eprintln!("warning: {k} left uninstrumented: {why}");
     }
     print(&format!(
         "{}: {} sites, {} bytes of probe data per dispatch, {} long jumps; wrote {} ({} bytes)\n",
@@ -84,7 +88,7 @@ pub fn run_tool(
     opts: &Options,
 ) -> Result<()> {
     let t = tool(name)?;
-    let (run, _b) = tools::run(
+    let (run, b) = tools::run(
         agent,
         objects,
         kernel,
@@ -107,6 +111,15 @@ pub fn run_tool(
     if let Some(p) = out {
         let text = serde_json::to_string_pretty(&run.result)?;
         std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+        if let Some(t) = &run.trace {
+            // mem-trace: the accesses as CSV and as a Perfetto trace.
+            let csv = p.with_extension("csv");
+            std::fs::write(&csv, tools::trace_csv(&b, t))
+                .with_context(|| format!("cannot write {}", csv.display()))?;
+            let pf = p.with_extension("perfetto.json");
+            std::fs::write(&pf, serde_json::to_string(&tools::trace_perfetto(&b, t))?)
+                .with_context(|| format!("cannot write {}", pf.display()))?;
+        }
     }
     if ctx.json {
         return print_json(&json!({

@@ -73,7 +73,7 @@ struct CfgArgs {
 struct InstrumentArgs {
     /// Code object, bundle or host binary (one code object after --target).
     file: PathBuf,
-    /// Built-in tool: instr-count, block-count, opcode-hist, kernarg.
+    /// Built-in tool: instr-count, block-count, opcode-hist, kernarg, mem-trace.
     #[arg(long)]
     tool: String,
     /// Only kernels whose name matches this regex.
@@ -146,10 +146,11 @@ struct RunArgs {
     #[arg(long, default_value_t = lathe_emu::run::DEFAULT_TIMEOUT.as_secs_f64())]
     timeout: f64,
     /// Run instrumented with a built-in tool (instr-count, block-count,
-    /// opcode-hist, kernarg).
+    /// opcode-hist, kernarg, mem-trace).
     #[arg(long)]
     tool: Option<String>,
-    /// Write the tool's result (JSON) here.
+    /// Write the tool's result (JSON) here; mem-trace also writes
+    /// PATH.csv and PATH.perfetto.json (with PATH's extension replaced).
     #[arg(long)]
     tool_out: Option<PathBuf>,
 }

@@ -12,8 +12,9 @@ use lathe_dbi::rewrite::instrument_lifted;
 use lathe_dbi::tools::{requests, Tool};
 use lathe_dbi::{Liveness, Program};
 
-/// kernels, functions, instructions, lift seconds, rewrite seconds, reparses, sites.
-type Row = (usize, usize, usize, f64, f64, bool, usize);
+/// kernels, functions, instructions, lift seconds, rewrite seconds, reparses, sites,
+/// kernels skipped.
+type Row = (usize, usize, usize, f64, f64, bool, usize, usize);
 
 fn main() {
     for path in std::env::args().skip(1) {
@@ -54,11 +55,12 @@ fn main() {
                 t_rw,
                 ok,
                 out.sites.len(),
+                out.skipped.len(),
             ))
         })();
         match r {
-            Ok((k, f, n, tl, tr, ok, sites)) => println!(
-                "{{\"file\": {path:?}, \"kernels\": {k}, \"functions\": {f}, \"instructions\": {n}, \"sites\": {sites}, \"lift_s\": {tl}, \"rewrite_s\": {tr}, \"reparses\": {ok}}}"
+            Ok((k, f, n, tl, tr, ok, sites, skipped)) => println!(
+                "{{\"file\": {path:?}, \"kernels\": {k}, \"functions\": {f}, \"instructions\": {n}, \"sites\": {sites}, \"skipped\": {skipped}, \"lift_s\": {tl}, \"rewrite_s\": {tr}, \"reparses\": {ok}}}"
             ),
             Err(e) => println!("{{\"file\": {path:?}, \"error\": {:?}}}", e.to_string()),
         }

@@ -18,7 +18,8 @@
 //!   re-targeting, `s_getpc` re-basing, long-jump relaxation); a new code
 //!   object with updated descriptors and metadata ([`elfout`]).
 //! * [`tools`]: the built-in tools (`instr-count`, `block-count`,
-//!   `opcode-hist`, `kernarg`) and running them on the emulator.
+//!   `opcode-hist`, `kernarg`, `mem-trace`) and running them on the
+//!   emulator, with the emulator's ground-truth recording of the same run.
 //!
 //! ```no_run
 //! use lathe_dbi::tools::Tool;

@@ -12,13 +12,15 @@
 //! included); the built-in probes never touch SCC, VCC or M0, so sites
 //! where those are live need no saving.
 //!
-//! **Registers.** Probes get registers no instruction of the code object
-//! reads or writes (and no initial SGPR): dead everywhere, so nothing has
-//! to be saved. The kernel descriptors' VGPR/SGPR counts (and
-//! `ACCUM_OFFSET`, which moves the AGPRs without changing their names) grow
-//! to cover them. A kernel that already uses every register is refused
-//! with [`Error::NoRegisters`] (lane and scratch spilling are not
-//! implemented).
+//! **Registers.** Per call-graph component, probes get registers no
+//! instruction of the component reads or writes (and no initial SGPR):
+//! dead everywhere, so nothing has to be saved. The kernel descriptors'
+//! VGPR/SGPR counts (and `ACCUM_OFFSET`, which moves the AGPRs without
+//! changing their names) grow to cover them. Without free SGPRs the
+//! component uses lane mode ([`Reserved::vstate`]: SGPRs borrowed per site,
+//! dead ones first, live ones saved in VGPR lanes). A component without
+//! free VGPRs is copied without probes and listed in
+//! [`Instrumented::skipped`] (scratch spilling is not implemented).
 //!
 //! **Layout.** Every function is re-emitted into a new code section (the
 //! original code stays where it was, unused): branches are re-targeted to
@@ -172,6 +174,8 @@ pub struct Reserved {
     pub save: u16,
     /// SGPR pair for temporaries (and long jumps).
     pub tmp: u16,
+    /// A second SGPR pair for temporaries.
+    pub t2: u16,
     /// SGPR holding a saved SCC.
     pub scc: u16,
     /// VGPR pair holding 1 and 0 in lane 0 (set at kernel entry).
@@ -182,6 +186,8 @@ pub struct Reserved {
     pub voff: u16,
     /// VGPR for temporaries.
     pub vtmp: u16,
+    /// Four VGPRs (even-aligned) for temporaries.
+    pub vaux: u16,
     /// Lane mode (no SGPRs free in the code object): a VGPR whose lanes 0
     /// and 1 hold the probe-data address and whose other lanes hold the
     /// SGPRs a site borrows; the SGPR fields are then chosen per site.
@@ -220,12 +226,23 @@ pub struct ProbeCx<'a> {
     pub kernarg_size: u32,
     /// Function kind.
     pub kind: FunctionKind,
+    /// Byte offset of the request's shared region ([`Probe::shared_bytes`]).
+    pub shared: u32,
+    /// Site number (index in [`Instrumented::sites`]).
+    pub site: u32,
+    /// The instruction the site is attached to.
+    pub inst: Instruction,
 }
 
 /// A probe: machine code for one site.
 pub trait Probe: std::fmt::Debug + Send + Sync {
     /// Bytes of probe data each site needs.
     fn slot_bytes(&self) -> u32;
+    /// Bytes of probe data shared by all sites of the request (a ring
+    /// buffer, say), allocated once.
+    fn shared_bytes(&self) -> u32 {
+        0
+    }
     /// Appends the probe's instructions.
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError>;
 }
@@ -285,6 +302,49 @@ pub struct Instrumented {
     pub relaxed_branches: usize,
     /// (new address, original address) of every original instruction.
     pub addr_map: Vec<(u64, u64)>,
+    /// Kernels left without probes, and why (no registers to spare in
+    /// their call-graph component).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Component index of every function: functions linked by calls share
+/// one; an unresolved call puts everything in one component.
+fn components(p: &Program) -> Vec<usize> {
+    let n = p.functions.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let unresolved = p
+        .functions
+        .iter()
+        .any(|f| f.calls.iter().any(|c| c.callee.is_none()));
+    for (fi, f) in p.functions.iter().enumerate() {
+        for c in &f.calls {
+            let t = match c.callee {
+                Some(t) => t,
+                None => continue,
+            };
+            let (a, b) = (find(&mut parent, fi), find(&mut parent, t));
+            parent[a] = b;
+        }
+        if unresolved && fi > 0 {
+            let (a, b) = (find(&mut parent, fi), find(&mut parent, 0));
+            parent[a] = b;
+        }
+    }
+    let mut ids = std::collections::HashMap::new();
+    (0..n)
+        .map(|i| {
+            let r = find(&mut parent, i);
+            let k = ids.len();
+            *ids.entry(r).or_insert(k)
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- helpers
@@ -623,33 +683,11 @@ fn encode_err<'a>(
     }
 }
 
-/// Registers used by any instruction of the program, plus initial SGPRs
-/// and the work-item ID VGPRs.
-fn used_registers(p: &Program, co: &CodeObject<'_>, arch: KdArch) -> RegSet {
-    let mut u = RegSet::default();
-    for f in &p.functions {
-        for x in &f.insts {
-            x.inst.for_each_reg(|a| u.add(a.reg));
-        }
-    }
-    if let Ok(syms) = co.symbols() {
-        for k in syms.kernels() {
-            if let Ok(d) = &k.descriptor {
-                for s in d.initial_sgprs(arch) {
-                    u.add(RegRange::sgpr(s.first as u16, s.count as u8));
-                }
-            }
-        }
-    }
-    u.add(RegRange::vgpr(0, 3));
-    u
-}
-
 fn reserve(used: &RegSet) -> Result<Reserved, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    let lanes = s0 + 7 > 102;
-    let nv = if lanes { 7 } else { 6 };
+    let lanes = s0 + 9 > 102;
+    let nv = if lanes { 11 } else { 10 };
     if v0 + nv > 256 {
         return Err(format!(
             "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
@@ -661,12 +699,14 @@ fn reserve(used: &RegSet) -> Result<Reserved, String> {
         ptr: s0,
         save: s0 + 2,
         tmp: s0 + 4,
-        scc: s0 + 6,
+        t2: s0 + 6,
+        scc: s0 + 8,
         vdata: v0,
         vcnt: v0 + 2,
         voff: v0 + 4,
         vtmp: v0 + 5,
-        vstate: lanes.then_some(v0 + 6),
+        vaux: v0 + 6,
+        vstate: lanes.then_some(v0 + 10),
     })
 }
 
@@ -687,11 +727,13 @@ fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
 
 /// Lane mode: SGPRs for one site, dead ones first, else live ones that
 /// are saved in `vstate` lanes 2.. (returned as (sgpr, lane)).
-fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
+fn site_regs(base: &Reserved, live: &RegSet, avoid: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
     if base.vstate.is_none() {
         return (*base, Vec::new());
     }
-    let mut taken = RegSet::default();
+    // Registers the site's instruction reads are never borrowed (a probe
+    // may read them too).
+    let mut taken = *avoid;
     let mut saved = Vec::new();
     let mut lane = 2u16;
     let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
@@ -710,6 +752,7 @@ fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
     r.ptr = get(2, &mut taken, &mut saved);
     r.save = get(2, &mut taken, &mut saved);
     r.tmp = get(2, &mut taken, &mut saved);
+    r.t2 = get(2, &mut taken, &mut saved);
     r.scc = get(1, &mut taken, &mut saved);
     (r, saved)
 }
@@ -830,18 +873,70 @@ pub fn instrument_lifted_with(
     let tid = co.target().ok_or(Error::NoTarget)?;
     let arch = KdArch::for_processor(tid.processor);
     let t = p.target;
-    let mut used = used_registers(p, co, arch);
-    if opts.force_lane_mode {
-        used.add(RegRange::sgpr(0, 102));
+    // Registers are reserved per component of the call graph (functions
+    // that call each other share their reservation); a component with no
+    // registers to spare is copied without probes and reported.
+    let comp = components(p);
+    let ncomp = comp.iter().copied().max().map_or(0, |m| m + 1);
+    let mut comp_used = vec![RegSet::default(); ncomp];
+    for (fi, f) in p.functions.iter().enumerate() {
+        let u = &mut comp_used[comp[fi]];
+        for x in &f.insts {
+            x.inst.for_each_reg(|a| u.add(a.reg));
+        }
+        u.add(RegRange::vgpr(0, 3));
+        if opts.force_lane_mode {
+            u.add(RegRange::sgpr(0, 102));
+        }
     }
-    let regs = reserve(&used).map_err(|why| Error::NoRegisters {
-        function: p
-            .functions
-            .first()
-            .map_or_else(String::new, |f| f.name.clone()),
-        why,
-    })?;
     let syms = co.symbols()?;
+    for k in syms.kernels() {
+        if let (Ok(d), Some(fi)) = (&k.descriptor, p.function(k.name)) {
+            for s in d.initial_sgprs(arch) {
+                comp_used[comp[fi]].add(RegRange::sgpr(s.first as u16, s.count as u8));
+            }
+        }
+    }
+    let comp_regs: Vec<Result<Reserved, String>> = comp_used.iter().map(reserve).collect();
+    if !comp_regs.is_empty() && comp_regs.iter().all(|r| r.is_err()) {
+        return Err(Error::NoRegisters {
+            function: p
+                .functions
+                .first()
+                .map_or_else(String::new, |f| f.name.clone()),
+            why: comp_regs
+                .iter()
+                .find_map(|r| r.clone().err())
+                .unwrap_or_default(),
+        });
+    }
+    // Stand-in for code without probes: `vstate` set so that long jumps
+    // and getpc fixes look for dead SGPRs.
+    let no_regs = Reserved {
+        ptr: 0,
+        save: 0,
+        tmp: 0,
+        t2: 0,
+        scc: 0,
+        vdata: 0,
+        vcnt: 0,
+        voff: 0,
+        vtmp: 0,
+        vaux: 0,
+        vstate: Some(0),
+    };
+    let first_regs = comp_regs
+        .iter()
+        .find_map(|r| r.as_ref().ok().copied())
+        .unwrap_or(no_regs);
+    let mut skipped: Vec<(String, String)> = Vec::new();
+    for (fi, f) in p.functions.iter().enumerate() {
+        if let Err(why) = &comp_regs[comp[fi]] {
+            if f.kind == FunctionKind::Kernel {
+                skipped.push((f.name.clone(), why.clone()));
+            }
+        }
+    }
     // Kernarg pointer SGPR per kernel.
     let mut kernarg_sgpr: HashMap<&str, u16> = HashMap::new();
     let mut kernarg_size: HashMap<&str, u32> = HashMap::new();
@@ -883,8 +978,17 @@ pub fn instrument_lifted_with(
     // Build items.
     let mut sites: Vec<Site> = Vec::new();
     let mut slot: u32 = 0;
+    let mut shared_off = vec![0u32; requests.len()];
+    for (ri, r) in requests.iter().enumerate() {
+        shared_off[ri] = slot;
+        slot += r.probe.shared_bytes().next_multiple_of(8);
+    }
     let mut code: Vec<FnCode> = Vec::with_capacity(p.functions.len());
     for (fi, f) in p.functions.iter().enumerate() {
+        let (regs, comp_ok) = match &comp_regs[comp[fi]] {
+            Ok(r) => (*r, true),
+            Err(_) => (no_regs, false),
+        };
         let fl = &live.functions[fi];
         let n = f.insts.len();
         let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
@@ -905,7 +1009,8 @@ pub fn instrument_lifted_with(
             let r = &requests[ri];
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
-            let (sregs, saved) = site_regs(&regs, &live_at);
+            let avoid = crate::live::effects(&f.insts[i].inst).uses;
+            let (sregs, saved) = site_regs(&regs, &live_at, &avoid);
             let enc = |e| encode_err(&f.name, f.insts[i].addr, "lane save")(e);
             if let Some(vs) = regs.vstate {
                 for (sg, lane) in &saved {
@@ -924,6 +1029,9 @@ pub fn instrument_lifted_with(
                 kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
                 kernarg_size: kernarg_size.get(f.name.as_str()).copied().unwrap_or(0),
                 kind: f.kind,
+                shared: shared_off[ri],
+                site: sites.len() as u32,
+                inst: f.insts[i].inst,
             };
             r.probe
                 .emit(&cx, out)
@@ -952,7 +1060,7 @@ pub fn instrument_lifted_with(
             Ok(())
         };
         for (ri, r) in requests.iter().enumerate() {
-            if !covered[ri][fi] {
+            if !covered[ri][fi] || !comp_ok {
                 continue;
             }
             let sel = &r.select;
@@ -1095,7 +1203,7 @@ pub fn instrument_lifted_with(
         }
         // Items.
         let mut items: Vec<Item> = Vec::new();
-        if f.kind == FunctionKind::Kernel && any_sites {
+        if f.kind == FunctionKind::Kernel && any_sites && comp_ok {
             let pp = if regs.vstate.is_some() {
                 if fl.before.first().is_some_and(|l| l.scc) {
                     return Err(Error::Unsupported {
@@ -1278,6 +1386,7 @@ pub fn instrument_lifted_with(
         fc.relayout();
         code.push(fc);
     }
+    let regs = first_regs;
     // Global layout with relaxation.
     let mut starts = vec![0u64; code.len()];
     let mut relaxed = 0;
@@ -1470,7 +1579,7 @@ pub fn instrument_lifted_with(
         debug_assert_eq!(out.len() as u64, starts[fi] + fc.size);
     }
     // Descriptors.
-    let mut new_vgprs: HashMap<String, u64> = HashMap::new();
+    let mut new_counts: HashMap<String, (u64, u64)> = HashMap::new();
     let mut patch = Patch {
         code: out,
         ..Default::default()
@@ -1486,8 +1595,15 @@ pub fn instrument_lifted_with(
             .kernel(name)
             .and_then(|k| k.metadata.as_ref())
             .map(|m| m.vgpr_count.min(512) as u32);
-        let (mut nb, vgprs) = patch_descriptor(&raw, d, arch, &regs, md_vgpr);
-        new_vgprs.insert(format!("{name}.kd"), u64::from(vgprs));
+        let mut nb = raw;
+        if let Ok(kr) = &comp_regs[comp[fi]] {
+            let (b, vgprs) = patch_descriptor(&raw, d, arch, kr, md_vgpr);
+            nb = b;
+            new_counts.insert(
+                format!("{name}.kd"),
+                (u64::from(kr.sgpr_end()) + 6, u64::from(vgprs)),
+            );
+        }
         let entry = fn_new[fi] as i64 - *kd_addr as i64;
         nb[16..24].copy_from_slice(&entry.to_le_bytes());
         patch.descriptors.push((*kd_addr, nb));
@@ -1500,7 +1616,7 @@ pub fn instrument_lifted_with(
             addr_map.push((fn_new[fi] + fc.offs[fc.inst_item[i]], x.addr));
         }
     }
-    patch.metadata = metadata_notes(co, &regs, &new_vgprs)?;
+    patch.metadata = metadata_notes(co, &new_counts)?;
     let code_object = elfout::write(co.data(), lay, &patch)?;
     Ok(Instrumented {
         code_object,
@@ -1510,6 +1626,7 @@ pub fn instrument_lifted_with(
         function_addrs: fn_new,
         relaxed_branches: relaxed,
         addr_map,
+        skipped,
     })
 }
 
@@ -1573,8 +1690,7 @@ fn replace_literal(t: Target, inst: &Instruction, v: u32) -> Result<Instruction,
 /// cover the reserved registers, one per `NT_AMDGPU_METADATA` note.
 fn metadata_notes(
     co: &CodeObject<'_>,
-    regs: &Reserved,
-    new_vgprs: &HashMap<String, u64>,
+    new_counts: &HashMap<String, (u64, u64)>,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let mut out = Vec::new();
     for desc in co.metadata_notes()? {
@@ -1596,13 +1712,13 @@ fn metadata_notes(
                                 .and_then(|(_, v)| v.as_str())
                                 .unwrap_or("")
                                 .to_string();
+                            let Some(&(sg, vg)) = new_counts.get(&sym) else {
+                                continue;
+                            };
                             for (mk, mv) in m.iter_mut() {
                                 let need = match mk.as_str() {
-                                    Some(".sgpr_count") => u64::from(regs.sgpr_end()) + 6,
-                                    Some(".vgpr_count") => new_vgprs
-                                        .get(&sym)
-                                        .copied()
-                                        .unwrap_or(u64::from(regs.vgpr_end())),
+                                    Some(".sgpr_count") => sg,
+                                    Some(".vgpr_count") => vg,
                                     _ => continue,
                                 };
                                 if let Some(old) = mv.as_u64() {
@@ -1619,4 +1735,255 @@ fn metadata_notes(
         out.push(b);
     }
     Ok(out)
+}
+
+/// Size of one `mem-trace` record: site (u32), pad, EXEC (u64), then one
+/// address (u64) per lane.
+pub const TRACE_RECORD: u32 = 16 + 64 * 8;
+
+/// Appends one record per wave-execution of a memory instruction to a ring
+/// buffer in the request's shared region: `[next u64][dropped u64]`
+/// followed by `capacity` records ([`TRACE_RECORD`] bytes: site, EXEC,
+/// then the address register part per active lane — the host adds the
+/// instruction's immediate offset). A record is reserved with an atomic
+/// add on `next`; when the ring is full the probe adds 1 to `dropped` and
+/// writes nothing, so a full buffer never corrupts the kernel. GLOBAL and
+/// FLAT (vaddr pair, or saddr + 32-bit vaddr) and DS (address VGPR) are
+/// traced; other instructions get no code. Touches no SCC, VCC or M0.
+#[derive(Debug, Clone, Copy)]
+pub struct MemTraceProbe {
+    /// Records the ring holds.
+    pub capacity: u32,
+}
+
+/// `global_atomic_add_x2` returning the old value in `vdst`.
+fn atomic_add_x2_rtn(
+    t: Target,
+    r: &Reserved,
+    vdst: u16,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
+    let mut m = Modifiers::default();
+    m.offset = off;
+    m.glc = true;
+    Instruction::build(t, Opcode::GLOBAL_ATOMIC_ADD_X2)
+        .modifiers(&m)
+        .operands(&[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)])?
+        .field(lathe_isa::Field::Vdst, u32::from(vdst))
+        .finish()
+}
+
+impl Probe for MemTraceProbe {
+    fn slot_bytes(&self) -> u32 {
+        0
+    }
+    fn shared_bytes(&self) -> u32 {
+        16 + self.capacity * TRACE_RECORD
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        use lathe_isa::{Encoding, Field};
+        let (t, r) = (cx.target, cx.regs);
+        let enc = cx.inst.encoding();
+        let ops = cx.inst.operands();
+        let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
+        let addr = match by(Field::Addr) {
+            Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => a,
+            _ => return Ok(()),
+        };
+        let saddr = match by(Field::Saddr) {
+            Some(Operand::Reg(s)) if s.file == RegFile::Scalar => Some(s),
+            _ => None,
+        };
+        if !matches!(enc, Encoding::Global | Encoding::Flat | Encoding::Ds) {
+            return Ok(());
+        }
+        let (pa, ret) = (r.vaux + 2, r.vaux);
+        let ring = cx.shared;
+        exec_one(t, r, out)?;
+        // Reserve a record: ret = next++.
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(ring)],
+        )?);
+        out.push(atomic_add_x2_rtn(t, r, ret, r.vtmp, r.vdata, 0)?);
+        out.push(waitcnt(t, 0, 15)?);
+        // VOP3 takes no literal on GFX9: the capacity goes through a VGPR.
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), konst(self.capacity)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_CMP_LE_U32_E64,
+            &[sreg(r.t2, 2), vreg(pa, 1), vreg(ret, 1)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_CMP_GT_U32_E64,
+            &[sreg(r.tmp, 2), vreg(pa, 1), vreg(ret, 1)],
+        )?);
+        // Full: count the drop.
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.t2, 2)],
+        )?);
+        let mut m8 = Modifiers::default();
+        m8.offset = 8;
+        out.push(build_m(
+            t,
+            Opcode::GLOBAL_ATOMIC_ADD_X2,
+            &m8,
+            &[vreg(r.vtmp, 1), vreg(r.vdata, 2), sreg(r.ptr, 2)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.tmp, 2)],
+        )?);
+        // The record body, skipped when full.
+        let mut body = Vec::with_capacity(24);
+        // ret = ring + 16 + ret * TRACE_RECORD (lane 0).
+        body.push(build(
+            t,
+            Opcode::V_MUL_U32_U24_E32,
+            &[vreg(ret, 1), Operand::Literal(TRACE_RECORD), vreg(ret, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_ADD_U32_E32,
+            &[vreg(ret, 1), Operand::Literal(ring + 16), vreg(ret, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), konst(cx.site)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::GLOBAL_STORE_DWORD,
+            &[vreg(ret, 1), vreg(pa, 1), sreg(r.ptr, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), sreg(r.save, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa + 1, 1), sreg(r.save + 1, 1)],
+        )?);
+        body.push(build_m(
+            t,
+            Opcode::GLOBAL_STORE_DWORDX2,
+            &m8,
+            &[vreg(ret, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_READFIRSTLANE_B32,
+            &[sreg(r.scc, 1), vreg(ret, 1)],
+        )?);
+        // Every active lane: its address at record + 16 + 8 * lane.
+        body.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MBCNT_LO_U32_B32,
+            &[vreg(r.vtmp, 1), Operand::Int(-1), Operand::Int(0)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MBCNT_HI_U32_B32,
+            &[vreg(r.vtmp, 1), Operand::Int(-1), vreg(r.vtmp, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_LSHLREV_B32_E32,
+            &[vreg(r.vtmp, 1), Operand::Int(3), vreg(r.vtmp, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_ADD_U32_E32,
+            &[vreg(r.vtmp, 1), sreg(r.scc, 1), vreg(r.vtmp, 1)],
+        )?);
+        match (enc, saddr) {
+            (Encoding::Ds, _) => {
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa, 1), vreg(addr.first, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), Operand::Int(0)],
+                )?);
+            }
+            (_, Some(s)) => {
+                body.push(build(
+                    t,
+                    Opcode::V_ADD_CO_U32_E64,
+                    &[
+                        vreg(pa, 1),
+                        sreg(r.t2, 2),
+                        sreg(s.first, 1),
+                        vreg(addr.first, 1),
+                    ],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), sreg(s.first + 1, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_ADDC_CO_U32_E64,
+                    &[
+                        vreg(pa + 1, 1),
+                        sreg(r.t2, 2),
+                        vreg(pa + 1, 1),
+                        Operand::Int(0),
+                        sreg(r.t2, 2),
+                    ],
+                )?);
+            }
+            (_, None) => {
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa, 1), vreg(addr.first, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), vreg(addr.first + 1, 1)],
+                )?);
+            }
+        }
+        let mut m16 = Modifiers::default();
+        m16.offset = 16;
+        body.push(build_m(
+            t,
+            Opcode::GLOBAL_STORE_DWORDX2,
+            &m16,
+            &[vreg(r.vtmp, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+        )?);
+        let skip: usize = body.iter().map(|i| i.len()).sum::<usize>() / 4;
+        out.push(build(
+            t,
+            Opcode::S_CBRANCH_EXECZ,
+            &[Operand::Branch(skip as i16)],
+        )?);
+        out.extend(body);
+        exec_restore(t, r, out)
+    }
 }

@@ -6,6 +6,7 @@
 //! | `block-count` | block entry, wave counter | executions per block with its address range |
 //! | `opcode-hist` | block entry, wave counter | executions per opcode (block counts × the block's opcodes) |
 //! | `kernarg` | kernel entry, copy of the kernarg segment | arguments and hidden arguments as the kernel sees them |
+//! | `mem-trace` | before every GLOBAL/FLAT/DS instruction, ring-buffer record | every access per active lane (CSV, Perfetto JSON), records dropped when the ring is full |
 //!
 //! Counts are of the original program's instructions (the probes' own
 //! instructions are not counted): a region's counter times the number of
@@ -27,7 +28,8 @@ use crate::elfout::DATA_SYMBOL;
 use crate::lift::Program;
 use crate::live::Liveness;
 use crate::rewrite::{
-    writes_exec, CounterProbe, InstClass, Instrumented, KernargProbe, Request, Selector, Where,
+    writes_exec, CounterProbe, InstClass, Instrumented, KernargProbe, MemTraceProbe, Request,
+    Selector, Where,
 };
 use crate::Error;
 
@@ -43,15 +45,22 @@ pub enum Tool {
     OpcodeHist,
     /// The kernel arguments as the kernel sees them.
     Kernarg,
+    /// Every GLOBAL/FLAT/LDS access per active lane, through a ring buffer.
+    MemTrace,
 }
+
+/// Records of the `mem-trace` ring (wave-executions of memory
+/// instructions) unless a run asks for another capacity.
+pub const TRACE_CAPACITY: u32 = 1 << 14;
 
 impl Tool {
     /// Every tool.
-    pub const ALL: [Tool; 4] = [
+    pub const ALL: [Tool; 5] = [
         Tool::InstrCount,
         Tool::BlockCount,
         Tool::OpcodeHist,
         Tool::Kernarg,
+        Tool::MemTrace,
     ];
 
     /// The tool's name.
@@ -61,6 +70,7 @@ impl Tool {
             Tool::BlockCount => "block-count",
             Tool::OpcodeHist => "opcode-hist",
             Tool::Kernarg => "kernarg",
+            Tool::MemTrace => "mem-trace",
         }
     }
 
@@ -75,6 +85,16 @@ pub fn requests(
     tool: Tool,
     kernel: Option<&str>,
     kernarg_bytes: u32,
+) -> Result<Vec<Request>, Error> {
+    requests_with(tool, kernel, kernarg_bytes, TRACE_CAPACITY)
+}
+
+/// [`requests`] with the `mem-trace` ring capacity.
+pub fn requests_with(
+    tool: Tool,
+    kernel: Option<&str>,
+    kernarg_bytes: u32,
+    trace_capacity: u32,
 ) -> Result<Vec<Request>, Error> {
     let kre = kernel
         .map(|k| {
@@ -116,6 +136,17 @@ pub fn requests(
                 bytes: kernarg_bytes,
             }),
         }],
+        Tool::MemTrace => vec![Request {
+            select: Selector {
+                class: Some(InstClass::Memory),
+                opcode: Regex::new("^(global_|flat_|ds_)").ok(),
+                ..sel
+            },
+            at: Where::Before,
+            probe: Arc::new(MemTraceProbe {
+                capacity: trace_capacity,
+            }),
+        }],
     })
 }
 
@@ -130,6 +161,8 @@ pub struct ToolBuild {
     pub program: Program,
     /// Kernel argument metadata, for `kernarg`: (name, offset, size, kind).
     pub args: BTreeMap<String, Vec<(String, u32, u32, String)>>,
+    /// `mem-trace` ring capacity (records).
+    pub trace_capacity: u32,
 }
 
 impl std::ops::Deref for ToolBuild {
@@ -150,6 +183,17 @@ pub fn instrument_with(
     tool: Tool,
     kernel: Option<&str>,
     ropts: &crate::rewrite::Options,
+) -> Result<ToolBuild, Error> {
+    instrument_tool(bytes, tool, kernel, ropts, TRACE_CAPACITY)
+}
+
+/// [`instrument_with`] with the `mem-trace` ring capacity.
+pub fn instrument_tool(
+    bytes: &[u8],
+    tool: Tool,
+    kernel: Option<&str>,
+    ropts: &crate::rewrite::Options,
+    trace_capacity: u32,
 ) -> Result<ToolBuild, Error> {
     let co = CodeObject::parse(bytes)?;
     let program = Program::lift(&co)?;
@@ -176,13 +220,14 @@ pub fn instrument_with(
             );
         }
     }
-    let reqs = requests(tool, kernel, ka)?;
+    let reqs = requests_with(tool, kernel, ka, trace_capacity)?;
     let out = crate::rewrite::instrument_lifted_with(&co, &program, &live, &reqs, ropts)?;
     Ok(ToolBuild {
         tool,
         out,
         program,
         args,
+        trace_capacity,
     })
 }
 
@@ -203,6 +248,16 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
         .filter(|s| fns.contains(&s.function_index))
         .collect();
     Ok(match b.tool {
+        Tool::MemTrace => {
+            let t = decode_trace(b, data);
+            let mut per_kind: BTreeMap<&str, u64> = BTreeMap::new();
+            for e in &t.events {
+                *per_kind.entry(e.kind).or_default() += 1;
+            }
+            json!({"name": "mem-trace", "kernel": kernel, "records": t.records,
+                "reserved": t.reserved, "dropped": t.dropped, "capacity": b.trace_capacity,
+                "accesses": t.events.len(), "per_kind": per_kind})
+        }
         Tool::InstrCount => {
             // Region lengths: from each site's start to the next site of
             // the same block (or the block's end).
@@ -302,6 +357,8 @@ pub struct RunOptions {
     pub record: bool,
     /// Force the rewriter's lane mode.
     pub force_lane_mode: bool,
+    /// `mem-trace` ring capacity in records (default [`TRACE_CAPACITY`]).
+    pub trace_capacity: Option<u32>,
 }
 
 /// One instrumented run.
@@ -319,6 +376,11 @@ pub struct ToolRun {
     /// lanes of each original instruction, by original address (probe
     /// instructions excluded).
     pub ground_truth: Option<BTreeMap<u64, lathe_emu::record::PcCount>>,
+    /// Ground-truth accesses of this run (with `record`), mapped to
+    /// original PCs: (pc, lane, address), sorted.
+    pub ground_truth_accesses: Option<Vec<(u64, u8, u64)>>,
+    /// The decoded ring, for `mem-trace`.
+    pub trace: Option<Trace>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -353,11 +415,12 @@ pub fn run(
             resolved = name.clone();
             let kernel = resolved.as_str();
             let kre = format!("^{}$", regex::escape(kernel));
-            let b = instrument_with(
+            let b = instrument_tool(
                 o,
                 tool,
                 Some(&kre),
                 &crate::rewrite::Options::lane_mode(ro.force_lane_mode),
+                ro.trace_capacity.unwrap_or(TRACE_CAPACITY),
             )?;
             objs.push(b.code_object.clone());
             built = Some(b);
@@ -366,6 +429,12 @@ pub fn run(
         }
     }
     let b = built.ok_or_else(|| Error::NoFunction(kernel.to_string()))?;
+    if let Some((_, why)) = b.skipped.iter().find(|(k, _)| *k == resolved) {
+        return Err(Error::NoRegisters {
+            function: resolved.clone(),
+            why: why.clone(),
+        });
+    }
     let refs: Vec<&[u8]> = objs.iter().map(|v| v.as_slice()).collect();
     let session = Session::load(agent, &refs)?;
     let var = session
@@ -388,18 +457,33 @@ pub fn run(
         let (r, b) = session.launch(&resolved, shape, args, opts)?;
         (r, b, None)
     };
-    let ground_truth = rec.map(|rec| {
-        let lco = session
-            .exe
-            .code_objects()
+    let lco = session
+        .exe
+        .code_objects()
+        .iter()
+        .find(|c| c.storage == b.code_object);
+    let to_old: std::collections::HashMap<u64, u64> = lco
+        .map(|lco| {
+            b.addr_map
+                .iter()
+                .map(|(new, old)| (lco.device_address(*new), *old))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ground_truth_accesses = rec.as_ref().map(|rec| {
+        let mut v: Vec<(u64, u8, u64)> = rec
+            .accesses
             .iter()
-            .find(|c| c.storage == b.code_object);
+            .filter_map(|a| to_old.get(&a.pc).map(|old| (*old, a.lane, a.addr)))
+            .collect();
+        v.sort_unstable();
+        v
+    });
+    let ground_truth = rec.map(|rec| {
         let mut m = BTreeMap::new();
-        if let Some(lco) = lco {
-            for (new, old) in &b.addr_map {
-                if let Some(c) = rec.per_pc.get(&lco.device_address(*new)) {
-                    m.insert(*old, *c);
-                }
+        for (dev, old) in &to_old {
+            if let Some(c) = rec.per_pc.get(dev) {
+                m.insert(*old, *c);
             }
         }
         m
@@ -408,6 +492,7 @@ pub fn run(
         .download(buf, b.data_size)
         .map_err(|e| Error::ProbeData(e.to_string()))?;
     let result = decode(&b, &resolved, &data)?;
+    let trace = (tool == Tool::MemTrace).then(|| decode_trace(&b, &data));
     Ok((
         ToolRun {
             session,
@@ -415,6 +500,8 @@ pub fn run(
             buffers,
             result,
             ground_truth,
+            ground_truth_accesses,
+            trace,
         },
         b,
     ))
@@ -468,4 +555,171 @@ pub fn requests_from_bytes(data: &[u8]) -> Vec<Request> {
             }
         })
         .collect()
+}
+
+/// One traced access: a lane of one wave-execution of a memory instruction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TraceEvent {
+    /// Record index in the ring (order of reservation).
+    pub record: u64,
+    /// Original address of the instruction.
+    pub pc: u64,
+    /// `load`, `store` or `atomic`.
+    pub kind: &'static str,
+    /// Bytes per lane.
+    pub size: u32,
+    /// Lane.
+    pub lane: u8,
+    /// Address (register part plus the instruction's offset field).
+    pub addr: u64,
+    /// Site index.
+    pub site: u32,
+}
+
+/// A decoded `mem-trace` ring.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    /// Records written.
+    pub records: u64,
+    /// Records reserved (written + dropped).
+    pub reserved: u64,
+    /// Records dropped because the ring was full.
+    pub dropped: u64,
+    /// Accesses, per active lane.
+    pub events: Vec<TraceEvent>,
+}
+
+/// Bytes per lane of a memory instruction, from its mnemonic.
+fn access_size(name: &str) -> u32 {
+    let n = name.trim_end_matches("_e32");
+    for (suffix, size) in [
+        ("dwordx4", 16),
+        ("dwordx3", 12),
+        ("dwordx2", 8),
+        ("b128", 16),
+        ("b96", 12),
+        ("b64", 8),
+        ("f64", 8),
+        ("_x2", 8),
+        ("2st64_b32", 4),
+        ("dword", 4),
+        ("b32", 4),
+        ("f32", 4),
+        ("u32", 4),
+        ("i32", 4),
+        ("short_d16_hi", 2),
+        ("short_d16", 2),
+        ("short", 2),
+        ("b16", 2),
+        ("u16", 2),
+        ("i16", 2),
+        ("byte_d16_hi", 1),
+        ("byte_d16", 1),
+        ("byte", 1),
+        ("b8", 1),
+        ("u8", 1),
+        ("i8", 1),
+    ] {
+        if n.contains(suffix) {
+            return size;
+        }
+    }
+    4
+}
+
+/// The immediate offset the emulator adds (FLAT: 12 bits; GLOBAL and
+/// SCRATCH: 13 bits signed; DS: the 16-bit offset field).
+fn imm_offset(inst: &lathe_isa::Instruction) -> i64 {
+    let w0 = inst.words().first().copied().unwrap_or(0);
+    match inst.encoding() {
+        lathe_isa::Encoding::Flat => i64::from(w0 & 0xfff),
+        lathe_isa::Encoding::Ds => i64::from(w0 & 0xffff),
+        _ => i64::from(((w0 & 0x1fff) << 19) as i32 >> 19),
+    }
+}
+
+/// Decodes the `mem-trace` ring of one dispatch.
+pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
+    let u64_at = |o: u64| -> u64 {
+        usize::try_from(o)
+            .ok()
+            .and_then(|o| data.get(o..o + 8))
+            .map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8])))
+    };
+    let reserved = u64_at(0);
+    let dropped = u64_at(8);
+    let records = reserved.min(u64::from(b.trace_capacity));
+    let rec = u64::from(crate::rewrite::TRACE_RECORD);
+    let mut events = Vec::new();
+    for k in 0..records {
+        let base = 16 + k * rec;
+        let site = u64_at(base) as u32;
+        let exec = u64_at(base + 8);
+        let Some(s) = b.sites.get(site as usize) else {
+            continue;
+        };
+        let f = &b.program.functions[s.function_index];
+        let inst = &f.insts[s.inst_index].inst;
+        let kind = if inst.is_atomic() {
+            "atomic"
+        } else if inst.is_store() {
+            "store"
+        } else {
+            "load"
+        };
+        let size = access_size(inst.info().name);
+        let off = imm_offset(inst);
+        for lane in 0..64u8 {
+            if exec >> lane & 1 == 0 {
+                continue;
+            }
+            let a = u64_at(base + 16 + 8 * u64::from(lane));
+            events.push(TraceEvent {
+                record: k,
+                pc: s.pc,
+                kind,
+                size,
+                lane,
+                addr: (a as i64).wrapping_add(off) as u64,
+                site,
+            });
+        }
+    }
+    Trace {
+        records,
+        reserved,
+        dropped,
+        events,
+    }
+}
+
+/// The trace as CSV: `record,pc,instruction,kind,size,lane,address`.
+pub fn trace_csv(b: &ToolBuild, t: &Trace) -> String {
+    let mut s = String::from("record,pc,instruction,kind,size,lane,address\n");
+    for e in &t.events {
+        let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
+        s.push_str(&format!(
+            "{},{:#x},\"{}\",{},{},{},{:#x}\n",
+            e.record, e.pc, inst, e.kind, e.size, e.lane, e.addr
+        ));
+    }
+    s.push_str(&format!("# dropped records: {}\n", t.dropped));
+    s
+}
+
+/// The trace as Chrome/Perfetto trace-event JSON: one instant event per
+/// access (timestamp = record index, thread = lane), drops in `otherData`.
+pub fn trace_perfetto(b: &ToolBuild, t: &Trace) -> Value {
+    let events: Vec<Value> = t
+        .events
+        .iter()
+        .map(|e| {
+            let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
+            json!({"name": inst, "cat": e.kind, "ph": "i", "s": "t", "ts": e.record,
+                "pid": 0, "tid": e.lane,
+                "args": {"pc": format!("{:#x}", e.pc), "address": format!("{:#x}", e.addr), "size": e.size}})
+        })
+        .collect();
+    json!({"traceEvents": events, "displayTimeUnit": "ns",
+        "otherData": {"records": t.records, "dropped": t.dropped}})
 }

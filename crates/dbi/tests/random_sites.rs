@@ -17,6 +17,7 @@ use lathe_emu::session::Session;
 fn random_sites_keep_outputs_identical() {
     let mut runs = 0;
     let mut callee_sites = 0;
+    let (mut scc_sites, mut vcc_sites) = (0, 0);
     let mut failed = Vec::new();
     let mut rng = lathe_cases::Prng::new(0x1a7e_0d61);
     for case in lathe_cases::all() {
@@ -61,6 +62,8 @@ fn random_sites_keep_outputs_identical() {
                         continue;
                     }
                 };
+                scc_sites += out.sites.iter().filter(|s| s.scc_live).count();
+                vcc_sites += out.sites.iter().filter(|s| s.vcc_live).count();
                 callee_sites += out
                     .sites
                     .iter()
@@ -98,7 +101,8 @@ fn random_sites_keep_outputs_identical() {
         }
     }
     eprintln!(
-        "random sites: {runs} runs, {callee_sites} sites in device functions, {} failed",
+        "random sites: {runs} runs, {callee_sites} sites in device functions, {scc_sites} with SCC \
+         live, {vcc_sites} with VCC live, {} failed",
         failed.len()
     );
     for f in &failed {
@@ -106,4 +110,8 @@ fn random_sites_keep_outputs_identical() {
     }
     assert!(failed.is_empty());
     assert!(callee_sites > 0, "no device-function site was exercised");
+    assert!(
+        scc_sites > 0 && vcc_sites > 0,
+        "no site with SCC or VCC live"
+    );
 }

@@ -52,6 +52,7 @@ fn check(
         let ro = tools::RunOptions {
             record: true,
             force_lane_mode: lanes,
+            trace_capacity: None,
         };
         let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, &ro)
             .map_err(|e| {
@@ -167,6 +168,40 @@ fn check(
                     }
                 }
             }
+            Tool::MemTrace => {
+                let t = run.trace.as_ref().expect("trace");
+                let pcs: std::collections::BTreeSet<u64> = b.sites.iter().map(|s| s.pc).collect();
+                let want: Vec<(u64, u8, u64)> = run
+                    .ground_truth_accesses
+                    .clone()
+                    .expect("recorded")
+                    .into_iter()
+                    .filter(|a| pcs.contains(&a.0))
+                    .collect();
+                let mut got: Vec<(u64, u8, u64)> =
+                    t.events.iter().map(|e| (e.pc, e.lane, e.addr)).collect();
+                got.sort_unstable();
+                if t.reserved != t.records + t.dropped {
+                    return Err(format!(
+                        "mem-trace: {} reserved, {} written, {} dropped",
+                        t.reserved, t.records, t.dropped
+                    ));
+                }
+                if t.dropped == 0 {
+                    if got != want {
+                        return Err(format!(
+                            "mem-trace: {} accesses traced, ground truth {}",
+                            got.len(),
+                            want.len()
+                        ));
+                    }
+                } else {
+                    let all: std::collections::BTreeSet<_> = want.iter().collect();
+                    if !got.iter().all(|g| all.contains(g)) {
+                        return Err("mem-trace: a traced access is not in the ground truth".into());
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -219,4 +254,62 @@ fn every_tool_on_every_case_is_exact() {
     }
     assert!(failed.is_empty(), "{} runs failed", failed.len());
     assert!(passed > 0);
+}
+
+/// A ring too small for the run: it fills, every further record is
+/// counted as dropped (reserved = written + dropped = the wave-executions
+/// of traced instructions), what was written is in the ground truth, and
+/// the kernel's outputs do not change.
+#[test]
+fn mem_trace_counts_drops_when_the_ring_is_full() {
+    let case = lathe_cases::by_name("saxpy").expect("case");
+    let co = std::fs::read(build::linked_code_object(&case, "gfx90a", "-O3")).expect("co");
+    let agent: lathe_bundle::TargetId = "gfx90a".parse().expect("target");
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let (args, shape) = (args_of(&case), shape_of(&case));
+    let base = Session::load(agent, &[&co]).expect("load");
+    let (_r, bufs) = base.launch(case.kernel, shape, &args, &opts).expect("run");
+    let want = outputs(&base, &case, &bufs);
+    let ro = tools::RunOptions {
+        record: true,
+        force_lane_mode: false,
+        trace_capacity: Some(3),
+    };
+    let (run, b) = tools::run(
+        agent,
+        &[&co],
+        case.kernel,
+        Tool::MemTrace,
+        shape,
+        &args,
+        &opts,
+        &ro,
+    )
+    .expect("mem-trace run");
+    assert_eq!(outputs(&run.session, &case, &run.buffers), want);
+    let t = run.trace.as_ref().expect("trace");
+    let gt = run.ground_truth.as_ref().expect("ground truth");
+    let executions: u64 = b
+        .sites
+        .iter()
+        .map(|s| gt.get(&s.pc).map_or(0, |c| c.waves))
+        .sum();
+    assert!(executions > 3);
+    assert_eq!(t.records, 3);
+    assert_eq!(t.reserved, executions);
+    assert_eq!(t.dropped, executions - 3);
+    let all: std::collections::BTreeSet<_> = run
+        .ground_truth_accesses
+        .clone()
+        .expect("accesses")
+        .into_iter()
+        .collect();
+    assert!(!t.events.is_empty());
+    for e in &t.events {
+        assert!(all.contains(&(e.pc, e.lane, e.addr)), "{e:?}");
+    }
+    assert_eq!(run.result["dropped"], executions - 3);
 }

@@ -219,6 +219,8 @@ pub struct Exec<'m> {
 /// decode cache so a handler runs on a cached entry without copying it).
 struct Core<'m> {
     view: MemView<'m>,
+    /// Ground-truth access log ([`crate::record`]), when recording.
+    mem_log: Option<Vec<crate::record::MemAccess>>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -463,7 +465,10 @@ impl<'m> Exec<'m> {
     /// A context for `target`.
     pub fn new(view: MemView<'m>, target: Target) -> Self {
         Exec {
-            core: Core { view },
+            core: Core {
+                view,
+                mem_log: None,
+            },
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
@@ -473,6 +478,21 @@ impl<'m> Exec<'m> {
             cache: DecodeCache::default(),
             recorder: None,
         }
+    }
+
+    /// Turns ground-truth recording on: per-PC counts and the access log.
+    pub fn enable_recording(&mut self) {
+        self.recorder = Some(Box::default());
+        self.core.mem_log = Some(Vec::new());
+    }
+
+    /// The recording so far (counts and access log), if recording.
+    pub fn take_recording(&mut self) -> Option<crate::record::Recorder> {
+        let mut r = *self.recorder.take()?;
+        if let Some(log) = self.core.mem_log.take() {
+            r.accesses = log;
+        }
+        Some(r)
     }
 
     /// Decodes the instruction at `pc` (the decode cache holds the result,
@@ -3653,6 +3673,15 @@ fn vmem(
         .filter(|o| !matches!(o.value, Operand::Off));
     let data = c.by_field(Field::Data).copied();
     let vdst = c.by_field(Field::Vdst).copied();
+    if let Some(log) = x.mem_log.as_mut() {
+        for l in (0..LANES).filter(|&l| w.active(l)) {
+            log.push(crate::record::MemAccess {
+                pc: c.pc,
+                lane: l as u8,
+                addr: flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l),
+            });
+        }
+    }
     if enc == Encoding::Global && !is_atomic {
         // Global addresses need no aperture or private-segment resolution:
         // the whole wave goes through one gather or scatter.
@@ -4016,7 +4045,6 @@ fn ds(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    let _ = x;
     let op = DsOp::of(i.opcode());
     let name = i.opcode().name();
     let w0 = i.words()[0];
@@ -4030,6 +4058,15 @@ fn ds(
     let d0 = c.by_field(Field::Data0).copied();
     let d1 = c.by_field(Field::Data1).copied();
     let vdst = c.by_field(Field::Vdst).copied();
+    if let (Some(log), Some(a)) = (x.mem_log.as_mut(), addr.as_ref()) {
+        for l in (0..LANES).filter(|&l| w.active(l)) {
+            log.push(crate::record::MemAccess {
+                pc: c.pc,
+                lane: l as u8,
+                addr: u64::from(v32(w, a, l)) + off16,
+            });
+        }
+    }
     if op.permute {
         let (Some(a), Some(d), Some(v)) = (addr, d0, vdst) else {
             return Err(unsupported(w, i, c.pc));

@@ -8,7 +8,9 @@
 //! `Option` per instruction.
 //!
 //! Per program counter it keeps the number of wave-level executions and the
-//! number of active lanes summed over them (EXEC before the instruction).
+//! number of active lanes summed over them (EXEC before the instruction);
+//! the vector-memory and LDS handlers add one [`MemAccess`] per active lane
+//! (one `Option` check per memory instruction when off).
 
 use std::collections::HashMap;
 
@@ -21,11 +23,27 @@ pub struct PcCount {
     pub lanes: u64,
 }
 
-/// Per-PC execution counts of one host thread's waves.
+/// One lane's memory access: the address the instruction computed
+/// (FLAT/GLOBAL/SCRATCH: registers plus offset, before aperture
+/// resolution; DS: the address VGPR plus the 16-bit offset field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MemAccess {
+    /// Device address of the instruction.
+    pub pc: u64,
+    /// Lane.
+    pub lane: u8,
+    /// Address.
+    pub addr: u64,
+}
+
+/// Per-PC execution counts and the access log of one host thread's waves.
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
     /// Counts by device address of the instruction.
     pub per_pc: HashMap<u64, PcCount>,
+    /// Vector-memory and LDS accesses, per active lane, in execution order
+    /// per thread.
+    pub accesses: Vec<MemAccess>,
 }
 
 impl Recorder {
@@ -44,6 +62,7 @@ impl Recorder {
             e.waves += c.waves;
             e.lanes += c.lanes;
         }
+        self.accesses.extend_from_slice(&other.accesses);
     }
 
     /// Total wave-level executions.

@@ -251,7 +251,7 @@ fn dispatch_impl(
                 exec.check_waitcnt = opts.check_waitcnt;
                 exec.deadline = deadline;
                 if record {
-                    exec.recorder = Some(Box::default());
+                    exec.enable_recording();
                 }
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 // Waves and LDS of finished work-groups, reused.
@@ -348,10 +348,10 @@ fn dispatch_impl(
                 for (a, b) in c.iter_mut().zip(&exec.counts) {
                     *a += b;
                 }
-                if let Some(r) = &exec.recorder {
+                if let Some(r) = exec.take_recording() {
                     let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
                     if let Some(all) = all.as_mut() {
-                        all.merge(r);
+                        all.merge(&r);
                     }
                 }
             }
