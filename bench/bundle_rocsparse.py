@@ -18,7 +18,7 @@ Lathe: `lathe bundle list FILE --json` and
 Every run's outputs are compared byte for byte with the first run's (exit
 status 1 on a difference). Prints the median time of each side with its
 spread, and the median per-run ratio. Run with
-`bench/bundle_rocsparse.py [--runs N]`; needs `scripts/setup.sh --bench`.
+`bench/bundle_rocsparse.py [--runs N]`; needs librocsparse0, which `scripts/setup.sh` installs.
 """
 import argparse
 import os
@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
     if not os.path.exists(LIB) or not os.path.exists(BUNDLER15):
-        sys.exit("needs librocsparse0 and clang-tools-15: run scripts/setup.sh --bench")
+        sys.exit("needs librocsparse0 and clang-tools-15: run scripts/setup.sh")
     lathe_bin = os.environ.get("LATHE_BIN")
     if not lathe_bin:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)

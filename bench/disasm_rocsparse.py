@@ -7,7 +7,7 @@ side in one run, output to files. Reports the time ratio, Lathe's decode rate
 collapsing whitespace: any difference exits with status 1. Times are the
 median of --runs passes with their spread.
 
-Needs `scripts/setup.sh --bench`. Usage: bench/disasm_rocsparse.py [--limit N]
+Needs librocsparse0 (`scripts/setup.sh` installs it). Usage: bench/disasm_rocsparse.py [--limit N]
 [--runs N] [--threads N] (N is passed to `lathe disasm --threads`; default: all cores)
 """
 import argparse
@@ -49,7 +49,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="passes over all code objects")
     a = ap.parse_args()
     if not os.path.exists(LIB):
-        sys.exit("needs librocsparse0: run scripts/setup.sh --bench")
+        sys.exit("needs librocsparse0: run scripts/setup.sh")
     lathe = os.environ.get("LATHE_BIN")
     if not lathe:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)

@@ -2,16 +2,16 @@
 # Installs everything Lathe's tests and demos need on a fresh Debian 12 machine.
 # Idempotent and non-interactive. Safe to run again.
 #   scripts/setup.sh          # tools for the tests (LLVM 22 and 15, ROCm 5.2 HIP, jax wheel)
-#   scripts/setup.sh --bench  # also librocsparse0 (1.3 GB) for the benchmarks
+#   scripts/setup.sh --bench  # also linux-perf for profiling the benchmarks
 # Every package whose programs the tests, scripts, benchmarks or README run
 # is listed here; crates/testkit/tests/setup_packages.rs checks that with
 # dpkg -S. Never install anything by hand: add it here and rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want=(clang-22 clang-tools-22 llvm-22 lld-22 clang-15 clang-tools-15 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse-dev librocrand-dev gcc g++ python3 python3-minimal python3-pip)
+want=(clang-22 clang-tools-22 llvm-22 lld-22 clang-15 clang-tools-15 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse0 librocsparse-dev librocrand-dev gcc g++ python3 python3-minimal python3-pip)
 if [[ "${1:-}" == "--bench" ]]; then
-  want+=(librocsparse0 linux-perf)
+  want+=(linux-perf)
 fi
 
 missing=()

@@ -162,16 +162,34 @@ const PROGRAMS: &[Program] = &[
         "cargo build scripts (cc crate: zstd-sys)",
     ),
     p(
+        "/usr/bin/gcc",
+        "gcc",
+        List::Tests,
+        "hsa tests: HSA-level C programs and HSA_TOOLS_LIB tools against Debian's headers",
+    ),
+    p(
+        "/usr/bin/g++",
+        "g++",
+        List::Tests,
+        "hsa tests: struct layout check against Debian's ROCm 5.2 headers, C++ tool library",
+    ),
+    p(
         "/usr/bin/c++",
         "g++",
         List::Tests,
         "cargo build of fuzz/ (libfuzzer-sys compiles libFuzzer)",
     ),
     p(
+        "/usr/lib/x86_64-linux-gnu/librocsparse.so.0",
+        "librocsparse0",
+        List::Tests,
+        "cli usability tests (info/extract on a real 1.3 GB fat library); librocsparse-dev, which the hsa tests need, depends on it anyway",
+    ),
+    p(
         "/usr/lib/x86_64-linux-gnu/librocsparse.so.0.1",
         "librocsparse0",
-        List::Bench,
-        "rocsparse test (ignored), bundle_rocsparse.py, disasm_rocsparse.py",
+        List::Tests,
+        "bundle rocsparse test, bundle_rocsparse.py, disasm_rocsparse.py",
     ),
 ];
 

@@ -33,10 +33,8 @@ pub fn runtime_dir() -> PathBuf {
 /// Whether a tool exists; a missing one is a failure under
 /// `LATHE_REQUIRE_EXTERNAL=1`, else the test is skipped (with a note).
 pub fn have(tool: &str) -> bool {
-    let ok = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(tool).is_file()));
     if !ok {
         assert!(
             !lathe_testkit::require_external(),
