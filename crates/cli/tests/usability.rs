@@ -386,7 +386,7 @@ fn llvm_occupancy(src: &str, arch: &str, out: &Path) -> Vec<(String, u64)> {
 fn occupancy_agrees_with_llvm() {
     let dir = tmpdir("occ");
     for arch in ["gfx90a", "gfx942"] {
-        for src in ["k_occupancy.hip", "k_lds.hip", "k_mfma.hip"] {
+        for src in ["occupancy.hip", "k_lds.hip", "k_mfma.hip"] {
             let co = dir.join(format!("{src}-{arch}.co"));
             let expect = llvm_occupancy(src, arch, &co);
             assert!(!expect.is_empty());
@@ -404,7 +404,7 @@ fn occupancy_agrees_with_llvm() {
                     k["occupancy"]
                 );
             }
-            if src == "k_occupancy.hip" {
+            if src == "occupancy.hip" {
                 let limits: Vec<(u64, &str)> = expect
                     .iter()
                     .map(|(n, w)| {
