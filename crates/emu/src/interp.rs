@@ -3103,13 +3103,17 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
         "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
         "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
-        // The input is in revolutions: sin(2*pi*a), reduced exactly first.
-        "v_sin_f32" => valu_f32!(|a| {
-            let r = f64::from(a) - f64::from(a).floor();
+        // The input is in revolutions (sin(2*pi*a)); x - round(x) is exact for every
+        // f32, so the reduction to [-0.5, 0.5] keeps the sign and relative
+        // precision of small inputs (sin(+-0) = +-0).
+        "v_sin_f32" => valu_f32!(|a| if a == 0.0 {
+            a
+        } else {
+            let r = f64::from(a) - f64::from(a).round();
             (r * std::f64::consts::TAU).sin() as f32
         }),
         "v_cos_f32" => valu_f32!(|a| {
-            let r = f64::from(a) - f64::from(a).floor();
+            let r = f64::from(a) - f64::from(a).round();
             (r * std::f64::consts::TAU).cos() as f32
         }),
         "v_trunc_f32" => valu_f32!(|a| a.trunc()),
