@@ -208,6 +208,8 @@ pub struct Exec<'m> {
 /// decode cache so a handler runs on a cached entry without copying it).
 struct Core<'m> {
     view: MemView<'m>,
+    /// Receives `s_sendmsg sendmsg(MSG_INTERRUPT)` with M0.
+    interrupt: Option<fn(u32)>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -452,7 +454,10 @@ impl<'m> Exec<'m> {
     /// A context for `target`.
     pub fn new(view: MemView<'m>, target: Target) -> Self {
         Exec {
-            core: Core { view },
+            core: Core {
+                view,
+                interrupt: None,
+            },
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
@@ -462,6 +467,12 @@ impl<'m> Exec<'m> {
             cache: DecodeCache::default(),
             recorder: None,
         }
+    }
+
+    /// Sets the receiver of `s_sendmsg sendmsg(MSG_INTERRUPT)` (called with
+    /// the wave's M0; `None`: the message is dropped).
+    pub fn set_interrupt(&mut self, f: Option<fn(u32)>) {
+        self.core.interrupt = f;
     }
 
     /// Decodes the instruction at `pc` (the decode cache holds the result,
@@ -2290,6 +2301,18 @@ fn handler_for(name: &str) -> Option<Handler> {
             Ok(Flow::Continue)
         },
         "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
+        // Only MSG_INTERRUPT (message ID 1 in SIMM16[3:0]) is modelled: it
+        // raises a host interrupt carrying M0, which the runtime's hook
+        // receives. Other messages (GS, save-wave, ...) stop as unsupported.
+        "s_sendmsg" => |x, w, _l, i, c| {
+            if i.field(Field::Simm16).unwrap_or(0) & 0xf != 1 {
+                return Err(unsupported(w, i, c.pc));
+            }
+            if let Some(f) = x.interrupt {
+                f(w.m0);
+            }
+            Ok(Flow::Continue)
+        },
         "s_branch" => |_x, w, _l, _i, c| {
             w.pc = c.target.unwrap_or(w.pc);
             Ok(Flow::Continue)
