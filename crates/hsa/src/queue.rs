@@ -13,7 +13,9 @@ use std::thread::JoinHandle;
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::interp::Stop;
 use lathe_emu::mem::{Fault, RegionKind};
-use lathe_emu::run::{dispatch_from_queue, DispatchError, Launch, Options, QueueContext};
+use lathe_emu::run::{
+    dispatch_from_queue, DispatchError, InterruptHook, Launch, Options, QueueContext,
+};
 
 use crate::ffi::*;
 use crate::out::put;
@@ -126,7 +128,7 @@ pub fn create(
         return ERROR_OUT_OF_RESOURCES;
     };
     // The doorbell holds the last packet ID rung; -1: none yet.
-    let doorbell = match signal::new_signal(-1) {
+    let doorbell = match signal::new_signal(-1, false) {
         Ok(s) => s,
         Err(e) => {
             let _ = r.mem.free(addr);
@@ -561,6 +563,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     };
     let opts = Options {
         threads: r.threads,
+        interrupt: Some(InterruptHook(signal::interrupt)),
         ..Options::default()
     };
     let ctx = QueueContext {

@@ -301,6 +301,22 @@ pub fn ring() {
     BELL.1.notify_all();
 }
 
+/// How long a waiter sleeps on the bell before checking again (device code
+/// that changes a signal without an interrupt is seen this late at worst):
+/// `LATHE_POLL_US` microseconds, 500 by default.
+fn poll_interval() -> Duration {
+    static P: OnceLock<Duration> = OnceLock::new();
+    *P.get_or_init(|| {
+        Duration::from_micros(
+            std::env::var("LATHE_POLL_US")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&us| us > 0)
+                .unwrap_or(500),
+        )
+    })
+}
+
 /// Polls `done` until it returns `Some` or `deadline` passes (`None`:
 /// never). Spins briefly, then sleeps on the bell at most `poll` at a time.
 pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option<T>) -> Option<T> {
@@ -316,7 +332,7 @@ pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option
         }
         std::thread::yield_now();
     }
-    let poll = Duration::from_micros(500);
+    let poll = poll_interval();
     loop {
         let g = lock(&BELL.0);
         if let Some(v) = done() {

@@ -86,3 +86,44 @@ fn tools_lib_counts_every_dispatch_through_the_api_table() {
         );
     }
 }
+
+#[test]
+fn device_interrupt_wakes_the_signal_waiter() {
+    if !have("hipcc") || !have("gcc") {
+        return;
+    }
+    // Creates target/<profile>/lathe-hsa-test/ too.
+    support::runtime_dir();
+    let co = target_dir()
+        .join("lathe-hsa-test")
+        .join("interrupt_kernels.elf");
+    let st = Command::new("hipcc")
+        .args([
+            "--offload-arch=gfx90a",
+            "-O2",
+            "--cuda-device-only",
+            "-c",
+            "--no-gpu-bundle-output",
+            "-o",
+        ])
+        .arg(&co)
+        .arg(support::src("hip/interrupt_kernels.hip"))
+        .status()
+        .expect("hipcc");
+    assert!(st.success(), "hipcc interrupt_kernels failed");
+    let exe = support::gcc("interrupt", &[]);
+    // Waiters poll once a minute: only the interrupt wakes them in time.
+    let o = run(
+        &exe,
+        &[co.to_str().expect("utf-8")],
+        &[("LATHE_POLL_US", "60000000")],
+    );
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(
+        o.status.success() && out.contains("interrupt: ok"),
+        "stdout:\n{out}\nstderr:\n{err}"
+    );
+}
