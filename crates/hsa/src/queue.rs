@@ -111,6 +111,12 @@ pub fn create(
     if out.is_null() || type_ > 2 {
         return ERROR_INVALID_ARGUMENT;
     }
+    if type_ == QUEUE_TYPE_COOPERATIVE {
+        return crate::trace::fail(
+            ERROR_INVALID_QUEUE_CREATION,
+            "hsa_queue_create: cooperative queues are not supported (work-groups run in turn; a grid barrier would never complete)",
+        );
+    }
     if !size.is_power_of_two() || !(64..=131072).contains(&size) {
         return crate::trace::fail(
             ERROR_INVALID_ARGUMENT,
