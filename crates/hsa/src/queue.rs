@@ -445,12 +445,15 @@ fn process(q: Arc<QueueState>) {
         // waiter that sees the signal also sees the packet consumed.
         header_at(&q, rd).store(PACKET_TYPE_INVALID, Ordering::Release);
         read_index(&q).store(rd + 1, Ordering::Release);
-        let done = COMPLETE.with(|c| c.take());
-        if let Some((sig, start, end)) = done {
-            signal::set_timestamps(sig, start, end);
-            signal::sub(sig, 1);
+        // One ring per packet: decrementing the completion signal rings
+        // (after the read index moved), else ring for the read index.
+        match COMPLETE.with(|c| c.take()) {
+            Some((sig, start, end)) => {
+                signal::set_timestamps(sig, start, end);
+                signal::sub(sig, 1);
+            }
+            None => rt::ring(),
         }
-        rt::ring();
     }
 }
 

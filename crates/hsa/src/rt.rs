@@ -158,10 +158,13 @@ static INIT_COUNT: AtomicU64 = AtomicU64::new(0);
 
 fn build() -> Result<Runtime, String> {
     let gpu = GpuModel::from_env()?;
+    // Resolved once: the emulator would otherwise ask the OS (cgroup
+    // files) for the core count on every dispatch.
     let threads = std::env::var("LATHE_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     Ok(Runtime {
         mem: DeviceMemory::new(),
         gpu,
