@@ -150,7 +150,6 @@ pub struct Runtime {
     pub stats_line: bool,
     pub stats_json: Option<String>,
     pub stats: Mutex<Vec<LaunchStat>>,
-    pub start: Instant,
 }
 
 static RT: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -174,7 +173,6 @@ fn build() -> Result<Runtime, String> {
         stats_line: std::env::var_os("LATHE_STATS").is_some(),
         stats_json: std::env::var("LATHE_STATS_JSON").ok(),
         stats: Mutex::new(Vec::new()),
-        start: Instant::now(),
     })
 }
 
@@ -235,9 +233,18 @@ pub fn is_agent(a: Agent) -> bool {
     a.handle == AGENT_CPU || a.handle == AGENT_GPU
 }
 
-/// Nanoseconds since the runtime started (the system timestamp, 1 GHz).
+/// The system timestamp (1 GHz): `CLOCK_MONOTONIC` in nanoseconds, the
+/// clock HIP's own host-side event times use, so profiling times and host
+/// times can be subtracted from one another.
 pub fn now_ticks() -> u64 {
-    rt_any().map_or(0, |r| r.start.elapsed().as_nanos() as u64 + 1)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; CLOCK_MONOTONIC always
+    // exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Appends a launch record and prints it when `--stats` is on.
