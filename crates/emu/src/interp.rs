@@ -221,6 +221,8 @@ struct Core<'m> {
     view: MemView<'m>,
     /// Ground-truth access log ([`crate::record`]), when recording.
     mem_log: Option<Vec<crate::record::MemAccess>>,
+    /// Receives `s_sendmsg sendmsg(MSG_INTERRUPT)` with M0.
+    interrupt: Option<fn(u32)>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -468,6 +470,7 @@ impl<'m> Exec<'m> {
             core: Core {
                 view,
                 mem_log: None,
+                interrupt: None,
             },
             target,
             counts: vec![0; Opcode::all().count() + 1],
@@ -493,6 +496,12 @@ impl<'m> Exec<'m> {
             r.accesses = log;
         }
         Some(r)
+    }
+
+    /// Sets the receiver of `s_sendmsg sendmsg(MSG_INTERRUPT)` (called with
+    /// the wave's M0; `None`: the message is dropped).
+    pub fn set_interrupt(&mut self, f: Option<fn(u32)>) {
+        self.core.interrupt = f;
     }
 
     /// Decodes the instruction at `pc` (the decode cache holds the result,
@@ -2402,6 +2411,18 @@ fn handler_for(name: &str) -> Option<Handler> {
             Ok(Flow::Continue)
         },
         "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
+        // Only MSG_INTERRUPT (message ID 1 in SIMM16[3:0]) is modelled: it
+        // raises a host interrupt carrying M0, which the runtime's hook
+        // receives. Other messages (GS, save-wave, ...) stop as unsupported.
+        "s_sendmsg" => |x, w, _l, i, c| {
+            if i.field(Field::Simm16).unwrap_or(0) & 0xf != 1 {
+                return Err(unsupported(w, i, c.pc));
+            }
+            if let Some(f) = x.interrupt {
+                f(w.m0);
+            }
+            Ok(Flow::Continue)
+        },
         "s_branch" => |_x, w, _l, _i, c| {
             w.pc = c.target.unwrap_or(w.pc);
             Ok(Flow::Continue)
@@ -3215,13 +3236,17 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
         "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
         "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
-        // The input is in revolutions: sin(2*pi*a), reduced exactly first.
-        "v_sin_f32" => valu_f32!(|a| {
-            let r = f64::from(a) - f64::from(a).floor();
+        // The input is in revolutions (sin(2*pi*a)); x - round(x) is exact for every
+        // f32, so the reduction to [-0.5, 0.5] keeps the sign and relative
+        // precision of small inputs (sin(+-0) = +-0).
+        "v_sin_f32" => valu_f32!(|a| if a == 0.0 {
+            a
+        } else {
+            let r = f64::from(a) - f64::from(a).round();
             (r * std::f64::consts::TAU).sin() as f32
         }),
         "v_cos_f32" => valu_f32!(|a| {
-            let r = f64::from(a) - f64::from(a).floor();
+            let r = f64::from(a) - f64::from(a).round();
             (r * std::f64::consts::TAU).cos() as f32
         }),
         "v_trunc_f32" => valu_f32!(|a| a.trunc()),

@@ -34,7 +34,25 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// Counts finished work-groups, for a progress display.
     pub progress: Option<Progress>,
+    /// Called when a wave sends `s_sendmsg sendmsg(MSG_INTERRUPT)` (`None`:
+    /// nobody listens and the message is dropped).
+    pub interrupt: Option<InterruptHook>,
 }
+
+/// The receiver of device interrupts: called on the emulator thread that
+/// runs the wave, with the wave's M0 (the interrupt's payload; device
+/// code signalling an HSA signal puts the low 8 bits of the signal's
+/// event ID there, as the ROCm device library's `update_mbox` does).
+#[derive(Debug, Clone, Copy)]
+pub struct InterruptHook(pub fn(u32));
+
+impl PartialEq for InterruptHook {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for InterruptHook {}
 
 /// The default watchdog limit: generous, so only a kernel that never ends
 /// (or one far too large to emulate) reaches it.
@@ -62,6 +80,7 @@ impl Default for Options {
             check_waitcnt: true,
             timeout: Some(DEFAULT_TIMEOUT),
             progress: None,
+            interrupt: None,
         }
     }
 }
@@ -250,6 +269,7 @@ fn dispatch_impl(
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
                 exec.deadline = deadline;
+                exec.set_interrupt(opts.interrupt.map(|h| h.0));
                 if record {
                     exec.enable_recording();
                 }

@@ -249,7 +249,11 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
         AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE => put(value, if gpu { 1u32 } else { 0 }),
         AMD_AGENT_INFO_HDP_FLUSH => put(value, [0u64; 2]),
         AMD_AGENT_INFO_DOMAIN => put(value, 0u32),
-        AMD_AGENT_INFO_COOPERATIVE_QUEUES => put(value, gpu),
+        // No cooperative queues: the emulator runs a dispatch's work-groups
+        // in turn on its host threads, so a grid-wide barrier would wait
+        // forever for work-groups that have not started (docs/decisions.md
+        // D6). HIP then reports no cooperative launch and refuses one.
+        AMD_AGENT_INFO_COOPERATIVE_QUEUES => put(value, false),
         AMD_AGENT_INFO_UUID => put_str(
             value,
             if gpu {

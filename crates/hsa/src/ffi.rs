@@ -120,6 +120,9 @@ pub struct AmdSignal {
 
 pub const AMD_SIGNAL_KIND_USER: i64 = 1;
 
+/// `HSA_QUEUE_TYPE_COOPERATIVE`.
+pub const QUEUE_TYPE_COOPERATIVE: u32 = 2;
+
 /// `hsa_kernel_dispatch_packet_t`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

@@ -13,7 +13,9 @@ use std::thread::JoinHandle;
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::interp::Stop;
 use lathe_emu::mem::{Fault, RegionKind};
-use lathe_emu::run::{dispatch_from_queue, DispatchError, Launch, Options, QueueContext};
+use lathe_emu::run::{
+    dispatch_from_queue, DispatchError, InterruptHook, Launch, Options, QueueContext,
+};
 
 use crate::ffi::*;
 use crate::out::put;
@@ -109,6 +111,12 @@ pub fn create(
     if out.is_null() || type_ > 2 {
         return ERROR_INVALID_ARGUMENT;
     }
+    if type_ == QUEUE_TYPE_COOPERATIVE {
+        return crate::trace::fail(
+            ERROR_INVALID_QUEUE_CREATION,
+            "hsa_queue_create: cooperative queues are not supported (work-groups run in turn; a grid barrier would never complete)",
+        );
+    }
     if !size.is_power_of_two() || !(64..=131072).contains(&size) {
         return crate::trace::fail(
             ERROR_INVALID_ARGUMENT,
@@ -126,7 +134,7 @@ pub fn create(
         return ERROR_OUT_OF_RESOURCES;
     };
     // The doorbell holds the last packet ID rung; -1: none yet.
-    let doorbell = match signal::new_signal(-1) {
+    let doorbell = match signal::new_signal(-1, false) {
         Ok(s) => s,
         Err(e) => {
             let _ = r.mem.free(addr);
@@ -437,12 +445,15 @@ fn process(q: Arc<QueueState>) {
         // waiter that sees the signal also sees the packet consumed.
         header_at(&q, rd).store(PACKET_TYPE_INVALID, Ordering::Release);
         read_index(&q).store(rd + 1, Ordering::Release);
-        let done = COMPLETE.with(|c| c.take());
-        if let Some((sig, start, end)) = done {
-            signal::set_timestamps(sig, start, end);
-            signal::sub(sig, 1);
+        // One ring per packet: decrementing the completion signal rings
+        // (after the read index moved), else ring for the read index.
+        match COMPLETE.with(|c| c.take()) {
+            Some((sig, start, end)) => {
+                signal::set_timestamps(sig, start, end);
+                signal::sub(sig, 1);
+            }
+            None => rt::ring(),
         }
-        rt::ring();
     }
 }
 
@@ -561,6 +572,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     };
     let opts = Options {
         threads: r.threads,
+        interrupt: Some(InterruptHook(signal::interrupt)),
         ..Options::default()
     };
     let ctx = QueueContext {

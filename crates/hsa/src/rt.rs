@@ -150,7 +150,6 @@ pub struct Runtime {
     pub stats_line: bool,
     pub stats_json: Option<String>,
     pub stats: Mutex<Vec<LaunchStat>>,
-    pub start: Instant,
 }
 
 static RT: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -158,10 +157,13 @@ static INIT_COUNT: AtomicU64 = AtomicU64::new(0);
 
 fn build() -> Result<Runtime, String> {
     let gpu = GpuModel::from_env()?;
+    // Resolved once: the emulator would otherwise ask the OS (cgroup
+    // files) for the core count on every dispatch.
     let threads = std::env::var("LATHE_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     Ok(Runtime {
         mem: DeviceMemory::new(),
         gpu,
@@ -171,7 +173,6 @@ fn build() -> Result<Runtime, String> {
         stats_line: std::env::var_os("LATHE_STATS").is_some(),
         stats_json: std::env::var("LATHE_STATS_JSON").ok(),
         stats: Mutex::new(Vec::new()),
-        start: Instant::now(),
     })
 }
 
@@ -232,9 +233,18 @@ pub fn is_agent(a: Agent) -> bool {
     a.handle == AGENT_CPU || a.handle == AGENT_GPU
 }
 
-/// Nanoseconds since the runtime started (the system timestamp, 1 GHz).
+/// The system timestamp (1 GHz): `CLOCK_MONOTONIC` in nanoseconds, the
+/// clock HIP's own host-side event times use, so profiling times and host
+/// times can be subtracted from one another.
 pub fn now_ticks() -> u64 {
-    rt_any().map_or(0, |r| r.start.elapsed().as_nanos() as u64 + 1)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec; CLOCK_MONOTONIC always
+    // exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Appends a launch record and prints it when `--stats` is on.
@@ -301,6 +311,22 @@ pub fn ring() {
     BELL.1.notify_all();
 }
 
+/// How long a waiter sleeps on the bell before checking again (device code
+/// that changes a signal without an interrupt is seen this late at worst):
+/// `LATHE_POLL_US` microseconds, 500 by default.
+fn poll_interval() -> Duration {
+    static P: OnceLock<Duration> = OnceLock::new();
+    *P.get_or_init(|| {
+        Duration::from_micros(
+            std::env::var("LATHE_POLL_US")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&us| us > 0)
+                .unwrap_or(500),
+        )
+    })
+}
+
 /// Polls `done` until it returns `Some` or `deadline` passes (`None`:
 /// never). Spins briefly, then sleeps on the bell at most `poll` at a time.
 pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option<T>) -> Option<T> {
@@ -316,7 +342,7 @@ pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option
         }
         std::thread::yield_now();
     }
-    let poll = Duration::from_micros(500);
+    let poll = poll_interval();
     loop {
         let g = lock(&BELL.0);
         if let Some(v) = done() {

@@ -3,6 +3,16 @@
 //! timeouts, signal groups, and asynchronous handlers on one handler
 //! thread.
 //!
+//! Interrupt signals (what `hsa_signal_create` makes for host consumers,
+//! and `hsa_amd_signal_create` without `HSA_AMD_SIGNAL_AMD_GPU_ONLY`) have
+//! an event mailbox and an event ID, as ROCr's do: device code that updates
+//! one (the device library's `update_mbox`) stores the event ID in the
+//! mailbox and sends `s_sendmsg sendmsg(MSG_INTERRUPT)` with the ID's low
+//! byte in M0. The emulator hands that to [`interrupt`], which wakes the
+//! waiters of the signal whose mailbox holds a matching ID. Each signal's
+//! mailbox is its own `reserved3` field (the last 8 bytes of the record,
+//! device-visible like the rest).
+//!
 //! A handle is the address of its `amd_signal_t`, as in ROCr. Destroyed
 //! signals go back to a free list and their memory is never released, so a
 //! stale handle reads stale memory instead of crashing; operations that
@@ -10,7 +20,7 @@
 
 use std::collections::HashSet;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -89,8 +99,12 @@ pub fn timestamps(s: Signal) -> (u64, u64) {
     }
 }
 
-/// Allocates a signal with `initial`.
-pub fn new_signal(initial: i64) -> Result<Signal, Status> {
+/// Offset of the event mailbox in an interrupt signal's record.
+const MAILBOX: u64 = 56;
+
+/// Allocates a signal with `initial`; an `interrupt` signal gets an event
+/// mailbox and a fresh event ID.
+pub fn new_signal(initial: i64, interrupt: bool) -> Result<Signal, Status> {
     let r = rt().ok_or(ERROR_NOT_INITIALIZED)?;
     let mut p = lock(&POOL);
     if p.free.is_empty() {
@@ -104,11 +118,19 @@ pub fn new_signal(initial: i64) -> Result<Signal, Status> {
     let a = p.free.pop().ok_or(ERROR_OUT_OF_RESOURCES)?;
     drop(p);
     let s = h(a);
+    static EVENT_IDS: AtomicU32 = AtomicU32::new(1);
+    let (event_mailbox_ptr, event_id) = if interrupt {
+        // Never 0: a zero mailbox means "not signalled".
+        let id = EVENT_IDS.fetch_add(1, Ordering::Relaxed).max(1);
+        (a + MAILBOX, id)
+    } else {
+        (0, 0)
+    };
     let rec = AmdSignal {
         kind: AMD_SIGNAL_KIND_USER,
         value: initial,
-        event_mailbox_ptr: 0,
-        event_id: 0,
+        event_mailbox_ptr,
+        event_id,
         reserved1: 0,
         start_ts: 0,
         end_ts: 0,
@@ -155,9 +177,45 @@ pub fn create(
     if out.is_null() {
         return ERROR_INVALID_ARGUMENT;
     }
-    match new_signal(initial) {
+    // As ROCr: an interrupt signal unless only GPUs consume it.
+    let interrupt = list.is_empty() || list.iter().any(|a| a.handle == rt::AGENT_CPU);
+    make(initial, interrupt, out)
+}
+
+fn make(initial: i64, interrupt: bool, out: *mut Signal) -> Status {
+    match new_signal(initial, interrupt) {
         Ok(s) => put(out as *mut c_void, s),
         Err(e) => e,
+    }
+}
+
+/// The emulator's interrupt hook: a wave sent `MSG_INTERRUPT` with `m0`.
+/// Like the kernel driver given a partial event ID, finds every interrupt
+/// signal whose mailbox was written with an ID whose low byte is the
+/// payload, clears the mailbox and wakes the waiters.
+pub fn interrupt(m0: u32) {
+    let payload = m0 & 0xff;
+    let mut woken = 0;
+    let live = live().read().unwrap_or_else(|e| e.into_inner());
+    for &a in live.iter() {
+        let s = h(a);
+        let (Some(mb), Some(id)) = (field_u64(s, MAILBOX), field_u64(s, 24)) else {
+            continue;
+        };
+        let id = id.load(Ordering::Relaxed) as u32;
+        if id == 0 || id & 0xff != payload {
+            continue;
+        }
+        if mb.swap(0, Ordering::AcqRel) != 0 {
+            woken += 1;
+        }
+    }
+    drop(live);
+    crate::trace::note(&format!(
+        "device interrupt (M0 {m0:#x}): {woken} signal(s) woken"
+    ));
+    if woken > 0 {
+        rt::ring();
     }
 }
 
@@ -168,7 +226,22 @@ pub fn amd_create(
     attributes: u64,
     out: *mut Signal,
 ) -> Status {
-    let _ = attributes;
+    // HSA_AMD_SIGNAL_AMD_GPU_ONLY: no interrupt (no host waiter to wake).
+    if attributes & 1 != 0 {
+        if rt().is_none() {
+            return ERROR_NOT_INITIALIZED;
+        }
+        let Some(list) = get_slice(consumers, num_consumers as usize) else {
+            return ERROR_INVALID_ARGUMENT;
+        };
+        if list.iter().any(|a| !rt::is_agent(*a)) {
+            return ERROR_INVALID_AGENT;
+        }
+        if out.is_null() {
+            return ERROR_INVALID_ARGUMENT;
+        }
+        return make(initial, false, out);
+    }
     create(initial, num_consumers, consumers, out)
 }
 

@@ -165,3 +165,18 @@ fn rocsparse_csrmv_f32_f64() {
     let exe = hipcc("rocsparse", &["-lrocsparse"]);
     assert_ok(&run(&exe, &[], &[]), "rocsparse");
 }
+
+#[test]
+fn cooperative_launch_is_refused_not_hung() {
+    if !have("hipcc") {
+        return;
+    }
+    let exe = hipcc("coop", &[]);
+    let o = run(&exe, &[], &[]);
+    assert_ok(&o, "coop");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("coop: cooperative launch attribute 0"),
+        "{out}"
+    );
+}
