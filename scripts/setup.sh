@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 want=(clang-22 clang-tools-22 llvm-22 lld-22 clang-15 clang-tools-15 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse-dev librocrand-dev gcc g++ python3 python3-minimal python3-pip)
 if [[ "${1:-}" == "--bench" ]]; then
-  want+=(librocsparse0)
+  want+=(librocsparse0 linux-perf)
 fi
 
 missing=()

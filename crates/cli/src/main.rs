@@ -3,9 +3,12 @@
 //! binary adds context (which file, which bundle, which entry) with `anyhow`.
 
 mod bundle_cmd;
+mod cfg_cmd;
 mod disasm_cmd;
+mod exec_cmd;
 mod info_cmd;
 mod input;
+mod instrument_cmd;
 mod objects;
 mod output;
 mod run_cmd;
@@ -43,6 +46,45 @@ enum Command {
     Disasm(DisasmArgs),
     /// Run one kernel on the emulator (no GPU needed).
     Run(RunArgs),
+    /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
+    Exec(exec_cmd::ExecArgs),
+    /// Control-flow graph, call graph and live registers of a kernel.
+    Cfg(CfgArgs),
+    /// Write a code object instrumented with a built-in tool.
+    Instrument(InstrumentArgs),
+}
+
+#[derive(Debug, Args)]
+struct CfgArgs {
+    /// Code object, bundle or host binary.
+    file: PathBuf,
+    /// Kernel or device function (mangled or plain name).
+    #[arg(long)]
+    kernel: String,
+    /// text, dot (Graphviz) or json.
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Target ID selecting the code object of a bundle.
+    #[arg(long)]
+    target: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct InstrumentArgs {
+    /// Code object, bundle or host binary (one code object after --target).
+    file: PathBuf,
+    /// Built-in tool: instr-count, block-count, opcode-hist, kernarg.
+    #[arg(long)]
+    tool: String,
+    /// Only kernels whose name matches this regex.
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Target ID selecting the code object of a bundle.
+    #[arg(long)]
+    target: Option<String>,
+    /// Output code object.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -81,6 +123,17 @@ struct RunArgs {
     /// `s_waitcnt` that guarantees it (the check is on by default).
     #[arg(long)]
     no_waitcnt_check: bool,
+    /// Watchdog: stop a dispatch still running after this many seconds and
+    /// report where each unfinished wave is (0: no limit).
+    #[arg(long, default_value_t = lathe_emu::run::DEFAULT_TIMEOUT.as_secs_f64())]
+    timeout: f64,
+    /// Run instrumented with a built-in tool (instr-count, block-count,
+    /// opcode-hist, kernarg).
+    #[arg(long)]
+    tool: Option<String>,
+    /// Write the tool's result (JSON) here.
+    #[arg(long)]
+    tool_out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -216,6 +269,9 @@ fn main() -> ExitCode {
         Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
         Command::Disasm(a) => disasm_cmd::run(&ctx, a),
         Command::Run(a) => run_cmd::run(&ctx, a),
+        Command::Cfg(a) => cfg_cmd::run(&ctx, a),
+        Command::Instrument(a) => instrument_cmd::run(&ctx, a),
+        Command::Exec(a) => exec_cmd::run(&ctx, a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -81,10 +81,38 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
         bail!("{}: no code object for {agent}", input.name());
     }
     let bytes: Vec<&[u8]> = objects.iter().map(|o| o.bytes.as_slice()).collect();
+    if let Some(tool) = &a.tool {
+        let opts = Options {
+            threads: a.threads,
+            check_waitcnt: !a.no_waitcnt_check,
+            ..Options::default()
+        };
+        let shape = Shape {
+            grid,
+            block,
+            dims,
+            dynamic_lds,
+        };
+        return crate::instrument_cmd::run_tool(
+            ctx,
+            tool,
+            a.tool_out.as_deref(),
+            agent,
+            &bytes,
+            &kernel,
+            shape,
+            &args,
+            &opts,
+        );
+    }
     let session = Session::load(agent, &bytes)
         .with_context(|| format!("loading {} for {agent}", input.name()))?;
+    if !(a.timeout >= 0.0 && a.timeout.is_finite()) {
+        bail!("--timeout {}: expected a number of seconds >= 0", a.timeout);
+    }
     let opts = Options {
         threads: a.threads,
+        timeout: (a.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(a.timeout)),
         check_waitcnt: !a.no_waitcnt_check,
         ..Options::default()
     };

@@ -364,10 +364,16 @@ pub fn packs_workitem_ids(arch: KdArch) -> bool {
         )
 }
 
-/// The initial VGPR values of one lane: `(register, value)` pairs.
-pub fn workitem_vgprs(arch: KdArch, enabled: u32, id: [u32; 3]) -> Vec<(u32, u32)> {
+/// The initial VGPR values of one lane: `(register, value)` pairs (at most
+/// three; no allocation, as this runs for every lane of every wave).
+pub fn workitem_vgprs(
+    arch: KdArch,
+    enabled: u32,
+    id: [u32; 3],
+) -> impl Iterator<Item = (u32, u32)> {
     let n = (enabled + 1).min(3) as usize;
-    if packs_workitem_ids(arch) {
+    let mut out = [(0u32, 0u32); 3];
+    let len = if packs_workitem_ids(arch) {
         let mut v = id[0] & 0x3ff;
         if n > 1 {
             v |= (id[1] & 0x3ff) << 10;
@@ -375,10 +381,15 @@ pub fn workitem_vgprs(arch: KdArch, enabled: u32, id: [u32; 3]) -> Vec<(u32, u32
         if n > 2 {
             v |= (id[2] & 0x3ff) << 20;
         }
-        vec![(0, v)]
+        out[0] = (0, v);
+        1
     } else {
-        (0..n).map(|i| (i as u32, id[i])).collect()
-    }
+        for (i, o) in out.iter_mut().enumerate().take(n) {
+            *o = (i as u32, id[i]);
+        }
+        n
+    };
+    out.into_iter().take(len)
 }
 
 /// Builds the start state of wave `wave` of work-group `wg`.
@@ -402,16 +413,25 @@ pub fn wave_start(
     } else {
         (1u64 << active) - 1
     };
-    let workitem_ids = (0..active)
-        .map(|l| {
-            let i = first + l;
-            [
-                i % size[0],
-                (i / size[0]) % size[1],
-                i / (size[0] * size[1]),
-            ]
-        })
-        .collect();
+    // Work-items in x-fastest order: divide once for the wave's first item,
+    // then count (this runs for every wave).
+    let mut workitem_ids = Vec::with_capacity(active as usize);
+    if active > 0 {
+        let (sx, sy) = (size[0].max(1), size[1].max(1));
+        let mut id = [first % sx, (first / sx) % sy, first / (sx * sy)];
+        for _ in 0..active {
+            workitem_ids.push(id);
+            id[0] += 1;
+            if id[0] == sx {
+                id[0] = 0;
+                id[1] += 1;
+                if id[1] == sy {
+                    id[1] = 0;
+                    id[2] += 1;
+                }
+            }
+        }
+    }
     let waves = geo.waves_in(wg);
     let mut sgprs = Vec::new();
     for s in kd.initial_sgprs(arch) {

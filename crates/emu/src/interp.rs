@@ -17,7 +17,6 @@
 //! and private-to-generic casts behave as on hardware.
 
 use std::cmp::Ordering::{Equal, Greater, Less};
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
@@ -27,6 +26,7 @@ use lathe_isa::{
 };
 
 use crate::alu;
+use crate::lanes;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
 use crate::wave::{Flow, Step, VReg, Wave, LANES};
 
@@ -123,6 +123,20 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+    /// The watchdog fired: the dispatch ran longer than its time limit
+    /// (an endless loop?). Names where every unfinished wave was.
+    #[error("watchdog: kernel still running after {limit:?}; {} unfinished wave(s){}{}",
+        waves.len(),
+        if *not_started > 0 { format!(" and {not_started} work-group(s) not started") } else { String::new() },
+        waves.iter().map(|w| format!("\n  {w}")).collect::<String>())]
+    Timeout {
+        /// The time limit.
+        limit: std::time::Duration,
+        /// The waves that had not ended, in work-group order.
+        waves: Vec<WaveAt>,
+        /// Work-groups that had not started.
+        not_started: u64,
+    },
     /// The instruction budget ran out (an endless loop?).
     #[error("instruction budget exhausted at pc {pc:#x} (wave {wave:?})")]
     Budget {
@@ -131,6 +145,40 @@ pub enum Stop {
         /// The wave.
         wave: WaveId,
     },
+}
+
+/// Where an unfinished wave was when the watchdog fired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaveAt {
+    /// The wave.
+    pub wave: WaveId,
+    /// Address of its next instruction.
+    pub pc: u64,
+    /// That instruction, as printed.
+    pub inst: String,
+    /// Wave-instructions it had executed.
+    pub instructions: u64,
+    /// Whether it was waiting at `s_barrier`.
+    pub at_barrier: bool,
+}
+
+impl std::fmt::Display for WaveAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "work-group {:?} wave {}: pc {:#x} `{}` after {} wave-instructions{}",
+            self.wave.workgroup,
+            self.wave.wave,
+            self.pc,
+            self.inst,
+            self.instructions,
+            if self.at_barrier {
+                " (waiting at s_barrier)"
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 /// Per-thread execution context shared by the waves it runs.
@@ -144,7 +192,16 @@ pub struct Exec<'m> {
     /// Report a use of a memory result before the `s_waitcnt` that
     /// guarantees it ([`crate::waitcnt`]) as [`Stop::MissingWait`].
     pub check_waitcnt: bool,
-    cache: HashMap<u64, Decoded, BuildHasherDefault<PcHasher>>,
+    /// The watchdog: stop every work-group still running at this instant
+    /// with [`Stop::Timeout`].
+    pub deadline: Option<(std::time::Instant, std::time::Duration)>,
+    ticks: u32,
+    /// `LATHE_TRACE` is set.
+    trace: bool,
+    cache: DecodeCache,
+    /// Ground-truth recording ([`crate::record`]); `None` costs one branch
+    /// per instruction.
+    pub recorder: Option<Box<crate::record::Recorder>>,
 }
 
 /// The part of [`Exec`] instruction handlers use (kept apart from the
@@ -166,6 +223,78 @@ struct Decoded {
     mfma: bool,
     counters: bool,
     regs: crate::waitcnt::Regs,
+    /// Direct branch target.
+    target: Option<u64>,
+}
+
+/// Decoded instructions by address: each instruction is decoded the first
+/// time it executes, into an arena; a table per 4 KiB code page maps
+/// dword offsets to arena slots, and the page last used is remembered, so
+/// a lookup in a loop is a compare and two loads.
+struct DecodeCache {
+    arena: Vec<Decoded>,
+    /// Per code page: arena index + 1 per dword (0: not decoded yet).
+    tables: Vec<Box<[u32; 1024]>>,
+    /// Page number (address >> 12) to its table.
+    pages: HashMap<u64, usize, BuildHasherDefault<PcHasher>>,
+    /// Misaligned addresses (only a computed jump gets there).
+    odd: HashMap<u64, usize, BuildHasherDefault<PcHasher>>,
+    /// The page last looked up and its table.
+    last: (u64, usize),
+}
+
+impl Default for DecodeCache {
+    fn default() -> Self {
+        DecodeCache {
+            arena: Vec::new(),
+            tables: Vec::new(),
+            pages: HashMap::default(),
+            odd: HashMap::default(),
+            last: (u64::MAX, 0),
+        }
+    }
+}
+
+impl DecodeCache {
+    /// The arena slot of the instruction decoded at `pc`.
+    #[inline]
+    fn find(&mut self, pc: u64) -> Option<usize> {
+        if pc & 3 != 0 {
+            return self.odd.get(&pc).copied();
+        }
+        let page = pc >> 12;
+        let t = if page == self.last.0 {
+            self.last.1
+        } else {
+            let t = *self.pages.get(&page)?;
+            self.last = (page, t);
+            t
+        };
+        let k = self.tables.get(t)?[((pc & 0xfff) >> 2) as usize];
+        k.checked_sub(1).map(|k| k as usize)
+    }
+
+    #[inline]
+    fn get(&self, k: usize) -> &Decoded {
+        &self.arena[k]
+    }
+
+    /// Records `d` as the instruction at `pc` (not yet recorded).
+    fn insert(&mut self, pc: u64, d: Decoded) -> &Decoded {
+        let k = self.arena.len();
+        self.arena.push(d);
+        if pc & 3 != 0 {
+            self.odd.insert(pc, k);
+        } else {
+            let n = self.tables.len();
+            let t = *self.pages.entry(pc >> 12).or_insert(n);
+            if t == n {
+                self.tables.push(Box::new([0; 1024]));
+            }
+            self.tables[t][((pc & 0xfff) >> 2) as usize] = k as u32 + 1;
+        }
+        &self.arena[k]
+    }
 }
 
 /// Hashes instruction addresses for the decode cache (a multiplicative
@@ -203,13 +332,21 @@ type Handler = fn(&mut Core<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Re
 struct Ctx<'a> {
     pc: u64,
     ops: &'a OpList,
+    /// The branch target of a direct branch (worked out at decode).
+    target: Option<u64>,
 }
 
-/// A fixed-capacity operand list.
+/// A fixed-capacity operand list, with the positions of its explicit
+/// destinations and sources worked out once (implicit `vcc`/`exec`
+/// operands excluded: handlers deal with those themselves).
 #[derive(Clone, Copy)]
 struct OpList {
     ops: [Option<Op>; lathe_isa::operand::MAX_OPERANDS],
     len: usize,
+    dst: [u8; lathe_isa::operand::MAX_OPERANDS],
+    src: [u8; lathe_isa::operand::MAX_OPERANDS],
+    ndst: u8,
+    nsrc: u8,
 }
 
 impl OpList {
@@ -217,12 +354,36 @@ impl OpList {
         let mut out = OpList {
             ops: [None; lathe_isa::operand::MAX_OPERANDS],
             len: 0,
+            dst: [0; lathe_isa::operand::MAX_OPERANDS],
+            src: [0; lathe_isa::operand::MAX_OPERANDS],
+            ndst: 0,
+            nsrc: 0,
         };
         for (k, o) in ops.as_slice().iter().enumerate().take(out.ops.len()) {
             out.ops[k] = Some(*o);
             out.len = k + 1;
         }
+        out.index();
         out
+    }
+    /// Recomputes the destination and source positions.
+    fn index(&mut self) {
+        let (mut nd, mut ns) = (0, 0);
+        for (k, o) in self.ops[..self.len].iter().enumerate() {
+            let Some(o) = o else { continue };
+            if o.field() == Field::Implicit {
+                continue;
+            }
+            if o.access() == lathe_isa::opcode::Access::R {
+                self.src[ns] = k as u8;
+                ns += 1;
+            } else {
+                self.dst[nd] = k as u8;
+                nd += 1;
+            }
+        }
+        self.ndst = nd as u8;
+        self.nsrc = ns as u8;
     }
     fn as_slice(&self) -> OpIter<'_> {
         OpIter(&self.ops[..self.len])
@@ -230,6 +391,23 @@ impl OpList {
     fn set(&mut self, k: usize, op: Op) {
         if let Some(x) = self.ops.get_mut(k) {
             *x = Some(op);
+        }
+        self.index();
+    }
+    #[inline]
+    fn dst(&self, i: usize) -> Option<&Op> {
+        if i < self.ndst as usize {
+            self.ops[self.dst[i] as usize].as_ref()
+        } else {
+            None
+        }
+    }
+    #[inline]
+    fn src(&self, i: usize) -> Option<&Op> {
+        if i < self.nsrc as usize {
+            self.ops[self.src[i] as usize].as_ref()
+        } else {
+            None
         }
     }
 }
@@ -253,26 +431,17 @@ impl<'a> OpIter<'a> {
 }
 
 impl Ctx<'_> {
-    /// Explicit destinations (implicit `vcc`/`exec` operands excluded:
-    /// handlers deal with those themselves).
-    fn dsts(&self) -> impl Iterator<Item = &Op> {
-        self.ops
-            .as_slice()
-            .iter()
-            .filter(|o| o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R)
-    }
     /// Explicit sources.
     fn srcs(&self) -> impl Iterator<Item = &Op> {
-        self.ops
-            .as_slice()
-            .iter()
-            .filter(|o| o.field() != Field::Implicit && o.access() == lathe_isa::opcode::Access::R)
+        (0..self.ops.nsrc as usize).filter_map(|i| self.ops.src(i))
     }
+    #[inline]
     fn dst(&self, i: usize) -> Option<&Op> {
-        self.dsts().nth(i)
+        self.ops.dst(i)
     }
+    #[inline]
     fn src(&self, i: usize) -> Option<&Op> {
-        self.srcs().nth(i)
+        self.ops.src(i)
     }
     fn by_field(&self, f: Field) -> Option<&Op> {
         self.ops.as_slice().iter().find(|o| o.field() == f)
@@ -287,7 +456,11 @@ impl<'m> Exec<'m> {
             target,
             counts: vec![0; Opcode::all().count() + 1],
             check_waitcnt: true,
-            cache: HashMap::default(),
+            deadline: None,
+            ticks: 0,
+            trace: trace_enabled(),
+            cache: DecodeCache::default(),
+            recorder: None,
         }
     }
 
@@ -344,6 +517,7 @@ impl<'m> Exec<'m> {
             },
             counters: wc.vm || wc.lgkm || wc.exp,
             regs: crate::waitcnt::Regs::of(&inst),
+            target: inst.branch_target(pc),
         })
     }
 }
@@ -583,10 +757,44 @@ fn lanes32(w: &Wave, op: &Op) -> VReg {
     }
 }
 
+/// Every lane of a 64-bit source (a VGPR/AGPR pair, or a scalar source
+/// splatted), as [`v64`] reads it.
+#[inline]
+fn lanes64(w: &Wave, op: &Op) -> [u64; LANES] {
+    let file = match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => Some((&w.vgpr, first as usize)),
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => Some((&w.agpr, first as usize)),
+        _ => None,
+    };
+    let Some((regs, f)) = file else {
+        return [s64(w, op); LANES];
+    };
+    let lo = regs.get(f).copied().unwrap_or([0; LANES]);
+    let hi = regs.get(f + 1).copied().unwrap_or([0; LANES]);
+    let mut out = [0u64; LANES];
+    for (o, (l, h)) in out.iter_mut().zip(lo.iter().zip(&hi)) {
+        *o = u64::from(*l) | u64::from(*h) << 32;
+    }
+    out
+}
+
 /// Writes `vals` to a 32-bit destination in the active lanes.
 #[inline]
 fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
-    let exec = w.exec;
+    write_lanes32_masked(w, op, vals, w.exec)
+}
+
+/// Writes `vals` to a 32-bit destination in the lanes of `exec`.
+#[inline]
+fn write_lanes32_masked(w: &mut Wave, op: &Op, vals: &VReg, exec: u64) {
     let reg = match op.value {
         Operand::Reg(RegRange {
             file: RegFile::Vgpr,
@@ -608,16 +816,26 @@ fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
         }
     };
     if let Some(r) = reg {
-        if exec == u64::MAX {
-            *r = *vals;
-        } else {
-            for (l, (d, v)) in r.iter_mut().zip(vals.iter()).enumerate() {
-                if exec >> l & 1 == 1 {
-                    *d = *v;
-                }
-            }
-        }
+        lanes::blend(r, vals, exec);
     }
+}
+
+/// Writes `vals` to a 64-bit destination (a register pair) in the active
+/// lanes.
+#[inline]
+fn write_lanes64(w: &mut Wave, op: &Op, vals: &[u64; LANES]) {
+    let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+    for (l, v) in vals.iter().enumerate() {
+        lo[l] = *v as u32;
+        hi[l] = (*v >> 32) as u32;
+    }
+    let mut op1 = *op;
+    if let Operand::Reg(mut r) = op1.value {
+        r.first = r.first.wrapping_add(1);
+        op1.value = Operand::Reg(r);
+    }
+    write_lanes32(w, op, &lo);
+    write_lanes32(w, &op1, &hi);
 }
 
 fn f32_mods(op: &Op, v: u32) -> u32 {
@@ -745,6 +963,27 @@ fn handlers() -> &'static [Option<Handler>] {
     })
 }
 
+/// Every lane of a 32-bit source with its neg/abs modifiers applied
+/// ([`src_mods`]).
+#[inline]
+fn lanes32_mods(w: &Wave, op: &Op) -> VReg {
+    let mut v = lanes32(w, op);
+    if op.neg || op.abs {
+        for x in &mut v {
+            *x = src_mods(op, *x);
+        }
+    }
+    v
+}
+
+/// Every lane of an f32 source: modifiers applied, denormals flushed per `fz`.
+#[inline]
+fn lanes_f32(w: &Wave, op: &Op, fz: Flush) -> lanes::FReg {
+    lanes::f32_in(&lanes32(w, op), op.abs, op.neg, fz.input)
+}
+
+/// u32 lane ops (no output modifiers): every lane computed by a
+/// vectorised loop, the active ones written.
 macro_rules! valu_u32 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
@@ -762,15 +1001,9 @@ macro_rules! valu_u32 {
             else {
                 return Ok(Flow::Continue);
             };
-            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let (va, vb) = (lanes32_mods(w, &s0), lanes32_mods(w, &s1));
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = src_mods(&s0, va[l]);
-                    let $b = src_mods(&s1, vb[l]);
-                    out[l] = $e;
-                }
-            }
+            lanes::map2_u32(&mut out, &va, &vb, |$a, $b| $e);
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
@@ -790,14 +1023,9 @@ macro_rules! valu_u32 {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
                 return Ok(Flow::Continue);
             };
-            let va = lanes32(w, &s0);
+            let va = lanes32_mods(w, &s0);
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = src_mods(&s0, va[l]);
-                    out[l] = $e;
-                }
-            }
+            lanes::map1_u32(&mut out, &va, |$a| $e);
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
@@ -822,16 +1050,13 @@ macro_rules! valu_u32 {
             ) else {
                 return Ok(Flow::Continue);
             };
-            let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
+            let (va, vb, vc) = (
+                lanes32_mods(w, &s0),
+                lanes32_mods(w, &s1),
+                lanes32_mods(w, &s2),
+            );
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = src_mods(&s0, va[l]);
-                    let $b = src_mods(&s1, vb[l]);
-                    let $c2 = src_mods(&s2, vc[l]);
-                    out[l] = $e;
-                }
-            }
+            lanes::map3_u32(&mut out, &va, &vb, &vc, |$a, $b, $c2| $e);
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
@@ -839,7 +1064,9 @@ macro_rules! valu_u32 {
     }};
 }
 
-/// f32 lane ops with source modifiers and clamp/omod.
+/// f32 lane ops with source modifiers and clamp/omod. Without output
+/// modifiers (the common case) the lanes run in a vectorised loop with
+/// hardware FMA when the CPU has it ([`lanes`]).
 macro_rules! valu_f32 {
     (|$a:ident, $b:ident| $e:expr) => {{
         fn h(
@@ -856,15 +1083,14 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let (va, vb) = (lanes_f32(w, &s0, fz), lanes_f32(w, &s1, fz));
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
-                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, vb[l])));
-                    let r: f32 = $e;
-                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
-                }
+            if clamp || omod != 0 {
+                lanes::map2_f32(&mut out, &va, &vb, fz.output, |$a, $b| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map2_f32(&mut out, &va, &vb, fz.output, |$a, $b| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -884,14 +1110,14 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let va = lanes32(w, &s0);
+            let va = lanes_f32(w, &s0, fz);
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
-                    let r: f32 = $e;
-                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
-                }
+            if clamp || omod != 0 {
+                lanes::map1_f32(&mut out, &va, fz.output, |$a| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map1_f32(&mut out, &va, fz.output, |$a| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -916,16 +1142,18 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (va, vb, vc) = (lanes32(w, &s0), lanes32(w, &s1), lanes32(w, &s2));
+            let (va, vb, vc) = (
+                lanes_f32(w, &s0, fz),
+                lanes_f32(w, &s1, fz),
+                lanes_f32(w, &s2, fz),
+            );
             let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, va[l])));
-                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, vb[l])));
-                    let $c2 = fz.in32(f32::from_bits(f32_mods(&s2, vc[l])));
-                    let r: f32 = $e;
-                    out[l] = fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits();
-                }
+            if clamp || omod != 0 {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| $e);
             }
             write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
@@ -950,16 +1178,15 @@ macro_rules! valu_f64 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
+            let (va, vb) = (lanes64(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
-                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
-                    let r: f64 = $e;
-                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -982,24 +1209,22 @@ macro_rules! valu_f64 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
+            let (va, vb, vc) = (lanes64(w, &s0), lanes64(w, &s1), lanes64(w, &s2));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in64(f64::from_bits(f64_mods(&s0, v64(w, &s0, l))));
-                    let $b = fz.in64(f64::from_bits(f64_mods(&s1, v64(w, &s1, l))));
-                    let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, v64(w, &s2, l))));
-                    let r: f64 = $e;
-                    let r = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, vc[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
     }};
 }
 
-/// SALU two-source 32-bit op; `$scc` computes SCC from (a, b, result) or is `keep`.
 macro_rules! salu32 {
     (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
         fn h(
@@ -1202,11 +1427,11 @@ macro_rules! cbr {
             _x: &mut Core<'_>,
             $w: &mut Wave,
             _l: &mut [u8],
-            i: &Instruction,
+            _i: &Instruction,
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             if $cond {
-                $w.pc = i.branch_target(c.pc).unwrap_or($w.pc);
+                $w.pc = c.target.unwrap_or($w.pc);
             }
             Ok(Flow::Continue)
         }
@@ -1315,17 +1540,19 @@ macro_rules! carry_op {
             } else {
                 0
             };
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             let mut cout = 0u64;
             for l in 0..LANES {
-                if w.active(l) {
-                    let $a = v32(w, &s0, l);
-                    let $b = v32(w, &s1, l);
-                    let $ci = (cin_mask >> l & 1) as u32;
-                    let r: u64 = $e;
-                    vwrite(w, &d, l, 0, r as u32);
-                    cout |= u64::from(r >> 32 != 0) << l;
-                }
+                let $a = va[l];
+                let $b = vb[l];
+                let $ci = (cin_mask >> l & 1) as u32;
+                let r: u64 = $e;
+                out[l] = r as u32;
+                cout |= u64::from(r >> 32 != 0) << l;
             }
+            cout &= w.exec;
+            write_lanes32(w, &d, &out);
             match c.dst(1).copied() {
                 Some(cd) => s_write64(w, &cd, cout),
                 None => w.set_vcc(cout),
@@ -1437,21 +1664,17 @@ macro_rules! mac_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            for l in 0..LANES {
-                if w.active(l) {
-                    let $a = fz.in32(f32::from_bits(f32_mods(&s0, v32(w, &s0, l))));
-                    let $b = fz.in32(f32::from_bits(f32_mods(&s1, v32(w, &s1, l))));
-                    let $c2 = fz.in32(f32::from_bits(v32(w, &d, l)));
-                    let r: f32 = $e;
-                    vwrite(
-                        w,
-                        &d,
-                        l,
-                        0,
-                        fz.out32(apply_omod_clamp_f32(r, clamp, omod)).to_bits(),
-                    );
-                }
+            let (va, vb) = (lanes_f32(w, &s0, fz), lanes_f32(w, &s1, fz));
+            let vc = lanes::f32_in(&lanes32(w, &d), false, false, fz.input);
+            let mut out = [0u32; LANES];
+            if clamp || omod != 0 {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map3_f32(&mut out, &va, &vb, &vc, fz.output, |$a, $b, $c2| $e);
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -1737,7 +1960,7 @@ fn vop3p(
     let Some(d) = c.dst(0).copied() else {
         return Err(unsupported(w, i, c.pc));
     };
-    let srcs: Vec<Op> = c.srcs().copied().collect();
+    let nsrc = (c.ops.nsrc as usize).min(3);
     let wide = name.ends_with("_f32");
     let is_float = name.ends_with("_f16") || wide;
     if clamp
@@ -1748,83 +1971,118 @@ fn vop3p(
     {
         return Err(unsupported(w, i, c.pc));
     }
-    for l in 0..LANES {
-        if !w.active(l) {
-            continue;
+    let m = md();
+    if wide {
+        // The operation is chosen once; the lanes run in a vectorised loop
+        // (hardware FMA when the CPU has it).
+        if !matches!(
+            (name, nsrc),
+            ("v_pk_fma_f32", 3) | ("v_pk_mul_f32", 2) | ("v_pk_add_f32", 2)
+        ) {
+            return Err(unsupported(w, i, c.pc));
         }
-        if wide {
-            let v: Vec<u64> = srcs
-                .iter()
-                .enumerate()
-                .map(|(k, op)| {
-                    let raw = match op.value {
-                        Operand::Reg(_) => v64(w, op, l),
-                        _ => {
-                            let x = u64::from(const32(op).unwrap_or(0));
-                            x | (x << 32)
-                        }
-                    };
-                    pk::pk_neg_f32(
-                        pk::pk_f32_operand(raw, sel(k), sel_hi(k)),
-                        neg_lo(k),
-                        neg_hi(k),
-                    )
-                })
-                .collect();
-            let r = match (name, v.as_slice()) {
-                ("v_pk_fma_f32", [a, b, cc]) => pk::pk_fma_f32(*a, *b, *cc, md()),
-                ("v_pk_mul_f32", [a, b]) => pk::pk_mul_f32(*a, *b, md()),
-                ("v_pk_add_f32", [a, b]) => pk::pk_add_f32(*a, *b, md()),
-                _ => return Err(unsupported(w, i, c.pc)),
-            };
-            vwrite(w, &d, l, 0, r as u32);
-            vwrite(w, &d, l, 1, (r >> 32) as u32);
-            continue;
-        }
-        let v: Vec<u32> = srcs
-            .iter()
-            .enumerate()
-            .map(|(k, op)| {
-                let raw = match op.value {
-                    Operand::Reg(_) => v32(w, op, l),
-                    // An inline constant or literal feeds both halves.
-                    _ => {
-                        let x = const32(op).unwrap_or(0) & 0xffff;
-                        x | (x << 16)
-                    }
-                };
-                let x = pk::pk_operand(raw, sel(k), sel_hi(k));
-                if is_float {
-                    pk::pk_neg_f16(x, neg_lo(k), neg_hi(k))
-                } else {
-                    x
+        // Packed pairs as 128 independent f32 elements (lane l's low half
+        // at 2l, high half at 2l + 1).
+        let mut v = [[0u32; 2 * LANES]; 3];
+        for (k, vk) in v.iter_mut().enumerate().take(nsrc) {
+            let Some(op) = c.src(k) else { continue };
+            let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
+            let raw = match op.value {
+                Operand::Reg(_) => lanes64(w, op),
+                _ => {
+                    let x = u64::from(const32(op).unwrap_or(0));
+                    [x | (x << 32); LANES]
                 }
-            })
-            .collect();
-        let r = match (name, v.as_slice()) {
-            ("v_pk_add_f16", [a, b]) => pk::pk_add_f16(*a, *b, md()),
-            ("v_pk_mul_f16", [a, b]) => pk::pk_mul_f16(*a, *b, md()),
-            ("v_pk_fma_f16", [a, b, cc]) => pk::pk_fma_f16(*a, *b, *cc, md()),
-            ("v_pk_max_f16", [a, b]) => pk::pk_max_f16(*a, *b, md()),
-            ("v_pk_min_f16", [a, b]) => pk::pk_min_f16(*a, *b, md()),
-            ("v_pk_add_u16", [a, b]) => pk::pk_add_u16(*a, *b, clamp),
-            ("v_pk_sub_u16", [a, b]) => pk::pk_sub_u16(*a, *b, clamp),
-            ("v_pk_add_i16", [a, b]) => pk::pk_add_i16(*a, *b, clamp),
-            ("v_pk_sub_i16", [a, b]) => pk::pk_sub_i16(*a, *b, clamp),
-            ("v_pk_mul_lo_u16", [a, b]) => pk::pk_mul_lo_u16(*a, *b),
-            ("v_pk_mad_u16", [a, b, cc]) => pk::pk_mad_u16(*a, *b, *cc, false),
-            ("v_pk_mad_i16", [a, b, cc]) => pk::pk_mad_i16(*a, *b, *cc, false),
-            ("v_pk_lshlrev_b16", [a, b]) => pk::pk_lshlrev_b16(*a, *b),
-            ("v_pk_lshrrev_b16", [a, b]) => pk::pk_lshrrev_b16(*a, *b),
-            ("v_pk_ashrrev_i16", [a, b]) => pk::pk_ashrrev_i16(*a, *b),
-            ("v_pk_max_i16", [a, b]) => pk::pk_max_i16(*a, *b),
-            ("v_pk_min_i16", [a, b]) => pk::pk_min_i16(*a, *b),
-            ("v_pk_max_u16", [a, b]) => pk::pk_max_u16(*a, *b),
-            ("v_pk_min_u16", [a, b]) => pk::pk_min_u16(*a, *b),
-            _ => return Err(unsupported(w, i, c.pc)),
+            };
+            for (x, r) in vk.chunks_exact_mut(2).zip(&raw) {
+                let p = pk::pk_neg_f32(pk::pk_f32_operand(*r, s, sh), nl, nh);
+                x[0] = p as u32;
+                x[1] = (p >> 32) as u32;
+            }
+        }
+        let ctl = m.f32();
+        let (fi, fo) = (!ctl.denorm.allow_in, !ctl.denorm.allow_out);
+        let mut r = [0u32; 2 * LANES];
+        let host = match name {
+            "v_pk_fma_f32" => lanes::fma_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
+            "v_pk_mul_f32" => lanes::mul_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
+            _ => lanes::add_f32(&mut r, &v[0], &v[1], &v[2], fi, fo),
         };
-        vwrite(w, &d, l, 0, r);
+        // NaN results, and rounding other than nearest-even, take the
+        // reference path.
+        if host || ctl.round != alu::Round::NearestEven {
+            for (e, o) in r.iter_mut().enumerate() {
+                if !f32::from_bits(*o).is_nan() && ctl.round == alu::Round::NearestEven {
+                    continue;
+                }
+                let (a, b, cc) = (v[0][e], v[1][e], v[2][e]);
+                *o = match name {
+                    "v_pk_fma_f32" => alu::float::fma_f32(a, b, cc, m),
+                    "v_pk_mul_f32" => alu::float::mul_f32(a, b, m),
+                    _ => alu::float::add_f32(a, b, m),
+                };
+            }
+        }
+        let (mut lo, mut hi) = ([0u32; LANES], [0u32; LANES]);
+        for (l, p) in r.chunks_exact(2).enumerate() {
+            lo[l] = p[0];
+            hi[l] = p[1];
+        }
+        let mut d1 = d;
+        if let Operand::Reg(mut rr) = d1.value {
+            rr.first = rr.first.wrapping_add(1);
+            d1.value = Operand::Reg(rr);
+        }
+        write_lanes32(w, &d, &lo);
+        write_lanes32(w, &d1, &hi);
+        return Ok(Flow::Continue);
     }
+    let f: fn(u32, u32, u32, alu::Mode, bool) -> u32 = match (name, nsrc) {
+        ("v_pk_add_f16", 2) => |a, b, _, m, _| pk::pk_add_f16(a, b, m),
+        ("v_pk_mul_f16", 2) => |a, b, _, m, _| pk::pk_mul_f16(a, b, m),
+        ("v_pk_fma_f16", 3) => |a, b, c, m, _| pk::pk_fma_f16(a, b, c, m),
+        ("v_pk_max_f16", 2) => |a, b, _, m, _| pk::pk_max_f16(a, b, m),
+        ("v_pk_min_f16", 2) => |a, b, _, m, _| pk::pk_min_f16(a, b, m),
+        ("v_pk_add_u16", 2) => |a, b, _, _, cl| pk::pk_add_u16(a, b, cl),
+        ("v_pk_sub_u16", 2) => |a, b, _, _, cl| pk::pk_sub_u16(a, b, cl),
+        ("v_pk_add_i16", 2) => |a, b, _, _, cl| pk::pk_add_i16(a, b, cl),
+        ("v_pk_sub_i16", 2) => |a, b, _, _, cl| pk::pk_sub_i16(a, b, cl),
+        ("v_pk_mul_lo_u16", 2) => |a, b, _, _, _| pk::pk_mul_lo_u16(a, b),
+        ("v_pk_mad_u16", 3) => |a, b, c, _, _| pk::pk_mad_u16(a, b, c, false),
+        ("v_pk_mad_i16", 3) => |a, b, c, _, _| pk::pk_mad_i16(a, b, c, false),
+        ("v_pk_lshlrev_b16", 2) => |a, b, _, _, _| pk::pk_lshlrev_b16(a, b),
+        ("v_pk_lshrrev_b16", 2) => |a, b, _, _, _| pk::pk_lshrrev_b16(a, b),
+        ("v_pk_ashrrev_i16", 2) => |a, b, _, _, _| pk::pk_ashrrev_i16(a, b),
+        ("v_pk_max_i16", 2) => |a, b, _, _, _| pk::pk_max_i16(a, b),
+        ("v_pk_min_i16", 2) => |a, b, _, _, _| pk::pk_min_i16(a, b),
+        ("v_pk_max_u16", 2) => |a, b, _, _, _| pk::pk_max_u16(a, b),
+        ("v_pk_min_u16", 2) => |a, b, _, _, _| pk::pk_min_u16(a, b),
+        _ => return Err(unsupported(w, i, c.pc)),
+    };
+    let mut v = [[0u32; LANES]; 3];
+    for (k, vk) in v.iter_mut().enumerate().take(nsrc) {
+        let Some(op) = c.src(k) else { continue };
+        let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
+        let raw = match op.value {
+            Operand::Reg(_) => lanes32(w, op),
+            // An inline constant or literal feeds both halves.
+            _ => {
+                let x = const32(op).unwrap_or(0) & 0xffff;
+                [x | (x << 16); LANES]
+            }
+        };
+        for (x, r) in vk.iter_mut().zip(&raw) {
+            let y = pk::pk_operand(*r, s, sh);
+            *x = if is_float {
+                pk::pk_neg_f16(y, nl, nh)
+            } else {
+                y
+            };
+        }
+    }
+    let mut r = [0u32; LANES];
+    lanes::map3_u32(&mut r, &v[0], &v[1], &v[2], |a, b, c| f(a, b, c, m, clamp));
+    write_lanes32(w, &d, &r);
     Ok(Flow::Continue)
 }
 
@@ -1988,7 +2246,7 @@ fn handler_for(name: &str) -> Option<Handler> {
         // ---- SOPP
         "s_nop" | "s_waitcnt" | "s_setprio" | "s_sleep" | "s_dcache_wb" | "s_dcache_inv"
         | "s_icache_inv" | "s_buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_inv"
-        | "buffer_wbl2" | "s_ttracedata" => nop,
+        | "buffer_wbl2" | "buffer_invl2" | "buffer_wbinvl1" | "s_ttracedata" => nop,
         "s_endpgm" => |_x, _w, _l, _i, _c| Ok(Flow::End),
         "s_set_gpr_idx_on" => |_x, w, _l, i, c| {
             // The index comes from the SGPR source; the mode from simm (SOPC ssrc1).
@@ -2032,8 +2290,8 @@ fn handler_for(name: &str) -> Option<Handler> {
             Ok(Flow::Continue)
         },
         "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
-        "s_branch" => |_x, w, _l, i, c| {
-            w.pc = i.branch_target(c.pc).unwrap_or(w.pc);
+        "s_branch" => |_x, w, _l, _i, c| {
+            w.pc = c.target.unwrap_or(w.pc);
             Ok(Flow::Continue)
         },
         "s_cbranch_scc0" => cbr!(|w| !w.scc),
@@ -2407,16 +2665,16 @@ fn handler_for(name: &str) -> Option<Handler> {
                 return Ok(Flow::Continue);
             };
             let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let v = if mask >> l & 1 == 1 {
-                        f32_mods(&s1, v32(w, &s1, l))
-                    } else {
-                        f32_mods(&s0, v32(w, &s0, l))
-                    };
-                    vwrite(w, &d, l, 0, v);
-                }
+                out[l] = if mask >> l & 1 == 1 {
+                    f32_mods(&s1, vb[l])
+                } else {
+                    f32_mods(&s0, va[l])
+                };
             }
+            write_lanes32(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_add_co_u32" => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
@@ -2443,13 +2701,12 @@ fn handler_for(name: &str) -> Option<Handler> {
             else {
                 return Ok(Flow::Continue);
             };
+            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let r = v64(w, &s1, l) << (v32(w, &s0, l) & 63);
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                out[l] = v[l] << (sh[l] & 63);
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_lshrrev_b64" => |_x, w, _l, _i, c| {
@@ -2458,13 +2715,12 @@ fn handler_for(name: &str) -> Option<Handler> {
             else {
                 return Ok(Flow::Continue);
             };
+            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
             for l in 0..LANES {
-                if w.active(l) {
-                    let r = v64(w, &s1, l) >> (v32(w, &s0, l) & 63);
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
+                out[l] = v[l] >> (sh[l] & 63);
             }
+            write_lanes64(w, &d, &out);
             Ok(Flow::Continue)
         },
         "v_ashrrev_i64" => |_x, w, _l, _i, c| {
@@ -2847,6 +3103,15 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
         "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
         "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
+        // The input is in revolutions: sin(2*pi*a), reduced exactly first.
+        "v_sin_f32" => valu_f32!(|a| {
+            let r = f64::from(a) - f64::from(a).floor();
+            (r * std::f64::consts::TAU).sin() as f32
+        }),
+        "v_cos_f32" => valu_f32!(|a| {
+            let r = f64::from(a) - f64::from(a).floor();
+            (r * std::f64::consts::TAU).cos() as f32
+        }),
         "v_trunc_f32" => valu_f32!(|a| a.trunc()),
         "v_ceil_f32" => valu_f32!(|a| a.ceil()),
         "v_floor_f32" => valu_f32!(|a| a.floor()),
@@ -3192,14 +3457,42 @@ fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LANES] {
 /// Writes loaded bytes (`n` per lane, sign- or zero-extended below a
 /// dword) to the destination `vd` in the lanes of `mask`.
 fn write_loaded(w: &mut Wave, vd: &Op, bytes: &[[u8; 16]; LANES], mask: u64, n: u32, signed: bool) {
+    let dwords = n.div_ceil(4) as usize;
+    let mut vals = [[0u32; LANES]; 4];
     for (l, b) in bytes.iter().enumerate() {
-        if mask >> l & 1 == 1 {
-            let r = load_result(b, n, signed);
-            for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
-                vwrite(w, vd, l, k, *v);
-            }
+        let r = load_result(b, n, signed);
+        for (k, v) in vals.iter_mut().enumerate().take(dwords) {
+            v[l] = r[k];
         }
     }
+    for (k, v) in vals.iter().enumerate().take(dwords) {
+        let mut op = *vd;
+        if let Operand::Reg(mut r) = op.value {
+            r.first = r.first.wrapping_add(k as u16);
+            op.value = Operand::Reg(r);
+        }
+        write_lanes32_masked(w, &op, v, mask);
+    }
+}
+
+/// Every lane's FLAT/GLOBAL address ([`flat_addr`]); inactive lanes too.
+fn flat_addrs(w: &Wave, addr: Option<&Op>, saddr: Option<&Op>, offset: i64) -> [u64; LANES] {
+    let mut out = [0u64; LANES];
+    match (addr, saddr) {
+        (Some(a), Some(s)) => {
+            let (base, v) = (s64(w, s), lanes32(w, a));
+            for (o, v) in out.iter_mut().zip(&v) {
+                *o = (base.wrapping_add(u64::from(*v)) as i64).wrapping_add(offset) as u64;
+            }
+        }
+        (Some(a), None) => {
+            for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
+                *o = (*v as i64).wrapping_add(offset) as u64;
+            }
+        }
+        _ => out = [offset as u64; LANES],
+    }
+    out
 }
 
 fn atomic_op(name: &str) -> Option<AtomicOp> {
@@ -3271,12 +3564,7 @@ fn vmem(
     if enc == Encoding::Global && !is_atomic {
         // Global addresses need no aperture or private-segment resolution:
         // the whole wave goes through one gather or scatter.
-        let mut addrs = [0u64; LANES];
-        for (l, a) in addrs.iter_mut().enumerate() {
-            if w.active(l) {
-                *a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
-            }
-        }
+        let addrs = flat_addrs(w, addr_op.as_ref(), saddr.as_ref(), offset);
         if is_store {
             let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
                 return Err(unsupported(w, i, c.pc));
@@ -3623,6 +3911,7 @@ fn ds(
     c: &Ctx,
 ) -> Result<Flow, Stop> {
     let _ = x;
+    let op = DsOp::of(i.opcode());
     let name = i.opcode().name();
     let w0 = i.words()[0];
     if w0 >> 16 & 1 == 1 {
@@ -3635,19 +3924,20 @@ fn ds(
     let d0 = c.by_field(Field::Data0).copied();
     let d1 = c.by_field(Field::Data1).copied();
     let vdst = c.by_field(Field::Vdst).copied();
-    if name == "ds_bpermute_b32" || name == "ds_permute_b32" {
+    if op.permute {
         let (Some(a), Some(d), Some(v)) = (addr, d0, vdst) else {
             return Err(unsupported(w, i, c.pc));
         };
-        let src: Vec<u32> = (0..LANES).map(|l| v32(w, &d, l)).collect();
+        let (src, sels) = (lanes32(w, &d), lanes32(w, &a));
+        let backward = name == "ds_bpermute_b32";
         let mut out = [0u32; LANES];
         let mut written = [false; LANES];
         for l in 0..LANES {
             if !w.active(l) {
                 continue;
             }
-            let sel = ((v32(w, &a, l) as u64 + off16) >> 2 & 63) as usize;
-            if name == "ds_bpermute_b32" {
+            let sel = ((sels[l] as u64 + off16) >> 2 & 63) as usize;
+            if backward {
                 out[l] = if w.active(sel) { src[sel] } else { 0 };
                 written[l] = true;
             } else {
@@ -3662,7 +3952,7 @@ fn ds(
         }
         return Ok(Flow::Continue);
     }
-    if name == "ds_swizzle_b32" {
+    if op.swizzle {
         // Lanes exchange through the swizzle pattern in the offset; LDS is
         // not touched.
         let (Some(a), Some(v)) = (addr, vdst) else {
@@ -3672,33 +3962,53 @@ fn ds(
         write_lanes32(w, &v, &out);
         return Ok(Flow::Continue);
     }
-    if name.contains("gws") || name.contains("append") || name.contains("consume") {
+    if op.unmodelled {
         return Err(unsupported(w, i, c.pc));
     }
-    let two = name.contains("read2") || name.contains("write2");
-    let st64 = name.contains("st64");
-    let (elem, signed) = if two {
-        if name.ends_with("b64") {
-            (8, false)
-        } else {
-            (4, false)
+    let DsOp {
+        two,
+        st64,
+        elem,
+        signed,
+        read: is_read,
+        write: is_write,
+        ..
+    } = op;
+    let atomic = (!is_read && !is_write).then_some(name);
+    // A plain read whose every active lane is inside LDS: one bounds check
+    // for the wave, results written whole.
+    if is_read && !two && w.exec != 0 {
+        let base = addr.map_or([0; LANES], |a| lanes32(w, &a));
+        let exec = w.exec;
+        let hi = (0..LANES)
+            .filter(|l| exec >> l & 1 == 1)
+            .map(|l| u64::from(base[l]) + off16 + u64::from(elem))
+            .max()
+            .unwrap_or(0);
+        if hi <= lds.len() as u64 {
+            let mut vals = [[0u32; LANES]; 4];
+            for l in (0..LANES).filter(|l| exec >> l & 1 == 1) {
+                let a = (u64::from(base[l]) + off16) as usize;
+                let mut buf = [0u8; 16];
+                buf[..elem as usize].copy_from_slice(&lds[a..a + elem as usize]);
+                let r = load_result(&buf, elem, signed);
+                for (k, v) in vals.iter_mut().enumerate() {
+                    v[l] = r[k];
+                }
+            }
+            if let Some(v) = vdst {
+                for (k, vals) in vals.iter().enumerate().take(elem.div_ceil(4) as usize) {
+                    let mut vk = v;
+                    if let Operand::Reg(mut r) = vk.value {
+                        r.first = r.first.wrapping_add(k as u16);
+                        vk.value = Operand::Reg(r);
+                    }
+                    write_lanes32_masked(w, &vk, vals, exec);
+                }
+            }
+            return Ok(Flow::Continue);
         }
-    } else {
-        match name {
-            n if n.contains("u8") || n.ends_with("_b8") => (1, false),
-            n if n.contains("i8") => (1, true),
-            n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => (2, false),
-            n if n.contains("i16") => (2, true),
-            n => mem_width(n),
-        }
-    };
-    let is_read = name.starts_with("ds_read");
-    let is_write = name.starts_with("ds_write");
-    let atomic = if is_read || is_write {
-        None
-    } else {
-        Some(name)
-    };
+    }
     for l in 0..LANES {
         if !w.active(l) {
             continue;
@@ -3815,6 +4125,75 @@ fn ds(
     Ok(Flow::Continue)
 }
 
+/// What a DS opcode does, worked out from its mnemonic once per opcode
+/// (not per executed instruction).
+#[derive(Clone, Copy, Default)]
+struct DsOp {
+    /// `ds_bpermute_b32` / `ds_permute_b32`.
+    permute: bool,
+    /// `ds_swizzle_b32`.
+    swizzle: bool,
+    /// GWS, append and consume: not modelled.
+    unmodelled: bool,
+    /// `read2`/`write2` forms.
+    two: bool,
+    /// `st64` forms.
+    st64: bool,
+    /// Element bytes.
+    elem: u32,
+    /// Sign-extending read.
+    signed: bool,
+    read: bool,
+    write: bool,
+}
+
+impl DsOp {
+    fn of(op: Opcode) -> DsOp {
+        static T: OnceLock<Vec<DsOp>> = OnceLock::new();
+        let t = T.get_or_init(|| {
+            Opcode::all()
+                .map(|o| DsOp::from_name(o.info().name))
+                .collect()
+        });
+        if op.is_invalid() {
+            return DsOp::default();
+        }
+        t.get(op.index() as usize).copied().unwrap_or_default()
+    }
+
+    fn from_name(name: &str) -> DsOp {
+        let two = name.contains("read2") || name.contains("write2");
+        let (elem, signed) = if two {
+            if name.ends_with("b64") {
+                (8, false)
+            } else {
+                (4, false)
+            }
+        } else {
+            match name {
+                n if n.contains("u8") || n.ends_with("_b8") => (1, false),
+                n if n.contains("i8") => (1, true),
+                n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => {
+                    (2, false)
+                }
+                n if n.contains("i16") => (2, true),
+                n => mem_width(n),
+            }
+        };
+        DsOp {
+            permute: name == "ds_bpermute_b32" || name == "ds_permute_b32",
+            swizzle: name == "ds_swizzle_b32",
+            unmodelled: name.contains("gws") || name.contains("append") || name.contains("consume"),
+            two,
+            st64: name.contains("st64"),
+            elem,
+            signed,
+            read: name.starts_with("ds_read"),
+            write: name.starts_with("ds_write"),
+        }
+    }
+}
+
 /// Scalar loads.
 fn smem_load(
     x: &mut Core<'_>,
@@ -3862,10 +4241,17 @@ impl Step for Exec<'_> {
             check_waitcnt,
             cache,
             target,
+            deadline: _,
+            ticks: _,
+            trace,
+            recorder,
         } = self;
-        let d: &Decoded = match cache.entry(pc) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => e.insert(Exec::decode_at(&mut core.view, *target, pc, w)?),
+        let d: &Decoded = match cache.find(pc) {
+            Some(k) => cache.get(k),
+            None => {
+                let d = Exec::decode_at(&mut core.view, *target, pc, w)?;
+                cache.insert(pc, d)
+            }
         };
         let inst = &d.inst;
         let op = inst.opcode();
@@ -3876,6 +4262,9 @@ impl Step for Exec<'_> {
         };
         if let Some(c) = counts.get_mut(slot) {
             *c += 1;
+        }
+        if let Some(r) = recorder {
+            r.step(pc, w.exec);
         }
         if op.is_invalid() {
             return Err(Stop::Invalid {
@@ -3911,7 +4300,7 @@ impl Step for Exec<'_> {
             }
             WAVE_MODE.with(|m| m.set(w.mode));
         }
-        if trace_enabled() {
+        if *trace {
             eprintln!(
                 "trace wg{:?} w{} pc={pc:#x} exec={:016x} {inst}",
                 w.workgroup, w.index, w.exec
@@ -3943,6 +4332,7 @@ impl Step for Exec<'_> {
         let ctx = Ctx {
             pc,
             ops: indexed.as_ref().unwrap_or(&d.ops),
+            target: d.target,
         };
         let flow = match inst.encoding() {
             Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(core, w, lds, inst, ctx, h),
@@ -3959,6 +4349,40 @@ impl Step for Exec<'_> {
         Stop::Budget {
             pc: w.pc,
             wave: id(w),
+        }
+    }
+
+    fn expired(&mut self) -> bool {
+        let Some((at, _)) = self.deadline else {
+            return false;
+        };
+        // Reading the clock every 16th slice keeps the check off the profile.
+        self.ticks = self.ticks.wrapping_add(1);
+        self.ticks % 16 == 0 && std::time::Instant::now() >= at
+    }
+
+    fn timed_out(&mut self, waves: &[Wave]) -> Stop {
+        let waves = waves
+            .iter()
+            .filter(|w| w.status != crate::wave::WaveStatus::Ended)
+            .map(|w| WaveAt {
+                wave: id(w),
+                pc: w.pc,
+                inst: match self.cache.find(w.pc) {
+                    Some(k) => self.cache.get(k).inst.to_string(),
+                    None => match Exec::decode_at(&mut self.core.view, self.target, w.pc, w) {
+                        Ok(d) => d.inst.to_string(),
+                        Err(_) => "<instruction fetch fault>".into(),
+                    },
+                },
+                instructions: w.instructions,
+                at_barrier: w.status == crate::wave::WaveStatus::Barrier,
+            })
+            .collect();
+        Stop::Timeout {
+            limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
+            waves,
+            not_started: 0,
         }
     }
 }
@@ -4043,6 +4467,7 @@ fn sdwa(
         &Ctx {
             pc: c.pc,
             ops: &ops,
+            target: c.target,
         },
     )?;
     if let Some(d) =
@@ -4109,6 +4534,7 @@ fn dpp(
         &Ctx {
             pc: c.pc,
             ops: &ops,
+            target: c.target,
         },
     );
     // The handler may not change EXEC for VOP1/VOP2; restore it.

@@ -10,9 +10,11 @@
 pub mod alu;
 pub mod dispatch;
 pub mod interp;
+pub mod lanes;
 pub mod launch;
 pub mod mem;
 pub mod mfma;
+pub mod record;
 pub mod run;
 pub mod session;
 pub mod waitcnt;

@@ -146,6 +146,9 @@ pub struct Region {
     kind: RegionKind,
     writable: bool,
     backing: Backing,
+    /// Added (wrapping) to a device address to get the host address of its
+    /// byte: 0 except for aliases ([`DeviceMemory::register_host_alias`]).
+    host_delta: u64,
 }
 
 impl fmt::Debug for Region {
@@ -229,6 +232,7 @@ impl DeviceMemory {
             kind,
             writable: true,
             backing: Backing::Owned(layout),
+            host_delta: 0,
         };
         let start = region.start;
         self.insert(region)?;
@@ -259,8 +263,40 @@ impl DeviceMemory {
             kind,
             writable,
             backing: Backing::Borrowed,
+            host_delta: 0,
         })?;
         Ok(start)
+    }
+
+    /// Makes `len` bytes of host memory at `ptr` device-accessible at a
+    /// different device address, `device`, as a discrete GPU maps locked
+    /// host memory into its own address range (a runtime picks `device`
+    /// from address space it reserved, so host code never uses it).
+    ///
+    /// # Safety
+    /// As for [`DeviceMemory::register_host`]: `ptr..ptr+len` stays valid
+    /// until [`DeviceMemory::free`] is called for `device`.
+    pub unsafe fn register_host_alias(
+        &self,
+        device: u64,
+        ptr: *mut u8,
+        len: u64,
+        writable: bool,
+        kind: RegionKind,
+    ) -> Result<u64, MemError> {
+        let host = ptr as usize as u64;
+        if len == 0 || device.checked_add(len).is_none() || host.checked_add(len).is_none() {
+            return Err(MemError::BadRange(device, len));
+        }
+        self.insert(Region {
+            start: device,
+            len,
+            kind,
+            writable,
+            backing: Backing::Borrowed,
+            host_delta: host.wrapping_sub(device),
+        })?;
+        Ok(device)
     }
 
     fn insert(&self, region: Region) -> Result<(), MemError> {
@@ -313,7 +349,7 @@ impl DeviceMemory {
     pub fn view(&self) -> MemView<'_> {
         MemView {
             mem: self,
-            cache: [None, None],
+            cache: Default::default(),
         }
     }
 }
@@ -356,10 +392,14 @@ pub enum AtomicOp {
     FMax,
 }
 
-/// A per-thread accessor with a two-entry region cache.
+/// Regions a [`MemView`] remembers (a kernel streaming over a few buffers
+/// and its stack hits them all without a table lookup).
+const VIEW_CACHE: usize = 4;
+
+/// A per-thread accessor with a small most-recently-used region cache.
 pub struct MemView<'m> {
     mem: &'m DeviceMemory,
-    cache: [Option<Arc<Region>>; 2],
+    cache: [Option<Arc<Region>>; VIEW_CACHE],
 }
 
 impl fmt::Debug for MemView<'_> {
@@ -378,13 +418,14 @@ impl MemView<'_> {
             |r: &Option<Arc<Region>>| r.as_ref().is_some_and(|r| r.contains(addr, size as u64));
         let region = if hit(&self.cache[0]) {
             self.cache[0].as_ref()
-        } else if hit(&self.cache[1]) {
-            self.cache.swap(0, 1);
+        } else if let Some(k) = self.cache[1..].iter().position(hit) {
+            // Move to the front, keeping the others in recency order.
+            self.cache[..k + 2].rotate_right(1);
             self.cache[0].as_ref()
         } else {
             match self.mem.find(addr, size as u64) {
                 Some(r) => {
-                    self.cache[1] = self.cache[0].take();
+                    self.cache.rotate_right(1);
                     self.cache[0] = Some(r);
                     self.cache[0].as_ref()
                 }
@@ -413,7 +454,7 @@ impl MemView<'_> {
                 region: r.kind,
             });
         }
-        Ok(addr as usize as *mut u8)
+        Ok(addr.wrapping_add(r.host_delta) as usize as *mut u8)
     }
 
     /// Loads `N` bytes (N = 1, 2, 4, 8, 12, 16, …) little-endian.
@@ -510,6 +551,18 @@ impl MemView<'_> {
         out: &mut [[u8; 16]; 64],
     ) -> Result<(), (usize, Fault)> {
         let n = (width as usize).min(16);
+        // One check for the whole wave when its accesses fall in one
+        // region (the common case); otherwise each lane is checked, and the
+        // first faulting lane reported.
+        if let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Read) {
+            for l in set_lanes(exec) {
+                let p = base.wrapping_add((addrs[l] - lo) as usize);
+                // SAFETY: `span` proved every active lane's `[addr, addr+n)`
+                // lies inside one live region; relaxed atomic accesses.
+                unsafe { atomic_copy_from(p, &mut out[l][..n]) };
+            }
+            return Ok(());
+        }
         for l in set_lanes(exec) {
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Read)
@@ -519,6 +572,32 @@ impl MemView<'_> {
             unsafe { atomic_copy_from(p, &mut out[l][..n]) };
         }
         Ok(())
+    }
+
+    /// The host pointer of the lowest active address, and that address,
+    /// when every active lane's `n`-byte access lies in one region (checked
+    /// once, against the span from the lowest to the highest address);
+    /// `None` otherwise, or when no lane is active.
+    fn span(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        n: usize,
+        kind: AccessKind,
+    ) -> Option<(*mut u8, u64)> {
+        if exec == 0 {
+            return None;
+        }
+        let (lo, hi) = set_lanes(exec).fold((u64::MAX, 0), |(lo, hi), l| {
+            (lo.min(addrs[l]), hi.max(addrs[l]))
+        });
+        let len = (hi - lo).checked_add(n as u64)?;
+        // Larger spans are scattered accesses: check lane by lane.
+        if len > 1 << 20 {
+            return None;
+        }
+        let p = self.locate(lo, u32::try_from(len).ok()?, kind).ok()?;
+        Some((p, lo))
     }
 
     /// Writes the first `width` bytes (at most 16) of `data[lane]` to
@@ -532,6 +611,15 @@ impl MemView<'_> {
         data: &[[u8; 16]; 64],
     ) -> Result<(), (usize, Fault)> {
         let n = (width as usize).min(16);
+        if let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Write) {
+            for l in set_lanes(exec) {
+                let p = base.wrapping_add((addrs[l] - lo) as usize);
+                // SAFETY: `span` proved every active lane's `[addr, addr+n)`
+                // lies inside one live, writable region; relaxed atomics.
+                unsafe { atomic_copy_to(p, &data[l][..n]) };
+            }
+            return Ok(());
+        }
         for l in set_lanes(exec) {
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Write)
@@ -832,6 +920,27 @@ mod tests {
         assert_eq!(v.load_u32(addrs[6]), Ok(6 * 3));
         let (lane, _) = v.gather(&addrs, !(1 << 5), 4, &mut out).expect_err("oob");
         assert_eq!(lane, 9);
+    }
+
+    #[test]
+    fn host_alias_reaches_the_host_bytes_at_another_address() {
+        let mem = DeviceMemory::new();
+        let mut host = vec![0u8; 64];
+        host[8] = 0x5a;
+        let device = 0x7000_0000_0000u64;
+        // SAFETY: `host` outlives the registration (freed below first).
+        let d = unsafe {
+            mem.register_host_alias(device, host.as_mut_ptr(), 64, true, RegionKind::Host)
+        }
+        .expect("alias");
+        assert_eq!(d, device);
+        let mut v = mem.view();
+        assert_eq!(v.load::<1>(device + 8), Ok([0x5a]));
+        v.store_u32(device + 16, 0x0102_0304).expect("store");
+        drop(v);
+        assert!(mem.view().load_u32(device + 64).is_err());
+        mem.free(device).expect("free");
+        assert_eq!(host[16..20], [4, 3, 2, 1]);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use lathe_loader::KernelInfo;
 use crate::dispatch::{wave_start, AqlDispatch, DispatchSgprs, Geometry, GeometryError};
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
+use crate::record::Recorder;
 use crate::wave::{run_workgroup, Wave, Workgroup, LANES};
 
 /// Dispatch options.
@@ -27,7 +28,15 @@ pub struct Options {
     /// Stop with [`Stop::MissingWait`] when a kernel uses a memory result
     /// before the `s_waitcnt` that guarantees it ([`crate::waitcnt`]).
     pub check_waitcnt: bool,
+    /// The watchdog: a dispatch still running after this long stops with
+    /// [`Stop::Timeout`], naming where each unfinished wave is (`None`: no
+    /// limit).
+    pub timeout: Option<Duration>,
 }
+
+/// The default watchdog limit: generous, so only a kernel that never ends
+/// (or one far too large to emulate) reaches it.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for Options {
     fn default() -> Self {
@@ -36,6 +45,7 @@ impl Default for Options {
             budget_per_workgroup: 1 << 32,
             dynamic_stack: 16 * 1024,
             check_waitcnt: true,
+            timeout: Some(DEFAULT_TIMEOUT),
         }
     }
 }
@@ -95,6 +105,19 @@ pub struct Launch<'a> {
     pub dynamic_lds: u32,
 }
 
+/// Where a dispatch's packet and queue live when a runtime (`lathe-hsa`)
+/// issued it from a real AQL queue: the kernel's `dispatch_ptr` and
+/// `queue_ptr` then point at them instead of at copies made for the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueContext {
+    /// Device address of the AQL dispatch packet.
+    pub packet: u64,
+    /// Device address of the queue (`amd_queue_t`).
+    pub queue: u64,
+    /// The packet's dispatch ID (its index in the queue).
+    pub dispatch_id: u64,
+}
+
 /// Runs a dispatch to completion on `mem`.
 pub fn dispatch(
     mem: &DeviceMemory,
@@ -103,6 +126,43 @@ pub fn dispatch(
     l: &Launch<'_>,
     opts: &Options,
 ) -> Result<Report, DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, false, None).map(|(r, _)| r)
+}
+
+/// [`dispatch`] with ground-truth recording ([`crate::record`]): also
+/// returns per-PC execution and active-lane counts over every wave.
+pub fn dispatch_recorded(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+) -> Result<(Report, Recorder), DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, true, None)
+        .map(|(r, rec)| (r, rec.unwrap_or_default()))
+}
+
+/// Runs a dispatch issued from an AQL queue (see [`QueueContext`]).
+pub fn dispatch_from_queue(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    ctx: QueueContext,
+) -> Result<Report, DispatchError> {
+    dispatch_impl(mem, target, arch, l, opts, false, Some(ctx)).map(|(r, _)| r)
+}
+
+fn dispatch_impl(
+    mem: &DeviceMemory,
+    target: Target,
+    arch: KdArch,
+    l: &Launch<'_>,
+    opts: &Options,
+    record: bool,
+    ctx: Option<QueueContext>,
+) -> Result<(Report, Option<Recorder>), DispatchError> {
     let start = Instant::now();
     let geo = l.geometry;
     let k = l.kernel;
@@ -132,9 +192,17 @@ pub fn dispatch(
     } else {
         None
     };
-    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr.
-    let packet = mem.allocate(64, 64, RegionKind::Runtime)?;
-    let queue = mem.allocate(256, 64, RegionKind::Runtime)?;
+    // The AQL packet and a zeroed queue descriptor, for dispatch_ptr/queue_ptr
+    // (unless the dispatch came from a runtime's queue).
+    let own = ctx.is_none();
+    let (packet, queue, dispatch_id) = match ctx {
+        Some(c) => (c.packet, c.queue, c.dispatch_id),
+        None => (
+            mem.allocate(64, 64, RegionKind::Runtime)?,
+            mem.allocate(256, 64, RegionKind::Runtime)?,
+            0,
+        ),
+    };
     let aql = AqlDispatch {
         header: 2,
         setup: geo.dims as u16,
@@ -146,20 +214,33 @@ pub fn dispatch(
         kernarg_address: l.kernarg,
         completion_signal: 0,
     };
-    let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    if own {
+        let _ = mem.view().write_bytes(packet, &aql.to_bytes());
+    }
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    let recorded: Mutex<Option<Recorder>> = Mutex::new(record.then(Recorder::default));
     let waves_run = AtomicU64::new(0);
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            let (next, failed, error, counts, waves_run) =
-                (&next, &failed, &error, &counts, &waves_run);
-            s.spawn(move || {
+    let started = AtomicU64::new(0);
+    let deadline = opts.timeout.map(|t| (start + t, t));
+    let work = |t: usize| {
+        let (next, failed, error, counts, waves_run, started, recorded) = (
+            &next, &failed, &error, &counts, &waves_run, &started, &recorded,
+        );
+        {
+            {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
+                exec.deadline = deadline;
+                if record {
+                    exec.recorder = Some(Box::default());
+                }
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
+                // Waves and LDS of finished work-groups, reused.
+                let mut spare: Vec<Wave> = Vec::new();
+                let mut lds = Vec::new();
                 loop {
                     if failed.load(Ordering::Relaxed) {
                         break;
@@ -168,6 +249,7 @@ pub fn dispatch(
                     if i >= total_wgs {
                         break;
                     }
+                    started.fetch_add(1, Ordering::Relaxed);
                     let wg_id = geo.workgroup_id(i);
                     let nwaves = geo.waves_in(wg_id);
                     let d = DispatchSgprs {
@@ -175,7 +257,7 @@ pub fn dispatch(
                         dispatch_ptr: packet,
                         queue_ptr: queue,
                         kernarg_ptr: l.kernarg,
-                        dispatch_id: 0,
+                        dispatch_id,
                         flat_scratch_init: slot_base,
                         private_segment_size: per_lane as u32,
                     };
@@ -185,7 +267,13 @@ pub fn dispatch(
                         let st =
                             wave_start(&k.descriptor, arch, &geo, wg_id, wv, &d, offset as u32);
                         let regs = k.descriptor.allocated_vgprs(arch) as usize;
-                        let mut w = Wave::with_registers(k.entry, wg_id, wv, regs, regs);
+                        let mut w = match spare.pop() {
+                            Some(mut w) => {
+                                w.reset(k.entry, wg_id, wv, regs, regs);
+                                w
+                            }
+                            None => Wave::with_registers(k.entry, wg_id, wv, regs, regs),
+                        };
                         for (r, v) in &st.sgprs {
                             if let Some(x) = w.sgpr.get_mut(*r as usize) {
                                 *x = *v;
@@ -204,9 +292,11 @@ pub fn dispatch(
                         waves.push(w);
                     }
                     waves_run.fetch_add(u64::from(nwaves), Ordering::Relaxed);
+                    lds.clear();
+                    lds.resize(lds_size as usize, 0u8);
                     let mut wg = Workgroup {
                         id: wg_id,
-                        lds: vec![0u8; lds_size as usize],
+                        lds: std::mem::take(&mut lds),
                         waves,
                     };
                     if let Err(stop) =
@@ -214,11 +304,23 @@ pub fn dispatch(
                     {
                         failed.store(true, Ordering::Relaxed);
                         let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
-                        if e.is_none() {
-                            *e = Some(stop);
+                        match (&mut *e, stop) {
+                            (None, stop) => *e = Some(stop),
+                            // Every thread's watchdog fires: gather all
+                            // unfinished waves into one report.
+                            (
+                                Some(Stop::Timeout { waves, .. }),
+                                Stop::Timeout { waves: more, .. },
+                            ) => {
+                                waves.extend(more);
+                                waves.sort_by_key(|w| (w.wave.workgroup, w.wave.wave));
+                            }
+                            _ => {}
                         }
                         break;
                     }
+                    lds = wg.lds;
+                    spare.append(&mut wg.waves);
                 }
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
                 if c.len() < exec.counts.len() {
@@ -227,13 +329,34 @@ pub fn dispatch(
                 for (a, b) in c.iter_mut().zip(&exec.counts) {
                     *a += b;
                 }
-            });
+                if let Some(r) = &exec.recorder {
+                    let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
+                    if let Some(all) = all.as_mut() {
+                        all.merge(r);
+                    }
+                }
+            }
         }
-    });
-    for a in [Some(packet), Some(queue), scratch].into_iter().flatten() {
+    };
+    // One thread runs here: a runtime's small launches skip a thread spawn.
+    if threads == 1 {
+        work(0);
+    } else {
+        std::thread::scope(|s| {
+            for t in 0..threads {
+                let work = &work;
+                s.spawn(move || work(t));
+            }
+        });
+    }
+    let owned = own.then_some([packet, queue]).into_iter().flatten();
+    for a in owned.chain(scratch) {
         let _ = mem.free(a);
     }
-    if let Some(stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(mut stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        if let Stop::Timeout { not_started, .. } = &mut stop {
+            *not_started = total_wgs.saturating_sub(started.into_inner());
+        }
         return Err(DispatchError::Stopped {
             kernel: l.name.to_string(),
             stop,
@@ -245,14 +368,17 @@ pub fn dispatch(
         .filter(|(_, n)| *n > 0)
         .collect();
     per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Ok(Report {
-        workgroups: total_wgs,
-        waves: waves_run.into_inner(),
-        wave_instructions: counts.iter().sum(),
-        per_opcode,
-        elapsed: start.elapsed(),
-        threads,
-    })
+    Ok((
+        Report {
+            workgroups: total_wgs,
+            waves: waves_run.into_inner(),
+            wave_instructions: counts.iter().sum(),
+            per_opcode,
+            elapsed: start.elapsed(),
+            threads,
+        },
+        recorded.into_inner().unwrap_or_else(|p| p.into_inner()),
+    ))
 }
 
 /// The private segment buffer descriptor for a scratch slot: base address,

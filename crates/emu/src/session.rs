@@ -12,7 +12,8 @@ use crate::dispatch::{fill_hidden_args, ArgSlot, Geometry, HiddenValues};
 use crate::interp::{PRIVATE_APERTURE, SHARED_APERTURE};
 use crate::launch::{write_explicit_args, Arg, LaunchError, Param};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
-use crate::run::{dispatch, DispatchError, Launch, Options, Report};
+use crate::record::Recorder;
+use crate::run::{dispatch, dispatch_recorded, DispatchError, Launch, Options, Report};
 
 /// Session errors.
 #[derive(Debug, thiserror::Error)]
@@ -160,6 +161,31 @@ impl Session {
         args: &[Arg],
         opts: &Options,
     ) -> Result<(Report, Vec<BufferOut>), SessionError> {
+        self.launch_impl(kernel, shape, args, opts, false)
+            .map(|(r, b, _)| (r, b))
+    }
+
+    /// [`Session::launch`] with ground-truth recording: also returns the
+    /// per-PC execution counts ([`crate::record`]).
+    pub fn launch_recorded(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+    ) -> Result<(Report, Vec<BufferOut>, Recorder), SessionError> {
+        self.launch_impl(kernel, shape, args, opts, true)
+            .map(|(r, b, rec)| (r, b, rec.unwrap_or_default()))
+    }
+
+    fn launch_impl(
+        &self,
+        kernel: &str,
+        shape: Shape,
+        args: &[Arg],
+        opts: &Options,
+        record: bool,
+    ) -> Result<(Report, Vec<BufferOut>, Option<Recorder>), SessionError> {
         let Shape {
             grid,
             block,
@@ -272,8 +298,14 @@ impl Session {
             kernarg: ka,
             dynamic_lds,
         };
-        let r = dispatch(&self.mem, self.target, self.arch, &launch, opts);
+        let r = if record {
+            dispatch_recorded(&self.mem, self.target, self.arch, &launch, opts)
+                .map(|(r, rec)| (r, Some(rec)))
+        } else {
+            dispatch(&self.mem, self.target, self.arch, &launch, opts).map(|r| (r, None))
+        };
         let _ = self.mem.free(ka);
-        Ok((r?, buffers))
+        let (r, rec) = r?;
+        Ok((r, buffers, rec))
     }
 }

@@ -172,6 +172,12 @@ pub fn decode_gfx9(imm: u16) -> [(Counter, u32); 3] {
 }
 
 impl Tracker {
+    /// Forgets every outstanding access (a new wave), keeping the storage.
+    pub fn clear(&mut self) {
+        self.pending.clear();
+        self.owing = 0;
+    }
+
     /// True if no access is outstanding.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()

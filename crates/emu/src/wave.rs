@@ -122,6 +122,44 @@ impl Wave {
         }
     }
 
+    /// Makes this wave what [`Wave::with_registers`] would build, reusing
+    /// its register files when their sizes match (a dispatch starts
+    /// thousands of short waves; this keeps allocation off that path).
+    pub fn reset(&mut self, pc: u64, workgroup: [u32; 3], index: u32, vgprs: usize, agprs: usize) {
+        let (nv, na) = (vgprs.min(VGPRS) + TEMPS, agprs.min(VGPRS));
+        if self.vgpr.len() == nv && self.agpr.len() == na {
+            // Every field as `with_registers` sets it.
+            let Wave {
+                sgpr,
+                ttmp,
+                vgpr,
+                agpr,
+                exec,
+                scc,
+                m0,
+                pc: p,
+                mode,
+                flat_scratch,
+                status,
+                workgroup: g,
+                index: i,
+                instructions,
+                gpr_idx,
+                waitcnt,
+            } = self;
+            *sgpr = [0; SGPRS];
+            *ttmp = [0; 16];
+            vgpr.fill([0; LANES]);
+            agpr.fill([0; LANES]);
+            (*exec, *scc, *m0, *p, *mode, *flat_scratch) = (0, false, 0, pc, 0, 0);
+            (*status, *g, *i, *instructions) = (WaveStatus::Running, workgroup, index, 0);
+            *gpr_idx = None;
+            waitcnt.clear();
+        } else {
+            *self = Wave::with_registers(pc, workgroup, index, vgprs, agprs);
+        }
+    }
+
     /// First of the interpreter's temporary VGPRs (after the real ones).
     pub fn temp_base(&self) -> usize {
         self.vgpr.len() - TEMPS
@@ -176,12 +214,20 @@ pub trait Step {
     /// The stop to report when the group's instruction budget runs out
     /// (an endless loop, or waves spinning on a barrier others never reach).
     fn out_of_steps(&mut self, wave: &Wave) -> Self::Stop;
+    /// Whether the watchdog has fired; asked once per scheduling slice.
+    fn expired(&mut self) -> bool {
+        false
+    }
+    /// The stop to report when the watchdog fires, naming every unfinished
+    /// wave of the group.
+    fn timed_out(&mut self, waves: &[Wave]) -> Self::Stop;
 }
 
 /// Runs every wave of `wg` to completion, honouring barriers. Each wave runs
 /// until it blocks, ends or has run `slice` instructions, so waves interleave
 /// as they would on hardware without one starving the others. `budget`
-/// bounds the total instructions of the group.
+/// bounds the total instructions of the group; [`Step::expired`] is asked
+/// before each slice, and stops the group with [`Step::timed_out`].
 pub fn run_workgroup<S: Step>(
     wg: &mut Workgroup,
     step: &mut S,
@@ -190,6 +236,9 @@ pub fn run_workgroup<S: Step>(
 ) -> Result<(), S::Stop> {
     loop {
         for i in 0..wg.waves.len() {
+            if step.expired() {
+                return Err(step.timed_out(&wg.waves));
+            }
             let wave = &mut wg.waves[i];
             let mut n = 0;
             while wave.status == WaveStatus::Running && n < slice {
@@ -249,6 +298,17 @@ mod tests {
         fn out_of_steps(&mut self, w: &Wave) -> String {
             format!("budget at wave {}", w.index)
         }
+        fn expired(&mut self) -> bool {
+            self.1.len() >= 1000
+        }
+        fn timed_out(&mut self, waves: &[Wave]) -> String {
+            let at: Vec<String> = waves
+                .iter()
+                .filter(|w| w.status != WaveStatus::Ended)
+                .map(|w| format!("{}@{}", w.index, w.pc))
+                .collect();
+            format!("timeout {}", at.join(" "))
+        }
     }
 
     fn group(n: u32) -> Workgroup {
@@ -306,5 +366,18 @@ mod tests {
             run_workgroup(&mut wg, &mut s, 8, 100),
             Err("budget at wave 1".to_string())
         );
+    }
+
+    #[test]
+    fn watchdog_names_unfinished_waves() {
+        use Flow::*;
+        // Wave 0 ends at once; wave 1 loops (pc 1 jumps back to 1 forever
+        // is modelled by a long run of Continue); the script's watchdog
+        // fires after 1000 steps, within budget.
+        let mut s = Script(vec![vec![End], vec![Continue; 5000]], vec![]);
+        let mut wg = group(2);
+        let got = run_workgroup(&mut wg, &mut s, 8, 1 << 20).expect_err("watchdog");
+        assert_eq!(got, "timeout 1@1000");
+        assert_eq!(wg.waves[1].instructions, 1000);
     }
 }

@@ -1,0 +1,1622 @@
+//! The rewriter: sites, probes, registers for probes, layout and the new
+//! code object.
+//!
+//! **Sites** ([`Where`]) are chosen by a [`Selector`] (kernel-name regex,
+//! instruction class, opcode-name regex, address range). Functions reached
+//! by calls from a selected kernel are instrumented too.
+//!
+//! **Probes** ([`Probe`]) are machine code built with `lathe-isa`'s encoder
+//! from a [`ProbeCx`]: the registers reserved for probes and the byte
+//! offset of the site's slot in the probe-data buffer. A probe must leave
+//! every register other than the reserved ones as it found it (EXEC
+//! included); the built-in probes never touch SCC, VCC or M0, so sites
+//! where those are live need no saving.
+//!
+//! **Registers.** Probes get registers no instruction of the code object
+//! reads or writes (and no initial SGPR): dead everywhere, so nothing has
+//! to be saved. The kernel descriptors' VGPR/SGPR counts (and
+//! `ACCUM_OFFSET`, which moves the AGPRs without changing their names) grow
+//! to cover them. A kernel that already uses every register is refused
+//! with [`Error::NoRegisters`] (lane and scratch spilling are not
+//! implemented).
+//!
+//! **Layout.** Every function is re-emitted into a new code section (the
+//! original code stays where it was, unused): branches are re-targeted to
+//! the new positions (to the start of the probes of their target, so block
+//! entry probes run on every entry); `s_getpc_b64`-relative computations
+//! are re-based (the literal of the recognised `s_add_u32`/`s_addc_u32`
+//! pair is recomputed; a bare `s_getpc_b64` gets a correcting add with SCC
+//! saved); call targets are mapped to the new copies of their callees; a
+//! branch whose distance no longer fits ±2^15 dwords becomes a long jump
+//! (`s_getpc_b64`/add/`s_setpc_b64`, SCC saved). Probes add memory
+//! operations only after the program's own, and vector-memory counters
+//! drain in order, so the program's `s_waitcnt`s stay sufficient.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lathe_codeobj::kd::{KdArch, KernelDescriptor, Rsrc3, SgprRole};
+use lathe_codeobj::CodeObject;
+use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
+use regex::Regex;
+
+use crate::elfout::{self, NewLayout, Patch};
+use crate::lift::{Exit, FunctionKind, Program};
+use crate::live::{Liveness, RegSet};
+use crate::Error;
+
+/// Where a probe goes relative to the selected code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Where {
+    /// Before each selected instruction.
+    Before,
+    /// After each selected instruction (on the fall-through path).
+    After,
+    /// At the entry of each basic block (runs on every entry).
+    BlockEntry,
+    /// At the exit of each basic block (before its terminator).
+    BlockExit,
+    /// Once, at kernel entry.
+    KernelEntry,
+    /// Before each `s_endpgm`.
+    BeforeEndpgm,
+    /// At device-function entry.
+    FunctionEntry,
+    /// Before each device-function return.
+    FunctionReturn,
+}
+
+/// Instruction classes for selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InstClass {
+    /// Scalar ALU.
+    Salu,
+    /// Vector ALU.
+    Valu,
+    /// Scalar memory.
+    Smem,
+    /// Vector memory (global, flat, scratch, buffer).
+    Vmem,
+    /// LDS.
+    Lds,
+    /// Any memory access.
+    Memory,
+    /// Branches, calls, returns.
+    Branch,
+    /// Instructions that write EXEC.
+    ExecWrite,
+}
+
+impl InstClass {
+    /// Parses `salu`, `valu`, `smem`, `vmem`, `lds`, `memory`, `branch`,
+    /// `exec-write`.
+    pub fn parse(s: &str) -> Option<InstClass> {
+        Some(match s {
+            "salu" => InstClass::Salu,
+            "valu" => InstClass::Valu,
+            "smem" => InstClass::Smem,
+            "vmem" => InstClass::Vmem,
+            "lds" => InstClass::Lds,
+            "memory" => InstClass::Memory,
+            "branch" => InstClass::Branch,
+            "exec-write" => InstClass::ExecWrite,
+            _ => return None,
+        })
+    }
+
+    /// True if `inst` is in the class.
+    pub fn matches(self, inst: &Instruction) -> bool {
+        use lathe_isa::{Encoding as E, MemoryClass as M};
+        match self {
+            InstClass::Salu => matches!(
+                inst.encoding(),
+                E::Sop1 | E::Sop2 | E::Sopc | E::Sopk | E::Sopp
+            ),
+            InstClass::Valu => inst.info().name.starts_with("v_"),
+            InstClass::Smem => inst.memory_class() == M::Scalar,
+            InstClass::Vmem => matches!(
+                inst.memory_class(),
+                M::Global | M::Flat | M::Scratch | M::Buffer | M::Image
+            ),
+            InstClass::Lds => matches!(inst.memory_class(), M::Lds | M::Gds),
+            InstClass::Memory => inst.memory_class() != M::None,
+            InstClass::Branch => inst.is_branch() || inst.is_call() || inst.is_indirect_branch(),
+            InstClass::ExecWrite => writes_exec(inst),
+        }
+    }
+}
+
+/// True if `inst` writes EXEC.
+pub fn writes_exec(inst: &Instruction) -> bool {
+    let mut w = false;
+    inst.for_each_reg(|a| {
+        if a.write && a.reg.file == RegFile::Scalar && a.reg.overlaps(&RegRange::EXEC) {
+            w = true;
+        }
+    });
+    w
+}
+
+/// Which instructions a request applies to.
+#[derive(Debug, Clone, Default)]
+pub struct Selector {
+    /// Kernels whose name matches (all when `None`).
+    pub kernel: Option<Regex>,
+    /// Instruction class.
+    pub class: Option<InstClass>,
+    /// Opcode name regex (e.g. `^global_load`).
+    pub opcode: Option<Regex>,
+    /// Original address range `[lo, hi)`.
+    pub range: Option<(u64, u64)>,
+}
+
+impl Selector {
+    fn inst_matches(&self, addr: u64, inst: &Instruction) -> bool {
+        self.class.is_none_or(|c| c.matches(inst))
+            && self
+                .opcode
+                .as_ref()
+                .is_none_or(|r| r.is_match(inst.info().name))
+            && self.range.is_none_or(|(lo, hi)| lo <= addr && addr < hi)
+    }
+}
+
+/// Registers reserved for probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Reserved {
+    /// SGPR pair holding the probe-data buffer address.
+    pub ptr: u16,
+    /// SGPR pair for saving EXEC.
+    pub save: u16,
+    /// SGPR pair for temporaries (and long jumps).
+    pub tmp: u16,
+    /// SGPR holding a saved SCC.
+    pub scc: u16,
+    /// VGPR pair holding 1 and 0 in lane 0 (set at kernel entry).
+    pub vdata: u16,
+    /// VGPR pair for counts (lane 0: high half 0, set at kernel entry).
+    pub vcnt: u16,
+    /// VGPR holding 0 in lane 0 (set at kernel entry): the address offset.
+    pub voff: u16,
+    /// VGPR for temporaries.
+    pub vtmp: u16,
+    /// Lane mode (no SGPRs free in the code object): a VGPR whose lanes 0
+    /// and 1 hold the probe-data address and whose other lanes hold the
+    /// SGPRs a site borrows; the SGPR fields are then chosen per site.
+    pub vstate: Option<u16>,
+}
+
+impl Reserved {
+    /// One past the last reserved SGPR (0 in lane mode).
+    pub fn sgpr_end(&self) -> u16 {
+        if self.vstate.is_some() {
+            0
+        } else {
+            self.scc + 1
+        }
+    }
+    /// One past the last reserved VGPR.
+    pub fn vgpr_end(&self) -> u16 {
+        self.vstate.unwrap_or(self.vtmp) + 1
+    }
+}
+
+/// What a probe knows about its site.
+#[derive(Debug, Clone, Copy)]
+pub struct ProbeCx<'a> {
+    /// ISA target.
+    pub target: Target,
+    /// Registers reserved for probes.
+    pub regs: &'a Reserved,
+    /// Byte offset of this site's slot in the probe-data buffer.
+    pub slot: u32,
+    /// Registers live at the site (before the probe).
+    pub live: RegSet,
+    /// The kernel's kernarg-pointer SGPR pair, at kernel entry.
+    pub kernarg_sgpr: Option<u16>,
+    /// The kernel's kernarg segment size (descriptor).
+    pub kernarg_size: u32,
+    /// Function kind.
+    pub kind: FunctionKind,
+}
+
+/// A probe: machine code for one site.
+pub trait Probe: std::fmt::Debug + Send + Sync {
+    /// Bytes of probe data each site needs.
+    fn slot_bytes(&self) -> u32;
+    /// Appends the probe's instructions.
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError>;
+}
+
+/// One instrumentation request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// What to instrument.
+    pub select: Selector,
+    /// Where.
+    pub at: Where,
+    /// The probe.
+    pub probe: Arc<dyn Probe>,
+}
+
+/// An instrumented site.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Site {
+    /// Index.
+    pub id: usize,
+    /// Request index.
+    pub request: usize,
+    /// Function name.
+    pub function: String,
+    /// Function index in the lifted program.
+    pub function_index: usize,
+    /// Instruction index in the function.
+    pub inst_index: usize,
+    /// Original address of the instruction the site is attached to.
+    pub pc: u64,
+    /// That instruction as printed.
+    pub inst: String,
+    /// Where.
+    pub at: Where,
+    /// Byte offset of the site's slot in the probe-data buffer.
+    pub slot: u32,
+    /// Whether SCC was live at the site.
+    pub scc_live: bool,
+    /// Whether VCC was live at the site.
+    pub vcc_live: bool,
+}
+
+/// The result of instrumenting.
+#[derive(Debug, Clone)]
+pub struct Instrumented {
+    /// The new code object.
+    pub code_object: Vec<u8>,
+    /// Sites, in order.
+    pub sites: Vec<Site>,
+    /// Bytes of probe data a dispatch needs.
+    pub data_size: u64,
+    /// Reserved registers.
+    pub regs: Reserved,
+    /// New address of each function.
+    pub function_addrs: Vec<u64>,
+    /// Long jumps created by relaxation.
+    pub relaxed_branches: usize,
+    /// (new address, original address) of every original instruction.
+    pub addr_map: Vec<(u64, u64)>,
+}
+
+// ---------------------------------------------------------------- helpers
+
+pub(crate) fn sreg(n: u16, c: u8) -> Operand {
+    Operand::Reg(RegRange::sgpr(n, c))
+}
+pub(crate) fn vreg(n: u16, c: u8) -> Operand {
+    Operand::Reg(RegRange::vgpr(n, c))
+}
+pub(crate) fn konst(v: u32) -> Operand {
+    if v <= 64 {
+        Operand::Int(v as i8)
+    } else {
+        Operand::Literal(v)
+    }
+}
+
+/// `op` with printed operands `ops` and default modifiers.
+pub fn build(t: Target, op: Opcode, ops: &[Operand]) -> Result<Instruction, BuildError> {
+    Instruction::build(t, op).operands(ops)?.finish()
+}
+
+/// `op` with printed operands `ops` and modifiers `m`.
+pub fn build_m(
+    t: Target,
+    op: Opcode,
+    m: &Modifiers,
+    ops: &[Operand],
+) -> Result<Instruction, BuildError> {
+    Instruction::build(t, op)
+        .modifiers(m)
+        .operands(ops)?
+        .finish()
+}
+
+/// An SMEM load `op sdata, s[sbase:sbase+1], off` with an immediate
+/// offset (GFX9 encoding: the builder's operand list has no immediate
+/// form for the offset, so the words are assembled here and checked by
+/// decoding).
+pub fn smem_load(
+    t: Target,
+    op: Opcode,
+    sdata: u16,
+    sbase: u16,
+    off: u32,
+) -> Result<Instruction, BuildError> {
+    let code = u32::from(op.info().code);
+    let w0 =
+        0xc000_0000 | (code << 18) | (1 << 17) | (u32::from(sdata) << 6) | (u32::from(sbase) >> 1);
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&w0.to_le_bytes());
+    b[4..].copy_from_slice(&(off & 0xf_ffff).to_le_bytes());
+    let i = lathe_isa::decode(t, &b);
+    if i.opcode() != op || i.len() != 8 {
+        return Err(BuildError::Invalid {
+            opcode: op,
+            words: vec![w0, off],
+        });
+    }
+    Ok(i)
+}
+
+/// `s_waitcnt` with the given counts (max = no wait on that counter).
+pub fn waitcnt(t: Target, vm: u32, lgkm: u32) -> Result<Instruction, BuildError> {
+    let imm = lathe_isa::imm::waitcnt_encode(vm, 7, lgkm);
+    build(t, Opcode::S_WAITCNT, &[Operand::Imm(i64::from(imm))])
+}
+
+/// `s_mov_b64 s[save], exec; s_mov_b64 exec, 1`.
+pub fn exec_one(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+    out.push(build(
+        t,
+        Opcode::S_MOV_B64,
+        &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::S_MOV_B64,
+        &[Operand::Reg(RegRange::EXEC), Operand::Int(1)],
+    )?);
+    Ok(())
+}
+
+/// `s_mov_b64 exec, s[save]`.
+pub fn exec_restore(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+    out.push(build(
+        t,
+        Opcode::S_MOV_B64,
+        &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
+    )?);
+    Ok(())
+}
+
+/// `global_atomic_add_x2 v[addr], v[data:data+1], s[ptr:ptr+1] offset:off`.
+pub fn atomic_add_x2(
+    t: Target,
+    r: &Reserved,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
+    let mut m = Modifiers::default();
+    m.offset = off;
+    build_m(
+        t,
+        Opcode::GLOBAL_ATOMIC_ADD_X2,
+        &m,
+        &[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)],
+    )
+}
+
+/// The VGPR holding a slot's offset and the immediate: the zero VGPR and
+/// the slot as immediate while it fits GFX9's 13-bit signed offset,
+/// else `v_mov_b32 vtmp, slot` and 0.
+fn slot_address(
+    t: Target,
+    r: &Reserved,
+    slot: u32,
+    span: u32,
+    out: &mut Vec<Instruction>,
+) -> Result<(u16, i32), BuildError> {
+    if slot + span <= 4095 {
+        Ok((r.voff, slot as i32))
+    } else {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(slot)],
+        )?);
+        Ok((r.vtmp, 0))
+    }
+}
+
+/// Sets the reserved VGPRs' lane-0 constants (kernel entry): `vdata` =
+/// {1, 0}, `vcnt` high = 0, `voff` = 0; `save` is a free SGPR pair.
+pub fn preset_vgprs(
+    t: Target,
+    r: &Reserved,
+    save: u16,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let mut rr = *r;
+    rr.save = save;
+    exec_one(t, &rr, out)?;
+    for (v, k) in [(r.vdata, 1), (r.vdata + 1, 0), (r.vcnt + 1, 0), (r.voff, 0)] {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(v, 1), Operand::Int(k)],
+        )?);
+    }
+    exec_restore(t, &rr, out)
+}
+
+// ------------------------------------------------------------ built-in probes
+
+/// Adds 1 to a 64-bit wave counter at the slot and, with `lanes`, the
+/// number of active lanes to a second counter 8 bytes later. One lane does
+/// it (EXEC saved, set to lane 0, restored), so inactive waves (EXEC = 0)
+/// count too. Touches no SCC/VCC/M0.
+#[derive(Debug, Clone, Copy)]
+pub struct CounterProbe {
+    /// Also count active lanes.
+    pub lanes: bool,
+}
+
+impl Probe for CounterProbe {
+    fn slot_bytes(&self) -> u32 {
+        if self.lanes {
+            16
+        } else {
+            8
+        }
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        let (t, r) = (cx.target, cx.regs);
+        exec_one(t, r, out)?;
+        let (va, off) = slot_address(t, r, cx.slot, 8, out)?;
+        out.push(atomic_add_x2(t, r, va, r.vdata, off)?);
+        if self.lanes {
+            out.push(build(
+                t,
+                Opcode::V_BCNT_U32_B32,
+                &[vreg(r.vcnt, 1), sreg(r.save, 1), Operand::Int(0)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::V_BCNT_U32_B32,
+                &[vreg(r.vcnt, 1), sreg(r.save + 1, 1), vreg(r.vcnt, 1)],
+            )?);
+            out.push(atomic_add_x2(t, r, va, r.vcnt, off + 8)?);
+        }
+        exec_restore(t, r, out)
+    }
+}
+
+/// Copies the kernel's kernarg segment (`bytes` bytes) into the slot at
+/// kernel entry, as the kernel sees it (hidden arguments included).
+#[derive(Debug, Clone, Copy)]
+pub struct KernargProbe {
+    /// Bytes to copy (a multiple of 4).
+    pub bytes: u32,
+}
+
+impl Probe for KernargProbe {
+    fn slot_bytes(&self) -> u32 {
+        self.bytes.next_multiple_of(4)
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        let Some(ka) = cx.kernarg_sgpr else {
+            return Ok(());
+        };
+        let (t, r) = (cx.target, cx.regs);
+        exec_one(t, r, out)?;
+        for k in 0..self.bytes.min(cx.kernarg_size).div_ceil(4) {
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, r.tmp, ka, 4 * k)?);
+            out.push(waitcnt(t, 63, 0)?);
+            out.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[vreg(r.vtmp, 1), sreg(r.tmp, 1)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[vreg(r.vcnt, 1), konst(cx.slot + 4 * k)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::GLOBAL_STORE_DWORD,
+                &[vreg(r.vcnt, 1), vreg(r.vtmp, 1), sreg(r.ptr, 2)],
+            )?);
+        }
+        exec_restore(t, r, out)
+    }
+}
+
+// ------------------------------------------------------------------ layout
+
+#[derive(Debug, Clone, Copy)]
+enum AddrRef {
+    /// An original address (mapped to its new copy if it is code);
+    /// `u64::MAX` names the probe-data variable.
+    Old(u64),
+}
+
+#[derive(Debug, Clone)]
+enum Item {
+    Fixed(Instruction),
+    /// A PC-relative branch to an item; `long` once relaxed.
+    Branch {
+        inst: Instruction,
+        target: usize,
+        long: bool,
+        orig: u64,
+        /// SGPR pair and single for a long jump, if any are free.
+        scratch: Option<(u16, u16)>,
+    },
+    /// The literal of a recognised `s_add_u32`/`s_addc_u32` after the
+    /// `s_getpc_b64` at item `getpc`: `target - (getpc + 4)`.
+    PcAdd {
+        inst: Instruction,
+        getpc: usize,
+        target: AddrRef,
+        hi: bool,
+    },
+    /// Correction after a bare `s_getpc_b64` at item `getpc` that was at
+    /// `old` in the original code.
+    PcFix {
+        reg: u16,
+        getpc: usize,
+        old: u64,
+        /// SGPR saving SCC, if one is free.
+        scratch: Option<u16>,
+    },
+}
+
+const LONG_JUMP: u64 = 32;
+
+impl Item {
+    fn size(&self) -> u64 {
+        match self {
+            Item::Fixed(i) => i.len() as u64,
+            Item::Branch { long: false, .. } => 4,
+            Item::Branch {
+                inst, long: true, ..
+            } => {
+                if inst.is_cond_branch() {
+                    8 + LONG_JUMP
+                } else {
+                    LONG_JUMP
+                }
+            }
+            Item::PcAdd { .. } => 8,
+            Item::PcFix { .. } => 4 + 8 + 8 + 4,
+        }
+    }
+}
+
+struct FnCode {
+    items: Vec<Item>,
+    /// Item of each original instruction.
+    inst_item: Vec<usize>,
+    /// Item index where the group of original instruction `i` starts.
+    label: Vec<usize>,
+    /// Item address (relative to the function's new start), recomputed.
+    offs: Vec<u64>,
+    size: u64,
+}
+
+impl FnCode {
+    fn relayout(&mut self) {
+        self.offs.clear();
+        let mut o = 0;
+        for it in &self.items {
+            self.offs.push(o);
+            o += it.size();
+        }
+        self.offs.push(o);
+        self.size = o;
+    }
+}
+
+fn encode_err<'a>(
+    function: &'a str,
+    addr: u64,
+    what: &str,
+) -> impl FnOnce(BuildError) -> Error + 'a {
+    let what = what.to_string();
+    move |source| Error::Encode {
+        function: function.to_string(),
+        addr,
+        what,
+        source,
+    }
+}
+
+/// Registers used by any instruction of the program, plus initial SGPRs
+/// and the work-item ID VGPRs.
+fn used_registers(p: &Program, co: &CodeObject<'_>, arch: KdArch) -> RegSet {
+    let mut u = RegSet::default();
+    for f in &p.functions {
+        for x in &f.insts {
+            x.inst.for_each_reg(|a| u.add(a.reg));
+        }
+    }
+    if let Ok(syms) = co.symbols() {
+        for k in syms.kernels() {
+            if let Ok(d) = &k.descriptor {
+                for s in d.initial_sgprs(arch) {
+                    u.add(RegRange::sgpr(s.first as u16, s.count as u8));
+                }
+            }
+        }
+    }
+    u.add(RegRange::vgpr(0, 3));
+    u
+}
+
+fn reserve(used: &RegSet) -> Result<Reserved, String> {
+    let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
+    let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
+    let lanes = s0 + 7 > 102;
+    let nv = if lanes { 7 } else { 6 };
+    if v0 + nv > 256 {
+        return Err(format!(
+            "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
+            s0.saturating_sub(1),
+            v0 - 1
+        ));
+    }
+    Ok(Reserved {
+        ptr: s0,
+        save: s0 + 2,
+        tmp: s0 + 4,
+        scc: s0 + 6,
+        vdata: v0,
+        vcnt: v0 + 2,
+        voff: v0 + 4,
+        vtmp: v0 + 5,
+        vstate: lanes.then_some(v0 + 6),
+    })
+}
+
+/// First SGPR (`count` 1 or 2, pairs even-aligned) in s0..s101 that is
+/// neither in `live` nor in `taken`; marks it taken.
+fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
+    let step = count.max(1);
+    let mut k = 0;
+    while k + count <= 102 {
+        if (k..k + count).all(|r| !live.has_sreg(r) && !taken.has_sreg(r)) {
+            taken.add(RegRange::sgpr(k, count as u8));
+            return Some(k);
+        }
+        k += step;
+    }
+    None
+}
+
+/// Lane mode: SGPRs for one site, dead ones first, else live ones that
+/// are saved in `vstate` lanes 2.. (returned as (sgpr, lane)).
+fn site_regs(base: &Reserved, live: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
+    if base.vstate.is_none() {
+        return (*base, Vec::new());
+    }
+    let mut taken = RegSet::default();
+    let mut saved = Vec::new();
+    let mut lane = 2u16;
+    let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
+        if let Some(k) = pick_dead(live, taken, count) {
+            return k;
+        }
+        // Borrow live registers: any aligned ones not taken yet.
+        let k = pick_dead(&RegSet::default(), taken, count).unwrap_or(0);
+        for r in k..k + count {
+            saved.push((r, lane));
+            lane += 1;
+        }
+        k
+    };
+    let mut r = *base;
+    r.ptr = get(2, &mut taken, &mut saved);
+    r.save = get(2, &mut taken, &mut saved);
+    r.tmp = get(2, &mut taken, &mut saved);
+    r.scc = get(1, &mut taken, &mut saved);
+    (r, saved)
+}
+
+/// `v_writelane_b32 v, s, lane`.
+fn writelane(t: Target, v: u16, s: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_WRITELANE_B32,
+        &[vreg(v, 1), sreg(s, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `v_readlane_b32 s, v, lane`.
+fn readlane(t: Target, s: u16, v: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_READLANE_B32,
+        &[sreg(s, 1), vreg(v, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `s_nop n`.
+fn nop(t: Target, n: u16) -> Result<Instruction, BuildError> {
+    build(t, Opcode::S_NOP, &[Operand::Imm(i64::from(n))])
+}
+
+/// New descriptor bytes with register counts covering `regs`, and the
+/// kernel's new metadata `.vgpr_count` (on GFX90A-class processors the
+/// unified count: `ACCUM_OFFSET` + AGPRs when AGPRs are used).
+/// `md_vgpr` is the kernel's old metadata `.vgpr_count`.
+fn patch_descriptor(
+    kd: &[u8; 64],
+    d: &KernelDescriptor,
+    arch: KdArch,
+    regs: &Reserved,
+    md_vgpr: Option<u32>,
+) -> ([u8; 64], u32) {
+    let mut out = *kd;
+    let mut rsrc1 = d.compute_pgm_rsrc1;
+    let mut rsrc3 = d.compute_pgm_rsrc3;
+    let granule = d.vgpr_encoding_granule(arch);
+    let old_total = md_vgpr.unwrap_or_else(|| d.allocated_vgprs(arch));
+    let need_arch = u32::from(regs.vgpr_end());
+    let new_total = match d.rsrc3(arch) {
+        Rsrc3::Gfx90a { accum_offset, .. } => {
+            let old_accum = (accum_offset + 1) * 4;
+            let agprs = old_total.saturating_sub(old_accum);
+            let old_arch = if agprs > 0 { old_accum } else { old_total };
+            let arch_vgprs = old_arch.max(need_arch);
+            let new_accum = arch_vgprs.next_multiple_of(4).max(4);
+            rsrc3 = (rsrc3 & !0x3f) | ((new_accum / 4 - 1) & 0x3f);
+            if agprs > 0 {
+                new_accum + agprs
+            } else {
+                arch_vgprs
+            }
+        }
+        _ => old_total.max(need_arch),
+    };
+    let vg = new_total.div_ceil(granule).max(1) - 1;
+    rsrc1 = (rsrc1 & !0x3f) | (vg & 0x3f);
+    if let Some(old_s) = d.allocated_sgprs(arch) {
+        let need = u32::from(regs.sgpr_end()) + 6;
+        let s = old_s.max(need);
+        let sg = s.div_ceil(8).max(1) - 1;
+        rsrc1 = (rsrc1 & !(0xf << 6)) | ((sg & 0xf) << 6);
+    }
+    out[44..48].copy_from_slice(&rsrc3.to_le_bytes());
+    out[48..52].copy_from_slice(&rsrc1.to_le_bytes());
+    (out, new_total)
+}
+
+/// Instruments `bytes` (an AMDGPU code object) with `requests`.
+pub fn instrument(bytes: &[u8], requests: &[Request]) -> Result<Instrumented, Error> {
+    let co = CodeObject::parse(bytes)?;
+    let p = Program::lift(&co)?;
+    let live = Liveness::compute(&p);
+    instrument_lifted(&co, &p, &live, requests)
+}
+
+/// [`instrument`] on an already lifted program.
+pub fn instrument_lifted(
+    co: &CodeObject<'_>,
+    p: &Program,
+    live: &Liveness,
+    requests: &[Request],
+) -> Result<Instrumented, Error> {
+    instrument_lifted_with(co, p, live, requests, &Options::default())
+}
+
+/// Rewriter options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Use lane mode (probe state in VGPR lanes, SGPRs borrowed per site)
+    /// even when free SGPRs exist (for testing it).
+    pub force_lane_mode: bool,
+}
+
+impl Options {
+    /// Options with lane mode forced or not.
+    pub fn lane_mode(force: bool) -> Options {
+        Options {
+            force_lane_mode: force,
+        }
+    }
+}
+
+/// [`instrument_lifted`] with options.
+pub fn instrument_lifted_with(
+    co: &CodeObject<'_>,
+    p: &Program,
+    live: &Liveness,
+    requests: &[Request],
+    opts: &Options,
+) -> Result<Instrumented, Error> {
+    let tid = co.target().ok_or(Error::NoTarget)?;
+    let arch = KdArch::for_processor(tid.processor);
+    let t = p.target;
+    let mut used = used_registers(p, co, arch);
+    if opts.force_lane_mode {
+        used.add(RegRange::sgpr(0, 102));
+    }
+    let regs = reserve(&used).map_err(|why| Error::NoRegisters {
+        function: p
+            .functions
+            .first()
+            .map_or_else(String::new, |f| f.name.clone()),
+        why,
+    })?;
+    let syms = co.symbols()?;
+    // Kernarg pointer SGPR per kernel.
+    let mut kernarg_sgpr: HashMap<&str, u16> = HashMap::new();
+    let mut kernarg_size: HashMap<&str, u32> = HashMap::new();
+    let mut descriptors = Vec::new();
+    for k in syms.kernels() {
+        let (Ok(d), Some(ds)) = (&k.descriptor, &k.descriptor_symbol) else {
+            continue;
+        };
+        if let Some(s) = d
+            .initial_sgprs(arch)
+            .iter()
+            .find(|s| s.role == SgprRole::KernargSegmentPtr)
+        {
+            kernarg_sgpr.insert(k.name, s.first as u16);
+        }
+        kernarg_size.insert(k.name, d.kernarg_size);
+        descriptors.push((k.name, ds.value, *d));
+    }
+    // Which functions each request covers: selected kernels and what they
+    // call.
+    let mut covered: Vec<Vec<bool>> = Vec::new();
+    for r in requests {
+        let mut cov = vec![false; p.functions.len()];
+        for (fi, f) in p.functions.iter().enumerate() {
+            if f.kind == FunctionKind::Kernel
+                && r.select
+                    .kernel
+                    .as_ref()
+                    .is_none_or(|re| re.is_match(&f.name))
+            {
+                for g in crate::cfg::reachable(p, fi) {
+                    cov[g] = true;
+                }
+            }
+        }
+        covered.push(cov);
+    }
+    let any_sites = !requests.is_empty();
+    // Build items.
+    let mut sites: Vec<Site> = Vec::new();
+    let mut slot: u32 = 0;
+    let mut code: Vec<FnCode> = Vec::with_capacity(p.functions.len());
+    for (fi, f) in p.functions.iter().enumerate() {
+        let fl = &live.functions[fi];
+        let n = f.insts.len();
+        let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
+        let mut post: Vec<Vec<Instruction>> = vec![Vec::new(); n];
+        let mut prologue: Vec<Instruction> = Vec::new();
+        if f.kind == FunctionKind::Kernel && any_sites {
+            // Load the probe-data pointer: s_getpc + add (fixed below as a
+            // PcAdd against the data variable) + s_load + wait.
+        }
+        let add_site = |sites: &mut Vec<Site>,
+                        slot: &mut u32,
+                        ri: usize,
+                        i: usize,
+                        at: Where,
+                        out: &mut Vec<Instruction>,
+                        live_at: RegSet|
+         -> Result<(), Error> {
+            let r = &requests[ri];
+            let s = *slot;
+            *slot += r.probe.slot_bytes().next_multiple_of(8);
+            let (sregs, saved) = site_regs(&regs, &live_at);
+            let enc = |e| encode_err(&f.name, f.insts[i].addr, "lane save")(e);
+            if let Some(vs) = regs.vstate {
+                for (sg, lane) in &saved {
+                    out.push(writelane(t, vs, *sg, *lane).map_err(enc)?);
+                }
+                out.push(readlane(t, sregs.ptr, vs, 0).map_err(enc)?);
+                out.push(readlane(t, sregs.ptr + 1, vs, 1).map_err(enc)?);
+                // VALU-written SGPR read by VMEM: 5 wait states on GFX9.
+                out.push(nop(t, 4).map_err(enc)?);
+            }
+            let cx = ProbeCx {
+                target: t,
+                regs: &sregs,
+                slot: s,
+                live: live_at,
+                kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
+                kernarg_size: kernarg_size.get(f.name.as_str()).copied().unwrap_or(0),
+                kind: f.kind,
+            };
+            r.probe
+                .emit(&cx, out)
+                .map_err(encode_err(&f.name, f.insts[i].addr, "probe"))?;
+            if let Some(vs) = regs.vstate {
+                for (sg, lane) in &saved {
+                    out.push(readlane(t, *sg, vs, *lane).map_err(enc)?);
+                }
+                if !saved.is_empty() {
+                    out.push(nop(t, 4).map_err(enc)?);
+                }
+            }
+            sites.push(Site {
+                id: sites.len(),
+                request: ri,
+                function: f.name.clone(),
+                function_index: fi,
+                inst_index: i,
+                pc: f.insts[i].addr,
+                inst: f.insts[i].inst.to_string(),
+                at,
+                slot: s,
+                scc_live: live_at.scc,
+                vcc_live: live_at.contains(RegRange::VCC),
+            });
+            Ok(())
+        };
+        for (ri, r) in requests.iter().enumerate() {
+            if !covered[ri][fi] {
+                continue;
+            }
+            let sel = &r.select;
+            match r.at {
+                Where::KernelEntry if f.kind == FunctionKind::Kernel && n > 0 => add_site(
+                    &mut sites,
+                    &mut slot,
+                    ri,
+                    0,
+                    r.at,
+                    &mut prologue,
+                    fl.before[0],
+                )?,
+                Where::FunctionEntry if f.kind == FunctionKind::DeviceFunction && n > 0 => {
+                    add_site(
+                        &mut sites,
+                        &mut slot,
+                        ri,
+                        0,
+                        r.at,
+                        &mut prologue,
+                        fl.before[0],
+                    )?
+                }
+                Where::Before | Where::After | Where::BeforeEndpgm | Where::FunctionReturn => {
+                    for i in 0..n {
+                        let x = &f.insts[i];
+                        if !sel.inst_matches(x.addr, &x.inst) {
+                            continue;
+                        }
+                        let b = f.block_of[i];
+                        let last = f.blocks[b].end - 1 == i;
+                        match r.at {
+                            Where::Before => add_site(
+                                &mut sites,
+                                &mut slot,
+                                ri,
+                                i,
+                                r.at,
+                                &mut pre[i],
+                                fl.before[i],
+                            )?,
+                            Where::After => {
+                                // Only where control falls through.
+                                let falls = !x.inst.is_terminator()
+                                    || x.inst.is_cond_branch()
+                                    || x.inst.opcode() == Opcode::S_SWAPPC_B64;
+                                if falls {
+                                    add_site(
+                                        &mut sites,
+                                        &mut slot,
+                                        ri,
+                                        i,
+                                        r.at,
+                                        &mut post[i],
+                                        fl.after[i],
+                                    )?
+                                }
+                            }
+                            Where::BeforeEndpgm if x.inst.info().name.starts_with("s_endpgm") => {
+                                add_site(
+                                    &mut sites,
+                                    &mut slot,
+                                    ri,
+                                    i,
+                                    r.at,
+                                    &mut pre[i],
+                                    fl.before[i],
+                                )?
+                            }
+                            Where::FunctionReturn if last && f.exits[b] == Exit::Return => {
+                                add_site(
+                                    &mut sites,
+                                    &mut slot,
+                                    ri,
+                                    i,
+                                    r.at,
+                                    &mut pre[i],
+                                    fl.before[i],
+                                )?
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Where::BlockEntry | Where::BlockExit => {
+                    for (b, blk) in f.blocks.iter().enumerate() {
+                        let i0 = blk.start;
+                        if !sel.inst_matches(f.insts[i0].addr, &f.insts[i0].inst)
+                            && sel.class.is_none()
+                            && sel.opcode.is_none()
+                        {
+                            continue;
+                        }
+                        if sel.range.is_some_and(|(lo, hi)| {
+                            !(lo <= f.insts[i0].addr && f.insts[i0].addr < hi)
+                        }) {
+                            continue;
+                        }
+                        if r.at == Where::BlockEntry {
+                            add_site(
+                                &mut sites,
+                                &mut slot,
+                                ri,
+                                i0,
+                                r.at,
+                                &mut pre[i0],
+                                fl.before[i0],
+                            )?;
+                        } else {
+                            let last = blk.end - 1;
+                            let li = &f.insts[last].inst;
+                            if li.is_terminator() {
+                                add_site(
+                                    &mut sites,
+                                    &mut slot,
+                                    ri,
+                                    last,
+                                    r.at,
+                                    &mut pre[last],
+                                    fl.before[last],
+                                )?;
+                            } else {
+                                add_site(
+                                    &mut sites,
+                                    &mut slot,
+                                    ri,
+                                    last,
+                                    r.at,
+                                    &mut post[last],
+                                    fl.after[last],
+                                )?;
+                            }
+                            let _ = b;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Items.
+        let mut items: Vec<Item> = Vec::new();
+        if f.kind == FunctionKind::Kernel && any_sites {
+            let pp = if regs.vstate.is_some() {
+                if fl.before.first().is_some_and(|l| l.scc) {
+                    return Err(Error::Unsupported {
+                        function: f.name.clone(),
+                        addr: f.addr,
+                        why: "SCC is live at kernel entry".into(),
+                    });
+                }
+                let entry_live = fl.before.first().copied().unwrap_or(RegSet::ALL);
+                pick_dead(&entry_live, &mut RegSet::default(), 2).ok_or_else(|| {
+                    Error::NoRegisters {
+                        function: f.name.clone(),
+                        why: "no dead SGPR pair at kernel entry".into(),
+                    }
+                })?
+            } else {
+                regs.ptr
+            };
+            let g = items.len();
+            items.push(Item::Fixed(
+                build(t, Opcode::S_GETPC_B64, &[sreg(pp, 2)])
+                    .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+            ));
+            let add = build(
+                t,
+                Opcode::S_ADD_U32,
+                &[sreg(pp, 1), sreg(pp, 1), Operand::Literal(0)],
+            )
+            .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            let addc = build(
+                t,
+                Opcode::S_ADDC_U32,
+                &[sreg(pp + 1, 1), sreg(pp + 1, 1), Operand::Literal(0)],
+            )
+            .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            // Target: the data variable (resolved once the layout is known).
+            items.push(Item::PcAdd {
+                inst: add,
+                getpc: g,
+                target: AddrRef::Old(u64::MAX),
+                hi: false,
+            });
+            items.push(Item::PcAdd {
+                inst: addc,
+                getpc: g,
+                target: AddrRef::Old(u64::MAX),
+                hi: true,
+            });
+            items.push(Item::Fixed(
+                smem_load(t, Opcode::S_LOAD_DWORDX2, pp, pp, 0)
+                    .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+            ));
+            items.push(Item::Fixed(
+                waitcnt(t, 63, 0).map_err(encode_err(&f.name, f.addr, "preamble"))?,
+            ));
+            let save = if let Some(vs) = regs.vstate {
+                for k in 0..2 {
+                    items.push(Item::Fixed(
+                        writelane(t, vs, pp + k, k)
+                            .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+                    ));
+                }
+                // pp is free again once its value is in the lanes.
+                pp
+            } else {
+                regs.save
+            };
+            let mut pre_v = Vec::new();
+            preset_vgprs(t, &regs, save, &mut pre_v)
+                .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            items.extend(pre_v.into_iter().map(Item::Fixed));
+        }
+        for x in prologue {
+            items.push(Item::Fixed(x));
+        }
+        let mut label = vec![0usize; n];
+        let mut inst_item = vec![0usize; n];
+        let pcrel_at: HashMap<usize, &crate::lift::PcRel> =
+            f.pcrel.iter().map(|pr| (pr.getpc, pr)).collect();
+        let mut add_of: HashMap<usize, (usize, bool, u64)> = HashMap::new(); // inst -> (getpc inst, hi, target)
+        for pr in &f.pcrel {
+            if let (Some(a), Some(c), Some(tg)) = (pr.add, pr.addc, pr.target) {
+                add_of.insert(a, (pr.getpc, false, tg));
+                add_of.insert(c, (pr.getpc, true, tg));
+            }
+        }
+        let mut getpc_item: HashMap<usize, usize> = HashMap::new();
+        let mut pending_branches: Vec<(usize, u64)> = Vec::new();
+        for i in 0..n {
+            label[i] = items.len();
+            for x in pre[i].drain(..) {
+                items.push(Item::Fixed(x));
+            }
+            let x = &f.insts[i];
+            let inst = x.inst;
+            inst_item[i] = items.len();
+            if let Some(pr) = pcrel_at.get(&i) {
+                getpc_item.insert(i, items.len());
+                items.push(Item::Fixed(inst));
+                if pr.target.is_none() {
+                    let scratch = if regs.vstate.is_none() {
+                        Some(regs.scc)
+                    } else {
+                        let mut live = fl.after[i];
+                        live.add(RegRange::sgpr(pr.sreg, 2));
+                        pick_dead(&live, &mut RegSet::default(), 1)
+                    };
+                    items.push(Item::PcFix {
+                        reg: pr.sreg,
+                        getpc: items.len() - 1,
+                        old: x.addr,
+                        scratch,
+                    });
+                }
+            } else if let Some(&(g, hi, tg)) = add_of.get(&i) {
+                let gi = getpc_item
+                    .get(&g)
+                    .copied()
+                    .ok_or_else(|| Error::Unsupported {
+                        function: f.name.clone(),
+                        addr: x.addr,
+                        why: "address computation before its s_getpc_b64".into(),
+                    })?;
+                items.push(Item::PcAdd {
+                    inst,
+                    getpc: gi,
+                    target: AddrRef::Old(tg),
+                    hi,
+                });
+            } else if let Some(tg) = inst.branch_target(x.addr) {
+                if inst.opcode() == Opcode::S_CALL_B64 {
+                    return Err(Error::Unsupported {
+                        function: f.name.clone(),
+                        addr: x.addr,
+                        why: "s_call_b64 is not rewritten".into(),
+                    });
+                }
+                pending_branches.push((items.len(), tg));
+                let scratch = if regs.vstate.is_none() {
+                    Some((regs.tmp, regs.scc))
+                } else {
+                    let mut taken = RegSet::default();
+                    pick_dead(&fl.before[i], &mut taken, 2).zip(pick_dead(
+                        &fl.before[i],
+                        &mut taken,
+                        1,
+                    ))
+                };
+                items.push(Item::Branch {
+                    inst,
+                    target: 0,
+                    long: false,
+                    orig: tg,
+                    scratch,
+                });
+            } else {
+                items.push(Item::Fixed(inst));
+            }
+            for x in post[i].drain(..) {
+                items.push(Item::Fixed(x));
+            }
+        }
+        for (it, tg) in pending_branches {
+            let ti = f.index_of(tg).ok_or_else(|| Error::Unsupported {
+                function: f.name.clone(),
+                addr: tg,
+                why: "branch target outside the function".into(),
+            })?;
+            if let Item::Branch { target, .. } = &mut items[it] {
+                *target = label[ti];
+            }
+        }
+        let mut fc = FnCode {
+            items,
+            inst_item,
+            label,
+            offs: Vec::new(),
+            size: 0,
+        };
+        fc.relayout();
+        code.push(fc);
+    }
+    // Global layout with relaxation.
+    let mut starts = vec![0u64; code.len()];
+    let mut relaxed = 0;
+    let lay = loop {
+        let mut o = 0u64;
+        for (k, fc) in code.iter().enumerate() {
+            o = o.next_multiple_of(256);
+            starts[k] = o;
+            o += fc.size;
+        }
+        let lay = elfout::layout(co, o);
+        let mut changed = false;
+        for fc in code.iter_mut() {
+            let mut any = false;
+            for k in 0..fc.items.len() {
+                if let Item::Branch { target, long, .. } = fc.items[k] {
+                    if long {
+                        continue;
+                    }
+                    let from = fc.offs[k] as i64 + 4;
+                    let to = fc.offs[target] as i64;
+                    let d = (to - from) / 4;
+                    if !(i64::from(i16::MIN)..=i64::from(i16::MAX)).contains(&d) {
+                        if let Item::Branch { long, .. } = &mut fc.items[k] {
+                            *long = true;
+                        }
+                        any = true;
+                        relaxed += 1;
+                    }
+                }
+            }
+            if any {
+                fc.relayout();
+                changed = true;
+            }
+        }
+        if !changed {
+            break lay;
+        }
+    };
+    let NewLayout {
+        code_addr,
+        data_addr,
+    } = lay;
+    let fn_new: Vec<u64> = starts.iter().map(|s| code_addr + s).collect();
+    // Maps an original address to its new location.
+    let map_old = |a: u64| -> u64 {
+        if a == u64::MAX {
+            return data_addr;
+        }
+        if let Some(fi) = p.function_at(a) {
+            return fn_new[fi];
+        }
+        if let Some(fi) = p.function_containing(a) {
+            if let Some(ii) = p.functions[fi].index_of(a) {
+                let fc = &code[fi];
+                return fn_new[fi] + fc.offs[fc.label[ii]];
+            }
+        }
+        a
+    };
+    // Emit.
+    let mut out: Vec<u8> = Vec::new();
+    for (fi, fc) in code.iter().enumerate() {
+        let f = &p.functions[fi];
+        let base = fn_new[fi];
+        while (out.len() as u64) < starts[fi] {
+            // s_nop 0 padding between functions, as LLVM pads.
+            out.extend_from_slice(&0xbf80_0000u32.to_le_bytes());
+        }
+        for (k, it) in fc.items.iter().enumerate() {
+            let at = base + fc.offs[k];
+            let enc = |e| encode_err(&f.name, at, e);
+            match it {
+                Item::Fixed(i) => i.encode_into(&mut out),
+                Item::Branch {
+                    inst,
+                    target,
+                    long,
+                    orig,
+                    scratch,
+                } => {
+                    let to = base + fc.offs[*target];
+                    if !long {
+                        let b =
+                            inst.with_branch_target(at, to)
+                                .ok_or_else(|| Error::Unsupported {
+                                    function: f.name.clone(),
+                                    addr: *orig,
+                                    why: "branch re-targeting failed".into(),
+                                })?;
+                        b.encode_into(&mut out);
+                    } else {
+                        let mut at2 = at;
+                        if inst.is_cond_branch() {
+                            // s_cbranch_X +1 (to the long jump); s_branch over it.
+                            let c = inst.with_simm16(1).ok_or_else(|| Error::Unsupported {
+                                function: f.name.clone(),
+                                addr: at,
+                                why: "cannot relax conditional branch".into(),
+                            })?;
+                            c.encode_into(&mut out);
+                            build(
+                                t,
+                                Opcode::S_BRANCH,
+                                &[Operand::Branch((LONG_JUMP / 4) as i16)],
+                            )
+                            .map_err(enc("long jump"))?
+                            .encode_into(&mut out);
+                            at2 += 8;
+                        }
+                        let (tmp, scc) = scratch.ok_or_else(|| Error::NoRegisters {
+                            function: f.name.clone(),
+                            why: format!("no dead SGPRs for a long jump at {orig:#x}"),
+                        })?;
+                        let mut r = regs;
+                        r.tmp = tmp;
+                        r.scc = scc;
+                        long_jump(t, &r, at2, to, &mut out).map_err(enc("long jump"))?;
+                    }
+                }
+                Item::PcAdd {
+                    inst,
+                    getpc,
+                    target,
+                    hi,
+                } => {
+                    let pc = base + fc.offs[*getpc] + 4;
+                    let AddrRef::Old(a) = target;
+                    let tg = map_old(*a);
+                    let kk = tg.wrapping_sub(pc);
+                    let v = if *hi { (kk >> 32) as u32 } else { kk as u32 };
+                    replace_literal(t, inst, v)
+                        .map_err(enc("address computation"))?
+                        .encode_into(&mut out);
+                }
+                Item::PcFix {
+                    reg,
+                    getpc,
+                    old,
+                    scratch,
+                } => {
+                    let pc = base + fc.offs[*getpc] + 4;
+                    let delta = (old + 4).wrapping_sub(pc);
+                    let mut r = regs;
+                    r.scc = scratch.ok_or_else(|| Error::NoRegisters {
+                        function: f.name.clone(),
+                        why: format!("no dead SGPR to save SCC at the s_getpc_b64 at {old:#x}"),
+                    })?;
+                    let r = &r;
+                    let mut v = Vec::new();
+                    v.push(
+                        build(
+                            t,
+                            Opcode::S_CSELECT_B32,
+                            &[sreg(r.scc, 1), Operand::Int(1), Operand::Int(0)],
+                        )
+                        .map_err(enc("getpc fix"))?,
+                    );
+                    v.push(
+                        build(
+                            t,
+                            Opcode::S_ADD_U32,
+                            &[sreg(*reg, 1), sreg(*reg, 1), Operand::Literal(delta as u32)],
+                        )
+                        .map_err(enc("getpc fix"))?,
+                    );
+                    v.push(
+                        build(
+                            t,
+                            Opcode::S_ADDC_U32,
+                            &[
+                                sreg(*reg + 1, 1),
+                                sreg(*reg + 1, 1),
+                                Operand::Literal((delta >> 32) as u32),
+                            ],
+                        )
+                        .map_err(enc("getpc fix"))?,
+                    );
+                    v.push(
+                        build(t, Opcode::S_CMP_LG_U32, &[sreg(r.scc, 1), Operand::Int(0)])
+                            .map_err(enc("getpc fix"))?,
+                    );
+                    for i in v {
+                        i.encode_into(&mut out);
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(out.len() as u64, starts[fi] + fc.size);
+    }
+    // Descriptors.
+    let mut new_vgprs: HashMap<String, u64> = HashMap::new();
+    let mut patch = Patch {
+        code: out,
+        ..Default::default()
+    };
+    for (name, kd_addr, d) in &descriptors {
+        let Some(fi) = p.function(name) else { continue };
+        let raw = co
+            .find_elf_symbol(&format!("{name}.kd"))
+            .and_then(|s| co.descriptor_bytes(s).ok())
+            .and_then(|b| <[u8; 64]>::try_from(b).ok());
+        let Some(raw) = raw else { continue };
+        let md_vgpr = syms
+            .kernel(name)
+            .and_then(|k| k.metadata.as_ref())
+            .map(|m| m.vgpr_count.min(512) as u32);
+        let (mut nb, vgprs) = patch_descriptor(&raw, d, arch, &regs, md_vgpr);
+        new_vgprs.insert(format!("{name}.kd"), u64::from(vgprs));
+        let entry = fn_new[fi] as i64 - *kd_addr as i64;
+        nb[16..24].copy_from_slice(&entry.to_le_bytes());
+        patch.descriptors.push((*kd_addr, nb));
+    }
+    let mut addr_map = Vec::new();
+    for (fi, f) in p.functions.iter().enumerate() {
+        patch.moves.push((f.addr, fn_new[fi], code[fi].size));
+        let fc = &code[fi];
+        for (i, x) in f.insts.iter().enumerate() {
+            addr_map.push((fn_new[fi] + fc.offs[fc.inst_item[i]], x.addr));
+        }
+    }
+    patch.metadata = metadata_notes(co, &regs, &new_vgprs)?;
+    let code_object = elfout::write(co.data(), lay, &patch)?;
+    Ok(Instrumented {
+        code_object,
+        sites,
+        data_size: u64::from(slot).max(8),
+        regs,
+        function_addrs: fn_new,
+        relaxed_branches: relaxed,
+        addr_map,
+    })
+}
+
+fn long_jump(
+    t: Target,
+    r: &Reserved,
+    at: u64,
+    to: u64,
+    out: &mut Vec<u8>,
+) -> Result<(), BuildError> {
+    let k = to.wrapping_sub(at + 4);
+    let seq = [
+        build(t, Opcode::S_GETPC_B64, &[sreg(r.tmp, 2)])?,
+        build(
+            t,
+            Opcode::S_CSELECT_B32,
+            &[sreg(r.scc, 1), Operand::Int(1), Operand::Int(0)],
+        )?,
+        build(
+            t,
+            Opcode::S_ADD_U32,
+            &[sreg(r.tmp, 1), sreg(r.tmp, 1), Operand::Literal(k as u32)],
+        )?,
+        build(
+            t,
+            Opcode::S_ADDC_U32,
+            &[
+                sreg(r.tmp + 1, 1),
+                sreg(r.tmp + 1, 1),
+                Operand::Literal((k >> 32) as u32),
+            ],
+        )?,
+        build(t, Opcode::S_CMP_LG_U32, &[sreg(r.scc, 1), Operand::Int(0)])?,
+        build(t, Opcode::S_SETPC_B64, &[sreg(r.tmp, 2)])?,
+    ];
+    let mut n = 0;
+    for i in seq {
+        n += i.len();
+        i.encode_into(out);
+    }
+    debug_assert_eq!(n as u64, LONG_JUMP);
+    Ok(())
+}
+
+/// `inst` (`s_add_u32`/`s_addc_u32` with a constant) with the constant
+/// replaced by the literal `v`.
+fn replace_literal(t: Target, inst: &Instruction, v: u32) -> Result<Instruction, BuildError> {
+    let ops: Vec<Operand> = inst
+        .operands()
+        .iter()
+        .enumerate()
+        .map(|(k, o)| match o.value {
+            Operand::Literal(_) | Operand::Int(_) if k > 0 => Operand::Literal(v),
+            x => x,
+        })
+        .collect();
+    build(t, inst.opcode(), &ops)
+}
+
+/// Metadata notes with each kernel's `.sgpr_count`/`.vgpr_count` raised to
+/// cover the reserved registers, one per `NT_AMDGPU_METADATA` note.
+fn metadata_notes(
+    co: &CodeObject<'_>,
+    regs: &Reserved,
+    new_vgprs: &HashMap<String, u64>,
+) -> Result<Vec<Vec<u8>>, Error> {
+    let mut out = Vec::new();
+    for desc in co.metadata_notes()? {
+        let Ok(mut v) = lathe_codeobj::msgpack::parse(desc) else {
+            out.push(desc.to_vec());
+            continue;
+        };
+        if let lathe_codeobj::Value::Map(root) = &mut v {
+            for (k, val) in root.iter_mut() {
+                if k.as_str() != Some("amdhsa.kernels") {
+                    continue;
+                }
+                if let lathe_codeobj::Value::Array(ks) = val {
+                    for kv in ks.iter_mut() {
+                        if let lathe_codeobj::Value::Map(m) = kv {
+                            let sym = m
+                                .iter()
+                                .find(|(k, _)| k.as_str() == Some(".symbol"))
+                                .and_then(|(_, v)| v.as_str())
+                                .unwrap_or("")
+                                .to_string();
+                            for (mk, mv) in m.iter_mut() {
+                                let need = match mk.as_str() {
+                                    Some(".sgpr_count") => u64::from(regs.sgpr_end()) + 6,
+                                    Some(".vgpr_count") => new_vgprs
+                                        .get(&sym)
+                                        .copied()
+                                        .unwrap_or(u64::from(regs.vgpr_end())),
+                                    _ => continue,
+                                };
+                                if let Some(old) = mv.as_u64() {
+                                    *mv = lathe_codeobj::Value::UInt(old.max(need));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut b = Vec::new();
+        elfout::encode_msgpack(&v, &mut b);
+        out.push(b);
+    }
+    Ok(out)
+}

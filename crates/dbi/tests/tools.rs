@@ -1,0 +1,222 @@
+//! Every built-in tool on the emulator corpus (`lathe-cases`), gfx90a and
+//! gfx942 at -O0 and -O3: the instrumented run's outputs are bit-identical
+//! to the uninstrumented run's, the waitcnt check stays on (and clean), and
+//! the tool's counts equal the emulator's ground truth (per-PC recording
+//! of the uninstrumented run).
+
+use std::collections::BTreeMap;
+
+mod common;
+
+use common::{args_of, outputs, shape_of};
+use lathe_cases::{build, Case, Value};
+use lathe_dbi::tools::{self, Tool};
+use lathe_emu::run::Options;
+use lathe_emu::session::Session;
+
+/// Checks one case/target/level under every tool. Ok(true): the outputs
+/// differed but the kernel is schedule-dependent (atomics) and the case's
+/// own reference check passed.
+/// Dynamic wave-instructions (with probes, original) per tool and mode,
+/// summed over the corpus.
+type Overhead = BTreeMap<String, (u64, u64)>;
+
+fn check(
+    case: &Case,
+    target: &'static str,
+    opt: &'static str,
+    overhead: &mut Overhead,
+) -> Result<bool, String> {
+    let co =
+        std::fs::read(build::linked_code_object(case, target, opt)).map_err(|e| e.to_string())?;
+    let agent: lathe_bundle::TargetId = target.parse().map_err(|e| format!("{e:?}"))?;
+    let args = args_of(case);
+    let shape = shape_of(case);
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let mut sched = false;
+    let base = Session::load(agent, &[&co]).map_err(|e| e.to_string())?;
+    let (_rep, bufs) = base
+        .launch(case.kernel, shape, &args, &opts)
+        .map_err(|e| format!("uninstrumented: {e}"))?;
+    let want_out = outputs(&base, case, &bufs);
+    // Every tool in the fast mode (free SGPRs reserved), and the counting
+    // tools again in lane mode (state in VGPR lanes, SGPRs borrowed).
+    let runs = Tool::ALL
+        .iter()
+        .map(|t| (*t, false))
+        .chain([(Tool::InstrCount, true), (Tool::BlockCount, true)]);
+    for (tool, lanes) in runs {
+        let ro = tools::RunOptions {
+            record: true,
+            force_lane_mode: lanes,
+        };
+        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, &ro)
+            .map_err(|e| {
+                format!(
+                    "{}{}: {e}",
+                    tool.name(),
+                    if lanes { " (lane mode)" } else { "" }
+                )
+            })?;
+        let got_out = outputs(&run.session, case, &run.buffers);
+        if got_out != want_out {
+            // Schedule-dependent kernels (atomics deciding control flow or
+            // values) may legitimately differ: the case's reference check
+            // must still pass.
+            let named: Vec<(String, Vec<u8>)> = case
+                .args
+                .iter()
+                .filter(|a| matches!(a.value, Value::Buffer { .. }))
+                .map(|a| a.name.to_string())
+                .chain(case.globals.iter().map(|g| g.symbol.to_string()))
+                .zip(got_out.iter().cloned())
+                .collect();
+            case.check(&lathe_cases::Run::new(named)).map_err(|e| {
+                format!(
+                    "{}: outputs differ from the uninstrumented run and fail the reference: {e}",
+                    tool.name()
+                )
+            })?;
+            sched = true;
+        }
+        let gt = run.ground_truth.clone().expect("recorded");
+        let orig: u64 = gt.values().map(|c| c.waves).sum();
+        let e = overhead
+            .entry(format!(
+                "{}{}",
+                tool.name(),
+                if lanes { " (lane mode)" } else { "" }
+            ))
+            .or_default();
+        e.0 += run.report.wave_instructions;
+        e.1 += orig;
+        let r = &run.result;
+        match tool {
+            Tool::InstrCount => {
+                let (w, t) = (
+                    r["wave_instructions"].as_u64(),
+                    r["thread_instructions"].as_u64(),
+                );
+                let gw: u64 = gt.values().map(|c| c.waves).sum();
+                let gl: u64 = gt.values().map(|c| c.lanes).sum();
+                if w != Some(gw) || t != Some(gl) {
+                    return Err(format!(
+                        "instr-count: ({w:?}, {t:?}), ground truth ({gw}, {gl})"
+                    ));
+                }
+            }
+            Tool::BlockCount => {
+                // Ground truth: executions of each block's first instruction.
+                for blk in r["blocks"].as_array().expect("blocks") {
+                    let start = blk["start"].as_u64().expect("start");
+                    let want = gt.get(&start).map_or(0, |c| c.waves);
+                    if blk["count"].as_u64() != Some(want) {
+                        return Err(format!(
+                            "block-count: block at {start:#x}: {} vs ground truth {want}",
+                            blk["count"]
+                        ));
+                    }
+                }
+            }
+            Tool::OpcodeHist => {
+                let got: BTreeMap<String, u64> = r["opcodes"]
+                    .as_array()
+                    .expect("opcodes")
+                    .iter()
+                    .map(|o| {
+                        (
+                            o["opcode"].as_str().unwrap_or("").to_string(),
+                            o["count"].as_u64().unwrap_or(0),
+                        )
+                    })
+                    .collect();
+                let mut want: BTreeMap<String, u64> = BTreeMap::new();
+                for (pc, c) in &gt {
+                    let fi = b
+                        .program
+                        .function_containing(*pc)
+                        .expect("pc in a function");
+                    let f = &b.program.functions[fi];
+                    let i = f.index_of(*pc).expect("instruction");
+                    *want
+                        .entry(f.insts[i].inst.opcode().name().to_string())
+                        .or_default() += c.waves;
+                }
+                want.retain(|_, n| *n > 0);
+                if got != want {
+                    return Err(format!("opcode-hist differs: {got:?} vs {want:?}"));
+                }
+            }
+            Tool::Kernarg => {
+                let gd = &r["grid_dim"];
+                if !gd.is_null() {
+                    let want: Vec<u64> = (0..3)
+                        .map(|i| u64::from(case.grid[i].div_ceil(case.block[i])))
+                        .collect();
+                    let got: Vec<u64> = gd
+                        .as_array()
+                        .expect("dims")
+                        .iter()
+                        .map(|v| v.as_u64().unwrap_or(0))
+                        .collect();
+                    if got != want {
+                        return Err(format!("kernarg: grid_dim {got:?}, want {want:?}"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(sched)
+}
+
+#[test]
+fn every_tool_on_every_case_is_exact() {
+    let filter = std::env::var("LATHE_DBI_CASE").ok();
+    let mut failed = Vec::new();
+    let mut passed = 0;
+    let mut sched: Vec<String> = Vec::new();
+    let mut overhead = Overhead::new();
+    for case in lathe_cases::all() {
+        if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
+            continue;
+        }
+        for &target in case.targets {
+            if !matches!(target, "gfx90a" | "gfx942") {
+                continue;
+            }
+            let opts: &[&'static str] = if case.hipcc {
+                &["-O3"]
+            } else {
+                &["-O0", "-O3"]
+            };
+            for &opt in opts {
+                match check(&case, target, opt, &mut overhead) {
+                    Ok(false) => passed += 1,
+                    Ok(true) => sched.push(format!("{} {target} {opt}", case.name)),
+                    Err(e) => failed.push(format!("{} {target} {opt}: {e}", case.name)),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "dbi tools: {passed} runs exact with bit-identical outputs, {} schedule-dependent runs exact \
+         with outputs passing the reference ({sched:?}), {} failed",
+        sched.len(),
+        failed.len()
+    );
+    for (tool, (with, orig)) in &overhead {
+        eprintln!(
+            "  overhead {tool}: {with} / {orig} wave-instructions = {:.3}x",
+            *with as f64 / (*orig).max(1) as f64
+        );
+    }
+    for f in &failed {
+        eprintln!("  {f}");
+    }
+    assert!(failed.is_empty(), "{} runs failed", failed.len());
+    assert!(passed > 0);
+}

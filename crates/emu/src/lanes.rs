@@ -1,0 +1,198 @@
+//! Whole-wave lane loops, written so they vectorise, and compiled twice:
+//! for baseline x86-64 and for CPUs with AVX2, FMA and F16C, chosen at run
+//! time (the shipped binary still runs on any x86-64). On baseline
+//! x86-64 `f32::mul_add` is a library call; in the AVX2+FMA clone it is one
+//! `vfmadd` per eight lanes.
+//!
+//! Each loop computes every lane (the operations are pure, so inactive
+//! lanes only cost time) and the caller writes the active ones back
+//! ([`blend`]), which applies EXEC as a mask instead of a branch per lane.
+
+use multiversion::multiversion;
+
+use crate::wave::{VReg, LANES};
+
+/// Lane values as `f32`.
+pub type FReg = [f32; LANES];
+
+/// Flushes a denormal `f32` (by bits) to a signed zero when `on`.
+#[inline(always)]
+pub fn flush32(on: bool, b: u32) -> u32 {
+    if on && b & 0x7f80_0000 == 0 {
+        b & 0x8000_0000
+    } else {
+        b
+    }
+}
+
+/// Source lanes as `f32`, after `abs`/`neg` (bit operations) and the input
+/// denormal flush.
+#[inline]
+pub fn f32_in(raw: &VReg, abs: bool, neg: bool, flush: bool) -> FReg {
+    let and = if abs { 0x7fff_ffff } else { u32::MAX };
+    let xor = if neg { 0x8000_0000 } else { 0 };
+    let mut out = [0f32; LANES];
+    for (o, r) in out.iter_mut().zip(raw) {
+        *o = f32::from_bits(flush32(flush, (r & and) ^ xor));
+    }
+    out
+}
+
+/// `out[l] = flush(f(a[l]))` for every lane.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub fn map1_f32(out: &mut VReg, a: &FReg, flush: bool, f: impl Fn(f32) -> f32) {
+    for l in 0..LANES {
+        out[l] = flush32(flush, f(a[l]).to_bits());
+    }
+}
+
+/// `out[l] = flush(f(a[l], b[l]))` for every lane.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub fn map2_f32(out: &mut VReg, a: &FReg, b: &FReg, flush: bool, f: impl Fn(f32, f32) -> f32) {
+    for l in 0..LANES {
+        out[l] = flush32(flush, f(a[l], b[l]).to_bits());
+    }
+}
+
+/// `out[l] = flush(f(a[l], b[l], c[l]))` for every lane.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub fn map3_f32(
+    out: &mut VReg,
+    a: &FReg,
+    b: &FReg,
+    c: &FReg,
+    flush: bool,
+    f: impl Fn(f32, f32, f32) -> f32,
+) {
+    for l in 0..LANES {
+        out[l] = flush32(flush, f(a[l], b[l], c[l]).to_bits());
+    }
+}
+
+/// `out[l] = f(a[l])` for every lane.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn map1_u32(out: &mut VReg, a: &VReg, f: impl Fn(u32) -> u32) {
+    for l in 0..LANES {
+        out[l] = f(a[l]);
+    }
+}
+
+/// `out[l] = f(a[l], b[l])` for every lane.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn map2_u32(out: &mut VReg, a: &VReg, b: &VReg, f: impl Fn(u32, u32) -> u32) {
+    for l in 0..LANES {
+        out[l] = f(a[l], b[l]);
+    }
+}
+
+/// `out[l] = f(a[l], b[l], c[l])` for every lane.
+#[multiversion(targets("x86_64+avx2"))]
+pub fn map3_u32(out: &mut VReg, a: &VReg, b: &VReg, c: &VReg, f: impl Fn(u32, u32, u32) -> u32) {
+    for l in 0..LANES {
+        out[l] = f(a[l], b[l], c[l]);
+    }
+}
+
+macro_rules! host_f32 {
+    ($(#[$doc:meta])* $name:ident, |$a:ident, $b:ident, $c:ident| $e:expr) => {
+        $(#[$doc])*
+        ///
+        /// Inputs are flushed per `fin`, results per `fout`. Returns
+        /// whether any result is a NaN: the caller recomputes those
+        /// elements with the reference implementation, which picks the NaN
+        /// the hardware returns. Under nearest-even rounding every other
+        /// element is bit-identical to the reference.
+        #[multiversion(targets("x86_64+avx2+fma+f16c"))]
+        pub fn $name(out: &mut [u32], a: &[u32], b: &[u32], c: &[u32], fin: bool, fout: bool) -> bool {
+            let mut nan = false;
+            for (o, (($a, $b), $c)) in out.iter_mut().zip(a.iter().zip(b).zip(c)) {
+                let $a = f32::from_bits(flush32(fin, *$a));
+                let $b = f32::from_bits(flush32(fin, *$b));
+                let $c = f32::from_bits(flush32(fin, *$c));
+                let r: f32 = $e;
+                nan |= r.is_nan();
+                *o = flush32(fout, r.to_bits());
+            }
+            nan
+        }
+    };
+}
+
+host_f32!(
+    /// Element-wise f32 `a * b + c`, one rounding (hardware FMA when the CPU has it).
+    fma_f32, |a, b, c| a.mul_add(b, c)
+);
+host_f32!(
+    /// Element-wise f32 `a * b` (`c` unused).
+    mul_f32, |a, b, _c| a * b
+);
+host_f32!(
+    /// Element-wise f32 `a + b` (`c` unused).
+    add_f32, |a, b, _c| a + b
+);
+
+/// `acc (m x n) += a (m x k) * b (k x n)`, row-major, each element
+/// accumulated with one fused multiply-add per k in order (k is the middle
+/// loop, so the inner loop over a row vectorises).
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub fn gemm_acc_f32(acc: &mut [f32], a: &[f32], b: &[f32], n: usize, k: usize) {
+    for (row, arow) in acc.chunks_exact_mut(n).zip(a.chunks_exact(k)) {
+        for (x, brow) in arow.iter().zip(b.chunks_exact(n)) {
+            for (r, y) in row.iter_mut().zip(brow) {
+                *r = x.mul_add(*y, *r);
+            }
+        }
+    }
+}
+
+/// Writes `vals` into `dst` in the lanes set in `exec`.
+#[inline]
+pub fn blend(dst: &mut VReg, vals: &VReg, exec: u64) {
+    if exec == u64::MAX {
+        *dst = *vals;
+    } else {
+        for (l, (d, v)) in dst.iter_mut().zip(vals).enumerate() {
+            let m = 0u32.wrapping_sub((exec >> l) as u32 & 1);
+            *d = (*v & m) | (*d & !m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fma_is_fused_in_every_clone() {
+        // 1 + 2^-23 squared minus (1 + 2^-22): fused keeps 2^-46, unfused
+        // rounds the product and gives 0.
+        let x = f32::from_bits(0x3f80_0001);
+        let a = [x; LANES];
+        let c = [-f32::from_bits(0x3f80_0002); LANES];
+        let mut out = [0u32; LANES];
+        map3_f32(&mut out, &a, &a, &c, false, |a, b, c| a.mul_add(b, c));
+        assert!(out.iter().all(|&r| f32::from_bits(r) == 2f32.powi(-46)));
+        let (a, c) = ([x.to_bits(); 3], [c[0].to_bits(); 3]);
+        let mut out = [0u32; 3];
+        assert!(!fma_f32(&mut out, &a, &a, &c, false, false));
+        assert!(out.iter().all(|&r| f32::from_bits(r) == 2f32.powi(-46)));
+        // inf * 0 is a NaN: reported for the caller's reference path.
+        let mut out = [0u32; 1];
+        assert!(fma_f32(&mut out, &[0x7f80_0000], &[0], &[0], false, false));
+    }
+
+    #[test]
+    fn flush_and_blend() {
+        let raw = [0x0000_0001u32; LANES];
+        assert!(f32_in(&raw, false, true, true)
+            .iter()
+            .all(|x| x.to_bits() == 0x8000_0000));
+        assert!(f32_in(&raw, false, false, false)
+            .iter()
+            .all(|x| x.to_bits() == 1));
+        let mut d = [7u32; LANES];
+        blend(&mut d, &[9; LANES], 0b101);
+        assert_eq!(&d[..4], &[9, 7, 9, 7]);
+        assert!(d[4..].iter().all(|&x| x == 7));
+    }
+}

@@ -1,0 +1,614 @@
+//! User-mode AQL queues: an `amd_queue_t` and its ring buffer in device
+//! memory, a doorbell signal, and one packet-processor thread per queue
+//! that wakes on doorbell stores and runs packets in order: kernel
+//! dispatches on the emulator, barrier-AND/OR packets, completion signals
+//! and profiling timestamps.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use lathe_emu::dispatch::AqlDispatch;
+use lathe_emu::interp::Stop;
+use lathe_emu::mem::{Fault, RegionKind};
+use lathe_emu::run::{dispatch_from_queue, DispatchError, Launch, Options, QueueContext};
+
+use crate::ffi::*;
+use crate::out::put;
+use crate::rt::{self, h, lock, rt, LaunchStat, AGENT_GPU};
+use crate::signal;
+
+pub type ErrorCallback = Option<extern "C" fn(Status, *mut HsaQueue, *mut c_void)>;
+
+/// Interceptor installed by `hsa_amd_queue_intercept_register`.
+type InterceptHandler =
+    extern "C" fn(*const c_void, u64, u64, *mut c_void, extern "C" fn(*const c_void, u64));
+
+#[derive(Debug)]
+struct QueueState {
+    addr: u64,
+    ring: u64,
+    size: u32,
+    doorbell: Signal,
+    stop: AtomicBool,
+    callback: ErrorCallback,
+    data: u64,
+    profiling: AtomicBool,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn queues() -> std::sync::MutexGuard<'static, HashMap<u64, Arc<QueueState>>> {
+    static Q: OnceLock<Mutex<HashMap<u64, Arc<QueueState>>>> = OnceLock::new();
+    lock(Q.get_or_init(|| Mutex::new(HashMap::new())))
+}
+
+fn queue_of(q: *const HsaQueue) -> Option<Arc<QueueState>> {
+    queues().get(&(q as u64)).cloned()
+}
+
+fn amd(q: &QueueState) -> *mut AmdQueue {
+    q.addr as *mut AmdQueue
+}
+
+fn read_index(q: &QueueState) -> &AtomicU64 {
+    // SAFETY: `q.addr` is a live `amd_queue_t` (freed only after the
+    // processor thread has stopped and the queue left the table);
+    // `read_dispatch_id` is an aligned u64.
+    unsafe { AtomicU64::from_ptr(std::ptr::addr_of_mut!((*amd(q)).read_dispatch_id)) }
+}
+
+fn write_index(q: &QueueState) -> &AtomicU64 {
+    // SAFETY: as in `read_index`.
+    unsafe { AtomicU64::from_ptr(std::ptr::addr_of_mut!((*amd(q)).write_dispatch_id)) }
+}
+
+fn header_at(q: &QueueState, index: u64) -> &AtomicU16 {
+    let slot = q.ring + (index % u64::from(q.size)) * 64;
+    // SAFETY: `slot` is inside the live ring (size * 64 bytes, 64-aligned).
+    unsafe { AtomicU16::from_ptr(slot as *mut u16) }
+}
+
+fn packet_bytes(q: &QueueState, index: u64) -> [u8; 64] {
+    let slot = q.ring + (index % u64::from(q.size)) * 64;
+    let mut b = [0u8; 64];
+    // SAFETY: 64 bytes of the live ring; the producer published this packet
+    // (its header was read with acquire ordering before this copy).
+    unsafe { std::ptr::copy_nonoverlapping(slot as *const u8, b.as_mut_ptr(), 64) };
+    b
+}
+
+/// Every queue made by an interceptor-aware create, with its handler.
+static INTERCEPTS: Mutex<Vec<(u64, InterceptHandler, u64)>> = Mutex::new(Vec::new());
+
+#[allow(clippy::too_many_arguments)]
+pub fn create(
+    agent: Agent,
+    size: u32,
+    type_: u32,
+    callback: ErrorCallback,
+    data: *mut c_void,
+    private_size: u32,
+    group_size: u32,
+    out: *mut *mut HsaQueue,
+) -> Status {
+    let Some(r) = rt() else {
+        return ERROR_NOT_INITIALIZED;
+    };
+    let _ = (private_size, group_size);
+    if !rt::is_agent(agent) {
+        return ERROR_INVALID_AGENT;
+    }
+    if agent.handle != AGENT_GPU {
+        return crate::trace::fail(
+            ERROR_INVALID_QUEUE_CREATION,
+            "hsa_queue_create: the CPU agent has no AQL queues",
+        );
+    }
+    if out.is_null() || type_ > 2 {
+        return ERROR_INVALID_ARGUMENT;
+    }
+    if !size.is_power_of_two() || !(64..=131072).contains(&size) {
+        return crate::trace::fail(
+            ERROR_INVALID_ARGUMENT,
+            format!("hsa_queue_create: size {size} is not a power of two in 64..=131072"),
+        );
+    }
+    let Ok(addr) = r.mem.allocate(256, 64, RegionKind::Runtime) else {
+        return ERROR_OUT_OF_RESOURCES;
+    };
+    let Ok(ring) = r
+        .mem
+        .allocate(u64::from(size) * 64, 4096, RegionKind::Runtime)
+    else {
+        let _ = r.mem.free(addr);
+        return ERROR_OUT_OF_RESOURCES;
+    };
+    // The doorbell holds the last packet ID rung; -1: none yet.
+    let doorbell = match signal::new_signal(-1) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = r.mem.free(addr);
+            let _ = r.mem.free(ring);
+            return e;
+        }
+    };
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: `addr` is a fresh, zeroed, 64-aligned 256-byte allocation: an
+    // `amd_queue_t` nobody else references yet.
+    unsafe {
+        let q = &mut *(addr as *mut AmdQueue);
+        q.hsa_queue = HsaQueue {
+            type_,
+            // HSA_QUEUE_FEATURE_KERNEL_DISPATCH | AGENT_DISPATCH.
+            features: 1,
+            base_address: ring as *mut c_void,
+            doorbell_signal: doorbell,
+            size,
+            reserved1: 0,
+            id,
+        };
+        q.max_cu_id = r.gpu.compute_units - 1;
+        q.max_wave_id = r.gpu.waves_per_cu - 1;
+        q.group_segment_aperture_base_hi = (lathe_emu::interp::SHARED_APERTURE >> 32) as u32;
+        q.private_segment_aperture_base_hi = (lathe_emu::interp::PRIVATE_APERTURE >> 32) as u32;
+    }
+    // Every slot starts INVALID so the processor never runs a half-written
+    // packet.
+    let st = Arc::new(QueueState {
+        addr,
+        ring,
+        size,
+        doorbell,
+        stop: AtomicBool::new(false),
+        callback,
+        data: data as u64,
+        profiling: AtomicBool::new(false),
+        thread: Mutex::new(None),
+    });
+    for i in 0..u64::from(size) {
+        header_at(&st, i).store(PACKET_TYPE_INVALID, Ordering::Relaxed);
+    }
+    let worker = Arc::clone(&st);
+    let th = std::thread::Builder::new()
+        .name(format!("lathe-hsa-queue-{id}"))
+        .spawn(move || process(worker));
+    match th {
+        Ok(t) => *lock(&st.thread) = Some(t),
+        Err(_) => return ERROR_OUT_OF_RESOURCES,
+    }
+    queues().insert(addr, st);
+    put(out as *mut c_void, addr as *mut HsaQueue)
+}
+
+pub fn destroy(q: *mut HsaQueue) -> Status {
+    let Some(st) = queues().remove(&(q as u64)) else {
+        return crate::trace::fail(
+            ERROR_INVALID_QUEUE,
+            format!("hsa_queue_destroy: {q:?} is not a queue"),
+        );
+    };
+    st.stop.store(true, Ordering::Release);
+    rt::ring();
+    if let Some(t) = lock(&st.thread).take() {
+        let _ = t.join();
+    }
+    lock(&INTERCEPTS).retain(|(a, _, _)| *a != st.addr);
+    signal::free_signal(st.doorbell);
+    if let Some(r) = rt::rt_any() {
+        let _ = r.mem.free(st.ring);
+        let _ = r.mem.free(st.addr);
+    }
+    SUCCESS
+}
+
+pub fn inactivate(q: *mut HsaQueue) -> Status {
+    match queue_of(q) {
+        Some(st) => {
+            st.stop.store(true, Ordering::Release);
+            rt::ring();
+            SUCCESS
+        }
+        None => ERROR_INVALID_QUEUE,
+    }
+}
+
+fn with_queue<T: Default>(q: *const HsaQueue, f: impl FnOnce(&QueueState) -> T) -> T {
+    match queue_of(q) {
+        Some(st) => f(&st),
+        None => {
+            crate::trace::note(&format!("{q:?} is not a queue"));
+            T::default()
+        }
+    }
+}
+
+pub fn load_read_index(q: *const HsaQueue) -> u64 {
+    with_queue(q, |s| read_index(s).load(Ordering::Acquire))
+}
+
+pub fn load_write_index(q: *const HsaQueue) -> u64 {
+    with_queue(q, |s| write_index(s).load(Ordering::Acquire))
+}
+
+pub fn store_write_index(q: *const HsaQueue, v: u64) {
+    with_queue(q, |s| write_index(s).store(v, Ordering::Release))
+}
+
+pub fn store_read_index(q: *const HsaQueue, v: u64) {
+    with_queue(q, |s| read_index(s).store(v, Ordering::Release))
+}
+
+pub fn cas_write_index(q: *const HsaQueue, expected: u64, v: u64) -> u64 {
+    with_queue(q, |s| {
+        match write_index(s).compare_exchange(expected, v, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(x) | Err(x) => x,
+        }
+    })
+}
+
+pub fn add_write_index(q: *const HsaQueue, v: u64) -> u64 {
+    with_queue(q, |s| write_index(s).fetch_add(v, Ordering::AcqRel))
+}
+
+pub fn cu_set_mask(q: *const HsaQueue, n: u32, mask: *const u32) -> Status {
+    let _ = (n, mask);
+    if queue_of(q).is_none() {
+        return ERROR_INVALID_QUEUE;
+    }
+    SUCCESS
+}
+
+pub fn cu_get_mask(q: *const HsaQueue, n: u32, mask: *mut u32) -> Status {
+    if queue_of(q).is_none() {
+        return ERROR_INVALID_QUEUE;
+    }
+    let cus = rt().map_or(104, |r| r.gpu.compute_units);
+    for i in 0..n as usize {
+        let bits = (cus as i64 - 32 * i as i64).clamp(0, 32) as u32;
+        let m = if bits == 32 {
+            u32::MAX
+        } else {
+            (1u32 << bits) - 1
+        };
+        // SAFETY: the caller provides `n / 32` dwords (`n` is in bits).
+        if i < (n as usize).div_ceil(32) {
+            unsafe { mask.add(i).write_unaligned(m) };
+        }
+    }
+    SUCCESS
+}
+
+pub fn set_priority(q: *mut HsaQueue, p: u32) -> Status {
+    let _ = p;
+    if queue_of(q).is_none() {
+        return ERROR_INVALID_QUEUE;
+    }
+    SUCCESS
+}
+
+pub fn profiling_set_enabled(q: *mut HsaQueue, enable: i32) -> Status {
+    match queue_of(q) {
+        Some(st) => {
+            st.profiling.store(enable != 0, Ordering::Relaxed);
+            SUCCESS
+        }
+        None => ERROR_INVALID_QUEUE,
+    }
+}
+
+pub fn profiling_async_copy_enable(enable: bool) -> Status {
+    let _ = enable;
+    SUCCESS
+}
+
+pub fn profiling_get_dispatch_time(agent: Agent, s: Signal, out: *mut ProfilingTime) -> Status {
+    if agent.handle != AGENT_GPU {
+        return ERROR_INVALID_AGENT;
+    }
+    if !signal::is_valid(s) {
+        return ERROR_INVALID_SIGNAL;
+    }
+    let (start, end) = signal::timestamps(s);
+    put(out as *mut c_void, ProfilingTime { start, end })
+}
+
+pub fn profiling_get_async_copy_time(s: Signal, out: *mut ProfilingTime) -> Status {
+    if !signal::is_valid(s) {
+        return ERROR_INVALID_SIGNAL;
+    }
+    let (start, end) = signal::timestamps(s);
+    put(out as *mut c_void, ProfilingTime { start, end })
+}
+
+pub fn convert_tick(agent: Agent, tick: u64, out: *mut u64) -> Status {
+    if !rt::is_agent(agent) {
+        return ERROR_INVALID_AGENT;
+    }
+    put(out as *mut c_void, tick)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn intercept_create(
+    agent: Agent,
+    size: u32,
+    type_: u32,
+    callback: ErrorCallback,
+    data: *mut c_void,
+    private_size: u32,
+    group_size: u32,
+    out: *mut *mut HsaQueue,
+) -> Status {
+    create(
+        agent,
+        size,
+        type_,
+        callback,
+        data,
+        private_size,
+        group_size,
+        out,
+    )
+}
+
+pub fn intercept_register(
+    q: *mut HsaQueue,
+    handler: Option<InterceptHandler>,
+    data: *mut c_void,
+) -> Status {
+    let Some(handler) = handler else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    if queue_of(q).is_none() {
+        return ERROR_INVALID_QUEUE;
+    }
+    lock(&INTERCEPTS).push((q as u64, handler, data as u64));
+    SUCCESS
+}
+
+// Packets a queue interceptor writes are run right away by the processor
+// thread that called the interceptor.
+thread_local! {
+    static COMPLETE: std::cell::Cell<Option<(Signal, u64, u64)>> = const { std::cell::Cell::new(None) };
+    static CURRENT: std::cell::RefCell<Option<(Arc<QueueState>, u64)>> = const { std::cell::RefCell::new(None) };
+}
+
+extern "C" fn intercept_writer(pkts: *const c_void, count: u64) {
+    let Some((q, index)) = CURRENT.with(|c| c.borrow().clone()) else {
+        return;
+    };
+    for i in 0..count.min(1 << 16) {
+        let mut b = [0u8; 64];
+        // SAFETY: the interceptor passes `count` 64-byte packets at `pkts`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (pkts as *const u8).add(i as usize * 64),
+                b.as_mut_ptr(),
+                64,
+            )
+        };
+        run_packet(&q, index, &b);
+    }
+}
+
+fn process(q: Arc<QueueState>) {
+    loop {
+        if q.stop.load(Ordering::Acquire) {
+            return;
+        }
+        let rd = read_index(&q).load(Ordering::Acquire);
+        let hdr = rt::wait_until(None, || {
+            if q.stop.load(Ordering::Acquire) {
+                return Some(None);
+            }
+            // A packet runs once its ID was rung on the doorbell (so tools
+            // wrapping the doorbell store see every packet before it runs).
+            if write_index(&q).load(Ordering::Acquire) <= rd
+                || signal::value(q.doorbell) < rd as i64
+            {
+                return None;
+            }
+            let hdr = header_at(&q, rd).load(Ordering::Acquire);
+            (hdr & 0xff != PACKET_TYPE_INVALID).then_some(Some(hdr))
+        });
+        let Some(Some(_)) = hdr else { return };
+        let bytes = packet_bytes(&q, rd);
+        let intercept = lock(&INTERCEPTS)
+            .iter()
+            .find(|(a, _, _)| *a == q.addr)
+            .map(|(_, f, d)| (*f, *d));
+        match intercept {
+            Some((f, d)) => {
+                CURRENT.with(|c| *c.borrow_mut() = Some((Arc::clone(&q), rd)));
+                f(
+                    bytes.as_ptr() as *const c_void,
+                    1,
+                    rd,
+                    d as *mut c_void,
+                    intercept_writer,
+                );
+                CURRENT.with(|c| *c.borrow_mut() = None);
+            }
+            None => run_packet(&q, rd, &bytes),
+        }
+        // The slot is released before the completion signal fires, so a
+        // waiter that sees the signal also sees the packet consumed.
+        header_at(&q, rd).store(PACKET_TYPE_INVALID, Ordering::Release);
+        read_index(&q).store(rd + 1, Ordering::Release);
+        let done = COMPLETE.with(|c| c.take());
+        if let Some((sig, start, end)) = done {
+            signal::set_timestamps(sig, start, end);
+            signal::sub(sig, 1);
+        }
+        rt::ring();
+    }
+}
+
+fn run_packet(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
+    let hdr = u16::from_le_bytes([b[0], b[1]]);
+    let completion = h(u64::from_le_bytes(b[56..64].try_into().unwrap_or([0; 8])));
+    let start = rt::now_ticks();
+    match hdr & 0xff {
+        PACKET_TYPE_KERNEL_DISPATCH => run_dispatch(q, index, b),
+        PACKET_TYPE_BARRIER_AND | PACKET_TYPE_BARRIER_OR => {
+            let deps: Vec<Signal> = (0..5)
+                .map(|i| {
+                    let o = 8 + 8 * i;
+                    h(u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or([0; 8])))
+                })
+                .filter(|s| s.handle != 0)
+                .collect();
+            let and = (hdr & 0xff) == PACKET_TYPE_BARRIER_AND;
+            if !deps.is_empty() {
+                rt::wait_until(None, || {
+                    if q.stop.load(Ordering::Acquire) {
+                        return Some(());
+                    }
+                    let mut done = deps.iter().map(|s| signal::value(*s) == 0);
+                    let ok = if and {
+                        done.all(|x| x)
+                    } else {
+                        done.any(|x| x)
+                    };
+                    ok.then_some(())
+                });
+            }
+        }
+        PACKET_TYPE_VENDOR_SPECIFIC => {
+            crate::trace::note("vendor-specific AQL packet skipped");
+        }
+        t => {
+            crate::trace::note(&format!("AQL packet type {t} is not supported; skipped"));
+            if let Some(cb) = q.callback {
+                cb(
+                    ERROR_INVALID_PACKET_FORMAT,
+                    q.addr as *mut HsaQueue,
+                    q.data as *mut c_void,
+                );
+            }
+        }
+    }
+    if completion.handle != 0 {
+        let end = rt::now_ticks();
+        // The processor signals after releasing the slot; packets an
+        // interceptor writes (not from the ring) signal right away.
+        if CURRENT.with(|c| c.borrow().is_some()) {
+            signal::set_timestamps(completion, start, end);
+            signal::sub(completion, 1);
+        } else {
+            COMPLETE.with(|c| c.set(Some((completion, start, end))));
+        }
+    }
+}
+
+fn kernel_packet_error(q: &QueueState, status: Status, msg: &str) {
+    eprintln!("lathe-hsa: {msg}");
+    if let Some(cb) = q.callback {
+        cb(status, q.addr as *mut HsaQueue, q.data as *mut c_void);
+    }
+}
+
+fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
+    let Some(r) = rt::rt_any() else { return };
+    let pkt = AqlDispatch::from_bytes(b);
+    let Some(k) = crate::exec::kernel_at(pkt.kernel_object) else {
+        kernel_packet_error(
+            q,
+            ERROR_INVALID_PACKET_FORMAT,
+            &format!(
+                "dispatch packet {index}: kernel_object {:#x} is not a loaded kernel descriptor",
+                pkt.kernel_object
+            ),
+        );
+        return;
+    };
+    let geometry = match pkt.geometry() {
+        Ok(g) => g,
+        Err(e) => {
+            kernel_packet_error(
+                q,
+                ERROR_INVALID_PACKET_FORMAT,
+                &format!("dispatch packet {index} for {}: {e}", k.name),
+            );
+            return;
+        }
+    };
+    if k.info.kernarg_size > 0
+        && r.mem
+            .find(pkt.kernarg_address, u64::from(k.info.kernarg_size))
+            .is_none()
+    {
+        kernel_packet_error(
+            q,
+            ERROR_INVALID_PACKET_FORMAT,
+            &format!(
+                "dispatch packet {index} for {}: kernarg segment {:#x} does not hold the kernel's {} bytes of arguments",
+                k.name, pkt.kernarg_address, k.info.kernarg_size
+            ),
+        );
+        return;
+    }
+    let launch = Launch {
+        name: &k.name,
+        kernel: &k.info,
+        geometry,
+        kernarg: pkt.kernarg_address,
+        dynamic_lds: pkt
+            .group_segment_size
+            .saturating_sub(k.info.group_segment_size),
+    };
+    let opts = Options {
+        threads: r.threads,
+        ..Options::default()
+    };
+    let ctx = QueueContext {
+        packet: q.ring + (index % u64::from(q.size)) * 64,
+        queue: q.addr,
+        dispatch_id: index,
+    };
+    match dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx) {
+        Ok(rep) => rt::record_launch(LaunchStat {
+            kernel: k.name.clone(),
+            grid: pkt.grid_size,
+            block: pkt.workgroup_size.map(u32::from),
+            wave_instructions: rep.wave_instructions,
+            seconds: rep.elapsed.as_secs_f64(),
+        }),
+        Err(e) => report_failure(q, &k.name, e),
+    }
+}
+
+fn report_failure(q: &QueueState, kernel: &str, e: DispatchError) {
+    let (status, addr) = match &e {
+        DispatchError::Stopped {
+            stop: Stop::Fault { fault, .. },
+            ..
+        } => (
+            AMD_ERROR_MEMORY_APERTURE_VIOLATION,
+            match fault {
+                Fault::Unmapped { addr, .. }
+                | Fault::ReadOnly { addr, .. }
+                | Fault::Misaligned { addr, .. } => *addr,
+                _ => 0,
+            },
+        ),
+        DispatchError::Stopped {
+            stop: Stop::Unsupported { .. },
+            ..
+        } => (AMD_ERROR_ILLEGAL_INSTRUCTION, 0),
+        _ => (ERROR_EXCEPTION, 0),
+    };
+    if status == AMD_ERROR_MEMORY_APERTURE_VIOLATION {
+        eprintln!(
+            "Memory access fault by GPU node-1 (Agent handle: {AGENT_GPU:#x}) on address {addr:#x}. Reason: Page not present or supervisor privilege."
+        );
+    }
+    eprintln!("lathe: kernel {kernel} stopped: {e}");
+    if let Some(cb) = q.callback {
+        cb(status, q.addr as *mut HsaQueue, q.data as *mut c_void);
+    }
+    // ROCr does not resume a queue after a fault: the process aborts.
+    std::process::abort();
+}

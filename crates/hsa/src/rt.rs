@@ -1,0 +1,340 @@
+//! Process-wide runtime state: configuration, device memory, the agents'
+//! handles, the allocation table and the "bell" every waiter sleeps on.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use lathe_bundle::TargetId;
+use lathe_codeobj::kd::KdArch;
+use lathe_emu::mem::DeviceMemory;
+use lathe_isa::Target;
+
+use crate::ffi::{self, Agent, Handle, Status};
+
+pub const AGENT_CPU: u64 = 0x4c41_5448_0001;
+pub const AGENT_GPU: u64 = 0x4c41_5448_0002;
+pub const POOL_CPU_FINE: u64 = 0x4c41_5450_0001;
+pub const POOL_CPU_COARSE: u64 = 0x4c41_5450_0002;
+pub const POOL_GPU_COARSE: u64 = 0x4c41_5450_0011;
+pub const POOL_GPU_FINE: u64 = 0x4c41_5450_0012;
+pub const POOL_GPU_GROUP: u64 = 0x4c41_5450_0013;
+pub const ISA_GPU: u64 = 0x4c41_5449_0001;
+
+/// The GPU agent being modelled.
+#[derive(Debug, Clone)]
+pub struct GpuModel {
+    /// Full target ID (`gfx90a:sramecc+:xnack-`).
+    pub target_id: TargetId,
+    /// ISA name as ROCr spells it (`amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`).
+    pub isa_name: String,
+    pub processor: &'static str,
+    pub product: &'static str,
+    pub compute_units: u32,
+    pub simds_per_cu: u32,
+    pub waves_per_cu: u32,
+    pub shader_engines: u32,
+    pub max_clock_mhz: u32,
+    pub memory_clock_mhz: u32,
+    pub memory_width: u32,
+    pub memory_bytes: u64,
+    pub l2_bytes: u32,
+    pub chip_id: u32,
+    pub asic_revision: u32,
+    pub target: Target,
+    pub arch: KdArch,
+}
+
+impl GpuModel {
+    fn from_env() -> Result<GpuModel, String> {
+        let want = std::env::var("LATHE_TARGET").unwrap_or_else(|_| "gfx90a".into());
+        let full = if want.contains(':') {
+            want.clone()
+        } else {
+            format!("{want}:sramecc+:xnack-")
+        };
+        let target_id: TargetId = full
+            .parse()
+            .map_err(|e| format!("LATHE_TARGET={want}: {e}"))?;
+        let processor = target_id.processor.name();
+        let target =
+            Target::from_name(processor).map_err(|e| format!("LATHE_TARGET={want}: {e}"))?;
+        let arch = KdArch::for_processor(target_id.processor);
+        // MI210 (gfx90a) and MI300X (gfx942) as their ROCr agents report them.
+        let m = match processor {
+            "gfx942" => GpuModel {
+                target_id,
+                isa_name: format!("amdgcn-amd-amdhsa--{full}"),
+                processor: "gfx942",
+                product: "AMD Instinct MI300X",
+                compute_units: 304,
+                simds_per_cu: 4,
+                waves_per_cu: 32,
+                shader_engines: 32,
+                max_clock_mhz: 2100,
+                memory_clock_mhz: 1300,
+                memory_width: 8192,
+                memory_bytes: 192 << 30,
+                l2_bytes: 4 << 20,
+                chip_id: 0x74a1,
+                asic_revision: 1,
+                target,
+                arch,
+            },
+            _ => GpuModel {
+                target_id,
+                isa_name: format!("amdgcn-amd-amdhsa--{full}"),
+                processor: "gfx90a",
+                product: "AMD Instinct MI210",
+                compute_units: 104,
+                simds_per_cu: 4,
+                waves_per_cu: 32,
+                shader_engines: 8,
+                max_clock_mhz: 1700,
+                memory_clock_mhz: 1600,
+                memory_width: 4096,
+                memory_bytes: 64 << 30,
+                l2_bytes: 8 << 20,
+                chip_id: 0x740f,
+                asic_revision: 1,
+                target,
+                arch,
+            },
+        };
+        Ok(m)
+    }
+}
+
+/// What an allocation in the table is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocKind {
+    /// From a memory pool.
+    Pool(u64),
+    /// Host memory locked (registered) for device access, with a count.
+    Locked(u32),
+}
+
+/// One entry of the allocation table (keyed by host address).
+#[derive(Debug, Clone, Copy)]
+pub struct Alloc {
+    pub size: u64,
+    pub kind: AllocKind,
+    pub user_data: u64,
+    /// Device address: the host address, except for locked host memory,
+    /// which the GPU sees at an alias in reserved address space (as a
+    /// discrete GPU maps it into its own range; HIP 5.2 relies on the two
+    /// differing).
+    pub device: u64,
+}
+
+/// One kernel launch, for `--stats`.
+#[derive(Debug, Clone)]
+pub struct LaunchStat {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub wave_instructions: u64,
+    pub seconds: f64,
+}
+
+/// The runtime.
+#[derive(Debug)]
+pub struct Runtime {
+    pub mem: DeviceMemory,
+    pub gpu: GpuModel,
+    pub threads: usize,
+    pub allocs: Mutex<BTreeMap<u64, Alloc>>,
+    /// Locked host memory: device alias → (host address, size).
+    pub aliases: Mutex<BTreeMap<u64, (u64, u64)>>,
+    pub stats_line: bool,
+    pub stats_json: Option<String>,
+    pub stats: Mutex<Vec<LaunchStat>>,
+    pub start: Instant,
+}
+
+static RT: OnceLock<Result<Runtime, String>> = OnceLock::new();
+static INIT_COUNT: AtomicU64 = AtomicU64::new(0);
+
+fn build() -> Result<Runtime, String> {
+    let gpu = GpuModel::from_env()?;
+    let threads = std::env::var("LATHE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    Ok(Runtime {
+        mem: DeviceMemory::new(),
+        gpu,
+        threads,
+        allocs: Mutex::new(BTreeMap::new()),
+        aliases: Mutex::new(BTreeMap::new()),
+        stats_line: std::env::var_os("LATHE_STATS").is_some(),
+        stats_json: std::env::var("LATHE_STATS_JSON").ok(),
+        stats: Mutex::new(Vec::new()),
+        start: Instant::now(),
+    })
+}
+
+/// `hsa_init`: builds the runtime on the first call, counts references.
+pub fn init() -> Status {
+    match RT.get_or_init(build) {
+        Ok(_) => {
+            if INIT_COUNT.fetch_add(1, Ordering::AcqRel) == 0 {
+                static AT_EXIT: std::sync::Once = std::sync::Once::new();
+                // SAFETY: registers a plain `extern "C" fn()` to run at exit.
+                AT_EXIT.call_once(|| unsafe {
+                    libc::atexit(at_exit);
+                });
+                crate::tools::load();
+            }
+            ffi::SUCCESS
+        }
+        Err(e) => crate::trace::fail(ffi::ERROR, format!("hsa_init: {e}")),
+    }
+}
+
+/// `hsa_shut_down`.
+pub fn shut_down() -> Status {
+    let prev = INIT_COUNT
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+        .unwrap_or(0);
+    if prev == 0 {
+        return ffi::ERROR_NOT_INITIALIZED;
+    }
+    if prev == 1 {
+        crate::tools::unload();
+        flush_stats();
+    }
+    ffi::SUCCESS
+}
+
+/// The runtime, if `hsa_init` succeeded and was not undone.
+pub fn rt() -> Option<&'static Runtime> {
+    if INIT_COUNT.load(Ordering::Acquire) == 0 {
+        return None;
+    }
+    RT.get()?.as_ref().ok()
+}
+
+/// The runtime even after shut-down (for threads finishing work).
+pub fn rt_any() -> Option<&'static Runtime> {
+    RT.get()?.as_ref().ok()
+}
+
+/// Locks a mutex, ignoring poisoning (a panicking handler thread must not
+/// wedge the runtime).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `a` is one of the two agents.
+pub fn is_agent(a: Agent) -> bool {
+    a.handle == AGENT_CPU || a.handle == AGENT_GPU
+}
+
+/// Nanoseconds since the runtime started (the system timestamp, 1 GHz).
+pub fn now_ticks() -> u64 {
+    rt_any().map_or(0, |r| r.start.elapsed().as_nanos() as u64 + 1)
+}
+
+/// Appends a launch record and prints it when `--stats` is on.
+pub fn record_launch(s: LaunchStat) {
+    let Some(r) = rt_any() else { return };
+    if r.stats_line {
+        eprintln!(
+            "lathe: kernel {} grid [{},{},{}] block [{},{},{}] {} wave-instructions {:.6} s",
+            s.kernel,
+            s.grid[0],
+            s.grid[1],
+            s.grid[2],
+            s.block[0],
+            s.block[1],
+            s.block[2],
+            s.wave_instructions,
+            s.seconds
+        );
+    }
+    if r.stats_json.is_some() {
+        lock(&r.stats).push(s);
+    }
+}
+
+/// At process exit (HIP does not call `hsa_shut_down`): tools' `OnUnload`
+/// as ROCr's teardown does, and the stats file.
+extern "C" fn at_exit() {
+    crate::tools::unload();
+    flush_stats();
+}
+
+/// Writes `LATHE_STATS_JSON` (at shut-down and at exit).
+pub extern "C" fn flush_stats() {
+    let Some(r) = rt_any() else { return };
+    let Some(path) = &r.stats_json else { return };
+    let stats = lock(&r.stats);
+    let v: Vec<serde_json::Value> = stats
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "kernel": s.kernel,
+                "grid": s.grid,
+                "block": s.block,
+                "wave_instructions": s.wave_instructions,
+                "seconds": s.seconds,
+            })
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+    if let Err(e) = std::fs::write(path, text + "\n") {
+        eprintln!("lathe: cannot write {path}: {e}");
+    }
+}
+
+/// The bell: every host-side signal change and every finished packet rings
+/// it; waiters sleep on it (with a short timeout, because device code
+/// changes signals without ringing).
+static BELL: (Mutex<u64>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// Wakes every waiter.
+pub fn ring() {
+    let mut g = lock(&BELL.0);
+    *g = g.wrapping_add(1);
+    BELL.1.notify_all();
+}
+
+/// Polls `done` until it returns `Some` or `deadline` passes (`None`:
+/// never). Spins briefly, then sleeps on the bell at most `poll` at a time.
+pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option<T>) -> Option<T> {
+    // Spin for up to 50 us (a launch completes within that when the
+    // kernel is small), yielding the core between checks, then sleep.
+    let spin_until = Instant::now() + Duration::from_micros(50);
+    loop {
+        if let Some(v) = done() {
+            return Some(v);
+        }
+        if Instant::now() >= spin_until {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    let poll = Duration::from_micros(500);
+    loop {
+        let g = lock(&BELL.0);
+        if let Some(v) = done() {
+            return Some(v);
+        }
+        let mut wait = poll;
+        if let Some(d) = deadline {
+            let now = Instant::now();
+            if now >= d {
+                return None;
+            }
+            wait = wait.min(d - now);
+        }
+        let _ = BELL.1.wait_timeout(g, wait);
+    }
+}
+
+/// `Handle` helper.
+pub fn h(handle: u64) -> Handle {
+    Handle { handle }
+}

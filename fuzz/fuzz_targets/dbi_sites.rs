@@ -1,0 +1,88 @@
+//! Fuzzes the rewriter with random site selections on one corpus kernel
+//! (`LATHE_DBI_FUZZ_CASE`, default `saxpy`; gfx90a -O3, built with
+//! clang-22 through lathe-cases): the bytes choose 1–4 requests (where,
+//! instruction class/opcode, counter probe) and the register mode; the
+//! instrumented kernel must load, run with the waitcnt check on, and write
+//! bit-identical outputs.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use lathe_cases::{build, Case, Value};
+use lathe_codeobj::CodeObject;
+use lathe_dbi::rewrite::{instrument_lifted_with, Options as RwOptions};
+use lathe_dbi::tools::requests_from_bytes;
+use lathe_dbi::{Liveness, Program};
+use lathe_emu::launch::{Arg, Fill};
+use lathe_emu::run::Options;
+use lathe_emu::session::{Session, Shape};
+use libfuzzer_sys::fuzz_target;
+
+struct Fixture {
+    case: Case,
+    co: Vec<u8>,
+    args: Vec<Arg>,
+    shape: Shape,
+    want: Vec<Vec<u8>>,
+}
+
+fn args_of(case: &Case) -> Vec<Arg> {
+    case.args
+        .iter()
+        .filter_map(|a| match &a.value {
+            Value::Buffer { bytes, .. } => Some(Arg::Buffer {
+                name: a.name.into(),
+                size: bytes.len() as u64,
+                fill: Fill::Bytes(bytes.clone()),
+                output: None,
+            }),
+            Value::U32(x) => Some(Arg::Scalar { ty: "u32".into(), bytes: x.to_le_bytes().to_vec() }),
+            Value::I32(x) => Some(Arg::Scalar { ty: "i32".into(), bytes: x.to_le_bytes().to_vec() }),
+            Value::U64(x) => Some(Arg::Scalar { ty: "u64".into(), bytes: x.to_le_bytes().to_vec() }),
+            Value::I64(x) => Some(Arg::Scalar { ty: "i64".into(), bytes: x.to_le_bytes().to_vec() }),
+            Value::F32(x) => Some(Arg::Scalar { ty: "f32".into(), bytes: x.to_le_bytes().to_vec() }),
+            Value::F64(x) => Some(Arg::Scalar { ty: "f64".into(), bytes: x.to_le_bytes().to_vec() }),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        })
+        .collect()
+}
+
+fn run(co: &[u8], f: &Fixture, data_size: Option<u64>) -> Vec<Vec<u8>> {
+    let s = Session::load("gfx90a".parse().expect("target"), &[co]).expect("load");
+    if let Some(n) = data_size {
+        let var = s.exe.symbol(lathe_dbi::elfout::DATA_SYMBOL).expect("data symbol").address;
+        let buf = s.upload(&vec![0u8; n as usize]).expect("buffer");
+        s.mem.view().store_u64(var, buf).expect("pointer");
+    }
+    let opts = Options { threads: 1, ..Options::default() };
+    let (_r, bufs) = s.launch(f.case.kernel, f.shape, &f.args, &opts).expect("launch");
+    bufs.iter().map(|b| s.download(b.addr, b.size).expect("read")).collect()
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let name = std::env::var("LATHE_DBI_FUZZ_CASE").unwrap_or_else(|_| "saxpy".into());
+        let case = lathe_cases::by_name(&name).expect("LATHE_DBI_FUZZ_CASE names a case");
+        let co = std::fs::read(build::linked_code_object(&case, "gfx90a", "-O3")).expect("co");
+        let dims = if case.grid[2] > 1 || case.block[2] > 1 { 3 } else if case.grid[1] > 1 || case.block[1] > 1 { 2 } else { 1 };
+        let shape = Shape { grid: case.grid, block: case.block, dims, dynamic_lds: case.dyn_lds };
+        let args = args_of(&case);
+        let mut f = Fixture { case, co, args, shape, want: Vec::new() };
+        f.want = run(&f.co, &f, None);
+        f
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let f = fixture();
+    let obj = CodeObject::parse(&f.co).expect("parse");
+    let p = Program::lift(&obj).expect("lift");
+    let live = Liveness::compute(&p);
+    let reqs = requests_from_bytes(data);
+    let lanes = data.last().is_some_and(|b| b & 1 != 0);
+    let out = instrument_lifted_with(&obj, &p, &live, &reqs, &RwOptions::lane_mode(lanes))
+        .expect("instrumenting a corpus kernel");
+    assert_eq!(run(&out.code_object, f, Some(out.data_size)), f.want);
+});
