@@ -156,6 +156,18 @@ const PROGRAMS: &[Program] = &[
         "isa regen check, scripts/setup.sh, bench/",
     ),
     p(
+        "/usr/bin/gcc",
+        "gcc",
+        List::Tests,
+        "hsa C API tests (C programs against libhsa-runtime64)",
+    ),
+    p(
+        "/usr/bin/g++",
+        "g++",
+        List::Tests,
+        "hsa ABI and C API tests",
+    ),
+    p(
         "/usr/bin/cc",
         "gcc",
         List::Tests,
@@ -238,6 +250,7 @@ const SHELL_BASE: &[&str] = &[
     "apt-get",
     "sudo",
     "SUDO",
+    "sh",
 ];
 
 /// Path constants naming directories, not programs.
