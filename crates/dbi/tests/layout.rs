@@ -35,7 +35,7 @@ fn args() -> Vec<Arg> {
             size: 4 * u64::from(n),
             fill: Fill::Bytes(
                 (0..n)
-                    .flat_map(|i| (i * 2654435761u32).to_le_bytes())
+                    .flat_map(|i| i.wrapping_mul(2654435761u32).to_le_bytes())
                     .collect(),
             ),
             output: None,
