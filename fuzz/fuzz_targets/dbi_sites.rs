@@ -36,12 +36,30 @@ fn args_of(case: &Case) -> Vec<Arg> {
                 fill: Fill::Bytes(bytes.clone()),
                 output: None,
             }),
-            Value::U32(x) => Some(Arg::Scalar { ty: "u32".into(), bytes: x.to_le_bytes().to_vec() }),
-            Value::I32(x) => Some(Arg::Scalar { ty: "i32".into(), bytes: x.to_le_bytes().to_vec() }),
-            Value::U64(x) => Some(Arg::Scalar { ty: "u64".into(), bytes: x.to_le_bytes().to_vec() }),
-            Value::I64(x) => Some(Arg::Scalar { ty: "i64".into(), bytes: x.to_le_bytes().to_vec() }),
-            Value::F32(x) => Some(Arg::Scalar { ty: "f32".into(), bytes: x.to_le_bytes().to_vec() }),
-            Value::F64(x) => Some(Arg::Scalar { ty: "f64".into(), bytes: x.to_le_bytes().to_vec() }),
+            Value::U32(x) => Some(Arg::Scalar {
+                ty: "u32".into(),
+                bytes: x.to_le_bytes().to_vec(),
+            }),
+            Value::I32(x) => Some(Arg::Scalar {
+                ty: "i32".into(),
+                bytes: x.to_le_bytes().to_vec(),
+            }),
+            Value::U64(x) => Some(Arg::Scalar {
+                ty: "u64".into(),
+                bytes: x.to_le_bytes().to_vec(),
+            }),
+            Value::I64(x) => Some(Arg::Scalar {
+                ty: "i64".into(),
+                bytes: x.to_le_bytes().to_vec(),
+            }),
+            Value::F32(x) => Some(Arg::Scalar {
+                ty: "f32".into(),
+                bytes: x.to_le_bytes().to_vec(),
+            }),
+            Value::F64(x) => Some(Arg::Scalar {
+                ty: "f64".into(),
+                bytes: x.to_le_bytes().to_vec(),
+            }),
             #[allow(unreachable_patterns)]
             _ => None,
         })
@@ -51,13 +69,24 @@ fn args_of(case: &Case) -> Vec<Arg> {
 fn run(co: &[u8], f: &Fixture, data_size: Option<u64>) -> Vec<Vec<u8>> {
     let s = Session::load("gfx90a".parse().expect("target"), &[co]).expect("load");
     if let Some(n) = data_size {
-        let var = s.exe.symbol(lathe_dbi::elfout::DATA_SYMBOL).expect("data symbol").address;
+        let var = s
+            .exe
+            .symbol(lathe_dbi::elfout::DATA_SYMBOL)
+            .expect("data symbol")
+            .address;
         let buf = s.upload(&vec![0u8; n as usize]).expect("buffer");
         s.mem.view().store_u64(var, buf).expect("pointer");
     }
-    let opts = Options { threads: 1, ..Options::default() };
-    let (_r, bufs) = s.launch(f.case.kernel, f.shape, &f.args, &opts).expect("launch");
-    bufs.iter().map(|b| s.download(b.addr, b.size).expect("read")).collect()
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let (_r, bufs) = s
+        .launch(f.case.kernel, f.shape, &f.args, &opts)
+        .expect("launch");
+    bufs.iter()
+        .map(|b| s.download(b.addr, b.size).expect("read"))
+        .collect()
 }
 
 fn fixture() -> &'static Fixture {
@@ -66,10 +95,27 @@ fn fixture() -> &'static Fixture {
         let name = std::env::var("LATHE_DBI_FUZZ_CASE").unwrap_or_else(|_| "saxpy".into());
         let case = lathe_cases::by_name(&name).expect("LATHE_DBI_FUZZ_CASE names a case");
         let co = std::fs::read(build::linked_code_object(&case, "gfx90a", "-O3")).expect("co");
-        let dims = if case.grid[2] > 1 || case.block[2] > 1 { 3 } else if case.grid[1] > 1 || case.block[1] > 1 { 2 } else { 1 };
-        let shape = Shape { grid: case.grid, block: case.block, dims, dynamic_lds: case.dyn_lds };
+        let dims = if case.grid[2] > 1 || case.block[2] > 1 {
+            3
+        } else if case.grid[1] > 1 || case.block[1] > 1 {
+            2
+        } else {
+            1
+        };
+        let shape = Shape {
+            grid: case.grid,
+            block: case.block,
+            dims,
+            dynamic_lds: case.dyn_lds,
+        };
         let args = args_of(&case);
-        let mut f = Fixture { case, co, args, shape, want: Vec::new() };
+        let mut f = Fixture {
+            case,
+            co,
+            args,
+            shape,
+            want: Vec::new(),
+        };
         f.want = run(&f.co, &f, None);
         f
     })

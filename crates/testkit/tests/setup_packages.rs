@@ -256,6 +256,7 @@ const SHELL_BASE: &[&str] = &[
     "apt-get",
     "sudo",
     "SUDO",
+    "sh",
 ];
 
 /// Path constants naming directories, not programs.
