@@ -7,12 +7,10 @@ mod support;
 
 use std::process::Command;
 
-use support::{have, hipcc, run, target_dir};
+use support::{have, hipcc, run};
 
 fn device_code_object() -> std::path::PathBuf {
-    let co = target_dir()
-        .join("lathe-hsa-test")
-        .join("modules_kernels.elf");
+    let co = support::out_dir().join("modules_kernels.elf");
     let st = Command::new("hipcc")
         .args([
             "--offload-arch=gfx90a",
@@ -53,9 +51,7 @@ fn tools_lib_counts_every_dispatch_through_the_api_table() {
     if !have("hipcc") || !have("g++") {
         return;
     }
-    let tool = target_dir()
-        .join("lathe-hsa-test")
-        .join("libdispatch_counter.so");
+    let tool = support::out_dir().join("libdispatch_counter.so");
     let st = Command::new("g++")
         .args([
             "-shared",
@@ -94,9 +90,7 @@ fn device_interrupt_wakes_the_signal_waiter() {
     }
     // Creates target/<profile>/lathe-hsa-test/ too.
     support::runtime_dir();
-    let co = target_dir()
-        .join("lathe-hsa-test")
-        .join("interrupt_kernels.elf");
+    let co = support::out_dir().join("interrupt_kernels.elf");
     let st = Command::new("hipcc")
         .args([
             "--offload-arch=gfx90a",
@@ -134,9 +128,7 @@ fn queue_intercept_tool_sees_and_forwards_every_packet() {
         return;
     }
     support::runtime_dir();
-    let tool = target_dir()
-        .join("lathe-hsa-test")
-        .join("libqueue_intercept.so");
+    let tool = support::out_dir().join("libqueue_intercept.so");
     let st = Command::new("g++")
         .args([
             "-shared",

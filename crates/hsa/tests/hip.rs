@@ -68,9 +68,7 @@ fn module_load_get_function_launch() {
     if !have("hipcc") {
         return;
     }
-    let co = support::target_dir()
-        .join("lathe-hsa-test")
-        .join("modules_kernels.co");
+    let co = support::out_dir().join("modules_kernels.co");
     let st = std::process::Command::new("hipcc")
         .args(["--offload-arch=gfx90a", "-O2", "--genco", "-o"])
         .arg(&co)
@@ -112,9 +110,7 @@ fn stats_json_lists_every_launch() {
         return;
     }
     let exe = hipcc("basics", &[]);
-    let json = support::target_dir()
-        .join("lathe-hsa-test")
-        .join("basics-stats.json");
+    let json = support::out_dir().join("basics-stats.json");
     let _ = std::fs::remove_file(&json);
     let o = run(
         &exe,

@@ -15,6 +15,14 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// The tests' output directory (`target/<profile>/lathe-hsa-test`),
+/// created here so no test depends on another having made it.
+pub fn out_dir() -> PathBuf {
+    let dir = target_dir().join("lathe-hsa-test");
+    std::fs::create_dir_all(&dir).expect("create the hsa test output directory");
+    dir
+}
+
 /// A directory holding `libhsa-runtime64.so.1` → the freshly built runtime.
 pub fn runtime_dir() -> PathBuf {
     let t = target_dir();
@@ -52,8 +60,8 @@ pub fn src(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn out_dir() -> PathBuf {
-    let d = target_dir().join("lathe-hsa-test").join("bin");
+fn bin_dir() -> PathBuf {
+    let d = out_dir().join("bin");
     std::fs::create_dir_all(&d).expect("create test bin dir");
     d
 }
@@ -69,7 +77,7 @@ fn run_build(mut cmd: Command, what: &str) {
 
 /// Builds `tests/hip/NAME.hip` with `hipcc --offload-arch=gfx90a`.
 pub fn hipcc(name: &str, extra: &[&str]) -> PathBuf {
-    let out = out_dir().join(format!(
+    let out = bin_dir().join(format!(
         "{name}{}",
         extra.join("").replace(['-', '/', '.'], "_")
     ));
@@ -84,7 +92,7 @@ pub fn hipcc(name: &str, extra: &[&str]) -> PathBuf {
 
 /// Builds `tests/c/NAME.c` with gcc against Debian's HSA headers.
 pub fn gcc(name: &str, extra: &[&str]) -> PathBuf {
-    let out = out_dir().join(name);
+    let out = bin_dir().join(name);
     let mut cmd = Command::new("gcc");
     cmd.args(["-O1", "-g", "-Wall", "-Werror", "-I/usr/include/hsa", "-o"])
         .arg(&out)
