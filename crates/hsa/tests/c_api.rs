@@ -46,12 +46,10 @@ fn hsa_api_agents_pools_signals_queues_executables() {
     );
 }
 
-#[test]
-fn tools_lib_counts_every_dispatch_through_the_api_table() {
-    if !have("hipcc") || !have("g++") {
-        return;
-    }
-    let tool = support::out_dir().join("libdispatch_counter.so");
+/// Builds `tests/c/NAME.cpp` as an `HSA_TOOLS_LIB` library with g++
+/// against Debian's HSA headers.
+fn tool_library(name: &str) -> std::path::PathBuf {
+    let tool = support::out_dir().join(format!("lib{name}.so"));
     let st = Command::new("g++")
         .args([
             "-shared",
@@ -63,10 +61,19 @@ fn tools_lib_counts_every_dispatch_through_the_api_table() {
             "-o",
         ])
         .arg(&tool)
-        .arg(support::src("c/dispatch_counter.cpp"))
+        .arg(support::src(&format!("c/{name}.cpp")))
         .status()
         .expect("g++");
-    assert!(st.success(), "g++ dispatch_counter failed");
+    assert!(st.success(), "g++ {name} failed");
+    tool
+}
+
+#[test]
+fn tools_lib_counts_every_dispatch_through_the_api_table() {
+    if !have("hipcc") || !have("g++") {
+        return;
+    }
+    let tool = tool_library("dispatch_counter");
     let exe = hipcc("launches", &[]);
     for n in [1, 37] {
         let o = run(
@@ -128,22 +135,7 @@ fn queue_intercept_tool_sees_and_forwards_every_packet() {
         return;
     }
     support::runtime_dir();
-    let tool = support::out_dir().join("libqueue_intercept.so");
-    let st = Command::new("g++")
-        .args([
-            "-shared",
-            "-fPIC",
-            "-O1",
-            "-Wall",
-            "-Werror",
-            "-I/usr/include/hsa",
-            "-o",
-        ])
-        .arg(&tool)
-        .arg(support::src("c/queue_intercept.cpp"))
-        .status()
-        .expect("g++");
-    assert!(st.success(), "g++ queue_intercept failed");
+    let tool = tool_library("queue_intercept");
     let exe = hipcc("launches", &[]);
     for n in [1, 40] {
         let o = run(

@@ -27,7 +27,12 @@ pub fn out_dir() -> PathBuf {
 pub fn runtime_dir() -> PathBuf {
     let t = target_dir();
     let lib = t.join("libhsa_runtime64.so");
-    assert!(lib.is_file(), "{} was not built", lib.display());
+    assert!(
+        lib.is_file(),
+        "{} was not built: run `cargo test --workspace` or `cargo build -p lathe-hsa` with this profile first",
+        lib.display()
+    );
+    assert_fresh(&lib);
     let dir = t.join("lathe-hsa-test");
     std::fs::create_dir_all(&dir).expect("create runtime dir");
     let link = dir.join("libhsa-runtime64.so.1");
@@ -36,6 +41,44 @@ pub fn runtime_dir() -> PathBuf {
         std::os::unix::fs::symlink(&lib, &link).expect("symlink runtime");
     }
     dir
+}
+
+/// Fails when a source file of the runtime or of a crate it is built from
+/// is newer than the built library: `cargo test -p lathe-hsa` alone does not
+/// rebuild a cdylib, and a stale one would test old code.
+fn assert_fresh(lib: &Path) {
+    let built = std::fs::metadata(lib)
+        .and_then(|m| m.modified())
+        .expect("library mtime");
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crates/")
+        .to_path_buf();
+    let mut stack: Vec<PathBuf> = ["hsa", "emu", "loader", "codeobj", "isa", "bundle"]
+        .iter()
+        .flat_map(|c| {
+            [
+                crates.join(c).join("src"),
+                crates.join(c).join("Cargo.toml"),
+            ]
+        })
+        .collect();
+    while let Some(p) = stack.pop() {
+        let Ok(m) = std::fs::metadata(&p) else {
+            continue;
+        };
+        if m.is_dir() {
+            if let Ok(rd) = std::fs::read_dir(&p) {
+                stack.extend(rd.flatten().map(|e| e.path()));
+            }
+        } else if m.modified().is_ok_and(|t| t > built) {
+            panic!(
+                "{} is newer than {}: rebuild the runtime (`cargo build -p lathe-hsa` with this profile, or `cargo test --workspace`)",
+                p.display(),
+                lib.display()
+            );
+        }
+    }
 }
 
 /// Whether a tool exists; a missing one is a failure under
