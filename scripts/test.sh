@@ -14,4 +14,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 # them) are type-checked and linted on stable, so they cannot rot unseen.
 # Not --locked: fuzz/Cargo.lock follows the crates' dependencies.
 cargo clippy --manifest-path fuzz/Cargo.toml --all-targets --target-dir target/fuzz -- -D warnings
+# Build first: cargo test does not build the HSA runtime's cdylib
+# (libhsa_runtime64.so), which the hsa and `lathe exec` tests load.
+cargo build --workspace --locked --profile ci
 cargo test --workspace --locked --profile ci
