@@ -9,8 +9,9 @@ use std::process::Command;
 
 use support::{have, hipcc, run};
 
-fn device_code_object() -> std::path::PathBuf {
-    let co = support::out_dir().join("modules_kernels.elf");
+/// Builds `tests/hip/NAME.hip` as a bare gfx90a code object with hipcc.
+fn device_code_object(name: &str) -> std::path::PathBuf {
+    let co = support::out_dir().join(format!("{name}.elf"));
     let st = Command::new("hipcc")
         .args([
             "--offload-arch=gfx90a",
@@ -21,10 +22,10 @@ fn device_code_object() -> std::path::PathBuf {
             "-o",
         ])
         .arg(&co)
-        .arg(support::src("hip/modules_kernels.hip"))
+        .arg(support::src(&format!("hip/{name}.hip")))
         .status()
         .expect("hipcc");
-    assert!(st.success(), "hipcc --cuda-device-only failed");
+    assert!(st.success(), "hipcc --cuda-device-only {name} failed");
     co
 }
 
@@ -33,7 +34,7 @@ fn hsa_api_agents_pools_signals_queues_executables() {
     if !have("hipcc") || !have("gcc") {
         return;
     }
-    let co = device_code_object();
+    let co = device_code_object("modules_kernels");
     let exe = support::gcc("hsa_api", &[]);
     let o = run(&exe, &[co.to_str().expect("utf-8")], &[]);
     let (out, err) = (
@@ -95,23 +96,7 @@ fn device_interrupt_wakes_the_signal_waiter() {
     if !have("hipcc") || !have("gcc") {
         return;
     }
-    // Creates target/<profile>/lathe-hsa-test/ too.
-    support::runtime_dir();
-    let co = support::out_dir().join("interrupt_kernels.elf");
-    let st = Command::new("hipcc")
-        .args([
-            "--offload-arch=gfx90a",
-            "-O2",
-            "--cuda-device-only",
-            "-c",
-            "--no-gpu-bundle-output",
-            "-o",
-        ])
-        .arg(&co)
-        .arg(support::src("hip/interrupt_kernels.hip"))
-        .status()
-        .expect("hipcc");
-    assert!(st.success(), "hipcc interrupt_kernels failed");
+    let co = device_code_object("interrupt_kernels");
     let exe = support::gcc("interrupt", &[]);
     // Waiters poll once a minute: only the interrupt wakes them in time.
     let o = run(
@@ -134,7 +119,6 @@ fn queue_intercept_tool_sees_and_forwards_every_packet() {
     if !have("hipcc") || !have("g++") {
         return;
     }
-    support::runtime_dir();
     let tool = tool_library("queue_intercept");
     let exe = hipcc("launches", &[]);
     for n in [1, 40] {
