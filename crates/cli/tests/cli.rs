@@ -2,39 +2,15 @@
 //! tools as oracles.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output as ProcOutput};
+use std::process::Command;
 
+mod common;
+
+use common::{lathe, lathe_json, lathe_ok};
 use lathe_testkit::{llvm_tool, run, run_text, Build, Compress, Output};
-use serde_json::Value;
-
-fn lathe(args: &[&str]) -> ProcOutput {
-    Command::new(env!("CARGO_BIN_EXE_lathe"))
-        .args(args)
-        .output()
-        .expect("run lathe")
-}
-
-fn lathe_ok(args: &[&str]) -> String {
-    let out = lathe(args);
-    assert!(
-        out.status.success(),
-        "lathe {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn lathe_json(args: &[&str]) -> Value {
-    let mut a = vec!["--json"];
-    a.extend_from_slice(args);
-    serde_json::from_str(&lathe_ok(&a)).expect("valid JSON")
-}
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = lathe_testkit::cache_dir().join(format!("cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d
+    common::tmpdir(&format!("cli-{name}"))
 }
 
 /// A host shared library with a CCOB bundle for three targets.

@@ -6,29 +6,16 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
+use common::lathe_ok;
 use lathe_testkit::{llvm_tool, run_text};
 use serde_json::Value;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/libdemo.so");
 
-fn lathe_ok(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_lathe"))
-        .args(args)
-        .output()
-        .expect("run lathe");
-    assert!(
-        out.status.success(),
-        "lathe {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
 fn tmpdir(name: &str) -> PathBuf {
-    let d = lathe_testkit::cache_dir().join(format!("dbi-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d
+    common::tmpdir(&format!("dbi-cli-{name}"))
 }
 
 fn gfx90a_object(dir: &std::path::Path) -> PathBuf {

@@ -5,53 +5,20 @@
 //! librocsparse where the issue used it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output as ProcOutput};
+use std::process::Command;
 use std::time::Instant;
 
+mod common;
+
+use common::{lathe, lathe_fails as fails, lathe_json as json, lathe_ok as ok};
 use lathe_testkit::{llvm_tool, require_external, Build, Output};
 use serde_json::Value;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/libdemo.so");
 const ROCSPARSE: &str = "/usr/lib/x86_64-linux-gnu/librocsparse.so.0";
 
-fn lathe(args: &[&str]) -> ProcOutput {
-    Command::new(env!("CARGO_BIN_EXE_lathe"))
-        .args(args)
-        .output()
-        .expect("run lathe")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = lathe(args);
-    assert!(
-        out.status.success(),
-        "lathe {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = lathe(args);
-    assert!(!out.status.success(), "lathe {args:?} should fail");
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn json(args: &[&str]) -> Value {
-    let mut a = vec!["--json"];
-    a.extend_from_slice(args);
-    serde_json::from_str(&ok(&a)).expect("valid JSON")
-}
-
 fn tmpdir(name: &str) -> PathBuf {
-    let d = lathe_testkit::cache_dir().join(format!("usab-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d
+    common::tmpdir(&format!("usab-{name}"))
 }
 
 fn rocsparse() -> Option<&'static str> {
