@@ -17,6 +17,10 @@
 //!   probes built with the encoder; registers for probes; layout (branch
 //!   re-targeting, `s_getpc` re-basing, long-jump relaxation); a new code
 //!   object with updated descriptors and metadata ([`elfout`]).
+//! * [`scratch`]: scratch for probes: enabling the private segment in a
+//!   kernel that had none (the initial SGPRs it moves are moved back at
+//!   entry), growing it in one that had its own, and where the probe area
+//!   and the scratch descriptor are at every site.
 //! * [`tools`]: the built-in tools (`instr-count`, `block-count`,
 //!   `opcode-hist`, `kernarg`, `mem-trace`) and running them on the
 //!   emulator, with the emulator's ground-truth recording of the same run.
@@ -36,6 +40,7 @@ pub mod elfout;
 pub mod lift;
 pub mod live;
 pub mod rewrite;
+pub mod scratch;
 pub mod tools;
 
 pub use lift::{Block, Function, FunctionKind, Program};

@@ -45,6 +45,7 @@ use regex::Regex;
 use crate::elfout::{self, NewLayout, Patch};
 use crate::lift::{Exit, FunctionKind, Program};
 use crate::live::{Liveness, RegSet};
+use crate::scratch::{Plan, ScratchCx, RSRC_LANE};
 use crate::Error;
 
 /// Where a probe goes relative to the selected code.
@@ -232,6 +233,9 @@ pub struct ProbeCx<'a> {
     pub site: u32,
     /// The instruction the site is attached to.
     pub inst: Instruction,
+    /// Scratch for the probe, when its request asked for some
+    /// ([`Probe::scratch_bytes`]).
+    pub scratch: Option<ScratchCx>,
 }
 
 /// A probe: machine code for one site.
@@ -241,6 +245,13 @@ pub trait Probe: std::fmt::Debug + Send + Sync {
     /// Bytes of probe data shared by all sites of the request (a ring
     /// buffer, say), allocated once.
     fn shared_bytes(&self) -> u32 {
+        0
+    }
+    /// Bytes of scratch (per lane) the probe needs at its sites; the
+    /// rewriter enables and grows the private segment of every kernel the
+    /// request covers ([`crate::scratch`]) and passes the area in
+    /// [`ProbeCx::scratch`].
+    fn scratch_bytes(&self) -> u32 {
         0
     }
     /// Appends the probe's instructions.
@@ -303,8 +314,30 @@ pub struct Instrumented {
     /// (new address, original address) of every original instruction.
     pub addr_map: Vec<(u64, u64)>,
     /// Kernels left without probes, and why (no registers to spare in
-    /// their call-graph component).
+    /// their call-graph component, or no scratch for them).
     pub skipped: Vec<(String, String)>,
+    /// Kernels given probe scratch.
+    pub scratch: Vec<KernelScratch>,
+    /// Sites whose probe registers were spilled to scratch (VGPRs stored
+    /// and reloaded around the probe).
+    pub spilled_sites: usize,
+}
+
+/// Probe scratch given to one kernel ([`crate::scratch`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KernelScratch {
+    /// Kernel.
+    pub kernel: String,
+    /// The kernel's own `private_segment_fixed_size`.
+    pub old_size: u32,
+    /// Per-lane byte offset of the probe area.
+    pub area: u32,
+    /// New `private_segment_fixed_size`.
+    pub new_size: u32,
+    /// Scratch was off in the original kernel.
+    pub enabled: bool,
+    /// Initial SGPRs moved back by the entry preamble.
+    pub moved_sgprs: usize,
 }
 
 /// Component index of every function: functions linked by calls share
@@ -683,30 +716,106 @@ fn encode_err<'a>(
     }
 }
 
-fn reserve(used: &RegSet) -> Result<Reserved, String> {
+/// Registers of one call-graph component.
+#[derive(Debug, Clone, Copy)]
+struct CompRegs {
+    /// Reserved registers (SGPR fields meaningless in lane mode, VGPR
+    /// fields meaningless with `vspill`).
+    regs: Reserved,
+    /// SGPRs are borrowed per site (lane mode, or full mode without a
+    /// state VGPR).
+    lanes: bool,
+    /// Probe VGPRs are chosen per site: dead ones, else spilled to scratch.
+    vspill: bool,
+    /// The component's kernels get probe scratch.
+    scratch: bool,
+    /// SGPR mode: quad holding the scratch buffer descriptor (gfx90a).
+    rsrc: Option<u16>,
+    /// SGPR mode with spilling: pair saving EXEC around spills.
+    spill_exec: u16,
+    /// SGPR mode with spilling: SGPR holding the area's offset.
+    spill_base: u16,
+    /// One past the last reserved SGPR (0 in lane mode).
+    sgpr_end: u16,
+    /// Highest VGPR a site may pick (`vspill`).
+    vmax: u16,
+}
+
+impl CompRegs {
+    /// The lane-mode state VGPR (`None` in SGPR mode and in full mode,
+    /// where each site loads it from scratch).
+    fn vstate(&self) -> Option<u16> {
+        self.regs.vstate
+    }
+}
+
+/// Reserves registers for a component using `used`. `probe_scratch`: a
+/// request covering it asks for scratch.
+fn reserve(used: &RegSet, probe_scratch: bool, architected: bool) -> Result<CompRegs, String> {
     let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    let lanes = s0 + 9 > 102;
-    let nv = if lanes { 11 } else { 10 };
-    if v0 + nv > 256 {
+    // SGPR-mode layout: ptr, save, tmp, t2, scc, then the scratch
+    // descriptor quad and the spill pair + base.
+    let layout = |scratch: bool, vspill: bool| -> (u16, Option<u16>, u16, u16) {
+        let mut next = s0 + 9;
+        let mut rsrc = None;
+        if scratch && !architected {
+            let r = next.next_multiple_of(4);
+            rsrc = Some(r);
+            next = r + 4;
+        }
+        let (mut e, mut b) = (0, 0);
+        if vspill {
+            e = next.next_multiple_of(2);
+            b = e + 2;
+            next = b + 1;
+        }
+        (next, rsrc, e, b)
+    };
+    let lanes0 = layout(probe_scratch, false).0 > 102;
+    let mut vspill = v0 + 10 + u16::from(lanes0) > 256;
+    let (mut end, mut rsrc, mut e, mut b) = layout(probe_scratch || vspill, vspill);
+    let lanes = end > 102;
+    if lanes && !vspill && v0 + 11 > 256 {
+        vspill = true;
+        (end, rsrc, e, b) = layout(true, true);
+    }
+    let scratch = probe_scratch || vspill;
+    let vmax = used.max_vgpr().unwrap_or(0);
+    if vspill && vmax < 24 {
         return Err(format!(
-            "SGPRs s0..s{} and VGPRs v0..v{} are in use (scratch spilling is not implemented)",
-            s0.saturating_sub(1),
-            v0 - 1
+            "VGPRs v0..v{} are in use and too few for per-site probe registers",
+            vmax
         ));
     }
-    Ok(Reserved {
-        ptr: s0,
-        save: s0 + 2,
-        tmp: s0 + 4,
-        t2: s0 + 6,
-        scc: s0 + 8,
-        vdata: v0,
-        vcnt: v0 + 2,
-        voff: v0 + 4,
-        vtmp: v0 + 5,
-        vaux: v0 + 6,
-        vstate: lanes.then_some(v0 + 10),
+    let _ = end;
+    let (vb, vstate) = if vspill {
+        (0, None)
+    } else {
+        (v0, lanes.then_some(v0 + 10))
+    };
+    Ok(CompRegs {
+        regs: Reserved {
+            ptr: s0,
+            save: s0 + 2,
+            tmp: s0 + 4,
+            t2: s0 + 6,
+            scc: s0 + 8,
+            vdata: vb,
+            vcnt: vb + 2,
+            voff: vb + 4,
+            vtmp: vb + 5,
+            vaux: vb + 6,
+            vstate,
+        },
+        lanes,
+        vspill,
+        scratch,
+        rsrc: if lanes { None } else { rsrc },
+        spill_exec: e,
+        spill_base: b,
+        sgpr_end: if lanes { 0 } else { end },
+        vmax,
     })
 }
 
@@ -726,16 +835,18 @@ fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
 }
 
 /// Lane mode: SGPRs for one site, dead ones first, else live ones that
-/// are saved in `vstate` lanes 2.. (returned as (sgpr, lane)).
-fn site_regs(base: &Reserved, live: &RegSet, avoid: &RegSet) -> (Reserved, Vec<(u16, u16)>) {
-    if base.vstate.is_none() {
-        return (*base, Vec::new());
-    }
-    // Registers the site's instruction reads are never borrowed (a probe
-    // may read them too).
+/// are saved in the state VGPR's lanes [`FIRST_SAVE_LANE`].. (returned as
+/// (sgpr, lane)), avoiding `avoid`; with `rsrc` also a quad for the
+/// scratch buffer descriptor.
+fn site_regs(
+    base: &Reserved,
+    live: &RegSet,
+    avoid: &RegSet,
+    rsrc: bool,
+) -> (Reserved, Option<u16>, Vec<(u16, u16)>) {
     let mut taken = *avoid;
     let mut saved = Vec::new();
-    let mut lane = 2u16;
+    let mut lane = crate::scratch::FIRST_SAVE_LANE;
     let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
         if let Some(k) = pick_dead(live, taken, count) {
             return k;
@@ -749,12 +860,41 @@ fn site_regs(base: &Reserved, live: &RegSet, avoid: &RegSet) -> (Reserved, Vec<(
         k
     };
     let mut r = *base;
+    let q = rsrc.then(|| get(4, &mut taken, &mut saved));
     r.ptr = get(2, &mut taken, &mut saved);
     r.save = get(2, &mut taken, &mut saved);
     r.tmp = get(2, &mut taken, &mut saved);
     r.t2 = get(2, &mut taken, &mut saved);
     r.scc = get(1, &mut taken, &mut saved);
-    (r, saved)
+    (r, q, saved)
+}
+
+/// First VGPR run of `count` (even-aligned when `count` > 1) in
+/// v0..=`vmax` outside `avoid` and `taken`, dead ones (not in `live`)
+/// first; marks it taken. Returns the first VGPR and whether it is live.
+fn pick_vgprs(
+    live: &RegSet,
+    avoid: &RegSet,
+    taken: &mut RegSet,
+    vmax: u16,
+    count: u16,
+) -> Option<(u16, bool)> {
+    let step = if count > 1 { 2 } else { 1 };
+    for want_dead in [true, false] {
+        let mut k = 0;
+        while k + count <= vmax + 1 {
+            let ok = (k..k + count).all(|v| {
+                !avoid.has_vgpr(v) && !taken.has_vgpr(v) && (!want_dead || !live.has_vgpr(v))
+            });
+            if ok {
+                taken.add(RegRange::vgpr(k, count as u8));
+                let is_live = (k..k + count).any(|v| live.has_vgpr(v));
+                return Some((k, is_live));
+            }
+            k += step;
+        }
+    }
+    None
 }
 
 /// `v_writelane_b32 v, s, lane`.
@@ -789,6 +929,7 @@ fn patch_descriptor(
     d: &KernelDescriptor,
     arch: KdArch,
     regs: &Reserved,
+    sgpr_end: u16,
     md_vgpr: Option<u32>,
 ) -> ([u8; 64], u32) {
     let mut out = *kd;
@@ -816,7 +957,7 @@ fn patch_descriptor(
     let vg = new_total.div_ceil(granule).max(1) - 1;
     rsrc1 = (rsrc1 & !0x3f) | (vg & 0x3f);
     if let Some(old_s) = d.allocated_sgprs(arch) {
-        let need = u32::from(regs.sgpr_end()) + 6;
+        let need = u32::from(sgpr_end) + 6;
         let s = old_s.max(need);
         let sg = s.div_ceil(8).max(1) - 1;
         rsrc1 = (rsrc1 & !(0xf << 6)) | ((sg & 0xf) << 6);
@@ -890,14 +1031,107 @@ pub fn instrument_lifted_with(
         }
     }
     let syms = co.symbols()?;
+    let mut kd_of: Vec<(usize, KernelDescriptor)> = Vec::new();
     for k in syms.kernels() {
         if let (Ok(d), Some(fi)) = (&k.descriptor, p.function(k.name)) {
             for s in d.initial_sgprs(arch) {
                 comp_used[comp[fi]].add(RegRange::sgpr(s.first as u16, s.count as u8));
             }
+            kd_of.push((fi, *d));
         }
     }
-    let comp_regs: Vec<Result<Reserved, String>> = comp_used.iter().map(reserve).collect();
+    // Which functions each request covers: selected kernels and what they
+    // call.
+    let mut covered: Vec<Vec<bool>> = Vec::new();
+    for r in requests {
+        let mut cov = vec![false; p.functions.len()];
+        for (fi, f) in p.functions.iter().enumerate() {
+            if f.kind == FunctionKind::Kernel
+                && r.select
+                    .kernel
+                    .as_ref()
+                    .is_none_or(|re| re.is_match(&f.name))
+            {
+                for g in crate::cfg::reachable(p, fi) {
+                    cov[g] = true;
+                }
+            }
+        }
+        covered.push(cov);
+    }
+    // Scratch asked for by probes: each such request gets its region of
+    // the probe area, after the rewriter's own words.
+    let architected = arch.architected_flat_scratch;
+    let mut req_area: Vec<Option<u32>> = vec![None; requests.len()];
+    let mut probe_bytes = 0u32;
+    for (ri, r) in requests.iter().enumerate() {
+        let b = r.probe.scratch_bytes();
+        if b > 0 {
+            req_area[ri] = Some(crate::scratch::AREA_RESERVED + probe_bytes);
+            probe_bytes += b.next_multiple_of(16);
+        }
+    }
+    let mut comp_probe_scratch = vec![false; ncomp];
+    for (ri, cov) in covered.iter().enumerate() {
+        if req_area[ri].is_some() {
+            for (fi, c) in cov.iter().enumerate() {
+                if *c {
+                    comp_probe_scratch[comp[fi]] = true;
+                }
+            }
+        }
+    }
+    // Components that need scratch (asked for, or spilling) get a plan for
+    // each of their kernels, with one area offset for the component (its
+    // device functions serve every kernel); the new initial SGPRs are
+    // kept clear of.
+    let first: Vec<Option<bool>> = comp_used
+        .iter()
+        .enumerate()
+        .map(|(c, u)| {
+            reserve(u, comp_probe_scratch[c], architected)
+                .ok()
+                .map(|r| r.scratch)
+        })
+        .collect();
+    let mut comp_area = vec![0u32; ncomp];
+    for (fi, d) in &kd_of {
+        let c = comp[*fi];
+        if first[c] == Some(true) {
+            comp_area[c] = comp_area[c].max(d.private_segment_fixed_size.next_multiple_of(16));
+        }
+    }
+    let mut plans: HashMap<usize, Plan> = HashMap::new();
+    let mut comp_err: Vec<Option<String>> = vec![None; ncomp];
+    for (fi, d) in &kd_of {
+        let c = comp[*fi];
+        if first[c] != Some(true) {
+            continue;
+        }
+        match Plan::new(d, arch, comp_area[c], probe_bytes) {
+            Ok(pl) => {
+                for r in pl.entry_sgprs() {
+                    comp_used[c].add(r);
+                }
+                plans.insert(*fi, pl);
+            }
+            Err(e) => comp_err[c] = Some(format!("no scratch for probes: {e}")),
+        }
+    }
+    let comp_regs: Vec<Result<CompRegs, String>> = comp_used
+        .iter()
+        .enumerate()
+        .map(|(c, u)| match &comp_err[c] {
+            Some(e) => Err(e.clone()),
+            None => {
+                let r = reserve(u, comp_probe_scratch[c], architected)?;
+                if r.scratch && first[c] != Some(true) {
+                    return Err("registers ran out once scratch was enabled".into());
+                }
+                Ok(r)
+            }
+        })
+        .collect();
     if !comp_regs.is_empty() && comp_regs.iter().all(|r| r.is_err()) {
         return Err(Error::NoRegisters {
             function: p
@@ -910,25 +1144,35 @@ pub fn instrument_lifted_with(
                 .unwrap_or_default(),
         });
     }
-    // Stand-in for code without probes: `vstate` set so that long jumps
-    // and getpc fixes look for dead SGPRs.
-    let no_regs = Reserved {
-        ptr: 0,
-        save: 0,
-        tmp: 0,
-        t2: 0,
-        scc: 0,
-        vdata: 0,
-        vcnt: 0,
-        voff: 0,
-        vtmp: 0,
-        vaux: 0,
-        vstate: Some(0),
+    // Stand-in for code without probes: lane mode, so that long jumps and
+    // getpc fixes look for dead SGPRs.
+    let no_regs = CompRegs {
+        regs: Reserved {
+            ptr: 0,
+            save: 0,
+            tmp: 0,
+            t2: 0,
+            scc: 0,
+            vdata: 0,
+            vcnt: 0,
+            voff: 0,
+            vtmp: 0,
+            vaux: 0,
+            vstate: Some(0),
+        },
+        lanes: true,
+        vspill: false,
+        scratch: false,
+        rsrc: None,
+        spill_exec: 0,
+        spill_base: 0,
+        sgpr_end: 0,
+        vmax: 0,
     };
     let first_regs = comp_regs
         .iter()
-        .find_map(|r| r.as_ref().ok().copied())
-        .unwrap_or(no_regs);
+        .find_map(|r| r.as_ref().ok().map(|c| c.regs))
+        .unwrap_or(no_regs.regs);
     let mut skipped: Vec<(String, String)> = Vec::new();
     for (fi, f) in p.functions.iter().enumerate() {
         if let Err(why) = &comp_regs[comp[fi]] {
@@ -955,25 +1199,6 @@ pub fn instrument_lifted_with(
         kernarg_size.insert(k.name, d.kernarg_size);
         descriptors.push((k.name, ds.value, *d));
     }
-    // Which functions each request covers: selected kernels and what they
-    // call.
-    let mut covered: Vec<Vec<bool>> = Vec::new();
-    for r in requests {
-        let mut cov = vec![false; p.functions.len()];
-        for (fi, f) in p.functions.iter().enumerate() {
-            if f.kind == FunctionKind::Kernel
-                && r.select
-                    .kernel
-                    .as_ref()
-                    .is_none_or(|re| re.is_match(&f.name))
-            {
-                for g in crate::cfg::reachable(p, fi) {
-                    cov[g] = true;
-                }
-            }
-        }
-        covered.push(cov);
-    }
     let any_sites = !requests.is_empty();
     // Build items.
     let mut sites: Vec<Site> = Vec::new();
@@ -984,11 +1209,14 @@ pub fn instrument_lifted_with(
         slot += r.probe.shared_bytes().next_multiple_of(8);
     }
     let mut code: Vec<FnCode> = Vec::with_capacity(p.functions.len());
+    let spilled = std::cell::Cell::new(0usize);
     for (fi, f) in p.functions.iter().enumerate() {
-        let (regs, comp_ok) = match &comp_regs[comp[fi]] {
+        let (cr, comp_ok) = match &comp_regs[comp[fi]] {
             Ok(r) => (*r, true),
             Err(_) => (no_regs, false),
         };
+        let regs = cr.regs;
+        let area = comp_area[comp[fi]];
         let fl = &live.functions[fi];
         let n = f.insts.len();
         let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
@@ -1009,17 +1237,128 @@ pub fn instrument_lifted_with(
             let r = &requests[ri];
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
+            let addr = f.insts[i].addr;
             let avoid = crate::live::effects(&f.insts[i].inst).uses;
-            let (sregs, saved) = site_regs(&regs, &live_at, &avoid);
-            let enc = |e| encode_err(&f.name, f.insts[i].addr, "lane save")(e);
-            if let Some(vs) = regs.vstate {
+            let enc = |e| encode_err(&f.name, addr, "probe registers")(e);
+            let no_regs_err = |what: &str| Error::NoRegisters {
+                function: f.name.clone(),
+                why: format!("no dead {what} at the site at {addr:#x} to spill around"),
+            };
+            let mut scx = req_area[ri].map(|o| ScratchCx {
+                area: area + o,
+                bytes: r.probe.scratch_bytes(),
+                rsrc: cr.rsrc,
+                architected,
+            });
+            let want_rsrc = scx.is_some() && !architected;
+            let mut sregs = regs;
+            let mut state_v = cr.vstate();
+            // VGPRs stored to scratch around the probe: (vgpr, offset from
+            // the area).
+            let mut spills: Vec<(u16, u32)> = Vec::new();
+            let (mut e, mut a) = (cr.spill_exec, cr.spill_base);
+            let mut staken = avoid;
+            if cr.vspill {
+                if cr.lanes {
+                    e = pick_dead(&live_at, &mut staken, 2)
+                        .ok_or_else(|| no_regs_err("SGPR pair"))?;
+                    a = pick_dead(&live_at, &mut staken, 1).ok_or_else(|| no_regs_err("SGPR"))?;
+                }
+                let mut vt = RegSet::default();
+                let mut pick = |count: u16, spills: &mut Vec<(u16, u32)>| -> Result<u16, Error> {
+                    let (v, _) = pick_vgprs(&live_at, &avoid, &mut vt, cr.vmax, count)
+                        .ok_or_else(|| no_regs_err("VGPRs"))?;
+                    for k in v..v + count {
+                        if live_at.has_vgpr(k) {
+                            let off = crate::scratch::AREA_STATE + 4 * spills.len() as u32;
+                            spills.push((k, off));
+                        }
+                    }
+                    Ok(v)
+                };
+                sregs.vdata = pick(2, &mut spills)?;
+                sregs.vcnt = pick(2, &mut spills)?;
+                sregs.vaux = pick(4, &mut spills)?;
+                sregs.voff = pick(1, &mut spills)?;
+                sregs.vtmp = pick(1, &mut spills)?;
+                if cr.lanes {
+                    state_v = Some(pick(1, &mut spills)?);
+                }
+                if !spills.is_empty() {
+                    spilled.set(spilled.get() + 1);
+                }
+                // Outstanding loads into the borrowed VGPRs land first.
+                out.push(waitcnt(t, 0, 0).map_err(enc)?);
+                out.push(
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[sreg(e, 2), Operand::Reg(RegRange::EXEC)],
+                    )
+                    .map_err(enc)?,
+                );
+                out.push(
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
+                    )
+                    .map_err(enc)?,
+                );
+                if cr.lanes {
+                    out.push(build(t, Opcode::S_MOV_B32, &[sreg(a, 1), konst(area)]).map_err(enc)?);
+                }
+                for (v, off) in &spills {
+                    out.push(crate::scratch::store_dword(t, *v, a, *off).map_err(enc)?);
+                }
+                if let (true, Some(vs)) = (cr.lanes, state_v) {
+                    out.push(crate::scratch::load_dword(t, vs, a, 0).map_err(enc)?);
+                    out.push(waitcnt(t, 0, 15).map_err(enc)?);
+                }
+                staken.add(RegRange::sgpr(e, 2));
+                staken.add(RegRange::sgpr(a, 1));
+            }
+            let mut saved = Vec::new();
+            if let (true, Some(vs)) = (cr.lanes, state_v) {
+                let (sr, q, sv) = site_regs(&regs, &live_at, &staken, want_rsrc);
+                (sregs.ptr, sregs.save, sregs.tmp, sregs.t2, sregs.scc) =
+                    (sr.ptr, sr.save, sr.tmp, sr.t2, sr.scc);
+                saved = sv;
                 for (sg, lane) in &saved {
                     out.push(writelane(t, vs, *sg, *lane).map_err(enc)?);
                 }
                 out.push(readlane(t, sregs.ptr, vs, 0).map_err(enc)?);
                 out.push(readlane(t, sregs.ptr + 1, vs, 1).map_err(enc)?);
+                if let (Some(q), Some(x)) = (q, scx.as_mut()) {
+                    for k in 0..4 {
+                        out.push(readlane(t, q + k, vs, RSRC_LANE + k).map_err(enc)?);
+                    }
+                    x.rsrc = Some(q);
+                }
                 // VALU-written SGPR read by VMEM: 5 wait states on GFX9.
                 out.push(nop(t, 4).map_err(enc)?);
+            }
+            if cr.vspill {
+                // The constants kernel entry sets in the reserved VGPRs.
+                for (v, k) in [
+                    (sregs.vdata, 1),
+                    (sregs.vdata + 1, 0),
+                    (sregs.vcnt + 1, 0),
+                    (sregs.voff, 0),
+                ] {
+                    out.push(
+                        build(t, Opcode::V_MOV_B32_E32, &[vreg(v, 1), Operand::Int(k)])
+                            .map_err(enc)?,
+                    );
+                }
+                out.push(
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
+                    )
+                    .map_err(enc)?,
+                );
             }
             let cx = ProbeCx {
                 target: t,
@@ -1032,17 +1371,42 @@ pub fn instrument_lifted_with(
                 shared: shared_off[ri],
                 site: sites.len() as u32,
                 inst: f.insts[i].inst,
+                scratch: scx,
             };
             r.probe
                 .emit(&cx, out)
-                .map_err(encode_err(&f.name, f.insts[i].addr, "probe"))?;
-            if let Some(vs) = regs.vstate {
+                .map_err(encode_err(&f.name, addr, "probe"))?;
+            if cr.vspill {
+                out.push(
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
+                    )
+                    .map_err(enc)?,
+                );
+            }
+            if let (true, Some(vs)) = (cr.lanes, state_v) {
                 for (sg, lane) in &saved {
                     out.push(readlane(t, *sg, vs, *lane).map_err(enc)?);
                 }
                 if !saved.is_empty() {
                     out.push(nop(t, 4).map_err(enc)?);
                 }
+            }
+            if cr.vspill {
+                for (v, off) in &spills {
+                    out.push(crate::scratch::load_dword(t, *v, a, *off).map_err(enc)?);
+                }
+                out.push(waitcnt(t, 0, 15).map_err(enc)?);
+                out.push(
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
+                    )
+                    .map_err(enc)?,
+                );
             }
             sites.push(Site {
                 id: sites.len(),
@@ -1204,41 +1568,70 @@ pub fn instrument_lifted_with(
         // Items.
         let mut items: Vec<Item> = Vec::new();
         if f.kind == FunctionKind::Kernel && any_sites && comp_ok {
-            let pp = if regs.vstate.is_some() {
-                if fl.before.first().is_some_and(|l| l.scc) {
-                    return Err(Error::Unsupported {
-                        function: f.name.clone(),
-                        addr: f.addr,
-                        why: "SCC is live at kernel entry".into(),
-                    });
+            let pe = |e| encode_err(&f.name, f.addr, "preamble")(e);
+            let entry_live = fl.before.first().copied().unwrap_or(RegSet::ALL);
+            if cr.lanes && entry_live.scc {
+                return Err(Error::Unsupported {
+                    function: f.name.clone(),
+                    addr: f.addr,
+                    why: "SCC is live at kernel entry".into(),
+                });
+            }
+            let no_entry = |what: &str| Error::NoRegisters {
+                function: f.name.clone(),
+                why: format!("no dead {what} at kernel entry"),
+            };
+            let plan = plans.get(&fi);
+            // Scratch first: FLAT_SCRATCH, the descriptor, and the initial
+            // SGPRs moved back to the original layout.
+            let mut taken = RegSet::default();
+            let mut rsrc_tmp = None;
+            if let Some(pl) = plan {
+                let mut clear = entry_live;
+                for r in pl.entry_sgprs() {
+                    clear.add(r);
                 }
-                let entry_live = fl.before.first().copied().unwrap_or(RegSet::ALL);
-                pick_dead(&entry_live, &mut RegSet::default(), 2).ok_or_else(|| {
-                    Error::NoRegisters {
-                        function: f.name.clone(),
-                        why: "no dead SGPR pair at kernel entry".into(),
-                    }
-                })?
+                let dst = if architected {
+                    None
+                } else if cr.lanes {
+                    let q =
+                        pick_dead(&clear, &mut taken, 4).ok_or_else(|| no_entry("SGPR quad"))?;
+                    rsrc_tmp = Some(q);
+                    Some(q)
+                } else {
+                    cr.rsrc
+                };
+                let mut v = Vec::new();
+                pl.emit_entry(t, dst, &mut v).map_err(pe)?;
+                items.extend(v.into_iter().map(Item::Fixed));
+            }
+            if !cr.lanes && cr.vspill {
+                items.push(Item::Fixed(
+                    build(t, Opcode::S_MOV_B32, &[sreg(cr.spill_base, 1), konst(area)])
+                        .map_err(pe)?,
+                ));
+            }
+            let pp = if cr.lanes {
+                pick_dead(&entry_live, &mut taken, 2).ok_or_else(|| no_entry("SGPR pair"))?
             } else {
                 regs.ptr
             };
             let g = items.len();
             items.push(Item::Fixed(
-                build(t, Opcode::S_GETPC_B64, &[sreg(pp, 2)])
-                    .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+                build(t, Opcode::S_GETPC_B64, &[sreg(pp, 2)]).map_err(pe)?,
             ));
             let add = build(
                 t,
                 Opcode::S_ADD_U32,
                 &[sreg(pp, 1), sreg(pp, 1), Operand::Literal(0)],
             )
-            .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            .map_err(pe)?;
             let addc = build(
                 t,
                 Opcode::S_ADDC_U32,
                 &[sreg(pp + 1, 1), sreg(pp + 1, 1), Operand::Literal(0)],
             )
-            .map_err(encode_err(&f.name, f.addr, "preamble"))?;
+            .map_err(pe)?;
             // Target: the data variable (resolved once the layout is known).
             items.push(Item::PcAdd {
                 inst: add,
@@ -1253,28 +1646,68 @@ pub fn instrument_lifted_with(
                 hi: true,
             });
             items.push(Item::Fixed(
-                smem_load(t, Opcode::S_LOAD_DWORDX2, pp, pp, 0)
-                    .map_err(encode_err(&f.name, f.addr, "preamble"))?,
+                smem_load(t, Opcode::S_LOAD_DWORDX2, pp, pp, 0).map_err(pe)?,
             ));
-            items.push(Item::Fixed(
-                waitcnt(t, 63, 0).map_err(encode_err(&f.name, f.addr, "preamble"))?,
-            ));
-            let save = if let Some(vs) = regs.vstate {
-                for k in 0..2 {
-                    items.push(Item::Fixed(
-                        writelane(t, vs, pp + k, k)
-                            .map_err(encode_err(&f.name, f.addr, "preamble"))?,
-                    ));
+            items.push(Item::Fixed(waitcnt(t, 63, 0).map_err(pe)?));
+            // Lane mode: the state VGPR (kept, or in full mode stored in
+            // the area's state word) gets the address in lanes 0-1 and the
+            // scratch descriptor in lanes 2-5.
+            let state = match cr.vstate() {
+                Some(vs) => Some(vs),
+                None if cr.lanes && cr.vspill => {
+                    let mut vt = RegSet::default();
+                    match pick_vgprs(&entry_live, &RegSet::default(), &mut vt, cr.vmax, 1) {
+                        Some((v, false)) => Some(v),
+                        _ => return Err(no_entry("VGPR")),
+                    }
                 }
-                // pp is free again once its value is in the lanes.
-                pp
-            } else {
-                regs.save
+                None => None,
             };
-            let mut pre_v = Vec::new();
-            preset_vgprs(t, &regs, save, &mut pre_v)
-                .map_err(encode_err(&f.name, f.addr, "preamble"))?;
-            items.extend(pre_v.into_iter().map(Item::Fixed));
+            if let Some(vs) = state {
+                for k in 0..2 {
+                    items.push(Item::Fixed(writelane(t, vs, pp + k, k).map_err(pe)?));
+                }
+                if let Some(q) = rsrc_tmp {
+                    for k in 0..4 {
+                        items.push(Item::Fixed(
+                            writelane(t, vs, q + k, RSRC_LANE + k).map_err(pe)?,
+                        ));
+                    }
+                }
+            }
+            if let (None, Some(vs)) = (cr.vstate(), state) {
+                let e =
+                    pick_dead(&entry_live, &mut taken, 2).ok_or_else(|| no_entry("SGPR pair"))?;
+                let a = pick_dead(&entry_live, &mut taken, 1).ok_or_else(|| no_entry("SGPR"))?;
+                for i in [
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[sreg(e, 2), Operand::Reg(RegRange::EXEC)],
+                    ),
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
+                    ),
+                    build(t, Opcode::S_MOV_B32, &[sreg(a, 1), konst(area)]),
+                    crate::scratch::store_dword(t, vs, a, 0),
+                    build(
+                        t,
+                        Opcode::S_MOV_B64,
+                        &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
+                    ),
+                ] {
+                    items.push(Item::Fixed(i.map_err(pe)?));
+                }
+            }
+            if !cr.vspill {
+                // pp is free again once its value is in the lanes.
+                let save = if cr.lanes { pp } else { regs.save };
+                let mut pre_v = Vec::new();
+                preset_vgprs(t, &regs, save, &mut pre_v).map_err(pe)?;
+                items.extend(pre_v.into_iter().map(Item::Fixed));
+            }
         }
         for x in prologue {
             items.push(Item::Fixed(x));
@@ -1304,7 +1737,7 @@ pub fn instrument_lifted_with(
                 getpc_item.insert(i, items.len());
                 items.push(Item::Fixed(inst));
                 if pr.target.is_none() {
-                    let scratch = if regs.vstate.is_none() {
+                    let scratch = if !cr.lanes {
                         Some(regs.scc)
                     } else {
                         let mut live = fl.after[i];
@@ -1342,7 +1775,7 @@ pub fn instrument_lifted_with(
                     });
                 }
                 pending_branches.push((items.len(), tg));
-                let scratch = if regs.vstate.is_none() {
+                let scratch = if !cr.lanes {
                     Some((regs.tmp, regs.scc))
                 } else {
                     let mut taken = RegSet::default();
@@ -1579,7 +2012,8 @@ pub fn instrument_lifted_with(
         debug_assert_eq!(out.len() as u64, starts[fi] + fc.size);
     }
     // Descriptors.
-    let mut new_counts: HashMap<String, (u64, u64)> = HashMap::new();
+    let mut new_counts: HashMap<String, NewCounts> = HashMap::new();
+    let mut scratch: Vec<KernelScratch> = Vec::new();
     let mut patch = Patch {
         code: out,
         ..Default::default()
@@ -1596,12 +2030,29 @@ pub fn instrument_lifted_with(
             .and_then(|k| k.metadata.as_ref())
             .map(|m| m.vgpr_count.min(512) as u32);
         let mut nb = raw;
-        if let Ok(kr) = &comp_regs[comp[fi]] {
-            let (b, vgprs) = patch_descriptor(&raw, d, arch, kr, md_vgpr);
+        if let Ok(cr) = &comp_regs[comp[fi]] {
+            let (b, vgprs) = patch_descriptor(&raw, d, arch, &cr.regs, cr.sgpr_end, md_vgpr);
             nb = b;
+            let mut private = None;
+            if let Some(pl) = plans.get(&fi) {
+                pl.patch(&mut nb);
+                private = Some(u64::from(pl.new_size()));
+                scratch.push(KernelScratch {
+                    kernel: name.to_string(),
+                    old_size: pl.old_size,
+                    area: pl.area,
+                    new_size: pl.new_size(),
+                    enabled: d.compute_pgm_rsrc2 & 1 == 0,
+                    moved_sgprs: pl.moves().len(),
+                });
+            }
             new_counts.insert(
                 format!("{name}.kd"),
-                (u64::from(kr.sgpr_end()) + 6, u64::from(vgprs)),
+                NewCounts {
+                    sgprs: u64::from(cr.sgpr_end) + 6,
+                    vgprs: u64::from(vgprs),
+                    private,
+                },
             );
         }
         let entry = fn_new[fi] as i64 - *kd_addr as i64;
@@ -1627,7 +2078,18 @@ pub fn instrument_lifted_with(
         relaxed_branches: relaxed,
         addr_map,
         skipped,
+        scratch,
+        spilled_sites: spilled.get(),
     })
+}
+
+/// A kernel's new metadata values.
+#[derive(Debug, Clone, Copy)]
+struct NewCounts {
+    sgprs: u64,
+    vgprs: u64,
+    /// New `.private_segment_fixed_size`.
+    private: Option<u64>,
 }
 
 fn long_jump(
@@ -1690,7 +2152,7 @@ fn replace_literal(t: Target, inst: &Instruction, v: u32) -> Result<Instruction,
 /// cover the reserved registers, one per `NT_AMDGPU_METADATA` note.
 fn metadata_notes(
     co: &CodeObject<'_>,
-    new_counts: &HashMap<String, (u64, u64)>,
+    new_counts: &HashMap<String, NewCounts>,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let mut out = Vec::new();
     for desc in co.metadata_notes()? {
@@ -1712,13 +2174,19 @@ fn metadata_notes(
                                 .and_then(|(_, v)| v.as_str())
                                 .unwrap_or("")
                                 .to_string();
-                            let Some(&(sg, vg)) = new_counts.get(&sym) else {
+                            let Some(nc) = new_counts.get(&sym) else {
                                 continue;
                             };
                             for (mk, mv) in m.iter_mut() {
                                 let need = match mk.as_str() {
-                                    Some(".sgpr_count") => sg,
-                                    Some(".vgpr_count") => vg,
+                                    Some(".sgpr_count") => nc.sgprs,
+                                    Some(".vgpr_count") => nc.vgprs,
+                                    Some(".private_segment_fixed_size") => {
+                                        if let Some(p) = nc.private {
+                                            *mv = lathe_codeobj::Value::UInt(p);
+                                        }
+                                        continue;
+                                    }
                                     _ => continue,
                                 };
                                 if let Some(old) = mv.as_u64() {

@@ -67,3 +67,55 @@ pub fn outputs(s: &Session, case: &Case, bufs: &[lathe_emu::session::BufferOut])
     }
     v
 }
+
+/// One run of an instrumented code object.
+pub struct RunOut {
+    /// The probe-data buffer after the run.
+    pub data: Vec<u8>,
+    /// Output buffers and globals ([`outputs`]).
+    pub outputs: Vec<Vec<u8>>,
+    /// Waves run.
+    pub waves: u64,
+    /// Wave-instructions executed (probes included).
+    pub wave_instructions: u64,
+}
+
+/// Loads `out` (with a zeroed probe-data buffer), runs `kernel` with the
+/// case's arguments (waitcnt check on) and reads everything back.
+pub fn run_instrumented(
+    agent: lathe_bundle::TargetId,
+    out: &lathe_dbi::rewrite::Instrumented,
+    case: &Case,
+    kernel: &str,
+) -> Result<RunOut, String> {
+    let session = Session::load(agent, &[&out.code_object]).map_err(|e| e.to_string())?;
+    let var = session
+        .exe
+        .symbol(lathe_dbi::elfout::DATA_SYMBOL)
+        .ok_or("no data symbol")?
+        .address;
+    let buf = session
+        .upload(&vec![0u8; out.data_size as usize])
+        .map_err(|e| e.to_string())?;
+    session
+        .mem
+        .view()
+        .store_u64(var, buf)
+        .map_err(|e| e.to_string())?;
+    let opts = lathe_emu::run::Options {
+        threads: 1,
+        ..Default::default()
+    };
+    let (rep, bufs) = session
+        .launch(kernel, shape_of(case), &args_of(case), &opts)
+        .map_err(|e| e.to_string())?;
+    let data = session
+        .download(buf, out.data_size)
+        .map_err(|e| e.to_string())?;
+    Ok(RunOut {
+        data,
+        outputs: outputs(&session, case, &bufs),
+        waves: rep.waves,
+        wave_instructions: rep.wave_instructions,
+    })
+}

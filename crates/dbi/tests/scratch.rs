@@ -1,0 +1,287 @@
+//! Probe scratch (`lathe_dbi::scratch`) on the emulator corpus: a probe
+//! asks for scratch bytes, so every kernel gets a probe area — scratch
+//! enabled where it was off (gfx90a: the initial SGPRs move, the entry
+//! preamble moves them back), grown where the kernel had its own frame.
+//! At kernel entry the probe writes a value to its area per lane through
+//! `scratch_store_dword` (and on gfx90a a second one through the MUBUF
+//! descriptor the rewriter hands it); before every `s_endpgm` it reads
+//! both back and adds them to counters. The counters must equal the value
+//! times the waves run, every output must be bit-identical to the
+//! uninstrumented run's, the waitcnt check stays on, and the descriptor /
+//! metadata check is clean on the result. Kernels with a dynamic stack
+//! must be refused with a reason, nothing else.
+
+use std::sync::Arc;
+
+mod common;
+
+use common::{args_of, outputs, run_instrumented, shape_of, RunOut};
+use lathe_cases::build;
+use lathe_codeobj::CodeObject;
+use lathe_dbi::rewrite::{
+    self, atomic_add_x2, build as inst, exec_one, exec_restore, waitcnt, Options, Probe, ProbeCx,
+    Request, Selector, Where,
+};
+use lathe_dbi::{Liveness, Program};
+use lathe_emu::session::Session;
+use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegRange};
+
+const K: u32 = 0x1234;
+
+fn s(n: u16, c: u8) -> Operand {
+    Operand::Reg(RegRange::sgpr(n, c))
+}
+fn v(n: u16) -> Operand {
+    Operand::Reg(RegRange::vgpr(n, 1))
+}
+
+/// Writes K (flat scratch) and K + 1 (MUBUF, gfx90a) to the area at
+/// kernel entry; reads lane 0's values back before `s_endpgm` and adds
+/// them to the slot's two counters.
+#[derive(Debug)]
+struct RoundTrip {
+    entry: bool,
+}
+
+fn mubuf(
+    cx: &ProbeCx<'_>,
+    op: Opcode,
+    data: u16,
+    rsrc: u16,
+    off: u32,
+) -> Result<Instruction, BuildError> {
+    let mut m = Modifiers::default();
+    m.offset = off as i32;
+    rewrite::build_m(
+        cx.target,
+        op,
+        &m,
+        &[v(data), Operand::Off, s(rsrc, 4), Operand::Int(0)],
+    )
+}
+
+impl Probe for RoundTrip {
+    fn slot_bytes(&self) -> u32 {
+        16
+    }
+    fn scratch_bytes(&self) -> u32 {
+        8
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        let (t, r) = (cx.target, cx.regs);
+        let sc = cx.scratch.expect("the rewriter passes scratch");
+        assert_eq!(sc.bytes, 8);
+        assert_eq!(sc.architected, sc.rsrc.is_none());
+        // Requests' regions are laid out in request order, 16-byte
+        // rounded: the reader (second request) reads the writer's.
+        let area = if self.entry { sc.area } else { sc.area - 16 };
+        out.push(inst(
+            t,
+            Opcode::S_MOV_B32,
+            &[s(r.tmp, 1), Operand::Literal(area)],
+        )?);
+        if self.entry {
+            out.push(inst(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[v(r.vtmp), Operand::Literal(K)],
+            )?);
+            out.push(lathe_dbi::scratch::store_dword(t, r.vtmp, r.tmp, 0)?);
+            if let Some(q) = sc.rsrc {
+                out.push(inst(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[v(r.vtmp), Operand::Literal(K + 1)],
+                )?);
+                out.push(mubuf(cx, Opcode::BUFFER_STORE_DWORD, r.vtmp, q, area + 4)?);
+            }
+            return Ok(());
+        }
+        exec_one(t, r, out)?;
+        out.push(lathe_dbi::scratch::load_dword(t, r.vaux, r.tmp, 0)?);
+        out.push(inst(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[v(r.vaux + 1), Operand::Int(0)],
+        )?);
+        out.push(inst(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[v(r.vaux + 3), Operand::Int(0)],
+        )?);
+        if let Some(q) = sc.rsrc {
+            out.push(mubuf(
+                cx,
+                Opcode::BUFFER_LOAD_DWORD,
+                r.vaux + 2,
+                q,
+                area + 4,
+            )?);
+        } else {
+            out.push(inst(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[v(r.vaux + 2), Operand::Literal(K + 1)],
+            )?);
+        }
+        out.push(waitcnt(t, 0, 15)?);
+        let (va, off) = (r.voff, cx.slot as i32);
+        out.push(atomic_add_x2(t, r, va, r.vaux, off)?);
+        out.push(atomic_add_x2(t, r, va, r.vaux + 2, off + 8)?);
+        exec_restore(t, r, out)
+    }
+}
+
+fn requests(kernel: &str) -> Vec<Request> {
+    let sel = Selector {
+        kernel: Some(regex::Regex::new(&format!("^{}$", regex::escape(kernel))).expect("re")),
+        ..Default::default()
+    };
+    vec![
+        Request {
+            select: sel.clone(),
+            at: Where::KernelEntry,
+            probe: Arc::new(RoundTrip { entry: true }),
+        },
+        Request {
+            select: sel,
+            at: Where::BeforeEndpgm,
+            probe: Arc::new(RoundTrip { entry: false }),
+        },
+    ]
+}
+
+fn u64_at(d: &[u8], o: usize) -> u64 {
+    u64::from_le_bytes(d[o..o + 8].try_into().expect("8 bytes"))
+}
+
+#[test]
+fn probe_scratch_on_every_case() {
+    let mut done = 0;
+    let mut enabled = 0;
+    let mut grown = 0;
+    let mut refused = Vec::new();
+    let mut failed = Vec::new();
+    for case in lathe_cases::all() {
+        for &target in case.targets {
+            if !matches!(target, "gfx90a" | "gfx942") {
+                continue;
+            }
+            let agent: lathe_bundle::TargetId = target.parse().expect("target");
+            let path = build::linked_code_object(&case, target, "-O3");
+            let bytes = std::fs::read(&path).expect("code object");
+            let base = Session::load(agent, &[&bytes]).expect("load");
+            let opts = lathe_emu::run::Options {
+                threads: 1,
+                ..Default::default()
+            };
+            let (_r, bufs) = base
+                .launch(case.kernel, shape_of(&case), &args_of(&case), &opts)
+                .expect("uninstrumented run");
+            let want = outputs(&base, &case, &bufs);
+            let co = CodeObject::parse(&bytes).expect("parse");
+            let p = Program::lift(&co).expect("lift");
+            let live = Liveness::compute(&p);
+            let kernel = co
+                .symbols()
+                .expect("symbols")
+                .kernels()
+                .iter()
+                .find(|k| {
+                    k.name == case.kernel
+                        || lathe_loader::mangled_base_name(k.name) == Some(case.kernel)
+                })
+                .map(|k| k.name.to_string())
+                .expect("kernel");
+            for lanes in [false, true] {
+                let what = format!(
+                    "{} {target}{}",
+                    case.name,
+                    if lanes { " (lane mode)" } else { "" }
+                );
+                let out = match rewrite::instrument_lifted_with(
+                    &co,
+                    &p,
+                    &live,
+                    &requests(&kernel),
+                    &Options::lane_mode(lanes),
+                ) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        failed.push(format!("{what}: {e}"));
+                        continue;
+                    }
+                };
+                if let Some((_, why)) = out.skipped.iter().find(|(k, _)| *k == kernel) {
+                    if why.contains("dynamic stack") {
+                        refused.push(what);
+                    } else {
+                        failed.push(format!("{what}: skipped: {why}"));
+                    }
+                    continue;
+                }
+                let ks = out
+                    .scratch
+                    .iter()
+                    .find(|k| k.kernel == kernel)
+                    .expect("kernel got scratch");
+                if ks.enabled {
+                    enabled += 1;
+                } else {
+                    grown += 1;
+                    assert!(
+                        ks.area >= ks.old_size,
+                        "{what}: area inside the kernel's frame"
+                    );
+                }
+                if let Ok(d) = std::env::var("LATHE_DBI_DUMP") {
+                    let f = format!("{d}/{}-{target}-{lanes}.co", case.name);
+                    std::fs::write(f, &out.code_object).expect("dump");
+                }
+                let nco = CodeObject::parse(&out.code_object).expect("parse result");
+                let check = lathe_codeobj::check::check(&nco).expect("check");
+                if !check.is_clean() {
+                    failed.push(format!("{what}: check: {:?}", check.warnings));
+                    continue;
+                }
+                match run_instrumented(agent, &out, &case, &kernel) {
+                    Ok(RunOut {
+                        data,
+                        outputs: got,
+                        waves,
+                        ..
+                    }) => {
+                        let slot = out.sites.iter().find(|s| s.at == Where::BeforeEndpgm);
+                        let slot = slot.expect("an s_endpgm site").slot as usize;
+                        // Every s_endpgm site's counters, summed.
+                        let (mut a, mut b) = (0, 0);
+                        for s in out.sites.iter().filter(|s| s.at == Where::BeforeEndpgm) {
+                            a += u64_at(&data, s.slot as usize);
+                            b += u64_at(&data, s.slot as usize + 8);
+                        }
+                        let _ = slot;
+                        if got != want {
+                            failed.push(format!("{what}: outputs differ"));
+                        } else if (a, b) != (u64::from(K) * waves, u64::from(K + 1) * waves) {
+                            failed.push(format!(
+                                "{what}: counters ({a:#x}, {b:#x}) for {waves} waves"
+                            ));
+                        } else {
+                            done += 1;
+                        }
+                    }
+                    Err(e) => failed.push(format!("{what}: run: {e}")),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "probe scratch: {done} runs exact ({enabled} with scratch enabled, {grown} grown), \
+         refused (dynamic stack): {refused:?}"
+    );
+    for f in &failed {
+        eprintln!("  {f}");
+    }
+    assert!(failed.is_empty(), "{} failed", failed.len());
+    assert!(enabled > 0 && grown > 0);
+}
