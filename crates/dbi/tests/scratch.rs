@@ -244,6 +244,12 @@ fn probe_scratch_on_every_case() {
                     failed.push(format!("{what}: check: {:?}", check.warnings));
                     continue;
                 }
+                if let Err(e) =
+                    common::llvm_accepts(&out.code_object, target, &what.replace(' ', "-"))
+                {
+                    failed.push(format!("{what}: {e}"));
+                    continue;
+                }
                 match run_instrumented(agent, &out, &case, &kernel) {
                     Ok(RunOut {
                         data,

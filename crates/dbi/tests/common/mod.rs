@@ -119,3 +119,29 @@ pub fn run_instrumented(
         wave_instructions: rep.wave_instructions,
     })
 }
+
+/// `llvm-readelf -a` and `llvm-objdump -d` accept `bytes` without
+/// warnings.
+pub fn llvm_accepts(bytes: &[u8], target: &str, name: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("lathe-dbi-llvm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join(format!("{name}.co"));
+    std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
+    let mcpu = format!("--mcpu={target}");
+    for (tool, args) in [
+        ("llvm-readelf", vec!["-a"]),
+        ("llvm-objdump", vec!["-d", mcpu.as_str()]),
+    ] {
+        let out = std::process::Command::new(lathe_testkit::llvm_tool(tool))
+            .args(&args)
+            .arg(&path)
+            .output()
+            .map_err(|e| e.to_string())?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() || err.contains("warning") {
+            return Err(format!("{tool}: {err}"));
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    Ok(())
+}
