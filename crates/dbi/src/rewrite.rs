@@ -645,6 +645,15 @@ enum Item {
         target: AddrRef,
         hi: bool,
     },
+    /// `s_call_b64` to function `callee`; `long` once relaxed to
+    /// `s_getpc_b64`/add/`s_swappc_b64` (SCC saved in `scratch`).
+    Call {
+        inst: Instruction,
+        callee: usize,
+        long: bool,
+        orig: u64,
+        scratch: Option<u16>,
+    },
     /// Correction after a bare `s_getpc_b64` at item `getpc` that was at
     /// `old` in the original code.
     PcFix {
@@ -674,6 +683,8 @@ impl Item {
             }
             Item::PcAdd { .. } => 8,
             Item::PcFix { .. } => 4 + 8 + 8 + 4,
+            Item::Call { long: false, .. } => 4,
+            Item::Call { long: true, .. } => LONG_JUMP,
         }
     }
 }
@@ -1768,11 +1779,34 @@ pub fn instrument_lifted_with(
                 });
             } else if let Some(tg) = inst.branch_target(x.addr) {
                 if inst.opcode() == Opcode::S_CALL_B64 {
-                    return Err(Error::Unsupported {
+                    // A direct call: re-targeted to the callee's new copy
+                    // (relaxed to s_getpc + add + s_swappc when out of
+                    // range; SCC is saved in a dead or reserved SGPR).
+                    let callee = p.function_at(tg).ok_or_else(|| Error::Unsupported {
                         function: f.name.clone(),
                         addr: x.addr,
-                        why: "s_call_b64 is not rewritten".into(),
+                        why: format!("s_call_b64 to {tg:#x}, which is no function's entry"),
+                    })?;
+                    let scratch = if !cr.lanes {
+                        Some(regs.scc)
+                    } else {
+                        let mut live = fl.before[i];
+                        if let Some(Operand::Reg(r)) = inst.operands().first().map(|o| o.value) {
+                            live.add(r);
+                        }
+                        pick_dead(&live, &mut RegSet::default(), 1)
+                    };
+                    items.push(Item::Call {
+                        inst,
+                        callee,
+                        long: false,
+                        orig: tg,
+                        scratch,
                     });
+                    for x in post[i].drain(..) {
+                        items.push(Item::Fixed(x));
+                    }
+                    continue;
                 }
                 pending_branches.push((items.len(), tg));
                 let scratch = if !cr.lanes {
@@ -1832,9 +1866,26 @@ pub fn instrument_lifted_with(
         }
         let lay = elfout::layout(co, o);
         let mut changed = false;
-        for fc in code.iter_mut() {
+        for (fi, fc) in code.iter_mut().enumerate() {
             let mut any = false;
             for k in 0..fc.items.len() {
+                if let Item::Call {
+                    callee,
+                    long: false,
+                    ..
+                } = fc.items[k]
+                {
+                    let from = (starts[fi] + fc.offs[k]) as i64 + 4;
+                    let d = (starts[callee] as i64 - from) / 4;
+                    if !(i64::from(i16::MIN)..=i64::from(i16::MAX)).contains(&d) {
+                        if let Item::Call { long, .. } = &mut fc.items[k] {
+                            *long = true;
+                        }
+                        any = true;
+                        relaxed += 1;
+                    }
+                    continue;
+                }
                 if let Item::Branch { target, long, .. } = fc.items[k] {
                     if long {
                         continue;
@@ -1955,6 +2006,37 @@ pub fn instrument_lifted_with(
                     replace_literal(t, inst, v)
                         .map_err(enc("address computation"))?
                         .encode_into(&mut out);
+                }
+                Item::Call {
+                    inst,
+                    callee,
+                    long,
+                    orig,
+                    scratch,
+                } => {
+                    let to = fn_new[*callee];
+                    if !long {
+                        inst.with_branch_target(at, to)
+                            .ok_or_else(|| Error::Unsupported {
+                                function: f.name.clone(),
+                                addr: *orig,
+                                why: "call re-targeting failed".into(),
+                            })?
+                            .encode_into(&mut out);
+                    } else {
+                        let scc = scratch.ok_or_else(|| Error::NoRegisters {
+                            function: f.name.clone(),
+                            why: format!("no dead SGPR to save SCC at the s_call_b64 to {orig:#x}"),
+                        })?;
+                        let Some(Operand::Reg(d)) = inst.operands().first().map(|o| o.value) else {
+                            return Err(Error::Unsupported {
+                                function: f.name.clone(),
+                                addr: *orig,
+                                why: "s_call_b64 without a register destination".into(),
+                            });
+                        };
+                        long_call(t, d.first, scc, at, to, &mut out).map_err(enc("long call"))?;
+                    }
                 }
                 Item::PcFix {
                     reg,
@@ -2123,6 +2205,51 @@ fn long_jump(
         )?,
         build(t, Opcode::S_CMP_LG_U32, &[sreg(r.scc, 1), Operand::Int(0)])?,
         build(t, Opcode::S_SETPC_B64, &[sreg(r.tmp, 2)])?,
+    ];
+    let mut n = 0;
+    for i in seq {
+        n += i.len();
+        i.encode_into(out);
+    }
+    debug_assert_eq!(n as u64, LONG_JUMP);
+    Ok(())
+}
+
+/// `s_call_b64 s[d:d+1], to` out of range: `s_getpc_b64 s[d:d+1]`, add
+/// the distance (SCC saved in `scc`), `s_swappc_b64 s[d:d+1], s[d:d+1]`
+/// (the return address is the instruction after it, as after the call).
+fn long_call(
+    t: Target,
+    d: u16,
+    scc: u16,
+    at: u64,
+    to: u64,
+    out: &mut Vec<u8>,
+) -> Result<(), BuildError> {
+    let k = to.wrapping_sub(at + 4);
+    let seq = [
+        build(t, Opcode::S_GETPC_B64, &[sreg(d, 2)])?,
+        build(
+            t,
+            Opcode::S_CSELECT_B32,
+            &[sreg(scc, 1), Operand::Int(1), Operand::Int(0)],
+        )?,
+        build(
+            t,
+            Opcode::S_ADD_U32,
+            &[sreg(d, 1), sreg(d, 1), Operand::Literal(k as u32)],
+        )?,
+        build(
+            t,
+            Opcode::S_ADDC_U32,
+            &[
+                sreg(d + 1, 1),
+                sreg(d + 1, 1),
+                Operand::Literal((k >> 32) as u32),
+            ],
+        )?,
+        build(t, Opcode::S_CMP_LG_U32, &[sreg(scc, 1), Operand::Int(0)])?,
+        build(t, Opcode::S_SWAPPC_B64, &[sreg(d, 2), sreg(d, 2)])?,
     ];
     let mut n = 0;
     for i in seq {
