@@ -18,9 +18,11 @@
 //! VGPR/SGPR counts (and `ACCUM_OFFSET`, which moves the AGPRs without
 //! changing their names) grow to cover them. Without free SGPRs the
 //! component uses lane mode ([`Reserved::vstate`]: SGPRs borrowed per site,
-//! dead ones first, live ones saved in VGPR lanes). A component without
-//! free VGPRs is copied without probes and listed in
-//! [`Instrumented::skipped`] (scratch spilling is not implemented).
+//! dead ones first, live ones saved in VGPR lanes). Without free VGPRs,
+//! probe VGPRs are chosen per site (dead ones first, live ones spilled to
+//! the probe scratch area around the probe, [`crate::scratch`]); with
+//! neither, the lane-mode state VGPR is loaded from scratch at each site.
+//! Probes can ask for scratch ([`Probe::scratch_bytes`]).
 //!
 //! **Layout.** Every function is re-emitted into a new code section (the
 //! original code stays where it was, unused): branches are re-targeted to
