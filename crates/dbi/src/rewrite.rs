@@ -208,7 +208,17 @@ impl Reserved {
     }
     /// One past the last reserved VGPR.
     pub fn vgpr_end(&self) -> u16 {
-        self.vstate.unwrap_or(self.vtmp) + 1
+        [
+            self.vdata + 2,
+            self.vcnt + 2,
+            self.voff + 1,
+            self.vtmp + 1,
+            self.vaux + 4,
+            self.vstate.map_or(0, |v| v + 1),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
     }
 }
 
@@ -764,9 +774,38 @@ impl CompRegs {
 
 /// Reserves registers for a component using `used`. `probe_scratch`: a
 /// request covering it asks for scratch.
-fn reserve(used: &RegSet, probe_scratch: bool, architected: bool) -> Result<CompRegs, String> {
-    let s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
-    let v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
+///
+/// With `external` (the component calls functions that are not in the
+/// code object, so they may clobber whatever the AMDGPU calling
+/// convention lets a callee clobber), the registers that hold state across
+/// calls are callee-saved ones: SGPRs from s34 (s30..s105 are
+/// callee-saved; s30/s31 hold return addresses, s32/s33 the stack and
+/// frame pointers) and VGPRs from the callee-saved groups v40..v47,
+/// v56..v63, ... (8 of every 16).
+fn reserve(
+    used: &RegSet,
+    probe_scratch: bool,
+    architected: bool,
+    external: bool,
+) -> Result<CompRegs, String> {
+    let mut s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
+    let mut v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
+    if external {
+        s0 = s0.max(34);
+        // First callee-saved group start (40 + 16k) at or after v0.
+        v0 = v0.max(40);
+        v0 += (16 - (v0 - 40) % 16) % 16;
+    }
+    // (vdata, vcnt, voff, vtmp, vaux, vstate) and one past the last.
+    let vlayout = |lanes: bool| -> ([u16; 6], u16) {
+        if external {
+            let r = [v0, v0 + 2, v0 + 16, v0 + 17, v0 + 4, v0 + 18];
+            (r, if lanes { v0 + 19 } else { v0 + 18 })
+        } else {
+            let r = [v0, v0 + 2, v0 + 4, v0 + 5, v0 + 6, v0 + 10];
+            (r, if lanes { v0 + 11 } else { v0 + 10 })
+        }
+    };
     // SGPR-mode layout: ptr, save, tmp, t2, scc, then the scratch
     // descriptor quad and the spill pair + base.
     let layout = |scratch: bool, vspill: bool| -> (u16, Option<u16>, u16, u16) {
@@ -786,10 +825,10 @@ fn reserve(used: &RegSet, probe_scratch: bool, architected: bool) -> Result<Comp
         (next, rsrc, e, b)
     };
     let lanes0 = layout(probe_scratch, false).0 > 102;
-    let mut vspill = v0 + 10 + u16::from(lanes0) > 256;
+    let mut vspill = vlayout(lanes0).1 > 256;
     let (mut end, mut rsrc, mut e, mut b) = layout(probe_scratch || vspill, vspill);
     let lanes = end > 102;
-    if lanes && !vspill && v0 + 11 > 256 {
+    if lanes && !vspill && vlayout(true).1 > 256 {
         vspill = true;
         (end, rsrc, e, b) = layout(true, true);
     }
@@ -802,11 +841,12 @@ fn reserve(used: &RegSet, probe_scratch: bool, architected: bool) -> Result<Comp
         ));
     }
     let _ = end;
-    let (vb, vstate) = if vspill {
-        (0, None)
+    let ([vdata, vcnt, voff, vtmp, vaux, vst], _) = if vspill {
+        ([0, 2, 4, 5, 6, 10], 0)
     } else {
-        (v0, lanes.then_some(v0 + 10))
+        vlayout(lanes)
     };
+    let vstate = (lanes && !vspill).then_some(vst);
     Ok(CompRegs {
         regs: Reserved {
             ptr: s0,
@@ -814,11 +854,11 @@ fn reserve(used: &RegSet, probe_scratch: bool, architected: bool) -> Result<Comp
             tmp: s0 + 4,
             t2: s0 + 6,
             scc: s0 + 8,
-            vdata: vb,
-            vcnt: vb + 2,
-            voff: vb + 4,
-            vtmp: vb + 5,
-            vaux: vb + 6,
+            vdata,
+            vcnt,
+            voff,
+            vtmp,
+            vaux,
             vstate,
         },
         lanes,
@@ -1084,6 +1124,13 @@ pub fn instrument_lifted_with(
             probe_bytes += b.next_multiple_of(16);
         }
     }
+    // Components calling functions outside the code object.
+    let mut comp_external = vec![false; ncomp];
+    for (fi, f) in p.functions.iter().enumerate() {
+        if f.calls.iter().any(|c| c.callee.is_none()) {
+            comp_external[comp[fi]] = true;
+        }
+    }
     let mut comp_probe_scratch = vec![false; ncomp];
     for (ri, cov) in covered.iter().enumerate() {
         if req_area[ri].is_some() {
@@ -1102,7 +1149,7 @@ pub fn instrument_lifted_with(
         .iter()
         .enumerate()
         .map(|(c, u)| {
-            reserve(u, comp_probe_scratch[c], architected)
+            reserve(u, comp_probe_scratch[c], architected, comp_external[c])
                 .ok()
                 .map(|r| r.scratch)
         })
@@ -1137,7 +1184,7 @@ pub fn instrument_lifted_with(
         .map(|(c, u)| match &comp_err[c] {
             Some(e) => Err(e.clone()),
             None => {
-                let r = reserve(u, comp_probe_scratch[c], architected)?;
+                let r = reserve(u, comp_probe_scratch[c], architected, comp_external[c])?;
                 if r.scratch && first[c] != Some(true) {
                     return Err("registers ran out once scratch was enabled".into());
                 }
