@@ -329,6 +329,8 @@ pub struct FunctionLiveness {
     pub exec_full: Vec<bool>,
     /// Every register the function (and what it calls) may write.
     pub clobbers: RegSet,
+    /// What each instruction reads and writes.
+    pub effects: Vec<Effects>,
 }
 
 impl FunctionLiveness {
@@ -343,6 +345,11 @@ impl FunctionLiveness {
 pub struct Liveness {
     /// Per function (same order as [`Program::functions`]).
     pub functions: Vec<FunctionLiveness>,
+}
+
+/// Whether the effects write EXEC (either half).
+pub fn writes_exec(e: &Effects) -> bool {
+    e.defs.has_sreg(EXEC_LO) || e.defs.has_sreg(EXEC_LO + 1)
 }
 
 /// Scalar-space encoding of `exec_lo`.
@@ -382,19 +389,19 @@ impl Liveness {
         let exec_full: Vec<Vec<bool>> = p
             .functions
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(fi, f)| {
                 // Transfer per instruction: Some(v) sets the state, None
                 // keeps it. Optimistic start (true), iterated down.
                 let xfer: Vec<Option<bool>> = f
                     .insts
                     .iter()
-                    .map(|x| {
-                        if is_exec_all_ones(&x.inst) {
-                            Some(true)
-                        } else if !out_state(&x.inst, true) {
-                            Some(false)
-                        } else {
+                    .zip(&effects[fi])
+                    .map(|(x, e)| {
+                        if !writes_exec(e) {
                             None
+                        } else {
+                            Some(is_exec_all_ones(&x.inst))
                         }
                     })
                     .collect();
@@ -524,30 +531,21 @@ impl Liveness {
         }
         let result: Vec<FunctionLiveness> = slots
             .into_iter()
-            .map(|s| {
-                s.unwrap_or(FunctionLiveness {
+            .zip(effects)
+            .map(|(s, e)| {
+                let mut s = s.unwrap_or(FunctionLiveness {
                     before: Vec::new(),
                     after: Vec::new(),
                     exec_full: Vec::new(),
                     clobbers: RegSet::ALL,
-                })
+                    effects: Vec::new(),
+                });
+                s.effects = e;
+                s
             })
             .collect();
         Liveness { functions: result }
     }
-}
-
-fn out_state(inst: &Instruction, full: bool) -> bool {
-    if is_exec_all_ones(inst) {
-        return true;
-    }
-    let mut writes_exec = false;
-    inst.for_each_reg(|a| {
-        if a.write && a.reg.file == RegFile::Scalar && a.reg.overlaps(&RegRange::EXEC) {
-            writes_exec = true;
-        }
-    });
-    full && !writes_exec
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -636,7 +634,7 @@ fn function_liveness(
                         same.v[w] &= !k.v[w];
                         same.a[w] &= !k.a[w];
                     }
-                    if !out_state(inst, true) || is_exec_all_ones(inst) {
+                    if writes_exec(e) {
                         // EXEC changes here: earlier code runs under
                         // another EXEC.
                         other = other.union(&same);
@@ -667,5 +665,6 @@ fn function_liveness(
         after,
         exec_full: exec_full.to_vec(),
         clobbers,
+        effects: Vec::new(),
     }
 }

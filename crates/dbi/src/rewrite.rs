@@ -155,16 +155,23 @@ pub struct Selector {
     pub opcode: Option<Regex>,
     /// Original address range `[lo, hi)`.
     pub range: Option<(u64, u64)>,
+    /// Original addresses of instructions never selected (block-entry
+    /// requests: of blocks' first instructions).
+    pub skip: Option<Arc<std::collections::BTreeSet<u64>>>,
 }
 
 impl Selector {
-    fn inst_matches(&self, addr: u64, inst: &Instruction) -> bool {
-        self.class.is_none_or(|c| c.matches(inst))
-            && self
-                .opcode
-                .as_ref()
-                .is_none_or(|r| r.is_match(inst.info().name))
+    /// `exec_write`: whether `inst` writes EXEC (known from liveness).
+    fn inst_matches(&self, addr: u64, inst: &Instruction, exec_write: bool) -> bool {
+        self.class.is_none_or(|c| match c {
+            InstClass::ExecWrite => exec_write,
+            c => c.matches(inst),
+        }) && self
+            .opcode
+            .as_ref()
+            .is_none_or(|r| r.is_match(inst.info().name))
             && self.range.is_none_or(|(lo, hi)| lo <= addr && addr < hi)
+            && self.skip.as_ref().is_none_or(|s| !s.contains(&addr))
     }
 }
 
@@ -410,7 +417,7 @@ pub(crate) fn konst(v: u32) -> Operand {
 
 /// `op` with printed operands `ops` and default modifiers.
 pub fn build(t: Target, op: Opcode, ops: &[Operand]) -> Result<Instruction, BuildError> {
-    Instruction::build(t, op).operands(ops)?.finish()
+    build_m(t, op, &Modifiers::default(), ops)
 }
 
 /// `op` with printed operands `ops` and modifiers `m`.
@@ -525,16 +532,16 @@ fn slot_address(
 }
 
 /// Sets the reserved VGPRs' lane-0 constants (kernel entry): `vdata` =
-/// {1, 0}, `vcnt` high = 0, `voff` = 0; `save` is a free SGPR pair.
+/// {1, 0}, `vcnt` high = 0, `voff` = 0. Every lane active at kernel entry
+/// gets them (lane 0 always is: a wave starts with its first lanes), so
+/// EXEC is left alone; `save` is not needed (kept for callers).
 pub fn preset_vgprs(
     t: Target,
     r: &Reserved,
     save: u16,
     out: &mut Vec<Instruction>,
 ) -> Result<(), BuildError> {
-    let mut rr = *r;
-    rr.save = save;
-    exec_one(t, &rr, out)?;
+    let _ = save;
     for (v, k) in [(r.vdata, 1), (r.vdata + 1, 0), (r.vcnt + 1, 0), (r.voff, 0)] {
         out.push(build(
             t,
@@ -542,7 +549,7 @@ pub fn preset_vgprs(
             &[vreg(v, 1), Operand::Int(k)],
         )?);
     }
-    exec_restore(t, &rr, out)
+    Ok(())
 }
 
 // ------------------------------------------------------------ built-in probes
@@ -1072,11 +1079,30 @@ pub fn instrument_lifted_with(
     // registers to spare is copied without probes and reported.
     let comp = components(p);
     let ncomp = comp.iter().copied().max().map_or(0, |m| m + 1);
+    // What each instruction reads and writes (from the liveness, else
+    // computed).
+    let effs: Vec<std::borrow::Cow<'_, [crate::live::Effects]>> = p
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| match live.functions.get(fi) {
+            Some(l) if l.effects.len() == f.insts.len() => {
+                std::borrow::Cow::Borrowed(&l.effects[..])
+            }
+            _ => f
+                .insts
+                .iter()
+                .map(|x| crate::live::effects(&x.inst))
+                .collect(),
+        })
+        .collect();
+    let eff_of = |fi: usize, i: usize| -> &crate::live::Effects { &effs[fi][i] };
     let mut comp_used = vec![RegSet::default(); ncomp];
     for (fi, f) in p.functions.iter().enumerate() {
         let u = &mut comp_used[comp[fi]];
-        for x in &f.insts {
-            x.inst.for_each_reg(|a| u.add(a.reg));
+        for i in 0..f.insts.len() {
+            let e = eff_of(fi, i);
+            *u = u.union(&e.uses).union(&e.defs);
         }
         u.add(RegRange::vgpr(0, 3));
         if opts.force_lane_mode {
@@ -1279,6 +1305,7 @@ pub fn instrument_lifted_with(
         let area = comp_area[comp[fi]];
         let fl = &live.functions[fi];
         let n = f.insts.len();
+        let exec_writes = |i: usize| crate::live::writes_exec(eff_of(fi, i));
         let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
         let mut post: Vec<Vec<Instruction>> = vec![Vec::new(); n];
         let mut prologue: Vec<Instruction> = Vec::new();
@@ -1298,7 +1325,7 @@ pub fn instrument_lifted_with(
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
             let addr = f.insts[i].addr;
-            let avoid = crate::live::effects(&f.insts[i].inst).uses;
+            let avoid = eff_of(fi, i).uses;
             let enc = |e| encode_err(&f.name, addr, "probe registers")(e);
             let no_regs_err = |what: &str| Error::NoRegisters {
                 function: f.name.clone(),
@@ -1512,7 +1539,7 @@ pub fn instrument_lifted_with(
                 Where::Before | Where::After | Where::BeforeEndpgm | Where::FunctionReturn => {
                     for i in 0..n {
                         let x = &f.insts[i];
-                        if !sel.inst_matches(x.addr, &x.inst) {
+                        if !sel.inst_matches(x.addr, &x.inst, exec_writes(i)) {
                             continue;
                         }
                         let b = f.block_of[i];
@@ -1573,7 +1600,7 @@ pub fn instrument_lifted_with(
                 Where::BlockEntry | Where::BlockExit => {
                     for (b, blk) in f.blocks.iter().enumerate() {
                         let i0 = blk.start;
-                        if !sel.inst_matches(f.insts[i0].addr, &f.insts[i0].inst)
+                        if !sel.inst_matches(f.insts[i0].addr, &f.insts[i0].inst, exec_writes(i0))
                             && sel.class.is_none()
                             && sel.opcode.is_none()
                         {
@@ -1581,7 +1608,11 @@ pub fn instrument_lifted_with(
                         }
                         if sel.range.is_some_and(|(lo, hi)| {
                             !(lo <= f.insts[i0].addr && f.insts[i0].addr < hi)
-                        }) {
+                        }) || sel
+                            .skip
+                            .as_ref()
+                            .is_some_and(|s| s.contains(&f.insts[i0].addr))
+                        {
                             continue;
                         }
                         if r.at == Where::BlockEntry {
@@ -1826,7 +1857,10 @@ pub fn instrument_lifted_with(
                     target: AddrRef::Old(tg),
                     hi,
                 });
-            } else if let Some(tg) = inst.branch_target(x.addr) {
+            } else if let Some(tg) = (inst.is_branch() || inst.is_call())
+                .then(|| inst.branch_target(x.addr))
+                .flatten()
+            {
                 if inst.opcode() == Opcode::S_CALL_B64 {
                     // A direct call: re-targeted to the callee's new copy
                     // (relaxed to s_getpc + add + s_swappc when out of

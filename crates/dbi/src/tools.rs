@@ -163,6 +163,10 @@ pub struct ToolBuild {
     pub args: BTreeMap<String, Vec<(String, u32, u32, String)>>,
     /// `mem-trace` ring capacity (records).
     pub trace_capacity: u32,
+    /// `block-count`/`opcode-hist`: per function index, the blocks that
+    /// got no counter because they run exactly once per entry of the
+    /// function ([`once_per_entry`]); their count is the entry block's.
+    pub derived: BTreeMap<usize, Vec<usize>>,
 }
 
 impl std::ops::Deref for ToolBuild {
@@ -220,7 +224,25 @@ pub fn instrument_tool(
             );
         }
     }
-    let reqs = requests_with(tool, kernel, ka, trace_capacity)?;
+    let mut reqs = requests_with(tool, kernel, ka, trace_capacity)?;
+    // Block counters: none on blocks whose count is their function's
+    // entry count.
+    let mut derived = BTreeMap::new();
+    if matches!(tool, Tool::BlockCount | Tool::OpcodeHist) {
+        let mut skip = std::collections::BTreeSet::new();
+        for (fi, f) in program.functions.iter().enumerate() {
+            let d = once_per_entry(f);
+            for &b in &d {
+                skip.insert(f.insts[f.blocks[b].start].addr);
+            }
+            if !d.is_empty() {
+                derived.insert(fi, d);
+            }
+        }
+        for r in &mut reqs {
+            r.select.skip = Some(Arc::new(skip.clone()));
+        }
+    }
     let out = crate::rewrite::instrument_lifted_with(&co, &program, &live, &reqs, ropts)?;
     Ok(ToolBuild {
         tool,
@@ -228,6 +250,7 @@ pub fn instrument_tool(
         program,
         args,
         trace_capacity,
+        derived,
     })
 }
 
@@ -283,25 +306,23 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
             json!({"name": "instr-count", "kernel": kernel, "wave_instructions": waves, "thread_instructions": threads})
         }
         Tool::BlockCount => {
-            let blocks: Vec<Value> = sites
-                .iter()
-                .map(|s| {
-                    let f = &p.functions[s.function_index];
-                    let bi = f.block_of[s.inst_index];
+            let blocks: Vec<Value> = block_counts(b, &sites, &u64_at)
+                .into_iter()
+                .map(|(fi, bi, count)| {
+                    let f = &p.functions[fi];
                     let blk = &f.blocks[bi];
                     let last = f.insts[blk.end - 1];
                     json!({"function": f.name, "block": bi, "start": f.insts[blk.start].addr,
-                           "end": last.addr + last.inst.len() as u64, "count": u64_at(s.slot)})
+                           "end": last.addr + last.inst.len() as u64, "count": count})
                 })
                 .collect();
             json!({"name": "block-count", "kernel": kernel, "blocks": blocks})
         }
         Tool::OpcodeHist => {
             let mut h: BTreeMap<Opcode, u64> = BTreeMap::new();
-            for s in &sites {
-                let f = &p.functions[s.function_index];
-                let blk = &f.blocks[f.block_of[s.inst_index]];
-                let c = u64_at(s.slot);
+            for (fi, bi, c) in block_counts(b, &sites, &u64_at) {
+                let f = &p.functions[fi];
+                let blk = &f.blocks[bi];
                 if c == 0 {
                     continue;
                 }
@@ -348,6 +369,153 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
                 "block_dim": dim("hidden_group_size_x", "hidden_group_size_y", "hidden_group_size_z")})
         }
     })
+}
+
+/// (function index, block, executions) of every block with a counter or a
+/// derived count, in function and block order.
+fn block_counts(
+    b: &ToolBuild,
+    sites: &[&crate::rewrite::Site],
+    u64_at: &dyn Fn(u32) -> u64,
+) -> Vec<(usize, usize, u64)> {
+    let p = &b.program;
+    let mut counted: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+    for s in sites {
+        let bi = p.functions[s.function_index].block_of[s.inst_index];
+        counted.insert((s.function_index, bi), u64_at(s.slot));
+    }
+    let mut fns: Vec<usize> = counted.keys().map(|k| k.0).collect();
+    fns.dedup();
+    for fi in fns {
+        let entry = counted.get(&(fi, 0)).copied();
+        for &bi in b.derived.get(&fi).map_or(&[][..], |v| v.as_slice()) {
+            if let Some(c) = entry {
+                counted.insert((fi, bi), c);
+            }
+        }
+    }
+    counted.into_iter().map(|((f, bl), c)| (f, bl, c)).collect()
+}
+
+/// The blocks of `f` (other than its entry block) that run exactly once
+/// each time `f` is entered: they post-dominate the entry block (every
+/// path from entry to an exit passes through them) and lie on no cycle,
+/// and the entry block lies on no cycle either. Their execution count is
+/// the entry block's, so block counters can skip them.
+pub fn once_per_entry(f: &crate::Function) -> Vec<usize> {
+    use crate::lift::Exit;
+    let n = f.blocks.len();
+    if n < 2 {
+        return Vec::new();
+    }
+    let exit = n;
+    let is_exit = |b: usize| f.exits[b] != Exit::Local || f.blocks[b].succs.is_empty();
+    // Post-dominators (Cooper, Harvey, Kennedy) on the reversed CFG rooted
+    // at a virtual exit node; reverse-graph successors of the exit are the
+    // exit blocks, of a block its CFG predecessors.
+    let rsuccs = |v: usize| -> Vec<usize> {
+        if v == exit {
+            (0..n).filter(|&b| is_exit(b)).collect()
+        } else {
+            f.blocks[v].preds.clone()
+        }
+    };
+    // Postorder of the reversed graph from the exit.
+    let mut order = Vec::with_capacity(n + 1);
+    let mut seen = vec![false; n + 1];
+    let mut stack = vec![(exit, rsuccs(exit), 0usize)];
+    seen[exit] = true;
+    while let Some((v, succ, k)) = stack.last_mut() {
+        if let Some(&w) = succ.get(*k) {
+            *k += 1;
+            if !seen[w] {
+                seen[w] = true;
+                let s = rsuccs(w);
+                stack.push((w, s, 0));
+            }
+        } else {
+            order.push(*v);
+            stack.pop();
+        }
+    }
+    let mut po = vec![usize::MAX; n + 1];
+    for (i, &v) in order.iter().enumerate() {
+        po[v] = i;
+    }
+    if po[0] == usize::MAX {
+        return Vec::new();
+    }
+    // Reverse-graph predecessors of a block: its CFG successors, plus the
+    // exit for exit blocks.
+    let rpreds = |v: usize| -> Vec<usize> {
+        let mut p = f.blocks[v].succs.clone();
+        if is_exit(v) {
+            p.push(exit);
+        }
+        p
+    };
+    let mut ipdom = vec![usize::MAX; n + 1];
+    ipdom[exit] = exit;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &v in order.iter().rev() {
+            if v == exit {
+                continue;
+            }
+            let mut new = usize::MAX;
+            for p in rpreds(v) {
+                if ipdom[p] == usize::MAX {
+                    continue;
+                }
+                new = if new == usize::MAX {
+                    p
+                } else {
+                    let (mut a, mut b) = (p, new);
+                    while a != b {
+                        while po[a] < po[b] {
+                            a = ipdom[a];
+                        }
+                        while po[b] < po[a] {
+                            b = ipdom[b];
+                        }
+                    }
+                    a
+                };
+            }
+            if new != usize::MAX && ipdom[v] != new {
+                ipdom[v] = new;
+                changed = true;
+            }
+        }
+    }
+    // On a cycle: reachable from one of its successors.
+    let on_cycle = |b: usize| -> bool {
+        let mut seen = vec![false; n];
+        let mut st: Vec<usize> = f.blocks[b].succs.clone();
+        while let Some(v) = st.pop() {
+            if v == b {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[v], true) {
+                st.extend(f.blocks[v].succs.iter().copied());
+            }
+        }
+        false
+    };
+    if on_cycle(0) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut v = ipdom[0];
+    while v != exit && v != usize::MAX {
+        if !on_cycle(v) {
+            out.push(v);
+        }
+        v = ipdom[v];
+    }
+    out.sort_unstable();
+    out
 }
 
 /// How [`run`] runs.
