@@ -33,6 +33,9 @@ struct Variant {
     /// The kernel has its own scratch (a value stored at entry, reloaded
     /// after the loop).
     scratch: bool,
+    /// The initial SGPRs are read after the loop too: every SGPR is live
+    /// across it.
+    all_live: bool,
 }
 
 const VARIANTS: [Variant; 3] = [
@@ -42,11 +45,13 @@ const VARIANTS: [Variant; 3] = [
         name: "regs_all",
         smax: 95,
         scratch: false,
+        all_live: false,
     },
     Variant {
         name: "regs_all_scratch",
         smax: 89,
         scratch: true,
+        all_live: false,
     },
     // Every VGPR and AGPR, few SGPRs: probe SGPRs are reserved, VGPRs
     // spilled.
@@ -54,6 +59,7 @@ const VARIANTS: [Variant; 3] = [
         name: "regs_vgprs",
         smax: 40,
         scratch: false,
+        all_live: false,
     },
 ];
 
@@ -162,6 +168,12 @@ fn asm(v: Variant, target: &str) -> String {
     }
     for k in 8..=v.smax {
         let _ = writeln!(w, "  v_add_u32_e32 v2, s{k}, v2");
+    }
+    if v.all_live {
+        for k in 0..8 {
+            let _ = writeln!(w, "  v_add_u32_e32 v2, s{k}, v2");
+        }
+        let _ = writeln!(w, "  v_add_u32_e32 v2, s98, v2");
     }
     if v.scratch {
         if gfx90a {
@@ -444,4 +456,33 @@ fn every_tool_on_register_stress_kernels_is_exact() {
     }
     assert!(failed.is_empty(), "{} failed", failed.len());
     assert!(done > 0);
+}
+
+/// Every SGPR live across the loop (the initial ones are read after it):
+/// a block-count site in the loop has no SGPR to hold EXEC while VGPRs are
+/// spilled, so instrumenting fails with a typed error naming the site,
+/// not a panic or wrong code; the entry-only `kernarg` tool still works.
+#[test]
+fn a_site_with_every_register_live_is_refused_with_a_typed_error() {
+    let v = Variant {
+        name: "regs_all_live",
+        smax: 95,
+        scratch: false,
+        all_live: true,
+    };
+    for target in ["gfx90a", "gfx942"] {
+        let co = std::fs::read(build(v, target)).expect("code object");
+        match tools::instrument(&co, Tool::BlockCount, None) {
+            Err(lathe_dbi::Error::NoRegisters { function, why }) => {
+                assert_eq!(function, v.name);
+                assert!(why.contains("no dead SGPR pair at the site at 0x"), "{why}");
+            }
+            other => panic!(
+                "{target}: expected NoRegisters, got {:?}",
+                other.map(|b| b.sites.len())
+            ),
+        }
+        let b = tools::instrument(&co, Tool::Kernarg, None).expect("kernarg");
+        assert_eq!(b.sites.len(), 1);
+    }
 }
