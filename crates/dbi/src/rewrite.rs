@@ -1184,7 +1184,7 @@ pub fn instrument_lifted_with(
     for (fi, d) in &kd_of {
         let c = comp[*fi];
         if first[c] == Some(true) {
-            comp_area[c] = comp_area[c].max(d.private_segment_fixed_size.next_multiple_of(16));
+            comp_area[c] = comp_area[c].max(crate::scratch::frame_end(d));
         }
     }
     let mut plans: HashMap<usize, Plan> = HashMap::new();

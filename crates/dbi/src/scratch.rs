@@ -35,9 +35,14 @@
 //! [`ScratchCx::stack_pointer`] is the value a callee expects in `s32`
 //! (wave-scaled on gfx90a, per-lane on gfx942).
 //!
-//! Kernels whose stack is dynamic (recursion, `.uses_dynamic_stack`) are
-//! refused: the runtime sizes their stack at dispatch, so no fixed offset
-//! is free of it.
+//! Kernels whose stack is dynamic (`.uses_dynamic_stack`: recursion,
+//! calls to functions of unknown stack size, every kernel with calls at
+//! -O0) grow their stack past `private_segment_fixed_size` by an amount
+//! the runtime decides at dispatch. Their probe area starts
+//! [`DYNAMIC_STACK_RESERVE`] bytes after the frame instead: the stack may
+//! use that much beyond its fixed part (Lathe's emulator gives such kernels
+//! exactly that much, and ROCm's default stack limit is smaller), at the
+//! cost of a larger private segment.
 
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
 use lathe_isa::{BuildError, Instruction, Opcode, Operand, RegRange, Target};
@@ -52,6 +57,21 @@ pub const AREA_STATE: u32 = 4;
 pub const SPILL_SLOTS: u32 = 15;
 /// Bytes per lane the rewriter keeps for itself at the start of the area.
 pub const AREA_RESERVED: u32 = AREA_STATE + 4 * SPILL_SLOTS;
+
+/// Per-lane bytes left for a dynamic stack above a kernel's fixed frame
+/// before its probe area.
+pub const DYNAMIC_STACK_RESERVE: u32 = 16 * 1024;
+
+/// Where a kernel's frame (and its callees' frames) ends: the probe area
+/// may start here.
+pub fn frame_end(d: &KernelDescriptor) -> u32 {
+    let fixed = d.private_segment_fixed_size.next_multiple_of(16);
+    if d.properties().uses_dynamic_stack {
+        fixed.saturating_add(DYNAMIC_STACK_RESERVE)
+    } else {
+        fixed
+    }
+}
 
 /// Lanes of the state word / lane-mode state VGPR holding the scratch
 /// buffer descriptor (gfx90a).
@@ -95,9 +115,6 @@ impl ScratchCx {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ScratchError {
-    /// The kernel's stack size is decided at dispatch.
-    #[error("the kernel uses a dynamic stack (its scratch size is decided at dispatch)")]
-    DynamicStack,
     /// Enabling scratch would need more user SGPRs than the hardware has.
     #[error("enabling scratch needs {need} user SGPRs (at most 16)")]
     UserSgprs {
@@ -119,7 +136,8 @@ pub struct Plan {
     pub architected: bool,
     /// The kernel's own `private_segment_fixed_size`.
     pub old_size: u32,
-    /// Per-lane byte offset of the probe area.
+    /// Per-lane byte offset of the probe area ([`frame_end`], or the
+    /// component's largest).
     pub area: u32,
     /// Bytes per lane of the probe area ([`AREA_RESERVED`] + requests).
     pub size: u32,
@@ -148,12 +166,8 @@ impl Plan {
         if !matches!(arch.family, Family::Gfx9) {
             return Err(ScratchError::Arch);
         }
-        let props = d.properties();
-        if props.uses_dynamic_stack {
-            return Err(ScratchError::DynamicStack);
-        }
         let old_size = d.private_segment_fixed_size;
-        let area = old_size.next_multiple_of(16).max(min_area);
+        let area = frame_end(d).max(min_area);
         let size = (AREA_RESERVED + bytes.next_multiple_of(4)).next_multiple_of(16);
         let total = u64::from(area) + u64::from(size);
         // The AQL packet's private_segment_size is 32 bits, the hardware's
