@@ -2426,8 +2426,10 @@ pub const TRACE_RECORD: u32 = 16 + 64 * 8;
 /// instruction's immediate offset). A record is reserved with an atomic
 /// add on `next`; when the ring is full the probe adds 1 to `dropped` and
 /// writes nothing, so a full buffer never corrupts the kernel. GLOBAL and
-/// FLAT (vaddr pair, or saddr + 32-bit vaddr) and DS (address VGPR) are
-/// traced; other instructions get no code. Touches no SCC, VCC or M0.
+/// FLAT (vaddr pair, or saddr + 32-bit vaddr), DS (address VGPR) and
+/// SCRATCH (the lane's private offset: saddr + vaddr, 32 bits) are traced;
+/// other instructions (MUBUF among them) get no code. Touches no SCC, VCC
+/// or M0.
 #[derive(Debug, Clone, Copy)]
 pub struct MemTraceProbe {
     /// Records the ring holds.
@@ -2466,15 +2468,20 @@ impl Probe for MemTraceProbe {
         let enc = cx.inst.encoding();
         let ops = cx.inst.operands();
         let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
-        let addr = match by(Field::Addr) {
-            Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => a,
-            _ => return Ok(()),
+        let scratch = enc == Encoding::Scratch;
+        let vaddr = match by(Field::Addr) {
+            Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => Some(a),
+            _ => None,
         };
         let saddr = match by(Field::Saddr) {
             Some(Operand::Reg(s)) if s.file == RegFile::Scalar => Some(s),
             _ => None,
         };
-        if !matches!(enc, Encoding::Global | Encoding::Flat | Encoding::Ds) {
+        if !matches!(
+            enc,
+            Encoding::Global | Encoding::Flat | Encoding::Ds | Encoding::Scratch
+        ) || vaddr.is_none() && !scratch
+        {
             return Ok(());
         }
         let (pa, ret) = (r.vaux + 2, r.vaux);
@@ -2593,7 +2600,32 @@ impl Probe for MemTraceProbe {
             Opcode::V_ADD_U32_E32,
             &[vreg(r.vtmp, 1), sreg(r.scc, 1), vreg(r.vtmp, 1)],
         )?);
+        if scratch {
+            // The lane's private offset (32 bits): saddr + vaddr.
+            let lo = match (saddr, vaddr) {
+                (Some(sa), Some(va)) => build(
+                    t,
+                    Opcode::V_ADD_U32_E32,
+                    &[vreg(pa, 1), sreg(sa.first, 1), vreg(va.first, 1)],
+                )?,
+                (Some(sa), None) => {
+                    build(t, Opcode::V_MOV_B32_E32, &[vreg(pa, 1), sreg(sa.first, 1)])?
+                }
+                (None, Some(va)) => {
+                    build(t, Opcode::V_MOV_B32_E32, &[vreg(pa, 1), vreg(va.first, 1)])?
+                }
+                (None, None) => build(t, Opcode::V_MOV_B32_E32, &[vreg(pa, 1), Operand::Int(0)])?,
+            };
+            body.push(lo);
+            body.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[vreg(pa + 1, 1), Operand::Int(0)],
+            )?);
+        }
+        let addr = vaddr.unwrap_or(RegRange::vgpr(0, 1));
         match (enc, saddr) {
+            (Encoding::Scratch, _) => {}
             (Encoding::Ds, _) => {
                 body.push(build(
                     t,

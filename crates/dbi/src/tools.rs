@@ -6,7 +6,7 @@
 //! | `block-count` | block entry, wave counter | executions per block with its address range |
 //! | `opcode-hist` | block entry, wave counter | executions per opcode (block counts × the block's opcodes) |
 //! | `kernarg` | kernel entry, copy of the kernarg segment | arguments and hidden arguments as the kernel sees them |
-//! | `mem-trace` | before every GLOBAL/FLAT/DS instruction, ring-buffer record | every access per active lane (CSV, Perfetto JSON), records dropped when the ring is full |
+//! | `mem-trace` | before every GLOBAL/FLAT/DS/SCRATCH instruction, ring-buffer record | every access per active lane (SCRATCH: the lane's private offset) (CSV, Perfetto JSON), records dropped when the ring is full |
 //!
 //! Counts are of the original program's instructions (the probes' own
 //! instructions are not counted): a region's counter times the number of
@@ -45,7 +45,8 @@ pub enum Tool {
     OpcodeHist,
     /// The kernel arguments as the kernel sees them.
     Kernarg,
-    /// Every GLOBAL/FLAT/LDS access per active lane, through a ring buffer.
+    /// Every GLOBAL/FLAT/LDS/SCRATCH access per active lane, through a ring
+    /// buffer.
     MemTrace,
 }
 
@@ -139,7 +140,7 @@ pub fn requests_with(
         Tool::MemTrace => vec![Request {
             select: Selector {
                 class: Some(InstClass::Memory),
-                opcode: Regex::new("^(global_|flat_|ds_)").ok(),
+                opcode: Regex::new("^(global_|flat_|ds_|scratch_)").ok(),
                 ..sel
             },
             at: Where::Before,
@@ -638,11 +639,32 @@ pub fn run(
                 .collect()
         })
         .unwrap_or_default();
+    // SCRATCH accesses are lanes' 32-bit private offsets; the emulator's
+    // log computes them like FLAT ones (64-bit register reads), so only
+    // their low 32 bits are the offset.
+    let is_scratch = |old: u64| -> bool {
+        b.program
+            .function_containing(old)
+            .and_then(|fi| {
+                let f = &b.program.functions[fi];
+                f.index_of(old).map(|i| f.insts[i].inst.encoding())
+            })
+            .is_some_and(|e| e == lathe_isa::Encoding::Scratch)
+    };
     let ground_truth_accesses = rec.as_ref().map(|rec| {
         let mut v: Vec<(u64, u8, u64)> = rec
             .accesses
             .iter()
-            .filter_map(|a| to_old.get(&a.pc).map(|old| (*old, a.lane, a.addr)))
+            .filter_map(|a| {
+                to_old.get(&a.pc).map(|old| {
+                    let addr = if is_scratch(*old) {
+                        a.addr & 0xffff_ffff
+                    } else {
+                        a.addr
+                    };
+                    (*old, a.lane, addr)
+                })
+            })
             .collect();
         v.sort_unstable();
         v
@@ -837,6 +859,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         };
         let size = access_size(inst.info().name);
         let off = imm_offset(inst);
+        let scratch = inst.encoding() == lathe_isa::Encoding::Scratch;
         for lane in 0..64u8 {
             if exec >> lane & 1 == 0 {
                 continue;
@@ -848,7 +871,11 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
                 kind,
                 size,
                 lane,
-                addr: (a as i64).wrapping_add(off) as u64,
+                addr: if scratch {
+                    (a as i64).wrapping_add(off) as u64 & 0xffff_ffff
+                } else {
+                    (a as i64).wrapping_add(off) as u64
+                },
                 site,
             });
         }

@@ -21,6 +21,9 @@ use lathe_emu::session::Session;
 /// summed over the corpus.
 type Overhead = BTreeMap<String, (u64, u64)>;
 
+/// SCRATCH accesses `mem-trace` recorded and the ground truth confirmed.
+static SCRATCH_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 fn check(
     case: &Case,
     target: &'static str,
@@ -201,6 +204,12 @@ fn check(
                         return Err("mem-trace: a traced access is not in the ground truth".into());
                     }
                 }
+                let scratch = t
+                    .events
+                    .iter()
+                    .filter(|e| b.sites[e.site as usize].inst.starts_with("scratch_"))
+                    .count();
+                SCRATCH_CHECKED.fetch_add(scratch as u64, std::sync::atomic::Ordering::Relaxed);
             }
             _ => {}
         }
@@ -249,11 +258,19 @@ fn every_tool_on_every_case_is_exact() {
             *with as f64 / (*orig).max(1) as f64
         );
     }
+    let scratch = SCRATCH_CHECKED.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "  mem-trace: {scratch} SCRATCH lane accesses traced, each in the ground truth \
+         (all of it where the ring did not fill)"
+    );
     for f in &failed {
         eprintln!("  {f}");
     }
     assert!(failed.is_empty(), "{} runs failed", failed.len());
     assert!(passed > 0);
+    if filter.is_none() {
+        assert!(scratch > 0, "no SCRATCH access was traced");
+    }
 }
 
 /// A ring too small for the run: it fills, every further record is
