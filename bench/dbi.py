@@ -26,7 +26,7 @@ Last measured (2-core machine, other jobs running): 111 code objects,
 12591 kernels, per kernel median 0.32 ms (0.31-0.32, n=3), p99 2.8 ms,
 total 5.9 s (5.6-6.1 s);
 overhead block-count 1.148x, opcode-hist 1.148x, instr-count 2.26x,
-kernarg 1.074x, mem-trace 2.01x (lane mode: block-count 1.27x,
+kernarg 1.074x, mem-trace 2.34x (SCRATCH traced too) (lane mode: block-count 1.27x,
 instr-count 2.87x).
 Usage: bench/dbi.py [--limit N] [--runs N] [--no-overhead]
 """

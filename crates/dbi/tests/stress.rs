@@ -486,3 +486,90 @@ fn a_site_with_every_register_live_is_refused_with_a_typed_error() {
         assert_eq!(b.sites.len(), 1);
     }
 }
+
+/// Random site selections (the fuzz target's request generator) on the
+/// register-stress kernels, where every probe register is spilled to
+/// scratch at sites anywhere (inside the divergent loop, with SCC or VCC
+/// live, after EXEC writes): outputs stay equal to the CPU reference with
+/// the waitcnt check on. A site where no SGPR pair is dead may be refused
+/// with a typed `NoRegisters` error, nothing else.
+#[test]
+fn random_sites_on_register_stress_kernels_keep_outputs() {
+    use lathe_dbi::rewrite::{instrument_lifted_with, Options as RwOptions};
+    use lathe_dbi::tools::requests_from_bytes;
+    let mut rng = lathe_cases::Prng::new(0x5e1f_5c7a);
+    let (mut runs, mut refused, mut spilled) = (0, 0, 0);
+    let mut failed = Vec::new();
+    for target in ["gfx90a", "gfx942"] {
+        let agent: lathe_bundle::TargetId = target.parse().expect("target");
+        for v in VARIANTS {
+            let co = std::fs::read(build(v, target)).expect("code object");
+            let obj = CodeObject::parse(&co).expect("parse");
+            let p = lathe_dbi::Program::lift(&obj).expect("lift");
+            let live = lathe_dbi::Liveness::compute(&p);
+            let reference: Vec<u8> = (0..GRID)
+                .flat_map(|g| reference(v, g).to_le_bytes())
+                .collect();
+            for k in 0..24 {
+                let bytes: Vec<u8> = (0..16).map(|_| rng.next_u32() as u8).collect();
+                // Every other run with lane mode forced: full mode (state
+                // word in scratch) even where SGPRs are free.
+                let lanes = k % 2 == 1;
+                let what = format!("{} {target} {bytes:02x?} lanes {lanes}", v.name);
+                let reqs = requests_from_bytes(&bytes);
+                let out = match instrument_lifted_with(
+                    &obj,
+                    &p,
+                    &live,
+                    &reqs,
+                    &RwOptions::lane_mode(lanes),
+                ) {
+                    Ok(o) => o,
+                    Err(lathe_dbi::Error::NoRegisters { .. }) => {
+                        refused += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        failed.push(format!("{what}: {e}"));
+                        continue;
+                    }
+                };
+                spilled += out.spilled_sites;
+                let session = Session::load(agent, &[&out.code_object]).expect("load");
+                let var = session
+                    .exe
+                    .symbol(lathe_dbi::elfout::DATA_SYMBOL)
+                    .expect("data symbol")
+                    .address;
+                let buf = session
+                    .upload(&vec![0u8; out.data_size as usize])
+                    .expect("probe data");
+                session.mem.view().store_u64(var, buf).expect("pointer");
+                let opts = Options {
+                    threads: 1,
+                    ..Options::default()
+                };
+                match session.launch(v.name, shape(), &args(), &opts) {
+                    Ok((_r, bufs)) => {
+                        let got = session.download(bufs[0].addr, bufs[0].size).expect("out");
+                        if got != reference {
+                            failed.push(format!("{what}: outputs differ"));
+                        } else {
+                            runs += 1;
+                        }
+                    }
+                    Err(e) => failed.push(format!("{what}: {e}")),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "random sites on stress kernels: {runs} runs exact, {spilled} sites spilled, {refused} \
+         refused (no dead SGPR pair at a site)"
+    );
+    for f in &failed {
+        eprintln!("  {f}");
+    }
+    assert!(failed.is_empty(), "{} failed", failed.len());
+    assert!(runs > 0 && spilled > 0);
+}
