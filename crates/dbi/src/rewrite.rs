@@ -2196,7 +2196,15 @@ pub fn instrument_lifted_with(
             .map(|m| m.vgpr_count.min(512) as u32);
         let mut nb = raw;
         if let Ok(cr) = &comp_regs[comp[fi]] {
-            let (b, vgprs) = patch_descriptor(&raw, d, arch, &cr.regs, cr.sgpr_end, md_vgpr);
+            // Writing FLAT_SCRATCH (gfx90a, D15): on GFX9 it lives in the
+            // wave's last SGPRs, so the allocation must cover every SGPR
+            // in use plus the VCC/FLAT_SCRATCH/XNACK_MASK extras (the +6).
+            let mut sgpr_end = cr.sgpr_end;
+            if plans.contains_key(&fi) && !architected {
+                let used = comp_used[comp[fi]].max_sgpr().map_or(0, |m| m + 1);
+                sgpr_end = sgpr_end.max(used.min(102));
+            }
+            let (b, vgprs) = patch_descriptor(&raw, d, arch, &cr.regs, sgpr_end, md_vgpr);
             nb = b;
             let mut private = None;
             if let Some(pl) = plans.get(&fi) {
@@ -2214,7 +2222,7 @@ pub fn instrument_lifted_with(
             new_counts.insert(
                 format!("{name}.kd"),
                 NewCounts {
-                    sgprs: u64::from(cr.sgpr_end) + 6,
+                    sgprs: u64::from(sgpr_end) + 6,
                     vgprs: u64::from(vgprs),
                     private,
                 },
