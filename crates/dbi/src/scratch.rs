@@ -35,6 +35,38 @@
 //! [`ScratchCx::stack_pointer`] is the value a callee expects in `s32`
 //! (wave-scaled on gfx90a, per-lane on gfx942).
 //!
+//! A probe that keeps one dword per lane in scratch (it asks for 4 bytes;
+//! `regs.tmp` is an SGPR the probe may use):
+//!
+//! ```no_run
+//! use lathe_dbi::rewrite::{build, Probe, ProbeCx};
+//! use lathe_isa::{BuildError, Instruction, Opcode, Operand, RegRange};
+//!
+//! #[derive(Debug)]
+//! struct SaveV0;
+//!
+//! impl Probe for SaveV0 {
+//!     fn slot_bytes(&self) -> u32 {
+//!         0
+//!     }
+//!     fn scratch_bytes(&self) -> u32 {
+//!         4
+//!     }
+//!     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+//!         let sc = cx.scratch.expect("asked for scratch");
+//!         let tmp = cx.regs.tmp;
+//!         // s[tmp] = the lane offset of our bytes; store v0 of every active lane there.
+//!         out.push(build(
+//!             cx.target,
+//!             Opcode::S_MOV_B32,
+//!             &[Operand::Reg(RegRange::sgpr(tmp, 1)), Operand::Literal(sc.area)],
+//!         )?);
+//!         out.push(lathe_dbi::scratch::store_dword(cx.target, 0, tmp, 0)?);
+//!         Ok(())
+//!     }
+//! }
+//! ```
+//!
 //! Kernels whose stack is dynamic (`.uses_dynamic_stack`: recursion,
 //! calls to functions of unknown stack size, every kernel with calls at
 //! -O0) grow their stack past `private_segment_fixed_size` by an amount
