@@ -684,7 +684,10 @@ enum Item {
     },
 }
 
-const LONG_JUMP: u64 = 32;
+/// Bytes of a long jump or call: `s_waitcnt lgkmcnt(0)` (its SGPRs may be
+/// dead ones a scalar load is still due to write), `s_getpc_b64`, SCC save,
+/// add, add with carry, SCC restore, `s_setpc_b64`/`s_swappc_b64`.
+const LONG_JUMP: u64 = 36;
 
 impl Item {
     fn size(&self) -> u64 {
@@ -701,7 +704,7 @@ impl Item {
                 }
             }
             Item::PcAdd { .. } => 8,
-            Item::PcFix { .. } => 4 + 8 + 8 + 4,
+            Item::PcFix { .. } => 4 + 4 + 8 + 8 + 4,
             Item::Call { long: false, .. } => 4,
             Item::Call { long: true, .. } => LONG_JUMP,
         }
@@ -1406,6 +1409,11 @@ pub fn instrument_lifted_with(
                 staken.add(RegRange::sgpr(a, 1));
             }
             let mut saved = Vec::new();
+            if cr.lanes && !cr.vspill {
+                // Dead SGPRs are borrowed: a scalar load still due to
+                // write one must land first.
+                out.push(waitcnt(t, 63, 0).map_err(enc)?);
+            }
             if let (true, Some(vs)) = (cr.lanes, state_v) {
                 let (sr, q, sv) = site_regs(&regs, &live_at, &staken, want_rsrc);
                 (sregs.ptr, sregs.save, sregs.tmp, sregs.t2, sregs.scc) =
@@ -2136,6 +2144,9 @@ pub fn instrument_lifted_with(
                     })?;
                     let r = &r;
                     let mut v = Vec::new();
+                    // The SCC copy may go to a dead SGPR a scalar load is
+                    // still due to write.
+                    v.push(waitcnt(t, 63, 0).map_err(enc("getpc fix"))?);
                     v.push(
                         build(
                             t,
@@ -2272,8 +2283,10 @@ fn long_jump(
     to: u64,
     out: &mut Vec<u8>,
 ) -> Result<(), BuildError> {
-    let k = to.wrapping_sub(at + 4);
+    // The s_getpc_b64 follows the wait.
+    let k = to.wrapping_sub(at + 8);
     let seq = [
+        waitcnt(t, 63, 0)?,
         build(t, Opcode::S_GETPC_B64, &[sreg(r.tmp, 2)])?,
         build(
             t,
@@ -2317,8 +2330,10 @@ fn long_call(
     to: u64,
     out: &mut Vec<u8>,
 ) -> Result<(), BuildError> {
-    let k = to.wrapping_sub(at + 4);
+    // The s_getpc_b64 follows the wait.
+    let k = to.wrapping_sub(at + 8);
     let seq = [
+        waitcnt(t, 63, 0)?,
         build(t, Opcode::S_GETPC_B64, &[sreg(d, 2)])?,
         build(
             t,
