@@ -12,149 +12,15 @@
 //! (recursion, and every kernel with calls at -O0) get their area past the
 //! dynamic-stack reserve.
 
-use std::sync::Arc;
-
 mod common;
 
+use common::roundtrip::{requests, K};
 use common::{args_of, outputs, run_instrumented, shape_of, RunOut};
 use lathe_cases::build;
 use lathe_codeobj::CodeObject;
-use lathe_dbi::rewrite::{
-    self, atomic_add_x2, build as inst, exec_one, exec_restore, waitcnt, Options, Probe, ProbeCx,
-    Request, Selector, Where,
-};
-use lathe_dbi::scratch::ScratchCx;
+use lathe_dbi::rewrite::{self, Options, Where};
 use lathe_dbi::{Liveness, Program};
 use lathe_emu::session::Session;
-use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegRange};
-
-const K: u32 = 0x1234;
-
-fn s(n: u16, c: u8) -> Operand {
-    Operand::Reg(RegRange::sgpr(n, c))
-}
-fn v(n: u16) -> Operand {
-    Operand::Reg(RegRange::vgpr(n, 1))
-}
-
-/// Writes K (flat scratch) and K + 1 (MUBUF, gfx90a) to the area at
-/// kernel entry; reads lane 0's values back before `s_endpgm` and adds
-/// them to the slot's two counters.
-#[derive(Debug)]
-struct RoundTrip {
-    entry: bool,
-}
-
-/// `op v[data], off, s[rsrc:rsrc+3], s[soff] offset:4`.
-fn mubuf(
-    cx: &ProbeCx<'_>,
-    op: Opcode,
-    data: u16,
-    rsrc: u16,
-    soff: u16,
-) -> Result<Instruction, BuildError> {
-    let mut m = Modifiers::default();
-    m.offset = 4;
-    rewrite::build_m(
-        cx.target,
-        op,
-        &m,
-        &[v(data), Operand::Off, s(rsrc, 4), s(soff, 1)],
-    )
-}
-
-impl Probe for RoundTrip {
-    fn slot_bytes(&self) -> u32 {
-        16
-    }
-    fn scratch_bytes(&self) -> u32 {
-        8
-    }
-    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
-        let (t, r) = (cx.target, cx.regs);
-        let sc = cx.scratch.expect("the rewriter passes scratch");
-        assert_eq!(sc.bytes, 8);
-        assert_eq!(sc.architected, sc.rsrc.is_none());
-        // Requests' regions are laid out in request order, 16-byte
-        // rounded: the reader (second request) reads the writer's.
-        let area = if self.entry { sc.area } else { sc.area - 16 };
-        out.push(inst(
-            t,
-            Opcode::S_MOV_B32,
-            &[s(r.tmp, 1), Operand::Literal(area)],
-        )?);
-        // The buffer descriptor's offsets are wave-scaled: the region
-        // starts at area * 64 (what a callee would get in s32).
-        let wave_scaled = ScratchCx { area, ..sc }.stack_pointer();
-        out.push(inst(
-            t,
-            Opcode::S_MOV_B32,
-            &[s(r.t2, 1), Operand::Literal(wave_scaled)],
-        )?);
-        if self.entry {
-            out.push(inst(
-                t,
-                Opcode::V_MOV_B32_E32,
-                &[v(r.vtmp), Operand::Literal(K)],
-            )?);
-            out.push(lathe_dbi::scratch::store_dword(t, r.vtmp, r.tmp, 0)?);
-            if let Some(q) = sc.rsrc {
-                out.push(inst(
-                    t,
-                    Opcode::V_MOV_B32_E32,
-                    &[v(r.vtmp), Operand::Literal(K + 1)],
-                )?);
-                out.push(mubuf(cx, Opcode::BUFFER_STORE_DWORD, r.vtmp, q, r.t2)?);
-            }
-            return Ok(());
-        }
-        exec_one(t, r, out)?;
-        out.push(lathe_dbi::scratch::load_dword(t, r.vaux, r.tmp, 0)?);
-        out.push(inst(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[v(r.vaux + 1), Operand::Int(0)],
-        )?);
-        out.push(inst(
-            t,
-            Opcode::V_MOV_B32_E32,
-            &[v(r.vaux + 3), Operand::Int(0)],
-        )?);
-        if let Some(q) = sc.rsrc {
-            out.push(mubuf(cx, Opcode::BUFFER_LOAD_DWORD, r.vaux + 2, q, r.t2)?);
-        } else {
-            out.push(inst(
-                t,
-                Opcode::V_MOV_B32_E32,
-                &[v(r.vaux + 2), Operand::Literal(K + 1)],
-            )?);
-        }
-        out.push(waitcnt(t, 0, 15)?);
-        let (va, off) = (r.voff, cx.slot as i32);
-        out.push(atomic_add_x2(t, r, va, r.vaux, off)?);
-        out.push(atomic_add_x2(t, r, va, r.vaux + 2, off + 8)?);
-        exec_restore(t, r, out)
-    }
-}
-
-fn requests(kernel: &str) -> Vec<Request> {
-    let sel = Selector {
-        kernel: Some(regex::Regex::new(&format!("^{}$", regex::escape(kernel))).expect("re")),
-        ..Default::default()
-    };
-    vec![
-        Request {
-            select: sel.clone(),
-            at: Where::KernelEntry,
-            probe: Arc::new(RoundTrip { entry: true }),
-        },
-        Request {
-            select: sel,
-            at: Where::BeforeEndpgm,
-            probe: Arc::new(RoundTrip { entry: false }),
-        },
-    ]
-}
 
 fn u64_at(d: &[u8], o: usize) -> u64 {
     u64::from_le_bytes(d[o..o + 8].try_into().expect("8 bytes"))

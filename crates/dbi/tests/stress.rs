@@ -573,3 +573,79 @@ fn random_sites_on_register_stress_kernels_keep_outputs() {
     assert!(failed.is_empty(), "{} failed", failed.len());
     assert!(runs > 0 && spilled > 0);
 }
+
+/// The probe-scratch API ([`lathe_dbi::scratch`]) where nothing is free:
+/// a probe asking for scratch bytes writes K through `scratch_*` (and K + 1
+/// through the MUBUF descriptor the rewriter hands it on gfx90a) at kernel
+/// entry, and reads both back before every `global_store` — inside the
+/// loop, where every VGPR is live and the probe's registers are spilled
+/// around it, the descriptor and probe-data address coming from the
+/// area's state word (full mode). Counters equal K (and K + 1) times the
+/// store's executions, outputs equal the CPU reference.
+#[test]
+fn probe_scratch_on_register_stress_kernels() {
+    use common::roundtrip::{requests_at, K};
+    use lathe_dbi::rewrite::{instrument_lifted_with, Options as RwOptions, Where};
+    let mut done = 0;
+    for target in ["gfx90a", "gfx942"] {
+        let agent: lathe_bundle::TargetId = target.parse().expect("target");
+        for v in VARIANTS {
+            let co = std::fs::read(build(v, target)).expect("code object");
+            let obj = CodeObject::parse(&co).expect("parse");
+            let p = lathe_dbi::Program::lift(&obj).expect("lift");
+            let live = lathe_dbi::Liveness::compute(&p);
+            let reference: Vec<u8> = (0..GRID)
+                .flat_map(|g| reference(v, g).to_le_bytes())
+                .collect();
+            for lanes in [false, true] {
+                let what = format!("{} {target} lanes {lanes}", v.name);
+                let reqs = requests_at(v.name, Where::Before, Some("^global_store"));
+                let out =
+                    instrument_lifted_with(&obj, &p, &live, &reqs, &RwOptions::lane_mode(lanes))
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(out.spilled_sites > 0, "{what}: nothing spilled");
+                let nco = CodeObject::parse(&out.code_object).expect("parse result");
+                let check = lathe_codeobj::check::check(&nco).expect("check");
+                assert!(check.is_clean(), "{what}: {:?}", check.warnings);
+                let session = Session::load(agent, &[&out.code_object]).expect("load");
+                let var = session
+                    .exe
+                    .symbol(lathe_dbi::elfout::DATA_SYMBOL)
+                    .expect("data symbol")
+                    .address;
+                let buf = session
+                    .upload(&vec![0u8; out.data_size as usize])
+                    .expect("probe data");
+                session.mem.view().store_u64(var, buf).expect("pointer");
+                let opts = Options {
+                    threads: 1,
+                    ..Options::default()
+                };
+                let (rep, bufs) = session
+                    .launch(v.name, shape(), &args(), &opts)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got = session.download(bufs[0].addr, bufs[0].size).expect("out");
+                assert_eq!(got, reference, "{what}: outputs");
+                let data = session.download(buf, out.data_size).expect("data");
+                let at = |o: u32| {
+                    u64::from_le_bytes(data[o as usize..o as usize + 8].try_into().expect("8"))
+                };
+                let (mut a, mut b) = (0, 0);
+                for s in out.sites.iter().filter(|s| s.at == Where::Before) {
+                    a += at(s.slot);
+                    b += at(s.slot + 8);
+                }
+                // Every wave runs the loop's store ITERS times, then the
+                // final one.
+                let stores = rep.waves * u64::from(ITERS + 1);
+                assert_eq!(
+                    (a, b),
+                    (u64::from(K) * stores, u64::from(K + 1) * stores),
+                    "{what}: counters"
+                );
+                done += 1;
+            }
+        }
+    }
+    assert_eq!(done, 12);
+}

@@ -145,3 +145,158 @@ pub fn llvm_accepts(bytes: &[u8], target: &str, name: &str) -> Result<(), String
     let _ = std::fs::remove_file(&path);
     Ok(())
 }
+
+/// A probe using its scratch area ([`lathe_dbi::scratch`]): the writer
+/// stores K per lane at kernel entry through `scratch_*` (and K + 1 through
+/// the MUBUF descriptor on gfx90a); the reader loads lane 0's values back
+/// and adds them to its slot's two counters.
+pub mod roundtrip {
+    use std::sync::Arc;
+
+    use lathe_dbi::rewrite::{
+        self, atomic_add_x2, build as inst, exec_one, exec_restore, waitcnt, Probe, ProbeCx,
+        Request, Selector, Where,
+    };
+    use lathe_dbi::scratch::ScratchCx;
+    use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegRange};
+
+    /// The value the writer stores (and K + 1 through MUBUF).
+    pub const K: u32 = 0x1234;
+
+    fn s(n: u16, c: u8) -> Operand {
+        Operand::Reg(RegRange::sgpr(n, c))
+    }
+    fn v(n: u16) -> Operand {
+        Operand::Reg(RegRange::vgpr(n, 1))
+    }
+
+    /// Writes K (flat scratch) and K + 1 (MUBUF, gfx90a) to the area at
+    /// kernel entry; reads lane 0's values back before `s_endpgm` and adds
+    /// them to the slot's two counters.
+    #[derive(Debug)]
+    pub struct RoundTrip {
+        /// Writer (kernel entry) or reader.
+        pub entry: bool,
+    }
+
+    /// `op v[data], off, s[rsrc:rsrc+3], s[soff] offset:4`.
+    fn mubuf(
+        cx: &ProbeCx<'_>,
+        op: Opcode,
+        data: u16,
+        rsrc: u16,
+        soff: u16,
+    ) -> Result<Instruction, BuildError> {
+        let mut m = Modifiers::default();
+        m.offset = 4;
+        rewrite::build_m(
+            cx.target,
+            op,
+            &m,
+            &[v(data), Operand::Off, s(rsrc, 4), s(soff, 1)],
+        )
+    }
+
+    impl Probe for RoundTrip {
+        fn slot_bytes(&self) -> u32 {
+            16
+        }
+        fn scratch_bytes(&self) -> u32 {
+            8
+        }
+        fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+            let (t, r) = (cx.target, cx.regs);
+            let sc = cx.scratch.expect("the rewriter passes scratch");
+            assert_eq!(sc.bytes, 8);
+            assert_eq!(sc.architected, sc.rsrc.is_none());
+            // Requests' regions are laid out in request order, 16-byte
+            // rounded: the reader (second request) reads the writer's.
+            let area = if self.entry { sc.area } else { sc.area - 16 };
+            out.push(inst(
+                t,
+                Opcode::S_MOV_B32,
+                &[s(r.tmp, 1), Operand::Literal(area)],
+            )?);
+            // The buffer descriptor's offsets are wave-scaled: the region
+            // starts at area * 64 (what a callee would get in s32).
+            let wave_scaled = ScratchCx { area, ..sc }.stack_pointer();
+            out.push(inst(
+                t,
+                Opcode::S_MOV_B32,
+                &[s(r.t2, 1), Operand::Literal(wave_scaled)],
+            )?);
+            if self.entry {
+                out.push(inst(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[v(r.vtmp), Operand::Literal(K)],
+                )?);
+                out.push(lathe_dbi::scratch::store_dword(t, r.vtmp, r.tmp, 0)?);
+                if let Some(q) = sc.rsrc {
+                    out.push(inst(
+                        t,
+                        Opcode::V_MOV_B32_E32,
+                        &[v(r.vtmp), Operand::Literal(K + 1)],
+                    )?);
+                    out.push(mubuf(cx, Opcode::BUFFER_STORE_DWORD, r.vtmp, q, r.t2)?);
+                }
+                return Ok(());
+            }
+            exec_one(t, r, out)?;
+            out.push(lathe_dbi::scratch::load_dword(t, r.vaux, r.tmp, 0)?);
+            out.push(inst(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[v(r.vaux + 1), Operand::Int(0)],
+            )?);
+            out.push(inst(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[v(r.vaux + 3), Operand::Int(0)],
+            )?);
+            if let Some(q) = sc.rsrc {
+                out.push(mubuf(cx, Opcode::BUFFER_LOAD_DWORD, r.vaux + 2, q, r.t2)?);
+            } else {
+                out.push(inst(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[v(r.vaux + 2), Operand::Literal(K + 1)],
+                )?);
+            }
+            out.push(waitcnt(t, 0, 15)?);
+            let (va, off) = (r.voff, cx.slot as i32);
+            out.push(atomic_add_x2(t, r, va, r.vaux, off)?);
+            out.push(atomic_add_x2(t, r, va, r.vaux + 2, off + 8)?);
+            exec_restore(t, r, out)
+        }
+    }
+
+    /// The writer at kernel entry and the reader before every `s_endpgm`.
+    pub fn requests(kernel: &str) -> Vec<Request> {
+        requests_at(kernel, Where::BeforeEndpgm, None)
+    }
+
+    /// The writer at kernel entry and the reader at `at` (instructions whose
+    /// opcode matches `opcode`).
+    pub fn requests_at(kernel: &str, at: Where, opcode: Option<&str>) -> Vec<Request> {
+        let sel = Selector {
+            kernel: Some(regex::Regex::new(&format!("^{}$", regex::escape(kernel))).expect("re")),
+            ..Default::default()
+        };
+        vec![
+            Request {
+                select: sel.clone(),
+                at: Where::KernelEntry,
+                probe: Arc::new(RoundTrip { entry: true }),
+            },
+            Request {
+                select: Selector {
+                    opcode: opcode.map(|o| regex::Regex::new(o).expect("re")),
+                    ..sel
+                },
+                at,
+                probe: Arc::new(RoundTrip { entry: false }),
+            },
+        ]
+    }
+}
