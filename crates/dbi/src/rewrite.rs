@@ -897,26 +897,37 @@ fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
     None
 }
 
-/// Lane mode: SGPRs for one site, dead ones first, else live ones that
-/// are saved in the state VGPR's lanes [`FIRST_SAVE_LANE`].. (returned as
-/// (sgpr, lane)), avoiding `avoid`; with `rsrc` also a quad for the
-/// scratch buffer descriptor.
+/// Lane mode: SGPRs for one site, dead ones first (those no scalar load
+/// in `pending` may still write, then those — the caller waits for the
+/// loads, returned flag), else live ones that are saved in the state
+/// VGPR's lanes [`FIRST_SAVE_LANE`].. (returned as (sgpr, lane)), avoiding
+/// `avoid`; with `rsrc` also a quad for the scratch buffer descriptor.
 fn site_regs(
     base: &Reserved,
     live: &RegSet,
+    pending: &RegSet,
     avoid: &RegSet,
     rsrc: bool,
-) -> (Reserved, Option<u16>, Vec<(u16, u16)>) {
+) -> (Reserved, Option<u16>, Vec<(u16, u16)>, bool) {
     let mut taken = *avoid;
     let mut saved = Vec::new();
     let mut lane = crate::scratch::FIRST_SAVE_LANE;
+    let mut wait = false;
+    let busy = live.union(pending);
     let mut get = |count: u16, taken: &mut RegSet, saved: &mut Vec<(u16, u16)>| -> u16 {
+        if let Some(k) = pick_dead(&busy, taken, count) {
+            return k;
+        }
         if let Some(k) = pick_dead(live, taken, count) {
+            wait = true;
             return k;
         }
         // Borrow live registers: any aligned ones not taken yet.
         let k = pick_dead(&RegSet::default(), taken, count).unwrap_or(0);
         for r in k..k + count {
+            if pending.has_sreg(r) {
+                wait = true;
+            }
             saved.push((r, lane));
             lane += 1;
         }
@@ -929,7 +940,7 @@ fn site_regs(
     r.tmp = get(2, &mut taken, &mut saved);
     r.t2 = get(2, &mut taken, &mut saved);
     r.scc = get(1, &mut taken, &mut saved);
-    (r, q, saved)
+    (r, q, saved, wait)
 }
 
 /// First VGPR run of `count` (even-aligned when `count` > 1) in
@@ -958,6 +969,72 @@ fn pick_vgprs(
         }
     }
     None
+}
+
+/// SGPRs a scalar load may still be writing before each instruction of
+/// `f`: loaded on some path with no `s_waitcnt lgkmcnt(0)` since. Lane mode
+/// borrows dead SGPRs; one of these would be overwritten mid-probe when
+/// its load lands (the unused half of a wide `s_load`, say).
+fn pending_scalar_loads(f: &crate::Function, effs: &[crate::live::Effects]) -> Vec<RegSet> {
+    let n = f.insts.len();
+    let mut before = vec![RegSet::default(); n];
+    let xfer = |i: usize, st: RegSet| -> RegSet {
+        let inst = &f.insts[i].inst;
+        if inst.opcode() == Opcode::S_WAITCNT {
+            let (_, _, lgkm) = lathe_isa::imm::waitcnt_fields(inst.words()[0] & 0xffff);
+            if lgkm == 0 {
+                return RegSet::default();
+            }
+        } else if inst.memory_class() == lathe_isa::MemoryClass::Scalar {
+            return RegSet {
+                s: st.s | effs[i].defs.s,
+                ..st
+            };
+        }
+        st
+    };
+    let nb = f.blocks.len();
+    let mut out = vec![RegSet::default(); nb];
+    for _round in 0..64 {
+        let mut changed = false;
+        for b in 0..nb {
+            // A device function may be entered with its caller's loads
+            // in flight.
+            let mut st = if b == 0 && f.kind == FunctionKind::DeviceFunction {
+                RegSet {
+                    s: u128::MAX,
+                    ..RegSet::default()
+                }
+            } else {
+                RegSet::default()
+            };
+            for &pb in &f.blocks[b].preds {
+                st = st.union(&out[pb]);
+            }
+            for i in f.block_insts(b) {
+                before[i] = st;
+                st = xfer(i, st);
+            }
+            if st != out[b] {
+                out[b] = st;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    before
+}
+
+/// Scalar registers an instruction's scalar load leaves in flight (all of
+/// its SGPR writes for SMEM loads, none otherwise).
+fn pending_after_mask(inst: &Instruction) -> u128 {
+    if inst.memory_class() == lathe_isa::MemoryClass::Scalar {
+        u128::MAX
+    } else {
+        0
+    }
 }
 
 /// `v_writelane_b32 v, s, lane`.
@@ -1309,6 +1386,13 @@ pub fn instrument_lifted_with(
         let fl = &live.functions[fi];
         let n = f.insts.len();
         let exec_writes = |i: usize| crate::live::writes_exec(eff_of(fi, i));
+        // Lane mode: SGPRs with a scalar load in flight are not borrowed
+        // as dead ones.
+        let pending = if cr.lanes && !cr.vspill && comp_ok {
+            pending_scalar_loads(f, &effs[fi])
+        } else {
+            Vec::new()
+        };
         let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
         let mut post: Vec<Vec<Instruction>> = vec![Vec::new(); n];
         let mut prologue: Vec<Instruction> = Vec::new();
@@ -1409,13 +1493,18 @@ pub fn instrument_lifted_with(
                 staken.add(RegRange::sgpr(a, 1));
             }
             let mut saved = Vec::new();
-            if cr.lanes && !cr.vspill {
-                // Dead SGPRs are borrowed: a scalar load still due to
-                // write one must land first.
-                out.push(waitcnt(t, 63, 0).map_err(enc)?);
-            }
             if let (true, Some(vs)) = (cr.lanes, state_v) {
-                let (sr, q, sv) = site_regs(&regs, &live_at, &staken, want_rsrc);
+                // SGPRs a scalar load may still write are borrowed last,
+                // after waiting for the load.
+                let mut in_flight = pending.get(i).copied().unwrap_or_default();
+                if at == Where::After {
+                    in_flight.s |= eff_of(fi, i).defs.s & pending_after_mask(&f.insts[i].inst);
+                }
+                let (sr, q, sv, in_flight) =
+                    site_regs(&regs, &live_at, &in_flight, &staken, want_rsrc);
+                if in_flight {
+                    out.push(waitcnt(t, 63, 0).map_err(enc)?);
+                }
                 (sregs.ptr, sregs.save, sregs.tmp, sregs.t2, sregs.scc) =
                     (sr.ptr, sr.save, sr.tmp, sr.t2, sr.scc);
                 saved = sv;
