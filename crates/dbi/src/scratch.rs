@@ -159,6 +159,9 @@ pub enum ScratchError {
     /// The area would not fit the private segment size field.
     #[error("a private segment of {0} bytes per lane is too large")]
     TooLarge(u64),
+    /// The enabled initial SGPRs lack one the set-up reads.
+    #[error("the initial SGPRs have no {0:?} after enabling scratch")]
+    MissingSgpr(SgprRole),
 }
 
 /// How one kernel gets its probe scratch.
@@ -181,6 +184,9 @@ pub struct Plan {
     pub properties: u16,
     /// New `COMPUTE_PGM_RSRC2`.
     pub rsrc2: u32,
+    /// gfx90a: where the private segment buffer, the flat-scratch init
+    /// value and the wave offset arrive in the new layout.
+    pub sources: Option<(u16, u16, u16)>,
 }
 
 impl Plan {
@@ -232,15 +238,33 @@ impl Plan {
         }
         nd.compute_pgm_rsrc2 = rsrc2;
         nd.kernel_code_properties = properties;
+        let new_sgprs = nd.initial_sgprs(arch);
+        let role = |r: SgprRole| {
+            new_sgprs
+                .iter()
+                .find(|s| s.role == r)
+                .map(|s| s.first as u16)
+                .ok_or(ScratchError::MissingSgpr(r))
+        };
+        let sources = if arch.architected_flat_scratch {
+            None
+        } else {
+            Some((
+                role(SgprRole::PrivateSegmentBuffer)?,
+                role(SgprRole::FlatScratchInit)?,
+                role(SgprRole::PrivateSegmentWaveOffset)?,
+            ))
+        };
         Ok(Plan {
             architected: arch.architected_flat_scratch,
             old_size,
             area,
             size,
             old_sgprs,
-            new_sgprs: nd.initial_sgprs(arch),
+            new_sgprs,
             properties,
             rsrc2,
+            sources,
         })
     }
 
@@ -255,13 +279,6 @@ impl Plan {
         kd[4..8].copy_from_slice(&self.new_size().to_le_bytes());
         kd[52..56].copy_from_slice(&self.rsrc2.to_le_bytes());
         kd[56..58].copy_from_slice(&self.properties.to_le_bytes());
-    }
-
-    fn new_role(&self, role: SgprRole) -> Option<u16> {
-        self.new_sgprs
-            .iter()
-            .find(|s| s.role == role)
-            .map(|s| s.first as u16)
     }
 
     /// SGPRs written at wave start in the new layout (to keep clear of
@@ -303,17 +320,7 @@ impl Plan {
         rsrc: Option<u16>,
         out: &mut Vec<Instruction>,
     ) -> Result<(), BuildError> {
-        if !self.architected {
-            let (Some(psb), Some(fsi), Some(woff)) = (
-                self.new_role(SgprRole::PrivateSegmentBuffer),
-                self.new_role(SgprRole::FlatScratchInit),
-                self.new_role(SgprRole::PrivateSegmentWaveOffset),
-            ) else {
-                return Err(BuildError::Invalid {
-                    opcode: Opcode::S_ADD_U32,
-                    words: Vec::new(),
-                });
-            };
+        if let Some((psb, fsi, woff)) = self.sources {
             let fs = lathe_isa::reg::sreg::FLAT_SCRATCH_LO;
             out.push(build(
                 t,
