@@ -180,3 +180,53 @@ fn probe_scratch_on_every_case() {
     assert!(failed.is_empty(), "{} failed", failed.len());
     assert!(enabled > 0 && grown > 0 && dynamic > 0);
 }
+
+/// A 64-byte descriptor with `kernel_code_properties` `props`,
+/// `COMPUTE_PGM_RSRC2` `rsrc2` and `kernarg_preload` `preload`.
+fn descriptor(props: u16, rsrc2: u32, preload: u16) -> lathe_codeobj::kd::KernelDescriptor {
+    let mut b = [0u8; 64];
+    b[52..56].copy_from_slice(&rsrc2.to_le_bytes());
+    b[56..58].copy_from_slice(&props.to_le_bytes());
+    b[58..60].copy_from_slice(&preload.to_le_bytes());
+    lathe_codeobj::kd::KernelDescriptor::parse(&b).expect("descriptor")
+}
+
+/// Enabling scratch on gfx90a inserts the buffer descriptor (4 user
+/// SGPRs) before the dispatch pointer and the flat-scratch init after the
+/// kernarg pointer: every later initial SGPR moves, and the moves back
+/// never overwrite a source they still need; on gfx942 nothing moves. Too
+/// many user SGPRs is a typed error.
+#[test]
+fn enabling_scratch_moves_the_initial_sgprs_back() {
+    use lathe_dbi::scratch::{Plan, ScratchError};
+    let arch = |t: &str| {
+        let id: lathe_bundle::TargetId = t.parse().expect("target");
+        lathe_codeobj::kd::KdArch::for_processor(id.processor)
+    };
+    // dispatch_ptr + kernarg_ptr (4 user SGPRs), work-group IDs x and y.
+    let d = descriptor(0b1010, (4 << 1) | (1 << 7) | (1 << 8), 0);
+    let p = Plan::new(&d, arch("gfx90a"), 0, 8).expect("plan");
+    assert_eq!(
+        p.moves(),
+        vec![(0, 4), (1, 5), (2, 6), (3, 7), (4, 10), (5, 11)]
+    );
+    assert_eq!(p.sources, Some((0, 8, 12)));
+    assert_eq!(p.rsrc2 >> 1 & 0x1f, 10, "USER_SGPR_COUNT");
+    assert_eq!(p.rsrc2 & 1, 1, "ENABLE_PRIVATE_SEGMENT");
+    assert_eq!(p.properties, 0b10_1011);
+    // Every move's source is read before any later move writes it.
+    let moves = p.moves();
+    for (k, (_, src)) in moves.iter().enumerate() {
+        assert!(moves[..k].iter().all(|(dst, _)| dst != src));
+    }
+    let p = Plan::new(&d, arch("gfx942"), 0, 8).expect("plan");
+    assert!(p.moves().is_empty());
+    assert_eq!(p.sources, None);
+    // All user SGPR kinds (9) plus two preloaded kernarg dwords, plus the
+    // 6 scratch ones: 17 > 16.
+    let d = descriptor(0b101_1110, 11 << 1, 2);
+    assert_eq!(
+        Plan::new(&d, arch("gfx90a"), 0, 8),
+        Err(ScratchError::UserSgprs { need: 17 })
+    );
+}
