@@ -69,12 +69,12 @@
 //!
 //! Kernels whose stack is dynamic (`.uses_dynamic_stack`: recursion,
 //! calls to functions of unknown stack size, every kernel with calls at
-//! -O0) grow their stack past `private_segment_fixed_size` by an amount
-//! the runtime decides at dispatch. Their probe area starts
-//! [`DYNAMIC_STACK_RESERVE`] bytes after the frame instead: the stack may
-//! use that much beyond its fixed part (Lathe's emulator gives such kernels
-//! exactly that much, and ROCm's default stack limit is smaller), at the
-//! cost of a larger private segment.
+//! -O0) are refused ([`ScratchError::DynamicStack`]): their stack grows
+//! past `private_segment_fixed_size` by an amount the runtime decides at
+//! dispatch, so no offset after the frame is known to be free of it, and
+//! moving the kernel's frame up instead (advancing its wave offset) does
+//! not hold once its own prologue recomputes `FLAT_SCRATCH` (gfx90a) and
+//! cannot be done at all where `FLAT_SCRATCH` is architected (gfx942).
 
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
 use lathe_isa::{BuildError, Instruction, Opcode, Operand, RegRange, Target};
@@ -90,19 +90,11 @@ pub const SPILL_SLOTS: u32 = 15;
 /// Bytes per lane the rewriter keeps for itself at the start of the area.
 pub const AREA_RESERVED: u32 = AREA_STATE + 4 * SPILL_SLOTS;
 
-/// Per-lane bytes left for a dynamic stack above a kernel's fixed frame
-/// before its probe area.
-pub const DYNAMIC_STACK_RESERVE: u32 = 16 * 1024;
-
-/// Where a kernel's frame (and its callees' frames) ends: the probe area
-/// may start here.
+/// Where a kernel's frame (and its callees' frames, which a static
+/// `private_segment_fixed_size` includes) ends: the probe area may start
+/// here.
 pub fn frame_end(d: &KernelDescriptor) -> u32 {
-    let fixed = d.private_segment_fixed_size.next_multiple_of(16);
-    if d.properties().uses_dynamic_stack {
-        fixed.saturating_add(DYNAMIC_STACK_RESERVE)
-    } else {
-        fixed
-    }
+    d.private_segment_fixed_size.next_multiple_of(16)
 }
 
 /// Lanes of the state word / lane-mode state VGPR holding the scratch
@@ -159,6 +151,9 @@ pub enum ScratchError {
     /// The area would not fit the private segment size field.
     #[error("a private segment of {0} bytes per lane is too large")]
     TooLarge(u64),
+    /// The kernel's stack size is decided at dispatch.
+    #[error("the kernel uses a dynamic stack (its scratch size is decided at dispatch)")]
+    DynamicStack,
     /// The enabled initial SGPRs lack one the set-up reads.
     #[error("the initial SGPRs have no {0:?} after enabling scratch")]
     MissingSgpr(SgprRole),
@@ -203,6 +198,9 @@ impl Plan {
         use lathe_bundle::target::Family;
         if !matches!(arch.family, Family::Gfx9) {
             return Err(ScratchError::Arch);
+        }
+        if d.properties().uses_dynamic_stack {
+            return Err(ScratchError::DynamicStack);
         }
         let old_size = d.private_segment_fixed_size;
         let area = frame_end(d).max(min_area);
