@@ -4,6 +4,11 @@
 //! (`cargo build --release` builds both) or through `LATHE_HSA_LIB`; it is
 //! linked under its ROCr name in a `lathe-hsa/` directory that goes first
 //! on `LD_LIBRARY_PATH`. The program's exit status is passed through.
+//!
+//! `--tool` instruments the program's kernel dispatches: the tool library
+//! (`liblathe_tool.so`, crate `lathe-tool`, found the same way or through
+//! `LATHE_TOOL_LIB`) is loaded by the runtime through `HSA_TOOLS_LIB`, and
+//! configured through the `LATHE_TOOL*` variables it documents.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -31,9 +36,152 @@ pub struct ExecArgs {
     /// Write the launches as a JSON array to PATH.
     #[arg(long, value_name = "PATH")]
     stats_json: Option<PathBuf>,
+    /// Instrument kernel dispatches with a built-in tool: instr-count,
+    /// block-count, opcode-hist, mem-trace or kernarg. Results per launch go
+    /// to stderr (or to --tool-out).
+    #[arg(long, value_name = "TOOL")]
+    tool: Option<String>,
+    /// Write the per-launch results as a JSON array to PATH instead.
+    #[arg(long, value_name = "PATH", requires = "tool")]
+    tool_out: Option<PathBuf>,
+    /// Instrument only kernels whose mangled or demangled name matches.
+    #[arg(long, value_name = "REGEX", requires = "tool")]
+    kernels: Option<String>,
+    /// Instrument only launches A-B (inclusive; counted from 0 over every
+    /// kernel dispatch), A- or A.
+    #[arg(long, value_name = "A-B", requires = "tool")]
+    launches: Option<String>,
+    /// When a kernel cannot be instrumented: report it and run the original
+    /// code (skip), or report it and stop the program (abort, exit status 70).
+    #[arg(long, value_enum, default_value_t = OnToolError::Skip, requires = "tool")]
+    on_tool_error: OnToolError,
     /// The program and its arguments (after `--`).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<OsString>,
+}
+
+/// `--on-tool-error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnToolError {
+    /// Report the error, run the kernel uninstrumented.
+    Skip,
+    /// Report the error, stop the program.
+    Abort,
+}
+
+const BUILT_IN_TOOLS: [&str; 5] = [
+    "instr-count",
+    "block-count",
+    "opcode-hist",
+    "mem-trace",
+    "kernarg",
+];
+
+/// The built tool library (`liblathe_tool.so`): `LATHE_TOOL_LIB`, else next
+/// to this executable or one directory up.
+fn tool_library() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("LATHE_TOOL_LIB") {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Ok(p);
+        }
+        bail!("LATHE_TOOL_LIB={}: no such file", p.display());
+    }
+    let exe = std::env::current_exe().context("cannot find the lathe executable")?;
+    let mut dir = exe.parent().map(Path::to_path_buf);
+    for _ in 0..2 {
+        let Some(d) = dir else { break };
+        let f = d.join("liblathe_tool.so");
+        if f.is_file() {
+            return Ok(f);
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    bail!(
+        "the tool library (liblathe_tool.so) is not next to {}: build it with `cargo build --release` (or set LATHE_TOOL_LIB)",
+        exe.display()
+    )
+}
+
+/// Checks the tool options and sets the variables the tool library reads.
+fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
+    if !BUILT_IN_TOOLS.contains(&tool) {
+        if Path::new(tool).exists() {
+            bail!(
+                "--tool {tool}: HIP tools (a tool directory or manifest) are not supported yet; built-in tools: {}",
+                BUILT_IN_TOOLS.join(", ")
+            );
+        }
+        bail!(
+            "--tool {tool}: not a built-in tool ({}) nor an existing tool directory or manifest",
+            BUILT_IN_TOOLS.join(", ")
+        );
+    }
+    if let Some(k) = &a.kernels {
+        regex_syntax_check(k).with_context(|| format!("--kernels {k:?}"))?;
+    }
+    if let Some(l) = &a.launches {
+        check_launches(l)?;
+    }
+    let lib = tool_library()?;
+    let lib = lib.canonicalize().unwrap_or(lib);
+    let mut tools = OsString::from(lib.as_os_str());
+    if let Some(old) = std::env::var_os("HSA_TOOLS_LIB").filter(|v| !v.is_empty()) {
+        tools.push(" ");
+        tools.push(old);
+    }
+    cmd.env("HSA_TOOLS_LIB", tools).env("LATHE_TOOL", tool);
+    for k in [
+        "LATHE_TOOL_OUT",
+        "LATHE_TOOL_KERNELS",
+        "LATHE_TOOL_LAUNCHES",
+    ] {
+        cmd.env_remove(k);
+    }
+    if let Some(p) = &a.tool_out {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        cmd.env("LATHE_TOOL_OUT", abs);
+    }
+    if let Some(k) = &a.kernels {
+        cmd.env("LATHE_TOOL_KERNELS", k);
+    }
+    if let Some(l) = &a.launches {
+        cmd.env("LATHE_TOOL_LAUNCHES", l);
+    }
+    cmd.env(
+        "LATHE_TOOL_ON_ERROR",
+        match a.on_tool_error {
+            OnToolError::Skip => "skip",
+            OnToolError::Abort => "abort",
+        },
+    );
+    Ok(())
+}
+
+fn regex_syntax_check(re: &str) -> Result<()> {
+    regex::Regex::new(re)
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// `A-B`, `A-` or `A`, as the tool library reads it.
+fn check_launches(s: &str) -> Result<()> {
+    let num = |x: &str| {
+        x.trim().parse::<u64>().with_context(|| {
+            format!("--launches {s:?}: {x:?} is not a launch index (want A-B, A- or A)")
+        })
+    };
+    match s.split_once('-') {
+        Some((a, "")) => num(a).map(|_| ()),
+        Some((a, b)) => {
+            let (a, b) = (num(a)?, num(b)?);
+            if b < a {
+                bail!("--launches {s:?}: {b} is before {a}");
+            }
+            Ok(())
+        }
+        None => num(s).map(|_| ()),
+    }
 }
 
 /// The built runtime (`libhsa_runtime64.so`): `LATHE_HSA_LIB` (the file or
@@ -121,6 +269,11 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     if let Some(p) = &a.stats_json {
         let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         cmd.env("LATHE_STATS_JSON", abs);
+    }
+    if let Some(t) = &a.tool {
+        configure_tool(&mut cmd, &a, t)?;
+    } else {
+        cmd.env_remove("LATHE_TOOL");
     }
     let status = cmd
         .status()

@@ -1,0 +1,317 @@
+//! Instrumenting one kernel of a code object with a built-in tool, and
+//! decoding one launch's probe data into the tool's result.
+//!
+//! The built-in tools are lathe-dbi's ([`lathe_dbi::tools`]). `kernarg`
+//! gets one more probe here, at kernel entry: a copy of the AQL dispatch
+//! packet through the kernel's dispatch pointer, the packet as the kernel
+//! reads it. HIP's `gridDim` is what the kernel computes from it under code
+//! object v4 (`__ockl_get_num_groups`: grid size over work-group size,
+//! rounded up), or the hidden `block_count` arguments under v5; the result's
+//! `grid_dim` is that value as the instrumented kernel read it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use lathe_codeobj::{CodeObject, KdArch};
+use lathe_dbi::rewrite::{
+    build, exec_one, exec_restore, smem_load, waitcnt, Options, Probe, ProbeCx, Request, Selector,
+    Where,
+};
+use lathe_dbi::tools::{self, Tool, ToolBuild, TRACE_CAPACITY};
+use lathe_isa::{BuildError, Instruction, Opcode, Operand, RegRange};
+
+/// Bytes of the AQL kernel dispatch packet.
+const PACKET_BYTES: u32 = 64;
+
+/// Copies the dispatch packet (through the dispatch-pointer SGPR pair) into
+/// the site's slot at kernel entry.
+#[derive(Debug, Clone, Copy)]
+struct DispatchPacketProbe {
+    /// First SGPR of the dispatch pointer.
+    sgpr: u16,
+}
+
+impl Probe for DispatchPacketProbe {
+    fn slot_bytes(&self) -> u32 {
+        PACKET_BYTES
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        let (t, r) = (cx.target, cx.regs);
+        let s = |n: u16, c: u8| Operand::Reg(RegRange::sgpr(n, c));
+        let v = |n: u16, c: u8| Operand::Reg(RegRange::vgpr(n, c));
+        exec_one(t, r, out)?;
+        for k in 0..PACKET_BYTES / 4 {
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, r.tmp, self.sgpr, 4 * k)?);
+            out.push(waitcnt(t, 63, 0)?);
+            out.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[v(r.vtmp, 1), s(r.tmp, 1)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[v(r.vcnt, 1), Operand::Literal(cx.slot + 4 * k)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::GLOBAL_STORE_DWORD,
+                &[v(r.vcnt, 1), v(r.vtmp, 1), s(r.ptr, 2)],
+            )?);
+        }
+        exec_restore(t, r, out)
+    }
+}
+
+/// One kernel instrumented with one tool.
+#[derive(Debug)]
+pub struct Build {
+    /// The tool's build (for `kernarg`, its sites are the kernarg copy's
+    /// only: what [`tools::decode`] reads).
+    pub tb: ToolBuild,
+    /// The instrumented code object.
+    pub code_object: Arc<Vec<u8>>,
+    /// Kernel (mangled name, no `.kd`).
+    pub kernel: String,
+    /// Offset of the dispatch-packet copy in the probe data (`kernarg`).
+    pub packet_slot: Option<u32>,
+    /// Bytes of probe data a launch needs.
+    pub data_size: u64,
+    /// `st_value` of the kernel descriptor (unchanged by instrumenting).
+    pub kd_value: u64,
+    /// Writable `PT_LOAD` segments of the original code object: (vaddr,
+    /// memsz).
+    pub writable: Vec<(u64, u64)>,
+}
+
+/// Instruments `kernel` of `code` with `tool`.
+pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, String> {
+    let err =
+        |e: &dyn std::fmt::Display| format!("instrumenting {kernel} with {}: {e}", tool.name());
+    let co = CodeObject::parse(code).map_err(|e| err(&e))?;
+    let syms = co.symbols().map_err(|e| err(&e))?;
+    let k = syms
+        .kernel(kernel)
+        .ok_or_else(|| err(&"the code object has no such kernel"))?;
+    let kd = k
+        .descriptor
+        .as_ref()
+        .map_err(|e| err(&format!("kernel descriptor: {e}")))?;
+    let kd_value = k
+        .descriptor_symbol
+        .as_ref()
+        .map(|s| s.value)
+        .ok_or_else(|| err(&"no kernel descriptor symbol"))?;
+    let re = format!("^{}$", regex::escape(kernel));
+    let (tb, packet_slot) = if tool == Tool::Kernarg {
+        let tid = co
+            .target()
+            .ok_or_else(|| err(&"the code object names no processor"))?;
+        let arch = KdArch::for_processor(tid.processor);
+        let dispatch = kd
+            .initial_sgprs(arch)
+            .iter()
+            .find(|s| s.role == lathe_codeobj::kd::SgprRole::DispatchPtr)
+            .map(|s| s.first as u16);
+        let program = lathe_dbi::Program::lift(&co).map_err(|e| err(&e))?;
+        let live = lathe_dbi::Liveness::compute(&program);
+        let mut args = BTreeMap::new();
+        let mut ka = 0u32;
+        if let Some(md) = co.metadata().map_err(|e| err(&e))? {
+            for mk in &md.kernels {
+                let name = mk.symbol.strip_suffix(".kd").unwrap_or(mk.name).to_string();
+                if name == kernel {
+                    ka = mk.kernarg_segment_size.min(4096) as u32;
+                }
+                args.insert(
+                    name,
+                    mk.args
+                        .iter()
+                        .map(|a| {
+                            (
+                                a.name.unwrap_or("").to_string(),
+                                a.offset.min(4096) as u32,
+                                a.size.min(4096) as u32,
+                                a.value_kind.as_str().to_string(),
+                            )
+                        })
+                        .collect(),
+                );
+            }
+        }
+        let mut reqs = tools::requests(Tool::Kernarg, Some(&re), ka).map_err(|e| err(&e))?;
+        if let Some(sgpr) = dispatch {
+            reqs.push(Request {
+                select: Selector {
+                    kernel: regex::Regex::new(&re).ok(),
+                    ..Default::default()
+                },
+                at: Where::KernelEntry,
+                probe: Arc::new(DispatchPacketProbe { sgpr }),
+            });
+        }
+        let mut out = lathe_dbi::rewrite::instrument_lifted_with(
+            &co,
+            &program,
+            &live,
+            &reqs,
+            &Options::default(),
+        )
+        .map_err(|e| err(&e))?;
+        let packet_slot = out.sites.iter().find(|s| s.request == 1).map(|s| s.slot);
+        out.sites.retain(|s| s.request == 0);
+        (
+            ToolBuild {
+                tool,
+                out,
+                program,
+                args,
+                trace_capacity: TRACE_CAPACITY,
+            },
+            packet_slot,
+        )
+    } else {
+        let tb = tools::instrument_tool(code, tool, Some(&re), &Options::default(), TRACE_CAPACITY)
+            .map_err(|e| err(&e))?;
+        (tb, None)
+    };
+    if let Some((_, why)) = tb.skipped.iter().find(|(k, _)| k == kernel) {
+        return Err(err(&format!("no free registers for probes ({why})")));
+    }
+    let writable = co
+        .segments()
+        .iter()
+        .filter(|s| s.p_type == 1 && s.flags & 2 != 0 && s.memsz > 0)
+        .map(|s| (s.vaddr, s.memsz))
+        .collect();
+    Ok(Build {
+        code_object: Arc::new(tb.code_object.clone()),
+        data_size: tb.data_size.max(8),
+        tb,
+        kernel: kernel.to_string(),
+        packet_slot,
+        kd_value,
+        writable,
+    })
+}
+
+/// The dispatch fields a record reports, from the packet the application
+/// submitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatch {
+    /// Grid size in work-items.
+    pub grid: [u32; 3],
+    /// Work-group size.
+    pub block: [u16; 3],
+}
+
+impl Dispatch {
+    /// From the 64 bytes of an AQL kernel dispatch packet.
+    pub fn from_packet(p: &[u8; 64]) -> Dispatch {
+        let u16_at = |o: usize| u16::from_le_bytes([p[o], p[o + 1]]);
+        let u32_at = |o: usize| u32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]]);
+        Dispatch {
+            block: [u16_at(4), u16_at(6), u16_at(8)],
+            grid: [u32_at(12), u32_at(16), u32_at(20)],
+        }
+    }
+}
+
+/// Decodes one launch's probe data.
+pub fn decode(b: &Build, data: &[u8]) -> Result<Value, String> {
+    let mut v = tools::decode(&b.tb, &b.kernel, data).map_err(|e| e.to_string())?;
+    if b.tb.tool == Tool::MemTrace {
+        let t = tools::decode_trace(&b.tb, data);
+        let events: Vec<Value> = t
+            .events
+            .iter()
+            .map(|e| json!([e.pc, e.lane, e.addr, e.size, e.kind]))
+            .collect();
+        v["events"] = Value::Array(events);
+    }
+    if b.tb.tool == Tool::Kernarg {
+        // GridDim as the kernel reads it: v5's hidden block counts if
+        // the kernel has them, else v4's computation from the packet.
+        if v["grid_dim"].is_null() {
+            if let Some(o) = b.packet_slot {
+                let o = o as usize;
+                if let Some(p) = data.get(o..o + 64) {
+                    let mut pk = [0u8; 64];
+                    pk.copy_from_slice(p);
+                    let d = Dispatch::from_packet(&pk);
+                    let gd: Vec<u64> = (0..3)
+                        .map(|i| u64::from(d.grid[i]).div_ceil(u64::from(d.block[i]).max(1)))
+                        .collect();
+                    v["grid_dim"] = json!(gd);
+                    v["grid_dim_source"] = json!("dispatch packet");
+                    v["packet"] = json!({"grid": d.grid, "block": d.block});
+                }
+            }
+        } else {
+            v["grid_dim_source"] = json!("hidden block count");
+        }
+    }
+    Ok(v)
+}
+
+/// A record's one-line summary of a tool result (stderr).
+pub fn summary(v: &Value) -> String {
+    match v["name"].as_str() {
+        Some("instr-count") => format!(
+            "wave instructions {}, thread instructions {}",
+            v["wave_instructions"], v["thread_instructions"]
+        ),
+        Some("block-count") => {
+            let blocks = v["blocks"].as_array().map_or(&[][..], |a| a.as_slice());
+            let ran = blocks
+                .iter()
+                .filter(|b| b["count"].as_u64() > Some(0))
+                .count();
+            let total: u64 = blocks.iter().filter_map(|b| b["count"].as_u64()).sum();
+            format!(
+                "{ran} of {} blocks executed, {total} block executions",
+                blocks.len()
+            )
+        }
+        Some("opcode-hist") => {
+            let ops = v["opcodes"].as_array().map_or(&[][..], |a| a.as_slice());
+            let top: Vec<String> = ops
+                .iter()
+                .take(5)
+                .map(|o| format!("{} {}", o["opcode"].as_str().unwrap_or("?"), o["count"]))
+                .collect();
+            format!("{} opcodes; top: {}", ops.len(), top.join(", "))
+        }
+        Some("mem-trace") => format!(
+            "{} accesses in {} records, {} dropped",
+            v["accesses"], v["records"], v["dropped"]
+        ),
+        _ => v.to_string(),
+    }
+}
+
+/// `(x, y, z)`.
+pub fn triple<T: std::fmt::Display>(a: &[T]) -> String {
+    let s: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+    format!("({})", s.join(", "))
+}
+
+/// The seed's `kernarg` line: the HSA fields from the application's
+/// dispatch packet, GridDim from what the instrumented kernel read.
+pub fn kernarg_line(index: u64, name: &str, d: &Dispatch, v: &Value) -> String {
+    let gd = match v["grid_dim"].as_array() {
+        Some(a) => {
+            let n: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+            format!("({})", n.join(", "))
+        }
+        None => "(unavailable: the kernel has neither a dispatch pointer nor hidden block counts)"
+            .to_string(),
+    };
+    format!(
+        "Kernel {index} - {name}: Total Grid Size Dims (HSA): {} Workgroup Dims (HSA): {} : GridDim (HIP): {gd}.",
+        triple(&d.grid),
+        triple(&d.block)
+    )
+}

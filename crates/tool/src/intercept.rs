@@ -1,0 +1,782 @@
+//! The wrappers installed in the API table, the packet interceptor, and
+//! running one instrumented dispatch (see the crate docs for the policy).
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CString};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+use serde_json::{json, Value};
+
+use crate::api::{self, Api, Handle, HsaApiTable, Status, Writer, SUCCESS};
+use crate::config::{Config, OnError, Tool};
+use crate::instr::{self, Build, Dispatch};
+
+/// Exit status when a tool error stops the program (`abort`).
+pub const ABORT_STATUS: i32 = 70;
+
+const PACKET_TYPE_KERNEL_DISPATCH: u16 = 2;
+const PACKET_TYPE_BARRIER_AND: u16 = 3;
+const SYMBOL_INFO_TYPE: u32 = 0;
+const SYMBOL_INFO_NAME_LENGTH: u32 = 1;
+const SYMBOL_INFO_NAME: u32 = 2;
+const SYMBOL_INFO_VARIABLE_ADDRESS: u32 = 21;
+const SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
+const SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE: u32 = 13;
+const SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE: u32 = 14;
+const SYMBOL_KIND_KERNEL: u32 = 1;
+const AGENT_INFO_PROFILE: u32 = 4;
+const AGENT_INFO_DEVICE: u32 = 17;
+const DEVICE_TYPE_CPU: u32 = 0;
+const POOL_INFO_SEGMENT: u32 = 0;
+const POOL_INFO_GLOBAL_FLAGS: u32 = 1;
+const POOL_INFO_ALLOC_ALLOWED: u32 = 5;
+const POOL_FLAG_FINE_GRAINED: u32 = 2;
+const SIGNAL_CONDITION_LT: u32 = 2;
+const WAIT_STATE_BLOCKED: u32 = 0;
+
+/// A kernel the application loaded.
+#[derive(Debug)]
+struct KernelInfo {
+    mangled: String,
+    demangled: String,
+    code: Arc<Vec<u8>>,
+    agent: Handle,
+}
+
+/// An instrumented kernel loaded into its own executable.
+#[derive(Debug)]
+struct Loaded {
+    build: Build,
+    kernel_object: u64,
+    private_size: u32,
+    group_size: u32,
+    /// Probe-data buffer (fine-grained system memory).
+    data: usize,
+    /// Load bases of the original and the instrumented code object.
+    orig_base: u64,
+    new_base: u64,
+}
+
+/// Code objects loaded into each executable, with their agent.
+type LoadedObjects = HashMap<u64, Vec<(Handle, Arc<Vec<u8>>)>>;
+
+#[derive(Debug)]
+struct State {
+    api: Api,
+    cfg: Config,
+    readers: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
+    loaded: Mutex<LoadedObjects>,
+    kernels: RwLock<HashMap<u64, Arc<KernelInfo>>>,
+    launches: AtomicU64,
+    cache: Mutex<HashMap<u64, Result<Arc<Loaded>, String>>>,
+    /// Serializes instrumented dispatches; holds the completion signal.
+    serial: Mutex<Option<Handle>>,
+    pool: Mutex<Option<Handle>>,
+    records: Mutex<Vec<Value>>,
+    written: AtomicBool,
+}
+
+static STATE: OnceLock<State> = OnceLock::new();
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn state() -> Option<&'static State> {
+    STATE.get()
+}
+
+/// `OnLoad`: reads the configuration and installs the wrappers.
+pub fn on_load(table: *mut HsaApiTable) -> bool {
+    let cfg = match Config::from_env() {
+        Ok(Some(c)) => c,
+        Ok(None) => return true,
+        Err(e) => {
+            eprintln!("lathe-tool: error: {e}");
+            if std::env::var("LATHE_TOOL_ON_ERROR").as_deref() == Ok("abort") {
+                eprintln!("lathe-tool: stopping the program (--on-tool-error abort)");
+                // SAFETY: `_exit` ends the process without running handlers
+                // that could wait on the runtime being initialised.
+                unsafe { libc::_exit(ABORT_STATUS) };
+            }
+            eprintln!("lathe-tool: the program runs uninstrumented (--on-tool-error skip)");
+            return true;
+        }
+    };
+    let api = match Api::read(table) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("lathe-tool: error: {e}");
+            return false;
+        }
+    };
+    let st = State {
+        api,
+        cfg,
+        readers: Mutex::new(HashMap::new()),
+        loaded: Mutex::new(HashMap::new()),
+        kernels: RwLock::new(HashMap::new()),
+        launches: AtomicU64::new(0),
+        cache: Mutex::new(HashMap::new()),
+        serial: Mutex::new(None),
+        pool: Mutex::new(None),
+        records: Mutex::new(Vec::new()),
+        written: AtomicBool::new(false),
+    };
+    if STATE.set(st).is_err() {
+        // A second OnLoad (a second HSA_TOOLS_LIB entry naming us): the
+        // first installation stands.
+        return true;
+    }
+    let w = api::Wrappers {
+        queue_create,
+        reader_from_memory,
+        reader_from_file,
+        reader_destroy,
+        load_agent_code_object,
+        freeze,
+        executable_destroy,
+    };
+    if let Err(e) = api::install(table, &w) {
+        eprintln!("lathe-tool: error: {e}");
+        return false;
+    }
+    extern "C" fn at_exit() {
+        finish();
+    }
+    // SAFETY: registering a plain `extern "C" fn()`.
+    unsafe { libc::atexit(at_exit) };
+    true
+}
+
+/// Writes the JSON output (once).
+pub fn finish() {
+    let Some(st) = state() else { return };
+    let Some(path) = &st.cfg.out else { return };
+    if st.written.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let recs = std::mem::take(&mut *lock(&st.records));
+    let text = serde_json::to_string_pretty(&Value::Array(recs)).unwrap_or_default();
+    if let Err(e) = std::fs::write(path, text + "\n") {
+        eprintln!("lathe-tool: error: cannot write {}: {e}", path.display());
+    }
+}
+
+// ------------------------------------------------------------- wrappers
+
+extern "C" fn reader_from_memory(p: *const c_void, size: usize, out: *mut Handle) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.reader_from_memory)(p, size, out);
+    if s == SUCCESS && !p.is_null() && !out.is_null() && size > 0 {
+        // SAFETY: the caller passes `size` readable bytes at `p`; `out` was
+        // written by the runtime.
+        let (bytes, h) = unsafe {
+            (
+                std::slice::from_raw_parts(p as *const u8, size).to_vec(),
+                *out,
+            )
+        };
+        lock(&st.readers).insert(h.handle, Arc::new(bytes));
+    }
+    s
+}
+
+extern "C" fn reader_from_file(fd: i32, out: *mut Handle) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.reader_from_file)(fd, out);
+    if s == SUCCESS && !out.is_null() {
+        if let Some(bytes) = read_fd(fd) {
+            // SAFETY: written by the runtime on success.
+            let h = unsafe { *out };
+            lock(&st.readers).insert(h.handle, Arc::new(bytes));
+        }
+    }
+    s
+}
+
+/// The whole file behind `fd`, read with `pread` (the descriptor's offset
+/// is left alone).
+fn read_fd(fd: i32) -> Option<Vec<u8>> {
+    // SAFETY: fstat on a descriptor the caller owns, into a zeroed struct.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::fstat(fd, &mut stat) } != 0 {
+        return None;
+    }
+    let size = usize::try_from(stat.st_size).ok()?;
+    if size > (1 << 31) {
+        return None;
+    }
+    let mut buf = vec![0u8; size];
+    let mut done = 0usize;
+    while done < size {
+        // SAFETY: `buf[done..]` is writable for `size - done` bytes.
+        let n = unsafe {
+            libc::pread(
+                fd,
+                buf.as_mut_ptr().add(done) as *mut c_void,
+                size - done,
+                done as libc::off_t,
+            )
+        };
+        if n <= 0 {
+            return None;
+        }
+        done += n as usize;
+    }
+    Some(buf)
+}
+
+extern "C" fn reader_destroy(r: Handle) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    lock(&st.readers).remove(&r.handle);
+    (st.api.reader_destroy)(r)
+}
+
+extern "C" fn load_agent_code_object(
+    exe: Handle,
+    agent: Handle,
+    reader: Handle,
+    options: *const c_char,
+    lco: *mut Handle,
+) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.load_agent_code_object)(exe, agent, reader, options, lco);
+    if s == SUCCESS {
+        if let Some(bytes) = lock(&st.readers).get(&reader.handle).cloned() {
+            lock(&st.loaded)
+                .entry(exe.handle)
+                .or_default()
+                .push((agent, bytes));
+        }
+    }
+    s
+}
+
+extern "C" fn executable_destroy(exe: Handle) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    lock(&st.loaded).remove(&exe.handle);
+    (st.api.executable_destroy)(exe)
+}
+
+/// A symbol's name.
+fn symbol_name(api: &Api, sym: Handle) -> Option<String> {
+    let mut len = 0u32;
+    if (api.symbol_get_info)(
+        sym,
+        SYMBOL_INFO_NAME_LENGTH,
+        &mut len as *mut u32 as *mut c_void,
+    ) != SUCCESS
+    {
+        return None;
+    }
+    let mut buf = vec![0u8; len as usize + 1];
+    if (api.symbol_get_info)(sym, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) != SUCCESS {
+        return None;
+    }
+    buf.truncate(len as usize);
+    String::from_utf8(buf).ok()
+}
+
+extern "C" fn collect_symbol(_exe: Handle, sym: Handle, data: *mut c_void) -> Status {
+    // SAFETY: `data` is the `Vec<Handle>` `freeze` passed.
+    let v = unsafe { &mut *(data as *mut Vec<Handle>) };
+    v.push(sym);
+    SUCCESS
+}
+
+fn kernel_names(code: &[u8]) -> Vec<String> {
+    lathe_codeobj::CodeObject::parse(code)
+        .ok()
+        .and_then(|c| c.symbols().ok())
+        .map(|s| s.kernels().iter().map(|k| k.name.to_string()).collect())
+        .unwrap_or_default()
+}
+
+extern "C" fn freeze(exe: Handle, options: *const c_char) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.freeze)(exe, options);
+    if s != SUCCESS {
+        return s;
+    }
+    let objects = lock(&st.loaded)
+        .get(&exe.handle)
+        .cloned()
+        .unwrap_or_default();
+    if objects.is_empty() {
+        return s;
+    }
+    let names: Vec<Vec<String>> = objects.iter().map(|(_, c)| kernel_names(c)).collect();
+    let mut syms: Vec<Handle> = Vec::new();
+    (st.api.iterate_symbols)(
+        exe,
+        collect_symbol,
+        &mut syms as *mut Vec<Handle> as *mut c_void,
+    );
+    let mut found = Vec::new();
+    for sym in syms {
+        let mut kind = u32::MAX;
+        (st.api.symbol_get_info)(sym, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void);
+        if kind != SYMBOL_KIND_KERNEL {
+            continue;
+        }
+        let Some(name) = symbol_name(&st.api, sym) else {
+            continue;
+        };
+        let name = name.strip_suffix(".kd").unwrap_or(&name).to_string();
+        let mut ko = 0u64;
+        if (st.api.symbol_get_info)(
+            sym,
+            SYMBOL_INFO_KERNEL_OBJECT,
+            &mut ko as *mut u64 as *mut c_void,
+        ) != SUCCESS
+            || ko == 0
+        {
+            continue;
+        }
+        let Some(i) = names.iter().position(|n| n.contains(&name)) else {
+            continue;
+        };
+        let (agent, code) = &objects[i];
+        let demangled = lathe_codeobj::names::demangle(&name).unwrap_or_else(|| name.clone());
+        found.push((
+            ko,
+            Arc::new(KernelInfo {
+                mangled: name,
+                demangled,
+                code: Arc::clone(code),
+                agent: *agent,
+            }),
+        ));
+    }
+    let mut k = st.kernels.write().unwrap_or_else(|e| e.into_inner());
+    k.extend(found);
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn queue_create(
+    agent: Handle,
+    size: u32,
+    type_: u32,
+    cb: api::QueueErrorCb,
+    data: *mut c_void,
+    private_size: u32,
+    group_size: u32,
+    out: *mut *mut c_void,
+) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.intercept_create)(agent, size, type_, cb, data, private_size, group_size, out);
+    if s != SUCCESS || out.is_null() {
+        eprintln!(
+            "lathe-tool: warning: cannot create an intercepted queue ({}); this queue's dispatches are not instrumented",
+            st.api.status(s)
+        );
+        return (st.api.queue_create)(agent, size, type_, cb, data, private_size, group_size, out);
+    }
+    // SAFETY: written by the runtime on success.
+    let q = unsafe { *out };
+    let r = (st.api.intercept_register)(q, on_packets, std::ptr::null_mut());
+    if r != SUCCESS {
+        eprintln!(
+            "lathe-tool: warning: cannot register the queue interceptor ({}); this queue's dispatches are not instrumented",
+            st.api.status(r)
+        );
+    }
+    s
+}
+
+// ---------------------------------------------------------- interception
+
+extern "C" fn on_packets(
+    pkts: *const c_void,
+    count: u64,
+    _index: u64,
+    _data: *mut c_void,
+    writer: Writer,
+) {
+    let Some(st) = state() else {
+        writer(pkts, count);
+        return;
+    };
+    for i in 0..count {
+        // SAFETY: the runtime passes `count` 64-byte packets at `pkts`.
+        let p: [u8; 64] =
+            unsafe { std::ptr::read_unaligned((pkts as *const [u8; 64]).add(i as usize)) };
+        let hdr = u16::from_le_bytes([p[0], p[1]]);
+        if hdr & 0xff != PACKET_TYPE_KERNEL_DISPATCH {
+            writer(p.as_ptr() as *const c_void, 1);
+            continue;
+        }
+        let index = st.launches.fetch_add(1, Ordering::AcqRel);
+        let ko = u64::from_le_bytes(p[32..40].try_into().unwrap_or([0; 8]));
+        let k = st
+            .kernels
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&ko)
+            .cloned();
+        match k {
+            Some(k) if st.cfg.selects(index, &k.mangled, &k.demangled) => {
+                dispatch(st, index, ko, &k, &p, writer)
+            }
+            _ => writer(p.as_ptr() as *const c_void, 1),
+        }
+    }
+}
+
+/// Reports a tool error for a launch; stops the program under `abort`.
+fn tool_error(st: &State, index: u64, k: &KernelInfo, msg: &str, first: bool) {
+    if first || st.cfg.on_error == OnError::Abort {
+        eprintln!("lathe-tool: error: {msg}");
+    }
+    if st.cfg.on_error == OnError::Abort {
+        eprintln!("lathe-tool: stopping the program (--on-tool-error abort)");
+        lock(&st.records)
+            .push(json!({"launch": index, "kernel": k.mangled, "name": k.demangled, "error": msg}));
+        finish();
+        // SAFETY: ends the process at once; the runtime's threads must not
+        // run the application further.
+        unsafe { libc::_exit(ABORT_STATUS) };
+    }
+    if first {
+        eprintln!(
+            "lathe-tool: {} runs uninstrumented (--on-tool-error skip)",
+            k.demangled
+        );
+    }
+    if st.cfg.out.is_some() {
+        lock(&st.records)
+            .push(json!({"launch": index, "kernel": k.mangled, "name": k.demangled, "error": msg}));
+    }
+}
+
+fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], writer: Writer) {
+    let (loaded, first) = {
+        let mut c = lock(&st.cache);
+        match c.get(&ko) {
+            Some(r) => (r.clone(), false),
+            None => {
+                let r = load(st, k, ko).map(Arc::new);
+                c.insert(ko, r.clone());
+                (r, true)
+            }
+        }
+    };
+    let l = match loaded {
+        Ok(l) => l,
+        Err(e) => {
+            tool_error(st, index, k, &e, first);
+            writer(p.as_ptr() as *const c_void, 1);
+            return;
+        }
+    };
+    let d = Dispatch::from_packet(p);
+    let result = run(st, &l, p, writer);
+    // The application's completion signal, after the probe data was read.
+    let app_signal = u64::from_le_bytes(p[56..64].try_into().unwrap_or([0; 8]));
+    let result = match result {
+        Ok(data) => instr::decode(&l.build, &data),
+        Err(e) => Err(e),
+    };
+    if app_signal != 0 {
+        (st.api.signal_subtract_screlease)(Handle { handle: app_signal }, 1);
+    }
+    match result {
+        Ok(v) => record(st, index, k, &d, v),
+        Err(e) => tool_error(
+            st,
+            index,
+            k,
+            &format!("launch {index} of {}: {e}", k.demangled),
+            true,
+        ),
+    }
+}
+
+fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
+    if st.cfg.out.is_some() {
+        lock(&st.records).push(json!({
+            "launch": index, "kernel": k.mangled, "name": k.demangled,
+            "grid": d.grid, "block": d.block, "tool": v,
+        }));
+        return;
+    }
+    if st.cfg.tool == Tool::Kernarg {
+        eprintln!("{}", instr::kernarg_line(index, &k.demangled, d, &v));
+    } else {
+        eprintln!(
+            "Kernel {index} - {}: grid {} block {}: {}: {}",
+            k.demangled,
+            instr::triple(&d.grid),
+            instr::triple(&d.block),
+            st.cfg.tool.name(),
+            instr::summary(&v)
+        );
+    }
+}
+
+/// Submits the instrumented dispatch and returns its probe data.
+fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Vec<u8>, String> {
+    let mut guard = lock(&st.serial);
+    let sig = match *guard {
+        Some(s) => s,
+        None => {
+            let mut s = Handle::default();
+            let r = (st.api.signal_create)(1, 0, std::ptr::null(), &mut s);
+            if r != SUCCESS {
+                return Err(format!("hsa_signal_create: {}", st.api.status(r)));
+            }
+            *guard = Some(s);
+            s
+        }
+    };
+    let wait = || {
+        while (st.api.signal_wait_scacquire)(
+            sig,
+            SIGNAL_CONDITION_LT,
+            1,
+            u64::MAX,
+            WAIT_STATE_BLOCKED,
+        ) >= 1
+        {}
+    };
+    if !l.build.writable.is_empty() {
+        // Drain the queue so earlier kernels' writes to device globals are
+        // done, then give the copy the application's values.
+        let mut b = [0u8; 64];
+        let hdr: u16 = PACKET_TYPE_BARRIER_AND | (1 << 8) | (2 << 9) | (2 << 11);
+        b[0..2].copy_from_slice(&hdr.to_le_bytes());
+        b[56..64].copy_from_slice(&sig.handle.to_le_bytes());
+        (st.api.signal_store_relaxed)(sig, 1);
+        writer(b.as_ptr() as *const c_void, 1);
+        wait();
+        sync(st, l, true)?;
+    }
+    // SAFETY: `l.data` is our live allocation of `data_size` bytes; no
+    // dispatch uses it now (serialized).
+    unsafe { std::ptr::write_bytes(l.data as *mut u8, 0, l.build.data_size as usize) };
+    let mut q = *p;
+    q[32..40].copy_from_slice(&l.kernel_object.to_le_bytes());
+    let priv_size = u32::from_le_bytes(q[24..28].try_into().unwrap_or([0; 4])).max(l.private_size);
+    q[24..28].copy_from_slice(&priv_size.to_le_bytes());
+    let group = u32::from_le_bytes(q[28..32].try_into().unwrap_or([0; 4])).max(l.group_size);
+    q[28..32].copy_from_slice(&group.to_le_bytes());
+    q[56..64].copy_from_slice(&sig.handle.to_le_bytes());
+    (st.api.signal_store_relaxed)(sig, 1);
+    writer(q.as_ptr() as *const c_void, 1);
+    wait();
+    if !l.build.writable.is_empty() {
+        sync(st, l, false)?;
+    }
+    let mut data = vec![0u8; l.build.data_size as usize];
+    // SAFETY: as above; the dispatch has completed (its signal fired with
+    // acquire ordering).
+    unsafe { std::ptr::copy_nonoverlapping(l.data as *const u8, data.as_mut_ptr(), data.len()) };
+    drop(guard);
+    Ok(data)
+}
+
+/// Copies the writable segments original → copy (`into`) or back.
+fn sync(st: &State, l: &Loaded, into: bool) -> Result<(), String> {
+    for &(vaddr, len) in &l.build.writable {
+        let (o, n) = (l.orig_base + vaddr, l.new_base + vaddr);
+        let (dst, src) = if into { (n, o) } else { (o, n) };
+        let r = (st.api.memory_copy)(dst as *mut c_void, src as *const c_void, len as usize);
+        if r != SUCCESS {
+            return Err(format!(
+                "copying {len} bytes of device globals ({src:#x} -> {dst:#x}): {}",
+                st.api.status(r)
+            ));
+        }
+    }
+    Ok(())
+}
+
+extern "C" fn find_pool(pool: Handle, data: *mut c_void) -> Status {
+    let Some(st) = state() else { return SUCCESS };
+    let (mut seg, mut flags, mut alloc) = (u32::MAX, 0u32, false);
+    (st.api.pool_get_info)(pool, POOL_INFO_SEGMENT, &mut seg as *mut u32 as *mut c_void);
+    (st.api.pool_get_info)(
+        pool,
+        POOL_INFO_GLOBAL_FLAGS,
+        &mut flags as *mut u32 as *mut c_void,
+    );
+    (st.api.pool_get_info)(
+        pool,
+        POOL_INFO_ALLOC_ALLOWED,
+        &mut alloc as *mut bool as *mut c_void,
+    );
+    if seg == 0 && flags & POOL_FLAG_FINE_GRAINED != 0 && alloc {
+        // SAFETY: `data` is the `Option<Handle>` `system_pool` passed.
+        unsafe { *(data as *mut Option<Handle>) = Some(pool) };
+        return api::INFO_BREAK;
+    }
+    SUCCESS
+}
+
+extern "C" fn find_cpu_pool(agent: Handle, data: *mut c_void) -> Status {
+    let Some(st) = state() else { return SUCCESS };
+    let mut dev = u32::MAX;
+    (st.api.agent_get_info)(
+        agent,
+        AGENT_INFO_DEVICE,
+        &mut dev as *mut u32 as *mut c_void,
+    );
+    if dev != DEVICE_TYPE_CPU {
+        return SUCCESS;
+    }
+    (st.api.iterate_pools)(agent, find_pool, data);
+    // SAFETY: as in `find_pool`.
+    if unsafe { (*(data as *mut Option<Handle>)).is_some() } {
+        return api::INFO_BREAK;
+    }
+    SUCCESS
+}
+
+/// A fine-grained system-memory pool (host-readable, GPU-accessible).
+fn system_pool(st: &State) -> Result<Handle, String> {
+    let mut p = lock(&st.pool);
+    if let Some(h) = *p {
+        return Ok(h);
+    }
+    let mut found: Option<Handle> = None;
+    (st.api.iterate_agents)(
+        find_cpu_pool,
+        &mut found as *mut Option<Handle> as *mut c_void,
+    );
+    let h = found.ok_or("no fine-grained system memory pool on a CPU agent")?;
+    *p = Some(h);
+    Ok(h)
+}
+
+fn check(st: &State, what: &str, s: Status) -> Result<(), String> {
+    if s == SUCCESS {
+        Ok(())
+    } else {
+        Err(format!("{what}: {}", st.api.status(s)))
+    }
+}
+
+/// Instruments `k`, loads it into its own executable and prepares its
+/// probe data.
+fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
+    let build = instr::build_kernel(&k.code, st.cfg.tool, &k.mangled)?;
+    let api = &st.api;
+    let mut reader = Handle::default();
+    let co = Arc::clone(&build.code_object);
+    check(
+        st,
+        "loading the instrumented code object (hsa_code_object_reader_create_from_memory)",
+        (api.reader_from_memory)(co.as_ptr() as *const c_void, co.len(), &mut reader),
+    )?;
+    let mut profile = 0u32;
+    (api.agent_get_info)(
+        k.agent,
+        AGENT_INFO_PROFILE,
+        &mut profile as *mut u32 as *mut c_void,
+    );
+    let mut exe = Handle::default();
+    check(
+        st,
+        "hsa_executable_create_alt",
+        (api.executable_create_alt)(profile, 0, std::ptr::null(), &mut exe),
+    )?;
+    let mut lco = Handle::default();
+    let r = (api.load_agent_code_object)(exe, k.agent, reader, std::ptr::null(), &mut lco);
+    (api.reader_destroy)(reader);
+    check(
+        st,
+        "loading the instrumented code object (hsa_executable_load_agent_code_object)",
+        r,
+    )?;
+    check(
+        st,
+        "hsa_executable_freeze (instrumented code object)",
+        (api.freeze)(exe, std::ptr::null()),
+    )?;
+    let sym = |name: &str| -> Result<Handle, String> {
+        let c = CString::new(name).map_err(|e| e.to_string())?;
+        let mut s = Handle::default();
+        check(
+            st,
+            &format!("finding {name} in the instrumented executable"),
+            (api.get_symbol_by_name)(exe, c.as_ptr(), &k.agent, &mut s),
+        )?;
+        Ok(s)
+    };
+    let ks = sym(&format!("{}.kd", k.mangled))?;
+    let (mut kernel_object, mut private_size, mut group_size) = (0u64, 0u32, 0u32);
+    (api.symbol_get_info)(
+        ks,
+        SYMBOL_INFO_KERNEL_OBJECT,
+        &mut kernel_object as *mut u64 as *mut c_void,
+    );
+    (api.symbol_get_info)(
+        ks,
+        SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
+        &mut private_size as *mut u32 as *mut c_void,
+    );
+    (api.symbol_get_info)(
+        ks,
+        SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
+        &mut group_size as *mut u32 as *mut c_void,
+    );
+    let vs = sym(lathe_dbi::elfout::DATA_SYMBOL)?;
+    let mut var = 0u64;
+    (api.symbol_get_info)(
+        vs,
+        SYMBOL_INFO_VARIABLE_ADDRESS,
+        &mut var as *mut u64 as *mut c_void,
+    );
+    if kernel_object == 0 || var == 0 {
+        return Err(format!(
+            "the instrumented executable gave no address for {}.kd or {}",
+            k.mangled,
+            lathe_dbi::elfout::DATA_SYMBOL
+        ));
+    }
+    let pool = system_pool(st)?;
+    let mut buf: *mut c_void = std::ptr::null_mut();
+    check(
+        st,
+        &format!("allocating {} bytes of probe data", build.data_size),
+        (api.pool_allocate)(pool, build.data_size as usize, 0, &mut buf),
+    )?;
+    check(
+        st,
+        "hsa_amd_agents_allow_access (probe data)",
+        (api.allow_access)(1, &k.agent, std::ptr::null(), buf),
+    )?;
+    let ptr = buf as u64;
+    check(
+        st,
+        "writing the probe-data pointer (hsa_memory_copy)",
+        (api.memory_copy)(var as *mut c_void, &ptr as *const u64 as *const c_void, 8),
+    )?;
+    Ok(Loaded {
+        orig_base: orig_ko.wrapping_sub(build.kd_value),
+        new_base: kernel_object.wrapping_sub(build.kd_value),
+        build,
+        kernel_object,
+        private_size,
+        group_size,
+        data: buf as usize,
+    })
+}
