@@ -169,6 +169,7 @@ pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, Stri
                 program,
                 args,
                 trace_capacity: TRACE_CAPACITY,
+                derived: Default::default(),
             },
             packet_slot,
         )
