@@ -792,12 +792,7 @@ impl CompRegs {
 /// callee-saved; s30/s31 hold return addresses, s32/s33 the stack and
 /// frame pointers) and VGPRs from the callee-saved groups v40..v47,
 /// v56..v63, ... (8 of every 16).
-fn reserve(
-    used: &RegSet,
-    probe_scratch: bool,
-    architected: bool,
-    external: bool,
-) -> Result<CompRegs, String> {
+fn reserve(used: &RegSet, probe_scratch: bool, architected: bool, external: bool) -> CompRegs {
     let mut s0 = used.max_sgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     let mut v0 = used.max_vgpr().map_or(0, |m| m + 1).next_multiple_of(2);
     if external {
@@ -843,21 +838,15 @@ fn reserve(
         (end, rsrc, e, b) = layout(true, true);
     }
     let scratch = probe_scratch || vspill;
+    // Per-site VGPRs come from those the component already allocates.
     let vmax = used.max_vgpr().unwrap_or(0);
-    if vspill && vmax < 24 {
-        return Err(format!(
-            "VGPRs v0..v{} are in use and too few for per-site probe registers",
-            vmax
-        ));
-    }
-    let _ = end;
     let ([vdata, vcnt, voff, vtmp, vaux, vst], _) = if vspill {
         ([0, 2, 4, 5, 6, 10], 0)
     } else {
         vlayout(lanes)
     };
     let vstate = (lanes && !vspill).then_some(vst);
-    Ok(CompRegs {
+    CompRegs {
         regs: Reserved {
             ptr: s0,
             save: s0 + 2,
@@ -879,7 +868,7 @@ fn reserve(
         spill_base: b,
         sgpr_end: if lanes { 0 } else { end },
         vmax,
-    })
+    }
 }
 
 /// First SGPR (`count` 1 or 2, pairs even-aligned) in s0..s101 that is
@@ -1251,19 +1240,15 @@ pub fn instrument_lifted_with(
     // each of their kernels, with one area offset for the component (its
     // device functions serve every kernel); the new initial SGPRs are
     // kept clear of.
-    let first: Vec<Option<bool>> = comp_used
+    let first: Vec<bool> = comp_used
         .iter()
         .enumerate()
-        .map(|(c, u)| {
-            reserve(u, comp_probe_scratch[c], architected, comp_external[c])
-                .ok()
-                .map(|r| r.scratch)
-        })
+        .map(|(c, u)| reserve(u, comp_probe_scratch[c], architected, comp_external[c]).scratch)
         .collect();
     let mut comp_area = vec![0u32; ncomp];
     for (fi, d) in &kd_of {
         let c = comp[*fi];
-        if first[c] == Some(true) {
+        if first[c] {
             comp_area[c] = comp_area[c].max(crate::scratch::frame_end(d));
         }
     }
@@ -1271,7 +1256,7 @@ pub fn instrument_lifted_with(
     let mut comp_err: Vec<Option<String>> = vec![None; ncomp];
     for (fi, d) in &kd_of {
         let c = comp[*fi];
-        if first[c] != Some(true) {
+        if !first[c] {
             continue;
         }
         match Plan::new(d, arch, comp_area[c], probe_bytes) {
@@ -1290,8 +1275,8 @@ pub fn instrument_lifted_with(
         .map(|(c, u)| match &comp_err[c] {
             Some(e) => Err(e.clone()),
             None => {
-                let r = reserve(u, comp_probe_scratch[c], architected, comp_external[c])?;
-                if r.scratch && first[c] != Some(true) {
+                let r = reserve(u, comp_probe_scratch[c], architected, comp_external[c]);
+                if r.scratch && !first[c] {
                     return Err("registers ran out once scratch was enabled".into());
                 }
                 Ok(r)
