@@ -2757,6 +2757,7 @@ fn handler_for(name: &str) -> Option<Handler> {
         "v_mul_i32_i24" => {
             valu_u32!(|a, b| (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)) as u32)
         }
+        "v_mul_hi_i32_i24" => valu_u32!(|a, b| crate::alu::int::mul_hi_i32_i24(a, b)),
         "v_mul_hi_u32_u24" => {
             valu_u32!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)
         }

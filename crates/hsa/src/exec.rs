@@ -18,6 +18,9 @@ use crate::rt::{h, lock, rt, AGENT_GPU};
 pub struct KernelEntry {
     pub name: String,
     pub info: KernelInfo,
+    /// Load delta of the code object holding the kernel (device address
+    /// minus ELF virtual address), for ground-truth records.
+    pub load_delta: i64,
 }
 
 #[derive(Debug)]
@@ -355,11 +358,18 @@ pub fn freeze(e: Executable, options: *const libc::c_char) -> Status {
     let mut syms = Vec::new();
     for (i, s) in x.exe.symbols().iter().enumerate() {
         if let (SymbolKind::Kernel, Some(info)) = (s.kind, s.kernel) {
+            let load_delta = x
+                .exe
+                .code_objects()
+                .iter()
+                .find(|c| (c.load_base..c.load_base + c.load_size).contains(&s.address))
+                .map_or(0, |c| c.load_delta);
             k.insert(
                 s.address,
                 KernelEntry {
                     name: s.name.clone(),
                     info,
+                    load_delta,
                 },
             );
         }

@@ -32,3 +32,4 @@ mod table;
 mod table_gen;
 mod tools;
 mod trace;
+mod truth;

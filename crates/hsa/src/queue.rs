@@ -580,7 +580,23 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         queue: q.addr,
         dispatch_id: index,
     };
-    match dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx) {
+    let result = if crate::truth::enabled().is_some() {
+        lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
+            |(rep, rec)| {
+                crate::truth::record(
+                    &k.name,
+                    pkt.grid_size,
+                    pkt.workgroup_size.map(u32::from),
+                    k.load_delta,
+                    &rec,
+                );
+                rep
+            },
+        )
+    } else {
+        dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx)
+    };
+    match result {
         Ok(rep) => rt::record_launch(LaunchStat {
             kernel: k.name.clone(),
             grid: pkt.grid_size,

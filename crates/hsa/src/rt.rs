@@ -205,6 +205,7 @@ pub fn shut_down() -> Status {
     if prev == 1 {
         crate::tools::unload();
         flush_stats();
+        crate::truth::flush();
     }
     ffi::SUCCESS
 }
@@ -274,6 +275,7 @@ pub fn record_launch(s: LaunchStat) {
 extern "C" fn at_exit() {
     crate::tools::unload();
     flush_stats();
+    crate::truth::flush();
 }
 
 /// Writes `LATHE_STATS_JSON` (at shut-down and at exit).
