@@ -1,0 +1,278 @@
+//! `lathe exec --tool` end to end: a HIP program built here by Debian's
+//! hipcc (tests/exec/tools_app.hip: seed 002's `complex_float(char*, int)`
+//! on 39063 × 256, plus 2-D and 3-D grids) runs unmodified with its
+//! dispatches instrumented at run time by `liblathe_tool.so`
+//! (`HSA_TOOLS_LIB`). Each tool's per-launch results are checked against
+//! the emulator's ground truth of an uninstrumented run of the same
+//! program (Lathe's runtime records it under `LATHE_GROUND_TRUTH`), and the
+//! program's own output and exit status must not change.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// `target/<profile>`, from the test executable (`target/<profile>/deps/…`).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Builds tests/exec/tools_app.hip once; fails clearly when hipcc or the
+/// runtime libraries are missing (the workspace build makes the cdylibs).
+fn app() -> PathBuf {
+    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    APP.get_or_init(|| {
+        for lib in ["libhsa_runtime64.so", "liblathe_tool.so"] {
+            let p = target_dir().join(lib);
+            assert!(
+                p.is_file(),
+                "{} is not built: run `cargo build --workspace` with this profile first (scripts/test.sh does)",
+                p.display()
+            );
+        }
+        let dir = target_dir().join("lathe-exec-tool-test");
+        std::fs::create_dir_all(&dir).expect("create test dir");
+        let out = dir.join("tools_app");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/tools_app.hip");
+        let o = Command::new("hipcc")
+            .args(["--offload-arch=gfx90a", "-O2", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .output()
+            .expect("run hipcc (scripts/setup.sh installs it)");
+        assert!(
+            o.status.success(),
+            "hipcc tools_app.hip failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out
+    })
+    .clone()
+}
+
+/// `lathe exec OPTS -- tools_app`, with extra environment.
+fn exec(opts: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lathe"));
+    c.arg("exec").args(opts).arg("--").arg(app());
+    for v in [
+        "LATHE_STATS",
+        "LATHE_STATS_JSON",
+        "LATHE_GROUND_TRUTH",
+        "HSA_TOOLS_LIB",
+    ] {
+        c.env_remove(v);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run lathe exec")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = target_dir().join("lathe-exec-tool-test").join(name);
+    std::fs::create_dir_all(&d).expect("create test dir");
+    d
+}
+
+/// The uninstrumented run: its stdout and the ground truth per launch.
+fn baseline() -> &'static (String, Vec<Value>) {
+    static B: std::sync::OnceLock<(String, Vec<Value>)> = std::sync::OnceLock::new();
+    B.get_or_init(|| {
+        let gt = out_dir("baseline").join("truth.json");
+        let o = exec(&[], &[("LATHE_GROUND_TRUTH", &gt)]);
+        assert!(
+            o.status.success(),
+            "uninstrumented run failed: {}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let stdout = String::from_utf8(o.stdout).expect("utf-8 stdout");
+        assert!(stdout.contains("ok: 0 wrong"), "{stdout}");
+        let v: Value = serde_json::from_slice(&std::fs::read(&gt).expect("ground truth written"))
+            .expect("ground truth JSON");
+        let launches = v.as_array().expect("array").clone();
+        let names: Vec<&str> = launches
+            .iter()
+            .map(|l| l["kernel"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["_Z13complex_floatPci", "_Z6grid2dPfii", "_Z6grid3dPiiii"],
+            "launches the program makes"
+        );
+        (stdout, launches)
+    })
+}
+
+/// Runs with `--tool TOOL --tool-out`, checks the program's output is the
+/// uninstrumented one, and returns the tool's per-launch records.
+fn tool_run(tool: &str, extra: &[&str]) -> (Vec<Value>, String) {
+    let path = out_dir(&format!(
+        "{tool}{}",
+        extra.join("_").replace(['/', ' '], "_")
+    ))
+    .join("tool.json");
+    let mut opts = vec!["--tool", tool, "--tool-out", path.to_str().unwrap()];
+    opts.extend_from_slice(extra);
+    let o = exec(&opts, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "--tool {tool} run failed:\n{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        baseline().0,
+        "--tool {tool} changed the program's output"
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&path).expect("--tool-out written"))
+        .expect("tool JSON");
+    (v.as_array().expect("array").clone(), stderr)
+}
+
+#[test]
+fn instr_count_equals_ground_truth_per_launch() {
+    let (recs, _) = tool_run("instr-count", &[]);
+    let gt = &baseline().1;
+    assert_eq!(recs.len(), gt.len());
+    for (r, g) in recs.iter().zip(gt) {
+        assert_eq!(r["launch"], g["launch"]);
+        assert_eq!(r["kernel"], g["kernel"]);
+        assert_eq!(r["grid"], g["grid"]);
+        assert_eq!(r["block"], g["block"]);
+        assert_eq!(r["tool"]["name"], "instr-count");
+        assert_eq!(
+            r["tool"]["wave_instructions"], g["wave_instructions"],
+            "{}",
+            r["kernel"]
+        );
+        assert_eq!(
+            r["tool"]["thread_instructions"], g["thread_instructions"],
+            "{}",
+            r["kernel"]
+        );
+    }
+    // The 1-D launch alone is 156,252 waves: the counts are not trivial.
+    assert!(gt[0]["wave_instructions"].as_u64().unwrap() > 156_252 * 5);
+}
+
+/// Ground truth: wave executions per code-object address.
+fn per_pc(g: &Value) -> BTreeMap<u64, (u64, String)> {
+    g["per_pc"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e[0].as_u64().unwrap(),
+                (e[1].as_u64().unwrap(), e[3].as_str().unwrap().to_string()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn block_count_equals_ground_truth_per_launch() {
+    let (recs, _) = tool_run("block-count", &[]);
+    let gt = &baseline().1;
+    assert_eq!(recs.len(), gt.len());
+    for (r, g) in recs.iter().zip(gt) {
+        let pcs = per_pc(g);
+        let blocks = r["tool"]["blocks"].as_array().expect("blocks");
+        assert!(blocks.len() >= 2, "{}: {blocks:?}", r["kernel"]);
+        let mut nonzero = 0;
+        for b in blocks {
+            let start = b["start"].as_u64().unwrap();
+            let want = pcs.get(&start).map_or(0, |c| c.0);
+            assert_eq!(
+                b["count"].as_u64().unwrap(),
+                want,
+                "{} block at {start:#x}",
+                r["kernel"]
+            );
+            nonzero += usize::from(want > 0);
+        }
+        assert!(nonzero >= 2, "{}", r["kernel"]);
+    }
+}
+
+#[test]
+fn opcode_hist_equals_ground_truth_per_launch() {
+    let (recs, _) = tool_run("opcode-hist", &[]);
+    let gt = &baseline().1;
+    assert_eq!(recs.len(), gt.len());
+    for (r, g) in recs.iter().zip(gt) {
+        let mut want: BTreeMap<String, u64> = BTreeMap::new();
+        for (waves, op) in per_pc(g).into_values() {
+            *want.entry(op).or_default() += waves;
+        }
+        let got: BTreeMap<String, u64> = r["tool"]["opcodes"]
+            .as_array()
+            .expect("opcodes")
+            .iter()
+            .map(|o| {
+                (
+                    o["opcode"].as_str().unwrap().to_string(),
+                    o["count"].as_u64().unwrap(),
+                )
+            })
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        assert_eq!(got, want, "{}", r["kernel"]);
+    }
+}
+
+#[test]
+fn kernarg_prints_seed_002_line_per_launch() {
+    // Without --tool-out the records go to stderr, one line per launch.
+    let o = exec(&["--tool", "kernarg"], &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), baseline().0);
+    let want = [
+        "Kernel 0 - complex_float(char*, int): Total Grid Size Dims (HSA): (10000128, 1, 1) Workgroup Dims (HSA): (256, 1, 1) : GridDim (HIP): (39063, 1, 1).",
+        "Kernel 1 - grid2d(float*, int, int): Total Grid Size Dims (HSA): (112, 40, 1) Workgroup Dims (HSA): (16, 8, 1) : GridDim (HIP): (7, 5, 1).",
+        "Kernel 2 - grid3d(int*, int, int, int): Total Grid Size Dims (HSA): (24, 12, 8) Workgroup Dims (HSA): (8, 4, 2) : GridDim (HIP): (3, 3, 4).",
+    ];
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("Kernel "))
+        .collect();
+    assert_eq!(lines, want, "stderr:\n{stderr}");
+}
+
+#[test]
+fn selection_instruments_only_what_is_chosen() {
+    let gt = &baseline().1;
+    let (recs, _) = tool_run("instr-count", &["--kernels", "grid[23]d"]);
+    let got: Vec<(u64, &str)> = recs
+        .iter()
+        .map(|r| (r["launch"].as_u64().unwrap(), r["kernel"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, [(1, "_Z6grid2dPfii"), (2, "_Z6grid3dPiiii")]);
+    for r in &recs {
+        let g = &gt[r["launch"].as_u64().unwrap() as usize];
+        assert_eq!(r["tool"]["wave_instructions"], g["wave_instructions"]);
+    }
+    let (recs, _) = tool_run("instr-count", &["--launches", "0-0"]);
+    let got: Vec<u64> = recs.iter().map(|r| r["launch"].as_u64().unwrap()).collect();
+    assert_eq!(got, [0]);
+    assert_eq!(
+        recs[0]["tool"]["wave_instructions"],
+        gt[0]["wave_instructions"]
+    );
+}
+
+#[test]
+fn bad_selection_is_a_clear_error() {
+    let o = exec(&["--tool", "instr-count", "--launches", "3-1"], &[]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--launches \"3-1\": 1 is before 3"), "{e}");
+    let o = exec(&["--tool", "no-such-tool"], &[]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("no-such-tool"), "{e}");
+}
