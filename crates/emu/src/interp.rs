@@ -2461,6 +2461,16 @@ fn handler_for(name: &str) -> Option<Handler> {
             w.pc = target;
             Ok(Flow::Continue)
         },
+        // SOPK: the return address (the next instruction) into SDST, then a
+        // PC-relative jump (SIMM16 dwords from the next instruction).
+        "s_call_b64" => |_x, w, _l, i, c| {
+            let (Some(d), Some(t)) = (c.dst(0).copied(), c.target) else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            s_write64(w, &d, c.pc + i.len() as u64);
+            w.pc = t;
+            Ok(Flow::Continue)
+        },
         // ---- SOP1
         "s_mov_b32" => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {

@@ -135,8 +135,12 @@ mod tests {
             })
         );
         assert_eq!(Launches::parse("4"), Ok(Launches { first: 4, last: 4 }));
-        assert!(Launches::parse("5-3").expect_err("reversed").contains("before"));
-        assert!(Launches::parse("x-3").expect_err("not a number").contains("\"x\""));
+        assert!(Launches::parse("5-3")
+            .expect_err("reversed")
+            .contains("before"));
+        assert!(Launches::parse("x-3")
+            .expect_err("not a number")
+            .contains("\"x\""));
         assert!(Launches::parse("").is_err());
     }
 }
