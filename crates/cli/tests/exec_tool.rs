@@ -98,7 +98,7 @@ fn baseline() -> &'static (String, Vec<Value>) {
         let launches = v.as_array().expect("array").clone();
         let names: Vec<&str> = launches
             .iter()
-            .map(|l| l["kernel"].as_str().unwrap())
+            .map(|l| l["kernel"].as_str().expect("record field"))
             .collect();
         assert_eq!(
             names,
@@ -117,7 +117,12 @@ fn tool_run(tool: &str, extra: &[&str]) -> (Vec<Value>, String) {
         extra.join("_").replace(['/', ' '], "_")
     ))
     .join("tool.json");
-    let mut opts = vec!["--tool", tool, "--tool-out", path.to_str().unwrap()];
+    let mut opts = vec![
+        "--tool",
+        tool,
+        "--tool-out",
+        path.to_str().expect("utf-8 path"),
+    ];
     opts.extend_from_slice(extra);
     let o = exec(&opts, &[]);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
@@ -155,19 +160,22 @@ fn instr_count_equals_ground_truth_per_launch() {
         );
     }
     // The 1-D launch alone is 156,252 waves: the counts are not trivial.
-    assert!(gt[0]["wave_instructions"].as_u64().unwrap() > 156_252 * 5);
+    assert!(gt[0]["wave_instructions"].as_u64().expect("record field") > 156_252 * 5);
 }
 
 /// Ground truth: wave executions per code-object address.
 fn per_pc(g: &Value) -> BTreeMap<u64, (u64, String)> {
     g["per_pc"]
         .as_array()
-        .unwrap()
+        .expect("record field")
         .iter()
         .map(|e| {
             (
-                e[0].as_u64().unwrap(),
-                (e[1].as_u64().unwrap(), e[3].as_str().unwrap().to_string()),
+                e[0].as_u64().expect("record field"),
+                (
+                    e[1].as_u64().expect("record field"),
+                    e[3].as_str().expect("record field").to_string(),
+                ),
             )
         })
         .collect()
@@ -184,10 +192,10 @@ fn block_count_equals_ground_truth_per_launch() {
         assert!(blocks.len() >= 2, "{}: {blocks:?}", r["kernel"]);
         let mut nonzero = 0;
         for b in blocks {
-            let start = b["start"].as_u64().unwrap();
+            let start = b["start"].as_u64().expect("record field");
             let want = pcs.get(&start).map_or(0, |c| c.0);
             assert_eq!(
-                b["count"].as_u64().unwrap(),
+                b["count"].as_u64().expect("record field"),
                 want,
                 "{} block at {start:#x}",
                 r["kernel"]
@@ -214,8 +222,8 @@ fn opcode_hist_equals_ground_truth_per_launch() {
             .iter()
             .map(|o| {
                 (
-                    o["opcode"].as_str().unwrap().to_string(),
-                    o["count"].as_u64().unwrap(),
+                    o["opcode"].as_str().expect("record field").to_string(),
+                    o["count"].as_u64().expect("record field"),
                 )
             })
             .filter(|(_, c)| *c > 0)
@@ -249,15 +257,23 @@ fn selection_instruments_only_what_is_chosen() {
     let (recs, _) = tool_run("instr-count", &["--kernels", "grid[23]d"]);
     let got: Vec<(u64, &str)> = recs
         .iter()
-        .map(|r| (r["launch"].as_u64().unwrap(), r["kernel"].as_str().unwrap()))
+        .map(|r| {
+            (
+                r["launch"].as_u64().expect("record field"),
+                r["kernel"].as_str().expect("record field"),
+            )
+        })
         .collect();
     assert_eq!(got, [(1, "_Z6grid2dPfii"), (2, "_Z6grid3dPiiii")]);
     for r in &recs {
-        let g = &gt[r["launch"].as_u64().unwrap() as usize];
+        let g = &gt[r["launch"].as_u64().expect("record field") as usize];
         assert_eq!(r["tool"]["wave_instructions"], g["wave_instructions"]);
     }
     let (recs, _) = tool_run("instr-count", &["--launches", "0-0"]);
-    let got: Vec<u64> = recs.iter().map(|r| r["launch"].as_u64().unwrap()).collect();
+    let got: Vec<u64> = recs
+        .iter()
+        .map(|r| r["launch"].as_u64().expect("record field"))
+        .collect();
     assert_eq!(got, [0]);
     assert_eq!(
         recs[0]["tool"]["wave_instructions"],

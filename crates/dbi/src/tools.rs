@@ -639,31 +639,14 @@ pub fn run(
                 .collect()
         })
         .unwrap_or_default();
-    // SCRATCH accesses are lanes' 32-bit private offsets; the emulator's
-    // log computes them like FLAT ones (64-bit register reads), so only
-    // their low 32 bits are the offset.
-    let is_scratch = |old: u64| -> bool {
-        b.program
-            .function_containing(old)
-            .and_then(|fi| {
-                let f = &b.program.functions[fi];
-                f.index_of(old).map(|i| f.insts[i].inst.encoding())
-            })
-            .is_some_and(|e| e == lathe_isa::Encoding::Scratch)
-    };
     let ground_truth_accesses = rec.as_ref().map(|rec| {
         let mut v: Vec<(u64, u8, u64)> = rec
             .accesses
             .iter()
             .filter_map(|a| {
-                to_old.get(&a.pc).map(|old| {
-                    let addr = if is_scratch(*old) {
-                        a.addr & 0xffff_ffff
-                    } else {
-                        a.addr
-                    };
-                    (*old, a.lane, addr)
-                })
+                // SCRATCH accesses are logged as the lane's 32-bit
+                // private-segment offset, as the probe records them.
+                to_old.get(&a.pc).map(|old| (*old, a.lane, a.addr))
             })
             .collect();
         v.sort_unstable();

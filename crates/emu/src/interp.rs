@@ -3583,6 +3583,20 @@ fn flat_addr(w: &Wave, addr: Option<&Op>, saddr: Option<&Op>, offset: i64, l: us
     (base as i64).wrapping_add(offset) as u64
 }
 
+/// A `scratch_*` instruction's private-segment offset for lane `l`: the
+/// 32-bit VGPR and/or SGPR offsets plus the immediate, modulo 2^32.
+fn scratch_offset(w: &Wave, addr: Option<&Op>, saddr: Option<&Op>, offset: i64, l: usize) -> u64 {
+    let base = match (addr, saddr) {
+        (Some(a), Some(s)) if !matches!(a.value, Operand::Off) => {
+            u64::from(v32(w, a, l)).wrapping_add(u64::from(s32(w, s)))
+        }
+        (Some(a), None) if !matches!(a.value, Operand::Off) => u64::from(v32(w, a, l)),
+        (_, Some(s)) => u64::from(s32(w, s)),
+        _ => 0,
+    };
+    (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff
+}
+
 /// Every lane's store data: `dwords` consecutive VGPRs or AGPRs from
 /// `r`, little-endian (registers outside the wave's file read as 0).
 fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LANES] {
@@ -3714,7 +3728,11 @@ fn vmem(
             log.push(crate::record::MemAccess {
                 pc: c.pc,
                 lane: l as u8,
-                addr: flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l),
+                addr: if enc == Encoding::Scratch {
+                    scratch_offset(w, addr_op.as_ref(), saddr.as_ref(), offset, l)
+                } else {
+                    flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l)
+                },
             });
         }
     }
@@ -3750,18 +3768,16 @@ fn vmem(
             continue;
         }
         let (place, private) = match enc {
-            Encoding::Scratch => {
-                let base = match (&addr_op, &saddr) {
-                    (Some(a), Some(s)) if !matches!(a.value, Operand::Off) => {
-                        u64::from(v32(w, a, l)).wrapping_add(u64::from(s32(w, s)))
-                    }
-                    (Some(a), None) if !matches!(a.value, Operand::Off) => u64::from(v32(w, a, l)),
-                    (_, Some(s)) => u64::from(s32(w, s)),
-                    _ => 0,
-                };
-                let p = (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff;
-                (Place::Global(0), Some(p))
-            }
+            Encoding::Scratch => (
+                Place::Global(0),
+                Some(scratch_offset(
+                    w,
+                    addr_op.as_ref(),
+                    saddr.as_ref(),
+                    offset,
+                    l,
+                )),
+            ),
             _ => {
                 let a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
                 if enc == Encoding::Flat {

@@ -24,8 +24,9 @@ pub struct PcCount {
 }
 
 /// One lane's memory access: the address the instruction computed
-/// (FLAT/GLOBAL/SCRATCH: registers plus offset, before aperture
-/// resolution; DS: the address VGPR plus the 16-bit offset field).
+/// (FLAT/GLOBAL: registers plus offset, before aperture resolution;
+/// SCRATCH: the lane's 32-bit private-segment offset, VGPR and/or SGPR plus
+/// offset; DS: the address VGPR plus the 16-bit offset field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MemAccess {
     /// Device address of the instruction.
