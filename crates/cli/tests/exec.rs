@@ -6,65 +6,19 @@
 //! and the launch records of `--stats` / `--stats-json` against the
 //! launches the program made.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
-/// `target/<profile>`, from the test executable (`target/<profile>/deps/…`).
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps")
-        .to_path_buf()
-}
-
-/// Whether hipcc exists; missing is a failure under
-/// `LATHE_REQUIRE_EXTERNAL=1`, else the test is skipped with a note.
-fn have_hipcc() -> bool {
-    let ok = Command::new("sh")
-        .args(["-c", "command -v hipcc"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            !lathe_testkit::require_external(),
-            "hipcc is required (LATHE_REQUIRE_EXTERNAL=1); run scripts/setup.sh"
-        );
-        eprintln!("skipped: hipcc not installed (scripts/setup.sh installs it)");
-    }
-    ok
-}
+mod common;
+use common::{have_hipcc, hip_app, target_dir};
 
 /// Builds `tests/exec/app.hip` once per test binary run.
 fn app() -> PathBuf {
     static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    APP.get_or_init(|| {
-        let lib = target_dir().join("libhsa_runtime64.so");
-        assert!(
-            lib.is_file(),
-            "{} is not built: run `cargo build -p lathe-hsa` with this profile first (cargo test --workspace does)",
-            lib.display()
-        );
-        let dir = target_dir().join("lathe-exec-test");
-        std::fs::create_dir_all(&dir).expect("create test dir");
-        let out = dir.join("app");
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/app.hip");
-        let o = Command::new("hipcc")
-            .args(["--offload-arch=gfx90a", "-O2", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .output()
-            .expect("run hipcc");
-        assert!(
-            o.status.success(),
-            "hipcc app.hip failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        out
-    })
-    .clone()
+    APP.get_or_init(|| hip_app("lathe-exec-test", "app", &["libhsa_runtime64.so"]))
+        .clone()
 }
 
 /// `lathe exec OPTS -- app ARGS`, with none of the runtime's variables

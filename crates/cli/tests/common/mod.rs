@@ -51,3 +51,62 @@ pub fn tmpdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).expect("mkdir");
     d
 }
+
+/// `target/<profile>`, from the test executable (`target/<profile>/deps/…`).
+pub fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(std::path::Path::parent)
+        .expect("target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Whether hipcc exists; missing is a failure under
+/// `LATHE_REQUIRE_EXTERNAL=1`, else the test is skipped with a note.
+pub fn have_hipcc() -> bool {
+    let ok = Command::new("sh")
+        .args(["-c", "command -v hipcc"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            !lathe_testkit::require_external(),
+            "hipcc is required (LATHE_REQUIRE_EXTERNAL=1); run scripts/setup.sh"
+        );
+        eprintln!("skipped: hipcc not installed (scripts/setup.sh installs it)");
+    }
+    ok
+}
+
+/// Builds `tests/exec/NAME.hip` with Debian's hipcc for gfx90a into
+/// `target/<profile>/DIR/NAME`, after checking that the cdylibs `lathe exec`
+/// loads (`libs`) are built (the workspace build makes them; `cargo test`
+/// alone does not).
+pub fn hip_app(dir: &str, name: &str, libs: &[&str]) -> PathBuf {
+    for lib in libs {
+        let p = target_dir().join(lib);
+        assert!(
+            p.is_file(),
+            "{} is not built: run `cargo build --workspace` with this profile first (scripts/test.sh does)",
+            p.display()
+        );
+    }
+    let dir = target_dir().join(dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    let out = dir.join(name);
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/exec")
+        .join(format!("{name}.hip"));
+    let o = Command::new("hipcc")
+        .args(["--offload-arch=gfx90a", "-O2", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .expect("run hipcc");
+    assert!(
+        o.status.success(),
+        "hipcc {name}.hip failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
