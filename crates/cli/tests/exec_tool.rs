@@ -284,3 +284,62 @@ fn bad_selection_is_a_clear_error() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("no-such-tool"), "{e}");
 }
+
+/// tests/exec/crowded.hip: every VGPR written by an asm block and a
+/// recursive callee (a dynamic stack), so no built-in tool can place its
+/// probes. The tool error is reported; then the kernel runs uninstrumented
+/// (`--on-tool-error skip`, the default) or the program stops (`abort`,
+/// exit status 70).
+#[test]
+fn a_tool_error_skips_or_aborts_as_chosen() {
+    if !have_hipcc() {
+        return;
+    }
+    let app = hip_app(
+        "lathe-exec-tool-test",
+        "crowded",
+        &["libhsa_runtime64.so", "liblathe_tool.so"],
+    );
+    let run = |opts: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+            .arg("exec")
+            .args(opts)
+            .arg("--")
+            .arg(&app)
+            .env_remove("HSA_TOOLS_LIB")
+            .env_remove("LATHE_GROUND_TRUTH")
+            .output()
+            .expect("run lathe exec");
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        (o.status.code(), out, err)
+    };
+    let (code, out, err) = run(&[]);
+    assert_eq!((code, out.as_str()), (Some(0), "crowded: ok\n"), "{err}");
+    let why = "instrumenting _Z7crowdedPi with instr-count: _Z3fibi: no free registers for probes \
+               (no scratch for probes: the kernel uses a dynamic stack";
+    for opts in [
+        &["--tool", "instr-count"][..],
+        &["--tool", "instr-count", "--on-tool-error", "skip"][..],
+    ] {
+        let (code, out, err) = run(opts);
+        assert_eq!(
+            (code, out.as_str()),
+            (Some(0), "crowded: ok\n"),
+            "{opts:?}: {err}"
+        );
+        assert!(err.contains(why), "{opts:?}: {err}");
+        assert!(
+            err.contains("crowded(int*) runs uninstrumented (--on-tool-error skip)"),
+            "{opts:?}: {err}"
+        );
+    }
+    let (code, out, err) = run(&["--tool", "instr-count", "--on-tool-error", "abort"]);
+    assert_eq!(code, Some(70), "{out}{err}");
+    assert!(!out.contains("crowded: ok"), "{out}");
+    assert!(err.contains(why), "{err}");
+    assert!(
+        err.contains("stopping the program (--on-tool-error abort)"),
+        "{err}"
+    );
+}
