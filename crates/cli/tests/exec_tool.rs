@@ -343,3 +343,106 @@ fn a_tool_error_skips_or_aborts_as_chosen() {
         "{err}"
     );
 }
+
+/// `mem-trace` under `lathe exec`, on tests/exec/app.hip (five small
+/// launches): per launch, every traced access equals the emulator's access
+/// log of an uninstrumented run as multisets of (instruction, lane), and at
+/// each instruction the lanes' addresses agree relative to the lowest one
+/// (absolute addresses differ between the two processes).
+#[test]
+fn mem_trace_equals_ground_truth_accesses_per_launch() {
+    if !have_hipcc() {
+        return;
+    }
+    let app = hip_app(
+        "lathe-exec-test",
+        "app",
+        &["libhsa_runtime64.so", "liblathe_tool.so"],
+    );
+    let dir = out_dir("mem-trace");
+    let (gt, trace) = (dir.join("truth.json"), dir.join("trace.json"));
+    let run = |opts: &[&str], env: &[(&str, &std::ffi::OsStr)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lathe"));
+        c.arg("exec")
+            .args(opts)
+            .arg("--")
+            .arg(&app)
+            .args(["1000", "3", "0"]);
+        c.env_remove("HSA_TOOLS_LIB")
+            .env_remove("LATHE_GROUND_TRUTH");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().expect("run lathe exec");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let base = run(
+        &[],
+        &[
+            ("LATHE_GROUND_TRUTH", gt.as_os_str()),
+            ("LATHE_GROUND_TRUTH_ACCESSES", "1".as_ref()),
+        ],
+    );
+    let traced = run(
+        &[
+            "--tool",
+            "mem-trace",
+            "--tool-out",
+            trace.to_str().expect("utf-8 path"),
+        ],
+        &[],
+    );
+    assert_eq!(traced, base, "mem-trace changed the program's output");
+    let read = |p: &Path| -> Vec<Value> {
+        let v: Value = serde_json::from_slice(&std::fs::read(p).expect("written")).expect("JSON");
+        v.as_array().expect("array").clone()
+    };
+    let (gt, recs) = (read(&gt), read(&trace));
+    assert_eq!(recs.len(), gt.len(), "launches");
+    assert!(recs.len() >= 5);
+    // (pc, lane) multiset and per-pc relative addresses.
+    type Shape = (Vec<(u64, u64)>, BTreeMap<u64, Vec<u64>>);
+    let shape = |rows: Vec<(u64, u64, u64)>| -> Shape {
+        let mut keys: Vec<(u64, u64)> = rows.iter().map(|r| (r.0, r.1)).collect();
+        keys.sort_unstable();
+        let mut by_pc: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for r in &rows {
+            by_pc.entry(r.0).or_default().push(r.2);
+        }
+        for v in by_pc.values_mut() {
+            let lo = v.iter().copied().min().unwrap_or(0);
+            v.iter_mut().for_each(|a| *a -= lo);
+            v.sort_unstable();
+        }
+        (keys, by_pc)
+    };
+    let field = |e: &Value, k: usize| e[k].as_u64().expect("number");
+    let mut traced_total = 0;
+    for (r, g) in recs.iter().zip(&gt) {
+        assert_eq!(r["kernel"], g["kernel"]);
+        let t = &r["tool"];
+        assert_eq!(t["dropped"], 0, "{}", r["kernel"]);
+        let got: Vec<(u64, u64, u64)> = t["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .map(|e| (field(e, 0), field(e, 1), field(e, 2)))
+            .collect();
+        let want: Vec<(u64, u64, u64)> = g["accesses"]
+            .as_array()
+            .expect("accesses")
+            .iter()
+            .map(|e| (field(e, 0), field(e, 1), field(e, 2)))
+            .collect();
+        traced_total += got.len();
+        assert_eq!(
+            shape(got),
+            shape(want),
+            "launch {} {}",
+            r["launch"],
+            r["kernel"]
+        );
+    }
+    assert!(traced_total > 1000, "{traced_total} accesses traced");
+}
