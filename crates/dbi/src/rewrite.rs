@@ -2281,7 +2281,7 @@ pub fn instrument_lifted_with(
             .map(|m| m.vgpr_count.min(512) as u32);
         let mut nb = raw;
         if let Ok(cr) = &comp_regs[comp[fi]] {
-            // Writing FLAT_SCRATCH (gfx90a, D15): on GFX9 it lives in the
+            // Writing FLAT_SCRATCH (gfx90a, D12): on GFX9 it lives in the
             // wave's last SGPRs, so the allocation must cover every SGPR
             // in use plus the VCC/FLAT_SCRATCH/XNACK_MASK extras (the +6).
             let mut sgpr_end = cr.sgpr_end;
