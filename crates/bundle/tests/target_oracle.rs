@@ -47,9 +47,7 @@ fn table_covers_llc_processor_list() {
 /// `None` if clang rejects the target.
 fn compile(mcpu: &str, dir: &std::path::Path) -> Option<(u32, String)> {
     let src = dir.join("k.c");
-    if !src.exists() {
-        std::fs::write(&src, "__attribute__((amdgpu_kernel)) void k(void) {}\n").expect("write");
-    }
+    lathe_testkit::write_cached(&src, b"__attribute__((amdgpu_kernel)) void k(void) {}\n");
     let obj = dir.join(format!("{}.o", common::sanitize(mcpu)));
     let ok = Command::new(llvm_tool("clang"))
         .args(["--target=amdgcn-amd-amdhsa", "-nogpulib", "-c"])

@@ -738,9 +738,7 @@ fn jax_wheel_code_objects() {
             warnings.extend(r.warnings.into_iter().map(|w| (label.clone(), w)));
             if ["gfx90a", "gfx942", "gfx1100", "gfx1201"].contains(&p.name()) {
                 let path = dir.join(format!("{:016x}.co", h.finish()));
-                if !path.exists() {
-                    std::fs::write(&path, bytes).expect("write");
-                }
+                lathe_testkit::write_cached(&path, bytes);
                 let case = Case { label, path };
                 header_one(&case, bytes);
                 symbols_one(&case, bytes);
@@ -798,6 +796,7 @@ fn other_code_object_versions() {
             let bundle = dir.join(format!("vecops-v{v}.bundle"));
             let out = dir.join(format!("vecops-v{v}-gfx906.co"));
             if !out.exists() {
+                let tmp = lathe_testkit::tmp_beside(&out);
                 lathe_testkit::run(
                     std::process::Command::new(clang15)
                         .args([
@@ -823,8 +822,9 @@ fn other_code_object_versions() {
                             "--targets=hip-amdgcn-amd-amdhsa--gfx906",
                         ])
                         .arg(format!("--input={}", bundle.display()))
-                        .arg(format!("--output={}", out.display())),
+                        .arg(format!("--output={}", tmp.display())),
                 );
+                lathe_testkit::publish(&tmp, &out);
             }
             cases.push((
                 Case {

@@ -103,7 +103,8 @@ fn build(target: &str) -> PathBuf {
     let stem = cache_dir().join(format!("calls-{target}-{:016x}", h.finish()));
     let co = stem.with_extension("co");
     if !co.exists() {
-        let (s, o) = (stem.with_extension("s"), stem.with_extension("o"));
+        let s = lathe_testkit::tmp_beside(&stem.with_extension("s"));
+        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
         std::fs::write(&s, &text).expect("write asm");
         run(Command::new(llvm_tool("clang"))
             .args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
@@ -112,7 +113,7 @@ fn build(target: &str) -> PathBuf {
             .arg(&s)
             .arg("-o")
             .arg(&o));
-        let tmp = stem.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = lathe_testkit::tmp_beside(&co);
         run(Command::new(llvm_tool("ld.lld"))
             .arg("-shared")
             .arg(&o)

@@ -158,7 +158,7 @@ fn hip_shared(src: &str, target: &str) -> Vec<u8> {
     ));
     let co = stem.with_extension("co");
     if !co.exists() {
-        let o = stem.with_extension("o");
+        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
         lathe_testkit::run(
             std::process::Command::new(lathe_testkit::llvm_tool("clang++"))
                 .args(["-x", "hip", "-nogpuinc", "-nogpulib", "-O3", "-fgpu-rdc"])
@@ -175,7 +175,7 @@ fn hip_shared(src: &str, target: &str) -> Vec<u8> {
                 .arg("-o")
                 .arg(&o),
         );
-        let tmp = stem.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = lathe_testkit::tmp_beside(&co);
         lathe_testkit::run(
             std::process::Command::new(lathe_testkit::llvm_tool("ld.lld"))
                 .arg("-shared")

@@ -239,8 +239,8 @@ fn build(v: Variant, target: &str) -> PathBuf {
     let stem = cache_dir().join(format!("stress-{}-{target}-{:016x}", v.name, h.finish()));
     let co = stem.with_extension("co");
     if !co.exists() {
-        let s = stem.with_extension("s");
-        let o = stem.with_extension("o");
+        let s = lathe_testkit::tmp_beside(&stem.with_extension("s"));
+        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
         std::fs::write(&s, &text).expect("write asm");
         run(Command::new(llvm_tool("clang"))
             .args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
@@ -249,7 +249,7 @@ fn build(v: Variant, target: &str) -> PathBuf {
             .arg(&s)
             .arg("-o")
             .arg(&o));
-        let tmp = stem.with_extension(format!("tmp{}", std::process::id()));
+        let tmp = lathe_testkit::tmp_beside(&co);
         run(Command::new(llvm_tool("ld.lld"))
             .arg("-shared")
             .arg(&o)

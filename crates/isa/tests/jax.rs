@@ -29,9 +29,7 @@ fn jax_code_objects_match_llvm_objdump() {
         let (target, bytes) = (o.target, o.bytes.as_slice());
         // llvm-objdump reads a file; named by content so reruns reuse it.
         let path = dir.join(format!("{:016x}-{}.co", o.key, target.name()));
-        if !path.exists() {
-            std::fs::write(&path, bytes).unwrap();
-        }
+        lathe_testkit::write_cached(&path, bytes);
         objects += 1;
         per_target[usize::from(target == Target::Gfx942)] += 1;
         let text = common::text_of(bytes);

@@ -13,8 +13,11 @@ use std::process::Command;
 fn assemble_obj(target: Target, name: &str, src: &str) -> std::path::PathBuf {
     let dir = lathe_testkit::cache_dir().join("isa-listing");
     std::fs::create_dir_all(&dir).unwrap();
-    let s = dir.join(format!("{name}-{}.s", target.name()));
+    // Two tests assemble the same source on parallel threads: each writes
+    // its own temporary files and renames the object into place.
     let o = dir.join(format!("{name}-{}.o", target.name()));
+    let s = lathe_testkit::tmp_beside(&o.with_extension("s"));
+    let tmp = lathe_testkit::tmp_beside(&o);
     std::fs::write(&s, src).unwrap();
     lathe_testkit::run(
         Command::new(lathe_testkit::llvm_tool("llvm-mc"))
@@ -22,8 +25,10 @@ fn assemble_obj(target: Target, name: &str, src: &str) -> std::path::PathBuf {
             .arg(format!("-mcpu={}", target.name()))
             .arg(&s)
             .arg("-o")
-            .arg(&o),
+            .arg(&tmp),
     );
+    std::fs::remove_file(&s).unwrap();
+    lathe_testkit::publish(&tmp, &o);
     o
 }
 

@@ -44,6 +44,37 @@ pub fn llvm_tool(name: &str) -> PathBuf {
     p
 }
 
+/// A fresh path next to `out`, unique to this process and call, for writing
+/// a cached file before [`publish`] renames it into place. Tests of one
+/// binary run on parallel threads and share the cache: writing `out` in
+/// place would let another thread read it half-written, and a run killed
+/// mid-write would leave a truncated file that later runs trust.
+pub fn tmp_beside(out: &Path) -> PathBuf {
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = out.file_name().expect("file name").to_os_string();
+    name.push(format!(".tmp{}-{seq}", std::process::id()));
+    out.with_file_name(name)
+}
+
+/// Renames a finished temporary file (from [`tmp_beside`]) to `out`
+/// atomically: readers see either no file or the whole file.
+pub fn publish(tmp: &Path, out: &Path) {
+    std::fs::rename(tmp, out)
+        .unwrap_or_else(|e| panic!("rename {} to {}: {e}", tmp.display(), out.display()));
+}
+
+/// Writes `bytes` to the cache path `out` unless it already exists, through
+/// a temporary file and a rename (see [`tmp_beside`]).
+pub fn write_cached(out: &Path, bytes: &[u8]) {
+    if out.exists() {
+        return;
+    }
+    let tmp = tmp_beside(out);
+    std::fs::write(&tmp, bytes).unwrap_or_else(|e| panic!("write {}: {e}", tmp.display()));
+    publish(&tmp, out);
+}
+
 /// Runs a command, panicking with its stderr if it fails; returns stdout.
 pub fn run(cmd: &mut Command) -> Vec<u8> {
     let out = cmd
