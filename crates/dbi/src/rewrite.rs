@@ -2533,6 +2533,210 @@ pub struct MemTraceProbe {
     pub capacity: u32,
 }
 
+/// The operands of a MUBUF access: (resource descriptor SGPR quad,
+/// soffset, vaddr, offen, idxen, 12-bit offset).
+fn mubuf_parts(inst: &Instruction) -> Option<(u16, Operand, Option<RegRange>, bool, bool, u32)> {
+    use lathe_isa::Field;
+    let ops = inst.operands();
+    let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
+    let rsrc = match by(Field::Srsrc)? {
+        Operand::Reg(r) if r.file == RegFile::Scalar => r.first,
+        _ => return None,
+    };
+    let soff = match by(Field::Soffset) {
+        Some(o @ (Operand::Reg(_) | Operand::Int(_))) => o,
+        _ => Operand::Int(0),
+    };
+    let vaddr = match by(Field::Vaddr) {
+        Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => Some(a),
+        _ => None,
+    };
+    let w0 = inst.words()[0];
+    Some((
+        rsrc,
+        soff,
+        vaddr,
+        w0 >> 12 & 1 == 1,
+        w0 >> 13 & 1 == 1,
+        w0 & 0xfff,
+    ))
+}
+
+/// Computes the device address of each active lane's first byte of a
+/// MUBUF access into `vaux+2 : vaux+3`, the address the emulator records:
+/// `base + index × stride + offset + soffset` for a raw buffer, and for a
+/// descriptor with ADD_TID_ENABLE (the swizzled private segment) `base +
+/// soffset + (p / 4) × 256 + lane × 4 + p % 4` with `p = offset`. Which
+/// one is chosen per wave from the descriptor's bit, so one probe serves
+/// both. Uses `vaux..vaux+3`, `tmp` and `t2`; VALU only (no SCC).
+fn mubuf_address(
+    t: Target,
+    r: &Reserved,
+    inst: &Instruction,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let Some((rsrc, soff, vaddr, offen, idxen, imm)) = mubuf_parts(inst) else {
+        return Ok(());
+    };
+    let (p, swz, lo, hi) = (r.vaux, r.vaux + 1, r.vaux + 2, r.vaux + 3);
+    let first = vaddr.map_or(0, |a| a.first);
+    // tmp = lanes of the wave when the descriptor swizzles (ADD_TID_ENABLE,
+    // bit 23 of its fourth dword).
+    out.push(build(
+        t,
+        Opcode::V_BFE_U32,
+        &[
+            vreg(p, 1),
+            sreg(rsrc + 3, 1),
+            Operand::Int(23),
+            Operand::Int(1),
+        ],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_CMP_NE_U32_E64,
+        &[sreg(r.tmp, 2), Operand::Int(0), vreg(p, 1)],
+    )?);
+    // p = the lane's offset register (second of the pair with idxen) +
+    // the instruction's offset.
+    let vo = match (offen, idxen, vaddr) {
+        (true, true, Some(_)) => vreg(first + 1, 1),
+        (true, false, Some(_)) => vreg(first, 1),
+        _ => Operand::Int(0),
+    };
+    out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(p, 1), vo])?);
+    out.push(build(
+        t,
+        Opcode::V_ADD_U32_E32,
+        &[vreg(p, 1), konst(imm), vreg(p, 1)],
+    )?);
+    // Swizzled: swz = (p / 4) × 256 + lane × 4 + p % 4 (lo as temporary).
+    out.push(build(
+        t,
+        Opcode::V_MBCNT_LO_U32_B32,
+        &[vreg(swz, 1), Operand::Int(-1), Operand::Int(0)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_MBCNT_HI_U32_B32,
+        &[vreg(swz, 1), Operand::Int(-1), vreg(swz, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_LSHLREV_B32_E32,
+        &[vreg(swz, 1), Operand::Int(2), vreg(swz, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_BFE_U32,
+        &[vreg(lo, 1), vreg(p, 1), Operand::Int(0), Operand::Int(2)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_OR_B32_E32,
+        &[vreg(swz, 1), vreg(lo, 1), vreg(swz, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_LSHRREV_B32_E32,
+        &[vreg(lo, 1), Operand::Int(2), vreg(p, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_LSHLREV_B32_E32,
+        &[vreg(lo, 1), Operand::Int(8), vreg(lo, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_OR_B32_E32,
+        &[vreg(swz, 1), vreg(lo, 1), vreg(swz, 1)],
+    )?);
+    // Raw: lo:hi = index × stride + p (64 bits; p is free afterwards).
+    out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(lo, 1), vreg(p, 1)])?);
+    out.push(build(
+        t,
+        Opcode::V_MOV_B32_E32,
+        &[vreg(hi, 1), Operand::Int(0)],
+    )?);
+    if idxen && vaddr.is_some() {
+        out.push(build(
+            t,
+            Opcode::V_BFE_U32,
+            &[
+                vreg(p, 1),
+                sreg(rsrc + 1, 1),
+                Operand::Int(16),
+                Operand::Int(14),
+            ],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_MAD_U64_U32,
+            &[
+                vreg(lo, 2),
+                sreg(r.t2, 2),
+                vreg(first, 1),
+                vreg(p, 1),
+                vreg(lo, 2),
+            ],
+        )?);
+    }
+    // Choose per the descriptor, then add the base (48 bits) and soffset.
+    out.push(build(
+        t,
+        Opcode::V_CNDMASK_B32_E64,
+        &[vreg(lo, 1), vreg(lo, 1), vreg(swz, 1), sreg(r.tmp, 2)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_CNDMASK_B32_E64,
+        &[vreg(hi, 1), vreg(hi, 1), Operand::Int(0), sreg(r.tmp, 2)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_MOV_B32_E32,
+        &[vreg(p, 1), sreg(rsrc + 1, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_AND_B32_E32,
+        &[vreg(p, 1), Operand::Literal(0xffff), vreg(p, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADD_CO_U32_E64,
+        &[vreg(lo, 1), sreg(r.t2, 2), sreg(rsrc, 1), vreg(lo, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADDC_CO_U32_E64,
+        &[
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+            vreg(p, 1),
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+        ],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADD_CO_U32_E64,
+        &[vreg(lo, 1), sreg(r.t2, 2), soff, vreg(lo, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADDC_CO_U32_E64,
+        &[
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+            Operand::Int(0),
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+        ],
+    )?);
+    Ok(())
+}
+
 /// `global_atomic_add_x2` returning the old value in `vdst`.
 fn atomic_add_x2_rtn(
     t: Target,
@@ -2574,10 +2778,15 @@ impl Probe for MemTraceProbe {
             Some(Operand::Reg(s)) if s.file == RegFile::Scalar => Some(s),
             _ => None,
         };
+        let buffer = enc == Encoding::Mubuf;
+        if buffer && (cx.inst.words()[0] >> 16 & 1 == 1 || mubuf_parts(&cx.inst).is_none()) {
+            // Buffer-to-LDS loads (and malformed operands): no address.
+            return Ok(());
+        }
         if !matches!(
             enc,
-            Encoding::Global | Encoding::Flat | Encoding::Ds | Encoding::Scratch
-        ) || vaddr.is_none() && !scratch
+            Encoding::Global | Encoding::Flat | Encoding::Ds | Encoding::Scratch | Encoding::Mubuf
+        ) || vaddr.is_none() && !scratch && !buffer
         {
             return Ok(());
         }
@@ -2720,9 +2929,12 @@ impl Probe for MemTraceProbe {
                 &[vreg(pa + 1, 1), Operand::Int(0)],
             )?);
         }
+        if buffer {
+            mubuf_address(t, r, &cx.inst, &mut body)?;
+        }
         let addr = vaddr.unwrap_or(RegRange::vgpr(0, 1));
         match (enc, saddr) {
-            (Encoding::Scratch, _) => {}
+            (Encoding::Scratch | Encoding::Mubuf, _) => {}
             (Encoding::Ds, _) => {
                 body.push(build(
                     t,

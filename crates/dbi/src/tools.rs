@@ -140,7 +140,7 @@ pub fn requests_with(
         Tool::MemTrace => vec![Request {
             select: Selector {
                 class: Some(InstClass::Memory),
-                opcode: Regex::new("^(global_|flat_|ds_|scratch_)").ok(),
+                opcode: Regex::new("^(global_|flat_|ds_|scratch_|buffer_(load|store)_)").ok(),
                 ..sel
             },
             at: Where::Before,
@@ -841,7 +841,13 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
             "load"
         };
         let size = access_size(inst.info().name);
-        let off = imm_offset(inst);
+        // The MUBUF probe records the whole address (its offset sits
+        // inside the private segment's swizzle).
+        let off = if inst.encoding() == lathe_isa::Encoding::Mubuf {
+            0
+        } else {
+            imm_offset(inst)
+        };
         let scratch = inst.encoding() == lathe_isa::Encoding::Scratch;
         for lane in 0..64u8 {
             if exec >> lane & 1 == 0 {

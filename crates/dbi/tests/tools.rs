@@ -23,6 +23,7 @@ type Overhead = BTreeMap<String, (u64, u64)>;
 
 /// SCRATCH accesses `mem-trace` recorded and the ground truth confirmed.
 static SCRATCH_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static BUFFER_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 fn check(
     case: &Case,
@@ -173,14 +174,10 @@ fn check(
             }
             Tool::MemTrace => {
                 let t = run.trace.as_ref().expect("trace");
-                let pcs: std::collections::BTreeSet<u64> = b.sites.iter().map(|s| s.pc).collect();
-                let want: Vec<(u64, u8, u64)> = run
-                    .ground_truth_accesses
-                    .clone()
-                    .expect("recorded")
-                    .into_iter()
-                    .filter(|a| pcs.contains(&a.0))
-                    .collect();
+                // Every access the emulator logged (global, flat, scratch,
+                // LDS and buffer) must be traced: no filtering by site.
+                let want: Vec<(u64, u8, u64)> =
+                    run.ground_truth_accesses.clone().expect("recorded");
                 let mut got: Vec<(u64, u8, u64)> =
                     t.events.iter().map(|e| (e.pc, e.lane, e.addr)).collect();
                 got.sort_unstable();
@@ -210,6 +207,12 @@ fn check(
                     .filter(|e| b.sites[e.site as usize].inst.starts_with("scratch_"))
                     .count();
                 SCRATCH_CHECKED.fetch_add(scratch as u64, std::sync::atomic::Ordering::Relaxed);
+                let buffer = t
+                    .events
+                    .iter()
+                    .filter(|e| b.sites[e.site as usize].inst.starts_with("buffer_"))
+                    .count();
+                BUFFER_CHECKED.fetch_add(buffer as u64, std::sync::atomic::Ordering::Relaxed);
             }
             _ => {}
         }
@@ -263,6 +266,8 @@ fn every_tool_on_every_case_is_exact() {
         "  mem-trace: {scratch} SCRATCH lane accesses traced, each in the ground truth \
          (all of it where the ring did not fill)"
     );
+    let buffer = BUFFER_CHECKED.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("  mem-trace: {buffer} MUBUF lane accesses traced (the gfx90a stack)");
     for f in &failed {
         eprintln!("  {f}");
     }
@@ -270,6 +275,7 @@ fn every_tool_on_every_case_is_exact() {
     assert!(passed > 0);
     if filter.is_none() {
         assert!(scratch > 0, "no SCRATCH access was traced");
+        assert!(buffer > 0, "no MUBUF access was traced");
     }
 }
 

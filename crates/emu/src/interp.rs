@@ -3958,6 +3958,16 @@ fn mubuf(
         };
         if add_tid {
             *addr = vo + inst_off;
+            if let Some(log) = x.mem_log.as_mut() {
+                // The device address of the lane's first byte in the
+                // swizzled private segment.
+                let p = vo + inst_off;
+                log.push(crate::record::MemAccess {
+                    pc: c.pc,
+                    lane: l as u8,
+                    addr: (base + soff).wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4),
+                });
+            }
         } else {
             let off = vo + inst_off;
             let bound = if stride == 0 {
@@ -3966,6 +3976,15 @@ fn mubuf(
                 num_records * stride
             };
             let a_off = vi * stride + off + soff;
+            if let Some(log) = x.mem_log.as_mut() {
+                // Every active lane, in range or not (an out-of-range lane
+                // reads zero but still issued the access).
+                log.push(crate::record::MemAccess {
+                    pc: c.pc,
+                    lane: l as u8,
+                    addr: base.wrapping_add(a_off),
+                });
+            }
             if a_off + u64::from(n) > bound {
                 continue;
             }
@@ -4110,7 +4129,10 @@ fn ds(
     let d0 = c.by_field(Field::Data0).copied();
     let d1 = c.by_field(Field::Data1).copied();
     let vdst = c.by_field(Field::Vdst).copied();
-    if let (Some(log), Some(a)) = (x.mem_log.as_mut(), addr.as_ref()) {
+    // ds_permute/ds_bpermute/ds_swizzle move data between lanes through
+    // the LDS crossbar without touching LDS memory: not accesses.
+    let crossbar = op.permute || name == "ds_swizzle_b32";
+    if let (Some(log), Some(a), false) = (x.mem_log.as_mut(), addr.as_ref(), crossbar) {
         for l in (0..LANES).filter(|&l| w.active(l)) {
             log.push(crate::record::MemAccess {
                 pc: c.pc,

@@ -26,7 +26,11 @@ pub struct PcCount {
 /// One lane's memory access: the address the instruction computed
 /// (FLAT/GLOBAL: registers plus offset, before aperture resolution;
 /// SCRATCH: the lane's 32-bit private-segment offset, VGPR and/or SGPR plus
-/// offset; DS: the address VGPR plus the 16-bit offset field).
+/// offset; DS: the address VGPR plus the 16-bit offset field; MUBUF: the
+/// device address of the lane's first byte — base + index × stride +
+/// offsets for a raw buffer (recorded even when out of range), and the
+/// swizzled address in the private segment for a descriptor with
+/// ADD_TID_ENABLE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MemAccess {
     /// Device address of the instruction.
