@@ -8,13 +8,11 @@
 //! the outputs the uninstrumented run's and a CPU reference's.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use lathe_dbi::tools::{self, Tool};
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::{Session, Shape};
-use lathe_testkit::{cache_dir, llvm_tool, run};
 
 mod common;
 
@@ -109,32 +107,7 @@ amdhsa.kernels:
 
 /// Assembles and links the kernel (cached by its text).
 fn build(target: &str) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let text = asm(target);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    let stem = cache_dir().join(format!("rawbuf-{target}-{:016x}", h.finish()));
-    let co = stem.with_extension("co");
-    if !co.exists() {
-        let s = lathe_testkit::tmp_beside(&stem.with_extension("s"));
-        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
-        std::fs::write(&s, &text).expect("write asm");
-        run(Command::new(llvm_tool("clang"))
-            .args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
-            .arg(format!("-mcpu={target}"))
-            .arg("-c")
-            .arg(&s)
-            .arg("-o")
-            .arg(&o));
-        let tmp = lathe_testkit::tmp_beside(&co);
-        run(Command::new(llvm_tool("ld.lld"))
-            .arg("-shared")
-            .arg(&o)
-            .arg("-o")
-            .arg(&tmp));
-        lathe_testkit::publish(&tmp, &co);
-    }
-    co
+    lathe_testkit::assemble_shared(target, "rawbuf", &asm(target))
 }
 
 fn input(k: u32) -> u32 {

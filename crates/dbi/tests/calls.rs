@@ -12,7 +12,6 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::Command;
 
 use lathe_codeobj::CodeObject;
 use lathe_dbi::tools::{self, Tool};
@@ -21,7 +20,6 @@ use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::Shape;
 use lathe_isa::Opcode;
-use lathe_testkit::{cache_dir, llvm_tool, run};
 
 mod common;
 
@@ -96,32 +94,7 @@ fn asm(target: &str) -> String {
 }
 
 fn build(target: &str) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let text = asm(target);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    let stem = cache_dir().join(format!("calls-{target}-{:016x}", h.finish()));
-    let co = stem.with_extension("co");
-    if !co.exists() {
-        let s = lathe_testkit::tmp_beside(&stem.with_extension("s"));
-        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
-        std::fs::write(&s, &text).expect("write asm");
-        run(Command::new(llvm_tool("clang"))
-            .args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
-            .arg(format!("-mcpu={target}"))
-            .arg("-c")
-            .arg(&s)
-            .arg("-o")
-            .arg(&o));
-        let tmp = lathe_testkit::tmp_beside(&co);
-        run(Command::new(llvm_tool("ld.lld"))
-            .arg("-shared")
-            .arg(&o)
-            .arg("-o")
-            .arg(&tmp));
-        std::fs::rename(&tmp, &co).expect("rename");
-    }
-    co
+    lathe_testkit::assemble_shared(target, "calls", &asm(target))
 }
 
 /// The `s_call_b64` sites of `call_k` and the function each reaches.

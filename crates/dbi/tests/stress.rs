@@ -13,14 +13,12 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::Command;
 
 use lathe_codeobj::CodeObject;
 use lathe_dbi::tools::{self, Tool};
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::{Session, Shape};
-use lathe_testkit::{cache_dir, llvm_tool, run};
 
 mod common;
 
@@ -232,32 +230,7 @@ fn asm(v: Variant, target: &str) -> String {
 
 /// Assembles and links the variant (cached by its text).
 fn build(v: Variant, target: &str) -> PathBuf {
-    use std::hash::{Hash, Hasher};
-    let text = asm(v, target);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    let stem = cache_dir().join(format!("stress-{}-{target}-{:016x}", v.name, h.finish()));
-    let co = stem.with_extension("co");
-    if !co.exists() {
-        let s = lathe_testkit::tmp_beside(&stem.with_extension("s"));
-        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
-        std::fs::write(&s, &text).expect("write asm");
-        run(Command::new(llvm_tool("clang"))
-            .args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
-            .arg(format!("-mcpu={target}"))
-            .arg("-c")
-            .arg(&s)
-            .arg("-o")
-            .arg(&o));
-        let tmp = lathe_testkit::tmp_beside(&co);
-        run(Command::new(llvm_tool("ld.lld"))
-            .arg("-shared")
-            .arg(&o)
-            .arg("-o")
-            .arg(&tmp));
-        std::fs::rename(&tmp, &co).expect("rename");
-    }
-    co
+    lathe_testkit::assemble_shared(target, &format!("stress-{}", v.name), &asm(v, target))
 }
 
 fn args() -> Vec<Arg> {

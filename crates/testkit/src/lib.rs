@@ -269,6 +269,40 @@ pub fn link_shared(objects: &[PathBuf]) -> PathBuf {
     out
 }
 
+/// Assembles AMDGPU assembly `text` for `target` with clang-22 (`-x
+/// assembler`) and links it alone with `ld.lld -shared` into a code object,
+/// cached by the text as `{name}-{target}-{hash}.co`. The register use and
+/// descriptor are exactly what the text says (tests that need a precise
+/// kernel write it in assembly).
+pub fn assemble_shared(target: &str, name: &str, text: &str) -> PathBuf {
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    let co = cache_dir().join(format!("{name}-{target}-{:016x}.co", h.finish()));
+    if co.exists() {
+        return co;
+    }
+    let s = tmp_beside(&co.with_extension("s"));
+    let o = tmp_beside(&co.with_extension("o"));
+    std::fs::write(&s, text).unwrap_or_else(|e| panic!("write {}: {e}", s.display()));
+    run(Command::new(llvm_tool("clang"))
+        .args(["-x", "assembler", "-target", "amdgcn-amd-amdhsa"])
+        .arg(format!("-mcpu={target}"))
+        .arg("-c")
+        .arg(&s)
+        .arg("-o")
+        .arg(&o));
+    let tmp = tmp_beside(&co);
+    run(Command::new(llvm_tool("ld.lld"))
+        .arg("-shared")
+        .arg(&o)
+        .arg("-o")
+        .arg(&tmp));
+    let _ = std::fs::remove_file(&s);
+    let _ = std::fs::remove_file(&o);
+    publish(&tmp, &co);
+    co
+}
+
 /// Directory with the extracted `.so` files of the `jax-rocm7-plugin` wheel,
 /// or `None` if `scripts/setup.sh` has not downloaded it.
 pub fn jax_plugin_dir() -> Option<PathBuf> {
