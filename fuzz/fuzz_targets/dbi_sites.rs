@@ -36,32 +36,10 @@ fn args_of(case: &Case) -> Vec<Arg> {
                 fill: Fill::Bytes(bytes.clone()),
                 output: None,
             }),
-            Value::U32(x) => Some(Arg::Scalar {
-                ty: "u32".into(),
-                bytes: x.to_le_bytes().to_vec(),
+            v => v.scalar().map(|(ty, bytes)| Arg::Scalar {
+                ty: ty.into(),
+                bytes,
             }),
-            Value::I32(x) => Some(Arg::Scalar {
-                ty: "i32".into(),
-                bytes: x.to_le_bytes().to_vec(),
-            }),
-            Value::U64(x) => Some(Arg::Scalar {
-                ty: "u64".into(),
-                bytes: x.to_le_bytes().to_vec(),
-            }),
-            Value::I64(x) => Some(Arg::Scalar {
-                ty: "i64".into(),
-                bytes: x.to_le_bytes().to_vec(),
-            }),
-            Value::F32(x) => Some(Arg::Scalar {
-                ty: "f32".into(),
-                bytes: x.to_le_bytes().to_vec(),
-            }),
-            Value::F64(x) => Some(Arg::Scalar {
-                ty: "f64".into(),
-                bytes: x.to_le_bytes().to_vec(),
-            }),
-            #[allow(unreachable_patterns)]
-            _ => None,
         })
         .collect()
 }

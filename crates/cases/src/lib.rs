@@ -62,6 +62,23 @@ pub enum Value {
     F64(f64),
 }
 
+impl Value {
+    /// A by-value argument's type name (`u32`, `i32`, `u64`, `i64`, `f32`,
+    /// `f64`, as `lathe run` launch files spell them) and its
+    /// little-endian bytes; `None` for a buffer.
+    pub fn scalar(&self) -> Option<(&'static str, Vec<u8>)> {
+        Some(match self {
+            Value::Buffer { .. } => return None,
+            Value::U32(x) => ("u32", x.to_le_bytes().to_vec()),
+            Value::I32(x) => ("i32", x.to_le_bytes().to_vec()),
+            Value::U64(x) => ("u64", x.to_le_bytes().to_vec()),
+            Value::I64(x) => ("i64", x.to_le_bytes().to_vec()),
+            Value::F32(x) => ("f32", x.to_le_bytes().to_vec()),
+            Value::F64(x) => ("f64", x.to_le_bytes().to_vec()),
+        })
+    }
+}
+
 /// A named kernel argument (the name matches the HIP parameter).
 #[derive(Debug, Clone)]
 pub struct Arg {

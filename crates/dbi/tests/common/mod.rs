@@ -16,15 +16,7 @@ pub fn args_of(case: &Case) -> Vec<Arg> {
                 output: None,
             },
             v => {
-                let (ty, bytes) = match v {
-                    Value::U32(x) => ("u32", x.to_le_bytes().to_vec()),
-                    Value::I32(x) => ("i32", x.to_le_bytes().to_vec()),
-                    Value::U64(x) => ("u64", x.to_le_bytes().to_vec()),
-                    Value::I64(x) => ("i64", x.to_le_bytes().to_vec()),
-                    Value::F32(x) => ("f32", x.to_le_bytes().to_vec()),
-                    Value::F64(x) => ("f64", x.to_le_bytes().to_vec()),
-                    Value::Buffer { .. } => unreachable!("handled above"),
-                };
+                let (ty, bytes) = v.scalar().expect("a by-value argument");
                 Arg::Scalar {
                     ty: ty.into(),
                     bytes,
