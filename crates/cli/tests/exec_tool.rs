@@ -285,9 +285,11 @@ fn bad_selection_is_a_clear_error() {
     assert!(e.contains("no-such-tool"), "{e}");
 }
 
-/// tests/exec/crowded.hip: every VGPR written by an asm block and a
-/// recursive callee (a dynamic stack), so no built-in tool can place its
-/// probes. The tool error is reported; then the kernel runs uninstrumented
+/// tests/exec/crowded.hip: every VGPR written by an asm block, so probe
+/// registers must be spilled, and a 104,000-byte private array with a
+/// recursive callee (a dynamic stack), so a probe area past the stack's
+/// reserve would exceed the scratch a lane can have: no built-in tool can
+/// place its probes. The tool error is reported; then the kernel runs uninstrumented
 /// (`--on-tool-error skip`, the default) or the program stops (`abort`,
 /// exit status 70).
 #[test]
@@ -317,7 +319,8 @@ fn a_tool_error_skips_or_aborts_as_chosen() {
     let (code, out, err) = run(&[]);
     assert_eq!((code, out.as_str()), (Some(0), "crowded: ok\n"), "{err}");
     let why = "instrumenting _Z7crowdedPi with instr-count: _Z3fibi: no free registers for probes \
-               (no scratch for probes: the kernel uses a dynamic stack";
+               (no scratch for probes: a private segment of 136880 bytes per lane is more than \
+               the hardware's 131056)";
     for opts in [
         &["--tool", "instr-count"][..],
         &["--tool", "instr-count", "--on-tool-error", "skip"][..],

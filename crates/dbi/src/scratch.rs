@@ -69,12 +69,18 @@
 //!
 //! Kernels whose stack is dynamic (`.uses_dynamic_stack`: recursion,
 //! calls to functions of unknown stack size, every kernel with calls at
-//! -O0) are refused ([`ScratchError::DynamicStack`]): their stack grows
-//! past `private_segment_fixed_size` by an amount the runtime decides at
-//! dispatch, so no offset after the frame is known to be free of it, and
-//! moving the kernel's frame up instead (advancing its wave offset) does
+//! -O0) grow their stack past `private_segment_fixed_size` by an amount
+//! the runtime decides at dispatch. Their probe area starts
+//! [`DYNAMIC_STACK_RESERVE`] bytes per lane after the frame (see
+//! [`frame_end`]): the stack may grow that far before it would reach the
+//! area. Lathe's runtime and `lathe run` give such kernels 16 KiB per lane
+//! past the (now larger) fixed size, so the reserve is always allocated;
+//! on ROCr the packet's `private_segment_size` is what the kernel may
+//! use, and a launch asking for more than the reserve cannot be
+//! instrumented (the tool library refuses it and runs the original).
+//! Moving the kernel's frame up instead (advancing its wave offset) would
 //! not hold once its own prologue recomputes `FLAT_SCRATCH` (gfx90a) and
-//! cannot be done at all where `FLAT_SCRATCH` is architected (gfx942).
+//! cannot be done where `FLAT_SCRATCH` is architected (gfx942).
 
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
 use lathe_isa::{BuildError, Instruction, Opcode, Operand, RegRange, Target};
@@ -90,11 +96,29 @@ pub const SPILL_SLOTS: u32 = 15;
 /// Bytes per lane the rewriter keeps for itself at the start of the area.
 pub const AREA_RESERVED: u32 = AREA_STATE + 4 * SPILL_SLOTS;
 
-/// Where a kernel's frame (and its callees' frames, which a static
-/// `private_segment_fixed_size` includes) ends: the probe area may start
-/// here.
+/// The most private segment a wave64 lane can have on GFX9: the
+/// hardware's per-wave scratch size (`COMPUTE_TMPRING_SIZE.WAVESIZE`, 13
+/// bits in units of 256 dwords, as LLVM's `getMaxWaveScratchSize` says)
+/// over 64 lanes. A probe area that would end past it is refused
+/// ([`ScratchError::TooLarge`]).
+pub const MAX_LANE_SCRATCH: u32 = (256 * 4) * ((1 << 13) - 1) / 64;
+
+/// Bytes per lane a dynamic-stack kernel's stack may grow past its fixed
+/// frame before it reaches the probe area (the emulator's default dynamic
+/// stack, `lathe_emu::run::Options::dynamic_stack`).
+pub const DYNAMIC_STACK_RESERVE: u32 = 16 * 1024;
+
+/// Where a kernel's stack ends: its frame (and its callees' frames, which
+/// a static `private_segment_fixed_size` includes), plus
+/// [`DYNAMIC_STACK_RESERVE`] when the stack is dynamic. The probe area may
+/// start here.
 pub fn frame_end(d: &KernelDescriptor) -> u32 {
-    d.private_segment_fixed_size.next_multiple_of(16)
+    let fixed = d.private_segment_fixed_size.next_multiple_of(16);
+    if d.properties().uses_dynamic_stack {
+        fixed.saturating_add(DYNAMIC_STACK_RESERVE)
+    } else {
+        fixed
+    }
 }
 
 /// Lanes of the state word / lane-mode state VGPR holding the scratch
@@ -148,12 +172,12 @@ pub enum ScratchError {
     /// Not a GFX9-class processor.
     #[error("scratch set-up is implemented for GFX9-class processors only")]
     Arch,
-    /// The area would not fit the private segment size field.
-    #[error("a private segment of {0} bytes per lane is too large")]
+    /// The area would end past the most scratch a lane can have
+    /// ([`MAX_LANE_SCRATCH`]).
+    #[error(
+        "a private segment of {0} bytes per lane is more than the hardware's {MAX_LANE_SCRATCH}"
+    )]
     TooLarge(u64),
-    /// The kernel's stack size is decided at dispatch.
-    #[error("the kernel uses a dynamic stack (its scratch size is decided at dispatch)")]
-    DynamicStack,
     /// The enabled initial SGPRs lack one the set-up reads.
     #[error("the initial SGPRs have no {0:?} after enabling scratch")]
     MissingSgpr(SgprRole),
@@ -199,16 +223,11 @@ impl Plan {
         if !matches!(arch.family, Family::Gfx9) {
             return Err(ScratchError::Arch);
         }
-        if d.properties().uses_dynamic_stack {
-            return Err(ScratchError::DynamicStack);
-        }
         let old_size = d.private_segment_fixed_size;
         let area = frame_end(d).max(min_area);
         let size = (AREA_RESERVED + bytes.next_multiple_of(4)).next_multiple_of(16);
         let total = u64::from(area) + u64::from(size);
-        // The AQL packet's private_segment_size is 32 bits, the hardware's
-        // per-wave scratch is far smaller; stay within what LLVM allows.
-        if total > 0x10_0000 {
+        if total > u64::from(MAX_LANE_SCRATCH) {
             return Err(ScratchError::TooLarge(total));
         }
         let old_sgprs = d.initial_sgprs(arch);

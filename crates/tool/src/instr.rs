@@ -84,6 +84,10 @@ pub struct Build {
     /// Writable `PT_LOAD` segments of the original code object: (vaddr,
     /// memsz).
     pub writable: Vec<(u64, u64)>,
+    /// For a kernel with a dynamic stack given probe scratch: where the
+    /// probe area starts (bytes per lane). A launch whose packet asks for a
+    /// larger private segment would let the kernel's stack reach it.
+    pub dynamic_stack_area: Option<u32>,
 }
 
 /// Instruments `kernel` of `code` with `tool`.
@@ -181,6 +185,14 @@ pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, Stri
     if let Some((_, why)) = tb.skipped.iter().find(|(k, _)| k == kernel) {
         return Err(err(&format!("no free registers for probes ({why})")));
     }
+    let dynamic_stack_area = if kd.properties().uses_dynamic_stack {
+        tb.scratch
+            .iter()
+            .find(|k| k.kernel == kernel)
+            .map(|k| k.area)
+    } else {
+        None
+    };
     let writable = co
         .segments()
         .iter()
@@ -195,6 +207,7 @@ pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, Stri
         packet_slot,
         kd_value,
         writable,
+        dynamic_stack_area,
     })
 }
 

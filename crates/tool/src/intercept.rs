@@ -487,6 +487,19 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
             return;
         }
     };
+    let asked = u32::from_le_bytes(p[24..28].try_into().unwrap_or([0; 4]));
+    if let Some(area) = l.build.dynamic_stack_area.filter(|&a| asked > a) {
+        // The kernel's dynamic stack may use all the packet grants, which
+        // would reach the probe area: run the original.
+        let msg = format!(
+            "launch {index} of {}: the launch grants {asked} bytes of private segment per lane \
+             to a kernel with a dynamic stack, past the probe area at {area}",
+            k.demangled
+        );
+        tool_error(st, index, k, &msg, true);
+        writer(p.as_ptr() as *const c_void, 1);
+        return;
+    }
     let d = Dispatch::from_packet(p);
     let result = run(st, &l, p, writer);
     // The application's completion signal, after the probe data was read.
