@@ -463,6 +463,13 @@ fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegS
                 continue;
             }
             let mut u = e.uses;
+            if x.inst.opcode() == Opcode::V_WRITELANE_B32 {
+                // One lane written (SGPR spills): the other lanes' values
+                // are not used.
+                for k in 0..4 {
+                    u.v[k] &= !e.defs.v[k];
+                }
+            }
             u.s &= !written.s;
             for k in 0..4 {
                 u.v[k] &= !written.v[k];

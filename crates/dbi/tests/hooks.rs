@@ -343,7 +343,7 @@ fn hook_with_scratch_and_calls_in_kernels_with_and_without_calls() {
 
 /// Writes a tool directory under the temp dir.
 fn temp_tool(name: &str, hip: &str, json: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lathe-hooks-{}-{name}", std::process::id()));
+    let d = std::env::temp_dir().join(format!("lathe-hooks-test-{name}"));
     std::fs::create_dir_all(&d).expect("dir");
     std::fs::write(d.join("tool.hip"), hip).expect("hip");
     std::fs::write(d.join("tool.json"), json).expect("json");
@@ -494,4 +494,39 @@ fn tool_objects_are_cached_by_content() {
     // The report variables start at zero.
     let r = a.reset_values();
     assert_eq!(r, vec![("grid_dim".to_string(), vec![0u8; 12])]);
+}
+
+/// A hook before every global load with the original pc and the lane's
+/// address (`vaddr`): one call per active lane, the addresses are the
+/// input buffer's, the pc is the load's.
+#[test]
+fn load_hook_gets_pc_and_lane_addresses() {
+    for target in ["gfx90a", "gfx942"] {
+        let tool = HipTool::load(&test_tool("loads"), target).expect("loads tool");
+        let co = hip_shared("hook_kernels.hip", target);
+        let n = 1000u32;
+        let input: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        let args = vec![
+            buf("out", vec![0; 4 * n as usize]),
+            buf("in", input),
+            u32_arg(n),
+        ];
+        let run = run_both(
+            target,
+            &co,
+            "hk_scale",
+            &tool,
+            Shape::linear(1024, 64),
+            &args,
+        );
+        assert_eq!(run.build.sites.len(), 1, "{target}: one global load");
+        let site = &run.build.sites[0];
+        assert!(site.inst.starts_with("global_load"), "{}", site.inst);
+        let r = &run.result;
+        assert_eq!(r["loads"].as_u64(), Some(u64::from(n)), "{target}");
+        let base = run.buffers[1].addr;
+        let want: u64 = (0..u64::from(n)).map(|i| base + 4 * i).sum();
+        assert_eq!(r["address_sum"].as_u64(), Some(want), "{target}");
+        assert_eq!(r["last_pc"].as_u64(), Some(site.pc), "{target}");
+    }
 }
