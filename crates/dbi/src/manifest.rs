@@ -294,6 +294,12 @@ impl Manifest {
     /// Reads `dir_or_manifest` (a directory with `tool.json`, or the
     /// manifest file).
     pub fn read(dir_or_manifest: &Path) -> Result<Manifest, HookError> {
+        if !dir_or_manifest.exists() {
+            return Err(HookError::Manifest {
+                path: dir_or_manifest.display().to_string(),
+                why: "no such file or directory (a HIP tool is a directory with tool.json and tool.hip, or its tool.json)".into(),
+            });
+        }
         let path = if dir_or_manifest.is_dir() {
             dir_or_manifest.join("tool.json")
         } else {
