@@ -146,7 +146,9 @@ struct RunArgs {
     #[arg(long, default_value_t = lathe_emu::run::DEFAULT_TIMEOUT.as_secs_f64())]
     timeout: f64,
     /// Run instrumented with a built-in tool (instr-count, block-count,
-    /// opcode-hist, kernarg, mem-trace).
+    /// opcode-hist, kernarg, mem-trace), or a tool written in HIP: a
+    /// directory with tool.json and tool.hip, or a manifest path
+    /// (examples/tools/).
     #[arg(long)]
     tool: Option<String>,
     /// Write the tool's result (JSON) here; mem-trace also writes

@@ -543,6 +543,73 @@ fn with_dispatch_bar<T>(ctx: &Ctx, total: u64, f: impl FnOnce(Option<Progress>) 
     })
 }
 
+/// `--tool` names a HIP tool (a directory with `tool.json`, or a manifest
+/// file) rather than a built-in tool.
+fn is_tool_path(tool: &str) -> bool {
+    let p = Path::new(tool);
+    tool.contains('/') || tool.ends_with(".json") || p.is_dir() || p.is_file()
+}
+
+/// `lathe run --tool PATH`: a HIP tool ([`lathe_dbi::manifest`]) on the
+/// emulator: the kernel's code object instrumented with its hooks, loaded
+/// with the compiled tool code object into one session; prints the
+/// report variables (and the manifest's line).
+#[allow(clippy::too_many_arguments)]
+fn run_hip_tool(
+    ctx: &Ctx,
+    path: &Path,
+    out: Option<&Path>,
+    agent: TargetId,
+    objects: &[&[u8]],
+    kernel: &str,
+    shape: Shape,
+    args: &[Arg],
+    opts: &Options,
+) -> Result<()> {
+    let tool = lathe_dbi::HipTool::load(path, &agent.processor.to_string())
+        .with_context(|| format!("loading the HIP tool {}", path.display()))?;
+    let run = lathe_dbi::manifest::run(agent, objects, kernel, &tool, shape, args, opts, false)
+        .with_context(|| format!("running {kernel} under {}", path.display()))?;
+    for b in &run.buffers {
+        if let Some(p) = &b.output {
+            let data = run
+                .session
+                .download(b.addr, b.size)
+                .with_context(|| format!("reading buffer {}", b.name))?;
+            std::fs::write(p, data).with_context(|| format!("cannot write {p}"))?;
+        }
+    }
+    if let Some(p) = out {
+        let text = serde_json::to_string_pretty(&run.result)?;
+        std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    if ctx.json {
+        return print_json(&json!({
+            "kernel": kernel,
+            "workgroups": run.report.workgroups,
+            "waves": run.report.waves,
+            "wave_instructions_with_probes": run.report.wave_instructions,
+            "sites": run.build.sites.len(),
+            "tool": {
+                "path": path.display().to_string(),
+                "report": run.result,
+                "line": run.line,
+            },
+        }));
+    }
+    let mut text = String::new();
+    if let Some(l) = &run.line {
+        let _ = writeln!(text, "{l}");
+    }
+    let _ = writeln!(
+        text,
+        "{} hook site(s); report: {}",
+        run.build.sites.len(),
+        serde_json::to_string(&run.result)?
+    );
+    print(&text)
+}
+
 /// `lathe run`.
 pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
     if a.policy.is_some() && a.target.is_none() {
@@ -580,6 +647,19 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
             timeout,
             ..Options::default()
         };
+        if is_tool_path(tool) {
+            return run_hip_tool(
+                ctx,
+                Path::new(tool),
+                a.tool_out.as_deref(),
+                agent,
+                &bytes,
+                &step.kernel,
+                step.shape,
+                &step.args,
+                &opts,
+            );
+        }
         return crate::instrument_cmd::run_tool(
             ctx,
             tool,

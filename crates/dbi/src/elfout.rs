@@ -68,6 +68,29 @@ pub struct Patch {
     /// New metadata (msgpack), one per `NT_AMDGPU_METADATA` note in file
     /// order (missing entries keep the old note).
     pub metadata: Vec<Vec<u8>>,
+    /// Relocations in the new code against symbols of other code objects
+    /// (hooks): each symbol is added to `.symtab` as an undefined global,
+    /// the relocations go to a new allocated `SHT_RELA` section,
+    /// `.rela.lathe.text`, which Lathe's loader applies at freeze.
+    pub relocs: Vec<Reloc>,
+}
+
+/// `R_AMDGPU_REL32_LO`.
+pub const R_AMDGPU_REL32_LO: u32 = 10;
+/// `R_AMDGPU_REL32_HI`.
+pub const R_AMDGPU_REL32_HI: u32 = 11;
+
+/// A relocation in the new code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reloc {
+    /// Address (in the new file) of the 32-bit field.
+    pub offset: u64,
+    /// Relocation type ([`R_AMDGPU_REL32_LO`], [`R_AMDGPU_REL32_HI`]).
+    pub kind: u32,
+    /// The symbol.
+    pub symbol: String,
+    /// Addend.
+    pub addend: i64,
 }
 
 fn err(e: impl std::fmt::Display) -> Error {
@@ -204,6 +227,54 @@ pub fn write(original: &[u8], lay: NewLayout, patch: &Patch) -> Result<Vec<u8>, 
         seg.p_memsz = 0;
         seg.sections.clear();
     }
+    // Undefined symbols and the relocations against them.
+    let rela_id = if patch.relocs.is_empty() {
+        None
+    } else {
+        let symtab = b
+            .sections
+            .iter()
+            .find(|s| s.sh_type == elf::SHT_SYMTAB)
+            .map(|s| s.id())
+            .ok_or_else(|| Error::Elf("the code object has no .symtab for hook symbols".into()))?;
+        let mut ids: std::collections::BTreeMap<&str, object::build::elf::SymbolId> =
+            std::collections::BTreeMap::new();
+        for r in &patch.relocs {
+            if ids.contains_key(r.symbol.as_str()) {
+                continue;
+            }
+            let s = b.symbols.add();
+            s.name = r.symbol.as_bytes().to_vec().into();
+            s.section = None;
+            s.set_st_info(elf::STB_GLOBAL, elf::STT_NOTYPE);
+            s.st_value = 0;
+            s.st_size = 0;
+            ids.insert(r.symbol.as_str(), s.id());
+        }
+        let rel: Vec<object::build::elf::Relocation> = patch
+            .relocs
+            .iter()
+            .map(|r| object::build::elf::Relocation {
+                r_offset: r.offset,
+                symbol: ids.get(r.symbol.as_str()).copied(),
+                r_type: elf::RelocationType(r.kind),
+                r_addend: r.addend,
+            })
+            .collect();
+        let s = b.sections.add();
+        s.name = RELA_SECTION.as_bytes().to_vec().into();
+        s.sh_type = elf::SHT_RELA;
+        // SHF_ALLOC is set after writing (the builder writes static
+        // relocation sections only when not allocated).
+        s.sh_flags = elf::SHF_INFO_LINK;
+        s.sh_addralign = 8;
+        s.sh_entsize = 24;
+        s.sh_size = 24 * rel.len() as u64;
+        s.sh_link_section = Some(symtab);
+        s.sh_info_section = Some(text_id);
+        s.data = SectionData::Relocation(rel);
+        Some(s.id())
+    };
     let mut ids = vec![text_id, data_id];
     ids.extend(note_id);
     for id in ids {
@@ -290,7 +361,42 @@ pub fn write(original: &[u8], lay: NewLayout, patch: &Patch) -> Result<Vec<u8>, 
     }
     let mut out = Vec::new();
     b.write(&mut out).map_err(err)?;
+    if rela_id.is_some() {
+        mark_alloc(&mut out, RELA_SECTION)?;
+    }
     Ok(out)
+}
+
+/// Name of the section holding the relocations against hook symbols.
+pub const RELA_SECTION: &str = ".rela.lathe.text";
+
+/// Sets `SHF_ALLOC` on section `name` of a written ELF64 file (Lathe's
+/// loader applies the relocations of allocated relocation sections).
+fn mark_alloc(f: &mut [u8], name: &str) -> Result<(), Error> {
+    let rd = |o: usize, n: usize| -> Option<u64> {
+        let b = f.get(o..o + n)?;
+        let mut a = [0u8; 8];
+        a[..n].copy_from_slice(b);
+        Some(u64::from_le_bytes(a))
+    };
+    let bad = || Error::Elf(format!("cannot mark {name} allocated"));
+    let shoff = rd(0x28, 8).ok_or_else(bad)? as usize;
+    let entsize = rd(0x3a, 2).ok_or_else(bad)? as usize;
+    let shnum = rd(0x3c, 2).ok_or_else(bad)? as usize;
+    let shstrndx = rd(0x3e, 2).ok_or_else(bad)? as usize;
+    let str_off = rd(shoff + shstrndx * entsize + 0x18, 8).ok_or_else(bad)? as usize;
+    for k in 0..shnum {
+        let h = shoff + k * entsize;
+        let n = rd(h, 4).ok_or_else(bad)? as usize;
+        let at = str_off + n;
+        let end = f[at..].iter().position(|&c| c == 0).map(|e| at + e);
+        if end.is_some_and(|e| &f[at..e] == name.as_bytes()) {
+            let flags = rd(h + 8, 8).ok_or_else(bad)? | 0x2;
+            f[h + 8..h + 16].copy_from_slice(&flags.to_le_bytes());
+            return Ok(());
+        }
+    }
+    Err(bad())
 }
 
 /// Encodes a msgpack value.

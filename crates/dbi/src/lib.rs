@@ -37,14 +37,17 @@
 
 pub mod cfg;
 pub mod elfout;
+pub mod hook;
 pub mod lift;
 pub mod live;
+pub mod manifest;
 pub mod rewrite;
 pub mod scratch;
 pub mod tools;
 
 pub use lift::{Block, Function, FunctionKind, Program};
 pub use live::{Liveness, RegSet};
+pub use manifest::{HipTool, HookBuild};
 
 /// Instrumentation errors.
 #[derive(Debug, thiserror::Error)]
@@ -109,4 +112,7 @@ pub enum Error {
     /// Reading probe data back failed.
     #[error("reading probe data: {0}")]
     ProbeData(String),
+    /// A HIP tool (hook) error.
+    #[error(transparent)]
+    Hook(#[from] hook::HookError),
 }

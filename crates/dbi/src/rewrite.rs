@@ -255,6 +255,28 @@ pub struct ProbeCx<'a> {
     /// Scratch for the probe, when its request asked for some
     /// ([`Probe::scratch_bytes`]).
     pub scratch: Option<ScratchCx>,
+    /// Original address of [`ProbeCx::inst`].
+    pub pc: u64,
+    /// Index of the site's function in the lifted program.
+    pub function_index: usize,
+    /// Index of [`ProbeCx::inst`] in its function.
+    pub inst_index: usize,
+}
+
+/// A reference from probe code to a symbol of another code object: the
+/// `s_add_u32`/`s_addc_u32` pair at `add`/`add + 1` (indices into the
+/// probe's instructions, both with a literal) adds `symbol - (pc after the
+/// s_getpc_b64 at getpc)` to the `s_getpc_b64` result. The rewriter writes
+/// `R_AMDGPU_REL32_LO`/`_HI` relocations against `symbol` (an undefined
+/// symbol the loader resolves across code objects, [`crate::elfout`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymRef {
+    /// Index of the `s_getpc_b64`.
+    pub getpc: usize,
+    /// Index of the `s_add_u32` (the `s_addc_u32` follows it).
+    pub add: usize,
+    /// Symbol name.
+    pub symbol: String,
 }
 
 /// A probe: machine code for one site.
@@ -275,6 +297,59 @@ pub trait Probe: std::fmt::Debug + Send + Sync {
     }
     /// Appends the probe's instructions.
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError>;
+    /// Appends the probe's instructions and the symbol references among
+    /// them ([`SymRef`], indices relative to `out`'s length on entry).
+    /// The rewriter calls this one; by default it is [`Probe::emit`].
+    fn emit_linked(
+        &self,
+        cx: &ProbeCx<'_>,
+        out: &mut Vec<Instruction>,
+        syms: &mut Vec<SymRef>,
+    ) -> Result<(), BuildError> {
+        let _ = syms;
+        self.emit(cx, out)
+    }
+    /// The probe calls code outside the code object (a hook): its
+    /// component's reserved registers are then taken from the registers
+    /// the AMDGPU calling convention makes callee-saved.
+    fn calls_external(&self) -> bool {
+        false
+    }
+}
+
+/// Probe code at one place: instructions and their symbol references.
+#[derive(Debug, Clone, Default)]
+struct ProbeCode {
+    insts: Vec<Instruction>,
+    syms: Vec<SymRef>,
+}
+
+impl ProbeCode {
+    fn push(&mut self, i: Instruction) {
+        self.insts.push(i);
+    }
+    /// Moves the code into `items` (symbol references become
+    /// [`Item::PcAdd`]s against [`AddrRef::Sym`]).
+    fn drain_into(&mut self, items: &mut Vec<Item>) {
+        let base = items.len();
+        let mut refs: HashMap<usize, (usize, bool, Arc<str>)> = HashMap::new();
+        for r in self.syms.drain(..) {
+            let name: Arc<str> = r.symbol.into();
+            refs.insert(r.add, (r.getpc, false, name.clone()));
+            refs.insert(r.add + 1, (r.getpc, true, name));
+        }
+        for (k, inst) in self.insts.drain(..).enumerate() {
+            match refs.remove(&k) {
+                Some((g, hi, name)) => items.push(Item::PcAdd {
+                    inst,
+                    getpc: base + g,
+                    target: AddrRef::Sym(name),
+                    hi,
+                }),
+                None => items.push(Item::Fixed(inst)),
+            }
+        }
+    }
 }
 
 /// One instrumentation request.
@@ -637,11 +712,13 @@ impl Probe for KernargProbe {
 
 // ------------------------------------------------------------------ layout
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum AddrRef {
     /// An original address (mapped to its new copy if it is code);
     /// `u64::MAX` names the probe-data variable.
     Old(u64),
+    /// A symbol of another code object (relocated by the loader).
+    Sym(Arc<str>),
 }
 
 #[derive(Debug, Clone)]
@@ -1226,6 +1303,16 @@ pub fn instrument_lifted_with(
             comp_external[comp[fi]] = true;
         }
     }
+    // Probes calling other code objects (hooks): the same.
+    for (ri, cov) in covered.iter().enumerate() {
+        if requests[ri].probe.calls_external() {
+            for (fi, c) in cov.iter().enumerate() {
+                if *c {
+                    comp_external[comp[fi]] = true;
+                }
+            }
+        }
+    }
     let mut comp_probe_scratch = vec![false; ncomp];
     for (ri, cov) in covered.iter().enumerate() {
         if req_area[ri].is_some() {
@@ -1378,9 +1465,9 @@ pub fn instrument_lifted_with(
         } else {
             Vec::new()
         };
-        let mut pre: Vec<Vec<Instruction>> = vec![Vec::new(); n];
-        let mut post: Vec<Vec<Instruction>> = vec![Vec::new(); n];
-        let mut prologue: Vec<Instruction> = Vec::new();
+        let mut pre: Vec<ProbeCode> = vec![ProbeCode::default(); n];
+        let mut post: Vec<ProbeCode> = vec![ProbeCode::default(); n];
+        let mut prologue = ProbeCode::default();
         if f.kind == FunctionKind::Kernel && any_sites {
             // Load the probe-data pointer: s_getpc + add (fixed below as a
             // PcAdd against the data variable) + s_load + wait.
@@ -1390,7 +1477,7 @@ pub fn instrument_lifted_with(
                         ri: usize,
                         i: usize,
                         at: Where,
-                        out: &mut Vec<Instruction>,
+                        out: &mut ProbeCode,
                         live_at: RegSet|
          -> Result<(), Error> {
             let r = &requests[ri];
@@ -1541,10 +1628,22 @@ pub fn instrument_lifted_with(
                 site: sites.len() as u32,
                 inst: f.insts[i].inst,
                 scratch: scx,
+                pc: addr,
+                function_index: fi,
+                inst_index: i,
             };
+            let mut code = Vec::new();
+            let mut syms = Vec::new();
             r.probe
-                .emit(&cx, out)
+                .emit_linked(&cx, &mut code, &mut syms)
                 .map_err(encode_err(&f.name, addr, "probe"))?;
+            let base = out.insts.len();
+            out.syms.extend(syms.into_iter().map(|x| SymRef {
+                getpc: x.getpc + base,
+                add: x.add + base,
+                symbol: x.symbol,
+            }));
+            out.insts.extend(code);
             if cr.vspill {
                 out.push(
                     build(
@@ -1882,9 +1981,7 @@ pub fn instrument_lifted_with(
                 items.extend(pre_v.into_iter().map(Item::Fixed));
             }
         }
-        for x in prologue {
-            items.push(Item::Fixed(x));
-        }
+        prologue.drain_into(&mut items);
         let mut label = vec![0usize; n];
         let mut inst_item = vec![0usize; n];
         let pcrel_at: HashMap<usize, &crate::lift::PcRel> =
@@ -1900,9 +1997,7 @@ pub fn instrument_lifted_with(
         let mut pending_branches: Vec<(usize, u64)> = Vec::new();
         for i in 0..n {
             label[i] = items.len();
-            for x in pre[i].drain(..) {
-                items.push(Item::Fixed(x));
-            }
+            pre[i].drain_into(&mut items);
             let x = &f.insts[i];
             let inst = x.inst;
             inst_item[i] = items.len();
@@ -1968,9 +2063,7 @@ pub fn instrument_lifted_with(
                         orig: tg,
                         scratch,
                     });
-                    for x in post[i].drain(..) {
-                        items.push(Item::Fixed(x));
-                    }
+                    post[i].drain_into(&mut items);
                     continue;
                 }
                 pending_branches.push((items.len(), tg));
@@ -1994,9 +2087,7 @@ pub fn instrument_lifted_with(
             } else {
                 items.push(Item::Fixed(inst));
             }
-            for x in post[i].drain(..) {
-                items.push(Item::Fixed(x));
-            }
+            post[i].drain_into(&mut items);
         }
         for (it, tg) in pending_branches {
             let ti = f.index_of(tg).ok_or_else(|| Error::Unsupported {
@@ -2099,6 +2190,7 @@ pub fn instrument_lifted_with(
     };
     // Emit.
     let mut out: Vec<u8> = Vec::new();
+    let mut relocs: Vec<elfout::Reloc> = Vec::new();
     for (fi, fc) in code.iter().enumerate() {
         let f = &p.functions[fi];
         let base = fn_new[fi];
@@ -2164,10 +2256,32 @@ pub fn instrument_lifted_with(
                     hi,
                 } => {
                     let pc = base + fc.offs[*getpc] + 4;
-                    let AddrRef::Old(a) = target;
-                    let tg = map_old(*a);
-                    let kk = tg.wrapping_sub(pc);
-                    let v = if *hi { (kk >> 32) as u32 } else { kk as u32 };
+                    let v = match target {
+                        AddrRef::Old(a) => {
+                            let kk = map_old(*a).wrapping_sub(pc);
+                            if *hi {
+                                (kk >> 32) as u32
+                            } else {
+                                kk as u32
+                            }
+                        }
+                        AddrRef::Sym(name) => {
+                            // The literal follows the 4-byte opcode word;
+                            // S + A - P with A = P - pc is S - pc.
+                            let p_lit = at + 4;
+                            relocs.push(elfout::Reloc {
+                                offset: p_lit,
+                                kind: if *hi {
+                                    elfout::R_AMDGPU_REL32_HI
+                                } else {
+                                    elfout::R_AMDGPU_REL32_LO
+                                },
+                                symbol: name.to_string(),
+                                addend: p_lit.wrapping_sub(pc) as i64,
+                            });
+                            0
+                        }
+                    };
                     replace_literal(t, inst, v)
                         .map_err(enc("address computation"))?
                         .encode_into(&mut out);
@@ -2266,6 +2380,7 @@ pub fn instrument_lifted_with(
     let mut scratch: Vec<KernelScratch> = Vec::new();
     let mut patch = Patch {
         code: out,
+        relocs,
         ..Default::default()
     };
     for (name, kd_addr, d) in &descriptors {

@@ -1,0 +1,1081 @@
+//! HIP tools: a directory with `tool.hip` (the hooks, `extern "C"
+//! __device__` functions, and the `__device__` variables they fill) and
+//! `tool.json` (the manifest), compiled by clang-22 into a *tool code
+//! object* that is loaded next to the instrumented kernel's code object
+//! ([`crate::hook`] calls into it).
+//!
+//! ```json
+//! {
+//!   "hooks": [
+//!     {"at": "before", "opcode": "^global_load", "hook": "on_load",
+//!      "args": ["pc", "vaddr"]}
+//!   ],
+//!   "report": [{"var": "loads", "type": "u64"},
+//!              {"var": "grid_dim", "type": "u32", "count": 3}],
+//!   "line": "GridDim (HIP): ({grid_dim[0]}, {grid_dim[1]}, {grid_dim[2]})."
+//! }
+//! ```
+//!
+//! **Hooks.** `at`: `before`, `after`, `block-entry`, `block-exit`,
+//! `kernel-entry`, `endpgm`, `function-entry`, `function-return`
+//! ([`crate::rewrite::Where`]). Selection: `opcode` (regex on the
+//! mnemonic), `class` (`salu`, `valu`, `smem`, `vmem`, `lds`, `memory`,
+//! `branch`, `exec-write`), `kernel` (regex), and `where`:
+//! `"first-block-last"` keeps only the last instruction of each kernel's
+//! first basic block (with `at: before`: the seed-002 placement). `args`:
+//! the [`crate::hook::Arg`] vocabulary — `site`, `opcode`, `pc` (u64),
+//! `block_insts`, `lane`, `exec` (u64), `vaddr` (u64), `v<N>`, `s<N>`,
+//! `const:<N>`, `grid_dim_x|y|z`, `block_dim_x|y|z`, `kernarg:<offset>`,
+//! `kernarg64:<offset>` (u64); everything else is u32. The hook's C
+//! parameters must match in number and size (checked against `tool.hip`
+//! and against the argument registers the compiled hook reads).
+//!
+//! **Report.** `report` lists the `__device__` variables the host reads
+//! after each launch (`type` `u32`, `u64`, `i32` or `f32`; `count`
+//! elements, default 1); `line` is an optional template printed after the
+//! launch: `{var}` (the value, or the elements joined by `, `) and
+//! `{var[i]}`.
+//!
+//! **Compiling** ([`HipTool::load`]): `clang++ -x hip -nogpuinc -nogpulib
+//! -O3 -fgpu-rdc --cuda-device-only --no-gpu-bundle-output -c -Xclang
+//! -emit-obj -fvisibility=default --offload-arch=<target> -I
+//! <repo>/corpus/include`, then `ld.lld -shared`. Objects are cached by a
+//! hash of the source, the target and the command under
+//! `$XDG_CACHE_HOME/lathe/hip-tools` (else `~/.cache/lathe/hip-tools`),
+//! written to a temporary file and renamed. `LATHE_CLANG`, `LATHE_LLD`
+//! and `LATHE_HIP_INCLUDE` override the compiler, the linker and the
+//! include directory.
+//!
+//! **Runtime integration** (`lathe exec --tool PATH`):
+//!
+//! ```text
+//! let tool = HipTool::load(path, "gfx90a")?;          // compiles or reuses the cache
+//! let tool_co: &[u8] = tool.code_object();            // load it into the executable
+//! let b = tool.instrument(kernel_co, Some("kern"))?;  // b.code_object replaces the kernel's
+//! for (var, bytes) in tool.reset_values() { /* write before each launch */ }
+//! let json = tool.report(&mut |var, len| read(var, len));
+//! if let Some(line) = tool.report_line(&json) { println!("{line}") }
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use lathe_codeobj::CodeObject;
+use regex::Regex;
+use serde_json::Value;
+
+use crate::hook::{self, Arg, ArgType, HookError, HookInfo, HookProbe, KernargSaver, KernelArgs};
+use crate::lift::{FunctionKind, Program};
+use crate::live::Liveness;
+use crate::rewrite::{InstClass, Request, Selector, Site, Where};
+
+/// A report variable's element type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VarType {
+    /// Unsigned 32-bit.
+    U32,
+    /// Unsigned 64-bit.
+    U64,
+    /// Signed 32-bit.
+    I32,
+    /// IEEE single.
+    F32,
+}
+
+impl VarType {
+    fn parse(s: &str) -> Option<VarType> {
+        Some(match s {
+            "u32" => VarType::U32,
+            "u64" => VarType::U64,
+            "i32" => VarType::I32,
+            "f32" => VarType::F32,
+            _ => return None,
+        })
+    }
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            VarType::U64 => 8,
+            _ => 4,
+        }
+    }
+}
+
+/// One report variable.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ReportVar {
+    /// The `__device__` variable.
+    pub var: String,
+    /// Element type.
+    pub ty: VarType,
+    /// Elements.
+    pub count: usize,
+}
+
+/// One hook of the manifest.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// Where.
+    pub at: Where,
+    /// Opcode regex.
+    pub opcode: Option<Regex>,
+    /// Class.
+    pub class: Option<InstClass>,
+    /// Kernel regex.
+    pub kernel: Option<Regex>,
+    /// Only the last instruction of each kernel's first block.
+    pub first_block_last: bool,
+    /// The hook function.
+    pub hook: String,
+    /// Arguments.
+    pub args: Vec<Arg>,
+    /// Also call the hook in waves with no active lane (in lane 0, the
+    /// `exec` argument 0).
+    pub inactive_waves: bool,
+}
+
+/// A parsed manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// Hooks.
+    pub hooks: Vec<HookSpec>,
+    /// Report variables.
+    pub report: Vec<ReportVar>,
+    /// Report line template.
+    pub line: Option<String>,
+    /// The HIP source.
+    pub source: PathBuf,
+}
+
+impl Manifest {
+    /// Parses manifest text (`path` names it in errors, and the source
+    /// `tool.hip`, or the manifest's `"source"`, is beside it).
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, HookError> {
+        let bad = |why: String| HookError::Manifest {
+            path: path.display().to_string(),
+            why,
+        };
+        let v: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| bad("not a JSON object".into()))?;
+        for k in obj.keys() {
+            if !["hooks", "report", "line", "source", "description"].contains(&k.as_str()) {
+                return Err(bad(format!("unknown key {k:?}")));
+            }
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let source = dir.join(
+            obj.get("source")
+                .and_then(Value::as_str)
+                .unwrap_or("tool.hip"),
+        );
+        let mut hooks = Vec::new();
+        let list = obj
+            .get("hooks")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("\"hooks\" must be an array".into()))?;
+        if list.is_empty() {
+            return Err(bad("no hooks".into()));
+        }
+        for (i, h) in list.iter().enumerate() {
+            let hb = |why: String| bad(format!("hooks[{i}]: {why}"));
+            let h = h.as_object().ok_or_else(|| hb("not an object".into()))?;
+            for k in h.keys() {
+                if ![
+                    "at",
+                    "opcode",
+                    "class",
+                    "kernel",
+                    "where",
+                    "hook",
+                    "args",
+                    "inactive_waves",
+                ]
+                .contains(&k.as_str())
+                {
+                    return Err(hb(format!("unknown key {k:?}")));
+                }
+            }
+            let s = |k: &str| h.get(k).and_then(Value::as_str);
+            let at = match s("at").unwrap_or("before") {
+                "before" => Where::Before,
+                "after" => Where::After,
+                "block-entry" => Where::BlockEntry,
+                "block-exit" => Where::BlockExit,
+                "kernel-entry" => Where::KernelEntry,
+                "endpgm" => Where::BeforeEndpgm,
+                "function-entry" => Where::FunctionEntry,
+                "function-return" => Where::FunctionReturn,
+                o => return Err(hb(format!("unknown \"at\" {o:?}"))),
+            };
+            let re = |k: &str| -> Result<Option<Regex>, HookError> {
+                s(k).map(|p| Regex::new(p).map_err(|e| hb(format!("{k}: {e}"))))
+                    .transpose()
+            };
+            let class = s("class")
+                .map(|c| InstClass::parse(c).ok_or_else(|| hb(format!("unknown class {c:?}"))))
+                .transpose()?;
+            let first_block_last = match s("where") {
+                None => false,
+                Some("first-block-last") => true,
+                Some(o) => return Err(hb(format!("unknown \"where\" {o:?}"))),
+            };
+            let hook = s("hook")
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| hb("missing \"hook\"".into()))?
+                .to_string();
+            let mut args = Vec::new();
+            for a in h
+                .get("args")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let n = a
+                    .as_str()
+                    .ok_or_else(|| hb("args must be strings".into()))?;
+                args.push(Arg::parse(n).ok_or_else(|| hb(format!("unknown argument {n:?}")))?);
+            }
+            hooks.push(HookSpec {
+                at,
+                opcode: re("opcode")?,
+                class,
+                kernel: re("kernel")?,
+                first_block_last,
+                hook,
+                args,
+                inactive_waves: h
+                    .get("inactive_waves")
+                    .map(|v| {
+                        v.as_bool()
+                            .ok_or_else(|| hb("inactive_waves must be a boolean".into()))
+                    })
+                    .transpose()?
+                    .unwrap_or(false),
+            });
+        }
+        let mut report = Vec::new();
+        for (i, r) in obj
+            .get("report")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let rb = |why: String| bad(format!("report[{i}]: {why}"));
+            let var = r
+                .get("var")
+                .and_then(Value::as_str)
+                .ok_or_else(|| rb("missing \"var\"".into()))?
+                .to_string();
+            let t = r.get("type").and_then(Value::as_str).unwrap_or("u64");
+            let ty = VarType::parse(t).ok_or_else(|| rb(format!("unknown type {t:?}")))?;
+            let count = r.get("count").and_then(Value::as_u64).unwrap_or(1);
+            if count == 0 || count > 1 << 20 {
+                return Err(rb(format!("bad count {count}")));
+            }
+            report.push(ReportVar {
+                var,
+                ty,
+                count: count as usize,
+            });
+        }
+        Ok(Manifest {
+            hooks,
+            report,
+            line: obj.get("line").and_then(Value::as_str).map(str::to_string),
+            source,
+        })
+    }
+
+    /// Reads `dir_or_manifest` (a directory with `tool.json`, or the
+    /// manifest file).
+    pub fn read(dir_or_manifest: &Path) -> Result<Manifest, HookError> {
+        if !dir_or_manifest.exists() {
+            return Err(HookError::Manifest {
+                path: dir_or_manifest.display().to_string(),
+                why: "no such file or directory (a HIP tool is a directory with tool.json and tool.hip, or its tool.json)".into(),
+            });
+        }
+        let path = if dir_or_manifest.is_dir() {
+            dir_or_manifest.join("tool.json")
+        } else {
+            dir_or_manifest.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&path).map_err(|source| HookError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Manifest::parse(&text, &path)
+    }
+}
+
+/// The instrumented kernel code object of a HIP tool.
+#[derive(Debug, Clone)]
+pub struct HookBuild {
+    /// The instrumented code object (its hook symbols are undefined: load
+    /// it with [`HipTool::code_object`]).
+    pub code_object: Vec<u8>,
+    /// The hook sites (`request` counts the kernel-entry probe that keeps
+    /// the kernarg pointer, when a hook reads kernel arguments).
+    pub sites: Vec<Site>,
+    /// Kernels left without probes, and why.
+    pub skipped: Vec<(String, String)>,
+    /// (new address, original address) of every original instruction.
+    pub addr_map: Vec<(u64, u64)>,
+    /// The lifted original program.
+    pub program: Arc<Program>,
+}
+
+/// A compiled HIP tool.
+#[derive(Debug, Clone)]
+pub struct HipTool {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// Target processor.
+    pub target: String,
+    code: Vec<u8>,
+    infos: Vec<HookInfo>,
+    /// Where the compiled object is cached.
+    pub cache_path: PathBuf,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HookError + '_ {
+    move |source| HookError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// The cache directory for compiled tools.
+pub fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("lathe").join("hip-tools")
+}
+
+fn llvm_tool(env: &str, name: &str) -> PathBuf {
+    std::env::var_os(env)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-22/bin").join(name))
+}
+
+fn include_dir() -> PathBuf {
+    std::env::var_os("LATHE_HIP_INCLUDE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/include"))
+}
+
+/// FNV-1a, 64 bits (a stable content hash for the cache).
+fn fnv(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in *p {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// Compiles `source` for `target` into a shared tool code object (cached).
+pub fn compile(source: &Path, target: &str) -> Result<(Vec<u8>, PathBuf), HookError> {
+    let text = std::fs::read(source).map_err(io(source))?;
+    let inc = include_dir();
+    let clang = llvm_tool("LATHE_CLANG", "clang++");
+    let lld = llvm_tool("LATHE_LLD", "ld.lld");
+    let src_dir = source.parent().unwrap_or(Path::new("."));
+    let mut args: Vec<String> = [
+        "-x",
+        "hip",
+        "-nogpuinc",
+        "-nogpulib",
+        "-O3",
+        "-fgpu-rdc",
+        "--cuda-device-only",
+        "--no-gpu-bundle-output",
+        "-c",
+        "-Xclang",
+        "-emit-obj",
+        "-fvisibility=default",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("--offload-arch={target}"));
+    args.push("-I".into());
+    args.push(inc.display().to_string());
+    args.push("-I".into());
+    args.push(src_dir.display().to_string());
+    // Headers the tool includes from its own directory or the corpus.
+    let mut headers: Vec<u8> = Vec::new();
+    for d in [src_dir, inc.as_path()] {
+        if let Ok(rd) = std::fs::read_dir(d) {
+            let mut names: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "h"))
+                .collect();
+            names.sort();
+            for n in names {
+                headers.extend(std::fs::read(&n).unwrap_or_default());
+            }
+        }
+    }
+    let h = fnv(&[
+        &text,
+        &headers,
+        target.as_bytes(),
+        args.join(" ").as_bytes(),
+        clang.as_os_str().as_encoded_bytes(),
+    ]);
+    let dir = cache_dir();
+    let stem = source
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "tool".into());
+    let out = dir.join(format!("{stem}-{target}-{h:016x}.co"));
+    if let Ok(b) = std::fs::read(&out) {
+        return Ok((b, out));
+    }
+    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let uniq = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    );
+    let obj = dir.join(format!("{stem}-{target}-{h:016x}.{uniq}.o"));
+    let tmp = dir.join(format!("{stem}-{target}-{h:016x}.{uniq}.tmp"));
+    let fail = |stderr: String| HookError::Compile {
+        path: source.display().to_string(),
+        target: target.to_string(),
+        stderr,
+    };
+    let o = std::process::Command::new(&clang)
+        .args(&args)
+        .arg(source)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .map_err(|e| fail(format!("cannot run {}: {e}", clang.display())))?;
+    if !o.status.success() {
+        let _ = std::fs::remove_file(&obj);
+        return Err(fail(String::from_utf8_lossy(&o.stderr).into_owned()));
+    }
+    let l = std::process::Command::new(&lld)
+        .arg("-shared")
+        .arg(&obj)
+        .arg("-o")
+        .arg(&tmp)
+        .output()
+        .map_err(|e| fail(format!("cannot run {}: {e}", lld.display())))?;
+    let _ = std::fs::remove_file(&obj);
+    if !l.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(fail(String::from_utf8_lossy(&l.stderr).into_owned()));
+    }
+    std::fs::rename(&tmp, &out).map_err(io(&out))?;
+    let b = std::fs::read(&out).map_err(io(&out))?;
+    Ok((b, out))
+}
+
+/// The parameter types of C function `name` in `src` (its definition),
+/// if found: `Ok(types)` or `Err(the unsupported parameter)`.
+fn c_params(src: &str, name: &str) -> Option<Result<Vec<ArgType>, String>> {
+    let re = Regex::new(&format!(r"\b{}\s*\(([^)]*)\)\s*\{{", regex::escape(name))).ok()?;
+    let c = re.captures(src)?;
+    let params = c.get(1)?.as_str().trim();
+    if params.is_empty() || params == "void" {
+        return Some(Ok(Vec::new()));
+    }
+    let mut out = Vec::new();
+    for p in params.split(',') {
+        let p = p.trim();
+        if p.contains('*') {
+            out.push(ArgType::U64);
+            continue;
+        }
+        // Drop the parameter name (last identifier when two or more words).
+        let words: Vec<&str> = p.split_whitespace().collect();
+        let ty_words: Vec<&str> = if words.len() > 1 {
+            words[..words.len() - 1].to_vec()
+        } else {
+            words.clone()
+        };
+        let ty: Vec<&str> = ty_words
+            .into_iter()
+            .filter(|w| *w != "const" && *w != "volatile")
+            .collect();
+        let t = ty.join(" ");
+        let k = match t.as_str() {
+            "unsigned" | "unsigned int" | "int" | "signed" | "signed int" | "uint32_t"
+            | "int32_t" | "float" | "lathe_u32" => ArgType::U32,
+            "unsigned long long"
+            | "unsigned long"
+            | "long"
+            | "long long"
+            | "unsigned long long int"
+            | "long long int"
+            | "uint64_t"
+            | "int64_t"
+            | "size_t"
+            | "double"
+            | "lathe_u64" => ArgType::U64,
+            _ => return Some(Err(p.to_string())),
+        };
+        out.push(k);
+    }
+    Some(Ok(out))
+}
+
+impl HipTool {
+    /// Loads a HIP tool (a directory with `tool.json` and `tool.hip`, or a
+    /// manifest path) for `target` (a processor name such as `gfx90a`),
+    /// compiling it (or reusing the cache) and checking every hook the
+    /// manifest names against the compiled object.
+    pub fn load(dir_or_manifest: &Path, target: &str) -> Result<HipTool, HookError> {
+        let manifest = Manifest::read(dir_or_manifest)?;
+        let (code, cache_path) = compile(&manifest.source, target)?;
+        let src = std::fs::read_to_string(&manifest.source).map_err(io(&manifest.source))?;
+        HipTool::from_parts(manifest, &src, code, target, cache_path)
+    }
+
+    /// A tool from a manifest and an already compiled tool code object.
+    pub fn from_parts(
+        manifest: Manifest,
+        source_text: &str,
+        code: Vec<u8>,
+        target: &str,
+        cache_path: PathBuf,
+    ) -> Result<HipTool, HookError> {
+        let co = CodeObject::parse(&code).map_err(|e| HookError::Tool(e.to_string()))?;
+        let found = co
+            .target()
+            .map(|t| t.processor.to_string())
+            .unwrap_or_default();
+        let want = target.split(':').next().unwrap_or(target);
+        if found != want {
+            return Err(HookError::Target {
+                found,
+                want: want.to_string(),
+            });
+        }
+        let mut names: Vec<&str> = manifest.hooks.iter().map(|h| h.hook.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let infos = hook::analyse(&code, &names)?;
+        for h in &manifest.hooks {
+            let nargv: u16 = h.args.iter().map(|a| a.ty().vgprs()).sum();
+            if nargv > hook::MAX_ARG_VGPRS {
+                return Err(HookError::Signature {
+                    hook: h.hook.clone(),
+                    why: format!(
+                        "its arguments take {nargv} VGPRs, more than the {} argument VGPRs of the calling convention",
+                        hook::MAX_ARG_VGPRS
+                    ),
+                });
+            }
+            match c_params(source_text, &h.hook) {
+                Some(Err(p)) => {
+                    return Err(HookError::Signature {
+                        hook: h.hook.clone(),
+                        why: format!(
+                            "unsupported parameter `{p}` (hooks take 32-bit or 64-bit integers, floats and pointers)"
+                        ),
+                    })
+                }
+                Some(Ok(types)) => {
+                    let want: Vec<ArgType> = h.args.iter().map(|a| a.ty()).collect();
+                    if types.len() != want.len() {
+                        return Err(HookError::Signature {
+                            hook: h.hook.clone(),
+                            why: format!(
+                                "it takes {} parameters, the manifest passes {} ({:?})",
+                                types.len(),
+                                want.len(),
+                                want
+                            ),
+                        });
+                    }
+                    for (k, (a, b)) in types.iter().zip(&want).enumerate() {
+                        if a != b {
+                            return Err(HookError::Signature {
+                                hook: h.hook.clone(),
+                                why: format!(
+                                    "parameter {k} is {a:?} but the manifest's argument {k} is {b:?}"
+                                ),
+                            });
+                        }
+                    }
+                }
+                None => {}
+            }
+            let info = infos.iter().find(|i| i.name == h.hook);
+            if let Some(i) = info {
+                if i.arg_vgprs_read > nargv {
+                    return Err(HookError::Signature {
+                        hook: h.hook.clone(),
+                        why: format!(
+                            "the compiled hook reads {} argument VGPRs, the manifest passes {nargv}",
+                            i.arg_vgprs_read
+                        ),
+                    });
+                }
+            }
+        }
+        let syms = co.symbols().map_err(|e| HookError::Tool(e.to_string()))?;
+        for r in &manifest.report {
+            let ok = syms
+                .get(&r.var)
+                .is_some_and(|s| s.kind == lathe_codeobj::SymbolKind::Variable);
+            if !ok {
+                return Err(HookError::Manifest {
+                    path: manifest.source.display().to_string(),
+                    why: format!(
+                        "report variable {} is not a __device__ variable of the tool",
+                        r.var
+                    ),
+                });
+            }
+        }
+        Ok(HipTool {
+            manifest,
+            target: want.to_string(),
+            code,
+            infos,
+            cache_path,
+        })
+    }
+
+    /// The tool code object (load it into the same executable as the
+    /// instrumented kernel code object).
+    pub fn code_object(&self) -> &[u8] {
+        &self.code
+    }
+
+    /// Instruments `kernel_co` (every kernel, or `kernel`: a name or a
+    /// regex-escaped exact match) with the manifest's hooks.
+    pub fn instrument(
+        &self,
+        kernel_co: &[u8],
+        kernel: Option<&str>,
+    ) -> Result<HookBuild, crate::Error> {
+        let co = CodeObject::parse(kernel_co)?;
+        let tid = co.target().ok_or(crate::Error::NoTarget)?;
+        if tid.processor.to_string() != self.target {
+            return Err(HookError::Target {
+                found: self.target.clone(),
+                want: tid.processor.to_string(),
+            }
+            .into());
+        }
+        let p = Arc::new(Program::lift(&co)?);
+        let live = Liveness::compute(&p);
+        let block_len: Vec<Vec<u32>> = p
+            .functions
+            .iter()
+            .map(|f| {
+                f.block_of
+                    .iter()
+                    .map(|&b| (f.blocks[b].end - f.blocks[b].start) as u32)
+                    .collect()
+            })
+            .collect();
+        let block_len = Arc::new(block_len);
+        let syms = co.symbols()?;
+        let mut kernels = BTreeMap::new();
+        for k in syms.kernels() {
+            let Some(fi) = p.function(k.name) else {
+                continue;
+            };
+            let mut ka = KernelArgs::default();
+            if let Ok(d) = &k.descriptor {
+                ka.size = d.kernarg_size;
+            }
+            if let Some(md) = &k.metadata {
+                use lathe_codeobj::metadata::ValueKind as V;
+                ka.size = ka.size.max(md.kernarg_segment_size as u32);
+                for a in &md.args {
+                    let o = Some(a.offset as u32);
+                    match a.value_kind {
+                        V::HiddenBlockCountX => ka.block_count[0] = o,
+                        V::HiddenBlockCountY => ka.block_count[1] = o,
+                        V::HiddenBlockCountZ => ka.block_count[2] = o,
+                        V::HiddenGroupSizeX => ka.group_size[0] = o,
+                        V::HiddenGroupSizeY => ka.group_size[1] = o,
+                        V::HiddenGroupSizeZ => ka.group_size[2] = o,
+                        _ => {}
+                    }
+                }
+            }
+            kernels.insert(fi, ka);
+        }
+        let kernels = Arc::new(kernels);
+        let kernel_re = kernel
+            .map(|k| {
+                Regex::new(&format!("^{}$", regex::escape(k))).map_err(|e| crate::Error::Pattern {
+                    pattern: k.to_string(),
+                    why: e.to_string(),
+                })
+            })
+            .transpose()?;
+        let kernel_matches = |name: &str, own: &Option<Regex>| {
+            kernel_re.as_ref().is_none_or(|r| r.is_match(name))
+                && own.as_ref().is_none_or(|r| r.is_match(name))
+        };
+        let any_kernel = |own: &Option<Regex>| {
+            p.functions
+                .iter()
+                .any(|f| f.kind == FunctionKind::Kernel && kernel_matches(&f.name, own))
+        };
+        let mut requests: Vec<Request> = Vec::new();
+        let uses_kernarg = self
+            .manifest
+            .hooks
+            .iter()
+            .any(|h| h.args.iter().any(|a| a.kernarg_arg()));
+        if uses_kernarg {
+            requests.push(Request {
+                select: Selector {
+                    kernel: kernel_re.clone(),
+                    ..Selector::default()
+                },
+                at: Where::KernelEntry,
+                probe: Arc::new(KernargSaver),
+            });
+        }
+        let mut back = if uses_kernarg {
+            hook::KERNARG_SAVER_BYTES.next_multiple_of(16)
+        } else {
+            0
+        };
+        let errors = Arc::new(Mutex::new(None));
+        for h in &self.manifest.hooks {
+            if !any_kernel(&h.kernel) {
+                continue;
+            }
+            let info = self
+                .infos
+                .iter()
+                .find(|i| i.name == h.hook)
+                .cloned()
+                .ok_or_else(|| HookError::MissingHook {
+                    hook: h.hook.clone(),
+                    hint: String::new(),
+                })?;
+            let probe = HookProbe {
+                symbol: h.hook.clone(),
+                args: h.args.clone(),
+                info,
+                kernarg_back: if uses_kernarg { back } else { 0 },
+                block_len: block_len.clone(),
+                kernels: kernels.clone(),
+                error: errors.clone(),
+                inactive_waves: h.inactive_waves,
+            };
+            use crate::rewrite::Probe;
+            back += probe.scratch_bytes().next_multiple_of(16);
+            // The kernel selection: the manifest's regex and `kernel`.
+            let sel_kernel = match (&kernel_re, &h.kernel) {
+                (Some(k), _) => Some(k.clone()),
+                (None, own) => own.clone(),
+            };
+            let skip = if h.first_block_last {
+                let mut keep = BTreeSet::new();
+                let mut all = BTreeSet::new();
+                for f in &p.functions {
+                    for x in &f.insts {
+                        all.insert(x.addr);
+                    }
+                    if f.kind == FunctionKind::Kernel {
+                        if let Some(b0) = f.blocks.first() {
+                            if b0.end > b0.start {
+                                keep.insert(f.insts[b0.end - 1].addr);
+                            }
+                        }
+                    }
+                }
+                Some(Arc::new(all.difference(&keep).copied().collect()))
+            } else {
+                None
+            };
+            requests.push(Request {
+                select: Selector {
+                    kernel: sel_kernel,
+                    class: h.class,
+                    opcode: h.opcode.clone(),
+                    range: None,
+                    skip,
+                },
+                at: h.at,
+                probe: Arc::new(probe),
+            });
+        }
+        let res = crate::rewrite::instrument_lifted(&co, &p, &live, &requests);
+        if let Some(e) = errors.lock().ok().and_then(|mut e| e.take()) {
+            return Err(e.into());
+        }
+        let b = res?;
+        // The kernarg saver's sites are not hook sites.
+        let first_hook = usize::from(uses_kernarg);
+        Ok(HookBuild {
+            code_object: b.code_object,
+            sites: b
+                .sites
+                .into_iter()
+                .filter(|s| s.request >= first_hook)
+                .collect(),
+            skipped: b.skipped,
+            addr_map: b.addr_map,
+            program: p,
+        })
+    }
+
+    /// The report variables as JSON (`{var: value or [values]}`), read with
+    /// `read_var(var, bytes)`; unreadable variables are `null`.
+    pub fn report(&self, read_var: &mut dyn FnMut(&str, usize) -> Option<Vec<u8>>) -> Value {
+        let mut m = serde_json::Map::new();
+        for r in &self.manifest.report {
+            let n = r.count * r.ty.size();
+            let v = match read_var(&r.var, n) {
+                Some(b) if b.len() >= n => {
+                    let vals: Vec<Value> = b[..n]
+                        .chunks(r.ty.size())
+                        .map(|c| match r.ty {
+                            VarType::U32 => {
+                                Value::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            }
+                            VarType::I32 => {
+                                Value::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            }
+                            VarType::F32 => {
+                                Value::from(f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                            }
+                            VarType::U64 => {
+                                let mut a = [0u8; 8];
+                                a.copy_from_slice(c);
+                                Value::from(u64::from_le_bytes(a))
+                            }
+                        })
+                        .collect();
+                    if r.count == 1 {
+                        vals.into_iter().next().unwrap_or(Value::Null)
+                    } else {
+                        Value::Array(vals)
+                    }
+                }
+                _ => Value::Null,
+            };
+            m.insert(r.var.clone(), v);
+        }
+        Value::Object(m)
+    }
+
+    /// The manifest's report line filled from `json` ([`HipTool::report`]).
+    pub fn report_line(&self, json: &Value) -> Option<String> {
+        let tpl = self.manifest.line.as_ref()?;
+        let re = Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?\}").ok()?;
+        let show = |v: &Value| match v {
+            Value::Array(a) => a
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            Value::Null => "?".into(),
+            x => x.to_string(),
+        };
+        Some(
+            re.replace_all(tpl, |c: &regex::Captures<'_>| {
+                let v = json.get(&c[1]).unwrap_or(&Value::Null);
+                match c.get(2).and_then(|i| i.as_str().parse::<usize>().ok()) {
+                    Some(i) => show(v.get(i).unwrap_or(&Value::Null)),
+                    None => show(v),
+                }
+            })
+            .into_owned(),
+        )
+    }
+
+    /// The initial bytes of each report variable (from the tool object:
+    /// zeros for `.bss`), to write before each launch.
+    pub fn reset_values(&self) -> Vec<(String, Vec<u8>)> {
+        let Ok(co) = CodeObject::parse(&self.code) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for r in &self.manifest.report {
+            let n = r.count * r.ty.size();
+            let mut bytes = vec![0u8; n];
+            if let Some(s) = co.find_elf_symbol(&r.var) {
+                for sec in co.sections() {
+                    let nobits = sec.sh_type == 8;
+                    if !nobits && sec.address <= s.value && s.value < sec.address + sec.size {
+                        if let Ok(d) = co.section_data(sec) {
+                            let at = (s.value - sec.address) as usize;
+                            let end = (at + n).min(d.len());
+                            if at < end {
+                                bytes[..end - at].copy_from_slice(&d[at..end]);
+                            }
+                        }
+                    }
+                }
+            }
+            out.push((r.var.clone(), bytes));
+        }
+        out
+    }
+
+    /// Hook analyses (clobbers, frames).
+    pub fn hooks(&self) -> &[HookInfo] {
+        &self.infos
+    }
+}
+
+impl Arg {
+    /// Read through the kernarg pointer.
+    pub fn kernarg_arg(self) -> bool {
+        matches!(
+            self,
+            Arg::GridDim(_) | Arg::BlockDim(_) | Arg::Kernarg { .. }
+        )
+    }
+}
+
+/// A HIP tool run on the emulator ([`run`]).
+#[derive(Debug)]
+pub struct HipRun {
+    /// The session (read output buffers from it).
+    pub session: lathe_emu::session::Session,
+    /// The dispatch report (counts include the hooks' instructions).
+    pub report: lathe_emu::run::Report,
+    /// Buffers made for buffer arguments.
+    pub buffers: Vec<lathe_emu::session::BufferOut>,
+    /// The report variables ([`HipTool::report`]).
+    pub result: Value,
+    /// The report line, if the manifest has one.
+    pub line: Option<String>,
+    /// Ground truth (with `record`): executions and active lanes of each
+    /// original instruction of the instrumented object, by original
+    /// address.
+    pub ground_truth: Option<BTreeMap<u64, lathe_emu::record::PcCount>>,
+    /// The instrumented build.
+    pub build: HookBuild,
+}
+
+/// Instruments the code object of `objects` that defines `kernel` with
+/// `tool`, loads it with the others and the tool code object into one
+/// session, resets the report variables, runs `kernel` and reads them.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    agent: lathe_bundle::TargetId,
+    objects: &[&[u8]],
+    kernel: &str,
+    tool: &HipTool,
+    shape: lathe_emu::session::Shape,
+    args: &[lathe_emu::launch::Arg],
+    opts: &lathe_emu::run::Options,
+    record: bool,
+) -> Result<HipRun, crate::Error> {
+    use crate::Error;
+    let mut built = None;
+    let mut objs: Vec<Vec<u8>> = Vec::new();
+    let mut resolved = kernel.to_string();
+    for o in objects {
+        let found = CodeObject::parse(o).ok().and_then(|c| {
+            c.symbols().ok().and_then(|s| {
+                s.kernels()
+                    .iter()
+                    .find(|k| {
+                        k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel)
+                    })
+                    .map(|k| k.name.to_string())
+            })
+        });
+        if let (Some(name), true) = (&found, built.is_none()) {
+            resolved = name.clone();
+            let b = tool.instrument(o, Some(&resolved))?;
+            objs.push(b.code_object.clone());
+            built = Some(b);
+        } else {
+            objs.push(o.to_vec());
+        }
+    }
+    let b = built.ok_or_else(|| Error::NoFunction(kernel.to_string()))?;
+    if let Some((_, why)) = b.skipped.iter().find(|(k, _)| *k == resolved) {
+        return Err(Error::NoRegisters {
+            function: resolved.clone(),
+            why: why.clone(),
+        });
+    }
+    objs.push(tool.code_object().to_vec());
+    let refs: Vec<&[u8]> = objs.iter().map(|v| v.as_slice()).collect();
+    let session = lathe_emu::session::Session::load(agent, &refs)?;
+    let pd = |e: String| Error::ProbeData(e);
+    // The probe-data pointer (unused by hooks) gets a small buffer.
+    if let Some(var) = session.exe.symbol(crate::elfout::DATA_SYMBOL) {
+        let buf = session.upload(&[0u8; 8]).map_err(|e| pd(e.to_string()))?;
+        session
+            .mem
+            .view()
+            .store_u64(var.address, buf)
+            .map_err(|e| pd(e.to_string()))?;
+    }
+    for (var, bytes) in tool.reset_values() {
+        let s = session
+            .exe
+            .symbol(&var)
+            .ok_or_else(|| pd(format!("report variable {var} not found after loading")))?;
+        session
+            .mem
+            .view()
+            .write_bytes(s.address, &bytes)
+            .map_err(|e| pd(e.to_string()))?;
+    }
+    let (report, buffers, rec) = if record {
+        let (r, bufs, rec) = session.launch_recorded(&resolved, shape, args, opts)?;
+        (r, bufs, Some(rec))
+    } else {
+        let (r, bufs) = session.launch(&resolved, shape, args, opts)?;
+        (r, bufs, None)
+    };
+    let ground_truth = rec.map(|rec| {
+        let mut m = BTreeMap::new();
+        if let Some(lco) = session
+            .exe
+            .code_objects()
+            .iter()
+            .find(|c| c.storage == b.code_object)
+        {
+            for (new, old) in &b.addr_map {
+                if let Some(c) = rec.per_pc.get(&lco.device_address(*new)) {
+                    m.insert(*old, *c);
+                }
+            }
+        }
+        m
+    });
+    let result = tool.report(&mut |var, n| {
+        let s = session.exe.symbol(var)?;
+        session.download(s.address, n as u64).ok()
+    });
+    let line = tool.report_line(&result);
+    Ok(HipRun {
+        session,
+        report,
+        buffers,
+        result,
+        line,
+        ground_truth,
+        build: b,
+    })
+}
