@@ -36,9 +36,10 @@ pub struct ExecArgs {
     /// Write the launches as a JSON array to PATH.
     #[arg(long, value_name = "PATH")]
     stats_json: Option<PathBuf>,
-    /// Instrument kernel dispatches with a built-in tool: instr-count,
-    /// block-count, opcode-hist, mem-trace or kernarg. Results per launch go
-    /// to stderr (or to --tool-out).
+    /// Instrument kernel dispatches with a built-in tool (instr-count,
+    /// block-count, opcode-hist, mem-trace or kernarg) or a HIP tool (a
+    /// directory with tool.json and tool.hip, or its manifest). Results per
+    /// launch go to stderr (or to --tool-out).
     #[arg(long, value_name = "TOOL")]
     tool: Option<String>,
     /// Write the per-launch results as a JSON array to PATH instead.
@@ -105,18 +106,32 @@ fn tool_library() -> Result<PathBuf> {
 
 /// Checks the tool options and sets the variables the tool library reads.
 fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
-    if !BUILT_IN_TOOLS.contains(&tool) {
-        if Path::new(tool).exists() {
+    let tool: OsString = if BUILT_IN_TOOLS.contains(&tool) {
+        tool.into()
+    } else if Path::new(tool).exists() {
+        // A HIP tool: the library compiles it for each kernel's processor
+        // (and reports a bad tool as a tool error, under --on-tool-error).
+        let p = Path::new(tool);
+        let manifest = if p.is_dir() {
+            p.join("tool.json")
+        } else {
+            p.to_path_buf()
+        };
+        if !manifest.is_file() {
             bail!(
-                "--tool {tool}: HIP tools (a tool directory or manifest) are not supported yet; built-in tools: {}",
-                BUILT_IN_TOOLS.join(", ")
+                "--tool {tool}: a HIP tool directory must hold tool.json (and tool.hip); {} is missing",
+                manifest.display()
             );
         }
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .into_os_string()
+    } else {
         bail!(
-            "--tool {tool}: not a built-in tool ({}) nor an existing tool directory or manifest",
+            "--tool {tool}: not a built-in tool ({}) nor an existing HIP tool directory or manifest",
             BUILT_IN_TOOLS.join(", ")
         );
-    }
+    };
     if let Some(k) = &a.kernels {
         regex_syntax_check(k).with_context(|| format!("--kernels {k:?}"))?;
     }

@@ -36,6 +36,7 @@
 //! ```
 
 pub mod cfg;
+pub mod dims;
 pub mod elfout;
 pub mod hook;
 pub mod lift;

@@ -328,6 +328,8 @@ pub struct HookBuild {
     pub addr_map: Vec<(u64, u64)>,
     /// The lifted original program.
     pub program: Arc<Program>,
+    /// Probe scratch given to each kernel (the hooks' stack).
+    pub scratch: Vec<crate::rewrite::KernelScratch>,
 }
 
 /// A compiled HIP tool.
@@ -837,6 +839,7 @@ impl HipTool {
                 .collect(),
             skipped: b.skipped,
             addr_map: b.addr_map,
+            scratch: b.scratch,
             program: p,
         })
     }

@@ -3,7 +3,7 @@
 //!
 //! | variable | meaning | default |
 //! | --- | --- | --- |
-//! | `LATHE_TOOL` | built-in tool: `instr-count`, `block-count`, `opcode-hist`, `mem-trace`, `kernarg` | none: the library does nothing |
+//! | `LATHE_TOOL` | built-in tool (`instr-count`, `block-count`, `opcode-hist`, `mem-trace`, `kernarg`), or the path of a HIP tool: a directory with `tool.json` and `tool.hip`, or the manifest ([`lathe_dbi::manifest`]) | none: the library does nothing |
 //! | `LATHE_TOOL_OUT` | write every launch's record as a JSON array to this file (at exit) instead of lines on stderr | stderr |
 //! | `LATHE_TOOL_KERNELS` | instrument only kernels whose mangled or demangled name matches this regex | every kernel |
 //! | `LATHE_TOOL_LAUNCHES` | instrument only launches `A-B` (inclusive, counted from 0 over every kernel dispatch the process makes), `A-` or `A` | every launch |
@@ -13,6 +13,55 @@ use regex::Regex;
 
 /// A built-in tool name, checked.
 pub use lathe_dbi::tools::Tool;
+
+/// The tool `LATHE_TOOL` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolSpec {
+    /// A built-in tool.
+    Builtin(Tool),
+    /// A HIP tool: a directory with `tool.json`, or the manifest.
+    Hip(std::path::PathBuf),
+}
+
+impl ToolSpec {
+    /// The name records carry: the built-in tool's, or the HIP tool's
+    /// directory name.
+    pub fn name(&self) -> String {
+        match self {
+            ToolSpec::Builtin(t) => t.name().to_string(),
+            ToolSpec::Hip(p) => {
+                let dir = if p.is_dir() {
+                    p.as_path()
+                } else {
+                    p.parent().unwrap_or(p)
+                };
+                dir.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            }
+        }
+    }
+
+    /// Parses `LATHE_TOOL`: a built-in name, else an existing path.
+    pub fn parse(s: &str) -> Result<ToolSpec, String> {
+        if let Some(t) = Tool::parse(s) {
+            return Ok(ToolSpec::Builtin(t));
+        }
+        let p = std::path::Path::new(s);
+        if p.exists() {
+            return Ok(ToolSpec::Hip(
+                std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()),
+            ));
+        }
+        let names: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
+        Err(format!(
+            "LATHE_TOOL={s:?} is not a built-in tool (one of {}) nor an existing HIP tool \
+             directory or manifest",
+            names.join(", ")
+        ))
+    }
+}
 
 /// What to do when a tool cannot instrument or decode a launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +113,7 @@ impl Launches {
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The tool.
-    pub tool: Tool,
+    pub tool: ToolSpec,
     /// JSON output file.
     pub out: Option<std::path::PathBuf>,
     /// Kernel name filter.
@@ -82,13 +131,7 @@ impl Config {
         let Some(tool) = var("LATHE_TOOL") else {
             return Ok(None);
         };
-        let tool = Tool::parse(&tool).ok_or_else(|| {
-            let names: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
-            format!(
-                "LATHE_TOOL={tool:?} is not a built-in tool (one of {})",
-                names.join(", ")
-            )
-        })?;
+        let tool = ToolSpec::parse(&tool)?;
         let kernels = var("LATHE_TOOL_KERNELS")
             .map(|k| Regex::new(&k).map_err(|e| format!("LATHE_TOOL_KERNELS={k:?}: {e}")))
             .transpose()?;

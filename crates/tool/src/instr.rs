@@ -15,6 +15,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use lathe_codeobj::{CodeObject, KdArch};
+use lathe_dbi::manifest::HipTool;
 use lathe_dbi::rewrite::{
     build, exec_one, exec_restore, smem_load, waitcnt, Options, Probe, ProbeCx, Request, Selector,
     Where,
@@ -185,20 +186,8 @@ pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, Stri
     if let Some((_, why)) = tb.skipped.iter().find(|(k, _)| k == kernel) {
         return Err(err(&format!("no free registers for probes ({why})")));
     }
-    let dynamic_stack_area = if kd.properties().uses_dynamic_stack {
-        tb.scratch
-            .iter()
-            .find(|k| k.kernel == kernel)
-            .map(|k| k.area)
-    } else {
-        None
-    };
-    let writable = co
-        .segments()
-        .iter()
-        .filter(|s| s.p_type == 1 && s.flags & 2 != 0 && s.memsz > 0)
-        .map(|s| (s.vaddr, s.memsz))
-        .collect();
+    let dynamic_stack_area = dynamic_stack_area(kd, &tb.scratch, kernel);
+    let writable = writable_segments(&co);
     Ok(Build {
         code_object: Arc::new(tb.code_object.clone()),
         data_size: tb.data_size.max(8),
@@ -208,6 +197,78 @@ pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, Stri
         kd_value,
         writable,
         dynamic_stack_area,
+    })
+}
+
+/// Where the probe area of a kernel with a dynamic stack starts.
+fn dynamic_stack_area(
+    kd: &lathe_codeobj::kd::KernelDescriptor,
+    scratch: &[lathe_dbi::rewrite::KernelScratch],
+    kernel: &str,
+) -> Option<u32> {
+    if !kd.properties().uses_dynamic_stack {
+        return None;
+    }
+    scratch.iter().find(|k| k.kernel == kernel).map(|k| k.area)
+}
+
+/// Writable `PT_LOAD` segments: (vaddr, memsz).
+fn writable_segments(co: &CodeObject) -> Vec<(u64, u64)> {
+    co.segments()
+        .iter()
+        .filter(|s| s.p_type == 1 && s.flags & 2 != 0 && s.memsz > 0)
+        .map(|s| (s.vaddr, s.memsz))
+        .collect()
+}
+
+/// One kernel instrumented with a HIP tool ([`lathe_dbi::manifest`]).
+#[derive(Debug)]
+pub struct HipBuild {
+    /// The instrumented code object (its hook symbols resolve against the
+    /// tool code object loaded next to it).
+    pub code_object: Arc<Vec<u8>>,
+    /// Hook sites.
+    pub sites: usize,
+    /// `st_value` of the kernel descriptor.
+    pub kd_value: u64,
+    /// Writable `PT_LOAD` segments of the original code object.
+    pub writable: Vec<(u64, u64)>,
+    /// As [`Build::dynamic_stack_area`].
+    pub dynamic_stack_area: Option<u32>,
+}
+
+/// Instruments `kernel` of `code` with the HIP tool `tool`.
+pub fn build_hip(
+    code: &[u8],
+    tool: &HipTool,
+    name: &str,
+    kernel: &str,
+) -> Result<HipBuild, String> {
+    let err = |e: &dyn std::fmt::Display| format!("instrumenting {kernel} with {name}: {e}");
+    let co = CodeObject::parse(code).map_err(|e| err(&e))?;
+    let syms = co.symbols().map_err(|e| err(&e))?;
+    let k = syms
+        .kernel(kernel)
+        .ok_or_else(|| err(&"the code object has no such kernel"))?;
+    let kd = k
+        .descriptor
+        .as_ref()
+        .map_err(|e| err(&format!("kernel descriptor: {e}")))?;
+    let kd_value = k
+        .descriptor_symbol
+        .as_ref()
+        .map(|s| s.value)
+        .ok_or_else(|| err(&"no kernel descriptor symbol"))?;
+    let hb = tool.instrument(code, Some(kernel)).map_err(|e| err(&e))?;
+    if let Some((_, why)) = hb.skipped.iter().find(|(k, _)| k == kernel) {
+        return Err(err(&format!("no free registers for probes ({why})")));
+    }
+    Ok(HipBuild {
+        dynamic_stack_area: dynamic_stack_area(kd, &hb.scratch, kernel),
+        sites: hb.sites.len(),
+        code_object: Arc::new(hb.code_object),
+        kd_value,
+        writable: writable_segments(&co),
     })
 }
 

@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use serde_json::{json, Value};
 
 use crate::api::{self, Api, Handle, HsaApiTable, Status, Writer, SUCCESS};
-use crate::config::{Config, OnError, Tool};
-use crate::instr::{self, Build, Dispatch};
+use crate::config::{Config, OnError, Tool, ToolSpec};
+use crate::instr::{self, Build, Dispatch, HipBuild};
+use lathe_dbi::manifest::HipTool;
 
 /// Exit status when a tool error stops the program (`abort`).
 pub const ABORT_STATUS: i32 = 70;
@@ -44,18 +45,48 @@ struct KernelInfo {
     agent: Handle,
 }
 
-/// An instrumented kernel loaded into its own executable.
+/// Where an instrumented kernel's results come from.
+#[derive(Debug)]
+enum Probes {
+    /// A built-in tool: its probe-data buffer (fine-grained system
+    /// memory).
+    Builtin { build: Box<Build>, data: usize },
+    /// A HIP tool: the device addresses of its report variables, and the
+    /// bytes they start each launch with.
+    Hip {
+        tool: Arc<HipTool>,
+        build: HipBuild,
+        vars: HashMap<String, u64>,
+        resets: Vec<(u64, Vec<u8>)>,
+    },
+}
+
+/// An instrumented kernel loaded into its own executable (with the HIP
+/// tool's code object, for a HIP tool).
 #[derive(Debug)]
 struct Loaded {
-    build: Build,
+    probes: Probes,
     kernel_object: u64,
     private_size: u32,
     group_size: u32,
-    /// Probe-data buffer (fine-grained system memory).
-    data: usize,
     /// Load bases of the original and the instrumented code object.
     orig_base: u64,
     new_base: u64,
+}
+
+impl Loaded {
+    fn writable(&self) -> &[(u64, u64)] {
+        match &self.probes {
+            Probes::Builtin { build, .. } => &build.writable,
+            Probes::Hip { build, .. } => &build.writable,
+        }
+    }
+    fn dynamic_stack_area(&self) -> Option<u32> {
+        match &self.probes {
+            Probes::Builtin { build, .. } => build.dynamic_stack_area,
+            Probes::Hip { build, .. } => build.dynamic_stack_area,
+        }
+    }
 }
 
 /// Code objects loaded into each executable, with their agent.
@@ -73,6 +104,8 @@ struct State {
     /// Serializes instrumented dispatches; holds the completion signal.
     serial: Mutex<Option<Handle>>,
     pool: Mutex<Option<Handle>>,
+    /// The HIP tool, compiled once per target processor.
+    hip: Mutex<HashMap<String, Result<Arc<HipTool>, String>>>,
     records: Mutex<Vec<Value>>,
     written: AtomicBool,
 }
@@ -121,6 +154,7 @@ pub fn on_load(table: *mut HsaApiTable) -> bool {
         cache: Mutex::new(HashMap::new()),
         serial: Mutex::new(None),
         pool: Mutex::new(None),
+        hip: Mutex::new(HashMap::new()),
         records: Mutex::new(Vec::new()),
         written: AtomicBool::new(false),
     };
@@ -488,7 +522,7 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
         }
     };
     let asked = u32::from_le_bytes(p[24..28].try_into().unwrap_or([0; 4]));
-    if let Some(area) = l.build.dynamic_stack_area.filter(|&a| asked > a) {
+    if let Some(area) = l.dynamic_stack_area().filter(|&a| asked > a) {
         // The kernel's dynamic stack may use all the packet grants, which
         // would reach the probe area: run the original.
         let msg = format!(
@@ -502,12 +536,8 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
     }
     let d = Dispatch::from_packet(p);
     let result = run(st, &l, p, writer);
-    // The application's completion signal, after the probe data was read.
+    // The application's completion signal, after the results were read.
     let app_signal = u64::from_le_bytes(p[56..64].try_into().unwrap_or([0; 8]));
-    let result = match result {
-        Ok(data) => instr::decode(&l.build, &data),
-        Err(e) => Err(e),
-    };
     if app_signal != 0 {
         (st.api.signal_subtract_screlease)(Handle { handle: app_signal }, 1);
     }
@@ -531,22 +561,29 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
         }));
         return;
     }
-    if st.cfg.tool == Tool::Kernarg {
-        eprintln!("{}", instr::kernarg_line(index, &k.demangled, d, &v));
-    } else {
-        eprintln!(
+    match (&st.cfg.tool, v["line"].as_str()) {
+        (ToolSpec::Builtin(Tool::Kernarg), _) => {
+            eprintln!("{}", instr::kernarg_line(index, &k.demangled, d, &v));
+        }
+        (ToolSpec::Hip(_), Some(line)) => eprintln!(
+            "Kernel {index} - {}: Total Grid Size Dims (HSA): {} Workgroup Dims (HSA): {} : {line}",
+            k.demangled,
+            instr::triple(&d.grid),
+            instr::triple(&d.block),
+        ),
+        _ => eprintln!(
             "Kernel {index} - {}: grid {} block {}: {}: {}",
             k.demangled,
             instr::triple(&d.grid),
             instr::triple(&d.block),
             st.cfg.tool.name(),
             instr::summary(&v)
-        );
+        ),
     }
 }
 
-/// Submits the instrumented dispatch and returns its probe data.
-fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Vec<u8>, String> {
+/// Submits the instrumented dispatch and returns the tool's result.
+fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Value, String> {
     let mut guard = lock(&st.serial);
     let sig = match *guard {
         Some(s) => s,
@@ -570,7 +607,7 @@ fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Vec<u8>, 
         ) >= 1
         {}
     };
-    if !l.build.writable.is_empty() {
+    if !l.writable().is_empty() {
         // Drain the queue so earlier kernels' writes to device globals are
         // done, then give the copy the application's values.
         let mut b = [0u8; 64];
@@ -582,9 +619,24 @@ fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Vec<u8>, 
         wait();
         sync(st, l, true)?;
     }
-    // SAFETY: `l.data` is our live allocation of `data_size` bytes; no
-    // dispatch uses it now (serialized).
-    unsafe { std::ptr::write_bytes(l.data as *mut u8, 0, l.build.data_size as usize) };
+    match &l.probes {
+        Probes::Builtin { build, data } => {
+            // SAFETY: `data` is our live allocation of `data_size` bytes;
+            // no dispatch uses it now (serialized).
+            unsafe { std::ptr::write_bytes(*data as *mut u8, 0, build.data_size as usize) };
+        }
+        Probes::Hip { resets, .. } => {
+            for (addr, bytes) in resets {
+                copy(
+                    st,
+                    *addr,
+                    bytes.as_ptr() as u64,
+                    bytes.len(),
+                    "resetting a tool variable",
+                )?;
+            }
+        }
+    }
     let mut q = *p;
     q[32..40].copy_from_slice(&l.kernel_object.to_le_bytes());
     let priv_size = u32::from_le_bytes(q[24..28].try_into().unwrap_or([0; 4])).max(l.private_size);
@@ -595,20 +647,70 @@ fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Vec<u8>, 
     (st.api.signal_store_relaxed)(sig, 1);
     writer(q.as_ptr() as *const c_void, 1);
     wait();
-    if !l.build.writable.is_empty() {
+    if !l.writable().is_empty() {
         sync(st, l, false)?;
     }
-    let mut data = vec![0u8; l.build.data_size as usize];
-    // SAFETY: as above; the dispatch has completed (its signal fired with
-    // acquire ordering).
-    unsafe { std::ptr::copy_nonoverlapping(l.data as *const u8, data.as_mut_ptr(), data.len()) };
-    drop(guard);
-    Ok(data)
+    let v = match &l.probes {
+        Probes::Builtin { build, data } => {
+            let mut bytes = vec![0u8; build.data_size as usize];
+            // SAFETY: as above; the dispatch has completed (its signal
+            // fired with acquire ordering).
+            unsafe {
+                std::ptr::copy_nonoverlapping(*data as *const u8, bytes.as_mut_ptr(), bytes.len())
+            };
+            drop(guard);
+            instr::decode(build, &bytes)?
+        }
+        Probes::Hip { tool, vars, .. } => {
+            let mut failed = None;
+            let mut v = tool.report(&mut |var, n| {
+                let addr = *vars.get(var)?;
+                let mut b = vec![0u8; n];
+                match copy(
+                    st,
+                    b.as_mut_ptr() as u64,
+                    addr,
+                    n,
+                    "reading a tool variable",
+                ) {
+                    Ok(()) => Some(b),
+                    Err(e) => {
+                        failed = Some(e);
+                        None
+                    }
+                }
+            });
+            drop(guard);
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            let line = tool.report_line(&v);
+            if let Value::Object(m) = &mut v {
+                m.insert("name".into(), json!(st.cfg.tool.name()));
+                m.insert("hip".into(), json!(true));
+                if let Some(line) = line {
+                    m.insert("line".into(), json!(line));
+                }
+            }
+            v
+        }
+    };
+    Ok(v)
+}
+
+/// `hsa_memory_copy` of `len` bytes from `src` to `dst`.
+fn copy(st: &State, dst: u64, src: u64, len: usize, what: &str) -> Result<(), String> {
+    let r = (st.api.memory_copy)(dst as *mut c_void, src as *const c_void, len);
+    check(
+        st,
+        &format!("{what} ({len} bytes, {src:#x} -> {dst:#x})"),
+        r,
+    )
 }
 
 /// Copies the writable segments original → copy (`into`) or back.
 fn sync(st: &State, l: &Loaded, into: bool) -> Result<(), String> {
-    for &(vaddr, len) in &l.build.writable {
+    for &(vaddr, len) in l.writable() {
         let (o, n) = (l.orig_base + vaddr, l.new_base + vaddr);
         let (dst, src) = if into { (n, o) } else { (o, n) };
         let r = (st.api.memory_copy)(dst as *mut c_void, src as *const c_void, len as usize);
@@ -687,18 +789,52 @@ fn check(st: &State, what: &str, s: Status) -> Result<(), String> {
     }
 }
 
-/// Instruments `k`, loads it into its own executable and prepares its
-/// probe data.
+/// The HIP tool compiled for the processor of `code` (once per processor).
+fn hip_tool(st: &State, path: &std::path::Path, code: &[u8]) -> Result<Arc<HipTool>, String> {
+    let target = lathe_codeobj::CodeObject::parse(code)
+        .ok()
+        .and_then(|c| c.target())
+        .map(|t| t.processor.to_string())
+        .ok_or("the kernel's code object names no processor")?;
+    let mut c = lock(&st.hip);
+    c.entry(target.clone())
+        .or_insert_with(|| {
+            HipTool::load(path, &target)
+                .map(Arc::new)
+                .map_err(|e| format!("HIP tool {} for {target}: {e}", path.display()))
+        })
+        .clone()
+}
+
+/// Instruments `k`, loads it into its own executable (with the HIP tool's
+/// code object, for a HIP tool) and prepares what its results are read
+/// from.
 fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
-    let build = instr::build_kernel(&k.code, st.cfg.tool, &k.mangled)?;
+    enum Made {
+        Builtin(Box<Build>),
+        Hip(Arc<HipTool>, HipBuild),
+    }
+    let made = match &st.cfg.tool {
+        ToolSpec::Builtin(t) => {
+            Made::Builtin(Box::new(instr::build_kernel(&k.code, *t, &k.mangled)?))
+        }
+        ToolSpec::Hip(path) => {
+            let tool = hip_tool(st, path, &k.code)?;
+            let b = instr::build_hip(&k.code, &tool, &st.cfg.tool.name(), &k.mangled)?;
+            Made::Hip(tool, b)
+        }
+    };
+    let (objects, kd_value): (Vec<Arc<Vec<u8>>>, u64) = match &made {
+        Made::Builtin(b) => (vec![Arc::clone(&b.code_object)], b.kd_value),
+        Made::Hip(tool, b) => (
+            vec![
+                Arc::clone(&b.code_object),
+                Arc::new(tool.code_object().to_vec()),
+            ],
+            b.kd_value,
+        ),
+    };
     let api = &st.api;
-    let mut reader = Handle::default();
-    let co = Arc::clone(&build.code_object);
-    check(
-        st,
-        "loading the instrumented code object (hsa_code_object_reader_create_from_memory)",
-        (api.reader_from_memory)(co.as_ptr() as *const c_void, co.len(), &mut reader),
-    )?;
     let mut profile = 0u32;
     (api.agent_get_info)(
         k.agent,
@@ -711,14 +847,27 @@ fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
         "hsa_executable_create_alt",
         (api.executable_create_alt)(profile, 0, std::ptr::null(), &mut exe),
     )?;
-    let mut lco = Handle::default();
-    let r = (api.load_agent_code_object)(exe, k.agent, reader, std::ptr::null(), &mut lco);
-    (api.reader_destroy)(reader);
-    check(
-        st,
-        "loading the instrumented code object (hsa_executable_load_agent_code_object)",
-        r,
-    )?;
+    for (i, co) in objects.iter().enumerate() {
+        let what = if i == 0 {
+            "the instrumented code object"
+        } else {
+            "the HIP tool's code object"
+        };
+        let mut reader = Handle::default();
+        check(
+            st,
+            &format!("loading {what} (hsa_code_object_reader_create_from_memory)"),
+            (api.reader_from_memory)(co.as_ptr() as *const c_void, co.len(), &mut reader),
+        )?;
+        let mut lco = Handle::default();
+        let r = (api.load_agent_code_object)(exe, k.agent, reader, std::ptr::null(), &mut lco);
+        (api.reader_destroy)(reader);
+        check(
+            st,
+            &format!("loading {what} (hsa_executable_load_agent_code_object)"),
+            r,
+        )?;
+    }
     check(
         st,
         "hsa_executable_freeze (instrumented code object)",
@@ -733,6 +882,20 @@ fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
             (api.get_symbol_by_name)(exe, c.as_ptr(), &k.agent, &mut s),
         )?;
         Ok(s)
+    };
+    let var_address = |name: &str| -> Result<u64, String> {
+        let mut var = 0u64;
+        (api.symbol_get_info)(
+            sym(name)?,
+            SYMBOL_INFO_VARIABLE_ADDRESS,
+            &mut var as *mut u64 as *mut c_void,
+        );
+        if var == 0 {
+            return Err(format!(
+                "the instrumented executable gave no address for {name}"
+            ));
+        }
+        Ok(var)
     };
     let ks = sym(&format!("{}.kd", k.mangled))?;
     let (mut kernel_object, mut private_size, mut group_size) = (0u64, 0u32, 0u32);
@@ -751,45 +914,73 @@ fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
         SYMBOL_INFO_KERNEL_GROUP_SEGMENT_SIZE,
         &mut group_size as *mut u32 as *mut c_void,
     );
-    let vs = sym(lathe_dbi::elfout::DATA_SYMBOL)?;
-    let mut var = 0u64;
-    (api.symbol_get_info)(
-        vs,
-        SYMBOL_INFO_VARIABLE_ADDRESS,
-        &mut var as *mut u64 as *mut c_void,
-    );
-    if kernel_object == 0 || var == 0 {
+    if kernel_object == 0 {
         return Err(format!(
-            "the instrumented executable gave no address for {}.kd or {}",
-            k.mangled,
-            lathe_dbi::elfout::DATA_SYMBOL
+            "the instrumented executable gave no address for {}.kd",
+            k.mangled
         ));
     }
-    let pool = system_pool(st)?;
+    // The probe-data buffer: the built-in tool's results; a HIP tool's
+    // instrumented object may have the variable too (unused by hooks), and
+    // it gets a small buffer so the pointer is valid.
+    let data_size = match &made {
+        Made::Builtin(b) => b.data_size,
+        Made::Hip(..) => 8,
+    };
+    let data_var = match &made {
+        Made::Builtin(_) => Some(var_address(lathe_dbi::elfout::DATA_SYMBOL)?),
+        Made::Hip(..) => var_address(lathe_dbi::elfout::DATA_SYMBOL).ok(),
+    };
     let mut buf: *mut c_void = std::ptr::null_mut();
-    check(
-        st,
-        &format!("allocating {} bytes of probe data", build.data_size),
-        (api.pool_allocate)(pool, build.data_size as usize, 0, &mut buf),
-    )?;
-    check(
-        st,
-        "hsa_amd_agents_allow_access (probe data)",
-        (api.allow_access)(1, &k.agent, std::ptr::null(), buf),
-    )?;
-    let ptr = buf as u64;
-    check(
-        st,
-        "writing the probe-data pointer (hsa_memory_copy)",
-        (api.memory_copy)(var as *mut c_void, &ptr as *const u64 as *const c_void, 8),
-    )?;
+    if let Some(var) = data_var {
+        let pool = system_pool(st)?;
+        check(
+            st,
+            &format!("allocating {data_size} bytes of probe data"),
+            (api.pool_allocate)(pool, data_size as usize, 0, &mut buf),
+        )?;
+        check(
+            st,
+            "hsa_amd_agents_allow_access (probe data)",
+            (api.allow_access)(1, &k.agent, std::ptr::null(), buf),
+        )?;
+        let ptr = buf as u64;
+        copy(
+            st,
+            var,
+            &ptr as *const u64 as u64,
+            8,
+            "writing the probe-data pointer",
+        )?;
+    }
+    let probes = match made {
+        Made::Builtin(build) => Probes::Builtin {
+            build,
+            data: buf as usize,
+        },
+        Made::Hip(tool, build) => {
+            let mut vars = HashMap::new();
+            let mut resets = Vec::new();
+            for (name, bytes) in tool.reset_values() {
+                let addr = var_address(&name)
+                    .map_err(|e| format!("the HIP tool's report variable {name}: {e}"))?;
+                vars.insert(name, addr);
+                resets.push((addr, bytes));
+            }
+            Probes::Hip {
+                tool,
+                build,
+                vars,
+                resets,
+            }
+        }
+    };
     Ok(Loaded {
-        orig_base: orig_ko.wrapping_sub(build.kd_value),
-        new_base: kernel_object.wrapping_sub(build.kd_value),
-        build,
+        orig_base: orig_ko.wrapping_sub(kd_value),
+        new_base: kernel_object.wrapping_sub(kd_value),
+        probes,
         kernel_object,
         private_size,
         group_size,
-        data: buf as usize,
     })
 }
