@@ -341,6 +341,9 @@ pub struct HipTool {
     infos: Vec<HookInfo>,
     /// Where the compiled object is cached.
     pub cache_path: PathBuf,
+    /// Rewriter options for [`HipTool::instrument`] (lane mode, for
+    /// testing it).
+    pub rewrite: crate::rewrite::Options,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HookError + '_ {
@@ -654,6 +657,7 @@ impl HipTool {
             code,
             infos,
             cache_path,
+            rewrite: crate::rewrite::Options::default(),
         })
     }
 
@@ -821,7 +825,7 @@ impl HipTool {
                 probe: Arc::new(probe),
             });
         }
-        let res = crate::rewrite::instrument_lifted(&co, &p, &live, &requests);
+        let res = crate::rewrite::instrument_lifted_with(&co, &p, &live, &requests, &self.rewrite);
         if let Some(e) = errors.lock().ok().and_then(|mut e| e.take()) {
             return Err(e.into());
         }
@@ -938,16 +942,6 @@ impl HipTool {
     /// Hook analyses (clobbers, frames).
     pub fn hooks(&self) -> &[HookInfo] {
         &self.infos
-    }
-}
-
-impl Arg {
-    /// Read through the kernarg pointer.
-    pub fn kernarg_arg(self) -> bool {
-        matches!(
-            self,
-            Arg::GridDim(_) | Arg::BlockDim(_) | Arg::Kernarg { .. }
-        )
     }
 }
 
