@@ -830,6 +830,12 @@ impl HipTool {
             return Err(e.into());
         }
         let b = res?;
+        if let Some((k, why)) = kernel.and_then(|k| b.skipped.iter().find(|(n, _)| n == k)) {
+            return Err(crate::Error::NoRegisters {
+                function: k.clone(),
+                why: why.clone(),
+            });
+        }
         // The kernarg saver's sites are not hook sites.
         let first_hook = usize::from(uses_kernarg);
         Ok(HookBuild {

@@ -497,6 +497,24 @@ fn bad_tools_are_refused_with_clear_errors() {
         matches!(&e, HookError::Manifest { why, .. } if why.contains("the_answer")),
         "{e}"
     );
+    // A kernel whose stack size is decided at dispatch has no room for the
+    // hook's frame (D12).
+    let case = lathe_cases::by_name("sort_local").expect("sort_local");
+    let co = std::fs::read(lathe_cases::build::linked_code_object(
+        &case, "gfx90a", "-O3",
+    ))
+    .expect("case code object");
+    let tool = HipTool::load(&example("instr-count"), "gfx90a").expect("instr-count");
+    match tool.instrument(&co, Some(case.kernel)) {
+        Ok(b) => assert!(
+            b.skipped
+                .iter()
+                .any(|(_, why)| why.contains("dynamic stack")),
+            "{:?}",
+            b.skipped
+        ),
+        Err(e) => assert!(e.to_string().contains("dynamic stack"), "{e}"),
+    }
     // A tool object for another target than the kernel's.
     let tool = HipTool::load(&example("griddim"), "gfx90a").expect("griddim");
     let co = hip_shared("hook_kernels.hip", "gfx942");
@@ -567,5 +585,108 @@ fn load_hook_gets_pc_and_lane_addresses() {
         let want: u64 = (0..u64::from(n)).map(|i| base + 4 * i).sum();
         assert_eq!(r["address_sum"].as_u64(), Some(want), "{target}");
         assert_eq!(r["last_pc"].as_u64(), Some(site.pc), "{target}");
+    }
+}
+
+/// A hook before every instruction of corpus kernels (sites with SCC,
+/// VCC and M0 live, EXEC being written, calls): the wave and lane counts
+/// equal the ground truth exactly, the outputs the uninstrumented run's.
+#[test]
+fn a_hook_before_every_instruction_is_exact() {
+    use common::{args_of, outputs, shape_of};
+    let picks = [
+        "saxpy",
+        "divergent_mix",
+        "block_reduce_i32",
+        "intdiv_const",
+        "local_array_dyn",
+    ];
+    let mut done = 0;
+    for case in lathe_cases::all()
+        .into_iter()
+        .filter(|c| picks.contains(&c.name))
+    {
+        for (target, lanes) in [("gfx90a", false), ("gfx942", false), ("gfx942", true)] {
+            if !case.targets.contains(&target) {
+                continue;
+            }
+            let what = format!("{} {target} lanes={lanes}", case.name);
+            let mut tool = HipTool::load(&test_tool("every"), target).expect("every tool");
+            tool.rewrite = lathe_dbi::rewrite::Options::lane_mode(lanes);
+            let co = std::fs::read(lathe_cases::build::linked_code_object(&case, target, "-O3"))
+                .expect("case code object");
+            let agent: lathe_bundle::TargetId = target.parse().expect("target");
+            let (args, shape) = (args_of(&case), shape_of(&case));
+            let base = Session::load(agent, &[&co]).expect("load");
+            let (_r, bufs) = base
+                .launch(case.kernel, shape, &args, &opts())
+                .expect("uninstrumented run");
+            let want = outputs(&base, &case, &bufs);
+            let run = manifest::run(
+                agent,
+                &[&co],
+                case.kernel,
+                &tool,
+                shape,
+                &args,
+                &opts(),
+                true,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(
+                outputs(&run.session, &case, &run.buffers),
+                want,
+                "{what}: outputs"
+            );
+            let gt = run.ground_truth.as_ref().expect("ground truth");
+            let gw: u64 = gt.values().map(|c| c.waves).sum();
+            let gl: u64 = gt.values().map(|c| c.lanes).sum();
+            assert!(gw > 0 && gl > 0, "{what}: empty ground truth");
+            assert!(
+                run.build.sites.len() > 10,
+                "{what}: {} sites",
+                run.build.sites.len()
+            );
+            assert_eq!(run.result["waves"].as_u64(), Some(gw), "{what}: waves");
+            assert_eq!(run.result["lanes"].as_u64(), Some(gl), "{what}: lanes");
+            let scc = run.build.sites.iter().filter(|s| s.scc_live).count();
+            let vcc = run.build.sites.iter().filter(|s| s.vcc_live).count();
+            eprintln!(
+                "{what}: {} sites ({scc} with SCC live, {vcc} with VCC live), {gw} wave-instructions exact",
+                run.build.sites.len()
+            );
+            done += 1;
+        }
+    }
+    assert!(done >= 8, "only {done} runs");
+}
+
+/// A kernel calling a function in another code object has a stack whose
+/// size is decided at dispatch (`.uses_dynamic_stack`): there is no known
+/// free scratch for the hook's frame (D12), so it is refused with a typed
+/// error naming the reason, before anything runs.
+#[test]
+fn hooks_in_a_kernel_calling_another_code_object_are_refused_clearly() {
+    for target in ["gfx90a", "gfx942"] {
+        let lib = hip_shared("ext_lib.hip", target);
+        let main = hip_shared("ext_main.hip", target);
+        let tool = HipTool::load(&test_tool("every"), target).expect("every tool");
+        let agent: lathe_bundle::TargetId = target.parse().expect("target");
+        let args = vec![buf("out", vec![0; 4 * 256]), u32_arg(200)];
+        let e = manifest::run(
+            agent,
+            &[&lib, &main],
+            "ext_calls",
+            &tool,
+            Shape::linear(256, 64),
+            &args,
+            &opts(),
+            false,
+        )
+        .expect_err("dynamic stack");
+        assert!(
+            matches!(&e, lathe_dbi::Error::NoRegisters { why, .. } if why.contains("dynamic stack")),
+            "{target}: {e}"
+        );
     }
 }
