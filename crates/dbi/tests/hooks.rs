@@ -690,3 +690,48 @@ fn hooks_in_a_kernel_calling_another_code_object_are_refused_clearly() {
         );
     }
 }
+
+/// The griddim hook at kernel entry and before `s_endpgm`, given the
+/// work-group size (`block_dim_*`, 16-bit hidden arguments) instead.
+#[test]
+fn kernel_entry_and_endpgm_hooks_read_block_dims() {
+    let hip = std::fs::read_to_string(example("griddim").join("tool.hip")).expect("tool.hip");
+    for (name, at) in [("entry", "kernel-entry"), ("endpgm", "endpgm")] {
+        let dir = temp_tool(
+            &format!("blockdim-{name}"),
+            &hip,
+            &format!(
+                r#"{{"hooks": [{{"at": "{at}", "hook": "griddim_hook", "args": ["block_dim_x", "block_dim_y", "block_dim_z"]}}],
+                   "report": [{{"var": "grid_dim", "type": "u32", "count": 3}}]}}"#
+            ),
+        );
+        for target in ["gfx90a", "gfx942"] {
+            let tool = HipTool::load(&dir, target).expect("tool");
+            let co = hip_shared("hook_kernels.hip", target);
+            let shape = Shape {
+                grid: [9, 10, 11],
+                block: [4, 4, 2],
+                dims: 3,
+                dynamic_lds: 0,
+            };
+            let args = vec![
+                buf("out", vec![0; 4 * 9 * 10 * 11]),
+                u32_arg(9),
+                u32_arg(10),
+                u32_arg(11),
+            ];
+            let run = run_both(target, &co, "hk_fill3d", &tool, shape, &args);
+            assert_eq!(
+                run.result["grid_dim"],
+                serde_json::json!([4, 4, 2]),
+                "{target} {at}"
+            );
+            assert!(run.build.sites.iter().all(|s| s.at
+                == if at == "endpgm" {
+                    lathe_dbi::rewrite::Where::BeforeEndpgm
+                } else {
+                    lathe_dbi::rewrite::Where::KernelEntry
+                }));
+        }
+    }
+}
