@@ -226,8 +226,8 @@ impl Arg {
         }
     }
 
-    /// Read through the kernarg pointer.
-    fn kernarg(self) -> bool {
+    /// Read through the kernarg pointer (kernel arguments).
+    pub fn kernarg_arg(self) -> bool {
         matches!(
             self,
             Arg::GridDim(_) | Arg::BlockDim(_) | Arg::Kernarg { .. }
@@ -241,6 +241,9 @@ fn parse_u32(s: &str) -> Option<u32> {
         None => s.parse().ok(),
     }
 }
+
+/// The SGPR pair holding the hook's address for `s_swappc_b64`.
+const CALL: u16 = 4;
 
 /// Maximum argument VGPRs (v0..v31).
 pub const MAX_ARG_VGPRS: u16 = 32;
@@ -705,6 +708,7 @@ impl Probe for HookProbe {
         let mut setup = RegSet::default();
         setup.add(RegRange::vgpr(0, (tpair + 2) as u8));
         setup.add(RegRange::sgpr(30, 3));
+        setup.add(RegRange::sgpr(CALL, 2));
         if !sc.architected {
             setup.add(RegRange::sgpr(0, 4));
         }
@@ -832,7 +836,7 @@ impl Probe for HookProbe {
             )?);
         }
         // Arguments.
-        let pending_kernarg = self.args.iter().any(|a| a.kernarg());
+        let pending_kernarg = self.args.iter().any(|a| a.kernarg_arg());
         let kargs = self.kernels.get(&cx.function_index).copied();
         if pending_kernarg {
             if self.kernarg_back == 0 || cx.kernarg_sgpr.is_none() {
@@ -1006,19 +1010,25 @@ impl Probe for HookProbe {
             return Err(self.fail("no scratch buffer descriptor at the site".into()));
         }
         let g = b.len();
-        b.push(build(t, Opcode::S_GETPC_B64, &[sreg(tp, 2)])?);
+        // The target in s[4:5] (saved when live; a probe register there
+        // is no longer needed once the arguments are set).
+        b.push(build(t, Opcode::S_GETPC_B64, &[sreg(CALL, 2)])?);
         b.push(build(
             t,
             Opcode::S_ADD_U32,
-            &[sreg(tp, 1), sreg(tp, 1), Operand::Literal(0)],
+            &[sreg(CALL, 1), sreg(CALL, 1), Operand::Literal(0)],
         )?);
         b.push(build(
             t,
             Opcode::S_ADDC_U32,
-            &[sreg(tp + 1, 1), sreg(tp + 1, 1), Operand::Literal(0)],
+            &[sreg(CALL + 1, 1), sreg(CALL + 1, 1), Operand::Literal(0)],
         )?);
         let add = g + 1;
-        b.push(build(t, Opcode::S_SWAPPC_B64, &[sreg(30, 2), sreg(tp, 2)])?);
+        b.push(build(
+            t,
+            Opcode::S_SWAPPC_B64,
+            &[sreg(30, 2), sreg(CALL, 2)],
+        )?);
         // Restore (the site's EXEC comes back from the saved lanes).
         b.push(build(
             t,

@@ -21,6 +21,11 @@
 //!   kernel that had none (the initial SGPRs it moves are moved back at
 //!   entry), growing it in one that had its own, and where the probe area
 //!   and the scratch descriptor are at every site.
+//! * [`hook`] and [`manifest`]: tools written in HIP — hooks
+//!   (`extern "C" __device__` functions of a clang-built tool code object)
+//!   called from sites under the AMDGPU calling convention, the `tool.json`
+//!   manifest, compiling and caching, [`HipTool`] for runtimes and
+//!   [`manifest::run`] on the emulator.
 //! * [`tools`]: the built-in tools (`instr-count`, `block-count`,
 //!   `opcode-hist`, `kernarg`, `mem-trace`) and running them on the
 //!   emulator, with the emulator's ground-truth recording of the same run.

@@ -343,6 +343,9 @@ pub struct HipTool {
     infos: Vec<HookInfo>,
     /// Where the compiled object is cached.
     pub cache_path: PathBuf,
+    /// Rewriter options for [`HipTool::instrument`] (lane mode, for
+    /// testing it).
+    pub rewrite: crate::rewrite::Options,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> HookError + '_ {
@@ -656,6 +659,7 @@ impl HipTool {
             code,
             infos,
             cache_path,
+            rewrite: crate::rewrite::Options::default(),
         })
     }
 
@@ -823,11 +827,17 @@ impl HipTool {
                 probe: Arc::new(probe),
             });
         }
-        let res = crate::rewrite::instrument_lifted(&co, &p, &live, &requests);
+        let res = crate::rewrite::instrument_lifted_with(&co, &p, &live, &requests, &self.rewrite);
         if let Some(e) = errors.lock().ok().and_then(|mut e| e.take()) {
             return Err(e.into());
         }
         let b = res?;
+        if let Some((k, why)) = kernel.and_then(|k| b.skipped.iter().find(|(n, _)| n == k)) {
+            return Err(crate::Error::NoRegisters {
+                function: k.clone(),
+                why: why.clone(),
+            });
+        }
         // The kernarg saver's sites are not hook sites.
         let first_hook = usize::from(uses_kernarg);
         Ok(HookBuild {
@@ -941,16 +951,6 @@ impl HipTool {
     /// Hook analyses (clobbers, frames).
     pub fn hooks(&self) -> &[HookInfo] {
         &self.infos
-    }
-}
-
-impl Arg {
-    /// Read through the kernarg pointer.
-    pub fn kernarg_arg(self) -> bool {
-        matches!(
-            self,
-            Arg::GridDim(_) | Arg::BlockDim(_) | Arg::Kernarg { .. }
-        )
     }
 }
 

@@ -1332,10 +1332,22 @@ pub fn instrument_lifted_with(
         .enumerate()
         .map(|(c, u)| reserve(u, comp_probe_scratch[c], architected, comp_external[c]).scratch)
         .collect();
+    // Kernels whose code (or whose callees' code) gets probes: only they
+    // get the entry preamble and probe scratch (the others are copied
+    // unchanged, with register counts covering the component's).
+    let covered_any: Vec<bool> = (0..p.functions.len())
+        .map(|g| covered.iter().any(|c| c[g]))
+        .collect();
+    let needs_preamble: Vec<bool> = (0..p.functions.len())
+        .map(|fi| {
+            p.functions[fi].kind == FunctionKind::Kernel
+                && crate::cfg::reachable(p, fi).iter().any(|&g| covered_any[g])
+        })
+        .collect();
     let mut comp_area = vec![0u32; ncomp];
     for (fi, d) in &kd_of {
         let c = comp[*fi];
-        if first[c] {
+        if first[c] && needs_preamble[*fi] {
             comp_area[c] = comp_area[c].max(crate::scratch::frame_end(d));
         }
     }
@@ -1343,7 +1355,7 @@ pub fn instrument_lifted_with(
     let mut comp_err: Vec<Option<String>> = vec![None; ncomp];
     for (fi, d) in &kd_of {
         let c = comp[*fi];
-        if !first[c] {
+        if !first[c] || !needs_preamble[*fi] {
             continue;
         }
         match Plan::new(d, arch, comp_area[c], probe_bytes) {
@@ -1839,7 +1851,7 @@ pub fn instrument_lifted_with(
         }
         // Items.
         let mut items: Vec<Item> = Vec::new();
-        if f.kind == FunctionKind::Kernel && any_sites && comp_ok {
+        if f.kind == FunctionKind::Kernel && any_sites && comp_ok && needs_preamble[fi] {
             let pe = |e| encode_err(&f.name, f.addr, "preamble")(e);
             let entry_live = fl.before.first().copied().unwrap_or(RegSet::ALL);
             if cr.lanes && entry_live.scc {
