@@ -142,6 +142,14 @@ pub enum Arg {
     Pc,
     /// `block_insts`: instructions in the site's basic block (u32).
     BlockInsts,
+    /// `segment_insts`: instructions that run with the EXEC the hook sees
+    /// (u32): from the site (the instruction itself for `before` and
+    /// block-entry sites, the next one for `after`) through the next
+    /// instruction that writes EXEC, or to the end of the block. Hooks at
+    /// block entry and after every EXEC write (`class: exec-write`) see
+    /// each instruction in exactly one segment, with the lanes it runs
+    /// with: exact thread-level counts.
+    SegmentInsts,
     /// `lane`: the lane's id in the wave (u32).
     Lane,
     /// `exec`: the EXEC mask at the site (u64).
@@ -156,11 +164,14 @@ pub enum Arg {
     Sgpr(u16),
     /// `const:<N>`: a constant (u32).
     Const(u32),
-    /// `grid_dim_x|y|z`: work-groups in the grid (`hidden_block_count_*`,
-    /// u32).
+    /// `grid_dim_x|y|z`: work-groups in the grid (u32): the
+    /// `hidden_block_count_*` argument (code object v5), else computed at
+    /// kernel entry from the dispatch packet as HIP does under v4 (grid
+    /// size over work-group size, rounded up; [`crate::dims`]).
     GridDim(u8),
-    /// `block_dim_x|y|z`: work-items per work-group (`hidden_group_size_*`,
-    /// u32).
+    /// `block_dim_x|y|z`: work-items per work-group (u32): the
+    /// `hidden_group_size_*` argument (v5), else the dispatch packet's
+    /// work-group size.
     BlockDim(u8),
     /// `kernarg:<offset>` (u32) / `kernarg64:<offset>` (u64): kernel
     /// argument bytes at `offset`.
@@ -186,6 +197,7 @@ impl Arg {
             "opcode" => Arg::Opcode,
             "pc" => Arg::Pc,
             "block_insts" => Arg::BlockInsts,
+            "segment_insts" => Arg::SegmentInsts,
             "lane" => Arg::Lane,
             "exec" => Arg::Exec,
             "vaddr" => Arg::Vaddr,
@@ -562,14 +574,25 @@ impl WritesAny for Instruction {
 }
 
 /// Stores the kernel's kernarg pointer in its scratch area at kernel
-/// entry (every lane active there: 8 bytes per lane), for hooks' kernel
-/// arguments. Its request must come right before the hook requests
-/// ([`HookProbe::kernarg_back`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct KernargSaver;
+/// entry (8 bytes per lane, every lane), for hooks' kernel arguments, and
+/// for kernels without the v5 hidden arguments hooks ask for, `gridDim`
+/// and `blockDim` computed from the dispatch packet ([`crate::dims`]; 12
+/// bytes each, after the pointer). Its request must come right before the
+/// hook requests ([`HookProbe::kernarg_back`]).
+#[derive(Debug, Clone, Default)]
+pub struct KernargSaver {
+    /// Hidden-argument offsets and dispatch pointers, by function index.
+    pub kernels: Arc<BTreeMap<usize, KernelArgs>>,
+    /// Some hook reads `grid_dim_*` or `block_dim_*`.
+    pub dims: bool,
+}
 
 /// Bytes per lane the [`KernargSaver`] asks for.
-pub const KERNARG_SAVER_BYTES: u32 = 16;
+pub const KERNARG_SAVER_BYTES: u32 = 32;
+/// Offset of `gridDim.x..z` in the [`KernargSaver`]'s area.
+const SAVED_GRID_DIM: u32 = 8;
+/// Offset of `blockDim.x..z` in the [`KernargSaver`]'s area.
+const SAVED_BLOCK_DIM: u32 = 20;
 
 impl Probe for KernargSaver {
     fn slot_bytes(&self) -> u32 {
@@ -583,6 +606,18 @@ impl Probe for KernargSaver {
             return Ok(());
         };
         let (t, r) = (cx.target, cx.regs);
+        // Every lane's copy (a hook may run in lanes inactive at entry,
+        // after the kernel sets EXEC itself). SCC is dead at entry.
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
+        )?);
         out.push(build(
             t,
             Opcode::S_MOV_B32,
@@ -596,6 +631,34 @@ impl Probe for KernargSaver {
             )?);
             out.push(store_dword(t, r.vtmp, r.tmp, 4 * u32::from(k))?);
         }
+        let packet = self
+            .kernels
+            .get(&cx.function_index)
+            .filter(|k| k.block_count.contains(&None) || k.group_size.contains(&None))
+            .and_then(|k| k.dispatch_sgpr);
+        if let (true, Some(dp)) = (self.dims, packet) {
+            for ax in 0..3u8 {
+                crate::dims::emit_dim(t, dp, ax, r.t2, r.t2 + 1, r.tmp, r.vaux, out)?;
+                out.push(build(
+                    t,
+                    Opcode::S_MOV_B32,
+                    &[sreg(r.tmp, 1), konst(sc.area)],
+                )?);
+                for (k, base) in [SAVED_GRID_DIM, SAVED_BLOCK_DIM].into_iter().enumerate() {
+                    out.push(build(
+                        t,
+                        Opcode::V_MOV_B32_E32,
+                        &[vreg(r.vtmp, 1), sreg(r.t2 + k as u16, 1)],
+                    )?);
+                    out.push(store_dword(t, r.vtmp, r.tmp, base + 4 * u32::from(ax))?);
+                }
+            }
+        }
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
+        )?);
         Ok(())
     }
 }
@@ -609,6 +672,8 @@ pub struct KernelArgs {
     pub group_size: [Option<u32>; 3],
     /// Kernarg segment size.
     pub size: u32,
+    /// The dispatch-pointer SGPR pair at entry, if the kernel has one.
+    pub dispatch_sgpr: Option<u16>,
 }
 
 /// A probe calling a hook.
@@ -628,6 +693,10 @@ pub struct HookProbe {
     pub block_len: Arc<Vec<Vec<u32>>>,
     /// Hidden-argument offsets by function index (kernels).
     pub kernels: Arc<BTreeMap<usize, KernelArgs>>,
+    /// [`Arg::SegmentInsts`] of each instruction's site, by (function
+    /// index, instruction index): for `before`/block-entry sites from the
+    /// instruction, for `after` sites from the next one.
+    pub segment_len: Arc<Vec<Vec<u32>>>,
     /// The first site-level error (a typed error for the caller).
     pub error: Arc<Mutex<Option<HookError>>>,
     /// Call the hook in waves with no active lane too (in lane 0, with
@@ -899,6 +968,15 @@ impl Probe for HookProbe {
                         .unwrap_or(0);
                     b.push(mov(k, konst(n))?);
                 }
+                Arg::SegmentInsts => {
+                    let n = self
+                        .segment_len
+                        .get(cx.function_index)
+                        .and_then(|f| f.get(cx.inst_index))
+                        .copied()
+                        .unwrap_or(0);
+                    b.push(mov(k, konst(n))?);
+                }
                 Arg::Const(c) => b.push(mov(k, konst(c))?),
                 Arg::Lane => {
                     b.push(build(
@@ -964,13 +1042,29 @@ impl Probe for HookProbe {
                         Arg::GridDim(_) => (ka.block_count[ax as usize], Opcode::GLOBAL_LOAD_DWORD),
                         _ => (ka.group_size[ax as usize], Opcode::GLOBAL_LOAD_USHORT),
                     };
-                    let Some(off) = off.filter(|&o| o < 4096) else {
-                        return Err(self.fail(format!(
-                            "the kernel's metadata has no {} hidden argument (code object v5 or later needed)",
-                            if matches!(a, Arg::GridDim(_)) { "hidden_block_count" } else { "hidden_group_size" }
-                        )));
-                    };
-                    b.push(kernarg_load(t, op, k, tpair, off)?);
+                    match off.filter(|&o| o < 4096) {
+                        Some(off) => b.push(kernarg_load(t, op, k, tpair, off)?),
+                        None if ka.dispatch_sgpr.is_some() => {
+                            // Computed at entry from the dispatch packet
+                            // (t2 holds the saver's area).
+                            let base = match *a {
+                                Arg::GridDim(_) => SAVED_GRID_DIM,
+                                _ => SAVED_BLOCK_DIM,
+                            };
+                            b.push(build(
+                                t,
+                                Opcode::S_MOV_B32,
+                                &[sreg(t2, 1), konst(area.wrapping_sub(self.kernarg_back))],
+                            )?);
+                            b.push(load_dword(t, k, t2, base + 4 * u32::from(ax))?);
+                        }
+                        None => {
+                            return Err(self.fail(format!(
+                                "the kernel has neither the {} hidden argument (code object v5) nor a dispatch pointer",
+                                if matches!(a, Arg::GridDim(_)) { "hidden_block_count" } else { "hidden_group_size" }
+                            )))
+                        }
+                    }
                 }
                 Arg::Kernarg { offset, wide } => {
                     let size = kargs.map_or(0, |k| k.size);

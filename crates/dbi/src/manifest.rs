@@ -24,7 +24,7 @@
 //! `"first-block-last"` keeps only the last instruction of each kernel's
 //! first basic block (with `at: before`: the seed-002 placement). `args`:
 //! the [`crate::hook::Arg`] vocabulary — `site`, `opcode`, `pc` (u64),
-//! `block_insts`, `lane`, `exec` (u64), `vaddr` (u64), `v<N>`, `s<N>`,
+//! `block_insts`, `segment_insts`, `lane`, `exec` (u64), `vaddr` (u64), `v<N>`, `s<N>`,
 //! `const:<N>`, `grid_dim_x|y|z`, `block_dim_x|y|z`, `kernarg:<offset>`,
 //! `kernarg64:<offset>` (u64); everything else is u32. The hook's C
 //! parameters must match in number and size (checked against `tool.hip`
@@ -698,6 +698,32 @@ impl HipTool {
             })
             .collect();
         let block_len = Arc::new(block_len);
+        // Segments: from an instruction through the next EXEC write or to
+        // its block's end; `after` sites start at the next instruction.
+        let (mut seg_at, mut seg_after) = (Vec::new(), Vec::new());
+        for f in &p.functions {
+            let n = f.insts.len();
+            let mut from = vec![0u32; n + 1];
+            for i in (0..n).rev() {
+                let end_here = i + 1 == n
+                    || f.block_of[i + 1] != f.block_of[i]
+                    || crate::rewrite::writes_exec(&f.insts[i].inst);
+                from[i] = 1 + if end_here { 0 } else { from[i + 1] };
+            }
+            let after: Vec<u32> = (0..n)
+                .map(|i| {
+                    if i + 1 < n && f.block_of[i + 1] == f.block_of[i] {
+                        from[i + 1]
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            from.truncate(n);
+            seg_at.push(from);
+            seg_after.push(after);
+        }
+        let (seg_at, seg_after) = (Arc::new(seg_at), Arc::new(seg_after));
         let syms = co.symbols()?;
         let mut kernels = BTreeMap::new();
         for k in syms.kernels() {
@@ -707,6 +733,12 @@ impl HipTool {
             let mut ka = KernelArgs::default();
             if let Ok(d) = &k.descriptor {
                 ka.size = d.kernarg_size;
+                let arch = lathe_codeobj::KdArch::for_processor(tid.processor);
+                ka.dispatch_sgpr = d
+                    .initial_sgprs(arch)
+                    .iter()
+                    .find(|s| s.role == lathe_codeobj::kd::SgprRole::DispatchPtr)
+                    .map(|s| s.first as u16);
             }
             if let Some(md) = &k.metadata {
                 use lathe_codeobj::metadata::ValueKind as V;
@@ -757,7 +789,14 @@ impl HipTool {
                     ..Selector::default()
                 },
                 at: Where::KernelEntry,
-                probe: Arc::new(KernargSaver),
+                probe: Arc::new(KernargSaver {
+                    kernels: kernels.clone(),
+                    dims: self.manifest.hooks.iter().any(|h| {
+                        h.args
+                            .iter()
+                            .any(|a| matches!(a, Arg::GridDim(_) | Arg::BlockDim(_)))
+                    }),
+                }),
             });
         }
         let mut back = if uses_kernarg {
@@ -786,6 +825,11 @@ impl HipTool {
                 kernarg_back: if uses_kernarg { back } else { 0 },
                 block_len: block_len.clone(),
                 kernels: kernels.clone(),
+                segment_len: if h.at == Where::After {
+                    seg_after.clone()
+                } else {
+                    seg_at.clone()
+                },
                 error: errors.clone(),
                 inactive_waves: h.inactive_waves,
             };

@@ -286,7 +286,14 @@ fn instr_count_hip_tool_equals_ground_truth_on_corpus_kernels() {
                 continue;
             }
             let tl = run.result["thread_instructions"].as_u64().expect("u64");
+            let gl: u64 = gt.values().map(|c| c.lanes).sum();
             assert!(tl > 0, "{what}: no thread instructions");
+            if tl != gl {
+                failed.push(format!(
+                    "{what}: {tl} thread-instructions, ground truth {gl}"
+                ));
+                continue;
+            }
             eprintln!(
                 "{what}: {got} wave-instructions, exact; {}",
                 run.line.unwrap_or_default()

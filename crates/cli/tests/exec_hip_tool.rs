@@ -1,0 +1,229 @@
+//! `lathe exec --tool PATH`: tools written in HIP (`examples/tools`),
+//! attached at dispatch by `liblathe_tool.so` to an unmodified program
+//! built by Debian's hipcc (tests/exec/tools_app.hip: seed 002's
+//! `complex_float(char*, int)` on 39063 × 256, plus 2-D and 3-D grids with
+//! partial work-groups; code object v4, so gridDim comes from the dispatch
+//! packet). Each tool's per-launch results are checked against an
+//! independent source — the built-in `kernarg` tool for the seed's line,
+//! the emulator's ground truth of an uninstrumented run for counts — and
+//! the program's output and exit status must not change. Bad tools are
+//! reported, then the program runs uninstrumented or stops, as chosen.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+use common::{have_hipcc, hip_app, target_dir};
+
+fn app() -> PathBuf {
+    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    APP.get_or_init(|| {
+        hip_app(
+            "lathe-exec-hip-tool-test",
+            "tools_app",
+            &["libhsa_runtime64.so", "liblathe_tool.so"],
+        )
+    })
+    .clone()
+}
+
+fn example(name: &str) -> String {
+    lathe_testkit::workspace_root()
+        .join("examples/tools")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn exec(opts: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lathe"));
+    c.arg("exec").args(opts).arg("--").arg(app());
+    for v in ["LATHE_GROUND_TRUTH", "HSA_TOOLS_LIB", "LATHE_STATS"] {
+        c.env_remove(v);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run lathe exec")
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = target_dir().join("lathe-exec-hip-tool-test").join(name);
+    std::fs::create_dir_all(&d).expect("create test dir");
+    d
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The uninstrumented program's stdout.
+fn baseline() -> &'static str {
+    static B: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    B.get_or_init(|| {
+        let o = exec(&[], &[]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    })
+}
+
+/// Seed 002's result: the griddim HIP tool prints, per launch, the same
+/// line as the built-in `kernarg` tool (whose GridDim is checked against
+/// the grid in exec_tool.rs) — the GridDim the hook read inside the kernel.
+#[test]
+fn griddim_hip_tool_prints_the_seed_line() {
+    if !have_hipcc() {
+        return;
+    }
+    let lines = |o: &Output| -> Vec<String> {
+        text(&o.stderr)
+            .lines()
+            .filter(|l| l.starts_with("Kernel "))
+            .map(str::to_string)
+            .collect()
+    };
+    let k = exec(&["--tool", "kernarg"], &[]);
+    assert!(k.status.success(), "{}", text(&k.stderr));
+    let g = exec(&["--tool", &example("griddim")], &[]);
+    assert!(g.status.success(), "{}", text(&g.stderr));
+    assert_eq!(text(&g.stdout), baseline(), "the program's output changed");
+    let (want, got) = (lines(&k), lines(&g));
+    assert_eq!(want.len(), 3, "{}", text(&k.stderr));
+    assert_eq!(got, want, "griddim:\n{}", text(&g.stderr));
+    assert_eq!(
+        got[0],
+        "Kernel 0 - complex_float(char*, int): Total Grid Size Dims (HSA): (10000128, 1, 1) \
+         Workgroup Dims (HSA): (256, 1, 1) : GridDim (HIP): (39063, 1, 1)."
+    );
+}
+
+/// The instr-count HIP tool (a hook per block entry and after every EXEC
+/// write) equals the emulator's ground truth of an uninstrumented run, per
+/// launch, at wave and thread level.
+#[test]
+fn instr_count_hip_tool_equals_ground_truth_per_launch() {
+    if !have_hipcc() {
+        return;
+    }
+    let d = dir("instr-count");
+    let gt = d.join("truth.json");
+    let o = exec(&[], &[("LATHE_GROUND_TRUTH", &gt)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = d.join("tool.json");
+    let o = exec(
+        &[
+            "--tool",
+            &example("instr-count"),
+            "--tool-out",
+            out.to_str().expect("utf-8 path"),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), baseline(), "the program's output changed");
+    let read = |p: &Path| -> Vec<Value> {
+        serde_json::from_str::<Value>(&std::fs::read_to_string(p).expect("read json"))
+            .expect("json")
+            .as_array()
+            .expect("array")
+            .clone()
+    };
+    let (truth, recs) = (read(&gt), read(&out));
+    assert_eq!(recs.len(), truth.len(), "launches");
+    assert_eq!(recs.len(), 3);
+    for (r, g) in recs.iter().zip(&truth) {
+        assert_eq!(r["kernel"], g["kernel"]);
+        let t = &r["tool"];
+        assert_eq!(t["hip"], true, "{r}");
+        assert!(g["wave_instructions"].as_u64() > Some(0));
+        for k in ["wave_instructions", "thread_instructions"] {
+            assert_eq!(t[k], g[k], "launch {} {}: {k}", r["launch"], r["kernel"]);
+        }
+    }
+}
+
+/// Writes a HIP tool (tool.hip + tool.json) into the test directory.
+fn bad_tool(name: &str, hip: &str, json: &str) -> PathBuf {
+    let d = dir(&format!("bad-{name}"));
+    std::fs::write(d.join("tool.hip"), hip).expect("write tool.hip");
+    std::fs::write(d.join("tool.json"), json).expect("write tool.json");
+    d
+}
+
+/// Bad tools: each is reported with a clear error, then the program runs
+/// uninstrumented with its own output (`--on-tool-error skip`, the
+/// default) or stops with exit status 70 (`abort`).
+#[test]
+fn bad_hip_tools_skip_or_abort_as_chosen() {
+    if !have_hipcc() {
+        return;
+    }
+    const HDR: &str = "#include \"lathe_hip_extra.h\"\n__device__ unsigned int seen;\n";
+    let one = |hook: &str, args: &str| {
+        format!(
+            r#"{{"hooks": [{{"at": "block-entry", "hook": "{hook}", "args": [{args}]}}],
+                "report": [{{"var": "seen", "type": "u32"}}]}}"#
+        )
+    };
+    let tools = [
+        (
+            "missing-hook",
+            bad_tool(
+                "missing-hook",
+                &format!("{HDR}extern \"C\" __device__ void h(unsigned a) {{ seen = a; }}\n"),
+                &one("on_block", r#""site""#),
+            ),
+            "on_block",
+        ),
+        (
+            "wrong-types",
+            bad_tool(
+                "wrong-types",
+                &format!("{HDR}extern \"C\" __device__ void h(unsigned a) {{ seen = a; }}\n"),
+                &one("h", r#""exec""#),
+            ),
+            "parameter 0",
+        ),
+        (
+            "for-another-target",
+            bad_tool(
+                "for-another-target",
+                &format!(
+                    "{HDR}#if defined(__gfx90a__)\n#error \"this tool is written for gfx942\"\n#endif\n\
+                     extern \"C\" __device__ void h(unsigned a) {{ seen = a; }}\n"
+                ),
+                &one("h", r#""site""#),
+            ),
+            "this tool is written for gfx942",
+        ),
+    ];
+    for (name, path, why) in &tools {
+        let p = path.to_str().expect("utf-8 path");
+        for (opts, code) in [
+            (vec!["--tool", p], Some(0)),
+            (vec!["--tool", p, "--on-tool-error", "skip"], Some(0)),
+            (vec!["--tool", p, "--on-tool-error", "abort"], Some(70)),
+        ] {
+            let o = exec(&opts, &[]);
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), code, "{name} {opts:?}: {err}");
+            assert!(err.contains("lathe-tool: error: "), "{name}: {err}");
+            assert!(err.contains(why), "{name}: {err}");
+            if code == Some(0) {
+                assert_eq!(text(&o.stdout), baseline(), "{name}: output changed");
+                assert!(
+                    err.contains("runs uninstrumented (--on-tool-error skip)"),
+                    "{name}: {err}"
+                );
+            } else {
+                assert!(
+                    err.contains("stopping the program (--on-tool-error abort)"),
+                    "{name}: {err}"
+                );
+                assert!(!text(&o.stdout).contains("ok: 0 wrong"), "{name}");
+            }
+        }
+    }
+}
