@@ -328,6 +328,11 @@ pub struct HookBuild {
     pub addr_map: Vec<(u64, u64)>,
     /// The lifted original program.
     pub program: Arc<Program>,
+    /// The relocations against the hooks (`R_AMDGPU_REL32_LO/HI` at
+    /// addresses of the new code object), for a loader that does not apply
+    /// [`crate::elfout::RELA_SECTION`]: each 32-bit field gets the low or
+    /// high half of `hook address + addend - field address`.
+    pub relocs: Vec<crate::elfout::Reloc>,
 }
 
 /// A compiled HIP tool.
@@ -847,6 +852,7 @@ impl HipTool {
                 .collect(),
             skipped: b.skipped,
             addr_map: b.addr_map,
+            relocs: b.relocs,
             program: p,
         })
     }

@@ -188,6 +188,10 @@ fn griddim_on_1d_2d_3d_grids_with_partial_work_groups() {
         for (kernel, shape, args, want) in cases {
             let run = run_both(target, &co, kernel, &tool, shape, &args);
             assert_eq!(run.build.sites.len(), 1, "{target} {kernel}: one site");
+            // Two relocations (low and high half) against the hook.
+            let r = &run.build.relocs;
+            assert_eq!(r.len(), 2, "{target} {kernel}: {r:?}");
+            assert!(r.iter().all(|x| x.symbol == "griddim_hook"));
             common::llvm_accepts(&run.build.code_object, target, &format!("hooked-{kernel}"))
                 .unwrap_or_else(|e| panic!("{target} {kernel}: {e}"));
             let got: Vec<u64> = run.result["grid_dim"]
