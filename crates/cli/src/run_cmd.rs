@@ -544,10 +544,12 @@ fn with_dispatch_bar<T>(ctx: &Ctx, total: u64, f: impl FnOnce(Option<Progress>) 
 }
 
 /// `--tool` names a HIP tool (a directory with `tool.json`, or a manifest
-/// file) rather than a built-in tool.
+/// file) rather than a built-in tool (a built-in name wins over a
+/// directory of that name unless written as a path, `./instr-count`).
 fn is_tool_path(tool: &str) -> bool {
     let p = Path::new(tool);
-    tool.contains('/') || tool.ends_with(".json") || p.is_dir() || p.is_file()
+    let builtin = lathe_dbi::tools::Tool::ALL.iter().any(|t| t.name() == tool);
+    tool.contains('/') || tool.ends_with(".json") || (!builtin && (p.is_dir() || p.is_file()))
 }
 
 /// `lathe run --tool PATH`: a HIP tool ([`lathe_dbi::manifest`]) on the

@@ -1087,7 +1087,16 @@ impl Probe for HookProbe {
             b.push(waitcnt(t, 0, 15)?);
         }
         debug_assert_eq!(v, nargv);
-        // Stack pointer, scratch descriptor, call.
+        // Scratch descriptor (first: in lane mode its quad is borrowed per
+        // site and may be s[32:35]), stack pointer, call.
+        if let (false, Some(q)) = (sc.architected, sc.rsrc) {
+            if q != 0 {
+                b.push(build(t, Opcode::S_MOV_B64, &[sreg(0, 2), sreg(q, 2)])?);
+                b.push(build(t, Opcode::S_MOV_B64, &[sreg(2, 2), sreg(q + 2, 2)])?);
+            }
+        } else if !sc.architected {
+            return Err(self.fail("no scratch buffer descriptor at the site".into()));
+        }
         let stack = ScratchCx {
             area: area + self.stack_offset(),
             ..sc
@@ -1097,12 +1106,6 @@ impl Probe for HookProbe {
             Opcode::S_MOV_B32,
             &[sreg(32, 1), Operand::Literal(stack.stack_pointer())],
         )?);
-        if let (false, Some(q)) = (sc.architected, sc.rsrc) {
-            b.push(build(t, Opcode::S_MOV_B64, &[sreg(0, 2), sreg(q, 2)])?);
-            b.push(build(t, Opcode::S_MOV_B64, &[sreg(2, 2), sreg(q + 2, 2)])?);
-        } else if !sc.architected {
-            return Err(self.fail("no scratch buffer descriptor at the site".into()));
-        }
         let g = b.len();
         // The target in s[4:5] (saved when live; a probe register there
         // is no longer needed once the arguments are set).

@@ -330,6 +330,11 @@ pub struct HookBuild {
     pub program: Arc<Program>,
     /// Probe scratch given to each kernel (the hooks' stack).
     pub scratch: Vec<crate::rewrite::KernelScratch>,
+    /// The relocations against the hooks (`R_AMDGPU_REL32_LO/HI` at
+    /// addresses of the new code object), for a loader that does not apply
+    /// [`crate::elfout::RELA_SECTION`]: each 32-bit field gets the low or
+    /// high half of `hook address + addend - field address`.
+    pub relocs: Vec<crate::elfout::Reloc>,
 }
 
 /// A compiled HIP tool.
@@ -894,6 +899,7 @@ impl HipTool {
             skipped: b.skipped,
             addr_map: b.addr_map,
             scratch: b.scratch,
+            relocs: b.relocs,
             program: p,
         })
     }

@@ -415,6 +415,9 @@ pub struct Instrumented {
     /// Sites whose probe registers were spilled to scratch (VGPRs stored
     /// and reloaded around the probe).
     pub spilled_sites: usize,
+    /// Relocations against symbols of other code objects (hooks), as
+    /// written to [`elfout::RELA_SECTION`].
+    pub relocs: Vec<elfout::Reloc>,
 }
 
 /// Probe scratch given to one kernel ([`crate::scratch`]).
@@ -2453,6 +2456,7 @@ pub fn instrument_lifted_with(
         }
     }
     patch.metadata = metadata_notes(co, &new_counts)?;
+    let relocs = patch.relocs.clone();
     let code_object = elfout::write(co.data(), lay, &patch)?;
     Ok(Instrumented {
         code_object,
@@ -2465,6 +2469,7 @@ pub fn instrument_lifted_with(
         skipped,
         scratch,
         spilled_sites: spilled.get(),
+        relocs,
     })
 }
 

@@ -188,6 +188,10 @@ fn griddim_on_1d_2d_3d_grids_with_partial_work_groups() {
         for (kernel, shape, args, want) in cases {
             let run = run_both(target, &co, kernel, &tool, shape, &args);
             assert_eq!(run.build.sites.len(), 1, "{target} {kernel}: one site");
+            // Two relocations (low and high half) against the hook.
+            let r = &run.build.relocs;
+            assert_eq!(r.len(), 2, "{target} {kernel}: {r:?}");
+            assert!(r.iter().all(|x| x.symbol == "griddim_hook"));
             common::llvm_accepts(&run.build.code_object, target, &format!("hooked-{kernel}"))
                 .unwrap_or_else(|e| panic!("{target} {kernel}: {e}"));
             let got: Vec<u64> = run.result["grid_dim"]
@@ -785,4 +789,116 @@ fn kernel_entry_and_endpgm_hooks_read_block_dims() {
                 }));
         }
     }
+}
+
+/// Every corpus case (gfx90a and gfx942, -O3) under the instr-count HIP
+/// tool and, where small enough, a hook before every instruction: outputs
+/// equal to the uninstrumented run (or, for schedule-dependent cases, the
+/// case's reference passing), wave- and thread-level counts equal to the
+/// ground truth — kernels with a dynamic stack included. `LATHE_DBI_CASE`
+/// filters by name.
+#[test]
+fn hip_tools_on_every_case() {
+    use common::{args_of, outputs, shape_of};
+    let filter = std::env::var("LATHE_DBI_CASE").ok();
+    let (mut exact, mut failed) = (0, Vec::new());
+    for case in lathe_cases::all() {
+        if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
+            continue;
+        }
+        for &target in case.targets {
+            if !matches!(target, "gfx90a" | "gfx942") {
+                continue;
+            }
+            let objs: Vec<Vec<u8>> =
+                vec![
+                    std::fs::read(lathe_cases::build::linked_code_object(&case, target, "-O3"))
+                        .expect("code object"),
+                ];
+            let refs: Vec<&[u8]> = objs.iter().map(|v| v.as_slice()).collect();
+            let agent: lathe_bundle::TargetId = target.parse().expect("target");
+            let (args, shape) = (args_of(&case), shape_of(&case));
+            let base = Session::load(agent, &refs).expect("load");
+            let (_r, bufs) = match base.launch(case.kernel, shape, &args, &opts()) {
+                Ok(x) => x,
+                Err(e) => panic!("{} {target}: uninstrumented: {e}", case.name),
+            };
+            let want = outputs(&base, &case, &bufs);
+            for tool_name in ["instr-count", "every"] {
+                let what = format!("{} {target} {tool_name}", case.name);
+                let path = if tool_name == "every" {
+                    test_tool("every")
+                } else {
+                    example(tool_name)
+                };
+                let tool = HipTool::load(&path, target).expect("tool");
+                let run = match manifest::run(
+                    agent,
+                    &refs,
+                    case.kernel,
+                    &tool,
+                    shape,
+                    &args,
+                    &opts(),
+                    true,
+                ) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failed.push(format!("{what}: {e}"));
+                        continue;
+                    }
+                };
+                let got = outputs(&run.session, &case, &run.buffers);
+                if got != want {
+                    // Schedule-dependent cases may differ; their reference
+                    // check must pass.
+                    let named: Vec<(String, Vec<u8>)> = case
+                        .args
+                        .iter()
+                        .filter(|a| matches!(a.value, lathe_cases::Value::Buffer { .. }))
+                        .map(|a| a.name.to_string())
+                        .chain(case.globals.iter().map(|g| g.symbol.to_string()))
+                        .zip(got.iter().cloned())
+                        .collect();
+                    if let Err(e) = case.check(&lathe_cases::Run::new(named)) {
+                        failed.push(format!(
+                            "{what}: outputs differ and fail the reference: {e}"
+                        ));
+                        continue;
+                    }
+                }
+                let gt = run.ground_truth.as_ref().expect("ground truth");
+                let gw: u64 = gt.values().map(|c| c.waves).sum();
+                let key = if tool_name == "every" {
+                    "waves"
+                } else {
+                    "wave_instructions"
+                };
+                if run.result[key].as_u64() != Some(gw) {
+                    failed.push(format!("{what}: {} vs ground truth {gw}", run.result[key]));
+                    continue;
+                }
+                let gl: u64 = gt.values().map(|c| c.lanes).sum();
+                let lanes_key = if tool_name == "every" {
+                    "lanes"
+                } else {
+                    "thread_instructions"
+                };
+                if run.result[lanes_key].as_u64() != Some(gl) {
+                    failed.push(format!(
+                        "{what}: {} thread-instructions vs ground truth {gl}",
+                        run.result[lanes_key]
+                    ));
+                    continue;
+                }
+                exact += 1;
+            }
+        }
+    }
+    eprintln!("hip tools: {exact} runs exact (wave- and thread-level)");
+    for f in &failed {
+        eprintln!("  {f}");
+    }
+    assert!(failed.is_empty(), "{} failed", failed.len());
+    assert!(exact > 0);
 }
