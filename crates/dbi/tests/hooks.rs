@@ -746,7 +746,8 @@ fn kernel_entry_and_endpgm_hooks_read_block_dims() {
 /// tool and, where small enough, a hook before every instruction: outputs
 /// equal to the uninstrumented run (or, for schedule-dependent cases, the
 /// case's reference passing), counts equal to the ground truth, or a
-/// typed refusal (a dynamic stack). `LATHE_DBI_CASE` filters by name.
+/// typed refusal (a dynamic stack). `LATHE_DBI_CASE` filters by name;
+/// `LATHE_HOOKS_LANES=1` runs it in lane mode (all 196 runs exact too).
 #[test]
 fn hip_tools_on_every_case() {
     use common::{args_of, outputs, shape_of};
@@ -781,7 +782,10 @@ fn hip_tools_on_every_case() {
                 } else {
                     example(tool_name)
                 };
-                let tool = HipTool::load(&path, target).expect("tool");
+                let mut tool = HipTool::load(&path, target).expect("tool");
+                tool.rewrite = lathe_dbi::rewrite::Options::lane_mode(
+                    std::env::var_os("LATHE_HOOKS_LANES").is_some(),
+                );
                 let run = match manifest::run(
                     agent,
                     &refs,
