@@ -456,6 +456,16 @@ fn bad_tools_are_refused_with_clear_errors() {
         matches!(&e, HookError::Signature { why, .. } if why.contains("parameter 0")),
         "{e}"
     );
+    // Types declared in the manifest that do not match the arguments.
+    let e = load_err(
+        "declared",
+        &format!("{HDR}extern \"C\" __device__ void h(unsigned a) {{ v = a; }}\n"),
+        r#"{"hooks": [{"at": "before", "hook": "h", "args": ["exec"], "types": ["u32"]}]}"#,
+    );
+    assert!(
+        matches!(&e, HookError::Signature { why, .. } if why.contains("declared")),
+        "{e}"
+    );
     // More arguments than the argument VGPRs.
     let many = vec![r#""pc""#; 17].join(", ");
     let e = load_err(
