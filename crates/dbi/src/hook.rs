@@ -24,6 +24,12 @@
 //!    `s_swappc_b64 s[30:31]`;
 //! 4. restores what it saved.
 //!
+//! In a kernel whose stack is dynamic (it calls other code objects, or
+//! recurses) on gfx942, the save area and the hook's frame go above the
+//! kernel's stack pointer `s32`, like any callee's frame
+//! ([`Probe::scratch_at_stack_pointer`], [`ProbeCx::scratch_sp`]); on
+//! gfx90a such kernels are refused (D12).
+//!
 //! The probe's registers are callee-saved ones ([`Probe::calls_external`]).
 //! Arguments come from a fixed vocabulary ([`Arg`]). Kernel arguments
 //! (`grid_dim_*`, `block_dim_*`, `kernarg:...`) are read through the
