@@ -88,3 +88,33 @@ fn a_missing_tool_directory_is_an_error() {
     assert!(err.contains("tool.json"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn hip_instr_count_equals_the_built_in_tool() {
+    let dir = common::tmpdir("run-hooks-count");
+    let y = dir.join("y.bin");
+    let count = |tool: String| -> Value {
+        let mut a = vec!["--json".to_string(), "run".into(), DEMO.into()];
+        a.extend(args(&y, "1000"));
+        a.extend(["--tool".into(), tool]);
+        serde_json::from_str(&lathe_ok(&a.iter().map(|s| s.as_str()).collect::<Vec<_>>()))
+            .expect("json")
+    };
+    let builtin = count("instr-count".into());
+    let hip = count(
+        lathe_testkit::workspace_root()
+            .join("examples/tools/instr-count")
+            .display()
+            .to_string(),
+    );
+    let w = builtin["tool"]["wave_instructions"]
+        .as_u64()
+        .expect("built-in count");
+    assert!(w > 0);
+    assert_eq!(hip["tool"]["report"]["wave_instructions"].as_u64(), Some(w));
+    assert_eq!(
+        hip["tool"]["report"]["thread_instructions"],
+        builtin["tool"]["thread_instructions"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

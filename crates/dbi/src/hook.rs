@@ -24,6 +24,12 @@
 //!    `s_swappc_b64 s[30:31]`;
 //! 4. restores what it saved.
 //!
+//! In a kernel whose stack is dynamic (it calls other code objects, or
+//! recurses) on gfx942, the save area and the hook's frame go above the
+//! kernel's stack pointer `s32`, like any callee's frame
+//! ([`Probe::scratch_at_stack_pointer`], [`ProbeCx::scratch_sp`]); on
+//! gfx90a such kernels are refused (D12).
+//!
 //! The probe's registers are callee-saved ones ([`Probe::calls_external`]).
 //! Arguments come from a fixed vocabulary ([`Arg`]). Kernel arguments
 //! (`grid_dim_*`, `block_dim_*`, `kernarg:...`) are read through the
@@ -752,6 +758,9 @@ impl Probe for HookProbe {
     fn calls_external(&self) -> bool {
         true
     }
+    fn scratch_at_stack_pointer(&self) -> bool {
+        !self.args.iter().any(|a| a.kernarg_arg())
+    }
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
         let mut syms = Vec::new();
         self.emit_linked(cx, out, &mut syms)
@@ -771,6 +780,13 @@ impl Probe for HookProbe {
         let w = r.vtmp;
         let area = sc.area;
         let live = cx.live;
+        // The area is above the kernel's stack pointer (dynamic stack).
+        let sp = cx.scratch_sp;
+        if sp && !sc.architected {
+            return Err(
+                self.fail("stack-pointer-relative scratch needs architected flat scratch".into())
+            );
+        }
         let nargv = self.arg_vgprs();
         let tpair = self.tmp_pair();
         // Registers the probe writes before the call (besides reserved ones).
@@ -858,7 +874,7 @@ impl Probe for HookProbe {
             Opcode::S_MOV_B64,
             &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
         )?);
-        b.push(build(t, Opcode::S_MOV_B32, &[sreg(tp, 1), konst(area)])?);
+        b.push(area_base(t, tp, area, sp)?);
         for &v in &save_v {
             let off = slot_of(v).unwrap_or(0);
             b.push(store_dword(t, v, tp, off)?);
@@ -1101,11 +1117,20 @@ impl Probe for HookProbe {
             area: area + self.stack_offset(),
             ..sc
         };
-        b.push(build(
-            t,
-            Opcode::S_MOV_B32,
-            &[sreg(32, 1), Operand::Literal(stack.stack_pointer())],
-        )?);
+        if sp {
+            // Per lane (architected): the hook's frame above the kernel's.
+            b.push(build(
+                t,
+                Opcode::S_ADD_U32,
+                &[sreg(32, 1), sreg(32, 1), Operand::Literal(stack.area)],
+            )?);
+        } else {
+            b.push(build(
+                t,
+                Opcode::S_MOV_B32,
+                &[sreg(32, 1), Operand::Literal(stack.stack_pointer())],
+            )?);
+        }
         let g = b.len();
         // The target in s[4:5] (saved when live; a probe register there
         // is no longer needed once the arguments are set).
@@ -1126,13 +1151,21 @@ impl Probe for HookProbe {
             Opcode::S_SWAPPC_B64,
             &[sreg(30, 2), sreg(CALL, 2)],
         )?);
+        if sp {
+            // The callee preserved s32: back to the kernel's.
+            b.push(build(
+                t,
+                Opcode::S_SUB_U32,
+                &[sreg(32, 1), sreg(32, 1), Operand::Literal(stack.area)],
+            )?);
+        }
         // Restore (the site's EXEC comes back from the saved lanes).
         b.push(build(
             t,
             Opcode::S_MOV_B64,
             &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
         )?);
-        b.push(build(t, Opcode::S_MOV_B32, &[sreg(tp, 1), konst(area)])?);
+        b.push(area_base(t, tp, area, sp)?);
         b.push(load_dword(t, w, tp, sgpr_slot)?);
         for &v in &save_v {
             b.push(load_dword(t, v, tp, slot_of(v).unwrap_or(0))?);
@@ -1189,6 +1222,20 @@ impl Probe for HookProbe {
             symbol: self.symbol.clone(),
         });
         Ok(())
+    }
+}
+
+/// `s[base]` = the area's per-lane offset: `area`, or `s32 + area` when
+/// the area is relative to the stack pointer (clobbers SCC, saved first).
+fn area_base(t: Target, base: u16, area: u32, sp: bool) -> Result<Instruction, BuildError> {
+    if sp {
+        build(
+            t,
+            Opcode::S_ADD_U32,
+            &[sreg(base, 1), sreg(32, 1), konst(area)],
+        )
+    } else {
+        build(t, Opcode::S_MOV_B32, &[sreg(base, 1), konst(area)])
     }
 }
 

@@ -27,8 +27,10 @@
 //! `block_insts`, `segment_insts`, `lane`, `exec` (u64), `vaddr` (u64), `v<N>`, `s<N>`,
 //! `const:<N>`, `grid_dim_x|y|z`, `block_dim_x|y|z`, `kernarg:<offset>`,
 //! `kernarg64:<offset>` (u64); everything else is u32. The hook's C
-//! parameters must match in number and size (checked against `tool.hip`
-//! and against the argument registers the compiled hook reads).
+//! parameters must match in number and size (checked against `tool.hip`,
+//! against the manifest's optional `types`, and against the argument
+//! registers the compiled hook reads). `inactive_waves: true` also calls
+//! the hook in waves with no active lane (lane 0, `exec` = 0).
 //!
 //! **Report.** `report` lists the `__device__` variables the host reads
 //! after each launch (`type` `u32`, `u64`, `i32` or `f32`; `count`
@@ -134,6 +136,9 @@ pub struct HookSpec {
     /// Also call the hook in waves with no active lane (in lane 0, the
     /// `exec` argument 0).
     pub inactive_waves: bool,
+    /// The hook's parameter types as the manifest declares them
+    /// (`"types"`), checked against `args` and the tool.
+    pub types: Option<Vec<ArgType>>,
 }
 
 /// A parsed manifest.
@@ -193,6 +198,7 @@ impl Manifest {
                     "hook",
                     "args",
                     "inactive_waves",
+                    "types",
                 ]
                 .contains(&k.as_str())
                 {
@@ -247,6 +253,22 @@ impl Manifest {
                 first_block_last,
                 hook,
                 args,
+                types: h
+                    .get("types")
+                    .map(|v| -> Result<Vec<ArgType>, HookError> {
+                        v.as_array()
+                            .ok_or_else(|| hb("types must be an array".into()))?
+                            .iter()
+                            .map(|t| match t.as_str() {
+                                Some("u32" | "i32" | "f32") => Ok(ArgType::U32),
+                                Some("u64" | "i64" | "f64" | "ptr") => Ok(ArgType::U64),
+                                _ => Err(hb(format!(
+                                    "unsupported type {t} (u32, i32, f32, u64, i64, f64, ptr)"
+                                ))),
+                            })
+                            .collect()
+                    })
+                    .transpose()?,
                 inactive_waves: h
                     .get("inactive_waves")
                     .map(|v| {
@@ -594,6 +616,28 @@ impl HipTool {
                         hook::MAX_ARG_VGPRS
                     ),
                 });
+            }
+            let want: Vec<ArgType> = h.args.iter().map(|a| a.ty()).collect();
+            if let Some(decl) = &h.types {
+                if decl.len() != want.len() {
+                    return Err(HookError::Signature {
+                        hook: h.hook.clone(),
+                        why: format!(
+                            "the manifest declares {} parameters but passes {} arguments",
+                            decl.len(),
+                            want.len()
+                        ),
+                    });
+                }
+                if let Some(k) = decl.iter().zip(&want).position(|(a, b)| a != b) {
+                    return Err(HookError::Signature {
+                        hook: h.hook.clone(),
+                        why: format!(
+                            "parameter {k} is declared {:?} but argument {k} ({:?}) is {:?}",
+                            decl[k], h.args[k], want[k]
+                        ),
+                    });
+                }
             }
             match c_params(source_text, &h.hook) {
                 Some(Err(p)) => {

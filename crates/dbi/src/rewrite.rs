@@ -261,6 +261,11 @@ pub struct ProbeCx<'a> {
     pub function_index: usize,
     /// Index of [`ProbeCx::inst`] in its function.
     pub inst_index: usize,
+    /// [`ProbeCx::scratch`]'s area is relative to the stack pointer `s32`
+    /// (per lane, architected flat scratch) rather than to the wave's
+    /// scratch base: the kernel's stack is dynamic and the probe said it
+    /// can work that way ([`Probe::scratch_at_stack_pointer`]).
+    pub scratch_sp: bool,
 }
 
 /// A reference from probe code to a symbol of another code object: the
@@ -308,6 +313,13 @@ pub trait Probe: std::fmt::Debug + Send + Sync {
     ) -> Result<(), BuildError> {
         let _ = syms;
         self.emit(cx, out)
+    }
+    /// The probe can take its scratch above the stack pointer `s32`
+    /// (relative to it, [`ProbeCx::scratch_sp`]), as a callee would: kernels
+    /// whose stack is dynamic then get probes too, on processors with
+    /// architected flat scratch, where `s32` is set.
+    fn scratch_at_stack_pointer(&self) -> bool {
+        false
     }
     /// The probe calls code outside the code object (a hook): its
     /// component's reserved registers are then taken from the registers
@@ -1096,6 +1108,40 @@ fn pending_scalar_loads(f: &crate::Function, effs: &[crate::live::Effects]) -> V
     before
 }
 
+/// Whether `s32` has been written on every path to each instruction of
+/// `f` (a kernel sets its stack pointer early; before that, s32 is not a
+/// stack pointer).
+fn s32_set_before(f: &crate::Function, effs: &[crate::live::Effects]) -> Vec<bool> {
+    let n = f.insts.len();
+    let nb = f.blocks.len();
+    let mut before = vec![false; n];
+    let mut out = vec![true; nb];
+    for _round in 0..64 {
+        let mut changed = false;
+        for b in 0..nb {
+            let mut st = if b == 0 {
+                false
+            } else {
+                f.blocks[b].preds.iter().all(|&pb| out[pb]) && !f.blocks[b].preds.is_empty()
+            };
+            for i in f.block_insts(b) {
+                before[i] = st;
+                if effs[i].defs.has_sreg(32) {
+                    st = true;
+                }
+            }
+            if st != out[b] {
+                out[b] = st;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    before
+}
+
 /// Scalar registers an instruction's scalar load leaves in flight (all of
 /// its SGPR writes for SMEM loads, none otherwise).
 fn pending_after_mask(inst: &Instruction) -> u128 {
@@ -1356,9 +1402,35 @@ pub fn instrument_lifted_with(
     }
     let mut plans: HashMap<usize, Plan> = HashMap::new();
     let mut comp_err: Vec<Option<String>> = vec![None; ncomp];
+    // Components whose scratch users can all work above s32 (architected
+    // flat scratch only; the rewriter's own spill area cannot).
+    let mut sp_capable = vec![architected; ncomp];
+    for (ri, cov) in covered.iter().enumerate() {
+        if req_area[ri].is_some() && !requests[ri].probe.scratch_at_stack_pointer() {
+            for (fi, c) in cov.iter().enumerate() {
+                if *c {
+                    sp_capable[comp[fi]] = false;
+                }
+            }
+        }
+    }
+    for (c, u) in comp_used.iter().enumerate() {
+        if reserve(u, comp_probe_scratch[c], architected, comp_external[c]).vspill {
+            sp_capable[c] = false;
+        }
+    }
+    let mut comp_sp = vec![false; ncomp];
     for (fi, d) in &kd_of {
         let c = comp[*fi];
         if !first[c] || !needs_preamble[*fi] {
+            continue;
+        }
+        // A dynamic stack where every scratch user can work above s32
+        // (gfx942): frames above the kernel's own stack pointer, as a
+        // callee's, whatever the stack's depth; elsewhere the area past
+        // the stack's reserve (D12).
+        if d.properties().uses_dynamic_stack && sp_capable[c] {
+            comp_sp[c] = true;
             continue;
         }
         match Plan::new(d, arch, comp_area[c], probe_bytes) {
@@ -1369,6 +1441,18 @@ pub fn instrument_lifted_with(
                 plans.insert(*fi, pl);
             }
             Err(e) => comp_err[c] = Some(format!("no scratch for probes: {e}")),
+        }
+    }
+    // Components using the stack pointer: no plans (their kernels keep
+    // their own scratch set-up), areas relative to s32.
+    for (fi, _) in &kd_of {
+        if comp_sp[comp[*fi]] {
+            plans.remove(fi);
+        }
+    }
+    for c in 0..ncomp {
+        if comp_sp[c] {
+            comp_area[c] = 0;
         }
     }
     let comp_regs: Vec<Result<CompRegs, String>> = comp_used
@@ -1470,6 +1554,13 @@ pub fn instrument_lifted_with(
         };
         let regs = cr.regs;
         let area = comp_area[comp[fi]];
+        // Stack-pointer mode: where a kernel has set s32.
+        let sp_mode = comp_sp[comp[fi]];
+        let sp_set: Vec<bool> = if sp_mode && f.kind == FunctionKind::Kernel {
+            s32_set_before(f, &effs[fi])
+        } else {
+            vec![true; f.insts.len()]
+        };
         let fl = &live.functions[fi];
         let n = f.insts.len();
         let exec_writes = |i: usize| crate::live::writes_exec(eff_of(fi, i));
@@ -1500,13 +1591,25 @@ pub fn instrument_lifted_with(
             *slot += r.probe.slot_bytes().next_multiple_of(8);
             let addr = f.insts[i].addr;
             let avoid = eff_of(fi, i).uses;
+            // Stack-pointer mode before the kernel has set s32: nothing is
+            // on its stack beyond its own frame yet, so the area goes right
+            // after the frame (absolute).
+            let site_sp = sp_mode && sp_set.get(i).copied().unwrap_or(false);
+            let site_area = if sp_mode && !site_sp {
+                kd_of
+                    .iter()
+                    .find(|(k, _)| *k == fi)
+                    .map_or(0, |(_, d)| crate::scratch::fixed_frame_end(d))
+            } else {
+                area
+            };
             let enc = |e| encode_err(&f.name, addr, "probe registers")(e);
             let no_regs_err = |what: &str| Error::NoRegisters {
                 function: f.name.clone(),
                 why: format!("no dead {what} at the site at {addr:#x} to spill around"),
             };
             let mut scx = req_area[ri].map(|o| ScratchCx {
-                area: area + o,
+                area: site_area + o,
                 bytes: r.probe.scratch_bytes(),
                 rsrc: cr.rsrc,
                 architected,
@@ -1646,6 +1749,7 @@ pub fn instrument_lifted_with(
                 pc: addr,
                 function_index: fi,
                 inst_index: i,
+                scratch_sp: site_sp,
             };
             let mut code = Vec::new();
             let mut syms = Vec::new();

@@ -108,12 +108,18 @@ pub const MAX_LANE_SCRATCH: u32 = (256 * 4) * ((1 << 13) - 1) / 64;
 /// stack, `lathe_emu::run::Options::dynamic_stack`).
 pub const DYNAMIC_STACK_RESERVE: u32 = 16 * 1024;
 
+/// Where a kernel's fixed frame ends (16-byte aligned), without the
+/// dynamic-stack reserve: where a kernel's stack pointer may start.
+pub fn fixed_frame_end(d: &KernelDescriptor) -> u32 {
+    d.private_segment_fixed_size.next_multiple_of(16)
+}
+
 /// Where a kernel's stack ends: its frame (and its callees' frames, which
 /// a static `private_segment_fixed_size` includes), plus
 /// [`DYNAMIC_STACK_RESERVE`] when the stack is dynamic. The probe area may
 /// start here.
 pub fn frame_end(d: &KernelDescriptor) -> u32 {
-    let fixed = d.private_segment_fixed_size.next_multiple_of(16);
+    let fixed = fixed_frame_end(d);
     if d.properties().uses_dynamic_stack {
         fixed.saturating_add(DYNAMIC_STACK_RESERVE)
     } else {

@@ -463,6 +463,16 @@ fn bad_tools_are_refused_with_clear_errors() {
         matches!(&e, HookError::Signature { why, .. } if why.contains("parameter 0")),
         "{e}"
     );
+    // Types declared in the manifest that do not match the arguments.
+    let e = load_err(
+        "declared",
+        &format!("{HDR}extern \"C\" __device__ void h(unsigned a) {{ v = a; }}\n"),
+        r#"{"hooks": [{"at": "before", "hook": "h", "args": ["exec"], "types": ["u32"]}]}"#,
+    );
+    assert!(
+        matches!(&e, HookError::Signature { why, .. } if why.contains("declared")),
+        "{e}"
+    );
     // More arguments than the argument VGPRs.
     let many = vec![r#""pc""#; 17].join(", ");
     let e = load_err(
@@ -656,24 +666,33 @@ fn a_hook_before_every_instruction_is_exact() {
     assert!(done >= 8, "only {done} runs");
 }
 
-/// A kernel calling a function in another code object has a stack whose
-/// size is decided at dispatch (`.uses_dynamic_stack`), and a kernel that
-/// recurses (sort_local) too: the hook's frame goes past the stack's
-/// reserve (D12). Outputs are unchanged and a hook before every
-/// instruction counts exactly what the emulator ran.
+/// A kernel calling, in another code object, a function that clobbers
+/// every caller-saved register the convention lets it
+/// (tests/hip/ext_lib.hip): its stack size is decided at dispatch
+/// (`.uses_dynamic_stack`), and a kernel that recurses (sort_local) too.
+/// On gfx942 (architected flat scratch) the hook's save area and frame go
+/// above the kernel's stack pointer, as a callee's would; on gfx90a past
+/// the stack's reserve (D12). With a hook before every instruction the
+/// outputs equal a CPU reference and the counts the ground truth.
 #[test]
 fn hooks_in_kernels_with_a_dynamic_stack() {
+    const N: u32 = 200;
+    let reference: Vec<u8> = (0..256i32)
+        .flat_map(|i| {
+            let v = if i < N as i32 {
+                (i * 3 + 1) + 5 * ((i + 7) * 3 + 1)
+            } else {
+                0
+            };
+            v.to_le_bytes()
+        })
+        .collect();
     for target in ["gfx90a", "gfx942"] {
         let lib = hip_shared("ext_lib.hip", target);
         let main = hip_shared("ext_main.hip", target);
         let tool = HipTool::load(&test_tool("every"), target).expect("every tool");
         let agent: lathe_bundle::TargetId = target.parse().expect("target");
-        let args = vec![buf("out", vec![0; 4 * 256]), u32_arg(200)];
-        let base = Session::load(agent, &[&lib, &main]).expect("load");
-        let (_r, bufs) = base
-            .launch("ext_calls", Shape::linear(256, 64), &args, &opts())
-            .expect("uninstrumented run");
-        let want = base.download(bufs[0].addr, bufs[0].size).expect("out");
+        let args = vec![buf("out", vec![0; 4 * 256]), u32_arg(N)];
         let run = manifest::run(
             agent,
             &[&lib, &main],
@@ -689,26 +708,13 @@ fn hooks_in_kernels_with_a_dynamic_stack() {
             .session
             .download(run.buffers[0].addr, run.buffers[0].size)
             .expect("out");
-        assert_eq!(got, want, "{target}: outputs differ");
+        assert_eq!(got, reference, "{target}: outputs");
         let gt = run.ground_truth.as_ref().expect("ground truth");
         let gw: u64 = gt.values().map(|c| c.waves).sum();
         let gl: u64 = gt.values().map(|c| c.lanes).sum();
-        assert!(
-            gw > 0 && !run.build.sites.is_empty(),
-            "{target}: nothing ran"
-        );
+        assert!(gw > 0 && run.build.sites.len() > 10, "{target}");
         assert_eq!(run.result["waves"].as_u64(), Some(gw), "{target}: waves");
         assert_eq!(run.result["lanes"].as_u64(), Some(gl), "{target}: lanes");
-        let dynamic = run
-            .build
-            .scratch
-            .iter()
-            .find(|k| k.kernel.contains("ext_calls"));
-        assert!(
-            dynamic
-                .is_some_and(|k| k.area >= k.old_size + lathe_dbi::scratch::DYNAMIC_STACK_RESERVE),
-            "{target}: {dynamic:?}"
-        );
     }
     // A recursive kernel from the corpus.
     use common::{args_of, outputs, shape_of};
@@ -796,7 +802,7 @@ fn kernel_entry_and_endpgm_hooks_read_block_dims() {
 /// equal to the uninstrumented run (or, for schedule-dependent cases, the
 /// case's reference passing), wave- and thread-level counts equal to the
 /// ground truth — kernels with a dynamic stack included. `LATHE_DBI_CASE`
-/// filters by name.
+/// filters by name; `LATHE_HOOKS_LANES=1` runs it in lane mode.
 #[test]
 fn hip_tools_on_every_case() {
     use common::{args_of, outputs, shape_of};
@@ -831,7 +837,10 @@ fn hip_tools_on_every_case() {
                 } else {
                     example(tool_name)
                 };
-                let tool = HipTool::load(&path, target).expect("tool");
+                let mut tool = HipTool::load(&path, target).expect("tool");
+                tool.rewrite = lathe_dbi::rewrite::Options::lane_mode(
+                    std::env::var_os("LATHE_HOOKS_LANES").is_some(),
+                );
                 let run = match manifest::run(
                     agent,
                     &refs,
