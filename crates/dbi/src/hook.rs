@@ -28,7 +28,7 @@
 //! recurses) on gfx942, the save area and the hook's frame go above the
 //! kernel's stack pointer `s32`, like any callee's frame
 //! ([`Probe::scratch_at_stack_pointer`], [`ProbeCx::scratch_sp`]); on
-//! gfx90a such kernels are refused (D12).
+//! gfx90a they go past the stack's reserve (D12, [`crate::scratch`]).
 //!
 //! The probe's registers are callee-saved ones ([`Probe::calls_external`]).
 //! Arguments come from a fixed vocabulary ([`Arg`]). Kernel arguments
