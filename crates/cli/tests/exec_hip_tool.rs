@@ -152,7 +152,10 @@ fn bad_tool(name: &str, hip: &str, json: &str) -> PathBuf {
     d
 }
 
-/// Bad tools: each is reported with a clear error, then the program runs
+/// Bad tools — a manifest naming a missing hook, a hook with the wrong
+/// argument types, a tool that does not compile for the program's
+/// processor, a prebuilt tool code object for another processor: each is
+/// reported with a clear error, then the program runs
 /// uninstrumented with its own output (`--on-tool-error skip`, the
 /// default) or stops with exit status 70 (`abort`).
 #[test]
@@ -199,6 +202,25 @@ fn bad_hip_tools_skip_or_abort_as_chosen() {
             "this tool is written for gfx942",
         ),
     ];
+    // A tool code object built for another processor (gfx942), named by
+    // the manifest's "object", for this gfx90a program.
+    let other = dir("bad-object-for-another-target");
+    let src = other.join("tool.hip");
+    std::fs::write(
+        &src,
+        format!("{HDR}extern \"C\" __device__ void h(unsigned a) {{ seen = a; }}\n"),
+    )
+    .expect("write tool.hip");
+    let (code, _) = lathe_dbi::manifest::compile(&src, "gfx942").expect("compile for gfx942");
+    std::fs::write(other.join("tool-gfx942.co"), code).expect("write object");
+    let json = one("h", r#""site""#).replacen('{', r#"{"object": "tool-gfx942.co", "#, 1);
+    std::fs::write(other.join("tool.json"), json).expect("write tool.json");
+    let mut tools = tools.to_vec();
+    tools.push((
+        "object-for-another-target",
+        other,
+        "the tool code object is for gfx942, the kernel's code object for gfx90a",
+    ));
     for (name, path, why) in &tools {
         let p = path.to_str().expect("utf-8 path");
         for (opts, code) in [

@@ -32,6 +32,11 @@
 //! registers the compiled hook reads). `inactive_waves: true` also calls
 //! the hook in waves with no active lane (lane 0, `exec` = 0).
 //!
+//! **Prebuilt objects.** `"object": "tool.co"` names a tool code object
+//! built elsewhere (for one processor); it is used instead of compiling
+//! `tool.hip` and refused for a kernel of another processor
+//! ([`HookError::Target`]).
+//!
 //! **Report.** `report` lists the `__device__` variables the host reads
 //! after each launch (`type` `u32`, `u64`, `i32` or `f32`; `count`
 //! elements, default 1); `line` is an optional template printed after the
@@ -152,6 +157,10 @@ pub struct Manifest {
     pub line: Option<String>,
     /// The HIP source.
     pub source: PathBuf,
+    /// A prebuilt tool code object (`"object"`), used instead of compiling
+    /// the source (which, if present, still gives the hooks' parameter
+    /// types).
+    pub object: Option<PathBuf>,
 }
 
 impl Manifest {
@@ -167,7 +176,8 @@ impl Manifest {
             .as_object()
             .ok_or_else(|| bad("not a JSON object".into()))?;
         for k in obj.keys() {
-            if !["hooks", "report", "line", "source", "description"].contains(&k.as_str()) {
+            if !["hooks", "report", "line", "source", "object", "description"].contains(&k.as_str())
+            {
                 return Err(bad(format!("unknown key {k:?}")));
             }
         }
@@ -310,6 +320,11 @@ impl Manifest {
             report,
             line: obj.get("line").and_then(Value::as_str).map(str::to_string),
             source,
+            object: match obj.get("object") {
+                None => None,
+                Some(Value::String(o)) => Some(dir.join(o)),
+                Some(_) => return Err(bad("\"object\" must be a path".into())),
+            },
         })
     }
 
@@ -577,6 +592,12 @@ impl HipTool {
     /// manifest names against the compiled object.
     pub fn load(dir_or_manifest: &Path, target: &str) -> Result<HipTool, HookError> {
         let manifest = Manifest::read(dir_or_manifest)?;
+        if let Some(obj) = manifest.object.clone() {
+            // Prebuilt: checked against the target like a compiled one.
+            let code = std::fs::read(&obj).map_err(io(&obj))?;
+            let src = std::fs::read_to_string(&manifest.source).unwrap_or_default();
+            return HipTool::from_parts(manifest, &src, code, target, obj);
+        }
         let (code, cache_path) = compile(&manifest.source, target)?;
         let src = std::fs::read_to_string(&manifest.source).map_err(io(&manifest.source))?;
         HipTool::from_parts(manifest, &src, code, target, cache_path)
