@@ -71,7 +71,9 @@ fn baseline() -> &'static str {
 
 /// Seed 002's result: the griddim HIP tool prints, per launch, the same
 /// line as the built-in `kernarg` tool (whose GridDim is checked against
-/// the grid in exec_tool.rs) — the GridDim the hook read inside the kernel.
+/// the grid in exec_tool.rs) — the GridDim the hook read inside the kernel;
+/// also when the loader, as ROCr's, leaves the hook calls to the tool
+/// library.
 #[test]
 fn griddim_hip_tool_prints_the_seed_line() {
     if !have_hipcc() {
@@ -96,6 +98,22 @@ fn griddim_hip_tool_prints_the_seed_line() {
         got[0],
         "Kernel 0 - complex_float(char*, int): Total Grid Size Dims (HSA): (10000128, 1, 1) \
          Workgroup Dims (HSA): (256, 1, 1) : GridDim (HIP): (39063, 1, 1)."
+    );
+    // As on ROCr: the loader applies only .rela.dyn, so the hook calls are
+    // linked by the tool library itself (from HookBuild::relocs and the
+    // tool object's load address).
+    let one = Path::new("1");
+    let r = exec(
+        &["--tool", &example("griddim")],
+        &[("LATHE_HSA_RELA_DYN_ONLY", one)],
+    );
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert_eq!(text(&r.stdout), baseline());
+    assert_eq!(
+        lines(&r),
+        want,
+        "linked by the tool library:\n{}",
+        text(&r.stderr)
     );
 }
 

@@ -181,7 +181,7 @@ pub fn executable_create_alt(
     g.execs.insert(
         id,
         Arc::new(Mutex::new(Exec {
-            exe: lathe_loader::Executable::new(r.gpu.target_id),
+            exe: lathe_loader::Executable::new(r.gpu.target_id).rela_dyn_only(rela_dyn_only()),
             lcos: Vec::new(),
             syms: Vec::new(),
         })),
@@ -745,4 +745,11 @@ extern "C" fn loaded_code_object_get_info(
         LCO_INFO_URI => put_bytes(value, uri.as_bytes()),
         _ => ERROR_INVALID_ARGUMENT,
     }
+}
+
+/// `LATHE_HSA_RELA_DYN_ONLY=1`: executables apply only `.rela.dyn`, as
+/// ROCr's loader does (for testing tools meant for ROCr).
+fn rela_dyn_only() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("LATHE_HSA_RELA_DYN_ONLY").is_ok_and(|v| v == "1"))
 }

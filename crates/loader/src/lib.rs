@@ -286,6 +286,7 @@ pub struct Executable {
     symbols: Vec<LoadedSymbol>,
     by_name: HashMap<String, usize>,
     frozen: bool,
+    rela_dyn_only: bool,
 }
 
 impl Executable {
@@ -299,7 +300,17 @@ impl Executable {
             symbols: Vec::new(),
             by_name: HashMap::new(),
             frozen: false,
+            rela_dyn_only: false,
         }
+    }
+
+    /// Apply only the relocations of `.rela.dyn`, as ROCr's loader does
+    /// (it follows the dynamic table), not those of other allocated
+    /// relocation sections (such as lathe-dbi's `.rela.lathe.text`): for
+    /// testing what a tool must do itself on ROCr.
+    pub fn rela_dyn_only(mut self, yes: bool) -> Self {
+        self.rela_dyn_only = yes;
+        self
     }
 
     /// Also accept extended-ISA-compatible code objects (e.g. gfx1030 code
@@ -527,7 +538,9 @@ impl Executable {
             // Only dynamic relocations (from .rela.dyn; target section 0 or
             // an allocated section in a linked object) are applied.
             for (ri, r) in relocs.iter().enumerate() {
-                let in_dyn = co.section(r.section).is_some_and(|s| s.flags & 0x2 != 0);
+                let in_dyn = co.section(r.section).is_some_and(|s| {
+                    s.flags & 0x2 != 0 && (!self.rela_dyn_only || s.name == ".rela.dyn")
+                });
                 if !in_dyn {
                     continue;
                 }

@@ -235,6 +235,11 @@ pub struct HipBuild {
     pub writable: Vec<(u64, u64)>,
     /// As [`Build::dynamic_stack_area`].
     pub dynamic_stack_area: Option<u32>,
+    /// The hook calls' relocations: (field address in the instrumented
+    /// object, relocation type, the hook's value in the tool object,
+    /// addend). The tool library writes them itself after loading, for a
+    /// loader that does not apply `.rela.lathe.text` (ROCr).
+    pub relocs: Vec<(u64, u32, u64, i64)>,
 }
 
 /// Instruments `kernel` of `code` with the HIP tool `tool`.
@@ -263,7 +268,16 @@ pub fn build_hip(
     if let Some((_, why)) = hb.skipped.iter().find(|(k, _)| k == kernel) {
         return Err(err(&format!("no free registers for probes ({why})")));
     }
+    let tool_co = CodeObject::parse(tool.code_object()).map_err(|e| err(&e))?;
+    let mut relocs = Vec::with_capacity(hb.relocs.len());
+    for r in &hb.relocs {
+        let s = tool_co
+            .find_elf_symbol(&r.symbol)
+            .ok_or_else(|| err(&format!("the tool object does not define {}", r.symbol)))?;
+        relocs.push((r.offset, r.kind, s.value, r.addend));
+    }
     Ok(HipBuild {
+        relocs,
         dynamic_stack_area: dynamic_stack_area(kd, &hb.scratch, kernel),
         sites: hb.sites.len(),
         code_object: Arc::new(hb.code_object),

@@ -967,6 +967,13 @@ fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
                 vars.insert(name, addr);
                 resets.push((addr, bytes));
             }
+            link_hooks(
+                st,
+                &tool,
+                &build,
+                &vars,
+                kernel_object.wrapping_sub(kd_value),
+            )?;
             Probes::Hip {
                 tool,
                 build,
@@ -983,4 +990,56 @@ fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
         private_size,
         group_size,
     })
+}
+
+/// Writes the hook calls' relocated fields into the loaded instrumented
+/// code (at `new_base`), from where the tool object was loaded, found
+/// through one of its report variables (device functions are not HSA
+/// symbols: ROCr #203). Lathe's loader has applied them already (the
+/// values are checked to agree); ROCr does not apply `.rela.lathe.text`,
+/// so there this is what links the hooks.
+fn link_hooks(
+    st: &State,
+    tool: &HipTool,
+    build: &HipBuild,
+    vars: &HashMap<String, u64>,
+    new_base: u64,
+) -> Result<(), String> {
+    if build.relocs.is_empty() {
+        return Ok(());
+    }
+    let tool_co =
+        lathe_codeobj::CodeObject::parse(tool.code_object()).map_err(|e| e.to_string())?;
+    let Some(tool_base) = vars.iter().find_map(|(name, addr)| {
+        tool_co
+            .find_elf_symbol(name)
+            .map(|s| addr.wrapping_sub(s.value))
+    }) else {
+        // No variable to locate the tool object by: rely on the loader.
+        return Ok(());
+    };
+    for &(offset, kind, value, addend) in &build.relocs {
+        let p = new_base.wrapping_add(offset);
+        let v = tool_base
+            .wrapping_add(value)
+            .wrapping_add(addend as u64)
+            .wrapping_sub(p);
+        let field = match kind {
+            lathe_dbi::elfout::R_AMDGPU_REL32_LO => v as u32,
+            lathe_dbi::elfout::R_AMDGPU_REL32_HI => (v >> 32) as u32,
+            other => return Err(format!("hook relocation of type {other} at {offset:#x}")),
+        };
+        let mut have = 0u32;
+        copy(
+            st,
+            &mut have as *mut u32 as u64,
+            p,
+            4,
+            "reading a hook call's address field",
+        )?;
+        if have != field {
+            copy(st, p, &field as *const u32 as u64, 4, "linking a hook call")?;
+        }
+    }
+    Ok(())
 }
