@@ -407,7 +407,7 @@ pub fn cache_dir() -> PathBuf {
     base.join("lathe").join("hip-tools")
 }
 
-fn llvm_tool(env: &str, name: &str) -> PathBuf {
+fn llvm_tool(name: &str, env: &str) -> PathBuf {
     std::env::var_os(env)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-22/bin").join(name))
@@ -437,8 +437,8 @@ fn fnv(parts: &[&[u8]]) -> u64 {
 pub fn compile(source: &Path, target: &str) -> Result<(Vec<u8>, PathBuf), HookError> {
     let text = std::fs::read(source).map_err(io(source))?;
     let inc = include_dir();
-    let clang = llvm_tool("LATHE_CLANG", "clang++");
-    let lld = llvm_tool("LATHE_LLD", "ld.lld");
+    let clang = llvm_tool("clang++", "LATHE_CLANG");
+    let lld = llvm_tool("ld.lld", "LATHE_LLD");
     let src_dir = source.parent().unwrap_or(Path::new("."));
     let mut args: Vec<String> = [
         "-x",
