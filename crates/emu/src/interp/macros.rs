@@ -1,0 +1,786 @@
+//! Handler-building macros shared by the instruction families (each
+//! expands to a `fn` of type [`Handler`](super::Handler)).
+
+/// u32 lane ops (no output modifiers): every lane computed by a
+/// vectorised loop, the active ones written.
+macro_rules! valu_u32 {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if vop3_clamp_omod(_i) != (false, 0) {
+                return Err(unsupported(w, _i, c.pc));
+            }
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (va, vb) = (lanes32_mods(w, &s0), lanes32_mods(w, &s1));
+            let mut out = [0u32; LANES];
+            lanes::map2_u32(&mut out, &va, &vb, |$a, $b| $e);
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if vop3_clamp_omod(_i) != (false, 0) {
+                return Err(unsupported(w, _i, c.pc));
+            }
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let va = lanes32_mods(w, &s0);
+            let mut out = [0u32; LANES];
+            lanes::map1_u32(&mut out, &va, |$a| $e);
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if vop3_clamp_omod(_i) != (false, 0) {
+                return Err(unsupported(w, _i, c.pc));
+            }
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let (va, vb, vc) = (
+                lanes32_mods(w, &s0),
+                lanes32_mods(w, &s1),
+                lanes32_mods(w, &s2),
+            );
+            let mut out = [0u32; LANES];
+            lanes::map3_u32(&mut out, &va, &vb, &vc, |$a, $b, $c2| $e);
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// f32 lane ops with source modifiers and clamp/omod. Without output
+/// modifiers (the common case) the lanes run in a vectorised loop with
+/// hardware FMA when the CPU has it ([`lanes`]).
+macro_rules! valu_f32 {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
+            let (mut p0, mut p1) = ([0u32; LANES], [0u32; LANES]);
+            let (va, vb) = (src_f32(w, &s0, &mut p0), src_f32(w, &s1, &mut p1));
+            let (fi, fo) = (fz.input, fz.output);
+            let mut out = [0u32; LANES];
+            if clamp || omod != 0 {
+                lanes::map2_f32(&mut out, va, vb, fi, fo, |$a, $b| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map2_f32(&mut out, va, vb, fi, fo, |$a, $b| $e);
+            }
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
+            let mut p0 = [0u32; LANES];
+            let va = src_f32(w, &s0, &mut p0);
+            let (fi, fo) = (fz.input, fz.output);
+            let mut out = [0u32; LANES];
+            if clamp || omod != 0 {
+                lanes::map1_f32(&mut out, va, fi, fo, |$a| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map1_f32(&mut out, va, fi, fo, |$a| $e);
+            }
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
+            let (mut p0, mut p1, mut p2) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+            let (va, vb, vc) = (
+                src_f32(w, &s0, &mut p0),
+                src_f32(w, &s1, &mut p1),
+                src_f32(w, &s2, &mut p2),
+            );
+            let (fi, fo) = (fz.input, fz.output);
+            let mut out = [0u32; LANES];
+            if clamp || omod != 0 {
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
+            }
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! valu_f64 {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f64(w.mode);
+            let (va, vb) = (lanes64(w, &s0), lanes64(w, &s1));
+            let mut out = [0u64; LANES];
+            for l in 0..LANES {
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
+            }
+            write_lanes64(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f64(w.mode);
+            let (va, vb, vc) = (lanes64(w, &s0), lanes64(w, &s1), lanes64(w, &s2));
+            let mut out = [0u64; LANES];
+            for l in 0..LANES {
+                let $a = fz.in64(f64::from_bits(f64_mods(&s0, va[l])));
+                let $b = fz.in64(f64::from_bits(f64_mods(&s1, vb[l])));
+                let $c2 = fz.in64(f64::from_bits(f64_mods(&s2, vc[l])));
+                let r: f64 = $e;
+                out[l] = fz.out64(apply_omod_clamp_f64(r, clamp, omod)).to_bits();
+            }
+            write_lanes64(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! salu32 {
+    (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let $a = s32(w, &s0);
+            let $b = s32(w, &s1);
+            let $r: u32 = $e;
+            let scc: Option<bool> = $s;
+            if let Some(s) = scc {
+                w.scc = s;
+            }
+            s_write32(w, &d, $r);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! salu64 {
+    (|$a:ident, $b:ident| $e:expr, scc = |$r:ident| $s:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let $a = s64(w, &s0);
+            let $b = s64(w, &s1);
+            let $r: u64 = $e;
+            let scc: Option<bool> = $s;
+            if let Some(s) = scc {
+                w.scc = s;
+            }
+            s_write64(w, &d, $r);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// `s_<op>_saveexec_b64`: dst = exec; exec = op(src, exec); SCC = exec != 0.
+macro_rules! saveexec {
+    (|$s:ident, $e:ident| $x:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let $s = s64(w, &s0);
+            let $e = w.exec;
+            s_write64(w, &d, $e);
+            w.exec = $x;
+            w.scc = w.exec != 0;
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// VOPC: compare per lane into VCC (e32) or SDST (e64); `cmpx` also into EXEC.
+macro_rules! vcmp {
+    ($ty:ident, $x:literal, |$a:ident, $b:ident| $e:expr) => {{
+        fn h(_x: &mut Core<'_>, w: &mut Wave, _lds: &mut [u8], _i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
+            let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            let mut mask = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let hit = vcmp!(@read $ty, w, s0, s1, l, |$a, $b| $e);
+                    mask |= u64::from(hit) << l;
+                }
+            }
+            match c.dst(0).copied() {
+                Some(d) => s_write64(w, &d, mask),
+                None => w.set_vcc(mask),
+            }
+            if $x {
+                w.exec = mask;
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+    (@read u32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v32($w, &$s0, $l);
+        let $b = v32($w, &$s1, $l);
+        $e
+    }};
+    (@read i32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v32($w, &$s0, $l) as i32;
+        let $b = v32($w, &$s1, $l) as i32;
+        $e
+    }};
+    (@read u64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v64($w, &$s0, $l);
+        let $b = v64($w, &$s1, $l);
+        $e
+    }};
+    (@read i64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let $a = v64($w, &$s0, $l) as i64;
+        let $b = v64($w, &$s1, $l) as i64;
+        $e
+    }};
+    (@read f32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let fz = Flush::f32($w.mode);
+        let $a = fz.in32(f32::from_bits(f32_mods(&$s0, v32($w, &$s0, $l))));
+        let $b = fz.in32(f32::from_bits(f32_mods(&$s1, v32($w, &$s1, $l))));
+        $e
+    }};
+    (@read f64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let fz = Flush::f64($w.mode);
+        let $a = fz.in64(f64::from_bits(f64_mods(&$s0, v64($w, &$s0, $l))));
+        let $b = fz.in64(f64::from_bits(f64_mods(&$s1, v64($w, &$s1, $l))));
+        $e
+    }};
+}
+
+/// The compare predicates, by suffix.
+macro_rules! cmp_family {
+    ($name:ident, $ty:ident, $x:literal) => {
+        match $name {
+            "lt" => Some(vcmp!($ty, $x, |a, b| a < b)),
+            "eq" => Some(vcmp!($ty, $x, |a, b| a == b)),
+            "le" => Some(vcmp!($ty, $x, |a, b| a <= b)),
+            "gt" => Some(vcmp!($ty, $x, |a, b| a > b)),
+            "ne" | "lg" => Some(vcmp!($ty, $x, |a, b| a != b)),
+            "ge" => Some(vcmp!($ty, $x, |a, b| a >= b)),
+            _ => None,
+        }
+    };
+}
+
+macro_rules! fcmp_family {
+    ($name:ident, $ty:ident, $x:literal) => {
+        match $name {
+            "lt" => Some(vcmp!($ty, $x, |a, b| a < b)),
+            "eq" => Some(vcmp!($ty, $x, |a, b| a == b)),
+            "le" => Some(vcmp!($ty, $x, |a, b| a <= b)),
+            "gt" => Some(vcmp!($ty, $x, |a, b| a > b)),
+            "lg" => Some(vcmp!($ty, $x, |a, b| matches!(
+                a.partial_cmp(&b),
+                Some(Less | Greater)
+            ))),
+            "ge" => Some(vcmp!($ty, $x, |a, b| a >= b)),
+            "o" => Some(vcmp!($ty, $x, |a, b| !a.is_nan() && !b.is_nan())),
+            "u" => Some(vcmp!($ty, $x, |a, b| a.is_nan() || b.is_nan())),
+            "nge" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Greater | Equal)
+            ))),
+            "nlg" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Less | Greater)
+            ))),
+            "ngt" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Greater)
+            ))),
+            "nle" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Less | Equal)
+            ))),
+            "neq" => Some(vcmp!($ty, $x, |a, b| a != b)),
+            "nlt" => Some(vcmp!($ty, $x, |a, b| !matches!(
+                a.partial_cmp(&b),
+                Some(Less)
+            ))),
+            "f" => Some(vcmp!($ty, $x, |_a, _b| false)),
+            "tru" => Some(vcmp!($ty, $x, |_a, _b| true)),
+            _ => None,
+        }
+    };
+}
+
+macro_rules! cbr {
+    (|$w:ident| $cond:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            $w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if $cond {
+                $w.pc = c.target.unwrap_or($w.pc);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sop1_32 {
+    (|$w:ident, $a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            $w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let $a = s32($w, &s);
+                let r: u32 = $e;
+                s_write32($w, &d, r);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sop1_64 {
+    (|$w:ident, $a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            $w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
+                let $a = s64($w, &s);
+                let r: u64 = $e;
+                s_write64($w, &d, r);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sopc {
+    (|$a:ident, $b:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) {
+                let $a = s32(w, &s0);
+                let $b = s32(w, &s1);
+                w.scc = $e;
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! sopk_cmp {
+    (|$a:ident, $k:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            if let Some(s0) = c.ops.as_slice().first().copied() {
+                let $a = s32(w, &s0);
+                let $k = i.field(Field::Simm16).unwrap_or(0) as u16 as i16 as i32 as u32;
+                w.scc = $e;
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// VOP2/VOP3b add/sub with carry: dst, carry-out (vcc or sdst), src0, src1
+/// [, carry-in (vcc or src2)].
+macro_rules! carry_op {
+    (|$a:ident, $b:ident, $ci:ident| $e:expr, $has_cin:literal) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let cin_mask = if $has_cin {
+                c.src(2).map_or(w.vcc(), |m| s64(w, m))
+            } else {
+                0
+            };
+            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
+            let mut out = [0u32; LANES];
+            let mut cout = 0u64;
+            for l in 0..LANES {
+                let $a = va[l];
+                let $b = vb[l];
+                let $ci = (cin_mask >> l & 1) as u32;
+                let r: u64 = $e;
+                out[l] = r as u32;
+                cout |= u64::from(r >> 32 != 0) << l;
+            }
+            cout &= w.exec;
+            write_lanes32(w, &d, &out);
+            match c.dst(1).copied() {
+                Some(cd) => s_write64(w, &cd, cout),
+                None => w.set_vcc(cout),
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! mad64 {
+    ($signed:literal) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
+                c.dst(0).copied(),
+                c.src(0).copied(),
+                c.src(1).copied(),
+                c.src(2).copied(),
+            ) else {
+                return Ok(Flow::Continue);
+            };
+            let mut cout = 0u64;
+            for l in 0..LANES {
+                if w.active(l) {
+                    let (a, b, acc) = (v32(w, &s0, l), v32(w, &s1, l), v64(w, &s2, l));
+                    let (r, carry) = if $signed {
+                        let p =
+                            i128::from(a as i32) * i128::from(b as i32) + i128::from(acc as i64);
+                        (
+                            p as u64,
+                            p > i128::from(i64::MAX) || p < i128::from(i64::MIN),
+                        )
+                    } else {
+                        let p = u128::from(a) * u128::from(b) + u128::from(acc);
+                        (p as u64, p >> 64 != 0)
+                    };
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                    cout |= u64::from(carry) << l;
+                }
+            }
+            if let Some(cd) = c.dst(1).copied() {
+                s_write64(w, &cd, cout);
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! mbcnt {
+    ($hi:literal) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let mask = v32(w, &s0, l);
+                    let below = if $hi {
+                        if l >= 32 {
+                            mask & ((1u64 << (l - 32)) - 1) as u32
+                        } else {
+                            0
+                        }
+                    } else if l >= 32 {
+                        mask
+                    } else {
+                        mask & ((1u64 << l) - 1) as u32
+                    };
+                    let v = below.count_ones().wrapping_add(v32(w, &s1, l));
+                    vwrite(w, &d, l, 0, v);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+/// `v_mac`/`v_fmac`: the destination is also the addend.
+macro_rules! mac_f32 {
+    (|$a:ident, $b:ident, $c2:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let (clamp, omod) = vop3_clamp_omod(i);
+            let fz = Flush::f32(w.mode);
+            let (mut p0, mut p1, mut p2) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+            let (va, vb) = (src_f32(w, &s0, &mut p0), src_f32(w, &s1, &mut p1));
+            let vc = lanes::Src::f32(src_ref(w, &d, &mut p2), false, false);
+            let (fi, fo) = (fz.input, fz.output);
+            let mut out = [0u32; LANES];
+            if clamp || omod != 0 {
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| {
+                    apply_omod_clamp_f32($e, clamp, omod)
+                });
+            } else {
+                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
+            }
+            write_lanes32(w, &d, &out);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! unary64 {
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f64_mods(&s0, v64(w, &s0, l));
+                    let r: u64 = $e;
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! unary64_from32 {
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f32_mods(&s0, v32(w, &s0, l));
+                    let r: u64 = $e;
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
+
+macro_rules! unary32_from64 {
+    (|$a:ident| $e:expr) => {{
+        fn h(
+            _x: &mut Core<'_>,
+            w: &mut Wave,
+            _lds: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+                return Ok(Flow::Continue);
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let $a = f64_mods(&s0, v64(w, &s0, l));
+                    let r: u32 = $e;
+                    vwrite(w, &d, l, 0, r);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}
