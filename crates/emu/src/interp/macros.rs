@@ -20,10 +20,13 @@ macro_rules! valu_u32 {
             else {
                 return Ok(Flow::Continue);
             };
-            let (va, vb) = (lanes32_mods(w, &s0), lanes32_mods(w, &s1));
-            let mut out = [0u32; LANES];
-            lanes::map2_u32(&mut out, &va, &vb, |$a, $b| $e);
-            write_lanes32(w, &d, &out);
+            let Bufs {
+                src: [p0, p1, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
+            let (va, vb) = (src_u32(w, &s0, p0), src_u32(w, &s1, p1));
+            lanes::map2_u32(out, va, vb, |$a, $b| $e);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -42,10 +45,13 @@ macro_rules! valu_u32 {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
                 return Ok(Flow::Continue);
             };
-            let va = lanes32_mods(w, &s0);
-            let mut out = [0u32; LANES];
-            lanes::map1_u32(&mut out, &va, |$a| $e);
-            write_lanes32(w, &d, &out);
+            let Bufs {
+                src: [p0, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
+            let va = src_u32(w, &s0, p0);
+            lanes::map1_u32(out, va, |$a| $e);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -69,14 +75,17 @@ macro_rules! valu_u32 {
             ) else {
                 return Ok(Flow::Continue);
             };
+            let Bufs {
+                src: [p0, p1, p2, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
             let (va, vb, vc) = (
-                lanes32_mods(w, &s0),
-                lanes32_mods(w, &s1),
-                lanes32_mods(w, &s2),
+                src_u32(w, &s0, p0),
+                src_u32(w, &s1, p1),
+                src_u32(w, &s2, p2),
             );
-            let mut out = [0u32; LANES];
-            lanes::map3_u32(&mut out, &va, &vb, &vc, |$a, $b, $c2| $e);
-            write_lanes32(w, &d, &out);
+            lanes::map3_u32(out, va, vb, vc, |$a, $b, $c2| $e);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -102,18 +111,20 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (mut p0, mut p1) = ([0u32; LANES], [0u32; LANES]);
-            let (va, vb) = (src_f32(w, &s0, &mut p0), src_f32(w, &s1, &mut p1));
+            let Bufs {
+                src: [p0, p1, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
+            let (va, vb) = (src_f32(w, &s0, p0), src_f32(w, &s1, p1));
             let (fi, fo) = (fz.input, fz.output);
-            let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map2_f32(&mut out, va, vb, fi, fo, |$a, $b| {
+                lanes::map2_f32(out, va, vb, fi, fo, |$a, $b| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map2_f32(&mut out, va, vb, fi, fo, |$a, $b| $e);
+                lanes::map2_f32(out, va, vb, fi, fo, |$a, $b| $e);
             }
-            write_lanes32(w, &d, &out);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -131,18 +142,18 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let mut p0 = [0u32; LANES];
-            let va = src_f32(w, &s0, &mut p0);
+            let Bufs {
+                src: [p0, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
+            let va = src_f32(w, &s0, p0);
             let (fi, fo) = (fz.input, fz.output);
-            let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map1_f32(&mut out, va, fi, fo, |$a| {
-                    apply_omod_clamp_f32($e, clamp, omod)
-                });
+                lanes::map1_f32(out, va, fi, fo, |$a| apply_omod_clamp_f32($e, clamp, omod));
             } else {
-                lanes::map1_f32(&mut out, va, fi, fo, |$a| $e);
+                lanes::map1_f32(out, va, fi, fo, |$a| $e);
             }
-            write_lanes32(w, &d, &out);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -165,22 +176,24 @@ macro_rules! valu_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (mut p0, mut p1, mut p2) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
+            let Bufs {
+                src: [p0, p1, p2, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
             let (va, vb, vc) = (
-                src_f32(w, &s0, &mut p0),
-                src_f32(w, &s1, &mut p1),
-                src_f32(w, &s2, &mut p2),
+                src_f32(w, &s0, p0),
+                src_f32(w, &s1, p1),
+                src_f32(w, &s2, p2),
             );
             let (fi, fo) = (fz.input, fz.output);
-            let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| {
+                lanes::map3_f32(out, va, vb, vc, fi, fo, |$a, $b, $c2| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
+                lanes::map3_f32(out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
             }
-            write_lanes32(w, &d, &out);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler
@@ -689,19 +702,21 @@ macro_rules! mac_f32 {
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
-            let (mut p0, mut p1, mut p2) = ([0u32; LANES], [0u32; LANES], [0u32; LANES]);
-            let (va, vb) = (src_f32(w, &s0, &mut p0), src_f32(w, &s1, &mut p1));
-            let vc = lanes::Src::f32(src_ref(w, &d, &mut p2), false, false);
+            let Bufs {
+                src: [p0, p1, p2, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
+            let (va, vb) = (src_f32(w, &s0, p0), src_f32(w, &s1, p1));
+            let vc = lanes::Src::f32(src_ref(w, &d, p2), false, false);
             let (fi, fo) = (fz.input, fz.output);
-            let mut out = [0u32; LANES];
             if clamp || omod != 0 {
-                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| {
+                lanes::map3_f32(out, va, vb, vc, fi, fo, |$a, $b, $c2| {
                     apply_omod_clamp_f32($e, clamp, omod)
                 });
             } else {
-                lanes::map3_f32(&mut out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
+                lanes::map3_f32(out, va, vb, vc, fi, fo, |$a, $b, $c2| $e);
             }
-            write_lanes32(w, &d, &out);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         }
         h as Handler

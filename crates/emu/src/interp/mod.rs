@@ -252,6 +252,8 @@ struct Core<'m> {
     mem_log: Option<Vec<crate::record::MemAccess>>,
     /// Receives `s_sendmsg sendmsg(MSG_INTERRUPT)` with M0.
     interrupt: Option<fn(u32)>,
+    /// Lane buffers the handlers compute in ([`Bufs`]).
+    bufs: Box<Bufs>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -500,6 +502,7 @@ impl<'m> Exec<'m> {
                 view,
                 mem_log: None,
                 interrupt: None,
+                bufs: Box::new(Bufs::default()),
             },
             target,
             counts: vec![0; Opcode::all().count() + 1],
@@ -762,6 +765,12 @@ fn handler_for(name: &str) -> Option<Handler> {
     }
     if name.starts_with("v_mfma_") {
         return Some(mfma_op);
+    }
+    match name {
+        "v_pk_fma_f32" => return Some(vop3p_f32::<0>),
+        "v_pk_mul_f32" => return Some(vop3p_f32::<1>),
+        "v_pk_add_f32" => return Some(vop3p_f32::<2>),
+        _ => {}
     }
     if name.starts_with("v_pk_") && name != "v_pk_mov_b32" {
         return Some(vop3p);

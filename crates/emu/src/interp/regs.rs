@@ -417,3 +417,34 @@ pub(super) fn src_ref<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> &'a VReg
     }
     splat
 }
+
+/// Lane buffers a handler computes in: splatted scalar sources and results.
+/// Kept in [`Core`] for the thread's lifetime, so no handler zeroes 256-byte
+/// arrays per executed instruction (every buffer is written before it is
+/// read).
+pub(super) struct Bufs {
+    /// Source buffers (splatted scalars, sources with modifiers).
+    pub(super) src: [VReg; 6],
+    /// Results.
+    pub(super) out: [VReg; 2],
+}
+
+impl Default for Bufs {
+    fn default() -> Self {
+        Bufs {
+            src: [[0; LANES]; 6],
+            out: [[0; LANES]; 2],
+        }
+    }
+}
+
+/// A 32-bit integer source in place ([`src_ref`]); only a source with
+/// neg/abs modifiers is copied (into `buf`) to apply them.
+#[inline]
+pub(super) fn src_u32<'a>(w: &'a Wave, op: &Op, buf: &'a mut VReg) -> &'a VReg {
+    if op.neg || op.abs {
+        *buf = lanes32_mods(w, op);
+        return buf;
+    }
+    src_ref(w, op, buf)
+}

@@ -705,67 +705,8 @@ pub(super) fn vop3p(
     }
     let m = md();
     if wide {
-        // The operation is chosen once; the lanes run in a vectorised loop
-        // (hardware FMA when the CPU has it).
-        if !matches!(
-            (name, nsrc),
-            ("v_pk_fma_f32", 3) | ("v_pk_mul_f32", 2) | ("v_pk_add_f32", 2)
-        ) {
-            return Err(unsupported(w, i, c.pc));
-        }
-        // The low and the high halves are two independent 64-lane f32
-        // operations, each reading its operand halves in place.
-        let mut bufs = [[0u32; LANES]; 6];
-        let [b0, b1, b2, b3, b4, b5] = &mut bufs;
-        let mut lo_src = [None; 3];
-        let mut hi_src = [None; 3];
-        for (k, (bl, bh)) in [(b0, b1), (b2, b3), (b4, b5)]
-            .into_iter()
-            .enumerate()
-            .take(nsrc)
-        {
-            let Some(op) = c.src(k) else { continue };
-            lo_src[k] = Some(pk_half(w, op, sel(k), neg_lo(k), bl));
-            hi_src[k] = Some(pk_half(w, op, sel_hi(k), neg_hi(k), bh));
-        }
-        let ctl = m.f32();
-        let (fi, fo) = (!ctl.denorm.allow_in, !ctl.denorm.allow_out);
-        let zero = [0u32; LANES];
-        let z = lanes::Src::f32(&zero, false, false);
-        let mut halves = [[0u32; LANES]; 2];
-        for (out, src) in halves.iter_mut().zip([lo_src, hi_src]) {
-            let [a, b, cc] = src.map(|x| x.unwrap_or(z));
-            let host = match name {
-                "v_pk_fma_f32" => lanes::fma_f32(out, a, b, cc, fi, fo),
-                "v_pk_mul_f32" => lanes::mul_f32(out, a, b, cc, fi, fo),
-                _ => lanes::add_f32(out, a, b, cc, fi, fo),
-            };
-            // NaN results, and rounding other than nearest-even, take the
-            // reference path.
-            let rne = ctl.round == alu::Round::NearestEven;
-            if host || !rne {
-                for (l, o) in out.iter_mut().enumerate() {
-                    if rne && !f32::from_bits(*o).is_nan() {
-                        continue;
-                    }
-                    let (x, y, zz) = (a.at(l), b.at(l), cc.at(l));
-                    *o = match name {
-                        "v_pk_fma_f32" => alu::float::fma_f32(x, y, zz, m),
-                        "v_pk_mul_f32" => alu::float::mul_f32(x, y, m),
-                        _ => alu::float::add_f32(x, y, m),
-                    };
-                }
-            }
-        }
-        let [lo, hi] = halves;
-        let mut d1 = d;
-        if let Operand::Reg(mut rr) = d1.value {
-            rr.first = rr.first.wrapping_add(1);
-            d1.value = Operand::Reg(rr);
-        }
-        write_lanes32(w, &d, &lo);
-        write_lanes32(w, &d1, &hi);
-        return Ok(Flow::Continue);
+        // The packed-f32 opcodes have their own handler (`vop3p_f32`).
+        return Err(unsupported(w, i, c.pc));
     }
     let f: fn(u32, u32, u32, alu::Mode, bool) -> u32 = match (name, nsrc) {
         ("v_pk_add_f16", 2) => |a, b, _, m, _| pk::pk_add_f16(a, b, m),
@@ -813,6 +754,93 @@ pub(super) fn vop3p(
     let mut r = [0u32; LANES];
     lanes::map3_u32(&mut r, &v[0], &v[1], &v[2], |a, b, c| f(a, b, c, m, clamp));
     write_lanes32(w, &d, &r);
+    Ok(Flow::Continue)
+}
+
+/// gfx90a packed f32: `v_pk_fma_f32` (`K` = 0), `v_pk_mul_f32` (1) and
+/// `v_pk_add_f32` (2). The low and the high halves are two independent
+/// 64-lane f32 operations, each reading its operand halves in place
+/// (selected by op_sel/op_sel_hi, negated by neg_lo/neg_hi), computed in a
+/// vectorised loop (hardware FMA when the CPU has it).
+pub(super) fn vop3p_f32<const K: u8>(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let words = i.words();
+    let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
+    let sel = |k: usize| w0 >> (11 + k) & 1 == 1;
+    let sel_hi = |k: usize| {
+        if k < 2 {
+            w1 >> (27 + k) & 1 == 1
+        } else {
+            w0 >> 14 & 1 == 1
+        }
+    };
+    let neg_lo = |k: usize| w1 >> (29 + k) & 1 == 1;
+    let neg_hi = |k: usize| w0 >> (8 + k) & 1 == 1;
+    let clamp = w0 >> 15 & 1 == 1;
+    let Some(d) = c.dst(0).copied() else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let nsrc = (c.ops.nsrc as usize).min(3);
+    if clamp || nsrc != if K == 0 { 3 } else { 2 } {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let m = md();
+    let Bufs { src, out } = &mut *x.bufs;
+    let [b0, b1, b2, b3, b4, b5] = src;
+    let [o0, o1] = out;
+    let mut lo_src = [None; 3];
+    let mut hi_src = [None; 3];
+    for (k, (bl, bh)) in [(b0, b1), (b2, b3), (b4, b5)]
+        .into_iter()
+        .enumerate()
+        .take(nsrc)
+    {
+        let Some(op) = c.src(k) else { continue };
+        lo_src[k] = Some(pk_half(w, op, sel(k), neg_lo(k), bl));
+        hi_src[k] = Some(pk_half(w, op, sel_hi(k), neg_hi(k), bh));
+    }
+    let ctl = m.f32();
+    let (fi, fo) = (!ctl.denorm.allow_in, !ctl.denorm.allow_out);
+    let rne = ctl.round == alu::Round::NearestEven;
+    for (o, src) in [(&mut *o0, lo_src), (&mut *o1, hi_src)] {
+        let [Some(a), Some(b), cc] = src else {
+            return Err(unsupported(w, i, c.pc));
+        };
+        // mul and add ignore the third source.
+        let cc = cc.unwrap_or(a);
+        let host = match K {
+            0 => lanes::fma_f32(o, a, b, cc, fi, fo),
+            1 => lanes::mul_f32(o, a, b, cc, fi, fo),
+            _ => lanes::add_f32(o, a, b, cc, fi, fo),
+        };
+        // NaN results, and rounding other than nearest-even, take the
+        // reference path.
+        if host || !rne {
+            for (l, r) in o.iter_mut().enumerate() {
+                if rne && !f32::from_bits(*r).is_nan() {
+                    continue;
+                }
+                let (x, y, zz) = (a.at(l), b.at(l), cc.at(l));
+                *r = match K {
+                    0 => alu::float::fma_f32(x, y, zz, m),
+                    1 => alu::float::mul_f32(x, y, m),
+                    _ => alu::float::add_f32(x, y, m),
+                };
+            }
+        }
+    }
+    let mut d1 = d;
+    if let Operand::Reg(mut rr) = d1.value {
+        rr.first = rr.first.wrapping_add(1);
+        d1.value = Operand::Reg(rr);
+    }
+    write_lanes32(w, &d, o0);
+    write_lanes32(w, &d1, o1);
     Ok(Flow::Continue)
 }
 
