@@ -120,6 +120,12 @@ pub(super) fn ds(
             return Ok(Flow::Continue);
         }
     }
+    if (is_read || is_write)
+        && elem % 4 == 0
+        && ds_dwords(w, lds, &op, [off0, off1, off16], addr, [d0, d1], vdst)
+    {
+        return Ok(Flow::Continue);
+    }
     for l in 0..LANES {
         if !w.active(l) {
             continue;
@@ -234,6 +240,88 @@ pub(super) fn ds(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// The VGPR rows `first..first + n` of a VGPR operand, when they are all
+/// real registers.
+fn vgpr_rows(w: &Wave, op: Option<Op>, n: usize) -> Option<usize> {
+    match op?.value {
+        Operand::Reg(r) if r.file == RegFile::Vgpr && r.first as usize + n <= w.temp_base() => {
+            Some(r.first as usize)
+        }
+        _ => None,
+    }
+}
+
+/// Whole-dword DS reads and writes (incl. read2/write2) between LDS and
+/// VGPRs when every active lane's accesses lie inside LDS: one bounds check
+/// for the wave, lanes in the general path's order. Returns `false` (and
+/// does nothing) when the operands or addresses need the general path, which
+/// also reports the fault.
+fn ds_dwords(
+    w: &mut Wave,
+    lds: &mut [u8],
+    op: &DsOp,
+    [off0, off1, off16]: [u64; 3],
+    addr: Option<Op>,
+    data: [Option<Op>; 2],
+    vdst: Option<Op>,
+) -> bool {
+    let exec = w.exec;
+    let dw = (op.elem / 4) as usize;
+    let Some(a) = vgpr_rows(w, addr, 1) else {
+        return false;
+    };
+    let (offs, nslot) = if op.two {
+        let scale = u64::from(op.elem) * if op.st64 { 64 } else { 1 };
+        ([off0 * scale, off1 * scale], 2)
+    } else {
+        ([off16, 0], 1)
+    };
+    let base = &w.vgpr[a];
+    let hi = (0..LANES)
+        .filter(|l| exec >> l & 1 == 1)
+        .map(|l| u64::from(base[l]))
+        .max();
+    let Some(hi) = hi else { return false };
+    let top = offs[..nslot].iter().max().copied().unwrap_or(0);
+    if hi + top + u64::from(op.elem) > lds.len() as u64 {
+        return false;
+    }
+    let base = *base;
+    let lanes = (0..LANES).filter(|l| exec >> l & 1 == 1);
+    if op.write {
+        let mut rows = [0usize; 2];
+        for (k, r) in rows.iter_mut().enumerate().take(nslot) {
+            match vgpr_rows(w, data[k], dw) {
+                Some(f) => *r = f,
+                None => return false,
+            }
+        }
+        for l in lanes {
+            for (off, row) in offs.iter().zip(rows).take(nslot) {
+                let at = (u64::from(base[l]) + off) as usize;
+                for j in 0..dw {
+                    let v = w.vgpr[row + j][l];
+                    lds[at + 4 * j..at + 4 * j + 4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    } else {
+        let Some(v) = vgpr_rows(w, vdst, dw * nslot) else {
+            return false;
+        };
+        for l in lanes {
+            for (k, off) in offs.iter().enumerate().take(nslot) {
+                let at = (u64::from(base[l]) + off) as usize;
+                for j in 0..dw {
+                    let b = &lds[at + 4 * j..at + 4 * j + 4];
+                    w.vgpr[v + k * dw + j][l] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+            }
+        }
+    }
+    true
 }
 
 /// What a DS opcode does, worked out from its mnemonic once per opcode

@@ -405,6 +405,26 @@ pub(super) fn vmem(
         // Global addresses need no aperture or private-segment resolution:
         // the whole wave goes through one gather or scatter.
         let addrs = flat_addrs(w, addr_op.as_ref(), saddr.as_ref(), offset);
+        // Whole dwords to or from VGPRs: straight between memory and the
+        // register file when the wave's accesses fall in one region.
+        if n % 4 == 0 {
+            let dw = (n / 4) as usize;
+            let reg = if is_store { data } else { vdst };
+            if let Some(Operand::Reg(r)) = reg.map(|d| d.value) {
+                let f = r.first as usize;
+                if r.file == RegFile::Vgpr && f + dw <= w.temp_base() {
+                    let exec = w.exec;
+                    let done = if is_store {
+                        x.view.scatter_dwords(&addrs, exec, &w.vgpr[f..f + dw])
+                    } else {
+                        x.view.gather_dwords(&addrs, exec, &mut w.vgpr[f..f + dw])
+                    };
+                    if done {
+                        return Ok(Flow::Continue);
+                    }
+                }
+            }
+        }
         if is_store {
             let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
                 return Err(unsupported(w, i, c.pc));
