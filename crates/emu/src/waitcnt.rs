@@ -178,6 +178,13 @@ impl Tracker {
         self.owing = 0;
     }
 
+    /// Whether an outstanding access still owes a register (else
+    /// [`Tracker::check`] finds nothing).
+    #[inline]
+    pub fn owes(&self) -> bool {
+        self.owing != 0
+    }
+
     /// True if no access is outstanding.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()

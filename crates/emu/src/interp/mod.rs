@@ -260,17 +260,44 @@ struct Core<'m> {
 /// first time the address executes: the decoded instruction, its operand
 /// list, its handler, whether it is a float op or bumps a counter, and the
 /// registers it touches (for the `s_waitcnt` check).
+///
+/// The fields `step` reads for every instruction come first and are
+/// resolved at decode: the handler (chosen by opcode number), the slot in
+/// the per-opcode counts, the length (the fall-through address) and the
+/// [`flags`] that decide which per-instruction checks apply.
 struct Decoded {
-    inst: Instruction,
-    ops: OpList,
     handler: Option<Handler>,
-    float: bool,
-    /// MFMA/SMFMAC (modelled under the default MODE only).
-    mfma: bool,
-    counters: bool,
-    regs: crate::waitcnt::Regs,
+    /// Index into `Exec::counts`.
+    slot: u32,
+    /// Length in bytes.
+    len: u32,
+    /// [`flags`].
+    flags: u8,
     /// Direct branch target.
     target: Option<u64>,
+    inst: Instruction,
+    ops: OpList,
+    regs: crate::waitcnt::Regs,
+}
+
+/// What a [`Decoded`] instruction needs of `step`, as bits.
+mod flags {
+    /// Words that do not decode.
+    pub const INVALID: u8 = 1;
+    /// Float semantics (checked against MODE).
+    pub const FLOAT: u8 = 2;
+    /// MFMA/SMFMAC (modelled under the default MODE only).
+    pub const MFMA: u8 = 4;
+    /// Charged to a wait counter (`s_waitcnt` tracking).
+    pub const COUNTERS: u8 = 8;
+    /// `s_waitcnt`.
+    pub const WAITCNT: u8 = 16;
+    /// VALU encoding (re-indexed by `s_set_gpr_idx_on`).
+    pub const VALU: u8 = 32;
+    /// SDWA form.
+    pub const SDWA: u8 = 64;
+    /// DPP form.
+    pub const DPP: u8 = 128;
 }
 
 /// Decoded instructions by address: each instruction is decoded the first
@@ -572,25 +599,47 @@ impl<'m> Exec<'m> {
         let wc = inst.waitcnt();
         // Builds FLOAT_OPS too.
         let table = handlers();
+        let invalid = op.is_invalid();
+        let float = !invalid
+            && FLOAT_OPS
+                .get()
+                .is_some_and(|f| f.get(index).copied().unwrap_or(false));
+        let mfma = {
+            let n = op.info().name;
+            n.starts_with("v_mfma") || n.starts_with("v_smfmac")
+        };
+        let enc = inst.encoding();
+        let flag = |on: bool, f: u8| if on { f } else { 0 };
         Ok(Decoded {
-            inst,
-            ops: OpList::of(&inst.operands()),
-            handler: if op.is_invalid() {
+            handler: if invalid {
                 None
             } else {
                 table.get(index).copied().flatten()
             },
-            float: !op.is_invalid()
-                && FLOAT_OPS
-                    .get()
-                    .is_some_and(|f| f.get(index).copied().unwrap_or(false)),
-            mfma: {
-                let n = op.info().name;
-                n.starts_with("v_mfma") || n.starts_with("v_smfmac")
+            slot: if invalid {
+                Opcode::all().count() as u32
+            } else {
+                index as u32
             },
-            counters: wc.vm || wc.lgkm || wc.exp,
-            regs: crate::waitcnt::Regs::of(&inst),
+            len: inst.len() as u32,
+            flags: flag(invalid, flags::INVALID)
+                | flag(float, flags::FLOAT)
+                | flag(mfma, flags::MFMA)
+                | flag(wc.vm || wc.lgkm || wc.exp, flags::COUNTERS)
+                | flag(op == Opcode::S_WAITCNT, flags::WAITCNT)
+                | flag(is_valu(enc), flags::VALU)
+                | flag(
+                    matches!(enc, Encoding::Vop1Sdwa | Encoding::Vop2Sdwa),
+                    flags::SDWA,
+                )
+                | flag(
+                    matches!(enc, Encoding::Vop1Dpp | Encoding::Vop2Dpp),
+                    flags::DPP,
+                ),
             target: inst.branch_target(pc),
+            ops: OpList::of(&inst.operands()),
+            regs: crate::waitcnt::Regs::of(&inst),
+            inst,
         })
     }
 }
@@ -818,30 +867,27 @@ impl Step for Exec<'_> {
             }
         };
         let inst = &d.inst;
-        let op = inst.opcode();
-        let slot = if op.is_invalid() {
-            counts.len() - 1
-        } else {
-            op.index() as usize
-        };
-        if let Some(c) = counts.get_mut(slot) {
+        let f = d.flags;
+        if let Some(c) = counts.get_mut(d.slot as usize) {
             *c += 1;
         }
         if let Some(r) = recorder {
             r.step(pc, w.exec);
         }
-        if op.is_invalid() {
-            return Err(Stop::Invalid {
-                inst: inst.to_string(),
-                pc,
-                wave: id(w),
-            });
-        }
         let Some(h) = d.handler else {
-            return Err(unsupported(w, inst, pc));
+            return Err(if f & flags::INVALID != 0 {
+                Stop::Invalid {
+                    inst: inst.to_string(),
+                    pc,
+                    wave: id(w),
+                }
+            } else {
+                unsupported(w, inst, pc)
+            });
         };
-        if d.float {
-            if w.mode != M.bits() && !mode_modelled(w.mode, d.mfma) {
+        if f & flags::FLOAT != 0 {
+            let mfma = f & flags::MFMA != 0;
+            if w.mode != M.bits() && !mode_modelled(w.mode, mfma) {
                 // Float semantics follow MODE's denormal controls under
                 // round-to-nearest-even with IEEE and DX10_CLAMP set (what
                 // HIP code runs with, `-fgpu-flush-denormals-to-zero`
@@ -852,7 +898,7 @@ impl Step for Exec<'_> {
                         "{inst} (MODE {:#x}: rounding other than nearest-even, IEEE or \
                          DX10_CLAMP off{} not modelled)",
                         w.mode,
-                        if d.mfma {
+                        if mfma {
                             ", or MFMA under a non-default MODE,"
                         } else {
                             ""
@@ -870,27 +916,29 @@ impl Step for Exec<'_> {
                 w.workgroup, w.index, w.exec
             );
         }
-        w.pc = pc + inst.len() as u64;
+        w.pc = pc + u64::from(d.len);
         // Operands are used in place unless s_set_gpr_idx_on re-indexes them.
         let mut indexed = None;
-        if let Some((mask, idx)) = w.gpr_idx {
-            if is_valu(inst.encoding()) {
+        if f & flags::VALU != 0 {
+            if let Some((mask, idx)) = w.gpr_idx {
                 let mut ops = d.ops;
                 index_operands(&mut ops, mask, idx);
                 indexed = Some(ops);
             }
         }
         if *check_waitcnt {
-            if op == Opcode::S_WAITCNT {
+            if f & flags::WAITCNT != 0 {
                 let imm = inst.words().first().map_or(0, |w| *w as u16);
                 w.waitcnt.wait(&crate::waitcnt::decode_gfx9(imm));
-            } else if let Some(hazard) = w.waitcnt.check(&d.regs) {
-                return Err(Stop::MissingWait {
-                    hazard: Box::new(hazard),
-                    pc,
-                    wave: id(w),
-                    inst: inst.to_string(),
-                });
+            } else if w.waitcnt.owes() {
+                if let Some(hazard) = w.waitcnt.check(&d.regs) {
+                    return Err(Stop::MissingWait {
+                        hazard: Box::new(hazard),
+                        pc,
+                        wave: id(w),
+                        inst: inst.to_string(),
+                    });
+                }
             }
         }
         let ctx = Ctx {
@@ -898,12 +946,14 @@ impl Step for Exec<'_> {
             ops: indexed.as_ref().unwrap_or(&d.ops),
             target: d.target,
         };
-        let flow = match inst.encoding() {
-            Encoding::Vop1Sdwa | Encoding::Vop2Sdwa => sdwa(core, w, lds, inst, ctx, h),
-            Encoding::Vop1Dpp | Encoding::Vop2Dpp => dpp(core, w, lds, inst, ctx, h),
-            _ => h(core, w, lds, inst, &ctx),
+        let flow = if f & (flags::SDWA | flags::DPP) == 0 {
+            h(core, w, lds, inst, &ctx)
+        } else if f & flags::SDWA != 0 {
+            sdwa(core, w, lds, inst, ctx, h)
+        } else {
+            dpp(core, w, lds, inst, ctx, h)
         }?;
-        if *check_waitcnt && d.counters {
+        if *check_waitcnt && f & flags::COUNTERS != 0 {
             w.waitcnt.issue(inst, &d.regs, pc);
         }
         Ok(flow)
