@@ -578,8 +578,11 @@ macro_rules! carry_op {
             } else {
                 0
             };
-            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
-            let mut out = [0u32; LANES];
+            let Bufs {
+                src: [p0, p1, ..],
+                out: [out, ..],
+            } = &mut *_x.bufs;
+            let (va, vb) = (src_ref(w, &s0, p0), src_ref(w, &s1, p1));
             let mut cout = 0u64;
             for l in 0..LANES {
                 let $a = va[l];
@@ -590,7 +593,7 @@ macro_rules! carry_op {
                 cout |= u64::from(r >> 32 != 0) << l;
             }
             cout &= w.exec;
-            write_lanes32(w, &d, &out);
+            write_lanes32(w, &d, out);
             match c.dst(1).copied() {
                 Some(cd) => s_write64(w, &cd, cout),
                 None => w.set_vcc(cout),

@@ -448,3 +448,16 @@ pub(super) fn src_u32<'a>(w: &'a Wave, op: &Op, buf: &'a mut VReg) -> &'a VReg {
     }
     src_ref(w, op, buf)
 }
+
+/// VGPR `first + k` of a VGPR operand, in place, when it exists.
+#[inline]
+pub(super) fn vgpr_row<'a>(w: &'a Wave, op: &Op, k: usize) -> Option<&'a VReg> {
+    match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => w.vgpr.get(first as usize + k),
+        _ => None,
+    }
+}

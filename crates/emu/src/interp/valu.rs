@@ -172,23 +172,26 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
         "v_bcnt_u32_b32" => valu_u32!(|a, b| a.count_ones().wrapping_add(b)),
         "v_mbcnt_lo_u32_b32" => mbcnt!(false),
         "v_mbcnt_hi_u32_b32" => mbcnt!(true),
-        "v_cndmask_b32" => |_x, w, _l, _i, c| {
+        "v_cndmask_b32" => |x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
                 return Ok(Flow::Continue);
             };
             let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
-            let (va, vb) = (lanes32(w, &s0), lanes32(w, &s1));
-            let mut out = [0u32; LANES];
-            for l in 0..LANES {
-                out[l] = if mask >> l & 1 == 1 {
-                    f32_mods(&s1, vb[l])
+            let Bufs {
+                src: [p0, p1, ..],
+                out: [out, ..],
+            } = &mut *x.bufs;
+            let (va, vb) = (src_f32(w, &s0, p0), src_f32(w, &s1, p1));
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = if mask >> l & 1 == 1 {
+                    vb.at(l)
                 } else {
-                    f32_mods(&s0, va[l])
+                    va.at(l)
                 };
             }
-            write_lanes32(w, &d, &out);
+            write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         },
         "v_add_co_u32" => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),

@@ -307,16 +307,34 @@ pub(super) fn flat_addrs(
     let mut out = [0u64; LANES];
     match (addr, saddr) {
         (Some(a), Some(s)) => {
-            let (base, v) = (s64(w, s), lanes32(w, a));
-            for (o, v) in out.iter_mut().zip(&v) {
+            let base = s64(w, s);
+            // A VGPR offset is read in place.
+            let copy;
+            let v = match vgpr_row(w, a, 0) {
+                Some(r) => r,
+                None => {
+                    copy = lanes32(w, a);
+                    &copy
+                }
+            };
+            for (o, v) in out.iter_mut().zip(v) {
                 *o = (base.wrapping_add(u64::from(*v)) as i64).wrapping_add(offset) as u64;
             }
         }
-        (Some(a), None) => {
-            for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
-                *o = (*v as i64).wrapping_add(offset) as u64;
+        (Some(a), None) => match (vgpr_row(w, a, 0), vgpr_row(w, a, 1)) {
+            // A VGPR pair is read in place.
+            (Some(lo), Some(hi)) => {
+                for (o, (l, h)) in out.iter_mut().zip(lo.iter().zip(hi)) {
+                    let v = u64::from(*l) | u64::from(*h) << 32;
+                    *o = (v as i64).wrapping_add(offset) as u64;
+                }
             }
-        }
+            _ => {
+                for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
+                    *o = (*v as i64).wrapping_add(offset) as u64;
+                }
+            }
+        },
         _ => out = [offset as u64; LANES],
     }
     out
