@@ -712,6 +712,31 @@ pub(super) fn mubuf(
                 .iter()
                 .enumerate()
                 .fold(true, |u, (l, &p)| u & (live >> l & 1 == 0 || p == p0));
+        // The common case of that: VGPR data, moved row by row straight
+        // between the register file and scratch.
+        if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
+            let (f, dw) = (vr.first as usize, (n / 4) as usize);
+            if vr.file == RegFile::Vgpr && f + dw <= w.temp_base() {
+                let mut done = true;
+                for k in 0..dw {
+                    let row = phys(p0 + 4 * k as u64, 0);
+                    let rows: [u64; LANES] = std::array::from_fn(|l| row + 4 * l as u64);
+                    done = if is_store {
+                        x.view
+                            .scatter_dwords(&rows, live, &w.vgpr[f + k..f + k + 1])
+                    } else {
+                        x.view
+                            .gather_dwords(&rows, live, &mut w.vgpr[f + k..f + k + 1])
+                    };
+                    if !done {
+                        break;
+                    }
+                }
+                if done {
+                    return Ok(Flow::Continue);
+                }
+            }
+        }
         if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
             let data = store_data(w, vr, (n / 4) as usize);
             let mut done = true;
