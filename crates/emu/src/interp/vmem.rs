@@ -644,19 +644,37 @@ pub(super) fn mubuf(
     // (ADD_TID_ENABLE), `addrs` holds the lane's byte offset in it.
     let mut addrs = [0u64; LANES];
     let mut live = 0u64;
-    for (l, addr) in addrs.iter_mut().enumerate() {
-        if !w.active(l) {
-            continue;
-        }
-        let (vi, vo) = match (idxen, offen, &vaddr) {
-            (true, true, Some(v)) => (u64::from(v32(w, v, l)), {
-                let Operand::Reg(rr) = v.value else {
-                    return Err(unsupported(w, i, c.pc));
-                };
-                u64::from(w.vgpr.get(rr.first as usize + 1).map_or(0, |r| r[l]))
-            }),
-            (true, false, Some(v)) => (u64::from(v32(w, v, l)), 0),
-            (false, true, Some(v)) => (0, u64::from(v32(w, v, l))),
+    // VADDR's lanes, read in place: the first register (index or offset)
+    // and, with both IDXEN and OFFEN, the next VGPR (the offset).
+    static ZERO: VReg = [0; LANES];
+    let copy;
+    let row0: &VReg = match &vaddr {
+        Some(v) => match vgpr_row(w, v, 0) {
+            Some(r) => r,
+            None => {
+                copy = lanes32(w, v);
+                &copy
+            }
+        },
+        None => &ZERO,
+    };
+    let row1: &VReg = match (idxen && offen, &vaddr) {
+        (true, Some(v)) => match v.value {
+            Operand::Reg(rr) => w.vgpr.get(rr.first as usize + 1).unwrap_or(&ZERO),
+            _ if w.exec != 0 => return Err(unsupported(w, i, c.pc)),
+            _ => &ZERO,
+        },
+        _ => &ZERO,
+    };
+    let mut m = w.exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let addr = &mut addrs[l];
+        let (vi, vo) = match (idxen, offen) {
+            (true, true) => (u64::from(row0[l]), u64::from(row1[l])),
+            (true, false) => (u64::from(row0[l]), 0),
+            (false, true) => (0, u64::from(row0[l])),
             _ => (0, 0),
         };
         if add_tid {
