@@ -802,3 +802,41 @@ macro_rules! unary32_from64 {
         h as Handler
     }};
 }
+
+/// 64-bit shifts (`v_lshlrev_b64` and kin): `dst = f(src1, src0 & 63)` per
+/// lane, the 64-bit source read in place as two rows, the result written
+/// as two rows in the active lanes.
+macro_rules! shift64 {
+    (|$v:ident, $s:ident| $e:expr) => {{
+        fn h(
+            x: &mut Core<'_>,
+            w: &mut Wave,
+            _l: &mut [u8],
+            _i: &Instruction,
+            c: &Ctx,
+        ) -> Result<Flow, Stop> {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Ok(Flow::Continue);
+            };
+            let Bufs {
+                src: [p0, p1, p2, ..],
+                out: [lo, hi],
+            } = &mut *x.bufs;
+            let sh = src_ref(w, &s0, p0);
+            let (vlo, vhi) = src64(w, &s1, p1, p2);
+            for l in 0..LANES {
+                let $v = u64::from(vlo[l]) | u64::from(vhi[l]) << 32;
+                let $s = sh[l] & 63;
+                let r: u64 = $e;
+                lo[l] = r as u32;
+                hi[l] = (r >> 32) as u32;
+            }
+            write_lanes32(w, &d, lo);
+            write_lanes32(w, &next_reg(&d), hi);
+            Ok(Flow::Continue)
+        }
+        h as Handler
+    }};
+}

@@ -461,3 +461,51 @@ pub(super) fn vgpr_row<'a>(w: &'a Wave, op: &Op, k: usize) -> Option<&'a VReg> {
         _ => None,
     }
 }
+
+/// A 64-bit source as its low and high 32-bit rows: a VGPR or AGPR pair in
+/// place; anything else (a scalar pair, a constant, a pair past the file)
+/// split into `lo` and `hi` as [`lanes64`] reads it.
+#[inline]
+pub(super) fn src64<'a>(
+    w: &'a Wave,
+    op: &Op,
+    lo: &'a mut VReg,
+    hi: &'a mut VReg,
+) -> (&'a VReg, &'a VReg) {
+    let file = match op.value {
+        Operand::Reg(RegRange {
+            file: RegFile::Vgpr,
+            first,
+            ..
+        }) => Some((&w.vgpr, first as usize)),
+        Operand::Reg(RegRange {
+            file: RegFile::Agpr,
+            first,
+            ..
+        }) => Some((&w.agpr, first as usize)),
+        _ => None,
+    };
+    if let Some((regs, f)) = file {
+        if let (Some(a), Some(b)) = (regs.get(f), regs.get(f + 1)) {
+            return (a, b);
+        }
+    }
+    let v = lanes64(w, op);
+    for (l, x) in v.iter().enumerate() {
+        lo[l] = *x as u32;
+        hi[l] = (*x >> 32) as u32;
+    }
+    (lo, hi)
+}
+
+/// The operand of the next register (`first + 1`): the high half of a
+/// 64-bit destination.
+#[inline]
+pub(super) fn next_reg(op: &Op) -> Op {
+    let mut op1 = *op;
+    if let Operand::Reg(mut r) = op1.value {
+        r.first = r.first.wrapping_add(1);
+        op1.value = Operand::Reg(r);
+    }
+    op1
+}

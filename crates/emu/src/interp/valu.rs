@@ -212,49 +212,9 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
         ),
         "v_mad_u64_u32" => mad64!(false),
         "v_mad_i64_i32" => mad64!(true),
-        "v_lshlrev_b64" => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Ok(Flow::Continue);
-            };
-            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
-            let mut out = [0u64; LANES];
-            for l in 0..LANES {
-                out[l] = v[l] << (sh[l] & 63);
-            }
-            write_lanes64(w, &d, &out);
-            Ok(Flow::Continue)
-        },
-        "v_lshrrev_b64" => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Ok(Flow::Continue);
-            };
-            let (sh, v) = (lanes32(w, &s0), lanes64(w, &s1));
-            let mut out = [0u64; LANES];
-            for l in 0..LANES {
-                out[l] = v[l] >> (sh[l] & 63);
-            }
-            write_lanes64(w, &d, &out);
-            Ok(Flow::Continue)
-        },
-        "v_ashrrev_i64" => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Ok(Flow::Continue);
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r = ((v64(w, &s1, l) as i64) >> (v32(w, &s0, l) & 63)) as u64;
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
-        },
+        "v_lshlrev_b64" => shift64!(|v, s| v << s),
+        "v_lshrrev_b64" => shift64!(|v, s| v >> s),
+        "v_ashrrev_i64" => shift64!(|v, s| ((v as i64) >> s) as u64),
         "v_readfirstlane_b32" => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
                 let lane = if w.exec == 0 {

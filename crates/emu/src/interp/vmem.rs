@@ -723,13 +723,15 @@ pub(super) fn mubuf(
         // stack slots), so dword k of the wave is one 256-byte row. If a
         // row access faults, the lane-by-lane path below reports it.
         let p0 = addrs[live.trailing_zeros().min(63) as usize];
-        let uniform = live != 0
-            && n % 4 == 0
-            && p0 % 4 == 0
-            && addrs
-                .iter()
-                .enumerate()
-                .fold(true, |u, (l, &p)| u & (live >> l & 1 == 0 || p == p0));
+        let uniform = live != 0 && n % 4 == 0 && p0 % 4 == 0 && {
+            let mut m = live;
+            let mut same = true;
+            while m != 0 && same {
+                same = addrs[m.trailing_zeros() as usize] == p0;
+                m &= m - 1;
+            }
+            same
+        };
         // The common case of that: VGPR data, moved row by row straight
         // between the register file and scratch.
         if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
