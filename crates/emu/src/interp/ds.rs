@@ -86,6 +86,12 @@ pub(super) fn ds(
         ..
     } = op;
     let atomic = (!is_read && !is_write).then_some(name);
+    if (is_read || is_write)
+        && elem % 4 == 0
+        && ds_dwords(w, lds, &op, [off0, off1, off16], addr, [d0, d1], vdst)
+    {
+        return Ok(Flow::Continue);
+    }
     // A plain read whose every active lane is inside LDS: one bounds check
     // for the wave, results written whole.
     if is_read && !two && w.exec != 0 {
@@ -119,12 +125,6 @@ pub(super) fn ds(
             }
             return Ok(Flow::Continue);
         }
-    }
-    if (is_read || is_write)
-        && elem % 4 == 0
-        && ds_dwords(w, lds, &op, [off0, off1, off16], addr, [d0, d1], vdst)
-    {
-        return Ok(Flow::Continue);
     }
     for l in 0..LANES {
         if !w.active(l) {
@@ -278,18 +278,38 @@ fn ds_dwords(
     } else {
         ([off16, 0], 1)
     };
+    if exec == 0 {
+        return false;
+    }
     let base = &w.vgpr[a];
-    let hi = (0..LANES)
-        .filter(|l| exec >> l & 1 == 1)
-        .map(|l| u64::from(base[l]))
-        .max();
-    let Some(hi) = hi else { return false };
+    // The highest active address.
+    let hi = if exec == u64::MAX {
+        base.iter().copied().max().unwrap_or(0)
+    } else {
+        let mut hi = 0;
+        let mut m = exec;
+        while m != 0 {
+            hi = hi.max(base[m.trailing_zeros() as usize]);
+            m &= m - 1;
+        }
+        hi
+    };
     let top = offs[..nslot].iter().max().copied().unwrap_or(0);
-    if hi + top + u64::from(op.elem) > lds.len() as u64 {
+    if u64::from(hi) + top + u64::from(op.elem) > lds.len() as u64 {
         return false;
     }
     let base = *base;
-    let lanes = (0..LANES).filter(|l| exec >> l & 1 == 1);
+    // The active lanes, lowest first.
+    let lanes = move || {
+        let mut m = exec;
+        std::iter::from_fn(move || {
+            (m != 0).then(|| {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                l
+            })
+        })
+    };
     if op.write {
         let mut rows = [0usize; 2];
         for (k, r) in rows.iter_mut().enumerate().take(nslot) {
@@ -298,7 +318,17 @@ fn ds_dwords(
                 None => return false,
             }
         }
-        for l in lanes {
+        if dw == 1 && nslot == 1 {
+            let (src, off) = (&w.vgpr[rows[0]], offs[0] as usize);
+            for l in lanes() {
+                let at = base[l] as usize + off;
+                lds[at..at + 4].copy_from_slice(&src[l].to_le_bytes());
+            }
+            return true;
+        }
+        // Lane by lane, each lane's elements in order (overlapping
+        // addresses end up as the general path leaves them).
+        for l in lanes() {
             for (off, row) in offs.iter().zip(rows).take(nslot) {
                 let at = (u64::from(base[l]) + off) as usize;
                 for j in 0..dw {
@@ -311,12 +341,15 @@ fn ds_dwords(
         let Some(v) = vgpr_rows(w, vdst, dw * nslot) else {
             return false;
         };
-        for l in lanes {
-            for (k, off) in offs.iter().enumerate().take(nslot) {
-                let at = (u64::from(base[l]) + off) as usize;
-                for j in 0..dw {
-                    let b = &lds[at + 4 * j..at + 4 * j + 4];
-                    w.vgpr[v + k * dw + j][l] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        // Reads leave LDS as it is: one destination row at a time.
+        for (k, off) in offs.iter().enumerate().take(nslot) {
+            for j in 0..dw {
+                let dst = &mut w.vgpr[v + k * dw + j];
+                let o = *off as usize + 4 * j;
+                for l in lanes() {
+                    let at = base[l] as usize + o;
+                    let b = &lds[at..at + 4];
+                    dst[l] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                 }
             }
         }
