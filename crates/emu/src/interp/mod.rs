@@ -843,10 +843,12 @@ fn handler_for(name: &str) -> Option<Handler> {
         .or_else(|| valu::handler(name))
 }
 
-impl Step for Exec<'_> {
-    type Stop = Stop;
-
-    fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
+impl Exec<'_> {
+    /// Executes the instruction at `w.pc`: the decode cache entry (decoded
+    /// the first time), the per-instruction checks its flags call for, the
+    /// handler.
+    #[inline(always)]
+    fn exec_one(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
         let pc = w.pc;
         let Exec {
             core,
@@ -957,6 +959,28 @@ impl Step for Exec<'_> {
             w.waitcnt.issue(inst, &d.regs, pc);
         }
         Ok(flow)
+    }
+}
+
+impl Step for Exec<'_> {
+    type Stop = Stop;
+
+    fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
+        self.exec_one(w, lds)
+    }
+
+    /// The interpreter loop: decoded instructions back to back, each
+    /// dispatched through its handler ([`Exec::exec_one`] inlined here).
+    fn run(&mut self, w: &mut Wave, lds: &mut [u8], max: u64) -> (u64, Result<Flow, Stop>) {
+        let mut k = 0;
+        loop {
+            k += 1;
+            w.instructions += 1;
+            match self.exec_one(w, lds) {
+                Ok(Flow::Continue) if k < max => {}
+                r => return (k, r),
+            }
+        }
     }
 
     fn out_of_steps(&mut self, w: &Wave) -> Stop {
