@@ -234,14 +234,29 @@ pub(super) fn lanes64(w: &Wave, op: &Op) -> [u64; LANES] {
     out
 }
 
-/// Writes `vals` to a 32-bit destination in the active lanes.
-#[inline]
+/// Writes `vals` to a 32-bit destination in the active lanes: a VGPR under
+/// full EXEC is one copy, inline; anything else goes through
+/// [`write_lanes32_masked`].
+#[inline(always)]
 pub(super) fn write_lanes32(w: &mut Wave, op: &Op, vals: &VReg) {
+    if let Operand::Reg(RegRange {
+        file: RegFile::Vgpr,
+        first,
+        ..
+    }) = op.value
+    {
+        if w.exec == u64::MAX {
+            if let Some(r) = w.vgpr.get_mut(first as usize) {
+                *r = *vals;
+                return;
+            }
+        }
+    }
     write_lanes32_masked(w, op, vals, w.exec)
 }
 
 /// Writes `vals` to a 32-bit destination in the lanes of `exec`.
-#[inline]
+#[inline(never)]
 pub(super) fn write_lanes32_masked(w: &mut Wave, op: &Op, vals: &VReg, exec: u64) {
     let reg = match op.value {
         Operand::Reg(RegRange {
@@ -383,15 +398,31 @@ pub(super) fn lanes32_mods(w: &Wave, op: &Op) -> VReg {
 }
 
 /// An f32 source in place, with its `abs`/`neg` modifiers.
-#[inline]
+#[inline(always)]
 pub(super) fn src_f32<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> lanes::Src<'a> {
     lanes::Src::f32(src_ref(w, op, splat), op.abs, op.neg)
 }
 
 /// Every lane of a 32-bit source in place: the wave's VGPR or AGPR, or
 /// `splat` filled with a scalar source (no copy of a vector register).
-#[inline]
+#[inline(always)]
 pub(super) fn src_ref<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> &'a VReg {
+    if let Operand::Reg(RegRange {
+        file: RegFile::Vgpr,
+        first,
+        ..
+    }) = op.value
+    {
+        if let Some(r) = w.vgpr.get(first as usize) {
+            return r;
+        }
+    }
+    src_ref_other(w, op, splat)
+}
+
+/// [`src_ref`] of anything but an existing VGPR.
+#[inline(never)]
+fn src_ref_other<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> &'a VReg {
     match op.value {
         Operand::Reg(RegRange {
             file: RegFile::Vgpr,
@@ -440,7 +471,7 @@ impl Default for Bufs {
 
 /// A 32-bit integer source in place ([`src_ref`]); only a source with
 /// neg/abs modifiers is copied (into `buf`) to apply them.
-#[inline]
+#[inline(always)]
 pub(super) fn src_u32<'a>(w: &'a Wave, op: &Op, buf: &'a mut VReg) -> &'a VReg {
     if op.neg || op.abs {
         *buf = lanes32_mods(w, op);
