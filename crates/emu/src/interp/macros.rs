@@ -24,7 +24,10 @@ macro_rules! valu_u32 {
                 src: [p0, p1, ..],
                 out: [out, ..],
             } = &mut *_x.bufs;
-            let (va, vb) = (src_u32(w, &s0, p0), src_u32(w, &s1, p1));
+            let (va, vb) = (
+                src_u32(w, &s0, c.konst(0), p0),
+                src_u32(w, &s1, c.konst(1), p1),
+            );
             lanes::map2_u32(out, va, vb, |$a, $b| $e);
             write_lanes32(w, &d, out);
             Ok(Flow::Continue)
@@ -49,7 +52,7 @@ macro_rules! valu_u32 {
                 src: [p0, ..],
                 out: [out, ..],
             } = &mut *_x.bufs;
-            let va = src_u32(w, &s0, p0);
+            let va = src_u32(w, &s0, c.konst(0), p0);
             lanes::map1_u32(out, va, |$a| $e);
             write_lanes32(w, &d, out);
             Ok(Flow::Continue)
@@ -80,9 +83,9 @@ macro_rules! valu_u32 {
                 out: [out, ..],
             } = &mut *_x.bufs;
             let (va, vb, vc) = (
-                src_u32(w, &s0, p0),
-                src_u32(w, &s1, p1),
-                src_u32(w, &s2, p2),
+                src_u32(w, &s0, c.konst(0), p0),
+                src_u32(w, &s1, c.konst(1), p1),
+                src_u32(w, &s2, c.konst(2), p2),
             );
             lanes::map3_u32(out, va, vb, vc, |$a, $b, $c2| $e);
             write_lanes32(w, &d, out);
@@ -115,7 +118,10 @@ macro_rules! valu_f32 {
                 src: [p0, p1, ..],
                 out: [out, ..],
             } = &mut *_x.bufs;
-            let (va, vb) = (src_f32(w, &s0, p0), src_f32(w, &s1, p1));
+            let (va, vb) = (
+                src_f32(w, &s0, c.konst(0), p0),
+                src_f32(w, &s1, c.konst(1), p1),
+            );
             let (fi, fo) = (fz.input, fz.output);
             if clamp || omod != 0 {
                 lanes::map2_f32(out, va, vb, fi, fo, |$a, $b| {
@@ -146,7 +152,7 @@ macro_rules! valu_f32 {
                 src: [p0, ..],
                 out: [out, ..],
             } = &mut *_x.bufs;
-            let va = src_f32(w, &s0, p0);
+            let va = src_f32(w, &s0, c.konst(0), p0);
             let (fi, fo) = (fz.input, fz.output);
             if clamp || omod != 0 {
                 lanes::map1_f32(out, va, fi, fo, |$a| apply_omod_clamp_f32($e, clamp, omod));
@@ -181,9 +187,9 @@ macro_rules! valu_f32 {
                 out: [out, ..],
             } = &mut *_x.bufs;
             let (va, vb, vc) = (
-                src_f32(w, &s0, p0),
-                src_f32(w, &s1, p1),
-                src_f32(w, &s2, p2),
+                src_f32(w, &s0, c.konst(0), p0),
+                src_f32(w, &s1, c.konst(1), p1),
+                src_f32(w, &s2, c.konst(2), p2),
             );
             let (fi, fo) = (fz.input, fz.output);
             if clamp || omod != 0 {
@@ -582,7 +588,10 @@ macro_rules! carry_op {
                 src: [p0, p1, ..],
                 out: [out, ..],
             } = &mut *_x.bufs;
-            let (va, vb) = (src_ref(w, &s0, p0), src_ref(w, &s1, p1));
+            let (va, vb) = (
+                c.konst(0).unwrap_or_else(|| src_ref(w, &s0, p0)),
+                c.konst(1).unwrap_or_else(|| src_ref(w, &s1, p1)),
+            );
             let mut cout = 0u64;
             for l in 0..LANES {
                 let $a = va[l];
@@ -709,7 +718,10 @@ macro_rules! mac_f32 {
                 src: [p0, p1, p2, ..],
                 out: [out, ..],
             } = &mut *_x.bufs;
-            let (va, vb) = (src_f32(w, &s0, p0), src_f32(w, &s1, p1));
+            let (va, vb) = (
+                src_f32(w, &s0, c.konst(0), p0),
+                src_f32(w, &s1, c.konst(1), p1),
+            );
             let vc = lanes::Src::f32(src_ref(w, &d, p2), false, false);
             let (fi, fo) = (fz.input, fz.output);
             if clamp || omod != 0 {
@@ -824,7 +836,7 @@ macro_rules! shift64 {
                 src: [p0, p1, p2, ..],
                 out: [lo, hi],
             } = &mut *x.bufs;
-            let sh = src_ref(w, &s0, p0);
+            let sh = c.konst(0).unwrap_or_else(|| src_ref(w, &s0, p0));
             let (vlo, vhi) = src64(w, &s1, p1, p2);
             for l in 0..LANES {
                 let $v = u64::from(vlo[l]) | u64::from(vhi[l]) << 32;

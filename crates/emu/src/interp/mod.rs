@@ -277,6 +277,8 @@ struct Decoded {
     target: Option<u64>,
     inst: Instruction,
     ops: OpList,
+    /// Constant sources, splatted.
+    consts: Option<Box<Consts>>,
     regs: crate::waitcnt::Regs,
 }
 
@@ -407,6 +409,37 @@ struct Ctx<'a> {
     ops: &'a OpList,
     /// The branch target of a direct branch (worked out at decode).
     target: Option<u64>,
+    /// Constant sources splatted at decode (`None` when the operands were
+    /// substituted, as the SDWA/DPP wrappers do).
+    consts: Option<&'a Consts>,
+}
+
+/// The constant (inline or literal) sources among the first three of a
+/// decoded instruction, splatted to every lane once, at decode, as
+/// [`src_ref`] would splat them per execution.
+struct Consts {
+    rows: [VReg; 3],
+    /// Bit `k`: source `k` is one of them.
+    mask: u8,
+}
+
+impl Consts {
+    /// The splatted constant sources of `ops`, if it has any.
+    fn of(ops: &OpList) -> Option<Box<Consts>> {
+        let mut c = Box::new(Consts {
+            rows: [[0; LANES]; 3],
+            mask: 0,
+        });
+        for k in 0..3 {
+            if let Some(op) = ops.src(k) {
+                if !matches!(op.value, Operand::Reg(_)) {
+                    c.rows[k] = [const32(op).unwrap_or(0); LANES];
+                    c.mask |= 1 << k;
+                }
+            }
+        }
+        (c.mask != 0).then_some(c)
+    }
 }
 
 /// A fixed-capacity operand list, with the positions of its explicit
@@ -504,6 +537,14 @@ impl<'a> OpIter<'a> {
 }
 
 impl Ctx<'_> {
+    /// Source `k`'s lanes when it is a constant splatted at decode.
+    #[inline(always)]
+    fn konst(&self, k: usize) -> Option<&VReg> {
+        match self.consts {
+            Some(c) if c.mask >> k & 1 == 1 => c.rows.get(k),
+            _ => None,
+        }
+    }
     /// Explicit sources.
     fn srcs(&self) -> impl Iterator<Item = &Op> {
         (0..self.ops.nsrc as usize).filter_map(|i| self.ops.src(i))
@@ -610,6 +651,8 @@ impl<'m> Exec<'m> {
         };
         let enc = inst.encoding();
         let flag = |on: bool, f: u8| if on { f } else { 0 };
+        let ops = OpList::of(&inst.operands());
+        let consts = Consts::of(&ops);
         Ok(Decoded {
             handler: if invalid {
                 None
@@ -637,7 +680,8 @@ impl<'m> Exec<'m> {
                     flags::DPP,
                 ),
             target: inst.branch_target(pc),
-            ops: OpList::of(&inst.operands()),
+            ops,
+            consts,
             regs: crate::waitcnt::Regs::of(&inst),
             inst,
         })
@@ -947,6 +991,7 @@ impl Exec<'_> {
             pc,
             ops: indexed.as_ref().unwrap_or(&d.ops),
             target: d.target,
+            consts: d.consts.as_deref(),
         };
         let flow = if f & (flags::SDWA | flags::DPP) == 0 {
             h(core, w, lds, inst, &ctx)

@@ -397,10 +397,20 @@ pub(super) fn lanes32_mods(w: &Wave, op: &Op) -> VReg {
     v
 }
 
-/// An f32 source in place, with its `abs`/`neg` modifiers.
+/// An f32 source in place (`row`: the constant splatted at decode, if it
+/// is one), with its `abs`/`neg` modifiers.
 #[inline(always)]
-pub(super) fn src_f32<'a>(w: &'a Wave, op: &Op, splat: &'a mut VReg) -> lanes::Src<'a> {
-    lanes::Src::f32(src_ref(w, op, splat), op.abs, op.neg)
+pub(super) fn src_f32<'a>(
+    w: &'a Wave,
+    op: &Op,
+    row: Option<&'a VReg>,
+    splat: &'a mut VReg,
+) -> lanes::Src<'a> {
+    let v = match row {
+        Some(r) => r,
+        None => src_ref(w, op, splat),
+    };
+    lanes::Src::f32(v, op.abs, op.neg)
 }
 
 /// Every lane of a 32-bit source in place: the wave's VGPR or AGPR, or
@@ -472,12 +482,20 @@ impl Default for Bufs {
 /// A 32-bit integer source in place ([`src_ref`]); only a source with
 /// neg/abs modifiers is copied (into `buf`) to apply them.
 #[inline(always)]
-pub(super) fn src_u32<'a>(w: &'a Wave, op: &Op, buf: &'a mut VReg) -> &'a VReg {
+pub(super) fn src_u32<'a>(
+    w: &'a Wave,
+    op: &Op,
+    row: Option<&'a VReg>,
+    buf: &'a mut VReg,
+) -> &'a VReg {
     if op.neg || op.abs {
         *buf = lanes32_mods(w, op);
         return buf;
     }
-    src_ref(w, op, buf)
+    match row {
+        Some(r) => r,
+        None => src_ref(w, op, buf),
+    }
 }
 
 /// VGPR `first + k` of a VGPR operand, in place, when it exists.

@@ -84,6 +84,7 @@ pub(super) fn sdwa(
             pc: c.pc,
             ops: &ops,
             target: c.target,
+            consts: None,
         },
     )?;
     if let Some(d) =
@@ -151,6 +152,7 @@ pub(super) fn dpp(
             pc: c.pc,
             ops: &ops,
             target: c.target,
+            consts: None,
         },
     );
     // The handler may not change EXEC for VOP1/VOP2; restore it.

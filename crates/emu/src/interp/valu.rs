@@ -183,7 +183,10 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
                 src: [p0, p1, ..],
                 out: [out, ..],
             } = &mut *x.bufs;
-            let (va, vb) = (src_f32(w, &s0, p0), src_f32(w, &s1, p1));
+            let (va, vb) = (
+                src_f32(w, &s0, c.konst(0), p0),
+                src_f32(w, &s1, c.konst(1), p1),
+            );
             for (l, o) in out.iter_mut().enumerate() {
                 *o = if mask >> l & 1 == 1 {
                     vb.at(l)
@@ -764,8 +767,8 @@ pub(super) fn vop3p_f32<const K: u8>(
         .take(nsrc)
     {
         let Some(op) = c.src(k) else { continue };
-        lo_src[k] = Some(pk_half(w, op, sel(k), neg_lo(k), bl));
-        hi_src[k] = Some(pk_half(w, op, sel_hi(k), neg_hi(k), bh));
+        lo_src[k] = Some(pk_half(w, op, c.konst(k), sel(k), neg_lo(k), bl));
+        hi_src[k] = Some(pk_half(w, op, c.konst(k), sel_hi(k), neg_hi(k), bh));
     }
     let ctl = m.f32();
     let (fi, fo) = (!ctl.denorm.allow_in, !ctl.denorm.allow_out);
@@ -813,6 +816,7 @@ pub(super) fn vop3p_f32<const K: u8>(
 pub(super) fn pk_half<'a>(
     w: &'a Wave,
     op: &Op,
+    row: Option<&'a VReg>,
     half: bool,
     neg: bool,
     buf: &'a mut VReg,
@@ -837,10 +841,14 @@ pub(super) fn pk_half<'a>(
             *buf = [if half { (x >> 32) as u32 } else { x as u32 }; LANES];
             buf
         }
-        _ => {
-            *buf = [const32(op).unwrap_or(0); LANES];
-            buf
-        }
+        // A constant (splatted at decode: `row`) feeds both halves.
+        _ => match row {
+            Some(r) => r,
+            None => {
+                *buf = [const32(op).unwrap_or(0); LANES];
+                buf
+            }
+        },
     };
     lanes::Src::f32(v, false, neg)
 }
