@@ -10,12 +10,20 @@
 //! silently skipped.
 //!
 //! Speed: each address is decoded once (`DecodeCache`: a table per code
-//! page, so a lookup in a loop is a compare and two loads), with its
-//! operand positions and branch target worked out then. Lane handlers work
-//! on whole waves: sources read in place or splatted, every lane computed
-//! by a loop in [`crate::lanes`] (compiled for AVX2/FMA too, chosen at run
-//! time), EXEC applied as a blend when writing. `Step::step` is the one
-//! place every executed instruction passes through.
+//! page, so a lookup in a loop is a compare and two loads) into a
+//! `Decoded` entry whose hot part is resolved then: the handler (by opcode
+//! number), the count slot, the length (fall-through address), the branch
+//! target, flags saying which per-instruction checks apply (float MODE,
+//! `s_waitcnt`, SDWA/DPP, GPR indexing), the explicit operand positions and
+//! every constant source splatted to 64 lanes. `Step::run` executes a
+//! wave's instructions back to back over these entries. Lane handlers work
+//! on whole waves: VGPR sources read in place (constants from the decoded
+//! entry, scalars splatted into per-thread buffers), every lane computed by
+//! a loop in [`crate::lanes`] (compiled for AVX2/FMA too, chosen at run
+//! time), a full-EXEC VGPR result written as one copy, otherwise EXEC
+//! applied as a blend. Whole-dword memory accesses go straight between the
+//! register file and memory when one bounds check covers the wave, and
+//! take the lane-by-lane path (which reports faults) otherwise.
 //!
 //! Where semantics live, by family: `control` (SOPP: branches, barrier,
 //! `s_endpgm`, messages), `salu` (SOP1/SOP2/SOPC/SOPK), `smem` (scalar
@@ -24,7 +32,7 @@
 //! handler-building macros), `mfma`, `vmem` (FLAT/GLOBAL/SCRATCH and
 //! MUBUF), `ds` (LDS), `sdwa` (SDWA and DPP wrappers); operand reads
 //! and writes are in `regs`. This module holds the dispatch: the decode
-//! cache, the handler table and [`Step::step`].
+//! cache, the handler table and the interpreter loop ([`Step::run`]).
 //!
 //! Address spaces follow the GFX9 flat model: flat addresses inside the
 //! shared aperture go to LDS, inside the private aperture to the lane's
