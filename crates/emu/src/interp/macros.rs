@@ -356,13 +356,19 @@ macro_rules! vcmp {
             let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) else {
                 return Ok(Flow::Continue);
             };
-            let mut mask = 0u64;
-            for l in 0..LANES {
-                if w.active(l) {
-                    let hit = vcmp!(@read $ty, w, s0, s1, l, |$a, $b| $e);
-                    mask |= u64::from(hit) << l;
+            let mask = match vcmp!(@fast $ty, _x, w, c, s0, s1, |$a, $b| $e) {
+                Some(m) => m,
+                None => {
+                    let mut mask = 0u64;
+                    for l in 0..LANES {
+                        if w.active(l) {
+                            let hit = vcmp!(@read $ty, w, s0, s1, l, |$a, $b| $e);
+                            mask |= u64::from(hit) << l;
+                        }
+                    }
+                    mask
                 }
-            }
+            };
             match c.dst(0).copied() {
                 Some(d) => s_write64(w, &d, mask),
                 None => w.set_vcc(mask),
@@ -374,6 +380,35 @@ macro_rules! vcmp {
         }
         h as Handler
     }};
+    // 32-bit integer compares: sources read in place, every lane compared
+    // (the compares are pure), inactive lanes masked off.
+    (@fast u32, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let Bufs { src: [p0, p1, ..], .. } = &mut *$x.bufs;
+        let va = $c.konst(0).unwrap_or_else(|| src_ref($w, &$s0, p0));
+        let vb = $c.konst(1).unwrap_or_else(|| src_ref($w, &$s1, p1));
+        let mut m = 0u64;
+        for l in 0..LANES {
+            let $a = va[l];
+            let $b = vb[l];
+            m |= u64::from($e) << l;
+        }
+        Some(m & $w.exec)
+    }};
+    (@fast i32, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let Bufs { src: [p0, p1, ..], .. } = &mut *$x.bufs;
+        let va = $c.konst(0).unwrap_or_else(|| src_ref($w, &$s0, p0));
+        let vb = $c.konst(1).unwrap_or_else(|| src_ref($w, &$s1, p1));
+        let mut m = 0u64;
+        for l in 0..LANES {
+            let $a = va[l] as i32;
+            let $b = vb[l] as i32;
+            m |= u64::from($e) << l;
+        }
+        Some(m & $w.exec)
+    }};
+    (@fast $other:ident, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {
+        None::<u64>
+    };
     (@read u32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
         let $a = v32($w, &$s0, $l);
         let $b = v32($w, &$s1, $l);
