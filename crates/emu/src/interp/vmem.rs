@@ -666,7 +666,21 @@ pub(super) fn mubuf(
         },
         _ => &ZERO,
     };
-    let mut m = w.exec;
+    // Private segment, not recording: every lane's offset at once (only
+    // the active lanes' are used).
+    let quick = add_tid && x.mem_log.is_none();
+    if quick {
+        let vo: &VReg = match (idxen, offen) {
+            (true, true) => row1,
+            (false, true) => row0,
+            _ => &ZERO,
+        };
+        for (a, v) in addrs.iter_mut().zip(vo) {
+            *a = u64::from(*v) + inst_off;
+        }
+        live = w.exec;
+    }
+    let mut m = if quick { 0 } else { w.exec };
     while m != 0 {
         let l = m.trailing_zeros() as usize;
         m &= m - 1;
@@ -724,13 +738,11 @@ pub(super) fn mubuf(
         // row access faults, the lane-by-lane path below reports it.
         let p0 = addrs[live.trailing_zeros().min(63) as usize];
         let uniform = live != 0 && n % 4 == 0 && p0 % 4 == 0 && {
-            let mut m = live;
-            let mut same = true;
-            while m != 0 && same {
-                same = addrs[m.trailing_zeros() as usize] == p0;
-                m &= m - 1;
+            let mut differ = 0u64;
+            for (l, a) in addrs.iter().enumerate() {
+                differ |= u64::from(*a != p0) << l;
             }
-            same
+            differ & live == 0
         };
         // The common case of that: VGPR data, moved row by row straight
         // between the register file and scratch.
