@@ -406,6 +406,19 @@ macro_rules! vcmp {
         }
         Some(m & $w.exec)
     }};
+    (@fast f32, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let fz = Flush::f32($w.mode);
+        let Bufs { src: [p0, p1, ..], .. } = &mut *$x.bufs;
+        let va = src_f32($w, &$s0, $c.konst(0), p0);
+        let vb = src_f32($w, &$s1, $c.konst(1), p1);
+        let mut m = 0u64;
+        for l in 0..LANES {
+            let $a = fz.in32(f32::from_bits(va.at(l)));
+            let $b = fz.in32(f32::from_bits(vb.at(l)));
+            m |= u64::from($e) << l;
+        }
+        Some(m & $w.exec)
+    }};
     (@fast $other:ident, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {
         None::<u64>
     };
