@@ -178,10 +178,17 @@ pub fn blend(dst: &mut VReg, vals: &VReg, exec: u64) {
     if exec == u64::MAX {
         *dst = *vals;
     } else {
-        for (l, (d, v)) in dst.iter_mut().zip(vals).enumerate() {
-            let m = 0u32.wrapping_sub((exec >> l) as u32 & 1);
-            *d = (*v & m) | (*d & !m);
-        }
+        blend_partial(dst, vals, exec);
+    }
+}
+
+/// [`blend`] under a partial EXEC: a per-lane select, vectorised (the
+/// per-lane shifts of the mask need AVX2 to run as vector instructions).
+#[multiversion(targets("x86_64+avx2"))]
+fn blend_partial(dst: &mut VReg, vals: &VReg, exec: u64) {
+    for (l, (d, v)) in dst.iter_mut().zip(vals).enumerate() {
+        let m = 0u32.wrapping_sub((exec >> l) as u32 & 1);
+        *d = (*v & m) | (*d & !m);
     }
 }
 

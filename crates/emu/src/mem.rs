@@ -574,6 +574,72 @@ impl MemView<'_> {
         Ok(())
     }
 
+    /// Dword loads straight into registers: `out[k][lane]` becomes the
+    /// `k`th little-endian dword at `addrs[lane]`, for every lane set in
+    /// `exec`, when every active lane's access lies in one region (then no
+    /// lane can fault). Returns `false` without reading anything otherwise:
+    /// the caller then takes [`MemView::gather`], which reports the fault.
+    pub fn gather_dwords(&mut self, addrs: &[u64; 64], exec: u64, out: &mut [[u32; 64]]) -> bool {
+        let n = out.len().min(4) * 4;
+        let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Read) else {
+            return false;
+        };
+        for l in set_lanes(exec) {
+            let p = base.wrapping_add((addrs[l] - lo) as usize);
+            if (p as usize) % 4 == 0 {
+                for (k, o) in out.iter_mut().take(4).enumerate() {
+                    // SAFETY: `span` proved every active lane's `[addr,
+                    // addr+n)` lies inside one live region; `p + 4k` is
+                    // 4-aligned and ends within it; relaxed atomic load.
+                    let v = unsafe { AtomicU32::from_ptr(p.add(4 * k) as *mut u32) }
+                        .load(Ordering::Relaxed);
+                    o[l] = u32::from_le(v);
+                }
+            } else {
+                let mut b = [0u8; 16];
+                // SAFETY: as above; `atomic_copy_from` reads `n` bytes.
+                unsafe { atomic_copy_from(p, &mut b[..n]) };
+                for (k, o) in out.iter_mut().take(4).enumerate() {
+                    o[l] = u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+                }
+            }
+        }
+        true
+    }
+
+    /// Dword stores straight from registers: the `k`th little-endian dword
+    /// at `addrs[lane]` becomes `data[k][lane]`, for every lane set in
+    /// `exec`, when every active lane's access lies in one region. Returns
+    /// `false` without writing anything otherwise (the caller then takes
+    /// [`MemView::scatter`], which reports the fault).
+    pub fn scatter_dwords(&mut self, addrs: &[u64; 64], exec: u64, data: &[[u32; 64]]) -> bool {
+        let n = data.len().min(4) * 4;
+        let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Write) else {
+            return false;
+        };
+        for l in set_lanes(exec) {
+            let p = base.wrapping_add((addrs[l] - lo) as usize);
+            if (p as usize) % 4 == 0 {
+                for (k, d) in data.iter().take(4).enumerate() {
+                    // SAFETY: `span` proved every active lane's `[addr,
+                    // addr+n)` lies inside one live, writable region; `p +
+                    // 4k` is 4-aligned and ends within it; relaxed atomic
+                    // store.
+                    unsafe { AtomicU32::from_ptr(p.add(4 * k) as *mut u32) }
+                        .store(d[l].to_le(), Ordering::Relaxed);
+                }
+            } else {
+                let mut b = [0u8; 16];
+                for (k, d) in data.iter().take(4).enumerate() {
+                    b[4 * k..4 * k + 4].copy_from_slice(&d[l].to_le_bytes());
+                }
+                // SAFETY: as above; `atomic_copy_to` writes `n` bytes.
+                unsafe { atomic_copy_to(p, &b[..n]) };
+            }
+        }
+        true
+    }
+
     /// The host pointer of the lowest active address, and that address,
     /// when every active lane's `n`-byte access lies in one region (checked
     /// once, against the span from the lowest to the highest address);

@@ -274,9 +274,13 @@ fn dispatch_impl(
                     exec.enable_recording();
                 }
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
-                // Waves and LDS of finished work-groups, reused.
-                let mut spare: Vec<Wave> = Vec::new();
-                let mut lds = Vec::new();
+                // The work-group in flight: its waves and LDS are reused in
+                // place by the next one (no per-group allocation or moves).
+                let mut wg = Workgroup {
+                    id: [0; 3],
+                    lds: Vec::new(),
+                    waves: Vec::new(),
+                };
                 loop {
                     if failed.load(Ordering::Relaxed) {
                         break;
@@ -297,18 +301,23 @@ fn dispatch_impl(
                         flat_scratch_init: slot_base,
                         private_segment_size: per_lane as u32,
                     };
-                    let mut waves = Vec::with_capacity(nwaves as usize);
+                    wg.waves.truncate(nwaves as usize);
                     for wv in 0..nwaves {
                         let offset = per_wave * u64::from(wv);
                         let st =
                             wave_start(&k.descriptor, arch, &geo, wg_id, wv, &d, offset as u32);
                         let regs = k.descriptor.allocated_vgprs(arch) as usize;
-                        let mut w = match spare.pop() {
-                            Some(mut w) => {
+                        let w = match wg.waves.get_mut(wv as usize) {
+                            Some(w) => {
                                 w.reset(k.entry, wg_id, wv, regs, regs);
                                 w
                             }
-                            None => Wave::with_registers(k.entry, wg_id, wv, regs, regs),
+                            None => {
+                                wg.waves
+                                    .push(Wave::with_registers(k.entry, wg_id, wv, regs, regs));
+                                let last = wg.waves.len() - 1;
+                                &mut wg.waves[last]
+                            }
                         };
                         for (r, v) in &st.sgprs {
                             if let Some(x) = w.sgpr.get_mut(*r as usize) {
@@ -325,16 +334,11 @@ fn dispatch_impl(
                         w.flat_scratch = slot_base + offset;
                         w.mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1)
                             .bits();
-                        waves.push(w);
                     }
                     waves_run.fetch_add(u64::from(nwaves), Ordering::Relaxed);
-                    lds.clear();
-                    lds.resize(lds_size as usize, 0u8);
-                    let mut wg = Workgroup {
-                        id: wg_id,
-                        lds: std::mem::take(&mut lds),
-                        waves,
-                    };
+                    wg.id = wg_id;
+                    wg.lds.clear();
+                    wg.lds.resize(lds_size as usize, 0u8);
                     if let Err(stop) =
                         run_workgroup(&mut wg, &mut exec, 64, opts.budget_per_workgroup)
                     {
@@ -358,8 +362,6 @@ fn dispatch_impl(
                     if let Some(p) = opts.progress {
                         p.0.fetch_add(1, Ordering::Relaxed);
                     }
-                    lds = wg.lds;
-                    spare.append(&mut wg.waves);
                 }
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
                 if c.len() < exec.counts.len() {

@@ -158,6 +158,19 @@ pub struct Tracker {
     pending: Vec<Access>,
     /// How many pending accesses still owe registers (fast path: 0).
     owing: usize,
+    /// Per register file (scalar, vector, accumulation), the lowest and
+    /// highest register any pending access still owes: a register outside
+    /// it is owed by none (the quick reject of [`Tracker::check`]).
+    span: [Option<(u16, u16)>; 3],
+}
+
+/// The [`Tracker::span`] slot of a register file.
+fn file_slot(f: lathe_isa::RegFile) -> usize {
+    match f {
+        lathe_isa::RegFile::Scalar => 0,
+        lathe_isa::RegFile::Vgpr => 1,
+        lathe_isa::RegFile::Agpr => 2,
+    }
 }
 
 /// The counter values an `s_waitcnt` immediate waits for (GFX9 layout:
@@ -176,6 +189,14 @@ impl Tracker {
     pub fn clear(&mut self) {
         self.pending.clear();
         self.owing = 0;
+        self.span = [None; 3];
+    }
+
+    /// Whether an outstanding access still owes a register (else
+    /// [`Tracker::check`] finds nothing).
+    #[inline]
+    pub fn owes(&self) -> bool {
+        self.owing != 0
     }
 
     /// True if no access is outstanding.
@@ -226,6 +247,11 @@ impl Tracker {
         }
         if a.dst.iter().any(Option::is_some) {
             self.owing += 1;
+        }
+        for d in a.dst.iter().flatten() {
+            let s = &mut self.span[file_slot(d.file)];
+            let (lo, hi) = s.unwrap_or((u16::MAX, 0));
+            *s = Some((lo.min(d.first), hi.max(d.last())));
         }
         self.pending.push(a);
     }
@@ -285,6 +311,12 @@ impl Tracker {
             k += 1;
             keep
         });
+        self.span = [None; 3];
+        for d in self.pending.iter().flat_map(|a| a.dst.iter().flatten()) {
+            let s = &mut self.span[file_slot(d.file)];
+            let (lo, hi) = s.unwrap_or((u16::MAX, 0));
+            *s = Some((lo.min(d.first), hi.max(d.last())));
+        }
         self.owing = self
             .pending
             .iter()
@@ -296,6 +328,14 @@ impl Tracker {
     /// it reads or writes that an outstanding access still owes.
     pub fn check(&self, regs: &Regs) -> Option<Hazard> {
         if self.owing == 0 {
+            return None;
+        }
+        // Quick reject: no register of the instruction within the owed span.
+        let maybe = regs.iter().any(|r| {
+            self.span[file_slot(r.reg.file)]
+                .is_some_and(|(lo, hi)| r.reg.first <= hi && lo <= r.reg.last())
+        });
+        if !maybe {
             return None;
         }
         // A read is reported before a write (`s_and_b32 s2, s2, ...` reads

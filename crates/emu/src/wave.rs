@@ -211,6 +211,27 @@ pub trait Step {
     type Stop;
     /// Executes the instruction at `wave.pc`.
     fn step(&mut self, wave: &mut Wave, lds: &mut [u8]) -> Result<Flow, Self::Stop>;
+    /// Executes up to `max` (at least one) instructions of `wave`, counting
+    /// each in `wave.instructions` before it runs, and stops after the
+    /// first that does not continue (or fails). Returns how many ran and
+    /// the last one's outcome. Implementations may override this with a
+    /// tighter loop; the default calls [`Step::step`].
+    fn run(
+        &mut self,
+        wave: &mut Wave,
+        lds: &mut [u8],
+        max: u64,
+    ) -> (u64, Result<Flow, Self::Stop>) {
+        let mut k = 0;
+        loop {
+            k += 1;
+            wave.instructions += 1;
+            match self.step(wave, lds) {
+                Ok(Flow::Continue) if k < max => {}
+                r => return (k, r),
+            }
+        }
+    }
     /// The stop to report when the group's instruction budget runs out
     /// (an endless loop, or waves spinning on a barrier others never reach).
     fn out_of_steps(&mut self, wave: &Wave) -> Self::Stop;
@@ -245,10 +266,10 @@ pub fn run_workgroup<S: Step>(
                 if budget == 0 {
                     return Err(step.out_of_steps(wave));
                 }
-                budget -= 1;
-                n += 1;
-                wave.instructions += 1;
-                match step.step(wave, &mut wg.lds)? {
+                let (k, r) = step.run(wave, &mut wg.lds, (slice - n).min(budget));
+                budget -= k;
+                n += k;
+                match r? {
                     Flow::Continue => {}
                     Flow::Barrier => wave.status = WaveStatus::Barrier,
                     Flow::End => wave.status = WaveStatus::Ended,

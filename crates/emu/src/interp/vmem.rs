@@ -1,0 +1,869 @@
+//! Vector memory: FLAT, GLOBAL and SCRATCH (the flat address model:
+//! LDS, private and device apertures) and MUBUF.
+
+use super::*;
+
+// ---------------------------------------------------------------- memory
+
+/// Size in bytes, sign extension and dword count of a load/store mnemonic.
+pub(super) fn mem_width(name: &str) -> (u32, bool) {
+    let tail = name.rsplit('_').next().unwrap_or("");
+    match tail {
+        "ubyte" | "byte" => (1, false),
+        "sbyte" => (1, true),
+        "ushort" | "short" => (2, false),
+        "sshort" => (2, true),
+        "dword" | "b32" | "u32" | "i32" | "f32" => (4, false),
+        "dwordx2" | "b64" | "u64" | "i64" | "f64" | "x2" => (8, false),
+        "dwordx3" | "b96" => (12, false),
+        "dwordx4" | "b128" => (16, false),
+        _ => (4, false),
+    }
+}
+
+/// What a FLAT/GLOBAL/SCRATCH or MUBUF mnemonic means, worked out once per
+/// opcode (the handlers would otherwise parse the mnemonic every time).
+#[derive(Clone, Copy)]
+pub(super) struct MemOp {
+    /// Bytes per lane and sign extension (loads/stores).
+    width: u32,
+    signed: bool,
+    store: bool,
+    atomic: bool,
+    /// `cmpswap` (data is {src, cmp}).
+    cmpswap: bool,
+    /// 64-bit atomic.
+    wide: bool,
+    /// The read-modify-write of a non-cmpswap atomic (`None`: no semantics).
+    rmw: Option<AtomicOp>,
+    /// LDS-direct or d16 forms, and MUBUF format forms (not modelled).
+    unmodelled: bool,
+}
+
+pub(super) fn mem_op(op: Opcode) -> MemOp {
+    static T: OnceLock<Vec<MemOp>> = OnceLock::new();
+    let t = T.get_or_init(|| {
+        Opcode::all()
+            .map(|o| {
+                let name = o.info().name;
+                let (width, signed) = mem_width(name);
+                MemOp {
+                    width,
+                    signed,
+                    store: name.contains("_store_") || name.starts_with("buffer_store"),
+                    atomic: name.contains("_atomic_"),
+                    cmpswap: name.contains("cmpswap"),
+                    wide: name.ends_with("_x2") || name.ends_with("_f64"),
+                    rmw: atomic_op(name),
+                    unmodelled: name.contains("_lds_")
+                        || name.contains("d16")
+                        || name.contains("format"),
+                }
+            })
+            .collect()
+    });
+    t.get(op.index() as usize).copied().unwrap_or(MemOp {
+        width: 4,
+        signed: false,
+        store: false,
+        atomic: false,
+        cmpswap: false,
+        wide: false,
+        rmw: None,
+        unmodelled: true,
+    })
+}
+
+/// Where one lane's access goes after flat/private/LDS resolution.
+pub(super) enum Place {
+    Global(u64),
+    Lds(u64),
+}
+
+/// Device address of private (scratch) byte `p` of lane `l`: dwords are
+/// interleaved across the 64 lanes, as for the swizzled private segment.
+pub(super) fn private_phys(w: &Wave, p: u64, l: usize) -> u64 {
+    w.flat_scratch
+        .wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4)
+}
+
+pub(super) fn flat_place(w: &Wave, addr: u64, l: usize) -> Place {
+    if (SHARED_APERTURE..SHARED_APERTURE + APERTURE_SIZE).contains(&addr) {
+        Place::Lds(addr - SHARED_APERTURE)
+    } else if (PRIVATE_APERTURE..PRIVATE_APERTURE + APERTURE_SIZE).contains(&addr) {
+        Place::Global(private_phys(w, addr - PRIVATE_APERTURE, l))
+    } else {
+        Place::Global(addr)
+    }
+}
+
+pub(super) fn lds_slice<'a>(
+    lds: &'a mut [u8],
+    off: u64,
+    n: u32,
+    kind: AccessKind,
+    w: &Wave,
+    i: &Instruction,
+    pc: u64,
+) -> Result<&'a mut [u8], Stop> {
+    let len = lds.len();
+    usize::try_from(off)
+        .ok()
+        .and_then(|o| lds.get_mut(o..o.checked_add(n as usize)?))
+        .ok_or_else(|| Stop::LdsFault {
+            offset: off,
+            size: n,
+            kind,
+            lds_size: len,
+            pc,
+            wave: id(w),
+            inst: i.to_string(),
+        })
+}
+
+/// Reads `n` bytes for lane `l` at a resolved place, dword by dword for
+/// private memory (whose dwords are not contiguous).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn read_place(
+    x: &mut Core<'_>,
+    w: &Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    pc: u64,
+    place: &Place,
+    private: Option<u64>,
+    l: usize,
+    n: u32,
+) -> Result<[u8; 16], Stop> {
+    let mut out = [0u8; 16];
+    if let Some(p) = private {
+        let mut k = 0;
+        while k < n {
+            let chunk = (n - k).min(4 - ((p + k as u64) % 4) as u32);
+            let a = private_phys(w, p + k as u64, l);
+            x.view
+                .read_bytes(a, &mut out[k as usize..(k + chunk) as usize])
+                .map_err(|f| fault(w, i, pc, f))?;
+            k += chunk;
+        }
+        return Ok(out);
+    }
+    match place {
+        Place::Global(a) => x
+            .view
+            .read_bytes(*a, &mut out[..n as usize])
+            .map_err(|f| fault(w, i, pc, f))?,
+        Place::Lds(o) => {
+            out[..n as usize].copy_from_slice(lds_slice(lds, *o, n, AccessKind::Read, w, i, pc)?)
+        }
+    }
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn write_place(
+    x: &mut Core<'_>,
+    w: &Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    pc: u64,
+    place: &Place,
+    private: Option<u64>,
+    l: usize,
+    bytes: &[u8],
+) -> Result<(), Stop> {
+    let n = bytes.len() as u32;
+    if let Some(p) = private {
+        let mut k = 0;
+        while k < n {
+            let chunk = (n - k).min(4 - ((p + k as u64) % 4) as u32);
+            let a = private_phys(w, p + k as u64, l);
+            x.view
+                .write_bytes(a, &bytes[k as usize..(k + chunk) as usize])
+                .map_err(|f| fault(w, i, pc, f))?;
+            k += chunk;
+        }
+        return Ok(());
+    }
+    match place {
+        Place::Global(a) => x
+            .view
+            .write_bytes(*a, bytes)
+            .map_err(|f| fault(w, i, pc, f)),
+        Place::Lds(o) => {
+            lds_slice(lds, *o, n, AccessKind::Write, w, i, pc)?.copy_from_slice(bytes);
+            Ok(())
+        }
+    }
+}
+
+pub(super) fn load_result(bytes: &[u8; 16], n: u32, signed: bool) -> [u32; 4] {
+    let mut r = [0u32; 4];
+    match (n, signed) {
+        (1, false) => r[0] = u32::from(bytes[0]),
+        (1, true) => r[0] = bytes[0] as i8 as i32 as u32,
+        (2, false) => r[0] = u32::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+        (2, true) => r[0] = i16::from_le_bytes([bytes[0], bytes[1]]) as i32 as u32,
+        _ => {
+            for (k, c) in bytes.chunks(4).take((n / 4) as usize).enumerate() {
+                r[k] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        }
+    }
+    r
+}
+
+/// Lane `l`'s FLAT/GLOBAL address: `saddr + vaddr` (32-bit offset) or the
+/// 64-bit `vaddr`, plus the instruction's offset.
+pub(super) fn flat_addr(
+    w: &Wave,
+    addr: Option<&Op>,
+    saddr: Option<&Op>,
+    offset: i64,
+    l: usize,
+) -> u64 {
+    let base = match (addr, saddr) {
+        (Some(a), Some(s)) => s64(w, s).wrapping_add(u64::from(v32(w, a, l))),
+        (Some(a), None) => v64(w, a, l),
+        _ => 0,
+    };
+    (base as i64).wrapping_add(offset) as u64
+}
+
+/// A `scratch_*` instruction's private-segment offset for lane `l`: the
+/// 32-bit VGPR and/or SGPR offsets plus the immediate, modulo 2^32.
+pub(super) fn scratch_offset(
+    w: &Wave,
+    addr: Option<&Op>,
+    saddr: Option<&Op>,
+    offset: i64,
+    l: usize,
+) -> u64 {
+    let base = match (addr, saddr) {
+        (Some(a), Some(s)) if !matches!(a.value, Operand::Off) => {
+            u64::from(v32(w, a, l)).wrapping_add(u64::from(s32(w, s)))
+        }
+        (Some(a), None) if !matches!(a.value, Operand::Off) => u64::from(v32(w, a, l)),
+        (_, Some(s)) => u64::from(s32(w, s)),
+        _ => 0,
+    };
+    (base as i64).wrapping_add(offset) as u64 & 0xffff_ffff
+}
+
+/// Every lane's store data: `dwords` consecutive VGPRs or AGPRs from
+/// `r`, little-endian (registers outside the wave's file read as 0).
+pub(super) fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LANES] {
+    let file = if r.file == RegFile::Agpr {
+        &w.agpr
+    } else {
+        &w.vgpr
+    };
+    let mut out = [[0u8; 16]; LANES];
+    for k in 0..dwords.min(4) {
+        if let Some(reg) = file.get(r.first as usize + k) {
+            for (b, v) in out.iter_mut().zip(reg.iter()) {
+                b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// Writes loaded bytes (`n` per lane, sign- or zero-extended below a
+/// dword) to the destination `vd` in the lanes of `mask`.
+pub(super) fn write_loaded(
+    w: &mut Wave,
+    vd: &Op,
+    bytes: &[[u8; 16]; LANES],
+    mask: u64,
+    n: u32,
+    signed: bool,
+) {
+    let dwords = n.div_ceil(4) as usize;
+    let mut vals = [[0u32; LANES]; 4];
+    for (l, b) in bytes.iter().enumerate() {
+        let r = load_result(b, n, signed);
+        for (k, v) in vals.iter_mut().enumerate().take(dwords) {
+            v[l] = r[k];
+        }
+    }
+    for (k, v) in vals.iter().enumerate().take(dwords) {
+        let mut op = *vd;
+        if let Operand::Reg(mut r) = op.value {
+            r.first = r.first.wrapping_add(k as u16);
+            op.value = Operand::Reg(r);
+        }
+        write_lanes32_masked(w, &op, v, mask);
+    }
+}
+
+/// Every lane's FLAT/GLOBAL address ([`flat_addr`]); inactive lanes too.
+pub(super) fn flat_addrs(
+    w: &Wave,
+    addr: Option<&Op>,
+    saddr: Option<&Op>,
+    offset: i64,
+) -> [u64; LANES] {
+    let mut out = [0u64; LANES];
+    match (addr, saddr) {
+        (Some(a), Some(s)) => {
+            let base = s64(w, s);
+            // A VGPR offset is read in place.
+            let copy;
+            let v = match vgpr_row(w, a, 0) {
+                Some(r) => r,
+                None => {
+                    copy = lanes32(w, a);
+                    &copy
+                }
+            };
+            for (o, v) in out.iter_mut().zip(v) {
+                *o = (base.wrapping_add(u64::from(*v)) as i64).wrapping_add(offset) as u64;
+            }
+        }
+        (Some(a), None) => match (vgpr_row(w, a, 0), vgpr_row(w, a, 1)) {
+            // A VGPR pair is read in place.
+            (Some(lo), Some(hi)) => {
+                for (o, (l, h)) in out.iter_mut().zip(lo.iter().zip(hi)) {
+                    let v = u64::from(*l) | u64::from(*h) << 32;
+                    *o = (v as i64).wrapping_add(offset) as u64;
+                }
+            }
+            _ => {
+                for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
+                    *o = (*v as i64).wrapping_add(offset) as u64;
+                }
+            }
+        },
+        _ => out = [offset as u64; LANES],
+    }
+    out
+}
+
+pub(super) fn atomic_op(name: &str) -> Option<AtomicOp> {
+    let body = name
+        .split("atomic_")
+        .nth(1)
+        .or_else(|| name.strip_prefix("ds_"))?;
+    let op = body.split('_').next()?;
+    if body.ends_with("_f32") || body.ends_with("_f64") {
+        return match op {
+            "add" => Some(AtomicOp::FAdd),
+            "min" => Some(AtomicOp::FMin),
+            "max" => Some(AtomicOp::FMax),
+            _ => None,
+        };
+    }
+    if body.contains("pk_") || body.ends_with("_f16") || body.ends_with("bf16") {
+        return None;
+    }
+    Some(match op {
+        "swap" | "wrxchg" | "wrxchg2" => AtomicOp::Swap,
+        "add" => AtomicOp::Add,
+        "sub" => AtomicOp::Sub,
+        "smin" | "min" if body.contains("i32") || body.contains("i64") || op == "smin" => {
+            AtomicOp::SMin
+        }
+        "umin" | "min" => AtomicOp::UMin,
+        "smax" | "max" if body.contains("i32") || body.contains("i64") || op == "smax" => {
+            AtomicOp::SMax
+        }
+        "umax" | "max" => AtomicOp::UMax,
+        "and" => AtomicOp::And,
+        "or" => AtomicOp::Or,
+        "xor" => AtomicOp::Xor,
+        "inc" => AtomicOp::Inc,
+        "dec" => AtomicOp::Dec,
+        _ => return None,
+    })
+}
+
+/// FLAT, GLOBAL and SCRATCH loads, stores and atomics.
+pub(super) fn vmem(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let enc = i.encoding();
+    let w0 = i.words()[0];
+    let raw_off = w0 & 0x1fff;
+    let offset: i64 = match enc {
+        Encoding::Flat => i64::from(raw_off & 0xfff),
+        _ => i64::from(((raw_off << 19) as i32) >> 19),
+    };
+    let glc = w0 >> 16 & 1 == 1;
+    let m = mem_op(i.opcode());
+    let (n, signed, is_atomic, is_store) = (m.width, m.signed, m.atomic, m.store);
+    if m.unmodelled {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let addr_op = c.by_field(Field::Addr).copied();
+    let saddr = c
+        .by_field(Field::Saddr)
+        .copied()
+        .filter(|o| !matches!(o.value, Operand::Off));
+    let data = c.by_field(Field::Data).copied();
+    let vdst = c.by_field(Field::Vdst).copied();
+    if let Some(log) = x.mem_log.as_mut() {
+        for l in (0..LANES).filter(|&l| w.active(l)) {
+            log.push(crate::record::MemAccess {
+                pc: c.pc,
+                lane: l as u8,
+                addr: if enc == Encoding::Scratch {
+                    scratch_offset(w, addr_op.as_ref(), saddr.as_ref(), offset, l)
+                } else {
+                    flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l)
+                },
+            });
+        }
+    }
+    if enc == Encoding::Global && !is_atomic {
+        // Global addresses need no aperture or private-segment resolution:
+        // the whole wave goes through one gather or scatter.
+        let addrs = flat_addrs(w, addr_op.as_ref(), saddr.as_ref(), offset);
+        // Whole dwords to or from VGPRs: straight between memory and the
+        // register file when the wave's accesses fall in one region.
+        if n % 4 == 0 {
+            let dw = (n / 4) as usize;
+            let reg = if is_store { data } else { vdst };
+            if let Some(Operand::Reg(r)) = reg.map(|d| d.value) {
+                let f = r.first as usize;
+                if r.file == RegFile::Vgpr && f + dw <= w.temp_base() {
+                    let exec = w.exec;
+                    let done = if is_store {
+                        x.view.scatter_dwords(&addrs, exec, &w.vgpr[f..f + dw])
+                    } else {
+                        x.view.gather_dwords(&addrs, exec, &mut w.vgpr[f..f + dw])
+                    };
+                    if done {
+                        return Ok(Flow::Continue);
+                    }
+                }
+            }
+        }
+        if is_store {
+            let Some(Operand::Reg(r)) = data.map(|d| d.value) else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let bytes = store_data(w, r, n.div_ceil(4) as usize);
+            x.view
+                .scatter(&addrs, w.exec, n, &bytes)
+                .map_err(|e| lane_fault(w, i, c.pc, e))?;
+        } else {
+            let mut bytes = [[0u8; 16]; LANES];
+            x.view
+                .gather(&addrs, w.exec, n, &mut bytes)
+                .map_err(|e| lane_fault(w, i, c.pc, e))?;
+            if let Some(vd) = vdst {
+                write_loaded(w, &vd, &bytes, w.exec, n, signed);
+            }
+        }
+        return Ok(Flow::Continue);
+    }
+    let stored = match (is_store && !is_atomic, data.map(|d| d.value)) {
+        (true, Some(Operand::Reg(r))) => store_data(w, r, n.div_ceil(4) as usize),
+        _ => [[0u8; 16]; LANES],
+    };
+    for (l, lane_data) in stored.iter().enumerate() {
+        if !w.active(l) {
+            continue;
+        }
+        let (place, private) = match enc {
+            Encoding::Scratch => (
+                Place::Global(0),
+                Some(scratch_offset(
+                    w,
+                    addr_op.as_ref(),
+                    saddr.as_ref(),
+                    offset,
+                    l,
+                )),
+            ),
+            _ => {
+                let a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
+                if enc == Encoding::Flat {
+                    match flat_place(w, a, l) {
+                        Place::Global(g)
+                            if (PRIVATE_APERTURE..PRIVATE_APERTURE + APERTURE_SIZE)
+                                .contains(&a) =>
+                        {
+                            let _ = g;
+                            (Place::Global(0), Some(a - PRIVATE_APERTURE))
+                        }
+                        p => (p, None),
+                    }
+                } else {
+                    (Place::Global(a), None)
+                }
+            }
+        };
+        if is_atomic {
+            let op = match (m.cmpswap, m.rmw) {
+                (true, _) => None,
+                (false, Some(o)) => Some(o),
+                (false, None) => return Err(unsupported(w, i, c.pc)),
+            };
+            let Some(d) = data else {
+                return Err(unsupported(w, i, c.pc));
+            };
+            let wide = m.wide;
+            let size = if wide { 8 } else { 4 };
+            let (operand, op) = match op {
+                Some(o) => (
+                    if wide {
+                        v64(w, &d, l)
+                    } else {
+                        u64::from(v32(w, &d, l))
+                    },
+                    o,
+                ),
+                None => {
+                    // cmpswap data is {src, cmp}.
+                    let (src, cmp) = if wide {
+                        let Operand::Reg(r) = d.value else {
+                            return Err(unsupported(w, i, c.pc));
+                        };
+                        let lo = |k: u16| u64::from(w.vgpr[((r.first + k) & 255) as usize][l]);
+                        (lo(0) | lo(1) << 32, lo(2) | lo(3) << 32)
+                    } else {
+                        let v = v64(w, &d, l);
+                        (v & 0xffff_ffff, v >> 32)
+                    };
+                    (src, AtomicOp::CmpSwap(cmp))
+                }
+            };
+            let a = match place {
+                Place::Global(a) => a,
+                Place::Lds(o) => {
+                    // A flat atomic that resolves to LDS.
+                    let slot = lds_slice(lds, o, size, AccessKind::Atomic, w, i, c.pc)?;
+                    let mut old_b = [0u8; 8];
+                    old_b[..size as usize].copy_from_slice(slot);
+                    let old = u64::from_le_bytes(old_b);
+                    let new = rmw(op, old, operand, size).unwrap_or(old);
+                    slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
+                    if glc {
+                        if let Some(vd) = vdst {
+                            vwrite(w, &vd, l, 0, old as u32);
+                            if wide {
+                                vwrite(w, &vd, l, 1, (old >> 32) as u32);
+                            }
+                        }
+                    }
+                    continue;
+                }
+            };
+            let a = match private {
+                Some(p) => private_phys(w, p, l),
+                None => a,
+            };
+            let old = x
+                .view
+                .atomic(a, size, op, operand)
+                .map_err(|f| fault(w, i, c.pc, f))?;
+            if glc {
+                if let Some(vd) = vdst {
+                    vwrite(w, &vd, l, 0, old as u32);
+                    if wide {
+                        vwrite(w, &vd, l, 1, (old >> 32) as u32);
+                    }
+                }
+            }
+        } else if is_store {
+            if data.is_none() {
+                return Err(unsupported(w, i, c.pc));
+            }
+            write_place(
+                x,
+                w,
+                lds,
+                i,
+                c.pc,
+                &place,
+                private,
+                l,
+                &lane_data[..n as usize],
+            )?;
+        } else {
+            let bytes = read_place(x, w, lds, i, c.pc, &place, private, l, n)?;
+            let r = load_result(&bytes, n, signed);
+            if let Some(vd) = vdst {
+                for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
+                    vwrite(w, &vd, l, k, *v);
+                }
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// MUBUF loads and stores. A descriptor with ADD_TID_ENABLE (the private
+/// segment buffer) addresses lane-swizzled scratch; any other is a linear
+/// raw buffer bounded by NUM_RECORDS.
+pub(super) fn mubuf(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let w0 = i.words()[0];
+    let inst_off = u64::from(w0 & 0xfff);
+    let offen = w0 >> 12 & 1 == 1;
+    let idxen = w0 >> 13 & 1 == 1;
+    let m = mem_op(i.opcode());
+    if w0 >> 16 & 1 == 1 || m.unmodelled {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let (n, signed, is_store) = (m.width, m.signed, m.store);
+    let (Some(rsrc), Some(vdata)) = (
+        c.by_field(Field::Srsrc).copied(),
+        c.by_field(Field::Vdata).copied(),
+    ) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let vaddr = c
+        .by_field(Field::Vaddr)
+        .copied()
+        .filter(|o| !matches!(o.value, Operand::Off));
+    let soff = c
+        .by_field(Field::Soffset)
+        .map_or(0, |o| u64::from(s32(w, o)));
+    let Operand::Reg(r) = rsrc.value else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let d: [u32; 4] = std::array::from_fn(|k| sreg_read(w, r.first + k as u16));
+    let base = u64::from(d[0]) | (u64::from(d[1] & 0xffff) << 32);
+    let stride = u64::from(d[1] >> 16 & 0x3fff);
+    let num_records = u64::from(d[2]);
+    let add_tid = d[3] >> 23 & 1 == 1;
+    // Addresses of the lanes that access memory; lanes out of the buffer's
+    // range read zero and drop their writes. For the private segment
+    // (ADD_TID_ENABLE), `addrs` holds the lane's byte offset in it.
+    let mut addrs = [0u64; LANES];
+    let mut live = 0u64;
+    // VADDR's lanes, read in place: the first register (index or offset)
+    // and, with both IDXEN and OFFEN, the next VGPR (the offset).
+    static ZERO: VReg = [0; LANES];
+    let copy;
+    let row0: &VReg = match &vaddr {
+        Some(v) => match vgpr_row(w, v, 0) {
+            Some(r) => r,
+            None => {
+                copy = lanes32(w, v);
+                &copy
+            }
+        },
+        None => &ZERO,
+    };
+    let row1: &VReg = match (idxen && offen, &vaddr) {
+        (true, Some(v)) => match v.value {
+            Operand::Reg(rr) => w.vgpr.get(rr.first as usize + 1).unwrap_or(&ZERO),
+            _ if w.exec != 0 => return Err(unsupported(w, i, c.pc)),
+            _ => &ZERO,
+        },
+        _ => &ZERO,
+    };
+    // Private segment, not recording: every lane's offset at once (only
+    // the active lanes' are used).
+    let quick = add_tid && x.mem_log.is_none();
+    if quick {
+        let vo: &VReg = match (idxen, offen) {
+            (true, true) => row1,
+            (false, true) => row0,
+            _ => &ZERO,
+        };
+        for (a, v) in addrs.iter_mut().zip(vo) {
+            *a = u64::from(*v) + inst_off;
+        }
+        live = w.exec;
+    }
+    let mut m = if quick { 0 } else { w.exec };
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let addr = &mut addrs[l];
+        let (vi, vo) = match (idxen, offen) {
+            (true, true) => (u64::from(row0[l]), u64::from(row1[l])),
+            (true, false) => (u64::from(row0[l]), 0),
+            (false, true) => (0, u64::from(row0[l])),
+            _ => (0, 0),
+        };
+        if add_tid {
+            *addr = vo + inst_off;
+            if let Some(log) = x.mem_log.as_mut() {
+                // The device address of the lane's first byte in the
+                // swizzled private segment.
+                let p = vo + inst_off;
+                log.push(crate::record::MemAccess {
+                    pc: c.pc,
+                    lane: l as u8,
+                    addr: (base + soff).wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4),
+                });
+            }
+        } else {
+            let off = vo + inst_off;
+            let bound = if stride == 0 {
+                num_records
+            } else {
+                num_records * stride
+            };
+            let a_off = vi * stride + off + soff;
+            if let Some(log) = x.mem_log.as_mut() {
+                // Every active lane, in range or not (an out-of-range lane
+                // reads zero but still issued the access).
+                log.push(crate::record::MemAccess {
+                    pc: c.pc,
+                    lane: l as u8,
+                    addr: base.wrapping_add(a_off),
+                });
+            }
+            if a_off + u64::from(n) > bound {
+                continue;
+            }
+            *addr = base + a_off;
+        }
+        live |= 1 << l;
+    }
+    if add_tid {
+        // Private segment: soffset is the wave's (wave-scaled) base, and
+        // each lane's dwords are interleaved with the other lanes' (64
+        // lanes x 4 bytes per row), so an access is split at dword edges.
+        let seg = base + soff;
+        let phys = |p: u64, l: usize| seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4);
+        // Fast path: every lane at the same dword-aligned offset (spills,
+        // stack slots), so dword k of the wave is one 256-byte row. If a
+        // row access faults, the lane-by-lane path below reports it.
+        let p0 = addrs[live.trailing_zeros().min(63) as usize];
+        let uniform = live != 0 && n % 4 == 0 && p0 % 4 == 0 && {
+            let mut differ = 0u64;
+            for (l, a) in addrs.iter().enumerate() {
+                differ |= u64::from(*a != p0) << l;
+            }
+            differ & live == 0
+        };
+        // The common case of that: VGPR data, moved row by row straight
+        // between the register file and scratch.
+        if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
+            let (f, dw) = (vr.first as usize, (n / 4) as usize);
+            if vr.file == RegFile::Vgpr && f + dw <= w.temp_base() {
+                let mut done = true;
+                for k in 0..dw {
+                    let row = phys(p0 + 4 * k as u64, 0);
+                    let rows: [u64; LANES] = std::array::from_fn(|l| row + 4 * l as u64);
+                    done = if is_store {
+                        x.view
+                            .scatter_dwords(&rows, live, &w.vgpr[f + k..f + k + 1])
+                    } else {
+                        x.view
+                            .gather_dwords(&rows, live, &mut w.vgpr[f + k..f + k + 1])
+                    };
+                    if !done {
+                        break;
+                    }
+                }
+                if done {
+                    return Ok(Flow::Continue);
+                }
+            }
+        }
+        if let (true, Operand::Reg(vr)) = (uniform, vdata.value) {
+            let data = store_data(w, vr, (n / 4) as usize);
+            let mut done = true;
+            for k in 0..(n / 4) as usize {
+                let row = phys(p0 + 4 * k as u64, 0);
+                if is_store && live == u64::MAX {
+                    // The whole row at once.
+                    let mut b = [0u8; 4 * LANES];
+                    for (o, d) in b.chunks_exact_mut(4).zip(&data) {
+                        o.copy_from_slice(&d[k * 4..k * 4 + 4]);
+                    }
+                    if x.view.write_bytes(row, &b).is_err() {
+                        done = false;
+                        break;
+                    }
+                } else if is_store {
+                    let mut lanes = [[0u8; 16]; LANES];
+                    let mut rows = [0u64; LANES];
+                    for (l, (b, a)) in lanes.iter_mut().zip(rows.iter_mut()).enumerate() {
+                        b[..4].copy_from_slice(&data[l][k * 4..k * 4 + 4]);
+                        *a = row + 4 * l as u64;
+                    }
+                    if x.view.scatter(&rows, live, 4, &lanes).is_err() {
+                        done = false;
+                        break;
+                    }
+                } else {
+                    let mut b = [0u8; 4 * LANES];
+                    if x.view.read_bytes(row, &mut b).is_err() {
+                        done = false;
+                        break;
+                    }
+                    let mut vals = [0u32; LANES];
+                    for (o, v) in vals.iter_mut().zip(b.chunks_exact(4)) {
+                        *o = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                    }
+                    let mut vk = vdata;
+                    if let Operand::Reg(mut rr) = vk.value {
+                        rr.first = rr.first.wrapping_add(k as u16);
+                        vk.value = Operand::Reg(rr);
+                    }
+                    write_lanes32_masked(w, &vk, &vals, live);
+                }
+            }
+            if done {
+                return Ok(Flow::Continue);
+            }
+        }
+        let data = match (is_store, vdata.value) {
+            (false, _) => [[0u8; 16]; LANES],
+            (true, Operand::Reg(vr)) => store_data(w, vr, n.div_ceil(4) as usize),
+            (true, _) => return Err(unsupported(w, i, c.pc)),
+        };
+        for (l, &p) in addrs.iter().enumerate() {
+            if live >> l & 1 == 0 {
+                continue;
+            }
+            let mut b = data[l];
+            let mut k = 0;
+            while k < n {
+                let chunk = (n - k).min(4 - ((p + u64::from(k)) % 4) as u32);
+                let a = phys(p + u64::from(k), l);
+                let part = &mut b[k as usize..(k + chunk) as usize];
+                let r = if is_store {
+                    x.view.write_bytes(a, part)
+                } else {
+                    x.view.read_bytes(a, part)
+                };
+                r.map_err(|f| fault(w, i, c.pc, f))?;
+                k += chunk;
+            }
+            if !is_store {
+                let r = load_result(&b, n, signed);
+                for (k, v) in r.iter().enumerate().take(n.div_ceil(4) as usize) {
+                    vwrite(w, &vdata, l, k, *v);
+                }
+            }
+        }
+        return Ok(Flow::Continue);
+    }
+    if is_store {
+        let Operand::Reg(vr) = vdata.value else {
+            return Err(unsupported(w, i, c.pc));
+        };
+        let bytes = store_data(w, vr, n.div_ceil(4) as usize);
+        x.view
+            .scatter(&addrs, live, n, &bytes)
+            .map_err(|e| lane_fault(w, i, c.pc, e))?;
+    } else {
+        let mut bytes = [[0u8; 16]; LANES];
+        x.view
+            .gather(&addrs, live, n, &mut bytes)
+            .map_err(|e| lane_fault(w, i, c.pc, e))?;
+        // Out-of-range lanes gathered nothing: they load 0.
+        write_loaded(w, &vdata, &bytes, w.exec, n, signed);
+    }
+    Ok(Flow::Continue)
+}
