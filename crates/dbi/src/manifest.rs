@@ -1109,16 +1109,7 @@ pub fn run(
     let mut objs: Vec<Vec<u8>> = Vec::new();
     let mut resolved = kernel.to_string();
     for o in objects {
-        let found = CodeObject::parse(o).ok().and_then(|c| {
-            c.symbols().ok().and_then(|s| {
-                s.kernels()
-                    .iter()
-                    .find(|k| {
-                        k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel)
-                    })
-                    .map(|k| k.name.to_string())
-            })
-        });
+        let found = crate::tools::kernel_named(o, kernel);
         if let (Some(name), true) = (&found, built.is_none()) {
             resolved = name.clone();
             let b = tool.instrument(o, Some(&resolved))?;

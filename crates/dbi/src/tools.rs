@@ -552,6 +552,17 @@ pub struct ToolRun {
     pub trace: Option<Trace>,
 }
 
+/// The full name of the kernel `kernel` (its name, or the base name of a
+/// mangled one) if the code object `o` defines it.
+pub(crate) fn kernel_named(o: &[u8], kernel: &str) -> Option<String> {
+    let c = CodeObject::parse(o).ok()?;
+    let s = c.symbols().ok()?;
+    s.kernels()
+        .iter()
+        .find(|k| k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel))
+        .map(|k| k.name.to_string())
+}
+
 #[allow(clippy::too_many_arguments)]
 /// Instruments the code object of `objects` that defines `kernel`, loads
 /// it with the others, runs `kernel` and decodes the tool's data.
@@ -570,16 +581,7 @@ pub fn run(
     let mut objs: Vec<Vec<u8>> = Vec::new();
     let mut resolved = kernel.to_string();
     for o in objects {
-        let found = CodeObject::parse(o).ok().and_then(|c| {
-            c.symbols().ok().and_then(|s| {
-                s.kernels()
-                    .iter()
-                    .find(|k| {
-                        k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel)
-                    })
-                    .map(|k| k.name.to_string())
-            })
-        });
+        let found = crate::tools::kernel_named(o, kernel);
         if let (Some(name), true) = (&found, built.is_none()) {
             resolved = name.clone();
             let kernel = resolved.as_str();

@@ -10,6 +10,7 @@
 //! instructions equal the emulator's ground truth.
 
 mod common;
+use common::hip_shared;
 
 use common::{args_of, outputs, shape_of};
 use lathe_dbi::tools::{self, Tool};
@@ -139,53 +140,6 @@ fn kernels_calling_an_uninstrumented_library_object_are_exact() {
     eprintln!("cross-object: {done} runs exact");
     assert!(failed.is_empty(), "{} failed", failed.len());
     assert!(done > 0);
-}
-
-/// `tests/hip/<src>` as a `-fgpu-rdc` object with default visibility,
-/// built by clang-22 and linked alone into a shared code object (cached).
-fn hip_shared(src: &str, target: &str) -> Vec<u8> {
-    use std::hash::{Hash, Hasher};
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/hip")
-        .join(src);
-    let text = std::fs::read(&path).expect("source");
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (text, target).hash(&mut h);
-    let stem = lathe_testkit::cache_dir().join(format!(
-        "dbi-{}-{target}-{:016x}",
-        src.trim_end_matches(".hip"),
-        h.finish()
-    ));
-    let co = stem.with_extension("co");
-    if !co.exists() {
-        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
-        lathe_testkit::run(
-            std::process::Command::new(lathe_testkit::llvm_tool("clang++"))
-                .args(["-x", "hip", "-nogpuinc", "-nogpulib", "-O3", "-fgpu-rdc"])
-                .args([
-                    "-fvisibility=default",
-                    "--cuda-device-only",
-                    "--no-gpu-bundle-output",
-                ])
-                .args(["-c", "-Xclang", "-emit-obj"])
-                .arg(format!("--offload-arch={target}"))
-                .arg("-I")
-                .arg(lathe_testkit::workspace_root().join("corpus/include"))
-                .arg(&path)
-                .arg("-o")
-                .arg(&o),
-        );
-        let tmp = lathe_testkit::tmp_beside(&co);
-        lathe_testkit::run(
-            std::process::Command::new(lathe_testkit::llvm_tool("ld.lld"))
-                .arg("-shared")
-                .arg(&o)
-                .arg("-o")
-                .arg(&tmp),
-        );
-        std::fs::rename(&tmp, &co).expect("rename");
-    }
-    std::fs::read(co).expect("code object")
 }
 
 /// A kernel calling, in another code object, a function that clobbers

@@ -5,6 +5,7 @@
 //! ground truth.
 
 mod common;
+use common::hip_shared;
 
 use std::path::{Path, PathBuf};
 
@@ -26,53 +27,6 @@ fn test_tool(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/hip/hook_tools")
         .join(name)
-}
-
-/// `tests/hip/<src>` built by clang-22 (`-fgpu-rdc`, default visibility)
-/// and linked into a shared code object (cached).
-fn hip_shared(src: &str, target: &str) -> Vec<u8> {
-    use std::hash::{Hash, Hasher};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/hip")
-        .join(src);
-    let text = std::fs::read(&path).expect("source");
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (text, target).hash(&mut h);
-    let stem = lathe_testkit::cache_dir().join(format!(
-        "dbi-{}-{target}-{:016x}",
-        src.trim_end_matches(".hip"),
-        h.finish()
-    ));
-    let co = stem.with_extension("co");
-    if !co.exists() {
-        let o = lathe_testkit::tmp_beside(&stem.with_extension("o"));
-        lathe_testkit::run(
-            std::process::Command::new(lathe_testkit::llvm_tool("clang++"))
-                .args(["-x", "hip", "-nogpuinc", "-nogpulib", "-O3", "-fgpu-rdc"])
-                .args([
-                    "-fvisibility=default",
-                    "--cuda-device-only",
-                    "--no-gpu-bundle-output",
-                ])
-                .args(["-c", "-Xclang", "-emit-obj"])
-                .arg(format!("--offload-arch={target}"))
-                .arg("-I")
-                .arg(root().join("corpus/include"))
-                .arg(&path)
-                .arg("-o")
-                .arg(&o),
-        );
-        let tmp = lathe_testkit::tmp_beside(&co);
-        lathe_testkit::run(
-            std::process::Command::new(lathe_testkit::llvm_tool("ld.lld"))
-                .arg("-shared")
-                .arg(&o)
-                .arg("-o")
-                .arg(&tmp),
-        );
-        std::fs::rename(&tmp, &co).expect("rename");
-    }
-    std::fs::read(co).expect("code object")
 }
 
 fn opts() -> Options {
