@@ -22,12 +22,11 @@ issue 10 (Omniprobe > 10 min to disassemble rocBLAS, rocjitsu <= 20 s per
 200 MB; NVBit instr_count 3-13.6x, Neutrino's light probes 1.04x) are
 quoted, not measured.
 
-Last measured (2-core machine, other jobs running): 111 code objects,
-12591 kernels, per kernel median 0.32 ms (0.31-0.32, n=3), p99 2.8 ms,
-total 5.9 s (5.6-6.1 s);
-overhead block-count 1.148x, opcode-hist 1.148x, instr-count 2.26x,
-kernarg 1.074x, mem-trace 2.34x (SCRATCH traced too) (lane mode: block-count 1.27x,
-instr-count 2.87x).
+Last measured (2-core machine, 2026-11-25): 111 code objects, 12591
+kernels, per kernel median 0.28 ms (0.275-0.279, n=3), p99 2.2 ms, total
+4.8 s (4.69-4.86 s); overhead block-count 1.148x, opcode-hist 1.148x,
+instr-count 2.26x, kernarg 1.074x, mem-trace 2.76x (SCRATCH and buffer
+accesses traced too) (lane mode: block-count 1.27x, instr-count 2.87x).
 Usage: bench/dbi.py [--limit N] [--runs N] [--no-overhead]
 """
 import argparse
