@@ -216,7 +216,17 @@ impl Program {
         let mut gaps = Vec::new();
         for sec in &exec_sections {
             let data = co.section_data(sec)?;
-            let (lo, hi) = (sec.address, sec.address + data.len() as u64);
+            let lo = sec.address;
+            let Some(hi) = lo.checked_add(data.len() as u64) else {
+                return Err(crate::Error::Unsupported {
+                    function: sec.name.to_string(),
+                    addr: lo,
+                    why: format!(
+                        "the section's {} bytes at {lo:#x} run past the end of the address space",
+                        data.len()
+                    ),
+                });
+            };
             let in_sec: Vec<(u64, &(String, u64, FunctionKind))> =
                 entries.range(lo..hi).map(|(a, e)| (*a, e)).collect();
             let mut cursor = lo;
@@ -225,7 +235,7 @@ impl Program {
                 let end = if *size == 0 {
                     next
                 } else {
-                    (addr + size).min(next).min(hi)
+                    addr.saturating_add(*size).min(next).min(hi)
                 };
                 if *addr > cursor {
                     gaps.push(Gap {

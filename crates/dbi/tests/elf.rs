@@ -92,3 +92,37 @@ fn instrumented_objects_pass_llvm_and_lathe_checks() {
     eprintln!("{checked} instrumented code objects checked");
     assert!(checked > 0);
 }
+
+/// A code object whose `.text` section claims an address where its bytes
+/// would run past the end of the address space (found by the
+/// `hip_manifest` fuzz target): lifting fails with a typed error naming
+/// the section, not an overflow.
+#[test]
+fn a_text_section_past_the_address_space_is_a_typed_error() {
+    let case = lathe_cases::by_name("saxpy").expect("saxpy");
+    let mut bytes = std::fs::read(lathe_cases::build::linked_code_object(
+        &case, "gfx90a", "-O3",
+    ))
+    .expect("code object");
+    let text = {
+        let co = lathe_codeobj::CodeObject::parse(&bytes).expect("parse");
+        co.sections()
+            .iter()
+            .find(|s| s.name == ".text")
+            .expect(".text")
+            .index
+    };
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
+    let shoff = u64_at(&bytes, 0x28) as usize;
+    let shentsize = u16::from_le_bytes([bytes[0x3a], bytes[0x3b]]) as usize;
+    let at = shoff + text * shentsize + 16;
+    bytes[at..at + 8].copy_from_slice(&(u64::MAX - 8).to_le_bytes());
+    let co = lathe_codeobj::CodeObject::parse(&bytes).expect("still parses");
+    match lathe_dbi::Program::lift(&co) {
+        Err(e) => assert!(
+            e.to_string().contains("past the end of the address space"),
+            "{e}"
+        ),
+        Ok(_) => panic!("lifted a section past the end of the address space"),
+    }
+}
