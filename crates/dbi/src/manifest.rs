@@ -1047,10 +1047,14 @@ impl HipTool {
             if let Some(s) = co.find_elf_symbol(&r.var) {
                 for sec in co.sections() {
                     let nobits = sec.sh_type == 8;
-                    if !nobits && sec.address <= s.value && s.value < sec.address + sec.size {
+                    let inside = s
+                        .value
+                        .checked_sub(sec.address)
+                        .is_some_and(|off| off < sec.size);
+                    if !nobits && inside {
                         if let Ok(d) = co.section_data(sec) {
-                            let at = (s.value - sec.address) as usize;
-                            let end = (at + n).min(d.len());
+                            let at = usize::try_from(s.value - sec.address).unwrap_or(usize::MAX);
+                            let end = at.saturating_add(n).min(d.len());
                             if at < end {
                                 bytes[..end - at].copy_from_slice(&d[at..end]);
                             }
