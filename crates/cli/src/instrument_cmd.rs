@@ -99,15 +99,7 @@ pub fn run_tool(
         &tools::RunOptions::default(),
     )
     .with_context(|| format!("running {kernel} under {name}"))?;
-    for b in &run.buffers {
-        if let Some(path) = &b.output {
-            let data = run
-                .session
-                .download(b.addr, b.size)
-                .with_context(|| format!("reading buffer {}", b.name))?;
-            std::fs::write(path, data).with_context(|| format!("cannot write {path}"))?;
-        }
-    }
+    crate::run_cmd::write_outputs(&run.session, &run.buffers)?;
     if let Some(p) = out {
         let text = serde_json::to_string_pretty(&run.result)?;
         std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;

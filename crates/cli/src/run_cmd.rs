@@ -486,7 +486,7 @@ fn fault_report(
 }
 
 /// Writes the `out=` files of `buffers`.
-fn write_outputs(session: &Session, buffers: &[BufferOut]) -> Result<Vec<String>> {
+pub(crate) fn write_outputs(session: &Session, buffers: &[BufferOut]) -> Result<Vec<String>> {
     let mut written = Vec::new();
     for b in buffers {
         if let Some(path) = &b.output {
@@ -572,15 +572,7 @@ fn run_hip_tool(
         .with_context(|| format!("loading the HIP tool {}", path.display()))?;
     let run = lathe_dbi::manifest::run(agent, objects, kernel, &tool, shape, args, opts, false)
         .with_context(|| format!("running {kernel} under {}", path.display()))?;
-    for b in &run.buffers {
-        if let Some(p) = &b.output {
-            let data = run
-                .session
-                .download(b.addr, b.size)
-                .with_context(|| format!("reading buffer {}", b.name))?;
-            std::fs::write(p, data).with_context(|| format!("cannot write {p}"))?;
-        }
-    }
+    write_outputs(&run.session, &run.buffers)?;
     if let Some(p) = out {
         let text = serde_json::to_string_pretty(&run.result)?;
         std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;

@@ -86,6 +86,52 @@ fn run_both(
     run
 }
 
+/// Runs a corpus case (-O3) plain and under `tool` (recording ground
+/// truth); asserts equal outputs and returns the tool run.
+fn case_under_tool(
+    case: &lathe_cases::Case,
+    target: &'static str,
+    tool: &HipTool,
+    what: &str,
+) -> manifest::HipRun {
+    use common::{args_of, outputs, shape_of};
+    let co = std::fs::read(lathe_cases::build::linked_code_object(case, target, "-O3"))
+        .expect("case code object");
+    let agent: lathe_bundle::TargetId = target.parse().expect("target");
+    let (args, shape) = (args_of(case), shape_of(case));
+    let base = Session::load(agent, &[&co]).expect("load");
+    let (_r, bufs) = base
+        .launch(case.kernel, shape, &args, &opts())
+        .expect("uninstrumented run");
+    let want = outputs(&base, case, &bufs);
+    let run = manifest::run(
+        agent,
+        &[&co],
+        case.kernel,
+        tool,
+        shape,
+        &args,
+        &opts(),
+        true,
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(
+        outputs(&run.session, case, &run.buffers),
+        want,
+        "{what}: outputs"
+    );
+    run
+}
+
+/// Ground-truth wave- and lane-level instruction totals of a run.
+fn totals(run: &manifest::HipRun) -> (u64, u64) {
+    let gt = run.ground_truth.as_ref().expect("ground truth");
+    (
+        gt.values().map(|c| c.waves).sum(),
+        gt.values().map(|c| c.lanes).sum(),
+    )
+}
+
 #[test]
 fn griddim_on_1d_2d_3d_grids_with_partial_work_groups() {
     for (target, lanes) in [
@@ -552,7 +598,6 @@ fn load_hook_gets_pc_and_lane_addresses() {
 /// equal the ground truth exactly, the outputs the uninstrumented run's.
 #[test]
 fn a_hook_before_every_instruction_is_exact() {
-    use common::{args_of, outputs, shape_of};
     let picks = [
         "saxpy",
         "divergent_mix",
@@ -572,34 +617,8 @@ fn a_hook_before_every_instruction_is_exact() {
             let what = format!("{} {target} lanes={lanes}", case.name);
             let mut tool = HipTool::load(&test_tool("every"), target).expect("every tool");
             tool.rewrite = lathe_dbi::rewrite::Options::lane_mode(lanes);
-            let co = std::fs::read(lathe_cases::build::linked_code_object(&case, target, "-O3"))
-                .expect("case code object");
-            let agent: lathe_bundle::TargetId = target.parse().expect("target");
-            let (args, shape) = (args_of(&case), shape_of(&case));
-            let base = Session::load(agent, &[&co]).expect("load");
-            let (_r, bufs) = base
-                .launch(case.kernel, shape, &args, &opts())
-                .expect("uninstrumented run");
-            let want = outputs(&base, &case, &bufs);
-            let run = manifest::run(
-                agent,
-                &[&co],
-                case.kernel,
-                &tool,
-                shape,
-                &args,
-                &opts(),
-                true,
-            )
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(
-                outputs(&run.session, &case, &run.buffers),
-                want,
-                "{what}: outputs"
-            );
-            let gt = run.ground_truth.as_ref().expect("ground truth");
-            let gw: u64 = gt.values().map(|c| c.waves).sum();
-            let gl: u64 = gt.values().map(|c| c.lanes).sum();
+            let run = case_under_tool(&case, target, &tool, &what);
+            let (gw, gl) = totals(&run);
             assert!(gw > 0 && gl > 0, "{what}: empty ground truth");
             assert!(
                 run.build.sites.len() > 10,
@@ -671,39 +690,14 @@ fn hooks_in_kernels_with_a_dynamic_stack() {
         assert_eq!(run.result["lanes"].as_u64(), Some(gl), "{target}: lanes");
     }
     // A recursive kernel from the corpus.
-    use common::{args_of, outputs, shape_of};
     let case = lathe_cases::by_name("sort_local").expect("sort_local");
-    let co = std::fs::read(lathe_cases::build::linked_code_object(
-        &case, "gfx90a", "-O3",
-    ))
-    .expect("case code object");
     let tool = HipTool::load(&test_tool("every"), "gfx90a").expect("every tool");
-    let agent: lathe_bundle::TargetId = "gfx90a".parse().expect("target");
-    let base = Session::load(agent, &[&co]).expect("load");
-    let (args, shape) = (args_of(&case), shape_of(&case));
-    let (_r, bufs) = base
-        .launch(case.kernel, shape, &args, &opts())
-        .expect("uninstrumented run");
-    let want = outputs(&base, &case, &bufs);
-    let run = manifest::run(
-        agent,
-        &[&co],
-        case.kernel,
-        &tool,
-        shape,
-        &args,
-        &opts(),
-        true,
-    )
-    .unwrap_or_else(|e| panic!("sort_local: {e}"));
+    let run = case_under_tool(&case, "gfx90a", &tool, "sort_local");
     assert_eq!(
-        outputs(&run.session, &case, &run.buffers),
-        want,
-        "sort_local"
+        run.result["waves"].as_u64(),
+        Some(totals(&run).0),
+        "sort_local: waves"
     );
-    let gt = run.ground_truth.as_ref().expect("ground truth");
-    let gw: u64 = gt.values().map(|c| c.waves).sum();
-    assert_eq!(run.result["waves"].as_u64(), Some(gw), "sort_local: waves");
 }
 
 /// The griddim hook at kernel entry and before `s_endpgm`, given the
