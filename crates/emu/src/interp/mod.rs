@@ -59,6 +59,7 @@ use crate::wave::{Flow, Step, VReg, Wave, LANES};
 mod macros;
 mod control;
 mod ds;
+mod fast;
 mod mfma;
 mod regs;
 mod salu;
@@ -288,6 +289,14 @@ struct Decoded {
     /// Constant sources, splatted.
     consts: Option<Box<Consts>>,
     regs: crate::waitcnt::Regs,
+    /// The fast-tier µop ([`fast`]), when the instruction has one.
+    fast: Option<fast::Fast>,
+    /// Arena index + 1 of the instruction at `pc + len` once looked up
+    /// (0: not yet): the fast lane follows straight-line code without a
+    /// cache lookup.
+    next: std::cell::Cell<u32>,
+    /// The same for the branch target, once taken.
+    taken: std::cell::Cell<u32>,
 }
 
 /// What a [`Decoded`] instruction needs of `step`, as bits.
@@ -691,6 +700,14 @@ impl<'m> Exec<'m> {
             ops,
             consts,
             regs: crate::waitcnt::Regs::of(&inst),
+            fast: if invalid {
+                None
+            } else {
+                fast::Fast::of(&inst, base_name(op.info().name), &ops)
+                    .filter(|f| !f.branch() || inst.branch_target(pc).is_some())
+            },
+            next: std::cell::Cell::new(0),
+            taken: std::cell::Cell::new(0),
             inst,
         })
     }
@@ -995,6 +1012,18 @@ impl Exec<'_> {
                 }
             }
         }
+        if let Some(fu) = &d.fast {
+            if indexed.is_none() && w.exec == u64::MAX {
+                match fast::run(fu, w) {
+                    fast::Out::Declined => {}
+                    fast::Out::Next => return Ok(Flow::Continue),
+                    fast::Out::Taken => {
+                        w.pc = d.target.unwrap_or(w.pc);
+                        return Ok(Flow::Continue);
+                    }
+                }
+            }
+        }
         let ctx = Ctx {
             pc,
             ops: indexed.as_ref().unwrap_or(&d.ops),
@@ -1015,6 +1044,26 @@ impl Exec<'_> {
     }
 }
 
+impl Exec<'_> {
+    /// Runs the fast-tier µops ([`fast`]) from `w.pc` on, at most
+    /// `budget` of them, while the wave has a full EXEC, no GPR indexing
+    /// and nothing outstanding for the `s_waitcnt` check (µops change
+    /// none of these, so they are checked once). Counts each as
+    /// [`Exec::exec_one`] would and returns how many ran; the first
+    /// instruction without a µop (or whose µop declines) is left at
+    /// `w.pc` for `exec_one`.
+    #[inline]
+    fn fast_lane(&mut self, w: &mut Wave, budget: u64) -> u64 {
+        if w.exec != u64::MAX || w.gpr_idx.is_some() || (self.check_waitcnt && w.waitcnt.owes()) {
+            return 0;
+        }
+        match self.cache.find(w.pc) {
+            Some(k) => fast::lane(&mut self.cache, &mut self.counts, w, k, budget),
+            None => 0,
+        }
+    }
+}
+
 impl Step for Exec<'_> {
     type Stop = Stop;
 
@@ -1026,7 +1075,14 @@ impl Step for Exec<'_> {
     /// dispatched through its handler ([`Exec::exec_one`] inlined here).
     fn run(&mut self, w: &mut Wave, lds: &mut [u8], max: u64) -> (u64, Result<Flow, Stop>) {
         let mut k = 0;
+        let lane = self.recorder.is_none() && !self.trace;
         loop {
+            if lane {
+                k += self.fast_lane(w, max - k);
+                if k >= max {
+                    return (k, Ok(Flow::Continue));
+                }
+            }
             k += 1;
             w.instructions += 1;
             match self.exec_one(w, lds) {

@@ -26,8 +26,8 @@ pub(super) fn md() -> alu::Mode {
 /// zero before the operation, flushed outputs after rounding.
 #[derive(Clone, Copy)]
 pub(super) struct Flush {
-    input: bool,
-    output: bool,
+    pub(super) input: bool,
+    pub(super) output: bool,
 }
 
 impl Flush {
