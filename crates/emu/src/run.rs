@@ -37,6 +37,9 @@ pub struct Options {
     /// Called when a wave sends `s_sendmsg sendmsg(MSG_INTERRUPT)` (`None`:
     /// nobody listens and the message is dropped).
     pub interrupt: Option<InterruptHook>,
+    /// Run common instructions as fast-tier µops (the default); off, every
+    /// instruction takes its general handler. Results are identical.
+    pub fast_tier: bool,
 }
 
 /// The receiver of device interrupts: called on the emulator thread that
@@ -81,6 +84,7 @@ impl Default for Options {
             timeout: Some(DEFAULT_TIMEOUT),
             progress: None,
             interrupt: None,
+            fast_tier: true,
         }
     }
 }
@@ -268,6 +272,7 @@ fn dispatch_impl(
             {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
+                exec.fast = opts.fast_tier;
                 exec.deadline = deadline;
                 exec.set_interrupt(opts.interrupt.map(|h| h.0));
                 if record {

@@ -481,6 +481,15 @@ impl Lanes for u32 {
     }
 }
 
+/// The lanes of VGPR `r` in the register file viewed as cells (`r` was
+/// checked against the file: a miss is a bug, and panics).
+#[inline(always)]
+fn reg(cells: &[Cell<u32>], r: usize) -> &[Cell<u32>; LANES] {
+    cells[r * LANES..(r + 1) * LANES]
+        .try_into()
+        .expect("a whole register")
+}
+
 /// `d[l] = f(l)` for every lane, eight lanes at a time: each group's
 /// sources are read before its results are written, so `d` may be a
 /// source.
@@ -527,7 +536,7 @@ macro_rules! kinds {
     (@ $cells:expr, [$s:expr => $x:ident $(, $rs:expr => $rx:ident)*], [$($done:tt)*], $body:expr) => {
         match $s {
             R::V(r) => kinds!(@ $cells, [$($rs => $rx),*],
-                [$($done)* let $x = $cells[r].as_array_of_cells();], $body),
+                [$($done)* let $x = reg($cells, r);], $body),
             R::K(k) => kinds!(@ $cells, [$($rs => $rx),*], [$($done)* let $x = k;], $body),
         }
     };
@@ -625,8 +634,8 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op.scalar() || f.op.no_dst() {
         return scalar(f, w, r);
     }
-    let cells = Cell::from_mut(&mut *w.vgpr).as_slice_of_cells();
-    let d = cells[dst].as_array_of_cells();
+    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+    let d = reg(cells, dst);
     use FOp::*;
     match f.op {
         Mov => kinds!(cells, [r[0] => a], apply(d, |l| a.at(l))),
@@ -709,7 +718,7 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
 #[inline(always)]
 fn float<const FI: bool, const FO: bool>(
     f: &Fast,
-    cells: &[Cell<[u32; LANES]>],
+    cells: &[Cell<u32>],
     d: &[Cell<u32>; LANES],
     r: [R; 3],
     rh: [R; 3],
@@ -744,7 +753,7 @@ fn float<const FI: bool, const FO: bool>(
             for (k, (lo, hi)) in r.iter().zip(&rh).enumerate().take(ns) {
                 for s in [lo, hi] {
                     let bad = match *s {
-                        R::V(v) => any_nonfinite(cells[v].as_array_of_cells(), u32::MAX),
+                        R::V(v) => any_nonfinite(reg(cells, v), u32::MAX),
                         R::K(x) => any_nonfinite(x, u32::MAX),
                     };
                     if bad {
@@ -753,7 +762,7 @@ fn float<const FI: bool, const FO: bool>(
                     }
                 }
             }
-            let dh = cells[dst + 1].as_array_of_cells();
+            let dh = reg(cells, dst + 1);
             for (half, dd, srcs) in [(0, d, r), (1, dh, rh)] {
                 let x = |k: usize| {
                     if half == 0 {

@@ -25,6 +25,11 @@
 //! register file and memory when one bounds check covers the wave, and
 //! take the lane-by-lane path (which reports faults) otherwise.
 //!
+//! The commonest VALU, SALU and branch instructions also have a fast-tier
+//! µop ([`fast`], D16): `Step::run` follows those back to back while the
+//! wave's EXEC is full, each computing straight into its destination, and
+//! hands anything else to the general handlers described above.
+//!
 //! Where semantics live, by family: `control` (SOPP: branches, barrier,
 //! `s_endpgm`, messages), `salu` (SOP1/SOP2/SOPC/SOPK), `smem` (scalar
 //! loads), `valu` (VOP1/VOP2/VOP3/VOP3P and the float MODE), `v_cmp*`
@@ -251,6 +256,10 @@ pub struct Exec<'m> {
     /// Ground-truth recording ([`crate::record`]); `None` costs one branch
     /// per instruction.
     pub recorder: Option<Box<crate::record::Recorder>>,
+    /// Run the instructions that have one as fast-tier µops ([`fast`]);
+    /// off, every instruction goes through its general handler (the
+    /// results are the same: the differential tests compare both).
+    pub fast: bool,
 }
 
 /// The part of [`Exec`] instruction handlers use (kept apart from the
@@ -597,6 +606,7 @@ impl<'m> Exec<'m> {
             trace: trace_enabled(),
             cache: DecodeCache::default(),
             recorder: None,
+            fast: true,
         }
     }
 
@@ -711,6 +721,21 @@ impl<'m> Exec<'m> {
             inst,
         })
     }
+}
+
+/// Whether the instruction encoded at the start of `bytes` (decoded as at
+/// address `pc`) runs as a fast-tier µop when the wave's EXEC is full
+/// ([`Exec::fast`]); for tests and tools that check coverage.
+pub fn has_fast_uop(target: Target, bytes: &[u8], pc: u64) -> bool {
+    let inst = decode(target, bytes);
+    let op = inst.opcode();
+    !op.is_invalid()
+        && fast::Fast::of(
+            &inst,
+            base_name(op.info().name),
+            &OpList::of(&inst.operands()),
+        )
+        .is_some_and(|f| !f.branch() || inst.branch_target(pc).is_some())
 }
 
 /// `LATHE_TRACE=1` prints every executed instruction with its wave, PC
@@ -929,6 +954,7 @@ impl Exec<'_> {
             ticks: _,
             trace,
             recorder,
+            fast: fast_on,
         } = self;
         let d: &Decoded = match cache.find(pc) {
             Some(k) => cache.get(k),
@@ -1013,7 +1039,7 @@ impl Exec<'_> {
             }
         }
         if let Some(fu) = &d.fast {
-            if indexed.is_none() && w.exec == u64::MAX {
+            if indexed.is_none() && w.exec == u64::MAX && *fast_on {
                 match fast::run(fu, w) {
                     fast::Out::Declined => {}
                     fast::Out::Next => return Ok(Flow::Continue),
@@ -1075,7 +1101,7 @@ impl Step for Exec<'_> {
     /// dispatched through its handler ([`Exec::exec_one`] inlined here).
     fn run(&mut self, w: &mut Wave, lds: &mut [u8], max: u64) -> (u64, Result<Flow, Stop>) {
         let mut k = 0;
-        let lane = self.recorder.is_none() && !self.trace;
+        let lane = self.fast && self.recorder.is_none() && !self.trace;
         loop {
             if lane {
                 k += self.fast_lane(w, max - k);

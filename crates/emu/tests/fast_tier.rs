@@ -1,0 +1,467 @@
+//! The fast tier (common VALU, SALU and branch instructions run as µops
+//! straight into their destination) against the general handlers: a
+//! kernel written in assembly runs every µop form — VGPR, SGPR, inline and
+//! literal operands, `abs`/`neg`, a destination that is also a source,
+//! packed f32 with `op_sel`/`neg_lo`/`neg_hi`, SCC-setting scalar ops,
+//! compares and taken/not-taken branches — over random per-lane inputs
+//! (NaNs, infinities, denormals and signed zeros among them; some waves
+//! all finite, so the packed ops take the fast path too). Built by clang-22
+//! and `ld.lld -shared` for gfx90a and gfx942, with the default MODE and
+//! with f32 denormals flushed. Outputs with the fast tier on must equal,
+//! bit for bit, those with it off; a CPU reference checks a sample so the
+//! comparison is not between two equal mistakes; and every µop form must
+//! really be one (`has_fast_uop`), so the test cannot pass by falling back.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use lathe_emu::launch::{Arg, Fill};
+use lathe_emu::run::Options;
+use lathe_emu::session::{Session, Shape};
+
+/// Waves (one per work-group).
+const WAVES: u32 = 8;
+/// Input dwords per lane (v10..v17).
+const IN: u32 = 8;
+
+/// The operations, one result register each from v40 on (`R` is replaced
+/// by the result register, `Q` by the next one).
+const OPS: &[&str] = &[
+    // u32, every operand kind
+    "v_mov_b32_e32 vR, v10",
+    "v_mov_b32_e32 vR, s20",
+    "v_mov_b32_e32 vR, 0x12345678",
+    "v_not_b32_e32 vR, v11",
+    "v_add_u32_e32 vR, v10, v11",
+    "v_add_u32_e32 vR, s21, v11",
+    "v_add_u32_e64 vR, v10, s22",
+    "v_add_u32_e32 vR, 64, v12",
+    "v_sub_u32_e32 vR, v10, v11",
+    "v_subrev_u32_e32 vR, s23, v11",
+    "v_and_b32_e32 vR, v10, v11",
+    "v_or_b32_e32 vR, 0xff00ff, v11",
+    "v_xor_b32_e32 vR, v12, v13",
+    "v_lshlrev_b32_e32 vR, v10, v11",
+    "v_lshlrev_b32_e32 vR, 5, v11",
+    "v_lshrrev_b32_e32 vR, v12, v13",
+    "v_ashrrev_i32_e32 vR, v14, v15",
+    "v_ashrrev_i32_e64 vR, s24, v15",
+    "v_mul_lo_u32 vR, v10, v11",
+    "v_mul_hi_u32 vR, v12, s25",
+    "v_mul_u32_u24_e32 vR, v10, v11",
+    "v_min_u32_e32 vR, v10, v11",
+    "v_max_u32_e32 vR, s26, v11",
+    "v_min_i32_e32 vR, v12, v13",
+    "v_max_i32_e32 vR, v14, v15",
+    "v_add3_u32 vR, v10, s20, v12",
+    "v_lshl_add_u32 vR, v10, 3, v11",
+    "v_add_lshl_u32 vR, v10, v11, v12",
+    "v_lshl_or_b32 vR, v13, v14, v15",
+    "v_and_or_b32 vR, v10, v11, 63",
+    "v_or3_b32 vR, v10, v11, s27",
+    "v_xad_u32 vR, v12, v13, v14",
+    "v_bfi_b32 vR, v15, v16, v17",
+    "v_mad_u32_u24 vR, v10, v11, v12",
+    // destination is a source
+    "v_mov_b32_e32 vR, v13\n  v_add_u32_e32 vR, vR, vR",
+    "v_mov_b32_e32 vR, v14\n  v_xor_b32_e32 vR, v15, vR",
+    // f32
+    "v_add_f32_e32 vR, v10, v11",
+    "v_add_f32_e64 vR, -v10, |v11|",
+    "v_sub_f32_e32 vR, v12, v13",
+    "v_subrev_f32_e32 vR, s20, v13",
+    "v_sub_f32_e64 vR, |v14|, -s21",
+    "v_mul_f32_e32 vR, s23, v12",
+    "v_mul_f32_e32 vR, 0x3e800000, v13",
+    "v_mul_f32_e64 vR, -|v14|, v15",
+    "v_fma_f32 vR, v10, v11, v12",
+    "v_fma_f32 vR, -v10, s24, |v12|",
+    "v_fma_f32 vR, v13, 0.5, 1.0",
+    "v_mov_b32_e32 vR, v14\n  v_fmac_f32_e32 vR, v10, v11",
+    "v_mov_b32_e32 vR, v15\n  v_fmac_f32_e64 vR, -v12, |v13|",
+    "v_mov_b32_e32 vR, v16\n  v_fma_f32 vR, vR, vR, v17",
+    // packed f32 (two result registers)
+    "v_pk_fma_f32 v[R:Q], v[10:11], v[12:13], v[14:15]",
+    "v_pk_fma_f32 v[R:Q], v[10:11], v[12:13], v[14:15] op_sel:[1,0,1] op_sel_hi:[0,1,1]",
+    "v_pk_fma_f32 v[R:Q], v[10:11], v[12:13], v[14:15] neg_lo:[1,0,0] neg_hi:[0,1,1]",
+    "v_pk_fma_f32 v[R:Q], v[10:11], 0.5, v[14:15] op_sel_hi:[1,0,1]",
+    "v_pk_fma_f32 v[R:Q], v[16:17], s[20:21], v[12:13] op_sel:[0,1,0]",
+    "v_pk_mov_b32 v[R:Q], v[16:17], v[16:17] op_sel:[0,1]\n  v_pk_fma_f32 v[R:Q], v[R:Q], 0.5, v[12:13] op_sel_hi:[1,0,1]",
+    "v_pk_mul_f32 v[R:Q], v[10:11], s[22:23] op_sel_hi:[1,0]",
+    "v_pk_mul_f32 v[R:Q], v[14:15], v[16:17] neg_lo:[0,1]",
+    "v_pk_add_f32 v[R:Q], v[12:13], v[14:15]",
+    "v_pk_add_f32 v[R:Q], v[12:13], 1.0 op_sel_hi:[1,0] neg_hi:[1,0]",
+    // scalar ALU: result and SCC
+    "s_mov_b32 s30, s20\n  s_cmp_eq_u32 s30, s20\n  s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s31",
+    "s_add_u32 s30, s20, s21\n  SCC",
+    "s_sub_u32 s30, s20, s21\n  SCC",
+    "s_add_i32 s30, s22, s23\n  SCC",
+    "s_sub_i32 s30, s22, s23\n  SCC",
+    "s_add_i32 s30, s24, -1\n  SCC",
+    "s_and_b32 s30, s20, 0xff\n  SCC",
+    "s_or_b32 s30, s21, s22\n  SCC",
+    "s_xor_b32 s30, s23, s23\n  SCC",
+    "s_lshl_b32 s30, s24, 7\n  SCC",
+    "s_lshr_b32 s30, s25, s26\n  SCC",
+    "s_mul_i32 s30, s25, s26\n  v_mov_b32_e32 vR, s30",
+    "s_and_b32 vcc_lo, s20, 0xffff\n  s_mov_b32 vcc_hi, s21\n  v_mov_b32_e32 vR, vcc_lo",
+    // compares and branches
+    "s_cmp_eq_u32 s20, s21\n  CMP",
+    "s_cmp_lg_u32 s20, s20\n  CMP",
+    "s_cmp_lt_u32 s20, s21\n  CMP",
+    "s_cmp_le_u32 s22, s23\n  CMP",
+    "s_cmp_gt_u32 s24, s25\n  CMP",
+    "s_cmp_ge_u32 s26, s27\n  CMP",
+    "s_cmp_lt_i32 s20, s21\n  CMP",
+    "s_cmp_le_i32 s22, s23\n  CMP",
+    "s_cmp_gt_i32 s24, s25\n  CMP",
+    "s_cmp_ge_i32 s26, 0\n  CMP",
+    "s_cmp_eq_i32 s27, s27\n  CMP",
+    "s_cmp_lg_i32 s26, s27\n  CMP",
+    "s_nop 0\n  s_cmp_gt_u32 s20, s21\n  s_cbranch_scc1 .LtR\n  v_mov_b32_e32 vR, 1\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 2\n.LeR:",
+    "s_cmp_gt_u32 s20, s21\n  s_cbranch_scc0 .LtR\n  v_mov_b32_e32 vR, 3\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 4\n.LeR:",
+    "s_and_b32 vcc_lo, s22, 1\n  s_mov_b32 vcc_hi, 0\n  s_cbranch_vccz .LtR\n  v_mov_b32_e32 vR, 5\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 6\n.LeR:",
+    "s_and_b32 vcc_lo, s23, 1\n  s_mov_b32 vcc_hi, 0\n  s_cbranch_vccnz .LtR\n  v_mov_b32_e32 vR, 7\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 8\n.LeR:",
+];
+
+/// The mnemonics that must run as µops in the kernel.
+const FAST: &[&str] = &[
+    "v_mov_b32",
+    "v_not_b32",
+    "v_add_u32",
+    "v_sub_u32",
+    "v_subrev_u32",
+    "v_and_b32",
+    "v_or_b32",
+    "v_xor_b32",
+    "v_lshlrev_b32",
+    "v_lshrrev_b32",
+    "v_ashrrev_i32",
+    "v_mul_lo_u32",
+    "v_mul_hi_u32",
+    "v_mul_u32_u24",
+    "v_min_u32",
+    "v_max_u32",
+    "v_min_i32",
+    "v_max_i32",
+    "v_add3_u32",
+    "v_lshl_add_u32",
+    "v_add_lshl_u32",
+    "v_lshl_or_b32",
+    "v_and_or_b32",
+    "v_or3_b32",
+    "v_xad_u32",
+    "v_bfi_b32",
+    "v_mad_u32_u24",
+    "v_add_f32",
+    "v_sub_f32",
+    "v_subrev_f32",
+    "v_mul_f32",
+    "v_fma_f32",
+    "v_fmac_f32",
+    "v_pk_fma_f32",
+    "v_pk_mul_f32",
+    "v_pk_add_f32",
+    "s_mov_b32",
+    "s_add_u32",
+    "s_sub_u32",
+    "s_add_i32",
+    "s_sub_i32",
+    "s_and_b32",
+    "s_or_b32",
+    "s_xor_b32",
+    "s_lshl_b32",
+    "s_lshr_b32",
+    "s_mul_i32",
+    "s_cmp_eq_u32",
+    "s_cmp_lg_u32",
+    "s_cmp_lt_u32",
+    "s_cmp_le_u32",
+    "s_cmp_gt_u32",
+    "s_cmp_ge_u32",
+    "s_cmp_lt_i32",
+    "s_cmp_le_i32",
+    "s_cmp_gt_i32",
+    "s_cmp_ge_i32",
+    "s_cmp_eq_i32",
+    "s_cmp_lg_i32",
+    "s_nop",
+    "s_branch",
+    "s_cbranch_scc0",
+    "s_cbranch_scc1",
+    "s_cbranch_vccz",
+    "s_cbranch_vccnz",
+];
+
+/// The operation lines with their result registers, and how many results.
+fn body() -> (String, u32) {
+    let mut text = String::new();
+    let mut r = 40u32;
+    for (k, op) in OPS.iter().enumerate() {
+        let wide = op.contains("v[R:Q]") || op.contains("SCC");
+        let line = op
+            .replace(
+                "SCC",
+                "s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s30\n  v_mov_b32_e32 vQ, s31",
+            )
+            .replace("CMP", "s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s31")
+            .replace(".LtR", &format!(".Lt{k}"))
+            .replace(".LeR", &format!(".Le{k}"))
+            .replace('R', &r.to_string())
+            .replace('Q', &(r + 1).to_string());
+        text += &format!("  {line}\n");
+        r += if wide { 2 } else { 1 };
+    }
+    (text, r - 40)
+}
+
+fn asm(target: &str, flush: bool) -> (String, u32) {
+    let (ops, results) = body();
+    let stores: String = (0..results)
+        .map(|i| {
+            format!(
+                "  global_store_dword v[2:3], v{}, off offset:{}\n",
+                40 + i,
+                4 * i
+            )
+        })
+        .collect();
+    let text = format!(
+        r#".amdgcn_target "amdgcn-amd-amdhsa--{target}"
+.text
+.globl fastops
+.p2align 8
+.type fastops,@function
+fastops:
+  s_load_dwordx4 s[4:7], s[0:1], 0
+  s_lshl_b32 s8, s2, 5
+  v_lshl_add_u32 v1, s2, 6, v0
+  s_waitcnt lgkmcnt(0)
+  s_load_dwordx8 s[20:27], s[6:7], s8
+  v_lshlrev_b32_e32 v2, 5, v1
+  v_mov_b32_e32 v3, s7
+  v_add_co_u32_e32 v2, vcc, s6, v2
+  v_addc_co_u32_e32 v3, vcc, 0, v3, vcc
+  global_load_dwordx4 v[10:13], v[2:3], off
+  global_load_dwordx4 v[14:17], v[2:3], off offset:16
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+{mode}
+{ops}
+  v_mul_u32_u24_e32 v2, {stride}, v1
+  v_mov_b32_e32 v3, s5
+  v_add_co_u32_e32 v2, vcc, s4, v2
+  v_addc_co_u32_e32 v3, vcc, 0, v3, vcc
+{stores}
+  s_endpgm
+.Lend:
+.size fastops, .Lend-fastops
+.rodata
+.p2align 6
+.amdhsa_kernel fastops
+  .amdhsa_next_free_vgpr {vgprs}
+  .amdhsa_accum_offset {vgprs}
+  .amdhsa_next_free_sgpr 40
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 16
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  {flat}
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.kernels:
+  - .name: fastops
+    .symbol: fastops.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 44
+    .vgpr_count: {vgprs}
+    .max_flat_workgroup_size: 64
+    .args:
+      - {{ .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: in, .size: 8, .offset: 8, .value_kind: global_buffer, .address_space: global }}
+...
+.end_amdgpu_metadata
+"#,
+        mode = if flush {
+            // f32 denormals flushed (MODE bits 4-5), f64/f16 kept.
+            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0"
+        } else {
+            ""
+        },
+        stride = 4 * results,
+        vgprs = (40 + results).next_multiple_of(8),
+        flat = if target == "gfx90a" {
+            ".amdhsa_reserve_flat_scratch 0"
+        } else {
+            ""
+        },
+    );
+    (text, results)
+}
+
+fn build(target: &str, flush: bool) -> (PathBuf, u32) {
+    let (text, results) = asm(target, flush);
+    let name = if flush { "fastops-ftz" } else { "fastops" };
+    (lathe_testkit::assemble_shared(target, name, &text), results)
+}
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn u32(&mut self) -> u32 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 32) as u32
+    }
+    /// f32 bits: random, special, denormal or near 1.0 (finite only when
+    /// `finite`).
+    fn f32(&mut self, finite: bool) -> u32 {
+        let x = match self.u32() % 8 {
+            0 => [
+                0,
+                0x8000_0000,
+                0x7f80_0000,
+                0xff80_0000,
+                0x7fc0_0000,
+                0x7fa0_0001,
+                1,
+                0x807f_ffff,
+            ][(self.u32() % 8) as usize],
+            1 => self.u32() & 0x807f_ffff,
+            2 => (self.u32() & 0x807f_ffff) | (120 + self.u32() % 16) << 23,
+            _ => self.u32(),
+        };
+        if finite && x & 0x7f80_0000 == 0x7f80_0000 {
+            x & 0x3fff_ffff
+        } else {
+            x
+        }
+    }
+}
+
+/// Per lane 8 input dwords; waves from `WAVES / 2` on are all finite.
+fn inputs() -> Vec<u32> {
+    let mut rng = Rng(0x1a7e);
+    (0..WAVES * 64 * IN)
+        .map(|k| {
+            let finite = k / (64 * IN) >= WAVES / 2;
+            if rng.u32() % 3 == 0 {
+                rng.u32()
+            } else {
+                rng.f32(finite)
+            }
+        })
+        .collect()
+}
+
+fn run(co: &[u8], target: &str, results: u32, fast: bool) -> Vec<u32> {
+    let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
+    let input = inputs();
+    let args = vec![
+        Arg::Buffer {
+            name: "out".into(),
+            size: u64::from(WAVES * 64 * results) * 4,
+            fill: Fill::Bytes(vec![0; (WAVES * 64 * results * 4) as usize]),
+            output: None,
+        },
+        Arg::Buffer {
+            name: "in".into(),
+            size: input.len() as u64 * 4,
+            fill: Fill::Bytes(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            output: None,
+        },
+    ];
+    let shape = Shape {
+        grid: [WAVES * 64, 1, 1],
+        block: [64, 1, 1],
+        dims: 1,
+        dynamic_lds: 0,
+    };
+    let opts = Options {
+        threads: 1,
+        fast_tier: fast,
+        ..Options::default()
+    };
+    let (_r, bufs) = session.launch("fastops", shape, &args, &opts).expect("run");
+    let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The mnemonics (without `_e32`/`_e64`) of the kernel's instructions that
+/// decode to a µop.
+fn fast_mnemonics(co: &[u8], target: &str) -> BTreeSet<String> {
+    let obj = lathe_codeobj::CodeObject::parse(co).expect("parse");
+    let text = obj.section_by_name(".text").expect(".text");
+    let bytes = obj.section_data(text).expect("text bytes");
+    let t: lathe_isa::Target = target.parse().expect("isa target");
+    let mut out = BTreeSet::new();
+    let mut off = 0;
+    while off < bytes.len() {
+        let inst = lathe_isa::decode(t, &bytes[off..]);
+        let pc = text.address + off as u64;
+        if lathe_emu::interp::has_fast_uop(t, &bytes[off..], pc) {
+            let name = inst.opcode().info().name;
+            let base = name
+                .strip_suffix("_e32")
+                .or_else(|| name.strip_suffix("_e64"))
+                .unwrap_or(name);
+            out.insert(base.to_string());
+        }
+        off += inst.len().max(4);
+    }
+    out
+}
+
+#[test]
+fn fast_tier_matches_the_general_handlers() {
+    let input = inputs();
+    for target in ["gfx90a", "gfx942"] {
+        for flush in [false, true] {
+            let (path, results) = build(target, flush);
+            let co = std::fs::read(&path).expect("code object");
+            let covered = fast_mnemonics(&co, target);
+            let missing: Vec<_> = FAST.iter().filter(|m| !covered.contains(**m)).collect();
+            assert!(missing.is_empty(), "{target}: not µops: {missing:?}");
+            let slow = run(&co, target, results, false);
+            let fast = run(&co, target, results, true);
+            for (k, (a, b)) in slow.iter().zip(&fast).enumerate() {
+                let (lane, res) = (k as u32 / results, k as u32 % results);
+                assert_eq!(
+                    a, b,
+                    "{target} flush={flush}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
+                    40 + res
+                );
+            }
+            // A CPU sample: v_add_u32 v10+v11 (result 4) and v_fma_f32
+            // v10*v11+v12 (result 44, finite waves, no flushing).
+            for g in 0..WAVES * 64 {
+                let x = |k: u32| input[(g * IN + k) as usize];
+                let got = |r: u32| fast[(g * results + r) as usize];
+                assert_eq!(
+                    got(4),
+                    x(0).wrapping_add(x(1)),
+                    "{target}: v_add_u32 at {g}"
+                );
+                let f = |k: u32| f32::from_bits(x(k));
+                let want = f(0).mul_add(f(1), f(2));
+                let denormal = |v: f32| v != 0.0 && !v.is_normal() && v.is_finite();
+                if !flush
+                    && want.is_finite()
+                    && ![f(0), f(1), f(2), want].iter().any(|v| denormal(*v))
+                {
+                    assert_eq!(got(44), want.to_bits(), "{target}: v_fma_f32 at {g}");
+                }
+            }
+        }
+    }
+}
