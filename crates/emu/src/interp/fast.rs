@@ -33,7 +33,7 @@ use multiversion::multiversion;
 use super::regs::{const32, sreg_read, vop3_clamp_omod};
 use super::valu::{mode_modelled, Flush, M};
 use super::{DecodeCache, OpList};
-use crate::wave::{Wave, LANES};
+use crate::wave::{Wave, LANES, SGPRS};
 
 /// What a [`Fast`] µop computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,12 +375,15 @@ impl Fast {
                     first,
                     ..
                 }) => Src::V(first),
-                // Packed sources read a scalar pair: plain SGPRs only.
+                // Vector µops read plain SGPRs (a packed one a pair of
+                // them); scalar µops any scalar register.
                 Operand::Reg(RegRange {
                     file: RegFile::Scalar,
                     first,
                     ..
-                }) if !op.packed() || first < 102 => Src::S(first),
+                }) if salu || usize::from(first) + usize::from(op.packed()) < SGPRS => {
+                    Src::S(first)
+                }
                 Operand::Reg(_) => return None,
                 _ => Src::K(const32(s)?),
             };
@@ -455,13 +458,6 @@ pub(super) enum Out {
     Taken,
 }
 
-/// A resolved source: a VGPR's lanes or one value for every lane.
-#[derive(Clone, Copy)]
-enum R {
-    V(usize),
-    K(u32),
-}
-
 /// Lanes of a source.
 trait Lanes: Copy {
     fn at(self, l: usize) -> u32;
@@ -490,6 +486,17 @@ fn reg(cells: &[Cell<u32>], r: usize) -> &[Cell<u32>; LANES] {
         .expect("a whole register")
 }
 
+/// The value of a scalar or constant source (`S` numbers below
+/// [`SGPRS`], checked at decode).
+#[inline(always)]
+fn splat(sg: &[u32; SGPRS], s: Src) -> u32 {
+    match s {
+        Src::S(r) => sg[usize::from(r)],
+        Src::K(k) => k,
+        Src::V(_) => 0,
+    }
+}
+
 /// `d[l] = f(l)` for every lane, eight lanes at a time: each group's
 /// sources are read before its results are written, so `d` may be a
 /// source.
@@ -508,14 +515,28 @@ fn apply(d: &[Cell<u32>; LANES], f: impl Fn(usize) -> u32) {
     }
 }
 
-/// Whether any lane of `x` (after `and`) is an infinity or a NaN.
+/// [`apply`], with the lanes whose result is a NaN recomputed by `fix`
+/// (from the same, not yet overwritten, sources).
 #[inline(always)]
-fn any_nonfinite(x: impl Lanes, and: u32) -> bool {
-    let mut m = 0u32;
-    for l in 0..LANES {
-        m |= u32::from(x.at(l) & and & 0x7f80_0000 == 0x7f80_0000);
+fn apply_nan(d: &[Cell<u32>; LANES], f: impl Fn(usize) -> u32, fix: impl Fn(usize) -> u32) {
+    let mut c = 0;
+    while c < LANES {
+        let mut r = [0u32; 8];
+        for (i, x) in r.iter_mut().enumerate() {
+            *x = f(c + i);
+        }
+        if r.iter().any(|x| x & 0x7fff_ffff > 0x7f80_0000) {
+            for (i, x) in r.iter_mut().enumerate() {
+                if *x & 0x7fff_ffff > 0x7f80_0000 {
+                    *x = fix(c + i);
+                }
+            }
+        }
+        for (i, x) in r.into_iter().enumerate() {
+            d[c + i].set(x);
+        }
+        c += 8;
     }
-    m != 0
 }
 
 #[inline(always)]
@@ -526,18 +547,19 @@ fn flush(on: bool, b: u32) -> u32 {
 /// Expands `$body` once per combination of resolved source kinds, with
 /// each `$x` bound to the lanes of its source.
 macro_rules! kinds {
-    ($cells:expr, [$($s:expr => $x:ident),*], $body:expr) => {
-        kinds!(@ $cells, [$($s => $x),*], [], $body)
+    ($cells:expr, $sg:expr, [$($s:expr => $x:ident),*], $body:expr) => {
+        kinds!(@ $cells, $sg, [$($s => $x),*], [], $body)
     };
-    (@ $cells:expr, [], [$($done:tt)*], $body:expr) => {{
+    (@ $cells:expr, $sg:expr, [], [$($done:tt)*], $body:expr) => {{
         $($done)*
         $body
     }};
-    (@ $cells:expr, [$s:expr => $x:ident $(, $rs:expr => $rx:ident)*], [$($done:tt)*], $body:expr) => {
+    (@ $cells:expr, $sg:expr, [$s:expr => $x:ident $(, $rs:expr => $rx:ident)*], [$($done:tt)*], $body:expr) => {
         match $s {
-            R::V(r) => kinds!(@ $cells, [$($rs => $rx),*],
-                [$($done)* let $x = reg($cells, r);], $body),
-            R::K(k) => kinds!(@ $cells, [$($rs => $rx),*], [$($done)* let $x = k;], $body),
+            Src::V(r) => kinds!(@ $cells, $sg, [$($rs => $rx),*],
+                [$($done)* let $x = reg($cells, usize::from(r));], $body),
+            s => kinds!(@ $cells, $sg, [$($rs => $rx),*],
+                [$($done)* let $x = splat($sg, s);], $body),
         }
     };
 }
@@ -619,91 +641,103 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     if usize::from(f.top) > n {
         return Out::Declined;
     }
-    // Scalars read now; VGPR numbers were checked against the file above.
-    let res = |s: Src| match s {
-        Src::V(v) => R::V(usize::from(v)),
-        Src::S(r) => R::K(sreg_read(w, r)),
-        Src::K(c) => R::K(c),
-    };
-    let r = [res(f.src[0]), res(f.src[1]), res(f.src[2])];
-    let rh = if f.op.packed() {
-        [res(f.hi[0]), res(f.hi[1]), res(f.hi[2])]
-    } else {
-        r
-    };
     if f.op.scalar() || f.op.no_dst() {
-        return scalar(f, w, r);
+        let res = |s: Src| match s {
+            Src::S(r) => sreg_read(w, r),
+            Src::K(c) => c,
+            Src::V(_) => 0,
+        };
+        return scalar(f, w, [res(f.src[0]), res(f.src[1])]);
     }
+    // VGPR numbers were checked against the file above; scalar sources
+    // are plain SGPRs (the register file and the SGPRs are disjoint
+    // fields, borrowed apart).
+    let mode = w.mode;
+    let sg = &w.sgpr;
     let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
     let d = reg(cells, dst);
     use FOp::*;
     match f.op {
-        Mov => kinds!(cells, [r[0] => a], apply(d, |l| a.at(l))),
-        Not => kinds!(cells, [r[0] => a], apply(d, |l| !a.at(l))),
-        Add => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l).wrapping_add(b.at(l)))),
-        Sub => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l).wrapping_sub(b.at(l)))),
-        Subrev => {
-            kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| b.at(l).wrapping_sub(a.at(l))))
+        Mov => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| a.at(l))),
+        Not => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| !a.at(l))),
+        Add => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_add(b.at(l))))
         }
-        And => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l) & b.at(l))),
-        Or => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l) | b.at(l))),
-        Xor => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l) ^ b.at(l))),
-        Lshl => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| b.at(l) << (a.at(l) & 31))),
-        Lshr => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| b.at(l) >> (a.at(l) & 31))),
-        Ashr => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        Sub => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_sub(b.at(l))))
+        }
+        Subrev => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l).wrapping_sub(a.at(l))))
+        }
+        And => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) & b.at(l))),
+        Or => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) | b.at(l))),
+        Xor => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) ^ b.at(l))),
+        Lshl => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l) << (a.at(l) & 31)))
+        }
+        Lshr => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l) >> (a.at(l) & 31)))
+        }
+        Ashr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             ((b.at(l) as i32) >> (a.at(l) & 31)) as u32
         })),
-        MulLo => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l).wrapping_mul(b.at(l)))),
-        MulHi => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        MulLo => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_mul(b.at(l))))
+        }
+        MulHi => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             ((u64::from(a.at(l)) * u64::from(b.at(l))) >> 32) as u32
         })),
-        MulU24 => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        MulU24 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             (a.at(l) & 0xff_ffff).wrapping_mul(b.at(l) & 0xff_ffff)
         })),
-        MinU => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l).min(b.at(l)))),
-        MaxU => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| a.at(l).max(b.at(l)))),
-        MinI => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        MinU => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).min(b.at(l))))
+        }
+        MaxU => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).max(b.at(l))))
+        }
+        MinI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             (a.at(l) as i32).min(b.at(l) as i32) as u32
         })),
-        MaxI => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        MaxI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             (a.at(l) as i32).max(b.at(l) as i32) as u32
         })),
-        Add3 => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        Add3 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             a.at(l).wrapping_add(b.at(l)).wrapping_add(c.at(l))
         })),
-        LshlAdd => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        LshlAdd => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             (a.at(l) << (b.at(l) & 31)).wrapping_add(c.at(l))
         })),
-        AddLshl => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        AddLshl => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             a.at(l).wrapping_add(b.at(l)) << (c.at(l) & 31)
         })),
-        LshlOr => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        LshlOr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             (a.at(l) << (b.at(l) & 31)) | c.at(l)
         })),
-        AndOr => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        AndOr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             (a.at(l) & b.at(l)) | c.at(l)
         })),
-        Or3 => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        Or3 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             a.at(l) | b.at(l) | c.at(l)
         })),
-        Xad => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        Xad => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             (a.at(l) ^ b.at(l)).wrapping_add(c.at(l))
         })),
-        Bfi => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        Bfi => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             let m = a.at(l);
             (m & b.at(l)) | (!m & c.at(l))
         })),
-        MadU24 => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        MadU24 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             (a.at(l) & 0xff_ffff)
                 .wrapping_mul(b.at(l) & 0xff_ffff)
                 .wrapping_add(c.at(l))
         })),
         AddF | SubF | SubrevF | MulF | FmaF | FmacF | PkFma | PkMul | PkAdd => {
             return match (fi, fo) {
-                (false, false) => float::<false, false>(f, cells, d, r, rh),
-                (true, true) => float::<true, true>(f, cells, d, r, rh),
-                (true, false) => float::<true, false>(f, cells, d, r, rh),
-                (false, true) => float::<false, true>(f, cells, d, r, rh),
+                (false, false) => float::<false, false>(f, cells, sg, d, mode),
+                (true, true) => float::<true, true>(f, cells, sg, d, mode),
+                (true, false) => float::<true, false>(f, cells, sg, d, mode),
+                (false, true) => float::<false, true>(f, cells, sg, d, mode),
             };
         }
         // Scalar µops returned above.
@@ -719,9 +753,9 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
 fn float<const FI: bool, const FO: bool>(
     f: &Fast,
     cells: &[Cell<u32>],
+    sg: &[u32; SGPRS],
     d: &[Cell<u32>; LANES],
-    r: [R; 3],
-    rh: [R; 3],
+    mode: u32,
 ) -> Out {
     let [and0, and1, and2] = f.and;
     let [xor0, xor1, xor2] = f.xor;
@@ -730,40 +764,30 @@ fn float<const FI: bool, const FO: bool>(
     let dst = f.dst as usize;
     use FOp::*;
     match f.op {
-        AddF => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        AddF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             out(fl(a.at(l), and0, xor0) + fl(b.at(l), and1, xor1))
         })),
-        SubF => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        SubF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             out(fl(a.at(l), and0, xor0) - fl(b.at(l), and1, xor1))
         })),
-        SubrevF => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        SubrevF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             out(fl(b.at(l), and1, xor1) - fl(a.at(l), and0, xor0))
         })),
-        MulF => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        MulF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             out(fl(a.at(l), and0, xor0) * fl(b.at(l), and1, xor1))
         })),
-        FmaF => kinds!(cells, [r[0] => a, r[1] => b, r[2] => c], apply(d, |l| {
+        FmaF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(c.at(l), and2, xor2)))
         })),
-        FmacF => kinds!(cells, [r[0] => a, r[1] => b], apply(d, |l| {
+        FmacF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(d[l].get(), u32::MAX, 0)))
         })),
         PkFma | PkMul | PkAdd => {
-            let ns = f.op.sources();
-            for (k, (lo, hi)) in r.iter().zip(&rh).enumerate().take(ns) {
-                for s in [lo, hi] {
-                    let bad = match *s {
-                        R::V(v) => any_nonfinite(reg(cells, v), u32::MAX),
-                        R::K(x) => any_nonfinite(x, u32::MAX),
-                    };
-                    if bad {
-                        let _ = k;
-                        return Out::Declined;
-                    }
-                }
-            }
+            // NaN results take the general handler's reference path, lane
+            // by lane, as there.
+            let m = crate::alu::Mode::from_bits(mode);
             let dh = reg(cells, dst + 1);
-            for (half, dd, srcs) in [(0, d, r), (1, dh, rh)] {
+            for (half, dd, srcs) in [(0, d, f.src), (1, dh, f.hi)] {
                 let x = |k: usize| {
                     if half == 0 {
                         f.xor[k]
@@ -774,19 +798,19 @@ fn float<const FI: bool, const FO: bool>(
                     }
                 };
                 let (x0, x1, x2) = (x(0), x(1), x(2));
-                let m = u32::MAX;
+                let mx = u32::MAX;
                 match f.op {
                     PkFma => {
-                        kinds!(cells, [srcs[0] => a, srcs[1] => b, srcs[2] => c], apply(dd, |l| {
-                            out(fl(a.at(l), m, x0).mul_add(fl(b.at(l), m, x1), fl(c.at(l), m, x2)))
-                        }))
+                        kinds!(cells, sg, [srcs[0] => a, srcs[1] => b, srcs[2] => c], apply_nan(dd, |l| {
+                        out(fl(a.at(l), mx, x0).mul_add(fl(b.at(l), mx, x1), fl(c.at(l), mx, x2)))
+                    }, |l| crate::alu::float::fma_f32(a.at(l) ^ x0, b.at(l) ^ x1, c.at(l) ^ x2, m)))
                     }
-                    PkMul => kinds!(cells, [srcs[0] => a, srcs[1] => b], apply(dd, |l| {
-                        out(fl(a.at(l), m, x0) * fl(b.at(l), m, x1))
-                    })),
-                    _ => kinds!(cells, [srcs[0] => a, srcs[1] => b], apply(dd, |l| {
-                        out(fl(a.at(l), m, x0) + fl(b.at(l), m, x1))
-                    })),
+                    PkMul => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, |l| {
+                        out(fl(a.at(l), mx, x0) * fl(b.at(l), mx, x1))
+                    }, |l| crate::alu::float::mul_f32(a.at(l) ^ x0, b.at(l) ^ x1, m))),
+                    _ => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, |l| {
+                        out(fl(a.at(l), mx, x0) + fl(b.at(l), mx, x1))
+                    }, |l| crate::alu::float::add_f32(a.at(l) ^ x0, b.at(l) ^ x1, m))),
                 }
             }
         }
@@ -798,12 +822,7 @@ fn float<const FI: bool, const FO: bool>(
 /// The scalar µops of [`run`]: SALU results and SCC exactly as the SALU
 /// handlers compute them; a branch reports whether it is taken.
 #[inline(always)]
-fn scalar(f: &Fast, w: &mut Wave, r: [R; 3]) -> Out {
-    let k = |x: R| match x {
-        R::K(v) => v,
-        R::V(_) => 0,
-    };
-    let (a, b) = (k(r[0]), k(r[1]));
+fn scalar(f: &Fast, w: &mut Wave, [a, b]: [u32; 2]) -> Out {
     use FOp::*;
     let (res, scc) = match f.op {
         SMov => (a, None),
