@@ -1,0 +1,630 @@
+//! The fast path of the f32-accumulator MFMAs (f32, xf32, f16, bf16, fp8
+//! and bf8 inputs; no clamp). An [`F32Kernel`] is worked out once per shape;
+//! each execution
+//!
+//! 1. widens A and B from the register layout (lane-major per register,
+//!    several items per lane) to f32 *fragments* in matrix layout ([`Frags`]),
+//!    k-major: `A[b][i][k]` at `fa[(k·blocks + b)·M + i]` and `B[b][k][j]` at
+//!    `fb[(k·blocks + b)·N + j]`. By the input layout (module docs of
+//!    [`super`]), item `t` of lane `l = x + dim·(b + blocks·q)` is k value
+//!    `t + KL·q`, so each run of `blocks·dim` consecutive lanes of one item
+//!    is one contiguous run of the fragment: a pass per (item, run) with one
+//!    shift, which vectorises. f16, bf16, fp8 and bf8 widen with branch-free
+//!    bit arithmetic, exactly as [`super::float`] does (checked for every
+//!    encoding); BLGP permutes the B lanes first;
+//! 2. accumulates in place on the D registers (the caller has put C there):
+//!    with 32-bit outputs each row `D[b][i][·]` is N consecutive lanes of one
+//!    register, so a row is loaded as N f32 (kept in vector registers), gets
+//!    one fused multiply-add per k in k order, `acc = fma(A[i][k], B[k][·],
+//!    acc)` (the order and rounding [`super::mfma`] defines), and is stored
+//!    back with NaN made canonical.
+//!
+//! Nothing is allocated per execution; both steps are cloned for AVX2+FMA
+//! with runtime dispatch (as in [`crate::lanes`]); baseline x86-64 gets the
+//! same results through the software `fma`. [`F32Kernel::new`] checks the
+//! layout it assumes element by element against [`Shape::a_slot`],
+//! [`Shape::b_slot`] and [`Shape::cd_slot`], and the tests check every shape
+//! and modifier against the general evaluation bit for bit.
+
+use super::{blgp_lane, broadcast_block, plan, AccType, InType, MfmaError, Mods, Shape, Target};
+use crate::wave::{VReg, LANES};
+use multiversion::multiversion;
+
+/// The most f32 values an A or B fragment holds (`K·M·blocks` of the dense
+/// f32-accumulator shapes: at most 8 items × 64 lanes).
+pub const MAX_FRAG: usize = 512;
+/// The most output rows (`M·blocks`).
+const MAX_ROWS: usize = 64;
+/// The most A or B registers.
+const MAX_IN_REGS: usize = 4;
+
+const F32_QNAN: u32 = super::F32_QNAN;
+
+/// A and B of one execution as f32 in matrix layout (module docs), plus the
+/// CBSZ/ABID block selection. Meant to be reused across executions.
+#[derive(Debug, Clone)]
+pub struct Frags {
+    a: [f32; MAX_FRAG],
+    b: [f32; MAX_FRAG],
+    cbsz: u8,
+    abid: u8,
+}
+
+impl Frags {
+    /// All zero.
+    pub const ZERO: Frags = Frags {
+        a: [0.0; MAX_FRAG],
+        b: [0.0; MAX_FRAG],
+        cbsz: 0,
+        abid: 0,
+    };
+}
+
+impl Default for Frags {
+    fn default() -> Self {
+        Frags::ZERO
+    }
+}
+
+/// A dense f32-accumulator MFMA shape, prepared for [`F32Kernel::load`] and
+/// [`F32Kernel::accumulate`].
+#[derive(Debug, Clone)]
+pub struct F32Kernel {
+    shape: Shape,
+    m: usize,
+    n: usize,
+    k: usize,
+    blocks: usize,
+    a_items: usize,
+    b_items: usize,
+    a_regs: usize,
+    b_regs: usize,
+    cd_regs: usize,
+    /// Per output row `M·block + i`: its D register and first lane.
+    rows: [(u8, u8); MAX_ROWS],
+}
+
+impl F32Kernel {
+    /// The kernel of `shape`, if it is a dense shape with f32 accumulator
+    /// and floating-point inputs whose layout is the one this kernel
+    /// assumes (checked here element by element).
+    pub fn new(shape: &Shape) -> Option<F32Kernel> {
+        let float_in = |t: InType| !matches!(t, InType::I8 | InType::F64);
+        if shape.sparse || shape.acc != AccType::F32 || !float_in(shape.a) || !float_in(shape.b) {
+            return None;
+        }
+        let (m, n, k, nb) = (shape.m, shape.n, shape.k, shape.blocks);
+        let (a_items, b_items) = (shape.a_k_per_lane(), shape.b_k_per_lane());
+        if m * nb > MAX_ROWS
+            || k * m * nb > MAX_FRAG
+            || k * n * nb > MAX_FRAG
+            || shape.a_regs() > MAX_IN_REGS
+            || shape.b_regs() > MAX_IN_REGS
+            || !matches!(n, 4 | 16 | 32)
+            || m != n
+            || a_items == 0
+            || b_items == 0
+            || LANES % (m * nb) != 0
+            || LANES % (n * nb) != 0
+        {
+            return None;
+        }
+        let mut kern = F32Kernel {
+            shape: *shape,
+            m,
+            n,
+            k,
+            blocks: nb,
+            a_items,
+            b_items,
+            a_regs: shape.a_regs(),
+            b_regs: shape.b_regs(),
+            cd_regs: shape.cd_regs(),
+            rows: [(0, 0); MAX_ROWS],
+        };
+        // Where widen() puts an input slot (item t, lane l = x + G·q with
+        // G = blocks·dim): (t + KL·q)·G + x.
+        let frag_at = |s: super::Slot, bits: u32, items: usize, dim: usize| {
+            let t = (s.reg * 32 + s.shift as usize) / bits as usize;
+            let g = dim * nb;
+            (t + items * (s.lane / g)) * g + s.lane % g
+        };
+        for blk in 0..nb {
+            for i in 0..m {
+                let first = shape.cd_slot(blk, i, 0);
+                kern.rows[blk * m + i] = (first.reg as u8, first.lane as u8);
+                for j in 0..n {
+                    let s = shape.cd_slot(blk, i, j);
+                    if s.reg != first.reg || s.lane != first.lane + j || first.lane + n > LANES {
+                        return None;
+                    }
+                }
+                for kk in 0..k {
+                    let at = frag_at(shape.a_slot(blk, i, kk), shape.a.bits(), a_items, m);
+                    if at != (kk * nb + blk) * m + i {
+                        return None;
+                    }
+                }
+            }
+            for kk in 0..k {
+                for j in 0..n {
+                    let at = frag_at(shape.b_slot(blk, kk, j), shape.b.bits(), b_items, n);
+                    if at != (kk * nb + blk) * n + j {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(kern)
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// Registers of A.
+    pub fn a_regs(&self) -> usize {
+        self.a_regs
+    }
+
+    /// Registers of B.
+    pub fn b_regs(&self) -> usize {
+        self.b_regs
+    }
+
+    /// Registers of C and D.
+    pub fn cd_regs(&self) -> usize {
+        self.cd_regs
+    }
+
+    /// Whether an execution with `mods` can take this path (the clamp bit
+    /// needs [`super::mfma`]'s general evaluation).
+    pub fn handles(&self, mods: &Mods) -> bool {
+        !mods.clamp
+    }
+
+    /// Checks the modifiers for `target` and widens A (`a`, the src0
+    /// registers) and B (`b`, src1) into `f`.
+    pub fn load(
+        &self,
+        target: Target,
+        a: &[VReg],
+        b: &[VReg],
+        mods: &Mods,
+        f: &mut Frags,
+    ) -> Result<(), MfmaError> {
+        let name = self.shape.name();
+        let p = plan(&self.shape, target, mods)?;
+        super::check_regs(name, "A", self.a_regs, a.len())?;
+        super::check_regs(name, "B", self.b_regs, b.len())?;
+        f.cbsz = p.cbsz;
+        f.abid = p.abid;
+        let flush = mods.flush_f32_input_denorms;
+        let (k, nb) = (self.k, self.blocks);
+        let a_in = In {
+            ty: self.shape.a,
+            items: self.a_items,
+            group: self.m * nb,
+            flush,
+        };
+        widen(a_in, a, &mut f.a[..k * self.m * nb]);
+        let b_in = In {
+            ty: self.shape.b,
+            items: self.b_items,
+            group: self.n * nb,
+            flush,
+        };
+        let fb = &mut f.b[..k * self.n * nb];
+        if p.blgp_lanes == 0 {
+            widen(b_in, b, fb);
+        } else {
+            let mut perm = [[0u32; LANES]; MAX_IN_REGS];
+            for (dst, src) in perm.iter_mut().zip(b) {
+                for (l, x) in dst.iter_mut().enumerate() {
+                    *x = src[blgp_lane(p.blgp_lanes, l)];
+                }
+            }
+            widen(b_in, &perm[..b.len()], fb);
+        }
+        Ok(())
+    }
+
+    /// `D += A·B` in place on `d` (the D registers, already holding C), for
+    /// the A and B that [`F32Kernel::load`] put in `f`. Panics if `d` is not
+    /// [`F32Kernel::cd_regs`] registers.
+    pub fn accumulate(&self, f: &Frags, d: &mut [VReg]) {
+        assert_eq!(d.len(), self.cd_regs, "D registers");
+        accumulate(self, f, d);
+    }
+}
+
+/// [`F32Kernel::accumulate`], cloned per target.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+fn accumulate(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
+    // The single-block shapes with the dimensions fixed at compile time
+    // (the k loop unrolled, several rows at once), the rest by N only.
+    match (kern.n, kern.k, kern.blocks) {
+        (32, 2, 1) => single::<32, 2, 2>(kern, f, d),
+        (32, 4, 1) => single::<32, 4, 2>(kern, f, d),
+        (32, 8, 1) => single::<32, 8, 2>(kern, f, d),
+        (32, 16, 1) => single::<32, 16, 2>(kern, f, d),
+        (16, 4, 1) => single::<16, 4, 4>(kern, f, d),
+        (16, 8, 1) => single::<16, 8, 4>(kern, f, d),
+        (16, 16, 1) => single::<16, 16, 4>(kern, f, d),
+        (16, 32, 1) => single::<16, 32, 4>(kern, f, d),
+        (32, _, _) => rows::<32>(kern, f, d),
+        (16, _, _) => rows::<16>(kern, f, d),
+        _ => rows::<4>(kern, f, d),
+    }
+}
+
+/// [`rows`] for a single-block shape with M = N, K and N known: `R` rows
+/// at a time (independent accumulators, each B row loaded once for all).
+#[inline(always)]
+fn single<const N: usize, const K: usize, const R: usize>(
+    kern: &F32Kernel,
+    f: &Frags,
+    d: &mut [VReg],
+) {
+    let (Some(fa), Some(fb)) = (f.a.get(..K * N), f.b.get(..K * N)) else {
+        return;
+    };
+    for (g, rows) in kern.rows[..N].chunks_exact(R).enumerate() {
+        let mut acc = [[0f32; N]; R];
+        for (a, &(r, o)) in acc.iter_mut().zip(rows) {
+            let o = usize::from(o);
+            if let Some(src) = d[usize::from(r)].get(o..o + N) {
+                for (x, &v) in a.iter_mut().zip(src) {
+                    *x = f32::from_bits(v);
+                }
+            }
+        }
+        for k in 0..K {
+            let brow = &fb[k * N..k * N + N];
+            for (q, a) in acc.iter_mut().enumerate() {
+                let x = fa[k * N + g * R + q];
+                for (y, &bv) in a.iter_mut().zip(brow) {
+                    *y = x.mul_add(bv, *y);
+                }
+            }
+        }
+        for (a, &(r, o)) in acc.iter().zip(rows) {
+            let o = usize::from(o);
+            if let Some(dst) = d[usize::from(r)].get_mut(o..o + N) {
+                for (v, &x) in dst.iter_mut().zip(a) {
+                    *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
+                }
+            }
+        }
+    }
+}
+
+/// The rows of D, `N` (= the shape's N) lanes each: one fused multiply-add
+/// per k, in k order, per element; NaN results canonical.
+#[inline(always)]
+fn rows<const N: usize>(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
+    let (m, k, nb) = (kern.m, kern.k, kern.blocks);
+    // Per k, the A column and the B row of every block.
+    let (fa, fb) = (&f.a[..k * m * nb], &f.b[..k * N * nb]);
+    for blk in 0..nb {
+        let ablk = broadcast_block(blk, f.cbsz, f.abid);
+        for (i, &(r, o)) in kern.rows[blk * m..(blk + 1) * m].iter().enumerate() {
+            let o = usize::from(o);
+            let Some(dst) = d[usize::from(r)].get_mut(o..o + N) else {
+                continue;
+            };
+            let mut acc = [0f32; N];
+            for (x, &v) in acc.iter_mut().zip(dst.iter()) {
+                *x = f32::from_bits(v);
+            }
+            let a_col = fa.iter().skip(ablk * m + i).step_by(m * nb);
+            for (&x, bk) in a_col.zip(fb.chunks_exact(N * nb)) {
+                let Some(brow) = bk.get(blk * N..).and_then(|r| r.first_chunk::<N>()) else {
+                    continue;
+                };
+                for (y, &bv) in acc.iter_mut().zip(brow) {
+                    *y = x.mul_add(bv, *y);
+                }
+            }
+            for (v, &x) in dst.iter_mut().zip(&acc) {
+                *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
+            }
+        }
+    }
+}
+
+/// How one input operand is widened.
+#[derive(Debug, Clone, Copy)]
+struct In {
+    ty: InType,
+    /// Items per lane (KL).
+    items: usize,
+    /// `blocks·dim`: lanes per run of consecutive rows/columns.
+    group: usize,
+    /// Flush f32 input denormals.
+    flush: bool,
+}
+
+/// Widens the operand `regs` to f32 in matrix layout: item `t` of lane
+/// `x + group·q` to `out[(t + items·q)·group + x]`.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+fn widen(p: In, regs: &[VReg], out: &mut [f32]) {
+    let bits = p.ty.bits() as usize;
+    for t in 0..p.items {
+        let Some(reg) = regs.get(t * bits / 32) else {
+            return;
+        };
+        let sh = (t * bits % 32) as u32;
+        for (q, src) in reg.chunks_exact(p.group).enumerate() {
+            let at = (t + p.items * q) * p.group;
+            let Some(dst) = out.get_mut(at..at + p.group) else {
+                return;
+            };
+            widen_run(p, sh, src, dst);
+        }
+    }
+}
+
+/// One run of [`widen`]: the item at `sh` of each word of `src`.
+#[inline(always)]
+fn widen_run(p: In, sh: u32, src: &[u32], dst: &mut [f32]) {
+    match p.ty {
+        InType::F16 => {
+            for (x, &w) in dst.iter_mut().zip(src) {
+                *x = f16_bits_to_f32((w >> sh) & 0xFFFF);
+            }
+        }
+        InType::Bf16 => {
+            for (x, &w) in dst.iter_mut().zip(src) {
+                *x = f32::from_bits(((w >> sh) & 0xFFFF) << 16);
+            }
+        }
+        InType::Fp8 => {
+            for (x, &w) in dst.iter_mut().zip(src) {
+                *x = fnuz_bits_to_f32::<3, 8>((w >> sh) & 0xFF);
+            }
+        }
+        InType::Bf8 => {
+            for (x, &w) in dst.iter_mut().zip(src) {
+                *x = fnuz_bits_to_f32::<2, 16>((w >> sh) & 0xFF);
+            }
+        }
+        InType::F32 | InType::Xf32 => {
+            let xf = p.ty == InType::Xf32;
+            for (x, &w) in dst.iter_mut().zip(src) {
+                let w = if p.flush { flush_bits(w) } else { w };
+                *x = f32::from_bits(if xf { xf32_bits(w) } else { w });
+            }
+        }
+        // Not f32-accumulator inputs (F32Kernel::new refuses them).
+        InType::I8 | InType::F64 => {}
+    }
+}
+/// binary16 bits (low 16 of `h`) to f32, exactly as
+/// [`super::float::f16_to_f32`], without branches. Subnormals go through
+/// an integer conversion and an exact scaling whose operands and result
+/// are normal f32, so the host's denormals-are-zero mode cannot touch
+/// them.
+#[inline(always)]
+pub(crate) fn f16_bits_to_f32(h: u32) -> f32 {
+    let sign = (h & 0x8000) << 16;
+    let em = h & 0x7FFF;
+    let normal = (em << 13) + (112 << 23);
+    let special = (em << 13) | 0x7F80_0000;
+    // ±0 or subnormal: man · 2^-24, exact.
+    let sub = (em as f32 * f32::from_bits(0x3380_0000)).to_bits();
+    let mag = if em >= 0x7C00 {
+        special
+    } else if em < 0x400 {
+        sub
+    } else {
+        normal
+    };
+    f32::from_bits(mag | sign)
+}
+
+/// FNUZ fp8/bf8 bits (low 8 of `b`, `M` mantissa bits, exponent bias
+/// `BIAS`) to f32, exactly as [`super::float::fp8_to_f32`] and
+/// [`super::float::bf8_to_f32`], without branches (subnormals as in
+/// [`f16_bits_to_f32`]; 0x80 is NaN).
+#[inline(always)]
+pub(crate) fn fnuz_bits_to_f32<const M: u32, const BIAS: u32>(b: u32) -> f32 {
+    let em = b & 0x7F;
+    let normal = (em << (23 - M)) + ((127 - BIAS) << 23);
+    // Exponent field 0: man · 2^(1 - BIAS - M), exact.
+    let scale = f32::from_bits((127 + 1 - BIAS - M) << 23);
+    let sub = (em as f32 * scale).to_bits();
+    let mag = if em >> M == 0 { sub } else { normal };
+    let v = mag | ((b & 0x80) << 24);
+    f32::from_bits(if b == 0x80 { f32::NAN.to_bits() } else { v })
+}
+
+/// [`super::float::flush_f32`] on bits.
+#[inline(always)]
+fn flush_bits(w: u32) -> u32 {
+    if w & 0x7F80_0000 == 0 {
+        w & 0x8000_0000
+    } else {
+        w
+    }
+}
+
+/// [`super::float::round_to_xf32`] on bits.
+#[inline(always)]
+fn xf32_bits(b: u32) -> u32 {
+    if b & 0x7F80_0000 == 0x7F80_0000 {
+        b
+    } else {
+        b.wrapping_add(0xFFF + ((b >> 13) & 1)) & !0x1FFF
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::float;
+    use super::*;
+
+    #[test]
+    fn f16_widening_matches_the_reference_for_every_encoding() {
+        for h in 0..=u16::MAX {
+            let want = float::f16_to_f32(h).to_bits();
+            assert_eq!(f16_bits_to_f32(u32::from(h)).to_bits(), want, "{h:#06x}");
+        }
+    }
+
+    #[test]
+    fn fnuz_widening_matches_the_reference_for_every_encoding() {
+        for b in 0..=u8::MAX {
+            let fp8 = float::fp8_to_f32(b).to_bits();
+            let bf8 = float::bf8_to_f32(b).to_bits();
+            assert_eq!(
+                fnuz_bits_to_f32::<3, 8>(u32::from(b)).to_bits(),
+                fp8,
+                "fp8 {b:#04x}"
+            );
+            assert_eq!(
+                fnuz_bits_to_f32::<2, 16>(u32::from(b)).to_bits(),
+                bf8,
+                "bf8 {b:#04x}"
+            );
+        }
+    }
+
+    #[test]
+    fn f32_flush_and_xf32_rounding_match_the_reference() {
+        let mut x = 0x1234_5678u32;
+        let specials = [
+            0,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007F_FFFF,
+            0x0080_0000,
+            0x7F80_0000,
+            0xFF80_0000,
+            0x7FC0_0000,
+            0x7F80_0001,
+            0x3F80_1000,
+            0x3F80_3000,
+            0x7F7F_FFFF,
+        ];
+        let mut check = |w: u32| {
+            let f = f32::from_bits(w);
+            assert_eq!(flush_bits(w), float::flush_f32(f).to_bits(), "{w:#x}");
+            assert_eq!(xf32_bits(w), float::round_to_xf32(f).to_bits(), "{w:#x}");
+        };
+        specials.into_iter().for_each(&mut check);
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            check(x);
+        }
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 16) as u32
+        }
+    }
+
+    /// A random register word of `ty` elements; `tame` keeps exponents
+    /// near 1 (so sums are neither all overflow nor all one term).
+    fn word(r: &mut Rng, ty: InType, tame: bool) -> u32 {
+        let w = r.next();
+        if !tame {
+            return w;
+        }
+        let e = r.next();
+        match ty {
+            InType::F32 | InType::Xf32 => (w & 0x807F_FFFF) | ((124 + e % 8) << 23),
+            InType::Bf16 => (w & 0x807F_807F) | ((124 + e % 8) << 23) | ((124 + (e >> 3) % 8) << 7),
+            InType::F16 => (w & 0x83FF_83FF) | ((12 + e % 8) << 26) | ((12 + (e >> 3) % 8) << 10),
+            _ => w,
+        }
+    }
+
+    /// The kernel against [`super::super::general`] (the element-by-element
+    /// definition) on random bits, with every valid BLGP, CBSZ/ABID and
+    /// input-denormal flush setting: bit-identical D.
+    #[test]
+    fn kernel_matches_the_general_evaluation_bit_for_bit() {
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut cases = 0;
+        for s in super::super::SHAPES {
+            let Some(kern) = F32Kernel::new(s) else {
+                continue;
+            };
+            for t in [Target::Gfx90a, Target::Gfx942] {
+                let Some(v) = s.variant(t) else {
+                    continue;
+                };
+                let blgps: &[u8] = if v.blgp == super::super::BlgpUse::LaneGroups {
+                    &[0, 1, 2, 3, 4, 5, 6, 7]
+                } else {
+                    &[0]
+                };
+                let mut bcast = vec![(0u8, 0u8)];
+                if s.broadcast {
+                    for cbsz in 1..=s.blocks.trailing_zeros() as u8 {
+                        bcast.push((cbsz, r.next() as u8 % (1 << cbsz)));
+                    }
+                }
+                for &blgp in blgps {
+                    for &(cbsz, abid) in &bcast {
+                        for round in 0..6 {
+                            let tame = round % 3 != 0;
+                            let regs = |r: &mut Rng, n: usize, ty: InType| -> Vec<VReg> {
+                                (0..n)
+                                    .map(|_| std::array::from_fn(|_| word(r, ty, tame)))
+                                    .collect()
+                            };
+                            let a = regs(&mut r, s.a_regs(), s.a);
+                            let b = regs(&mut r, s.b_regs(), s.b);
+                            let c = regs(&mut r, s.cd_regs(), InType::F32);
+                            let mods = Mods {
+                                cbsz,
+                                abid,
+                                blgp,
+                                clamp: false,
+                                flush_f32_input_denorms: round % 2 == 1,
+                            };
+                            let p = plan(s, t, &mods).expect("valid modifiers");
+                            let want = super::super::general(s, &p, &a, &b, &c, &mods);
+                            let mut f = Box::<Frags>::default();
+                            kern.load(t, &a, &b, &mods, &mut f).expect("load");
+                            let mut d = c.clone();
+                            kern.accumulate(&f, &mut d);
+                            for (k, (x, y)) in d.iter().zip(&want).enumerate() {
+                                for l in 0..LANES {
+                                    assert_eq!(
+                                        x[l],
+                                        y[l],
+                                        "{} on {t}: reg {k} lane {l}, {mods:?}",
+                                        s.name()
+                                    );
+                                }
+                            }
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(cases > 200, "{cases} cases");
+    }
+
+    #[test]
+    fn every_f32_accumulator_shape_has_a_kernel() {
+        for s in super::super::SHAPES {
+            let want = !s.sparse && s.acc == AccType::F32;
+            assert_eq!(F32Kernel::new(s).is_some(), want, "{}", s.name());
+        }
+    }
+}
