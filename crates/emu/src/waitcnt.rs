@@ -70,6 +70,14 @@ pub enum Counter {
 }
 
 impl Counter {
+    /// Index into [`Tracker::counts`].
+    fn slot(self) -> usize {
+        match self {
+            Counter::Vm => 0,
+            Counter::Lgkm => 1,
+            Counter::Exp => 2,
+        }
+    }
     fn name(self) -> &'static str {
         match self {
             Counter::Vm => "vmcnt",
@@ -162,6 +170,8 @@ pub struct Tracker {
     /// highest register any pending access still owes: a register outside
     /// it is owed by none (the quick reject of [`Tracker::check`]).
     span: [Option<(u16, u16)>; 3],
+    /// Pending accesses charged to each counter ([`Counter::slot`]).
+    counts: [u32; 3],
 }
 
 /// The [`Tracker::span`] slot of a register file.
@@ -190,6 +200,7 @@ impl Tracker {
         self.pending.clear();
         self.owing = 0;
         self.span = [None; 3];
+        self.counts = [0; 3];
     }
 
     /// Whether an outstanding access still owes a register (else
@@ -206,7 +217,7 @@ impl Tracker {
 
     /// Outstanding accesses charged to `c`.
     pub fn count(&self, c: Counter) -> usize {
-        self.pending.iter().filter(|a| a.class(c).is_some()).count()
+        self.counts[c.slot()] as usize
     }
 
     /// Records that `inst` (at `pc`) was issued. Instructions that bump no
@@ -244,6 +255,9 @@ impl Tracker {
             if a.class(c).is_some() && self.count(c) >= c.max() as usize {
                 self.wait(&[(c, c.max() - 1)]);
             }
+        }
+        for c in [Counter::Vm, Counter::Lgkm, Counter::Exp] {
+            self.counts[c.slot()] += u32::from(a.class(c).is_some());
         }
         if a.dst.iter().any(Option::is_some) {
             self.owing += 1;
@@ -294,6 +308,27 @@ impl Tracker {
         if self.pending.is_empty() {
             return;
         }
+        // Quick answers first (a wave waits a few times and usually for
+        // 0 or for nothing). Per counter, the tightest wait asked for:
+        let mut limit = [u32::MAX; 3];
+        for &(c, n) in waits {
+            limit[c.slot()] = limit[c.slot()].min(n);
+        }
+        // Waiting for `n` at or above the count retires nothing on that
+        // counter (an access needs at most `count - 1`).
+        if (0..3).all(|k| limit[k] >= self.counts[k]) {
+            return;
+        }
+        // Waiting for 0 retires every access charged to the counter.
+        let zero = |a: &Access| {
+            [Counter::Vm, Counter::Lgkm, Counter::Exp]
+                .into_iter()
+                .any(|c| limit[c.slot()] == 0 && a.class(c).is_some())
+        };
+        if self.pending.iter().all(zero) {
+            self.clear();
+            return;
+        }
         // At most 63 + 15 + 7 accesses are outstanding (the counters
         // saturate), so one bit each fits.
         let mut done = 0u128;
@@ -322,6 +357,10 @@ impl Tracker {
             .iter()
             .filter(|a| a.dst.iter().any(Option::is_some))
             .count();
+        for c in [Counter::Vm, Counter::Lgkm, Counter::Exp] {
+            self.counts[c.slot()] =
+                self.pending.iter().filter(|a| a.class(c).is_some()).count() as u32;
+        }
     }
 
     /// Checks an instruction's registers against the outstanding accesses: the first register
@@ -466,6 +505,27 @@ mod tests {
         t.wait(&[(Counter::Lgkm, 1)]);
         assert_eq!(t.count(Counter::Lgkm), 1);
         assert!(t.check(&Regs::of(&use_v1_v4())).is_some());
+    }
+
+    #[test]
+    fn quick_waits_retire_exactly_what_the_full_model_does() {
+        let mut t = Tracker::default();
+        t.issue(&sload(), &Regs::of(&sload()), 0);
+        t.issue(&load_v1(), &Regs::of(&load_v1()), 8);
+        t.issue(&load_v4(), &Regs::of(&load_v4()), 16);
+        // At or above the counts: nothing retires.
+        t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(2, 7, 1)));
+        assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 1));
+        // lgkmcnt(0) retires the SMEM load only; the VM loads stay owed.
+        t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(63, 7, 0)));
+        assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 0));
+        assert!(t.owes());
+        assert!(t.check(&Regs::of(&use_v1_v4())).is_some());
+        // Both waited to 0: everything retires.
+        t.issue(&sload(), &Regs::of(&sload()), 24);
+        t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(0, 7, 0)));
+        assert!(t.is_empty() && !t.owes());
+        assert_eq!(t.check(&Regs::of(&use_v1_v4())), None);
     }
 
     #[test]
