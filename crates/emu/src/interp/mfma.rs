@@ -119,13 +119,13 @@ pub(super) fn mfma_op(
 }
 
 /// Register `k` of a constant operand: every register holds it (64-bit
-/// element types hold it per register pair).
+/// element types hold it per register pair; a 32-bit one holds the
+/// constant's 32-bit encoding, 1.0 as 0x3f800000).
 fn const_word(op: &Op, k: usize) -> u32 {
-    let v = const64(op).unwrap_or(0);
     if op.ty() == Ty::F64 {
-        (v >> (32 * (k % 2))) as u32
+        (const64(op).unwrap_or(0) >> (32 * (k % 2))) as u32
     } else {
-        v as u32
+        const32(op).unwrap_or(0)
     }
 }
 
