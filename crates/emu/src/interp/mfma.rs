@@ -3,8 +3,8 @@
 //! Each opcode's shape, and for the f32-accumulator shapes (f32, xf32,
 //! f16, bf16, fp8, bf8 inputs) a prepared [`crate::mfma::F32Kernel`], are
 //! looked up once per opcode in a static table. An execution of those
-//! shapes (without clamp, with every operand whole registers inside its
-//! file and C registers or a constant) runs in place on the register files
+//! shapes (with every operand whole registers inside its file and C
+//! registers or a constant) runs in place on the register files
 //! (`Box<[VReg]>`, one 64-lane row per register):
 //!
 //! * A and B are widened straight from their VGPR/AGPR rows into a
@@ -19,7 +19,7 @@
 //!   multiply-add per k in k order, stored back.
 //!
 //! Nothing is allocated per execution. Everything else (integer and f64
-//! shapes, clamp, registers past the end of a file) gathers whole
+//! shapes, registers past the end of a file) gathers whole
 //! registers and calls [`crate::mfma::mfma`], which evaluates element by
 //! element with the same order of accumulation.
 
@@ -53,7 +53,7 @@ pub(super) fn mfma_op(
     };
     let words = i.words();
     let mods = Mods::from_words(words[0], words.get(1).copied().unwrap_or(0));
-    if let Some(kern) = entry.kernel.as_ref().filter(|k| k.handles(&mods)) {
+    if let Some(kern) = &entry.kernel {
         if let Some(r) = in_place(w, kern, target, [&d, &a, &b, &cc], &mods) {
             return r
                 .map(|()| Flow::Continue)

@@ -1,6 +1,6 @@
 //! The fast path of the f32-accumulator MFMAs (f32, xf32, f16, bf16, fp8
-//! and bf8 inputs; no clamp). An [`F32Kernel`] is worked out once per shape;
-//! each execution
+//! and bf8 inputs). An [`F32Kernel`] is worked out once per shape; each
+//! execution
 //!
 //! 1. widens A and B from the register layout (lane-major per register,
 //!    several items per lane) to f32 *fragments* in matrix layout ([`Frags`]),
@@ -17,7 +17,9 @@
 //!    register, so a row is loaded as N f32 (kept in vector registers), gets
 //!    one fused multiply-add per k in k order, `acc = fma(A[i][k], B[k][·],
 //!    acc)` (the order and rounding [`super::mfma`] defines), and is stored
-//!    back with NaN made canonical.
+//!    back with NaN made canonical (and, with the clamp bit, an infinite
+//!    result from finite C, A and B made ±MAX: a row with an infinite
+//!    result is looked at again).
 //!
 //! Nothing is allocated per execution; both steps are cloned for AVX2+FMA
 //! with runtime dispatch (as in [`crate::lanes`]); baseline x86-64 gets the
@@ -41,13 +43,15 @@ const MAX_IN_REGS: usize = 4;
 const F32_QNAN: u32 = super::F32_QNAN;
 
 /// A and B of one execution as f32 in matrix layout (module docs), plus the
-/// CBSZ/ABID block selection. Meant to be reused across executions.
+/// CBSZ/ABID block selection and the clamp bit. Meant to be reused across
+/// executions.
 #[derive(Debug, Clone)]
 pub struct Frags {
     a: [f32; MAX_FRAG],
     b: [f32; MAX_FRAG],
     cbsz: u8,
     abid: u8,
+    clamp: bool,
 }
 
 impl Frags {
@@ -57,6 +61,7 @@ impl Frags {
         b: [0.0; MAX_FRAG],
         cbsz: 0,
         abid: 0,
+        clamp: false,
     };
 }
 
@@ -178,12 +183,6 @@ impl F32Kernel {
         self.cd_regs
     }
 
-    /// Whether an execution with `mods` can take this path (the clamp bit
-    /// needs [`super::mfma`]'s general evaluation).
-    pub fn handles(&self, mods: &Mods) -> bool {
-        !mods.clamp
-    }
-
     /// Checks the modifiers for `target` and widens A (`a`, the src0
     /// registers) and B (`b`, src1) into `f`.
     pub fn load(
@@ -200,6 +199,7 @@ impl F32Kernel {
         super::check_regs(name, "B", self.b_regs, b.len())?;
         f.cbsz = p.cbsz;
         f.abid = p.abid;
+        f.clamp = mods.clamp;
         let flush = mods.flush_f32_input_denorms;
         let (k, nb) = (self.k, self.blocks);
         let a_in = In {
@@ -289,10 +289,13 @@ fn single<const N: usize, const K: usize, const R: usize>(
                 }
             }
         }
-        for (a, &(r, o)) in acc.iter().zip(rows) {
+        for (q, (a, &(r, o))) in acc.iter_mut().zip(rows).enumerate() {
             let o = usize::from(o);
             if let Some(dst) = d[usize::from(r)].get_mut(o..o + N) {
-                for (v, &x) in dst.iter_mut().zip(a) {
+                if f.clamp {
+                    clamp_row(kern, f, a, dst, 0, 0, g * R + q);
+                }
+                for (v, &x) in dst.iter_mut().zip(a.iter()) {
                     *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
                 }
             }
@@ -327,10 +330,54 @@ fn rows<const N: usize>(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
                     *y = x.mul_add(bv, *y);
                 }
             }
+            if f.clamp {
+                clamp_row(kern, f, &mut acc, dst, blk, ablk, i);
+            }
             for (v, &x) in dst.iter_mut().zip(&acc) {
                 *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
             }
         }
+    }
+}
+
+/// The clamp bit on a finished row `acc` of block `blk` (A from block
+/// `ablk`), row `i`, whose C is still in `c`: an infinite result becomes
+/// ±MAX unless C or one of the A or B values it was computed from is
+/// infinite (rare: only rows with an infinite result are looked at).
+#[inline(never)]
+#[cold]
+fn clamp_row_slow(
+    kern: &F32Kernel,
+    f: &Frags,
+    acc: &mut [f32],
+    c: &[u32],
+    (blk, ablk, i): (usize, usize, usize),
+) {
+    let (m, n, nb) = (kern.m, kern.n, kern.blocks);
+    let a_inf = (0..kern.k).any(|k| f.a[(k * nb + ablk) * m + i].is_infinite());
+    for (j, (x, &cv)) in acc.iter_mut().zip(c).enumerate() {
+        if !x.is_infinite() || a_inf || f32::from_bits(cv).is_infinite() {
+            continue;
+        }
+        if !(0..kern.k).any(|k| f.b[(k * nb + blk) * n + j].is_infinite()) {
+            *x = f32::MAX.copysign(*x);
+        }
+    }
+}
+
+/// [`clamp_row_slow`] if the row has an infinite result.
+#[inline(always)]
+fn clamp_row(
+    kern: &F32Kernel,
+    f: &Frags,
+    acc: &mut [f32],
+    c: &[u32],
+    blk: usize,
+    ablk: usize,
+    i: usize,
+) {
+    if acc.iter().any(|x| x.is_infinite()) {
+        clamp_row_slow(kern, f, acc, c, (blk, ablk, i));
     }
 }
 
@@ -538,10 +585,28 @@ mod tests {
     /// near 1 (so sums are neither all overflow nor all one term).
     fn word(r: &mut Rng, ty: InType, tame: bool) -> u32 {
         let w = r.next();
+        let e = r.next();
+        if e % 16 == 0 {
+            // Specials: ±∞, NaN, ±MAX, subnormals, zeros.
+            let pick = (e >> 4) as usize;
+            return match ty {
+                InType::F32 | InType::Xf32 => [
+                    0x7F80_0000,
+                    0xFF80_0000,
+                    0x7FC0_0001,
+                    0x7F7F_FFFF,
+                    0xFF7F_FFFF,
+                    1,
+                    0x8000_0000,
+                ][pick % 7],
+                InType::F16 => [0x7C00_3C00, 0xFC00_7BFF, 0x7E01_0001, 0x8000_FBFF][pick % 4],
+                InType::Bf16 => [0x7F80_3F80, 0xFF80_7F7F, 0x7FC1_0001, 0x8000_FF7F][pick % 4],
+                _ => [0x807F_0180, 0x7F7F_FFFF, 0x0180_8001][pick % 3],
+            };
+        }
         if !tame {
             return w;
         }
-        let e = r.next();
         match ty {
             InType::F32 | InType::Xf32 => (w & 0x807F_FFFF) | ((124 + e % 8) << 23),
             InType::Bf16 => (w & 0x807F_807F) | ((124 + e % 8) << 23) | ((124 + (e >> 3) % 8) << 7),
@@ -578,8 +643,8 @@ mod tests {
                 }
                 for &blgp in blgps {
                     for &(cbsz, abid) in &bcast {
-                        for round in 0..6 {
-                            let tame = round % 3 != 0;
+                        for round in 0..8 {
+                            let tame = round % 3 == 1;
                             let regs = |r: &mut Rng, n: usize, ty: InType| -> Vec<VReg> {
                                 (0..n)
                                     .map(|_| std::array::from_fn(|_| word(r, ty, tame)))
@@ -592,7 +657,7 @@ mod tests {
                                 cbsz,
                                 abid,
                                 blgp,
-                                clamp: false,
+                                clamp: round % 4 >= 2,
                                 flush_f32_input_denorms: round % 2 == 1,
                             };
                             let p = plan(s, t, &mods).expect("valid modifiers");

@@ -77,7 +77,7 @@
 //! * EXEC is ignored: every lane of D is computed and written (ISA guide:
 //!   "ignores exec mask ... forces it to 1 for all threads").
 //!
-//! The f32-accumulator shapes without clamp are evaluated by [`F32Kernel`]
+//! The f32-accumulator shapes are evaluated by [`F32Kernel`]
 //! (A and B widened once per execution into matrix layout, D accumulated in
 //! place, vectorised), the rest element by element; both follow exactly the
 //! order and rounding above, and the kernel is tested against the
@@ -819,7 +819,7 @@ pub fn mfma(
     check_regs(name, "A", shape.a_regs(), a.len())?;
     check_regs(name, "B", shape.b_regs(), b.len())?;
     check_regs(name, "C", shape.cd_regs(), c.len())?;
-    if let Some(kern) = F32Kernel::new(shape).filter(|k| k.handles(mods)) {
+    if let Some(kern) = F32Kernel::new(shape) {
         let mut f = Box::<Frags>::default();
         kern.load(target, a, b, mods, &mut f)?;
         let mut d = c.to_vec();
