@@ -397,57 +397,47 @@ struct In {
 /// `x + group·q` to `out[(t + items·q)·group + x]`.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 fn widen(p: In, regs: &[VReg], out: &mut [f32]) {
-    let bits = p.ty.bits() as usize;
-    for t in 0..p.items {
-        let Some(reg) = regs.get(t * bits / 32) else {
-            return;
-        };
-        let sh = (t * bits % 32) as u32;
+    match (p.ty, p.flush) {
+        (InType::F16, _) => items::<2>(p, regs, out, |w| f16_bits_to_f32(w & 0xFFFF)),
+        (InType::Bf16, _) => items::<2>(p, regs, out, |w| f32::from_bits(w << 16)),
+        (InType::Fp8, _) => items::<4>(p, regs, out, |w| fnuz_bits_to_f32::<3, 8>(w & 0xFF)),
+        (InType::Bf8, _) => items::<4>(p, regs, out, |w| fnuz_bits_to_f32::<2, 16>(w & 0xFF)),
+        (InType::F32, false) => items::<1>(p, regs, out, f32::from_bits),
+        (InType::F32, true) => items::<1>(p, regs, out, |w| f32::from_bits(flush_bits(w))),
+        (InType::Xf32, false) => items::<1>(p, regs, out, |w| f32::from_bits(xf32_bits(w))),
+        (InType::Xf32, true) => {
+            items::<1>(p, regs, out, |w| f32::from_bits(xf32_bits(flush_bits(w))))
+        }
+        // Not f32-accumulator inputs (F32Kernel::new refuses them).
+        (InType::I8 | InType::F64, _) => {}
+    }
+}
+
+/// [`widen`] for `PER` items per register: `conv` gets a word shifted so
+/// the item is in its low bits (the bits above it are the next items').
+#[inline(always)]
+fn items<const PER: usize>(p: In, regs: &[VReg], out: &mut [f32], conv: impl Fn(u32) -> f32) {
+    let bits = 32 / PER;
+    for (r, reg) in regs.iter().enumerate() {
         for (q, src) in reg.chunks_exact(p.group).enumerate() {
-            let at = (t + p.items * q) * p.group;
-            let Some(dst) = out.get_mut(at..at + p.group) else {
-                return;
-            };
-            widen_run(p, sh, src, dst);
+            for part in 0..PER {
+                let t = r * PER + part;
+                if t >= p.items {
+                    break;
+                }
+                let at = (t + p.items * q) * p.group;
+                let Some(dst) = out.get_mut(at..at + p.group) else {
+                    return;
+                };
+                let sh = (part * bits) as u32;
+                for (x, &w) in dst.iter_mut().zip(src) {
+                    *x = conv(w >> sh);
+                }
+            }
         }
     }
 }
 
-/// One run of [`widen`]: the item at `sh` of each word of `src`.
-#[inline(always)]
-fn widen_run(p: In, sh: u32, src: &[u32], dst: &mut [f32]) {
-    match p.ty {
-        InType::F16 => {
-            for (x, &w) in dst.iter_mut().zip(src) {
-                *x = f16_bits_to_f32((w >> sh) & 0xFFFF);
-            }
-        }
-        InType::Bf16 => {
-            for (x, &w) in dst.iter_mut().zip(src) {
-                *x = f32::from_bits(((w >> sh) & 0xFFFF) << 16);
-            }
-        }
-        InType::Fp8 => {
-            for (x, &w) in dst.iter_mut().zip(src) {
-                *x = fnuz_bits_to_f32::<3, 8>((w >> sh) & 0xFF);
-            }
-        }
-        InType::Bf8 => {
-            for (x, &w) in dst.iter_mut().zip(src) {
-                *x = fnuz_bits_to_f32::<2, 16>((w >> sh) & 0xFF);
-            }
-        }
-        InType::F32 | InType::Xf32 => {
-            let xf = p.ty == InType::Xf32;
-            for (x, &w) in dst.iter_mut().zip(src) {
-                let w = if p.flush { flush_bits(w) } else { w };
-                *x = f32::from_bits(if xf { xf32_bits(w) } else { w });
-            }
-        }
-        // Not f32-accumulator inputs (F32Kernel::new refuses them).
-        InType::I8 | InType::F64 => {}
-    }
-}
 /// binary16 bits (low 16 of `h`) to f32, exactly as
 /// [`super::float::f16_to_f32`], without branches. Subnormals go through
 /// an integer conversion and an exact scaling whose operands and result
