@@ -1,8 +1,9 @@
 //! Matrix instructions (MFMA), evaluated by [`crate::mfma`].
 //!
-//! Each opcode's shape, and for the f32-accumulator shapes (f32, xf32,
-//! f16, bf16, fp8, bf8 inputs) a prepared [`crate::mfma::F32Kernel`], are
-//! looked up once per opcode in a static table. An execution of those
+//! Each opcode's shape, and for the dense shapes other than f64 (f32
+//! accumulator with f32, xf32, f16, bf16, fp8, bf8 inputs; i32 with i8) a
+//! prepared [`crate::mfma::DenseKernel`], are looked up once per opcode in a
+//! static table. An execution of those
 //! shapes (with every operand whole registers inside its file and C
 //! registers or a constant) runs in place on the register files
 //! (`Box<[VReg]>`, one 64-lane row per register):
@@ -16,10 +17,11 @@
 //!   C and D are the same registers, as in a GEMM loop);
 //! * D is accumulated in place: each output row is N consecutive lanes of
 //!   one D register, loaded into f32 vector registers, given one fused
-//!   multiply-add per k in k order, stored back.
+//!   multiply-add per k in k order, stored back (i8: the exact sum of
+//!   products added to C as i32).
 //!
-//! Nothing is allocated per execution. Everything else (integer and f64
-//! shapes, registers past the end of a file) gathers whole
+//! Nothing is allocated per execution. Everything else (f64 shapes,
+//! registers past the end of a file) gathers whole
 //! registers and calls [`crate::mfma::mfma`], which evaluates element by
 //! element with the same order of accumulation.
 
@@ -160,14 +162,15 @@ fn file_mut(w: &mut Wave, f: RegFile) -> &mut [crate::wave::VReg] {
     }
 }
 
-/// The f32-accumulator fast path ([`crate::mfma::F32Kernel`]): A and B are
-/// widened straight from the register files, C is copied onto D (nothing
-/// to copy when they are the same registers, as in a GEMM loop) and D is
-/// accumulated in place. `None` when an operand is not whole in-file
-/// registers (or C a constant): the general path handles those.
+/// The fast path ([`crate::mfma::DenseKernel`]): A and B are widened
+/// straight from the register files, C is copied onto D (nothing to copy
+/// when they are the same registers, as in a GEMM loop; a constant C is
+/// splatted) and D is accumulated in place. `None` when an operand
+/// register range is not wholly inside its file: the general path handles
+/// those.
 fn in_place(
     w: &mut Wave,
-    kern: &crate::mfma::F32Kernel,
+    kern: &crate::mfma::DenseKernel,
     target: crate::mfma::Target,
     [d, a, b, c]: [&Op; 4],
     mods: &crate::mfma::Mods,
@@ -183,7 +186,7 @@ fn in_place(
 /// [`in_place`] with the scratch fragments.
 fn in_place_with(
     w: &mut Wave,
-    kern: &crate::mfma::F32Kernel,
+    kern: &crate::mfma::DenseKernel,
     target: crate::mfma::Target,
     [d, a, b, c]: [&Op; 4],
     mods: &crate::mfma::Mods,
@@ -231,16 +234,16 @@ fn in_place_with(
 }
 
 /// What the interpreter knows about a matrix opcode on a target: its shape
-/// and, for the f32-accumulator shapes, the prepared fast path.
+/// and, for the dense shapes other than f64, the prepared fast path.
 struct Entry {
     shape: &'static crate::mfma::Shape,
-    kernel: Option<crate::mfma::F32Kernel>,
+    kernel: Option<crate::mfma::DenseKernel>,
 }
 
 /// The MFMA entry of an opcode on a target, worked out once per opcode (not
 /// per executed instruction).
 fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
-    use crate::mfma::{F32Kernel, Shape, Target as MT};
+    use crate::mfma::{DenseKernel, Shape, Target as MT};
     type Table = Vec<[Option<Entry>; 2]>;
     static T: OnceLock<Table> = OnceLock::new();
     if op.is_invalid() {
@@ -250,7 +253,7 @@ fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
         let entry = |s: Option<&'static Shape>| {
             s.map(|shape| Entry {
                 shape,
-                kernel: F32Kernel::new(shape),
+                kernel: DenseKernel::new(shape),
             })
         };
         Opcode::all()

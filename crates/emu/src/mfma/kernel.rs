@@ -1,6 +1,6 @@
-//! The fast path of the f32-accumulator MFMAs (f32, xf32, f16, bf16, fp8
-//! and bf8 inputs). An [`F32Kernel`] is worked out once per shape; each
-//! execution
+//! The fast path of the dense MFMAs other than f64: f32 accumulator with
+//! f32, xf32, f16, bf16, fp8 or bf8 inputs, and i32 accumulator with i8
+//! inputs. A [`DenseKernel`] is worked out once per shape; each execution
 //!
 //! 1. widens A and B from the register layout (lane-major per register,
 //!    several items per lane) to f32 *fragments* in matrix layout ([`Frags`]),
@@ -21,9 +21,16 @@
 //!    result from finite C, A and B made ±MAX: a row with an infinite
 //!    result is looked at again).
 //!
+//!    i8 inputs are widened to f32 too: a product of two is at most 2^14
+//!    in magnitude and a sum of at most 32 of them stays below 2^24, so the
+//!    same loop, started from 0 instead of C, computes the sum of products
+//!    exactly (in any order); it is then added to C as i32, wrapping, or
+//!    saturating with the clamp bit, which is what the exact sum of C and
+//!    every product gives.
+//!
 //! Nothing is allocated per execution; both steps are cloned for AVX2+FMA
 //! with runtime dispatch (as in [`crate::lanes`]); baseline x86-64 gets the
-//! same results through the software `fma`. [`F32Kernel::new`] checks the
+//! same results through the software `fma`. [`DenseKernel::new`] checks the
 //! layout it assumes element by element against [`Shape::a_slot`],
 //! [`Shape::b_slot`] and [`Shape::cd_slot`], and the tests check every shape
 //! and modifier against the general evaluation bit for bit.
@@ -33,7 +40,7 @@ use crate::wave::{VReg, LANES};
 use multiversion::multiversion;
 
 /// The most f32 values an A or B fragment holds (`K·M·blocks` of the dense
-/// f32-accumulator shapes: at most 8 items × 64 lanes).
+/// shapes: at most 8 items × 64 lanes).
 pub const MAX_FRAG: usize = 512;
 /// The most output rows (`M·blocks`).
 const MAX_ROWS: usize = 64;
@@ -71,15 +78,17 @@ impl Default for Frags {
     }
 }
 
-/// A dense f32-accumulator MFMA shape, prepared for [`F32Kernel::load`] and
-/// [`F32Kernel::accumulate`].
+/// A dense MFMA shape other than f64, prepared for [`DenseKernel::load`] and
+/// [`DenseKernel::accumulate`].
 #[derive(Debug, Clone)]
-pub struct F32Kernel {
+pub struct DenseKernel {
     shape: Shape,
     m: usize,
     n: usize,
     k: usize,
     blocks: usize,
+    /// i8 inputs, i32 accumulator.
+    int: bool,
     a_items: usize,
     b_items: usize,
     a_regs: usize,
@@ -89,13 +98,19 @@ pub struct F32Kernel {
     rows: [(u8, u8); MAX_ROWS],
 }
 
-impl F32Kernel {
+impl DenseKernel {
     /// The kernel of `shape`, if it is a dense shape with f32 accumulator
-    /// and floating-point inputs whose layout is the one this kernel
-    /// assumes (checked here element by element).
-    pub fn new(shape: &Shape) -> Option<F32Kernel> {
+    /// and floating-point inputs or i32 accumulator and i8 inputs, whose
+    /// layout is the one this kernel assumes (checked here element by
+    /// element).
+    pub fn new(shape: &Shape) -> Option<DenseKernel> {
         let float_in = |t: InType| !matches!(t, InType::I8 | InType::F64);
-        if shape.sparse || shape.acc != AccType::F32 || !float_in(shape.a) || !float_in(shape.b) {
+        let int = match (shape.acc, shape.a, shape.b) {
+            (AccType::F32, a, b) if float_in(a) && float_in(b) => false,
+            (AccType::I32, InType::I8, InType::I8) => true,
+            _ => return None,
+        };
+        if shape.sparse {
             return None;
         }
         let (m, n, k, nb) = (shape.m, shape.n, shape.k, shape.blocks);
@@ -114,12 +129,13 @@ impl F32Kernel {
         {
             return None;
         }
-        let mut kern = F32Kernel {
+        let mut kern = DenseKernel {
             shape: *shape,
             m,
             n,
             k,
             blocks: nb,
+            int,
             a_items,
             b_items,
             a_regs: shape.a_regs(),
@@ -231,39 +247,88 @@ impl F32Kernel {
     }
 
     /// `D += A·B` in place on `d` (the D registers, already holding C), for
-    /// the A and B that [`F32Kernel::load`] put in `f`. Panics if `d` is not
-    /// [`F32Kernel::cd_regs`] registers.
+    /// the A and B that [`DenseKernel::load`] put in `f`. Panics if `d` is not
+    /// [`DenseKernel::cd_regs`] registers.
     pub fn accumulate(&self, f: &Frags, d: &mut [VReg]) {
         assert_eq!(d.len(), self.cd_regs, "D registers");
         accumulate(self, f, d);
     }
 }
 
-/// [`F32Kernel::accumulate`], cloned per target.
+/// [`DenseKernel::accumulate`], cloned per target.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
-fn accumulate(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
-    // The single-block shapes with the dimensions fixed at compile time
-    // (the k loop unrolled, several rows at once), the rest by N only.
+fn accumulate(kern: &DenseKernel, f: &Frags, d: &mut [VReg]) {
+    if kern.int {
+        by_shape::<true>(kern, f, d);
+    } else {
+        by_shape::<false>(kern, f, d);
+    }
+}
+
+/// The single-block shapes with the dimensions fixed at compile time (the
+/// k loop unrolled, several rows at once), the rest by N only.
+#[inline(always)]
+fn by_shape<const INT: bool>(kern: &DenseKernel, f: &Frags, d: &mut [VReg]) {
     match (kern.n, kern.k, kern.blocks) {
-        (32, 2, 1) => single::<32, 2, 2>(kern, f, d),
-        (32, 4, 1) => single::<32, 4, 2>(kern, f, d),
-        (32, 8, 1) => single::<32, 8, 2>(kern, f, d),
-        (32, 16, 1) => single::<32, 16, 2>(kern, f, d),
-        (16, 4, 1) => single::<16, 4, 4>(kern, f, d),
-        (16, 8, 1) => single::<16, 8, 4>(kern, f, d),
-        (16, 16, 1) => single::<16, 16, 4>(kern, f, d),
-        (16, 32, 1) => single::<16, 32, 4>(kern, f, d),
-        (32, _, _) => rows::<32>(kern, f, d),
-        (16, _, _) => rows::<16>(kern, f, d),
-        _ => rows::<4>(kern, f, d),
+        (32, 2, 1) => single::<32, 2, 2, INT>(kern, f, d),
+        (32, 4, 1) => single::<32, 4, 2, INT>(kern, f, d),
+        (32, 8, 1) => single::<32, 8, 2, INT>(kern, f, d),
+        (32, 16, 1) => single::<32, 16, 2, INT>(kern, f, d),
+        (16, 4, 1) => single::<16, 4, 4, INT>(kern, f, d),
+        (16, 8, 1) => single::<16, 8, 4, INT>(kern, f, d),
+        (16, 16, 1) => single::<16, 16, 4, INT>(kern, f, d),
+        (16, 32, 1) => single::<16, 32, 4, INT>(kern, f, d),
+        (32, _, _) => rows::<32, INT>(kern, f, d),
+        (16, _, _) => rows::<16, INT>(kern, f, d),
+        _ => rows::<4, INT>(kern, f, d),
+    }
+}
+
+/// A row's accumulators: C (f32), or 0 for the integer shapes (whose C is
+/// added in [`store_row`]).
+#[inline(always)]
+fn load_row<const N: usize, const INT: bool>(src: &[u32], acc: &mut [f32; N]) {
+    for (x, &v) in acc.iter_mut().zip(src) {
+        *x = if INT { 0.0 } else { f32::from_bits(v) };
+    }
+}
+
+/// Stores a finished row over its C in `dst`: f32 with NaN canonical (and
+/// the clamp bit applied), or for the integer shapes C plus the exact sum
+/// of products (which `acc` holds exactly: at most 32 products of 8-bit
+/// integers), wrapping to i32 or, with the clamp bit, saturating.
+#[inline(always)]
+fn store_row<const INT: bool>(
+    kern: &DenseKernel,
+    f: &Frags,
+    acc: &mut [f32],
+    dst: &mut [u32],
+    (blk, ablk, i): (usize, usize, usize),
+) {
+    if INT {
+        for (v, &x) in dst.iter_mut().zip(acc.iter()) {
+            let (c, s) = (*v as i32, x as i32);
+            *v = if f.clamp {
+                c.saturating_add(s)
+            } else {
+                c.wrapping_add(s)
+            } as u32;
+        }
+        return;
+    }
+    if f.clamp {
+        clamp_row(kern, f, acc, dst, blk, ablk, i);
+    }
+    for (v, &x) in dst.iter_mut().zip(acc.iter()) {
+        *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
     }
 }
 
 /// [`rows`] for a single-block shape with M = N, K and N known: `R` rows
 /// at a time (independent accumulators, each B row loaded once for all).
 #[inline(always)]
-fn single<const N: usize, const K: usize, const R: usize>(
-    kern: &F32Kernel,
+fn single<const N: usize, const K: usize, const R: usize, const INT: bool>(
+    kern: &DenseKernel,
     f: &Frags,
     d: &mut [VReg],
 ) {
@@ -275,9 +340,7 @@ fn single<const N: usize, const K: usize, const R: usize>(
         for (a, &(r, o)) in acc.iter_mut().zip(rows) {
             let o = usize::from(o);
             if let Some(src) = d[usize::from(r)].get(o..o + N) {
-                for (x, &v) in a.iter_mut().zip(src) {
-                    *x = f32::from_bits(v);
-                }
+                load_row::<N, INT>(src, a);
             }
         }
         for k in 0..K {
@@ -292,12 +355,7 @@ fn single<const N: usize, const K: usize, const R: usize>(
         for (q, (a, &(r, o))) in acc.iter_mut().zip(rows).enumerate() {
             let o = usize::from(o);
             if let Some(dst) = d[usize::from(r)].get_mut(o..o + N) {
-                if f.clamp {
-                    clamp_row(kern, f, a, dst, 0, 0, g * R + q);
-                }
-                for (v, &x) in dst.iter_mut().zip(a.iter()) {
-                    *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
-                }
+                store_row::<INT>(kern, f, a, dst, (0, 0, g * R + q));
             }
         }
     }
@@ -306,7 +364,7 @@ fn single<const N: usize, const K: usize, const R: usize>(
 /// The rows of D, `N` (= the shape's N) lanes each: one fused multiply-add
 /// per k, in k order, per element; NaN results canonical.
 #[inline(always)]
-fn rows<const N: usize>(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
+fn rows<const N: usize, const INT: bool>(kern: &DenseKernel, f: &Frags, d: &mut [VReg]) {
     let (m, k, nb) = (kern.m, kern.k, kern.blocks);
     // Per k, the A column and the B row of every block.
     let (fa, fb) = (&f.a[..k * m * nb], &f.b[..k * N * nb]);
@@ -318,9 +376,7 @@ fn rows<const N: usize>(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
                 continue;
             };
             let mut acc = [0f32; N];
-            for (x, &v) in acc.iter_mut().zip(dst.iter()) {
-                *x = f32::from_bits(v);
-            }
+            load_row::<N, INT>(dst, &mut acc);
             let a_col = fa.iter().skip(ablk * m + i).step_by(m * nb);
             for (&x, bk) in a_col.zip(fb.chunks_exact(N * nb)) {
                 let Some(brow) = bk.get(blk * N..).and_then(|r| r.first_chunk::<N>()) else {
@@ -330,12 +386,7 @@ fn rows<const N: usize>(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
                     *y = x.mul_add(bv, *y);
                 }
             }
-            if f.clamp {
-                clamp_row(kern, f, &mut acc, dst, blk, ablk, i);
-            }
-            for (v, &x) in dst.iter_mut().zip(&acc) {
-                *v = if x.is_nan() { F32_QNAN } else { x.to_bits() };
-            }
+            store_row::<INT>(kern, f, &mut acc, dst, (blk, ablk, i));
         }
     }
 }
@@ -347,7 +398,7 @@ fn rows<const N: usize>(kern: &F32Kernel, f: &Frags, d: &mut [VReg]) {
 #[inline(never)]
 #[cold]
 fn clamp_row_slow(
-    kern: &F32Kernel,
+    kern: &DenseKernel,
     f: &Frags,
     acc: &mut [f32],
     c: &[u32],
@@ -368,7 +419,7 @@ fn clamp_row_slow(
 /// [`clamp_row_slow`] if the row has an infinite result.
 #[inline(always)]
 fn clamp_row(
-    kern: &F32Kernel,
+    kern: &DenseKernel,
     f: &Frags,
     acc: &mut [f32],
     c: &[u32],
@@ -408,8 +459,9 @@ fn widen(p: In, regs: &[VReg], out: &mut [f32]) {
         (InType::Xf32, true) => {
             items::<1>(p, regs, out, |w| f32::from_bits(xf32_bits(flush_bits(w))))
         }
-        // Not f32-accumulator inputs (F32Kernel::new refuses them).
-        (InType::I8 | InType::F64, _) => {}
+        (InType::I8, _) => items::<4>(p, regs, out, |w| f32::from(w as u8 as i8)),
+        // Not an input of these shapes (DenseKernel::new refuses f64).
+        (InType::F64, _) => {}
     }
 }
 
@@ -613,7 +665,7 @@ mod tests {
         let mut r = Rng(0x9E37_79B9_7F4A_7C15);
         let mut cases = 0;
         for s in super::super::SHAPES {
-            let Some(kern) = F32Kernel::new(s) else {
+            let Some(kern) = DenseKernel::new(s) else {
                 continue;
             };
             for t in [Target::Gfx90a, Target::Gfx942] {
@@ -642,7 +694,19 @@ mod tests {
                             };
                             let a = regs(&mut r, s.a_regs(), s.a);
                             let b = regs(&mut r, s.b_regs(), s.b);
-                            let c = regs(&mut r, s.cd_regs(), InType::F32);
+                            let mut c = regs(&mut r, s.cd_regs(), InType::F32);
+                            if kern.int {
+                                // Sums near the ends of i32: wrap or saturate.
+                                for x in c.iter_mut().flatten() {
+                                    let e = r.next();
+                                    let near = (e >> 2) % 40_000;
+                                    *x = match e % 4 {
+                                        0 => i32::MAX.unsigned_abs() - near,
+                                        1 => i32::MIN.unsigned_abs() + near,
+                                        _ => *x,
+                                    };
+                                }
+                            }
                             let mods = Mods {
                                 cbsz,
                                 abid,
@@ -678,8 +742,8 @@ mod tests {
     #[test]
     fn every_f32_accumulator_shape_has_a_kernel() {
         for s in super::super::SHAPES {
-            let want = !s.sparse && s.acc == AccType::F32;
-            assert_eq!(F32Kernel::new(s).is_some(), want, "{}", s.name());
+            let want = !s.sparse && s.acc != AccType::F64;
+            assert_eq!(DenseKernel::new(s).is_some(), want, "{}", s.name());
         }
     }
 }

@@ -77,10 +77,10 @@
 //! * EXEC is ignored: every lane of D is computed and written (ISA guide:
 //!   "ignores exec mask ... forces it to 1 for all threads").
 //!
-//! The f32-accumulator shapes are evaluated by [`F32Kernel`]
-//! (A and B widened once per execution into matrix layout, D accumulated in
-//! place, vectorised), the rest element by element; both follow exactly the
-//! order and rounding above, and the kernel is tested against the
+//! The dense shapes other than f64 are evaluated by [`DenseKernel`] (A and
+//! B widened once per execution into matrix layout, D accumulated in place,
+//! vectorised), the rest element by element; both follow exactly the order
+//! and rounding above, and the kernel is tested against the
 //! element-by-element evaluation bit for bit.
 //!
 //! # SMFMAC (gfx942)
@@ -100,7 +100,7 @@ mod float;
 mod kernel;
 mod shapes;
 
-pub use kernel::{F32Kernel, Frags};
+pub use kernel::{DenseKernel, Frags};
 pub use shapes::SHAPES;
 
 use crate::wave::{VReg, LANES};
@@ -819,7 +819,7 @@ pub fn mfma(
     check_regs(name, "A", shape.a_regs(), a.len())?;
     check_regs(name, "B", shape.b_regs(), b.len())?;
     check_regs(name, "C", shape.cd_regs(), c.len())?;
-    if let Some(kern) = F32Kernel::new(shape) {
+    if let Some(kern) = DenseKernel::new(shape) {
         let mut f = Box::<Frags>::default();
         kern.load(target, a, b, mods, &mut f)?;
         let mut d = c.to_vec();
@@ -830,7 +830,7 @@ pub fn mfma(
 }
 
 /// [`mfma`] element by element, for every shape and modifier (the
-/// definition [`F32Kernel`] is checked against).
+/// definition [`DenseKernel`] is checked against).
 fn general(shape: &Shape, p: &Plan, a: &[VReg], b: &[VReg], c: &[VReg], mods: &Mods) -> Vec<VReg> {
     let flush = mods.flush_f32_input_denorms;
     let mut d = vec![[0u32; LANES]; shape.cd_regs()];
