@@ -240,35 +240,31 @@ struct Entry {
     kernel: Option<crate::mfma::DenseKernel>,
 }
 
-/// The MFMA entry of an opcode on a target, worked out once per opcode (not
-/// per executed instruction).
+/// The MFMA entry of an opcode on a target, worked out on its first
+/// execution (once per opcode and target, not per executed instruction;
+/// only for the opcodes a program uses).
 fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
     use crate::mfma::{DenseKernel, Shape, Target as MT};
-    type Table = Vec<[Option<Entry>; 2]>;
+    type Table = Vec<[OnceLock<Option<Entry>>; 2]>;
     static T: OnceLock<Table> = OnceLock::new();
     if op.is_invalid() {
         return None;
     }
     let t = T.get_or_init(|| {
-        let entry = |s: Option<&'static Shape>| {
-            s.map(|shape| Entry {
+        Opcode::all()
+            .map(|_| [OnceLock::new(), OnceLock::new()])
+            .collect()
+    });
+    t.get(op.index() as usize)?[usize::from(target == MT::Gfx942)]
+        .get_or_init(|| {
+            let n = op.info().name;
+            if !(n.starts_with("v_mfma") || n.starts_with("v_smfmac")) {
+                return None;
+            }
+            Shape::find(target, n).map(|shape| Entry {
                 shape,
                 kernel: DenseKernel::new(shape),
             })
-        };
-        Opcode::all()
-            .map(|o| {
-                let n = o.info().name;
-                if n.starts_with("v_mfma") || n.starts_with("v_smfmac") {
-                    [
-                        entry(Shape::find(MT::Gfx90a, n)),
-                        entry(Shape::find(MT::Gfx942, n)),
-                    ]
-                } else {
-                    [None, None]
-                }
-            })
-            .collect()
-    });
-    t.get(op.index() as usize)?[usize::from(target == MT::Gfx942)].as_ref()
+        })
+        .as_ref()
 }
