@@ -30,25 +30,41 @@
 //! A later instruction that reads or writes a register still owed by an
 //! outstanding access is a [`Hazard`], reported with the `s_waitcnt` that
 //! would have made it safe.
+//!
+//! The check runs for every instruction while anything is owed, so it is
+//! built to say "no" fast: each instruction's registers carry per-file
+//! spans ([`Regs`]) compared against the spans still owed before any
+//! item-by-item walk, counters are kept rather than recounted, and an
+//! `s_waitcnt` that retires nothing (waits at or above the counts) or
+//! everything (waits for 0 on every counter in use) skips the worst-case
+//! model. These shortcuts give exactly the model's answers.
 
 use lathe_isa::{Instruction, RegAccess, RegRange};
 
 /// The registers one instruction reads and writes, worked out once per
 /// instruction (explicit and implicit).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Regs {
     items: [Option<RegAccess>; 12],
+    /// Per register file ([`file_slot`]), the lowest and highest register
+    /// of any item (`lo > hi`: none): [`Tracker::check`]'s quick reject
+    /// compares these with the owed spans instead of walking the items.
+    span: [(u16, u16); 3],
 }
 
 impl Regs {
     /// The registers `inst` touches.
     pub fn of(inst: &Instruction) -> Regs {
-        let mut r = Regs::default();
+        let mut r = Regs {
+            items: [None; 12],
+            span: [EMPTY; 3],
+        };
         let mut k = 0;
         inst.for_each_reg(|a| {
             if let Some(s) = r.items.get_mut(k) {
                 *s = Some(a);
                 k += 1;
+                widen(&mut r.span[file_slot(a.reg.file)], a.reg);
             }
         });
         r
@@ -56,6 +72,28 @@ impl Regs {
     fn iter(&self) -> impl Iterator<Item = &RegAccess> {
         self.items.iter().map_while(Option::as_ref)
     }
+}
+
+impl Default for Regs {
+    fn default() -> Self {
+        Regs {
+            items: [None; 12],
+            span: [EMPTY; 3],
+        }
+    }
+}
+
+/// A span holding no register.
+const EMPTY: (u16, u16) = (u16::MAX, 0);
+
+/// Widens span `s` to cover `r`.
+fn widen(s: &mut (u16, u16), r: RegRange) {
+    *s = (s.0.min(r.first), s.1.max(r.last()));
+}
+
+/// Whether two spans share a register.
+fn overlap(a: (u16, u16), b: (u16, u16)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
 }
 
 /// Which counter an access is charged to.
@@ -161,7 +199,7 @@ impl std::fmt::Display for Hazard {
 }
 
 /// The outstanding accesses of one wave, in issue order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Tracker {
     pending: Vec<Access>,
     /// How many pending accesses still owe registers (fast path: 0).
@@ -169,7 +207,7 @@ pub struct Tracker {
     /// Per register file (scalar, vector, accumulation), the lowest and
     /// highest register any pending access still owes: a register outside
     /// it is owed by none (the quick reject of [`Tracker::check`]).
-    span: [Option<(u16, u16)>; 3],
+    span: [(u16, u16); 3],
     /// Pending accesses charged to each counter ([`Counter::slot`]).
     counts: [u32; 3],
 }
@@ -194,12 +232,23 @@ pub fn decode_gfx9(imm: u16) -> [(Counter, u32); 3] {
     ]
 }
 
+impl Default for Tracker {
+    fn default() -> Self {
+        Tracker {
+            pending: Vec::new(),
+            owing: 0,
+            span: [EMPTY; 3],
+            counts: [0; 3],
+        }
+    }
+}
+
 impl Tracker {
     /// Forgets every outstanding access (a new wave), keeping the storage.
     pub fn clear(&mut self) {
         self.pending.clear();
         self.owing = 0;
-        self.span = [None; 3];
+        self.span = [EMPTY; 3];
         self.counts = [0; 3];
     }
 
@@ -263,9 +312,7 @@ impl Tracker {
             self.owing += 1;
         }
         for d in a.dst.iter().flatten() {
-            let s = &mut self.span[file_slot(d.file)];
-            let (lo, hi) = s.unwrap_or((u16::MAX, 0));
-            *s = Some((lo.min(d.first), hi.max(d.last())));
+            widen(&mut self.span[file_slot(d.file)], *d);
         }
         self.pending.push(a);
     }
@@ -310,20 +357,26 @@ impl Tracker {
         }
         // Quick answers first (a wave waits a few times and usually for
         // 0 or for nothing). Per counter, the tightest wait asked for:
-        let mut limit = [u32::MAX; 3];
+        let (mut vm, mut lgkm, mut exp) = (u32::MAX, u32::MAX, u32::MAX);
         for &(c, n) in waits {
-            limit[c.slot()] = limit[c.slot()].min(n);
+            let l = match c {
+                Counter::Vm => &mut vm,
+                Counter::Lgkm => &mut lgkm,
+                Counter::Exp => &mut exp,
+            };
+            *l = (*l).min(n);
         }
+        let [cv, cl, ce] = self.counts;
         // Waiting for `n` at or above the count retires nothing on that
         // counter (an access needs at most `count - 1`).
-        if (0..3).all(|k| limit[k] >= self.counts[k]) {
+        if vm >= cv && lgkm >= cl && exp >= ce {
             return;
         }
         // Waiting for 0 retires every access charged to the counter.
         let zero = |a: &Access| {
-            [Counter::Vm, Counter::Lgkm, Counter::Exp]
-                .into_iter()
-                .any(|c| limit[c.slot()] == 0 && a.class(c).is_some())
+            (vm == 0 && a.vm.is_some())
+                || (lgkm == 0 && a.lgkm.is_some())
+                || (exp == 0 && a.exp.is_some())
         };
         if self.pending.iter().all(zero) {
             self.clear();
@@ -346,11 +399,9 @@ impl Tracker {
             k += 1;
             keep
         });
-        self.span = [None; 3];
+        self.span = [EMPTY; 3];
         for d in self.pending.iter().flat_map(|a| a.dst.iter().flatten()) {
-            let s = &mut self.span[file_slot(d.file)];
-            let (lo, hi) = s.unwrap_or((u16::MAX, 0));
-            *s = Some((lo.min(d.first), hi.max(d.last())));
+            widen(&mut self.span[file_slot(d.file)], *d);
         }
         self.owing = self
             .pending
@@ -365,18 +416,23 @@ impl Tracker {
 
     /// Checks an instruction's registers against the outstanding accesses: the first register
     /// it reads or writes that an outstanding access still owes.
+    #[inline]
     pub fn check(&self, regs: &Regs) -> Option<Hazard> {
         if self.owing == 0 {
             return None;
         }
-        // Quick reject: no register of the instruction within the owed span.
-        let maybe = regs.iter().any(|r| {
-            self.span[file_slot(r.reg.file)]
-                .is_some_and(|(lo, hi)| r.reg.first <= hi && lo <= r.reg.last())
-        });
+        // Quick reject (inlined into the interpreter loop): no register of
+        // the instruction within the owed span.
+        let maybe = (0..3).any(|f| overlap(regs.span[f], self.span[f]));
         if !maybe {
             return None;
         }
+        self.check_items(regs)
+    }
+
+    /// [`Tracker::check`] past the quick reject: item by item.
+    #[inline(never)]
+    fn check_items(&self, regs: &Regs) -> Option<Hazard> {
         // A read is reported before a write (`s_and_b32 s2, s2, ...` reads
         // the owed s2 first).
         let mut read = None;
