@@ -208,6 +208,10 @@ pub struct Tracker {
     /// highest register any pending access still owes: a register outside
     /// it is owed by none (the quick reject of [`Tracker::check`]).
     span: [(u16, u16); 3],
+    /// Per register file, one bit per register (numbers below 256) that a
+    /// pending access still owes: the exact test after the span's quick
+    /// reject, before the item-by-item walk that names the producer.
+    owed: [[u64; 4]; 3],
     /// Pending accesses charged to each counter ([`Counter::slot`]).
     counts: [u32; 3],
 }
@@ -238,6 +242,7 @@ impl Default for Tracker {
             pending: Vec::new(),
             owing: 0,
             span: [EMPTY; 3],
+            owed: [[0; 4]; 3],
             counts: [0; 3],
         }
     }
@@ -249,6 +254,7 @@ impl Tracker {
         self.pending.clear();
         self.owing = 0;
         self.span = [EMPTY; 3];
+        self.owed = [[0; 4]; 3];
         self.counts = [0; 3];
     }
 
@@ -312,7 +318,7 @@ impl Tracker {
             self.owing += 1;
         }
         for d in a.dst.iter().flatten() {
-            widen(&mut self.span[file_slot(d.file)], *d);
+            self.mark(*d);
         }
         self.pending.push(a);
     }
@@ -400,8 +406,11 @@ impl Tracker {
             keep
         });
         self.span = [EMPTY; 3];
-        for d in self.pending.iter().flat_map(|a| a.dst.iter().flatten()) {
-            widen(&mut self.span[file_slot(d.file)], *d);
+        self.owed = [[0; 4]; 3];
+        for k in 0..self.pending.len() {
+            for d in self.pending[k].dst.into_iter().flatten() {
+                self.mark(d);
+            }
         }
         self.owing = self
             .pending
@@ -424,10 +433,32 @@ impl Tracker {
         // Quick reject (inlined into the interpreter loop): no register of
         // the instruction within the owed span.
         let maybe = (0..3).any(|f| overlap(regs.span[f], self.span[f]));
-        if !maybe {
+        if !maybe || !regs.iter().any(|r| self.owed_any(r.reg)) {
             return None;
         }
         self.check_items(regs)
+    }
+
+    /// Records that a pending access owes `r`.
+    fn mark(&mut self, r: RegRange) {
+        let f = file_slot(r.file);
+        widen(&mut self.span[f], r);
+        for b in r.first..=r.last() {
+            if let Some(w) = self.owed[f].get_mut(usize::from(b / 64)) {
+                *w |= 1 << (b % 64);
+            }
+        }
+    }
+
+    /// Whether a pending access may owe a register of `r` (always for
+    /// numbers past the bit sets).
+    #[inline]
+    fn owed_any(&self, r: RegRange) -> bool {
+        let f = &self.owed[file_slot(r.file)];
+        (r.first..=r.last()).any(|b| {
+            f.get(usize::from(b / 64))
+                .is_none_or(|w| w >> (b % 64) & 1 == 1)
+        })
     }
 
     /// [`Tracker::check`] past the quick reject: item by item.
@@ -572,6 +603,8 @@ mod tests {
         // At or above the counts: nothing retires.
         t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(2, 7, 1)));
         assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 1));
+        // v2 and v3 lie between the owed v1 and v4 but are not owed.
+        assert_eq!(t.check(&Regs::of(&inst(&[0x7e060302]))), None); // v_mov_b32 v3, v2
         // lgkmcnt(0) retires the SMEM load only; the VM loads stay owed.
         t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(63, 7, 0)));
         assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 0));
