@@ -404,23 +404,96 @@ pub fn wave_start(
     d: &DispatchSgprs,
     wave_scratch_offset: u32,
 ) -> WaveStart {
-    let size = geo.workgroup_size_of(wg);
-    let items = size[0] * size[1] * size[2];
-    let first = wave * WAVE_SIZE;
-    let active = items.saturating_sub(first).min(WAVE_SIZE);
-    let exec = if active == 64 {
-        u64::MAX
-    } else {
-        (1u64 << active) - 1
-    };
-    // Work-items in x-fastest order: divide once for the wave's first item,
-    // then count (this runs for every wave).
+    let plan = WavePlan::new(kd, arch, geo);
+    let mut sgprs = Vec::new();
+    plan.for_each_sgpr(d, wg, wave, wave_scratch_offset, |r, v| sgprs.push((r, v)));
+    let (exec, first, active) = plan.lanes(wg, wave);
     let mut workitem_ids = Vec::with_capacity(active as usize);
-    if active > 0 {
+    plan.for_each_workitem(wg, first, active, |_, id| workitem_ids.push(id));
+    WaveStart {
+        workgroup: wg,
+        wave,
+        sgprs,
+        workitem_ids,
+        exec,
+    }
+}
+
+/// What every wave of one dispatch starts with, worked out once per
+/// dispatch: the kernel descriptor's initial SGPR layout and work-item ID
+/// VGPRs. A dispatch starts thousands of short waves, so the per-wave part
+/// ([`WavePlan::init`]) writes straight into the register files with no
+/// allocation; [`wave_start`] gives the same state as a [`WaveStart`].
+#[derive(Debug, Clone)]
+pub struct WavePlan {
+    sgprs: Vec<InitialSgpr>,
+    geo: Geometry,
+    /// Work-item IDs packed into v0 ([`packs_workitem_ids`]).
+    packs: bool,
+    /// Work-item ID dimensions set up (1–3).
+    dims: usize,
+}
+
+impl WavePlan {
+    /// The plan of a dispatch of `kd` over `geo`.
+    pub fn new(kd: &KernelDescriptor, arch: KdArch, geo: &Geometry) -> Self {
+        WavePlan {
+            sgprs: kd.initial_sgprs(arch),
+            geo: *geo,
+            packs: packs_workitem_ids(arch),
+            dims: (kd.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as usize,
+        }
+    }
+
+    /// EXEC, the first work-item (linear, within the group) and the number
+    /// of active lanes of wave `wave` of work-group `wg`.
+    pub fn lanes(&self, wg: [u32; 3], wave: u32) -> (u64, u32, u32) {
+        let size = self.geo.workgroup_size_of(wg);
+        let items = size[0] * size[1] * size[2];
+        let first = wave * WAVE_SIZE;
+        let active = items.saturating_sub(first).min(WAVE_SIZE);
+        let exec = if active == 64 {
+            u64::MAX
+        } else {
+            (1u64 << active) - 1
+        };
+        (exec, first, active)
+    }
+
+    /// Calls `f(register, value)` for every initial SGPR of wave `wave`.
+    pub fn for_each_sgpr(
+        &self,
+        d: &DispatchSgprs,
+        wg: [u32; 3],
+        wave: u32,
+        wave_scratch_offset: u32,
+        mut f: impl FnMut(u32, u32),
+    ) {
+        let waves = self.geo.waves_in(wg);
+        for s in &self.sgprs {
+            sgpr_values(s, d, wg, wave, waves, wave_scratch_offset, &mut f);
+        }
+    }
+
+    /// Calls `f(lane, [x, y, z])` for the work-item IDs of the `active`
+    /// lanes starting at linear work-item `first` of work-group `wg`
+    /// (x fastest).
+    pub fn for_each_workitem(
+        &self,
+        wg: [u32; 3],
+        first: u32,
+        active: u32,
+        mut f: impl FnMut(usize, [u32; 3]),
+    ) {
+        if active == 0 {
+            return;
+        }
+        let size = self.geo.workgroup_size_of(wg);
+        // Divide once for the wave's first item, then count.
         let (sx, sy) = (size[0].max(1), size[1].max(1));
         let mut id = [first % sx, (first / sx) % sy, first / (sx * sy)];
-        for _ in 0..active {
-            workitem_ids.push(id);
+        for lane in 0..active as usize {
+            f(lane, id);
             id[0] += 1;
             if id[0] == sx {
                 id[0] = 0;
@@ -432,51 +505,95 @@ pub fn wave_start(
             }
         }
     }
-    let waves = geo.waves_in(wg);
-    let mut sgprs = Vec::new();
-    for s in kd.initial_sgprs(arch) {
-        push_sgpr(&mut sgprs, s, d, wg, wave, waves, wave_scratch_offset);
-    }
-    WaveStart {
-        workgroup: wg,
-        wave,
-        sgprs,
-        workitem_ids,
-        exec,
+
+    /// Sets up wave `wave` of work-group `wg` in place: its initial SGPRs
+    /// (in `sgpr`; numbers past its end are dropped) and work-item ID VGPRs
+    /// (in `vgpr`, which must be zero in the lanes past the active ones, as
+    /// a fresh register file is). Returns EXEC.
+    pub fn init(
+        &self,
+        d: &DispatchSgprs,
+        wg: [u32; 3],
+        wave: u32,
+        wave_scratch_offset: u32,
+        sgpr: &mut [u32],
+        vgpr: &mut [[u32; 64]],
+    ) -> u64 {
+        self.for_each_sgpr(d, wg, wave, wave_scratch_offset, |r, v| {
+            if let Some(x) = sgpr.get_mut(r as usize) {
+                *x = v;
+            }
+        });
+        let (exec, first, active) = self.lanes(wg, wave);
+        let size = self.geo.workgroup_size_of(wg);
+        if size[1] == 1 && size[2] == 1 {
+            // One-dimensional groups (the common case): x counts up from
+            // the wave's first item; y and z are 0.
+            if let Some(v0) = vgpr.first_mut() {
+                for (lane, v) in v0.iter_mut().take(active as usize).enumerate() {
+                    let x = first + lane as u32;
+                    *v = if self.packs { x & 0x3ff } else { x };
+                }
+            }
+            return exec;
+        }
+        let (packs, n) = (self.packs, self.dims);
+        self.for_each_workitem(wg, first, active, |lane, id| {
+            if packs {
+                let mut v = id[0] & 0x3ff;
+                if n > 1 {
+                    v |= (id[1] & 0x3ff) << 10;
+                }
+                if n > 2 {
+                    v |= (id[2] & 0x3ff) << 20;
+                }
+                if let Some(r) = vgpr.first_mut() {
+                    r[lane] = v;
+                }
+            } else {
+                for (r, x) in vgpr.iter_mut().zip(id).take(n) {
+                    r[lane] = x;
+                }
+            }
+        });
+        exec
     }
 }
 
-fn push_sgpr(
-    out: &mut Vec<(u32, u32)>,
-    s: InitialSgpr,
+/// The values of one initial SGPR range, as `f(register, value)` calls.
+fn sgpr_values(
+    s: &InitialSgpr,
     d: &DispatchSgprs,
     wg: [u32; 3],
     wave: u32,
     waves: u32,
     wave_scratch_offset: u32,
+    f: &mut impl FnMut(u32, u32),
 ) {
     let lo = |v: u64| v as u32;
     let hi = |v: u64| (v >> 32) as u32;
-    let vals: Vec<u32> = match s.role {
-        SgprRole::PrivateSegmentBuffer => d.private_segment_buffer.to_vec(),
-        SgprRole::DispatchPtr => vec![lo(d.dispatch_ptr), hi(d.dispatch_ptr)],
-        SgprRole::QueuePtr => vec![lo(d.queue_ptr), hi(d.queue_ptr)],
-        SgprRole::KernargSegmentPtr => vec![lo(d.kernarg_ptr), hi(d.kernarg_ptr)],
-        SgprRole::DispatchId => vec![lo(d.dispatch_id), hi(d.dispatch_id)],
-        SgprRole::FlatScratchInit => vec![lo(d.flat_scratch_init), hi(d.flat_scratch_init)],
-        SgprRole::PrivateSegmentSize => vec![d.private_segment_size],
-        SgprRole::WorkgroupIdX => vec![wg[0]],
-        SgprRole::WorkgroupIdY => vec![wg[1]],
-        SgprRole::WorkgroupIdZ => vec![wg[2]],
+    let pair = |v: u64| [lo(v), hi(v), 0, 0];
+    let one = |v: u32| [v, 0, 0, 0];
+    let (vals, len) = match s.role {
+        SgprRole::PrivateSegmentBuffer => (d.private_segment_buffer, 4),
+        SgprRole::DispatchPtr => (pair(d.dispatch_ptr), 2),
+        SgprRole::QueuePtr => (pair(d.queue_ptr), 2),
+        SgprRole::KernargSegmentPtr => (pair(d.kernarg_ptr), 2),
+        SgprRole::DispatchId => (pair(d.dispatch_id), 2),
+        SgprRole::FlatScratchInit => (pair(d.flat_scratch_init), 2),
+        SgprRole::PrivateSegmentSize => (one(d.private_segment_size), 1),
+        SgprRole::WorkgroupIdX => (one(wg[0]), 1),
+        SgprRole::WorkgroupIdY => (one(wg[1]), 1),
+        SgprRole::WorkgroupIdZ => (one(wg[2]), 1),
         // {first_wave, 14'b0, ordered_append_term[10:0], threadgroup_size_in_waves[5:0]}
-        SgprRole::WorkgroupInfo => vec![(u32::from(wave == 0) << 31) | (waves & 0x3f)],
-        SgprRole::PrivateSegmentWaveOffset => vec![wave_scratch_offset],
+        SgprRole::WorkgroupInfo => (one((u32::from(wave == 0) << 31) | (waves & 0x3f)), 1),
+        SgprRole::PrivateSegmentWaveOffset => (one(wave_scratch_offset), 1),
         // Preloaded kernargs are filled by the caller from the kernarg
         // segment; leave zeros here.
-        _ => vec![0; s.count as usize],
+        _ => ([0; 4], s.count),
     };
-    for (i, v) in vals.into_iter().take(s.count as usize).enumerate() {
-        out.push((s.first + i as u32, v));
+    for i in 0..s.count.min(len) {
+        f(s.first + i, vals.get(i as usize).copied().unwrap_or(0));
     }
 }
 

@@ -15,6 +15,15 @@
 //!
 //! Lookups are fast: [`MemView`] caches the regions it last hit, and the
 //! table is a sorted vector searched by binary search on a miss.
+//!
+//! A wave's vector access is checked once, not per lane, when the active
+//! lanes' addresses span one region; the commonest shape, all 64 lanes
+//! reading or writing consecutive elements, is recognised up front and
+//! moved with one strided loop between memory and the register file
+//! ([`MemView::gather_dwords`], [`MemView::scatter_dwords`]). Whenever a
+//! fast path's single check fails, the lane-by-lane path runs instead, so
+//! the fault reported (and the first faulting lane) never depends on which
+//! path was tried.
 
 use std::alloc::{self, Layout};
 use std::fmt;
@@ -392,9 +401,13 @@ pub enum AtomicOp {
     FMax,
 }
 
-/// Regions a [`MemView`] remembers (a kernel streaming over a few buffers
-/// and its stack hits them all without a table lookup).
-const VIEW_CACHE: usize = 4;
+/// Regions a [`MemView`] remembers (a kernel streaming over a few buffers,
+/// its kernarg segment and its stack hits them all without a table
+/// lookup). A miss takes the table's read lock and clones an `Arc`, both
+/// atomic writes to lines every host thread shares, so the cache is sized
+/// for kernels with several buffers rather than just the common two or
+/// three.
+const VIEW_CACHE: usize = 8;
 
 /// A per-thread accessor with a small most-recently-used region cache.
 pub struct MemView<'m> {
@@ -540,6 +553,32 @@ impl MemView<'_> {
         Ok(())
     }
 
+    /// Loads `out.len()` consecutive little-endian dwords from `addr` (a
+    /// scalar load): one bounds check for the whole run when it lies in one
+    /// region; otherwise dword by dword, so a fault names the first dword
+    /// that takes it (`out` holds the dwords before it).
+    pub fn load_dwords(&mut self, addr: u64, out: &mut [u32]) -> Result<(), Fault> {
+        let n = u32::try_from(out.len() * 4).unwrap_or(u32::MAX);
+        match self.locate(addr, n, AccessKind::Read) {
+            Ok(p) if (p as usize) % 4 == 0 => {
+                for (k, o) in out.iter_mut().enumerate() {
+                    // SAFETY: `locate` proved `[p, p + 4 * len)` lies in a
+                    // live region; `p + 4k` is 4-aligned and inside it;
+                    // relaxed atomic load.
+                    let a = unsafe { AtomicU32::from_ptr(p.add(4 * k) as *mut u32) };
+                    *o = u32::from_le(a.load(Ordering::Relaxed));
+                }
+                Ok(())
+            }
+            _ => {
+                for (k, o) in out.iter_mut().enumerate() {
+                    *o = self.load_u32(addr.wrapping_add(4 * k as u64))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Reads `width` bytes (at most 16) for every lane set in `exec` from
     /// `addrs[lane]` into `out[lane]`, lanes in order. A fault stops at the
     /// first lane that takes it and names that lane.
@@ -581,6 +620,19 @@ impl MemView<'_> {
     /// the caller then takes [`MemView::gather`], which reports the fault.
     pub fn gather_dwords(&mut self, addrs: &[u64; 64], exec: u64, out: &mut [[u32; 64]]) -> bool {
         let n = out.len().min(4) * 4;
+        if let Some(p) = self.unit_stride(addrs, exec, n, AccessKind::Read) {
+            for (k, o) in out.iter_mut().take(4).enumerate() {
+                for (l, v) in o.iter_mut().enumerate() {
+                    // SAFETY: `unit_stride` proved `[p, p + 64n)` lies
+                    // inside one live region and `p` is 4-aligned; lane
+                    // `l`'s dword `k` is at `p + l*n + 4k`, 4-aligned and
+                    // inside it; relaxed atomic load.
+                    let a = unsafe { AtomicU32::from_ptr(p.add(l * n + 4 * k) as *mut u32) };
+                    *v = u32::from_le(a.load(Ordering::Relaxed));
+                }
+            }
+            return true;
+        }
         let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Read) else {
             return false;
         };
@@ -614,6 +666,21 @@ impl MemView<'_> {
     /// [`MemView::scatter`], which reports the fault).
     pub fn scatter_dwords(&mut self, addrs: &[u64; 64], exec: u64, data: &[[u32; 64]]) -> bool {
         let n = data.len().min(4) * 4;
+        if let Some(p) = self.unit_stride(addrs, exec, n, AccessKind::Write) {
+            // Lane order, as the general path (overlapping lanes cannot
+            // occur here: each lane has its own `n` bytes).
+            for (k, d) in data.iter().take(4).enumerate() {
+                for (l, v) in d.iter().enumerate() {
+                    // SAFETY: `unit_stride` proved `[p, p + 64n)` lies
+                    // inside one live, writable region and `p` is
+                    // 4-aligned; lane `l`'s dword `k` is at `p + l*n + 4k`,
+                    // 4-aligned and inside it; relaxed atomic store.
+                    let a = unsafe { AtomicU32::from_ptr(p.add(l * n + 4 * k) as *mut u32) };
+                    a.store(v.to_le(), Ordering::Relaxed);
+                }
+            }
+            return true;
+        }
         let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Write) else {
             return false;
         };
@@ -638,6 +705,33 @@ impl MemView<'_> {
             }
         }
         true
+    }
+
+    /// The 4-aligned host pointer of lane 0's address when all 64 lanes are
+    /// active and lane `l` accesses the `n` bytes at `addrs[0] + l*n` (a
+    /// wave streaming through an array: the common case), all inside one
+    /// region; `None` otherwise (the caller takes the general path).
+    #[inline]
+    fn unit_stride(
+        &mut self,
+        addrs: &[u64; 64],
+        exec: u64,
+        n: usize,
+        kind: AccessKind,
+    ) -> Option<*mut u8> {
+        if exec != u64::MAX || n == 0 {
+            return None;
+        }
+        let lo = addrs[0];
+        // Branch-free over all lanes, so the compare vectorizes.
+        let off = addrs.iter().zip(0u64..).fold(0u64, |acc, (a, l)| {
+            acc | (a.wrapping_sub(lo) ^ l.wrapping_mul(n as u64))
+        });
+        if off != 0 {
+            return None;
+        }
+        let p = self.locate(lo, 64 * n as u32, kind).ok()?;
+        ((p as usize) % 4 == 0).then_some(p)
     }
 
     /// The host pointer of the lowest active address, and that address,
@@ -986,6 +1080,36 @@ mod tests {
         assert_eq!(v.load_u32(addrs[6]), Ok(6 * 3));
         let (lane, _) = v.gather(&addrs, !(1 << 5), 4, &mut out).expect_err("oob");
         assert_eq!(lane, 9);
+    }
+
+    #[test]
+    fn unit_stride_dwords_go_straight_between_registers_and_memory() {
+        let mem = DeviceMemory::new();
+        let a = mem
+            .allocate(64 * 8, 256, RegionKind::Device)
+            .expect("alloc");
+        let mut v = mem.view();
+        // dwordx2 per lane, lanes in order: the unit-stride path.
+        let addrs: [u64; 64] = std::array::from_fn(|l| a + 8 * l as u64);
+        let data: Vec<[u32; 64]> = (0..2)
+            .map(|k| std::array::from_fn(|l| (l as u32) << 8 | k))
+            .collect();
+        assert!(v.scatter_dwords(&addrs, u64::MAX, &data));
+        assert_eq!(v.load_u64(a + 8 * 5), Ok(5 << 8 | (5 << 8 | 1) << 32));
+        let mut out = vec![[0u32; 64]; 2];
+        assert!(v.gather_dwords(&addrs, u64::MAX, &mut out));
+        assert_eq!(out, data);
+        // One dword per lane over the same bytes reads them in order.
+        let addrs1: [u64; 64] = std::array::from_fn(|l| a + 4 * l as u64);
+        let mut one = [[0u32; 64]];
+        assert!(v.gather_dwords(&addrs1, u64::MAX, &mut one));
+        assert_eq!(one[0][3], (1 << 8) | 1);
+        // A stride run past the region's end is refused as a whole (the
+        // caller's general path then names the first faulting lane).
+        let past: [u64; 64] = std::array::from_fn(|l| a + 8 + 8 * l as u64);
+        assert!(!v.gather_dwords(&past, u64::MAX, &mut out));
+        assert!(!v.scatter_dwords(&past, u64::MAX, &data));
+        assert_eq!(v.load_u64(a + 8), Ok(1 << 8 | (1 << 8 | 1) << 32));
     }
 
     #[test]

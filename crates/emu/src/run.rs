@@ -1,6 +1,17 @@
 //! Running one dispatch: scratch and LDS allocation, the AQL packet, wave
 //! start states, work-groups spread over host threads, and the
 //! ground-truth counters (wave-instructions per opcode).
+//!
+//! Work-groups are handed out by guided self-scheduling (`claim`): a
+//! thread takes a run of groups from one shared counter, each run a
+//! fraction of what is left (at most 64 groups, down to 1 at the end).
+//! Everything else a thread counts stays thread-local until it finishes,
+//! and the shared flags sit on their own cache lines, so a streaming
+//! kernel's microsecond-long groups do not make the threads fight over
+//! one line. Which thread runs a group never changes a result: groups are
+//! independent, and each thread's registers, LDS and counters are its own.
+//! Wave start state is worked out once per dispatch ([`WavePlan`]) and
+//! written into waves reused from the previous group.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -10,7 +21,7 @@ use lathe_codeobj::kd::KdArch;
 use lathe_isa::{Opcode, Target};
 use lathe_loader::KernelInfo;
 
-use crate::dispatch::{wave_start, AqlDispatch, DispatchSgprs, Geometry, GeometryError};
+use crate::dispatch::{AqlDispatch, DispatchSgprs, Geometry, GeometryError, WavePlan};
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
 use crate::record::Recorder;
@@ -256,17 +267,23 @@ fn dispatch_impl(
     if own {
         let _ = mem.view().write_bytes(packet, &aql.to_bytes());
     }
-    let next = AtomicU64::new(0);
-    let failed = AtomicBool::new(false);
+    // Each shared counter on its own cache line: a thread claiming work
+    // must not invalidate the line the other threads poll.
+    let next = Padded(AtomicU64::new(0));
+    let failed = Padded(AtomicBool::new(false));
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
     let recorded: Mutex<Option<Recorder>> = Mutex::new(record.then(Recorder::default));
     let waves_run = AtomicU64::new(0);
     let started = AtomicU64::new(0);
     let deadline = opts.timeout.map(|t| (start + t, t));
+    // What every wave starts with, worked out once.
+    let plan = WavePlan::new(&k.descriptor, arch, &geo);
+    let regs = k.descriptor.allocated_vgprs(arch) as usize;
+    let mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1).bits();
     let work = |t: usize| {
-        let (next, failed, error, counts, waves_run, started, recorded) = (
-            &next, &failed, &error, &counts, &waves_run, &started, &recorded,
+        let (next, failed, error, counts, waves_run, started, recorded, plan) = (
+            &next, &failed, &error, &counts, &waves_run, &started, &recorded, &plan,
         );
         {
             {
@@ -286,15 +303,24 @@ fn dispatch_impl(
                     lds: Vec::new(),
                     waves: Vec::new(),
                 };
+                // Work-groups claimed but not started, and what this thread
+                // ran (published once, at the end).
+                let mut claimed = 0..0;
+                let (mut my_started, mut my_waves) = (0u64, 0u64);
                 loop {
-                    if failed.load(Ordering::Relaxed) {
+                    if failed.0.load(Ordering::Relaxed) {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total_wgs {
-                        break;
-                    }
-                    started.fetch_add(1, Ordering::Relaxed);
+                    let Some(i) = claimed.next() else {
+                        match claim(&next.0, total_wgs, threads as u64) {
+                            Some(r) => {
+                                claimed = r;
+                                continue;
+                            }
+                            None => break,
+                        }
+                    };
+                    my_started += 1;
                     let wg_id = geo.workgroup_id(i);
                     let nwaves = geo.waves_in(wg_id);
                     let d = DispatchSgprs {
@@ -309,9 +335,6 @@ fn dispatch_impl(
                     wg.waves.truncate(nwaves as usize);
                     for wv in 0..nwaves {
                         let offset = per_wave * u64::from(wv);
-                        let st =
-                            wave_start(&k.descriptor, arch, &geo, wg_id, wv, &d, offset as u32);
-                        let regs = k.descriptor.allocated_vgprs(arch) as usize;
                         let w = match wg.waves.get_mut(wv as usize) {
                             Some(w) => {
                                 w.reset(k.entry, wg_id, wv, regs, regs);
@@ -324,30 +347,18 @@ fn dispatch_impl(
                                 &mut wg.waves[last]
                             }
                         };
-                        for (r, v) in &st.sgprs {
-                            if let Some(x) = w.sgpr.get_mut(*r as usize) {
-                                *x = *v;
-                            }
-                        }
-                        let enabled = k.descriptor.rsrc2(arch).enable_vgpr_workitem_id;
-                        for (lane, ids) in st.workitem_ids.iter().enumerate() {
-                            for (reg, v) in crate::dispatch::workitem_vgprs(arch, enabled, *ids) {
-                                w.vgpr[reg as usize][lane] = v;
-                            }
-                        }
-                        w.exec = st.exec;
+                        w.exec = plan.init(&d, wg_id, wv, offset as u32, &mut w.sgpr, &mut w.vgpr);
                         w.flat_scratch = slot_base + offset;
-                        w.mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1)
-                            .bits();
+                        w.mode = mode;
                     }
-                    waves_run.fetch_add(u64::from(nwaves), Ordering::Relaxed);
+                    my_waves += u64::from(nwaves);
                     wg.id = wg_id;
                     wg.lds.clear();
                     wg.lds.resize(lds_size as usize, 0u8);
                     if let Err(stop) =
                         run_workgroup(&mut wg, &mut exec, 64, opts.budget_per_workgroup)
                     {
-                        failed.store(true, Ordering::Relaxed);
+                        failed.0.store(true, Ordering::Relaxed);
                         let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
                         match (&mut *e, stop) {
                             (None, stop) => *e = Some(stop),
@@ -368,6 +379,8 @@ fn dispatch_impl(
                         p.0.fetch_add(1, Ordering::Relaxed);
                     }
                 }
+                started.fetch_add(my_started, Ordering::Relaxed);
+                waves_run.fetch_add(my_waves, Ordering::Relaxed);
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
                 if c.len() < exec.counts.len() {
                     c.resize(exec.counts.len(), 0);
@@ -384,15 +397,17 @@ fn dispatch_impl(
             }
         }
     };
-    // One thread runs here: a runtime's small launches skip a thread spawn.
+    // The calling thread is worker 0: a runtime's small launches (one
+    // thread) spawn nothing, and larger ones one thread fewer.
     if threads == 1 {
         work(0);
     } else {
         std::thread::scope(|s| {
-            for t in 0..threads {
+            for t in 1..threads {
                 let work = &work;
                 s.spawn(move || work(t));
             }
+            work(0);
         });
     }
     let owned = own.then_some([packet, queue]).into_iter().flatten();
@@ -425,6 +440,29 @@ fn dispatch_impl(
         },
         recorded.into_inner().unwrap_or_else(|p| p.into_inner()),
     ))
+}
+
+/// A value alone on its cache line (two lines: adjacent-line prefetch).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+/// Claims the next run of work-groups for one of `threads` threads, or
+/// `None` when all are claimed: guided self-scheduling, so the shared
+/// counter is touched once per run rather than once per group (groups of
+/// a streaming kernel last about a microsecond), while runs shrink to one
+/// group towards the end and keep the threads' finishing times close.
+fn claim(next: &AtomicU64, total: u64, threads: u64) -> Option<std::ops::Range<u64>> {
+    let mut cur = next.load(Ordering::Relaxed);
+    loop {
+        if cur >= total {
+            return None;
+        }
+        let n = ((total - cur) / (8 * threads)).clamp(1, 64);
+        match next.compare_exchange_weak(cur, cur + n, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Some(cur..cur + n),
+            Err(c) => cur = c,
+        }
+    }
 }
 
 /// The private segment buffer descriptor for a scratch slot: base address,

@@ -30,25 +30,41 @@
 //! A later instruction that reads or writes a register still owed by an
 //! outstanding access is a [`Hazard`], reported with the `s_waitcnt` that
 //! would have made it safe.
+//!
+//! The check runs for every instruction while anything is owed, so it is
+//! built to say "no" fast: each instruction's registers carry per-file
+//! spans ([`Regs`]) compared against the spans still owed before any
+//! item-by-item walk, counters are kept rather than recounted, and an
+//! `s_waitcnt` that retires nothing (waits at or above the counts) or
+//! everything (waits for 0 on every counter in use) skips the worst-case
+//! model. These shortcuts give exactly the model's answers.
 
 use lathe_isa::{Instruction, RegAccess, RegRange};
 
 /// The registers one instruction reads and writes, worked out once per
 /// instruction (explicit and implicit).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Regs {
     items: [Option<RegAccess>; 12],
+    /// Per register file ([`file_slot`]), the lowest and highest register
+    /// of any item (`lo > hi`: none): [`Tracker::check`]'s quick reject
+    /// compares these with the owed spans instead of walking the items.
+    span: [(u16, u16); 3],
 }
 
 impl Regs {
     /// The registers `inst` touches.
     pub fn of(inst: &Instruction) -> Regs {
-        let mut r = Regs::default();
+        let mut r = Regs {
+            items: [None; 12],
+            span: [EMPTY; 3],
+        };
         let mut k = 0;
         inst.for_each_reg(|a| {
             if let Some(s) = r.items.get_mut(k) {
                 *s = Some(a);
                 k += 1;
+                widen(&mut r.span[file_slot(a.reg.file)], a.reg);
             }
         });
         r
@@ -56,6 +72,28 @@ impl Regs {
     fn iter(&self) -> impl Iterator<Item = &RegAccess> {
         self.items.iter().map_while(Option::as_ref)
     }
+}
+
+impl Default for Regs {
+    fn default() -> Self {
+        Regs {
+            items: [None; 12],
+            span: [EMPTY; 3],
+        }
+    }
+}
+
+/// A span holding no register.
+const EMPTY: (u16, u16) = (u16::MAX, 0);
+
+/// Widens span `s` to cover `r`.
+fn widen(s: &mut (u16, u16), r: RegRange) {
+    *s = (s.0.min(r.first), s.1.max(r.last()));
+}
+
+/// Whether two spans share a register.
+fn overlap(a: (u16, u16), b: (u16, u16)) -> bool {
+    a.0 <= b.1 && b.0 <= a.1
 }
 
 /// Which counter an access is charged to.
@@ -70,6 +108,14 @@ pub enum Counter {
 }
 
 impl Counter {
+    /// Index into [`Tracker::counts`].
+    fn slot(self) -> usize {
+        match self {
+            Counter::Vm => 0,
+            Counter::Lgkm => 1,
+            Counter::Exp => 2,
+        }
+    }
     fn name(self) -> &'static str {
         match self {
             Counter::Vm => "vmcnt",
@@ -153,7 +199,7 @@ impl std::fmt::Display for Hazard {
 }
 
 /// The outstanding accesses of one wave, in issue order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Tracker {
     pending: Vec<Access>,
     /// How many pending accesses still owe registers (fast path: 0).
@@ -161,7 +207,13 @@ pub struct Tracker {
     /// Per register file (scalar, vector, accumulation), the lowest and
     /// highest register any pending access still owes: a register outside
     /// it is owed by none (the quick reject of [`Tracker::check`]).
-    span: [Option<(u16, u16)>; 3],
+    span: [(u16, u16); 3],
+    /// Per register file, one bit per register (numbers below 256) that a
+    /// pending access still owes: the exact test after the span's quick
+    /// reject, before the item-by-item walk that names the producer.
+    owed: [[u64; 4]; 3],
+    /// Pending accesses charged to each counter ([`Counter::slot`]).
+    counts: [u32; 3],
 }
 
 /// The [`Tracker::span`] slot of a register file.
@@ -184,12 +236,26 @@ pub fn decode_gfx9(imm: u16) -> [(Counter, u32); 3] {
     ]
 }
 
+impl Default for Tracker {
+    fn default() -> Self {
+        Tracker {
+            pending: Vec::new(),
+            owing: 0,
+            span: [EMPTY; 3],
+            owed: [[0; 4]; 3],
+            counts: [0; 3],
+        }
+    }
+}
+
 impl Tracker {
     /// Forgets every outstanding access (a new wave), keeping the storage.
     pub fn clear(&mut self) {
         self.pending.clear();
         self.owing = 0;
-        self.span = [None; 3];
+        self.span = [EMPTY; 3];
+        self.owed = [[0; 4]; 3];
+        self.counts = [0; 3];
     }
 
     /// Whether an outstanding access still owes a register (else
@@ -206,7 +272,7 @@ impl Tracker {
 
     /// Outstanding accesses charged to `c`.
     pub fn count(&self, c: Counter) -> usize {
-        self.pending.iter().filter(|a| a.class(c).is_some()).count()
+        self.counts[c.slot()] as usize
     }
 
     /// Records that `inst` (at `pc`) was issued. Instructions that bump no
@@ -245,13 +311,14 @@ impl Tracker {
                 self.wait(&[(c, c.max() - 1)]);
             }
         }
+        for c in [Counter::Vm, Counter::Lgkm, Counter::Exp] {
+            self.counts[c.slot()] += u32::from(a.class(c).is_some());
+        }
         if a.dst.iter().any(Option::is_some) {
             self.owing += 1;
         }
         for d in a.dst.iter().flatten() {
-            let s = &mut self.span[file_slot(d.file)];
-            let (lo, hi) = s.unwrap_or((u16::MAX, 0));
-            *s = Some((lo.min(d.first), hi.max(d.last())));
+            self.mark(*d);
         }
         self.pending.push(a);
     }
@@ -294,6 +361,33 @@ impl Tracker {
         if self.pending.is_empty() {
             return;
         }
+        // Quick answers first (a wave waits a few times and usually for
+        // 0 or for nothing). Per counter, the tightest wait asked for:
+        let (mut vm, mut lgkm, mut exp) = (u32::MAX, u32::MAX, u32::MAX);
+        for &(c, n) in waits {
+            let l = match c {
+                Counter::Vm => &mut vm,
+                Counter::Lgkm => &mut lgkm,
+                Counter::Exp => &mut exp,
+            };
+            *l = (*l).min(n);
+        }
+        let [cv, cl, ce] = self.counts;
+        // Waiting for `n` at or above the count retires nothing on that
+        // counter (an access needs at most `count - 1`).
+        if vm >= cv && lgkm >= cl && exp >= ce {
+            return;
+        }
+        // Waiting for 0 retires every access charged to the counter.
+        let zero = |a: &Access| {
+            (vm == 0 && a.vm.is_some())
+                || (lgkm == 0 && a.lgkm.is_some())
+                || (exp == 0 && a.exp.is_some())
+        };
+        if self.pending.iter().all(zero) {
+            self.clear();
+            return;
+        }
         // At most 63 + 15 + 7 accesses are outstanding (the counters
         // saturate), so one bit each fits.
         let mut done = 0u128;
@@ -311,33 +405,65 @@ impl Tracker {
             k += 1;
             keep
         });
-        self.span = [None; 3];
-        for d in self.pending.iter().flat_map(|a| a.dst.iter().flatten()) {
-            let s = &mut self.span[file_slot(d.file)];
-            let (lo, hi) = s.unwrap_or((u16::MAX, 0));
-            *s = Some((lo.min(d.first), hi.max(d.last())));
+        self.span = [EMPTY; 3];
+        self.owed = [[0; 4]; 3];
+        for k in 0..self.pending.len() {
+            for d in self.pending[k].dst.into_iter().flatten() {
+                self.mark(d);
+            }
         }
         self.owing = self
             .pending
             .iter()
             .filter(|a| a.dst.iter().any(Option::is_some))
             .count();
+        for c in [Counter::Vm, Counter::Lgkm, Counter::Exp] {
+            self.counts[c.slot()] =
+                self.pending.iter().filter(|a| a.class(c).is_some()).count() as u32;
+        }
     }
 
     /// Checks an instruction's registers against the outstanding accesses: the first register
     /// it reads or writes that an outstanding access still owes.
+    #[inline]
     pub fn check(&self, regs: &Regs) -> Option<Hazard> {
         if self.owing == 0 {
             return None;
         }
-        // Quick reject: no register of the instruction within the owed span.
-        let maybe = regs.iter().any(|r| {
-            self.span[file_slot(r.reg.file)]
-                .is_some_and(|(lo, hi)| r.reg.first <= hi && lo <= r.reg.last())
-        });
-        if !maybe {
+        // Quick reject (inlined into the interpreter loop): no register of
+        // the instruction within the owed span.
+        let maybe = (0..3).any(|f| overlap(regs.span[f], self.span[f]));
+        if !maybe || !regs.iter().any(|r| self.owed_any(r.reg)) {
             return None;
         }
+        self.check_items(regs)
+    }
+
+    /// Records that a pending access owes `r`.
+    fn mark(&mut self, r: RegRange) {
+        let f = file_slot(r.file);
+        widen(&mut self.span[f], r);
+        for b in r.first..=r.last() {
+            if let Some(w) = self.owed[f].get_mut(usize::from(b / 64)) {
+                *w |= 1 << (b % 64);
+            }
+        }
+    }
+
+    /// Whether a pending access may owe a register of `r` (always for
+    /// numbers past the bit sets).
+    #[inline]
+    fn owed_any(&self, r: RegRange) -> bool {
+        let f = &self.owed[file_slot(r.file)];
+        (r.first..=r.last()).any(|b| {
+            f.get(usize::from(b / 64))
+                .is_none_or(|w| w >> (b % 64) & 1 == 1)
+        })
+    }
+
+    /// [`Tracker::check`] past the quick reject: item by item.
+    #[inline(never)]
+    fn check_items(&self, regs: &Regs) -> Option<Hazard> {
         // A read is reported before a write (`s_and_b32 s2, s2, ...` reads
         // the owed s2 first).
         let mut read = None;
@@ -466,6 +592,29 @@ mod tests {
         t.wait(&[(Counter::Lgkm, 1)]);
         assert_eq!(t.count(Counter::Lgkm), 1);
         assert!(t.check(&Regs::of(&use_v1_v4())).is_some());
+    }
+
+    #[test]
+    fn quick_waits_retire_exactly_what_the_full_model_does() {
+        let mut t = Tracker::default();
+        t.issue(&sload(), &Regs::of(&sload()), 0);
+        t.issue(&load_v1(), &Regs::of(&load_v1()), 8);
+        t.issue(&load_v4(), &Regs::of(&load_v4()), 16);
+        // At or above the counts: nothing retires.
+        t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(2, 7, 1)));
+        assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 1));
+        // v2 and v3 lie between the owed v1 and v4 but are not owed.
+        assert_eq!(t.check(&Regs::of(&inst(&[0x7e060302]))), None); // v_mov_b32 v3, v2
+        // lgkmcnt(0) retires the SMEM load only; the VM loads stay owed.
+        t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(63, 7, 0)));
+        assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 0));
+        assert!(t.owes());
+        assert!(t.check(&Regs::of(&use_v1_v4())).is_some());
+        // Both waited to 0: everything retires.
+        t.issue(&sload(), &Regs::of(&sload()), 24);
+        t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(0, 7, 0)));
+        assert!(t.is_empty() && !t.owes());
+        assert_eq!(t.check(&Regs::of(&use_v1_v4())), None);
     }
 
     #[test]

@@ -1,4 +1,29 @@
 //! Matrix instructions (MFMA), evaluated by [`crate::mfma`].
+//!
+//! Each opcode's shape, and for the dense shapes other than f64 (f32
+//! accumulator with f32, xf32, f16, bf16, fp8, bf8 inputs; i32 with i8) a
+//! prepared [`crate::mfma::DenseKernel`], are looked up once per opcode in a
+//! static table. An execution of those
+//! shapes (with every operand whole registers inside its file and C
+//! registers or a constant) runs in place on the register files
+//! (`Box<[VReg]>`, one 64-lane row per register):
+//!
+//! * A and B are widened straight from their VGPR/AGPR rows into a
+//!   per-thread scratch [`crate::mfma::Frags`] in matrix layout (k-major
+//!   f32: a B row of N values contiguous; see the kernel's docs), before
+//!   anything is written, so D may overlap A or B;
+//! * C is copied onto D as whole registers (`copy_within` in one file,
+//!   `copy_from_slice` across files, a splat for a constant; nothing when
+//!   C and D are the same registers, as in a GEMM loop);
+//! * D is accumulated in place: each output row is N consecutive lanes of
+//!   one D register, loaded into f32 vector registers, given one fused
+//!   multiply-add per k in k order, stored back (i8: the exact sum of
+//!   products added to C as i32).
+//!
+//! Nothing is allocated per execution. Everything else (f64 shapes,
+//! registers past the end of a file) gathers whole
+//! registers and calls [`crate::mfma::mfma`], which evaluates element by
+//! element with the same order of accumulation.
 
 use super::*;
 
@@ -16,9 +41,10 @@ pub(super) fn mfma_op(
         Target::Gfx90a => MT::Gfx90a,
         _ => MT::Gfx942,
     };
-    let Some(shape) = shape_of(target, i.opcode()) else {
+    let Some(entry) = entry_of(target, i.opcode()) else {
         return Err(unsupported(w, i, c.pc));
     };
+    let shape = entry.shape;
     let (Some(d), Some(a), Some(b), Some(cc)) = (
         c.dst(0).copied(),
         c.src(0).copied(),
@@ -27,6 +53,15 @@ pub(super) fn mfma_op(
     ) else {
         return Err(unsupported(w, i, c.pc));
     };
+    let words = i.words();
+    let mods = Mods::from_words(words[0], words.get(1).copied().unwrap_or(0));
+    if let Some(kern) = &entry.kernel {
+        if let Some(r) = in_place(w, kern, target, [&d, &a, &b, &cc], &mods) {
+            return r
+                .map(|()| Flow::Continue)
+                .map_err(|_| unsupported(w, i, c.pc));
+        }
+    }
     // Whole registers (a register past the file reads 0).
     let gather = |op: &Op, n: usize| -> Vec<crate::wave::VReg> {
         (0..n)
@@ -49,24 +84,13 @@ pub(super) fn mfma_op(
                     .get(first as usize + k)
                     .copied()
                     .unwrap_or([0; LANES]),
-                _ => {
-                    // An inline constant C: every register holds it
-                    // (64-bit element types hold it per register pair).
-                    let v = const64(op).unwrap_or(0);
-                    [if op.ty() == Ty::F64 {
-                        (v >> (32 * (k % 2))) as u32
-                    } else {
-                        v as u32
-                    }; LANES]
-                }
+                _ => [const_word(op, k); LANES],
             })
             .collect()
     };
     let av = gather(&a, shape.a_regs());
     let bv = gather(&b, shape.b_regs());
     let cv = gather(&cc, shape.cd_regs());
-    let words = i.words();
-    let mods = Mods::from_words(words[0], words.get(1).copied().unwrap_or(0));
     let out = mfma(shape, target, &av, &bv, &cv, &mods).map_err(|_| unsupported(w, i, c.pc))?;
     // Every lane of D is written, whatever EXEC (whole registers; one past
     // the file is dropped).
@@ -96,26 +120,151 @@ pub(super) fn mfma_op(
     Ok(Flow::Continue)
 }
 
-/// The MFMA shape of an opcode on a target, looked up by mnemonic once per
-/// opcode (not per executed instruction).
-fn shape_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static crate::mfma::Shape> {
-    use crate::mfma::{Shape, Target as MT};
-    type Table = Vec<[Option<&'static Shape>; 2]>;
+/// Register `k` of a constant operand: every register holds it (64-bit
+/// element types hold it per register pair; a 32-bit one holds the
+/// constant's 32-bit encoding, 1.0 as 0x3f800000).
+fn const_word(op: &Op, k: usize) -> u32 {
+    if op.ty() == Ty::F64 {
+        (const64(op).unwrap_or(0) >> (32 * (k % 2))) as u32
+    } else {
+        const32(op).unwrap_or(0)
+    }
+}
+
+/// The register file and first register of `n` whole registers of `op`,
+/// if it names VGPRs or AGPRs that are all inside the file.
+fn whole_regs(w: &Wave, op: &Op, n: usize) -> Option<(RegFile, usize)> {
+    let Operand::Reg(RegRange { file, first, .. }) = op.value else {
+        return None;
+    };
+    let len = match file {
+        RegFile::Vgpr => w.vgpr.len(),
+        RegFile::Agpr => w.agpr.len(),
+        _ => return None,
+    };
+    let first = first as usize;
+    (first + n <= len).then_some((file, first))
+}
+
+fn file(w: &Wave, f: RegFile) -> &[crate::wave::VReg] {
+    if f == RegFile::Agpr {
+        &w.agpr
+    } else {
+        &w.vgpr
+    }
+}
+
+fn file_mut(w: &mut Wave, f: RegFile) -> &mut [crate::wave::VReg] {
+    if f == RegFile::Agpr {
+        &mut w.agpr
+    } else {
+        &mut w.vgpr
+    }
+}
+
+/// The fast path ([`crate::mfma::DenseKernel`]): A and B are widened
+/// straight from the register files, C is copied onto D (nothing to copy
+/// when they are the same registers, as in a GEMM loop; a constant C is
+/// splatted) and D is accumulated in place. `None` when an operand
+/// register range is not wholly inside its file: the general path handles
+/// those.
+fn in_place(
+    w: &mut Wave,
+    kern: &crate::mfma::DenseKernel,
+    target: crate::mfma::Target,
+    [d, a, b, c]: [&Op; 4],
+    mods: &crate::mfma::Mods,
+) -> Option<Result<(), crate::mfma::MfmaError>> {
+    // Scratch for the widened A and B, reused (not zeroed) per execution.
+    thread_local! {
+        static FRAGS: std::cell::RefCell<crate::mfma::Frags> =
+            const { std::cell::RefCell::new(crate::mfma::Frags::ZERO) };
+    }
+    FRAGS.with_borrow_mut(|frags| in_place_with(w, kern, target, [d, a, b, c], mods, frags))
+}
+
+/// [`in_place`] with the scratch fragments.
+fn in_place_with(
+    w: &mut Wave,
+    kern: &crate::mfma::DenseKernel,
+    target: crate::mfma::Target,
+    [d, a, b, c]: [&Op; 4],
+    mods: &crate::mfma::Mods,
+    frags: &mut crate::mfma::Frags,
+) -> Option<Result<(), crate::mfma::MfmaError>> {
+    let n = kern.cd_regs();
+    let (df, d0) = whole_regs(w, d, n)?;
+    let (af, a0) = whole_regs(w, a, kern.a_regs())?;
+    let (bf, b0) = whole_regs(w, b, kern.b_regs())?;
+    let cr = match c.value {
+        Operand::Reg(_) => Some(whole_regs(w, c, n)?),
+        _ => None,
+    };
+    if let Err(e) = kern.load(
+        target,
+        &file(w, af)[a0..a0 + kern.a_regs()],
+        &file(w, bf)[b0..b0 + kern.b_regs()],
+        mods,
+        frags,
+    ) {
+        return Some(Err(e));
+    }
+    match cr {
+        Some((cf, c0)) if cf == df => {
+            if c0 != d0 {
+                file_mut(w, df).copy_within(c0..c0 + n, d0);
+            }
+        }
+        Some((cf, c0)) => {
+            let (src, dst) = if cf == RegFile::Agpr {
+                (&w.agpr, &mut w.vgpr)
+            } else {
+                (&w.vgpr, &mut w.agpr)
+            };
+            dst[d0..d0 + n].copy_from_slice(&src[c0..c0 + n]);
+        }
+        None => {
+            for (k, r) in file_mut(w, df)[d0..d0 + n].iter_mut().enumerate() {
+                *r = [const_word(c, k); LANES];
+            }
+        }
+    }
+    kern.accumulate(frags, &mut file_mut(w, df)[d0..d0 + n]);
+    Some(Ok(()))
+}
+
+/// What the interpreter knows about a matrix opcode on a target: its shape
+/// and, for the dense shapes other than f64, the prepared fast path.
+struct Entry {
+    shape: &'static crate::mfma::Shape,
+    kernel: Option<crate::mfma::DenseKernel>,
+}
+
+/// The MFMA entry of an opcode on a target, worked out on its first
+/// execution (once per opcode and target, not per executed instruction;
+/// only for the opcodes a program uses).
+fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
+    use crate::mfma::{DenseKernel, Shape, Target as MT};
+    type Table = Vec<[OnceLock<Option<Entry>>; 2]>;
     static T: OnceLock<Table> = OnceLock::new();
     if op.is_invalid() {
         return None;
     }
     let t = T.get_or_init(|| {
         Opcode::all()
-            .map(|o| {
-                let n = o.info().name;
-                if n.starts_with("v_mfma") || n.starts_with("v_smfmac") {
-                    [Shape::find(MT::Gfx90a, n), Shape::find(MT::Gfx942, n)]
-                } else {
-                    [None, None]
-                }
-            })
+            .map(|_| [OnceLock::new(), OnceLock::new()])
             .collect()
     });
     t.get(op.index() as usize)?[usize::from(target == MT::Gfx942)]
+        .get_or_init(|| {
+            let n = op.info().name;
+            if !(n.starts_with("v_mfma") || n.starts_with("v_smfmac")) {
+                return None;
+            }
+            Shape::find(target, n).map(|shape| Entry {
+                shape,
+                kernel: DenseKernel::new(shape),
+            })
+        })
+        .as_ref()
 }

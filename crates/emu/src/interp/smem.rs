@@ -38,12 +38,30 @@ pub(super) fn smem_load(
     let Operand::Reg(r) = d.value else {
         return Err(unsupported(w, i, c.pc));
     };
-    for k in 0..r.count as u64 {
-        let v = x
-            .view
-            .load_u32(addr + 4 * k)
-            .map_err(|f| fault(w, i, c.pc, f))?;
-        sreg_write(w, r.first + k as u16, v);
+    // One bounds check for the whole load (at most 16 dwords); a fault
+    // still names the first dword that takes it, with the dwords before it
+    // written as before.
+    let mut v = [0u32; 16];
+    let n = (r.count as usize).min(16);
+    let res = x.view.load_dwords(addr, &mut v[..n]);
+    let done = match &res {
+        Ok(()) => n,
+        Err(f) => fault_dword(f, addr),
+    };
+    for (k, v) in v.iter().enumerate().take(done) {
+        sreg_write(w, r.first + k as u16, *v);
     }
+    res.map_err(|f| fault(w, i, c.pc, f))?;
     Ok(Flow::Continue)
+}
+
+/// How many dwords of a scalar load from `addr` precede the one that took
+/// fault `f`.
+fn fault_dword(f: &Fault, addr: u64) -> usize {
+    let at = match f {
+        Fault::Unmapped { addr: a, .. }
+        | Fault::ReadOnly { addr: a, .. }
+        | Fault::Misaligned { addr: a, .. } => *a,
+    };
+    (at.wrapping_sub(addr) / 4) as usize
 }

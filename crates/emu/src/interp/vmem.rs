@@ -41,37 +41,39 @@ pub(super) struct MemOp {
 }
 
 pub(super) fn mem_op(op: Opcode) -> MemOp {
-    static T: OnceLock<Vec<MemOp>> = OnceLock::new();
-    let t = T.get_or_init(|| {
-        Opcode::all()
-            .map(|o| {
-                let name = o.info().name;
-                let (width, signed) = mem_width(name);
-                MemOp {
-                    width,
-                    signed,
-                    store: name.contains("_store_") || name.starts_with("buffer_store"),
-                    atomic: name.contains("_atomic_"),
-                    cmpswap: name.contains("cmpswap"),
-                    wide: name.ends_with("_x2") || name.ends_with("_f64"),
-                    rmw: atomic_op(name),
-                    unmodelled: name.contains("_lds_")
-                        || name.contains("d16")
-                        || name.contains("format"),
-                }
-            })
-            .collect()
-    });
-    t.get(op.index() as usize).copied().unwrap_or(MemOp {
-        width: 4,
-        signed: false,
-        store: false,
-        atomic: false,
-        cmpswap: false,
-        wide: false,
-        rmw: None,
-        unmodelled: true,
-    })
+    // Worked out per opcode on its first execution (parsing every
+    // opcode's mnemonic up front would cost each process's first dispatch
+    // a fraction of a millisecond).
+    static T: OnceLock<Box<[OnceLock<MemOp>]>> = OnceLock::new();
+    let t = T.get_or_init(|| Opcode::all().map(|_| OnceLock::new()).collect());
+    match t.get(op.index() as usize) {
+        Some(m) => *m.get_or_init(|| {
+            let name = op.info().name;
+            let (width, signed) = mem_width(name);
+            MemOp {
+                width,
+                signed,
+                store: name.contains("_store_") || name.starts_with("buffer_store"),
+                atomic: name.contains("_atomic_"),
+                cmpswap: name.contains("cmpswap"),
+                wide: name.ends_with("_x2") || name.ends_with("_f64"),
+                rmw: atomic_op(name),
+                unmodelled: name.contains("_lds_")
+                    || name.contains("d16")
+                    || name.contains("format"),
+            }
+        }),
+        None => MemOp {
+            width: 4,
+            signed: false,
+            store: false,
+            atomic: false,
+            cmpswap: false,
+            wide: false,
+            rmw: None,
+            unmodelled: true,
+        },
+    }
 }
 
 /// Where one lane's access goes after flat/private/LDS resolution.

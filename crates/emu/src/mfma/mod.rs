@@ -77,6 +77,12 @@
 //! * EXEC is ignored: every lane of D is computed and written (ISA guide:
 //!   "ignores exec mask ... forces it to 1 for all threads").
 //!
+//! The dense shapes other than f64 are evaluated by [`DenseKernel`] (A and
+//! B widened once per execution into matrix layout, D accumulated in place,
+//! vectorised), the rest element by element; both follow exactly the order
+//! and rounding above, and the kernel is tested against the
+//! element-by-element evaluation bit for bit.
+//!
 //! # SMFMAC (gfx942)
 //!
 //! A is 4:2 structured-sparse. Per lane, A holds half of its `KL` (dense)
@@ -91,8 +97,10 @@
 //! are ignored.
 
 mod float;
+mod kernel;
 mod shapes;
 
+pub use kernel::{DenseKernel, Frags};
 pub use shapes::SHAPES;
 
 use crate::wave::{VReg, LANES};
@@ -811,16 +819,20 @@ pub fn mfma(
     check_regs(name, "A", shape.a_regs(), a.len())?;
     check_regs(name, "B", shape.b_regs(), b.len())?;
     check_regs(name, "C", shape.cd_regs(), c.len())?;
-    let flush = mods.flush_f32_input_denorms;
-    let float_in = |t: InType| !matches!(t, InType::I8 | InType::F64);
-    if shape.acc == AccType::F32
-        && !mods.clamp
-        && p.neg == [false; 3]
-        && float_in(shape.a)
-        && float_in(shape.b)
-    {
-        return Ok(dense_f32(shape, &p, a, b, c, flush));
+    if let Some(kern) = DenseKernel::new(shape) {
+        let mut f = Box::<Frags>::default();
+        kern.load(target, a, b, mods, &mut f)?;
+        let mut d = c.to_vec();
+        kern.accumulate(&f, &mut d);
+        return Ok(d);
     }
+    Ok(general(shape, &p, a, b, c, mods))
+}
+
+/// [`mfma`] element by element, for every shape and modifier (the
+/// definition [`DenseKernel`] is checked against).
+fn general(shape: &Shape, p: &Plan, a: &[VReg], b: &[VReg], c: &[VReg], mods: &Mods) -> Vec<VReg> {
+    let flush = mods.flush_f32_input_denorms;
     let mut d = vec![[0u32; LANES]; shape.cd_regs()];
     for blk in 0..shape.blocks {
         let ablk = broadcast_block(blk, p.cbsz, p.abid);
@@ -832,129 +844,13 @@ pub fn mfma(
                     let av = shape.a_slot(ablk, i, k).read(a);
                     let mut bs = shape.b_slot(blk, k, j);
                     bs.lane = blgp_lane(p.blgp_lanes, bs.lane);
-                    acc.step(shape.a, av, shape.b, bs.read(b), &p, flush);
+                    acc.step(shape.a, av, shape.b, bs.read(b), p, flush);
                 }
                 out.write(&mut d, acc.finish(mods.clamp));
             }
         }
     }
-    Ok(d)
-}
-
-/// The f32-accumulator MFMAs without clamp or negation, as [`mfma`]
-/// defines them (each output element: C, then one fused multiply-add per
-/// k in order, a NaN result canonical), computed block by block: the A and
-/// B elements are converted to f32 once into dense matrices, then a
-/// vectorised loop runs over each output row with k outermost, which keeps
-/// every element's order of accumulation.
-fn dense_f32(
-    shape: &Shape,
-    p: &Plan,
-    a: &[VReg],
-    b: &[VReg],
-    c: &[VReg],
-    flush: bool,
-) -> Vec<VReg> {
-    let (m, n, kk) = (shape.m, shape.n, shape.k);
-    let lay = DenseLayout::of(shape);
-    let mut d = vec![[0u32; LANES]; shape.cd_regs()];
-    let mut af = vec![0f32; m * kk];
-    let mut bf = vec![0f32; kk * n];
-    let mut acc = vec![0f32; m * n];
-    for blk in 0..shape.blocks {
-        let ablk = broadcast_block(blk, p.cbsz, p.abid);
-        let (alut, blut) = (lut8(shape.a), lut8(shape.b));
-        let asl = &lay.a[ablk * m * kk..(ablk + 1) * m * kk];
-        for (x, sl) in af.iter_mut().zip(asl) {
-            let raw = sl.read(a);
-            *x = match alut {
-                Some(t) => t[raw as usize & 0xff],
-                None => to_f32(shape.a, raw, flush),
-            };
-        }
-        let bsl = &lay.b[blk * kk * n..(blk + 1) * kk * n];
-        for (x, sl) in bf.iter_mut().zip(bsl) {
-            let mut sl = *sl;
-            sl.lane = blgp_lane(p.blgp_lanes, sl.lane);
-            let raw = sl.read(b);
-            *x = match blut {
-                Some(t) => t[raw as usize & 0xff],
-                None => to_f32(shape.b, raw, flush),
-            };
-        }
-        let cd = &lay.cd[blk * m * n..(blk + 1) * m * n];
-        for (x, &(r, l)) in acc.iter_mut().zip(cd) {
-            *x = f32::from_bits(c[r as usize][l as usize]);
-        }
-        crate::lanes::gemm_acc_f32(&mut acc, &af, &bf, n, kk);
-        for (v, &(r, l)) in acc.iter().zip(cd) {
-            d[r as usize][l as usize] = if v.is_nan() { F32_QNAN } else { v.to_bits() };
-        }
-    }
     d
-}
-
-/// The f32 value of every fp8/bf8 byte (None for other types).
-fn lut8(ty: InType) -> Option<&'static [f32; 256]> {
-    use std::sync::OnceLock;
-    static FP8: OnceLock<[f32; 256]> = OnceLock::new();
-    static BF8: OnceLock<[f32; 256]> = OnceLock::new();
-    let (cell, ty) = match ty {
-        InType::Fp8 => (&FP8, InType::Fp8),
-        InType::Bf8 => (&BF8, InType::Bf8),
-        _ => return None,
-    };
-    Some(cell.get_or_init(|| std::array::from_fn(|b| to_f32(ty, b as u64, false))))
-}
-
-/// Where a dense shape's elements live, worked out once per shape (per
-/// thread): A slots by (block, i, k), B slots by (block, k, j), and the
-/// 32-bit C/D (register, lane) by (block, i, j).
-struct DenseLayout {
-    a: Vec<Slot>,
-    b: Vec<Slot>,
-    cd: Vec<(u16, u8)>,
-}
-
-impl DenseLayout {
-    fn of(shape: &Shape) -> std::rc::Rc<DenseLayout> {
-        thread_local! {
-            static CACHE: std::cell::RefCell<Vec<(Shape, std::rc::Rc<DenseLayout>)>> =
-                const { std::cell::RefCell::new(Vec::new()) };
-        }
-        CACHE.with(|c| {
-            if let Some((_, l)) = c.borrow().iter().find(|(k, _)| k == shape) {
-                return l.clone();
-            }
-            let (m, n, kk, nb) = (shape.m, shape.n, shape.k, shape.blocks);
-            let mut lay = DenseLayout {
-                a: Vec::with_capacity(nb * m * kk),
-                b: Vec::with_capacity(nb * kk * n),
-                cd: Vec::with_capacity(nb * m * n),
-            };
-            for blk in 0..nb {
-                for i in 0..m {
-                    for k in 0..kk {
-                        lay.a.push(shape.a_slot(blk, i, k));
-                    }
-                }
-                for k in 0..kk {
-                    for j in 0..n {
-                        lay.b.push(shape.b_slot(blk, k, j));
-                    }
-                }
-                for i in 0..m {
-                    for j in 0..n {
-                        let s = shape.cd_slot(blk, i, j);
-                        lay.cd.push((s.reg as u16, s.lane as u8));
-                    }
-                }
-            }
-            let l = std::rc::Rc::new(lay);
-            c.borrow_mut().push((*shape, l.clone()));
-            l
-        })
-    }
 }
 
 /// Evaluates an SMFMAC (gfx942): `a` is the compressed A (src0), `b` the
