@@ -525,7 +525,12 @@ fn apply_nan(d: &[Cell<u32>; LANES], f: impl Fn(usize) -> u32, fix: impl Fn(usiz
         for (i, x) in r.iter_mut().enumerate() {
             *x = f(c + i);
         }
-        if r.iter().any(|x| x & 0x7fff_ffff > 0x7f80_0000) {
+        // Branch-free, so the check stays a vector compare.
+        let mut nan = 0u32;
+        for x in r {
+            nan |= u32::from(x & 0x7fff_ffff > 0x7f80_0000);
+        }
+        if nan != 0 {
             for (i, x) in r.iter_mut().enumerate() {
                 if *x & 0x7fff_ffff > 0x7f80_0000 {
                     *x = fix(c + i);
