@@ -253,7 +253,9 @@ def class_jobs(scale, tmp):
     """(name, kernel, grid, block, args, outputs, check, arch) per workload class."""
     jobs = []
     n = 4096 * scale
-    iters = 200
+    # 2000 iterations (3.6 M wave-instructions): long enough that the
+    # dispatch's fixed costs (threads, first decode) do not hide the rate.
+    iters = 2000
     jobs.append(("VALU loop (valu_loop)", "_Z9valu_loopPfPji", n, 256,
                  [f"buf:fout:{4 * n}", f"buf:uout:{4 * n}", f"i32:{iters}"],
                  ["fout", "uout"], lambda d: check_valu(d, n, iters)))
