@@ -7,7 +7,8 @@
 //! (NaNs, infinities, denormals and signed zeros among them; some waves
 //! all finite, so the packed ops take the fast path too). Built by clang-22
 //! and `ld.lld -shared` for gfx90a and gfx942, with the default MODE and
-//! with f32 denormals flushed. Outputs with the fast tier on must equal,
+//! with f32 denormals flushed, and with part of EXEC off (scalar and
+//! lane-access µops still run as µops, whole-wave ones do not). Outputs with the fast tier on must equal,
 //! bit for bit, those with it off; a CPU reference checks a sample so the
 //! comparison is not between two equal mistakes; and every µop form must
 //! really be one (`has_fast_uop`), so the test cannot pass by falling back.
@@ -105,6 +106,23 @@ const OPS: &[&str] = &[
     "s_lshr_b32 s30, s25, s26\n  SCC",
     "s_mul_i32 s30, s25, s26\n  v_mov_b32_e32 vR, s30",
     "s_and_b32 vcc_lo, s20, 0xffff\n  s_mov_b32 vcc_hi, s21\n  v_mov_b32_e32 vR, vcc_lo",
+    "s_add_u32 s30, s20, s21\n  s_addc_u32 s30, s22, s23\n  SCC",
+    "s_sub_u32 s30, s21, s20\n  s_addc_u32 s30, s24, 7\n  SCC",
+    "s_cmp_gt_u32 s20, s21\n  s_cselect_b32 s30, s22, s23\n  v_mov_b32_e32 vR, s30",
+    // 64-bit scalar logic: pairs, EXEC and constants as sources
+    "s_mov_b64 s[30:31], s[20:21]\n  W64",
+    "s_mov_b64 s[30:31], exec\n  W64",
+    "s_mov_b64 s[30:31], -5\n  W64",
+    "s_and_b64 s[30:31], exec, s[20:21]\n  W64S",
+    "s_or_b64 s[30:31], s[20:21], 0x1234\n  W64S",
+    "s_xor_b64 s[30:31], s[22:23], -1\n  W64S",
+    "s_andn2_b64 s[30:31], s[24:25], s[26:27]\n  W64S",
+    "s_and_b64 s[30:31], s[24:25], 0\n  W64S",
+    // lane access
+    "v_readlane_b32 s30, v10, 5\n  v_mov_b32_e32 vR, s30",
+    "v_readlane_b32 s30, v11, s20\n  v_mov_b32_e32 vR, s30",
+    "v_mov_b32_e32 vR, v12\n  v_writelane_b32 vR, s21, 7",
+    "v_mov_b32_e32 vR, v13\n  v_writelane_b32 vR, 63, s22",
     // compares and branches
     "s_cmp_eq_u32 s20, s21\n  CMP",
     "s_cmp_lg_u32 s20, s20\n  CMP",
@@ -122,6 +140,8 @@ const OPS: &[&str] = &[
     "s_cmp_gt_u32 s20, s21\n  s_cbranch_scc0 .LtR\n  v_mov_b32_e32 vR, 3\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 4\n.LeR:",
     "s_and_b32 vcc_lo, s22, 1\n  s_mov_b32 vcc_hi, 0\n  s_cbranch_vccz .LtR\n  v_mov_b32_e32 vR, 5\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 6\n.LeR:",
     "s_and_b32 vcc_lo, s23, 1\n  s_mov_b32 vcc_hi, 0\n  s_cbranch_vccnz .LtR\n  v_mov_b32_e32 vR, 7\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 8\n.LeR:",
+    "s_cbranch_execz .LtR\n  v_mov_b32_e32 vR, 9\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 10\n.LeR:",
+    "s_cbranch_execnz .LtR\n  v_mov_b32_e32 vR, 11\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 12\n.LeR:",
 ];
 
 /// The mnemonics that must run as µops in the kernel.
@@ -191,6 +211,17 @@ const FAST: &[&str] = &[
     "s_cbranch_scc1",
     "s_cbranch_vccz",
     "s_cbranch_vccnz",
+    "s_addc_u32",
+    "s_cselect_b32",
+    "s_mov_b64",
+    "s_and_b64",
+    "s_or_b64",
+    "s_xor_b64",
+    "s_andn2_b64",
+    "v_readlane_b32",
+    "v_writelane_b32",
+    "s_cbranch_execz",
+    "s_cbranch_execnz",
 ];
 
 /// The operation lines with their result registers, and how many results.
@@ -198,8 +229,19 @@ fn body() -> (String, u32) {
     let mut text = String::new();
     let mut r = 40u32;
     for (k, op) in OPS.iter().enumerate() {
-        let wide = op.contains("v[R:Q]") || op.contains("SCC");
+        let results = if op.contains("W64S") {
+            3
+        } else if op.contains("v[R:Q]") || op.contains("SCC") || op.contains("W64") {
+            2
+        } else {
+            1
+        };
         let line = op
+            .replace(
+                "W64S",
+                "s_cselect_b32 s32, 1, 0\n  v_mov_b32_e32 vR, s30\n  v_mov_b32_e32 vQ, s31\n  v_mov_b32_e32 vP, s32",
+            )
+            .replace("W64", "v_mov_b32_e32 vR, s30\n  v_mov_b32_e32 vQ, s31")
             .replace(
                 "SCC",
                 "s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s30\n  v_mov_b32_e32 vQ, s31",
@@ -208,14 +250,15 @@ fn body() -> (String, u32) {
             .replace(".LtR", &format!(".Lt{k}"))
             .replace(".LeR", &format!(".Le{k}"))
             .replace('R', &r.to_string())
-            .replace('Q', &(r + 1).to_string());
+            .replace('Q', &(r + 1).to_string())
+            .replace('P', &(r + 2).to_string());
         text += &format!("  {line}\n");
-        r += if wide { 2 } else { 1 };
+        r += results;
     }
     (text, r - 40)
 }
 
-fn asm(target: &str, flush: bool) -> (String, u32) {
+fn asm(target: &str, flush: bool, partial: bool) -> (String, u32) {
     let (ops, results) = body();
     let stores: String = (0..results)
         .map(|i| {
@@ -246,7 +289,9 @@ fastops:
   global_load_dwordx4 v[14:17], v[2:3], off offset:16
   s_waitcnt vmcnt(0) lgkmcnt(0)
 {mode}
+{part}
 {ops}
+{restore}
   v_mul_u32_u24_e32 v2, {stride}, v1
   v_mov_b32_e32 v3, s5
   v_add_co_u32_e32 v2, vcc, s4, v2
@@ -292,6 +337,18 @@ amdhsa.kernels:
         } else {
             ""
         },
+        // Lanes 37..63 off (scalar µops run, vector ones take the general
+        // handlers), restored for the stores.
+        part = if partial {
+            "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc"
+        } else {
+            ""
+        },
+        restore = if partial {
+            "  s_mov_b64 exec, s[36:37]"
+        } else {
+            ""
+        },
         stride = 4 * results,
         vgprs = (40 + results).next_multiple_of(8),
         flat = if target == "gfx90a" {
@@ -303,9 +360,13 @@ amdhsa.kernels:
     (text, results)
 }
 
-fn build(target: &str, flush: bool) -> (PathBuf, u32) {
-    let (text, results) = asm(target, flush);
-    let name = if flush { "fastops-ftz" } else { "fastops" };
+fn build(target: &str, flush: bool, partial: bool) -> (PathBuf, u32) {
+    let (text, results) = asm(target, flush, partial);
+    let name = match (flush, partial) {
+        (false, false) => "fastops",
+        (true, false) => "fastops-ftz",
+        (_, true) => "fastops-partial",
+    };
     (lathe_testkit::assemble_shared(target, name, &text), results)
 }
 
@@ -426,8 +487,8 @@ fn fast_mnemonics(co: &[u8], target: &str) -> BTreeSet<String> {
 fn fast_tier_matches_the_general_handlers() {
     let input = inputs();
     for target in ["gfx90a", "gfx942"] {
-        for flush in [false, true] {
-            let (path, results) = build(target, flush);
+        for (flush, partial) in [(false, false), (true, false), (false, true)] {
+            let (path, results) = build(target, flush, partial);
             let co = std::fs::read(&path).expect("code object");
             let covered = fast_mnemonics(&co, target);
             let missing: Vec<_> = FAST.iter().filter(|m| !covered.contains(**m)).collect();
@@ -438,13 +499,14 @@ fn fast_tier_matches_the_general_handlers() {
                 let (lane, res) = (k as u32 / results, k as u32 % results);
                 assert_eq!(
                     a, b,
-                    "{target} flush={flush}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
+                    "{target} flush={flush} partial={partial}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
                     40 + res
                 );
             }
             // A CPU sample: v_add_u32 v10+v11 (result 4) and v_fma_f32
             // v10*v11+v12 (result 44, finite waves, no flushing).
-            for g in 0..WAVES * 64 {
+            // Inactive lanes of the partial-EXEC variant compute nothing.
+            for g in (0..WAVES * 64).filter(|g| !partial || g % 64 < 37) {
                 let x = |k: u32| input[(g * IN + k) as usize];
                 let got = |r: u32| fast[(g * results + r) as usize];
                 assert_eq!(

@@ -30,10 +30,11 @@ use std::cell::Cell;
 use lathe_isa::{Encoding, Instruction, Operand, RegFile, RegRange};
 use multiversion::multiversion;
 
-use super::regs::{const32, sreg_read, vop3_clamp_omod};
+use super::regs::{const32, const64, sreg_read, vop3_clamp_omod};
 use super::valu::{mode_modelled, Flush, M};
 use super::{DecodeCache, OpList};
 use crate::wave::{Wave, LANES, SGPRS};
+use lathe_isa::reg::sreg::EXEC_LO;
 
 /// What a [`Fast`] µop computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,12 +100,26 @@ pub(super) enum FOp {
     SCmpGtI,
     SCmpGeI,
     // Control: no-op and direct branches (taken: the decoded target).
+    SAddcU32,
+    SCselect,
+    // 64-bit scalar logic (a pair of SGPRs or EXEC as a source, never EXEC
+    // as the destination).
+    SMov64,
+    SAnd64,
+    SOr64,
+    SXor64,
+    SAndn2_64,
+    // Lane access, whatever EXEC is.
+    ReadLane,
+    WriteLane,
     SNop,
     Branch,
     BranchScc0,
     BranchScc1,
     BranchVccz,
     BranchVccnz,
+    BranchExecz,
+    BranchExecnz,
 }
 
 impl FOp {
@@ -169,6 +184,17 @@ impl FOp {
             "s_cmp_le_i32" => SCmpLeI,
             "s_cmp_gt_i32" => SCmpGtI,
             "s_cmp_ge_i32" => SCmpGeI,
+            "s_addc_u32" => SAddcU32,
+            "s_cselect_b32" => SCselect,
+            "s_mov_b64" => SMov64,
+            "s_and_b64" => SAnd64,
+            "s_or_b64" => SOr64,
+            "s_xor_b64" => SXor64,
+            "s_andn2_b64" => SAndn2_64,
+            "v_readlane_b32" => ReadLane,
+            "v_writelane_b32" => WriteLane,
+            "s_cbranch_execz" => BranchExecz,
+            "s_cbranch_execnz" => BranchExecnz,
             "s_nop" => SNop,
             "s_branch" => Branch,
             "s_cbranch_scc0" => BranchScc0,
@@ -182,8 +208,9 @@ impl FOp {
     fn sources(self) -> usize {
         use FOp::*;
         match self {
-            SNop | Branch | BranchScc0 | BranchScc1 | BranchVccz | BranchVccnz => 0,
-            Mov | Not | SMov => 1,
+            SNop | Branch | BranchScc0 | BranchScc1 | BranchVccz | BranchVccnz | BranchExecz
+            | BranchExecnz => 0,
+            Mov | Not | SMov | SMov64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma => {
                 3
             }
@@ -203,11 +230,17 @@ impl FOp {
         use FOp::*;
         matches!(
             self,
-            Branch | BranchScc0 | BranchScc1 | BranchVccz | BranchVccnz
+            Branch
+                | BranchScc0
+                | BranchScc1
+                | BranchVccz
+                | BranchVccnz
+                | BranchExecz
+                | BranchExecnz
         )
     }
 
-    /// Writes an SGPR (else a VGPR, or nothing).
+    /// Writes one SGPR.
     fn scalar(self) -> bool {
         use FOp::*;
         matches!(
@@ -222,31 +255,51 @@ impl FOp {
                 | SLshl
                 | SLshr
                 | SMulI32
+                | SAddcU32
+                | SCselect
+                | ReadLane
         )
+    }
+
+    /// Writes a pair of SGPRs.
+    fn wide(self) -> bool {
+        use FOp::*;
+        matches!(self, SMov64 | SAnd64 | SOr64 | SXor64 | SAndn2_64)
     }
 
     /// Writes nothing but SCC or the PC.
     fn no_dst(self) -> bool {
         use FOp::*;
-        matches!(
-            self,
-            SCmpEq
-                | SCmpLg
-                | SCmpLtU
-                | SCmpLeU
-                | SCmpGtU
-                | SCmpGeU
-                | SCmpLtI
-                | SCmpLeI
-                | SCmpGtI
-                | SCmpGeI
-                | SNop
-                | Branch
-                | BranchScc0
-                | BranchScc1
-                | BranchVccz
-                | BranchVccnz
-        )
+        self.branch()
+            || matches!(
+                self,
+                SCmpEq
+                    | SCmpLg
+                    | SCmpLtU
+                    | SCmpLeU
+                    | SCmpGtU
+                    | SCmpGeU
+                    | SCmpLtI
+                    | SCmpLeI
+                    | SCmpGtI
+                    | SCmpGeI
+                    | SNop
+            )
+    }
+
+    /// Reads or writes one lane of a VGPR.
+    fn lanewise(self) -> bool {
+        matches!(self, FOp::ReadLane | FOp::WriteLane)
+    }
+
+    /// Runs in the scalar part of [`exec`] (no lane loop).
+    fn salu(self) -> bool {
+        self.scalar() || self.wide() || self.no_dst() || self == FOp::WriteLane
+    }
+
+    /// A whole-wave vector operation: needs a full EXEC.
+    fn full_exec(self) -> bool {
+        !self.salu()
     }
 
     fn packed(self) -> bool {
@@ -283,9 +336,17 @@ pub(super) struct Fast {
     xor: [u32; 3],
     /// Packed ops: the `neg` of the high result's sources (bit `k`).
     neg_hi: u8,
+    /// 64-bit scalar ops: the constant sources.
+    k64: [u64; 2],
 }
 
 impl Fast {
+    /// Whether the µop needs a full EXEC (whole-wave vector operations;
+    /// scalar and lane-access µops run under any EXEC).
+    pub(super) fn full_exec(&self) -> bool {
+        self.op.full_exec()
+    }
+
     /// Whether the µop is a branch (it needs the decoded target).
     pub(super) fn branch(&self) -> bool {
         self.op.branch()
@@ -295,8 +356,8 @@ impl Fast {
     pub(super) fn of(inst: &Instruction, name: &str, ops: &OpList) -> Option<Fast> {
         let op = FOp::of(name)?;
         let enc = inst.encoding();
-        let salu = op.scalar() || op.no_dst();
-        let encodings: &[Encoding] = if salu {
+        let salu = op.salu();
+        let encodings: &[Encoding] = if salu && !op.lanewise() {
             &[
                 Encoding::Sop1,
                 Encoding::Sop2,
@@ -325,6 +386,7 @@ impl Fast {
                 and: [u32::MAX; 3],
                 xor: [0; 3],
                 neg_hi: 0,
+                k64: [0; 2],
             });
         }
         if vop3_clamp_omod(inst) != (false, 0) {
@@ -348,13 +410,18 @@ impl Fast {
                 file: RegFile::Vgpr,
                 first,
                 ..
-            })) if !salu => first,
+            })) if !salu || op == FOp::WriteLane => first,
             // s0..s101 and VCC: plain writes.
             Some(Operand::Reg(RegRange {
                 file: RegFile::Scalar,
                 first,
                 ..
-            })) if op.scalar() && usize::from(first) < crate::wave::SGPRS => first,
+            })) if op.scalar() && usize::from(first) < SGPRS => first,
+            Some(Operand::Reg(RegRange {
+                file: RegFile::Scalar,
+                first,
+                ..
+            })) if op.wide() && usize::from(first) + 1 < SGPRS => first,
             _ => return None,
         };
         let mut f = Fast {
@@ -362,10 +429,15 @@ impl Fast {
             dst,
             src: [Src::K(0); 3],
             hi: [Src::K(0); 3],
-            top: if salu { 0 } else { dst + 1 },
+            top: if salu && op != FOp::WriteLane {
+                0
+            } else {
+                dst + 1
+            },
             and: [u32::MAX; 3],
             xor: [0; 3],
             neg_hi: 0,
+            k64: [0; 2],
         };
         for k in 0..op.sources() {
             let s = ops.src(k)?;
@@ -381,10 +453,17 @@ impl Fast {
                     file: RegFile::Scalar,
                     first,
                     ..
-                }) if salu || usize::from(first) + usize::from(op.packed()) < SGPRS => {
+                }) if (salu && !op.wide())
+                    || usize::from(first) + usize::from(op.packed() || op.wide()) < SGPRS
+                    || (op.wide() && first == EXEC_LO) =>
+                {
                     Src::S(first)
                 }
                 Operand::Reg(_) => return None,
+                _ if op.wide() => {
+                    f.k64[k] = const64(s)?;
+                    Src::K(0)
+                }
                 _ => Src::K(const32(s)?),
             };
             if s.sext {
@@ -581,9 +660,10 @@ pub(super) fn run(f: &Fast, w: &mut Wave) -> Out {
 /// Runs the µops of straight-line code from the decode-cache entry `k`
 /// (the instruction at `w.pc`) on, at most `budget` of them, counting
 /// each in `counts` and `w.instructions` and advancing `w.pc`; stops at
-/// the first entry without a µop or whose µop declines. The caller has
-/// checked what µops cannot change (full EXEC, no GPR indexing, nothing
-/// owed to `s_waitcnt`). Returns how many ran.
+/// the first entry without a µop, whose µop declines, or that needs a
+/// full EXEC the wave does not have. The caller has checked what µops
+/// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); no µop
+/// writes EXEC. Returns how many ran.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 pub(super) fn lane(
     cache: &mut DecodeCache,
@@ -596,6 +676,9 @@ pub(super) fn lane(
     while n < budget {
         let d = &cache.arena[k];
         let Some(f) = &d.fast else { break };
+        if f.op.full_exec() && w.exec != u64::MAX {
+            break;
+        }
         let taken = match exec(f, w) {
             Out::Declined => break,
             Out::Next => {
@@ -646,7 +729,20 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     if usize::from(f.top) > n {
         return Out::Declined;
     }
-    if f.op.scalar() || f.op.no_dst() {
+    if f.op.wide() {
+        return wide(f, w);
+    }
+    if f.op == FOp::WriteLane {
+        let res = |s: Src| match s {
+            Src::S(r) => sreg_read(w, r),
+            Src::K(c) => c,
+            Src::V(_) => 0,
+        };
+        let (v, lane) = (res(f.src[0]), res(f.src[1]) as usize & (LANES - 1));
+        w.vgpr[dst][lane] = v;
+        return Out::Next;
+    }
+    if f.op.salu() {
         let res = |s: Src| match s {
             Src::S(r) => sreg_read(w, r),
             Src::K(c) => c,
@@ -850,6 +946,18 @@ fn scalar(f: &Fast, w: &mut Wave, [a, b]: [u32; 2]) -> Out {
         SLshl => nz(a << (b & 31)),
         SLshr => nz(a >> (b & 31)),
         SMulI32 => (a.wrapping_mul(b), None),
+        SAddcU32 => {
+            let t = u64::from(a) + u64::from(b) + u64::from(w.scc);
+            (t as u32, Some(t > 0xffff_ffff))
+        }
+        SCselect => (if w.scc { a } else { b }, None),
+        ReadLane => {
+            // `top` covers the source VGPR.
+            let Src::V(v) = f.src[0] else {
+                return Out::Declined;
+            };
+            (w.vgpr[usize::from(v)][b as usize & (LANES - 1)], None)
+        }
         SCmpEq => return cmp(w, a == b),
         SCmpLg => return cmp(w, a != b),
         SCmpLtU => return cmp(w, a < b),
@@ -866,6 +974,8 @@ fn scalar(f: &Fast, w: &mut Wave, [a, b]: [u32; 2]) -> Out {
         BranchScc1 => return taken(w.scc),
         BranchVccz => return taken(w.vcc() == 0),
         BranchVccnz => return taken(w.vcc() != 0),
+        BranchExecz => return taken(w.exec == 0),
+        BranchExecnz => return taken(w.exec != 0),
         _ => return Out::Declined,
     };
     if let Some(s) = scc {
@@ -893,4 +1003,33 @@ fn taken(c: bool) -> Out {
     } else {
         Out::Next
     }
+}
+
+/// The 64-bit scalar µops (SCC as the SALU handlers set it).
+#[inline(always)]
+fn wide(f: &Fast, w: &mut Wave) -> Out {
+    let val = |k: usize| match f.src[k] {
+        Src::S(EXEC_LO) => w.exec,
+        Src::S(r) => {
+            let r = usize::from(r);
+            u64::from(w.sgpr[r]) | u64::from(w.sgpr[r + 1]) << 32
+        }
+        _ => f.k64[k],
+    };
+    use FOp::*;
+    let (res, scc) = match f.op {
+        SMov64 => (val(0), None),
+        SAnd64 => (val(0) & val(1), Some(())),
+        SOr64 => (val(0) | val(1), Some(())),
+        SXor64 => (val(0) ^ val(1), Some(())),
+        SAndn2_64 => (val(0) & !val(1), Some(())),
+        _ => return Out::Declined,
+    };
+    if scc.is_some() {
+        w.scc = res != 0;
+    }
+    let d = usize::from(f.dst);
+    w.sgpr[d] = res as u32;
+    w.sgpr[d + 1] = (res >> 32) as u32;
+    Out::Next
 }

@@ -1039,7 +1039,7 @@ impl Exec<'_> {
             }
         }
         if let Some(fu) = &d.fast {
-            if indexed.is_none() && w.exec == u64::MAX && *fast_on {
+            if indexed.is_none() && (w.exec == u64::MAX || !fu.full_exec()) && *fast_on {
                 match fast::run(fu, w) {
                     fast::Out::Declined => {}
                     fast::Out::Next => return Ok(Flow::Continue),
@@ -1072,15 +1072,16 @@ impl Exec<'_> {
 
 impl Exec<'_> {
     /// Runs the fast-tier µops ([`fast`]) from `w.pc` on, at most
-    /// `budget` of them, while the wave has a full EXEC, no GPR indexing
-    /// and nothing outstanding for the `s_waitcnt` check (µops change
-    /// none of these, so they are checked once). Counts each as
+    /// `budget` of them, while the wave has no GPR indexing and nothing
+    /// outstanding for the `s_waitcnt` check (µops change neither, so they
+    /// are checked once; whole-wave vector µops also need a full EXEC,
+    /// checked per µop). Counts each as
     /// [`Exec::exec_one`] would and returns how many ran; the first
     /// instruction without a µop (or whose µop declines) is left at
     /// `w.pc` for `exec_one`.
     #[inline]
     fn fast_lane(&mut self, w: &mut Wave, budget: u64) -> u64 {
-        if w.exec != u64::MAX || w.gpr_idx.is_some() || (self.check_waitcnt && w.waitcnt.owes()) {
+        if w.gpr_idx.is_some() || (self.check_waitcnt && w.waitcnt.owes()) {
             return 0;
         }
         match self.cache.find(w.pc) {
