@@ -321,3 +321,43 @@ fn mfma_registers_past_the_file() {
     // D = v[16:47] partly past a 40-VGPR file: the rest is dropped.
     run(Target::Gfx90a, &GFX90A[9], 40, 5);
 }
+
+#[test]
+fn agpr_accumulators_overflow_to_infinity() {
+    // v_mfma_f32_16x16x4f32 a[0:3], v32, v33, a[0:3] (llvm-mc, gfx90a and
+    // gfx942): dword0 bit 15 is acc_cd. With C = f32::MAX and positive
+    // products the sum overflows: +inf as with VGPR accumulators, not the
+    // MAX a clamp would give.
+    for target in [Target::Gfx90a, Target::Gfx942] {
+        let mem = DeviceMemory::new();
+        let code = mem.allocate(64, 256, RegionKind::Device).expect("code");
+        let mut view = mem.view();
+        for (k, word) in [0xd3c5_8000u32, 0x0402_4320, 0xbf81_0000]
+            .iter()
+            .enumerate()
+        {
+            view.store_u32(code + 4 * k as u64, *word).expect("code");
+        }
+        let mut w = Wave::with_registers(code, [0; 3], 0, 64, 256);
+        w.exec = u64::MAX;
+        w.mode = lathe_emu::alu::Mode::default().bits();
+        w.vgpr[32] = [2f32.powi(64).to_bits(); LANES];
+        w.vgpr[33] = [2f32.powi(64).to_bits(); LANES];
+        for r in 0..4 {
+            w.agpr[r] = [f32::MAX.to_bits(); LANES];
+        }
+        let mut exec = Exec::new(mem.view(), target);
+        let mut lds = [];
+        let f = exec.step(&mut w, &mut lds).expect("runs");
+        assert_eq!(f, Flow::Continue);
+        for r in 0..4 {
+            for l in 0..LANES {
+                assert_eq!(
+                    f32::from_bits(w.agpr[r][l]),
+                    f32::INFINITY,
+                    "{target:?}: a{r} lane {l}"
+                );
+            }
+        }
+    }
+}

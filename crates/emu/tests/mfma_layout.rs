@@ -283,8 +283,11 @@ fn mods_from_llvm_encodings() {
     // v_mfma_f64_16x16x4_f64 ... neg:[1,0,1] (gfx942)
     let m = Mods::from_words(0xD3EE_0000, 0xA402_4520);
     assert_eq!((m.cbsz, m.abid, m.blgp), (0, 0, 5));
-    // clamp is bit 15 of the first dword.
-    assert!(Mods::from_words(0xD3C5_8000, 0).clamp);
+    // Bit 15 of the first dword is acc_cd on gfx90a/gfx942 (llvm-mc:
+    // `v_mfma_f32_16x16x4f32 a[0:3], v32, v33, a[0:3]` is 0xd3c58000
+    // 0x04024320), never clamp: an AGPR accumulator must not saturate.
+    let m = Mods::from_words(0xD3C5_8000, 0x0402_4320);
+    assert_eq!((m.cbsz, m.abid, m.blgp, m.clamp), (0, 0, 0, false));
 }
 
 #[test]

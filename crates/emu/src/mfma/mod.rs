@@ -540,13 +540,15 @@ pub struct Mods {
 
 impl Mods {
     /// The modifier fields of a VOP3P-MAI instruction: CBSZ = dword0[10:8],
-    /// ABID = dword0[14:11], clamp = dword0[15], BLGP = dword1[31:29].
+    /// ABID = dword0[14:11], BLGP = dword1[31:29]. On gfx90a and gfx942
+    /// dword0[15] is `acc_cd` (C and D are AGPRs), not clamp: these
+    /// targets have no MFMA clamp (llvm-mc rejects it), so `clamp` is off.
     pub const fn from_words(dword0: u32, dword1: u32) -> Mods {
         Mods {
             cbsz: ((dword0 >> 8) & 7) as u8,
             abid: ((dword0 >> 11) & 0xF) as u8,
             blgp: ((dword1 >> 29) & 7) as u8,
-            clamp: (dword0 >> 15) & 1 == 1,
+            clamp: false,
             flush_f32_input_denorms: false,
         }
     }
