@@ -397,17 +397,18 @@ fn dispatch_impl(
             }
         }
     };
-    // The calling thread is worker 0: a runtime's small launches (one
-    // thread) spawn nothing, and larger ones one thread fewer.
+    // One thread runs here: a runtime's small launches skip a thread
+    // spawn. With more, every worker is a fresh thread (measured: making
+    // the calling thread worker 0 instead was slower and less steady,
+    // 2 threads on the streaming triad 13 ms against 9.6 ms).
     if threads == 1 {
         work(0);
     } else {
         std::thread::scope(|s| {
-            for t in 1..threads {
+            for t in 0..threads {
                 let work = &work;
                 s.spawn(move || work(t));
             }
-            work(0);
         });
     }
     let owned = own.then_some([packet, queue]).into_iter().flatten();

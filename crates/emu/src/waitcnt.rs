@@ -603,9 +603,10 @@ mod tests {
         // At or above the counts: nothing retires.
         t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(2, 7, 1)));
         assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 1));
-        // v2 and v3 lie between the owed v1 and v4 but are not owed.
-        assert_eq!(t.check(&Regs::of(&inst(&[0x7e060302]))), None); // v_mov_b32 v3, v2
-                                                                    // lgkmcnt(0) retires the SMEM load only; the VM loads stay owed.
+        // v2 and v3 lie between the owed v1 and v4 but are not owed
+        // (v_mov_b32 v3, v2).
+        assert_eq!(t.check(&Regs::of(&inst(&[0x7e060302]))), None);
+        // lgkmcnt(0) retires the SMEM load only; the VM loads stay owed.
         t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(63, 7, 0)));
         assert_eq!((t.count(Counter::Vm), t.count(Counter::Lgkm)), (2, 0));
         assert!(t.owes());

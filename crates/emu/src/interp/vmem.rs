@@ -306,7 +306,9 @@ pub(super) fn flat_addrs(
     saddr: Option<&Op>,
     offset: i64,
 ) -> [u64; LANES] {
-    let mut out = [0u64; LANES];
+    // Each arm builds the array in place (`from_fn`), so it is not built
+    // zeroed and then copied out.
+    let at = |v: u64| (v as i64).wrapping_add(offset) as u64;
     match (addr, saddr) {
         (Some(a), Some(s)) => {
             let base = s64(w, s);
@@ -319,27 +321,20 @@ pub(super) fn flat_addrs(
                     &copy
                 }
             };
-            for (o, v) in out.iter_mut().zip(v) {
-                *o = (base.wrapping_add(u64::from(*v)) as i64).wrapping_add(offset) as u64;
-            }
+            std::array::from_fn(|l| at(base.wrapping_add(u64::from(v[l]))))
         }
         (Some(a), None) => match (vgpr_row(w, a, 0), vgpr_row(w, a, 1)) {
             // A VGPR pair is read in place.
             (Some(lo), Some(hi)) => {
-                for (o, (l, h)) in out.iter_mut().zip(lo.iter().zip(hi)) {
-                    let v = u64::from(*l) | u64::from(*h) << 32;
-                    *o = (v as i64).wrapping_add(offset) as u64;
-                }
+                std::array::from_fn(|l| at(u64::from(lo[l]) | u64::from(hi[l]) << 32))
             }
             _ => {
-                for (o, v) in out.iter_mut().zip(&lanes64(w, a)) {
-                    *o = (*v as i64).wrapping_add(offset) as u64;
-                }
+                let v = lanes64(w, a);
+                std::array::from_fn(|l| at(v[l]))
             }
         },
-        _ => out = [offset as u64; LANES],
+        _ => [offset as u64; LANES],
     }
-    out
 }
 
 pub(super) fn atomic_op(name: &str) -> Option<AtomicOp> {
