@@ -663,7 +663,8 @@ pub(super) fn run(f: &Fast, w: &mut Wave) -> Out {
 /// the first entry without a µop, whose µop declines, or that needs a
 /// full EXEC the wave does not have. The caller has checked what µops
 /// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); no µop
-/// writes EXEC. Returns how many ran.
+/// writes EXEC. Returns how many ran and the cache entry of the
+/// instruction now at `w.pc`, when it is decoded.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 pub(super) fn lane(
     cache: &mut DecodeCache,
@@ -671,7 +672,7 @@ pub(super) fn lane(
     w: &mut Wave,
     mut k: usize,
     budget: u64,
-) -> u64 {
+) -> (u64, Option<usize>) {
     let mut n = 0;
     while n < budget {
         let d = &cache.arena[k];
@@ -704,12 +705,12 @@ pub(super) fn lane(
                     (if taken { &d.taken } else { &d.next }).set(j as u32 + 1);
                     j
                 }
-                None => break,
+                None => return (n, None),
             },
             j => j as usize - 1,
         };
     }
-    n
+    (n, Some(k))
 }
 
 /// [`run`]'s body, inlined into each compiled version.

@@ -942,7 +942,12 @@ impl Exec<'_> {
     /// the first time), the per-instruction checks its flags call for, the
     /// handler.
     #[inline(always)]
-    fn exec_one(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
+    fn exec_one(
+        &mut self,
+        w: &mut Wave,
+        lds: &mut [u8],
+        hint: Option<usize>,
+    ) -> Result<Flow, Stop> {
         let pc = w.pc;
         let Exec {
             core,
@@ -956,7 +961,8 @@ impl Exec<'_> {
             recorder,
             fast: fast_on,
         } = self;
-        let d: &Decoded = match cache.find(pc) {
+        // `hint`: the cache entry at `pc`, when the fast lane looked it up.
+        let d: &Decoded = match hint.or_else(|| cache.find(pc)) {
             Some(k) => cache.get(k),
             None => {
                 let d = Exec::decode_at(&mut core.view, *target, pc, w)?;
@@ -1076,18 +1082,19 @@ impl Exec<'_> {
     /// outstanding for the `s_waitcnt` check (µops change neither, so they
     /// are checked once; whole-wave vector µops also need a full EXEC,
     /// checked per µop). Counts each as
-    /// [`Exec::exec_one`] would and returns how many ran; the first
-    /// instruction without a µop (or whose µop declines) is left at
-    /// `w.pc` for `exec_one`.
+    /// [`Exec::exec_one`] would and returns how many ran and the cache
+    /// entry at `w.pc` when known; the first instruction without a µop (or
+    /// whose µop declines) is left at `w.pc` for `exec_one`, which then
+    /// need not look it up again.
     #[inline]
-    fn fast_lane(&mut self, w: &mut Wave, budget: u64) -> u64 {
+    fn fast_lane(&mut self, w: &mut Wave, budget: u64) -> (u64, Option<usize>) {
+        let Some(k) = self.cache.find(w.pc) else {
+            return (0, None);
+        };
         if w.gpr_idx.is_some() || (self.check_waitcnt && w.waitcnt.owes()) {
-            return 0;
+            return (0, Some(k));
         }
-        match self.cache.find(w.pc) {
-            Some(k) => fast::lane(&mut self.cache, &mut self.counts, w, k, budget),
-            None => 0,
-        }
+        fast::lane(&mut self.cache, &mut self.counts, w, k, budget)
     }
 }
 
@@ -1095,7 +1102,7 @@ impl Step for Exec<'_> {
     type Stop = Stop;
 
     fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
-        self.exec_one(w, lds)
+        self.exec_one(w, lds, None)
     }
 
     /// The interpreter loop: decoded instructions back to back, each
@@ -1103,16 +1110,19 @@ impl Step for Exec<'_> {
     fn run(&mut self, w: &mut Wave, lds: &mut [u8], max: u64) -> (u64, Result<Flow, Stop>) {
         let mut k = 0;
         let lane = self.fast && self.recorder.is_none() && !self.trace;
+        let mut hint = None;
         loop {
             if lane {
-                k += self.fast_lane(w, max - k);
+                let (n, at) = self.fast_lane(w, max - k);
+                k += n;
                 if k >= max {
                     return (k, Ok(Flow::Continue));
                 }
+                hint = at;
             }
             k += 1;
             w.instructions += 1;
-            match self.exec_one(w, lds) {
+            match self.exec_one(w, lds, hint.take()) {
                 Ok(Flow::Continue) if k < max => {}
                 r => return (k, r),
             }
