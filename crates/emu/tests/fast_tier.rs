@@ -20,6 +20,9 @@ use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::{Session, Shape};
 
+mod alu_common;
+use alu_common::Rng;
+
 /// Waves (one per work-group).
 const WAVES: u32 = 8;
 /// Input dwords per lane (v10..v17).
@@ -370,53 +373,18 @@ fn build(target: &str, flush: bool, partial: bool) -> (PathBuf, u32) {
     (lathe_testkit::assemble_shared(target, name, &text), results)
 }
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn u32(&mut self) -> u32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 32) as u32
-    }
-    /// f32 bits: random, special, denormal or near 1.0 (finite only when
-    /// `finite`).
-    fn f32(&mut self, finite: bool) -> u32 {
-        let x = match self.u32() % 8 {
-            0 => [
-                0,
-                0x8000_0000,
-                0x7f80_0000,
-                0xff80_0000,
-                0x7fc0_0000,
-                0x7fa0_0001,
-                1,
-                0x807f_ffff,
-            ][(self.u32() % 8) as usize],
-            1 => self.u32() & 0x807f_ffff,
-            2 => (self.u32() & 0x807f_ffff) | (120 + self.u32() % 16) << 23,
-            _ => self.u32(),
-        };
-        if finite && x & 0x7f80_0000 == 0x7f80_0000 {
-            x & 0x3fff_ffff
-        } else {
-            x
-        }
-    }
-}
-
 /// Per lane 8 input dwords; waves from `WAVES / 2` on are all finite.
 fn inputs() -> Vec<u32> {
-    let mut rng = Rng(0x1a7e);
+    let mut rng = Rng::new(0x1a7e);
     (0..WAVES * 64 * IN)
         .map(|k| {
             let finite = k / (64 * IN) >= WAVES / 2;
             if rng.u32() % 3 == 0 {
                 rng.u32()
+            } else if finite {
+                rng.f32_finite()
             } else {
-                rng.f32(finite)
+                rng.f32()
             }
         })
         .collect()
