@@ -66,6 +66,14 @@ const OPS: &[&str] = &[
     "v_xad_u32 vR, v12, v13, v14",
     "v_bfi_b32 vR, v15, v16, v17",
     "v_mad_u32_u24 vR, v10, v11, v12",
+    // carries: VCC or an SGPR pair out, VCC or an SGPR pair in
+    "v_add_co_u32_e32 vR, vcc, v10, v11\n  VCC3",
+    "v_add_co_u32_e32 vR, vcc, s20, v11\n  VCC3",
+    "v_add_co_u32_e64 vR, s[30:31], v12, s21\n  v_mov_b32_e32 vQ, s30\n  v_mov_b32_e32 vP, s31",
+    "s_and_b32 vcc_lo, s20, s21\n  s_mov_b32 vcc_hi, s22\n  v_addc_co_u32_e32 vR, vcc, v10, v11, vcc\n  VCC3",
+    "s_mov_b32 vcc_lo, -1\n  s_mov_b32 vcc_hi, s23\n  v_addc_co_u32_e32 vR, vcc, -1, v12, vcc\n  VCC3",
+    "s_mov_b32 s30, s23\n  s_mov_b32 s31, s24\n  v_addc_co_u32_e64 vR, s[32:33], v12, v13, s[30:31]\n  v_mov_b32_e32 vQ, s32\n  v_mov_b32_e32 vP, s33",
+    "v_mov_b32_e32 vR, v14\n  v_add_co_u32_e32 vR, vcc, vR, vR\n  VCC3",
     // destination is a source
     "v_mov_b32_e32 vR, v13\n  v_add_u32_e32 vR, vR, vR",
     "v_mov_b32_e32 vR, v14\n  v_xor_b32_e32 vR, v15, vR",
@@ -176,6 +184,8 @@ const FAST: &[&str] = &[
     "v_xad_u32",
     "v_bfi_b32",
     "v_mad_u32_u24",
+    "v_add_co_u32",
+    "v_addc_co_u32",
     "v_add_f32",
     "v_sub_f32",
     "v_subrev_f32",
@@ -227,19 +237,20 @@ const FAST: &[&str] = &[
     "s_cbranch_execnz",
 ];
 
-/// The operation lines with their result registers, and how many results.
-fn body() -> (String, u32) {
+/// The operation lines with their result registers, how many results,
+/// and each line's first result (its index among them).
+fn body() -> (String, u32, Vec<u32>) {
     let mut text = String::new();
     let mut r = 40u32;
+    let mut first = Vec::new();
     for (k, op) in OPS.iter().enumerate() {
-        let results = if op.contains("W64S") {
-            3
-        } else if op.contains("v[R:Q]") || op.contains("SCC") || op.contains("W64") {
-            2
-        } else {
-            1
-        };
+        if op.contains("v[R:Q]") && r % 2 == 1 {
+            // Packed operands are aligned register pairs.
+            r += 1;
+        }
+        first.push(r - 40);
         let line = op
+            .replace("VCC3", "v_mov_b32_e32 vQ, vcc_lo\n  v_mov_b32_e32 vP, vcc_hi")
             .replace(
                 "W64S",
                 "s_cselect_b32 s32, 1, 0\n  v_mov_b32_e32 vR, s30\n  v_mov_b32_e32 vQ, s31\n  v_mov_b32_e32 vP, s32",
@@ -249,7 +260,15 @@ fn body() -> (String, u32) {
                 "SCC",
                 "s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s30\n  v_mov_b32_e32 vQ, s31",
             )
-            .replace("CMP", "s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s31")
+            .replace("CMP", "s_cselect_b32 s31, 1, 0\n  v_mov_b32_e32 vR, s31");
+        let results = if line.contains("vP") {
+            3
+        } else if line.contains("vQ") || line.contains("v[R:Q]") {
+            2
+        } else {
+            1
+        };
+        let line = line
             .replace(".LtR", &format!(".Lt{k}"))
             .replace(".LeR", &format!(".Le{k}"))
             .replace('R', &r.to_string())
@@ -258,11 +277,17 @@ fn body() -> (String, u32) {
         text += &format!("  {line}\n");
         r += results;
     }
-    (text, r - 40)
+    (text, r - 40, first)
+}
+
+/// The first result of the operation line `line` of [`OPS`].
+fn result_of(line: &str) -> u32 {
+    let k = OPS.iter().position(|o| *o == line).expect("an OPS line");
+    body().2[k]
 }
 
 fn asm(target: &str, flush: bool, partial: bool) -> (String, u32) {
-    let (ops, results) = body();
+    let (ops, results, _) = body();
     let stores: String = (0..results)
         .map(|i| {
             format!(
@@ -471,14 +496,18 @@ fn fast_tier_matches_the_general_handlers() {
                     40 + res
                 );
             }
-            // A CPU sample: v_add_u32 v10+v11 (result 4) and v_fma_f32
-            // v10*v11+v12 (result 44, finite waves, no flushing).
+            // A CPU sample: v_add_u32 v10+v11 and v_fma_f32 v10*v11+v12
+            // (finite waves, no flushing).
+            let (add, fma) = (
+                result_of("v_add_u32_e32 vR, v10, v11"),
+                result_of("v_fma_f32 vR, v10, v11, v12"),
+            );
             // Inactive lanes of the partial-EXEC variant compute nothing.
             for g in (0..WAVES * 64).filter(|g| !partial || g % 64 < 37) {
                 let x = |k: u32| input[(g * IN + k) as usize];
                 let got = |r: u32| fast[(g * results + r) as usize];
                 assert_eq!(
-                    got(4),
+                    got(add),
                     x(0).wrapping_add(x(1)),
                     "{target}: v_add_u32 at {g}"
                 );
@@ -489,7 +518,7 @@ fn fast_tier_matches_the_general_handlers() {
                     && want.is_finite()
                     && ![f(0), f(1), f(2), want].iter().any(|v| denormal(*v))
                 {
-                    assert_eq!(got(44), want.to_bits(), "{target}: v_fma_f32 at {g}");
+                    assert_eq!(got(fma), want.to_bits(), "{target}: v_fma_f32 at {g}");
                 }
             }
         }

@@ -66,6 +66,10 @@ pub(super) enum FOp {
     Xad,
     Bfi,
     MadU24,
+    /// `v_add_co_u32`: carry-out lane mask to an SGPR pair or VCC.
+    AddCo,
+    /// `v_addc_co_u32`: carry-in from an SGPR pair or VCC too.
+    AddcCo,
     AddF,
     SubF,
     SubrevF,
@@ -154,6 +158,8 @@ impl FOp {
             "v_xad_u32" => Xad,
             "v_bfi_b32" => Bfi,
             "v_mad_u32_u24" => MadU24,
+            "v_add_co_u32" => AddCo,
+            "v_addc_co_u32" => AddcCo,
             "v_add_f32" => AddF,
             "v_sub_f32" => SubF,
             "v_subrev_f32" => SubrevF,
@@ -338,6 +344,9 @@ pub(super) struct Fast {
     neg_hi: u8,
     /// 64-bit scalar ops: the constant sources.
     k64: [u64; 2],
+    /// Carry ops: the SGPR pairs (VCC is 106) receiving the carry-out and
+    /// giving the carry-in.
+    carry: [u16; 2],
 }
 
 impl Fast {
@@ -387,6 +396,7 @@ impl Fast {
                 xor: [0; 3],
                 neg_hi: 0,
                 k64: [0; 2],
+                carry: [0; 2],
             });
         }
         if vop3_clamp_omod(inst) != (false, 0) {
@@ -401,9 +411,42 @@ impl Fast {
         if op.packed() != (enc == Encoding::Vop3p) {
             return None;
         }
-        if usize::from(ops.ndst) != usize::from(!op.no_dst()) || ops.nsrc as usize != op.sources() {
+        let carry = matches!(op, FOp::AddCo | FOp::AddcCo);
+        // A carry op's second destination and the carry-in source of
+        // `v_addc_co_u32_e64`: plain SGPR pairs.
+        let pair = |k: Option<&lathe_isa::Op>| match k.map(|o| o.value) {
+            Some(Operand::Reg(RegRange {
+                file: RegFile::Scalar,
+                first,
+                ..
+            })) if usize::from(first) + 1 < SGPRS => Some(first),
+            _ => None,
+        };
+        let (extra_dst, extra_src) = if carry {
+            (
+                usize::from(ops.ndst == 2),
+                usize::from(op == FOp::AddcCo && ops.nsrc == 3),
+            )
+        } else {
+            (0, 0)
+        };
+        if usize::from(ops.ndst) != usize::from(!op.no_dst()) + extra_dst
+            || ops.nsrc as usize != op.sources() + extra_src
+        {
             return None;
         }
+        let carry_pairs = [
+            if extra_dst == 1 {
+                pair(ops.dst(1))?
+            } else {
+                VCC_PAIR
+            },
+            if extra_src == 1 {
+                pair(ops.src(2))?
+            } else {
+                VCC_PAIR
+            },
+        ];
         let dst = match ops.dst(0).map(|d| d.value) {
             None => 0,
             Some(Operand::Reg(RegRange {
@@ -438,6 +481,7 @@ impl Fast {
             xor: [0; 3],
             neg_hi: 0,
             k64: [0; 2],
+            carry: carry_pairs,
         };
         for k in 0..op.sources() {
             let s = ops.src(k)?;
@@ -555,6 +599,9 @@ impl Lanes for u32 {
         self
     }
 }
+
+/// VCC's index in [`Wave::sgpr`].
+const VCC_PAIR: u16 = 106;
 
 /// The lanes of VGPR `r` in the register file viewed as cells (`r` was
 /// checked against the file: a miss is a bug, and panics).
@@ -754,6 +801,9 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     // VGPR numbers were checked against the file above; scalar sources
     // are plain SGPRs (the register file and the SGPRs are disjoint
     // fields, borrowed apart).
+    if matches!(f.op, FOp::AddCo | FOp::AddcCo) {
+        return carry(f, w);
+    }
     let mode = w.mode;
     let sg = &w.sgpr;
     let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
@@ -1032,5 +1082,47 @@ fn wide(f: &Fast, w: &mut Wave) -> Out {
     let d = usize::from(f.dst);
     w.sgpr[d] = res as u32;
     w.sgpr[d + 1] = (res >> 32) as u32;
+    Out::Next
+}
+
+/// `v_add_co_u32` and `v_addc_co_u32` under a full EXEC: the sums into
+/// the destination VGPR, the carries as a lane mask into the carry-out
+/// pair (as the general handler: carry-in bit `l` of the carry-in pair).
+#[inline(always)]
+fn carry(f: &Fast, w: &mut Wave) -> Out {
+    let pair = |r: u16| {
+        let r = usize::from(r);
+        u64::from(w.sgpr[r]) | u64::from(w.sgpr[r + 1]) << 32
+    };
+    let cin = if f.op == FOp::AddcCo {
+        pair(f.carry[1])
+    } else {
+        0
+    };
+    let mut cout = 0u64;
+    {
+        let sg = &w.sgpr;
+        let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let d = reg(cells, usize::from(f.dst));
+        kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], {
+            let mut c = 0;
+            while c < LANES {
+                let mut r = [0u32; 8];
+                for (i, x) in r.iter_mut().enumerate() {
+                    let l = c + i;
+                    let t = u64::from(a.at(l)) + u64::from(b.at(l)) + (cin >> l & 1);
+                    *x = t as u32;
+                    cout |= (t >> 32) << l;
+                }
+                for (i, x) in r.into_iter().enumerate() {
+                    d[c + i].set(x);
+                }
+                c += 8;
+            }
+        });
+    }
+    let o = usize::from(f.carry[0]);
+    w.sgpr[o] = cout as u32;
+    w.sgpr[o + 1] = (cout >> 32) as u32;
     Out::Next
 }
