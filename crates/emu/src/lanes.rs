@@ -158,20 +158,6 @@ host_f32!(
     add_f32, |a, b, _c| a + b
 );
 
-/// `acc (m x n) += a (m x k) * b (k x n)`, row-major, each element
-/// accumulated with one fused multiply-add per k in order (k is the middle
-/// loop, so the inner loop over a row vectorises).
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
-pub fn gemm_acc_f32(acc: &mut [f32], a: &[f32], b: &[f32], n: usize, k: usize) {
-    for (row, arow) in acc.chunks_exact_mut(n).zip(a.chunks_exact(k)) {
-        for (x, brow) in arow.iter().zip(b.chunks_exact(n)) {
-            for (r, y) in row.iter_mut().zip(brow) {
-                *r = x.mul_add(*y, *r);
-            }
-        }
-    }
-}
-
 /// Writes `vals` into `dst` in the lanes set in `exec`.
 #[inline]
 pub fn blend(dst: &mut VReg, vals: &VReg, exec: u64) {
