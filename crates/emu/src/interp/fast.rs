@@ -33,6 +33,7 @@ use multiversion::multiversion;
 use super::regs::{const32, const64, sreg_read, vop3_clamp_omod};
 use super::valu::{mode_modelled, Flush, M};
 use super::{DecodeCache, OpList};
+use crate::lanes::flush32;
 use crate::wave::{Wave, LANES, SGPRS};
 use lathe_isa::reg::sreg::EXEC_LO;
 
@@ -356,14 +357,17 @@ impl Fast {
         self.op.full_exec()
     }
 
-    /// Whether the µop is a branch (it needs the decoded target).
-    pub(super) fn branch(&self) -> bool {
-        self.op.branch()
-    }
-
-    /// The µop of a decoded instruction, if it has one.
-    pub(super) fn of(inst: &Instruction, name: &str, ops: &OpList) -> Option<Fast> {
-        let op = FOp::of(name)?;
+    /// The µop of the instruction decoded at `pc`, if it has one (a branch
+    /// only when its target is known at decode).
+    pub(super) fn of(inst: &Instruction, pc: u64, ops: &OpList) -> Option<Fast> {
+        let info = inst.opcode();
+        if info.is_invalid() {
+            return None;
+        }
+        let op = FOp::of(super::base_name(info.info().name))?;
+        if op.branch() && inst.branch_target(pc).is_none() {
+            return None;
+        }
         let enc = inst.encoding();
         let salu = op.salu();
         let encodings: &[Encoding] = if salu && !op.lanewise() {
@@ -670,11 +674,6 @@ fn apply_nan(d: &[Cell<u32>; LANES], f: impl Fn(usize) -> u32, fix: impl Fn(usiz
     }
 }
 
-#[inline(always)]
-fn flush(on: bool, b: u32) -> u32 {
-    crate::lanes::flush32(on, b)
-}
-
 /// Expands `$body` once per combination of resolved source kinds, with
 /// each `$x` bound to the lanes of its source.
 macro_rules! kinds {
@@ -780,23 +779,19 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op.wide() {
         return wide(f, w);
     }
-    if f.op == FOp::WriteLane {
-        let res = |s: Src| match s {
-            Src::S(r) => sreg_read(w, r),
-            Src::K(c) => c,
-            Src::V(_) => 0,
-        };
-        let (v, lane) = (res(f.src[0]), res(f.src[1]) as usize & (LANES - 1));
-        w.vgpr[dst][lane] = v;
-        return Out::Next;
-    }
     if f.op.salu() {
+        // Scalar sources of scalar µops: any scalar register.
         let res = |s: Src| match s {
             Src::S(r) => sreg_read(w, r),
             Src::K(c) => c,
             Src::V(_) => 0,
         };
-        return scalar(f, w, [res(f.src[0]), res(f.src[1])]);
+        let (a, b) = (res(f.src[0]), res(f.src[1]));
+        if f.op == FOp::WriteLane {
+            w.vgpr[dst][b as usize & (LANES - 1)] = a;
+            return Out::Next;
+        }
+        return scalar(f, w, [a, b]);
     }
     // VGPR numbers were checked against the file above; scalar sources
     // are plain SGPRs (the register file and the SGPRs are disjoint
@@ -911,8 +906,8 @@ fn float<const FI: bool, const FO: bool>(
 ) -> Out {
     let [and0, and1, and2] = f.and;
     let [xor0, xor1, xor2] = f.xor;
-    let fl = |x: u32, and: u32, xor: u32| f32::from_bits(flush(FI, (x & and) ^ xor));
-    let out = |x: f32| flush(FO, x.to_bits());
+    let fl = |x: u32, and: u32, xor: u32| f32::from_bits(flush32(FI, (x & and) ^ xor));
+    let out = |x: f32| flush32(FO, x.to_bits());
     let dst = f.dst as usize;
     use FOp::*;
     match f.op {

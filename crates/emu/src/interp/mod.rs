@@ -26,9 +26,10 @@
 //! take the lane-by-lane path (which reports faults) otherwise.
 //!
 //! The commonest VALU, SALU and branch instructions also have a fast-tier
-//! µop ([`fast`], D16): `Step::run` follows those back to back while the
-//! wave's EXEC is full, each computing straight into its destination, and
-//! hands anything else to the general handlers described above.
+//! µop ([`fast`], D16): `Step::run` follows those back to back (the
+//! whole-wave ones while EXEC is full), each computing straight into its
+//! destination, and hands anything else to the general handlers described
+//! above.
 //!
 //! Where semantics live, by family: `control` (SOPP: branches, barrier,
 //! `s_endpgm`, messages), `salu` (SOP1/SOP2/SOPC/SOPK), `smem` (scalar
@@ -710,12 +711,7 @@ impl<'m> Exec<'m> {
             ops,
             consts,
             regs: crate::waitcnt::Regs::of(&inst),
-            fast: if invalid {
-                None
-            } else {
-                fast::Fast::of(&inst, base_name(op.info().name), &ops)
-                    .filter(|f| !f.branch() || inst.branch_target(pc).is_some())
-            },
+            fast: fast::Fast::of(&inst, pc, &ops),
             next: std::cell::Cell::new(0),
             taken: std::cell::Cell::new(0),
             inst,
@@ -728,14 +724,7 @@ impl<'m> Exec<'m> {
 /// ([`Exec::fast`]); for tests and tools that check coverage.
 pub fn has_fast_uop(target: Target, bytes: &[u8], pc: u64) -> bool {
     let inst = decode(target, bytes);
-    let op = inst.opcode();
-    !op.is_invalid()
-        && fast::Fast::of(
-            &inst,
-            base_name(op.info().name),
-            &OpList::of(&inst.operands()),
-        )
-        .is_some_and(|f| !f.branch() || inst.branch_target(pc).is_some())
+    fast::Fast::of(&inst, pc, &OpList::of(&inst.operands())).is_some()
 }
 
 /// `LATHE_TRACE=1` prints every executed instruction with its wave, PC
