@@ -1094,28 +1094,19 @@ fn carry(f: &Fast, w: &mut Wave) -> Out {
     } else {
         0
     };
-    let mut cout = 0u64;
+    // The carries gathered as `apply` computes the lanes.
+    let carries = Cell::new(0u64);
     {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         let d = reg(cells, usize::from(f.dst));
-        kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], {
-            let mut c = 0;
-            while c < LANES {
-                let mut r = [0u32; 8];
-                for (i, x) in r.iter_mut().enumerate() {
-                    let l = c + i;
-                    let t = u64::from(a.at(l)) + u64::from(b.at(l)) + (cin >> l & 1);
-                    *x = t as u32;
-                    cout |= (t >> 32) << l;
-                }
-                for (i, x) in r.into_iter().enumerate() {
-                    d[c + i].set(x);
-                }
-                c += 8;
-            }
-        });
+        kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            let t = u64::from(a.at(l)) + u64::from(b.at(l)) + (cin >> l & 1);
+            carries.set(carries.get() | (t >> 32) << l);
+            t as u32
+        }));
     }
+    let cout = carries.get();
     let o = usize::from(f.carry[0]);
     w.sgpr[o] = cout as u32;
     w.sgpr[o + 1] = (cout >> 32) as u32;
