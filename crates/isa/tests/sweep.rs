@@ -652,7 +652,7 @@ fn field_combinations_against_llvm() {
     for target in Target::ALL {
         let mut probes = Vec::new();
         for (ci, (tmpl, ranges)) in cases.iter().enumerate() {
-            let line = if target == Target::Gfx942 {
+            let line = if target.is_gfx940() {
                 tmpl.replace(" glc", " sc0")
             } else {
                 tmpl.to_string()
@@ -731,10 +731,10 @@ fn field_combinations_against_llvm() {
         .map(|(c, _)| c.0)
         .collect();
     assert!(missing.is_empty(), "llvm-mc assembled none of: {missing:?}");
+    let pairs = Target::ALL.len() * cases.len();
     assert!(
-        swept >= 2 * cases.len() - 8,
-        "only {swept} of {} case/target pairs assembled",
-        2 * cases.len()
+        swept + 4 * Target::ALL.len() >= pairs,
+        "only {swept} of {pairs} case/target pairs assembled"
     );
     assert!(
         total * 100 >= generated * 95,
