@@ -26,8 +26,32 @@ directory. `--in-place` builds in the checkout instead of a copy;
 --stats`, so a timeout names the last kernel that finished.
 
 Every result line names its cause when it fails: build error, a stop of
-the emulator (the first stderr line naming it), timeout, non-zero exit, or
-the program's own FAIL.
+the emulator (the first stderr line naming it), timeout (with the launches
+that finished), non-zero exit, or the program's own FAIL.
+
+Results (2026-11-26, Lathe built from main at 90e29e0, which has the
+torn-64-bit fix 544a26f; the findings below hold at b341e23; `--threads
+1,2 --timeout 180`, 2 cores shared with other jobs, load average 13-40):
+28 of 40 passed on both thread counts (28 on 1 thread, 29 on 2; no
+verdict or checksum differed between 1 and 2 threads). Failures:
+  - unsupported instruction (HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION, exit 134):
+    bwt v_cmp_eq_u16_e32, chi2 v_cmp_lt_i16_e32, entropy and nqueen
+    v_cmp_ne_u16_sdwa, relu v_cmp_lt_f16_e32 (the interpreter's v_cmp
+    dispatch has no u16/i16/f16 types although alu/cmp.rs has them),
+    rsbench v_trig_preop_f64, sosfil s_getreg_b32
+    hwreg(HW_REG_SH_MEM_BASES, 16, 16) (only HW_REG_MODE is read);
+  - clock: s_memtime (clock()) is not in the decoder's SMEM table
+    (neither are s_memrealtime, s_dcache_inv, s_dcache_wb), reported as
+    "invalid instruction .long 0xc0900180";
+  - fft: a false "missing s_waitcnt": two buffer_load_dword to v38 with no
+    wait between them (a write-after-write of in-order loads, legal on
+    GFX9) is reported as a hazard;
+  - timeouts: ace (400^3 grid compiled in; calculateForce alone is 2.0e8
+    wave-instructions, 114-143 s), black-scholes (5e7 options compiled in;
+    4.8e8 wave-instructions, 143 s: passed on 2 threads in 169 s, timed out
+    on 1), concurrentKernels (each clock_block loops 20 ms x clockRate =
+    3.4e7 times, ~87 instructions per iteration: ~3e9 wave-instructions in
+    one wave).
 """
 import argparse
 import json
