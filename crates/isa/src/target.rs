@@ -119,6 +119,14 @@ impl Target {
         crate::generated::gfx9::COLUMN[self as usize] as usize
     }
 
+    /// The generated-table column this processor uses (processors with
+    /// equal columns decode identically). For tests that sweep one
+    /// processor per column; not a stable part of the API.
+    #[doc(hidden)]
+    pub fn table_column(self) -> usize {
+        self.index()
+    }
+
     /// Bit of this target's column in an
     /// [`OpInfo`](crate::opcode::OpInfo) `targets` mask.
     #[inline]

@@ -212,11 +212,12 @@ pub struct CorpusBuild {
 /// Whether the corpus source `name` is built for `target`: `dbi_big.hip`
 /// (one 48 KiB unrolled loop of the same few instructions, minutes per
 /// build) and `k_mfma.hip` (it `#error`s elsewhere) for gfx90a and gfx942
-/// only; `bench_emu.hip` (MFMA builtins) for the processors with MFMA.
+/// only; `bench_emu.hip` (MFMA builtins) and `occupancy.hip` (AGPRs in
+/// inline assembly) for the processors with MFMA and AGPRs.
 pub fn corpus_builds_for(name: &str, target: Target) -> bool {
     match name {
         "dbi_big.hip" | "k_mfma.hip" => matches!(target, Target::Gfx90a | Target::Gfx942),
-        "bench_emu.hip" => target.has_agprs(),
+        "bench_emu.hip" | "occupancy.hip" => target.has_agprs(),
         _ => true,
     }
 }
