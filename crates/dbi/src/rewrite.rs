@@ -1153,6 +1153,29 @@ fn pending_after_mask(inst: &Instruction) -> u128 {
 }
 
 /// `v_writelane_b32 v, s, lane`.
+/// The `s_set_gpr_idx_on` mode (operand mask) in force before and after
+/// each instruction of `f`: set by `s_set_gpr_idx_on`, cleared by
+/// `s_set_gpr_idx_off` and at block boundaries (regions are local to a
+/// block).
+fn gpr_idx_modes(f: &crate::Function) -> (Vec<Option<i64>>, Vec<Option<i64>>) {
+    let n = f.insts.len();
+    let (mut before, mut after) = (vec![None; n], vec![None; n]);
+    for blk in &f.blocks {
+        let mut m = None;
+        for i in blk.start..blk.end {
+            before[i] = m;
+            let inst = &f.insts[i].inst;
+            if inst.opcode() == Opcode::S_SET_GPR_IDX_ON {
+                m = Some(i64::from(inst.words()[0] >> 8 & 0xf));
+            } else if inst.opcode() == Opcode::S_SET_GPR_IDX_OFF {
+                m = None;
+            }
+            after[i] = m;
+        }
+    }
+    (before, after)
+}
+
 fn writelane(t: Target, v: u16, s: u16, lane: u16) -> Result<Instruction, BuildError> {
     build(
         t,
@@ -1564,6 +1587,7 @@ pub fn instrument_lifted_with(
         let fl = &live.functions[fi];
         let n = f.insts.len();
         let exec_writes = |i: usize| crate::live::writes_exec(eff_of(fi, i));
+        let (idx_before, idx_after) = gpr_idx_modes(f);
         // Lane mode: SGPRs with a scalar load in flight are not borrowed
         // as dead ones.
         let pending = if cr.lanes && !cr.vspill && comp_ok {
@@ -1590,6 +1614,21 @@ pub fn instrument_lifted_with(
             let s = *slot;
             *slot += r.probe.slot_bytes().next_multiple_of(8);
             let addr = f.insts[i].addr;
+            // Inside an `s_set_gpr_idx_on` region the probe's VALU
+            // operands would be re-indexed: indexing is off around it and
+            // back on after (index still in M0[7:0], which stays live).
+            let post =
+                at == Where::After || at == Where::BlockExit && !f.insts[i].inst.is_terminator();
+            let idx_mode = if post { idx_after[i] } else { idx_before[i] };
+            let mut live_at = live_at;
+            if idx_mode.is_some() {
+                live_at.add(RegRange::M0);
+                out.push(build(t, Opcode::S_SET_GPR_IDX_OFF, &[]).map_err(encode_err(
+                    &f.name,
+                    addr,
+                    "gpr index off",
+                ))?);
+            }
             let avoid = eff_of(fi, i).uses;
             // Stack-pointer mode before the kernel has set s32: nothing is
             // on its stack beyond its own frame yet, so the area goes right
@@ -1791,6 +1830,16 @@ pub fn instrument_lifted_with(
                         t,
                         Opcode::S_MOV_B64,
                         &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
+                    )
+                    .map_err(enc)?,
+                );
+            }
+            if let Some(m) = idx_mode {
+                out.push(
+                    build(
+                        t,
+                        Opcode::S_SET_GPR_IDX_ON,
+                        &[Operand::Reg(RegRange::M0), Operand::Imm(m)],
                     )
                     .map_err(enc)?,
                 );

@@ -605,7 +605,7 @@ fn a_hook_before_every_instruction_is_exact() {
         "intdiv_const",
         "local_array_dyn",
     ];
-    let mut done = 0;
+    let (mut done, mut scc_sites, mut vcc_sites) = (0, 0, 0);
     for case in lathe_cases::all()
         .into_iter()
         .filter(|c| picks.contains(&c.name))
@@ -629,6 +629,8 @@ fn a_hook_before_every_instruction_is_exact() {
             assert_eq!(run.result["lanes"].as_u64(), Some(gl), "{what}: lanes");
             let scc = run.build.sites.iter().filter(|s| s.scc_live).count();
             let vcc = run.build.sites.iter().filter(|s| s.vcc_live).count();
+            scc_sites += scc;
+            vcc_sites += vcc;
             eprintln!(
                 "{what}: {} sites ({scc} with SCC live, {vcc} with VCC live), {gw} wave-instructions exact",
                 run.build.sites.len()
@@ -637,6 +639,10 @@ fn a_hook_before_every_instruction_is_exact() {
         }
     }
     assert!(done >= 8, "only {done} runs");
+    assert!(
+        scc_sites > 0 && vcc_sites > 0,
+        "{scc_sites} sites with SCC live, {vcc_sites} with VCC live"
+    );
 }
 
 /// A kernel calling, in another code object, a function that clobbers

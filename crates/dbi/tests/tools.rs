@@ -114,17 +114,11 @@ fn check(
                 }
             }
             Tool::BlockCount => {
-                // Ground truth: executions of each block's first instruction.
-                for blk in r["blocks"].as_array().expect("blocks") {
-                    let start = blk["start"].as_u64().expect("start");
-                    let want = gt.get(&start).map_or(0, |c| c.waves);
-                    if blk["count"].as_u64() != Some(want) {
-                        return Err(format!(
-                            "block-count: block at {start:#x}: {} vs ground truth {want}",
-                            blk["count"]
-                        ));
-                    }
-                }
+                // Ground truth: executions of each block's first
+                // instruction; every block of the kernel and what it calls
+                // is reported.
+                common::check_block_counts(r, &b.program, case.kernel, &gt)
+                    .map_err(|e| format!("block-count: {e}"))?;
             }
             Tool::OpcodeHist => {
                 let got: BTreeMap<String, u64> = r["opcodes"]
