@@ -49,9 +49,10 @@ use std::sync::{Arc, Mutex};
 
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
 
+use crate::asm::{build, build_m, konst, sreg, vreg, waitcnt};
 use crate::lift::Program;
 use crate::live::{Liveness, RegSet};
-use crate::rewrite::{build, build_m, konst, sreg, vreg, waitcnt, Probe, ProbeCx, SymRef};
+use crate::rewrite::{Probe, ProbeCx, SymRef};
 use crate::scratch::{load_dword, store_dword, ScratchCx};
 
 /// Errors of HIP tools: manifests, compiling, hook signatures.
