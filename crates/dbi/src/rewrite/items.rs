@@ -393,7 +393,9 @@ pub(crate) fn function_code(
                                 )?
                             }
                         }
-                        Where::BeforeEndpgm if x.inst.info().name.starts_with("s_endpgm") => {
+                        Where::BeforeEndpgm
+                            if x.inst.flags() & lathe_isa::opcode::flags::ENDPGM != 0 =>
+                        {
                             add_site(
                                 &mut sites,
                                 &mut slot,

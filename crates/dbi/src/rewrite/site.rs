@@ -78,7 +78,20 @@ impl InstClass {
                 inst.encoding(),
                 E::Sop1 | E::Sop2 | E::Sopc | E::Sopk | E::Sopp
             ),
-            InstClass::Valu => inst.info().name.starts_with("v_"),
+            InstClass::Valu => matches!(
+                inst.encoding(),
+                E::Vop1
+                    | E::Vop2
+                    | E::Vopc
+                    | E::Vop3
+                    | E::Vop3p
+                    | E::Mai
+                    | E::Vop1Sdwa
+                    | E::Vop2Sdwa
+                    | E::VopcSdwa
+                    | E::Vop1Dpp
+                    | E::Vop2Dpp
+            ),
             InstClass::Smem => inst.memory_class() == M::Scalar,
             InstClass::Vmem => matches!(
                 inst.memory_class(),
