@@ -775,8 +775,11 @@ fn field_combinations_against_llvm() {
         .collect();
     assert!(missing.is_empty(), "llvm-mc assembled none of: {missing:?}");
     let pairs = targets.len() * cases.len();
+    // Up to 6 templates per processor may not exist there (the GFX940
+    // family has no MIMG; before gfx90a there are no AGPR, MFMA or packed
+    // f32 forms): 398 of 450 pairs assemble with LLVM 22.
     assert!(
-        swept + 4 * targets.len() >= pairs,
+        swept + 6 * targets.len() >= pairs,
         "only {swept} of {pairs} case/target pairs assembled"
     );
     assert!(
