@@ -100,8 +100,9 @@ fn interrupted_exec(opts: &[&str], sig: i32, whole_group: bool) -> (Output, Stri
         .find_map(|l| l.strip_prefix("daily: pid "))
         .and_then(|p| p.trim().parse().ok())
         .unwrap_or_else(|| panic!("no pid in {lines:?}"));
-    // Instrumenting takes a moment before the kernel runs.
-    let settle = if opts.contains(&"--tool") { 4000 } else { 1000 };
+    // The first launch loads code (and under --tool instruments it) before
+    // the kernel runs; on a loaded machine that takes seconds.
+    let settle = if opts.contains(&"--tool") { 6000 } else { 3000 };
     std::thread::sleep(Duration::from_millis(settle));
     if whole_group {
         // As a terminal's Ctrl-C: every process of the group.
