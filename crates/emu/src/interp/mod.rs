@@ -194,6 +194,20 @@ pub enum Stop {
         /// Work-groups that had not started.
         not_started: u64,
     },
+    /// The process was interrupted ([`crate::run::interrupt`], from a
+    /// SIGINT or SIGTERM handler): names where every unfinished wave was.
+    #[error("interrupted by signal {signal}; {} unfinished wave(s){}{}",
+        waves.len(),
+        if *not_started > 0 { format!(" and {not_started} work-group(s) not started") } else { String::new() },
+        waves.iter().map(|w| format!("\n  {w}")).collect::<String>())]
+    Interrupted {
+        /// The signal number.
+        signal: i32,
+        /// The waves that had not ended, in work-group order.
+        waves: Vec<WaveAt>,
+        /// Work-groups that had not started.
+        not_started: u64,
+    },
     /// The instruction budget ran out (an endless loop?).
     #[error("instruction budget exhausted at pc {pc:#x} (wave {wave:?})")]
     Budget {
@@ -1079,12 +1093,19 @@ impl Step for Exec<'_> {
     }
 
     fn expired(&mut self) -> bool {
+        // Reading the clock (and the interrupt flag) every 16th slice
+        // keeps the check off the profile.
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks % 16 != 0 {
+            return false;
+        }
+        if crate::run::interrupted().is_some() {
+            return true;
+        }
         let Some((at, _)) = self.deadline else {
             return false;
         };
-        // Reading the clock every 16th slice keeps the check off the profile.
-        self.ticks = self.ticks.wrapping_add(1);
-        self.ticks % 16 == 0 && std::time::Instant::now() >= at
+        std::time::Instant::now() >= at
     }
 
     fn timed_out(&mut self, waves: &[Wave]) -> Stop {
@@ -1105,10 +1126,17 @@ impl Step for Exec<'_> {
                 at_barrier: w.status == crate::wave::WaveStatus::Barrier,
             })
             .collect();
-        Stop::Timeout {
-            limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
-            waves,
-            not_started: 0,
+        match crate::run::interrupted() {
+            Some(signal) => Stop::Interrupted {
+                signal,
+                waves,
+                not_started: 0,
+            },
+            None => Stop::Timeout {
+                limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
+                waves,
+                not_started: 0,
+            },
         }
     }
 }
