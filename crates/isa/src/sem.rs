@@ -506,6 +506,10 @@ pub enum Why {
     Removed,
     /// Words that do not decode.
     Invalid,
+    /// Exists only on processors the emulator does not run yet (gfx900 to
+    /// gfx908, gfx950): the row is kept so that running them adds
+    /// semantics, not table rows.
+    NotEmulated,
 }
 
 impl Why {
@@ -517,6 +521,7 @@ impl Why {
             Why::TrapHandler => "trap-handler state is not modelled",
             Why::Removed => "removed from GFX9 hardware",
             Why::Invalid => "invalid instruction",
+            Why::NotEmulated => "only on processors the emulator does not run yet",
         }
     }
 }

@@ -807,7 +807,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 1924] = [
+pub static SEM: [Desc; 2649] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_sub_u32
@@ -1332,6 +1332,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_fmac_f64_e32
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
+    // v_mul_legacy_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_e32
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_e32
@@ -1368,6 +1370,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_mac_f32_e32
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
+    // v_dot2c_f32_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_madmk_f32
     Desc { sem: Sem::Valu(Valu::MadmkF32), partial: Partial::Full, float: true },
     // v_fmamk_f32
@@ -1458,8 +1462,12 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::ReadfirstlaneB32), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
+    // v_cvt_i32_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_i32_e32
     Desc { sem: Sem::Valu(Valu::CvtF64I32), partial: Partial::Full, float: true },
+    // v_cvt_f64_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_i32_e32
     Desc { sem: Sem::Valu(Valu::CvtF32I32), partial: Partial::Full, float: true },
     // v_cvt_f32_u32_e32
@@ -1480,8 +1488,12 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtF32F64), partial: Partial::Full, float: true },
+    // v_cvt_f32_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_f32_e32
     Desc { sem: Sem::Valu(Valu::CvtF64F32), partial: Partial::Full, float: true },
+    // v_cvt_f64_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_ubyte0_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte0), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte1_e32
@@ -1492,16 +1504,28 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte3), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtU32F64), partial: Partial::Full, float: true },
+    // v_cvt_u32_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_u32_e32
     Desc { sem: Sem::Valu(Valu::CvtF64U32), partial: Partial::Full, float: true },
+    // v_cvt_f64_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f64_e32
     Desc { sem: Sem::Valu(Valu::TruncF64), partial: Partial::Full, float: true },
+    // v_trunc_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f64_e32
     Desc { sem: Sem::Valu(Valu::CeilF64), partial: Partial::Full, float: true },
+    // v_ceil_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f64_e32
     Desc { sem: Sem::Valu(Valu::RndneF64), partial: Partial::Full, float: true },
+    // v_rndne_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f64_e32
     Desc { sem: Sem::Valu(Valu::FloorF64), partial: Partial::Full, float: true },
+    // v_floor_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f32_e32
     Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_trunc_f32_e32
@@ -1524,12 +1548,18 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_rcp_f64_e32
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
+    // v_rcp_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e32
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
+    // v_rsq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_e32
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_e32
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
+    // v_sqrt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f32_e32
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_e32
@@ -1546,10 +1576,16 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f64_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
+    // v_frexp_mant_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e32
     Desc { sem: Sem::Valu(Valu::FractF64), partial: Partial::Full, float: true },
+    // v_fract_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_e32
@@ -1618,14 +1654,26 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
+    // v_prng_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane16_swap_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane32_swap_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
@@ -1760,68 +1808,132 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_f_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_eq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_gt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_u_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nle_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_tru_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_f_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_eq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_gt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_ge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_u_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nlg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nle_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nlt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_tru_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
@@ -1952,76 +2064,144 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64
@@ -2156,68 +2336,132 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_f_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_le_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_gt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nle_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_tru_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_f_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_le_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_gt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_ge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nlg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nle_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nlt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_tru_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
@@ -2348,68 +2592,132 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_add_f32_e64
@@ -2420,6 +2728,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_fmac_f64_e64
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
+    // v_mul_legacy_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_e64
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_e64
@@ -2456,6 +2766,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_mac_f32_e64
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
+    // v_dot2c_f32_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_e64
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_e64
@@ -2532,8 +2844,12 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e64
     Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
+    // v_cvt_i32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_i32_e64
     Desc { sem: Sem::Valu(Valu::CvtF64I32), partial: Partial::Full, float: true },
+    // v_cvt_f64_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_i32_e64
     Desc { sem: Sem::Valu(Valu::CvtF32I32), partial: Partial::Full, float: true },
     // v_cvt_f32_u32_e64
@@ -2554,8 +2870,12 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e64
     Desc { sem: Sem::Valu(Valu::CvtF32F64), partial: Partial::Full, float: true },
+    // v_cvt_f32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_f32_e64
     Desc { sem: Sem::Valu(Valu::CvtF64F32), partial: Partial::Full, float: true },
+    // v_cvt_f64_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_ubyte0_e64
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte0), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte1_e64
@@ -2566,16 +2886,28 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte3), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_e64
     Desc { sem: Sem::Valu(Valu::CvtU32F64), partial: Partial::Full, float: true },
+    // v_cvt_u32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_u32_e64
     Desc { sem: Sem::Valu(Valu::CvtF64U32), partial: Partial::Full, float: true },
+    // v_cvt_f64_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f64_e64
     Desc { sem: Sem::Valu(Valu::TruncF64), partial: Partial::Full, float: true },
+    // v_trunc_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f64_e64
     Desc { sem: Sem::Valu(Valu::CeilF64), partial: Partial::Full, float: true },
+    // v_ceil_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f64_e64
     Desc { sem: Sem::Valu(Valu::RndneF64), partial: Partial::Full, float: true },
+    // v_rndne_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f64_e64
     Desc { sem: Sem::Valu(Valu::FloorF64), partial: Partial::Full, float: true },
+    // v_floor_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f32_e64
     Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_trunc_f32_e64
@@ -2598,12 +2930,18 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_rcp_f64_e64
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
+    // v_rcp_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e64
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
+    // v_rsq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_e64
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_e64
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
+    // v_sqrt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f32_e64
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_e64
@@ -2620,10 +2958,16 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e64
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f64_e64
     Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
+    // v_frexp_mant_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e64
     Desc { sem: Sem::Valu(Valu::FractF64), partial: Partial::Full, float: true },
+    // v_fract_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_e64
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_e64
@@ -2688,6 +3032,14 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_e64
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
+    // v_prng_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane16_swap_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane32_swap_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_legacy_f32
     Desc { sem: Sem::Valu(Valu::MadLegacyF32), partial: Partial::Full, float: true },
     // v_mad_f32
@@ -2714,6 +3066,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::FmaF32), partial: Partial::Full, float: true },
     // v_fma_f64
     Desc { sem: Sem::Valu(Valu::FmaF64), partial: Partial::Full, float: true },
+    // v_fma_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lerp_u8
     Desc { sem: Sem::Valu(Valu::LerpU8), partial: Partial::Full, float: false },
     // v_alignbit_b32
@@ -2752,26 +3106,42 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::DivFixupF32), partial: Partial::Full, float: true },
     // v_div_fixup_f64
     Desc { sem: Sem::Valu(Valu::DivFixupF64), partial: Partial::Full, float: true },
+    // v_div_fixup_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_scale_f32
     Desc { sem: Sem::Valu(Valu::DivScaleF32), partial: Partial::Full, float: true },
     // v_div_scale_f64
     Desc { sem: Sem::Valu(Valu::DivScaleF64), partial: Partial::Full, float: true },
+    // v_div_scale_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_fmas_f32
     Desc { sem: Sem::Valu(Valu::DivFmasF32), partial: Partial::Full, float: true },
     // v_div_fmas_f64
     Desc { sem: Sem::Valu(Valu::DivFmasF64), partial: Partial::Full, float: true },
+    // v_div_fmas_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_msad_u8
     Desc { sem: Sem::Valu(Valu::MsadU8), partial: Partial::Full, float: false },
     // v_qsad_pk_u16_u8
     Desc { sem: Sem::Valu(Valu::QsadPkU16U8), partial: Partial::Full, float: true },
+    // v_qsad_pk_u16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mqsad_pk_u16_u8
     Desc { sem: Sem::Valu(Valu::MqsadPkU16U8), partial: Partial::Full, float: true },
+    // v_mqsad_pk_u16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mqsad_u32_u8
     Desc { sem: Sem::Valu(Valu::MqsadU32U8), partial: Partial::Full, float: false },
+    // v_mqsad_u32_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u64_u32
     Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
+    // v_mad_u64_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i64_i32
     Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
+    // v_mad_i64_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_legacy_f16
     Desc { sem: Sem::Valu(Valu::MadLegacyF16), partial: Partial::ByOpSel, float: true },
     // v_mad_legacy_u16
@@ -2834,16 +3204,136 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::ByOpSel, float: true },
     // v_lshl_add_u64
     Desc { sem: Sem::Valu(Valu::LshlAddU64), partial: Partial::Full, float: false },
+    // v_bitop3_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_bitop3_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_fp8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_bf8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_fp8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_bf8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_f32_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_f32_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_f32_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_f32_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_fp4_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk_fp4_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_f32_fp4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_fp8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_bf8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_fp8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_bf8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_fp8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_bf8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_fp8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_bf8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_f16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_f16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_f16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_f16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_fp4_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_fp4_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk_fp4_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk_fp4_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_f16_fp4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_bf16_fp4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_2xpk16_fp6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_2xpk16_bf6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk32_fp6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk32_bf6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_f32_fp6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_f32_bf6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_fp6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_fp6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_bf6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_bf6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk32_fp6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk32_fp6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk32_bf6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk32_bf6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_f16_fp6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_bf16_fp6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_f16_bf6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk32_bf16_bf6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashr_pk_i8_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashr_pk_u8_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_bf16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_bf16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk_bf16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64
     Desc { sem: Sem::Valu(Valu::AddF64), partial: Partial::Full, float: true },
+    // v_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f64
     Desc { sem: Sem::Valu(Valu::MulF64), partial: Partial::Full, float: true },
+    // v_mul_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f64
     Desc { sem: Sem::Valu(Valu::MinF64), partial: Partial::Full, float: true },
+    // v_min_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_f64
     Desc { sem: Sem::Valu(Valu::MaxF64), partial: Partial::Full, float: true },
+    // v_max_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f64
     Desc { sem: Sem::Valu(Valu::LdexpF64), partial: Partial::Full, float: true },
+    // v_ldexp_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u32
     Desc { sem: Sem::Valu(Valu::MulLoU32), partial: Partial::Full, float: false },
     // v_mul_hi_u32
@@ -2864,12 +3354,20 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::MbcntHiU32B32), partial: Partial::Full, float: false },
     // v_lshlrev_b64
     Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
+    // v_lshlrev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b64
     Desc { sem: Sem::Valu(Valu::LshrrevB64), partial: Partial::Full, float: false },
+    // v_lshrrev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i64
     Desc { sem: Sem::Valu(Valu::AshrrevI64), partial: Partial::Full, float: false },
+    // v_ashrrev_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trig_preop_f64
     Desc { sem: Sem::Valu(Valu::TrigPreopF64), partial: Partial::Full, float: true },
+    // v_trig_preop_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_bfm_b32
     Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_cvt_pknorm_i16_f32
@@ -2906,6 +3404,14 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtSrFp8F32), partial: Partial::Full, float: true },
     // v_cvt_sr_bf8_f32
     Desc { sem: Sem::Valu(Valu::CvtSrBf8F32), partial: Partial::Full, float: true },
+    // v_cvt_sr_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_sr_bf16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_minimum3_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_maximum3_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_mad_i16
     Desc { sem: Sem::Packed(Packed::MadI16), partial: Partial::Full, float: true },
     // v_pk_mul_lo_u16
@@ -2944,12 +3450,24 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Packed(Packed::MinF16), partial: Partial::Full, float: true },
     // v_pk_max_f16
     Desc { sem: Sem::Packed(Packed::MaxF16), partial: Partial::Full, float: true },
+    // v_dot2_f32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_minimum3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_maximum3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_mix_f32
     Desc { sem: Sem::Valu(Valu::FmaMixF32), partial: Partial::Full, float: true },
+    // v_mad_mix_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_mixlo_f16
     Desc { sem: Sem::Valu(Valu::FmaMixloF16), partial: Partial::Lo16, float: true },
+    // v_mad_mixlo_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_mixhi_f16
     Desc { sem: Sem::Valu(Valu::FmaMixhiF16), partial: Partial::Hi16, float: true },
+    // v_mad_mixhi_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_f32_f16
     Desc { sem: Sem::Valu(Valu::Dot2F32F16), partial: Partial::Full, float: true },
     // v_dot2_i32_i16
@@ -2964,6 +3482,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::Dot8I32I4), partial: Partial::Full, float: false },
     // v_dot8_u32_u4
     Desc { sem: Sem::Valu(Valu::Dot8U32U4), partial: Partial::Full, float: false },
+    // v_mfma_ld_scale_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_fma_f32
     Desc { sem: Sem::Packed(Packed::FmaF32), partial: Partial::Full, float: true },
     // v_pk_mul_f32
@@ -2976,6 +3496,28 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::AccvgprReadB32), partial: Partial::Full, float: false },
     // v_accvgpr_write_b32
     Desc { sem: Sem::Valu(Valu::AccvgprWriteB32), partial: Partial::Full, float: false },
+    // v_mfma_f32_16x16x128_f8f6f4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_f32_32x32x64_f8f6f4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_f32_16x16x32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_i32_16x16x64_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_f32_32x32x16_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_i32_32x32x32_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_16x16x64_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_i32_16x16x128_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_16x16x128_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_16x16x128_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_16x16x128_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x8_xf32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x4_xf32
@@ -2984,62 +3526,114 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x1_2b_f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_32x32x1f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x1f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x1_4b_f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_16x16x1f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_4x4x1f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_4x4x1_16b_f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_4x4x1f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_16x16x128_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_32x32x2f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x2_f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_32x32x2f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x4f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x4_f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_16x16x4f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_32x32x32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_i32_32x32x64_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_32x32x4f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x4_2b_f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_32x32x4f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x4f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x4_4b_f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_16x16x4f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_4x4x4f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_4x4x4_16b_f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_4x4x4f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_32x32x64_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_32x32x8f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x8_f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_32x32x8f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x16f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x16_f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_16x16x16f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_32x32x64_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_32x32x64_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_i32_32x32x4i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x4_2b_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_i32_32x32x4i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_i32_16x16x4i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_16x16x4_4b_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_i32_16x16x4i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_i32_4x4x4i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_4x4x4_16b_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_i32_4x4x4i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_32x32x64_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_i32_32x32x8i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_i32_32x32x8i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_f32_16x16x32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_i32_16x16x16i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_i32_16x16x16i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mfma_f32_32x32x16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_i32_32x32x16_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_16x16x32_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_smfmac_f32_16x16x64_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_smfmac_f32_32x32x32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_32x32x4_2b_bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x4_4b_bf16
@@ -3070,18 +3664,28 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_32x32x16_bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_32x32x2bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x2bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_16x16x2bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_smfmac_i32_16x16x64_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_4x4x2bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_4x4x2bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_32x32x4bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_i32_32x32x32_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_32x32x4bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x8bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
+    // v_mfma_f32_16x16x8bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f64_16x16x4f64
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f64_16x16x4_f64
@@ -3130,6 +3734,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::BySdwa, float: true },
     // v_subrev_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::BySdwa, float: true },
+    // v_mul_legacy_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::BySdwa, float: true },
     // v_mul_i32_i24_sdwa
@@ -3346,6 +3952,10 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::BySdwa, float: true },
     // v_cvt_pk_f32_bf8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::BySdwa, float: true },
+    // v_prng_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_sdwa
@@ -3620,6 +4230,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_fmac_f64_dpp
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
+    // v_mul_legacy_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_dpp
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_dpp
@@ -3656,6 +4268,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_mac_f32_dpp
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
+    // v_dot2c_f32_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_dpp
@@ -3732,8 +4346,12 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_dpp
     Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
+    // v_cvt_i32_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_i32_dpp
     Desc { sem: Sem::Valu(Valu::CvtF64I32), partial: Partial::Full, float: true },
+    // v_cvt_f64_i32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_i32_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32I32), partial: Partial::Full, float: true },
     // v_cvt_f32_u32_dpp
@@ -3754,8 +4372,12 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32F64), partial: Partial::Full, float: true },
+    // v_cvt_f32_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_f32_dpp
     Desc { sem: Sem::Valu(Valu::CvtF64F32), partial: Partial::Full, float: true },
+    // v_cvt_f64_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_ubyte0_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte0), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte1_dpp
@@ -3766,16 +4388,28 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte3), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_dpp
     Desc { sem: Sem::Valu(Valu::CvtU32F64), partial: Partial::Full, float: true },
+    // v_cvt_u32_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_u32_dpp
     Desc { sem: Sem::Valu(Valu::CvtF64U32), partial: Partial::Full, float: true },
+    // v_cvt_f64_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f64_dpp
     Desc { sem: Sem::Valu(Valu::TruncF64), partial: Partial::Full, float: true },
+    // v_trunc_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f64_dpp
     Desc { sem: Sem::Valu(Valu::CeilF64), partial: Partial::Full, float: true },
+    // v_ceil_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f64_dpp
     Desc { sem: Sem::Valu(Valu::RndneF64), partial: Partial::Full, float: true },
+    // v_rndne_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f64_dpp
     Desc { sem: Sem::Valu(Valu::FloorF64), partial: Partial::Full, float: true },
+    // v_floor_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f32_dpp
     Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_trunc_f32_dpp
@@ -3798,12 +4432,18 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_rcp_f64_dpp
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
+    // v_rcp_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_dpp
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
+    // v_rsq_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
+    // v_sqrt_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f32_dpp
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_dpp
@@ -3820,10 +4460,16 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f64_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
+    // v_frexp_mant_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_dpp
     Desc { sem: Sem::Valu(Valu::FractF64), partial: Partial::Full, float: true },
+    // v_fract_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_dpp
@@ -3886,232 +4532,484 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
+    // v_prng_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_sub_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_rsub_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_inc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_dec_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_i32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_i32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_and_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_mskor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2st64_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write2st64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_nop
     Desc { sem: Sem::Ds(DsOp::Nop), partial: Partial::Full, float: false },
     // ds_add_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_pk_add_f16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_pk_add_bf16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_write_addtid_b32
     Desc { sem: Sem::Ds(DsOp::WriteAddTid), partial: Partial::Full, float: false },
+    // ds_write_addtid_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b8
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_add_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_sub_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_rsub_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_inc_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_dec_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_i32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_rtn_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_i32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_rtn_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_and_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_or_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_xor_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_mskor_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrxchg_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrxchg2_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrxchg2st64_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrap_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Wrap, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrap_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_add_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read2st64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u8
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_swizzle_b32
     Desc { sem: Sem::Ds(DsOp::Swizzle), partial: Partial::Full, float: false },
+    // ds_swizzle_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_permute_b32
     Desc { sem: Sem::Ds(DsOp::Permute), partial: Partial::Full, float: false },
+    // ds_permute_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_bpermute_b32
     Desc { sem: Sem::Ds(DsOp::Bpermute), partial: Partial::Full, float: false },
+    // ds_bpermute_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_rsub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_dec_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_i64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_i64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_mskor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2st64_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write2st64_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b8_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b16_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b16_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u8_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // ds_read_u8_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // ds_read_u8_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // ds_read_i8_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // ds_read_i8_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u16_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // ds_read_u16_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u16_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // ds_read_u16_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_add_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_sub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_rsub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_inc_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_dec_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_i64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_rtn_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_i64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_rtn_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_u64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_and_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_or_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_xor_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_mskor_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrxchg_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrxchg2_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_wrxchg2st64_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_min_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_max_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read2st64_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_condxchg32_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CondXchg32, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_condxchg32_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_src2_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_src2_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_src2_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_src2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_src2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_src2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_src2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_src2_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_src2_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_src2_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_gws_sema_release_all
     Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_gws_init
@@ -4126,92 +5024,216 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_read_addtid_b32
     Desc { sem: Sem::Ds(DsOp::ReadAddTid), partial: Partial::Full, float: false },
+    // ds_read_addtid_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_pk_add_rtn_f16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_pk_add_rtn_bf16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_consume
     Desc { sem: Sem::Ds(DsOp::Consume), partial: Partial::Full, float: false },
+    // ds_consume
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_append
     Desc { sem: Sem::Ds(DsOp::Append), partial: Partial::Full, float: false },
+    // ds_append
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_ordered_count
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_src2_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_src2_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_src2_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_src2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_src2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_src2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_src2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_src2_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_src2_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b96
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b128
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_write_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b64_tr_b4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b96_tr_b6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b64_tr_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b64_tr_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b96
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b128
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // ds_read_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_sbyte
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_ushort
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_sshort
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_byte
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_byte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // flat_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_short
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // flat_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // flat_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_ubyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // flat_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_sbyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // flat_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_sbyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // flat_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_short_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // flat_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // flat_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_swap
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_add
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_smin
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_umin
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_smax
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_umax
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_and
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_and
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_or
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_or
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_xor
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_inc
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_dec
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_f16
@@ -4226,74 +5248,144 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_swap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_swap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_cmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_add_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_sub_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_smin_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_smin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_umin_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_umin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_smax_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_smax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_umax_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_umax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_and_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_and_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_or_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_or_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_xor_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_xor_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_inc_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_inc_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_dec_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // flat_atomic_dec_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_sbyte
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_ushort
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_sshort
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_byte
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_byte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // global_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_short
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // global_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // global_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_ubyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // global_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_sbyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // global_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_sbyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // global_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_short_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // global_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // global_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_lds_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::LoadToLds, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_lds_sbyte
@@ -4306,34 +5398,64 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::LoadToLds, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_swap
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cmpswap
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_add
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_smin
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_umin
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_smax
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_umax
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_and
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_and
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_or
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_or
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_xor
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_inc
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_dec
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_pk_add_f16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_pk_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_f64
@@ -4344,74 +5466,148 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_swap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_swap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_cmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_add_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_sub_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_smin_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_smin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_umin_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_umin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_smax_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_smax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_umax_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_umax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_and_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_and_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_or_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_or_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_xor_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_xor_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_inc_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_inc_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_dec_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // global_atomic_dec_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_lds_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_lds_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_sbyte
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_ushort
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_sshort
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_byte
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_byte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_short
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // scratch_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // scratch_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_ubyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // scratch_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_sbyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // scratch_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_sbyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // scratch_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_short_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
+    // scratch_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
+    // scratch_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_lds_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::LoadToLds, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_lds_sbyte
@@ -4426,34 +5622,54 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xy
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // buffer_load_format_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_format_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // buffer_load_format_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_format_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // buffer_load_format_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_format_x
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xy
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // buffer_store_format_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_format_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // buffer_store_format_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_format_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // buffer_store_format_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_format_d16_xy
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_format_d16_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
+    // buffer_load_format_d16_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_format_d16_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
+    // buffer_load_format_d16_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_d16_xy
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_d16_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
+    // buffer_store_format_d16_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_format_d16_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
+    // buffer_store_format_d16_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_sbyte
@@ -4466,10 +5682,16 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_byte
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_byte_d16_hi
@@ -4482,10 +5704,16 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_dwordx2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_dwordx3
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_ubyte_d16_hi
@@ -4514,98 +5742,188 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // buffer_atomic_swap
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_add
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_sub
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_smin
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_umin
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_smax
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_umax
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_and
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_and
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_or
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_or
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_xor
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_inc
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_dec
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_f32
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_pk_add_f16
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_pk_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_pk_add_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_swap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_swap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_cmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_add_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_sub_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_sub_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_smin_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_smin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_umin_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_umin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_smax_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_smax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_umax_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_umax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_and_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_and_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_or_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_or_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_xor_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_xor_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_inc_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_inc_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_dec_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // buffer_atomic_dec_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_x
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_load_format_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_xy
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_load_format_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_load_format_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_load_format_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_x
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_xy
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
+    // tbuffer_load_format_d16_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_d16_xy
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
+    // tbuffer_load_format_d16_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_d16_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
+    // tbuffer_load_format_d16_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_load_format_d16_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
+    // tbuffer_load_format_d16_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_d16_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_d16_xy
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_d16_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_d16_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_d16_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // tbuffer_store_format_d16_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
+    // tbuffer_store_format_d16_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // image_load
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_load_mip
@@ -4632,6 +5950,8 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_atomic_cmpswap
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // image_atomic_add
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_atomic_sub
@@ -4656,4 +5976,134 @@ pub static SEM: [Desc; 1924] = [
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_d
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_d_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_l
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_b
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_b_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_lz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_d
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_l
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_b
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_b_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_lz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_d_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_d_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_l_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_b_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_lz_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_d_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_l_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_b_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_lz_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4h
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_l
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_b
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_b_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_lz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_l
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_b
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_b_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_lz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_l_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_b_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_lz_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_l_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_b_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_gather4_c_lz_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_get_lod
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_cd
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_cd_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_cd
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_cd_cl
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_cd_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_cd_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_cd_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // image_sample_c_cd_cl_o
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
 ];
