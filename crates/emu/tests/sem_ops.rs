@@ -45,6 +45,11 @@ const CASES: &[(&str, Check)] = &[
     ("v_cmp_gt_i16_e64 s[30:31], v10, v11\n SMASK", Check::Mask(|x, _| x[0] as i16 > x[1] as i16)),
     ("v_cmp_le_u16_e64 s[30:31], v11, 7\n SMASK", Check::Mask(|x, _| x[1] as u16 <= 7)),
     (
+        // Equal halves are frequent: a predicate off by equality shows.
+        "v_cmp_le_u16_e64 s[30:31], v10, v11\n SMASK",
+        Check::Mask(|x, _| x[0] as u16 <= x[1] as u16),
+    ),
+    (
         "v_cmp_ne_u16_sdwa vcc, v10, v11 src0_sel:WORD_1 src1_sel:WORD_0\n MASK",
         Check::Mask(|x, _| (x[0] >> 16) as u16 != x[1] as u16),
     ),
