@@ -343,8 +343,15 @@ def render():
     for name, enc, emulated in es:
         if not emulated:
             # Only on processors the emulator does not run yet (gfx900-908,
-            # gfx950): listed, with that reason, until it does.
-            rows.append((name, why("Why::NotEmulated"), "Partial::Full", False))
+            # gfx950): listed, with that reason, until it does (a graphics
+            # or GDS row keeps its own reason).
+            try:
+                s = classify(name, enc)
+            except (Unknown, KeyError):
+                s = ""
+            if not s.startswith("Sem::Unsupported"):
+                s = why("Why::NotEmulated")
+            rows.append((name, s, "Partial::Full", False))
             continue
         try:
             s = classify(name, enc)

@@ -5951,7 +5951,7 @@ pub static SEM: [Desc; 2649] = [
     // image_atomic_cmpswap
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_atomic_cmpswap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_atomic_add
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_atomic_sub
@@ -5977,133 +5977,133 @@ pub static SEM: [Desc; 2649] = [
     // image_sample
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_d
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_d_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_l
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_b
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_b_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_lz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_d
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_d_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_l
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_b
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_b_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_lz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_d_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_d_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_l_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_b_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_b_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_lz_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_d_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_d_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_l_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_b_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_b_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_lz_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4h
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_l
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_b
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_b_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_lz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_l
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_b
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_b_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_lz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_l_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_b_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_b_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_lz_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_l_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_b_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_b_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_gather4_c_lz_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_get_lod
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_cd
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_cd_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cd
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cd_cl
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_cd_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_cd_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cd_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cd_cl_o
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
 ];
