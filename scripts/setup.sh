@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 want=(clang-22 clang-tools-22 llvm-22 lld-22 clang-15 clang-tools-15 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse0 librocsparse-dev librocrand-dev gcc g++ python3 python3-minimal python3-pip)
 if [[ "${1:-}" == "--bench" ]]; then
-  want+=(linux-perf)
+  want+=(linux-perf make)
 fi
 
 missing=()
