@@ -807,7 +807,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 2649] = [
+pub static SEM: [Desc; 2655] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_sub_u32
@@ -1210,6 +1210,18 @@ pub static SEM: [Desc; 2649] = [
     Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_store_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // s_dcache_inv
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_dcache_wb
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_dcache_inv_vol
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_dcache_wb_vol
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_memtime
+    Desc { sem: Sem::Time(Clock::Shader), partial: Partial::Full, float: false },
+    // s_memrealtime
+    Desc { sem: Sem::Time(Clock::Real), partial: Partial::Full, float: false },
     // s_atc_probe
     Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe_buffer
