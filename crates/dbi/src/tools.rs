@@ -764,42 +764,14 @@ pub struct Trace {
     pub events: Vec<TraceEvent>,
 }
 
-/// Bytes per lane of a memory instruction, from its mnemonic.
-fn access_size(name: &str) -> u32 {
-    let n = name.trim_end_matches("_e32");
-    for (suffix, size) in [
-        ("dwordx4", 16),
-        ("dwordx3", 12),
-        ("dwordx2", 8),
-        ("b128", 16),
-        ("b96", 12),
-        ("b64", 8),
-        ("f64", 8),
-        ("_x2", 8),
-        ("2st64_b32", 4),
-        ("dword", 4),
-        ("b32", 4),
-        ("f32", 4),
-        ("u32", 4),
-        ("i32", 4),
-        ("short_d16_hi", 2),
-        ("short_d16", 2),
-        ("short", 2),
-        ("b16", 2),
-        ("u16", 2),
-        ("i16", 2),
-        ("byte_d16_hi", 1),
-        ("byte_d16", 1),
-        ("byte", 1),
-        ("b8", 1),
-        ("u8", 1),
-        ("i8", 1),
-    ] {
-        if n.contains(suffix) {
-            return size;
-        }
+/// Bytes per lane of one access of a memory instruction, from its
+/// semantic description (a `read2`/`write2` records each of its two
+/// accesses at the element size).
+fn access_size(inst: &lathe_isa::Instruction) -> u32 {
+    match lathe_isa::sem::of(inst.opcode()).sem {
+        lathe_isa::sem::Sem::Mem(m) => u32::from(m.size) * u32::from(m.elems),
+        _ => 4,
     }
-    4
 }
 
 /// The immediate offset the emulator adds (FLAT: 12 bits; GLOBAL and
@@ -842,7 +814,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         } else {
             "load"
         };
-        let size = access_size(inst.info().name);
+        let size = access_size(inst);
         // The MUBUF probe records the whole address (its offset sits
         // inside the private segment's swizzle).
         let off = if inst.encoding() == lathe_isa::Encoding::Mubuf {
