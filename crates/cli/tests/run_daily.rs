@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 mod common;
 
 use common::{lathe, lathe_fails as fails, lathe_json as json, lathe_ok as ok};
+use lathe_testkit::{Build, Output};
 use serde_json::Value;
 
 const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/libdemo.so");
@@ -267,4 +268,149 @@ fn scalar_arguments_are_checked_against_the_signature() {
     ]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("argument #3 is a `float`"), "{e}");
+}
+
+#[test]
+fn an_lds_overflow_from_a_large_block_suggests_a_smaller_block() {
+    // block_reduce_i32 (corpus/hip/k_lds.hip) reduces in `__shared__ int
+    // buf[256]`, indexed by threadIdx.x: a work-group of 512 runs past it.
+    let co = Build::new("k_lds.hip", &["gfx90a"], Output::CodeObject).build();
+    let run = |block: &str| {
+        fails(&[
+            "run",
+            s(&co),
+            "--kernel",
+            "block_reduce_i32",
+            "--grid",
+            "512",
+            "--block",
+            block,
+            "-a",
+            "buf:out:64",
+            "-a",
+            "buf:in:2048",
+            "-a",
+            "i32:512",
+        ])
+    };
+    let e = run("512");
+    assert!(e.contains("LDS fault in"), "{e}");
+    assert!(e.contains("try a smaller --block than 512x1x1"), "{e}");
+    assert!(
+        e.contains("bytes of LDS per work-group; the work-group has 1024 (1024 static + 0 dynamic; the hardware allows 65536)"),
+        "{e}"
+    );
+    assert!(!e.contains("--dynamic-lds"), "not the fix here: {e}");
+    // 256 work-items fit.
+    ok(&[
+        "run",
+        s(&co),
+        "--kernel",
+        "block_reduce_i32",
+        "--grid",
+        "512",
+        "--block",
+        "256",
+        "-a",
+        "buf:out:64",
+        "-a",
+        "buf:in:2048",
+        "-a",
+        "i32:512",
+    ]);
+}
+
+#[test]
+fn disasm_names_calls_and_backward_branches_in_lathe_style_only() {
+    let lathe_style = ok(&["disasm", DEMO, "-t", "gfx90a"]);
+    let llvm = ok(&["disasm", DEMO, "-t", "gfx90a", "--format", "llvm"]);
+    // eval_poly calls poly (corpus/hip: a __device__ function).
+    let call = lathe_style
+        .lines()
+        .find(|l| l.contains(":  s_swappc_b64"))
+        .expect("a call");
+    assert!(call.contains("; calls _Z4polyf (0x"), "{call}");
+    let ret = lathe_style
+        .lines()
+        .find(|l| l.contains("s_setpc_b64 s[30:31]"))
+        .expect("a return");
+    assert!(ret.contains("; returns to the caller"), "{ret}");
+    // block_sum's loop branches back.
+    let back = lathe_style
+        .lines()
+        .find(|l| l.contains("s_branch 65516"))
+        .expect("a backward branch");
+    assert!(
+        back.ends_with("; -> .L_Z9block_sumPKfPfi_1 (offset -20: back to 0x1e80)"),
+        "{back}"
+    );
+    // The address is the label's.
+    let at = lathe_style
+        .lines()
+        .skip_while(|l| *l != ".L_Z9block_sumPKfPfi_1:")
+        .nth(1)
+        .expect("the label's first instruction");
+    assert!(at.trim_start().starts_with("1e80:"), "{at}");
+    // LLVM style is LLVM's text.
+    assert!(
+        llvm.contains("\ts_branch 65516 ") && llvm.contains("<_Z9block_sumPKfPfi+0x80>\n"),
+        "LLVM text unchanged"
+    );
+    assert!(!llvm.contains("calls _Z4polyf"));
+    assert!(!llvm.contains("back to"));
+}
+
+#[test]
+fn disasm_json_names_the_bundle_entry_and_cfg_lists_registers() {
+    let j = json(&["disasm", DEMO, "-t", "gfx90a", "--kernel", "axpy"]);
+    let o = &j["files"][0]["code_objects"][0]["origin"];
+    assert_eq!(o["bundle"], 0, "{o}");
+    assert_eq!(o["entry"], 1, "{o}");
+    assert_eq!(o["id"], "hipv4-amdgcn-amd-amdhsa--gfx90a", "{o}");
+    assert!(o["bundle_offset"].as_u64().is_some_and(|x| x > 0), "{o}");
+    assert!(o["entry_offset"].as_u64().is_some(), "{o}");
+    assert!(
+        o["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("libdemo.so")),
+        "{o}"
+    );
+    // A bare code object names its file.
+    let co = Build::new("k_lds.hip", &["gfx90a"], Output::CodeObject).build();
+    let j = json(&["disasm", s(&co), "--kernel", "block_reduce_i32"]);
+    assert_eq!(j["files"][0]["code_objects"][0]["origin"]["file"], s(&co));
+    // cfg: live registers as arrays of names, one per register.
+    let j = json(&["cfg", DEMO, "--target", "gfx90a", "--kernel", "eval_poly"]);
+    let b0 = &j["functions"][0]["blocks"][0];
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap_or_else(|| panic!("an array: {v}"))
+            .iter()
+            .map(|x| x.as_str().expect("a name").to_string())
+            .collect()
+    };
+    let live_in = names(&b0["live_in"]);
+    // The kernarg pointer s[4:5], exec and the work-item ID v0.
+    for r in ["s4", "s5", "exec", "v0"] {
+        assert!(live_in.iter().any(|x| x == r), "{r} in {live_in:?}");
+    }
+    assert!(
+        live_in.iter().all(|x| !x.contains(' ') && !x.contains('[')),
+        "{live_in:?}"
+    );
+    names(&b0["live_out"]);
+}
+
+#[test]
+fn info_says_what_the_unified_register_file_allocates() {
+    let text = ok(&["info", DEMO, "-t", "gfx90a", "--kernel", "axpy"]);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("registers:"))
+        .expect("registers line");
+    // The metadata says 0 AGPRs: nothing is "for AGPRs".
+    assert!(text.contains("0 AGPRs"), "{text}");
+    assert!(!line.contains("for AGPRs"), "{line}");
+    assert!(line.contains("granule"), "{line}");
+    assert!(line.contains("no AGPRs"), "{line}");
 }

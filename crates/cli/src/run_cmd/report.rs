@@ -80,11 +80,44 @@ impl Places for Run<'_> {
     fn signal_name(&self, signal: i32) -> String {
         crate::signals::name(signal)
     }
-    fn lds_hint(&self, _offset: u64, _size: u32, _lds_size: usize) -> Option<String> {
-        (self.step.shape.dynamic_lds == 0).then(|| {
-            "  hint: the launch gave no dynamic LDS; if the kernel uses `extern __shared__` memory, pass its size with --dynamic-lds BYTES (or \"dynamic_lds\" in the spec)\n".to_string()
-        })
+    fn lds_hint(&self, offset: u64, size: u32, lds_size: usize) -> Option<String> {
+        lds_hint(self.session, self.step, offset + u64::from(size), lds_size)
     }
+}
+
+/// Hardware LDS per work-group on GFX9.
+const LDS_PER_WORKGROUP: u64 = 64 << 10;
+
+/// Why an LDS access ran past the work-group's allocation, as a hint: with
+/// no LDS at all, dynamic LDS the launch forgot; with static LDS (sized
+/// when the kernel was compiled), a work-group larger than the kernel was
+/// written for; with dynamic LDS, too little of it.
+fn lds_hint(session: &Session, step: &Step, needed: u64, lds_size: usize) -> Option<String> {
+    let dynamic = u64::from(step.shape.dynamic_lds);
+    let md = session.kernel_metadata(&step.kernel).ok().map(|(_, m)| m);
+    let fixed = md
+        .as_ref()
+        .map_or(lds_size as u64 - dynamic, |m| m.group_segment_fixed_size);
+    let items: u64 = step.shape.block.iter().map(|&b| u64::from(b)).product();
+    let [x, y, z] = step.shape.block;
+    let need = format!(
+        "this access needs at least {needed} bytes of LDS per work-group; the work-group has {lds_size} ({fixed} static + {dynamic} dynamic; the hardware allows {LDS_PER_WORKGROUP})"
+    );
+    Some(if fixed == 0 && dynamic == 0 {
+        "  hint: the launch gave no dynamic LDS; if the kernel uses `extern __shared__` memory, pass its size with --dynamic-lds BYTES (or \"dynamic_lds\" in the spec)\n".to_string()
+    } else if fixed > 0 {
+        let max = md
+            .as_ref()
+            .map(|m| format!(" (its metadata allows up to {})", m.max_flat_workgroup_size))
+            .unwrap_or_default();
+        format!(
+            "  hint: {need}. The kernel's static LDS (`__shared__` arrays) is sized when it is compiled, so a work-group larger than the kernel was written for runs past it: try a smaller --block than {x}x{y}x{z} ({items} work-items{max})\n"
+        )
+    } else {
+        format!(
+            "  hint: {need}. Pass a larger --dynamic-lds, or a smaller --block than {x}x{y}x{z} if the kernel sizes its LDS use by the work-group\n"
+        )
+    })
 }
 
 /// A worded report of why a launch failed.
