@@ -414,3 +414,87 @@ fn info_says_what_the_unified_register_file_allocates() {
     assert!(line.contains("granule"), "{line}");
     assert!(line.contains("no AGPRs"), "{line}");
 }
+
+fn mem_available() -> Option<u64> {
+    let m = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = m
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+#[test]
+fn buffers_beyond_available_memory_are_refused_at_once() {
+    let Some(avail) = mem_available() else {
+        eprintln!("skipped: no MemAvailable in /proc/meminfo");
+        return;
+    };
+    let run = |y: u64, x: u64| {
+        let t = std::time::Instant::now();
+        let e = fails(&[
+            "run",
+            DEMO,
+            "--kernel",
+            "axpy",
+            "--grid",
+            "64",
+            "--block",
+            "64",
+            "-a",
+            &format!("buf:y:{y}"),
+            "-a",
+            &format!("buf:x:{x}"),
+            "-a",
+            "f32:1",
+            "-a",
+            "i32:64",
+        ]);
+        assert!(t.elapsed().as_secs() < 5, "refused at once: {e}");
+        e
+    };
+    // One buffer larger than the machine.
+    let huge = 400_000_000_000_000u64;
+    let e = run(256, huge);
+    assert!(
+        e.contains(&format!("argument #2 (buf:x): {huge} bytes")),
+        "{e}"
+    );
+    assert!(
+        e.contains("more than this machine's available memory"),
+        "{e}"
+    );
+    assert!(e.contains("MemAvailable"), "{e}");
+    // Two that fit alone but not together.
+    let big = avail / 3 * 2;
+    let e = run(big, big);
+    assert!(
+        e.contains("argument #2 (buf:x): the buffers up to and including it total"),
+        "{e}"
+    );
+    // Under --tool too.
+    let e = fails(&[
+        "run",
+        DEMO,
+        "--kernel",
+        "axpy",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        &format!("buf:y:{huge}"),
+        "-a",
+        "buf:x:256",
+        "-a",
+        "f32:1",
+        "-a",
+        "i32:64",
+        "--tool",
+        "instr-count",
+    ]);
+    assert!(e.contains("argument #1 (buf:y)"), "{e}");
+}

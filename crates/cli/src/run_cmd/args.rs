@@ -280,3 +280,57 @@ fn reinterpreted(cty: &str, bytes: &[u8]) -> String {
     let ty = suggest(cty, bytes.len());
     shown(ty, bytes)
 }
+
+/// The machine's available memory in bytes (`MemAvailable` in
+/// /proc/meminfo), or `None` where that cannot be read.
+pub(super) fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line
+        .trim_start_matches("MemAvailable:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kb.checked_mul(1024)
+}
+
+/// Refuses, before anything is allocated, buffers that cannot fit in the
+/// machine's available memory: one argument's, or the launches' together
+/// (a sequence's buffers live until the end of the run).
+pub(super) fn check_memory(steps: &[Step], available: Option<u64>) -> Result<()> {
+    let Some(avail) = available else {
+        return Ok(());
+    };
+    let human = crate::output::human_size;
+    let mut total = 0u64;
+    for (si, step) in steps.iter().enumerate() {
+        for (i, a) in step.args.iter().enumerate() {
+            let Arg::Buffer { name, size, .. } = a else {
+                continue;
+            };
+            let which = if steps.len() > 1 {
+                format!("launch {} argument #{} (buf:{name})", si + 1, i + 1)
+            } else {
+                format!("argument #{} (buf:{name})", i + 1)
+            };
+            if *size > avail {
+                bail!(
+                    "{which}: {size} bytes ({}) is more than this machine's available memory, {} (MemAvailable in /proc/meminfo); the emulator keeps every buffer in host memory",
+                    human(*size),
+                    human(avail)
+                );
+            }
+            total = total.saturating_add(*size);
+            if total > avail {
+                bail!(
+                    "{which}: the buffers up to and including it total {total} bytes ({}), more than this machine's available memory, {} (MemAvailable in /proc/meminfo); the emulator keeps every buffer in host memory",
+                    human(total),
+                    human(avail)
+                );
+            }
+        }
+    }
+    Ok(())
+}

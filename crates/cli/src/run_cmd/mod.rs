@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use crate::input::Input;
 use crate::objects::code_objects;
-use crate::output::{byte_bar, print, print_json, Ctx};
+use crate::output::{byte_bar, print, print_json, Ctx, ProgressLines};
 use crate::RunArgs;
 use args::{grid_warnings, plan, warnings};
 pub(crate) use report::write_outputs;
@@ -37,6 +37,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
         bail!("--policy needs --target (it chooses among code objects for a target)");
     }
     let (steps, spec_target) = plan(&a)?;
+    args::check_memory(&steps, args::mem_available())?;
     for step in &steps {
         for w in grid_warnings(step) {
             eprintln!("lathe: warning: {}: {w}", step.kernel);
@@ -118,6 +119,8 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
         if fill_total < (64 << 20) {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         }
+        // Without a terminal, a line every few seconds for large buffers.
+        let mut lines = ProgressLines::bytes(ctx, "filling buffers", fill_total, 256 << 20);
         let total_wgs: u64 = (0..3)
             .map(|d| u64::from(step.shape.grid[d].div_ceil(step.shape.block[d].max(1))))
             .product();
@@ -133,6 +136,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
                 &opts,
                 &mut buffers,
                 &mut |n| {
+                    lines.update(n);
                     if n >= bar.position() + (16 << 20) || n == fill_total {
                         bar.set_position(n);
                     }
