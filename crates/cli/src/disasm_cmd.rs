@@ -406,7 +406,7 @@ struct Plan<'a> {
 }
 
 /// What Lathe style adds to the listing's lines: the function a
-/// `s_swappc_b64`/`s_call_b64`/tail `s_setpc_b64` calls (lathe-dbi's lifting,
+/// `s_swappc_b64` or tail `s_setpc_b64` calls (lathe-dbi's lifting,
 /// the call graph `lathe cfg` draws; lifted on the first such line), and
 /// for a backward branch, whose operand reads as an unsigned 16-bit number
 /// (`s_branch 65516`), its signed offset and target address. LLVM style
@@ -457,14 +457,12 @@ impl<'a> Notes<'a> {
         let addr = u64::from_str_radix(addr.trim(), 16).ok()?;
         let mnemonic = inst.split_whitespace().next()?;
         match mnemonic {
-            "s_swappc_b64" | "s_call_b64" | "s_setpc_b64" => {
-                self.calls().get(&addr).cloned().or_else(|| {
-                    (mnemonic == "s_setpc_b64" && inst.contains("s[30:31]")).then(|| {
-                        "returns to the caller (s_swappc_b64 left the address in s[30:31])"
-                            .to_string()
-                    })
+            // `s_call_b64` names its target already (`; -> <add3>`).
+            "s_swappc_b64" | "s_setpc_b64" => self.calls().get(&addr).cloned().or_else(|| {
+                (mnemonic == "s_setpc_b64" && inst.contains("s[30:31]")).then(|| {
+                    "returns to the caller (the call left the address in s[30:31])".to_string()
                 })
-            }
+            }),
             m if m == "s_branch" || m.starts_with("s_cbranch_") => {
                 let imm: u16 = inst.split_whitespace().nth(1)?.parse().ok()?;
                 let off = imm as i16;
@@ -493,11 +491,7 @@ fn annotate<'b>(notes: Option<&Notes<'_>>, buf: &'b [u8]) -> std::borrow::Cow<'b
     for line in text.split_inclusive('\n') {
         let start = at;
         at += line.len();
-        if !(line.contains("s_swappc")
-            || line.contains("s_setpc")
-            || line.contains("s_call_b64")
-            || line.contains("branch"))
-        {
+        if !(line.contains("s_swappc") || line.contains("s_setpc") || line.contains("branch")) {
             continue;
         }
         let body = line.trim_end_matches('\n');
