@@ -234,13 +234,14 @@ fn scalar_arguments_are_checked_against_the_signature() {
     // axpy(float*, float const*, float a, int n)
     let e = run("i32:2", "i32:64");
     assert!(
-        e.contains("argument #3 is a `float` (floating-point) but i32:2 was given"),
+        e.contains("argument #3 has type `float` (floating-point) but i32:2 was given"),
         "{e}"
     );
+    assert!(e.contains("(3e-45)"), "i32 2's bits as a float: {e}");
     assert!(e.contains("pass it as f32:VALUE"), "{e}");
     let e = run("f32:2", "f32:1000");
     assert!(
-        e.contains("argument #4 is a `int` (integer) but f32:1000 was given"),
+        e.contains("argument #4 has type `int` (integer) but f32:1000 was given"),
         "{e}"
     );
     assert!(e.contains("1148846080"), "f32 1000's bits as an int: {e}");
@@ -267,7 +268,7 @@ fn scalar_arguments_are_checked_against_the_signature() {
         "instr-count",
     ]);
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(e.contains("argument #3 is a `float`"), "{e}");
+    assert!(e.contains("argument #3 has type `float`"), "{e}");
 }
 
 #[test]
@@ -460,7 +461,9 @@ fn buffers_beyond_available_memory_are_refused_at_once() {
     let huge = 400_000_000_000_000u64;
     let e = run(256, huge);
     assert!(
-        e.contains(&format!("argument #2 (buf:x): {huge} bytes")),
+        e.contains(&format!(
+            "argument #2 (buf:x): cannot allocate {huge} bytes of device memory"
+        )),
         "{e}"
     );
     assert!(

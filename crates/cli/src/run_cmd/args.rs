@@ -205,11 +205,11 @@ pub(super) fn warnings(session: &Session, step: &Step) -> Vec<String> {
         if want != given {
             let name = p.name.map(|n| format!(" {n}")).unwrap_or_default();
             w.push(format!(
-                "{}: argument #{}{name} is a `{cty}` ({want}) but {ty}:{} was given: the kernel reads its bits as {} ({}); pass it as {}:VALUE",
+                "{}: argument #{}{name} has type `{cty}` ({want}) but {ty}:{} was given: the kernel reads its bits as {} ({}); pass it as {}:VALUE",
                 pretty.as_deref().unwrap_or(&sym.name),
                 i + 1,
                 shown(ty, bytes),
-                if want == "floating-point" { "a float" } else { "an integer" },
+                if want == "floating-point" { "a floating-point number" } else { "an integer" },
                 reinterpreted(cty, bytes),
                 suggest(cty, bytes.len()),
             ));
@@ -264,14 +264,28 @@ fn shown(ty: &str, bytes: &[u8]) -> String {
     b[..n].copy_from_slice(&bytes[..n]);
     let x = u64::from_le_bytes(b);
     match (ty, n) {
-        ("f32", 4) => f32::from_bits(x as u32).to_string(),
-        ("f64", 8) => f64::from_bits(x).to_string(),
-        ("f16", 2) => super::expect::f16_to_f32(x as u16).to_string(),
+        ("f32", 4) => float_text(f32::from_bits(x as u32)),
+        ("f64", 8) => float_text(f64::from_bits(x)),
+        ("f16", 2) => float_text(super::expect::f16_to_f32(x as u16)),
         (t, _) if t.starts_with('i') => {
             let sh = 64 - 8 * n as u32;
             (((x << sh) as i64) >> sh).to_string()
         }
         _ => x.to_string(),
+    }
+}
+
+/// A float as text, in scientific notation when tiny or huge
+/// (`2.8e-45`, not 45 zeros), with the shortest digits of its own type.
+fn float_text<F>(v: F) -> String
+where
+    F: Copy + std::fmt::Display + std::fmt::LowerExp + Into<f64>,
+{
+    let x: f64 = v.into();
+    if x != 0.0 && x.is_finite() && !(1e-4..1e9).contains(&x.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
     }
 }
 
@@ -317,7 +331,7 @@ pub(super) fn check_memory(steps: &[Step], available: Option<u64>) -> Result<()>
             };
             if *size > avail {
                 bail!(
-                    "{which}: {size} bytes ({}) is more than this machine's available memory, {} (MemAvailable in /proc/meminfo); the emulator keeps every buffer in host memory",
+                    "{which}: cannot allocate {size} bytes of device memory ({}): more than this machine's available memory, {} (MemAvailable in /proc/meminfo); the emulator keeps every buffer in host memory",
                     human(*size),
                     human(avail)
                 );
