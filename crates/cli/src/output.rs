@@ -90,11 +90,22 @@ pub struct ProgressLines {
     what: &'static str,
     total: u64,
     on: bool,
+    every: std::time::Duration,
     last: std::time::Instant,
 }
 
-/// Seconds between two [`ProgressLines`] lines.
-const PROGRESS_LINE_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
+/// Time between two [`ProgressLines`] lines: `LATHE_PROGRESS_INTERVAL`
+/// seconds, else 3.
+fn progress_line_every() -> std::time::Duration {
+    std::env::var("LATHE_PROGRESS_INTERVAL")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map_or(
+            std::time::Duration::from_secs(3),
+            std::time::Duration::from_secs_f64,
+        )
+}
 
 impl ProgressLines {
     /// Lines about `total` bytes of `what`.
@@ -103,13 +114,14 @@ impl ProgressLines {
             what,
             total,
             on: ctx.progress && total >= min && !std::io::IsTerminal::is_terminal(&io::stderr()),
+            every: progress_line_every(),
             last: std::time::Instant::now(),
         }
     }
 
     /// `done` bytes so far: a line if the last one is a few seconds old.
     pub fn update(&mut self, done: u64) {
-        if !self.on || self.last.elapsed() < PROGRESS_LINE_EVERY {
+        if !self.on || self.last.elapsed() < self.every {
             return;
         }
         self.last = std::time::Instant::now();

@@ -501,3 +501,49 @@ fn buffers_beyond_available_memory_are_refused_at_once() {
     ]);
     assert!(e.contains("argument #1 (buf:y)"), "{e}");
 }
+
+#[test]
+fn large_fills_show_progress_lines_without_a_terminal() {
+    // 320 MiB of random fill (lines start at 256 MiB); stderr is a pipe.
+    let args = [
+        "run",
+        DEMO,
+        "--kernel",
+        "axpy",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "-a",
+        "buf:y:256",
+        "-a",
+        "buf:x:335544320:random_u32",
+        "-a",
+        "f32:1",
+        "-a",
+        "i32:64",
+    ];
+    let run = |interval: &str, quiet: bool| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_lathe"));
+        if quiet {
+            c.arg("-q");
+        }
+        let out = c
+            .args(args)
+            .env("LATHE_PROGRESS_INTERVAL", interval)
+            .output()
+            .expect("run lathe");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let e = run("0", false);
+    let lines: Vec<&str> = e
+        .lines()
+        .filter(|l| l.starts_with("lathe: filling buffers: "))
+        .collect();
+    assert!(!lines.is_empty(), "{e}");
+    assert!(lines[0].contains(" of 320.0 MiB ("), "{}", lines[0]);
+    // -q silences them; a long interval leaves none for a short fill.
+    assert!(!run("0", true).contains("filling buffers"));
+    assert!(!run("3600", false).contains("filling buffers"));
+}
