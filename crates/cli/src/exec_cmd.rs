@@ -59,6 +59,8 @@ pub struct ExecArgs {
     launches: Option<String>,
     /// When a kernel cannot be instrumented: report it and run the original
     /// code (skip), or report it and stop the program (abort, exit status 70).
+    /// A HIP tool that does not build stops `lathe exec` before the program
+    /// starts either way.
     #[arg(long, value_enum, default_value_t = OnToolError::Skip, requires = "tool")]
     on_tool_error: OnToolError,
     /// The program and its arguments (after `--`).
@@ -114,8 +116,12 @@ fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
     let tool: OsString = if BUILT_IN_TOOLS.contains(&tool) {
         tool.into()
     } else if Path::new(tool).exists() {
-        // A HIP tool: the library compiles it for each kernel's processor
-        // (and reports a bad tool as a tool error, under --on-tool-error).
+        // A HIP tool: built here, for the target, before the program
+        // starts — a tool that does not compile or does not match its
+        // manifest can instrument nothing, so it is reported once and the
+        // program does not run (whatever --on-tool-error says; that is for
+        // kernels the tool cannot instrument). The library reuses the
+        // cached object.
         let p = Path::new(tool);
         let manifest = if p.is_dir() {
             p.join("tool.json")
@@ -127,6 +133,11 @@ fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
                 "--tool {tool}: a HIP tool directory must hold tool.json (and tool.hip); {} is missing",
                 manifest.display()
             );
+        }
+        let target = a.target.as_deref().unwrap_or("gfx90a");
+        let processor = target.split(':').next().unwrap_or(target);
+        if let Err(e) = lathe_dbi::manifest::HipTool::load(p, processor) {
+            bail!("--tool {tool}: the HIP tool cannot be built for {processor}, so the program was not started: {e}");
         }
         std::path::absolute(p)
             .unwrap_or_else(|_| p.to_path_buf())
