@@ -34,13 +34,19 @@ pub struct ExecArgs {
     /// report where each unfinished wave is (0: no limit; default 600).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
-    /// Print one line per kernel launch on stderr: kernel, grid, block,
-    /// wave-instructions, time.
+    /// Print one line per kernel launch on stderr (kernel, demangled; grid,
+    /// block, wave-instructions, time), then a per-kernel summary: calls,
+    /// total, mean, min and max time, longest total first.
     #[arg(long)]
     stats: bool,
     /// Write the launches as a JSON array to PATH.
     #[arg(long, value_name = "PATH")]
     stats_json: Option<PathBuf>,
+    /// Write a kernel trace: PREFIX_kernel_trace.csv (rocprofv3's
+    /// --kernel-trace columns, one row per launch) and
+    /// PREFIX_kernel_trace.perfetto.json (a timeline, one track per queue).
+    #[arg(long, value_name = "PREFIX")]
+    kernel_trace: Option<PathBuf>,
     /// Instrument kernel dispatches with a built-in tool (instr-count,
     /// block-count, opcode-hist, mem-trace or kernarg) or a HIP tool (a
     /// directory with tool.json and tool.hip, or its manifest). Results per
@@ -308,6 +314,11 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     if let Some(p) = &a.stats_json {
         let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         cmd.env("LATHE_STATS_JSON", abs);
+    }
+    cmd.env_remove("LATHE_KERNEL_TRACE");
+    if let Some(p) = &a.kernel_trace {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        cmd.env("LATHE_KERNEL_TRACE", abs);
     }
     if let Some(t) = &a.tool {
         configure_tool(&mut cmd, &a, t)?;

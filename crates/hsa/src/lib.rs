@@ -29,6 +29,7 @@ mod interrupt;
 mod memory;
 mod misc;
 mod out;
+mod profile;
 mod queue;
 mod report;
 mod rt;

@@ -325,26 +325,31 @@ pub fn decode(b: &Build, data: &[u8]) -> Result<Value, String> {
         v["events"] = Value::Array(events);
     }
     if b.tb.tool == Tool::Kernarg {
+        // The packet as the kernel saw it (code object v4 kernels read
+        // their sizes from it).
+        let packet = b.packet_slot.and_then(|o| {
+            let o = o as usize;
+            let p = data.get(o..o + 64)?;
+            let mut pk = [0u8; 64];
+            pk.copy_from_slice(p);
+            Some(Dispatch::from_packet(&pk))
+        });
         // GridDim as the kernel reads it: v5's hidden block counts if
         // the kernel has them, else v4's computation from the packet.
         if v["grid_dim"].is_null() {
-            if let Some(o) = b.packet_slot {
-                let o = o as usize;
-                if let Some(p) = data.get(o..o + 64) {
-                    let mut pk = [0u8; 64];
-                    pk.copy_from_slice(p);
-                    let d = Dispatch::from_packet(&pk);
-                    let gd: Vec<u64> = (0..3)
-                        .map(|i| u64::from(d.grid[i]).div_ceil(u64::from(d.block[i]).max(1)))
-                        .collect();
-                    v["grid_dim"] = json!(gd);
-                    v["grid_dim_source"] = json!("dispatch packet");
-                    v["packet"] = json!({"grid": d.grid, "block": d.block});
-                }
+            if let Some(d) = &packet {
+                let gd: Vec<u64> = (0..3)
+                    .map(|i| u64::from(d.grid[i]).div_ceil(u64::from(d.block[i]).max(1)))
+                    .collect();
+                v["grid_dim"] = json!(gd);
+                v["grid_dim_source"] = json!("dispatch packet");
+                v["packet"] = json!({"grid": d.grid, "block": d.block});
             }
         } else {
             v["grid_dim_source"] = json!("hidden block count");
         }
+        let demangled = lathe_codeobj::names::demangle(&b.kernel).unwrap_or_default();
+        crate::kernarg::type_args(&mut v, &demangled, packet.map(|d| d.block));
     }
     Ok(v)
 }

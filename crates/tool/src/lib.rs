@@ -43,6 +43,7 @@ pub mod api;
 pub mod config;
 pub mod instr;
 pub mod intercept;
+pub mod kernarg;
 
 use std::ffi::{c_char, c_void};
 
