@@ -115,6 +115,8 @@ struct State {
     /// Tool errors already reported (a HIP tool that does not build fails
     /// every kernel with the same error: said once).
     reported: Mutex<std::collections::HashSet<String>>,
+    /// `mem-trace`'s CSV and Perfetto outputs, filled per launch.
+    traces: Mutex<crate::memtrace::TraceFiles>,
 }
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -172,6 +174,7 @@ pub fn on_load(table: *mut HsaApiTable) -> bool {
         selected: AtomicU64::new(0),
         seen: Mutex::new(Default::default()),
         reported: Mutex::new(Default::default()),
+        traces: Mutex::new(Default::default()),
     };
     if STATE.set(st).is_err() {
         // A second OnLoad (a second HSA_TOOLS_LIB entry naming us): the
@@ -262,6 +265,9 @@ fn write_out(incomplete: Option<&str>) {
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("lathe-tool: error: cannot write {}: {e}", path.display());
+    }
+    if matches!(st.cfg.tool, ToolSpec::Builtin(Tool::MemTrace)) {
+        lock(&st.traces).write(path, incomplete);
     }
 }
 
@@ -746,7 +752,13 @@ fn run(
                 std::ptr::copy_nonoverlapping(*data as *const u8, bytes.as_mut_ptr(), bytes.len())
             };
             drop(guard);
-            instr::decode(build, &bytes)?
+            let launch = fields["launch"].as_u64().unwrap_or(0);
+            let kernel = fields["kernel"].as_str().unwrap_or("");
+            let (v, trace) = instr::decode(build, &bytes, launch, kernel)?;
+            if let (Some(t), Some(_)) = (trace, &st.cfg.out) {
+                lock(&st.traces).add(t);
+            }
+            v
         }
         Probes::Hip { tool, vars, .. } => {
             let mut failed = None;

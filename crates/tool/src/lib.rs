@@ -44,6 +44,7 @@ pub mod config;
 pub mod instr;
 pub mod intercept;
 pub mod kernarg;
+pub mod memtrace;
 
 use std::ffi::{c_char, c_void};
 
