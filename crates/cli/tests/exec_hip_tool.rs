@@ -429,3 +429,32 @@ fn tool_compile_error_is_reported_once_and_fails() {
     assert!(err.contains("tool.hip for gfx90a failed"), "{err}");
     assert_eq!(text(&o.stdout), "", "the program ran");
 }
+
+/// `lathe run --tool` fills the same launch fields in a HIP tool's line as
+/// `lathe exec` (launch 0, the demangled kernel, the grid and block).
+#[test]
+fn run_fills_the_launch_fields_of_a_hip_tool_line() {
+    let tool = griddim_with_launch_fields();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/libdemo.so");
+    let out = dir("run-line").join("y.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .args(["--json", "run", demo, "--kernel", "axpy", "--grid", "1000"])
+        .args(["--block", "256", "-a"])
+        .arg(format!("buf:y:4000:iota_f32:out={}", out.display()))
+        .args(["-a", "buf:x:4000:f32:2", "-a", "f32:0.5", "-a", "i32:1000"])
+        .arg("--tool")
+        .arg(&tool)
+        .output()
+        .expect("run lathe run");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let line = j["tool"]["line"].as_str().expect("line");
+    assert!(line.starts_with("Kernel 0 - axpy"), "{line}");
+    assert!(
+        line.ends_with(
+            ": Total Grid Size Dims (HSA): (1000, 1, 1) Workgroup Dims (HSA): (256, 1, 1) : \
+             GridDim (HIP): (4, 1, 1)."
+        ),
+        "{line}"
+    );
+}

@@ -1252,7 +1252,23 @@ pub fn run(
         let s = session.exe.symbol(var)?;
         session.download(s.address, n as u64).ok()
     });
-    let line = tool.report_line(&result);
+    // The launch's fields for the line, where no report variable has
+    // the name (as `lathe exec` fills them).
+    let mut values = result.clone();
+    if let Value::Object(m) = &mut values {
+        let demangled =
+            lathe_codeobj::names::demangle(&resolved).unwrap_or_else(|| resolved.clone());
+        for (k, v) in [
+            ("launch", serde_json::json!(0)),
+            ("kernel", serde_json::json!(demangled)),
+            ("mangled", serde_json::json!(resolved)),
+            ("grid", serde_json::json!(shape.grid)),
+            ("block", serde_json::json!(shape.block)),
+        ] {
+            m.entry(k).or_insert(v);
+        }
+    }
+    let line = tool.report_line(&values);
     Ok(HipRun {
         session,
         report,
