@@ -458,3 +458,54 @@ fn run_fills_the_launch_fields_of_a_hip_tool_line() {
         "{line}"
     );
 }
+
+/// Without `lathe exec`'s check (the runtime loads the tool library
+/// through `HSA_TOOLS_LIB` set by hand), a HIP tool that does not compile
+/// fails every kernel with the same error: the library says it once,
+/// with one note that the program runs uninstrumented, for the three
+/// kernels of the program.
+#[test]
+fn the_tool_library_reports_a_broken_hip_tool_once() {
+    if !have_hipcc() {
+        return;
+    }
+    let d = bad_tool(
+        "broken-once",
+        "#include \"lathe_hip_extra.h\"\n__device__ unsigned int seen;\n\
+         extern \"C\" __device__ void h(unsigned a) { seen = a + broken_on_purpose; }\n",
+        r#"{"hooks": [{"at": "block-entry", "hook": "h", "args": ["site"]}],
+            "report": [{"var": "seen", "type": "u32"}]}"#,
+    );
+    // The runtime under its ROCr name, as `lathe exec` links it.
+    let _ = exec(&[], &[]);
+    let rt = target_dir().join("lathe-hsa");
+    assert!(
+        rt.join("libhsa-runtime64.so.1").exists(),
+        "{}",
+        rt.display()
+    );
+    let o = Command::new(app())
+        .env("LD_LIBRARY_PATH", &rt)
+        .env("HSA_TOOLS_LIB", target_dir().join("liblathe_tool.so"))
+        .env("LATHE_TOOL", &d)
+        .env_remove("LATHE_TOOL_OUT")
+        .env_remove("LATHE_TOOL_ON_ERROR")
+        .output()
+        .expect("run the program");
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(text(&o.stdout), baseline(), "the program's output changed");
+    assert_eq!(
+        err.matches("use of undeclared identifier 'broken_on_purpose'")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(err.matches("lathe-tool: error: ").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("lathe-tool: the program runs uninstrumented")
+            .count(),
+        1,
+        "{err}"
+    );
+}
