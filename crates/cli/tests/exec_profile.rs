@@ -288,6 +288,18 @@ fn kernel_trace_writes_rocprofv3_csv_and_a_perfetto_timeline() {
             (ts * 1000.0 - num(r, "Start_Timestamp") as f64).abs() < 1.0,
             "{s}"
         );
+        // The slice's counts: 64-wide waves of the launch's work-groups.
+        let groups: u64 = ["X", "Y", "Z"]
+            .iter()
+            .map(|a| {
+                num(r, &format!("Grid_Size_{a}")).div_ceil(num(r, &format!("Workgroup_Size_{a}")))
+            })
+            .product();
+        let per_group =
+            (num(r, "Workgroup_Size_X") * num(r, "Workgroup_Size_Y") * num(r, "Workgroup_Size_Z"))
+                .div_ceil(64);
+        assert_eq!(s["args"]["workgroups"], groups, "{s}");
+        assert_eq!(s["args"]["waves"], groups * per_group, "{s}");
         let dur = s["dur"].as_f64().expect("dur");
         let want = (num(r, "End_Timestamp") - num(r, "Start_Timestamp")) as f64 / 1000.0;
         assert!((dur - want).abs() < 1e-3, "{s}");

@@ -43,6 +43,9 @@ pub struct LaunchStat {
     pub lds: u32,
     /// Scratch bytes per work-item (the packet's private segment).
     pub scratch: u32,
+    /// Work-groups and waves the dispatch ran.
+    pub workgroups: u64,
+    pub waves: u64,
     /// Architected VGPRs, AGPRs and SGPRs the descriptor allocates.
     pub vgprs: u32,
     pub agprs: u32,
@@ -282,6 +285,8 @@ pub fn timeline(stats: &[LaunchStat], target: &str, incomplete: Option<&str>) ->
         args["kernel_id"] = json!(ids.get(&s.kernel_object));
         args["lds"] = json!(s.lds);
         args["scratch"] = json!(s.scratch);
+        args["workgroups"] = json!(s.workgroups);
+        args["waves"] = json!(s.waves);
         ev.push(json!({
             "ph": "X", "cat": "kernel", "name": s.name, "pid": pid, "tid": s.queue,
             "ts": s.start_ns as f64 / 1000.0,
@@ -329,6 +334,8 @@ mod tests {
             queue: 1,
             dispatch,
             kernel_object: name.len() as u64,
+            workgroups: 1,
+            waves: 1,
             lds: 0,
             scratch: 0,
             vgprs: 8,

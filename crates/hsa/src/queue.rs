@@ -640,6 +640,8 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
                 queue: q.id,
                 dispatch: DISPATCHES.fetch_add(1, Ordering::Relaxed),
                 kernel_object: pkt.kernel_object,
+                workgroups: rep.workgroups,
+                waves: rep.waves,
                 lds: pkt.group_segment_size,
                 scratch: pkt.private_segment_size,
                 vgprs: arch_vgprs,
