@@ -53,7 +53,9 @@ pub struct ExecArgs {
     /// launch go to stderr (or to --tool-out).
     #[arg(long, value_name = "TOOL")]
     tool: Option<String>,
-    /// Write the per-launch results as a JSON array to PATH instead.
+    /// Write the per-launch results as a JSON array to PATH instead;
+    /// mem-trace also writes PATH.csv and PATH.perfetto.json (PATH's
+    /// extension replaced), as `lathe run` does.
     #[arg(long, value_name = "PATH", requires = "tool")]
     tool_out: Option<PathBuf>,
     /// Instrument only kernels whose mangled or demangled name matches.
