@@ -833,7 +833,11 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         } else {
             imm_offset(inst)
         };
-        let scratch = inst.encoding() == lathe_isa::Encoding::Scratch;
+        // Scratch offsets and LDS addresses are 32-bit sums.
+        let scratch = matches!(
+            inst.encoding(),
+            lathe_isa::Encoding::Scratch | lathe_isa::Encoding::Ds
+        );
         for lane in 0..64u8 {
             if exec >> lane & 1 == 0 {
                 continue;
