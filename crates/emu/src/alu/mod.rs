@@ -15,6 +15,7 @@
 //!   rounding, fract/frexp/ldexp, input/output modifiers, and the division
 //!   helpers `v_div_scale`/`v_div_fmas`/`v_div_fixup`.
 //! * [`trans`] — rcp/rsq/sqrt/exp/log/sin/cos.
+//! * [`trig`] — `v_trig_preop_f64` (segments of 2/π).
 //! * [`cvt`] — conversions, bf16, normalised packing, 16-bit halves.
 //! * [`int`] — VALU integer ops (multiplies, carries, shifts, bitfields,
 //!   permutes, SAD, 16-bit ops, dot products).
@@ -36,5 +37,6 @@ pub mod packed;
 pub mod salu;
 pub mod soft;
 pub mod trans;
+pub mod trig;
 
 pub use mode::{Denorm, FpCtl, Mode, Round};

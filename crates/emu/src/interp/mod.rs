@@ -64,16 +64,20 @@ use crate::wave::{Flow, Step, VReg, Wave, LANES};
 
 #[macro_use]
 mod macros;
+mod buffer_atomic;
 mod cmp;
 mod control;
 mod ds;
 mod fast;
+mod gpr_idx;
 mod mfma;
 mod regs;
 mod salu;
 mod sdwa;
 mod smem;
+mod smem_rw;
 mod valu;
+mod valu_ext;
 mod vmem;
 
 use ds::*;
@@ -878,14 +882,17 @@ fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
         Sem::Mem(m) => match (m.space, m.op) {
             (Space::Flat | Space::Global | Space::Scratch, _) => Some(vmem),
             (Space::Buffer, MemOp::Load | MemOp::Store) => Some(mubuf),
+            (Space::Buffer, MemOp::Atomic(_)) => Some(buffer_atomic::mubuf_atomic),
             (Space::Lds, _) => Some(ds),
             (Space::Scalar, MemOp::Load) => Some(smem::smem_load),
+            (Space::Scalar | Space::ScalarBuffer, _) => Some(smem_rw::smem_rw),
             // No semantics yet.
-            (Space::Buffer | Space::TypedBuffer | Space::Scalar, _)
-            | (Space::ScalarBuffer | Space::ScalarScratch, _) => None,
+            (Space::Buffer | Space::TypedBuffer, _) | (Space::ScalarScratch, _) => None,
         },
         Sem::Ds(_) => Some(ds),
         Sem::Branch(_) => Some(control::branch),
+        Sem::Control(Control::GprIdxIdx) => Some(gpr_idx::set_idx),
+        Sem::Control(Control::GprIdxMode) => Some(gpr_idx::set_mode),
         Sem::Control(op) => control::handler(op),
         Sem::Time(_) => Some(control::time),
         Sem::Unsupported(_) => None,

@@ -327,6 +327,22 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
+        Valu::TrigPreopF64 => |_x, w, _l, _i, c| {
+            let (Some(d), Some(s0), Some(s1)) =
+                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+            else {
+                return Err(unsupported(w, _i, c.pc));
+            };
+            for l in 0..LANES {
+                if w.active(l) {
+                    let r =
+                        alu::trig::trig_preop_f64(f64_mods(&s0, v64(w, &s0, l)), v32(w, &s1, l));
+                    vwrite(w, &d, l, 0, r as u32);
+                    vwrite(w, &d, l, 1, (r >> 32) as u32);
+                }
+            }
+            Ok(Flow::Continue)
+        },
         Valu::DivScaleF32 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
@@ -639,7 +655,8 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::CvtPkI16I32
         | Valu::CvtPkU16U32
         | Valu::PackB32F16 => ints,
-        // No semantics yet.
+        // One lane at a time through `alu` (`valu_ext`; `None` for the
+        // fp8/bf8 conversions and the legacy exp/log).
         Valu::CeilF16
         | Valu::CosF16
         | Valu::CvtF16I16
@@ -712,8 +729,7 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::SinF16
         | Valu::SqrtF16
         | Valu::SwapB32
-        | Valu::TrigPreopF64
-        | Valu::TruncF16 => return None,
+        | Valu::TruncF16 => return valu_ext::handler(op),
     })
 }
 
