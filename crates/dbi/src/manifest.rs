@@ -1229,8 +1229,23 @@ pub fn run(
         let (r, bufs, rec) = session.launch_recorded(&resolved, shape, args, opts)?;
         (r, bufs, Some(rec))
     } else {
-        let (r, bufs) = session.launch(&resolved, shape, args, opts)?;
-        (r, bufs, None)
+        // A stop keeps the session to be reported in original terms.
+        let mut pool = Vec::new();
+        match session.launch_in(&resolved, shape, args, opts, &mut pool, &mut |_| {}) {
+            Ok(r) => (r, pool, None),
+            Err(error) if crate::is_stop(&error) => {
+                return Err(Error::Stopped(Box::new(crate::Stopped {
+                    session,
+                    buffers: pool,
+                    error,
+                    addr_map: crate::addr_map::AddrMap::new(&b.addr_map),
+                    code_object: b.code_object,
+                    sites: b.sites,
+                    program: b.program,
+                })))
+            }
+            Err(e) => return Err(e.into()),
+        }
     };
     let ground_truth = rec.map(|rec| {
         let mut m = BTreeMap::new();

@@ -625,8 +625,23 @@ pub fn run(
         let (r, b, rec) = session.launch_recorded(&resolved, shape, args, opts)?;
         (r, b, Some(rec))
     } else {
-        let (r, b) = session.launch(&resolved, shape, args, opts)?;
-        (r, b, None)
+        // A stop keeps the session to be reported in original terms.
+        let mut pool = Vec::new();
+        match session.launch_in(&resolved, shape, args, opts, &mut pool, &mut |_| {}) {
+            Ok(r) => (r, pool, None),
+            Err(error) if crate::is_stop(&error) => {
+                return Err(Error::Stopped(Box::new(crate::Stopped {
+                    session,
+                    buffers: pool,
+                    error,
+                    addr_map: crate::addr_map::AddrMap::new(&b.out.addr_map),
+                    code_object: b.out.code_object,
+                    sites: b.out.sites,
+                    program: Arc::new(b.program),
+                })))
+            }
+            Err(e) => return Err(e.into()),
+        }
     };
     let lco = session
         .exe

@@ -1,7 +1,9 @@
 #![doc = include_str!("../README.md")]
 #![allow(non_snake_case)]
 
-pub mod addr_map;
+/// The `.lathe.addr_map` section instrumented code objects carry (written
+/// and read by lathe-dbi).
+pub use lathe_dbi::addr_map;
 pub mod api;
 pub mod config;
 pub mod instr;

@@ -160,20 +160,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
                     }
                 };
                 // Outputs hold what the kernel wrote before it stopped.
-                match write_outputs(&session, &buffers) {
-                    Ok(w) if !w.is_empty() => {
-                        let _ = write!(
-                            msg,
-                            "\n  out= files written with the contents at the time of the {}:\n    {}",
-                            if crate::signals::received().is_some() { "signal" } else { "fault" },
-                            w.join("\n    ")
-                        );
-                    }
-                    Ok(_) => {}
-                    Err(we) => {
-                        let _ = write!(msg, "\n  out= files not written: {we:#}");
-                    }
-                }
+                msg = report::with_outputs(msg, &session, &buffers);
                 if steps.len() > 1 {
                     msg = format!("launch {} of {}: {msg}", i + 1, steps.len());
                 }

@@ -3,9 +3,13 @@
 //! the code-object addresses `disasm` prints, addresses by the buffer they
 //! lie in or nearest, `out=` files, and the dispatch progress bar.
 
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
+use lathe_dbi::rewrite::Where;
+use lathe_dbi::Stopped;
+use lathe_emu::interp::Stop;
 use lathe_emu::run::{DispatchError, Progress};
 use lathe_emu::session::{BufferOut, Session, SessionError};
 use lathe_emu::stop_report::{stop_report, Places};
@@ -14,32 +18,138 @@ use lathe_loader::SymbolKind;
 use super::args::Step;
 use crate::output::Ctx;
 
-/// Code-object address, kernel/function + offset for a device PC.
-fn place(session: &Session, pc: u64) -> String {
+/// Code-object address, kernel/function + offset for a device PC; in the
+/// code object a tool instrumented, the original instruction's (with the
+/// instrumented PC, and the probe sites when it is in probe code).
+fn place(session: &Session, tool: Option<&Tool<'_>>, pc: u64) -> String {
     for lco in session.exe.code_objects() {
         if pc >= lco.load_base && pc < lco.load_base + lco.load_size {
             let vaddr = pc.wrapping_sub(lco.load_delta as u64);
-            let mut best: Option<(&str, u64)> = None;
-            for s in session.exe.symbols() {
-                if s.code_object != Some(lco.index) {
-                    continue;
-                }
-                let start = match (s.kind, s.kernel) {
-                    (SymbolKind::Kernel, Some(k)) => k.entry,
-                    (SymbolKind::DeviceFunction, _) => s.address,
-                    _ => continue,
-                };
-                if start <= pc && best.is_none_or(|(_, b)| start > b) {
-                    best = Some((s.name.as_str(), start));
-                }
-            }
-            return match best {
-                Some((n, start)) => format!("pc {vaddr:#x} ({n}+{:#x})", pc - start),
-                None => format!("pc {vaddr:#x}"),
+            let tool = tool.filter(|t| lco.storage == t.stopped.code_object);
+            let map = tool.map(|t| &t.stopped.addr_map);
+            // A function's start, in original addresses when instrumented
+            // (every function moved; its symbol or descriptor points at
+            // the moved entry, which probes and a prologue may precede).
+            let start_of = |dev: u64| {
+                let v = dev.wrapping_sub(lco.load_delta as u64);
+                map.and_then(|m| m.original_at_or_after(v)).unwrap_or(v)
             };
+            let named = |vaddr: u64| {
+                let mut best: Option<(&str, u64)> = None;
+                for s in session.exe.symbols() {
+                    if s.code_object != Some(lco.index) {
+                        continue;
+                    }
+                    let start = match (s.kind, s.kernel) {
+                        (SymbolKind::Kernel, Some(k)) => start_of(k.entry),
+                        (SymbolKind::DeviceFunction, _) => start_of(s.address),
+                        _ => continue,
+                    };
+                    if start <= vaddr && best.is_none_or(|(_, b)| start > b) {
+                        best = Some((s.name.as_str(), start));
+                    }
+                }
+                match best {
+                    Some((n, start)) => format!("pc {vaddr:#x} ({n}+{:#x})", vaddr - start),
+                    None => format!("pc {vaddr:#x}"),
+                }
+            };
+            let (Some(t), Some((orig, exact))) = (tool, map.and_then(|m| m.original(vaddr))) else {
+                return named(vaddr);
+            };
+            let probe = if exact {
+                String::new()
+            } else {
+                format!(" (in the probe code after it{})", t.sites_at(vaddr))
+            };
+            return format!(
+                "original {}, instrumented pc {vaddr:#x}{probe}",
+                named(orig)
+            );
         }
     }
     format!("device address {pc:#x} (outside every code object)")
+}
+
+/// A stopped run under a tool: its session, the instrumented code's
+/// address map and sites, and the tool's name.
+pub(super) struct Tool<'a> {
+    pub(super) stopped: &'a Stopped,
+    pub(super) name: &'a str,
+}
+
+impl Tool<'_> {
+    /// `: instr-count site 3 (before pc 0x1a34)`: the sites whose probe
+    /// code lies between the original instructions around `vaddr` (after
+    /// the one before it, or before the one after it).
+    fn sites_at(&self, vaddr: u64) -> String {
+        let (prev, next) = self.stopped.addr_map.around(vaddr);
+        let sites: Vec<String> = self
+            .stopped
+            .sites
+            .iter()
+            .filter(|s| {
+                let after = s.at == Where::After;
+                (after && Some(s.pc) == prev) || (!after && Some(s.pc) == next)
+            })
+            .map(|s| {
+                let at = serde_json::to_value(s.at)
+                    .ok()
+                    .and_then(|v| v.as_str().map(|w| w.replace('_', " ")))
+                    .unwrap_or_default();
+                format!("site {} ({at} pc {:#x})", s.id, s.pc)
+            })
+            .collect();
+        if sites.is_empty() {
+            String::new()
+        } else {
+            format!(": {} {}", self.name, sites.join(", "))
+        }
+    }
+
+    /// The original instruction's text at the instrumented device PC
+    /// `pc`, when it is one (a moved branch prints its new offset).
+    fn original_inst(&self, pc: u64) -> Option<String> {
+        let s = self.stopped;
+        let lco = s
+            .session
+            .exe
+            .code_objects()
+            .iter()
+            .find(|c| c.storage == s.code_object)?;
+        let vaddr = pc.wrapping_sub(lco.load_delta as u64);
+        let (orig, true) = s.addr_map.original(vaddr)? else {
+            return None;
+        };
+        s.program
+            .functions
+            .iter()
+            .find_map(|f| f.index_of(orig).map(|i| f.insts[i].inst.to_string()))
+    }
+
+    /// `stop` with each original instruction's text.
+    fn original_stop(&self, stop: &Stop) -> Stop {
+        let mut stop = stop.clone();
+        let fix = |pc: u64, inst: &mut String| {
+            if let Some(o) = self.original_inst(pc) {
+                *inst = o;
+            }
+        };
+        match &mut stop {
+            Stop::Fault { pc, inst, .. }
+            | Stop::LdsFault { pc, inst, .. }
+            | Stop::Unsupported { pc, inst, .. }
+            | Stop::Invalid { pc, inst, .. }
+            | Stop::MissingWait { pc, inst, .. } => fix(*pc, inst),
+            Stop::Timeout { waves, .. } | Stop::Interrupted { waves, .. } => {
+                for w in waves {
+                    fix(w.pc, &mut w.inst);
+                }
+            }
+            _ => {}
+        }
+        stop
+    }
 }
 
 /// Which buffer an address belongs to, or lies nearest.
@@ -68,11 +178,12 @@ struct Run<'a> {
     session: &'a Session,
     step: &'a Step,
     buffers: &'a [BufferOut],
+    tool: Option<&'a Tool<'a>>,
 }
 
 impl Places for Run<'_> {
     fn place(&self, pc: u64) -> String {
-        place(self.session, pc)
+        place(self.session, self.tool, pc)
     }
     fn allocation(&self, addr: u64) -> Option<String> {
         buffer_for(self.buffers, addr)
@@ -135,10 +246,53 @@ pub(super) fn fault_report(
             session,
             step,
             buffers,
+            tool: None,
         },
         kernel,
         stop,
     )
+}
+
+/// A worded report of why a launch under a tool stopped, in the
+/// original code object's terms.
+pub(super) fn tool_fault_report(t: &Tool<'_>, step: &Step) -> Option<String> {
+    let s = t.stopped;
+    let SessionError::Dispatch(DispatchError::Stopped { kernel, stop }) = &s.error else {
+        return None;
+    };
+    stop_report(
+        &Run {
+            session: &s.session,
+            step,
+            buffers: &s.buffers,
+            tool: Some(t),
+        },
+        kernel,
+        &t.original_stop(stop),
+    )
+}
+
+/// `msg` and the `out=` files written with the contents at the stop.
+pub(super) fn with_outputs(mut msg: String, session: &Session, buffers: &[BufferOut]) -> String {
+    match write_outputs(session, buffers) {
+        Ok(w) if !w.is_empty() => {
+            let _ = write!(
+                msg,
+                "\n  out= files written with the contents at the time of the {}:\n    {}",
+                if crate::signals::received().is_some() {
+                    "signal"
+                } else {
+                    "fault"
+                },
+                w.join("\n    ")
+            );
+        }
+        Ok(_) => {}
+        Err(we) => {
+            let _ = write!(msg, "\n  out= files not written: {we:#}");
+        }
+    }
+    msg
 }
 
 /// Writes the `out=` files of `buffers`.

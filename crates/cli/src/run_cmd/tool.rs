@@ -9,12 +9,13 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use lathe_bundle::TargetId;
 use lathe_dbi::tools::{self, Tool};
+use lathe_dbi::Stopped;
 use lathe_emu::run::{Options, Report};
 use lathe_emu::session::{BufferOut, Session};
 use serde_json::{json, Value};
 
 use super::args::Step;
-use super::{expect, report::write_outputs};
+use super::{expect, report, report::write_outputs};
 use crate::output::{print, print_json, Ctx};
 use crate::RunArgs;
 
@@ -59,9 +60,9 @@ fn run_builtin(
     kernel: &str,
     step: &Step,
     opts: &Options,
-) -> Result<Done> {
+) -> Result<Result<Done, Box<Stopped>>> {
     let t = builtin(name)?;
-    let (run, b) = tools::run(
+    let ran = tools::run(
         agent,
         objects,
         kernel,
@@ -70,8 +71,14 @@ fn run_builtin(
         &step.args,
         opts,
         &tools::RunOptions::default(),
-    )
-    .with_context(|| format!("running {kernel} under {name}"))?;
+    );
+    let (run, b) = match ran {
+        Ok(r) => r,
+        Err(lathe_dbi::Error::Stopped(s)) => return Ok(Err(s)),
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!("running {kernel} under {name}")))
+        }
+    };
     if let Some(p) = out {
         if let Some(t) = &run.trace {
             // mem-trace: the accesses as CSV and as a Perfetto trace.
@@ -83,14 +90,14 @@ fn run_builtin(
                 .with_context(|| format!("cannot write {}", pf.display()))?;
         }
     }
-    Ok(Done {
+    Ok(Ok(Done {
         json: json!({ "tool": run.result }),
         lines: Vec::new(),
         session: run.session,
         buffers: run.buffers,
         report: run.report,
         result: run.result,
-    })
+    }))
 }
 
 /// A HIP tool: the kernel's code object instrumented with its hooks,
@@ -102,16 +109,24 @@ fn run_hip(
     kernel: &str,
     step: &Step,
     opts: &Options,
-) -> Result<Done> {
+) -> Result<Result<Done, Box<Stopped>>> {
     let tool = lathe_dbi::HipTool::load(path, &agent.processor.to_string())
         .with_context(|| format!("loading the HIP tool {}", path.display()))?;
-    let run = lathe_dbi::manifest::run(
+    let ran = lathe_dbi::manifest::run(
         agent, objects, kernel, &tool, step.shape, &step.args, opts, false,
-    )
-    .with_context(|| format!("running {kernel} under {}", path.display()))?;
+    );
+    let run = match ran {
+        Ok(r) => r,
+        Err(lathe_dbi::Error::Stopped(s)) => return Ok(Err(s)),
+        Err(e) => {
+            return Err(
+                anyhow::Error::new(e).context(format!("running {kernel} under {}", path.display()))
+            )
+        }
+    };
     let mut lines: Vec<String> = run.line.iter().cloned().collect();
     lines.push(format!("{} hook site(s)", run.build.sites.len()));
-    Ok(Done {
+    Ok(Ok(Done {
         json: json!({
             "sites": run.build.sites.len(),
             "tool": {
@@ -125,7 +140,7 @@ fn run_hip(
         buffers: run.buffers,
         report: run.report,
         result: run.result,
-    })
+    }))
 }
 
 /// `lathe run --tool`: one launch under the tool `tool`.
@@ -145,6 +160,26 @@ pub(super) fn run(
         run_hip(Path::new(tool), agent, objects, kernel, step, opts)?
     } else {
         run_builtin(tool, out, agent, objects, kernel, step, opts)?
+    };
+    let done = match done {
+        Ok(d) => d,
+        // A fault, the watchdog or a signal: worded as a plain run words
+        // it, at the original code object's addresses.
+        Err(stopped) => {
+            let t = report::Tool {
+                stopped: &stopped,
+                name: tool,
+            };
+            let Some(msg) = report::tool_fault_report(&t, step) else {
+                bail!("running {kernel} under {tool}: {}", stopped.error);
+            };
+            let msg = report::with_outputs(
+                msg.trim_end().to_string(),
+                &stopped.session,
+                &stopped.buffers,
+            );
+            bail!("{msg}");
+        }
     };
     if let Some(p) = out {
         let text = serde_json::to_string_pretty(&done.result)?;

@@ -9,9 +9,71 @@
 //! copy of the section-name table with the new name, and a copy of the
 //! section header table with the two changed entries; the header's
 //! `e_shoff`/`e_shnum` point at the copy. Nothing a segment loads moves.
+//!
+//! [`AddrMap`] reads it back (from the section, or from the pairs the
+//! rewriter returns) and names the original instruction an instrumented
+//! address stands for: `lathe run --tool` places a stopped wave with it.
 
 /// The section's name (`lathe-hsa` looks it up by this name).
 pub const SECTION: &str = ".lathe.addr_map";
+
+/// Instrumented → original addresses of every original instruction of an
+/// instrumented code object, sorted by the instrumented address.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddrMap {
+    pairs: Vec<(u64, u64)>,
+}
+
+impl AddrMap {
+    /// The map of (instrumented, original) `pairs` (any order).
+    pub fn new(pairs: &[(u64, u64)]) -> AddrMap {
+        let mut pairs = pairs.to_vec();
+        pairs.sort_unstable();
+        AddrMap { pairs }
+    }
+
+    /// The map in `elf`'s [`SECTION`]; `None` without one.
+    pub fn read(elf: &[u8]) -> Option<AddrMap> {
+        let co = lathe_codeobj::CodeObject::parse(elf).ok()?;
+        let data = co.section_data(co.section_by_name(SECTION)?).ok()?;
+        let pairs: Vec<(u64, u64)> = data
+            .chunks_exact(16)
+            .filter_map(|c| Some((rd(c, 0, 8)?, rd(c, 8, 8)?)))
+            .collect();
+        Some(AddrMap::new(&pairs))
+    }
+
+    /// The (instrumented, original) pairs, sorted.
+    pub fn pairs(&self) -> &[(u64, u64)] {
+        &self.pairs
+    }
+
+    /// The original instruction the instrumented address `new` stands
+    /// for, and whether `new` is that instruction itself (else it is in
+    /// probe code placed after it); `None` before the first instruction.
+    pub fn original(&self, new: u64) -> Option<(u64, bool)> {
+        let i = self.pairs.partition_point(|&(n, _)| n <= new);
+        let (n, old) = *self.pairs.get(i.checked_sub(1)?)?;
+        Some((old, n == new))
+    }
+
+    /// The original instruction at or after the instrumented address
+    /// `new` (a function's moved entry, which probes may precede); `None`
+    /// past the last one.
+    pub fn original_at_or_after(&self, new: u64) -> Option<u64> {
+        let i = self.pairs.partition_point(|&(n, _)| n < new);
+        self.pairs.get(i).map(|&(_, old)| old)
+    }
+
+    /// The original instructions around probe code at `new`: the one it
+    /// follows and the one it precedes (either may be missing at a
+    /// function's ends).
+    pub fn around(&self, new: u64) -> (Option<u64>, Option<u64>) {
+        let i = self.pairs.partition_point(|&(n, _)| n <= new);
+        let before = i.checked_sub(1).map(|j| self.pairs[j].1);
+        (before, self.pairs.get(i).map(|&(_, old)| old))
+    }
+}
 
 fn rd(f: &[u8], o: usize, n: usize) -> Option<u64> {
     let b = f.get(o..o.checked_add(n)?)?;
@@ -89,6 +151,8 @@ pub fn with_addr_map(elf: &[u8], map: &[(u64, u64)]) -> Result<Vec<u8>, String> 
 mod tests {
     use object::{Object, ObjectSection};
 
+    use super::AddrMap;
+
     #[test]
     fn the_section_reads_back_and_nothing_else_moves() {
         let asm = ".amdgcn_target \"amdgcn-amd-amdhsa--gfx90a\"\n.text\n.globl k\n.p2align 8\n.type k,@function\nk:\n  s_endpgm\n.rodata\n.p2align 6\n.amdhsa_kernel k\n  .amdhsa_next_free_vgpr 1\n  .amdhsa_next_free_sgpr 1\n  .amdhsa_accum_offset 4\n.end_amdhsa_kernel\n";
@@ -102,6 +166,15 @@ mod tests {
             .section_by_name(super::SECTION)
             .expect("section present");
         let data = s.data().expect("data");
+        // Read back: the pairs, sorted, and the original of each address.
+        let m = AddrMap::read(&out).expect("map read back");
+        assert_eq!(m.pairs(), &[(0x2000, 0x1000), (0x2010, 0x1010)]);
+        assert_eq!(m.original(0x2010), Some((0x1010, true)));
+        assert_eq!(m.original(0x2008), Some((0x1000, false)), "probe code");
+        assert_eq!(m.original(0x1fff), None);
+        assert_eq!(m.original_at_or_after(0x2004), Some(0x1010));
+        assert_eq!(m.around(0x2008), (Some(0x1000), Some(0x1010)));
+        assert_eq!(AddrMap::read(&elf), None, "no section");
         assert_eq!(data.len(), 32);
         assert_eq!(&data[..8], &0x2000u64.to_le_bytes(), "sorted");
         assert_eq!(&data[24..32], &0x1010u64.to_le_bytes());
