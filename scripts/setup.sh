@@ -3,6 +3,7 @@
 # Idempotent and non-interactive. Safe to run again.
 #   scripts/setup.sh          # tools for the tests (LLVM 22 and 15, ROCm 5.2 HIP, jax wheel)
 #   scripts/setup.sh --bench  # also linux-perf for profiling the benchmarks
+#   scripts/setup.sh --mutants  # also cargo-mutants (docs/mutants.md), from crates.io
 # Every package whose programs the tests, scripts, benchmarks or README run
 # is listed here; crates/testkit/tests/setup_packages.rs checks that with
 # dpkg -S. Never install anything by hand: add it here and rerun.
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 want=(clang-22 clang-tools-22 llvm-22 lld-22 clang-15 clang-tools-15 hipcc libamdhip64-dev rocm-device-libs libhsa-runtime-dev libamd-comgr2 librocsparse0 librocsparse-dev librocrand-dev gcc g++ python3 python3-minimal python3-pip)
 if [[ "${1:-}" == "--bench" ]]; then
-  want+=(linux-perf)
+  want+=(linux-perf make)
 fi
 
 missing=()
@@ -47,5 +48,9 @@ fi
 if ! command -v cargo >/dev/null; then
   echo "setup: cargo is required (rustup)" >&2
   exit 1
+fi
+if [[ "${1:-}" == "--mutants" ]] && ! command -v cargo-mutants >/dev/null; then
+  echo "setup: installing cargo-mutants" >&2
+  cargo install --locked cargo-mutants
 fi
 echo "setup: ok" >&2

@@ -1,6 +1,8 @@
 // A compute-bound program: C = A * B (f32, n x n) with a tiled kernel,
 // timed around launch + synchronize after a warm-up launch, and checked against a CPU
-// product. `matmul` is also run by `lathe run` on the same binary.
+// product. `matmul` is also run by `lathe run` on the same binary, from the
+// inputs this program writes (argv[2]), and its result compared with this
+// program's bit for bit.
 #include <hip/hip_runtime.h>
 #include <chrono>
 #include <cmath>
@@ -36,6 +38,9 @@ int main(int argc, char** argv) {
   // measured here.
   hipLaunchKernelGGL(matmul, dim3(n / T, n / T), dim3(T, T), 0, 0, dc, da, db, n);
   hipDeviceSynchronize();
+  // The timed launch's own result is checked: the warm-up's is wiped first.
+  hipMemset(dc, 0xff, n * n * 4);
+  hipDeviceSynchronize();
   auto t0 = std::chrono::steady_clock::now();
   hipLaunchKernelGGL(matmul, dim3(n / T, n / T), dim3(T, T), 0, 0, dc, da, db, n);
   hipDeviceSynchronize();
@@ -48,6 +53,23 @@ int main(int argc, char** argv) {
       for (int k = 0; k < n; k++) want += a[i * n + k] * b[k * n + j];
       if (std::fabs(c[i * n + j] - want) > 1e-3f * (1 + std::fabs(want))) bad++;
     }
+  // The inputs and the result, for `lathe run` of the same kernel to
+  // start from and be compared against (bit for bit: same emulator).
+  if (argc > 2) {
+    const char* dir = argv[2];
+    char path[4096];
+    const std::vector<float>* bufs[] = {&a, &b, &c};
+    const char* names[] = {"a", "b", "c"};
+    for (int k = 0; k < 3; k++) {
+      snprintf(path, sizeof path, "%s/%s.bin", dir, names[k]);
+      FILE* f = fopen(path, "wb");
+      if (!f || fwrite(bufs[k]->data(), 4, n * n, f) != (size_t)(n * n)) {
+        fprintf(stderr, "cannot write %s\n", path);
+        return 2;
+      }
+      fclose(f);
+    }
+  }
   printf("seconds %.6f\nmismatches %d\n", s, bad);
   return bad ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-//! Decodes arbitrary bytes as gfx90a and gfx942 machine code. Every word
+//! Decodes arbitrary bytes as machine code of every supported target. Every word
 //! decodes (undecodable words to an explicit invalid instruction) without
 //! panicking; every instruction prints (text, warnings), answers the
 //! analysis queries, and, when valid, re-encodes to exactly its bytes and

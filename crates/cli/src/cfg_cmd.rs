@@ -3,7 +3,7 @@
 //! Graphviz dot or JSON (lathe-dbi's lifting and liveness).
 
 use anyhow::{bail, Context, Result};
-use lathe_codeobj::CodeObject;
+use lathe_codeobj::{names, CodeObject};
 use lathe_dbi::cfg::{self, Format};
 use lathe_dbi::{Liveness, Program};
 
@@ -34,17 +34,27 @@ pub fn run(ctx: &Ctx, a: CfgArgs) -> Result<()> {
             f => bail!("--format {f}: expected text, dot or json"),
         }
     };
+    let mut miss = None;
     for o in &objects {
         let co = CodeObject::parse(&o.bytes).with_context(|| o.origin.clone())?;
         let p = Program::lift(&co).with_context(|| format!("lifting {}", o.origin))?;
-        let Some(fi) = p.functions.iter().position(|f| {
-            f.name == a.kernel
-                || lathe_loader::mangled_base_name(&f.name) == Some(a.kernel.as_str())
-        }) else {
+        // The kernel named as every command names it (lathe_codeobj::names).
+        let names = p.functions.iter().map(|f| f.name.as_str());
+        let name = match names::resolve(&a.kernel, names, "kernel or function") {
+            Ok(n) => n.to_string(),
+            Err(e) => {
+                miss.get_or_insert(e);
+                continue;
+            }
+        };
+        let Some(fi) = p.functions.iter().position(|f| f.name == name) else {
             continue;
         };
         let live = Liveness::compute(&p);
         return print(&cfg::render(&p, &live, fi, format));
     }
-    bail!("{}: no kernel or function named {}", input.name(), a.kernel)
+    match miss {
+        Some(e) => Err(anyhow::Error::new(e).context(input.name().to_string())),
+        None => bail!("{}: no kernel or function named {}", input.name(), a.kernel),
+    }
 }

@@ -98,8 +98,9 @@ fn run(
         let Ok(isa) = Target::from_name(proc_.name()) else {
             if !many {
                 bail!(
-                    "{origin}: {} code is not supported by the disassembler yet (gfx90a, gfx942)",
-                    proc_.name()
+                    "{origin}: {} code is not supported by the disassembler yet (supported: {})",
+                    proc_.name(),
+                    Target::supported_list()
                 );
             }
             continue;

@@ -18,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::output::Ctx;
+use crate::signals;
 
 /// `lathe exec` options.
 #[derive(Debug, Args)]
@@ -29,6 +30,10 @@ pub struct ExecArgs {
     /// Emulator host threads per dispatch (0: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Watchdog: stop a kernel still running after this many seconds and
+    /// report where each unfinished wave is (0: no limit; default 600).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
     /// Print one line per kernel launch on stderr: kernel, grid, block,
     /// wave-instructions, time.
     #[arg(long)]
@@ -270,6 +275,7 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
         .command
         .split_first()
         .context("no program given after --")?;
+    check_target(a.target.as_deref(), Path::new(prog))?;
     let mut cmd = Command::new(prog);
     cmd.args(args).env("LD_LIBRARY_PATH", path);
     if let Some(t) = &a.target {
@@ -277,6 +283,13 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     }
     if a.threads > 0 {
         cmd.env("LATHE_THREADS", a.threads.to_string());
+    }
+    cmd.env_remove("LATHE_TIMEOUT");
+    if let Some(t) = a.timeout {
+        if !(t >= 0.0 && t.is_finite()) {
+            bail!("--timeout {t}: expected a number of seconds >= 0");
+        }
+        cmd.env("LATHE_TIMEOUT", t.to_string());
     }
     if a.stats {
         cmd.env("LATHE_STATS", "1");
@@ -290,20 +303,210 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     } else {
         cmd.env_remove("LATHE_TOOL");
     }
-    let status = cmd
-        .status()
+    // The program's temporary files (Comgr's `comgr-…` directory, which
+    // HIP makes at start-up and leaves when stopped by a signal) go to a
+    // directory of this run, removed afterwards.
+    let tmp = RunTmp::new();
+    if let Some(t) = &tmp {
+        cmd.env("TMPDIR", &t.0);
+    }
+    let loaded = tmp.as_ref().map(|t| t.0.join(".lathe-tool-loaded"));
+    cmd.env_remove("LATHE_TOOL_LOADED");
+    if let (Some(_), Some(l)) = (&a.tool, &loaded) {
+        cmd.env("LATHE_TOOL_LOADED", l);
+    }
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only prctl(2), async-signal-safe; the
+    // program gets SIGTERM if lathe dies first (no orphan).
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        })
+    };
+    signals::stop_emulator_on_signal();
+    let mut child = cmd
+        .spawn()
         .with_context(|| format!("cannot run {}", Path::new(prog).display()))?;
-    let code = match status.code() {
-        Some(c) => c,
-        None => {
+    signals::forward_to_child(child.id());
+    if let Some(sig) = signals::received() {
+        // A signal between the handler's installation and the spawn.
+        // SAFETY: kill(2) on our own, unreaped child.
+        unsafe { libc::kill(child.id() as i32, sig) };
+    }
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || escalate(pid, &done))
+    };
+    let status = child.wait();
+    done.store(true, std::sync::atomic::Ordering::Release);
+    signals::child_gone();
+    let _ = watchdog.join();
+    if let (Some(t), Some(l)) = (&a.tool, &loaded) {
+        if std::fs::remove_file(l).is_err() && signals::received().is_none() {
+            eprintln!(
+                "lathe: warning: --tool {t}: the program never started an HSA runtime (no GPU work), so nothing was instrumented"
+            );
+        }
+    }
+    drop(tmp);
+    let status = status.with_context(|| format!("waiting for {}", Path::new(prog).display()))?;
+    let code = match (status.code(), signals::received()) {
+        (_, Some(sig)) => {
+            eprintln!(
+                "lathe: {} stopped: lathe exec received {}",
+                Path::new(prog).display(),
+                signals::name(sig)
+            );
+            128 + sig
+        }
+        (Some(c), None) => c,
+        (None, None) => {
             use std::os::unix::process::ExitStatusExt;
             let sig = status.signal().unwrap_or(0);
-            eprintln!(
-                "lathe: {} was killed by signal {sig}",
-                Path::new(prog).display()
-            );
+            // A closed pipe ends a pipeline quietly, as in a shell.
+            if sig != libc::SIGPIPE {
+                eprintln!(
+                    "lathe: {} was killed by signal {sig} ({})",
+                    Path::new(prog).display(),
+                    signals::name(sig)
+                );
+            }
             128 + sig
         }
     };
     std::process::exit(code)
+}
+
+/// Processors Lathe's runtime models (`lathe_hsa`'s `GpuModel`).
+const MODELLED: [&str; 2] = ["gfx90a", "gfx942"];
+
+/// Before the program starts: the target must be one the runtime models,
+/// and when the program file holds GPU code objects, one of them must run
+/// on it (else HIP fails later, in ways that say little).
+fn check_target(target: Option<&str>, prog: &Path) -> Result<()> {
+    let want = target.unwrap_or("gfx90a");
+    let processor = want.split(':').next().unwrap_or(want);
+    if !MODELLED.contains(&processor) {
+        bail!(
+            "--target {want}: Lathe's runtime models {} only",
+            MODELLED.join(" and ")
+        );
+    }
+    let full = if want.contains(':') {
+        want.to_string()
+    } else {
+        format!("{want}:sramecc+:xnack-")
+    };
+    let agent: lathe_bundle::TargetId = match full.parse() {
+        Ok(t) => t,
+        Err(e) => bail!("--target {want}: {e}"),
+    };
+    if !MODELLED.contains(&agent.processor.name()) {
+        bail!(
+            "--target {want}: Lathe's runtime models {} only",
+            MODELLED.join(" and ")
+        );
+    }
+    // The program file as the loader finds it (a bare name is on PATH).
+    let file = if prog.components().count() > 1 {
+        Some(prog.to_path_buf())
+    } else {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(prog))
+                .find(|f| f.is_file())
+        })
+    };
+    let Some(file) = file else { return Ok(()) };
+    let Ok(input) = crate::input::Input::open(&file) else {
+        return Ok(());
+    };
+    let Ok(objects) = crate::objects::code_objects(&input, None, lathe_bundle::Policy::Clang)
+    else {
+        return Ok(());
+    };
+    let targets: Vec<lathe_bundle::TargetId> = objects
+        .iter()
+        .filter_map(|o| lathe_codeobj::CodeObject::parse(&o.bytes).ok()?.target())
+        .collect();
+    if targets.is_empty()
+        || targets
+            .iter()
+            .any(|t| lathe_loader::compatible(t, &agent, false).is_ok())
+    {
+        return Ok(());
+    }
+    let mut names: Vec<String> = targets.iter().map(ToString::to_string).collect();
+    names.sort();
+    names.dedup();
+    bail!(
+        "{} holds GPU code for {} only, none of which runs on {agent} (--target {want}): rebuild it with --offload-arch={} or choose a --target it was built for",
+        prog.display(),
+        names.join(", "),
+        agent.processor.name()
+    )
+}
+
+/// How long the program has, after the first forwarded signal, to report
+/// and exit before it is killed (its runtime waits up to 10 s for the
+/// running kernel to stop).
+const GRACE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Kills the program if it outlives a forwarded signal by [`GRACE`].
+fn escalate(pid: u32, done: &std::sync::atomic::AtomicBool) {
+    use std::sync::atomic::Ordering;
+    while !done.load(Ordering::Acquire) {
+        if signals::since_signal().is_some_and(|d| d > GRACE) {
+            eprintln!(
+                "lathe: the program did not exit within {} s of the signal; killing it",
+                GRACE.as_secs()
+            );
+            // SAFETY: kill(2) on our child, which has not been reaped
+            // (`done` is set only after `wait` returned).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The program's `TMPDIR`: `lathe-exec-PID` under the temporary
+/// directory. On drop, Comgr's `comgr-*` leftovers are removed, then the
+/// directory if nothing else is in it (anything else the program left is
+/// kept, and named).
+struct RunTmp(PathBuf);
+
+impl RunTmp {
+    fn new() -> Option<RunTmp> {
+        let d = std::env::temp_dir().join(format!("lathe-exec-{}", std::process::id()));
+        std::fs::create_dir_all(&d).ok()?;
+        Some(RunTmp(d))
+    }
+}
+
+impl Drop for RunTmp {
+    fn drop(&mut self) {
+        let Ok(rd) = std::fs::read_dir(&self.0) else {
+            return;
+        };
+        let mut kept = 0;
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with("comgr-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            } else {
+                kept += 1;
+            }
+        }
+        if kept == 0 {
+            let _ = std::fs::remove_dir(&self.0);
+        } else {
+            eprintln!(
+                "lathe: the program left {kept} file(s) in its temporary directory {} (kept)",
+                self.0.display()
+            );
+        }
+    }
 }

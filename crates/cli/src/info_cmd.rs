@@ -157,11 +157,22 @@ fn kernel_json_and_text(
                 kd.private_segment_fixed_size,
                 kd.kernarg_size
             );
-            let vgpr_text = match accum {
-                Some(a) if a < vgprs => format!(
-                    "{vgprs} VGPRs per work-item allocated (unified file: {a} for vector registers v0-v{}, {} for AGPRs)",
+            // The unified file (gfx90a+) puts AGPRs from `accum_offset` on;
+            // the allocation is rounded up to the granule, so the part
+            // above `accum_offset` can hold no AGPR the kernel uses.
+            let used_agprs = md.and_then(|m| m.agpr_count);
+            let vgpr_text = match (accum, used_agprs) {
+                (Some(a), Some(0)) if a < vgprs => format!(
+                    "{vgprs} VGPRs per work-item allocated (unified file: {a} for vector registers v0-v{}; the other {} are rounding up to the allocation granule, the kernel uses no AGPRs)",
                     a - 1,
                     vgprs - a
+                ),
+                (Some(a), used) if a < vgprs => format!(
+                    "{vgprs} VGPRs per work-item allocated (unified file: {a} for vector registers v0-v{}, {} from accum_offset on for AGPRs{})",
+                    a - 1,
+                    vgprs - a,
+                    used.map(|u| format!(", of which the kernel uses {u}"))
+                        .unwrap_or_default()
                 ),
                 _ => format!("{vgprs} VGPRs per work-item allocated (no AGPRs)"),
             };

@@ -12,6 +12,7 @@ mod instrument_cmd;
 mod objects;
 mod output;
 mod run_cmd;
+mod signals;
 mod spirv_info;
 
 use std::path::PathBuf;
@@ -95,9 +96,13 @@ struct RunArgs {
     /// or an unambiguous prefix of one.
     #[arg(long)]
     kernel: Option<String>,
-    /// Grid size in work-items: X[,Y[,Z]].
+    /// Grid size in work-items, as HSA counts it: X[,Y[,Z]] (see --blocks).
     #[arg(long)]
     grid: Option<String>,
+    /// Grid size in work-groups, as HIP's <<<blocks, threads>>> counts it:
+    /// X[,Y[,Z]] (the grid is --blocks times --block work-items).
+    #[arg(long, conflicts_with = "grid")]
+    blocks: Option<String>,
     /// Work-group size: X[,Y[,Z]].
     #[arg(long)]
     block: Option<String>,
@@ -306,11 +311,15 @@ fn main() -> ExitCode {
         Command::Instrument(a) => instrument_cmd::run(&ctx, a),
         Command::Exec(a) => exec_cmd::run(&ctx, a),
     };
+    // A run stopped by SIGINT/SIGTERM exits as a shell reports a process
+    // the signal killed, after saying why (lathe run).
+    let by_signal = signals::received().map(|s| ExitCode::from((128 + s) as u8));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => by_signal.unwrap_or(ExitCode::SUCCESS),
         Err(e) => {
             if e.downcast_ref::<output::BrokenPipe>().is_some() {
-                return ExitCode::SUCCESS;
+                // As a process that SIGPIPE killed (`lathe … | head`).
+                return ExitCode::from(128 + 13);
             }
             let chain = error_chain(&e);
             if cli.json {
@@ -331,7 +340,7 @@ fn main() -> ExitCode {
             } else {
                 eprintln!("lathe: error: {}", chain.join(": "));
             }
-            ExitCode::FAILURE
+            by_signal.unwrap_or(ExitCode::FAILURE)
         }
     }
 }

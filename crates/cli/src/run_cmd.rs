@@ -53,9 +53,14 @@ fn plan(a: &RunArgs) -> Result<(Vec<Step>, Option<String>)> {
         None => Vec::new(),
     };
     if specs.len() > 1 {
-        if a.kernel.is_some() || a.grid.is_some() || a.block.is_some() || !a.args.is_empty() {
+        if a.kernel.is_some()
+            || a.grid.is_some()
+            || a.blocks.is_some()
+            || a.block.is_some()
+            || !a.args.is_empty()
+        {
             bail!(
-                "--kernel, --grid, --block and --arg cannot override a spec with several launches"
+                "--kernel, --grid, --blocks, --block and --arg cannot override a spec with several launches"
             );
         }
         let target = specs.iter().find_map(|s| s.target.clone());
@@ -82,15 +87,35 @@ fn plan(a: &RunArgs) -> Result<(Vec<Step>, Option<String>)> {
         .clone()
         .or_else(|| spec.as_ref().map(|s| s.kernel.clone()))
         .context("--kernel is required (or a --spec naming it)")?;
-    let (grid, block, dims) = match (&a.grid, &a.block, &spec) {
-        (Some(g), Some(b), _) => {
-            let (g, gd) = dims3(&parse_dims(g, "grid")?, "grid").map_err(anyhow::Error::msg)?;
-            let (b, bd) = dims3(&parse_dims(b, "block")?, "block").map_err(anyhow::Error::msg)?;
-            (g, b, gd.max(bd))
-        }
-        (_, _, Some(s)) => (s.grid, s.block, s.dims),
-        _ => bail!("--grid and --block are required (or a --spec)"),
+    // Each of --grid/--blocks and --block overrides the spec's on its own.
+    let (block, bd) = match (&a.block, &spec) {
+        (Some(b), _) => dims3(&parse_dims(b, "block")?, "block").map_err(anyhow::Error::msg)?,
+        (None, Some(s)) => (s.block, s.dims),
+        (None, None) => bail!("--block is required (or a --spec)"),
     };
+    let (grid, gd) = match (&a.grid, &a.blocks, &spec) {
+        (Some(g), _, _) => dims3(&parse_dims(g, "grid")?, "grid").map_err(anyhow::Error::msg)?,
+        (None, Some(n), _) => {
+            let (n, nd) = dims3(&parse_dims(n, "blocks")?, "blocks").map_err(anyhow::Error::msg)?;
+            let mut g = [0u32; 3];
+            for d in 0..3 {
+                g[d] = n[d].checked_mul(block[d]).with_context(|| {
+                    format!(
+                        "--blocks {}: {} work-groups of {} work-items overflow a 32-bit grid",
+                        a.blocks.as_deref().unwrap_or(""),
+                        n[d],
+                        block[d]
+                    )
+                })?;
+            }
+            (g, nd)
+        }
+        (None, None, Some(s)) => (s.grid, s.dims),
+        (None, None, None) => {
+            bail!("--grid (work-items) or --blocks (work-groups) is required (or a --spec)")
+        }
+    };
+    let dims = gd.max(bd);
     let args: Vec<Arg> = if a.args.is_empty() {
         spec.as_ref().map(|s| s.args.clone()).unwrap_or_default()
     } else {
@@ -118,6 +143,30 @@ fn plan(a: &RunArgs) -> Result<(Vec<Step>, Option<String>)> {
         }],
         target,
     ))
+}
+
+/// Warnings about a grid that is legal but probably not what was meant:
+/// `--grid` counts work-items (as HSA does), which a HIP user may read as
+/// work-groups.
+fn grid_warnings(step: &Step) -> Vec<String> {
+    let mut w = Vec::new();
+    for (d, axis) in ["x", "y", "z"].iter().enumerate() {
+        let (g, b) = (step.shape.grid[d], step.shape.block[d]);
+        if b == 0 || g == 0 {
+            continue;
+        }
+        if g < b {
+            w.push(format!(
+                "grid {axis} = {g} work-items is smaller than one work-group ({b}): one partial work-group of {g} work-items runs (--grid counts work-items, as HSA does; --blocks counts work-groups, as HIP's <<<blocks, threads>>> does)"
+            ));
+        } else if g % b != 0 {
+            w.push(format!(
+                "grid {axis} = {g} work-items is not a multiple of the work-group size {b}: the last work-group is partial ({} of {b} work-items; --grid counts work-items, --blocks work-groups)",
+                g % b
+            ));
+        }
+    }
+    w
 }
 
 /// Warnings about a launch that is legal but probably not what was meant.
@@ -335,6 +384,33 @@ fn place(session: &Session, pc: u64) -> String {
     format!("device address {pc:#x} (outside every code object)")
 }
 
+/// One unfinished wave of a watchdog or interrupt report.
+fn wave_at(session: &Session, w: &lathe_emu::interp::WaveAt) -> String {
+    format!(
+        "wave {} of work-group ({}, {}, {}): at {}: {} after {} wave-instructions{}",
+        w.wave.wave,
+        w.wave.workgroup[0],
+        w.wave.workgroup[1],
+        w.wave.workgroup[2],
+        place(session, w.pc),
+        w.inst,
+        w.instructions,
+        if w.at_barrier {
+            " (waiting at s_barrier)"
+        } else {
+            ""
+        }
+    )
+}
+
+fn not_started_text(n: u64) -> String {
+    if n > 0 {
+        format!(" and {n} work-group(s) not started")
+    } else {
+        String::new()
+    }
+}
+
 /// Which buffer an address belongs to, or lies nearest.
 fn buffer_for(buffers: &[BufferOut], addr: u64) -> Option<String> {
     let inside = buffers
@@ -480,6 +556,38 @@ fn fault_report(
                 wave(w)
             );
         }
+        Stop::Timeout {
+            limit,
+            waves,
+            not_started,
+        } => {
+            let _ = writeln!(
+                t,
+                "{kernel}: watchdog: still running after {:.1} s (an endless loop?); {} unfinished wave(s){}:",
+                limit.as_secs_f64(),
+                waves.len(),
+                not_started_text(*not_started)
+            );
+            for w in waves {
+                let _ = writeln!(t, "  {}", wave_at(session, w));
+            }
+        }
+        Stop::Interrupted {
+            signal,
+            waves,
+            not_started,
+        } => {
+            let _ = writeln!(
+                t,
+                "{} while {kernel} was running; {} unfinished wave(s){}:",
+                crate::signals::name(*signal),
+                waves.len(),
+                not_started_text(*not_started)
+            );
+            for w in waves {
+                let _ = writeln!(t, "  {}", wave_at(session, w));
+            }
+        }
         _ => return None,
     }
     Some(t)
@@ -610,6 +718,12 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
         bail!("--policy needs --target (it chooses among code objects for a target)");
     }
     let (steps, spec_target) = plan(&a)?;
+    for step in &steps {
+        for w in grid_warnings(step) {
+            eprintln!("lathe: warning: {}: {w}", step.kernel);
+        }
+    }
+    crate::signals::stop_emulator_on_signal();
     let target_s = a
         .target
         .clone()
@@ -635,6 +749,12 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
         let [step] = steps.as_slice() else {
             bail!("--tool runs one launch; the spec has {}", steps.len());
         };
+        // The kernel named as every command names it (lathe_codeobj::names).
+        let kernel = Session::load(agent, &bytes)
+            .with_context(|| format!("loading {} for {agent}", input.name()))?
+            .kernel_metadata(&step.kernel)
+            .map(|(s, _)| s.name.clone())
+            .with_context(|| format!("{}: --kernel {}", input.name(), step.kernel))?;
         let opts = Options {
             threads: a.threads,
             check_waitcnt: !a.no_waitcnt_check,
@@ -648,7 +768,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
                 a.tool_out.as_deref(),
                 agent,
                 &bytes,
-                &step.kernel,
+                &kernel,
                 step.shape,
                 &step.args,
                 &opts,
@@ -660,7 +780,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
             a.tool_out.as_deref(),
             agent,
             &bytes,
-            &step.kernel,
+            &kernel,
             step.shape,
             &step.args,
             &opts,
@@ -740,7 +860,8 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
                     Ok(w) if !w.is_empty() => {
                         let _ = write!(
                             msg,
-                            "\n  out= files written with the contents at the time of the fault:\n    {}",
+                            "\n  out= files written with the contents at the time of the {}:\n    {}",
+                            if crate::signals::received().is_some() { "signal" } else { "fault" },
                             w.join("\n    ")
                         );
                     }

@@ -5,7 +5,9 @@
 //!
 //! 1. its mangled name exactly (a trailing `.kd` is ignored);
 //! 2. its demangled name exactly, as `lathe info` prints it
-//!    (`axpy(float*, float const*, float, int)`);
+//!    (`axpy(float*, float const*, float, int)`), or spelled as in the
+//!    source (`axpy(float *, const float*, float, int)`: compared in
+//!    [`canonical_signature`] form);
 //! 3. its qualified name without parameters (`ns::fib_kernel<int>`), or the
 //!    last component of it without template arguments (`fib_kernel`);
 //! 4. a prefix of any of these (`_Z10fib`, `fib_k`, `axpy(float*`).
@@ -99,6 +101,69 @@ pub fn parameters(demangled: &str) -> Option<Vec<&str>> {
         }
     }
     None
+}
+
+/// A demangled name or a source-spelled signature in one canonical form,
+/// so `reduce_sum(const float*, int)` (as C++ prints it) and
+/// `reduce_sum(float const*, int)` (as the demangler prints it) compare
+/// equal: spaces collapsed and dropped around `*`, `&` and `,`; in each
+/// parameter a leading `const`/`volatile` moved after the type it
+/// qualifies; a by-value parameter's top-level `const` dropped (it is not
+/// part of the mangled name).
+pub fn canonical_signature(s: &str) -> String {
+    let Some(open) = params_start(s) else {
+        return squeeze(s);
+    };
+    let Some(params) = parameters(s) else {
+        return squeeze(s);
+    };
+    let close = s.rfind(')').unwrap_or(s.len());
+    let head = squeeze(&s[..open]);
+    let tail = squeeze(s.get(close + 1..).unwrap_or(""));
+    let params: Vec<String> = params.iter().map(|p| canonical_param(p)).collect();
+    format!("{head}({}){tail}", params.join(", "))
+}
+
+/// Spaces collapsed, none before `*`/`&`/`,`/`)` nor after `(`.
+fn squeeze(s: &str) -> String {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let mut out = words.join(" ");
+    for (from, to) in [
+        (" *", "*"),
+        (" &", "&"),
+        (" ,", ","),
+        (" )", ")"),
+        ("( ", "("),
+    ] {
+        while out.contains(from) {
+            out = out.replace(from, to);
+        }
+    }
+    out
+}
+
+fn canonical_param(p: &str) -> String {
+    let p = squeeze(p);
+    // The type's words before its first `*`/`&`/`[`/`(` (the declarator).
+    let split = p.find(['*', '&', '[', '(']).unwrap_or(p.len());
+    let (base, decl) = p.split_at(split);
+    let mut quals = Vec::new();
+    let mut words = Vec::new();
+    for w in base.split_whitespace() {
+        if w == "const" || w == "volatile" {
+            quals.push(w);
+        } else {
+            words.push(w);
+        }
+    }
+    if quals.is_empty() || p.contains('<') {
+        return p;
+    }
+    if decl.is_empty() {
+        // By value: the top-level qualifier is not part of the type.
+        return words.join(" ");
+    }
+    format!("{} {}{decl}", words.join(" "), quals.join(" "))
 }
 
 /// The last component of a qualified name, without template arguments:
@@ -266,8 +331,14 @@ where
             demangled: demangle(m),
         })
         .collect();
+    let canonical = canonical_signature(pattern);
     let rules: [&dyn Fn(&Entry<'_>) -> bool; 3] = [
-        &|e| e.demangled.as_deref() == Some(pattern),
+        &|e| {
+            e.demangled.as_deref() == Some(pattern)
+                || e.demangled
+                    .as_deref()
+                    .is_some_and(|d| canonical_signature(d) == canonical)
+        },
         &|e| e.qualified() == Some(pattern) || e.short() == pattern,
         &|e| {
             e.mangled.starts_with(pattern)
@@ -336,6 +407,27 @@ mod tests {
         "_ZN3jax12_GLOBAL__N_127LuPivotsToPermutationKernelILi1EEEvPKiPii",
         "plain_c_kernel",
     ];
+
+    #[test]
+    fn source_spelling_of_a_signature() {
+        assert_eq!(
+            resolve("axpy(float*, const float*, float, int)", NAMES, "kernel"),
+            Ok("_Z4axpyPfPKffi")
+        );
+        assert_eq!(
+            resolve(
+                "axpy(float *, float const *, const float, int)",
+                NAMES,
+                "kernel"
+            ),
+            Ok("_Z4axpyPfPKffi")
+        );
+        assert!(resolve("axpy(const float*, float*, float, int)", NAMES, "kernel").is_err());
+        assert_eq!(
+            canonical_signature("f(const unsigned int*, volatile int&)"),
+            "f(unsigned int const*, int volatile&)"
+        );
+    }
 
     #[test]
     fn rules() {

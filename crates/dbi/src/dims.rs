@@ -16,7 +16,7 @@
 
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegRange, Target};
 
-use crate::rewrite::{build, build_m, smem_load, waitcnt};
+use crate::asm::{build, build_m, smem_load, waitcnt};
 
 /// Byte offset of `workgroup_size_x` in the AQL kernel dispatch packet
 /// (16-bit fields x, y, z).

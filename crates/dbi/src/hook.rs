@@ -49,9 +49,10 @@ use std::sync::{Arc, Mutex};
 
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
 
+use crate::asm::{build, build_m, konst, sreg, vreg, waitcnt};
 use crate::lift::Program;
 use crate::live::{Liveness, RegSet};
-use crate::rewrite::{build, build_m, konst, sreg, vreg, waitcnt, Probe, ProbeCx, SymRef};
+use crate::rewrite::{Probe, ProbeCx, SymRef};
 use crate::scratch::{load_dword, store_dword, ScratchCx};
 
 /// Errors of HIP tools: manifests, compiling, hook signatures.
@@ -711,6 +712,207 @@ pub struct HookProbe {
 }
 
 impl HookProbe {
+    /// Sets the hook's argument VGPRs (v0 on) from the site's registers
+    /// (their save slots where the set-up overwrote them), the kernel's
+    /// arguments and constants. `regs` is (area, saved-EXEC pair, save-area
+    /// pair, temporary SGPR, temporary VGPR pair, argument VGPRs);
+    /// `reserved` the probe's own SGPRs.
+    #[allow(clippy::type_complexity)]
+    fn emit_args(
+        &self,
+        cx: &ProbeCx<'_>,
+        regs: (u32, u16, u16, u16, u16, u16),
+        reserved: &RegSet,
+        slot_of: &dyn Fn(u16) -> Option<u32>,
+        b: &mut Vec<Instruction>,
+    ) -> Result<(), BuildError> {
+        let t = cx.target;
+        let (area, e, tp, t2, tpair, nargv) = regs;
+        let pending_kernarg = self.args.iter().any(|a| a.kernarg_arg());
+        let kargs = self.kernels.get(&cx.function_index).copied();
+        if pending_kernarg {
+            if self.kernarg_back == 0 || cx.kernarg_sgpr.is_none() {
+                return Err(self.fail(format!(
+                    "kernel arguments are only available at sites in kernels with a kernarg segment (site at {:#x})",
+                    cx.pc
+                )));
+            }
+            let Some(_) = kargs else {
+                return Err(self.fail(format!(
+                    "kernel arguments are only available at sites in kernels, not in device functions (site at {:#x})",
+                    cx.pc
+                )));
+            };
+            b.push(build(
+                t,
+                Opcode::S_MOV_B32,
+                &[sreg(t2, 1), konst(area.wrapping_sub(self.kernarg_back))],
+            )?);
+            b.push(load_dword(t, tpair, t2, 0)?);
+            b.push(load_dword(t, tpair + 1, t2, 4)?);
+            b.push(waitcnt(t, 0, 15)?);
+        }
+        let mut v = 0u16;
+        for a in &self.args {
+            let k = v;
+            v += a.ty().vgprs();
+            // A VGPR's value at the site (from its save slot when the
+            // set-up may have overwritten it).
+            let copy = |dst: u16, src: u16, b: &mut Vec<Instruction>| -> Result<(), BuildError> {
+                if src < tpair + 2 {
+                    let off = slot_of(src).unwrap_or(0);
+                    b.push(load_dword(t, dst, tp, off)?);
+                    b.push(waitcnt(t, 0, 15)?);
+                    Ok(())
+                } else {
+                    b.push(build(
+                        t,
+                        Opcode::V_MOV_B32_E32,
+                        &[vreg(dst, 1), vreg(src, 1)],
+                    )?);
+                    Ok(())
+                }
+            };
+            let mov =
+                |dst: u16, src: Operand| build(t, Opcode::V_MOV_B32_E32, &[vreg(dst, 1), src]);
+            match *a {
+                Arg::Site => b.push(mov(k, konst(cx.site))?),
+                Arg::Opcode => b.push(mov(k, konst(u32::from(cx.inst.opcode().index())))?),
+                Arg::Pc => {
+                    b.push(mov(k, konst(cx.pc as u32))?);
+                    b.push(mov(k + 1, konst((cx.pc >> 32) as u32))?);
+                }
+                Arg::BlockInsts => {
+                    let n = self
+                        .block_len
+                        .get(cx.function_index)
+                        .and_then(|f| f.get(cx.inst_index))
+                        .copied()
+                        .unwrap_or(0);
+                    b.push(mov(k, konst(n))?);
+                }
+                Arg::SegmentInsts => {
+                    let n = self
+                        .segment_len
+                        .get(cx.function_index)
+                        .and_then(|f| f.get(cx.inst_index))
+                        .copied()
+                        .unwrap_or(0);
+                    b.push(mov(k, konst(n))?);
+                }
+                Arg::Const(c) => b.push(mov(k, konst(c))?),
+                Arg::Lane => {
+                    b.push(build(
+                        t,
+                        Opcode::V_MBCNT_LO_U32_B32,
+                        &[vreg(k, 1), Operand::Int(-1), Operand::Int(0)],
+                    )?);
+                    b.push(build(
+                        t,
+                        Opcode::V_MBCNT_HI_U32_B32,
+                        &[vreg(k, 1), Operand::Int(-1), vreg(k, 1)],
+                    )?);
+                }
+                Arg::Exec => {
+                    b.push(mov(k, sreg(e, 1))?);
+                    b.push(mov(k + 1, sreg(e + 1, 1))?);
+                }
+                Arg::Vgpr(s) => copy(k, s, b)?,
+                Arg::Sgpr(s) => {
+                    if reserved.has_sreg(s) {
+                        return Err(self.fail(format!(
+                            "s{s} is one of the probe's own registers at the site at {:#x}",
+                            cx.pc
+                        )));
+                    }
+                    b.push(mov(k, sreg(s, 1))?);
+                }
+                Arg::Vaddr => {
+                    let Some((va, sa)) = addr_operand(&cx.inst) else {
+                        return Err(self.fail(format!(
+                            "vaddr: {} at {:#x} has no VGPR address",
+                            cx.inst, cx.pc
+                        )));
+                    };
+                    copy(k, va.first, b)?;
+                    if va.count >= 2 {
+                        copy(k + 1, va.first + 1, b)?;
+                    } else if let Some(s) = sa {
+                        b.push(mov(k + 1, sreg(s + 1, 1))?);
+                        b.push(build(
+                            t,
+                            Opcode::V_ADD_CO_U32_E64,
+                            &[vreg(k, 1), sreg(t2, 2), sreg(s, 1), vreg(k, 1)],
+                        )?);
+                        b.push(build(
+                            t,
+                            Opcode::V_ADDC_CO_U32_E64,
+                            &[
+                                vreg(k + 1, 1),
+                                sreg(t2, 2),
+                                vreg(k + 1, 1),
+                                Operand::Int(0),
+                                sreg(t2, 2),
+                            ],
+                        )?);
+                    } else {
+                        b.push(mov(k + 1, Operand::Int(0))?);
+                    }
+                }
+                Arg::GridDim(ax) | Arg::BlockDim(ax) => {
+                    let ka = kargs.unwrap_or_default();
+                    let (off, op) = match *a {
+                        Arg::GridDim(_) => (ka.block_count[ax as usize], Opcode::GLOBAL_LOAD_DWORD),
+                        _ => (ka.group_size[ax as usize], Opcode::GLOBAL_LOAD_USHORT),
+                    };
+                    match off.filter(|&o| o < 4096) {
+                        Some(off) => b.push(kernarg_load(t, op, k, tpair, off)?),
+                        None if ka.dispatch_sgpr.is_some() => {
+                            // Computed at entry from the dispatch packet
+                            // (t2 holds the saver's area).
+                            let base = match *a {
+                                Arg::GridDim(_) => SAVED_GRID_DIM,
+                                _ => SAVED_BLOCK_DIM,
+                            };
+                            b.push(build(
+                                t,
+                                Opcode::S_MOV_B32,
+                                &[sreg(t2, 1), konst(area.wrapping_sub(self.kernarg_back))],
+                            )?);
+                            b.push(load_dword(t, k, t2, base + 4 * u32::from(ax))?);
+                        }
+                        None => {
+                            return Err(self.fail(format!(
+                                "the kernel has neither the {} hidden argument (code object v5) nor a dispatch pointer",
+                                if matches!(a, Arg::GridDim(_)) { "hidden_block_count" } else { "hidden_group_size" }
+                            )))
+                        }
+                    }
+                }
+                Arg::Kernarg { offset, wide } => {
+                    let size = kargs.map_or(0, |k| k.size);
+                    let need = offset + if wide { 8 } else { 4 };
+                    if need > size || offset >= 4096 {
+                        return Err(self.fail(format!(
+                            "kernarg offset {offset} is outside the kernel's {size}-byte kernarg segment"
+                        )));
+                    }
+                    let op = if wide {
+                        Opcode::GLOBAL_LOAD_DWORDX2
+                    } else {
+                        Opcode::GLOBAL_LOAD_DWORD
+                    };
+                    b.push(kernarg_load(t, op, k, tpair, offset)?);
+                }
+            }
+        }
+        if pending_kernarg {
+            b.push(waitcnt(t, 0, 15)?);
+        }
+        debug_assert_eq!(v, nargv);
+        Ok(())
+    }
+
     /// VGPRs the arguments take.
     pub fn arg_vgprs(&self) -> u16 {
         self.args.iter().map(|a| a.ty().vgprs()).sum()
@@ -921,188 +1123,7 @@ impl Probe for HookProbe {
             )?);
         }
         // Arguments.
-        let pending_kernarg = self.args.iter().any(|a| a.kernarg_arg());
-        let kargs = self.kernels.get(&cx.function_index).copied();
-        if pending_kernarg {
-            if self.kernarg_back == 0 || cx.kernarg_sgpr.is_none() {
-                return Err(self.fail(format!(
-                    "kernel arguments are only available at sites in kernels with a kernarg segment (site at {:#x})",
-                    cx.pc
-                )));
-            }
-            let Some(_) = kargs else {
-                return Err(self.fail(format!(
-                    "kernel arguments are only available at sites in kernels, not in device functions (site at {:#x})",
-                    cx.pc
-                )));
-            };
-            b.push(build(
-                t,
-                Opcode::S_MOV_B32,
-                &[sreg(t2, 1), konst(area.wrapping_sub(self.kernarg_back))],
-            )?);
-            b.push(load_dword(t, tpair, t2, 0)?);
-            b.push(load_dword(t, tpair + 1, t2, 4)?);
-            b.push(waitcnt(t, 0, 15)?);
-        }
-        let mut v = 0u16;
-        for a in &self.args {
-            let k = v;
-            v += a.ty().vgprs();
-            // A VGPR's value at the site (from its save slot when the
-            // set-up may have overwritten it).
-            let copy = |dst: u16, src: u16, b: &mut Vec<Instruction>| -> Result<(), BuildError> {
-                if src < tpair + 2 {
-                    let off = slot_of(src).unwrap_or(0);
-                    b.push(load_dword(t, dst, tp, off)?);
-                    b.push(waitcnt(t, 0, 15)?);
-                    Ok(())
-                } else {
-                    b.push(build(
-                        t,
-                        Opcode::V_MOV_B32_E32,
-                        &[vreg(dst, 1), vreg(src, 1)],
-                    )?);
-                    Ok(())
-                }
-            };
-            let mov =
-                |dst: u16, src: Operand| build(t, Opcode::V_MOV_B32_E32, &[vreg(dst, 1), src]);
-            match *a {
-                Arg::Site => b.push(mov(k, konst(cx.site))?),
-                Arg::Opcode => b.push(mov(k, konst(u32::from(cx.inst.opcode().index())))?),
-                Arg::Pc => {
-                    b.push(mov(k, konst(cx.pc as u32))?);
-                    b.push(mov(k + 1, konst((cx.pc >> 32) as u32))?);
-                }
-                Arg::BlockInsts => {
-                    let n = self
-                        .block_len
-                        .get(cx.function_index)
-                        .and_then(|f| f.get(cx.inst_index))
-                        .copied()
-                        .unwrap_or(0);
-                    b.push(mov(k, konst(n))?);
-                }
-                Arg::SegmentInsts => {
-                    let n = self
-                        .segment_len
-                        .get(cx.function_index)
-                        .and_then(|f| f.get(cx.inst_index))
-                        .copied()
-                        .unwrap_or(0);
-                    b.push(mov(k, konst(n))?);
-                }
-                Arg::Const(c) => b.push(mov(k, konst(c))?),
-                Arg::Lane => {
-                    b.push(build(
-                        t,
-                        Opcode::V_MBCNT_LO_U32_B32,
-                        &[vreg(k, 1), Operand::Int(-1), Operand::Int(0)],
-                    )?);
-                    b.push(build(
-                        t,
-                        Opcode::V_MBCNT_HI_U32_B32,
-                        &[vreg(k, 1), Operand::Int(-1), vreg(k, 1)],
-                    )?);
-                }
-                Arg::Exec => {
-                    b.push(mov(k, sreg(e, 1))?);
-                    b.push(mov(k + 1, sreg(e + 1, 1))?);
-                }
-                Arg::Vgpr(s) => copy(k, s, b)?,
-                Arg::Sgpr(s) => {
-                    if reserved.has_sreg(s) {
-                        return Err(self.fail(format!(
-                            "s{s} is one of the probe's own registers at the site at {:#x}",
-                            cx.pc
-                        )));
-                    }
-                    b.push(mov(k, sreg(s, 1))?);
-                }
-                Arg::Vaddr => {
-                    let Some((va, sa)) = addr_operand(&cx.inst) else {
-                        return Err(self.fail(format!(
-                            "vaddr: {} at {:#x} has no VGPR address",
-                            cx.inst, cx.pc
-                        )));
-                    };
-                    copy(k, va.first, b)?;
-                    if va.count >= 2 {
-                        copy(k + 1, va.first + 1, b)?;
-                    } else if let Some(s) = sa {
-                        b.push(mov(k + 1, sreg(s + 1, 1))?);
-                        b.push(build(
-                            t,
-                            Opcode::V_ADD_CO_U32_E64,
-                            &[vreg(k, 1), sreg(t2, 2), sreg(s, 1), vreg(k, 1)],
-                        )?);
-                        b.push(build(
-                            t,
-                            Opcode::V_ADDC_CO_U32_E64,
-                            &[
-                                vreg(k + 1, 1),
-                                sreg(t2, 2),
-                                vreg(k + 1, 1),
-                                Operand::Int(0),
-                                sreg(t2, 2),
-                            ],
-                        )?);
-                    } else {
-                        b.push(mov(k + 1, Operand::Int(0))?);
-                    }
-                }
-                Arg::GridDim(ax) | Arg::BlockDim(ax) => {
-                    let ka = kargs.unwrap_or_default();
-                    let (off, op) = match *a {
-                        Arg::GridDim(_) => (ka.block_count[ax as usize], Opcode::GLOBAL_LOAD_DWORD),
-                        _ => (ka.group_size[ax as usize], Opcode::GLOBAL_LOAD_USHORT),
-                    };
-                    match off.filter(|&o| o < 4096) {
-                        Some(off) => b.push(kernarg_load(t, op, k, tpair, off)?),
-                        None if ka.dispatch_sgpr.is_some() => {
-                            // Computed at entry from the dispatch packet
-                            // (t2 holds the saver's area).
-                            let base = match *a {
-                                Arg::GridDim(_) => SAVED_GRID_DIM,
-                                _ => SAVED_BLOCK_DIM,
-                            };
-                            b.push(build(
-                                t,
-                                Opcode::S_MOV_B32,
-                                &[sreg(t2, 1), konst(area.wrapping_sub(self.kernarg_back))],
-                            )?);
-                            b.push(load_dword(t, k, t2, base + 4 * u32::from(ax))?);
-                        }
-                        None => {
-                            return Err(self.fail(format!(
-                                "the kernel has neither the {} hidden argument (code object v5) nor a dispatch pointer",
-                                if matches!(a, Arg::GridDim(_)) { "hidden_block_count" } else { "hidden_group_size" }
-                            )))
-                        }
-                    }
-                }
-                Arg::Kernarg { offset, wide } => {
-                    let size = kargs.map_or(0, |k| k.size);
-                    let need = offset + if wide { 8 } else { 4 };
-                    if need > size || offset >= 4096 {
-                        return Err(self.fail(format!(
-                            "kernarg offset {offset} is outside the kernel's {size}-byte kernarg segment"
-                        )));
-                    }
-                    let op = if wide {
-                        Opcode::GLOBAL_LOAD_DWORDX2
-                    } else {
-                        Opcode::GLOBAL_LOAD_DWORD
-                    };
-                    b.push(kernarg_load(t, op, k, tpair, offset)?);
-                }
-            }
-        }
-        if pending_kernarg {
-            b.push(waitcnt(t, 0, 15)?);
-        }
-        debug_assert_eq!(v, nargv);
+        self.emit_args(cx, (area, e, tp, t2, tpair, nargv), &reserved, &slot_of, b)?;
         // Scratch descriptor (first: in lane mode its quad is borrowed per
         // site and may be s[32:35]), stack pointer, call.
         if let (false, Some(q)) = (sc.architected, sc.rsrc) {

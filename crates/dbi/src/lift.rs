@@ -562,7 +562,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
                     unres(f, last, "indirect jump target not recovered");
                 }
             }
-        } else if inst.info().name.starts_with("s_endpgm") {
+        } else if inst.flags() & lathe_isa::opcode::flags::ENDPGM != 0 {
             exits[bi] = Exit::EndProgram;
         } else if op == Opcode::S_TRAP || op == Opcode::S_RFE_B64 {
             exits[bi] = Exit::Trap;

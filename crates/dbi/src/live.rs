@@ -260,6 +260,9 @@ pub struct Effects {
 /// True if a vector write of `inst` replaces whole 32-bit registers in the
 /// active lanes.
 fn whole_vector_write(inst: &Instruction) -> bool {
+    // `d16` loads and `_hi` halves are still told by name: lathe-isa's
+    // instruction info has no partial-write flag yet (its per-opcode
+    // semantic description will carry one).
     let name = inst.info().name;
     !(matches!(
         inst.encoding(),
@@ -268,11 +271,11 @@ fn whole_vector_write(inst: &Instruction) -> bool {
             | Encoding::VopcSdwa
             | Encoding::Vop1Dpp
             | Encoding::Vop2Dpp
-    ) || name.starts_with("v_writelane")
+    ) || inst.opcode() == Opcode::V_WRITELANE_B32
         || name.contains("d16")
         || name.contains("_hi")
         || inst.is_atomic() && !inst.is_load()
-        || name.starts_with("v_accvgpr_mov"))
+        || inst.opcode() == Opcode::V_ACCVGPR_MOV_B32)
 }
 
 /// The effects of one instruction.
@@ -311,8 +314,16 @@ pub fn effects(inst: &Instruction) -> Effects {
         e.uses.remove(RegRange::VCC);
     }
     // Conditional moves keep the old value when the condition is false.
-    let name = inst.info().name;
-    if name.starts_with("s_cmov") || name.starts_with("s_cbranch") {
+    if inst.flags() & lathe_isa::opcode::flags::CBRANCH != 0
+        || matches!(
+            inst.opcode(),
+            Opcode::S_CMOV_B32
+                | Opcode::S_CMOV_B64
+                | Opcode::S_CMOVK_I32
+                | Opcode::S_CBRANCH_G_FORK
+                | Opcode::S_CBRANCH_JOIN
+        )
+    {
         e.kills_scalar = RegSet::default();
     }
     e

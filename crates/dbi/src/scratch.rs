@@ -85,7 +85,7 @@
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
 use lathe_isa::{BuildError, Instruction, Opcode, Operand, RegRange, Target};
 
-use crate::rewrite::{build, sreg};
+use crate::asm::{build, sreg};
 
 /// Bytes per lane of the rewriter's state word at the start of the area
 /// (lane k holds state word k: probe-data address in lanes 0–1, the

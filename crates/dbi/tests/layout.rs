@@ -155,3 +155,178 @@ fn long_jumps_keep_big_kernels_exact() {
         );
     }
 }
+
+/// Filler VALU instructions the relaxed branch jumps over: 32 KiB, which a
+/// counter before each pushes past s_branch and s_call range.
+const FILLER: u32 = 8192;
+
+/// `scc_relax` (assembly, built by clang-22): SCC = (work-group < 2) is set
+/// once and read after each of the three places the rewriter saves and
+/// restores it: a bare `s_getpc_b64` (re-based by an add), an `s_call_b64`
+/// whose callee (which reads SCC first) ends up out of range, and an
+/// `s_cbranch_scc1` over the filler, relaxed to a long jump. Each read
+/// leaves a bit in the output, so an SCC clobbered at any of them changes
+/// it, in the waves with SCC = 1 or in those with SCC = 0.
+fn scc_asm(target: &str) -> String {
+    use std::fmt::Write as _;
+    let mut a = String::new();
+    let w = &mut a;
+    let _ = writeln!(w, ".amdgcn_target \"amdgcn-amd-amdhsa--{target}\"");
+    let _ = writeln!(
+        w,
+        ".text\n.globl scc_relax\n.p2align 8\n.type scc_relax,@function\nscc_relax:"
+    );
+    let _ = writeln!(w, "  s_load_dwordx2 s[4:5], s[0:1], 0");
+    let _ = writeln!(w, "  v_mov_b32_e32 v1, s2");
+    let _ = writeln!(w, "  s_cmp_lt_u32 s2, 2");
+    let _ = writeln!(w, "  s_getpc_b64 s[6:7]");
+    let _ = writeln!(w, "  s_cselect_b32 s8, 1, 0");
+    let _ = writeln!(w, "  s_call_b64 s[30:31], scc_callee");
+    let _ = writeln!(w, "  s_cselect_b32 s10, 4, 0");
+    let _ = writeln!(w, "  s_cbranch_scc1 .Lfar");
+    for _ in 0..FILLER {
+        let _ = writeln!(w, "  v_add_u32_e32 v1, 1, v1");
+    }
+    let _ = writeln!(w, ".Lfar:");
+    let _ = writeln!(w, "  s_cselect_b32 s11, 8, 0");
+    let _ = writeln!(w, "  s_or_b32 s8, s8, s9");
+    let _ = writeln!(w, "  s_or_b32 s8, s8, s10");
+    let _ = writeln!(w, "  s_or_b32 s8, s8, s11");
+    let _ = writeln!(w, "  v_lshl_or_b32 v2, v1, 4, s8");
+    let _ = writeln!(w, "  v_lshl_add_u32 v3, s2, 6, v0");
+    let _ = writeln!(w, "  v_lshlrev_b32_e32 v3, 2, v3");
+    let _ = writeln!(w, "  s_waitcnt lgkmcnt(0)");
+    let _ = writeln!(w, "  global_store_dword v3, v2, s[4:5]");
+    let _ = writeln!(w, "  s_endpgm");
+    let _ = writeln!(w, ".Lend:\n.size scc_relax, .Lend-scc_relax");
+    let _ = writeln!(w, ".p2align 2\n.type scc_callee,@function\nscc_callee:");
+    let _ = writeln!(w, "  s_cselect_b32 s9, 2, 0");
+    let _ = writeln!(w, "  s_setpc_b64 s[30:31]");
+    let _ = writeln!(w, ".Lcend:\n.size scc_callee, .Lcend-scc_callee");
+    let _ = writeln!(w, ".rodata\n.p2align 6\n.amdhsa_kernel scc_relax");
+    let _ = writeln!(w, "  .amdhsa_next_free_vgpr 4");
+    if target == "gfx90a" || target == "gfx942" {
+        let _ = writeln!(w, "  .amdhsa_accum_offset 4");
+    }
+    let _ = writeln!(w, "  .amdhsa_next_free_sgpr 32");
+    let _ = writeln!(
+        w,
+        "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n  .amdhsa_kernarg_size 8"
+    );
+    let _ = writeln!(w, "  .amdhsa_system_sgpr_workgroup_id_x 1");
+    if target == "gfx90a" {
+        let _ = writeln!(w, "  .amdhsa_reserve_flat_scratch 0");
+    }
+    let _ = writeln!(w, ".end_amdhsa_kernel");
+    let _ = writeln!(
+        w,
+        ".amdgpu_metadata\n---\namdhsa.version: [ 1, 2 ]\namdhsa.kernels:\n  - .name: scc_relax\n    \
+         .symbol: scc_relax.kd\n    .kernarg_segment_size: 8\n    .kernarg_segment_align: 8\n    \
+         .group_segment_fixed_size: 0\n    .private_segment_fixed_size: 0\n    \
+         .wavefront_size: 64\n    .sgpr_count: 36\n    .vgpr_count: 4\n    \
+         .max_flat_workgroup_size: 64\n    .args:\n      - {{ .name: out, .size: 8, .offset: 0, \
+         .value_kind: global_buffer, .address_space: global }}\n...\n.end_amdgpu_metadata"
+    );
+    a
+}
+
+/// SCC live across a relaxed branch, a long call and an `s_getpc_b64`
+/// fix (issue 20's mutation (b): each of the three restores replaced by
+/// `s_nop 0` must fail here): with a counter before every VALU
+/// instruction, in both register modes and on both processors, the
+/// outputs equal the uninstrumented run's byte for byte and a CPU
+/// reference.
+#[test]
+fn scc_survives_relaxation_long_calls_and_getpc_fixes() {
+    const WGS: u32 = 4;
+    let reference: Vec<u8> = (0..WGS * 64)
+        .flat_map(|g| {
+            let wg = g / 64;
+            let v = if wg < 2 {
+                (wg << 4) | 15
+            } else {
+                (wg + FILLER) << 4
+            };
+            v.to_le_bytes()
+        })
+        .collect();
+    let args = vec![Arg::Buffer {
+        name: "out".into(),
+        size: u64::from(WGS) * 256,
+        fill: Fill::Bytes(vec![0xee; WGS as usize * 256]),
+        output: None,
+    }];
+    let shape = Shape::linear(WGS * 64, 64);
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    for target in ["gfx90a", "gfx942"] {
+        let path = lathe_testkit::assemble_shared(target, "dbi-scc-relax", &scc_asm(target));
+        let co = std::fs::read(path).expect("code object");
+        let agent: lathe_bundle::TargetId = target.parse().expect("target");
+        let base = Session::load(agent, &[&co]).expect("load");
+        let (_r, bufs) = base.launch("scc_relax", shape, &args, &opts).expect("run");
+        let want = base.download(bufs[0].addr, bufs[0].size).expect("read");
+        assert_eq!(
+            want, reference,
+            "{target}: the kernel disagrees with the CPU"
+        );
+        let obj = CodeObject::parse(&co).expect("parse");
+        let p = Program::lift(&obj).expect("lift");
+        let f = &p.functions[p.function("scc_relax").expect("kernel")];
+        assert_eq!(f.calls.len(), 1, "{target}: the call");
+        assert!(
+            f.pcrel.iter().any(|pr| pr.target.is_none()),
+            "{target}: no bare s_getpc_b64"
+        );
+        let live = Liveness::compute(&p);
+        let req = Request {
+            select: Selector {
+                class: Some(InstClass::Valu),
+                ..Default::default()
+            },
+            at: Where::Before,
+            probe: Arc::new(CounterProbe { lanes: true }),
+        };
+        for lanes in [false, true] {
+            let what = format!("{target} lanes {lanes}");
+            let out = instrument_lifted_with(
+                &obj,
+                &p,
+                &live,
+                std::slice::from_ref(&req),
+                &RwOptions::lane_mode(lanes),
+            )
+            .expect("instrument");
+            // The s_cbranch_scc1 and the s_call_b64.
+            assert!(
+                out.relaxed_branches >= 2,
+                "{what}: {} relaxed",
+                out.relaxed_branches
+            );
+            assert!(
+                out.sites.iter().filter(|s| s.scc_live).count() >= FILLER as usize,
+                "{what}: sites with SCC live"
+            );
+            let s = Session::load(agent, &[&out.code_object]).expect("load instrumented");
+            let var = s
+                .exe
+                .symbol(lathe_dbi::elfout::DATA_SYMBOL)
+                .expect("symbol")
+                .address;
+            let buf = s
+                .upload(&vec![0u8; out.data_size as usize])
+                .expect("buffer");
+            s.mem.view().store_u64(var, buf).expect("pointer");
+            let (_r, bufs) = s
+                .launch("scc_relax", shape, &args, &opts)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got = s.download(bufs[0].addr, bufs[0].size).expect("read");
+            assert!(
+                got == want,
+                "{what}: outputs differ from the uninstrumented run"
+            );
+        }
+    }
+}

@@ -1,7 +1,9 @@
 //! Random site selections (the fuzz target's request generator, seeded
 //! per case) on every corpus kernel, gfx90a -O0/-O3, in both register
-//! modes: the instrumented kernel must run with the waitcnt check on and
-//! produce bit-identical outputs.
+//! modes: every run has sites (requests are drawn again until they
+//! select some), the instrumented kernel must run with the waitcnt check
+//! on and produce bit-identical outputs, and every site's counters must
+//! equal the emulator's recording of the same run.
 
 mod common;
 
@@ -15,7 +17,7 @@ use lathe_emu::session::Session;
 
 #[test]
 fn random_sites_keep_outputs_identical() {
-    let mut runs = 0;
+    let (mut runs, mut sites, mut counters) = (0, 0, 0);
     let mut callee_sites = 0;
     let (mut scc_sites, mut vcc_sites) = (0, 0);
     let mut failed = Vec::new();
@@ -45,23 +47,36 @@ fn random_sites_keep_outputs_identical() {
             let p = Program::lift(&obj).expect("lift");
             let live = Liveness::compute(&p);
             for seed in 0..3 {
-                let bytes: Vec<u8> = (0..16).map(|_| rng.next_u32() as u8).collect();
-                let reqs = requests_from_bytes(&bytes);
                 let lanes = seed == 2;
-                let label = format!("{} {opt} seed {bytes:02x?} lanes {lanes}", case.name);
-                let out = match instrument_lifted_with(
-                    &obj,
-                    &p,
-                    &live,
-                    &reqs,
-                    &RwOptions::lane_mode(lanes),
-                ) {
-                    Ok(o) => o,
-                    Err(e) => {
-                        failed.push(format!("{label}: {e}"));
-                        continue;
+                // Draws again until the requests select a site: a run
+                // without sites would check nothing.
+                let mut drawn = None;
+                for _ in 0..32 {
+                    let bytes: Vec<u8> = (0..16).map(|_| rng.next_u32() as u8).collect();
+                    let reqs = requests_from_bytes(&bytes);
+                    let label = format!("{} {opt} seed {bytes:02x?} lanes {lanes}", case.name);
+                    match instrument_lifted_with(
+                        &obj,
+                        &p,
+                        &live,
+                        &reqs,
+                        &RwOptions::lane_mode(lanes),
+                    ) {
+                        Ok(o) if o.sites.is_empty() => continue,
+                        Ok(o) => {
+                            drawn = Some((label, reqs, o));
+                            break;
+                        }
+                        Err(e) => {
+                            failed.push(format!("{label}: {e}"));
+                            break;
+                        }
                     }
+                }
+                let Some((label, reqs, out)) = drawn else {
+                    continue;
                 };
+                assert!(!out.sites.is_empty());
                 scc_sites += out.sites.iter().filter(|s| s.scc_live).count();
                 vcc_sites += out.sites.iter().filter(|s| s.vcc_live).count();
                 callee_sites += out
@@ -85,30 +100,55 @@ fn random_sites_keep_outputs_identical() {
                     .upload(&vec![0u8; out.data_size as usize])
                     .expect("buffer");
                 s.mem.view().store_u64(var, buf).expect("pointer");
-                match s.launch(case.kernel, shape, &args, &eopts) {
-                    Ok((_r, bufs)) => {
-                        if common::outputs(&s, &case, &bufs) != want {
-                            failed.push(format!(
-                                "{label}: outputs differ ({} sites)",
-                                out.sites.len()
-                            ));
-                        }
+                runs += 1;
+                sites += out.sites.len();
+                let (rep, bufs, rec) = match s.launch_recorded(case.kernel, shape, &args, &eopts) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        failed.push(format!("{label}: {e}"));
+                        continue;
                     }
+                };
+                if common::outputs(&s, &case, &bufs) != want {
+                    failed.push(format!(
+                        "{label}: outputs differ ({} sites)",
+                        out.sites.len()
+                    ));
+                    continue;
+                }
+                let data = s.download(buf, out.data_size).expect("probe data");
+                let lco = &s.exe.code_objects()[0];
+                match common::check_site_counts(
+                    &out,
+                    &reqs,
+                    &p,
+                    &live,
+                    &rec.per_pc,
+                    |a| lco.device_address(a),
+                    case.kernel,
+                    rep.waves,
+                    &data,
+                ) {
+                    Ok(n) => counters += n,
                     Err(e) => failed.push(format!("{label}: {e}")),
                 }
-                runs += 1;
             }
         }
     }
     eprintln!(
-        "random sites: {runs} runs, {callee_sites} sites in device functions, {scc_sites} with SCC \
-         live, {vcc_sites} with VCC live, {} failed",
+        "random sites: {runs} runs, {sites} sites, {counters} counters equal to the ground truth, \
+         {callee_sites} sites in device functions, {scc_sites} with SCC live, {vcc_sites} with VCC \
+         live, {} failed",
         failed.len()
     );
     for f in &failed {
         eprintln!("  {f}");
     }
     assert!(failed.is_empty());
+    assert!(
+        runs > 0 && counters >= sites,
+        "{runs} runs, {counters} counters for {sites} sites"
+    );
     assert!(callee_sites > 0, "no device-function site was exercised");
     assert!(
         scc_sites > 0 && vcc_sites > 0,

@@ -1,6 +1,7 @@
 //! Every built-in tool on the emulator corpus (`lathe-cases`), gfx90a and
 //! gfx942 at -O0 and -O3: the instrumented run's outputs are bit-identical
-//! to the uninstrumented run's, the waitcnt check stays on (and clean), and
+//! to the uninstrumented run's (compared byte for byte, not through each
+//! case's tolerance), the waitcnt check stays on (and clean), and
 //! the tool's counts equal the emulator's ground truth (per-PC recording
 //! of the uninstrumented run).
 
@@ -9,14 +10,11 @@ use std::collections::BTreeMap;
 mod common;
 
 use common::{args_of, outputs, shape_of};
-use lathe_cases::{build, Case, Value};
+use lathe_cases::{build, Case};
 use lathe_dbi::tools::{self, Tool};
 use lathe_emu::run::Options;
 use lathe_emu::session::Session;
 
-/// Checks one case/target/level under every tool. Ok(true): the outputs
-/// differed but the kernel is schedule-dependent (atomics) and the case's
-/// own reference check passed.
 /// Dynamic wave-instructions (with probes, original) per tool and mode,
 /// summed over the corpus.
 type Overhead = BTreeMap<String, (u64, u64)>;
@@ -25,12 +23,15 @@ type Overhead = BTreeMap<String, (u64, u64)>;
 static SCRATCH_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static BUFFER_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
+/// Checks one case/target/level under every tool: outputs equal to the
+/// uninstrumented run's byte for byte (not through the case's tolerance),
+/// counts equal to the ground truth.
 fn check(
     case: &Case,
     target: &'static str,
     opt: &'static str,
     overhead: &mut Overhead,
-) -> Result<bool, String> {
+) -> Result<(), String> {
     let co =
         std::fs::read(build::linked_code_object(case, target, opt)).map_err(|e| e.to_string())?;
     let agent: lathe_bundle::TargetId = target.parse().map_err(|e| format!("{e:?}"))?;
@@ -40,7 +41,6 @@ fn check(
         threads: 1,
         ..Options::default()
     };
-    let mut sched = false;
     let base = Session::load(agent, &[&co]).map_err(|e| e.to_string())?;
     let (_rep, bufs) = base
         .launch(case.kernel, shape, &args, &opts)
@@ -68,24 +68,12 @@ fn check(
             })?;
         let got_out = outputs(&run.session, case, &run.buffers);
         if got_out != want_out {
-            // Schedule-dependent kernels (atomics deciding control flow or
-            // values) may legitimately differ: the case's reference check
-            // must still pass.
-            let named: Vec<(String, Vec<u8>)> = case
-                .args
-                .iter()
-                .filter(|a| matches!(a.value, Value::Buffer { .. }))
-                .map(|a| a.name.to_string())
-                .chain(case.globals.iter().map(|g| g.symbol.to_string()))
-                .zip(got_out.iter().cloned())
-                .collect();
-            case.check(&lathe_cases::Run::new(named)).map_err(|e| {
-                format!(
-                    "{}: outputs differ from the uninstrumented run and fail the reference: {e}",
-                    tool.name()
-                )
-            })?;
-            sched = true;
+            // Byte for byte, whatever the case's own tolerance.
+            return Err(format!(
+                "{}{}: outputs differ from the uninstrumented run",
+                tool.name(),
+                if lanes { " (lane mode)" } else { "" }
+            ));
         }
         let gt = run.ground_truth.clone().expect("recorded");
         let orig: u64 = gt.values().map(|c| c.waves).sum();
@@ -114,17 +102,11 @@ fn check(
                 }
             }
             Tool::BlockCount => {
-                // Ground truth: executions of each block's first instruction.
-                for blk in r["blocks"].as_array().expect("blocks") {
-                    let start = blk["start"].as_u64().expect("start");
-                    let want = gt.get(&start).map_or(0, |c| c.waves);
-                    if blk["count"].as_u64() != Some(want) {
-                        return Err(format!(
-                            "block-count: block at {start:#x}: {} vs ground truth {want}",
-                            blk["count"]
-                        ));
-                    }
-                }
+                // Ground truth: executions of each block's first
+                // instruction; every block of the kernel and what it calls
+                // is reported.
+                common::check_block_counts(r, &b.program, case.kernel, &gt)
+                    .map_err(|e| format!("block-count: {e}"))?;
             }
             Tool::OpcodeHist => {
                 let got: BTreeMap<String, u64> = r["opcodes"]
@@ -217,7 +199,7 @@ fn check(
             _ => {}
         }
     }
-    Ok(sched)
+    Ok(())
 }
 
 #[test]
@@ -225,7 +207,6 @@ fn every_tool_on_every_case_is_exact() {
     let filter = std::env::var("LATHE_DBI_CASE").ok();
     let mut failed = Vec::new();
     let mut passed = 0;
-    let mut sched: Vec<String> = Vec::new();
     let mut overhead = Overhead::new();
     for case in lathe_cases::all() {
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
@@ -242,17 +223,14 @@ fn every_tool_on_every_case_is_exact() {
             };
             for &opt in opts {
                 match check(&case, target, opt, &mut overhead) {
-                    Ok(false) => passed += 1,
-                    Ok(true) => sched.push(format!("{} {target} {opt}", case.name)),
+                    Ok(()) => passed += 1,
                     Err(e) => failed.push(format!("{} {target} {opt}: {e}", case.name)),
                 }
             }
         }
     }
     eprintln!(
-        "dbi tools: {passed} runs exact with bit-identical outputs, {} schedule-dependent runs exact \
-         with outputs passing the reference ({sched:?}), {} failed",
-        sched.len(),
+        "dbi tools: {passed} runs exact with bit-identical outputs, {} failed",
         failed.len()
     );
     for (tool, (with, orig)) in &overhead {

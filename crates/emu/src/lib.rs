@@ -8,6 +8,7 @@
 //! register used before its `s_waitcnt`.
 
 pub mod alu;
+pub mod clock;
 pub mod dispatch;
 pub mod interp;
 pub mod lanes;

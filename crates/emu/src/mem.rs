@@ -9,9 +9,27 @@
 //! a host access.
 //!
 //! Emulated lanes run on several host threads at once and GPU programs may
-//! race, so all accesses to region bytes use relaxed atomics of the access
-//! width (plain moves on x86-64) — racy GPU code gives racy values, never
-//! undefined behaviour in the emulator.
+//! race, so all accesses to region bytes use relaxed atomics (plain moves
+//! on x86-64) — racy GPU code gives racy values, never undefined behaviour
+//! in the emulator.
+//!
+//! **Memory model across host threads** (docs/decisions.md, D17):
+//! * *Single-copy atomicity.* Every naturally aligned access of 1, 2, 4 or
+//!   8 bytes is one host atomic of that width, so another thread sees it
+//!   whole or not at all. A lane's wider access (`dwordx3`, `dwordx4`) is
+//!   made of its naturally aligned 64-bit pairs and 32-bit dwords, each
+//!   single-copy atomic, as the hardware guarantees no more. Unaligned
+//!   accesses are split into the widest aligned pieces.
+//! * *Read-modify-write atomics* are sequentially consistent host atomics
+//!   of their width (compare-exchange loops for the float and min/max
+//!   operations), so concurrent atomics never lose an update.
+//! * *Visibility.* A store is visible to other host threads when the
+//!   emulated instruction completes (memory completes at issue); plain
+//!   accesses impose no order between threads, like relaxed GPU accesses at
+//!   agent scope. Work-groups on one host thread see each other's stores in
+//!   program order. The end of a dispatch (the AQL completion signal)
+//!   orders everything the kernel wrote before the host or a later dispatch
+//!   reads it.
 //!
 //! Lookups are fast: [`MemView`] caches the regions it last hit, and the
 //! table is a sorted vector searched by binary search on a miss.
@@ -561,13 +579,10 @@ impl MemView<'_> {
         let n = u32::try_from(out.len() * 4).unwrap_or(u32::MAX);
         match self.locate(addr, n, AccessKind::Read) {
             Ok(p) if (p as usize) % 4 == 0 => {
-                for (k, o) in out.iter_mut().enumerate() {
-                    // SAFETY: `locate` proved `[p, p + 4 * len)` lies in a
-                    // live region; `p + 4k` is 4-aligned and inside it;
-                    // relaxed atomic load.
-                    let a = unsafe { AtomicU32::from_ptr(p.add(4 * k) as *mut u32) };
-                    *o = u32::from_le(a.load(Ordering::Relaxed));
-                }
+                // SAFETY: `locate` proved `[p, p + 4 * len)` lies in a
+                // live region and `p` is 4-aligned; aligned dword pairs are
+                // read as one 64-bit access (single-copy atomic).
+                unsafe { load_dwords_atomic(p, out) };
                 Ok(())
             }
             _ => {
@@ -619,16 +634,27 @@ impl MemView<'_> {
     /// lane can fault). Returns `false` without reading anything otherwise:
     /// the caller then takes [`MemView::gather`], which reports the fault.
     pub fn gather_dwords(&mut self, addrs: &[u64; 64], exec: u64, out: &mut [[u32; 64]]) -> bool {
-        let n = out.len().min(4) * 4;
+        let nd = out.len().min(4);
+        let n = nd * 4;
         if let Some(p) = self.unit_stride(addrs, exec, n, AccessKind::Read) {
-            for (k, o) in out.iter_mut().take(4).enumerate() {
-                for (l, v) in o.iter_mut().enumerate() {
+            if nd == 1 {
+                for (l, v) in out[0].iter_mut().enumerate() {
                     // SAFETY: `unit_stride` proved `[p, p + 64n)` lies
                     // inside one live region and `p` is 4-aligned; lane
-                    // `l`'s dword `k` is at `p + l*n + 4k`, 4-aligned and
-                    // inside it; relaxed atomic load.
-                    let a = unsafe { AtomicU32::from_ptr(p.add(l * n + 4 * k) as *mut u32) };
+                    // `l`'s dword is at `p + 4l`, 4-aligned and inside it;
+                    // relaxed atomic load.
+                    let a = unsafe { AtomicU32::from_ptr(p.add(l * 4) as *mut u32) };
                     *v = u32::from_le(a.load(Ordering::Relaxed));
+                }
+            } else {
+                for l in 0..64 {
+                    // SAFETY: `unit_stride` proved `[p, p + 64n)` lies
+                    // inside one live region and `p` is 4-aligned; lane
+                    // `l`'s `n` bytes start at `p + l*n`, 4-aligned.
+                    let v = unsafe { load_lane_dwords(p.add(l * n), nd) };
+                    for (k, o) in out.iter_mut().take(nd).enumerate() {
+                        o[l] = v[k];
+                    }
                 }
             }
             return true;
@@ -639,19 +665,17 @@ impl MemView<'_> {
         for l in set_lanes(exec) {
             let p = base.wrapping_add((addrs[l] - lo) as usize);
             if (p as usize) % 4 == 0 {
-                for (k, o) in out.iter_mut().take(4).enumerate() {
-                    // SAFETY: `span` proved every active lane's `[addr,
-                    // addr+n)` lies inside one live region; `p + 4k` is
-                    // 4-aligned and ends within it; relaxed atomic load.
-                    let v = unsafe { AtomicU32::from_ptr(p.add(4 * k) as *mut u32) }
-                        .load(Ordering::Relaxed);
-                    o[l] = u32::from_le(v);
+                // SAFETY: `span` proved every active lane's `[addr,
+                // addr+n)` lies inside one live region; `p` is 4-aligned.
+                let v = unsafe { load_lane_dwords(p, nd) };
+                for (k, o) in out.iter_mut().take(nd).enumerate() {
+                    o[l] = v[k];
                 }
             } else {
                 let mut b = [0u8; 16];
                 // SAFETY: as above; `atomic_copy_from` reads `n` bytes.
                 unsafe { atomic_copy_from(p, &mut b[..n]) };
-                for (k, o) in out.iter_mut().take(4).enumerate() {
+                for (k, o) in out.iter_mut().take(nd).enumerate() {
                     o[l] = u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
                 }
             }
@@ -665,18 +689,30 @@ impl MemView<'_> {
     /// `false` without writing anything otherwise (the caller then takes
     /// [`MemView::scatter`], which reports the fault).
     pub fn scatter_dwords(&mut self, addrs: &[u64; 64], exec: u64, data: &[[u32; 64]]) -> bool {
-        let n = data.len().min(4) * 4;
+        let nd = data.len().min(4);
+        let n = nd * 4;
         if let Some(p) = self.unit_stride(addrs, exec, n, AccessKind::Write) {
             // Lane order, as the general path (overlapping lanes cannot
             // occur here: each lane has its own `n` bytes).
-            for (k, d) in data.iter().take(4).enumerate() {
-                for (l, v) in d.iter().enumerate() {
+            if nd == 1 {
+                for (l, v) in data[0].iter().enumerate() {
                     // SAFETY: `unit_stride` proved `[p, p + 64n)` lies
                     // inside one live, writable region and `p` is
-                    // 4-aligned; lane `l`'s dword `k` is at `p + l*n + 4k`,
-                    // 4-aligned and inside it; relaxed atomic store.
-                    let a = unsafe { AtomicU32::from_ptr(p.add(l * n + 4 * k) as *mut u32) };
+                    // 4-aligned; lane `l`'s dword is at `p + 4l`, inside
+                    // it; relaxed atomic store.
+                    let a = unsafe { AtomicU32::from_ptr(p.add(l * 4) as *mut u32) };
                     a.store(v.to_le(), Ordering::Relaxed);
+                }
+            } else {
+                for l in 0..64 {
+                    let mut v = [0u32; 4];
+                    for (k, d) in data.iter().take(nd).enumerate() {
+                        v[k] = d[l];
+                    }
+                    // SAFETY: `unit_stride` proved `[p, p + 64n)` lies
+                    // inside one live, writable region and `p` is
+                    // 4-aligned; lane `l`'s `n` bytes start at `p + l*n`.
+                    unsafe { store_lane_dwords(p.add(l * n), &v[..nd]) };
                 }
             }
             return true;
@@ -686,19 +722,19 @@ impl MemView<'_> {
         };
         for l in set_lanes(exec) {
             let p = base.wrapping_add((addrs[l] - lo) as usize);
+            let mut v = [0u32; 4];
+            for (k, d) in data.iter().take(nd).enumerate() {
+                v[k] = d[l];
+            }
             if (p as usize) % 4 == 0 {
-                for (k, d) in data.iter().take(4).enumerate() {
-                    // SAFETY: `span` proved every active lane's `[addr,
-                    // addr+n)` lies inside one live, writable region; `p +
-                    // 4k` is 4-aligned and ends within it; relaxed atomic
-                    // store.
-                    unsafe { AtomicU32::from_ptr(p.add(4 * k) as *mut u32) }
-                        .store(d[l].to_le(), Ordering::Relaxed);
-                }
+                // SAFETY: `span` proved every active lane's `[addr,
+                // addr+n)` lies inside one live, writable region; `p` is
+                // 4-aligned.
+                unsafe { store_lane_dwords(p, &v[..nd]) };
             } else {
                 let mut b = [0u8; 16];
-                for (k, d) in data.iter().take(4).enumerate() {
-                    b[4 * k..4 * k + 4].copy_from_slice(&d[l].to_le_bytes());
+                for (k, d) in v.iter().take(nd).enumerate() {
+                    b[4 * k..4 * k + 4].copy_from_slice(&d.to_le_bytes());
                 }
                 // SAFETY: as above; `atomic_copy_to` writes `n` bytes.
                 unsafe { atomic_copy_to(p, &b[..n]) };
@@ -905,6 +941,77 @@ pub fn rmw(op: AtomicOp, cur: u64, v: u64, size: u32) -> Option<u64> {
         AtomicOp::FMax => fp(f64::max),
     };
     Some(r & mask)
+}
+
+/// Loads `nd` (1–4) little-endian dwords of one lane from the 4-aligned
+/// `p` (see [`load_dwords_atomic`]).
+///
+/// # Safety
+/// As for [`load_dwords_atomic`] with `out.len() = nd`.
+#[inline(always)]
+unsafe fn load_lane_dwords(p: *const u8, nd: usize) -> [u32; 4] {
+    let mut v = [0u32; 4];
+    // SAFETY: the caller's guarantee, for `nd` dwords.
+    unsafe { load_dwords_atomic(p, &mut v[..nd]) };
+    v
+}
+
+/// Loads `out.len()` little-endian dwords from the 4-aligned `p`. Each
+/// dword pair at an 8-aligned address is read with one 64-bit atomic load,
+/// so a naturally aligned 64-bit access is single-copy atomic across host
+/// threads, as on the hardware (`global_load_dwordx2` of a value another
+/// wave stores with `global_store_dwordx2` is never torn).
+///
+/// # Safety
+/// `p` must be 4-aligned and `p..p+4*out.len()` valid, live memory that is
+/// only ever accessed atomically (or not concurrently).
+#[inline(always)]
+unsafe fn load_dwords_atomic(p: *const u8, out: &mut [u32]) {
+    let nd = out.len();
+    let mut k = 0;
+    while k < nd {
+        let q = p.wrapping_add(4 * k);
+        // SAFETY (both arms): the caller guarantees `p..p+4nd` is valid and
+        // `p` 4-aligned; the 64-bit arm reads dwords `k, k+1` (both inside)
+        // at an 8-aligned address, the 32-bit arm dword `k`.
+        unsafe {
+            if k + 1 < nd && (q as usize) % 8 == 0 {
+                let d = u64::from_le(AtomicU64::from_ptr(q as *mut u64).load(Ordering::Relaxed));
+                out[k] = d as u32;
+                out[k + 1] = (d >> 32) as u32;
+                k += 2;
+            } else {
+                out[k] = u32::from_le(AtomicU32::from_ptr(q as *mut u32).load(Ordering::Relaxed));
+                k += 1;
+            }
+        }
+    }
+}
+
+/// Stores one lane's dwords `v` at the 4-aligned `p`, each dword pair at an
+/// 8-aligned address with one 64-bit atomic store (see [`load_dwords_atomic`]).
+///
+/// # Safety
+/// As for [`load_dwords_atomic`], with `v.len()` dwords, and the memory
+/// must be writable.
+#[inline(always)]
+unsafe fn store_lane_dwords(p: *mut u8, v: &[u32]) {
+    let nd = v.len();
+    let mut k = 0;
+    while k < nd {
+        let q = p.wrapping_add(4 * k);
+        // SAFETY (both arms): as in `load_dwords_atomic`.
+        unsafe {
+            if k + 1 < nd && (q as usize) % 8 == 0 {
+                let d = u64::from(v[k]) | (u64::from(v[k + 1]) << 32);
+                AtomicU64::from_ptr(q as *mut u64).store(d.to_le(), Ordering::Relaxed);
+                k += 2;
+            } else {
+                AtomicU32::from_ptr(q as *mut u32).store(v[k].to_le(), Ordering::Relaxed);
+                k += 1;
+            }
+        }
+    }
 }
 
 /// The lanes set in `mask`, lowest first.

@@ -13,7 +13,7 @@
 //! Wave start state is worked out once per dispatch ([`WavePlan`]) and
 //! written into waves reused from the previous group.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -72,6 +72,26 @@ impl PartialEq for InterruptHook {
 }
 
 impl Eq for InterruptHook {}
+
+/// The signal that interrupted the process (0: none), set by
+/// [`interrupt`].
+static INTERRUPT: AtomicI32 = AtomicI32::new(0);
+
+/// Stops every running and later dispatch of this process with
+/// [`Stop::Interrupted`] at its next watchdog check (within a few thousand
+/// wave-instructions), naming where each unfinished wave was. Only an
+/// atomic store: safe to call from a signal handler.
+pub fn interrupt(signal: i32) {
+    INTERRUPT.store(signal.max(1), Ordering::Relaxed);
+}
+
+/// The signal given to [`interrupt`], if it was called.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPT.load(Ordering::Relaxed) {
+        0 => None,
+        s => Some(s),
+    }
+}
 
 /// The default watchdog limit: generous, so only a kernel that never ends
 /// (or one far too large to emulate) reaches it.
@@ -378,11 +398,16 @@ fn dispatch_impl(
                         let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
                         match (&mut *e, stop) {
                             (None, stop) => *e = Some(stop),
-                            // Every thread's watchdog fires: gather all
-                            // unfinished waves into one report.
+                            // Every thread's watchdog fires (or sees the
+                            // interrupt): gather all unfinished waves into
+                            // one report.
                             (
                                 Some(Stop::Timeout { waves, .. }),
                                 Stop::Timeout { waves: more, .. },
+                            )
+                            | (
+                                Some(Stop::Interrupted { waves, .. }),
+                                Stop::Interrupted { waves: more, .. },
                             ) => {
                                 waves.extend(more);
                                 waves.sort_by_key(|w| (w.wave.workgroup, w.wave.wave));
@@ -442,7 +467,8 @@ fn dispatch_impl(
         let _ = mem.free(a);
     }
     if let Some(mut stop) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        if let Stop::Timeout { not_started, .. } = &mut stop {
+        if let Stop::Timeout { not_started, .. } | Stop::Interrupted { not_started, .. } = &mut stop
+        {
             *not_started = total_wgs.saturating_sub(started.into_inner());
         }
         return Err(DispatchError::Stopped {

@@ -29,7 +29,10 @@
 //!
 //! A later instruction that reads or writes a register still owed by an
 //! outstanding access is a [`Hazard`], reported with the `s_waitcnt` that
-//! would have made it safe.
+//! would have made it safe — except a later VM_CNT-only access writing the
+//! result register of an earlier one: they return in issue order, so the
+//! later result lands last (compilers emit two `buffer_load_dword v38`
+//! with no wait between; HeCBench's fft does).
 //!
 //! The check runs for every instruction while anything is owed, so it is
 //! built to say "no" fast: each instruction's registers carry per-file
@@ -50,14 +53,21 @@ pub struct Regs {
     /// of any item (`lo > hi`: none): [`Tracker::check`]'s quick reject
     /// compares these with the owed spans instead of walking the items.
     span: [(u16, u16); 3],
+    /// The instruction is a vector memory access counted on VM_CNT alone
+    /// (MUBUF, MTBUF, GLOBAL, SCRATCH; not FLAT, which may also count on
+    /// LGKM_CNT): its results return after those of every earlier such
+    /// access, so writing a register one of them still owes is no hazard.
+    in_order_vm: bool,
 }
 
 impl Regs {
     /// The registers `inst` touches.
     pub fn of(inst: &Instruction) -> Regs {
+        let w = inst.waitcnt();
         let mut r = Regs {
             items: [None; 12],
             span: [EMPTY; 3],
+            in_order_vm: w.vm && !w.lgkm && !w.exp,
         };
         let mut k = 0;
         inst.for_each_reg(|a| {
@@ -79,6 +89,7 @@ impl Default for Regs {
         Regs {
             items: [None; 12],
             span: [EMPTY; 3],
+            in_order_vm: false,
         }
     }
 }
@@ -473,11 +484,16 @@ impl Tracker {
             if slot.is_some() {
                 continue;
             }
-            if let Some(i) = self
-                .pending
-                .iter()
-                .position(|a| a.dst.iter().flatten().any(|d| d.overlaps(&r.reg)))
-            {
+            // A load's late result cannot clobber the result of a later
+            // load of the same in-order class (VM_CNT accesses return in
+            // issue order on GFX9): compilers reuse a destination that way
+            // without a wait. Reads still must wait, and so must a write
+            // over a result that may come back in any order.
+            let in_order_write = !r.read && regs.in_order_vm;
+            if let Some(i) = self.pending.iter().position(|a| {
+                a.dst.iter().flatten().any(|d| d.overlaps(&r.reg))
+                    && !(in_order_write && a.vm == Some(Class::Vmem) && a.lgkm.is_none())
+            }) {
                 *slot = Some((i, r.reg, !r.read));
             }
         }
@@ -616,6 +632,29 @@ mod tests {
         t.wait(&decode_gfx9(lathe_isa::imm::waitcnt_encode(0, 7, 0)));
         assert!(t.is_empty() && !t.owes());
         assert_eq!(t.check(&Regs::of(&use_v1_v4())), None);
+    }
+
+    /// Two loads into one register with no wait between (the second's
+    /// result returns last on GFX9, and compilers rely on it): no hazard.
+    /// A VALU write, or a load whose result may return out of order (SMEM),
+    /// over the owed register is still one; so is a read by the load.
+    #[test]
+    fn in_order_loads_may_overwrite_each_others_destination() {
+        let mut t = Tracker::default();
+        t.issue(&load_v1(), &Regs::of(&load_v1()), 0);
+        assert_eq!(t.check(&Regs::of(&load_v1())), None);
+        // global_load_dword v2, v[0:1], off: reads the owed v1 (address).
+        let reads = inst(&[0xdc508000, 0x027f0000]);
+        assert!(t.check(&Regs::of(&reads)).is_some_and(|h| !h.write));
+        // flat_load_dword v1, v[2:3] may also count on LGKM_CNT.
+        let flat = inst(&[0xdc500000, 0x01000002]);
+        assert!(t.check(&Regs::of(&flat)).is_some_and(|h| h.write));
+        // An owed SGPR (s_load_dword s4) overwritten by a later VMEM load
+        // is never the same register file, but a later s_load is: out of
+        // order, so a hazard.
+        let mut t = Tracker::default();
+        t.issue(&sload(), &Regs::of(&sload()), 0);
+        assert!(t.check(&Regs::of(&sload())).is_some_and(|h| h.write));
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub struct Wave {
     pub index: u32,
     /// Instructions executed.
     pub instructions: u64,
+    /// The device's shader clock when the wave started
+    /// ([`crate::clock`]); its clock reads this plus its own work.
+    pub clock_base: u64,
     /// `s_set_gpr_idx_on` state: the enabled operand mask (bit 0 SRC0,
     /// 1 SRC1, 2 SRC2, 3 DST) and the index from M0.
     pub gpr_idx: Option<(u8, u32)>,
@@ -117,6 +120,7 @@ impl Wave {
             workgroup,
             index,
             instructions: 0,
+            clock_base: crate::clock::device_cycles(),
             gpr_idx: None,
             waitcnt: crate::waitcnt::Tracker::default(),
         }
@@ -144,6 +148,7 @@ impl Wave {
                 workgroup: g,
                 index: i,
                 instructions,
+                clock_base,
                 gpr_idx,
                 waitcnt,
             } = self;
@@ -153,6 +158,7 @@ impl Wave {
             agpr.fill([0; LANES]);
             (*exec, *scc, *m0, *p, *mode, *flat_scratch) = (0, false, 0, pc, 0, 0);
             (*status, *g, *i, *instructions) = (WaveStatus::Running, workgroup, index, 0);
+            *clock_base = crate::clock::device_cycles();
             *gpr_idx = None;
             waitcnt.clear();
         } else {

@@ -10,7 +10,10 @@
 //! extension, the ROCm 5.2 API table and `HSA_TOOLS_LIB`, and
 //! `LATHE_TRACE=api` tracing. Configuration comes from the environment
 //! (`lathe exec` sets it): `LATHE_TARGET`, `LATHE_THREADS`, `LATHE_STATS`,
-//! `LATHE_STATS_JSON`, `LATHE_TRACE`.
+//! `LATHE_STATS_JSON`, `LATHE_TIMEOUT` (the watchdog, seconds), `LATHE_TRACE`.
+//! Stops are reported in code-object terms (`report`); SIGINT and SIGTERM
+//! stop the running dispatch and write the outputs marked incomplete
+//! (`interrupt`).
 
 // The implementations mirror HSA C signatures, whatever their arity.
 #![allow(clippy::too_many_arguments)]
@@ -22,10 +25,12 @@ mod api;
 mod exec;
 mod ffi;
 mod image;
+mod interrupt;
 mod memory;
 mod misc;
 mod out;
 mod queue;
+mod report;
 mod rt;
 mod signal;
 mod table;

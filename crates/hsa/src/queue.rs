@@ -18,6 +18,7 @@ use lathe_emu::run::{
 };
 
 use crate::ffi::*;
+use crate::interrupt::Running;
 use crate::out::put;
 use crate::rt::{self, h, lock, rt, LaunchStat, AGENT_GPU};
 use crate::signal;
@@ -573,6 +574,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     let opts = Options {
         threads: r.threads,
         interrupt: Some(InterruptHook(signal::interrupt)),
+        timeout: r.timeout,
         ..Options::default()
     };
     let ctx = QueueContext {
@@ -580,6 +582,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         queue: q.addr,
         dispatch_id: index,
     };
+    let running = crate::interrupt::running();
     let result = if crate::truth::enabled().is_some() {
         lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
             |(rep, rec)| {
@@ -604,11 +607,22 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
             wave_instructions: rep.wave_instructions,
             seconds: rep.elapsed.as_secs_f64(),
         }),
-        Err(e) => report_failure(q, &k.name, e),
+        Err(e) => report_failure(q, &k.name, e, running),
     }
 }
 
-fn report_failure(q: &QueueState, kernel: &str, e: DispatchError) {
+fn report_failure(q: &QueueState, kernel: &str, e: DispatchError, running: Running) {
+    if let DispatchError::Stopped {
+        stop: stop @ Stop::Interrupted { .. },
+        ..
+    } = &e
+    {
+        // The signal's watcher writes the outputs and ends the process.
+        if let Some(text) = crate::report::stop(kernel, stop) {
+            eprint!("lathe: {text}");
+        }
+        crate::interrupt::park_forever(running);
+    }
     let (status, addr) = match &e {
         DispatchError::Stopped {
             stop: Stop::Fault { fault, .. },
@@ -633,10 +647,35 @@ fn report_failure(q: &QueueState, kernel: &str, e: DispatchError) {
             "Memory access fault by GPU node-1 (Agent handle: {AGENT_GPU:#x}) on address {addr:#x}. Reason: Page not present or supervisor privilege."
         );
     }
-    eprintln!("lathe: kernel {kernel} stopped: {e}");
+    let report = match &e {
+        DispatchError::Stopped { stop, .. } => crate::report::stop(kernel, stop),
+        _ => None,
+    };
+    match report {
+        Some(text) => eprint!("lathe: {text}"),
+        None => eprintln!("lathe: kernel {kernel} stopped: {e}"),
+    }
+    // Written before HIP's callback, which may end the process itself.
+    crate::rt::finish_incomplete(&format!("kernel {kernel} stopped: {}", short(&e)));
+    drop(running);
     if let Some(cb) = q.callback {
         cb(status, q.addr as *mut HsaQueue, q.data as *mut c_void);
     }
     // ROCr does not resume a queue after a fault: the process aborts.
     std::process::abort();
+}
+
+/// The first line of a dispatch error (a watchdog report lists waves).
+fn short(e: &DispatchError) -> String {
+    match e {
+        DispatchError::Stopped {
+            stop: Stop::Fault { fault, .. },
+            ..
+        } => fault.to_string(),
+        DispatchError::Stopped {
+            stop: Stop::Timeout { .. },
+            ..
+        } => "the watchdog fired".into(),
+        e => e.to_string().lines().next().unwrap_or_default().to_string(),
+    }
 }

@@ -150,6 +150,8 @@ pub struct Runtime {
     pub stats_line: bool,
     pub stats_json: Option<String>,
     pub stats: Mutex<Vec<LaunchStat>>,
+    /// The watchdog per dispatch (`LATHE_TIMEOUT` seconds, 0: none).
+    pub timeout: Option<Duration>,
 }
 
 static RT: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -173,6 +175,17 @@ fn build() -> Result<Runtime, String> {
         stats_line: std::env::var_os("LATHE_STATS").is_some(),
         stats_json: std::env::var("LATHE_STATS_JSON").ok(),
         stats: Mutex::new(Vec::new()),
+        timeout: match std::env::var("LATHE_TIMEOUT") {
+            Ok(v) => {
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| format!("LATHE_TIMEOUT={v}: not a number of seconds"))?;
+                (secs > 0.0).then(|| Duration::from_secs_f64(secs))
+            }
+            Err(_) => Some(lathe_emu::run::DEFAULT_TIMEOUT),
+        },
     })
 }
 
@@ -187,10 +200,18 @@ pub fn init() -> Status {
                     libc::atexit(at_exit);
                 });
                 crate::tools::load();
+                crate::interrupt::install();
             }
             ffi::SUCCESS
         }
-        Err(e) => crate::trace::fail(ffi::ERROR, format!("hsa_init: {e}")),
+        Err(e) => {
+            // Every HIP call fails after this: say why, always, once.
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                eprintln!("lathe-hsa: error: hsa_init failed: {e} (every HIP call will fail)")
+            });
+            crate::trace::fail(ffi::ERROR, format!("hsa_init: {e}"))
+        }
     }
 }
 
@@ -278,7 +299,28 @@ extern "C" fn at_exit() {
     crate::truth::flush();
 }
 
-/// Writes `LATHE_STATS_JSON` (at shut-down and at exit).
+/// Why the run ended early, once it did ([`finish_incomplete`]).
+static INCOMPLETE: Mutex<Option<String>> = Mutex::new(None);
+
+/// The run ends early (a kernel fault, the watchdog, a signal): writes
+/// the output files marked incomplete with `reason` — the stats file, and
+/// each tool's (through its `LatheIncomplete`, else its `OnUnload`).
+pub fn finish_incomplete(reason: &str) {
+    {
+        let mut g = lock(&INCOMPLETE);
+        if g.is_some() {
+            return;
+        }
+        *g = Some(reason.to_string());
+    }
+    crate::tools::abandon(reason);
+    flush_stats();
+    crate::truth::flush();
+}
+
+/// Writes `LATHE_STATS_JSON` (at shut-down and at exit): a JSON array of
+/// launches, or after an early end `{"incomplete": REASON, "launches":
+/// [...]}`.
 pub extern "C" fn flush_stats() {
     let Some(r) = rt_any() else { return };
     let Some(path) = &r.stats_json else { return };
@@ -295,7 +337,11 @@ pub extern "C" fn flush_stats() {
             })
         })
         .collect();
-    let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let doc = match lock(&INCOMPLETE).as_deref() {
+        Some(why) => serde_json::json!({"incomplete": why, "launches": v}),
+        None => serde_json::Value::Array(v),
+    };
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("lathe: cannot write {path}: {e}");
     }

@@ -2,7 +2,10 @@
 //! colon separated) is loaded and its `OnLoad(HsaApiTable*,
 //! runtime_version, failed_tool_count, failed_tool_names)` called with the
 //! live API table, so entries it replaces are the ones HIP then calls.
-//! `OnUnload()` is called at the last `hsa_shut_down`.
+//! `OnUnload()` is called at the last `hsa_shut_down`. When the run ends
+//! early (a kernel fault, a signal), a tool's optional Lathe entry
+//! `LatheIncomplete(const char* reason)` is called instead, so it can
+//! mark its output incomplete (`lathe-tool` does).
 
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Mutex;
@@ -12,6 +15,7 @@ use crate::table::tables;
 
 type OnLoad = extern "C" fn(*mut c_void, u64, u64, *const *const c_char) -> bool;
 type OnUnload = extern "C" fn();
+type LatheIncomplete = extern "C" fn(*const c_char);
 
 static LOADED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
@@ -62,6 +66,32 @@ pub fn unload() {
     let libs: Vec<usize> = std::mem::take(&mut *lock(&LOADED));
     for lib in libs.into_iter().rev() {
         // SAFETY: `lib` is a handle from dlopen that was never closed.
+        let sym = unsafe { libc::dlsym(lib as *mut c_void, c"OnUnload".as_ptr()) };
+        if !sym.is_null() {
+            // SAFETY: `OnUnload` is `void OnUnload()` by the tools contract.
+            let f: OnUnload = unsafe { std::mem::transmute::<*mut c_void, OnUnload>(sym) };
+            f();
+        }
+    }
+}
+
+/// The run ends early: every loaded tool's `LatheIncomplete(reason)` if it
+/// has one, else its `OnUnload`, last loaded first.
+pub fn abandon(reason: &str) {
+    let why = CString::new(reason.replace('\0', " ")).unwrap_or_default();
+    let libs: Vec<usize> = std::mem::take(&mut *lock(&LOADED));
+    for lib in libs.into_iter().rev() {
+        // SAFETY: `lib` is a handle from dlopen that was never closed.
+        let sym = unsafe { libc::dlsym(lib as *mut c_void, c"LatheIncomplete".as_ptr()) };
+        if !sym.is_null() {
+            // SAFETY: Lathe's tool entry has this C signature (lathe-tool's
+            // `LatheIncomplete`).
+            let f: LatheIncomplete =
+                unsafe { std::mem::transmute::<*mut c_void, LatheIncomplete>(sym) };
+            f(why.as_ptr());
+            continue;
+        }
+        // SAFETY: as in `unload`.
         let sym = unsafe { libc::dlsym(lib as *mut c_void, c"OnUnload".as_ptr()) };
         if !sym.is_null() {
             // SAFETY: `OnUnload` is `void OnUnload()` by the tools contract.

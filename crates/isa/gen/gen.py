@@ -273,6 +273,15 @@ def inline_f16(v):
     return -16 <= s16(v) <= 64 or (v & 0xFFFF) in F16_BITS.values()
 
 
+# bf16 inline constants (0.5 ... -4.0, 1/(2*pi)).
+BF16_BITS = {240: 0x3F00, 241: 0xBF00, 242: 0x3F80, 243: 0xBF80, 244: 0x4000, 245: 0xC000,
+             246: 0x4080, 247: 0xC080, 248: 0x3E22}
+
+
+def inline_bf16(v):
+    return -16 <= s16(v) <= 64 or (v & 0xFFFF) in BF16_BITS.values()
+
+
 def model(ty, key):
     """Predicted printed text of source value `key` for immediate type `ty`."""
     if not key.startswith("lit:") and not key.isdigit():
@@ -311,10 +320,17 @@ def model(ty, key):
     if ty in ("V2F16", "V2I16"):
         ok = -16 <= s32(lit) <= 64 or (lit <= 0xFFFF and lit in F16_BITS.values())
         return ("lit(0x%x)" if ok else "0x%x") % lit
+    if ty == "BF16":
+        # The whole literal is printed; lit() when its low half is inline.
+        return ("lit(0x%x)" if inline_bf16(lit) else "0x%x") % lit
+    if ty == "V2BF16":
+        ok = -16 <= s32(lit) <= 64 or (lit <= 0xFFFF and lit in BF16_BITS.values())
+        return ("lit(0x%x)" if ok else "0x%x") % lit
     return None
 
 
-TYPES = ["B32", "I64", "F64", "F16", "I16", "V2F16", "V2I16"]
+# Tried in order; the first that predicts every sample wins.
+TYPES = ["B32", "I64", "F64", "F16", "I16", "V2F16", "V2I16", "BF16", "V2BF16"]
 
 
 def classify_type(samples):
@@ -628,19 +644,18 @@ def main():
     if "--cached" in sys.argv and os.path.exists(path):
         data = json.load(open(path))
     else:
-        data = {}
-        for cpu in P.TARGETS:
-            data[cpu] = P.enumerate_target(cpu)
-            P.type_probes(cpu, data[cpu])
-            P.class_probes(cpu, data[cpu])
-            P.mimg_widths(cpu, data[cpu])
-            data[cpu + ":symbols"] = P.symbol_tables(cpu)
+        data = P.probe_all(full="--full" in sys.argv)
         with open(path, "w") as f:
             json.dump(data, f)
+    columns = [g[0] for g in data["groups"]]
     entries = {}
     nprob = 0
-    for cpu in P.TARGETS:
+    for cpu in columns:
         for rec in data[cpu]:
+            # Graphics-only VOP3 interpolation (v_interp_*_e64, pre-gfx90a:
+            # attribute operands, `high`): not in the tables, like VINTRP.
+            if rec["enc"] == "VOP3" and rec["text"].startswith("v_interp_"):
+                continue
             e = analyze(rec, cpu)
             if e["problems"]:
                 nprob += 1

@@ -16,7 +16,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from llvm import disasm  # noqa: E402
 
-TARGETS = ["gfx90a", "gfx942"]
+# Every processor the tables cover, in `Target` discriminant order (the Rust
+# enum lists them in this order). Processors whose probes are identical share
+# one table column (see `columns` in gen.py).
+ALL_TARGETS = ["gfx90a", "gfx942", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909",
+               "gfx90c", "gfx950", "gfx9-generic", "gfx9-4-generic"]
+TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
+# The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.
+GFX940 = ["gfx942", "gfx950", "gfx9-4-generic"]
 
 
 def F(word, lo, width):
@@ -106,7 +113,7 @@ ENCODINGS = {
                                 vdst=F(1, 24, 8)),
                     # gfx940: bit 13 is SVE (vaddr in use); gfx90a: it is the
                     # LDS-DMA bit, so that template is gfx940-only.
-                    templates=[dict(addr=24, data=16, saddr=0x7F, vdst=8, lds=1, _targets=["gfx942"]),
+                    templates=[dict(addr=24, data=16, saddr=0x7F, vdst=8, lds=1, _targets=GFX940),
                                dict(addr=24, data=16, saddr=0x7F, vdst=8),
                                dict(saddr=0x7F), dict()]),
     "MUBUF": dict(nwords=2, mask=0xFC000000, value=0xE0000000, op=F(0, 18, 7), ops=range(128),
@@ -212,6 +219,13 @@ def disasm_filtered(cpu, probes):
 
 
 def enumerate_target(cpu):
+    recs = enumerate_ops(cpu)
+    bit_scans(cpu, recs)
+    return recs
+
+
+def enumerate_ops(cpu):
+    """Stages A and B: every opcode's base word and text (no bit scans)."""
     recs = []
     # Stage A: base probes.
     probes, keys = [], []
@@ -266,7 +280,11 @@ def enumerate_target(cpu):
         seen.add((kind, r["enc"], r["op"]))
         recs.append(dict(enc=kind + "_" + r["enc"], op=r["op"], template=0, base=p, text=text,
                          nwords=nw))
-    # Stage C: bit scans.
+    return recs
+
+
+def bit_scans(cpu, recs):
+    """Stage C: flip every non-opcode bit of each base word."""
     probes, spans = [], []
     for r in recs:
         enc = r["enc"]
@@ -442,7 +460,17 @@ def class_probes(cpu, recs):
                     q[1] |= 1 << 23
                     probes.append(q)
                     keys.append((ri, f, "rtn_odd_acc"))
-    res = disasm(cpu, probes)
+    # A VOP3 vdst of 255 makes LLVM read a literal (v_readlane) and crashes
+    # pre-gfx90a llvm-objdump for most opcodes: those probes go in their own
+    # batch so that bisecting the crashes stays cheap.
+    risky = [i for i, (ri, f, k) in enumerate(keys) if recs[ri]["enc"] == "VOP3" and k == "255"
+             and f == "vdst"]
+    rset = set(risky)
+    safe = [i for i in range(len(keys)) if i not in rset]
+    res = [None] * len(keys)
+    for idx, chunk in ((safe, 150000), (risky, 16)):
+        for i, r in zip(idx, disasm(cpu, [probes[i] for i in idx], chunk=chunk)):
+            res[i] = r
     for (ri, f, k), (text, nw) in zip(keys, res):
         recs[ri].setdefault("regs", {}).setdefault(f, {})[k] = text
 
@@ -496,16 +524,71 @@ def mimg_widths(cpu, recs):
         recs[ri].setdefault("mimg_widths", [0] * 32)[k] = w
 
 
+def fingerprint(cpu):
+    """What decides a processor's table column, cheaply: every opcode's base
+    text (stages A and B) and the symbol tables. Processors with equal
+    fingerprints get one full probe between them (`--full` probes each one
+    and checks that the full probes agree too)."""
+    return dict(ops=enumerate_ops(cpu), symbols=symbol_tables(cpu))
+
+
+def full_probe(cpu, recs=None):
+    """Stages A-D for one processor: its records and symbol tables."""
+    if recs is None:
+        recs = enumerate_ops(cpu)
+    bit_scans(cpu, recs)
+    type_probes(cpu, recs)
+    class_probes(cpu, recs)
+    mimg_widths(cpu, recs)
+    return recs
+
+
+def group_targets(fps):
+    """Groups of processors with identical fingerprints, in TARGETS order;
+    the first of each group is its representative."""
+    groups = []
+    for cpu in TARGETS:
+        for g in groups:
+            if fps[g[0]] == fps[cpu]:
+                g.append(cpu)
+                break
+        else:
+            groups.append([cpu])
+    return groups
+
+
+def probe_all(full=False, jobs=None):
+    """Probe every target: returns {cpu: recs, cpu + ":symbols": ...,
+    "groups": [[cpu, ...], ...]} with records for each group's
+    representative (for every processor with `full`)."""
+    from concurrent.futures import ThreadPoolExecutor
+    jobs = jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(jobs) as ex:
+        fps = dict(zip(TARGETS, ex.map(fingerprint, TARGETS)))
+        groups = group_targets(fps)
+        todo = [c for g in groups for c in (g if full else g[:1])]
+        # enumerate_ops output is deterministic: reuse the fingerprint's.
+        recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
+    out = {"groups": groups}
+    for cpu in todo:
+        out[cpu] = recs[cpu]
+        out[cpu + ":symbols"] = fps[cpu]["symbols"]
+    if full:
+        for g in groups:
+            for cpu in g[1:]:
+                if json.dumps(recs[cpu], sort_keys=True) != json.dumps(recs[g[0]], sort_keys=True):
+                    raise SystemExit("%s and %s have equal fingerprints but different probes"
+                                     % (g[0], cpu))
+    return out
+
+
 def main():
-    out = {}
-    for cpu in list(TARGETS):
-        out[cpu] = enumerate_target(cpu)
-        type_probes(cpu, out[cpu])
-        class_probes(cpu, out[cpu])
-        mimg_widths(cpu, out[cpu])
-        out[cpu + ":symbols"] = symbol_tables(cpu)
-        print(cpu, len(out[cpu]), "opcodes", file=sys.stderr)
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "probe.json")
+    full = "--full" in sys.argv
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out = probe_all(full)
+    for g in out["groups"]:
+        print(" ".join(g), len(out[g[0]]), "opcodes", file=sys.stderr)
+    path = args[0] if args else os.path.join(os.path.dirname(__file__), "probe.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=0)
     import llvm

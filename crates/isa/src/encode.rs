@@ -94,7 +94,12 @@ impl Instruction {
     ///     .unwrap();
     /// assert_eq!(i.to_string(), "s_add_u32 s0, s1, 4");
     /// ```
+    ///
+    /// An opcode constant names one table entry; where another processor
+    /// has the same instruction (encoding, opcode value and mnemonic) with
+    /// a different operand shape, that processor's entry is used.
     pub fn build(target: Target, opcode: Opcode) -> InstBuilder {
+        let opcode = opcode.for_target(target);
         let info = opcode.info();
         let mut words = [0u32; 3];
         let (_, prefix, lo, width) = enc::opcode_pos(info.enc);

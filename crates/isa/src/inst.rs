@@ -186,6 +186,7 @@ impl Instruction {
             Encoding::Mimg => enc::mimg::adjust_operands(self, &mut ops),
             Encoding::Smem => enc::smem::adjust_operands(self, &mut ops),
             Encoding::VopcSdwa => enc::sdwa_dpp::adjust_vopc_operands(self, &mut ops),
+            Encoding::Mai => enc::vop3p::adjust_mai_operands(self, &mut ops),
             _ => {}
         }
         ops
@@ -251,7 +252,8 @@ impl Instruction {
             Encoding::Ds => self.bit(25),
             Encoding::Flat | Encoding::Global | Encoding::Scratch => self.bit(55),
             Encoding::Mubuf | Encoding::Mtbuf => self.bit(55),
-            Encoding::Mimg => self.bit(16),
+            // Bit 16 is `tfe` before gfx90a.
+            Encoding::Mimg => self.bit(16) && self.target().needs_aligned_vgprs(),
             Encoding::Mai => match field {
                 Field::Vdst | Field::Src2 => self.bit(15),
                 Field::Src0 => self.bit(59),

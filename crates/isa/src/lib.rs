@@ -28,6 +28,7 @@ pub mod opcode;
 pub mod operand;
 mod print;
 pub mod reg;
+pub mod sem;
 mod target;
 mod validate;
 
@@ -40,6 +41,7 @@ pub use modifiers::Modifiers;
 pub use opcode::{Encoding, Field, Kind, OpInfo, Opcode, OperandSpec, Ty};
 pub use operand::{InlineFloat, Op, Operand, Operands};
 pub use reg::{RegFile, RegRange};
+pub use sem::{Desc, Sem};
 pub use target::{Target, TargetError};
 
 /// Symbolic immediates: `s_waitcnt` and `hwreg` field helpers.

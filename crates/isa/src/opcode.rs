@@ -61,6 +61,21 @@ impl Opcode {
         Opcode::all_for(target).find(|o| o.name() == name)
     }
 
+    /// This opcode's entry for `target`: itself when `target` has it, else
+    /// `target`'s entry with the same encoding, opcode value and mnemonic
+    /// (the tables split an instruction whose operands differ between
+    /// processors, e.g. aligned VGPR tuples from gfx90a on), else itself.
+    pub fn for_target(self, target: Target) -> Opcode {
+        let info = self.info();
+        if info.supports(target) {
+            return self;
+        }
+        match Opcode::lookup(target, info.enc, info.code) {
+            Some(o) if o.name() == info.name => o,
+            _ => self,
+        }
+    }
+
     /// The opcode for (`target`, `enc`, opcode field value), if any.
     #[inline]
     pub fn lookup(target: Target, enc: Encoding, code: u16) -> Option<Opcode> {
@@ -92,9 +107,9 @@ pub(crate) static INVALID_INFO: OpInfo = OpInfo {
     code: 0,
     targets: 0,
     operands: &[],
-    flags: [0; Target::COUNT],
-    zero: [[0, 0]; Target::COUNT],
-    one: [[0, 0]; Target::COUNT],
+    flags: [0; gen::COLUMNS],
+    zero: [[0, 0]; gen::COLUMNS],
+    one: [[0, 0]; gen::COLUMNS],
 };
 
 /// Instruction encodings (microcode formats).
@@ -293,6 +308,11 @@ pub enum Ty {
     V2F16,
     /// Packed 2 x i16.
     V2I16,
+    /// bf16 (gfx950): the whole 32-bit literal prints, `lit()` when its low
+    /// half is an inline value.
+    BF16,
+    /// Packed 2 x bf16 (gfx950).
+    V2BF16,
     /// Register-only operand: constants print with `/*Invalid immediate*/`.
     Reg,
 }
@@ -425,17 +445,17 @@ pub struct OpInfo {
     pub enc: Encoding,
     /// Value of the encoding's opcode field.
     pub code: u16,
-    /// Bit mask of targets ([`Target`] discriminants) supporting it.
-    pub(crate) targets: u8,
+    /// Bit mask of table columns (see [`Target`]'s `index`) supporting it.
+    pub(crate) targets: u16,
     /// Printed operands, in order.
     pub operands: &'static [OperandSpec],
-    /// [`flags`] bits, per target.
-    pub(crate) flags: [u64; Target::COUNT],
+    /// [`flags`] bits, per table column.
+    pub(crate) flags: [u64; gen::COLUMNS],
     /// Bits (per word) that must be zero for LLVM to accept the encoding,
-    /// per target.
-    pub(crate) zero: [[u32; 2]; Target::COUNT],
-    /// Bits (per word) that must be one, per target.
-    pub(crate) one: [[u32; 2]; Target::COUNT],
+    /// per table column.
+    pub(crate) zero: [[u32; 2]; gen::COLUMNS],
+    /// Bits (per word) that must be one, per table column.
+    pub(crate) one: [[u32; 2]; gen::COLUMNS],
 }
 
 impl OpInfo {
@@ -496,6 +516,10 @@ pub mod flags {
     pub const BLGP_NEG: u64 = 1 << 9;
     /// Prints `dst_sel:` and `dst_unused:` (SDWA).
     pub const DST_SEL: u64 = 1 << 10;
+    /// VOP3 (gfx950 `v_bitop3_*`): prints `bitop3:`, whose 8 bits are in the
+    /// abs (bits 5:3 of the value), omod (7:6) and neg (2:0) fields. Shares
+    /// [`DST_SEL`]'s bit, which only SDWA encodings use.
+    pub const BITOP3: u64 = DST_SEL;
     /// Prints `src0_sel:` (SDWA).
     pub const SRC0_SEL: u64 = 1 << 11;
     /// Prints `src1_sel:` (SDWA).

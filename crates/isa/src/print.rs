@@ -324,11 +324,35 @@ pub(crate) fn write_literal(out: &mut impl Write, v: u32, ty: Ty) -> fmt::Result
                 write_hex(out, v as u64)
             }
         }
+        Ty::BF16 => {
+            if is_inline_bf16(v as u16) {
+                lit(out, v)
+            } else {
+                write_hex(out, v as u64)
+            }
+        }
+        Ty::V2BF16 => {
+            let s = v as i32;
+            if (-16..=64).contains(&s) || (v <= 0xFFFF && BF16_INLINE.contains(&(v as u16))) {
+                lit(out, v)
+            } else {
+                write_hex(out, v as u64)
+            }
+        }
         Ty::Reg => {
             write_imm32(out, v)?;
             out.write_str("/*Invalid immediate*/")
         }
     }
+}
+
+/// bf16 bit patterns of the inline constants 0.5, -0.5, ..., -4.0, 1/(2*pi).
+const BF16_INLINE: [u16; 9] = [
+    0x3F00, 0xBF00, 0x3F80, 0xBF80, 0x4000, 0xC000, 0x4080, 0xC080, 0x3E22,
+];
+
+fn is_inline_bf16(v: u16) -> bool {
+    (-16..=64).contains(&(v as i16)) || BF16_INLINE.contains(&v)
 }
 
 const F32_INLINE: [(u32, &str); 9] = [

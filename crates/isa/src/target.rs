@@ -6,8 +6,12 @@ use std::fmt;
 /// A GPU processor this crate can decode for.
 ///
 /// Built from a processor name such as `"gfx90a"` or a full target id such as
-/// `"gfx942:sramecc+:xnack-"` (features are ignored). More GFX9, GFX10, GFX11
-/// and GFX12 processors will be added; match on it with a wildcard arm.
+/// `"gfx942:sramecc+:xnack-"` (features are ignored). GFX10, GFX11 and GFX12
+/// processors will be added; match on it with a wildcard arm.
+///
+/// Processors whose instruction sets LLVM decodes identically share one
+/// column of the generated tables (the generator groups them by probing each
+/// one); which ones do is not part of the API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 #[repr(u8)]
@@ -17,6 +21,26 @@ pub enum Target {
     /// CDNA3 (MI300 series): GFX9 ("GFX940" family), `sc0 sc1 nt` cache bits,
     /// FP8 conversions and MFMA, SMFMAC, `v_mov_b64`.
     Gfx942 = 1,
+    /// Vega 10.
+    Gfx900 = 2,
+    /// Raven (APU).
+    Gfx902 = 3,
+    /// Vega 12.
+    Gfx904 = 4,
+    /// Vega 20 (MI50/MI60): adds dot-product instructions.
+    Gfx906 = 5,
+    /// CDNA1 (MI100): MFMA with AGPRs.
+    Gfx908 = 6,
+    /// Raven 2 (APU).
+    Gfx909 = 7,
+    /// Renoir (APU).
+    Gfx90c = 8,
+    /// CDNA4 (MI350 series): GFX940 family with f8f6f4 and scaled MFMA.
+    Gfx950 = 9,
+    /// `gfx9-generic`: code for gfx900, 902, 904, 906, 909 and 90c.
+    Gfx9Generic = 10,
+    /// `gfx9-4-generic`: code for gfx940, 941, 942 and 950.
+    Gfx94Generic = 11,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -24,7 +48,10 @@ pub enum Target {
 #[non_exhaustive]
 pub enum TargetError {
     /// The processor part of the name is not one this crate supports.
-    #[error("unsupported AMDGPU processor {name:?} (supported: gfx90a, gfx942)")]
+    #[error(
+        "unsupported AMDGPU processor {name:?} (supported: {})",
+        Target::supported_list()
+    )]
     Unsupported {
         /// The processor name as given (features stripped).
         name: String,
@@ -32,24 +59,39 @@ pub enum TargetError {
 }
 
 impl Target {
-    /// Every supported target.
-    pub const ALL: [Target; 2] = [Target::Gfx90a, Target::Gfx942];
-
-    /// Number of supported targets (the width of per-target tables).
-    pub(crate) const COUNT: usize = 2;
+    /// Every supported target, in LLVM's order.
+    pub const ALL: [Target; 12] = [
+        Target::Gfx900,
+        Target::Gfx902,
+        Target::Gfx904,
+        Target::Gfx906,
+        Target::Gfx908,
+        Target::Gfx909,
+        Target::Gfx90a,
+        Target::Gfx90c,
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx9Generic,
+        Target::Gfx94Generic,
+    ];
 
     /// Parses a processor name or target id (`gfx90a`, `gfx942:xnack+`,
     /// `amdgcn-amd-amdhsa--gfx90a:sramecc+`).
     pub fn from_name(name: &str) -> Result<Target, TargetError> {
         let proc_ = name.rsplit("--").next().unwrap_or(name);
         let proc_ = proc_.split(':').next().unwrap_or(proc_);
-        match proc_ {
-            "gfx90a" => Ok(Target::Gfx90a),
-            "gfx942" => Ok(Target::Gfx942),
-            _ => Err(TargetError::Unsupported {
+        Target::ALL
+            .into_iter()
+            .find(|t| t.name() == proc_)
+            .ok_or_else(|| TargetError::Unsupported {
                 name: proc_.to_string(),
-            }),
-        }
+            })
+    }
+
+    /// The supported processor names, comma-separated (for messages).
+    pub fn supported_list() -> String {
+        let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
+        names.join(", ")
     }
 
     /// The processor name, as LLVM spells it (`gfx90a`).
@@ -57,33 +99,61 @@ impl Target {
         match self {
             Target::Gfx90a => "gfx90a",
             Target::Gfx942 => "gfx942",
+            Target::Gfx900 => "gfx900",
+            Target::Gfx902 => "gfx902",
+            Target::Gfx904 => "gfx904",
+            Target::Gfx906 => "gfx906",
+            Target::Gfx908 => "gfx908",
+            Target::Gfx909 => "gfx909",
+            Target::Gfx90c => "gfx90c",
+            Target::Gfx950 => "gfx950",
+            Target::Gfx9Generic => "gfx9-generic",
+            Target::Gfx94Generic => "gfx9-4-generic",
         }
     }
 
-    /// Index into per-target tables.
+    /// Column of per-target tables (processors LLVM decodes identically
+    /// share one).
     #[inline]
     pub(crate) fn index(self) -> usize {
-        self as usize
+        crate::generated::gfx9::COLUMN[self as usize] as usize
     }
 
-    /// Bit of this target in a [`TargetSet`](crate::opcode::OpInfo::targets) mask.
+    /// The generated-table column this processor uses (processors with
+    /// equal columns decode identically). For tests that sweep one
+    /// processor per column; not a stable part of the API.
+    #[doc(hidden)]
+    pub fn table_column(self) -> usize {
+        self.index()
+    }
+
+    /// Bit of this target's column in an
+    /// [`OpInfo`](crate::opcode::OpInfo) `targets` mask.
     #[inline]
-    pub(crate) fn bit(self) -> u8 {
-        1 << (self as u8)
+    pub(crate) fn bit(self) -> u16 {
+        1 << self.index()
     }
 
-    /// True for the GFX940 family (gfx940/941/942): cache-policy bits print
-    /// as `sc0 sc1 nt`, scratch has the ST addressing mode.
+    /// True for the GFX940 family (gfx940/941/942/950, gfx9-4-generic):
+    /// cache-policy bits print as `sc0 sc1 nt`, scratch has the ST
+    /// addressing mode.
     #[inline]
     pub fn is_gfx940(self) -> bool {
-        matches!(self, Target::Gfx942)
+        matches!(self, Target::Gfx942 | Target::Gfx950 | Target::Gfx94Generic)
     }
 
     /// True when 64-bit and wider VGPR/AGPR tuples must start at an even
-    /// register (gfx90a and later).
+    /// register (gfx90a and later), which is also when memory instructions
+    /// can read and write AGPRs (the `acc` bits).
     #[inline]
     pub fn needs_aligned_vgprs(self) -> bool {
-        true
+        self == Target::Gfx90a || self.is_gfx940()
+    }
+
+    /// True when the processor has AGPRs (gfx908 and later CDNA).
+    #[inline]
+    pub fn has_agprs(self) -> bool {
+        self == Target::Gfx908 || self.needs_aligned_vgprs()
     }
 
     /// Wave size (64 on all GFX9 targets).

@@ -148,8 +148,7 @@ fn acc_bit(inst: &Instruction, enc: Encoding, field: Field) -> bool {
         | Encoding::Scratch
         | Encoding::Mubuf
         | Encoding::Mtbuf => inst.bit(55),
-        Encoding::Mimg => inst.bit(16),
-        Encoding::Mai => inst.acc_bit(field),
+        Encoding::Mimg | Encoding::Mai => inst.acc_bit(field),
         _ => false,
     }
 }

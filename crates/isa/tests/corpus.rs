@@ -8,54 +8,42 @@
 mod common;
 
 use lathe_isa::{Decoder, Target};
-use lathe_testkit::{Build, Output};
-
-fn corpus_files() -> Vec<String> {
-    let dir = lathe_testkit::workspace_root().join("corpus/hip");
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".hip"))
-        .collect();
-    v.sort();
-    v
-}
 
 #[test]
 fn corpus_listings_match_llvm_objdump() {
     let mut total = 0usize;
     let mut mismatches = Vec::new();
-    for name in corpus_files() {
-        let src: &'static str = Box::leak(name.clone().into_boxed_str());
-        for target in Target::ALL {
-            for opt in ["-O0", "-O3"] {
-                if name.contains("hipcc") {
-                    continue; // built with hipcc below
-                }
-                let mut b = Build::new(src, &[target.name()], Output::CodeObject);
-                b.opt = opt;
-                b.rdc = name.starts_with("rdc_") || name.starts_with("k_devlib");
-                let path = b.build();
-                let text = common::read_text(&path);
-                for (off, inst) in Decoder::new(target, &text.bytes) {
-                    total += 1;
-                    let end = off + inst.len();
-                    assert_eq!(
-                        inst.encode(),
-                        text.bytes[off..end.min(text.bytes.len())],
-                        "{name} {target} {opt}: re-encoding {inst:?} at {off:#x}"
-                    );
-                }
-                let ours = common::our_listing(target, &text);
-                let theirs = common::objdump_listing(target, &path);
-                for (a, b) in common::diff_listings(&ours, &theirs) {
-                    mismatches.push(format!(
-                        "{name} {target} {opt}:\n  ours:   {a}\n  objdump: {b}"
-                    ));
-                }
-            }
+    let mut per_target = std::collections::BTreeMap::<Target, usize>::new();
+    for common::CorpusBuild {
+        name,
+        target,
+        opt,
+        path,
+    } in common::corpus_builds()
+    {
+        let text = common::read_text(&path);
+        for (off, inst) in Decoder::new(target, &text.bytes) {
+            total += 1;
+            *per_target.entry(target).or_default() += 1;
+            let end = off + inst.len();
+            assert_eq!(
+                inst.encode(),
+                text.bytes[off..end.min(text.bytes.len())],
+                "{name} {target} {opt}: re-encoding {inst:?} at {off:#x}"
+            );
         }
+        let ours = common::our_listing(target, &text);
+        let theirs = common::objdump_listing(target, &path);
+        for (a, b) in common::diff_listings(&ours, &theirs) {
+            mismatches.push(format!(
+                "{name} {target} {opt}:\n  ours:   {a}\n  objdump: {b}"
+            ));
+        }
+    }
+    eprintln!("corpus instructions per target: {per_target:?}");
+    for t in Target::ALL {
+        let n = per_target.get(&t).copied().unwrap_or(0);
+        assert!(n > 1000, "{t}: only {n} corpus instructions");
     }
     eprintln!(
         "corpus: {total} instructions, {} mismatching lines",
@@ -65,6 +53,41 @@ fn corpus_listings_match_llvm_objdump() {
         eprintln!("{m}");
     }
     assert!(total > 1000, "corpus too small: {total}");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatching lines",
+        mismatches.len()
+    );
+}
+
+/// Instructions the corpus does not reach: `tests/kernels/gfx950.hip`
+/// (f8f6f4 MFMAs in every A/B format, bitop3, prng) for gfx950.
+#[test]
+fn gfx950_kernels_match_llvm_objdump() {
+    let mut total = 0usize;
+    let mut mismatches = Vec::new();
+    for opt in ["-O0", "-O3"] {
+        let target = Target::Gfx950;
+        let path = common::build_test_kernel("gfx950.hip", target, opt);
+        let text = common::read_text(&path);
+        for (off, inst) in Decoder::new(target, &text.bytes) {
+            total += 1;
+            let end = (off + inst.len()).min(text.bytes.len());
+            assert_eq!(inst.encode(), text.bytes[off..end], "{opt}: {inst:?}");
+        }
+        let ours = common::our_listing(target, &text);
+        let theirs = common::objdump_listing(target, &path);
+        for (a, b) in common::diff_listings(&ours, &theirs) {
+            mismatches.push(format!("gfx950.hip {opt}:\n  ours:    {a}\n  objdump: {b}"));
+        }
+        for m in ["_f8f6f4", "v_bitop3_b32", "v_prng_b32"] {
+            assert!(ours.contains(m), "{opt}: no {m} in the listing");
+        }
+    }
+    for m in mismatches.iter().take(40) {
+        eprintln!("{m}");
+    }
+    assert!(total > 500, "only {total} instructions");
     assert!(
         mismatches.is_empty(),
         "{} mismatching lines",

@@ -1,5 +1,5 @@
 //! Typed round trip on real code: every instruction of the corpus and of
-//! the jax wheel's gfx90a/gfx942 code objects is rebuilt from its opcode,
+//! the jax wheel's code objects (every supported target) is rebuilt from its opcode,
 //! its typed operands and its typed modifiers through the builder, and the
 //! result must be the same words. This exercises the encoder for every
 //! field the decoder reports (operands, acc bits, SDWA/DPP, offsets,
@@ -10,7 +10,6 @@
 mod common;
 
 use lathe_isa::{Decoder, Instruction, Target};
-use lathe_testkit::{Build, Output};
 use std::collections::BTreeMap;
 
 fn check(target: Target, bytes: &[u8], what: &str, stats: &mut BTreeMap<String, usize>) {
@@ -37,30 +36,10 @@ fn check(target: Target, bytes: &[u8], what: &str, stats: &mut BTreeMap<String, 
 #[test]
 fn rebuild_corpus_and_jax_from_typed_fields() {
     let mut stats = BTreeMap::new();
-    let dir = lathe_testkit::workspace_root().join("corpus/hip");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".hip") && !n.contains("hipcc"))
-        .collect();
-    names.sort();
-    for name in names {
-        let src: &'static str = Box::leak(name.clone().into_boxed_str());
-        for target in Target::ALL {
-            for opt in ["-O0", "-O3"] {
-                let mut b = Build::new(src, &[target.name()], Output::CodeObject);
-                b.opt = opt;
-                b.rdc = name.starts_with("rdc_") || name.starts_with("k_devlib");
-                let text = common::read_text(&b.build());
-                check(
-                    target,
-                    &text.bytes,
-                    &format!("{name} {target} {opt}"),
-                    &mut stats,
-                );
-            }
-        }
+    for b in common::corpus_builds() {
+        let text = common::read_text(&b.path);
+        let what = format!("{} {} {}", b.name, b.target, b.opt);
+        check(b.target, &text.bytes, &what, &mut stats);
     }
     // The wheel's code objects, extracted here (not from another test's
     // cache, so this test stands alone).

@@ -645,10 +645,18 @@ impl Executable {
         Ok(())
     }
 
-    /// Looks up a symbol by name (a kernel by its name, without `.kd`).
+    /// Looks up a symbol by name: its exact name first, so every name that
+    /// [`Executable::symbols`] lists is found, even one that itself ends in
+    /// `.kd`; otherwise a kernel by its descriptor's name (`name.kd`).
     pub fn symbol(&self, name: &str) -> Option<&LoadedSymbol> {
-        let name = name.strip_suffix(".kd").unwrap_or(name);
-        self.by_name.get(name).map(|&i| &self.symbols[i])
+        if let Some(&i) = self.by_name.get(name) {
+            return Some(&self.symbols[i]);
+        }
+        let base = name.strip_suffix(".kd")?;
+        self.by_name
+            .get(base)
+            .map(|&i| &self.symbols[i])
+            .filter(|s| s.kind == SymbolKind::Kernel)
     }
 
     /// Looks up a kernel by a pattern: mangled or demangled name, the plain

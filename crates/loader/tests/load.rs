@@ -264,3 +264,52 @@ fn refuses_incompatible_and_malformed_code_objects() {
     ));
     assert_eq!(dev.0.region_count(), 0, "failed loads allocate nothing");
 }
+
+/// Fuzz-found (issue 20, `fuzz/seeds/loader/listed-name-ending-in-kd`): a
+/// code object whose kernel symbol is itself named `….kd`. After freeze,
+/// `symbols()` listed that name but `symbol()` stripped the `.kd` and missed
+/// it. Every listed symbol must be found by its own name, and the `.kd`
+/// shorthand still finds kernels (and only kernels).
+#[test]
+fn every_listed_symbol_is_found_by_its_name() {
+    let input = std::fs::read(
+        lathe_testkit::workspace_root().join("fuzz/seeds/loader/listed-name-ending-in-kd"),
+    )
+    .expect("seed");
+    let mem = Mem::new();
+    let mut exe = Executable::new(agent("gfx90a"));
+    // Code objects separated by `LDR|`, as the fuzz target reads them.
+    let at = input
+        .windows(4)
+        .position(|w| w == b"LDR|")
+        .expect("two parts");
+    for part in [&input[..at], &input[at + 4..]] {
+        let _ = exe.load(&mem, part);
+    }
+    exe.freeze(&mem).expect("freeze");
+    let names: Vec<String> = exe.symbols().iter().map(|s| s.name.clone()).collect();
+    assert!(names.iter().any(|n| n.ends_with(".kd")), "{names:?}");
+    for n in &names {
+        let s = exe.symbol(n).unwrap_or_else(|| panic!("{n} not found"));
+        assert_eq!(&s.name, n);
+    }
+    // The shorthand on an ordinary kernel.
+    let co = build("vecops.hip", "gfx90a");
+    let mut exe = Executable::new(agent("gfx90a"));
+    exe.load(&mem, &co).expect("load");
+    exe.freeze(&mem).expect("freeze");
+    let k = exe
+        .symbols_of(SymbolKind::Kernel)
+        .next()
+        .expect("a kernel")
+        .name
+        .clone();
+    assert_eq!(exe.symbol(&format!("{k}.kd")).map(|s| &s.name), Some(&k));
+    let v = exe
+        .symbols_of(SymbolKind::Variable)
+        .next()
+        .map(|s| s.name.clone());
+    if let Some(v) = v {
+        assert!(exe.symbol(&format!("{v}.kd")).is_none(), "{v}.kd");
+    }
+}

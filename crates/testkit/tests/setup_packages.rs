@@ -138,6 +138,12 @@ const PROGRAMS: &[Program] = &[
         "cases build (device math library)",
     ),
     p(
+        "/usr/bin/make",
+        "make",
+        List::Bench,
+        "bench/programs.py (HeCBench programs' own Makefiles)",
+    ),
+    p(
         "/usr/lib/llvm-15/bin/clang++",
         "clang-15",
         List::Tests,

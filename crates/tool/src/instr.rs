@@ -188,8 +188,10 @@ pub fn build_kernel(code: &[u8], tool: Tool, kernel: &str) -> Result<Build, Stri
     }
     let dynamic_stack_area = dynamic_stack_area(kd, &tb.scratch, kernel);
     let writable = writable_segments(&co);
+    let with_map =
+        crate::addr_map::with_addr_map(&tb.code_object, &tb.out.addr_map).map_err(|e| err(&e))?;
     Ok(Build {
-        code_object: Arc::new(tb.code_object.clone()),
+        code_object: Arc::new(with_map),
         data_size: tb.data_size.max(8),
         tb,
         kernel: kernel.to_string(),
@@ -280,7 +282,9 @@ pub fn build_hip(
         relocs,
         dynamic_stack_area: dynamic_stack_area(kd, &hb.scratch, kernel),
         sites: hb.sites.len(),
-        code_object: Arc::new(hb.code_object),
+        code_object: Arc::new(
+            crate::addr_map::with_addr_map(&hb.code_object, &hb.addr_map).map_err(|e| err(&e))?,
+        ),
         kd_value,
         writable: writable_segments(&co),
     })

@@ -108,6 +108,10 @@ struct State {
     hip: Mutex<HashMap<String, Result<Arc<HipTool>, String>>>,
     records: Mutex<Vec<Value>>,
     written: AtomicBool,
+    /// Dispatches the selection took.
+    selected: AtomicU64,
+    /// Names of the kernels dispatched (for an empty selection's note).
+    seen: Mutex<std::collections::BTreeSet<String>>,
 }
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -122,6 +126,11 @@ fn state() -> Option<&'static State> {
 
 /// `OnLoad`: reads the configuration and installs the wrappers.
 pub fn on_load(table: *mut HsaApiTable) -> bool {
+    // `lathe exec` asks for a sign of life, to tell a program that never
+    // used HSA (nothing to instrument) from one that did.
+    if let Some(p) = std::env::var_os("LATHE_TOOL_LOADED").filter(|p| !p.is_empty()) {
+        let _ = std::fs::write(p, b"");
+    }
     let cfg = match Config::from_env() {
         Ok(Some(c)) => c,
         Ok(None) => return true,
@@ -157,6 +166,8 @@ pub fn on_load(table: *mut HsaApiTable) -> bool {
         hip: Mutex::new(HashMap::new()),
         records: Mutex::new(Vec::new()),
         written: AtomicBool::new(false),
+        selected: AtomicU64::new(0),
+        seen: Mutex::new(Default::default()),
     };
     if STATE.set(st).is_err() {
         // A second OnLoad (a second HSA_TOOLS_LIB entry naming us): the
@@ -184,15 +195,67 @@ pub fn on_load(table: *mut HsaApiTable) -> bool {
     true
 }
 
-/// Writes the JSON output (once).
+/// Writes the JSON output (once): an array of per-launch records. Says
+/// on stderr when the selection took no launch (nothing was measured).
 pub fn finish() {
+    if let Some(st) = state() {
+        if !st.written.load(Ordering::Acquire) {
+            empty_selection_note(st);
+        }
+    }
+    write_out(None);
+}
+
+fn empty_selection_note(st: &State) {
+    if st.selected.load(Ordering::Acquire) > 0 {
+        return;
+    }
+    let n = st.launches.load(Ordering::Acquire);
+    let why = if n == 0 {
+        "the program launched no kernels".to_string()
+    } else {
+        let seen: Vec<String> = lock(&st.seen).iter().cloned().collect();
+        let mut parts = Vec::new();
+        if let Some(k) = &st.cfg.kernels {
+            parts.push(format!("--kernels {:?}", k.as_str()));
+        }
+        if let Some(l) = std::env::var("LATHE_TOOL_LAUNCHES")
+            .ok()
+            .filter(|l| !l.is_empty())
+        {
+            parts.push(format!("--launches {l}"));
+        }
+        format!(
+            "{} selected none of the program's {n} kernel launch(es) (launches 0-{}; kernels: {})",
+            parts.join(" and "),
+            n - 1,
+            seen.join(", ")
+        )
+    };
+    eprintln!(
+        "lathe-tool: warning: no launch was instrumented: {why}; --tool {} measured nothing",
+        st.cfg.tool.name()
+    );
+}
+
+/// Writes the JSON output (once) after the run ended early:
+/// `{"incomplete": REASON, "launches": [records]}`.
+pub fn finish_incomplete(reason: &str) {
+    write_out(Some(reason));
+}
+
+fn write_out(incomplete: Option<&str>) {
     let Some(st) = state() else { return };
     let Some(path) = &st.cfg.out else { return };
     if st.written.swap(true, Ordering::AcqRel) {
         return;
     }
-    let recs = std::mem::take(&mut *lock(&st.records));
-    let text = serde_json::to_string_pretty(&Value::Array(recs)).unwrap_or_default();
+    let recs = Value::Array(std::mem::take(&mut *lock(&st.records)));
+    let doc = match incomplete {
+        Some(why) => json!({"incomplete": why, "launches": recs}),
+        None => recs,
+    };
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("lathe-tool: error: cannot write {}: {e}", path.display());
     }
@@ -466,8 +529,15 @@ extern "C" fn on_packets(
             .unwrap_or_else(|e| e.into_inner())
             .get(&ko)
             .cloned();
+        if let Some(k) = &k {
+            let mut seen = lock(&st.seen);
+            if seen.len() < 64 && !seen.contains(&k.demangled) {
+                seen.insert(k.demangled.clone());
+            }
+        }
         match k {
             Some(k) if st.cfg.selects(index, &k.mangled, &k.demangled) => {
+                st.selected.fetch_add(1, Ordering::AcqRel);
                 dispatch(st, index, ko, &k, &p, writer)
             }
             _ => writer(p.as_ptr() as *const c_void, 1),

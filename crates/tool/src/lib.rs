@@ -38,6 +38,7 @@
 
 #![allow(non_snake_case)]
 
+pub mod addr_map;
 pub mod api;
 pub mod config;
 pub mod instr;
@@ -60,6 +61,25 @@ pub unsafe extern "C" fn OnLoad(
 ) -> bool {
     let _ = (runtime_version, failed_tool_count, failed_tool_names);
     intercept::on_load(table as *mut api::HsaApiTable)
+}
+
+/// Lathe's runtime calls this instead of [`OnUnload`] when the run ends
+/// early (a kernel fault, a signal): the JSON output is written with what
+/// was collected, marked incomplete with `reason`.
+///
+/// # Safety
+/// `reason` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn LatheIncomplete(reason: *const c_char) {
+    let why = if reason.is_null() {
+        "the run ended early".to_string()
+    } else {
+        // SAFETY: the caller passes a NUL-terminated string.
+        unsafe { std::ffi::CStr::from_ptr(reason) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    intercept::finish_incomplete(&why);
 }
 
 /// Called by the runtime at its last `hsa_shut_down`: writes the JSON

@@ -339,3 +339,128 @@ pub fn hip_shared(src: &str, target: &str) -> Vec<u8> {
     }
     std::fs::read(co).expect("code object")
 }
+
+/// Checks every site's counters (requests of [`lathe_dbi::tools::requests_from_bytes`]:
+/// a wave counter at the slot and, for 16-byte slots, an active-lane
+/// counter after it) against the emulator's per-PC recording of the very
+/// same run (`per_pc`, keyed by the instrumented code's device addresses,
+/// mapped back through `new_of`): a probe before an instruction runs as
+/// often as it does, with the same lanes; one after an instruction that
+/// falls through (not a branch) as often, with its lanes unless it writes
+/// EXEC; one after a conditional branch at most as often; a kernel-entry
+/// probe once per wave of `kernel` (the kernel launched; other kernels'
+/// probes never run). Returns the number of counters checked.
+#[allow(clippy::too_many_arguments)]
+pub fn check_site_counts(
+    out: &lathe_dbi::rewrite::Instrumented,
+    reqs: &[lathe_dbi::rewrite::Request],
+    program: &lathe_dbi::Program,
+    live: &lathe_dbi::Liveness,
+    per_pc: &std::collections::HashMap<u64, lathe_emu::record::PcCount>,
+    device_address: impl Fn(u64) -> u64,
+    kernel: &str,
+    waves: u64,
+    data: &[u8],
+) -> Result<usize, String> {
+    use lathe_dbi::rewrite::Where;
+    let new_of: std::collections::HashMap<u64, u64> =
+        out.addr_map.iter().map(|(n, o)| (*o, *n)).collect();
+    let at = |o: u32| -> Result<u64, String> {
+        data.get(o as usize..o as usize + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8")))
+            .ok_or_else(|| format!("slot {o} outside the probe data"))
+    };
+    let mut checked = 0;
+    for s in &out.sites {
+        let lanes = reqs[s.request].probe.slot_bytes() == 16;
+        let new = new_of.get(&s.pc).ok_or("site pc not mapped")?;
+        let gt = per_pc
+            .get(&device_address(*new))
+            .copied()
+            .unwrap_or_default();
+        let f = &program.functions[s.function_index];
+        let inst = &f.insts[s.inst_index].inst;
+        let writes_exec =
+            lathe_dbi::live::writes_exec(&live.functions[s.function_index].effects[s.inst_index]);
+        let post = match s.at {
+            Where::After => true,
+            Where::BlockExit => !inst.is_terminator(),
+            _ => false,
+        };
+        let (w, l) = (
+            at(s.slot)?,
+            if lanes { Some(at(s.slot + 8)?) } else { None },
+        );
+        let what = format!("site {} ({:?} {:#x} {})", s.id, s.at, s.pc, s.inst);
+        let (want_w, want_l) = match s.at {
+            Where::KernelEntry if s.function == kernel => {
+                (Some(waves), (gt.waves == waves).then_some(gt.lanes))
+            }
+            _ if post && inst.is_cond_branch() => {
+                if w > gt.waves {
+                    return Err(format!(
+                        "{what}: {w} waves after a branch run {} times",
+                        gt.waves
+                    ));
+                }
+                (None, None)
+            }
+            _ if post => (Some(gt.waves), (!writes_exec).then_some(gt.lanes)),
+            _ => (Some(gt.waves), Some(gt.lanes)),
+        };
+        if let Some(ww) = want_w {
+            if w != ww {
+                return Err(format!("{what}: {w} waves, ground truth {ww}"));
+            }
+            checked += 1;
+        }
+        if let (Some(l), Some(wl)) = (l, want_l) {
+            if l != wl {
+                return Err(format!("{what}: {l} lanes, ground truth {wl}"));
+            }
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+/// Checks a `block-count` result against the ground truth (executions of
+/// each block's first instruction, by original PC): every block of every
+/// function `kernel` reaches in the CFG and call graph must be reported
+/// (a block left out fails), each with the ground truth's count, and no
+/// block twice.
+pub fn check_block_counts(
+    r: &serde_json::Value,
+    program: &lathe_dbi::Program,
+    kernel: &str,
+    gt: &std::collections::BTreeMap<u64, lathe_emu::record::PcCount>,
+) -> Result<(), String> {
+    let mut reported = std::collections::BTreeMap::new();
+    for blk in r["blocks"].as_array().ok_or("no blocks")? {
+        let start = blk["start"].as_u64().ok_or("start")?;
+        let count = blk["count"].as_u64().ok_or("count")?;
+        if reported.insert(start, count).is_some() {
+            return Err(format!("block at {start:#x} reported twice"));
+        }
+    }
+    let kfi = program.function(kernel).ok_or("kernel not lifted")?;
+    let mut expected = 0;
+    for fi in lathe_dbi::cfg::reachable(program, kfi) {
+        let f = &program.functions[fi];
+        for blk in &f.blocks {
+            let start = f.insts[blk.start].addr;
+            let want = gt.get(&start).map_or(0, |c| c.waves);
+            match reported.get(&start) {
+                None => return Err(format!("block at {start:#x} of {} missing", f.name)),
+                Some(&got) if got != want => {
+                    return Err(format!("block at {start:#x}: {got} vs ground truth {want}"))
+                }
+                Some(_) => expected += 1,
+            }
+        }
+    }
+    if expected == 0 {
+        return Err("no block to check".into());
+    }
+    Ok(())
+}

@@ -3,15 +3,21 @@
 
 use super::*;
 
-/// The SOPP handler of `name` (without encoding suffix).
-pub(super) fn handler(name: &str) -> Option<Handler> {
-    Some(match name {
-        // ---- SOPP
-        "s_nop" | "s_waitcnt" | "s_setprio" | "s_sleep" | "s_dcache_wb" | "s_dcache_inv"
-        | "s_icache_inv" | "s_buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_inv"
-        | "buffer_wbl2" | "buffer_invl2" | "buffer_wbinvl1" | "s_ttracedata" => nop,
-        "s_endpgm" => |_x, _w, _l, _i, _c| Ok(Flow::End),
-        "s_set_gpr_idx_on" => |_x, w, _l, i, c| {
+/// The handler of a program-control operation.
+pub(super) fn handler(op: Control) -> Option<Handler> {
+    Some(match op {
+        // Hints, cache maintenance (memory is coherent in this model) and
+        // trace data (no tracer) change no state.
+        Control::Nop
+        | Control::Waitcnt
+        | Control::SetPrio
+        | Control::Sleep
+        | Control::Cache
+        | Control::TraceData
+        | Control::PerfLevel
+        | Control::Wakeup => nop,
+        Control::Endpgm => |_x, _w, _l, _i, _c| Ok(Flow::End),
+        Control::GprIdxOn => |_x, w, _l, i, c| {
             // The index comes from the SGPR source; the mode from simm (SOPC ssrc1).
             let idx = c.src(0).map_or(0, |s| s32(w, s)) & 0xff;
             let mode = (i.words()[0] >> 8 & 0xf) as u8;
@@ -19,24 +25,26 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             w.gpr_idx = Some((mode, idx));
             Ok(Flow::Continue)
         },
-        "s_getreg_b32" => |_x, w, _l, i, c| {
+        Control::GetReg => |_x, w, _l, i, c| {
             let (id, off, size) = hwreg(i);
-            if id != HW_REG_MODE {
+            let reg = match id {
+                HW_REG_MODE => w.mode,
+                HW_REG_SH_MEM_BASES => sh_mem_bases(),
+                _ => return Err(unsupported(w, i, c.pc)),
+            };
+            let Some(d) = c.dst(0).copied() else {
                 return Err(unsupported(w, i, c.pc));
-            }
-            if let Some(d) = c.dst(0).copied() {
-                let v = (w.mode >> off) & mask_bits(size);
-                s_write32(w, &d, v);
-            }
+            };
+            s_write32(w, &d, (reg >> off) & mask_bits(size));
             Ok(Flow::Continue)
         },
-        "s_setreg_b32" | "s_setreg_imm32_b32" => |_x, w, _l, i, c| {
+        Control::SetReg | Control::SetRegImm => |_x, w, _l, i, c| {
             let (id, off, size) = hwreg(i);
             if id != HW_REG_MODE {
                 return Err(unsupported(w, i, c.pc));
             }
             let v = match i.literal() {
-                Some(l) if i.opcode().name() == "s_setreg_imm32_b32" => l,
+                Some(l) if c.sem == Sem::Control(Control::SetRegImm) => l,
                 _ => c
                     .ops
                     .as_slice()
@@ -48,15 +56,15 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             w.mode = (w.mode & !m) | ((v << off) & m);
             Ok(Flow::Continue)
         },
-        "s_set_gpr_idx_off" => |_x, w, _l, _i, _c| {
+        Control::GprIdxOff => |_x, w, _l, _i, _c| {
             w.gpr_idx = None;
             Ok(Flow::Continue)
         },
-        "s_barrier" => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
+        Control::Barrier => |_x, _w, _l, _i, _c| Ok(Flow::Barrier),
         // Only MSG_INTERRUPT (message ID 1 in SIMM16[3:0]) is modelled: it
         // raises a host interrupt carrying M0, which the runtime's hook
         // receives. Other messages (GS, save-wave, ...) stop as unsupported.
-        "s_sendmsg" => |x, w, _l, i, c| {
+        Control::SendMsg => |x, w, _l, i, c| {
             if i.field(Field::Simm16).unwrap_or(0) & 0xf != 1 {
                 return Err(unsupported(w, i, c.pc));
             }
@@ -65,38 +73,28 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "s_branch" => |_x, w, _l, _i, c| {
-            w.pc = c.target.unwrap_or(w.pc);
-            Ok(Flow::Continue)
-        },
-        "s_cbranch_scc0" => cbr!(|w| !w.scc),
-        "s_cbranch_scc1" => cbr!(|w| w.scc),
-        "s_cbranch_vccz" => cbr!(|w| w.vcc() == 0),
-        "s_cbranch_vccnz" => cbr!(|w| w.vcc() != 0),
-        "s_cbranch_execz" => cbr!(|w| w.exec == 0),
-        "s_cbranch_execnz" => cbr!(|w| w.exec != 0),
-        "s_trap" => |_x, w, _l, i, c| {
+        Control::Trap => |_x, w, _l, i, c| {
             Err(Stop::Trap {
                 code: i.field(Field::Simm16).unwrap_or(0) & 0xff,
                 pc: c.pc,
                 wave: id(w),
             })
         },
-        "s_getpc_b64" => |_x, w, _l, i, c| {
+        Control::GetPc => |_x, w, _l, i, c| {
             if let Some(d) = c.dst(0) {
                 s_write64(w, &d.clone(), c.pc + i.len() as u64);
             }
             Ok(Flow::Continue)
         },
-        "s_setpc_b64" => |_x, w, _l, _i, c| {
+        Control::SetPc => |_x, w, _l, _i, c| {
             if let Some(s) = c.src(0) {
                 w.pc = s64(w, s);
             }
             Ok(Flow::Continue)
         },
-        "s_swappc_b64" => |_x, w, _l, i, c| {
+        Control::SwapPc => |_x, w, _l, i, c| {
             let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let target = s64(w, &s);
             s_write64(w, &d, c.pc + i.len() as u64);
@@ -105,7 +103,7 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
         },
         // SOPK: the return address (the next instruction) into SDST, then a
         // PC-relative jump (SIMM16 dwords from the next instruction).
-        "s_call_b64" => |_x, w, _l, i, c| {
+        Control::Call => |_x, w, _l, i, c| {
             let (Some(d), Some(t)) = (c.dst(0).copied(), c.target) else {
                 return Err(unsupported(w, i, c.pc));
             };
@@ -113,8 +111,42 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             w.pc = t;
             Ok(Flow::Continue)
         },
-        _ => return None,
+        // No semantics yet.
+        Control::SendMsgHalt | Control::GprIdxMode | Control::GprIdxIdx => return None,
     })
+}
+
+/// Whether a branch with condition `cond` is taken. Without a debugger
+/// attached, the debugger flags are clear.
+pub(super) fn taken(cond: Cond, w: &Wave) -> bool {
+    match cond {
+        Cond::Always => true,
+        Cond::Scc0 => !w.scc,
+        Cond::Scc1 => w.scc,
+        Cond::Vccz => w.vcc() == 0,
+        Cond::Vccnz => w.vcc() != 0,
+        Cond::Execz => w.exec == 0,
+        Cond::Execnz => w.exec != 0,
+        Cond::CdbgSys | Cond::CdbgUser | Cond::CdbgSysOrUser | Cond::CdbgSysAndUser => false,
+    }
+}
+
+/// Direct branches: the condition from the description, the target
+/// worked out at decode.
+pub(super) fn branch(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let Sem::Branch(cond) = c.sem else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    if taken(cond, w) {
+        w.pc = c.target.ok_or_else(|| unsupported(w, i, c.pc))?;
+    }
+    Ok(Flow::Continue)
 }
 
 pub(super) fn nop(
@@ -124,5 +156,32 @@ pub(super) fn nop(
     _i: &Instruction,
     _c: &Ctx,
 ) -> Result<Flow, Stop> {
+    Ok(Flow::Continue)
+}
+
+/// `SH_MEM_BASES` (hwreg 15): bits 15:0 hold bits 63:48 of the private
+/// aperture's base, bits 31:16 those of the shared (LDS) aperture's, which
+/// is how compiled code tests whether a flat address is LDS or scratch.
+pub(super) fn sh_mem_bases() -> u32 {
+    ((SHARED_APERTURE >> 48) as u32) << 16 | (PRIVATE_APERTURE >> 48) as u32
+}
+
+/// `s_memtime` and `s_memrealtime`: the clocks of [`crate::clock`] into an
+/// SGPR pair.
+pub(super) fn time(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Sem::Time(clock), Some(d)) = (c.sem, c.dst(0).copied()) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let t = match clock {
+        Clock::Shader => crate::clock::memtime(w),
+        Clock::Real => crate::clock::memrealtime(w),
+    };
+    s_write64(w, &d, t);
     Ok(Flow::Continue)
 }

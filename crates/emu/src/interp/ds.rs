@@ -10,8 +10,10 @@ pub(super) fn ds(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    let op = DsOp::of(i.opcode());
-    let name = i.opcode().name();
+    let op = DsOp::of(c.sem);
+    if op.nop {
+        return Ok(Flow::Continue);
+    }
     let w0 = i.words()[0];
     if w0 >> 16 & 1 == 1 {
         return Err(unsupported(w, i, c.pc));
@@ -25,7 +27,7 @@ pub(super) fn ds(
     let vdst = c.by_field(Field::Vdst).copied();
     // ds_permute/ds_bpermute/ds_swizzle move data between lanes through
     // the LDS crossbar without touching LDS memory: not accesses.
-    let crossbar = op.permute || name == "ds_swizzle_b32";
+    let crossbar = op.permute || op.swizzle;
     if let (Some(log), Some(a), false) = (x.mem_log.as_mut(), addr.as_ref(), crossbar) {
         for l in (0..LANES).filter(|&l| w.active(l)) {
             log.push(crate::record::MemAccess {
@@ -40,7 +42,7 @@ pub(super) fn ds(
             return Err(unsupported(w, i, c.pc));
         };
         let (src, sels) = (lanes32(w, &d), lanes32(w, &a));
-        let backward = name == "ds_bpermute_b32";
+        let backward = op.backward;
         let mut out = [0u32; LANES];
         let mut written = [false; LANES];
         for l in 0..LANES {
@@ -83,9 +85,10 @@ pub(super) fn ds(
         signed,
         read: is_read,
         write: is_write,
+        atomic,
+        d16,
         ..
     } = op;
-    let atomic = (!is_read && !is_write).then_some(name);
     if (is_read || is_write)
         && elem % 4 == 0
         && ds_dwords(w, lds, &op, [off0, off1, off16], addr, [d0, d1], vdst)
@@ -94,7 +97,7 @@ pub(super) fn ds(
     }
     // A plain read whose every active lane is inside LDS: one bounds check
     // for the wave, results written whole.
-    if is_read && !two && w.exec != 0 {
+    if is_read && !two && d16 == sem::D16::No && w.exec != 0 {
         let base = addr.map_or([0; LANES], |a| lanes32(w, &a));
         let exec = w.exec;
         let hi = (0..LANES)
@@ -168,7 +171,14 @@ pub(super) fn ds(
             buf[..elem as usize].copy_from_slice(b);
             let r = load_result(&buf, elem, signed);
             if let Some(v) = vdst {
-                for (k, x) in r.iter().enumerate().take(elem.div_ceil(4) as usize) {
+                // D16 reads replace one half and keep the other.
+                let r0 = match d16 {
+                    sem::D16::No => r[0],
+                    sem::D16::Lo => v32(w, &v, l) & 0xffff_0000 | r[0] & 0xffff,
+                    sem::D16::Hi => v32(w, &v, l) & 0xffff | r[0] << 16,
+                };
+                vwrite(w, &v, l, 0, r0);
+                for (k, x) in r.iter().enumerate().take(elem.div_ceil(4) as usize).skip(1) {
                     vwrite(w, &v, l, k, *x);
                 }
             }
@@ -182,13 +192,15 @@ pub(super) fn ds(
             };
             for k in 0..elem.div_ceil(4) as usize {
                 let v = w.vgpr.get(r.first as usize + k).map_or(0, |x| x[l]);
+                // `_d16_hi` writes store the high half.
+                let v = if d16 == sem::D16::Hi { v >> 16 } else { v };
                 b[k * 4..k * 4 + 4].copy_from_slice(&v.to_le_bytes());
             }
             lds_slice(lds, a, elem, AccessKind::Write, w, i, c.pc)?
                 .copy_from_slice(&b[..elem as usize]);
-        } else if let Some(n) = atomic {
-            let wide = n.ends_with("64");
-            let size = if wide { 8u32 } else { 4 };
+        } else if let Some(at) = atomic {
+            let size = elem;
+            let wide = size == 8;
             let slot = lds_slice(lds, a, size, AccessKind::Atomic, w, i, c.pc)?;
             let old = if wide {
                 u64::from_le_bytes(slot[..8].try_into().unwrap_or([0; 8]))
@@ -203,33 +215,34 @@ pub(super) fn ds(
             } else {
                 u64::from(v32(w, &sop, l))
             };
-            let new = if n.contains("cmpst") {
-                let Some(s1) = d1 else {
-                    return Err(unsupported(w, i, c.pc));
-                };
-                let src = if wide {
-                    v64(w, &s1, l)
-                } else {
-                    u64::from(v32(w, &s1, l))
-                };
-                if old == v {
-                    src
-                } else {
-                    old
+            // The second data operand (cmpst: the new value; mskor: the
+            // bits to set).
+            let data1 = |w: &Wave| {
+                d1.map(|s1| {
+                    if wide {
+                        v64(w, &s1, l)
+                    } else {
+                        u64::from(v32(w, &s1, l))
+                    }
+                })
+                .ok_or_else(|| unsupported(w, i, c.pc))
+            };
+            let mask = if wide { u64::MAX } else { u64::from(u32::MAX) };
+            let new = match at.op {
+                sem::AtomicOp::CmpSt if old == v => data1(w)?,
+                sem::AtomicOp::CmpStF if float_eq(old, v, wide) => data1(w)?,
+                sem::AtomicOp::CmpSt | sem::AtomicOp::CmpStF => old,
+                sem::AtomicOp::Rsub => v.wrapping_sub(old) & mask,
+                sem::AtomicOp::Mskor => (old & !v) | data1(w)?,
+                other => {
+                    let Some(op) = rmw_of(other) else {
+                        return Err(unsupported(w, i, c.pc));
+                    };
+                    rmw(op, old, v, size).unwrap_or(old)
                 }
-            } else {
-                let op = if n.contains("add_f32") {
-                    Some(AtomicOp::FAdd)
-                } else {
-                    atomic_op(n)
-                };
-                let Some(op) = op else {
-                    return Err(unsupported(w, i, c.pc));
-                };
-                rmw(op, old, v, size).unwrap_or(old)
             };
             slot.copy_from_slice(&new.to_le_bytes()[..size as usize]);
-            if n.contains("_rtn_") || n.starts_with("ds_wrxchg") {
+            if at.ret == sem::Ret::Yes {
                 if let Some(vd) = vdst {
                     vwrite(w, &vd, l, 0, old as u32);
                     if wide {
@@ -357,15 +370,19 @@ fn ds_dwords(
     true
 }
 
-/// What a DS opcode does, worked out from its mnemonic once per opcode
-/// (not per executed instruction).
-#[derive(Clone, Copy, Default)]
+/// What a DS opcode does, from its description ([`lathe_isa::sem`]).
+#[derive(Clone, Copy)]
 pub(super) struct DsOp {
+    /// `ds_nop`.
+    nop: bool,
     /// `ds_bpermute_b32` / `ds_permute_b32`.
     permute: bool,
+    /// `ds_bpermute_b32` (lanes pull).
+    backward: bool,
     /// `ds_swizzle_b32`.
     swizzle: bool,
-    /// GWS, append and consume: not modelled.
+    /// Append, consume, the `addtid` forms and the two-address exchange:
+    /// not modelled yet.
     unmodelled: bool,
     /// `read2`/`write2` forms.
     two: bool,
@@ -375,53 +392,106 @@ pub(super) struct DsOp {
     elem: u32,
     /// Sign-extending read.
     signed: bool,
+    /// Which half a D16 read replaces.
+    d16: sem::D16,
     read: bool,
     write: bool,
+    /// A read-modify-write.
+    atomic: Option<sem::Atomic>,
 }
 
 impl DsOp {
-    pub(super) fn of(op: Opcode) -> DsOp {
-        static T: OnceLock<Vec<DsOp>> = OnceLock::new();
-        let t = T.get_or_init(|| {
-            Opcode::all()
-                .map(|o| DsOp::from_name(o.info().name))
-                .collect()
-        });
-        if op.is_invalid() {
-            return DsOp::default();
-        }
-        t.get(op.index() as usize).copied().unwrap_or_default()
-    }
-
-    pub(super) fn from_name(name: &str) -> DsOp {
-        let two = name.contains("read2") || name.contains("write2");
-        let (elem, signed) = if two {
-            if name.ends_with("b64") {
-                (8, false)
-            } else {
-                (4, false)
-            }
-        } else {
-            match name {
-                n if n.contains("u8") || n.ends_with("_b8") => (1, false),
-                n if n.contains("i8") => (1, true),
-                n if n.contains("u16") && !n.starts_with("ds_add") || n.ends_with("_b16") => {
-                    (2, false)
+    pub(super) fn of(s: Sem) -> DsOp {
+        let none = DsOp {
+            nop: false,
+            permute: false,
+            backward: false,
+            swizzle: false,
+            unmodelled: false,
+            two: false,
+            st64: false,
+            elem: 4,
+            signed: false,
+            d16: sem::D16::No,
+            read: false,
+            write: false,
+            atomic: None,
+        };
+        let m = match s {
+            Sem::Ds(d) => {
+                return match d {
+                    sem::DsOp::Nop => DsOp { nop: true, ..none },
+                    sem::DsOp::Permute => DsOp {
+                        permute: true,
+                        ..none
+                    },
+                    sem::DsOp::Bpermute => DsOp {
+                        permute: true,
+                        backward: true,
+                        ..none
+                    },
+                    sem::DsOp::Swizzle => DsOp {
+                        swizzle: true,
+                        ..none
+                    },
+                    sem::DsOp::Append
+                    | sem::DsOp::Consume
+                    | sem::DsOp::ReadAddTid
+                    | sem::DsOp::WriteAddTid => DsOp {
+                        unmodelled: true,
+                        ..none
+                    },
                 }
-                n if n.contains("i16") => (2, true),
-                n => mem_width(n),
+            }
+            Sem::Mem(m) if m.space == Space::Lds => m,
+            _ => {
+                return DsOp {
+                    unmodelled: true,
+                    ..none
+                }
             }
         };
-        DsOp {
-            permute: name == "ds_bpermute_b32" || name == "ds_permute_b32",
-            swizzle: name == "ds_swizzle_b32",
-            unmodelled: name.contains("gws") || name.contains("append") || name.contains("consume"),
-            two,
-            st64: name.contains("st64"),
-            elem,
-            signed,
-            read: name.starts_with("ds_read"),
-            write: name.starts_with("ds_write"),
+        let base = DsOp {
+            elem: u32::from(m.size) * u32::from(m.elems),
+            signed: m.signed,
+            d16: m.d16,
+            ..none
+        };
+        match m.op {
+            MemOp::Load => DsOp { read: true, ..base },
+            MemOp::Store => DsOp {
+                write: true,
+                ..base
+            },
+            MemOp::Load2 { st64 } => DsOp {
+                read: true,
+                two: true,
+                st64,
+                ..base
+            },
+            MemOp::Store2 { st64 } => DsOp {
+                write: true,
+                two: true,
+                st64,
+                ..base
+            },
+            MemOp::Atomic(a) => DsOp {
+                atomic: Some(a),
+                ..base
+            },
+            MemOp::Xchg2 { .. } | MemOp::LoadToLds => DsOp {
+                unmodelled: true,
+                ..base
+            },
         }
+    }
+}
+
+/// IEEE equality of two f32 (or f64, `wide`) bit patterns (`ds_cmpst_f*`).
+fn float_eq(a: u64, b: u64, wide: bool) -> bool {
+    if wide {
+        f64::from_bits(a) == f64::from_bits(b)
+    } else {
+        f32::from_bits(a as u32) == f32::from_bits(b as u32)
     }
 }

@@ -18,7 +18,7 @@ macro_rules! valu_u32 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let Bufs {
                 src: [p0, p1, ..],
@@ -46,7 +46,7 @@ macro_rules! valu_u32 {
                 return Err(unsupported(w, _i, c.pc));
             }
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let Bufs {
                 src: [p0, ..],
@@ -76,7 +76,7 @@ macro_rules! valu_u32 {
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let Bufs {
                 src: [p0, p1, p2, ..],
@@ -110,7 +110,7 @@ macro_rules! valu_f32 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
@@ -144,7 +144,7 @@ macro_rules! valu_f32 {
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
@@ -178,7 +178,7 @@ macro_rules! valu_f32 {
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
@@ -218,7 +218,7 @@ macro_rules! valu_f64 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
@@ -249,7 +249,7 @@ macro_rules! valu_f64 {
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f64(w.mode);
@@ -281,7 +281,7 @@ macro_rules! salu32 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let $a = s32(w, &s0);
             let $b = s32(w, &s1);
@@ -309,7 +309,7 @@ macro_rules! salu64 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let $a = s64(w, &s0);
             let $b = s64(w, &s1);
@@ -336,195 +336,13 @@ macro_rules! saveexec {
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let $s = s64(w, &s0);
             let $e = w.exec;
             s_write64(w, &d, $e);
             w.exec = $x;
             w.scc = w.exec != 0;
-            Ok(Flow::Continue)
-        }
-        h as Handler
-    }};
-}
-
-/// VOPC: compare per lane into VCC (e32) or SDST (e64); `cmpx` also into EXEC.
-macro_rules! vcmp {
-    ($ty:ident, $x:literal, |$a:ident, $b:ident| $e:expr) => {{
-        fn h(_x: &mut Core<'_>, w: &mut Wave, _lds: &mut [u8], _i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
-            let (Some(s0), Some(s1)) = (c.src(0).copied(), c.src(1).copied()) else {
-                return Ok(Flow::Continue);
-            };
-            let mask = match vcmp!(@fast $ty, _x, w, c, s0, s1, |$a, $b| $e) {
-                Some(m) => m,
-                None => {
-                    let mut mask = 0u64;
-                    for l in 0..LANES {
-                        if w.active(l) {
-                            let hit = vcmp!(@read $ty, w, s0, s1, l, |$a, $b| $e);
-                            mask |= u64::from(hit) << l;
-                        }
-                    }
-                    mask
-                }
-            };
-            match c.dst(0).copied() {
-                Some(d) => s_write64(w, &d, mask),
-                None => w.set_vcc(mask),
-            }
-            if $x {
-                w.exec = mask;
-            }
-            Ok(Flow::Continue)
-        }
-        h as Handler
-    }};
-    // 32-bit integer compares: sources read in place, every lane compared
-    // (the compares are pure), inactive lanes masked off.
-    (@fast u32, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let Bufs { src: [p0, p1, ..], .. } = &mut *$x.bufs;
-        let va = $c.konst(0).unwrap_or_else(|| src_ref($w, &$s0, p0));
-        let vb = $c.konst(1).unwrap_or_else(|| src_ref($w, &$s1, p1));
-        let mut m = 0u64;
-        for l in 0..LANES {
-            let $a = va[l];
-            let $b = vb[l];
-            m |= u64::from($e) << l;
-        }
-        Some(m & $w.exec)
-    }};
-    (@fast i32, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let Bufs { src: [p0, p1, ..], .. } = &mut *$x.bufs;
-        let va = $c.konst(0).unwrap_or_else(|| src_ref($w, &$s0, p0));
-        let vb = $c.konst(1).unwrap_or_else(|| src_ref($w, &$s1, p1));
-        let mut m = 0u64;
-        for l in 0..LANES {
-            let $a = va[l] as i32;
-            let $b = vb[l] as i32;
-            m |= u64::from($e) << l;
-        }
-        Some(m & $w.exec)
-    }};
-    (@fast f32, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let fz = Flush::f32($w.mode);
-        let Bufs { src: [p0, p1, ..], .. } = &mut *$x.bufs;
-        let va = src_f32($w, &$s0, $c.konst(0), p0);
-        let vb = src_f32($w, &$s1, $c.konst(1), p1);
-        let mut m = 0u64;
-        for l in 0..LANES {
-            let $a = fz.in32(f32::from_bits(va.at(l)));
-            let $b = fz.in32(f32::from_bits(vb.at(l)));
-            m |= u64::from($e) << l;
-        }
-        Some(m & $w.exec)
-    }};
-    (@fast $other:ident, $x:ident, $w:ident, $c:ident, $s0:ident, $s1:ident, |$a:ident, $b:ident| $e:expr) => {
-        None::<u64>
-    };
-    (@read u32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let $a = v32($w, &$s0, $l);
-        let $b = v32($w, &$s1, $l);
-        $e
-    }};
-    (@read i32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let $a = v32($w, &$s0, $l) as i32;
-        let $b = v32($w, &$s1, $l) as i32;
-        $e
-    }};
-    (@read u64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let $a = v64($w, &$s0, $l);
-        let $b = v64($w, &$s1, $l);
-        $e
-    }};
-    (@read i64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let $a = v64($w, &$s0, $l) as i64;
-        let $b = v64($w, &$s1, $l) as i64;
-        $e
-    }};
-    (@read f32, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let fz = Flush::f32($w.mode);
-        let $a = fz.in32(f32::from_bits(f32_mods(&$s0, v32($w, &$s0, $l))));
-        let $b = fz.in32(f32::from_bits(f32_mods(&$s1, v32($w, &$s1, $l))));
-        $e
-    }};
-    (@read f64, $w:ident, $s0:ident, $s1:ident, $l:ident, |$a:ident, $b:ident| $e:expr) => {{
-        let fz = Flush::f64($w.mode);
-        let $a = fz.in64(f64::from_bits(f64_mods(&$s0, v64($w, &$s0, $l))));
-        let $b = fz.in64(f64::from_bits(f64_mods(&$s1, v64($w, &$s1, $l))));
-        $e
-    }};
-}
-
-/// The compare predicates, by suffix.
-macro_rules! cmp_family {
-    ($name:ident, $ty:ident, $x:literal) => {
-        match $name {
-            "lt" => Some(vcmp!($ty, $x, |a, b| a < b)),
-            "eq" => Some(vcmp!($ty, $x, |a, b| a == b)),
-            "le" => Some(vcmp!($ty, $x, |a, b| a <= b)),
-            "gt" => Some(vcmp!($ty, $x, |a, b| a > b)),
-            "ne" | "lg" => Some(vcmp!($ty, $x, |a, b| a != b)),
-            "ge" => Some(vcmp!($ty, $x, |a, b| a >= b)),
-            _ => None,
-        }
-    };
-}
-
-macro_rules! fcmp_family {
-    ($name:ident, $ty:ident, $x:literal) => {
-        match $name {
-            "lt" => Some(vcmp!($ty, $x, |a, b| a < b)),
-            "eq" => Some(vcmp!($ty, $x, |a, b| a == b)),
-            "le" => Some(vcmp!($ty, $x, |a, b| a <= b)),
-            "gt" => Some(vcmp!($ty, $x, |a, b| a > b)),
-            "lg" => Some(vcmp!($ty, $x, |a, b| matches!(
-                a.partial_cmp(&b),
-                Some(Less | Greater)
-            ))),
-            "ge" => Some(vcmp!($ty, $x, |a, b| a >= b)),
-            "o" => Some(vcmp!($ty, $x, |a, b| !a.is_nan() && !b.is_nan())),
-            "u" => Some(vcmp!($ty, $x, |a, b| a.is_nan() || b.is_nan())),
-            "nge" => Some(vcmp!($ty, $x, |a, b| !matches!(
-                a.partial_cmp(&b),
-                Some(Greater | Equal)
-            ))),
-            "nlg" => Some(vcmp!($ty, $x, |a, b| !matches!(
-                a.partial_cmp(&b),
-                Some(Less | Greater)
-            ))),
-            "ngt" => Some(vcmp!($ty, $x, |a, b| !matches!(
-                a.partial_cmp(&b),
-                Some(Greater)
-            ))),
-            "nle" => Some(vcmp!($ty, $x, |a, b| !matches!(
-                a.partial_cmp(&b),
-                Some(Less | Equal)
-            ))),
-            "neq" => Some(vcmp!($ty, $x, |a, b| a != b)),
-            "nlt" => Some(vcmp!($ty, $x, |a, b| !matches!(
-                a.partial_cmp(&b),
-                Some(Less)
-            ))),
-            "f" => Some(vcmp!($ty, $x, |_a, _b| false)),
-            "tru" => Some(vcmp!($ty, $x, |_a, _b| true)),
-            _ => None,
-        }
-    };
-}
-
-macro_rules! cbr {
-    (|$w:ident| $cond:expr) => {{
-        fn h(
-            _x: &mut Core<'_>,
-            $w: &mut Wave,
-            _l: &mut [u8],
-            _i: &Instruction,
-            c: &Ctx,
-        ) -> Result<Flow, Stop> {
-            if $cond {
-                $w.pc = c.target.unwrap_or($w.pc);
-            }
             Ok(Flow::Continue)
         }
         h as Handler
@@ -591,26 +409,6 @@ macro_rules! sopc {
     }};
 }
 
-macro_rules! sopk_cmp {
-    (|$a:ident, $k:ident| $e:expr) => {{
-        fn h(
-            _x: &mut Core<'_>,
-            w: &mut Wave,
-            _l: &mut [u8],
-            i: &Instruction,
-            c: &Ctx,
-        ) -> Result<Flow, Stop> {
-            if let Some(s0) = c.ops.as_slice().first().copied() {
-                let $a = s32(w, &s0);
-                let $k = i.field(Field::Simm16).unwrap_or(0) as u16 as i16 as i32 as u32;
-                w.scc = $e;
-            }
-            Ok(Flow::Continue)
-        }
-        h as Handler
-    }};
-}
-
 /// VOP2/VOP3b add/sub with carry: dst, carry-out (vcc or sdst), src0, src1
 /// [, carry-in (vcc or src2)].
 macro_rules! carry_op {
@@ -625,7 +423,7 @@ macro_rules! carry_op {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let cin_mask = if $has_cin {
                 c.src(2).map_or(w.vcc(), |m| s64(w, m))
@@ -676,7 +474,7 @@ macro_rules! mad64 {
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let mut cout = 0u64;
             for l in 0..LANES {
@@ -719,7 +517,7 @@ macro_rules! mbcnt {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -758,7 +556,7 @@ macro_rules! mac_f32 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, i, c.pc));
             };
             let (clamp, omod) = vop3_clamp_omod(i);
             let fz = Flush::f32(w.mode);
@@ -796,7 +594,7 @@ macro_rules! unary64 {
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -822,7 +620,7 @@ macro_rules! unary64_from32 {
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -848,7 +646,7 @@ macro_rules! unary32_from64 {
             c: &Ctx,
         ) -> Result<Flow, Stop> {
             let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -878,7 +676,7 @@ macro_rules! shift64 {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let Bufs {
                 src: [p0, p1, p2, ..],

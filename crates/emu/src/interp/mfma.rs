@@ -257,11 +257,12 @@ fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
     });
     t.get(op.index() as usize)?[usize::from(target == MT::Gfx942)]
         .get_or_init(|| {
-            let n = op.info().name;
-            if !(n.starts_with("v_mfma") || n.starts_with("v_smfmac")) {
+            if sem::of(op).sem != Sem::Mfma {
                 return None;
             }
-            Shape::find(target, n).map(|shape| Entry {
+            // The MFMA table is keyed by mnemonic (its own data, one
+            // entry per shape).
+            Shape::find(target, op.info().name).map(|shape| Entry {
                 shape,
                 kernel: DenseKernel::new(shape),
             })

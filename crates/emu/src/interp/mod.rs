@@ -1,13 +1,14 @@
 //! The wave64 interpreter: executes decoded GFX9 instructions
 //! ([`lathe_isa`]) on a [`Wave`], with memory through [`MemView`].
 //!
-//! Semantics are looked up once per opcode by its mnemonic (without the
-//! `_e32`/`_e64` encoding suffix) into a table of handlers, so the decoder's
-//! tables stay the one description of the instruction set: the same
-//! `v_add_f32` handler serves the VOP2 and VOP3 forms, reading operands and
-//! source modifiers from the decoded instruction. An opcode without a
-//! handler stops the dispatch with [`Stop::Unsupported`]; nothing is ever
-//! silently skipped.
+//! Semantics are chosen once per opcode from its typed description
+//! ([`lathe_isa::sem`], generated with the decoder's tables) by an
+//! exhaustive `match` (`handler_for`), so the same `v_add_f32` handler
+//! serves the VOP2 and VOP3 forms, reading operands and source modifiers
+//! from the decoded instruction, and generic handlers read their operation
+//! from the description (`Ctx::sem`). An opcode without a handler stops
+//! the dispatch with [`Stop::Unsupported`]; nothing is ever silently
+//! skipped.
 //!
 //! Speed: each address is decoded once (`DecodeCache`: a table per code
 //! page, so a lookup in a loop is a compare and two loads) into a
@@ -33,9 +34,9 @@
 //!
 //! Where semantics live, by family: `control` (SOPP: branches, barrier,
 //! `s_endpgm`, messages), `salu` (SOP1/SOP2/SOPC/SOPK), `smem` (scalar
-//! loads), `valu` (VOP1/VOP2/VOP3/VOP3P and the float MODE), `v_cmp*`
-//! via the `vcmp`/`cmp_family` macros (`macros`, with the other
-//! handler-building macros), `mfma`, `vmem` (FLAT/GLOBAL/SCRATCH and
+//! loads), `valu` (VOP1/VOP2/VOP3/VOP3P and the float MODE), `cmp`
+//! (`v_cmp*` in every form), the remaining handler-building macros
+//! (`macros`), `mfma`, `vmem` (FLAT/GLOBAL/SCRATCH and
 //! MUBUF), `ds` (LDS), `sdwa` (SDWA and DPP wrappers); operand reads
 //! and writes are in `regs`. This module holds the dispatch: the decode
 //! cache, the handler table and the interpreter loop ([`Step::run`]).
@@ -47,11 +48,11 @@
 //! for the private segment buffer, so stack pointers (`s32`, wave-scaled)
 //! and private-to-generic casts behave as on hardware.
 
-use std::cmp::Ordering::{Equal, Greater, Less};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
+use lathe_isa::sem::{self, Clock, Cond, Control, MemOp, Packed, Salu, Sem, Space, Valu};
 use lathe_isa::{
     decode, Encoding, Field, Instruction, Op, Opcode, Operand, RegFile, RegRange, Target, Ty,
 };
@@ -63,6 +64,7 @@ use crate::wave::{Flow, Step, VReg, Wave, LANES};
 
 #[macro_use]
 mod macros;
+mod cmp;
 mod control;
 mod ds;
 mod fast;
@@ -192,6 +194,20 @@ pub enum Stop {
         /// Work-groups that had not started.
         not_started: u64,
     },
+    /// The process was interrupted ([`crate::run::interrupt`], from a
+    /// SIGINT or SIGTERM handler): names where every unfinished wave was.
+    #[error("interrupted by signal {signal}; {} unfinished wave(s){}{}",
+        waves.len(),
+        if *not_started > 0 { format!(" and {not_started} work-group(s) not started") } else { String::new() },
+        waves.iter().map(|w| format!("\n  {w}")).collect::<String>())]
+    Interrupted {
+        /// The signal number.
+        signal: i32,
+        /// The waves that had not ended, in work-group order.
+        waves: Vec<WaveAt>,
+        /// Work-groups that had not started.
+        not_started: u64,
+    },
     /// The instruction budget ran out (an endless loop?).
     #[error("instruction budget exhausted at pc {pc:#x} (wave {wave:?})")]
     Budget {
@@ -289,6 +305,8 @@ struct Core<'m> {
 /// [`flags`] that decide which per-instruction checks apply.
 struct Decoded {
     handler: Option<Handler>,
+    /// What the instruction does ([`lathe_isa::sem`]).
+    sem: Sem,
     /// Index into `Exec::counts`.
     slot: u32,
     /// Length in bytes.
@@ -436,6 +454,9 @@ type Handler = fn(&mut Core<'_>, &mut Wave, &mut [u8], &Instruction, &Ctx) -> Re
 /// where the instruction is.
 struct Ctx<'a> {
     pc: u64,
+    /// What the instruction does: generic handlers read their operation
+    /// from it.
+    sem: Sem,
     ops: &'a OpList,
     /// The branch target of a direct branch (worked out at decode).
     target: Option<u64>,
@@ -670,22 +691,17 @@ impl<'m> Exec<'m> {
         let op = inst.opcode();
         let index = op.index() as usize;
         let wc = inst.waitcnt();
-        // Builds FLOAT_OPS too.
         let table = handlers();
         let invalid = op.is_invalid();
-        let float = !invalid
-            && FLOAT_OPS
-                .get()
-                .is_some_and(|f| f.get(index).copied().unwrap_or(false));
-        let mfma = {
-            let n = op.info().name;
-            n.starts_with("v_mfma") || n.starts_with("v_smfmac")
-        };
+        let desc = sem::of(op);
+        let float = !invalid && desc.float;
+        let mfma = desc.sem == Sem::Mfma;
         let enc = inst.encoding();
         let flag = |on: bool, f: u8| if on { f } else { 0 };
         let ops = OpList::of(&inst.operands());
         let consts = Consts::of(&ops);
         Ok(Decoded {
+            sem: desc.sem,
             handler: if invalid {
                 None
             } else {
@@ -729,6 +745,16 @@ impl<'m> Exec<'m> {
 pub fn has_fast_uop(target: Target, bytes: &[u8], pc: u64) -> bool {
     let inst = decode(target, bytes);
     fast::Fast::of(&inst, pc, &OpList::of(&inst.operands())).is_some()
+}
+
+/// Whether the emulator has semantics for `op` (an opcode without them
+/// stops a dispatch with [`Stop::Unsupported`]; some forms of an opcode
+/// with semantics may still stop, such as a modifier that is not modelled).
+pub fn has_semantics(op: Opcode) -> bool {
+    !op.is_invalid()
+        && handlers()
+            .get(usize::from(op.index()))
+            .is_some_and(|h| h.is_some())
 }
 
 /// `LATHE_TRACE=1` prints every executed instruction with its wave, PC
@@ -776,6 +802,8 @@ fn lane_fault(w: &Wave, inst: &Instruction, pc: u64, (lane, f): (usize, Fault)) 
 
 // ---------------------------------------------------------------- handler table
 
+/// A mnemonic without its encoding suffix (the fast tier's µop table is
+/// still keyed by name).
 fn base_name(name: &str) -> &str {
     for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
         if let Some(b) = name.strip_suffix(suf) {
@@ -785,33 +813,13 @@ fn base_name(name: &str) -> &str {
     name
 }
 
-/// Opcodes with floating-point semantics (by mnemonic), filled with the
-/// handler table.
-static FLOAT_OPS: OnceLock<Vec<bool>> = OnceLock::new();
-
+/// The handler of every opcode, chosen by its description
+/// ([`lathe_isa::sem`]), built once.
 fn handlers() -> &'static [Option<Handler>] {
-    FLOAT_OPS.get_or_init(|| {
-        Opcode::all()
-            .map(|o| {
-                let n = o.info().name;
-                n.starts_with("v_")
-                    && ["_f16", "_f32", "_f64", "bf16", "mfma", "_pk_"]
-                        .iter()
-                        .any(|t| n.contains(t))
-            })
-            .collect()
-    });
     static T: OnceLock<Vec<Option<Handler>>> = OnceLock::new();
     T.get_or_init(|| {
         Opcode::all()
-            .map(|o| {
-                let info = o.info();
-                match info.enc {
-                    // VOPC SDWA writes a lane mask with its own sdst rules.
-                    Encoding::VopcSdwa => None,
-                    _ => handler_for(base_name(info.name)),
-                }
-            })
+            .map(|o| handler_for(o.info().enc, sem::of(o).sem))
             .collect()
     })
 }
@@ -854,80 +862,38 @@ fn index_operands(ops: &mut OpList, mask: u8, idx: u32) {
         }
     }
 }
-fn handler_for(name: &str) -> Option<Handler> {
-    if let Some(rest) = name.strip_prefix("v_cmp") {
-        let (x, rest) = match rest.strip_prefix("x_") {
-            Some(r) => (true, r),
-            None => (false, rest.strip_prefix('_')?),
-        };
-        let (pred, ty) = rest.rsplit_once('_')?;
-        if pred == "class" {
-            return match (ty, x) {
-                ("f32", false) => Some(vcmp!(u32, false, |a, b| alu::cmp::cmp_class_f32(a, b))),
-                ("f32", true) => Some(vcmp!(u32, true, |a, b| alu::cmp::cmp_class_f32(a, b))),
-                ("f64", false) => Some(vcmp!(u64, false, |a, b| alu::cmp::cmp_class_f64(
-                    a, b as u32
-                ))),
-                ("f64", true) => Some(vcmp!(u64, true, |a, b| alu::cmp::cmp_class_f64(
-                    a, b as u32
-                ))),
-                _ => None,
-            };
-        }
-        return match (ty, x) {
-            ("u32", false) => cmp_family!(pred, u32, false),
-            ("u32", true) => cmp_family!(pred, u32, true),
-            ("i32", false) => cmp_family!(pred, i32, false),
-            ("i32", true) => cmp_family!(pred, i32, true),
-            ("u64", false) => cmp_family!(pred, u64, false),
-            ("u64", true) => cmp_family!(pred, u64, true),
-            ("i64", false) => cmp_family!(pred, i64, false),
-            ("i64", true) => cmp_family!(pred, i64, true),
-            ("f32", false) => fcmp_family!(pred, f32, false),
-            ("f32", true) => fcmp_family!(pred, f32, true),
-            ("f64", false) => fcmp_family!(pred, f64, false),
-            ("f64", true) => fcmp_family!(pred, f64, true),
-            _ => None,
-        };
+/// The handler of an instruction that `sem` describes (`None`: no
+/// semantics; the description's `Unsupported` reasons and the operations
+/// not modelled yet).
+fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
+    match sem {
+        Sem::Valu(op) => valu::handler(op),
+        // VOPC SDWA writes a lane mask with its own sdst rules.
+        Sem::Cmp(_) if enc == Encoding::VopcSdwa => Some(cmp::vcmp_sdwa),
+        Sem::Cmp(c) => cmp::handler(c),
+        Sem::Packed(Packed::FmaF32) => Some(vop3p_f32::<0>),
+        Sem::Packed(Packed::MulF32) => Some(vop3p_f32::<1>),
+        Sem::Packed(Packed::AddF32) => Some(vop3p_f32::<2>),
+        Sem::Packed(Packed::MovB32) => Some(pk_mov_b32),
+        Sem::Packed(_) => Some(vop3p),
+        Sem::Mfma => Some(mfma_op),
+        Sem::Salu(op) => salu::handler(op),
+        Sem::SCmp(_) => Some(salu::scmp),
+        Sem::Mem(m) => match (m.space, m.op) {
+            (Space::Flat | Space::Global | Space::Scratch, _) => Some(vmem),
+            (Space::Buffer, MemOp::Load | MemOp::Store) => Some(mubuf),
+            (Space::Lds, _) => Some(ds),
+            (Space::Scalar, MemOp::Load) => Some(smem::smem_load),
+            // No semantics yet.
+            (Space::Buffer | Space::TypedBuffer | Space::Scalar, _)
+            | (Space::ScalarBuffer | Space::ScalarScratch, _) => None,
+        },
+        Sem::Ds(_) => Some(ds),
+        Sem::Branch(_) => Some(control::branch),
+        Sem::Control(op) => control::handler(op),
+        Sem::Time(_) => Some(control::time),
+        Sem::Unsupported(_) => None,
     }
-    if name.starts_with("global_") || name.starts_with("flat_") || name.starts_with("scratch_") {
-        return Some(vmem);
-    }
-    if name.starts_with("buffer_load_") || name.starts_with("buffer_store_") {
-        return Some(mubuf);
-    }
-    if name.starts_with("ds_") {
-        return Some(ds);
-    }
-    if name.starts_with("v_mfma_") {
-        return Some(mfma_op);
-    }
-    match name {
-        "v_pk_fma_f32" => return Some(vop3p_f32::<0>),
-        "v_pk_mul_f32" => return Some(vop3p_f32::<1>),
-        "v_pk_add_f32" => return Some(vop3p_f32::<2>),
-        _ => {}
-    }
-    if name.starts_with("v_pk_") && name != "v_pk_mov_b32" {
-        return Some(vop3p);
-    }
-    if matches!(
-        name,
-        "v_add_f16"
-            | "v_sub_f16"
-            | "v_subrev_f16"
-            | "v_mul_f16"
-            | "v_max_f16"
-            | "v_min_f16"
-            | "v_fma_f16"
-            | "v_fmac_f16"
-    ) {
-        return Some(valu_f16);
-    }
-    control::handler(name)
-        .or_else(|| salu::handler(name))
-        .or_else(|| smem::handler(name))
-        .or_else(|| valu::handler(name))
 }
 
 impl Exec<'_> {
@@ -1058,6 +1024,7 @@ impl Exec<'_> {
         }
         let ctx = Ctx {
             pc,
+            sem: d.sem,
             ops: indexed.as_ref().unwrap_or(&d.ops),
             target: d.target,
             consts: d.consts.as_deref(),
@@ -1144,12 +1111,19 @@ impl Step for Exec<'_> {
     }
 
     fn expired(&mut self) -> bool {
+        // Reading the clock (and the interrupt flag) every 16th slice
+        // keeps the check off the profile.
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks % 16 != 0 {
+            return false;
+        }
+        if crate::run::interrupted().is_some() {
+            return true;
+        }
         let Some((at, _)) = self.deadline else {
             return false;
         };
-        // Reading the clock every 16th slice keeps the check off the profile.
-        self.ticks = self.ticks.wrapping_add(1);
-        self.ticks % 16 == 0 && std::time::Instant::now() >= at
+        std::time::Instant::now() >= at
     }
 
     fn timed_out(&mut self, waves: &[Wave]) -> Stop {
@@ -1170,10 +1144,17 @@ impl Step for Exec<'_> {
                 at_barrier: w.status == crate::wave::WaveStatus::Barrier,
             })
             .collect();
-        Stop::Timeout {
-            limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
-            waves,
-            not_started: 0,
+        match crate::run::interrupted() {
+            Some(signal) => Stop::Interrupted {
+                signal,
+                waves,
+                not_started: 0,
+            },
+            None => Stop::Timeout {
+                limit: self.deadline.map_or(std::time::Duration::ZERO, |(_, l)| l),
+                waves,
+                not_started: 0,
+            },
         }
     }
 }

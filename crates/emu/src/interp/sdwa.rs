@@ -82,6 +82,7 @@ pub(super) fn sdwa(
         i,
         &Ctx {
             pc: c.pc,
+            sem: c.sem,
             ops: &ops,
             target: c.target,
             consts: None,
@@ -150,6 +151,7 @@ pub(super) fn dpp(
         i,
         &Ctx {
             pc: c.pc,
+            sem: c.sem,
             ops: &ops,
             target: c.target,
             consts: None,

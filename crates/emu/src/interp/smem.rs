@@ -2,16 +2,6 @@
 
 use super::*;
 
-/// The SMEM handler of `name`.
-pub(super) fn handler(name: &str) -> Option<Handler> {
-    Some(match name {
-        // ---- SMEM
-        "s_load_dword" | "s_load_dwordx2" | "s_load_dwordx4" | "s_load_dwordx8"
-        | "s_load_dwordx16" => smem_load,
-        _ => return None,
-    })
-}
-
 /// Scalar loads.
 pub(super) fn smem_load(
     x: &mut Core<'_>,

@@ -106,77 +106,74 @@ pub(super) fn mad_legacy_f32(a: f32, b: f32, c: f32) -> f32 {
     f.out32(f.out32(f.in32(a) * f.in32(b)) + f.in32(c))
 }
 
-/// The VOP1/VOP2/VOP3 handler of `name`.
-pub(super) fn handler(name: &str) -> Option<Handler> {
-    Some(match name {
+/// The VOP1/VOP2/VOP3 handler of `op`.
+pub(super) fn handler(op: Valu) -> Option<Handler> {
+    Some(match op {
         // ---- VOP1 / VOP2 / VOP3, integer
-        "v_mov_b32" => valu_u32!(|a| a),
-        "v_not_b32" => valu_u32!(|a| !a),
-        "v_bfrev_b32" => valu_u32!(|a| a.reverse_bits()),
-        "v_ffbh_u32" => valu_u32!(|a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
-        "v_ffbl_b32" => valu_u32!(|a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
-        "v_add_u32" => valu_u32!(|a, b| a.wrapping_add(b)),
-        "v_sub_u32" => valu_u32!(|a, b| a.wrapping_sub(b)),
-        "v_subrev_u32" => valu_u32!(|a, b| b.wrapping_sub(a)),
-        "v_and_b32" => valu_u32!(|a, b| a & b),
-        "v_or_b32" => valu_u32!(|a, b| a | b),
-        "v_xor_b32" => valu_u32!(|a, b| a ^ b),
-        "v_lshlrev_b32" => valu_u32!(|a, b| b << (a & 31)),
-        "v_lshrrev_b32" => valu_u32!(|a, b| b >> (a & 31)),
-        "v_ashrrev_i32" => valu_u32!(|a, b| ((b as i32) >> (a & 31)) as u32),
-        "v_min_u32" => valu_u32!(|a, b| a.min(b)),
-        "v_max_u32" => valu_u32!(|a, b| a.max(b)),
-        "v_min_i32" => valu_u32!(|a, b| (a as i32).min(b as i32) as u32),
-        "v_max_i32" => valu_u32!(|a, b| (a as i32).max(b as i32) as u32),
-        "v_mul_lo_u32" => valu_u32!(|a, b| a.wrapping_mul(b)),
-        "v_mul_hi_u32" => valu_u32!(|a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
-        "v_mul_hi_i32" => {
+        Valu::MovB32 => valu_u32!(|a| a),
+        Valu::NotB32 => valu_u32!(|a| !a),
+        Valu::BfrevB32 => valu_u32!(|a| a.reverse_bits()),
+        Valu::FfbhU32 => valu_u32!(|a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
+        Valu::FfblB32 => valu_u32!(|a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
+        Valu::AndB32 => valu_u32!(|a, b| a & b),
+        Valu::OrB32 => valu_u32!(|a, b| a | b),
+        Valu::XorB32 => valu_u32!(|a, b| a ^ b),
+        Valu::LshlrevB32 => valu_u32!(|a, b| b << (a & 31)),
+        Valu::LshrrevB32 => valu_u32!(|a, b| b >> (a & 31)),
+        Valu::AshrrevI32 => valu_u32!(|a, b| ((b as i32) >> (a & 31)) as u32),
+        Valu::MinU32 => valu_u32!(|a, b| a.min(b)),
+        Valu::MaxU32 => valu_u32!(|a, b| a.max(b)),
+        Valu::MinI32 => valu_u32!(|a, b| (a as i32).min(b as i32) as u32),
+        Valu::MaxI32 => valu_u32!(|a, b| (a as i32).max(b as i32) as u32),
+        Valu::MulLoU32 => valu_u32!(|a, b| a.wrapping_mul(b)),
+        Valu::MulHiU32 => valu_u32!(|a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
+        Valu::MulHiI32 => {
             valu_u32!(|a, b| ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32)
         }
-        "v_mul_u32_u24" => valu_u32!(|a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
-        "v_mul_i32_i24" => {
+        Valu::MulU32U24 => valu_u32!(|a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+        Valu::MulI32I24 => {
             valu_u32!(|a, b| (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)) as u32)
         }
-        "v_mul_hi_i32_i24" => valu_u32!(|a, b| crate::alu::int::mul_hi_i32_i24(a, b)),
-        "v_mul_hi_u32_u24" => {
+        Valu::MulHiI32I24 => valu_u32!(|a, b| crate::alu::int::mul_hi_i32_i24(a, b)),
+        Valu::MulHiU32U24 => {
             valu_u32!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)
         }
-        "v_add_lshl_u32" => valu_u32!(|a, b, s| a.wrapping_add(b) << (s & 31)),
-        "v_lshl_add_u32" => valu_u32!(|a, b, s| (a << (b & 31)).wrapping_add(s)),
-        "v_lshl_or_b32" => valu_u32!(|a, b, s| (a << (b & 31)) | s),
-        "v_and_or_b32" => valu_u32!(|a, b, s| (a & b) | s),
-        "v_or3_b32" => valu_u32!(|a, b, s| a | b | s),
-        "v_xad_u32" => valu_u32!(|a, b, s| (a ^ b).wrapping_add(s)),
-        "v_add3_u32" => valu_u32!(|a, b, s| a.wrapping_add(b).wrapping_add(s)),
-        "v_mad_u32_u24" => {
+        Valu::AddLshlU32 => valu_u32!(|a, b, s| a.wrapping_add(b) << (s & 31)),
+        Valu::LshlAddU32 => valu_u32!(|a, b, s| (a << (b & 31)).wrapping_add(s)),
+        Valu::LshlOrB32 => valu_u32!(|a, b, s| (a << (b & 31)) | s),
+        Valu::AndOrB32 => valu_u32!(|a, b, s| (a & b) | s),
+        Valu::Or3B32 => valu_u32!(|a, b, s| a | b | s),
+        Valu::XadU32 => valu_u32!(|a, b, s| (a ^ b).wrapping_add(s)),
+        Valu::Add3U32 => valu_u32!(|a, b, s| a.wrapping_add(b).wrapping_add(s)),
+        Valu::MadU32U24 => {
             valu_u32!(|a, b, s| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(s))
         }
-        "v_mad_i32_i24" => valu_u32!(|a, b, s| (((a << 8) as i32 >> 8)
+        Valu::MadI32I24 => valu_u32!(|a, b, s| (((a << 8) as i32 >> 8)
             .wrapping_mul((b << 8) as i32 >> 8))
         .wrapping_add(s as i32) as u32),
-        "v_bfe_u32" => valu_u32!(|a, b, s| bfe_u32(a, b & 31, s & 31)),
-        "v_bfe_i32" => valu_u32!(|a, b, s| bfe_i32(a, b & 31, s & 31)),
-        "v_bfi_b32" => valu_u32!(|a, b, s| (a & b) | (!a & s)),
-        "v_alignbit_b32" => {
+        Valu::BfeU32 => valu_u32!(|a, b, s| bfe_u32(a, b & 31, s & 31)),
+        Valu::BfeI32 => valu_u32!(|a, b, s| bfe_i32(a, b & 31, s & 31)),
+        Valu::BfiB32 => valu_u32!(|a, b, s| (a & b) | (!a & s)),
+        Valu::AlignbitB32 => {
             valu_u32!(|a, b, s| (((u64::from(a) << 32) | u64::from(b)) >> (s & 31)) as u32)
         }
-        "v_alignbyte_b32" => {
+        Valu::AlignbyteB32 => {
             valu_u32!(|a, b, s| (((u64::from(a) << 32) | u64::from(b)) >> (8 * (s & 3))) as u32)
         }
-        "v_min3_u32" => valu_u32!(|a, b, s| a.min(b).min(s)),
-        "v_max3_u32" => valu_u32!(|a, b, s| a.max(b).max(s)),
-        "v_min3_i32" => valu_u32!(|a, b, s| (a as i32).min(b as i32).min(s as i32) as u32),
-        "v_max3_i32" => valu_u32!(|a, b, s| (a as i32).max(b as i32).max(s as i32) as u32),
-        "v_med3_i32" => valu_u32!(|a, b, s| med3(a as i32, b as i32, s as i32) as u32),
-        "v_med3_u32" => valu_u32!(|a, b, s| med3(a, b, s)),
-        "v_bcnt_u32_b32" => valu_u32!(|a, b| a.count_ones().wrapping_add(b)),
-        "v_mbcnt_lo_u32_b32" => mbcnt!(false),
-        "v_mbcnt_hi_u32_b32" => mbcnt!(true),
-        "v_cndmask_b32" => |x, w, _l, _i, c| {
+        Valu::Min3U32 => valu_u32!(|a, b, s| a.min(b).min(s)),
+        Valu::Max3U32 => valu_u32!(|a, b, s| a.max(b).max(s)),
+        Valu::Min3I32 => valu_u32!(|a, b, s| (a as i32).min(b as i32).min(s as i32) as u32),
+        Valu::Max3I32 => valu_u32!(|a, b, s| (a as i32).max(b as i32).max(s as i32) as u32),
+        Valu::Med3I32 => valu_u32!(|a, b, s| med3(a as i32, b as i32, s as i32) as u32),
+        Valu::Med3U32 => valu_u32!(|a, b, s| med3(a, b, s)),
+        Valu::BcntU32B32 => valu_u32!(|a, b| a.count_ones().wrapping_add(b)),
+        Valu::MbcntLoU32B32 => mbcnt!(false),
+        Valu::MbcntHiU32B32 => mbcnt!(true),
+        Valu::CndmaskB32 => |x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
             let Bufs {
@@ -197,28 +194,28 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         },
-        "v_add_co_u32" => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
-        "v_sub_co_u32" => carry_op!(|a, b, _c| u64::from(a).wrapping_sub(u64::from(b)), false),
-        "v_subrev_co_u32" => carry_op!(|a, b, _c| u64::from(b).wrapping_sub(u64::from(a)), false),
-        "v_addc_co_u32" => carry_op!(|a, b, c| u64::from(a) + u64::from(b) + u64::from(c), true),
-        "v_subb_co_u32" => carry_op!(
+        Valu::AddCoU32 => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
+        Valu::SubCoU32 => carry_op!(|a, b, _c| u64::from(a).wrapping_sub(u64::from(b)), false),
+        Valu::SubrevCoU32 => carry_op!(|a, b, _c| u64::from(b).wrapping_sub(u64::from(a)), false),
+        Valu::AddcCoU32 => carry_op!(|a, b, c| u64::from(a) + u64::from(b) + u64::from(c), true),
+        Valu::SubbCoU32 => carry_op!(
             |a, b, c| u64::from(a)
                 .wrapping_sub(u64::from(b))
                 .wrapping_sub(u64::from(c)),
             true
         ),
-        "v_subbrev_co_u32" => carry_op!(
+        Valu::SubbrevCoU32 => carry_op!(
             |a, b, c| u64::from(b)
                 .wrapping_sub(u64::from(a))
                 .wrapping_sub(u64::from(c)),
             true
         ),
-        "v_mad_u64_u32" => mad64!(false),
-        "v_mad_i64_i32" => mad64!(true),
-        "v_lshlrev_b64" => shift64!(|v, s| v << s),
-        "v_lshrrev_b64" => shift64!(|v, s| v >> s),
-        "v_ashrrev_i64" => shift64!(|v, s| ((v as i64) >> s) as u64),
-        "v_readfirstlane_b32" => |_x, w, _l, _i, c| {
+        Valu::MadU64U32 => mad64!(false),
+        Valu::MadI64I32 => mad64!(true),
+        Valu::LshlrevB64 => shift64!(|v, s| v << s),
+        Valu::LshrrevB64 => shift64!(|v, s| v >> s),
+        Valu::AshrrevI64 => shift64!(|v, s| ((v as i64) >> s) as u64),
+        Valu::ReadfirstlaneB32 => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
                 let lane = if w.exec == 0 {
                     0
@@ -230,7 +227,7 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_readlane_b32" => |_x, w, _l, _i, c| {
+        Valu::ReadlaneB32 => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s), Some(sel)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             {
@@ -240,7 +237,7 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_writelane_b32" => |_x, w, _l, _i, c| {
+        Valu::WritelaneB32 => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s), Some(sel)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             {
@@ -250,30 +247,30 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_accvgpr_write_b32" | "v_accvgpr_read_b32" | "v_accvgpr_mov_b32" => valu_u32!(|a| a),
+        Valu::AccvgprWriteB32 | Valu::AccvgprReadB32 | Valu::AccvgprMovB32 => valu_u32!(|a| a),
         // ---- VALU float
-        "v_add_f32" => valu_f32!(|a, b| a + b),
-        "v_sub_f32" => valu_f32!(|a, b| a - b),
-        "v_subrev_f32" => valu_f32!(|a, b| b - a),
-        "v_mul_f32" => valu_f32!(|a, b| a * b),
-        "v_min_f32" => {
+        Valu::AddF32 => valu_f32!(|a, b| a + b),
+        Valu::SubF32 => valu_f32!(|a, b| a - b),
+        Valu::SubrevF32 => valu_f32!(|a, b| b - a),
+        Valu::MulF32 => valu_f32!(|a, b| a * b),
+        Valu::MinF32 => {
             valu_u32!(
                 |a, b| alu::float::min::<alu::soft::F32>(u64::from(a), u64::from(b), md()) as u32
             )
         }
-        "v_max_f32" => {
+        Valu::MaxF32 => {
             valu_u32!(
                 |a, b| alu::float::max::<alu::soft::F32>(u64::from(a), u64::from(b), md()) as u32
             )
         }
-        "v_fma_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
-        "v_fmac_f32" => mac_f32!(|a, b, c| a.mul_add(b, c)),
-        "v_mac_f32" => mac_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
-        "v_fmac_f64" => |_x, w, _l, _i, c| {
+        Valu::FmaF32 => valu_f32!(|a, b, c| a.mul_add(b, c)),
+        Valu::FmacF32 => mac_f32!(|a, b, c| a.mul_add(b, c)),
+        Valu::MacF32 => mac_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
+        Valu::FmacF64 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -286,36 +283,36 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_rcp_iflag_f32" => valu_u32!(|a| alu::trans::rcp_iflag_f32(a, md())),
-        "v_cvt_f64_f32" => unary64_from32!(|a| alu::cvt::cvt_f64_f32(a, md())),
-        "v_cvt_f32_f64" => unary32_from64!(|a| alu::cvt::cvt_f32_f64(a, md())),
-        "v_cvt_i32_f64" => unary32_from64!(|a| alu::cvt::cvt_i32_f64(a) as u32),
-        "v_cvt_u32_f64" => unary32_from64!(|a| alu::cvt::cvt_u32_f64(a)),
-        "v_cvt_f64_i32" => unary64_from32!(|a| alu::cvt::cvt_f64_i32(a as i32)),
-        "v_cvt_f64_u32" => unary64_from32!(|a| alu::cvt::cvt_f64_u32(a)),
-        "v_cvt_f16_f32" => valu_u32!(|a| u32::from(alu::cvt::cvt_f16_f32(a, md()))),
-        "v_cvt_f32_f16" => valu_u32!(|a| alu::cvt::cvt_f32_f16(a as u16, md())),
-        "v_cvt_pkrtz_f16_f32" => valu_u32!(|a, b| alu::cvt::cvt_pkrtz_f16_f32(a, b, md())),
-        "v_perm_b32" => valu_u32!(|a, b, c| alu::int::perm_b32(a, b, c)),
-        "v_rcp_f64" => unary64!(|a| alu::trans::rcp_f64(a, md())),
-        "v_sqrt_f64" => unary64!(|a| alu::trans::sqrt_f64(a, md())),
-        "v_rsq_f64" => unary64!(|a| alu::trans::rsq_f64(a, md())),
-        "v_rndne_f64" => unary64!(|a| alu::float::rndne::<alu::soft::F64>(a, md())),
-        "v_floor_f64" => unary64!(|a| alu::float::floor::<alu::soft::F64>(a, md())),
-        "v_trunc_f64" => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, md())),
-        "v_ceil_f64" => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, md())),
-        "v_fract_f64" => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, md())),
-        "v_frexp_mant_f32" => {
+        Valu::RcpIflagF32 => valu_u32!(|a| alu::trans::rcp_iflag_f32(a, md())),
+        Valu::CvtF64F32 => unary64_from32!(|a| alu::cvt::cvt_f64_f32(a, md())),
+        Valu::CvtF32F64 => unary32_from64!(|a| alu::cvt::cvt_f32_f64(a, md())),
+        Valu::CvtI32F64 => unary32_from64!(|a| alu::cvt::cvt_i32_f64(a) as u32),
+        Valu::CvtU32F64 => unary32_from64!(|a| alu::cvt::cvt_u32_f64(a)),
+        Valu::CvtF64I32 => unary64_from32!(|a| alu::cvt::cvt_f64_i32(a as i32)),
+        Valu::CvtF64U32 => unary64_from32!(|a| alu::cvt::cvt_f64_u32(a)),
+        Valu::CvtF16F32 => valu_u32!(|a| u32::from(alu::cvt::cvt_f16_f32(a, md()))),
+        Valu::CvtF32F16 => valu_u32!(|a| alu::cvt::cvt_f32_f16(a as u16, md())),
+        Valu::CvtPkrtzF16F32 => valu_u32!(|a, b| alu::cvt::cvt_pkrtz_f16_f32(a, b, md())),
+        Valu::PermB32 => valu_u32!(|a, b, c| alu::int::perm_b32(a, b, c)),
+        Valu::RcpF64 => unary64!(|a| alu::trans::rcp_f64(a, md())),
+        Valu::SqrtF64 => unary64!(|a| alu::trans::sqrt_f64(a, md())),
+        Valu::RsqF64 => unary64!(|a| alu::trans::rsq_f64(a, md())),
+        Valu::RndneF64 => unary64!(|a| alu::float::rndne::<alu::soft::F64>(a, md())),
+        Valu::FloorF64 => unary64!(|a| alu::float::floor::<alu::soft::F64>(a, md())),
+        Valu::TruncF64 => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, md())),
+        Valu::CeilF64 => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, md())),
+        Valu::FractF64 => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, md())),
+        Valu::FrexpMantF32 => {
             valu_u32!(|a| alu::float::frexp_mant::<alu::soft::F32>(u64::from(a), md()) as u32)
         }
-        "v_frexp_exp_i32_f32" => valu_u32!(|a| alu::float::frexp_exp_f32(a, md()) as u32),
-        "v_frexp_mant_f64" => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, md())),
-        "v_frexp_exp_i32_f64" => unary32_from64!(|a| alu::float::frexp_exp_f64(a, md()) as u32),
-        "v_ldexp_f64" => |_x, w, _l, _i, c| {
+        Valu::FrexpExpI32F32 => valu_u32!(|a| alu::float::frexp_exp_f32(a, md()) as u32),
+        Valu::FrexpMantF64 => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, md())),
+        Valu::FrexpExpI32F64 => unary32_from64!(|a| alu::float::frexp_exp_f64(a, md()) as u32),
+        Valu::LdexpF64 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -330,14 +327,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_div_scale_f32" => |_x, w, _l, _i, c| {
+        Valu::DivScaleF32 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let mut vcc = 0u64;
             for l in 0..LANES {
@@ -358,14 +355,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_div_scale_f64" => |_x, w, _l, _i, c| {
+        Valu::DivScaleF64 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let mut vcc = 0u64;
             for l in 0..LANES {
@@ -387,14 +384,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_div_fmas_f32" => |_x, w, _l, _i, c| {
+        Valu::DivFmasF32 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let vcc = w.vcc();
             for l in 0..LANES {
@@ -411,14 +408,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_div_fmas_f64" => |_x, w, _l, _i, c| {
+        Valu::DivFmasF64 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             let vcc = w.vcc();
             for l in 0..LANES {
@@ -436,14 +433,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_div_fixup_f32" => |_x, w, _l, _i, c| {
+        Valu::DivFixupF32 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -457,14 +454,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_div_fixup_f64" => |_x, w, _l, _i, c| {
+        Valu::DivFixupF64 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -479,7 +476,7 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_mov_b64" => |_x, w, _l, _i, c| {
+        Valu::MovB64 => |_x, w, _l, _i, c| {
             if let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) {
                 for l in 0..LANES {
                     if w.active(l) {
@@ -491,14 +488,14 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_lshl_add_u64" => |_x, w, _l, _i, c| {
+        Valu::LshlAddU64 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1), Some(s2)) = (
                 c.dst(0).copied(),
                 c.src(0).copied(),
                 c.src(1).copied(),
                 c.src(2).copied(),
             ) else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -509,65 +506,43 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_add_u16" => valu_u32!(|a, b| (a as u16).wrapping_add(b as u16) as u32),
-        "v_sub_u16" => valu_u32!(|a, b| (a as u16).wrapping_sub(b as u16) as u32),
-        "v_subrev_u16" => valu_u32!(|a, b| (b as u16).wrapping_sub(a as u16) as u32),
-        "v_mul_lo_u16" => valu_u32!(|a, b| (a as u16).wrapping_mul(b as u16) as u32),
-        "v_lshlrev_b16" => valu_u32!(|a, b| ((b as u16) << (a & 15)) as u32),
-        "v_lshrrev_b16" => valu_u32!(|a, b| ((b as u16) >> (a & 15)) as u32),
-        "v_ashrrev_i16" => valu_u32!(|a, b| ((b as i16) >> (a & 15)) as u16 as u32),
-        "v_max_u16" => valu_u32!(|a, b| (a as u16).max(b as u16) as u32),
-        "v_min_u16" => valu_u32!(|a, b| (a as u16).min(b as u16) as u32),
-        "v_max_i16" => valu_u32!(|a, b| (a as i16).max(b as i16) as u16 as u32),
-        "v_min_i16" => valu_u32!(|a, b| (a as i16).min(b as i16) as u16 as u32),
-        "v_pk_mov_b32" => |_x, w, _l, i, c| {
+        Valu::AddU16 => valu_u32!(|a, b| (a as u16).wrapping_add(b as u16) as u32),
+        Valu::SubU16 => valu_u32!(|a, b| (a as u16).wrapping_sub(b as u16) as u32),
+        Valu::SubrevU16 => valu_u32!(|a, b| (b as u16).wrapping_sub(a as u16) as u32),
+        Valu::MulLoU16 => valu_u32!(|a, b| (a as u16).wrapping_mul(b as u16) as u32),
+        Valu::LshlrevB16 => valu_u32!(|a, b| ((b as u16) << (a & 15)) as u32),
+        Valu::LshrrevB16 => valu_u32!(|a, b| ((b as u16) >> (a & 15)) as u32),
+        Valu::AshrrevI16 => valu_u32!(|a, b| ((b as i16) >> (a & 15)) as u16 as u32),
+        Valu::MaxU16 => valu_u32!(|a, b| (a as u16).max(b as u16) as u32),
+        Valu::MinU16 => valu_u32!(|a, b| (a as u16).min(b as u16) as u32),
+        Valu::MaxI16 => valu_u32!(|a, b| (a as i16).max(b as i16) as u16 as u32),
+        Valu::MinI16 => valu_u32!(|a, b| (a as i16).min(b as i16) as u16 as u32),
+        Valu::MadF32 => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
+        Valu::FmaakF32 | Valu::FmamkF32 => valu_f32!(|a, b, c| a.mul_add(b, c)),
+        Valu::MadakF32 | Valu::MadmkF32 => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
+        Valu::Max3F32 => valu_u32!(|a, b, c| alu::float::max3::<alu::soft::F32>(
+            u64::from(a),
+            u64::from(b),
+            u64::from(c),
+            md()
+        ) as u32),
+        Valu::Min3F32 => valu_u32!(|a, b, c| alu::float::min3::<alu::soft::F32>(
+            u64::from(a),
+            u64::from(b),
+            u64::from(c),
+            md()
+        ) as u32),
+        Valu::Med3F32 => valu_u32!(|a, b, c| alu::float::med3::<alu::soft::F32>(
+            u64::from(a),
+            u64::from(b),
+            u64::from(c),
+            md()
+        ) as u32),
+        Valu::LdexpF32 => |_x, w, _l, _i, c| {
             let (Some(d), Some(s0), Some(s1)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             else {
-                return Ok(Flow::Continue);
-            };
-            // op_sel[0] picks the half of src0 for the low result, op_sel[1]
-            // the half of src1 for the high result (VOP3P word 0, bits 11-12).
-            let w0 = i.words()[0];
-            let (sel0, sel1) = (w0 >> 11 & 1 == 1, w0 >> 12 & 1 == 1);
-            for l in 0..LANES {
-                if w.active(l) {
-                    let a = v64(w, &s0, l);
-                    let b = v64(w, &s1, l);
-                    let lo = if sel0 { (a >> 32) as u32 } else { a as u32 };
-                    let hi = if sel1 { (b >> 32) as u32 } else { b as u32 };
-                    vwrite(w, &d, l, 0, lo);
-                    vwrite(w, &d, l, 1, hi);
-                }
-            }
-            Ok(Flow::Continue)
-        },
-        "v_mad_f32" => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
-        "v_fmaak_f32" | "v_fmamk_f32" => valu_f32!(|a, b, c| a.mul_add(b, c)),
-        "v_madak_f32" | "v_madmk_f32" => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
-        "v_max3_f32" => valu_u32!(|a, b, c| alu::float::max3::<alu::soft::F32>(
-            u64::from(a),
-            u64::from(b),
-            u64::from(c),
-            md()
-        ) as u32),
-        "v_min3_f32" => valu_u32!(|a, b, c| alu::float::min3::<alu::soft::F32>(
-            u64::from(a),
-            u64::from(b),
-            u64::from(c),
-            md()
-        ) as u32),
-        "v_med3_f32" => valu_u32!(|a, b, c| alu::float::med3::<alu::soft::F32>(
-            u64::from(a),
-            u64::from(b),
-            u64::from(c),
-            md()
-        ) as u32),
-        "v_ldexp_f32" => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Ok(Flow::Continue);
+                return Err(unsupported(w, _i, c.pc));
             };
             for l in 0..LANES {
                 if w.active(l) {
@@ -578,55 +553,167 @@ pub(super) fn handler(name: &str) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        "v_rcp_f32" => valu_f32!(|a| 1.0 / a),
-        "v_rsq_f32" => valu_f32!(|a| (1.0 / f64::from(a).sqrt()) as f32),
-        "v_sqrt_f32" => valu_f32!(|a| a.sqrt()),
-        "v_exp_f32" => valu_f32!(|a| f64::from(a).exp2() as f32),
-        "v_log_f32" => valu_f32!(|a| f64::from(a).log2() as f32),
+        Valu::RcpF32 => valu_f32!(|a| 1.0 / a),
+        Valu::RsqF32 => valu_f32!(|a| (1.0 / f64::from(a).sqrt()) as f32),
+        Valu::SqrtF32 => valu_f32!(|a| a.sqrt()),
+        Valu::ExpF32 => valu_f32!(|a| f64::from(a).exp2() as f32),
+        Valu::LogF32 => valu_f32!(|a| f64::from(a).log2() as f32),
         // The input is in revolutions (sin(2*pi*a)); x - round(x) is exact for every
         // f32, so the reduction to [-0.5, 0.5] keeps the sign and relative
         // precision of small inputs (sin(+-0) = +-0).
-        "v_sin_f32" => valu_f32!(|a| if a == 0.0 {
+        Valu::SinF32 => valu_f32!(|a| if a == 0.0 {
             a
         } else {
             let r = f64::from(a) - f64::from(a).round();
             (r * std::f64::consts::TAU).sin() as f32
         }),
-        "v_cos_f32" => valu_f32!(|a| {
+        Valu::CosF32 => valu_f32!(|a| {
             let r = f64::from(a) - f64::from(a).round();
             (r * std::f64::consts::TAU).cos() as f32
         }),
-        "v_trunc_f32" => valu_f32!(|a| a.trunc()),
-        "v_ceil_f32" => valu_f32!(|a| a.ceil()),
-        "v_floor_f32" => valu_f32!(|a| a.floor()),
-        "v_rndne_f32" => valu_f32!(|a| a.round_ties_even()),
-        "v_fract_f32" => valu_f32!(|a| if a.is_infinite() {
+        Valu::TruncF32 => valu_f32!(|a| a.trunc()),
+        Valu::CeilF32 => valu_f32!(|a| a.ceil()),
+        Valu::FloorF32 => valu_f32!(|a| a.floor()),
+        Valu::RndneF32 => valu_f32!(|a| a.round_ties_even()),
+        Valu::FractF32 => valu_f32!(|a| if a.is_infinite() {
             f32::NAN
         } else {
             (a - a.floor()).min(f32::from_bits(0x3f7f_ffff))
         }),
-        "v_cvt_f32_i32" => valu_u32!(|a| (a as i32 as f32).to_bits()),
-        "v_cvt_f32_u32" => valu_u32!(|a| (a as f32).to_bits()),
-        "v_cvt_i32_f32" => valu_u32!(|a| f32_to_i32(f32::from_bits(a)) as u32),
-        "v_cvt_u32_f32" => valu_u32!(|a| f32_to_u32(f32::from_bits(a))),
-        "v_cvt_f32_ubyte0" => valu_u32!(|a| ((a & 0xff) as f32).to_bits()),
-        "v_cvt_f32_ubyte1" => valu_u32!(|a| ((a >> 8 & 0xff) as f32).to_bits()),
-        "v_cvt_f32_ubyte2" => valu_u32!(|a| ((a >> 16 & 0xff) as f32).to_bits()),
-        "v_cvt_f32_ubyte3" => valu_u32!(|a| ((a >> 24) as f32).to_bits()),
-        "v_add_f64" => valu_f64!(|a, b| a + b),
-        "v_mul_f64" => valu_f64!(|a, b| a * b),
-        "v_min_f64" => valu_f64!(|a, b| f64::from_bits(alu::float::min::<alu::soft::F64>(
+        Valu::CvtF32I32 => valu_u32!(|a| (a as i32 as f32).to_bits()),
+        Valu::CvtF32U32 => valu_u32!(|a| (a as f32).to_bits()),
+        Valu::CvtI32F32 => valu_u32!(|a| f32_to_i32(f32::from_bits(a)) as u32),
+        Valu::CvtU32F32 => valu_u32!(|a| f32_to_u32(f32::from_bits(a))),
+        Valu::CvtF32Ubyte0 => valu_u32!(|a| ((a & 0xff) as f32).to_bits()),
+        Valu::CvtF32Ubyte1 => valu_u32!(|a| ((a >> 8 & 0xff) as f32).to_bits()),
+        Valu::CvtF32Ubyte2 => valu_u32!(|a| ((a >> 16 & 0xff) as f32).to_bits()),
+        Valu::CvtF32Ubyte3 => valu_u32!(|a| ((a >> 24) as f32).to_bits()),
+        Valu::AddF64 => valu_f64!(|a, b| a + b),
+        Valu::MulF64 => valu_f64!(|a, b| a * b),
+        Valu::MinF64 => valu_f64!(|a, b| f64::from_bits(alu::float::min::<alu::soft::F64>(
             a.to_bits(),
             b.to_bits(),
             md()
         ))),
-        "v_max_f64" => valu_f64!(|a, b| f64::from_bits(alu::float::max::<alu::soft::F64>(
+        Valu::MaxF64 => valu_f64!(|a, b| f64::from_bits(alu::float::max::<alu::soft::F64>(
             a.to_bits(),
             b.to_bits(),
             md()
         ))),
-        "v_fma_f64" => valu_f64!(|a, b, c| a.mul_add(b, c)),
-        _ => return None,
+        Valu::FmaF64 => valu_f64!(|a, b, c| a.mul_add(b, c)),
+        Valu::AddF16
+        | Valu::SubF16
+        | Valu::SubrevF16
+        | Valu::MulF16
+        | Valu::MaxF16
+        | Valu::MinF16
+        | Valu::FmaF16 => valu_f16,
+        Valu::AddU32
+        | Valu::SubU32
+        | Valu::SubrevU32
+        | Valu::AddI32
+        | Valu::SubI32
+        | Valu::XnorB32
+        | Valu::BfmB32
+        | Valu::FfbhI32
+        | Valu::AddI16
+        | Valu::SubI16
+        | Valu::MadU32U16
+        | Valu::MadI32I16
+        | Valu::MadU16
+        | Valu::MadI16
+        | Valu::MadLegacyU16
+        | Valu::MadLegacyI16
+        | Valu::Min3I16
+        | Valu::Max3I16
+        | Valu::Med3I16
+        | Valu::Min3U16
+        | Valu::Max3U16
+        | Valu::Med3U16
+        | Valu::SadU8
+        | Valu::SadHiU8
+        | Valu::SadU16
+        | Valu::SadU32
+        | Valu::MsadU8
+        | Valu::LerpU8
+        | Valu::CvtPkI16I32
+        | Valu::CvtPkU16U32
+        | Valu::PackB32F16 => ints,
+        // No semantics yet.
+        Valu::CeilF16
+        | Valu::CosF16
+        | Valu::CvtF16I16
+        | Valu::CvtF16U16
+        | Valu::CvtF32Bf8
+        | Valu::CvtF32Fp8
+        | Valu::CvtFlrI32F32
+        | Valu::CvtI16F16
+        | Valu::CvtNormI16F16
+        | Valu::CvtNormU16F16
+        | Valu::CvtOffF32I4
+        | Valu::CvtPkBf8F32
+        | Valu::CvtPkF32Bf8
+        | Valu::CvtPkF32Fp8
+        | Valu::CvtPkFp8F32
+        | Valu::CvtPkU8F32
+        | Valu::CvtPkaccumU8F32
+        | Valu::CvtPknormI16F16
+        | Valu::CvtPknormI16F32
+        | Valu::CvtPknormU16F16
+        | Valu::CvtPknormU16F32
+        | Valu::CvtRpiI32F32
+        | Valu::CvtSrBf8F32
+        | Valu::CvtSrFp8F32
+        | Valu::CvtU16F16
+        | Valu::DivFixupF16
+        | Valu::DivFixupLegacyF16
+        | Valu::Dot2F32F16
+        | Valu::Dot2I32I16
+        | Valu::Dot2U32U16
+        | Valu::Dot2cF32F16
+        | Valu::Dot2cI32I16
+        | Valu::Dot4I32I8
+        | Valu::Dot4U32U8
+        | Valu::Dot4cI32I8
+        | Valu::Dot8I32I4
+        | Valu::Dot8U32U4
+        | Valu::Dot8cI32I4
+        | Valu::ExpF16
+        | Valu::ExpLegacyF32
+        | Valu::FloorF16
+        | Valu::FmaLegacyF16
+        | Valu::FmaMixF32
+        | Valu::FmaMixhiF16
+        | Valu::FmaMixloF16
+        | Valu::FractF16
+        | Valu::FrexpExpI16F16
+        | Valu::FrexpMantF16
+        | Valu::LdexpF16
+        | Valu::LogF16
+        | Valu::LogLegacyF32
+        | Valu::MacF16
+        | Valu::MadF16
+        | Valu::MadLegacyF16
+        | Valu::MadLegacyF32
+        | Valu::MadakF16
+        | Valu::MadmkF16
+        | Valu::Max3F16
+        | Valu::Med3F16
+        | Valu::Min3F16
+        | Valu::MqsadPkU16U8
+        | Valu::MqsadU32U8
+        | Valu::MulLegacyF32
+        | Valu::PkFmacF16
+        | Valu::QsadPkU16U8
+        | Valu::RcpF16
+        | Valu::RndneF16
+        | Valu::RsqF16
+        | Valu::SatPkU8I16
+        | Valu::SinF16
+        | Valu::SqrtF16
+        | Valu::SwapB32
+        | Valu::TrigPreopF64
+        | Valu::TruncF16 => return None,
     })
 }
 
@@ -641,7 +728,6 @@ pub(super) fn vop3p(
     c: &Ctx,
 ) -> Result<Flow, Stop> {
     use alu::packed as pk;
-    let name = base_name(i.opcode().name());
     let words = i.words();
     let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
     let sel = |k: usize| w0 >> (11 + k) & 1 == 1;
@@ -659,43 +745,50 @@ pub(super) fn vop3p(
         return Err(unsupported(w, i, c.pc));
     };
     let nsrc = (c.ops.nsrc as usize).min(3);
-    let wide = name.ends_with("_f32");
-    let is_float = name.ends_with("_f16") || wide;
-    if clamp
-        && !matches!(
-            name,
-            "v_pk_add_u16" | "v_pk_sub_u16" | "v_pk_add_i16" | "v_pk_sub_i16"
-        )
-    {
+    let Sem::Packed(op) = c.sem else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    type F = fn(u32, u32, u32, alu::Mode, bool) -> u32;
+    // (operation, float operands, clamp modelled, sources)
+    let (f, is_float, clamps, n): (F, bool, bool, usize) = match op {
+        Packed::AddF16 => (|a, b, _, m, _| pk::pk_add_f16(a, b, m), true, false, 2),
+        Packed::MulF16 => (|a, b, _, m, _| pk::pk_mul_f16(a, b, m), true, false, 2),
+        Packed::FmaF16 => (|a, b, c, m, _| pk::pk_fma_f16(a, b, c, m), true, false, 3),
+        Packed::MaxF16 => (|a, b, _, m, _| pk::pk_max_f16(a, b, m), true, false, 2),
+        Packed::MinF16 => (|a, b, _, m, _| pk::pk_min_f16(a, b, m), true, false, 2),
+        Packed::AddU16 => (|a, b, _, _, cl| pk::pk_add_u16(a, b, cl), false, true, 2),
+        Packed::SubU16 => (|a, b, _, _, cl| pk::pk_sub_u16(a, b, cl), false, true, 2),
+        Packed::AddI16 => (|a, b, _, _, cl| pk::pk_add_i16(a, b, cl), false, true, 2),
+        Packed::SubI16 => (|a, b, _, _, cl| pk::pk_sub_i16(a, b, cl), false, true, 2),
+        Packed::MulLoU16 => (|a, b, _, _, _| pk::pk_mul_lo_u16(a, b), false, false, 2),
+        Packed::MadU16 => (
+            |a, b, c, _, _| pk::pk_mad_u16(a, b, c, false),
+            false,
+            false,
+            3,
+        ),
+        Packed::MadI16 => (
+            |a, b, c, _, _| pk::pk_mad_i16(a, b, c, false),
+            false,
+            false,
+            3,
+        ),
+        Packed::LshlrevB16 => (|a, b, _, _, _| pk::pk_lshlrev_b16(a, b), false, false, 2),
+        Packed::LshrrevB16 => (|a, b, _, _, _| pk::pk_lshrrev_b16(a, b), false, false, 2),
+        Packed::AshrrevI16 => (|a, b, _, _, _| pk::pk_ashrrev_i16(a, b), false, false, 2),
+        Packed::MaxI16 => (|a, b, _, _, _| pk::pk_max_i16(a, b), false, false, 2),
+        Packed::MinI16 => (|a, b, _, _, _| pk::pk_min_i16(a, b), false, false, 2),
+        Packed::MaxU16 => (|a, b, _, _, _| pk::pk_max_u16(a, b), false, false, 2),
+        Packed::MinU16 => (|a, b, _, _, _| pk::pk_min_u16(a, b), false, false, 2),
+        // Their own handlers (`vop3p_f32`, `pk_mov_b32`).
+        Packed::AddF32 | Packed::MulF32 | Packed::FmaF32 | Packed::MovB32 => {
+            return Err(unsupported(w, i, c.pc))
+        }
+    };
+    if nsrc != n || (clamp && !clamps) {
         return Err(unsupported(w, i, c.pc));
     }
     let m = md();
-    if wide {
-        // The packed-f32 opcodes have their own handler (`vop3p_f32`).
-        return Err(unsupported(w, i, c.pc));
-    }
-    let f: fn(u32, u32, u32, alu::Mode, bool) -> u32 = match (name, nsrc) {
-        ("v_pk_add_f16", 2) => |a, b, _, m, _| pk::pk_add_f16(a, b, m),
-        ("v_pk_mul_f16", 2) => |a, b, _, m, _| pk::pk_mul_f16(a, b, m),
-        ("v_pk_fma_f16", 3) => |a, b, c, m, _| pk::pk_fma_f16(a, b, c, m),
-        ("v_pk_max_f16", 2) => |a, b, _, m, _| pk::pk_max_f16(a, b, m),
-        ("v_pk_min_f16", 2) => |a, b, _, m, _| pk::pk_min_f16(a, b, m),
-        ("v_pk_add_u16", 2) => |a, b, _, _, cl| pk::pk_add_u16(a, b, cl),
-        ("v_pk_sub_u16", 2) => |a, b, _, _, cl| pk::pk_sub_u16(a, b, cl),
-        ("v_pk_add_i16", 2) => |a, b, _, _, cl| pk::pk_add_i16(a, b, cl),
-        ("v_pk_sub_i16", 2) => |a, b, _, _, cl| pk::pk_sub_i16(a, b, cl),
-        ("v_pk_mul_lo_u16", 2) => |a, b, _, _, _| pk::pk_mul_lo_u16(a, b),
-        ("v_pk_mad_u16", 3) => |a, b, c, _, _| pk::pk_mad_u16(a, b, c, false),
-        ("v_pk_mad_i16", 3) => |a, b, c, _, _| pk::pk_mad_i16(a, b, c, false),
-        ("v_pk_lshlrev_b16", 2) => |a, b, _, _, _| pk::pk_lshlrev_b16(a, b),
-        ("v_pk_lshrrev_b16", 2) => |a, b, _, _, _| pk::pk_lshrrev_b16(a, b),
-        ("v_pk_ashrrev_i16", 2) => |a, b, _, _, _| pk::pk_ashrrev_i16(a, b),
-        ("v_pk_max_i16", 2) => |a, b, _, _, _| pk::pk_max_i16(a, b),
-        ("v_pk_min_i16", 2) => |a, b, _, _, _| pk::pk_min_i16(a, b),
-        ("v_pk_max_u16", 2) => |a, b, _, _, _| pk::pk_max_u16(a, b),
-        ("v_pk_min_u16", 2) => |a, b, _, _, _| pk::pk_min_u16(a, b),
-        _ => return Err(unsupported(w, i, c.pc)),
-    };
     let mut v = [[0u32; LANES]; 3];
     for (k, vk) in v.iter_mut().enumerate().take(nsrc) {
         let Some(op) = c.src(k) else { continue };
@@ -863,7 +956,9 @@ pub(super) fn valu_f16(
     c: &Ctx,
 ) -> Result<Flow, Stop> {
     use alu::soft::F16;
-    let name = base_name(i.opcode().name());
+    let Sem::Valu(op) = c.sem else {
+        return Err(unsupported(w, i, c.pc));
+    };
     if i.encoding() == Encoding::Vop3
         && (i.words()[0] >> 11 & 0xf != 0 || vop3_clamp_omod(i) != (false, 0))
     {
@@ -873,33 +968,25 @@ pub(super) fn valu_f16(
         return Err(unsupported(w, i, c.pc));
     };
     let srcs: Vec<Op> = c.srcs().copied().collect();
-    let acc = if name.starts_with("v_fmac_") || name.starts_with("v_mac_") {
-        Some(d)
-    } else {
-        None
-    };
     for l in 0..LANES {
         if !w.active(l) {
             continue;
         }
-        let mut v: Vec<u64> = srcs
+        let v: Vec<u64> = srcs
             .iter()
             .map(|op| {
                 let x = u64::from(v32(w, op, l) & 0xffff);
                 alu::float::input_mods::<F16>(x, op.abs, op.neg)
             })
             .collect();
-        if let Some(a) = acc {
-            v.push(u64::from(v32(w, &a, l) & 0xffff));
-        }
-        let r = match (name, v.as_slice()) {
-            ("v_add_f16", [a, b]) => alu::float::add::<F16>(*a, *b, md()),
-            ("v_sub_f16", [a, b]) => alu::float::sub::<F16>(*a, *b, md()),
-            ("v_subrev_f16", [a, b]) => alu::float::sub::<F16>(*b, *a, md()),
-            ("v_mul_f16", [a, b]) => alu::float::mul::<F16>(*a, *b, md()),
-            ("v_max_f16", [a, b]) => alu::float::max::<F16>(*a, *b, md()),
-            ("v_min_f16", [a, b]) => alu::float::min::<F16>(*a, *b, md()),
-            ("v_fma_f16" | "v_fmac_f16", [a, b, cc]) => alu::float::fma::<F16>(*a, *b, *cc, md()),
+        let r = match (op, v.as_slice()) {
+            (Valu::AddF16, [a, b]) => alu::float::add::<F16>(*a, *b, md()),
+            (Valu::SubF16, [a, b]) => alu::float::sub::<F16>(*a, *b, md()),
+            (Valu::SubrevF16, [a, b]) => alu::float::sub::<F16>(*b, *a, md()),
+            (Valu::MulF16, [a, b]) => alu::float::mul::<F16>(*a, *b, md()),
+            (Valu::MaxF16, [a, b]) => alu::float::max::<F16>(*a, *b, md()),
+            (Valu::MinF16, [a, b]) => alu::float::min::<F16>(*a, *b, md()),
+            (Valu::FmaF16, [a, b, cc]) => alu::float::fma::<F16>(*a, *b, *cc, md()),
             _ => return Err(unsupported(w, i, c.pc)),
         };
         vwrite(w, &d, l, 0, r as u32 & 0xffff);
@@ -947,4 +1034,192 @@ pub(super) fn f32_to_u32(x: f32) -> u32 {
     } else {
         x as u32
     }
+}
+
+/// `v_pk_mov_b32`: op_sel[0] picks the half of src0 for the low result,
+/// op_sel[1] the half of src1 for the high result.
+pub(super) fn pk_mov_b32(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s0), Some(s1)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    // op_sel[0] picks the half of src0 for the low result, op_sel[1]
+    // the half of src1 for the high result (VOP3P word 0, bits 11-12).
+    let w0 = i.words()[0];
+    let (sel0, sel1) = (w0 >> 11 & 1 == 1, w0 >> 12 & 1 == 1);
+    for l in 0..LANES {
+        if w.active(l) {
+            let a = v64(w, &s0, l);
+            let b = v64(w, &s1, l);
+            let lo = if sel0 { (a >> 32) as u32 } else { a as u32 };
+            let hi = if sel1 { (b >> 32) as u32 } else { b as u32 };
+            vwrite(w, &d, l, 0, lo);
+            vwrite(w, &d, l, 1, hi);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// Integer lane operations of up to three 32-bit sources, chosen from the
+/// description and computed by [`alu::int`] (the one reference), with
+/// VOP3 `clamp` where the operation defines it. 16-bit operations read
+/// the low halves and write a zero-extended result (`op_sel`, which moves
+/// halves, is not modelled and stops).
+pub(super) fn ints(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    use alu::int as a;
+    type F = fn(u32, u32, u32, bool) -> u32;
+    let Sem::Valu(op) = c.sem else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    // (operation, sources, clamp defined)
+    let (f, n, clamps): (F, usize, bool) = match op {
+        Valu::AddU32 => (|x, y, _, cl| a::add_u32(x, y, cl), 2, true),
+        Valu::SubU32 => (|x, y, _, cl| a::sub_u32(x, y, cl), 2, true),
+        Valu::SubrevU32 => (|x, y, _, cl| a::sub_u32(y, x, cl), 2, true),
+        Valu::AddI32 => (|x, y, _, cl| a::add_i32(x, y, cl), 2, true),
+        Valu::SubI32 => (|x, y, _, cl| a::sub_i32(x, y, cl), 2, true),
+        Valu::XnorB32 => (|x, y, _, _| !(x ^ y), 2, false),
+        Valu::BfmB32 => (|x, y, _, _| a::bfm_b32(x, y), 2, false),
+        Valu::FfbhI32 => (|x, _, _, _| a::ffbh_i32(x), 1, false),
+        Valu::AddI16 => (
+            |x, y, _, cl| a::add_i16(x as u16, y as u16, cl).into(),
+            2,
+            true,
+        ),
+        Valu::SubI16 => (
+            |x, y, _, cl| a::sub_i16(x as u16, y as u16, cl).into(),
+            2,
+            true,
+        ),
+        Valu::MadU32U16 => (
+            |x, y, z, cl| a::mad_u32_u16(x as u16, y as u16, z, cl),
+            3,
+            true,
+        ),
+        Valu::MadI32I16 => (
+            |x, y, z, cl| a::mad_i32_i16(x as u16, y as u16, z, cl),
+            3,
+            true,
+        ),
+        Valu::MadU16 | Valu::MadLegacyU16 => (
+            |x, y, z, cl| a::mad_u16(x as u16, y as u16, z as u16, cl).into(),
+            3,
+            true,
+        ),
+        Valu::MadI16 | Valu::MadLegacyI16 => (
+            |x, y, z, cl| a::mad_i16(x as u16, y as u16, z as u16, cl).into(),
+            3,
+            true,
+        ),
+        Valu::Min3I16 => (
+            |x, y, z, _| a::min3_i16(x as u16, y as u16, z as u16).into(),
+            3,
+            false,
+        ),
+        Valu::Max3I16 => (
+            |x, y, z, _| a::max3_i16(x as u16, y as u16, z as u16).into(),
+            3,
+            false,
+        ),
+        Valu::Med3I16 => (
+            |x, y, z, _| a::med3_i16(x as u16, y as u16, z as u16).into(),
+            3,
+            false,
+        ),
+        Valu::Min3U16 => (
+            |x, y, z, _| a::min3_u16(x as u16, y as u16, z as u16).into(),
+            3,
+            false,
+        ),
+        Valu::Max3U16 => (
+            |x, y, z, _| a::max3_u16(x as u16, y as u16, z as u16).into(),
+            3,
+            false,
+        ),
+        Valu::Med3U16 => (
+            |x, y, z, _| a::med3_u16(x as u16, y as u16, z as u16).into(),
+            3,
+            false,
+        ),
+        Valu::SadU8 => (|x, y, z, _| a::sad_u8(x, y, z), 3, false),
+        Valu::SadHiU8 => (|x, y, z, _| a::sad_hi_u8(x, y, z), 3, false),
+        Valu::SadU16 => (|x, y, z, _| a::sad_u16(x, y, z), 3, false),
+        Valu::SadU32 => (|x, y, z, _| a::sad_u32(x, y, z), 3, false),
+        Valu::MsadU8 => (|x, y, z, _| a::msad_u8(x, y, z), 3, false),
+        Valu::LerpU8 => (|x, y, z, _| a::lerp_u8(x, y, z), 3, false),
+        Valu::CvtPkI16I32 => (
+            |x, y, _, _| {
+                let sat = |v: u32| (v as i32).clamp(-0x8000, 0x7fff) as u32 & 0xffff;
+                sat(x) | sat(y) << 16
+            },
+            2,
+            false,
+        ),
+        Valu::CvtPkU16U32 => (|x, y, _, _| x.min(0xffff) | y.min(0xffff) << 16, 2, false),
+        // The halves as selected by op_sel, float neg/abs on bit 15: a bit
+        // move, so MODE plays no part.
+        Valu::PackB32F16 => return pack_b32_f16(w, i, c),
+        _ => return Err(unsupported(w, i, c.pc)),
+    };
+    let (clamp, omod) = vop3_clamp_omod(i);
+    let op_sel = i.encoding() == Encoding::Vop3 && i.words()[0] >> 11 & 0xf != 0;
+    if omod != 0 || op_sel || (clamp && !clamps) {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let (s1, s2) = (c.src(1).copied(), c.src(2).copied());
+    if (n >= 2 && s1.is_none()) || (n == 3 && s2.is_none()) {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let mut out = [0u32; LANES];
+    for (l, o) in out.iter_mut().enumerate() {
+        if w.active(l) {
+            let rd = |s: Option<Op>| s.map_or(0, |s| v32(w, &s, l));
+            *o = f(v32(w, &s0, l), rd(s1), rd(s2), clamp);
+        }
+    }
+    write_lanes32(w, &d, &out);
+    Ok(Flow::Continue)
+}
+
+/// `v_pack_b32_f16`: `{src1 half, src0 half}`, each half picked by
+/// `op_sel` and sign-modified by neg/abs on bit 15.
+fn pack_b32_f16(w: &mut Wave, i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
+    let (Some(d), Some(s0), Some(s1)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let sel = i.words()[0] >> 11;
+    let (clamp, omod) = vop3_clamp_omod(i);
+    if clamp || omod != 0 || sel >> 3 & 1 == 1 {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let half = |op: &Op, hi: bool, v: u32| {
+        let x = if hi { v >> 16 } else { v & 0xffff };
+        alu::float::input_mods::<alu::soft::F16>(u64::from(x), op.abs, op.neg) as u32
+    };
+    let mut out = [0u32; LANES];
+    for (l, o) in out.iter_mut().enumerate() {
+        if w.active(l) {
+            let lo = half(&s0, sel & 1 == 1, v32(w, &s0, l));
+            let hi = half(&s1, sel >> 1 & 1 == 1, v32(w, &s1, l));
+            *o = lo | hi << 16;
+        }
+    }
+    write_lanes32(w, &d, &out);
+    Ok(Flow::Continue)
 }

@@ -5,22 +5,6 @@ use super::*;
 
 // ---------------------------------------------------------------- memory
 
-/// Size in bytes, sign extension and dword count of a load/store mnemonic.
-pub(super) fn mem_width(name: &str) -> (u32, bool) {
-    let tail = name.rsplit('_').next().unwrap_or("");
-    match tail {
-        "ubyte" | "byte" => (1, false),
-        "sbyte" => (1, true),
-        "ushort" | "short" => (2, false),
-        "sshort" => (2, true),
-        "dword" | "b32" | "u32" | "i32" | "f32" => (4, false),
-        "dwordx2" | "b64" | "u64" | "i64" | "f64" | "x2" => (8, false),
-        "dwordx3" | "b96" => (12, false),
-        "dwordx4" | "b128" => (16, false),
-        _ => (4, false),
-    }
-}
-
 /// What a FLAT/GLOBAL/SCRATCH or MUBUF mnemonic means, worked out once per
 /// opcode (the handlers would otherwise parse the mnemonic every time).
 #[derive(Clone, Copy)]
@@ -40,40 +24,74 @@ pub(super) struct MemOp {
     unmodelled: bool,
 }
 
+/// What a FLAT/GLOBAL/SCRATCH or MUBUF opcode does, from its description
+/// ([`lathe_isa::sem::Mem`]).
 pub(super) fn mem_op(op: Opcode) -> MemOp {
-    // Worked out per opcode on its first execution (parsing every
-    // opcode's mnemonic up front would cost each process's first dispatch
-    // a fraction of a millisecond).
-    static T: OnceLock<Box<[OnceLock<MemOp>]>> = OnceLock::new();
-    let t = T.get_or_init(|| Opcode::all().map(|_| OnceLock::new()).collect());
-    match t.get(op.index() as usize) {
-        Some(m) => *m.get_or_init(|| {
-            let name = op.info().name;
-            let (width, signed) = mem_width(name);
-            MemOp {
-                width,
-                signed,
-                store: name.contains("_store_") || name.starts_with("buffer_store"),
-                atomic: name.contains("_atomic_"),
-                cmpswap: name.contains("cmpswap"),
-                wide: name.ends_with("_x2") || name.ends_with("_f64"),
-                rmw: atomic_op(name),
-                unmodelled: name.contains("_lds_")
-                    || name.contains("d16")
-                    || name.contains("format"),
-            }
-        }),
-        None => MemOp {
-            width: 4,
-            signed: false,
-            store: false,
-            atomic: false,
-            cmpswap: false,
-            wide: false,
-            rmw: None,
-            unmodelled: true,
-        },
+    let unmodelled = MemOp {
+        width: 4,
+        signed: false,
+        store: false,
+        atomic: false,
+        cmpswap: false,
+        wide: false,
+        rmw: None,
+        unmodelled: true,
+    };
+    let Sem::Mem(m) = sem::of(op).sem else {
+        return unmodelled;
+    };
+    let (store, atomic) = match m.op {
+        sem::MemOp::Load => (false, None),
+        sem::MemOp::Store => (true, None),
+        sem::MemOp::Atomic(a) => (false, Some(a.op)),
+        sem::MemOp::LoadToLds
+        | sem::MemOp::Load2 { .. }
+        | sem::MemOp::Store2 { .. }
+        | sem::MemOp::Xchg2 { .. } => return unmodelled,
+    };
+    MemOp {
+        width: u32::from(m.size) * u32::from(m.elems),
+        signed: m.signed,
+        store,
+        atomic: atomic.is_some(),
+        cmpswap: atomic == Some(sem::AtomicOp::CmpSwap),
+        wide: m.size == 8,
+        rmw: atomic.and_then(rmw_of),
+        // D16 and buffer-format conversions are not modelled yet.
+        unmodelled: m.d16 != sem::D16::No || m.format,
     }
+}
+
+/// The read-modify-write of a described atomic (`None`: compare-swaps,
+/// which take two operands, and the operations not modelled yet).
+pub(super) fn rmw_of(op: sem::AtomicOp) -> Option<AtomicOp> {
+    use sem::AtomicOp as A;
+    Some(match op {
+        A::Swap => AtomicOp::Swap,
+        A::Add => AtomicOp::Add,
+        A::Sub => AtomicOp::Sub,
+        A::SMin => AtomicOp::SMin,
+        A::UMin => AtomicOp::UMin,
+        A::SMax => AtomicOp::SMax,
+        A::UMax => AtomicOp::UMax,
+        A::And => AtomicOp::And,
+        A::Or => AtomicOp::Or,
+        A::Xor => AtomicOp::Xor,
+        A::Inc => AtomicOp::Inc,
+        A::Dec => AtomicOp::Dec,
+        A::FAdd => AtomicOp::FAdd,
+        A::FMin => AtomicOp::FMin,
+        A::FMax => AtomicOp::FMax,
+        A::CmpSwap
+        | A::CmpSt
+        | A::CmpStF
+        | A::Rsub
+        | A::PkAddF16
+        | A::PkAddBf16
+        | A::Mskor
+        | A::CondXchg32
+        | A::Wrap => return None,
+    })
 }
 
 /// Where one lane's access goes after flat/private/LDS resolution.
@@ -335,44 +353,6 @@ pub(super) fn flat_addrs(
         },
         _ => [offset as u64; LANES],
     }
-}
-
-pub(super) fn atomic_op(name: &str) -> Option<AtomicOp> {
-    let body = name
-        .split("atomic_")
-        .nth(1)
-        .or_else(|| name.strip_prefix("ds_"))?;
-    let op = body.split('_').next()?;
-    if body.ends_with("_f32") || body.ends_with("_f64") {
-        return match op {
-            "add" => Some(AtomicOp::FAdd),
-            "min" => Some(AtomicOp::FMin),
-            "max" => Some(AtomicOp::FMax),
-            _ => None,
-        };
-    }
-    if body.contains("pk_") || body.ends_with("_f16") || body.ends_with("bf16") {
-        return None;
-    }
-    Some(match op {
-        "swap" | "wrxchg" | "wrxchg2" => AtomicOp::Swap,
-        "add" => AtomicOp::Add,
-        "sub" => AtomicOp::Sub,
-        "smin" | "min" if body.contains("i32") || body.contains("i64") || op == "smin" => {
-            AtomicOp::SMin
-        }
-        "umin" | "min" => AtomicOp::UMin,
-        "smax" | "max" if body.contains("i32") || body.contains("i64") || op == "smax" => {
-            AtomicOp::SMax
-        }
-        "umax" | "max" => AtomicOp::UMax,
-        "and" => AtomicOp::And,
-        "or" => AtomicOp::Or,
-        "xor" => AtomicOp::Xor,
-        "inc" => AtomicOp::Inc,
-        "dec" => AtomicOp::Dec,
-        _ => return None,
-    })
 }
 
 /// FLAT, GLOBAL and SCRATCH loads, stores and atomics.

@@ -1,4 +1,4 @@
-//! MIMG (gfx90a only): data width from `dmask`/`d16`/`tfe`, and the long
+//! MIMG (not on the GFX940 family): data width from `dmask`/`d16`/`tfe`, and the long
 //! list of image modifiers.
 
 use crate::generated::gfx9 as gen;
@@ -16,8 +16,26 @@ pub(crate) fn dmask(inst: &Instruction) -> u32 {
 /// or `None` if that combination is not decodable.
 pub(crate) fn vdata_width(inst: &Instruction) -> Option<u8> {
     let key = dmask(inst) as usize | (inst.bit(63) as usize) << 4;
-    let w = *widths(inst)?.get(key)?;
-    (w != 0).then_some(w)
+    let table = widths(inst)?;
+    let w = *table.get(key)?;
+    if w == 0 {
+        return None;
+    }
+    // Before gfx90a bit 16 is `tfe`: one more dword (the fail status).
+    if !inst.bit(16) || inst.target().needs_aligned_vgprs() {
+        return Some(w);
+    }
+    if !inst.info().name.contains("atomic") {
+        return Some(w + 1);
+    }
+    // Atomics have variants only for the widths the table lists; LLVM
+    // keeps the opcode's own form (and so does a dmask whose width the
+    // table already shows as that form) when there is none.
+    let own = table[1].max(1);
+    if w as u32 != dmask(inst).count_ones().max(1) {
+        return Some(w);
+    }
+    Some(if table.contains(&(w + 1)) { w + 1 } else { own })
 }
 
 fn widths(inst: &Instruction) -> Option<&'static [u8; 32]> {
@@ -37,7 +55,8 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
                 // LLVM keeps the opcode's own form (its single-channel
                 // width) when the wider tuple would be misaligned or run past
                 // the register file.
-                if n >= 2 && (r.first % 2 != 0 || r.first as u32 + n as u32 > 256) {
+                let odd = r.first % 2 != 0 && inst.target().needs_aligned_vgprs();
+                if n >= 2 && (odd || r.first as u32 + n as u32 > 256) {
                     n = widths(inst).map(|w| w[1]).unwrap_or(1).max(1);
                     if n >= 2 {
                         op.spec.mods |= crate::opcode::mods::ALIGN | crate::opcode::mods::ALIGN_ACC;

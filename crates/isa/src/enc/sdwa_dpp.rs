@@ -83,6 +83,11 @@ pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::R
     out.write_char(' ')?;
     if inst.has(flags::DPP_DP) && !(0x150..=0x15F).contains(&c) {
         out.write_str(" /* DP ALU dpp only supports row_newbcast */")?;
+    } else if (0x150..=0x15F).contains(&c) && !inst.target().needs_aligned_vgprs() {
+        // row_newbcast is gfx90a's (the GFX940 family's too).
+        out.write_str(
+            " /* row_newbcast/row_share is not supported on ASICs earlier than GFX90A/GFX10 */",
+        )?;
     } else {
         write_dpp_ctrl(c, out)?;
     }

@@ -54,6 +54,18 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
             out.write_char(']')?;
         }
     }
+    if inst.has(flags::BITOP3) {
+        let v = inst.bits(1, 29, 3) | inst.bits(0, 8, 3) << 3 | inst.bits(1, 27, 2) << 6;
+        if v != 0 {
+            // LLVM prints up to 10 in decimal, larger values in hex.
+            out.write_str(" bitop3:")?;
+            if v <= 10 {
+                crate::print::write_u64(out, v as u64)?;
+            } else {
+                crate::print::write_hex(out, v as u64)?;
+            }
+        }
+    }
     if inst.has(flags::CLAMP) && inst.bit(15) {
         out.write_str(" clamp")?;
     }

@@ -79,6 +79,31 @@ pub(crate) fn print_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Resul
     Ok(())
 }
 
+/// gfx950 `v_mfma_*_f8f6f4`: the A and B tuples are as wide as their
+/// formats need (`cbsz` for A, `blgp` for B: fp8/bf8 8 VGPRs, fp6/bf6 6,
+/// fp4 4; the reserved values 5-7 keep 8).
+pub(crate) fn adjust_mai_operands(inst: &Instruction, ops: &mut crate::operand::Operands) {
+    if !inst.info().name.ends_with("_f8f6f4") {
+        return;
+    }
+    let width = |fmt: u32| match fmt {
+        2 | 3 => 6,
+        4 => 4,
+        _ => 8,
+    };
+    for op in ops.as_mut_slice() {
+        let n = match op.spec.field {
+            crate::opcode::Field::Src0 => width(inst.bits(0, 8, 3)),
+            crate::opcode::Field::Src1 => width(inst.bits(1, 29, 3)),
+            _ => continue,
+        };
+        if let crate::operand::Operand::Reg(r) = op.value {
+            op.spec.width = n;
+            op.value = crate::operand::Operand::Reg(crate::reg::RegRange { count: n, ..r });
+        }
+    }
+}
+
 pub(crate) fn print_mai_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     let cbsz = inst.bits(0, 8, 3);
     let abid = inst.bits(0, 11, 4);

@@ -140,7 +140,7 @@ pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
     d
 }
 
-/// One gfx90a or gfx942 code object of the jax-rocm7-plugin wheel.
+/// One code object of the jax-rocm7-plugin wheel for a supported target.
 pub struct JaxObject {
     pub target: Target,
     /// The `.so` it was found in (file name only).
@@ -150,7 +150,7 @@ pub struct JaxObject {
     pub bytes: Vec<u8>,
 }
 
-/// Every distinct gfx90a/gfx942 code object of the jax wheel, extracted
+/// Every distinct code object of the jax wheel for a supported target, extracted
 /// from the `.so` files' bundles with lathe-bundle (no other test's cache).
 /// Empty when the wheel is absent, which fails under
 /// `LATHE_REQUIRE_EXTERNAL`. A shared library whose bundles do not parse
@@ -174,11 +174,14 @@ pub fn jax_code_objects() -> Vec<JaxObject> {
             .unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
         for entry in walk {
             let entry = entry.unwrap_or_else(|e| panic!("{}: {e}", lib.display()));
-            let target = if entry.id.contains("gfx90a") {
-                Target::Gfx90a
-            } else if entry.id.contains("gfx942") {
-                Target::Gfx942
-            } else {
+            // Targets this crate does not decode yet (RDNA) are skipped;
+            // jax.rs checks which targets were found.
+            let Some(target) = entry
+                .id
+                .rsplit("--")
+                .next()
+                .and_then(|t| Target::from_name(t).ok())
+            else {
                 continue;
             };
             let bytes: &[u8] = &entry.data;
@@ -194,6 +197,114 @@ pub fn jax_code_objects() -> Vec<JaxObject> {
                 });
             }
         }
+    }
+    out
+}
+
+/// One clang-22 build of a corpus source.
+pub struct CorpusBuild {
+    pub name: String,
+    pub target: Target,
+    pub opt: &'static str,
+    pub path: std::path::PathBuf,
+}
+
+/// Whether the corpus source `name` is built for `target`: `dbi_big.hip`
+/// (one 48 KiB unrolled loop of the same few instructions, minutes per
+/// build) and `k_mfma.hip` (it `#error`s elsewhere) for gfx90a and gfx942
+/// only; `bench_emu.hip` (MFMA builtins) and `occupancy.hip` (AGPRs in
+/// inline assembly) for the processors with MFMA and AGPRs.
+pub fn corpus_builds_for(name: &str, target: Target) -> bool {
+    match name {
+        "dbi_big.hip" | "k_mfma.hip" => matches!(target, Target::Gfx90a | Target::Gfx942),
+        "bench_emu.hip" | "occupancy.hip" => target.has_agprs(),
+        _ => true,
+    }
+}
+
+/// Every `corpus/hip` source (except the hipcc-built ones) for every
+/// target it builds for ([`corpus_builds_for`]) at -O0 and -O3, built two
+/// at a time (cached by lathe-testkit).
+pub fn corpus_builds() -> Vec<CorpusBuild> {
+    let dir = lathe_testkit::workspace_root().join("corpus/hip");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".hip") && !n.contains("hipcc"))
+        .collect();
+    names.sort();
+    let mut jobs = Vec::new();
+    for name in &names {
+        for target in Target::ALL {
+            if !corpus_builds_for(name, target) {
+                continue;
+            }
+            for opt in ["-O0", "-O3"] {
+                jobs.push((name.clone(), target, opt));
+            }
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((name, target, opt)) = jobs.get(i) else {
+                    break;
+                };
+                let src: &'static str = Box::leak(name.clone().into_boxed_str());
+                let mut b = lathe_testkit::Build::new(
+                    src,
+                    &[target.name()],
+                    lathe_testkit::Output::CodeObject,
+                );
+                b.opt = opt;
+                b.rdc = name.starts_with("rdc_") || name.starts_with("k_devlib");
+                let path = b.build();
+                done.lock().unwrap().push((i, path));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap();
+    done.sort();
+    done.into_iter()
+        .map(|(i, path)| {
+            let (name, target, opt) = jobs[i].clone();
+            CorpusBuild {
+                name,
+                target,
+                opt,
+                path,
+            }
+        })
+        .collect()
+}
+
+/// Builds `crates/isa/tests/kernels/<name>` for `target` with clang-22 at
+/// `opt` into lathe-testkit's cache (keyed by the source's content).
+pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::PathBuf {
+    use std::hash::{Hash, Hasher};
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kernels")
+        .join(name);
+    let text = std::fs::read(&src).unwrap();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (text, target.name(), opt).hash(&mut h);
+    let out = lathe_testkit::cache_dir().join(format!("isa-kernel-{:016x}.co", h.finish()));
+    if !out.exists() {
+        let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+        lathe_testkit::run_text(
+            Command::new(lathe_testkit::llvm_tool("clang++"))
+                .args(["-x", "hip", "-nogpuinc", "-nogpulib", opt])
+                .arg(format!("--offload-arch={}", target.name()))
+                .args(["--cuda-device-only", "--no-gpu-bundle-output"])
+                .arg(&src)
+                .arg("-o")
+                .arg(&tmp),
+        );
+        std::fs::rename(&tmp, &out).unwrap();
     }
     out
 }

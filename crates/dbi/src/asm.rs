@@ -1,0 +1,235 @@
+//! The probe assembler: the registers reserved for probes ([`Reserved`])
+//! and the instruction builders probes, the rewriter's own fix-ups, the
+//! scratch set-up and hook calls are made of (all on `lathe-isa`'s
+//! encoder).
+
+use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegRange, Target};
+
+/// Registers reserved for probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Reserved {
+    /// SGPR pair holding the probe-data buffer address.
+    pub ptr: u16,
+    /// SGPR pair for saving EXEC.
+    pub save: u16,
+    /// SGPR pair for temporaries (and long jumps).
+    pub tmp: u16,
+    /// A second SGPR pair for temporaries.
+    pub t2: u16,
+    /// SGPR holding a saved SCC.
+    pub scc: u16,
+    /// VGPR pair holding 1 and 0 in lane 0 (set at kernel entry).
+    pub vdata: u16,
+    /// VGPR pair for counts (lane 0: high half 0, set at kernel entry).
+    pub vcnt: u16,
+    /// VGPR holding 0 in lane 0 (set at kernel entry): the address offset.
+    pub voff: u16,
+    /// VGPR for temporaries.
+    pub vtmp: u16,
+    /// Four VGPRs (even-aligned) for temporaries.
+    pub vaux: u16,
+    /// Lane mode (no SGPRs free in the code object): a VGPR whose lanes 0
+    /// and 1 hold the probe-data address and whose other lanes hold the
+    /// SGPRs a site borrows; the SGPR fields are then chosen per site.
+    pub vstate: Option<u16>,
+}
+
+impl Reserved {
+    /// One past the last reserved SGPR (0 in lane mode).
+    pub fn sgpr_end(&self) -> u16 {
+        if self.vstate.is_some() {
+            0
+        } else {
+            self.scc + 1
+        }
+    }
+    /// One past the last reserved VGPR.
+    pub fn vgpr_end(&self) -> u16 {
+        [
+            self.vdata + 2,
+            self.vcnt + 2,
+            self.voff + 1,
+            self.vtmp + 1,
+            self.vaux + 4,
+            self.vstate.map_or(0, |v| v + 1),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+    }
+}
+
+pub(crate) fn sreg(n: u16, c: u8) -> Operand {
+    Operand::Reg(RegRange::sgpr(n, c))
+}
+
+pub(crate) fn vreg(n: u16, c: u8) -> Operand {
+    Operand::Reg(RegRange::vgpr(n, c))
+}
+
+pub(crate) fn konst(v: u32) -> Operand {
+    if v <= 64 {
+        Operand::Int(v as i8)
+    } else {
+        Operand::Literal(v)
+    }
+}
+
+/// `op` with printed operands `ops` and default modifiers.
+pub fn build(t: Target, op: Opcode, ops: &[Operand]) -> Result<Instruction, BuildError> {
+    build_m(t, op, &Modifiers::default(), ops)
+}
+
+/// `op` with printed operands `ops` and modifiers `m`.
+pub fn build_m(
+    t: Target,
+    op: Opcode,
+    m: &Modifiers,
+    ops: &[Operand],
+) -> Result<Instruction, BuildError> {
+    Instruction::build(t, op)
+        .modifiers(m)
+        .operands(ops)?
+        .finish()
+}
+
+/// An SMEM load `op sdata, s[sbase:sbase+1], off` with an immediate
+/// offset (GFX9 encoding: the builder's operand list has no immediate
+/// form for the offset, so the words are assembled here and checked by
+/// decoding).
+pub fn smem_load(
+    t: Target,
+    op: Opcode,
+    sdata: u16,
+    sbase: u16,
+    off: u32,
+) -> Result<Instruction, BuildError> {
+    let code = u32::from(op.info().code);
+    let w0 =
+        0xc000_0000 | (code << 18) | (1 << 17) | (u32::from(sdata) << 6) | (u32::from(sbase) >> 1);
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&w0.to_le_bytes());
+    b[4..].copy_from_slice(&(off & 0xf_ffff).to_le_bytes());
+    let i = lathe_isa::decode(t, &b);
+    if i.opcode() != op || i.len() != 8 {
+        return Err(BuildError::Invalid {
+            opcode: op,
+            words: vec![w0, off],
+        });
+    }
+    Ok(i)
+}
+
+/// `s_waitcnt` with the given counts (max = no wait on that counter).
+pub fn waitcnt(t: Target, vm: u32, lgkm: u32) -> Result<Instruction, BuildError> {
+    let imm = lathe_isa::imm::waitcnt_encode(vm, 7, lgkm);
+    build(t, Opcode::S_WAITCNT, &[Operand::Imm(i64::from(imm))])
+}
+
+/// `s_mov_b64 s[save], exec; s_mov_b64 exec, 1`.
+pub fn exec_one(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+    out.push(build(
+        t,
+        Opcode::S_MOV_B64,
+        &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::S_MOV_B64,
+        &[Operand::Reg(RegRange::EXEC), Operand::Int(1)],
+    )?);
+    Ok(())
+}
+
+/// `s_mov_b64 exec, s[save]`.
+pub fn exec_restore(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+    out.push(build(
+        t,
+        Opcode::S_MOV_B64,
+        &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
+    )?);
+    Ok(())
+}
+
+/// `global_atomic_add_x2 v[addr], v[data:data+1], s[ptr:ptr+1] offset:off`.
+pub fn atomic_add_x2(
+    t: Target,
+    r: &Reserved,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
+    let mut m = Modifiers::default();
+    m.offset = off;
+    build_m(
+        t,
+        Opcode::GLOBAL_ATOMIC_ADD_X2,
+        &m,
+        &[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)],
+    )
+}
+
+/// The VGPR holding a slot's offset and the immediate: the zero VGPR and
+/// the slot as immediate while it fits GFX9's 13-bit signed offset,
+/// else `v_mov_b32 vtmp, slot` and 0.
+pub(crate) fn slot_address(
+    t: Target,
+    r: &Reserved,
+    slot: u32,
+    span: u32,
+    out: &mut Vec<Instruction>,
+) -> Result<(u16, i32), BuildError> {
+    if slot + span <= 4095 {
+        Ok((r.voff, slot as i32))
+    } else {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(slot)],
+        )?);
+        Ok((r.vtmp, 0))
+    }
+}
+
+/// Sets the reserved VGPRs' lane-0 constants (kernel entry): `vdata` =
+/// {1, 0}, `vcnt` high = 0, `voff` = 0. Every lane active at kernel entry
+/// gets them (lane 0 always is: a wave starts with its first lanes), so
+/// EXEC is left alone; `save` is not needed (kept for callers).
+pub fn preset_vgprs(
+    t: Target,
+    r: &Reserved,
+    save: u16,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let _ = save;
+    for (v, k) in [(r.vdata, 1), (r.vdata + 1, 0), (r.vcnt + 1, 0), (r.voff, 0)] {
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(v, 1), Operand::Int(k)],
+        )?);
+    }
+    Ok(())
+}
+
+pub(crate) fn writelane(t: Target, v: u16, s: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_WRITELANE_B32,
+        &[vreg(v, 1), sreg(s, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `v_readlane_b32 s, v, lane`.
+pub(crate) fn readlane(t: Target, s: u16, v: u16, lane: u16) -> Result<Instruction, BuildError> {
+    build(
+        t,
+        Opcode::V_READLANE_B32,
+        &[sreg(s, 1), vreg(v, 1), konst(u32::from(lane))],
+    )
+}
+
+/// `s_nop n`.
+pub(crate) fn nop(t: Target, n: u16) -> Result<Instruction, BuildError> {
+    build(t, Opcode::S_NOP, &[Operand::Imm(i64::from(n))])
+}

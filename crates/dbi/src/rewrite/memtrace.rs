@@ -1,0 +1,504 @@
+//! The `mem-trace` probe: one ring-buffer record per wave-execution of a
+//! memory instruction, with each active lane's address.
+
+use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
+
+use super::probe::{Probe, ProbeCx};
+use crate::asm::*;
+
+/// Size of one `mem-trace` record: site (u32), pad, EXEC (u64), then one
+/// address (u64) per lane.
+pub const TRACE_RECORD: u32 = 16 + 64 * 8;
+
+/// Appends one record per wave-execution of a memory instruction to a ring
+/// buffer in the request's shared region: `[next u64][dropped u64]`
+/// followed by `capacity` records ([`TRACE_RECORD`] bytes: site, EXEC,
+/// then the address register part per active lane — the host adds the
+/// instruction's immediate offset). A record is reserved with an atomic
+/// add on `next`; when the ring is full the probe adds 1 to `dropped` and
+/// writes nothing, so a full buffer never corrupts the kernel. GLOBAL and
+/// FLAT (vaddr pair, or saddr + 32-bit vaddr), DS (address VGPR) and
+/// SCRATCH (the lane's private offset: saddr + vaddr, 32 bits) are traced;
+/// other instructions (MUBUF among them) get no code. Touches no SCC, VCC
+/// or M0.
+#[derive(Debug, Clone, Copy)]
+pub struct MemTraceProbe {
+    /// Records the ring holds.
+    pub capacity: u32,
+}
+
+impl Probe for MemTraceProbe {
+    fn slot_bytes(&self) -> u32 {
+        0
+    }
+    fn shared_bytes(&self) -> u32 {
+        16 + self.capacity * TRACE_RECORD
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        use lathe_isa::{Encoding, Field};
+        let (t, r) = (cx.target, cx.regs);
+        let enc = cx.inst.encoding();
+        let ops = cx.inst.operands();
+        let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
+        let scratch = enc == Encoding::Scratch;
+        let vaddr = match by(Field::Addr) {
+            Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => Some(a),
+            _ => None,
+        };
+        let saddr = match by(Field::Saddr) {
+            Some(Operand::Reg(s)) if s.file == RegFile::Scalar => Some(s),
+            _ => None,
+        };
+        let buffer = enc == Encoding::Mubuf;
+        if buffer && (cx.inst.words()[0] >> 16 & 1 == 1 || mubuf_parts(&cx.inst).is_none()) {
+            // Buffer-to-LDS loads (and malformed operands): no address.
+            return Ok(());
+        }
+        if !matches!(
+            enc,
+            Encoding::Global | Encoding::Flat | Encoding::Ds | Encoding::Scratch | Encoding::Mubuf
+        ) || vaddr.is_none() && !scratch && !buffer
+        {
+            return Ok(());
+        }
+        let (pa, ret) = (r.vaux + 2, r.vaux);
+        let ring = cx.shared;
+        exec_one(t, r, out)?;
+        // Reserve a record: ret = next++.
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), konst(ring)],
+        )?);
+        out.push(atomic_add_x2_rtn(t, r, ret, r.vtmp, r.vdata, 0)?);
+        out.push(waitcnt(t, 0, 15)?);
+        // VOP3 takes no literal on GFX9: the capacity goes through a VGPR.
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), konst(self.capacity)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_CMP_LE_U32_E64,
+            &[sreg(r.t2, 2), vreg(pa, 1), vreg(ret, 1)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_CMP_GT_U32_E64,
+            &[sreg(r.tmp, 2), vreg(pa, 1), vreg(ret, 1)],
+        )?);
+        // Full: count the drop.
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.t2, 2)],
+        )?);
+        let mut m8 = Modifiers::default();
+        m8.offset = 8;
+        out.push(build_m(
+            t,
+            Opcode::GLOBAL_ATOMIC_ADD_X2,
+            &m8,
+            &[vreg(r.vtmp, 1), vreg(r.vdata, 2), sreg(r.ptr, 2)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.tmp, 2)],
+        )?);
+        // The record body, skipped when full.
+        let mut body = Vec::with_capacity(24);
+        // ret = ring + 16 + ret * TRACE_RECORD (lane 0).
+        body.push(build(
+            t,
+            Opcode::V_MUL_U32_U24_E32,
+            &[vreg(ret, 1), Operand::Literal(TRACE_RECORD), vreg(ret, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_ADD_U32_E32,
+            &[vreg(ret, 1), Operand::Literal(ring + 16), vreg(ret, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), konst(cx.site)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::GLOBAL_STORE_DWORD,
+            &[vreg(ret, 1), vreg(pa, 1), sreg(r.ptr, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa, 1), sreg(r.save, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(pa + 1, 1), sreg(r.save + 1, 1)],
+        )?);
+        body.push(build_m(
+            t,
+            Opcode::GLOBAL_STORE_DWORDX2,
+            &m8,
+            &[vreg(ret, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_READFIRSTLANE_B32,
+            &[sreg(r.scc, 1), vreg(ret, 1)],
+        )?);
+        // Every active lane: its address at record + 16 + 8 * lane.
+        body.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MBCNT_LO_U32_B32,
+            &[vreg(r.vtmp, 1), Operand::Int(-1), Operand::Int(0)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_MBCNT_HI_U32_B32,
+            &[vreg(r.vtmp, 1), Operand::Int(-1), vreg(r.vtmp, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_LSHLREV_B32_E32,
+            &[vreg(r.vtmp, 1), Operand::Int(3), vreg(r.vtmp, 1)],
+        )?);
+        body.push(build(
+            t,
+            Opcode::V_ADD_U32_E32,
+            &[vreg(r.vtmp, 1), sreg(r.scc, 1), vreg(r.vtmp, 1)],
+        )?);
+        if scratch {
+            // The lane's private offset (32 bits): saddr + vaddr.
+            let lo = match (saddr, vaddr) {
+                (Some(sa), Some(va)) => build(
+                    t,
+                    Opcode::V_ADD_U32_E32,
+                    &[vreg(pa, 1), sreg(sa.first, 1), vreg(va.first, 1)],
+                )?,
+                (Some(sa), None) => {
+                    build(t, Opcode::V_MOV_B32_E32, &[vreg(pa, 1), sreg(sa.first, 1)])?
+                }
+                (None, Some(va)) => {
+                    build(t, Opcode::V_MOV_B32_E32, &[vreg(pa, 1), vreg(va.first, 1)])?
+                }
+                (None, None) => build(t, Opcode::V_MOV_B32_E32, &[vreg(pa, 1), Operand::Int(0)])?,
+            };
+            body.push(lo);
+            body.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[vreg(pa + 1, 1), Operand::Int(0)],
+            )?);
+        }
+        if buffer {
+            mubuf_address(t, r, &cx.inst, &mut body)?;
+        }
+        let addr = vaddr.unwrap_or(RegRange::vgpr(0, 1));
+        match (enc, saddr) {
+            (Encoding::Scratch | Encoding::Mubuf, _) => {}
+            (Encoding::Ds, _) => {
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa, 1), vreg(addr.first, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), Operand::Int(0)],
+                )?);
+            }
+            (_, Some(s)) => {
+                body.push(build(
+                    t,
+                    Opcode::V_ADD_CO_U32_E64,
+                    &[
+                        vreg(pa, 1),
+                        sreg(r.t2, 2),
+                        sreg(s.first, 1),
+                        vreg(addr.first, 1),
+                    ],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), sreg(s.first + 1, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_ADDC_CO_U32_E64,
+                    &[
+                        vreg(pa + 1, 1),
+                        sreg(r.t2, 2),
+                        vreg(pa + 1, 1),
+                        Operand::Int(0),
+                        sreg(r.t2, 2),
+                    ],
+                )?);
+            }
+            (_, None) => {
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa, 1), vreg(addr.first, 1)],
+                )?);
+                body.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(pa + 1, 1), vreg(addr.first + 1, 1)],
+                )?);
+            }
+        }
+        let mut m16 = Modifiers::default();
+        m16.offset = 16;
+        body.push(build_m(
+            t,
+            Opcode::GLOBAL_STORE_DWORDX2,
+            &m16,
+            &[vreg(r.vtmp, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+        )?);
+        let skip: usize = body.iter().map(|i| i.len()).sum::<usize>() / 4;
+        out.push(build(
+            t,
+            Opcode::S_CBRANCH_EXECZ,
+            &[Operand::Branch(skip as i16)],
+        )?);
+        out.extend(body);
+        exec_restore(t, r, out)
+    }
+}
+
+/// The operands of a MUBUF access: (resource descriptor SGPR quad,
+/// soffset, vaddr, offen, idxen, 12-bit offset).
+pub(crate) fn mubuf_parts(
+    inst: &Instruction,
+) -> Option<(u16, Operand, Option<RegRange>, bool, bool, u32)> {
+    use lathe_isa::Field;
+    let ops = inst.operands();
+    let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
+    let rsrc = match by(Field::Srsrc)? {
+        Operand::Reg(r) if r.file == RegFile::Scalar => r.first,
+        _ => return None,
+    };
+    let soff = match by(Field::Soffset) {
+        Some(o @ (Operand::Reg(_) | Operand::Int(_))) => o,
+        _ => Operand::Int(0),
+    };
+    let vaddr = match by(Field::Vaddr) {
+        Some(Operand::Reg(a)) if a.file == RegFile::Vgpr => Some(a),
+        _ => None,
+    };
+    let w0 = inst.words()[0];
+    Some((
+        rsrc,
+        soff,
+        vaddr,
+        w0 >> 12 & 1 == 1,
+        w0 >> 13 & 1 == 1,
+        w0 & 0xfff,
+    ))
+}
+
+/// Computes the device address of each active lane's first byte of a
+/// MUBUF access into `vaux+2 : vaux+3`, the address the emulator records:
+/// `base + index × stride + offset + soffset` for a raw buffer, and for a
+/// descriptor with ADD_TID_ENABLE (the swizzled private segment) `base +
+/// soffset + (p / 4) × 256 + lane × 4 + p % 4` with `p = offset`. Which
+/// one is chosen per wave from the descriptor's bit, so one probe serves
+/// both. Uses `vaux..vaux+3`, `tmp` and `t2`; VALU only (no SCC).
+pub(crate) fn mubuf_address(
+    t: Target,
+    r: &Reserved,
+    inst: &Instruction,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let Some((rsrc, soff, vaddr, offen, idxen, imm)) = mubuf_parts(inst) else {
+        return Ok(());
+    };
+    let (p, swz, lo, hi) = (r.vaux, r.vaux + 1, r.vaux + 2, r.vaux + 3);
+    let first = vaddr.map_or(0, |a| a.first);
+    // tmp = lanes of the wave when the descriptor swizzles (ADD_TID_ENABLE,
+    // bit 23 of its fourth dword).
+    out.push(build(
+        t,
+        Opcode::V_BFE_U32,
+        &[
+            vreg(p, 1),
+            sreg(rsrc + 3, 1),
+            Operand::Int(23),
+            Operand::Int(1),
+        ],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_CMP_NE_U32_E64,
+        &[sreg(r.tmp, 2), Operand::Int(0), vreg(p, 1)],
+    )?);
+    // p = the lane's offset register (second of the pair with idxen) +
+    // the instruction's offset.
+    let vo = match (offen, idxen, vaddr) {
+        (true, true, Some(_)) => vreg(first + 1, 1),
+        (true, false, Some(_)) => vreg(first, 1),
+        _ => Operand::Int(0),
+    };
+    out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(p, 1), vo])?);
+    out.push(build(
+        t,
+        Opcode::V_ADD_U32_E32,
+        &[vreg(p, 1), konst(imm), vreg(p, 1)],
+    )?);
+    // Swizzled: swz = (p / 4) × 256 + lane × 4 + p % 4 (lo as temporary).
+    out.push(build(
+        t,
+        Opcode::V_MBCNT_LO_U32_B32,
+        &[vreg(swz, 1), Operand::Int(-1), Operand::Int(0)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_MBCNT_HI_U32_B32,
+        &[vreg(swz, 1), Operand::Int(-1), vreg(swz, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_LSHLREV_B32_E32,
+        &[vreg(swz, 1), Operand::Int(2), vreg(swz, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_BFE_U32,
+        &[vreg(lo, 1), vreg(p, 1), Operand::Int(0), Operand::Int(2)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_OR_B32_E32,
+        &[vreg(swz, 1), vreg(lo, 1), vreg(swz, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_LSHRREV_B32_E32,
+        &[vreg(lo, 1), Operand::Int(2), vreg(p, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_LSHLREV_B32_E32,
+        &[vreg(lo, 1), Operand::Int(8), vreg(lo, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_OR_B32_E32,
+        &[vreg(swz, 1), vreg(lo, 1), vreg(swz, 1)],
+    )?);
+    // Raw: lo:hi = index × stride + p (64 bits; p is free afterwards).
+    out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(lo, 1), vreg(p, 1)])?);
+    out.push(build(
+        t,
+        Opcode::V_MOV_B32_E32,
+        &[vreg(hi, 1), Operand::Int(0)],
+    )?);
+    if idxen && vaddr.is_some() {
+        out.push(build(
+            t,
+            Opcode::V_BFE_U32,
+            &[
+                vreg(p, 1),
+                sreg(rsrc + 1, 1),
+                Operand::Int(16),
+                Operand::Int(14),
+            ],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_MAD_U64_U32,
+            &[
+                vreg(lo, 2),
+                sreg(r.t2, 2),
+                vreg(first, 1),
+                vreg(p, 1),
+                vreg(lo, 2),
+            ],
+        )?);
+    }
+    // Choose per the descriptor, then add the base (48 bits) and soffset.
+    out.push(build(
+        t,
+        Opcode::V_CNDMASK_B32_E64,
+        &[vreg(lo, 1), vreg(lo, 1), vreg(swz, 1), sreg(r.tmp, 2)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_CNDMASK_B32_E64,
+        &[vreg(hi, 1), vreg(hi, 1), Operand::Int(0), sreg(r.tmp, 2)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_MOV_B32_E32,
+        &[vreg(p, 1), sreg(rsrc + 1, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_AND_B32_E32,
+        &[vreg(p, 1), Operand::Literal(0xffff), vreg(p, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADD_CO_U32_E64,
+        &[vreg(lo, 1), sreg(r.t2, 2), sreg(rsrc, 1), vreg(lo, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADDC_CO_U32_E64,
+        &[
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+            vreg(p, 1),
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+        ],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADD_CO_U32_E64,
+        &[vreg(lo, 1), sreg(r.t2, 2), soff, vreg(lo, 1)],
+    )?);
+    out.push(build(
+        t,
+        Opcode::V_ADDC_CO_U32_E64,
+        &[
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+            Operand::Int(0),
+            vreg(hi, 1),
+            sreg(r.t2, 2),
+        ],
+    )?);
+    Ok(())
+}
+
+/// `global_atomic_add_x2` returning the old value in `vdst`.
+pub(crate) fn atomic_add_x2_rtn(
+    t: Target,
+    r: &Reserved,
+    vdst: u16,
+    addr: u16,
+    data: u16,
+    off: i32,
+) -> Result<Instruction, BuildError> {
+    let mut m = Modifiers::default();
+    m.offset = off;
+    m.glc = true;
+    Instruction::build(t, Opcode::GLOBAL_ATOMIC_ADD_X2)
+        .modifiers(&m)
+        .operands(&[vreg(addr, 1), vreg(data, 2), sreg(r.ptr, 2)])?
+        .field(lathe_isa::Field::Vdst, u32::from(vdst))
+        .finish()
+}

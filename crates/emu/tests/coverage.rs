@@ -1,0 +1,57 @@
+//! Every opcode of the gfx90a and gfx942 tables has emulator semantics, or
+//! its description says why not (`Sem::Unsupported`: graphics-only, GDS,
+//! trap-handler state, removed forks), or it is on the list of opcodes
+//! still to do (`coverage_gaps.txt`). The list is a ratchet: an opcode
+//! that gains semantics must leave it, so the test fails both when a new
+//! opcode arrives without semantics and when the list is stale.
+
+use std::collections::BTreeSet;
+
+use lathe_isa::sem::{self, Sem};
+use lathe_isa::{Opcode, Target};
+
+const GAPS: &str = include_str!("coverage_gaps.txt");
+
+#[test]
+fn every_opcode_has_semantics_or_a_reason() {
+    let listed: BTreeSet<&str> = GAPS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let mut missing = BTreeSet::new();
+    let mut graphics = 0;
+    let mut with = 0;
+    for t in [Target::Gfx90a, Target::Gfx942] {
+        for op in Opcode::all_for(t) {
+            if lathe_emu::interp::has_semantics(op) {
+                with += 1;
+                continue;
+            }
+            match sem::of(op).sem {
+                Sem::Unsupported(why) => {
+                    assert!(!why.reason().is_empty());
+                    graphics += 1;
+                }
+                _ => {
+                    missing.insert(op.name());
+                }
+            }
+        }
+    }
+    let new: Vec<_> = missing.iter().filter(|n| !listed.contains(*n)).collect();
+    let stale: Vec<_> = listed.iter().filter(|n| !missing.contains(*n)).collect();
+    eprintln!(
+        "opcode rows (gfx90a + gfx942): {with} with semantics, {graphics} unsupported with a \
+         reason, {} still to do",
+        missing.len()
+    );
+    assert!(
+        new.is_empty(),
+        "opcodes without semantics or a reason: {new:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "opcodes with semantics now: remove them from tests/coverage_gaps.txt: {stale:?}"
+    );
+}

@@ -1,0 +1,499 @@
+//! Instructions whose semantics come from the description
+//! (`lathe_isa::sem`): compares of every width and form (VOPC, VOP3, SDWA
+//! with byte/word selects and sign extension, `v_cmpx`), integer clamps,
+//! `v_pack_b32_f16`, the scalar operations added with it, `s_cmpk` with
+//! a 16-bit immediate above 0x7fff and `s_getreg` of `SH_MEM_BASES`.
+//!
+//! A kernel written in assembly (clang-22, `ld.lld -shared`, gfx90a and
+//! gfx942) runs each operation over random per-lane inputs (16-bit halves
+//! and bytes that often collide, NaNs, infinities, denormals, signed
+//! zeros) under a per-wave EXEC pattern: full, `exec_lo == 0` with
+//! `exec_hi != 0`, `exec_hi == 0`, random. Each result is checked against a
+//! reference written here, independently of the emulator: lane masks bit
+//! for bit in both halves of VCC or the SGPR pair, inactive lanes left
+//! untouched.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use lathe_emu::launch::{Arg, Fill};
+use lathe_emu::run::Options;
+use lathe_emu::session::{Session, Shape};
+
+mod alu_common;
+use alu_common::Rng;
+
+const WAVES: u32 = 8;
+const IN: usize = 8;
+const SENTINEL: u32 = 0xdead_beef;
+
+/// What an operation line leaves in its result registers.
+#[derive(Clone, Copy)]
+enum Check {
+    /// vR per lane: f(lane inputs v10..v17, uniform inputs s20..s27).
+    Lane(fn(&[u32], &[u32]) -> u32),
+    /// A lane mask copied to vR (low half) and vQ (high half): the bit of
+    /// each active lane is f(lane, uniform); inactive lanes' bits are 0.
+    Mask(fn(&[u32], &[u32]) -> bool),
+    /// vR: f(uniform), the same in every active lane.
+    Uniform(fn(&[u32]) -> u32),
+}
+
+/// `MASK` copies VCC, `SMASK` s[30:31], into vR/vQ.
+const CASES: &[(&str, Check)] = &[
+    ("v_cmp_eq_u16_e32 vcc, v10, v11\n MASK", Check::Mask(|x, _| x[0] as u16 == x[1] as u16)),
+    ("v_cmp_ne_u16_e32 vcc, s20, v11\n MASK", Check::Mask(|x, u| u[0] as u16 != x[1] as u16)),
+    ("v_cmp_gt_i16_e64 s[30:31], v10, v11\n SMASK", Check::Mask(|x, _| x[0] as i16 > x[1] as i16)),
+    ("v_cmp_le_u16_e64 s[30:31], v11, 7\n SMASK", Check::Mask(|x, _| x[1] as u16 <= 7)),
+    (
+        // Equal halves are frequent: a predicate off by equality shows.
+        "v_cmp_le_u16_e64 s[30:31], v10, v11\n SMASK",
+        Check::Mask(|x, _| x[0] as u16 <= x[1] as u16),
+    ),
+    (
+        "v_cmp_ne_u16_sdwa vcc, v10, v11 src0_sel:WORD_1 src1_sel:WORD_0\n MASK",
+        Check::Mask(|x, _| (x[0] >> 16) as u16 != x[1] as u16),
+    ),
+    (
+        "v_cmp_eq_u32_sdwa s[30:31], v10, v11 src0_sel:BYTE_0 src1_sel:BYTE_0\n SMASK",
+        Check::Mask(|x, _| x[0] & 0xff == x[1] & 0xff),
+    ),
+    (
+        "v_cmp_eq_u32_sdwa vcc, v10, v11 src0_sel:WORD_1 src1_sel:WORD_1\n MASK",
+        Check::Mask(|x, _| x[0] >> 16 == x[1] >> 16),
+    ),
+    (
+        "v_cmp_lt_i32_sdwa vcc, sext(v10), v11 src0_sel:BYTE_1 src1_sel:DWORD\n MASK",
+        Check::Mask(|x, _| i32::from((x[0] >> 8) as u8 as i8) < x[1] as i32),
+    ),
+    (
+        "v_cmp_gt_u32_sdwa vcc, v10, v11 src0_sel:BYTE_3 src1_sel:BYTE_2\n MASK",
+        Check::Mask(|x, _| x[0] >> 24 > (x[1] >> 16) & 0xff),
+    ),
+    (
+        "v_cmp_lt_f32_sdwa vcc, -v12, |v13| src0_sel:DWORD src1_sel:DWORD\n MASK",
+        Check::Mask(|x, _| -f32v(x[2]) < f32v(x[3]).abs()),
+    ),
+    (
+        "v_cmp_lt_f16_e64 s[30:31], -v12, |v13|\n SMASK",
+        Check::Mask(|x, _| -f16(x[2]) < f16(x[3]).abs()),
+    ),
+    ("v_cmp_neq_f16_e32 vcc, v12, v13\n MASK", Check::Mask(|x, _| f16(x[2]) != f16(x[3]))),
+    ("v_cmp_o_f16_e32 vcc, v12, v13\n MASK", Check::Mask(|x, _| !f16(x[2]).is_nan() && !f16(x[3]).is_nan())),
+    ("v_cmp_neq_f32_e32 vcc, v12, v13\n MASK", Check::Mask(|x, _| f32v(x[2]) != f32v(x[3]))),
+    (
+        "v_cmp_nge_f64_e64 s[30:31], v[12:13], v[14:15]\n SMASK",
+        Check::Mask(|x, _| {
+            // Not greater-or-equal: less, or unordered (a NaN).
+            !matches!(
+                f64v(x[2], x[3]).partial_cmp(&f64v(x[4], x[5])),
+                Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+            )
+        }),
+    ),
+    (
+        "v_cmp_lt_u64_e64 s[30:31], v[10:11], v[12:13]\n SMASK",
+        Check::Mask(|x, _| u64v(x[0], x[1]) < u64v(x[2], x[3])),
+    ),
+    ("v_cmp_t_u32_e64 s[30:31], v10, v11\n SMASK", Check::Mask(|_, _| true)),
+    ("v_cmp_f_i32_e32 vcc, v10, v11\n MASK", Check::Mask(|_, _| false)),
+    (
+        "v_cmp_class_f16_e32 vcc, v12, v13\n MASK",
+        Check::Mask(|x, _| class_f16(x[2] as u16) & x[3] & 0x3ff != 0),
+    ),
+    (
+        // v_cmpx: the mask goes to EXEC too (read back, then the pattern restored).
+        "v_cmpx_gt_u32_e32 vcc, v10, v11\n s_mov_b64 s[30:31], exec\n RESTORE\n SMASK",
+        Check::Mask(|x, _| x[0] > x[1]),
+    ),
+    ("v_sub_u32_e64 vR, v10, v11 clamp", Check::Lane(|x, _| x[0].saturating_sub(x[1]))),
+    ("v_add_u32_e64 vR, v10, v11 clamp", Check::Lane(|x, _| x[0].saturating_add(x[1]))),
+    ("v_subrev_u32_e64 vR, v10, v11 clamp", Check::Lane(|x, _| x[1].saturating_sub(x[0]))),
+    ("v_pack_b32_f16 vR, v10, v11", Check::Lane(|x, _| x[0] & 0xffff | x[1] << 16)),
+    (
+        "v_pack_b32_f16 vR, v10, v11 op_sel:[1,0]",
+        Check::Lane(|x, _| x[0] >> 16 | x[1] << 16),
+    ),
+    (
+        "v_pack_b32_f16 vR, -v10, |v11| op_sel:[0,1]",
+        Check::Lane(|x, _| (x[0] ^ 0x8000) & 0xffff | (x[1] & 0x7fff_0000)),
+    ),
+    ("s_mov_b32 s30, s21\n s_bitset0_b32 s30, s20\n SCALAR", Check::Uniform(|u| u[1] & !(1 << (u[0] & 31)))),
+    ("s_mov_b32 s30, s21\n s_bitset1_b32 s30, s22\n SCALAR", Check::Uniform(|u| u[1] | 1 << (u[2] & 31))),
+    (
+        "s_mov_b64 s[30:31], s[20:21]\n s_bitset0_b64 s[30:31], s22\n s_mov_b32 s30, s31\n SCALAR",
+        Check::Uniform(|u| ((u64v(u[0], u[1]) & !(1u64 << (u[2] & 63))) >> 32) as u32),
+    ),
+    ("s_getreg_b32 s30, hwreg(HW_REG_SH_MEM_BASES, 16, 16)\n SCALAR", Check::Uniform(|_| 0x1000)),
+    ("s_getreg_b32 s30, hwreg(HW_REG_SH_MEM_BASES, 0, 16)\n SCALAR", Check::Uniform(|_| 0x2000)),
+    (
+        "s_movk_i32 s30, 0x8000\n s_cmpk_eq_u32 s30, 0x8000\n s_cselect_b32 s30, 1, 0\n SCALAR",
+        Check::Uniform(|_| 0),
+    ),
+    (
+        "s_mov_b32 s30, 0x8000\n s_cmpk_eq_u32 s30, 0x8000\n s_cselect_b32 s30, 1, 0\n SCALAR",
+        Check::Uniform(|_| 1),
+    ),
+    (
+        "s_cmpk_lt_i32 s20, 0x8000\n s_cselect_b32 s30, 1, 0\n SCALAR",
+        Check::Uniform(|u| u32::from((u[0] as i32) < -0x8000)),
+    ),
+    (
+        "s_cmpk_gt_u32 s20, 0xfff0\n s_cselect_b32 s30, 1, 0\n SCALAR",
+        Check::Uniform(|u| u32::from(u[0] > 0xfff0)),
+    ),
+    ("s_bcnt0_i32_b32 s30, s20\n SCALAR", Check::Uniform(|u| u[0].count_zeros())),
+    ("s_ff0_i32_b32 s30, s20\n SCALAR", Check::Uniform(|u| if u[0] == u32::MAX { u32::MAX } else { (!u[0]).trailing_zeros() })),
+    ("s_absdiff_i32 s30, s20, s21\n SCALAR", Check::Uniform(|u| (u[0] as i32).wrapping_sub(u[1] as i32).wrapping_abs() as u32)),
+    (
+        "s_quadmask_b32 s30, s20\n SCALAR",
+        Check::Uniform(|u| (0..8).filter(|q| u[0] >> (4 * q) & 0xf != 0).map(|q| 1 << q).sum()),
+    ),
+    (
+        "s_bfe_u64 s[30:31], s[20:21], s22\n SCALAR",
+        Check::Uniform(|u| {
+            let (off, wid) = (u[2] & 63, (u[2] >> 16) & 127);
+            let v = u64v(u[0], u[1]) >> off;
+            (if wid >= 64 { v } else { v & ((1u64 << wid) - 1) }) as u32
+        }),
+    ),
+    (
+        // The low half is an active lane count once EXEC is the pattern.
+        "s_nand_saveexec_b64 s[30:31], s[20:21]\n s_mov_b64 s[32:33], exec\n RESTORE\n s_xor_b32 s30, s30, s32\n SCALAR",
+        Check::Uniform(|u| u[6] ^ !(u[0] & u[6])),
+    ),
+];
+
+/// Whether the kernel runs with f32 denormals flushed (MODE), for the
+/// references.
+static FLUSH: AtomicBool = AtomicBool::new(false);
+
+/// An f32 operand as a compare sees it: denormals read as signed zeros
+/// when MODE flushes them.
+fn f32v(x: u32) -> f32 {
+    let v = f32::from_bits(x);
+    if FLUSH.load(Relaxed) && v.is_subnormal() {
+        f32::from_bits(x & 0x8000_0000)
+    } else {
+        v
+    }
+}
+
+fn f16(x: u32) -> f32 {
+    // IEEE half from its bits, exactly (independent of the emulator).
+    let h = x as u16;
+    let sign = if h >> 15 == 1 { -1.0 } else { 1.0 };
+    let e = i32::from(h >> 10 & 0x1f);
+    let m = f32::from(h & 0x3ff);
+    sign * match e {
+        0 => m * 2f32.powi(-24),
+        31 if m == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+fn class_f16(h: u16) -> u32 {
+    let (neg, e, m) = (h >> 15 == 1, h >> 10 & 0x1f, h & 0x3ff);
+    let bit = match (e, m) {
+        (31, 0) => {
+            if neg {
+                2
+            } else {
+                9
+            }
+        }
+        (31, m) if m & 0x200 != 0 => 1,
+        (31, _) => 0,
+        (0, 0) => {
+            if neg {
+                5
+            } else {
+                6
+            }
+        }
+        (0, _) => {
+            if neg {
+                4
+            } else {
+                7
+            }
+        }
+        _ => {
+            if neg {
+                3
+            } else {
+                8
+            }
+        }
+    };
+    1 << bit
+}
+
+fn u64v(lo: u32, hi: u32) -> u64 {
+    u64::from(lo) | u64::from(hi) << 32
+}
+
+fn f64v(lo: u32, hi: u32) -> f64 {
+    f64::from_bits(u64v(lo, hi))
+}
+
+/// Result registers of each case: 2 for masks, 1 otherwise.
+fn width(c: &Check) -> u32 {
+    match c {
+        Check::Mask(_) => 2,
+        _ => 1,
+    }
+}
+
+fn asm(target: &str, flush: bool) -> (String, u32) {
+    let mut ops = String::new();
+    let mut r = 40u32;
+    for (line, check) in CASES {
+        let l = line
+            .replace("SMASK", "v_mov_b32_e32 vR, s30\n v_mov_b32_e32 vQ, s31")
+            .replace(
+                "MASK",
+                "v_mov_b32_e32 vR, vcc_lo\n v_mov_b32_e32 vQ, vcc_hi",
+            )
+            .replace("SCALAR", "v_mov_b32_e32 vR, s30")
+            .replace("RESTORE", "s_mov_b32 exec_lo, s26\n s_mov_b32 exec_hi, s27")
+            .replace("vR", &format!("v{r}"))
+            .replace("vQ", &format!("v{}", r + 1));
+        ops += &format!("  {l}\n");
+        r += width(check);
+    }
+    let results = r - 40;
+    let sentinel: String = (0..results)
+        .map(|k| format!("  v_mov_b32_e32 v{}, {SENTINEL:#x}\n", 40 + k))
+        .collect();
+    let stores: String = (0..results)
+        .map(|k| {
+            format!(
+                "  global_store_dword v[2:3], v{}, off offset:{}\n",
+                40 + k,
+                4 * k
+            )
+        })
+        .collect();
+    let text = format!(
+        r#".amdgcn_target "amdgcn-amd-amdhsa--{target}"
+.text
+.globl semops
+.p2align 8
+.type semops,@function
+semops:
+  s_load_dwordx4 s[4:7], s[0:1], 0
+  s_lshl_b32 s8, s2, 5
+  v_lshl_add_u32 v1, s2, 6, v0
+  s_waitcnt lgkmcnt(0)
+  s_load_dwordx8 s[20:27], s[6:7], s8
+  v_lshlrev_b32_e32 v2, 5, v1
+  v_mov_b32_e32 v3, s7
+  v_add_co_u32_e32 v2, vcc, s6, v2
+  v_addc_co_u32_e32 v3, vcc, 0, v3, vcc
+  global_load_dwordx4 v[10:13], v[2:3], off
+  global_load_dwordx4 v[14:17], v[2:3], off offset:16
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+{sentinel}
+  s_mov_b64 s[36:37], exec
+  s_mov_b32 exec_lo, s26
+  s_mov_b32 exec_hi, s27
+{ops}
+  s_mov_b64 exec, s[36:37]
+  v_mul_u32_u24_e32 v2, {stride}, v1
+  v_mov_b32_e32 v3, s5
+  v_add_co_u32_e32 v2, vcc, s4, v2
+  v_addc_co_u32_e32 v3, vcc, 0, v3, vcc
+{stores}
+  s_endpgm
+.Lend:
+.size semops, .Lend-semops
+.rodata
+.p2align 6
+.amdhsa_kernel semops
+  .amdhsa_next_free_vgpr {vgprs}
+  .amdhsa_accum_offset {vgprs}
+  .amdhsa_next_free_sgpr 40
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 16
+  .amdhsa_system_sgpr_workgroup_id_x 1
+  .amdhsa_float_denorm_mode_32 {denorm}
+  .amdhsa_float_denorm_mode_16_64 3
+  {flat}
+.end_amdhsa_kernel
+.amdgpu_metadata
+---
+amdhsa.version: [ 1, 2 ]
+amdhsa.kernels:
+  - .name: semops
+    .symbol: semops.kd
+    .kernarg_segment_size: 16
+    .kernarg_segment_align: 8
+    .group_segment_fixed_size: 0
+    .private_segment_fixed_size: 0
+    .wavefront_size: 64
+    .sgpr_count: 44
+    .vgpr_count: {vgprs}
+    .max_flat_workgroup_size: 64
+    .args:
+      - {{ .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }}
+      - {{ .name: in, .size: 8, .offset: 8, .value_kind: global_buffer, .address_space: global }}
+...
+.end_amdgpu_metadata
+"#,
+        stride = 4 * results,
+        denorm = if flush { 0 } else { 3 },
+        vgprs = (40 + results).next_multiple_of(8),
+        flat = if target == "gfx90a" {
+            ".amdhsa_reserve_flat_scratch 0"
+        } else {
+            ""
+        },
+    );
+    (text, results)
+}
+
+/// Per lane 8 dwords. Dword 1 is dword 0 with some bytes or halves
+/// changed (so 16-bit and byte compares often see equal operands), dwords
+/// 2-5 floats (f32 and f16 halves with specials). The uniform inputs of
+/// wave `g` are lane `g`'s dwords; its dwords 6-7 are wave `g`'s EXEC
+/// pattern.
+fn inputs() -> Vec<u32> {
+    let mut rng = Rng::new(0x5e70);
+    let lanes = (WAVES * 64) as usize;
+    let mut v = vec![0u32; lanes * IN];
+    for l in 0..lanes {
+        let x = &mut v[l * IN..(l + 1) * IN];
+        x[0] = rng.u32();
+        let flip = rng.pick(&[0, 0xffff_0000, 0xff00_ff00, 0x0000_ffff, u32::MAX, 0xff]);
+        x[1] = x[0] ^ (rng.u32() & flip);
+        for v in x.iter_mut().take(6).skip(2) {
+            *v = if rng.below(4) == 0 {
+                // f16 halves: specials, denormals, equal values.
+                let h = rng.pick(&[
+                    0u32, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0x7d00, 0x0001, 0x83ff, 0x3c00,
+                ]);
+                h | rng.pick(&[0u32, 0x3c00, 0x8000]) << 16
+            } else {
+                rng.f32()
+            };
+        }
+        if rng.below(5) == 0 {
+            x[3] = x[2];
+        }
+        x[6] = rng.u32();
+        x[7] = rng.u32();
+    }
+    // EXEC patterns per wave (lane g's dwords 6-7): full, lo == 0 with hi
+    // != 0, hi == 0, random.
+    for g in 0..WAVES as usize {
+        let (lo, hi) = match g % 4 {
+            0 => (u32::MAX, u32::MAX),
+            1 => (0, rng.u32() | 1),
+            2 => (rng.u32() | 1, 0),
+            _ => (rng.u32(), rng.u32()),
+        };
+        v[g * IN + 6] = lo;
+        v[g * IN + 7] = hi;
+    }
+    v
+}
+
+fn run(co: &[u8], target: &str, results: u32, input: &[u32]) -> Vec<u32> {
+    let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
+    let n = WAVES * 64 * results;
+    let args = vec![
+        Arg::Buffer {
+            name: "out".into(),
+            size: u64::from(n) * 4,
+            fill: Fill::Bytes(vec![0; n as usize * 4]),
+            output: None,
+        },
+        Arg::Buffer {
+            name: "in".into(),
+            size: input.len() as u64 * 4,
+            fill: Fill::Bytes(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            output: None,
+        },
+    ];
+    let shape = Shape {
+        grid: [WAVES * 64, 1, 1],
+        block: [64, 1, 1],
+        dims: 1,
+        dynamic_lds: 0,
+    };
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let (_r, bufs) = session.launch("semops", shape, &args, &opts).expect("run");
+    let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn described_operations_match_the_reference() {
+    let input = inputs();
+    for (target, flush) in [("gfx90a", false), ("gfx942", false), ("gfx90a", true)] {
+        FLUSH.store(flush, Relaxed);
+        let (text, results) = asm(target, flush);
+        let path = lathe_testkit::assemble_shared(target, "semops", &text);
+        let co = std::fs::read(&path).expect("code object");
+        let out = run(&co, target, results, &input);
+        let mut failures = Vec::new();
+        for g in 0..WAVES as usize {
+            let uni = &input[g * IN..(g + 1) * IN];
+            let exec = u64v(uni[6], uni[7]);
+            let mut r = 0usize;
+            for (line, check) in CASES {
+                // The wave's mask under its EXEC pattern.
+                let mask: u64 = (0..64)
+                    .filter(|l| exec >> l & 1 == 1)
+                    .filter(|l| match check {
+                        Check::Mask(f) => {
+                            let x = &input[(g * 64 + l) * IN..(g * 64 + l + 1) * IN];
+                            f(x, uni)
+                        }
+                        _ => false,
+                    })
+                    .fold(0, |m, l| m | 1 << l);
+                for l in 0..64 {
+                    let lane = g * 64 + l;
+                    let x = &input[lane * IN..(lane + 1) * IN];
+                    let got = |k: usize| out[lane * results as usize + r + k];
+                    let active = exec >> l & 1 == 1;
+                    let want: Vec<u32> = match (active, check) {
+                        (false, c) => vec![SENTINEL; width(c) as usize],
+                        (true, Check::Lane(f)) => vec![f(x, uni)],
+                        (true, Check::Uniform(f)) => vec![f(uni)],
+                        (true, Check::Mask(_)) => vec![mask as u32, (mask >> 32) as u32],
+                    };
+                    for (k, want) in want.iter().enumerate() {
+                        if got(k) != *want {
+                            failures.push(format!(
+                                "{target} flush={flush} wave {g} lane {l} `{}` result {k}: got {:#010x}, want {want:#010x} (inputs {:08x?})",
+                                line.lines().next().unwrap_or(""),
+                                got(k),
+                                x
+                            ));
+                        }
+                    }
+                }
+                r += width(check) as usize;
+            }
+        }
+        let ops: std::collections::BTreeSet<&str> = failures
+            .iter()
+            .filter_map(|f| f.split('`').nth(1))
+            .collect();
+        assert!(
+            failures.is_empty(),
+            "{} mismatches in {ops:#?}, first:\n{}",
+            failures.len(),
+            failures[..failures.len().min(12)].join("\n")
+        );
+    }
+}

@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""The semantic description of every opcode: `src/generated/sem_gfx9.rs`.
+
+Reads the opcode table the main generator wrote (`src/generated/gfx9.rs`,
+in `Opcode` order) and classifies each mnemonic, once, into the typed
+description of `src/sem.rs`: a per-family operation enum (one variant per
+VALU/SALU/packed operation), compares as predicate + type, memory as space
++ kind + size + sign + d16 half, branches as their condition, and an
+explicit `Unsupported(reason)` for what a compute emulator has no use for
+(graphics, GDS, debugger and trap-handler state). Nothing here probes LLVM,
+so regenerating takes a fraction of a second:
+
+    python3 crates/isa/gen/sem.py           # rewrite the file
+    python3 crates/isa/gen/sem.py --check   # exit 1 if it differs
+
+A mnemonic this script cannot classify is an error: a new generation's
+table (GFX10-12, gfx950) adds its names here as rows, and the Rust side's
+exhaustive matches then ask for their semantics.
+"""
+
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TABLE = os.path.join(HERE, "..", "src", "generated", "gfx9.rs")
+OUT = os.path.join(HERE, "..", "src", "generated", "sem_gfx9.rs")
+
+SUFFIXES = ("_e32", "_e64", "_sdwa", "_dpp")
+
+
+def entries():
+    src = open(TABLE).read()
+    start = src.index("pub(crate) static OPS:")
+    body = src[start:src.index("\n];", start)]
+    out = re.findall(r'name: "([^"]+)",\s*enc: E::(\w+),\s*code: \w+,\s*targets: (\d+),', body)
+    if not out:
+        raise SystemExit("no OPS entries in %s" % TABLE)
+    # Table columns of the processors the emulator runs (gfx90a, gfx942:
+    # `Target` discriminants 0 and 1).
+    col = re.search(r"static COLUMN: \[u8; \d+\] = \[([^\]]*)\]", src)
+    if not col:
+        raise SystemExit("no COLUMN table in %s" % TABLE)
+    cols = [int(c) for c in col.group(1).split(",") if c.strip()]
+    emulated = (1 << cols[0]) | (1 << cols[1])
+    return [(name, enc, int(t) & emulated != 0) for name, enc, t in out]
+
+
+def base(name):
+    for s in SUFFIXES:
+        if name.endswith(s):
+            return name[: -len(s)]
+    return name
+
+
+def camel(s):
+    return "".join(p[:1].upper() + p[1:] for p in re.split(r"[^A-Za-z0-9]", s) if p)
+
+
+NUM_TY = {t: t.capitalize() for t in
+          ("i16", "u16", "f16", "i32", "u32", "f32", "i64", "u64", "f64", "b32", "b64")}
+INT_PRED = {"f": "F", "lt": "Lt", "eq": "Eq", "le": "Le", "gt": "Gt", "ne": "Ne", "lg": "Ne",
+            "ge": "Ge", "t": "T"}
+FLT_PRED = {"f": "F", "lt": "Lt", "eq": "Eq", "le": "Le", "gt": "Gt", "lg": "Lg", "ge": "Ge",
+            "o": "O", "u": "U", "nge": "Nge", "nlg": "Nlg", "ngt": "Ngt", "nle": "Nle",
+            "neq": "Neq", "nlt": "Nlt", "tru": "T", "class": "Class"}
+
+ATOMIC = {"swap": "Swap", "cmpswap": "CmpSwap", "add": "Add", "sub": "Sub", "rsub": "Rsub",
+          "smin": "SMin", "umin": "UMin", "smax": "SMax", "umax": "UMax", "and": "And",
+          "or": "Or", "xor": "Xor", "inc": "Inc", "dec": "Dec", "add_f32": "FAdd",
+          "add_f64": "FAdd", "min_f64": "FMin", "max_f64": "FMax", "pk_add_f16": "PkAddF16",
+          "pk_add_bf16": "PkAddBf16"}
+
+# DS read-modify-write names: op -> (AtomicOp, float)
+DS_ATOMIC = {"add": "Add", "sub": "Sub", "rsub": "Rsub", "inc": "Inc", "dec": "Dec",
+             "min": None, "max": None, "and": "And", "or": "Or", "xor": "Xor",
+             "mskor": "Mskor", "wrxchg": "Swap", "cmpst": "CmpSt", "wrap": "Wrap",
+             "condxchg32": "CondXchg32", "pk_add": None}
+
+WHY_GRAPHICS = "Why::Graphics"
+
+
+def why(w):
+    return "Sem::Unsupported(%s)" % w
+
+
+class Unknown(Exception):
+    pass
+
+
+def mem(space, op, size, elems=1, signed=False, d16="No", fmt=False):
+    return ("Sem::Mem(Mem { space: Space::%s, op: MemOp::%s, size: %d, elems: %d, "
+            "signed: %s, d16: D16::%s, format: %s })"
+            % (space, op, size, elems, "true" if signed else "false", d16,
+               "true" if fmt else "false"))
+
+
+LOAD_SIZES = {"dword": (4, 1), "dwordx2": (4, 2), "dwordx3": (4, 3), "dwordx4": (4, 4),
+              "dwordx8": (4, 8), "dwordx16": (4, 16), "ubyte": (1, 1), "sbyte": (1, 1),
+              "ushort": (2, 1), "sshort": (2, 1), "byte": (1, 1), "short": (2, 1)}
+FMT_COMPS = {"x": 1, "xy": 2, "xyz": 3, "xyzw": 4}
+
+
+def vector_mem(space, rest):
+    """FLAT/GLOBAL/SCRATCH/MUBUF/MTBUF data operations (`rest` after the space prefix)."""
+    if rest.startswith("atomic_"):
+        a = rest[len("atomic_"):]
+        size = 4
+        if a.endswith("_x2"):
+            a, size = a[:-3], 8
+        if a.endswith("_f64"):
+            size = 8
+        if a not in ATOMIC:
+            raise Unknown(rest)
+        return mem(space, "Atomic(Atomic { op: AtomicOp::%s, ret: Ret::Glc })" % ATOMIC[a], size)
+    m = re.fullmatch(r"(load|store)_(lds_)?(format_)?(d16_)?(hi_)?(\w+?)(_d16)?(_hi)?", rest)
+    if not m:
+        raise Unknown(rest)
+    kind, lds, fmt, d16a, hia, what, d16b, hib = m.groups()
+    d16 = "No"
+    if d16a or d16b:
+        d16 = "Hi" if (hia or hib) else "Lo"
+    elif hib and what in ("byte", "short"):
+        # store_byte_d16_hi is matched above; a bare `_hi` does not occur.
+        raise Unknown(rest)
+    if rest.endswith("_d16_hi") and not fmt:
+        d16 = "Hi"
+    op = "Load" if kind == "load" else "Store"
+    if lds:
+        op = "LoadToLds"
+    if fmt:
+        if what not in FMT_COMPS:
+            raise Unknown(rest)
+        return mem(space, op, 2 if d16 != "No" else 4, FMT_COMPS[what], d16=d16, fmt=True)
+    if what not in LOAD_SIZES:
+        raise Unknown(rest)
+    size, elems = LOAD_SIZES[what]
+    return mem(space, op, size, elems, signed=what in ("sbyte", "sshort"), d16=d16)
+
+
+def ds(rest):
+    if rest.startswith("gws_"):
+        return why("Why::Gds")
+    simple = {"nop": "Nop", "permute_b32": "Permute", "bpermute_b32": "Bpermute",
+              "swizzle_b32": "Swizzle", "append": "Append", "consume": "Consume",
+              "read_addtid_b32": "ReadAddTid", "write_addtid_b32": "WriteAddTid"}
+    if rest in simple:
+        return "Sem::Ds(DsOp::%s)" % simple[rest]
+    m = re.fullmatch(r"(read|write)(2st64|2)?_(b8|b16|b32|b64|b96|b128|u8|i8|u16|i16)"
+                     r"(_d16_hi|_d16)?", rest)
+    if m:
+        kind, two, ty, d16 = m.groups()
+        size = {"b8": 1, "u8": 1, "i8": 1, "b16": 2, "u16": 2, "i16": 2}.get(ty, 4)
+        elems = {"b64": 2, "b96": 3, "b128": 4}.get(ty, 1)
+        half = {"_d16": "Lo", "_d16_hi": "Hi", None: "No"}[d16]
+        if two:
+            op = ("Load2" if kind == "read" else "Store2") + (
+                " { st64: true }" if two == "2st64" else " { st64: false }")
+        else:
+            op = "Load" if kind == "read" else "Store"
+        return mem("Lds", op, size, elems, signed=ty in ("i8", "i16"), d16=half)
+    m = re.fullmatch(r"(wrxchg2st64|wrxchg2)_rtn_(b32|b64)", rest)
+    if m:
+        st64 = "true" if "st64" in m.group(1) else "false"
+        return mem("Lds", "Xchg2 { st64: %s }" % st64, 4, 2 if m.group(2) == "b64" else 1)
+    m = re.fullmatch(r"(\w+?)(_rtn)?_(b32|b64|u32|u64|i32|i64|f32|f64|f16|bf16)", rest)
+    if not m:
+        raise Unknown(rest)
+    op, rtn, ty = m.groups()
+    ret = "Yes" if rtn else "No"
+    size = 8 if ty.endswith("64") else 4
+    if op == "condxchg32":
+        size = 8
+    if op in ("min", "max"):
+        a = {("min", "f"): "FMin", ("max", "f"): "FMax", ("min", "i"): "SMin",
+             ("max", "i"): "SMax", ("min", "u"): "UMin", ("max", "u"): "UMax"}[(op, ty[0])]
+    elif op == "add" and ty[0] == "f":
+        a = "FAdd"
+    elif op == "pk_add":
+        a = {"f16": "PkAddF16", "bf16": "PkAddBf16"}[ty]
+    elif op == "cmpst" and ty[0] == "f":
+        a = "CmpStF"
+    elif op in DS_ATOMIC and DS_ATOMIC[op]:
+        a = DS_ATOMIC[op]
+    else:
+        raise Unknown(rest)
+    return mem("Lds", "Atomic(Atomic { op: AtomicOp::%s, ret: Ret::%s })" % (a, ret), size)
+
+
+def smem(rest, prefix):
+    """SMEM (`s_` names): loads, stores, atomics, cache control, clocks."""
+    space = {"": "Scalar", "buffer_": "ScalarBuffer", "scratch_": "ScalarScratch"}[prefix]
+    if rest.startswith("atomic_"):
+        a = rest[len("atomic_"):]
+        size = 4
+        if a.endswith("_x2"):
+            a, size = a[:-3], 8
+        return mem(space, "Atomic(Atomic { op: AtomicOp::%s, ret: Ret::Glc })" % ATOMIC[a], size)
+    m = re.fullmatch(r"(load|store)_(dword\w*)", rest)
+    if not m:
+        raise Unknown(rest)
+    size, elems = LOAD_SIZES[m.group(2)]
+    return mem(space, "Load" if m.group(1) == "load" else "Store", size, elems)
+
+
+CONTROL = {
+    "s_nop": "Nop", "s_endpgm": "Endpgm", "s_barrier": "Barrier", "s_waitcnt": "Waitcnt",
+    "s_sleep": "Sleep", "s_setprio": "SetPrio", "s_trap": "Trap", "s_sendmsg": "SendMsg",
+    "s_sendmsghalt": "SendMsgHalt", "s_getpc_b64": "GetPc", "s_setpc_b64": "SetPc",
+    "s_swappc_b64": "SwapPc", "s_call_b64": "Call", "s_getreg_b32": "GetReg",
+    "s_setreg_b32": "SetReg", "s_setreg_imm32_b32": "SetRegImm",
+    "s_set_gpr_idx_on": "GprIdxOn", "s_set_gpr_idx_off": "GprIdxOff",
+    "s_set_gpr_idx_mode": "GprIdxMode", "s_set_gpr_idx_idx": "GprIdxIdx",
+    "s_dcache_inv": "Cache", "s_dcache_wb": "Cache", "s_icache_inv": "Cache",
+    "s_dcache_discard": "Cache", "s_dcache_discard_x2": "Cache", "buffer_wbinvl1": "Cache",
+    "buffer_wbinvl1_vol": "Cache", "buffer_inv": "Cache", "buffer_wbl2": "Cache",
+    "buffer_invl2": "Cache", "s_ttracedata": "TraceData", "s_incperflevel": "PerfLevel",
+    "s_decperflevel": "PerfLevel", "s_wakeup": "Wakeup", "v_nop": "Nop", "v_clrexcp": "Nop",
+    "s_atc_probe": "Cache", "s_atc_probe_buffer": "Cache", "s_dcache_inv_vol": "Cache",
+    "s_dcache_wb_vol": "Cache",
+}
+UNSUPPORTED = {
+    "s_endpgm_ordered_ps_done": WHY_GRAPHICS, "s_setkill": WHY_GRAPHICS,
+    "s_endpgm_saved": "Why::TrapHandler", "s_rfe_b64": "Why::TrapHandler",
+    "s_rfe_restore_b64": "Why::TrapHandler", "s_sethalt": "Why::TrapHandler",
+    "s_setvskip": WHY_GRAPHICS, "s_cbranch_g_fork": "Why::Removed",
+    "s_cbranch_i_fork": "Why::Removed", "s_cbranch_join": "Why::Removed",
+    "v_screen_partition_4se_b32": WHY_GRAPHICS, "v_cubeid_f32": WHY_GRAPHICS,
+    "v_cubema_f32": WHY_GRAPHICS, "v_cubesc_f32": WHY_GRAPHICS, "v_cubetc_f32": WHY_GRAPHICS,
+}
+BRANCH = {"s_branch": "Always", "s_cbranch_scc0": "Scc0", "s_cbranch_scc1": "Scc1",
+          "s_cbranch_vccz": "Vccz", "s_cbranch_vccnz": "Vccnz", "s_cbranch_execz": "Execz",
+          "s_cbranch_execnz": "Execnz", "s_cbranch_cdbgsys": "CdbgSys",
+          "s_cbranch_cdbguser": "CdbgUser", "s_cbranch_cdbgsys_or_user": "CdbgSysOrUser",
+          "s_cbranch_cdbgsys_and_user": "CdbgSysAndUser"}
+
+# Operations whose destination keeps bits the instruction does not compute.
+LANE_WRITE = {"v_writelane_b32"}
+PARTIAL_LO = {"v_fma_mixlo_f16"}
+PARTIAL_HI = {"v_fma_mixhi_f16"}
+
+
+def classify(name, enc):
+    """(sem expression, valu variant or None, salu variant or None, packed variant or None)."""
+    b = base(name)
+    if b in UNSUPPORTED:
+        return why(UNSUPPORTED[b])
+    if b in CONTROL:
+        return "Sem::Control(Control::%s)" % CONTROL[b]
+    if b in BRANCH:
+        return "Sem::Branch(Cond::%s)" % BRANCH[b]
+    if b == "s_memtime":
+        return "Sem::Time(Clock::Shader)"
+    if b == "s_memrealtime":
+        return "Sem::Time(Clock::Real)"
+    if enc == "Mimg" or b.startswith("image_"):
+        return why(WHY_GRAPHICS)
+    m = re.fullmatch(r"v_cmp(x?)_(\w+)_(i16|u16|f16|i32|u32|f32|i64|u64|f64)", b)
+    if m:
+        x, pred, ty = m.groups()
+        table = FLT_PRED if ty[0] == "f" else INT_PRED
+        if pred not in table:
+            raise Unknown(name)
+        return ("Sem::Cmp(Cmp { pred: Pred::%s, ty: NumTy::%s, exec: %s })"
+                % (table[pred], NUM_TY[ty], "true" if x else "false"))
+    m = re.fullmatch(r"s_cmpk?_(\w+)_(i32|u32|u64)", b)
+    if m:
+        pred, ty = m.groups()
+        return ("Sem::SCmp(SCmp { pred: Pred::%s, ty: NumTy::%s, imm: %s })"
+                % (INT_PRED[pred], NUM_TY[ty], "true" if b.startswith("s_cmpk") else "false"))
+    if enc == "Ds":
+        return ds(b[3:])
+    for space, pre in (("Flat", "flat_"), ("Global", "global_"), ("Scratch", "scratch_"),
+                       ("Buffer", "buffer_"), ("TypedBuffer", "tbuffer_")):
+        if b.startswith(pre) and enc in ("Flat", "Global", "Scratch", "Mubuf", "Mtbuf"):
+            return vector_mem(space, b[len(pre):])
+    if enc == "Smem":
+        for pre in ("buffer_", "scratch_", ""):
+            if b.startswith("s_" + pre) and (pre or not b.startswith(("s_buffer_",
+                                                                     "s_scratch_"))):
+                return smem(b[2 + len(pre):], pre)
+    if enc == "Mai" or b.startswith(("v_mfma_", "v_smfmac_")):
+        return "Sem::Mfma"
+    if b.startswith("v_pk_") and enc == "Vop3p":
+        return "Sem::Packed(Packed::%s)" % camel(b[5:])
+    if b.startswith("v_"):
+        return "Sem::Valu(Valu::%s)" % camel(b[2:])
+    if b.startswith("s_"):
+        return "Sem::Salu(Salu::%s)" % camel(b[2:])
+    raise Unknown(name)
+
+
+def is_float(name, sem):
+    """Vector ALU work whose result depends on the float MODE (rounding,
+    denormals): any f16/f32/f64/bf16 type in the name, MFMA, packed ops."""
+    if not sem.startswith(("Sem::Valu", "Sem::Cmp", "Sem::Packed", "Sem::Mfma")):
+        return False
+    return sem == "Sem::Mfma" or "_pk_" in name or any(
+        t in name for t in ("_f16", "_f32", "_f64", "bf16"))
+
+
+def result_ty(b):
+    """The type of the result: the first type among the name's parts
+    (`v_cvt_f32_f16` -> f32, `v_mad_u32_u16` -> u32); packing ops give 32 bits."""
+    if "pk" in b or b in ("v_sad_u16", "v_pack_b32_f16"):
+        return "b32"
+    for p in b.split("_")[2:]:
+        if re.fullmatch(r"[iufb](8|16|32|64)", p):
+            return p
+    return None
+
+
+def partial(name, enc, sem):
+    """Which part of the destination the instruction writes (see `Partial`)."""
+    b = base(name)
+    if sem.startswith(("Sem::Cmp", "Sem::Unsupported")) or "op: MemOp::Store" in sem:
+        return "Partial::Full"
+    if b in LANE_WRITE:
+        return "Partial::Lane"
+    if b in PARTIAL_LO or "d16: D16::Lo" in sem:
+        return "Partial::Lo16"
+    if b in PARTIAL_HI or "d16: D16::Hi" in sem:
+        return "Partial::Hi16"
+    if name.endswith("_sdwa"):
+        return "Partial::BySdwa"
+    if enc == "Vop3" and sem.startswith("Sem::Valu") and result_ty(b) in (
+            "f16", "i16", "u16", "b16"):
+        return "Partial::ByOpSel"
+    return "Partial::Full"
+
+
+BANNER = """\
+// @generated by crates/isa/gen/sem.py from src/generated/gfx9.rs.
+// Do not edit by hand: run `python3 crates/isa/gen/sem.py` to regenerate,
+// `python3 crates/isa/gen/sem.py --check` to verify.
+"""
+
+
+def render():
+    es = entries()
+    rows = []
+    variants = {"Valu": set(), "Salu": set(), "Packed": set()}
+    for name, enc, emulated in es:
+        if not emulated:
+            # Only on processors the emulator does not run yet (gfx900-908,
+            # gfx950): listed, with that reason, until it does (a graphics
+            # or GDS row keeps its own reason).
+            try:
+                s = classify(name, enc)
+            except (Unknown, KeyError):
+                s = ""
+            if not s.startswith("Sem::Unsupported"):
+                s = why("Why::NotEmulated")
+            rows.append((name, s, "Partial::Full", False))
+            continue
+        try:
+            s = classify(name, enc)
+        except (Unknown, KeyError) as e:
+            raise SystemExit("cannot classify %s (%s): %s" % (name, enc, e))
+        for fam in variants:
+            m = re.match(r"Sem::%s\(%s::(\w+)\)" % (fam, fam), s)
+            if m:
+                variants[fam].add((m.group(1), base(name)))
+        rows.append((name, s, partial(name, enc, s), is_float(name, s)))
+    out = [BANNER, "",
+           "//! Generated semantic description, one row per `Opcode` (see [`crate::sem`]).",
+           "", "use crate::sem::*;", ""]
+    docs = {"Valu": "A vector ALU operation (VOP1/VOP2/VOP3, not a compare): one variant per "
+                    "operation, named after its mnemonic without `v_`.",
+            "Salu": "A scalar ALU operation (SOP1/SOP2/SOPK, not a compare): one variant per "
+                    "operation, named after its mnemonic without `s_`.",
+            "Packed": "A VOP3P packed operation (`v_pk_*`): one variant per operation."}
+    for fam in ("Valu", "Salu", "Packed"):
+        out.append("/// %s" % docs[fam])
+        out.append("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]")
+        out.append("pub enum %s {" % fam)
+        for v, b in sorted(variants[fam]):
+            out.append("    /// `%s`" % b)
+            out.append("    %s," % v)
+        out.append("}")
+        out.append("")
+    out.append("/// The description of `Opcode(i)` is `SEM[i]`.")
+    out.append("pub static SEM: [Desc; %d] = [" % len(rows))
+    for name, s, p, f in rows:
+        out.append("    // %s" % name)
+        out.append("    Desc { sem: %s, partial: %s, float: %s }," % (s, p, "true" if f else "false"))
+    out.append("];")
+    out.append("")
+    return "\n".join(out)
+
+
+def main():
+    text = render()
+    if "--check" in sys.argv:
+        old = open(OUT).read() if os.path.exists(OUT) else ""
+        if old != text:
+            sys.stderr.write("%s is stale: run python3 crates/isa/gen/sem.py\n" % OUT)
+            sys.exit(1)
+        return
+    open(OUT, "w").write(text)
+
+
+if __name__ == "__main__":
+    main()
