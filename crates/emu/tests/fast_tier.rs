@@ -179,10 +179,10 @@ const OPS: &[&str] = &[
     "v_cmp_lt_f32_e32 vcc, v10, v11\n  v_cndmask_b32_e32 vR, v12, v13, vcc",
     "v_cmp_gt_u32_e64 s[30:31], v14, v15\n  v_cndmask_b32_e64 vR, -v12, |v13|, s[30:31]",
     "v_cmp_lt_i32_e32 vcc, v16, v17\n  v_cndmask_b32_e32 vR, 1.0, v14, vcc",
-    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_cndmask_b32_e32 vR, s20, v15, vcc",
+    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_cndmask_b32_e32 vR, -1, v15, vcc",
     // three-source integer, bitfields
     "v_med3_i32 vR, v10, v11, v12",
-    "v_med3_u32 vR, v10, s20, 0x7c18",
+    "v_med3_u32 vR, v10, s20, 17",
     "v_min3_i32 vR, v13, v14, v15",
     "v_min3_u32 vR, v13, v14, v15",
     "v_max3_i32 vR, v10, v16, v17",
@@ -230,6 +230,11 @@ const OPS: &[&str] = &[
     "s_bitcmp0_b32 s20, 3\n  CMP",
     "s_bitcmp1_b32 s21, s22\n  CMP",
     "s_cmp_lt_u32 s20, s21\n  s_cselect_b64 s[30:31], s[22:23], -1\n  W64",
+    // EXEC as a destination: saveexec and 64-bit logic (restored before
+    // the results are moved to VGPRs)
+    "s_mov_b64 s[34:35], exec\n  s_and_saveexec_b64 s[30:31], s[20:21]\n  s_cselect_b32 s32, 1, 0\n  s_mov_b64 s[38:39], exec\n  s_mov_b64 exec, s[34:35]\n  s_xor_b32 s38, s38, s30\n  s_xor_b32 s39, s39, s31\n  v_mov_b32_e32 vR, s38\n  v_mov_b32_e32 vQ, s39\n  v_mov_b32_e32 vP, s32",
+    "s_mov_b64 s[34:35], exec\n  s_andn2_saveexec_b64 s[30:31], s[22:23]\n  s_or_saveexec_b64 s[38:39], s[24:25]\n  s_cselect_b32 s32, 1, 0\n  s_xor_b64 s[38:39], s[38:39], exec\n  s_mov_b64 exec, s[34:35]\n  v_mov_b32_e32 vR, s38\n  v_mov_b32_e32 vQ, s39\n  v_mov_b32_e32 vP, s32",
+    "s_mov_b64 s[34:35], exec\n  s_and_b64 exec, exec, s[20:21]\n  s_or_b64 exec, exec, s[22:23]\n  s_cselect_b32 s32, 1, 0\n  s_mov_b64 s[38:39], exec\n  s_mov_b64 exec, s[34:35]\n  v_mov_b32_e32 vR, s38\n  v_mov_b32_e32 vQ, s39\n  v_mov_b32_e32 vP, s32",
 ];
 
 /// The mnemonics that must run as µops in the kernel.
@@ -366,15 +371,27 @@ const FAST: &[&str] = &[
     "s_bitcmp0_b32",
     "s_bitcmp1_b32",
     "s_cselect_b64",
+    "s_and_saveexec_b64",
+    "s_or_saveexec_b64",
+    "s_andn2_saveexec_b64",
 ];
 
-/// The operation lines with their result registers, how many results,
-/// and each line's first result (its index among them).
-fn body() -> (String, u32, Vec<u32>) {
+/// The kernel is split in parts of this many [`OPS`] lines, so each part's
+/// results fit the 256 VGPRs.
+const PART: usize = 100;
+
+/// The parts of [`OPS`], one kernel each.
+fn parts() -> impl Iterator<Item = &'static [&'static str]> {
+    OPS.chunks(PART)
+}
+
+/// The operation lines of `ops` with their result registers, how many
+/// results, and each line's first result (its index among them).
+fn body(ops: &[&str]) -> (String, u32, Vec<u32>) {
     let mut text = String::new();
     let mut r = 40u32;
     let mut first = Vec::new();
-    for (k, op) in OPS.iter().enumerate() {
+    for (k, op) in ops.iter().enumerate() {
         if op.contains("v[R:Q]") && r % 2 == 1 {
             // Packed operands are aligned register pairs.
             r += 1;
@@ -411,10 +428,15 @@ fn body() -> (String, u32, Vec<u32>) {
     (text, r - 40, first)
 }
 
-/// The first result of the operation line `line` of [`OPS`].
+/// The first result of the operation line `line` of the first part of
+/// [`OPS`].
 fn result_of(line: &str) -> u32 {
-    let k = OPS.iter().position(|o| *o == line).expect("an OPS line");
-    body().2[k]
+    let ops = &OPS[..PART.min(OPS.len())];
+    let k = ops
+        .iter()
+        .position(|o| *o == line)
+        .expect("a first-part line");
+    body(ops).2[k]
 }
 
 /// Which lanes the operations run under.
@@ -439,8 +461,8 @@ impl Lanes {
     }
 }
 
-fn asm(target: &str, flush: bool, lanes: Lanes) -> (String, u32) {
-    let (ops, results, _) = body();
+fn asm(target: &str, flush: bool, lanes: Lanes, part: &[&str]) -> (String, u32) {
+    let (ops, results, _) = body(part);
     let stores: String = (0..results)
         .map(|i| {
             format!(
@@ -541,15 +563,20 @@ amdhsa.kernels:
     (text, results)
 }
 
-fn build(target: &str, flush: bool, lanes: Lanes) -> (PathBuf, u32) {
-    let (text, results) = asm(target, flush, lanes);
+fn build(target: &str, flush: bool, lanes: Lanes, part: usize) -> (PathBuf, u32) {
+    let ops = parts().nth(part).expect("a part");
+    let (text, results) = asm(target, flush, lanes, ops);
     let name = match (flush, lanes) {
         (false, Lanes::Full) => "fastops",
         (true, _) => "fastops-ftz",
         (_, Lanes::Partial) => "fastops-partial",
         (_, Lanes::HiOnly) => "fastops-hi",
     };
-    (lathe_testkit::assemble_shared(target, name, &text), results)
+    let name = format!("{name}-{part}");
+    (
+        lathe_testkit::assemble_shared(target, &name, &text),
+        results,
+    )
 }
 
 /// Per lane 8 input dwords; waves from `WAVES / 2` on are all finite.
@@ -664,35 +691,43 @@ fn fast_tier_matches_the_general_handlers() {
             (false, Lanes::HiOnly),
         ] {
             let partial = lanes != Lanes::Full;
-            let (path, results) = build(target, flush, lanes);
-            let co = std::fs::read(&path).expect("code object");
-            let covered = fast_mnemonics(&co, target);
+            let mut covered = BTreeSet::new();
+            let mut first = None;
+            for part in 0..parts().count() {
+                let (path, results) = build(target, flush, lanes, part);
+                let co = std::fs::read(&path).expect("code object");
+                covered.extend(fast_mnemonics(&co, target));
+                let (slow, off) = run(&co, target, results, false);
+                let (fast, on) = run(&co, target, results, true);
+                assert_eq!(
+                    off.uop_instructions,
+                    Some(0),
+                    "{target}: µops with the tier off"
+                );
+                // Under a full EXEC every instruction of FAST ran as a µop:
+                // a µop that declines or is skipped at run time fails here.
+                if !partial {
+                    let fell = fallbacks(&on);
+                    assert!(
+                        fell.is_empty(),
+                        "{target} flush={flush} part {part}: fell back at run time: {fell:?}"
+                    );
+                }
+                for (k, (a, b)) in slow.iter().zip(&fast).enumerate() {
+                    let (lane, res) = (k as u32 / results, k as u32 % results);
+                    assert_eq!(
+                        a, b,
+                        "{target} flush={flush} {lanes:?} part {part}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
+                        40 + res
+                    );
+                }
+                if part == 0 {
+                    first = Some((fast, results));
+                }
+            }
             let missing: Vec<_> = FAST.iter().filter(|m| !covered.contains(**m)).collect();
             assert!(missing.is_empty(), "{target}: not µops: {missing:?}");
-            let (slow, off) = run(&co, target, results, false);
-            let (fast, on) = run(&co, target, results, true);
-            assert_eq!(
-                off.uop_instructions,
-                Some(0),
-                "{target}: µops with the tier off"
-            );
-            // Under a full EXEC every instruction of FAST ran as a µop:
-            // a µop that declines or is skipped at run time fails here.
-            if !partial {
-                let fell = fallbacks(&on);
-                assert!(
-                    fell.is_empty(),
-                    "{target} flush={flush}: fell back at run time: {fell:?}"
-                );
-            }
-            for (k, (a, b)) in slow.iter().zip(&fast).enumerate() {
-                let (lane, res) = (k as u32 / results, k as u32 % results);
-                assert_eq!(
-                    a, b,
-                    "{target} flush={flush} {lanes:?}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
-                    40 + res
-                );
-            }
+            let (fast, results) = first.expect("a first part");
             // A CPU sample: v_add_u32 v10+v11 and v_fma_f32 v10*v11+v12
             // (finite waves, no flushing).
             let (add, fma) = (

@@ -802,17 +802,6 @@ fn lane_fault(w: &Wave, inst: &Instruction, pc: u64, (lane, f): (usize, Fault)) 
 
 // ---------------------------------------------------------------- handler table
 
-/// A mnemonic without its encoding suffix (the fast tier's µop table is
-/// still keyed by name).
-fn base_name(name: &str) -> &str {
-    for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
-        if let Some(b) = name.strip_suffix(suf) {
-            return b;
-        }
-    }
-    name
-}
-
 /// The handler of every opcode, chosen by its description
 /// ([`lathe_isa::sem`]), built once.
 fn handlers() -> &'static [Option<Handler>] {

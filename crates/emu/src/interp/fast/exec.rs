@@ -27,8 +27,9 @@ pub(in crate::interp) fn run(f: &Fast, w: &mut Wave) -> Out {
 /// each in `counts` and `w.instructions` and advancing `w.pc`; stops at
 /// the first entry without a µop, whose µop declines, or that needs a
 /// full EXEC the wave does not have. The caller has checked what µops
-/// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); no µop
-/// writes EXEC. Returns how many ran and the cache entry of the
+/// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); EXEC,
+/// which `v_cmpx` µops write, is checked before each whole-wave µop.
+/// Returns how many ran and the cache entry of the
 /// instruction now at `w.pc`, when it is decoded.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 pub(in crate::interp) fn lane(
@@ -39,23 +40,7 @@ pub(in crate::interp) fn lane(
     k: usize,
     budget: u64,
 ) -> (u64, Option<usize>) {
-    // Counting µops per opcode is a second loop, so it costs nothing off.
-    match uops {
-        Some(u) => lane_body::<true>(cache, counts, u, w, k, budget),
-        None => lane_body::<false>(cache, counts, &mut [], w, k, budget),
-    }
-}
-
-/// [`lane`]'s loop; `COUNT`: each µop also counted in `uops`.
-#[inline(always)]
-fn lane_body<const COUNT: bool>(
-    cache: &mut DecodeCache,
-    counts: &mut [u64],
-    uops: &mut [u64],
-    w: &mut Wave,
-    mut k: usize,
-    budget: u64,
-) -> (u64, Option<usize>) {
+    let (mut uops, mut k) = (uops, k);
     let mut n = 0;
     while n < budget {
         let d = &cache.arena[k];
@@ -80,10 +65,10 @@ fn lane_body<const COUNT: bool>(
         if let Some(c) = counts.get_mut(d.slot as usize) {
             *c += 1;
         }
-        if COUNT {
-            if let Some(c) = uops.get_mut(d.slot as usize) {
-                *c += 1;
-            }
+        // Counting µops per opcode (off by default): one predictable
+        // branch per µop, not a second copy of the loop.
+        if let Some(c) = uops.as_deref_mut().and_then(|u| u.get_mut(d.slot as usize)) {
+            *c += 1;
         }
         let link = if taken { d.taken.get() } else { d.next.get() };
         k = match link {
@@ -349,16 +334,13 @@ fn scalar(f: &Fast, w: &mut Wave, [a, b]: [u32; 2]) -> Out {
             };
             (w.vgpr[usize::from(v)][b as usize & (LANES - 1)], None)
         }
-        SCmpEq => return cmp(w, a == b),
-        SCmpLg => return cmp(w, a != b),
-        SCmpLtU => return cmp(w, a < b),
-        SCmpLeU => return cmp(w, a <= b),
-        SCmpGtU => return cmp(w, a > b),
-        SCmpGeU => return cmp(w, a >= b),
-        SCmpLtI => return cmp(w, (a as i32) < (b as i32)),
-        SCmpLeI => return cmp(w, (a as i32) <= (b as i32)),
-        SCmpGtI => return cmp(w, (a as i32) > (b as i32)),
-        SCmpGeI => return cmp(w, (a as i32) >= (b as i32)),
+        SCmpU => return cmp(w, f.pred >> (a.cmp(&b) as i8 + 1) & 1 == 1),
+        SCmpI => {
+            return cmp(
+                w,
+                f.pred >> ((a as i32).cmp(&(b as i32)) as i8 + 1) & 1 == 1,
+            )
+        }
         SBitcmp0 => return cmp(w, a >> (b & 31) & 1 == 0),
         SBitcmp1 => return cmp(w, a >> (b & 31) & 1 == 1),
         SNop => return Out::Next,
@@ -398,7 +380,8 @@ fn taken(c: bool) -> Out {
     }
 }
 
-/// The 64-bit scalar µops (SCC as the SALU handlers set it).
+/// The 64-bit scalar µops (SCC as the SALU handlers set it; EXEC may be
+/// the destination).
 #[inline(always)]
 fn wide(f: &Fast, w: &mut Wave) -> Out {
     let val = |k: usize| match f.src[k] {
@@ -411,6 +394,19 @@ fn wide(f: &Fast, w: &mut Wave) -> Out {
     };
     use FOp::*;
     let (res, scc) = match f.op {
+        SAndSaveexec | SOrSaveexec | SAndn2Saveexec => {
+            // As the general handler: the old EXEC to the destination,
+            // then EXEC from the source read before it.
+            let (s, e) = (val(0), w.exec);
+            set64(w, f.dst, e);
+            w.exec = match f.op {
+                SAndSaveexec => s & e,
+                SOrSaveexec => s | e,
+                _ => s & !e,
+            };
+            w.scc = w.exec != 0;
+            return Out::Next;
+        }
         SMov64 => (val(0), None),
         SAnd64 => (val(0) & val(1), Some(())),
         SOr64 => (val(0) | val(1), Some(())),
@@ -422,10 +418,20 @@ fn wide(f: &Fast, w: &mut Wave) -> Out {
     if scc.is_some() {
         w.scc = res != 0;
     }
-    let d = usize::from(f.dst);
-    w.sgpr[d] = res as u32;
-    w.sgpr[d + 1] = (res >> 32) as u32;
+    set64(w, f.dst, res);
     Out::Next
+}
+
+/// Writes an SGPR pair, or EXEC.
+#[inline(always)]
+fn set64(w: &mut Wave, d: u16, v: u64) {
+    if d == EXEC_LO {
+        w.exec = v;
+    } else {
+        let d = usize::from(d);
+        w.sgpr[d] = v as u32;
+        w.sgpr[d + 1] = (v >> 32) as u32;
+    }
 }
 
 /// `v_add_co_u32` and `v_addc_co_u32` under a full EXEC: the sums into

@@ -110,26 +110,11 @@ fn apply64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], f: impl Fn(usize) ->
     }
 }
 
-/// Which of the orderings less, equal, greater and unordered a compare
-/// predicate accepts, as the [`alu::cmp`] predicate tables say.
+/// Which of the orderings less, equal, greater and unordered the
+/// compare's predicate accepts (decoded from [`alu::cmp`]'s tables).
 #[inline(always)]
 fn accepts(f: &Fast) -> [bool; 4] {
-    use std::cmp::Ordering::*;
-    match f.op {
-        FOp::CmpF32 | FOp::CmpF64 => {
-            let p = alu::cmp::FCmp::from_index(u32::from(f.pred));
-            [
-                p.eval(Some(Less)),
-                p.eval(Some(Equal)),
-                p.eval(Some(Greater)),
-                p.eval(None),
-            ]
-        }
-        _ => {
-            let p = alu::cmp::ICmp::from_index(u32::from(f.pred));
-            [p.eval(0, 1), p.eval(0, 0), p.eval(1, 0), false]
-        }
-    }
+    [0, 1, 2, 3].map(|k| f.pred >> k & 1 == 1)
 }
 
 /// A lane mask of `c(l)` over the 64 lanes.

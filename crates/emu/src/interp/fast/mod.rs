@@ -25,8 +25,10 @@
 //! it: [`run`] returns `false` before writing anything when any packed
 //! input is not finite, and the caller takes the general path.
 
+use lathe_isa::sem::{self, Cond, Control, NumTy, Packed, Pred, Salu, Sem, Valu};
 use lathe_isa::{Encoding, Instruction, Opcode, Operand, RegFile, RegRange};
 
+use super::cmp::{fcmp, icmp};
 use super::regs::{const32, const64, vop3_clamp_omod};
 use super::OpList;
 use crate::wave::SGPRS;
@@ -88,34 +90,32 @@ pub(super) enum FOp {
     SLshl,
     SLshr,
     SMulI32,
-    // Scalar compares: SCC only.
-    SCmpEq,
-    SCmpLg,
-    SCmpLtU,
-    SCmpLeU,
-    SCmpGtU,
-    SCmpGeU,
-    SCmpLtI,
-    SCmpLeI,
-    SCmpGtI,
-    SCmpGeI,
+    // Scalar compares into SCC, unsigned and signed: `Fast::pred` is what
+    // the predicate accepts, as for vector compares.
+    SCmpU,
+    SCmpI,
     // Control: no-op and direct branches (taken: the decoded target).
     SAddcU32,
     SCselect,
-    // 64-bit scalar logic (a pair of SGPRs or EXEC as a source, never EXEC
-    // as the destination).
+    // 64-bit scalar logic (a pair of SGPRs or EXEC as a source and as the
+    // destination: whole-wave µops check EXEC before each run).
     SMov64,
     SAnd64,
     SOr64,
     SXor64,
     SAndn2_64,
+    /// `s_{and,or,andn2}_saveexec_b64`: EXEC to the destination, EXEC
+    /// combined with the source, SCC = EXEC != 0.
+    SAndSaveexec,
+    SOrSaveexec,
+    SAndn2Saveexec,
     // Lane access, whatever EXEC is.
     ReadLane,
     WriteLane,
     SNop,
     // ---- Compares into a lane mask (VCC or an SGPR pair; `v_cmpx` also
-    // EXEC), any EXEC: `Fast::pred` is the predicate index within the
-    // opcode group (`alu::cmp::{FCmp, ICmp}::from_index`).
+    // EXEC), any EXEC: `Fast::pred` is what the predicate accepts
+    // ([`accepts`]).
     CmpI32,
     CmpU32,
     CmpF32,
@@ -173,149 +173,155 @@ pub(super) enum FOp {
 }
 
 impl FOp {
-    /// The µop of an opcode (its compare predicate and whether it is a
-    /// `v_cmpx`, for compares), chosen by opcode: the generated table's
-    /// constants, and for compares the opcode group of the encoding.
+    /// The µop of an opcode, with its predicate (compares: which of the
+    /// orderings less, equal, greater and unordered it accepts, bits 0..3)
+    /// and whether it is a `v_cmpx`, read from the generated description
+    /// ([`lathe_isa::sem`]): no mnemonic is consulted, and each predicate's
+    /// truth table is [`crate::alu::cmp`]'s.
     fn of(op: Opcode) -> Option<(FOp, u8, bool)> {
         use FOp::*;
-        let info = op.info();
-        if matches!(info.enc, Encoding::Vopc | Encoding::Vop3) && info.code < 0x100 {
-            // VOPC opcodes (also as VOP3): groups of 16 (float: f32 at
-            // 0x40, f64 at 0x60) or 8 (integer: i32 at 0xc0, u32 0xc8,
-            // i64 0xe0, u64 0xe8), each followed by its `v_cmpx` group.
-            let c = info.code;
-            let (ty, x) = match c {
-                0x40..=0x5f => (CmpF32, c >= 0x50),
-                0x60..=0x7f => (CmpF64, c >= 0x70),
-                0xc0..=0xdf => (if c & 8 == 0 { CmpI32 } else { CmpU32 }, c >= 0xd0),
-                0xe0..=0xff => (if c & 8 == 0 { CmpI64 } else { CmpU64 }, c >= 0xf0),
-                _ => return None,
-            };
-            let pred = if matches!(ty, CmpF32 | CmpF64) {
-                c & 15
-            } else {
-                c & 7
-            };
-            return Some((ty, pred as u8, x));
-        }
-        Some((
-            match op {
-                Opcode::V_MOV_B32_E32 | Opcode::V_MOV_B32_E64 => Mov,
-                Opcode::V_NOT_B32_E32 | Opcode::V_NOT_B32_E64 => Not,
-                Opcode::V_ADD_U32_E32 | Opcode::V_ADD_U32_E64 => Add,
-                Opcode::V_SUB_U32_E32 | Opcode::V_SUB_U32_E64 => Sub,
-                Opcode::V_SUBREV_U32_E32 | Opcode::V_SUBREV_U32_E64 => Subrev,
-                Opcode::V_AND_B32_E32 | Opcode::V_AND_B32_E64 => And,
-                Opcode::V_OR_B32_E32 | Opcode::V_OR_B32_E64 => Or,
-                Opcode::V_XOR_B32_E32 | Opcode::V_XOR_B32_E64 => Xor,
-                Opcode::V_LSHLREV_B32_E32 | Opcode::V_LSHLREV_B32_E64 => Lshl,
-                Opcode::V_LSHRREV_B32_E32 | Opcode::V_LSHRREV_B32_E64 => Lshr,
-                Opcode::V_ASHRREV_I32_E32 | Opcode::V_ASHRREV_I32_E64 => Ashr,
-                Opcode::V_MUL_LO_U32 => MulLo,
-                Opcode::V_MUL_HI_U32 => MulHi,
-                Opcode::V_MUL_U32_U24_E32 | Opcode::V_MUL_U32_U24_E64 => MulU24,
-                Opcode::V_MIN_U32_E32 | Opcode::V_MIN_U32_E64 => MinU,
-                Opcode::V_MAX_U32_E32 | Opcode::V_MAX_U32_E64 => MaxU,
-                Opcode::V_MIN_I32_E32 | Opcode::V_MIN_I32_E64 => MinI,
-                Opcode::V_MAX_I32_E32 | Opcode::V_MAX_I32_E64 => MaxI,
-                Opcode::V_ADD3_U32 => Add3,
-                Opcode::V_LSHL_ADD_U32 => LshlAdd,
-                Opcode::V_ADD_LSHL_U32 => AddLshl,
-                Opcode::V_LSHL_OR_B32 => LshlOr,
-                Opcode::V_AND_OR_B32 => AndOr,
-                Opcode::V_OR3_B32 => Or3,
-                Opcode::V_XAD_U32 => Xad,
-                Opcode::V_BFI_B32 => Bfi,
-                Opcode::V_MAD_U32_U24 => MadU24,
-                Opcode::V_ADD_CO_U32_E32 | Opcode::V_ADD_CO_U32_E64 => AddCo,
-                Opcode::V_ADDC_CO_U32_E32 | Opcode::V_ADDC_CO_U32_E64 => AddcCo,
-                Opcode::V_ADD_F32_E32 | Opcode::V_ADD_F32_E64 => AddF,
-                Opcode::V_SUB_F32_E32 | Opcode::V_SUB_F32_E64 => SubF,
-                Opcode::V_SUBREV_F32_E32 | Opcode::V_SUBREV_F32_E64 => SubrevF,
-                Opcode::V_MUL_F32_E32 | Opcode::V_MUL_F32_E64 => MulF,
-                Opcode::V_FMA_F32 => FmaF,
-                Opcode::V_FMAC_F32_E32 | Opcode::V_FMAC_F32_E64 => FmacF,
-                Opcode::V_PK_FMA_F32 => PkFma,
-                Opcode::V_PK_MUL_F32 => PkMul,
-                Opcode::V_PK_ADD_F32 => PkAdd,
-                Opcode::S_MOV_B32 => SMov,
-                Opcode::S_ADD_U32 => SAddU32,
-                Opcode::S_SUB_U32 => SSubU32,
-                Opcode::S_ADD_I32 => SAddI32,
-                Opcode::S_SUB_I32 => SSubI32,
-                Opcode::S_AND_B32 => SAnd,
-                Opcode::S_OR_B32 => SOr,
-                Opcode::S_XOR_B32 => SXor,
-                Opcode::S_LSHL_B32 => SLshl,
-                Opcode::S_LSHR_B32 => SLshr,
-                Opcode::S_MUL_I32 => SMulI32,
-                Opcode::S_CMP_EQ_U32 | Opcode::S_CMP_EQ_I32 => SCmpEq,
-                Opcode::S_CMP_LG_U32 | Opcode::S_CMP_LG_I32 => SCmpLg,
-                Opcode::S_CMP_LT_U32 => SCmpLtU,
-                Opcode::S_CMP_LE_U32 => SCmpLeU,
-                Opcode::S_CMP_GT_U32 => SCmpGtU,
-                Opcode::S_CMP_GE_U32 => SCmpGeU,
-                Opcode::S_CMP_LT_I32 => SCmpLtI,
-                Opcode::S_CMP_LE_I32 => SCmpLeI,
-                Opcode::S_CMP_GT_I32 => SCmpGtI,
-                Opcode::S_CMP_GE_I32 => SCmpGeI,
-                Opcode::S_ADDC_U32 => SAddcU32,
-                Opcode::S_CSELECT_B32 => SCselect,
-                Opcode::S_MOV_B64 => SMov64,
-                Opcode::S_AND_B64 => SAnd64,
-                Opcode::S_OR_B64 => SOr64,
-                Opcode::S_XOR_B64 => SXor64,
-                Opcode::S_ANDN2_B64 => SAndn2_64,
-                Opcode::V_READLANE_B32 => ReadLane,
-                Opcode::V_WRITELANE_B32 => WriteLane,
-                Opcode::S_CBRANCH_EXECZ => BranchExecz,
-                Opcode::S_CBRANCH_EXECNZ => BranchExecnz,
-                Opcode::S_NOP => SNop,
-                Opcode::S_BRANCH => Branch,
-                Opcode::S_CBRANCH_SCC0 => BranchScc0,
-                Opcode::S_CBRANCH_SCC1 => BranchScc1,
-                Opcode::S_CBRANCH_VCCZ => BranchVccz,
-                Opcode::S_CBRANCH_VCCNZ => BranchVccnz,
-                Opcode::V_CNDMASK_B32_E32 | Opcode::V_CNDMASK_B32_E64 => Cndmask,
-                Opcode::V_MED3_I32 => Med3I,
-                Opcode::V_MED3_U32 => Med3U,
-                Opcode::V_MIN3_I32 => Min3I,
-                Opcode::V_MIN3_U32 => Min3U,
-                Opcode::V_MAX3_I32 => Max3I,
-                Opcode::V_MAX3_U32 => Max3U,
-                Opcode::V_MAX_F32_E32 | Opcode::V_MAX_F32_E64 => MaxF,
-                Opcode::V_MIN_F32_E32 | Opcode::V_MIN_F32_E64 => MinF,
-                Opcode::V_MED3_F32 => Med3F,
-                Opcode::V_CVT_F32_U32_E32 | Opcode::V_CVT_F32_U32_E64 => CvtF32U32,
-                Opcode::V_CVT_F32_I32_E32 | Opcode::V_CVT_F32_I32_E64 => CvtF32I32,
-                Opcode::V_CVT_I32_F32_E32 | Opcode::V_CVT_I32_F32_E64 => CvtI32F32,
-                Opcode::V_CVT_U32_F32_E32 | Opcode::V_CVT_U32_F32_E64 => CvtU32F32,
-                Opcode::V_CVT_F16_F32_E32 | Opcode::V_CVT_F16_F32_E64 => CvtF16F32,
-                Opcode::V_CVT_F32_F16_E32 | Opcode::V_CVT_F32_F16_E64 => CvtF32F16,
-                Opcode::V_CVT_F64_U32_E32 | Opcode::V_CVT_F64_U32_E64 => CvtF64U32,
-                Opcode::V_CVT_F64_I32_E32 | Opcode::V_CVT_F64_I32_E64 => CvtF64I32,
-                Opcode::V_CVT_F32_F64_E32 | Opcode::V_CVT_F32_F64_E64 => CvtF32F64,
-                Opcode::V_CVT_F64_F32_E32 | Opcode::V_CVT_F64_F32_E64 => CvtF64F32,
-                Opcode::V_LSHLREV_B64 => Lshl64,
-                Opcode::V_LSHRREV_B64 => Lshr64,
-                Opcode::V_ASHRREV_I64 => Ashr64,
-                Opcode::V_MAD_U64_U32 => MadU64U32,
-                Opcode::V_PK_MOV_B32 => PkMov,
-                Opcode::V_ADD_F64 => AddF64,
-                Opcode::V_MUL_F64 => MulF64,
-                Opcode::V_FMA_F64 => FmaF64,
-                Opcode::V_FMAC_F64_E32 | Opcode::V_FMAC_F64_E64 => FmacF64,
-                Opcode::V_BFE_U32 => BfeU,
-                Opcode::V_MUL_HI_I32 => MulHiI,
-                Opcode::V_ALIGNBIT_B32 => Alignbit,
-                Opcode::S_BITCMP0_B32 => SBitcmp0,
-                Opcode::S_BITCMP1_B32 => SBitcmp1,
-                Opcode::S_CSELECT_B64 => SCselect64,
+        let f = match sem::of(op).sem {
+            Sem::Cmp(c) => {
+                let f = match c.ty {
+                    NumTy::I32 => CmpI32,
+                    NumTy::U32 => CmpU32,
+                    NumTy::F32 => CmpF32,
+                    NumTy::I64 => CmpI64,
+                    NumTy::U64 => CmpU64,
+                    NumTy::F64 => CmpF64,
+                    _ => return None,
+                };
+                return Some((f, accepts(c.pred, matches!(f, CmpF32 | CmpF64))?, c.exec));
+            }
+            Sem::SCmp(c) if !c.imm => {
+                let f = match c.ty {
+                    NumTy::I32 => SCmpI,
+                    NumTy::U32 => SCmpU,
+                    _ => return None,
+                };
+                return Some((f, accepts(c.pred, false)?, false));
+            }
+            Sem::Valu(v) => match v {
+                Valu::MovB32 => Mov,
+                Valu::NotB32 => Not,
+                Valu::AddU32 => Add,
+                Valu::SubU32 => Sub,
+                Valu::SubrevU32 => Subrev,
+                Valu::AndB32 => And,
+                Valu::OrB32 => Or,
+                Valu::XorB32 => Xor,
+                Valu::LshlrevB32 => Lshl,
+                Valu::LshrrevB32 => Lshr,
+                Valu::AshrrevI32 => Ashr,
+                Valu::MulLoU32 => MulLo,
+                Valu::MulHiU32 => MulHi,
+                Valu::MulU32U24 => MulU24,
+                Valu::MinU32 => MinU,
+                Valu::MaxU32 => MaxU,
+                Valu::MinI32 => MinI,
+                Valu::MaxI32 => MaxI,
+                Valu::Add3U32 => Add3,
+                Valu::LshlAddU32 => LshlAdd,
+                Valu::AddLshlU32 => AddLshl,
+                Valu::LshlOrB32 => LshlOr,
+                Valu::AndOrB32 => AndOr,
+                Valu::Or3B32 => Or3,
+                Valu::XadU32 => Xad,
+                Valu::BfiB32 => Bfi,
+                Valu::MadU32U24 => MadU24,
+                Valu::AddCoU32 => AddCo,
+                Valu::AddcCoU32 => AddcCo,
+                Valu::AddF32 => AddF,
+                Valu::SubF32 => SubF,
+                Valu::SubrevF32 => SubrevF,
+                Valu::MulF32 => MulF,
+                Valu::FmaF32 => FmaF,
+                Valu::FmacF32 => FmacF,
+                Valu::ReadlaneB32 => ReadLane,
+                Valu::WritelaneB32 => WriteLane,
+                Valu::CndmaskB32 => Cndmask,
+                Valu::Med3I32 => Med3I,
+                Valu::Med3U32 => Med3U,
+                Valu::Min3I32 => Min3I,
+                Valu::Min3U32 => Min3U,
+                Valu::Max3I32 => Max3I,
+                Valu::Max3U32 => Max3U,
+                Valu::MaxF32 => MaxF,
+                Valu::MinF32 => MinF,
+                Valu::Med3F32 => Med3F,
+                Valu::CvtF32U32 => CvtF32U32,
+                Valu::CvtF32I32 => CvtF32I32,
+                Valu::CvtI32F32 => CvtI32F32,
+                Valu::CvtU32F32 => CvtU32F32,
+                Valu::CvtF16F32 => CvtF16F32,
+                Valu::CvtF32F16 => CvtF32F16,
+                Valu::CvtF64U32 => CvtF64U32,
+                Valu::CvtF64I32 => CvtF64I32,
+                Valu::CvtF32F64 => CvtF32F64,
+                Valu::CvtF64F32 => CvtF64F32,
+                Valu::LshlrevB64 => Lshl64,
+                Valu::LshrrevB64 => Lshr64,
+                Valu::AshrrevI64 => Ashr64,
+                Valu::MadU64U32 => MadU64U32,
+                Valu::AddF64 => AddF64,
+                Valu::MulF64 => MulF64,
+                Valu::FmaF64 => FmaF64,
+                Valu::FmacF64 => FmacF64,
+                Valu::BfeU32 => BfeU,
+                Valu::MulHiI32 => MulHiI,
+                Valu::AlignbitB32 => Alignbit,
                 _ => return None,
             },
-            0,
-            false,
-        ))
+            Sem::Packed(p) => match p {
+                Packed::FmaF32 => PkFma,
+                Packed::MulF32 => PkMul,
+                Packed::AddF32 => PkAdd,
+                Packed::MovB32 => PkMov,
+                _ => return None,
+            },
+            Sem::Salu(s) => match s {
+                Salu::MovB32 => SMov,
+                Salu::AddU32 => SAddU32,
+                Salu::SubU32 => SSubU32,
+                Salu::AddI32 => SAddI32,
+                Salu::SubI32 => SSubI32,
+                Salu::AndB32 => SAnd,
+                Salu::OrB32 => SOr,
+                Salu::XorB32 => SXor,
+                Salu::LshlB32 => SLshl,
+                Salu::LshrB32 => SLshr,
+                Salu::MulI32 => SMulI32,
+                Salu::AddcU32 => SAddcU32,
+                Salu::CselectB32 => SCselect,
+                Salu::MovB64 => SMov64,
+                Salu::AndB64 => SAnd64,
+                Salu::OrB64 => SOr64,
+                Salu::XorB64 => SXor64,
+                Salu::Andn2B64 => SAndn2_64,
+                Salu::AndSaveexecB64 => SAndSaveexec,
+                Salu::OrSaveexecB64 => SOrSaveexec,
+                Salu::Andn2SaveexecB64 => SAndn2Saveexec,
+                Salu::Bitcmp0B32 => SBitcmp0,
+                Salu::Bitcmp1B32 => SBitcmp1,
+                Salu::CselectB64 => SCselect64,
+                _ => return None,
+            },
+            Sem::Branch(c) => match c {
+                Cond::Always => Branch,
+                Cond::Scc0 => BranchScc0,
+                Cond::Scc1 => BranchScc1,
+                Cond::Vccz => BranchVccz,
+                Cond::Vccnz => BranchVccnz,
+                Cond::Execz => BranchExecz,
+                Cond::Execnz => BranchExecnz,
+                Cond::CdbgSys | Cond::CdbgUser | Cond::CdbgSysOrUser | Cond::CdbgSysAndUser => {
+                    return None
+                }
+            },
+            Sem::Control(Control::Nop) => SNop,
+            _ => return None,
+        };
+        Some((f, 0, false))
     }
 
     fn sources(self) -> usize {
@@ -323,8 +329,9 @@ impl FOp {
         match self {
             SNop | Branch | BranchScc0 | BranchScc1 | BranchVccz | BranchVccnz | BranchExecz
             | BranchExecnz => 0,
-            Mov | Not | SMov | SMov64 | CvtF32U32 | CvtF32I32 | CvtI32F32 | CvtU32F32
-            | CvtF16F32 | CvtF32F16 | CvtF64U32 | CvtF64I32 | CvtF64F32 | CvtF32F64 => 1,
+            Mov | Not | SMov | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec | CvtF32U32
+            | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32 | CvtF64I32
+            | CvtF64F32 | CvtF32F64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
             | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | Med3F
             | MadU64U32 | FmaF64 => 3,
@@ -476,30 +483,22 @@ impl FOp {
         use FOp::*;
         matches!(
             self,
-            SMov64 | SAnd64 | SOr64 | SXor64 | SAndn2_64 | SCselect64
+            SMov64
+                | SAnd64
+                | SOr64
+                | SXor64
+                | SAndn2_64
+                | SCselect64
+                | SAndSaveexec
+                | SOrSaveexec
+                | SAndn2Saveexec
         )
     }
 
     /// Writes nothing but SCC or the PC.
     fn no_dst(self) -> bool {
         use FOp::*;
-        self.branch()
-            || matches!(
-                self,
-                SCmpEq
-                    | SCmpLg
-                    | SCmpLtU
-                    | SCmpLeU
-                    | SCmpGtU
-                    | SCmpGeU
-                    | SCmpLtI
-                    | SCmpLeI
-                    | SCmpGtI
-                    | SCmpGeI
-                    | SBitcmp0
-                    | SBitcmp1
-                    | SNop
-            )
+        self.branch() || matches!(self, SCmpU | SCmpI | SBitcmp0 | SBitcmp1 | SNop)
     }
 
     /// Reads or writes one lane of a VGPR.
@@ -557,7 +556,8 @@ pub(super) struct Fast {
     /// Carry ops: the SGPR pairs (VCC is 106) receiving the carry-out and
     /// giving the carry-in.
     carry: [u16; 2],
-    /// Compares: the predicate index; `v_pk_mov_b32`: its op_sel bits.
+    /// Compares: the orderings the predicate accepts ([`accepts`]);
+    /// `v_pk_mov_b32`: its op_sel bits.
     pred: u8,
     /// `v_cmpx`: the mask goes to EXEC too.
     x: bool,
@@ -703,7 +703,7 @@ impl Fast {
                 file: RegFile::Scalar,
                 first,
                 ..
-            })) if op.wide() && usize::from(first) + 1 < SGPRS => first,
+            })) if op.wide() && (usize::from(first) + 1 < SGPRS || first == EXEC_LO) => first,
             _ => return None,
         };
         let mut f = Fast {
@@ -815,6 +815,26 @@ impl Fast {
         }
         Some(f)
     }
+}
+
+/// Which of the orderings less, equal, greater and unordered (bits 0..3)
+/// the predicate `p` accepts, from [`crate::alu::cmp`]'s predicate tables
+/// (`None`: `v_cmp_class`, not an ordering).
+fn accepts(p: Pred, float: bool) -> Option<u8> {
+    use std::cmp::Ordering::*;
+    let hits = if float {
+        let p = fcmp(p)?;
+        [
+            p.eval(Some(Less)),
+            p.eval(Some(Equal)),
+            p.eval(Some(Greater)),
+            p.eval(None),
+        ]
+    } else {
+        let p = icmp(p)?;
+        [p.eval(0, 1), p.eval(0, 0), p.eval(1, 0), false]
+    };
+    Some(hits.iter().rev().fold(0, |m, &h| m << 1 | u8::from(h)))
 }
 
 /// VCC's index in [`crate::wave::Wave::sgpr`].
