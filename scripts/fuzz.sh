@@ -3,10 +3,11 @@
 # prints one line per target: runs, coverage, and whether it found a crash.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
-cd "$(dirname "$0")/../fuzz"
+cd "$(dirname "$0")/.."
+scripts/setup.sh --fuzz
+cd fuzz
 secs=${1:-120}
 shift || true
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   mapfile -t targets < <(cargo +nightly fuzz list)

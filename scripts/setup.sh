@@ -4,6 +4,7 @@
 #   scripts/setup.sh          # tools for the tests (LLVM 22 and 15, ROCm 5.2 HIP, jax wheel)
 #   scripts/setup.sh --bench  # also linux-perf for profiling the benchmarks
 #   scripts/setup.sh --mutants  # also cargo-mutants (docs/mutants.md), from crates.io
+#   scripts/setup.sh --fuzz     # also the nightly toolchain and cargo-fuzz (scripts/fuzz.sh)
 # Every package whose programs the tests, scripts, benchmarks or README run
 # is listed here; crates/testkit/tests/setup_packages.rs checks that with
 # dpkg -S. Never install anything by hand: add it here and rerun.
@@ -52,5 +53,15 @@ fi
 if [[ "${1:-}" == "--mutants" ]] && ! command -v cargo-mutants >/dev/null; then
   echo "setup: installing cargo-mutants" >&2
   cargo install --locked cargo-mutants
+fi
+if [[ "${1:-}" == "--fuzz" ]]; then
+  if ! rustup toolchain list | grep -q '^nightly'; then
+    echo "setup: installing the nightly toolchain (cargo-fuzz builds with sanitizers)" >&2
+    rustup toolchain install nightly --profile minimal
+  fi
+  if ! command -v cargo-fuzz >/dev/null; then
+    echo "setup: installing cargo-fuzz" >&2
+    cargo install --locked cargo-fuzz
+  fi
 fi
 echo "setup: ok" >&2

@@ -88,3 +88,14 @@ __global__ void block_reduce_i32(int *out, const int *in, int n) {
   }
   if (t == 0) out[blockIdx.x] = buf[0];
 }
+
+// Each work-group of 64 reverses its slice through LDS. clang-22 -O3 reads
+// tile[63 - t] as `ds_read_b32 vN, v(-4t) offset:252`: a negative base
+// plus the offset, which the hardware adds in 32 bits.
+__global__ void lds_reverse(float *out, const float *in) {
+  __shared__ float tile[64];
+  int t = threadIdx.x;
+  tile[t] = in[blockIdx.x * 64 + t];
+  __syncthreads();
+  out[blockIdx.x * 64 + t] = tile[63 - t];
+}

@@ -4,6 +4,11 @@
 //! instruction class/opcode, counter probe) and the register mode; the
 //! instrumented kernel must load, run with the waitcnt check on, and write
 //! bit-identical outputs.
+//!
+//! For speed, the kernel is lifted and its liveness computed once, and
+//! both the reference run and each instrumented run cover one work-group
+//! of the case's grid (every site kind still runs; the outputs are
+//! compared with the plain kernel's on the same grid).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -81,7 +86,7 @@ fn fixture() -> &'static Fixture {
             1
         };
         let shape = Shape {
-            grid: case.grid,
+            grid: case.block,
             block: case.block,
             dims,
             dynamic_lds: case.dyn_lds,
@@ -99,14 +104,29 @@ fn fixture() -> &'static Fixture {
     })
 }
 
+/// The corpus kernel, lifted once.
+struct Lifted {
+    obj: CodeObject<'static>,
+    p: Program,
+    live: Liveness,
+}
+
+fn lifted() -> &'static Lifted {
+    static L: OnceLock<Lifted> = OnceLock::new();
+    L.get_or_init(|| {
+        let obj = CodeObject::parse(&fixture().co).expect("parse");
+        let p = Program::lift(&obj).expect("lift");
+        let live = Liveness::compute(&p);
+        Lifted { obj, p, live }
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     let f = fixture();
-    let obj = CodeObject::parse(&f.co).expect("parse");
-    let p = Program::lift(&obj).expect("lift");
-    let live = Liveness::compute(&p);
+    let Lifted { obj, p, live } = lifted();
     let reqs = requests_from_bytes(data);
     let lanes = data.last().is_some_and(|b| b & 1 != 0);
-    let out = instrument_lifted_with(&obj, &p, &live, &reqs, &RwOptions::lane_mode(lanes))
+    let out = instrument_lifted_with(obj, p, live, &reqs, &RwOptions::lane_mode(lanes))
         .expect("instrumenting a corpus kernel");
     assert_eq!(run(&out.code_object, f, Some(out.data_size)), f.want);
 });

@@ -51,10 +51,52 @@ pub fn run(ctx: &Ctx, a: CfgArgs) -> Result<()> {
             continue;
         };
         let live = Liveness::compute(&p);
-        return print(&cfg::render(&p, &live, fi, format));
+        let out = cfg::render(&p, &live, fi, format);
+        if format == Format::Json {
+            let mut j: serde_json::Value =
+                serde_json::from_str(&out).context("the rendered graph is not JSON")?;
+            register_lists(&mut j);
+            return crate::output::print_json(&j);
+        }
+        return print(&out);
     }
     match miss {
         Some(e) => Err(anyhow::Error::new(e).context(input.name().to_string())),
         None => bail!("{}: no kernel or function named {}", input.name(), a.kernel),
     }
+}
+
+/// `live_in`/`live_out` as arrays of register names, one per register
+/// (`"s[0:1] exec v0"` → `["s0", "s1", "exec", "v0"]`), wherever they occur.
+fn register_lists(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                match x {
+                    serde_json::Value::String(s) if k == "live_in" || k == "live_out" => {
+                        *x = serde_json::json!(registers(s));
+                    }
+                    _ => register_lists(x),
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(register_lists),
+        _ => {}
+    }
+}
+
+/// Register names from a liveness list: `s[4:7]` is `s4`..`s7`.
+fn registers(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for tok in s.split_whitespace() {
+        let range = tok.split_once('[').and_then(|(file, r)| {
+            let (lo, hi) = r.strip_suffix(']')?.split_once(':')?;
+            Some((file, lo.parse::<u32>().ok()?, hi.parse::<u32>().ok()?))
+        });
+        match range {
+            Some((file, lo, hi)) if lo <= hi => out.extend((lo..=hi).map(|r| format!("{file}{r}"))),
+            _ => out.push(tok.to_string()),
+        }
+    }
+    out
 }

@@ -71,14 +71,18 @@ fn run(
     // A plain code object is listed straight from the mapping; bundles and
     // host binaries are unpacked.
     let owned;
-    let objects: Vec<(String, &[u8])> =
+    let objects: Vec<(String, serde_json::Value, &[u8])> =
         if lathe_bundle::classify(input.bytes()) == lathe_bundle::FileKind::CodeObject {
-            vec![(input.name(), input.bytes())]
+            vec![(
+                input.name(),
+                serde_json::json!({ "file": input.name() }),
+                input.bytes(),
+            )]
         } else {
             owned = code_objects(&input, target.as_ref(), policy.into())?;
             owned
                 .iter()
-                .map(|o| (o.origin.clone(), &o.bytes[..]))
+                .map(|o| (o.origin.clone(), o.origin_json.clone(), &o.bytes[..]))
                 .collect()
         };
     let style = match a.format {
@@ -86,10 +90,10 @@ fn run(
         FormatArg::Lathe => Style::Lathe,
     };
     let many = objects.len() > 1 || many_files;
-    let mut plans: Vec<(Option<String>, String, Listing<'_>)> = Vec::new();
+    let mut plans: Vec<Plan<'_>> = Vec::new();
     let mut seen_names: Vec<String> = Vec::new();
     let mut matched = false;
-    for (origin, bytes) in &objects {
+    for (origin, origin_json, bytes) in &objects {
         let co = CodeObject::parse(bytes)
             .with_context(|| format!("{origin}: not a readable code object"))?;
         let Some(proc_) = co.processor() else {
@@ -170,7 +174,13 @@ fn run(
             .map(|t| t.to_string())
             .unwrap_or_else(|| isa.name().to_string());
         let header = many.then(|| format!("; {origin} ({tname})\n"));
-        plans.push((header, tname, Listing::new(isa, code, base, &list, style)));
+        plans.push(Plan {
+            header,
+            origin: origin_json.clone(),
+            target: tname,
+            listing: Listing::new(isa, code, base, &list, style),
+            notes: (style == Style::Lathe).then(|| Notes::new(bytes)),
+        });
     }
     if let (Some(k), false) = (&a.kernel, matched) {
         let e = lathe_codeobj::names::resolve(k, seen_names.iter().map(String::as_str), "function")
@@ -197,25 +207,26 @@ fn run(
         n => n,
     };
     let mut json = Vec::new();
-    for (header, tname, listing) in &plans {
+    for plan in &plans {
+        let notes = plan.notes.as_ref();
         if let Sink::Buffer(b) = sink {
             b.clear();
-            write_listing(listing, threads, sink)?;
+            write_listing(&plan.listing, threads, notes, sink)?;
             let text = match sink {
                 Sink::Buffer(b) => String::from_utf8_lossy(b).into_owned(),
                 _ => String::new(),
             };
             json.push(serde_json::json!({
-                "origin": header.as_deref().map(|h| h.trim_start_matches("; ").trim_end().to_string()),
-                "target": tname,
+                "origin": plan.origin,
+                "target": plan.target,
                 "listing": text,
             }));
             continue;
         }
-        if let Some(h) = header {
+        if let Some(h) = &plan.header {
             sink.write(h.as_bytes())?;
         }
-        write_listing(listing, threads, sink)?;
+        write_listing(&plan.listing, threads, notes, sink)?;
     }
     Ok(json)
 }
@@ -252,16 +263,21 @@ impl Sink {
 
 /// Writes one listing: in bounded chunks on this thread, or for large code
 /// with `threads - 1` helper threads (see [`write_parallel`]).
-fn write_listing(listing: &Listing<'_>, threads: usize, sink: &mut Sink) -> Result<()> {
+fn write_listing(
+    listing: &Listing<'_>,
+    threads: usize,
+    notes: Option<&Notes<'_>>,
+    sink: &mut Sink,
+) -> Result<()> {
     let points = if threads > 1 && listing.code_len() >= PARALLEL_MIN_BYTES {
         listing.split_points(PART_BYTES)
     } else {
         Vec::new()
     };
     if points.len() < 3 {
-        return write_sequential(listing, listing.start(), &mut LineCache::new(), sink);
+        return write_sequential(listing, listing.start(), &mut LineCache::new(), notes, sink);
     }
-    write_parallel(listing, &points, threads - 1, sink)
+    write_parallel(listing, &points, threads - 1, notes, sink)
 }
 
 /// The listing in parts cut at `points`: this thread formats and writes
@@ -274,6 +290,7 @@ fn write_parallel(
     listing: &Listing<'_>,
     points: &[Position],
     helpers: usize,
+    notes: Option<&Notes<'_>>,
     sink: &mut Sink,
 ) -> Result<()> {
     let n = points.len();
@@ -325,11 +342,11 @@ fn write_parallel(
             }) {
                 buf.clear();
                 let end = listing.write_part(&mut buf, points[k], until(k), &mut cache);
-                sink.write(&buf)?;
+                sink.write(&annotate(notes, &buf))?;
                 written = k + 1;
                 if points.get(written).is_some_and(|&p| p != end) {
                     stop.store(true, Ordering::Relaxed);
-                    return write_sequential(listing, end, &mut cache, sink);
+                    return write_sequential(listing, end, &mut cache, notes, sink);
                 }
             }
             let mut pending: Vec<Option<(Vec<u8>, Position)>> = vec![None; n];
@@ -343,11 +360,11 @@ fn write_parallel(
                 let Some((b, end)) = pending[written].take() else {
                     break;
                 };
-                sink.write(&b)?;
+                sink.write(&annotate(notes, &b))?;
                 written += 1;
                 if points.get(written).is_some_and(|&p| p != end) {
                     stop.store(true, Ordering::Relaxed);
-                    return write_sequential(listing, end, &mut cache, sink);
+                    return write_sequential(listing, end, &mut cache, notes, sink);
                 }
             }
             Ok(())
@@ -363,6 +380,7 @@ fn write_sequential(
     listing: &Listing<'_>,
     mut pos: Position,
     cache: &mut LineCache,
+    notes: Option<&Notes<'_>>,
     sink: &mut Sink,
 ) -> Result<()> {
     let mut buf = Vec::with_capacity(1 << 20);
@@ -370,7 +388,135 @@ fn write_sequential(
         buf.clear();
         let until = pos.offset().saturating_add(PART_BYTES);
         pos = listing.write_part(&mut buf, pos, until, cache);
-        sink.write(&buf)?;
+        sink.write(&annotate(notes, &buf))?;
     }
     Ok(())
+}
+
+/// One code object's listing to write.
+struct Plan<'a> {
+    /// `; ORIGIN (TARGET)` before the listing when several are written.
+    header: Option<String>,
+    /// Where the code object came from (JSON `origin`).
+    origin: serde_json::Value,
+    target: String,
+    listing: Listing<'a>,
+    /// Comments added in Lathe style.
+    notes: Option<Notes<'a>>,
+}
+
+/// What Lathe style adds to the listing's lines: the function a
+/// `s_swappc_b64` or tail `s_setpc_b64` calls (lathe-dbi's lifting,
+/// the call graph `lathe cfg` draws; lifted on the first such line), and
+/// for a backward branch, whose operand reads as an unsigned 16-bit number
+/// (`s_branch 65516`), its signed offset and target address. LLVM style
+/// stays LLVM's exact text.
+struct Notes<'a> {
+    bytes: &'a [u8],
+    calls: std::sync::OnceLock<std::collections::HashMap<u64, String>>,
+}
+
+impl<'a> Notes<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Notes {
+            bytes,
+            calls: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Call sites by address: the callee's name and address, or why not.
+    fn calls(&self) -> &std::collections::HashMap<u64, String> {
+        self.calls.get_or_init(|| {
+            let mut m = std::collections::HashMap::new();
+            let Ok(co) = CodeObject::parse(self.bytes) else {
+                return m;
+            };
+            let Ok(p) = lathe_dbi::Program::lift(&co) else {
+                return m;
+            };
+            for f in &p.functions {
+                for c in &f.calls {
+                    let Some(site) = f.insts.get(c.site) else {
+                        continue;
+                    };
+                    let what = match (c.callee.and_then(|i| p.functions.get(i)), c.target) {
+                        (Some(g), _) => format!("calls {} (0x{:x})", g.name, g.addr),
+                        (None, Some(t)) => format!("calls 0x{t:x} (no function starts there)"),
+                        (None, None) => "calls a target computed at run time".to_string(),
+                    };
+                    m.insert(site.addr, what);
+                }
+            }
+            m
+        })
+    }
+
+    /// The comment for one listing line, if it gets one.
+    fn note(&self, line: &str) -> Option<String> {
+        let (addr, inst) = line.split_once(":  ")?;
+        let addr = u64::from_str_radix(addr.trim(), 16).ok()?;
+        let mnemonic = inst.split_whitespace().next()?;
+        match mnemonic {
+            // `s_call_b64` names its target already (`; -> <add3>`).
+            "s_swappc_b64" | "s_setpc_b64" => self.calls().get(&addr).cloned().or_else(|| {
+                (mnemonic == "s_setpc_b64" && inst.contains("s[30:31]")).then(|| {
+                    "returns to the caller (the call left the address in s[30:31])".to_string()
+                })
+            }),
+            m if m == "s_branch" || m.starts_with("s_cbranch_") => {
+                let imm: u16 = inst.split_whitespace().nth(1)?.parse().ok()?;
+                let off = imm as i16;
+                (off < 0).then(|| {
+                    let target = addr.wrapping_add(4).wrapping_add_signed(i64::from(off) * 4);
+                    format!("offset {off}: back to 0x{target:x}")
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `buf` with the notes of Lathe style added to its lines.
+fn annotate<'b>(notes: Option<&Notes<'_>>, buf: &'b [u8]) -> std::borrow::Cow<'b, [u8]> {
+    use std::borrow::Cow;
+    let Some(notes) = notes else {
+        return Cow::Borrowed(buf);
+    };
+    let Ok(text) = std::str::from_utf8(buf) else {
+        return Cow::Borrowed(buf);
+    };
+    let mut out: Option<String> = None;
+    let mut done = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        if !(line.contains("s_swappc") || line.contains("s_setpc") || line.contains("branch")) {
+            continue;
+        }
+        let body = line.trim_end_matches('\n');
+        let Some(note) = notes.note(body) else {
+            continue;
+        };
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len() + 256));
+        o.push_str(&text[done..start]);
+        o.push_str(body);
+        if body.contains(" ; -> ") {
+            o.push_str(&format!(" ({note})"));
+        } else {
+            for _ in body.len()..70 {
+                o.push(' ');
+            }
+            o.push_str(&format!(" ; {note}"));
+        }
+        o.push('\n');
+        done = at;
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&text[done..]);
+            Cow::Owned(o.into_bytes())
+        }
+        None => Cow::Borrowed(buf),
+    }
 }

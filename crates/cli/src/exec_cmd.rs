@@ -34,20 +34,28 @@ pub struct ExecArgs {
     /// report where each unfinished wave is (0: no limit; default 600).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
-    /// Print one line per kernel launch on stderr: kernel, grid, block,
-    /// wave-instructions, time.
+    /// Print one line per kernel launch on stderr (kernel, demangled; grid,
+    /// block, wave-instructions, time), then a per-kernel summary: calls,
+    /// total, mean, min and max time, longest total first.
     #[arg(long)]
     stats: bool,
     /// Write the launches as a JSON array to PATH.
     #[arg(long, value_name = "PATH")]
     stats_json: Option<PathBuf>,
+    /// Write a kernel trace: PREFIX_kernel_trace.csv (rocprofv3's
+    /// --kernel-trace columns, one row per launch) and
+    /// PREFIX_kernel_trace.perfetto.json (a timeline, one track per queue).
+    #[arg(long, value_name = "PREFIX")]
+    kernel_trace: Option<PathBuf>,
     /// Instrument kernel dispatches with a built-in tool (instr-count,
     /// block-count, opcode-hist, mem-trace or kernarg) or a HIP tool (a
     /// directory with tool.json and tool.hip, or its manifest). Results per
     /// launch go to stderr (or to --tool-out).
     #[arg(long, value_name = "TOOL")]
     tool: Option<String>,
-    /// Write the per-launch results as a JSON array to PATH instead.
+    /// Write the per-launch results as a JSON array to PATH instead;
+    /// mem-trace also writes PATH.csv and PATH.perfetto.json (PATH's
+    /// extension replaced), as `lathe run` does.
     #[arg(long, value_name = "PATH", requires = "tool")]
     tool_out: Option<PathBuf>,
     /// Instrument only kernels whose mangled or demangled name matches.
@@ -59,6 +67,8 @@ pub struct ExecArgs {
     launches: Option<String>,
     /// When a kernel cannot be instrumented: report it and run the original
     /// code (skip), or report it and stop the program (abort, exit status 70).
+    /// A HIP tool that does not build stops `lathe exec` before the program
+    /// starts either way.
     #[arg(long, value_enum, default_value_t = OnToolError::Skip, requires = "tool")]
     on_tool_error: OnToolError,
     /// The program and its arguments (after `--`).
@@ -114,8 +124,12 @@ fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
     let tool: OsString = if BUILT_IN_TOOLS.contains(&tool) {
         tool.into()
     } else if Path::new(tool).exists() {
-        // A HIP tool: the library compiles it for each kernel's processor
-        // (and reports a bad tool as a tool error, under --on-tool-error).
+        // A HIP tool: built here, for the target, before the program
+        // starts — a tool that does not compile or does not match its
+        // manifest can instrument nothing, so it is reported once and the
+        // program does not run (whatever --on-tool-error says; that is for
+        // kernels the tool cannot instrument). The library reuses the
+        // cached object.
         let p = Path::new(tool);
         let manifest = if p.is_dir() {
             p.join("tool.json")
@@ -127,6 +141,11 @@ fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
                 "--tool {tool}: a HIP tool directory must hold tool.json (and tool.hip); {} is missing",
                 manifest.display()
             );
+        }
+        let target = a.target.as_deref().unwrap_or("gfx90a");
+        let processor = target.split(':').next().unwrap_or(target);
+        if let Err(e) = lathe_dbi::manifest::HipTool::load(p, processor) {
+            bail!("--tool {tool}: the HIP tool cannot be built for {processor}, so the program was not started: {e}");
         }
         std::path::absolute(p)
             .unwrap_or_else(|_| p.to_path_buf())
@@ -297,6 +316,11 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     if let Some(p) = &a.stats_json {
         let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         cmd.env("LATHE_STATS_JSON", abs);
+    }
+    cmd.env_remove("LATHE_KERNEL_TRACE");
+    if let Some(p) = &a.kernel_trace {
+        let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
+        cmd.env("LATHE_KERNEL_TRACE", abs);
     }
     if let Some(t) = &a.tool {
         configure_tool(&mut cmd, &a, t)?;

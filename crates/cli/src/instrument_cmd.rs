@@ -1,14 +1,9 @@
 //! `lathe instrument`: write a code object instrumented with a built-in
-//! tool (lathe-dbi), and the tool glue `lathe run --tool` uses.
-
-use std::path::Path;
+//! tool (lathe-dbi). `lathe run --tool` runs one (run_cmd/tool.rs).
 
 use anyhow::{bail, Context, Result};
 use lathe_bundle::TargetId;
 use lathe_dbi::tools::{self, Tool};
-use lathe_emu::launch::Arg;
-use lathe_emu::run::Options;
-use lathe_emu::session::Shape;
 use serde_json::json;
 
 use crate::input::Input;
@@ -72,55 +67,4 @@ pub fn run(ctx: &Ctx, a: InstrumentArgs) -> Result<()> {
         a.output.display(),
         b.code_object.len()
     ))
-}
-
-/// `lathe run --tool`: instrument, run, write the tool's output.
-#[allow(clippy::too_many_arguments)]
-pub fn run_tool(
-    ctx: &Ctx,
-    name: &str,
-    out: Option<&Path>,
-    agent: TargetId,
-    objects: &[&[u8]],
-    kernel: &str,
-    shape: Shape,
-    args: &[Arg],
-    opts: &Options,
-) -> Result<()> {
-    let t = tool(name)?;
-    let (run, b) = tools::run(
-        agent,
-        objects,
-        kernel,
-        t,
-        shape,
-        args,
-        opts,
-        &tools::RunOptions::default(),
-    )
-    .with_context(|| format!("running {kernel} under {name}"))?;
-    crate::run_cmd::write_outputs(&run.session, &run.buffers)?;
-    if let Some(p) = out {
-        let text = serde_json::to_string_pretty(&run.result)?;
-        std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?;
-        if let Some(t) = &run.trace {
-            // mem-trace: the accesses as CSV and as a Perfetto trace.
-            let csv = p.with_extension("csv");
-            std::fs::write(&csv, tools::trace_csv(&b, t))
-                .with_context(|| format!("cannot write {}", csv.display()))?;
-            let pf = p.with_extension("perfetto.json");
-            std::fs::write(&pf, serde_json::to_string(&tools::trace_perfetto(&b, t))?)
-                .with_context(|| format!("cannot write {}", pf.display()))?;
-        }
-    }
-    if ctx.json {
-        return print_json(&json!({
-            "kernel": kernel,
-            "workgroups": run.report.workgroups,
-            "waves": run.report.waves,
-            "wave_instructions_with_probes": run.report.wave_instructions,
-            "tool": run.result,
-        }));
-    }
-    print(&format!("{}\n", serde_json::to_string_pretty(&run.result)?))
 }

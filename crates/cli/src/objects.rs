@@ -12,6 +12,10 @@ use crate::input::Input;
 pub struct CodeObjectBytes {
     /// Human-readable origin.
     pub origin: String,
+    /// The same as JSON: `file`, and for a bundle entry `bundle` (index),
+    /// `bundle_offset` (the bundle's offset in the file), `entry` (index),
+    /// `id` and `entry_offset` (the entry's offset from the bundle start).
+    pub origin_json: serde_json::Value,
     /// The ELF bytes.
     pub bytes: Vec<u8>,
 }
@@ -28,6 +32,7 @@ pub fn code_objects(
     if d.kind == FileKind::CodeObject {
         return Ok(vec![CodeObjectBytes {
             origin: input.name(),
+            origin_json: serde_json::json!({ "file": input.name() }),
             bytes: input.bytes().to_vec(),
         }]);
     }
@@ -54,6 +59,14 @@ pub fn code_objects(
                     e.index,
                     e.id.to_string_lossy()
                 ),
+                origin_json: serde_json::json!({
+                    "file": input.name(),
+                    "bundle": b.index,
+                    "bundle_offset": b.file_offset,
+                    "entry": e.index,
+                    "id": e.id.to_string_lossy(),
+                    "entry_offset": e.offset,
+                }),
                 bytes: e.data.to_vec(),
             });
         }

@@ -82,3 +82,55 @@ pub fn human_size(n: u64) -> String {
         format!("{v:.1} {}", UNITS[u])
     }
 }
+
+/// Progress as a line on stderr every few seconds, for when stderr is not
+/// a terminal (a log, a CI job) and the bar would not show: only for work
+/// of at least `min` units, and not with `--quiet`.
+pub struct ProgressLines {
+    what: &'static str,
+    total: u64,
+    on: bool,
+    every: std::time::Duration,
+    last: std::time::Instant,
+}
+
+/// Time between two [`ProgressLines`] lines: `LATHE_PROGRESS_INTERVAL`
+/// seconds, else 3.
+fn progress_line_every() -> std::time::Duration {
+    std::env::var("LATHE_PROGRESS_INTERVAL")
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map_or(
+            std::time::Duration::from_secs(3),
+            std::time::Duration::from_secs_f64,
+        )
+}
+
+impl ProgressLines {
+    /// Lines about `total` bytes of `what`.
+    pub fn bytes(ctx: &Ctx, what: &'static str, total: u64, min: u64) -> Self {
+        ProgressLines {
+            what,
+            total,
+            on: ctx.progress && total >= min && !std::io::IsTerminal::is_terminal(&io::stderr()),
+            every: progress_line_every(),
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// `done` bytes so far: a line if the last one is a few seconds old.
+    pub fn update(&mut self, done: u64) {
+        if !self.on || self.last.elapsed() < self.every {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        eprintln!(
+            "lathe: {}: {} of {} ({:.0}%)",
+            self.what,
+            human_size(done),
+            human_size(self.total),
+            100.0 * done as f64 / self.total.max(1) as f64
+        );
+    }
+}

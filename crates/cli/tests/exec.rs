@@ -132,8 +132,8 @@ fn stats_and_stats_json_list_every_launch() {
             .collect();
         assert_eq!(
             keys.len(),
-            5,
-            "fields kernel, grid, block, wave_instructions, seconds: {rec}"
+            6,
+            "fields kernel, name, grid, block, wave_instructions, seconds: {rec}"
         );
         assert!(rec["seconds"].as_f64().expect("seconds") > 0.0, "{rec}");
         assert!(
@@ -166,14 +166,15 @@ fn stats_and_stats_json_list_every_launch() {
     assert_eq!(iota[0]["grid"], json!([64, 8, 1]));
     assert_eq!(iota[0]["block"], json!([16, 4, 1]));
 
-    // `--stats` prints the same launches, one line each, on stderr.
+    // `--stats` prints the same launches, one line each, on stderr, by
+    // their demangled names (then a summary).
     let lines: Vec<&str> = err
         .lines()
-        .filter(|l| l.starts_with("lathe: kernel "))
+        .filter(|l| l.starts_with("lathe: kernel ") && !l.starts_with("lathe: kernel summary"))
         .collect();
     assert_eq!(lines.len(), all.len(), "stderr:\n{err}");
     let first = format!(
-        "lathe: kernel _Z5scalePffi grid [{n},1,1] block [128,1,1] {} wave-instructions ",
+        "lathe: kernel scale(float*, float, int) grid [{n},1,1] block [128,1,1] {} wave-instructions ",
         wi(scale[0])
     );
     assert_eq!(
@@ -183,7 +184,7 @@ fn stats_and_stats_json_list_every_launch() {
     );
     assert!(
         lines.iter().any(|l| l.starts_with(&format!(
-            "lathe: kernel _Z5scalePffi grid [{},1,1] block [128,1,1] {} wave-instructions ",
+            "lathe: kernel scale(float*, float, int) grid [{},1,1] block [128,1,1] {} wave-instructions ",
             2 * n,
             wi(last)
         ))),

@@ -69,11 +69,30 @@ fn baseline() -> &'static str {
     })
 }
 
-/// Seed 002's result: the griddim HIP tool prints, per launch, the same
-/// line as the built-in `kernarg` tool (whose GridDim is checked against
-/// the grid in exec_tool.rs) — the GridDim the hook read inside the kernel;
-/// also when the loader, as ROCr's, leaves the hook calls to the tool
-/// library.
+/// The griddim example with a `line` that names the launch's fields
+/// (`{launch}`, `{kernel}`, `{grid}`, `{block}`): seed 002's line.
+fn griddim_with_launch_fields() -> PathBuf {
+    let d = dir("griddim-seed-line");
+    let src = lathe_testkit::workspace_root().join("examples/tools/griddim");
+    std::fs::copy(src.join("tool.hip"), d.join("tool.hip")).expect("copy tool.hip");
+    let mut m: Value = serde_json::from_str(
+        &std::fs::read_to_string(src.join("tool.json")).expect("read tool.json"),
+    )
+    .expect("tool.json");
+    m["line"] = Value::from(
+        "Kernel {launch} - {kernel}: Total Grid Size Dims (HSA): ({grid}) Workgroup Dims (HSA): \
+         ({block}) : GridDim (HIP): ({grid_dim[0]}, {grid_dim[1]}, {grid_dim[2]}).",
+    );
+    std::fs::write(d.join("tool.json"), m.to_string()).expect("write tool.json");
+    d
+}
+
+/// Seed 002's result: the griddim HIP tool prints, per launch, its own
+/// line (no fields added in front), and a copy whose line names the
+/// launch's fields prints the same line as the built-in `kernarg` tool
+/// (whose GridDim is checked against the grid in exec_tool.rs) — the
+/// GridDim the hook read inside the kernel; also when the loader, as
+/// ROCr's, leaves the hook calls to the tool library.
 #[test]
 fn griddim_hip_tool_prints_the_seed_line() {
     if !have_hipcc() {
@@ -88,7 +107,22 @@ fn griddim_hip_tool_prints_the_seed_line() {
     };
     let k = exec(&["--tool", "kernarg"], &[]);
     assert!(k.status.success(), "{}", text(&k.stderr));
-    let g = exec(&["--tool", &example("griddim")], &[]);
+    let plain = exec(&["--tool", &example("griddim")], &[]);
+    assert!(plain.status.success(), "{}", text(&plain.stderr));
+    let err = text(&plain.stderr);
+    let own: Vec<&str> = err.lines().filter(|l| l.contains("GridDim")).collect();
+    assert_eq!(
+        own,
+        [
+            "GridDim (HIP): (39063, 1, 1).",
+            "GridDim (HIP): (7, 5, 1).",
+            "GridDim (HIP): (3, 3, 4)."
+        ],
+        "the tool's own line, as its manifest writes it:\n{err}"
+    );
+    let seed = griddim_with_launch_fields();
+    let seed = seed.to_str().expect("utf-8 path");
+    let g = exec(&["--tool", seed], &[]);
     assert!(g.status.success(), "{}", text(&g.stderr));
     assert_eq!(text(&g.stdout), baseline(), "the program's output changed");
     let (want, got) = (lines(&k), lines(&g));
@@ -103,10 +137,7 @@ fn griddim_hip_tool_prints_the_seed_line() {
     // linked by the tool library itself (from HookBuild::relocs and the
     // tool object's load address).
     let one = Path::new("1");
-    let r = exec(
-        &["--tool", &example("griddim")],
-        &[("LATHE_HSA_RELA_DYN_ONLY", one)],
-    );
+    let r = exec(&["--tool", seed], &[("LATHE_HSA_RELA_DYN_ONLY", one)]);
     assert!(r.status.success(), "{}", text(&r.stderr));
     assert_eq!(text(&r.stdout), baseline());
     assert_eq!(
@@ -172,12 +203,13 @@ fn bad_tool(name: &str, hip: &str, json: &str) -> PathBuf {
 
 /// Bad tools — a manifest naming a missing hook, a hook with the wrong
 /// argument types, a tool that does not compile for the program's
-/// processor, a prebuilt tool code object for another processor: each is
-/// reported with a clear error, then the program runs
-/// uninstrumented with its own output (`--on-tool-error skip`, the
-/// default) or stops with exit status 70 (`abort`).
+/// processor, a prebuilt tool code object for another processor: each can
+/// instrument nothing, so `lathe exec` reports it once, with the reason,
+/// and exits non-zero before the program starts, whatever
+/// `--on-tool-error` says (that is for kernels a good tool cannot
+/// instrument).
 #[test]
-fn bad_hip_tools_skip_or_abort_as_chosen() {
+fn bad_hip_tools_stop_before_the_program_starts() {
     if !have_hipcc() {
         return;
     }
@@ -241,29 +273,239 @@ fn bad_hip_tools_skip_or_abort_as_chosen() {
     ));
     for (name, path, why) in &tools {
         let p = path.to_str().expect("utf-8 path");
-        for (opts, code) in [
-            (vec!["--tool", p], Some(0)),
-            (vec!["--tool", p, "--on-tool-error", "skip"], Some(0)),
-            (vec!["--tool", p, "--on-tool-error", "abort"], Some(70)),
+        for opts in [
+            vec!["--tool", p],
+            vec!["--tool", p, "--on-tool-error", "skip"],
+            vec!["--tool", p, "--on-tool-error", "abort"],
         ] {
             let o = exec(&opts, &[]);
             let err = text(&o.stderr);
-            assert_eq!(o.status.code(), code, "{name} {opts:?}: {err}");
-            assert!(err.contains("lathe-tool: error: "), "{name}: {err}");
+            assert_eq!(o.status.code(), Some(1), "{name} {opts:?}: {err}");
+            assert!(err.starts_with("lathe: error: --tool "), "{name}: {err}");
+            assert!(
+                err.contains(
+                    "the HIP tool cannot be built for gfx90a, so the program was not started"
+                ),
+                "{name}: {err}"
+            );
             assert!(err.contains(why), "{name}: {err}");
-            if code == Some(0) {
-                assert_eq!(text(&o.stdout), baseline(), "{name}: output changed");
-                assert!(
-                    err.contains("runs uninstrumented (--on-tool-error skip)"),
-                    "{name}: {err}"
-                );
-            } else {
-                assert!(
-                    err.contains("stopping the program (--on-tool-error abort)"),
-                    "{name}: {err}"
-                );
-                assert!(!text(&o.stdout).contains("ok: 0 wrong"), "{name}");
-            }
+            assert_eq!(
+                err.matches("lathe: error:").count(),
+                1,
+                "{name}: reported once:\n{err}"
+            );
+            assert!(
+                !err.contains("lathe-tool:"),
+                "{name}: the tool library ran:\n{err}"
+            );
+            assert_eq!(text(&o.stdout), "", "{name}: the program ran");
         }
     }
+}
+
+/// `#include <hip/hip_runtime.h>` in a tool: instr-count written with the
+/// HIP headers' `__popcll`, `__ffsll`, `atomicAdd`, `warpSize` and a
+/// device-library math call (`sinf`, linked from the ROCm device
+/// libraries) builds, runs, and counts what the emulator's ground truth
+/// counts, per launch.
+#[test]
+fn tool_including_hip_runtime_h_builds_and_counts() {
+    if !have_hipcc() {
+        return;
+    }
+    let d = dir("hip-runtime-h");
+    std::fs::write(
+        d.join("tool.hip"),
+        r#"#include <hip/hip_runtime.h>
+
+__device__ unsigned long long wave_instructions;
+__device__ unsigned long long thread_instructions;
+__device__ unsigned int wave_size;
+__device__ float sine;
+
+extern "C" __device__ void count_segment(unsigned int insts, unsigned long long exec, unsigned int lane) {
+  unsigned int first = exec == 0 ? 0u : (unsigned int)(__ffsll((long long)exec) - 1);
+  if (lane == first && insts != 0) {
+    atomicAdd(&wave_instructions, (unsigned long long)insts);
+    atomicAdd(&thread_instructions, (unsigned long long)insts * (unsigned long long)__popcll(exec));
+    wave_size = warpSize;
+    sine = sinf((float)(insts - insts + 1u));
+  }
+}
+"#,
+    )
+    .expect("write tool.hip");
+    let mut m: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            lathe_testkit::workspace_root().join("examples/tools/instr-count/tool.json"),
+        )
+        .expect("read instr-count's manifest"),
+    )
+    .expect("manifest");
+    m["report"] = serde_json::json!([
+        {"var": "wave_instructions", "type": "u64"},
+        {"var": "thread_instructions", "type": "u64"},
+        {"var": "wave_size", "type": "u32"},
+        {"var": "sine", "type": "f32"}
+    ]);
+    m["line"] = Value::from("{launch} {kernel}: {wave_instructions} wave instructions");
+    std::fs::write(d.join("tool.json"), m.to_string()).expect("write tool.json");
+    let gt = d.join("truth.json");
+    let o = exec(&[], &[("LATHE_GROUND_TRUTH", &gt)]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = d.join("out.json");
+    let tool = d.to_str().expect("utf-8 path");
+    let o = exec(
+        &[
+            "--tool",
+            tool,
+            "--tool-out",
+            out.to_str().expect("utf-8 path"),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), baseline(), "the program's output changed");
+    let read = |p: &Path| -> Vec<Value> {
+        serde_json::from_str::<Value>(&std::fs::read_to_string(p).expect("read json"))
+            .expect("json")
+            .as_array()
+            .expect("array")
+            .clone()
+    };
+    let (truth, recs) = (read(&gt), read(&out));
+    assert_eq!(recs.len(), 3, "{recs:?}");
+    for (r, g) in recs.iter().zip(&truth) {
+        let t = &r["tool"];
+        assert_eq!(t["hip"], true, "{r}");
+        for k in ["wave_instructions", "thread_instructions"] {
+            assert_eq!(t[k], g[k], "launch {} {}: {k}", r["launch"], r["kernel"]);
+        }
+        assert_eq!(t["wave_size"], 64, "{r}");
+        let s = t["sine"].as_f64().expect("sine");
+        assert!((s - 1f64.sin()).abs() < 1e-6, "sinf(1) = {s}");
+        assert_eq!(
+            t["line"],
+            format!(
+                "{} {}: {} wave instructions",
+                r["launch"],
+                r["name"].as_str().expect("name"),
+                g["wave_instructions"]
+            )
+        );
+    }
+}
+
+/// A tool with a compile error: clang's message is shown once (not once
+/// per kernel or launch), and `lathe exec` exits non-zero without running
+/// the program.
+#[test]
+fn tool_compile_error_is_reported_once_and_fails() {
+    if !have_hipcc() {
+        return;
+    }
+    let d = dir("compile-error");
+    std::fs::write(
+        d.join("tool.hip"),
+        "#include <hip/hip_runtime.h>\n__device__ unsigned int seen;\n\
+         extern \"C\" __device__ void h(unsigned a) { seen = a + not_declared_anywhere; }\n",
+    )
+    .expect("write tool.hip");
+    std::fs::write(
+        d.join("tool.json"),
+        r#"{"hooks": [{"at": "block-entry", "hook": "h", "args": ["site"]}],
+            "report": [{"var": "seen", "type": "u32"}]}"#,
+    )
+    .expect("write tool.json");
+    let o = exec(&["--tool", d.to_str().expect("utf-8 path")], &[]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.matches("use of undeclared identifier 'not_declared_anywhere'")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("tool.hip for gfx90a failed"), "{err}");
+    assert_eq!(text(&o.stdout), "", "the program ran");
+}
+
+/// `lathe run --tool` fills the same launch fields in a HIP tool's line as
+/// `lathe exec` (launch 0, the demangled kernel, the grid and block).
+#[test]
+fn run_fills_the_launch_fields_of_a_hip_tool_line() {
+    let tool = griddim_with_launch_fields();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/libdemo.so");
+    let out = dir("run-line").join("y.bin");
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .args(["--json", "run", demo, "--kernel", "axpy", "--grid", "1000"])
+        .args(["--block", "256", "-a"])
+        .arg(format!("buf:y:4000:iota_f32:out={}", out.display()))
+        .args(["-a", "buf:x:4000:f32:2", "-a", "f32:0.5", "-a", "i32:1000"])
+        .arg("--tool")
+        .arg(&tool)
+        .output()
+        .expect("run lathe run");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let j: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let line = j["tool"]["line"].as_str().expect("line");
+    assert!(line.starts_with("Kernel 0 - axpy"), "{line}");
+    assert!(
+        line.ends_with(
+            ": Total Grid Size Dims (HSA): (1000, 1, 1) Workgroup Dims (HSA): (256, 1, 1) : \
+             GridDim (HIP): (4, 1, 1)."
+        ),
+        "{line}"
+    );
+}
+
+/// Without `lathe exec`'s check (the runtime loads the tool library
+/// through `HSA_TOOLS_LIB` set by hand), a HIP tool that does not compile
+/// fails every kernel with the same error: the library says it once,
+/// with one note that the program runs uninstrumented, for the three
+/// kernels of the program.
+#[test]
+fn the_tool_library_reports_a_broken_hip_tool_once() {
+    if !have_hipcc() {
+        return;
+    }
+    let d = bad_tool(
+        "broken-once",
+        "#include \"lathe_hip_extra.h\"\n__device__ unsigned int seen;\n\
+         extern \"C\" __device__ void h(unsigned a) { seen = a + broken_on_purpose; }\n",
+        r#"{"hooks": [{"at": "block-entry", "hook": "h", "args": ["site"]}],
+            "report": [{"var": "seen", "type": "u32"}]}"#,
+    );
+    // The runtime under its ROCr name, as `lathe exec` links it.
+    let _ = exec(&[], &[]);
+    let rt = target_dir().join("lathe-hsa");
+    assert!(
+        rt.join("libhsa-runtime64.so.1").exists(),
+        "{}",
+        rt.display()
+    );
+    let o = Command::new(app())
+        .env("LD_LIBRARY_PATH", &rt)
+        .env("HSA_TOOLS_LIB", target_dir().join("liblathe_tool.so"))
+        .env("LATHE_TOOL", &d)
+        .env_remove("LATHE_TOOL_OUT")
+        .env_remove("LATHE_TOOL_ON_ERROR")
+        .output()
+        .expect("run the program");
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(text(&o.stdout), baseline(), "the program's output changed");
+    assert_eq!(
+        err.matches("use of undeclared identifier 'broken_on_purpose'")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert_eq!(err.matches("lathe-tool: error: ").count(), 1, "{err}");
+    assert_eq!(
+        err.matches("lathe-tool: the program runs uninstrumented")
+            .count(),
+        1,
+        "{err}"
+    );
 }

@@ -421,6 +421,8 @@ fn mem_trace_equals_ground_truth_accesses_per_launch() {
         (keys, by_pc)
     };
     let field = |e: &Value, k: usize| e[k].as_u64().expect("number");
+    // The tool's events are labelled.
+    let named = |e: &Value, k: &str| e[k].as_u64().unwrap_or_else(|| panic!("{k} in {e}"));
     let mut traced_total = 0;
     for (r, g) in recs.iter().zip(&gt) {
         assert_eq!(r["kernel"], g["kernel"]);
@@ -430,7 +432,7 @@ fn mem_trace_equals_ground_truth_accesses_per_launch() {
             .as_array()
             .expect("events")
             .iter()
-            .map(|e| (field(e, 0), field(e, 1), field(e, 2)))
+            .map(|e| (named(e, "pc"), named(e, "lane"), named(e, "address")))
             .collect();
         let want: Vec<(u64, u64, u64)> = g["accesses"]
             .as_array()

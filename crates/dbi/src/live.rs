@@ -19,6 +19,7 @@
 
 use std::fmt;
 
+use lathe_isa::sem::{self, Partial};
 use lathe_isa::{Encoding, Instruction, Opcode, Operand, RegFile, RegRange};
 
 use crate::lift::{Exit, FunctionKind, Program};
@@ -258,22 +259,13 @@ pub struct Effects {
 }
 
 /// True if a vector write of `inst` replaces whole 32-bit registers in the
-/// active lanes.
+/// active lanes: its semantic description says it writes all of the
+/// destination (not a 16-bit half, one lane, or what SDWA or a 16-bit
+/// VOP3's `op_sel` selects), it is not DPP (lanes a row or bank mask
+/// disables keep their value), and it is not a non-returning atomic.
 fn whole_vector_write(inst: &Instruction) -> bool {
-    // `d16` loads and `_hi` halves are still told by name: lathe-isa's
-    // instruction info has no partial-write flag yet (its per-opcode
-    // semantic description will carry one).
-    let name = inst.info().name;
-    !(matches!(
-        inst.encoding(),
-        Encoding::Vop1Sdwa
-            | Encoding::Vop2Sdwa
-            | Encoding::VopcSdwa
-            | Encoding::Vop1Dpp
-            | Encoding::Vop2Dpp
-    ) || inst.opcode() == Opcode::V_WRITELANE_B32
-        || name.contains("d16")
-        || name.contains("_hi")
+    !(matches!(inst.encoding(), Encoding::Vop1Dpp | Encoding::Vop2Dpp)
+        || sem::of(inst.opcode()).partial != Partial::Full
         || inst.is_atomic() && !inst.is_load()
         || inst.opcode() == Opcode::V_ACCVGPR_MOV_B32)
 }

@@ -53,6 +53,14 @@
 //! and `LATHE_HIP_INCLUDE` override the compiler, the linker and the
 //! include directory.
 //!
+//! A tool that includes the HIP headers (`#include <hip/hip_runtime.h>`)
+//! is compiled with them instead of `-nogpuinc -nogpulib`: plus
+//! `-D__AMDGCN_WAVEFRONT_SIZE=64` on GFX9, 32 after; ROCm
+//! 5.2's headers need it, clang 20+ no longer defines it) and the ROCm
+//! device libraries (`--rocm-device-lib-path`, `LATHE_ROCM_DEVICE_LIB_PATH`
+//! or the install directories, `-mcode-object-version=4` to match their
+//! ABI), so its math and atomics link as under hipcc.
+//!
 //! **Runtime integration** (`lathe exec --tool PATH`):
 //!
 //! ```text
@@ -433,6 +441,61 @@ fn fnv(parts: &[&[u8]]) -> u64 {
     h
 }
 
+/// Whether a tool source includes the HIP headers (`#include
+/// <hip/hip_runtime.h>` or any other `hip/` header).
+fn includes_hip_headers(src: &str) -> bool {
+    Regex::new(r#"(?m)^\s*#\s*include\s*[<"]hip/"#).is_ok_and(|re| re.is_match(src))
+}
+
+/// Where the ROCm device libraries (`oclc_isa_version_*.bc`, `ockl.bc`,
+/// ...) are: `LATHE_ROCM_DEVICE_LIB_PATH`, else Debian's and ROCm's
+/// install directories.
+fn device_lib_dir() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("LATHE_ROCM_DEVICE_LIB_PATH").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    [
+        "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+        "/opt/rocm/amdgcn/bitcode",
+        "/opt/rocm/lib/llvm/lib/clang/amdgcn/bitcode",
+        "/usr/lib/amdgcn/bitcode",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|d| d.join("ockl.bc").is_file())
+}
+
+/// The flags a tool that includes the HIP headers needs, besides those of
+/// every tool: the HIP installation's headers (no `-nogpuinc`), the
+/// wavefront size macro that ROCm 5.2's `amd_warp_functions.h` reads and
+/// clang 20+ no longer defines, and the device libraries (math, atomics
+/// helpers, `__assert_fail`'s `__ockl_*`), linked as hipcc links them —
+/// with the code object version of their `oclc_abi_version_*.bc` (ROCm
+/// 5.2 has 400 and 500, clang 22 defaults to 6): else `-nogpulib`, and
+/// a call into them is an undefined symbol when the tool is loaded.
+fn hip_header_args(target: &str) -> Vec<String> {
+    let processor = target.split(':').next().unwrap_or(target);
+    let wave = if processor.starts_with("gfx9") {
+        64
+    } else {
+        32
+    };
+    let mut a = vec![format!("-D__AMDGCN_WAVEFRONT_SIZE={wave}")];
+    let isa = processor.trim_start_matches("gfx");
+    let libs = device_lib_dir().filter(|d| {
+        d.join(format!("oclc_isa_version_{isa}.bc")).is_file()
+            && d.join("oclc_abi_version_400.bc").is_file()
+    });
+    match libs {
+        Some(d) => {
+            a.push(format!("--rocm-device-lib-path={}", d.display()));
+            a.push("-mcode-object-version=4".into());
+        }
+        None => a.push("-nogpulib".into()),
+    }
+    a
+}
+
 /// Compiles `source` for `target` into a shared tool code object (cached).
 pub fn compile(source: &Path, target: &str) -> Result<(Vec<u8>, PathBuf), HookError> {
     let text = std::fs::read(source).map_err(io(source))?;
@@ -440,23 +503,28 @@ pub fn compile(source: &Path, target: &str) -> Result<(Vec<u8>, PathBuf), HookEr
     let clang = llvm_tool("clang++", "LATHE_CLANG");
     let lld = llvm_tool("ld.lld", "LATHE_LLD");
     let src_dir = source.parent().unwrap_or(Path::new("."));
-    let mut args: Vec<String> = [
-        "-x",
-        "hip",
-        "-nogpuinc",
-        "-nogpulib",
-        "-O3",
-        "-fgpu-rdc",
-        "--cuda-device-only",
-        "--no-gpu-bundle-output",
-        "-c",
-        "-Xclang",
-        "-emit-obj",
-        "-fvisibility=default",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let hip_headers = includes_hip_headers(&String::from_utf8_lossy(&text));
+    let mut args: Vec<String> = ["-x", "hip"].iter().map(|s| s.to_string()).collect();
+    if hip_headers {
+        args.extend(hip_header_args(target));
+    } else {
+        args.push("-nogpuinc".into());
+        args.push("-nogpulib".into());
+    }
+    args.extend(
+        [
+            "-O3",
+            "-fgpu-rdc",
+            "--cuda-device-only",
+            "--no-gpu-bundle-output",
+            "-c",
+            "-Xclang",
+            "-emit-obj",
+            "-fvisibility=default",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
     args.push(format!("--offload-arch={target}"));
     args.push("-I".into());
     args.push(inc.display().to_string());
@@ -1020,6 +1088,9 @@ impl HipTool {
                 .collect::<Vec<_>>()
                 .join(", "),
             Value::Null => "?".into(),
+            // Report variables are numbers; a caller's text field (a
+            // kernel name) is shown as is.
+            Value::String(s) => s.clone(),
             x => x.to_string(),
         };
         Some(
@@ -1181,7 +1252,23 @@ pub fn run(
         let s = session.exe.symbol(var)?;
         session.download(s.address, n as u64).ok()
     });
-    let line = tool.report_line(&result);
+    // The launch's fields for the line, where no report variable has
+    // the name (as `lathe exec` fills them).
+    let mut values = result.clone();
+    if let Value::Object(m) = &mut values {
+        let demangled =
+            lathe_codeobj::names::demangle(&resolved).unwrap_or_else(|| resolved.clone());
+        for (k, v) in [
+            ("launch", serde_json::json!(0)),
+            ("kernel", serde_json::json!(demangled)),
+            ("mangled", serde_json::json!(resolved)),
+            ("grid", serde_json::json!(shape.grid)),
+            ("block", serde_json::json!(shape.block)),
+        ] {
+            m.entry(k).or_insert(v);
+        }
+    }
+    let line = tool.report_line(&values);
     Ok(HipRun {
         session,
         report,

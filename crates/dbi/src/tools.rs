@@ -741,6 +741,10 @@ pub struct TraceEvent {
     pub pc: u64,
     /// `load`, `store` or `atomic`.
     pub kind: &'static str,
+    /// The address space the instruction addresses: `global` (GLOBAL),
+    /// `lds` (DS), `scratch` (SCRATCH), `buffer` (MUBUF: the private
+    /// segment's buffer) or `flat` (FLAT: any of them, by address).
+    pub space: &'static str,
     /// Bytes per lane.
     pub size: u32,
     /// Lane.
@@ -764,42 +768,14 @@ pub struct Trace {
     pub events: Vec<TraceEvent>,
 }
 
-/// Bytes per lane of a memory instruction, from its mnemonic.
-fn access_size(name: &str) -> u32 {
-    let n = name.trim_end_matches("_e32");
-    for (suffix, size) in [
-        ("dwordx4", 16),
-        ("dwordx3", 12),
-        ("dwordx2", 8),
-        ("b128", 16),
-        ("b96", 12),
-        ("b64", 8),
-        ("f64", 8),
-        ("_x2", 8),
-        ("2st64_b32", 4),
-        ("dword", 4),
-        ("b32", 4),
-        ("f32", 4),
-        ("u32", 4),
-        ("i32", 4),
-        ("short_d16_hi", 2),
-        ("short_d16", 2),
-        ("short", 2),
-        ("b16", 2),
-        ("u16", 2),
-        ("i16", 2),
-        ("byte_d16_hi", 1),
-        ("byte_d16", 1),
-        ("byte", 1),
-        ("b8", 1),
-        ("u8", 1),
-        ("i8", 1),
-    ] {
-        if n.contains(suffix) {
-            return size;
-        }
+/// Bytes per lane of one access of a memory instruction, from its
+/// semantic description (a `read2`/`write2` records each of its two
+/// accesses at the element size).
+fn access_size(inst: &lathe_isa::Instruction) -> u32 {
+    match lathe_isa::sem::of(inst.opcode()).sem {
+        lathe_isa::sem::Sem::Mem(m) => u32::from(m.size) * u32::from(m.elems),
+        _ => 4,
     }
-    4
 }
 
 /// The immediate offset the emulator adds (FLAT: 12 bits; GLOBAL and
@@ -842,7 +818,14 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         } else {
             "load"
         };
-        let size = access_size(inst.info().name);
+        let space = match inst.encoding() {
+            lathe_isa::Encoding::Global => "global",
+            lathe_isa::Encoding::Ds => "lds",
+            lathe_isa::Encoding::Scratch => "scratch",
+            lathe_isa::Encoding::Mubuf => "buffer",
+            _ => "flat",
+        };
+        let size = access_size(inst);
         // The MUBUF probe records the whole address (its offset sits
         // inside the private segment's swizzle).
         let off = if inst.encoding() == lathe_isa::Encoding::Mubuf {
@@ -850,7 +833,11 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         } else {
             imm_offset(inst)
         };
-        let scratch = inst.encoding() == lathe_isa::Encoding::Scratch;
+        // Scratch offsets and LDS addresses are 32-bit sums.
+        let scratch = matches!(
+            inst.encoding(),
+            lathe_isa::Encoding::Scratch | lathe_isa::Encoding::Ds
+        );
         for lane in 0..64u8 {
             if exec >> lane & 1 == 0 {
                 continue;
@@ -860,6 +847,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
                 record: k,
                 pc: s.pc,
                 kind,
+                space,
                 size,
                 lane,
                 addr: if scratch {
@@ -879,33 +867,65 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
     }
 }
 
-/// The trace as CSV: `record,pc,instruction,kind,size,lane,address`.
-pub fn trace_csv(b: &ToolBuild, t: &Trace) -> String {
-    let mut s = String::from("record,pc,instruction,kind,size,lane,address\n");
+/// The `mem-trace` CSV header ([`trace_csv_rows`]'s columns).
+pub const TRACE_CSV_HEADER: &str = "launch,record,pc,instruction,kind,space,size,lane,address\n";
+
+/// One launch's accesses as CSV rows (no header): the launch index, the
+/// record (one wave-execution of the instruction), the instruction's
+/// original address and text, `load`/`store`/`atomic`, the address space
+/// ([`TraceEvent::space`]), bytes per lane, the lane and the address.
+pub fn trace_csv_rows(b: &ToolBuild, t: &Trace, launch: u64) -> String {
+    let mut s = String::new();
     for e in &t.events {
         let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
         s.push_str(&format!(
-            "{},{:#x},\"{}\",{},{},{},{:#x}\n",
-            e.record, e.pc, inst, e.kind, e.size, e.lane, e.addr
+            "{launch},{},{:#x},\"{}\",{},{},{},{},{:#x}\n",
+            e.record, e.pc, inst, e.kind, e.space, e.size, e.lane, e.addr
         ));
     }
+    s
+}
+
+/// The trace of one launch as CSV ([`TRACE_CSV_HEADER`], then the rows of
+/// launch 0 and a `# dropped records` line).
+pub fn trace_csv(b: &ToolBuild, t: &Trace) -> String {
+    let mut s = String::from(TRACE_CSV_HEADER);
+    s.push_str(&trace_csv_rows(b, t, 0));
     s.push_str(&format!("# dropped records: {}\n", t.dropped));
     s
 }
 
-/// The trace as Chrome/Perfetto trace-event JSON: one instant event per
-/// access (timestamp = record index, thread = lane), drops in `otherData`.
+/// One launch's accesses as Chrome/Perfetto trace events: the launch is
+/// a process (`pid` = launch index, named `launch N: KERNEL`), each lane a
+/// thread; each access is an instant event at its record index, named by
+/// the instruction, in category `SPACE KIND` (`lds load`, `global store`).
+/// The records carry no wave identity (the probe stores site, EXEC and
+/// addresses), so waves share the lane tracks, ordered by record.
+pub fn trace_perfetto_events(b: &ToolBuild, t: &Trace, launch: u64, kernel: &str) -> Vec<Value> {
+    let mut out = vec![json!({"ph": "M", "name": "process_name", "pid": launch,
+        "args": {"name": if kernel.is_empty() { format!("launch {launch}") } else { format!("launch {launch}: {kernel}") }}})];
+    let mut lanes: Vec<u8> = t.events.iter().map(|e| e.lane).collect();
+    lanes.sort_unstable();
+    lanes.dedup();
+    for l in lanes {
+        out.push(
+            json!({"ph": "M", "name": "thread_name", "pid": launch, "tid": l,
+            "args": {"name": format!("lane {l}")}}),
+        );
+    }
+    out.extend(t.events.iter().map(|e| {
+        let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
+        json!({"name": inst, "cat": format!("{} {}", e.space, e.kind), "ph": "i", "s": "t",
+            "ts": e.record, "pid": launch, "tid": e.lane,
+            "args": {"pc": format!("{:#x}", e.pc), "address": format!("{:#x}", e.addr),
+                "size": e.size, "space": e.space, "kind": e.kind}})
+    }));
+    out
+}
+
+/// The trace of one launch as a Chrome/Perfetto trace-event document
+/// ([`trace_perfetto_events`] for launch 0), drops in `otherData`.
 pub fn trace_perfetto(b: &ToolBuild, t: &Trace) -> Value {
-    let events: Vec<Value> = t
-        .events
-        .iter()
-        .map(|e| {
-            let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
-            json!({"name": inst, "cat": e.kind, "ph": "i", "s": "t", "ts": e.record,
-                "pid": 0, "tid": e.lane,
-                "args": {"pc": format!("{:#x}", e.pc), "address": format!("{:#x}", e.addr), "size": e.size}})
-        })
-        .collect();
-    json!({"traceEvents": events, "displayTimeUnit": "ns",
+    json!({"traceEvents": trace_perfetto_events(b, t, 0, ""), "displayTimeUnit": "ns",
         "otherData": {"records": t.records, "dropped": t.dropped}})
 }

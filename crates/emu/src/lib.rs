@@ -18,6 +18,7 @@ pub mod mfma;
 pub mod record;
 pub mod run;
 pub mod session;
+pub mod stop_report;
 pub mod waitcnt;
 pub mod wave;
 pub mod xlane;

@@ -234,7 +234,16 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
         AMD_AGENT_INFO_COMPUTE_UNIT_COUNT => {
             put(value, if gpu { g.compute_units } else { cpu_count() })
         }
-        AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY => put(value, if gpu { g.max_clock_mhz } else { 3000 }),
+        // The emulated shader clock (`s_memtime`, `clock64()`) runs at this
+        // rate, so `clockRate` × N ms cycles are N ms of emulated work (D21).
+        AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY => put(
+            value,
+            if gpu {
+                (lathe_emu::clock::SHADER_CLOCK_HZ / 1_000_000) as u32
+            } else {
+                3000
+            },
+        ),
         AMD_AGENT_INFO_DRIVER_NODE_ID => put(value, if gpu { 1u32 } else { 0 }),
         AMD_AGENT_INFO_MAX_ADDRESS_WATCH_POINTS => put(value, 4u32),
         AMD_AGENT_INFO_BDFID => put(value, if gpu { 0x0300u32 } else { 0 }),

@@ -21,6 +21,10 @@ pub struct KernelEntry {
     /// Load delta of the code object holding the kernel (device address
     /// minus ELF virtual address), for ground-truth records.
     pub load_delta: i64,
+    /// In a code object `lathe-tool` instrumented: the device addresses of
+    /// the original kernel's instructions (its `.lathe.addr_map`), so
+    /// `--stats` can count those and leave the probes out.
+    pub original: Option<Arc<std::collections::HashSet<u64>>>,
 }
 
 #[derive(Debug)]
@@ -356,20 +360,36 @@ pub fn freeze(e: Executable, options: *const libc::c_char) -> Status {
     let mut k = kernels().write().unwrap_or_else(|p| p.into_inner());
     let mut g = reg();
     let mut syms = Vec::new();
+    let mut originals: HashMap<usize, Option<Arc<std::collections::HashSet<u64>>>> = HashMap::new();
     for (i, s) in x.exe.symbols().iter().enumerate() {
         if let (SymbolKind::Kernel, Some(info)) = (s.kind, s.kernel) {
-            let load_delta = x
+            let lco = x
                 .exe
                 .code_objects()
                 .iter()
-                .find(|c| (c.load_base..c.load_base + c.load_size).contains(&s.address))
-                .map_or(0, |c| c.load_delta);
+                .find(|c| (c.load_base..c.load_base + c.load_size).contains(&s.address));
+            let load_delta = lco.map_or(0, |c| c.load_delta);
+            let original = lco.and_then(|c| {
+                originals
+                    .entry(c.index)
+                    .or_insert_with(|| {
+                        addr_map(&c.storage).map(|m| {
+                            Arc::new(
+                                m.iter()
+                                    .map(|&(new, _)| new.wrapping_add(c.load_delta as u64))
+                                    .collect(),
+                            )
+                        })
+                    })
+                    .clone()
+            });
             k.insert(
                 s.address,
                 KernelEntry {
                     name: s.name.clone(),
                     info,
                     load_delta,
+                    original,
                 },
             );
         }

@@ -32,6 +32,8 @@ type InterceptHandler =
 #[derive(Debug)]
 struct QueueState {
     addr: u64,
+    /// The queue's `hsa_queue_t::id`.
+    id: u64,
     ring: u64,
     size: u32,
     doorbell: Signal,
@@ -168,6 +170,7 @@ pub fn create(
     // packet.
     let st = Arc::new(QueueState {
         addr,
+        id,
         ring,
         size,
         doorbell,
@@ -583,7 +586,25 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         dispatch_id: index,
     };
     let running = crate::interrupt::running();
-    let result = if crate::truth::enabled().is_some() {
+    // An instrumented kernel, measured: run with the recorder to count the
+    // original kernel's instructions apart from the probes'.
+    let original = k.original.as_ref().filter(|_| rt::measuring());
+    let mut original_count = None;
+    let start_ns = rt::now_ticks();
+    let result = if let (Some(orig), None) = (original, crate::truth::enabled()) {
+        lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
+            |(rep, rec)| {
+                original_count = Some(
+                    rec.per_pc
+                        .iter()
+                        .filter(|(pc, _)| orig.contains(pc))
+                        .map(|(_, c)| c.waves)
+                        .sum::<u64>(),
+                );
+                rep
+            },
+        )
+    } else if crate::truth::enabled().is_some() {
         lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
             |(rep, rec)| {
                 crate::truth::record(
@@ -599,14 +620,35 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     } else {
         dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx)
     };
+    let end_ns = rt::now_ticks();
     match result {
-        Ok(rep) => rt::record_launch(LaunchStat {
-            kernel: k.name.clone(),
-            grid: pkt.grid_size,
-            block: pkt.workgroup_size.map(u32::from),
-            wave_instructions: rep.wave_instructions,
-            seconds: rep.elapsed.as_secs_f64(),
-        }),
+        Ok(rep) => {
+            static DISPATCHES: AtomicU64 = AtomicU64::new(1);
+            let kd = &k.info.descriptor;
+            let vgprs = kd.allocated_vgprs(r.gpu.arch);
+            let arch_vgprs = kd.accum_offset(r.gpu.arch).map_or(vgprs, |a| a.min(vgprs));
+            rt::record_launch(LaunchStat {
+                kernel: k.name.clone(),
+                name: lathe_codeobj::names::demangle(&k.name).unwrap_or_else(|| k.name.clone()),
+                grid: pkt.grid_size,
+                block: pkt.workgroup_size.map(u32::from),
+                wave_instructions: original_count.unwrap_or(rep.wave_instructions),
+                instrumented_wave_instructions: original_count.map(|_| rep.wave_instructions),
+                seconds: rep.elapsed.as_secs_f64(),
+                start_ns,
+                end_ns,
+                queue: q.id,
+                dispatch: DISPATCHES.fetch_add(1, Ordering::Relaxed),
+                kernel_object: pkt.kernel_object,
+                workgroups: rep.workgroups,
+                waves: rep.waves,
+                lds: pkt.group_segment_size,
+                scratch: pkt.private_segment_size,
+                vgprs: arch_vgprs,
+                agprs: vgprs - arch_vgprs,
+                sgprs: kd.allocated_sgprs(r.gpu.arch).unwrap_or(0),
+            })
+        }
         Err(e) => report_failure(q, &k.name, e, running),
     }
 }

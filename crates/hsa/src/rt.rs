@@ -35,7 +35,6 @@ pub struct GpuModel {
     pub simds_per_cu: u32,
     pub waves_per_cu: u32,
     pub shader_engines: u32,
-    pub max_clock_mhz: u32,
     pub memory_clock_mhz: u32,
     pub memory_width: u32,
     pub memory_bytes: u64,
@@ -72,7 +71,6 @@ impl GpuModel {
                 simds_per_cu: 4,
                 waves_per_cu: 32,
                 shader_engines: 32,
-                max_clock_mhz: 2100,
                 memory_clock_mhz: 1300,
                 memory_width: 8192,
                 memory_bytes: 192 << 30,
@@ -91,7 +89,6 @@ impl GpuModel {
                 simds_per_cu: 4,
                 waves_per_cu: 32,
                 shader_engines: 8,
-                max_clock_mhz: 1700,
                 memory_clock_mhz: 1600,
                 memory_width: 4096,
                 memory_bytes: 64 << 30,
@@ -128,15 +125,7 @@ pub struct Alloc {
     pub device: u64,
 }
 
-/// One kernel launch, for `--stats`.
-#[derive(Debug, Clone)]
-pub struct LaunchStat {
-    pub kernel: String,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub wave_instructions: u64,
-    pub seconds: f64,
-}
+pub use crate::profile::LaunchStat;
 
 /// The runtime.
 #[derive(Debug)]
@@ -149,6 +138,8 @@ pub struct Runtime {
     pub aliases: Mutex<BTreeMap<u64, (u64, u64)>>,
     pub stats_line: bool,
     pub stats_json: Option<String>,
+    /// `LATHE_KERNEL_TRACE`: the kernel trace's file prefix.
+    pub kernel_trace: Option<String>,
     pub stats: Mutex<Vec<LaunchStat>>,
     /// The watchdog per dispatch (`LATHE_TIMEOUT` seconds, 0: none).
     pub timeout: Option<Duration>,
@@ -174,6 +165,9 @@ fn build() -> Result<Runtime, String> {
         aliases: Mutex::new(BTreeMap::new()),
         stats_line: std::env::var_os("LATHE_STATS").is_some(),
         stats_json: std::env::var("LATHE_STATS_JSON").ok(),
+        kernel_trace: std::env::var("LATHE_KERNEL_TRACE")
+            .ok()
+            .filter(|p| !p.is_empty()),
         stats: Mutex::new(Vec::new()),
         timeout: match std::env::var("LATHE_TIMEOUT") {
             Ok(v) => {
@@ -269,24 +263,19 @@ pub fn now_ticks() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// Whether launches are measured (`--stats`, `--stats-json`,
+/// `--kernel-trace`).
+pub fn measuring() -> bool {
+    rt_any().is_some_and(|r| r.stats_line || r.stats_json.is_some() || r.kernel_trace.is_some())
+}
+
 /// Appends a launch record and prints it when `--stats` is on.
 pub fn record_launch(s: LaunchStat) {
     let Some(r) = rt_any() else { return };
     if r.stats_line {
-        eprintln!(
-            "lathe: kernel {} grid [{},{},{}] block [{},{},{}] {} wave-instructions {:.6} s",
-            s.kernel,
-            s.grid[0],
-            s.grid[1],
-            s.grid[2],
-            s.block[0],
-            s.block[1],
-            s.block[2],
-            s.wave_instructions,
-            s.seconds
-        );
+        eprintln!("{}", s.line());
     }
-    if r.stats_json.is_some() {
+    if r.stats_line || r.stats_json.is_some() || r.kernel_trace.is_some() {
         lock(&r.stats).push(s);
     }
 }
@@ -320,24 +309,21 @@ pub fn finish_incomplete(reason: &str) {
 
 /// Writes `LATHE_STATS_JSON` (at shut-down and at exit): a JSON array of
 /// launches, or after an early end `{"incomplete": REASON, "launches":
-/// [...]}`.
+/// [...]}`; the kernel trace (`LATHE_KERNEL_TRACE`); and, under
+/// `--stats`, prints the per-kernel summary (once).
 pub extern "C" fn flush_stats() {
     let Some(r) = rt_any() else { return };
-    let Some(path) = &r.stats_json else { return };
     let stats = lock(&r.stats);
-    let v: Vec<serde_json::Value> = stats
-        .iter()
-        .map(|s| {
-            serde_json::json!({
-                "kernel": s.kernel,
-                "grid": s.grid,
-                "block": s.block,
-                "wave_instructions": s.wave_instructions,
-                "seconds": s.seconds,
-            })
-        })
-        .collect();
-    let doc = match lock(&INCOMPLETE).as_deref() {
+    let incomplete = lock(&INCOMPLETE).clone();
+    if r.stats_line {
+        crate::profile::print_summary_once(&stats);
+    }
+    if let Some(prefix) = &r.kernel_trace {
+        crate::profile::write_trace(prefix, &stats, r.gpu.processor, incomplete.as_deref());
+    }
+    let Some(path) = &r.stats_json else { return };
+    let v: Vec<serde_json::Value> = stats.iter().map(LaunchStat::json).collect();
+    let doc = match incomplete.as_deref() {
         Some(why) => serde_json::json!({"incomplete": why, "launches": v}),
         None => serde_json::Value::Array(v),
     };

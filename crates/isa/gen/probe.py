@@ -53,7 +53,11 @@ ENCODINGS = {
                              glc=F(0, 16, 1), imm=F(0, 17, 1), offset=F(1, 0, 21),
                              soffset=F(1, 25, 7)),
                  templates=[dict(sbase=8, sdata=24, imm=1, offset=0x10),
-                            dict(sbase=8, imm=1, offset=0x10), dict(imm=1)]),
+                            dict(sbase=8, imm=1, offset=0x10), dict(imm=1),
+                            # s_memtime/s_memrealtime (sdata only) and the
+                            # cache controls (no operand) are valid only with
+                            # imm=0 and no offset.
+                            dict(sdata=24), dict()]),
     "VOP2": dict(nwords=1, mask=0x80000000, value=0x00000000, op=F(0, 25, 6), ops=range(0x3E),
                  fields=dict(src0=F(0, 0, 9), vsrc1=F(0, 9, 8), vdst=F(0, 17, 8)),
                  templates=[dict(vdst=8, src0=256 + 16, vsrc1=24), dict()]),

@@ -345,13 +345,16 @@ def render():
             # Only on processors the emulator does not run yet (gfx900-908,
             # gfx950): listed, with that reason, until it does (a graphics
             # or GDS row keeps its own reason).
+            # What it writes is known from its classification all the
+            # same (the instrumenter's liveness reads it on every target).
             try:
                 s = classify(name, enc)
             except (Unknown, KeyError):
                 s = ""
+            p = partial(name, enc, s) if s else "Partial::Full"
             if not s.startswith("Sem::Unsupported"):
                 s = why("Why::NotEmulated")
-            rows.append((name, s, "Partial::Full", False))
+            rows.append((name, s, p, False))
             continue
         try:
             s = classify(name, enc)

@@ -312,41 +312,73 @@ impl Dispatch {
     }
 }
 
-/// Decodes one launch's probe data.
-pub fn decode(b: &Build, data: &[u8]) -> Result<Value, String> {
+/// One launch's `mem-trace` accesses as the shared writers render them
+/// (lathe-dbi's [`tools::trace_csv_rows`] and
+/// [`tools::trace_perfetto_events`], as `lathe run --tool mem-trace`).
+#[derive(Debug, Default)]
+pub struct TraceOut {
+    pub csv_rows: String,
+    pub perfetto: Vec<Value>,
+    pub records: u64,
+    pub dropped: u64,
+}
+
+/// Decodes one launch's probe data; for `mem-trace`, also the launch's
+/// trace rendered for the CSV and Perfetto outputs.
+pub fn decode(
+    b: &Build,
+    data: &[u8],
+    launch: u64,
+    kernel: &str,
+) -> Result<(Value, Option<TraceOut>), String> {
     let mut v = tools::decode(&b.tb, &b.kernel, data).map_err(|e| e.to_string())?;
+    let mut trace = None;
     if b.tb.tool == Tool::MemTrace {
         let t = tools::decode_trace(&b.tb, data);
         let events: Vec<Value> = t
             .events
             .iter()
-            .map(|e| json!([e.pc, e.lane, e.addr, e.size, e.kind]))
+            .map(|e| {
+                json!({"record": e.record, "pc": e.pc, "lane": e.lane, "address": e.addr,
+                    "size": e.size, "kind": e.kind, "space": e.space})
+            })
             .collect();
         v["events"] = Value::Array(events);
+        trace = Some(TraceOut {
+            csv_rows: tools::trace_csv_rows(&b.tb, &t, launch),
+            perfetto: tools::trace_perfetto_events(&b.tb, &t, launch, kernel),
+            records: t.records,
+            dropped: t.dropped,
+        });
     }
     if b.tb.tool == Tool::Kernarg {
+        // The packet as the kernel saw it (code object v4 kernels read
+        // their sizes from it).
+        let packet = b.packet_slot.and_then(|o| {
+            let o = o as usize;
+            let p = data.get(o..o + 64)?;
+            let mut pk = [0u8; 64];
+            pk.copy_from_slice(p);
+            Some(Dispatch::from_packet(&pk))
+        });
         // GridDim as the kernel reads it: v5's hidden block counts if
         // the kernel has them, else v4's computation from the packet.
         if v["grid_dim"].is_null() {
-            if let Some(o) = b.packet_slot {
-                let o = o as usize;
-                if let Some(p) = data.get(o..o + 64) {
-                    let mut pk = [0u8; 64];
-                    pk.copy_from_slice(p);
-                    let d = Dispatch::from_packet(&pk);
-                    let gd: Vec<u64> = (0..3)
-                        .map(|i| u64::from(d.grid[i]).div_ceil(u64::from(d.block[i]).max(1)))
-                        .collect();
-                    v["grid_dim"] = json!(gd);
-                    v["grid_dim_source"] = json!("dispatch packet");
-                    v["packet"] = json!({"grid": d.grid, "block": d.block});
-                }
+            if let Some(d) = &packet {
+                let gd: Vec<u64> = (0..3)
+                    .map(|i| u64::from(d.grid[i]).div_ceil(u64::from(d.block[i]).max(1)))
+                    .collect();
+                v["grid_dim"] = json!(gd);
+                v["grid_dim_source"] = json!("dispatch packet");
+                v["packet"] = json!({"grid": d.grid, "block": d.block});
             }
         } else {
             v["grid_dim_source"] = json!("hidden block count");
         }
+        let demangled = lathe_codeobj::names::demangle(&b.kernel).unwrap_or_default();
+        crate::kernarg::type_args(&mut v, &demangled, packet.map(|d| d.block));
     }
-    Ok(v)
+    Ok((v, trace))
 }
 
 /// A record's one-line summary of a tool result (stderr).

@@ -112,6 +112,11 @@ struct State {
     selected: AtomicU64,
     /// Names of the kernels dispatched (for an empty selection's note).
     seen: Mutex<std::collections::BTreeSet<String>>,
+    /// Tool errors already reported (a HIP tool that does not build fails
+    /// every kernel with the same error: said once).
+    reported: Mutex<std::collections::HashSet<String>>,
+    /// `mem-trace`'s CSV and Perfetto outputs, filled per launch.
+    traces: Mutex<crate::memtrace::TraceFiles>,
 }
 
 static STATE: OnceLock<State> = OnceLock::new();
@@ -168,6 +173,8 @@ pub fn on_load(table: *mut HsaApiTable) -> bool {
         written: AtomicBool::new(false),
         selected: AtomicU64::new(0),
         seen: Mutex::new(Default::default()),
+        reported: Mutex::new(Default::default()),
+        traces: Mutex::new(Default::default()),
     };
     if STATE.set(st).is_err() {
         // A second OnLoad (a second HSA_TOOLS_LIB entry naming us): the
@@ -258,6 +265,9 @@ fn write_out(incomplete: Option<&str>) {
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("lathe-tool: error: cannot write {}: {e}", path.display());
+    }
+    if matches!(st.cfg.tool, ToolSpec::Builtin(Tool::MemTrace)) {
+        lock(&st.traces).write(path, incomplete);
     }
 }
 
@@ -547,6 +557,9 @@ extern "C" fn on_packets(
 
 /// Reports a tool error for a launch; stops the program under `abort`.
 fn tool_error(st: &State, index: u64, k: &KernelInfo, msg: &str, first: bool) {
+    // The same error for another kernel (a HIP tool that does not build)
+    // is not news.
+    let first = first && lock(&st.reported).insert(msg.to_string());
     if first || st.cfg.on_error == OnError::Abort {
         eprintln!("lathe-tool: error: {msg}");
     }
@@ -559,7 +572,9 @@ fn tool_error(st: &State, index: u64, k: &KernelInfo, msg: &str, first: bool) {
         // run the application further.
         unsafe { libc::_exit(ABORT_STATUS) };
     }
-    if first {
+    if first && msg.starts_with(HIP_TOOL_ERROR) {
+        eprintln!("lathe-tool: the program runs uninstrumented (--on-tool-error skip)");
+    } else if first {
         eprintln!(
             "lathe-tool: {} runs uninstrumented (--on-tool-error skip)",
             k.demangled
@@ -605,7 +620,11 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
         return;
     }
     let d = Dispatch::from_packet(p);
-    let result = run(st, &l, p, writer);
+    let fields = json!({
+        "launch": index, "kernel": k.demangled, "mangled": k.mangled,
+        "grid": d.grid, "block": d.block,
+    });
+    let result = run(st, &l, p, &fields, writer);
     // The application's completion signal, after the results were read.
     let app_signal = u64::from_le_bytes(p[56..64].try_into().unwrap_or([0; 8]));
     if app_signal != 0 {
@@ -635,12 +654,8 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
         (ToolSpec::Builtin(Tool::Kernarg), _) => {
             eprintln!("{}", instr::kernarg_line(index, &k.demangled, d, &v));
         }
-        (ToolSpec::Hip(_), Some(line)) => eprintln!(
-            "Kernel {index} - {}: Total Grid Size Dims (HSA): {} Workgroup Dims (HSA): {} : {line}",
-            k.demangled,
-            instr::triple(&d.grid),
-            instr::triple(&d.block),
-        ),
+        // The tool's own line (its template may name the launch's fields).
+        (ToolSpec::Hip(_), Some(line)) => eprintln!("{line}"),
         _ => eprintln!(
             "Kernel {index} - {}: grid {} block {}: {}: {}",
             k.demangled,
@@ -653,7 +668,15 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
 }
 
 /// Submits the instrumented dispatch and returns the tool's result.
-fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Value, String> {
+/// `fields` (the launch index, kernel names, grid and block) fill a HIP
+/// tool's `line` placeholders its report variables do not.
+fn run(
+    st: &State,
+    l: &Loaded,
+    p: &[u8; 64],
+    fields: &Value,
+    writer: Writer,
+) -> Result<Value, String> {
     let mut guard = lock(&st.serial);
     let sig = match *guard {
         Some(s) => s,
@@ -729,7 +752,13 @@ fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Value, St
                 std::ptr::copy_nonoverlapping(*data as *const u8, bytes.as_mut_ptr(), bytes.len())
             };
             drop(guard);
-            instr::decode(build, &bytes)?
+            let launch = fields["launch"].as_u64().unwrap_or(0);
+            let kernel = fields["kernel"].as_str().unwrap_or("");
+            let (v, trace) = instr::decode(build, &bytes, launch, kernel)?;
+            if let (Some(t), Some(_)) = (trace, &st.cfg.out) {
+                lock(&st.traces).add(t);
+            }
+            v
         }
         Probes::Hip { tool, vars, .. } => {
             let mut failed = None;
@@ -754,7 +783,7 @@ fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Value, St
             if let Some(e) = failed {
                 return Err(e);
             }
-            let line = tool.report_line(&v);
+            let line = tool.report_line(&line_values(&v, fields));
             if let Value::Object(m) = &mut v {
                 m.insert("name".into(), json!(st.cfg.tool.name()));
                 m.insert("hip".into(), json!(true));
@@ -766,6 +795,18 @@ fn run(st: &State, l: &Loaded, p: &[u8; 64], writer: Writer) -> Result<Value, St
         }
     };
     Ok(v)
+}
+
+/// A HIP tool's report values with the launch's `fields` added where the
+/// tool has no variable of that name.
+fn line_values(report: &Value, fields: &Value) -> Value {
+    let mut all = report.clone();
+    if let (Value::Object(m), Value::Object(f)) = (&mut all, fields) {
+        for (k, v) in f {
+            m.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    all
 }
 
 /// `hsa_memory_copy` of `len` bytes from `src` to `dst`.
@@ -859,6 +900,9 @@ fn check(st: &State, what: &str, s: Status) -> Result<(), String> {
     }
 }
 
+/// How a HIP tool's build error starts (it is the same for every kernel).
+const HIP_TOOL_ERROR: &str = "HIP tool ";
+
 /// The HIP tool compiled for the processor of `code` (once per processor).
 fn hip_tool(st: &State, path: &std::path::Path, code: &[u8]) -> Result<Arc<HipTool>, String> {
     let target = lathe_codeobj::CodeObject::parse(code)
@@ -871,7 +915,7 @@ fn hip_tool(st: &State, path: &std::path::Path, code: &[u8]) -> Result<Arc<HipTo
         .or_insert_with(|| {
             HipTool::load(path, &target)
                 .map(Arc::new)
-                .map_err(|e| format!("HIP tool {} for {target}: {e}", path.display()))
+                .map_err(|e| format!("{HIP_TOOL_ERROR}{} for {target}: {e}", path.display()))
         })
         .clone()
 }

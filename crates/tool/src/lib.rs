@@ -1,41 +1,4 @@
-//! `liblathe_tool.so`: an `HSA_TOOLS_LIB` tool library that instruments a
-//! running HIP application's kernel dispatches with lathe-dbi's built-in
-//! tools (`lathe exec --tool`), through the public HSA API only.
-//!
-//! Any runtime that loads `HSA_TOOLS_LIB` tools calls [`OnLoad`] with its
-//! API table (ROCm 5.2 `hsa_api_trace.h`). The library reads the entries it
-//! needs from the table ([`api`]) and wraps:
-//!
-//! * `hsa_code_object_reader_create_from_memory`/`_from_file` and
-//!   `hsa_executable_load_agent_code_object`: the code object bytes loaded
-//!   into each executable;
-//! * `hsa_executable_freeze`: the executable's kernels, so a dispatch's
-//!   `kernel_object` names a kernel and its code object;
-//! * `hsa_queue_create`: every queue becomes an intercepted queue
-//!   (`hsa_amd_queue_intercept_create` + `_register`, as rocprofiler does),
-//!   so every packet the application submits reaches [`intercept`] first.
-//!
-//! A selected dispatch (`LATHE_TOOL_KERNELS`, `LATHE_TOOL_LAUNCHES`; see
-//! [`config`]) runs the instrumented kernel: built once per kernel and
-//! cached ([`instr`]), loaded into its own executable through the public
-//! loader API; its probe-data variable (`__lathe_dbi_data`) points at a
-//! buffer in fine-grained system memory. Everything else runs unchanged.
-//!
-//! **Concurrency policy.** Instrumented dispatches are serialized
-//! process-wide: the interceptor submits one, waits for its own completion
-//! signal, reads and decodes the probe data, then signals the
-//! application's completion signal, before it returns — so each launch's
-//! probe data is exactly that launch's, and the buffer is reused. Other
-//! packets pass through without waiting.
-//!
-//! **Device globals.** The instrumented code object is a separate
-//! executable with its own copy of the kernel's writable data (`__device__`
-//! variables). Before an instrumented dispatch the library drains the
-//! queue (a barrier packet), copies the original's writable segments into
-//! the copy, and copies them back after completion, so the kernel sees and
-//! leaves the application's values. A host write to those variables on
-//! another queue while an instrumented dispatch runs would be lost.
-
+#![doc = include_str!("../README.md")]
 #![allow(non_snake_case)]
 
 pub mod addr_map;
@@ -43,6 +6,8 @@ pub mod api;
 pub mod config;
 pub mod instr;
 pub mod intercept;
+pub mod kernarg;
+pub mod memtrace;
 
 use std::ffi::{c_char, c_void};
 

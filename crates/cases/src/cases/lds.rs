@@ -171,5 +171,26 @@ pub(super) fn cases() -> Vec<Case> {
                 outs([("out", to_bytes(&out))])
             },
         ),
+        case(
+            "lds_reverse",
+            "each 64-thread work-group reverses its slice through LDS; tile[63 - t] is a \
+             negative base plus offset:252, added in 32 bits; exact",
+            SRC,
+            "_Z11lds_reversePfPKf",
+            256,
+            64,
+            vec![
+                Arg::output("out", sz::<f32>(256), Cmp::Exact),
+                Arg::input("in", &r.vec(256, |r| r.f32_in(-1e3, 1e3))),
+            ],
+            |c| {
+                let v = c.input::<f32>("in");
+                let out: Vec<f32> = v
+                    .chunks(64)
+                    .flat_map(|ch| ch.iter().rev().copied())
+                    .collect();
+                outs([("out", to_bytes(&out))])
+            },
+        ),
     ]
 }

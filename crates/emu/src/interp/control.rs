@@ -175,7 +175,9 @@ pub(super) fn time(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    let (Sem::Time(clock), Some(d)) = (c.sem, c.dst(0).copied()) else {
+    // SMEM's `sdata` is listed as a read operand (as for the loads), so the
+    // destination pair is found by its field.
+    let (Sem::Time(clock), Some(d)) = (c.sem, c.by_field(Field::Sdata).copied()) else {
         return Err(unsupported(w, i, c.pc));
     };
     let t = match clock {

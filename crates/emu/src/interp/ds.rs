@@ -33,7 +33,7 @@ pub(super) fn ds(
             log.push(crate::record::MemAccess {
                 pc: c.pc,
                 lane: l as u8,
-                addr: u64::from(v32(w, a, l)) + off16,
+                addr: lds_addr(u64::from(v32(w, a, l)), off16),
             });
         }
     }
@@ -136,7 +136,7 @@ pub(super) fn ds(
         let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
         if two {
             let scale = elem as u64 * if st64 { 64 } else { 1 };
-            let addrs = [base + off0 * scale, base + off1 * scale];
+            let addrs = [lds_addr(base, off0 * scale), lds_addr(base, off1 * scale)];
             for (k, a) in addrs.iter().enumerate() {
                 if is_read {
                     let b = lds_slice(lds, *a, elem, AccessKind::Read, w, i, c.pc)?;
@@ -164,7 +164,7 @@ pub(super) fn ds(
             }
             continue;
         }
-        let a = base + off16;
+        let a = lds_addr(base, off16);
         if is_read {
             let b = lds_slice(lds, a, elem, AccessKind::Read, w, i, c.pc)?;
             let mut buf = [0u8; 16];
@@ -494,4 +494,11 @@ fn float_eq(a: u64, b: u64, wide: bool) -> bool {
     } else {
         f32::from_bits(a as u32) == f32::from_bits(b as u32)
     }
+}
+
+/// An LDS address: the VGPR base plus the instruction's offset, added in
+/// 32 bits as the hardware does (compiled code folds `tile[63 - t]` into a
+/// negative base and a positive offset).
+fn lds_addr(base: u64, off: u64) -> u64 {
+    base.wrapping_add(off) & 0xFFFF_FFFF
 }

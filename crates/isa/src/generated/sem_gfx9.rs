@@ -807,7 +807,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 2649] = [
+pub static SEM: [Desc; 2655] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_sub_u32
@@ -1210,6 +1210,18 @@ pub static SEM: [Desc; 2649] = [
     Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_store_dwordx4
     Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
+    // s_dcache_inv
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_dcache_wb
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_dcache_inv_vol
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_dcache_wb_vol
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
+    // s_memtime
+    Desc { sem: Sem::Time(Clock::Shader), partial: Partial::Full, float: false },
+    // s_memrealtime
+    Desc { sem: Sem::Time(Clock::Real), partial: Partial::Full, float: false },
     // s_atc_probe
     Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe_buffer
@@ -3205,7 +3217,7 @@ pub static SEM: [Desc; 2649] = [
     // v_lshl_add_u64
     Desc { sem: Sem::Valu(Valu::LshlAddU64), partial: Partial::Full, float: false },
     // v_bitop3_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_bitop3_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_scalef32_pk_fp8_f32
@@ -3235,9 +3247,9 @@ pub static SEM: [Desc; 2649] = [
     // v_cvt_scalef32_pk_bf8_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_scalef32_sr_fp8_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_scalef32_sr_bf8_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_scalef32_pk_fp8_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_scalef32_pk_bf8_bf16
@@ -3251,9 +3263,9 @@ pub static SEM: [Desc; 2649] = [
     // v_cvt_scalef32_pk_f16_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_scalef32_f16_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_scalef32_f16_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_scalef32_pk_fp4_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_scalef32_pk_fp4_bf16
@@ -3405,7 +3417,7 @@ pub static SEM: [Desc; 2649] = [
     // v_cvt_sr_bf8_f32
     Desc { sem: Sem::Valu(Valu::CvtSrBf8F32), partial: Partial::Full, float: true },
     // v_cvt_sr_f16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_sr_bf16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minimum3_f32
@@ -3735,7 +3747,7 @@ pub static SEM: [Desc; 2649] = [
     // v_subrev_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::BySdwa, float: true },
     // v_mul_legacy_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::BySdwa, float: true },
     // v_mul_i32_i24_sdwa
@@ -3953,9 +3965,9 @@ pub static SEM: [Desc; 2649] = [
     // v_cvt_pk_f32_bf8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::BySdwa, float: true },
     // v_prng_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f32_bf16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cmp_class_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_sdwa
@@ -4857,27 +4869,27 @@ pub static SEM: [Desc; 2649] = [
     // ds_read_u8_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_read_u8_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // ds_read_u8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_read_u8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // ds_read_i8_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_read_i8_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // ds_read_i8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_read_i8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // ds_read_u16_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_read_u16_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // ds_read_u16_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_read_u16_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // ds_add_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_rtn_u64
@@ -5161,27 +5173,27 @@ pub static SEM: [Desc; 2649] = [
     // flat_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // flat_load_ubyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // flat_load_sbyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // flat_load_sbyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // flat_load_short_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // flat_load_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // flat_atomic_swap
     Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_swap
@@ -5365,27 +5377,27 @@ pub static SEM: [Desc; 2649] = [
     // global_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // global_load_ubyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // global_load_sbyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // global_load_sbyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // global_load_short_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // global_load_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // global_load_lds_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::LoadToLds, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_lds_sbyte
@@ -5587,27 +5599,27 @@ pub static SEM: [Desc; 2649] = [
     // scratch_load_ubyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // scratch_load_ubyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // scratch_load_sbyte_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // scratch_load_sbyte_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // scratch_load_short_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // scratch_load_short_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // scratch_load_lds_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::LoadToLds, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_lds_sbyte
@@ -5653,11 +5665,11 @@ pub static SEM: [Desc; 2649] = [
     // buffer_load_format_d16_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_format_d16_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // buffer_load_format_d16_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_format_d16_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // buffer_store_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_d16_xy
@@ -5895,19 +5907,19 @@ pub static SEM: [Desc; 2649] = [
     // tbuffer_load_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_xy
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_xyz
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_xyzw
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Load, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // tbuffer_load_format_d16_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // tbuffer_store_format_d16_x
     Desc { sem: Sem::Mem(Mem { space: Space::TypedBuffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // tbuffer_store_format_d16_x
