@@ -151,16 +151,20 @@ def main():
 # checked against a CPU reference; median and spread over --repeat runs.
 
 BENCH_SRC = os.path.join(ROOT, "corpus/hip/bench_emu.hip")
+# Kernels written as ordinary HIP code (compares, selects, clamps, 64-bit
+# address arithmetic, division, f16/packed f16, f64): issue 17.
+ORDINARY_SRC = os.path.join(ROOT, "corpus/hip/bench_ordinary.hip")
 CLANG = "/usr/lib/llvm-22/bin/clang++"
 
 
-def build_bench(out_dir, arch="gfx90a"):
-    """Compiles bench_emu.hip with clang-22 -O3 for `arch`."""
-    co = os.path.join(out_dir, f"bench_emu-{arch}.co")
+def build_bench(out_dir, arch="gfx90a", src=BENCH_SRC):
+    """Compiles `src` with clang-22 -O3 for `arch`."""
+    stem = os.path.splitext(os.path.basename(src))[0]
+    co = os.path.join(out_dir, f"{stem}-{arch}.co")
     if not os.path.exists(co):
         subprocess.run([CLANG, "-x", "hip", "-nogpuinc", "-nogpulib", "-O3",
                         "-I", os.path.join(ROOT, "corpus/include"), f"--offload-arch={arch}",
-                        "--cuda-device-only", "--no-gpu-bundle-output", BENCH_SRC, "-o", co],
+                        "--cuda-device-only", "--no-gpu-bundle-output", src, "-o", co],
                        check=True)
     return co
 
@@ -246,6 +250,153 @@ def check_gemm(d, n):
     return None
 
 
+def once(f):
+    """`f()` computed on the first call only (the CPU reference of a job,
+    compared with every run's output)."""
+    memo = []
+
+    def get():
+        if not memo:
+            memo.append(f())
+        return memo[0]
+    return get
+
+
+def f16(x):
+    """Rounds a Python float to binary16."""
+    return struct.unpack("<e", struct.pack("<e", x))[0]
+
+
+def fma64(a, b, c):
+    """a * b + c rounded once to binary64 (Python 3.11 has no math.fma)."""
+    from fractions import Fraction
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+def sample(n):
+    return range(0, n, max(1, n // 41))
+
+
+def close_abs(got, want, rel, floor):
+    return abs(got - want) <= rel * max(abs(want), floor)
+
+
+def ref_mix_clamp(i, iters):
+    m = 0xFFFFFFFF
+    x = (i * 2654435761 + 1) & m
+    v, acc, hits = f32((i & 1023) / 1024.0), 0.0, 0
+    for _ in range(iters):
+        x ^= (x << 13) & m
+        x ^= x >> 17
+        x ^= (x << 5) & m
+        r = (x >> 8) * 2.0 ** -24
+        v = f32(v * 0.75 + (r * 0.5 - 0.125))
+        v = 1.0 if v > 1.0 else (-1.0 if v < -1.0 else v)
+        acc = f32(acc + (f32(v + 1.0) if r > 0.5 else f32(0.5 * v + 0.75)))
+        q = min(max((x & 0xFFFF) - 32768, -1000), 1000)
+        hits = (hits + (q & m) + (3 if q > 0 else 1) + (x >> 31)) & m
+    return f32(acc + v), hits ^ x
+
+
+def check_mix_clamp(n, iters):
+    want = once(lambda: {i: ref_mix_clamp(i, iters) for i in sample(n)})
+
+    def check(d):
+        fo, uo = floats_b(d["fout"]), words(d["uout"])
+        for i, (wf, wu) in want().items():
+            if uo[i] != wu or not close(fo[i], wf, 1e-4):
+                return f"lane {i}: got {fo[i]} {uo[i]:#x}, want {wf} {wu:#x}"
+        return None
+    return check
+
+
+BIN_BASE, BIN_LO, BIN_SCALE = 0x7F1234567000, 0.5, 1.75
+
+
+def ref_bin_addr(i, iters):
+    m, m64 = 0xFFFFFFFF, (1 << 64) - 1
+    x = (i * 747796405 + 2891336453) & m
+    s, h, top = 0, i, 0
+    for _ in range(iters):
+        x = (x * 1664525 + 1013904223) & m
+        val = (x >> 9) * 2.0 ** -17 - 4.0
+        b = int(f32((val - BIN_LO) * BIN_SCALE))
+        b = min(max(b, 0), 63)
+        addr = (BIN_BASE + b * 4096 + (x & 0xFF) * 8) & m64
+        s = (s + (addr >> 3)) & m64
+        h = (h * 0x9E3779B1 + x) & m64
+        top += b == 63
+    return s, h, top
+
+
+def check_bin_addr(n, iters):
+    want = once(lambda: {i: ref_bin_addr(i, iters) for i in sample(n)})
+
+    def check(d):
+        o = struct.unpack(f"<{len(d['out']) // 8}Q", d["out"])
+        c = words(d["cnt"])
+        for i, (ws, wh, wt) in want().items():
+            if (o[2 * i], o[2 * i + 1], c[i]) != (ws, wh, wt):
+                return f"lane {i}: got {o[2 * i]:#x} {o[2 * i + 1]:#x} {c[i]}, want {ws:#x} {wh:#x} {wt}"
+        return None
+    return check
+
+
+def ref_act(i, iters):
+    x = f32(float((i & 255) - 128) / 32.0)
+    acc = 0.0
+    h = [f16(0.25), f16(-0.25)]
+    c = [0.5, 0.75]
+    for k in range(iters):
+        t = 3.0 if x > 3.0 else (-3.0 if x < -3.0 else x)
+        t2 = f32(t * t)
+        th = f32(f32(t * f32(27.0 + t2)) / f32(f32(9.0 * t2) + 27.0))
+        sg = f32(0.5 + 0.5 * th)
+        acc = f32(acc + sg)
+        x = f32(f32(th * 0.0625 + f32(x * 0.96875)) + (0.03125 if k & 1 else -0.03125))
+        inp = [f16(th), f16(sg)]
+        h = [min(max(f16(h[j] * c[j] + inp[j]), -2.0), 2.0) for j in range(2)]
+    return acc, h
+
+
+def check_act(n, iters):
+    want = once(lambda: {i: ref_act(i, iters) for i in sample(n)})
+
+    def check(d):
+        fo = floats_b(d["fout"])
+        ho = struct.unpack(f"<{len(d['hout']) // 2}e", d["hout"])
+        for i, (wa, wh) in want().items():
+            got = (fo[i], ho[2 * i], ho[2 * i + 1])
+            if not (close(fo[i], wa, 1e-4) and all(close_abs(ho[2 * i + j], wh[j], 4e-3, 1e-2) for j in range(2))):
+                return f"lane {i}: got {got}, want {(wa, *wh)}"
+        return None
+    return check
+
+
+def ref_poly(i, iters):
+    x = fma64(float(i & 1023), 2.0 ** -10, -0.5)
+    s = 0.0
+    for k in range(iters):
+        p = fma64(0.0083, x, 0.0416)
+        for cst in (0.1666, 0.5, 1.0, 1.0):
+            p = fma64(x, p, cst)
+        s += p - 1.0 if p > 1.0 else 0.5 * p
+        x = fma64(x, 0.9990234375, (k & 7) * 0.0001220703125)
+    return s
+
+
+def check_poly(n, iters):
+    want = once(lambda: {i: ref_poly(i, iters) for i in sample(n)})
+
+    def check(d):
+        o = struct.unpack(f"<{len(d['out']) // 8}d", d["out"])
+        for i, w in want().items():
+            if o[i] != w:
+                return f"lane {i}: got {o[i]!r}, want {w!r}"
+        return None
+    return check
+
+
 FP8 = {-2: 0xC8, -1: 0xC0, 0: 0x00, 1: 0x40, 2: 0x48}  # gfx942 E4M3 (bias 8)
 
 
@@ -290,7 +441,23 @@ def class_jobs(scale, tmp):
     jobs.append((f"MFMA GEMM fp8 {g}^3 gfx942", "_Z8gemm_fp8PfPKhS1_i", (g // 32) ** 2 * 64, 64,
                  [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
                  ["C"], lambda d: check_gemm(d, g), "gfx942"))
-    return [j if len(j) == 8 else j + ("gfx90a",) for j in jobs]
+    # Ordinary code (bench_ordinary.hip); about 3-4 M wave-instructions each.
+    n, it = 4096 * scale, 1500
+    jobs.append(("ordinary: mix_clamp", "_Z9mix_clampPfPji", n, 256,
+                 [f"buf:fout:{4 * n}", f"buf:uout:{4 * n}", f"i32:{it}"],
+                 ["fout", "uout"], check_mix_clamp(n, it), "gfx90a", ORDINARY_SRC))
+    jobs.append(("ordinary: bin_addr", "_Z8bin_addrPyPjyffi", n, 256,
+                 [f"buf:out:{16 * n}", f"buf:cnt:{4 * n}", f"u64:{BIN_BASE}", f"f32:{BIN_LO}",
+                  f"f32:{BIN_SCALE}", f"i32:{it}"],
+                 ["out", "cnt"], check_bin_addr(n, it), "gfx90a", ORDINARY_SRC))
+    jobs.append(("ordinary: act_approx", "_Z10act_approxPfPDF16_i", n, 256,
+                 [f"buf:fout:{4 * n}", f"buf:hout:{4 * n}", f"i32:{it}"],
+                 ["fout", "hout"], check_act(n, it), "gfx90a", ORDINARY_SRC))
+    jobs.append(("ordinary: poly_f64", "_Z8poly_f64Pdi", n, 256,
+                 [f"buf:out:{8 * n}", f"i32:{2 * it}"],
+                 ["out"], check_poly(n, 2 * it), "gfx90a", ORDINARY_SRC))
+    jobs = [j if len(j) >= 8 else j + ("gfx90a",) for j in jobs]
+    return [j if len(j) == 9 else j + (BENCH_SRC,) for j in jobs]
 
 
 def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
@@ -298,10 +465,10 @@ def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
     run's output is checked (exit status 1 on a mismatch)."""
     bins = [("", lathe)] + ([("baseline ", baseline)] if baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
-        for name, kernel, grid, block, args, outs, check, arch in class_jobs(scale, tmp):
+        for name, kernel, grid, block, args, outs, check, arch, src in class_jobs(scale, tmp):
             if only and not any(o in name for o in only):
                 continue
-            co = build_bench(tmp, arch)
+            co = build_bench(tmp, arch, src)
             for threads in threads_list:
                 rates = {t: [] for t, _ in bins}
                 secs = {t: [] for t, _ in bins}

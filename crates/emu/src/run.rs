@@ -51,6 +51,11 @@ pub struct Options {
     /// Run common instructions as fast-tier µops (the default); off, every
     /// instruction takes its general handler. Results are identical.
     pub fast_tier: bool,
+    /// Count the wave-instructions that ran as fast-tier µops, per opcode
+    /// ([`Report::uop_instructions`]; off by default, and then free). On
+    /// when the environment has `LATHE_UOP_STATS`, which also prints the
+    /// counts to stderr after each dispatch.
+    pub count_uops: bool,
 }
 
 /// The receiver of device interrupts: called on the emulator thread that
@@ -116,6 +121,7 @@ impl Default for Options {
             progress: None,
             interrupt: None,
             fast_tier: true,
+            count_uops: std::env::var_os("LATHE_UOP_STATS").is_some(),
         }
     }
 }
@@ -135,6 +141,11 @@ pub struct Report {
     pub elapsed: Duration,
     /// Host threads used.
     pub threads: usize,
+    /// Wave-instructions that ran as fast-tier µops, when counted
+    /// ([`Options::count_uops`]).
+    pub uop_instructions: Option<u64>,
+    /// The same per opcode (empty when not counted).
+    pub per_opcode_uops: Vec<(Opcode, u64)>,
 }
 
 /// Why a dispatch failed.
@@ -293,6 +304,7 @@ fn dispatch_impl(
     let failed = Padded(AtomicBool::new(false));
     let error: Mutex<Option<Stop>> = Mutex::new(None);
     let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    let uop_counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
     let recorded: Mutex<Option<Recorder>> = Mutex::new(record.then(Recorder::default));
     let waves_run = AtomicU64::new(0);
     let started = AtomicU64::new(0);
@@ -305,11 +317,15 @@ fn dispatch_impl(
         let (next, failed, error, counts, waves_run, started, recorded, plan) = (
             &next, &failed, &error, &counts, &waves_run, &started, &recorded, &plan,
         );
+        let uop_counts = &uop_counts;
         {
             {
                 let mut exec = Exec::new(mem.view(), target);
                 exec.check_waitcnt = opts.check_waitcnt;
                 exec.fast = opts.fast_tier;
+                if opts.count_uops {
+                    exec.uop_counts = Some(vec![0; exec.counts.len()]);
+                }
                 exec.deadline = deadline;
                 exec.set_interrupt(opts.interrupt.map(|h| h.0));
                 if record {
@@ -413,6 +429,16 @@ fn dispatch_impl(
                 for (a, b) in c.iter_mut().zip(&exec.counts) {
                     *a += b;
                 }
+                drop(c);
+                if let Some(u) = &exec.uop_counts {
+                    let mut c = uop_counts.lock().unwrap_or_else(|p| p.into_inner());
+                    if c.len() < u.len() {
+                        c.resize(u.len(), 0);
+                    }
+                    for (a, b) in c.iter_mut().zip(u) {
+                        *a += b;
+                    }
+                }
                 if let Some(r) = exec.take_recording() {
                     let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
                     if let Some(all) = all.as_mut() {
@@ -456,6 +482,41 @@ fn dispatch_impl(
         .filter(|(_, n)| *n > 0)
         .collect();
     per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let uop_counts = uop_counts.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut per_opcode_uops: Vec<(Opcode, u64)> = Opcode::all()
+        .zip(uop_counts.iter().copied())
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    per_opcode_uops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let uop_instructions = opts.count_uops.then(|| uop_counts.iter().sum::<u64>());
+    if let (Some(u), true) = (
+        uop_instructions,
+        std::env::var_os("LATHE_UOP_STATS").is_some(),
+    ) {
+        let total: u64 = counts.iter().sum();
+        // The opcodes that took the general path, most frequent first.
+        let mut general: Vec<(Opcode, u64)> = Opcode::all()
+            .zip(counts.iter().copied())
+            .map(|(o, n)| {
+                (
+                    o,
+                    n - uop_counts.get(o.index() as usize).copied().unwrap_or(0),
+                )
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        general.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let top: Vec<String> = general
+            .iter()
+            .take(12)
+            .map(|(o, n)| format!("{} {n}", o.name()))
+            .collect();
+        eprintln!(
+            "lathe-emu uops: {u} of {total} wave-instructions ({:.1}%); general path: {}",
+            100.0 * u as f64 / total.max(1) as f64,
+            top.join(", ")
+        );
+    }
     Ok((
         Report {
             workgroups: total_wgs,
@@ -464,6 +525,8 @@ fn dispatch_impl(
             per_opcode,
             elapsed: start.elapsed(),
             threads,
+            uop_instructions,
+            per_opcode_uops,
         },
         recorded.into_inner().unwrap_or_else(|p| p.into_inner()),
     ))

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use lathe_emu::launch::{Arg, Fill};
-use lathe_emu::run::Options;
+use lathe_emu::run::{Options, Report};
 use lathe_emu::session::{Session, Shape};
 
 mod alu_common;
@@ -153,6 +153,88 @@ const OPS: &[&str] = &[
     "s_and_b32 vcc_lo, s23, 1\n  s_mov_b32 vcc_hi, 0\n  s_cbranch_vccnz .LtR\n  v_mov_b32_e32 vR, 7\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 8\n.LeR:",
     "s_cbranch_execz .LtR\n  v_mov_b32_e32 vR, 9\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 10\n.LeR:",
     "s_cbranch_execnz .LtR\n  v_mov_b32_e32 vR, 11\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 12\n.LeR:",
+    // VCC's high half alone decides vccz/vccnz (issue 20, mutation (c)).
+    "s_mov_b32 vcc_lo, 0\n  s_or_b32 vcc_hi, s22, 1\n  s_cbranch_vccz .LtR\n  v_mov_b32_e32 vR, 13\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 14\n.LeR:",
+    "s_mov_b32 vcc_lo, 0\n  s_or_b32 vcc_hi, s23, 2\n  s_cbranch_vccnz .LtR\n  v_mov_b32_e32 vR, 15\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 16\n.LeR:",
+    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, 0\n  s_cbranch_vccz .LtR\n  v_mov_b32_e32 vR, 17\n  s_branch .LeR\n.LtR:\n  v_mov_b32_e32 vR, 18\n.LeR:",
+    // vector compares: VCC (e32) or an SGPR pair (e64), both halves kept
+    "v_cmp_lt_f32_e32 vcc, v10, v11\n  VCC3",
+    "v_cmp_nlt_f32_e32 vcc, 1.0, v12\n  VCC3",
+    "v_cmp_ngt_f32_e64 s[30:31], -v13, |v14|\n  W64",
+    "v_cmp_u_f32_e32 vcc, v10, v15\n  VCC3",
+    "v_cmp_lg_f32_e32 vcc, s20, v11\n  VCC3",
+    "v_cmp_eq_f32_e64 s[30:31], v12, v12\n  W64",
+    "v_cmp_lt_u32_e32 vcc, v10, v11\n  VCC3",
+    "v_cmp_gt_i32_e64 s[30:31], v12, s21\n  W64",
+    "v_cmp_le_i32_e32 vcc, -5, v14\n  VCC3",
+    "v_cmp_ne_u32_e64 s[30:31], 0, v13\n  W64",
+    "v_cmp_eq_u32_e32 vcc, v16, v16\n  VCC3",
+    "v_cmp_lt_u64_e32 vcc, v[10:11], v[12:13]\n  VCC3",
+    "v_cmp_ge_i64_e64 s[30:31], v[14:15], s[20:21]\n  W64",
+    "v_cmp_lt_f64_e32 vcc, v[10:11], v[16:17]\n  VCC3",
+    "v_cmp_neq_f64_e64 s[30:31], -v[12:13], 1.0\n  W64",
+    "s_mov_b64 s[34:35], exec\n  v_cmpx_gt_u32_e32 vcc, v10, v11\n  s_mov_b64 s[30:31], exec\n  s_mov_b64 exec, s[34:35]\n  W64",
+    "s_mov_b64 s[34:35], exec\n  v_cmpx_lt_f32_e64 s[32:33], v12, v13\n  s_mov_b64 s[30:31], exec\n  s_mov_b64 exec, s[34:35]\n  W64",
+    // selects
+    "v_cmp_lt_f32_e32 vcc, v10, v11\n  v_cndmask_b32_e32 vR, v12, v13, vcc",
+    "v_cmp_gt_u32_e64 s[30:31], v14, v15\n  v_cndmask_b32_e64 vR, -v12, |v13|, s[30:31]",
+    "v_cmp_lt_i32_e32 vcc, v16, v17\n  v_cndmask_b32_e32 vR, 1.0, v14, vcc",
+    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_cndmask_b32_e32 vR, -1, v15, vcc",
+    // three-source integer, bitfields
+    "v_med3_i32 vR, v10, v11, v12",
+    "v_med3_u32 vR, v10, s20, 17",
+    "v_min3_i32 vR, v13, v14, v15",
+    "v_min3_u32 vR, v13, v14, v15",
+    "v_max3_i32 vR, v10, v16, v17",
+    "v_max3_u32 vR, v10, v16, v17",
+    "v_bfe_u32 vR, v10, v11, v12",
+    "v_bfe_u32 vR, v13, 8, 5",
+    "v_alignbit_b32 vR, v10, v11, v12",
+    "v_mul_hi_i32 vR, v13, v14",
+    // f32 min/max/med3 (NaNs, signed zeros)
+    "v_max_f32_e32 vR, v10, v11",
+    "v_min_f32_e32 vR, v12, v13",
+    "v_max_f32_e64 vR, s20, v14",
+    "v_min_f32_e32 vR, 0, v15",
+    "v_max_f32_e32 vR, v16, v16",
+    "v_med3_f32 vR, v10, v11, v12",
+    "v_med3_f32 vR, v13, -1.0, 1.0",
+    // conversions
+    "v_cvt_f32_u32_e32 vR, v10",
+    "v_cvt_f32_i32_e32 vR, v11",
+    "v_cvt_i32_f32_e32 vR, v12",
+    "v_cvt_u32_f32_e32 vR, v13",
+    "v_cvt_f16_f32_e32 vR, v14",
+    "v_cvt_f32_f16_e32 vR, v15",
+    "v_cvt_f64_u32_e32 v[R:Q], v10",
+    "v_cvt_f64_i32_e32 v[R:Q], v11",
+    "v_cvt_f64_f32_e32 v[R:Q], v12",
+    "v_cvt_f32_f64_e32 vR, v[12:13]",
+    // 64-bit integer
+    "v_lshlrev_b64 v[R:Q], v10, v[12:13]",
+    "v_lshrrev_b64 v[R:Q], 3, v[14:15]",
+    "v_ashrrev_i64 v[R:Q], v11, v[16:17]",
+    "v_mad_u64_u32 v[R:Q], s[30:31], v10, v11, v[12:13]\n  s_xor_b32 s30, s30, s31\n  v_mov_b32_e32 vP, s30",
+    "v_mad_u64_u32 v[R:Q], vcc, v14, s20, v[16:17]\n  s_xor_b32 s30, vcc_lo, vcc_hi\n  v_mov_b32_e32 vP, s30",
+    "v_pk_mov_b32 v[R:Q], v[10:11], v[12:13] op_sel:[1,0]",
+    "v_pk_mov_b32 v[R:Q], v[14:15], s[20:21] op_sel:[0,1]",
+    // f64
+    "v_add_f64 v[R:Q], v[10:11], v[12:13]",
+    "v_add_f64 v[R:Q], -v[14:15], |v[16:17]|",
+    "v_mul_f64 v[R:Q], v[10:11], s[20:21]",
+    "v_mul_f64 v[R:Q], v[12:13], 0.5",
+    "v_fma_f64 v[R:Q], v[10:11], v[12:13], v[14:15]",
+    "v_fma_f64 v[R:Q], -v[16:17], 2.0, v[10:11]",
+    "v_pk_mov_b32 v[R:Q], v[14:15], v[14:15] op_sel:[0,1]\n  v_fmac_f64_e32 v[R:Q], v[10:11], v[12:13]",
+    // scalar
+    "s_bitcmp0_b32 s20, 3\n  CMP",
+    "s_bitcmp1_b32 s21, s22\n  CMP",
+    "s_cmp_lt_u32 s20, s21\n  s_cselect_b64 s[30:31], s[22:23], -1\n  W64",
+    // EXEC as a destination: saveexec and 64-bit logic (restored before
+    // the results are moved to VGPRs)
+    "s_mov_b64 s[34:35], exec\n  s_and_saveexec_b64 s[30:31], s[20:21]\n  s_cselect_b32 s32, 1, 0\n  s_mov_b64 s[38:39], exec\n  s_mov_b64 exec, s[34:35]\n  s_xor_b32 s38, s38, s30\n  s_xor_b32 s39, s39, s31\n  v_mov_b32_e32 vR, s38\n  v_mov_b32_e32 vQ, s39\n  v_mov_b32_e32 vP, s32",
+    "s_mov_b64 s[34:35], exec\n  s_andn2_saveexec_b64 s[30:31], s[22:23]\n  s_or_saveexec_b64 s[38:39], s[24:25]\n  s_cselect_b32 s32, 1, 0\n  s_xor_b64 s[38:39], s[38:39], exec\n  s_mov_b64 exec, s[34:35]\n  v_mov_b32_e32 vR, s38\n  v_mov_b32_e32 vQ, s39\n  v_mov_b32_e32 vP, s32",
+    "s_mov_b64 s[34:35], exec\n  s_and_b64 exec, exec, s[20:21]\n  s_or_b64 exec, exec, s[22:23]\n  s_cselect_b32 s32, 1, 0\n  s_mov_b64 s[38:39], exec\n  s_mov_b64 exec, s[34:35]\n  v_mov_b32_e32 vR, s38\n  v_mov_b32_e32 vQ, s39\n  v_mov_b32_e32 vP, s32",
 ];
 
 /// The mnemonics that must run as µops in the kernel.
@@ -235,15 +317,81 @@ const FAST: &[&str] = &[
     "v_writelane_b32",
     "s_cbranch_execz",
     "s_cbranch_execnz",
+    "v_cmp_lt_f32",
+    "v_cmp_nlt_f32",
+    "v_cmp_ngt_f32",
+    "v_cmp_u_f32",
+    "v_cmp_lg_f32",
+    "v_cmp_eq_f32",
+    "v_cmp_lt_u32",
+    "v_cmp_gt_i32",
+    "v_cmp_le_i32",
+    "v_cmp_ne_u32",
+    "v_cmp_eq_u32",
+    "v_cmp_lt_u64",
+    "v_cmp_ge_i64",
+    "v_cmp_lt_f64",
+    "v_cmp_neq_f64",
+    "v_cmpx_gt_u32",
+    "v_cmpx_lt_f32",
+    "v_cmp_gt_u32",
+    "v_cmp_lt_i32",
+    "v_cndmask_b32",
+    "v_med3_i32",
+    "v_med3_u32",
+    "v_min3_i32",
+    "v_min3_u32",
+    "v_max3_i32",
+    "v_max3_u32",
+    "v_bfe_u32",
+    "v_alignbit_b32",
+    "v_mul_hi_i32",
+    "v_max_f32",
+    "v_min_f32",
+    "v_med3_f32",
+    "v_cvt_f32_u32",
+    "v_cvt_f32_i32",
+    "v_cvt_i32_f32",
+    "v_cvt_u32_f32",
+    "v_cvt_f16_f32",
+    "v_cvt_f32_f16",
+    "v_cvt_f64_u32",
+    "v_cvt_f64_i32",
+    "v_cvt_f64_f32",
+    "v_cvt_f32_f64",
+    "v_lshlrev_b64",
+    "v_lshrrev_b64",
+    "v_ashrrev_i64",
+    "v_mad_u64_u32",
+    "v_pk_mov_b32",
+    "v_add_f64",
+    "v_mul_f64",
+    "v_fma_f64",
+    "v_fmac_f64",
+    "s_bitcmp0_b32",
+    "s_bitcmp1_b32",
+    "s_cselect_b64",
+    "s_and_saveexec_b64",
+    "s_or_saveexec_b64",
+    "s_andn2_saveexec_b64",
 ];
 
-/// The operation lines with their result registers, how many results,
-/// and each line's first result (its index among them).
-fn body() -> (String, u32, Vec<u32>) {
+/// The kernel is split in parts of this many [`OPS`] lines, so each part's
+/// results fit the 256 VGPRs.
+const PART: usize = 100;
+
+/// The parts of [`OPS`], one kernel each.
+fn parts() -> impl Iterator<Item = &'static [&'static str]> {
+    OPS.chunks(PART)
+}
+
+/// The operation lines of `ops` with their result registers, how many
+/// results, and each line's first result (its index among them).
+fn body(ops: &[&str]) -> (String, u32, Vec<u32>) {
     let mut text = String::new();
     let mut r = 40u32;
     let mut first = Vec::new();
-    for (k, op) in OPS.iter().enumerate() {
+    for (k, op) in ops.iter().enumerate() {
         if op.contains("v[R:Q]") && r % 2 == 1 {
             // Packed operands are aligned register pairs.
             r += 1;
@@ -280,14 +428,41 @@ fn body() -> (String, u32, Vec<u32>) {
     (text, r - 40, first)
 }
 
-/// The first result of the operation line `line` of [`OPS`].
+/// The first result of the operation line `line` of the first part of
+/// [`OPS`].
 fn result_of(line: &str) -> u32 {
-    let k = OPS.iter().position(|o| *o == line).expect("an OPS line");
-    body().2[k]
+    let ops = &OPS[..PART.min(OPS.len())];
+    let k = ops
+        .iter()
+        .position(|o| *o == line)
+        .expect("a first-part line");
+    body(ops).2[k]
 }
 
-fn asm(target: &str, flush: bool, partial: bool) -> (String, u32) {
-    let (ops, results, _) = body();
+/// Which lanes the operations run under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lanes {
+    /// All 64.
+    Full,
+    /// Lanes 37..63 off (scalar µops and compares run, whole-wave vector
+    /// ones take the general handlers).
+    Partial,
+    /// Lanes 0..31 off: `exec_lo == 0` with `exec_hi != 0`.
+    HiOnly,
+}
+
+impl Lanes {
+    fn active(self, lane: u32) -> bool {
+        match self {
+            Lanes::Full => true,
+            Lanes::Partial => lane < 37,
+            Lanes::HiOnly => lane >= 32,
+        }
+    }
+}
+
+fn asm(target: &str, flush: bool, lanes: Lanes, part: &[&str]) -> (String, u32) {
+    let (ops, results, _) = body(part);
     let stores: String = (0..results)
         .map(|i| {
             format!(
@@ -367,15 +542,15 @@ amdhsa.kernels:
         },
         // Lanes 37..63 off (scalar µops run, vector ones take the general
         // handlers), restored for the stores.
-        part = if partial {
-            "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc"
-        } else {
-            ""
+        part = match lanes {
+            Lanes::Full => "",
+            Lanes::Partial => "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc",
+            Lanes::HiOnly => "  s_mov_b64 s[36:37], exec\n  s_mov_b32 exec_lo, 0",
         },
-        restore = if partial {
-            "  s_mov_b64 exec, s[36:37]"
-        } else {
+        restore = if lanes == Lanes::Full {
             ""
+        } else {
+            "  s_mov_b64 exec, s[36:37]"
         },
         stride = 4 * results,
         vgprs = (40 + results).next_multiple_of(8),
@@ -388,14 +563,20 @@ amdhsa.kernels:
     (text, results)
 }
 
-fn build(target: &str, flush: bool, partial: bool) -> (PathBuf, u32) {
-    let (text, results) = asm(target, flush, partial);
-    let name = match (flush, partial) {
-        (false, false) => "fastops",
-        (true, false) => "fastops-ftz",
-        (_, true) => "fastops-partial",
+fn build(target: &str, flush: bool, lanes: Lanes, part: usize) -> (PathBuf, u32) {
+    let ops = parts().nth(part).expect("a part");
+    let (text, results) = asm(target, flush, lanes, ops);
+    let name = match (flush, lanes) {
+        (false, Lanes::Full) => "fastops",
+        (true, _) => "fastops-ftz",
+        (_, Lanes::Partial) => "fastops-partial",
+        (_, Lanes::HiOnly) => "fastops-hi",
     };
-    (lathe_testkit::assemble_shared(target, name, &text), results)
+    let name = format!("{name}-{part}");
+    (
+        lathe_testkit::assemble_shared(target, &name, &text),
+        results,
+    )
 }
 
 /// Per lane 8 input dwords; waves from `WAVES / 2` on are all finite.
@@ -415,7 +596,7 @@ fn inputs() -> Vec<u32> {
         .collect()
 }
 
-fn run(co: &[u8], target: &str, results: u32, fast: bool) -> Vec<u32> {
+fn run(co: &[u8], target: &str, results: u32, fast: bool) -> (Vec<u32>, Report) {
     let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
     let input = inputs();
     let args = vec![
@@ -441,13 +622,41 @@ fn run(co: &[u8], target: &str, results: u32, fast: bool) -> Vec<u32> {
     let opts = Options {
         threads: 1,
         fast_tier: fast,
+        count_uops: true,
         ..Options::default()
     };
-    let (_r, bufs) = session.launch("fastops", shape, &args, &opts).expect("run");
+    let (report, bufs) = session.launch("fastops", shape, &args, &opts).expect("run");
     let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
-    bytes
+    let out = bytes
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (out, report)
+}
+
+/// A mnemonic without its `_e32`/`_e64` suffix.
+fn base(name: &str) -> &str {
+    name.strip_suffix("_e32")
+        .or_else(|| name.strip_suffix("_e64"))
+        .unwrap_or(name)
+}
+
+/// The opcodes of [`FAST`] that took the general path at run time, with
+/// how often (packed f32 ops excepted: waves with non-finite inputs send
+/// them to the general handler's NaN path by design).
+fn fallbacks(report: &Report) -> Vec<(String, u64)> {
+    report
+        .per_opcode
+        .iter()
+        .filter(|(o, _)| FAST.contains(&base(o.name())) && !o.name().starts_with("v_pk_"))
+        .filter_map(|(o, n)| {
+            let u = report
+                .per_opcode_uops
+                .iter()
+                .find(|(p, _)| p == o)
+                .map_or(0, |(_, u)| *u);
+            (u != *n).then(|| (o.name().to_string(), n - u))
+        })
         .collect()
 }
 
@@ -464,12 +673,7 @@ fn fast_mnemonics(co: &[u8], target: &str) -> BTreeSet<String> {
         let inst = lathe_isa::decode(t, &bytes[off..]);
         let pc = text.address + off as u64;
         if lathe_emu::interp::has_fast_uop(t, &bytes[off..], pc) {
-            let name = inst.opcode().info().name;
-            let base = name
-                .strip_suffix("_e32")
-                .or_else(|| name.strip_suffix("_e64"))
-                .unwrap_or(name);
-            out.insert(base.to_string());
+            out.insert(base(inst.opcode().info().name).to_string());
         }
         off += inst.len().max(4);
     }
@@ -480,22 +684,50 @@ fn fast_mnemonics(co: &[u8], target: &str) -> BTreeSet<String> {
 fn fast_tier_matches_the_general_handlers() {
     let input = inputs();
     for target in ["gfx90a", "gfx942"] {
-        for (flush, partial) in [(false, false), (true, false), (false, true)] {
-            let (path, results) = build(target, flush, partial);
-            let co = std::fs::read(&path).expect("code object");
-            let covered = fast_mnemonics(&co, target);
+        for (flush, lanes) in [
+            (false, Lanes::Full),
+            (true, Lanes::Full),
+            (false, Lanes::Partial),
+            (false, Lanes::HiOnly),
+        ] {
+            let partial = lanes != Lanes::Full;
+            let mut covered = BTreeSet::new();
+            let mut first = None;
+            for part in 0..parts().count() {
+                let (path, results) = build(target, flush, lanes, part);
+                let co = std::fs::read(&path).expect("code object");
+                covered.extend(fast_mnemonics(&co, target));
+                let (slow, off) = run(&co, target, results, false);
+                let (fast, on) = run(&co, target, results, true);
+                assert_eq!(
+                    off.uop_instructions,
+                    Some(0),
+                    "{target}: µops with the tier off"
+                );
+                // Under a full EXEC every instruction of FAST ran as a µop:
+                // a µop that declines or is skipped at run time fails here.
+                if !partial {
+                    let fell = fallbacks(&on);
+                    assert!(
+                        fell.is_empty(),
+                        "{target} flush={flush} part {part}: fell back at run time: {fell:?}"
+                    );
+                }
+                for (k, (a, b)) in slow.iter().zip(&fast).enumerate() {
+                    let (lane, res) = (k as u32 / results, k as u32 % results);
+                    assert_eq!(
+                        a, b,
+                        "{target} flush={flush} {lanes:?} part {part}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
+                        40 + res
+                    );
+                }
+                if part == 0 {
+                    first = Some((fast, results));
+                }
+            }
             let missing: Vec<_> = FAST.iter().filter(|m| !covered.contains(**m)).collect();
             assert!(missing.is_empty(), "{target}: not µops: {missing:?}");
-            let slow = run(&co, target, results, false);
-            let fast = run(&co, target, results, true);
-            for (k, (a, b)) in slow.iter().zip(&fast).enumerate() {
-                let (lane, res) = (k as u32 / results, k as u32 % results);
-                assert_eq!(
-                    a, b,
-                    "{target} flush={flush} partial={partial}: work-item {lane} result {res} (v{}): general {a:#010x}, fast {b:#010x}",
-                    40 + res
-                );
-            }
+            let (fast, results) = first.expect("a first part");
             // A CPU sample: v_add_u32 v10+v11 and v_fma_f32 v10*v11+v12
             // (finite waves, no flushing).
             let (add, fma) = (
@@ -503,7 +735,7 @@ fn fast_tier_matches_the_general_handlers() {
                 result_of("v_fma_f32 vR, v10, v11, v12"),
             );
             // Inactive lanes of the partial-EXEC variant compute nothing.
-            for g in (0..WAVES * 64).filter(|g| !partial || g % 64 < 37) {
+            for g in (0..WAVES * 64).filter(|g| lanes.active(g % 64)) {
                 let x = |k: u32| input[(g * IN + k) as usize];
                 let got = |r: u32| fast[(g * results + r) as usize];
                 assert_eq!(

@@ -13,7 +13,7 @@ pub(super) fn handler(_c: sem::Cmp) -> Option<Handler> {
 }
 
 /// An integer predicate (`None`: a float-only one).
-fn icmp(p: Pred) -> Option<ICmp> {
+pub(super) fn icmp(p: Pred) -> Option<ICmp> {
     Some(match p {
         Pred::F => ICmp::F,
         Pred::Lt => ICmp::Lt,
@@ -36,7 +36,7 @@ fn icmp(p: Pred) -> Option<ICmp> {
 }
 
 /// A float predicate (`None`: `Class`, which is not an ordering).
-fn fcmp(p: Pred) -> Option<FCmp> {
+pub(super) fn fcmp(p: Pred) -> Option<FCmp> {
     Some(match p {
         Pred::F => FCmp::F,
         Pred::Lt => FCmp::Lt,

@@ -281,6 +281,9 @@ pub struct Exec<'m> {
     /// off, every instruction goes through its general handler (the
     /// results are the same: the differential tests compare both).
     pub fast: bool,
+    /// Wave-instructions that ran as fast-tier µops, per opcode index as
+    /// [`Exec::counts`] (`None`, the default: not counted, at no cost).
+    pub uop_counts: Option<Vec<u64>>,
 }
 
 /// The part of [`Exec`] instruction handlers use (kept apart from the
@@ -633,6 +636,7 @@ impl<'m> Exec<'m> {
             cache: DecodeCache::default(),
             recorder: None,
             fast: true,
+            uop_counts: None,
         }
     }
 
@@ -802,17 +806,6 @@ fn lane_fault(w: &Wave, inst: &Instruction, pc: u64, (lane, f): (usize, Fault)) 
 
 // ---------------------------------------------------------------- handler table
 
-/// A mnemonic without its encoding suffix (the fast tier's µop table is
-/// still keyed by name).
-fn base_name(name: &str) -> &str {
-    for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
-        if let Some(b) = name.strip_suffix(suf) {
-            return b;
-        }
-    }
-    name
-}
-
 /// The handler of every opcode, chosen by its description
 /// ([`lathe_isa::sem`]), built once.
 fn handlers() -> &'static [Option<Handler>] {
@@ -922,6 +915,7 @@ impl Exec<'_> {
             trace,
             recorder,
             fast: fast_on,
+            uop_counts,
         } = self;
         // `hint`: the cache entry at `pc`, when the fast lane looked it up.
         let d: &Decoded = match hint.or_else(|| cache.find(pc)) {
@@ -1008,7 +1002,13 @@ impl Exec<'_> {
         }
         if let Some(fu) = &d.fast {
             if indexed.is_none() && (w.exec == u64::MAX || !fu.full_exec()) && *fast_on {
-                match fast::run(fu, w) {
+                let out = fast::run(fu, w);
+                if out != fast::Out::Declined {
+                    if let Some(u) = uop_counts.as_mut().and_then(|u| u.get_mut(d.slot as usize)) {
+                        *u += 1;
+                    }
+                }
+                match out {
                     fast::Out::Declined => {}
                     fast::Out::Next => return Ok(Flow::Continue),
                     fast::Out::Taken => {
@@ -1057,7 +1057,14 @@ impl Exec<'_> {
         if w.gpr_idx.is_some() || (self.check_waitcnt && w.waitcnt.owes()) {
             return (0, Some(k));
         }
-        fast::lane(&mut self.cache, &mut self.counts, w, k, budget)
+        fast::lane(
+            &mut self.cache,
+            &mut self.counts,
+            self.uop_counts.as_deref_mut(),
+            w,
+            k,
+            budget,
+        )
     }
 }
 

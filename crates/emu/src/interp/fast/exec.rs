@@ -1,0 +1,468 @@
+//! Executing µops: [`run`] one, [`lane`] straight-line runs of them.
+
+use std::cell::Cell;
+
+use multiversion::multiversion;
+
+use super::lanes::{apply, apply_nan, reg, splat, Lanes};
+use super::{ext, FOp, Fast, Out, Src};
+use crate::interp::regs::sreg_read;
+use crate::interp::valu::{mode_modelled, Flush, M};
+use crate::interp::DecodeCache;
+use crate::lanes::flush32;
+use crate::wave::{Wave, LANES, SGPRS};
+use lathe_isa::reg::sreg::EXEC_LO;
+
+/// Executes `f` on `w` (full EXEC assumed by the caller). Returns `false`,
+/// having changed nothing, when the general handler must run instead: a
+/// register outside the wave's file, a MODE the fast tier does not model,
+/// or a packed input that is not finite.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub(in crate::interp) fn run(f: &Fast, w: &mut Wave) -> Out {
+    exec(f, w)
+}
+
+/// Runs the µops of straight-line code from the decode-cache entry `k`
+/// (the instruction at `w.pc`) on, at most `budget` of them, counting
+/// each in `counts` and `w.instructions` and advancing `w.pc`; stops at
+/// the first entry without a µop, whose µop declines, or that needs a
+/// full EXEC the wave does not have. The caller has checked what µops
+/// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); EXEC,
+/// which `v_cmpx` µops write, is checked before each whole-wave µop.
+/// Returns how many ran and the cache entry of the
+/// instruction now at `w.pc`, when it is decoded.
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub(in crate::interp) fn lane(
+    cache: &mut DecodeCache,
+    counts: &mut [u64],
+    uops: Option<&mut [u64]>,
+    w: &mut Wave,
+    k: usize,
+    budget: u64,
+) -> (u64, Option<usize>) {
+    let (mut uops, mut k) = (uops, k);
+    let mut n = 0;
+    while n < budget {
+        let d = &cache.arena[k];
+        let Some(f) = &d.fast else { break };
+        if f.op.full_exec() && w.exec != u64::MAX {
+            break;
+        }
+        let taken = match exec(f, w) {
+            Out::Declined => break,
+            Out::Next => {
+                w.pc += u64::from(d.len);
+                false
+            }
+            Out::Taken => {
+                // Only branches with a decoded target get a µop.
+                w.pc = d.target.unwrap_or(w.pc + u64::from(d.len));
+                true
+            }
+        };
+        n += 1;
+        w.instructions += 1;
+        if let Some(c) = counts.get_mut(d.slot as usize) {
+            *c += 1;
+        }
+        // Counting µops per opcode (off by default): one predictable
+        // branch per µop, not a second copy of the loop.
+        if let Some(c) = uops.as_deref_mut().and_then(|u| u.get_mut(d.slot as usize)) {
+            *c += 1;
+        }
+        let link = if taken { d.taken.get() } else { d.next.get() };
+        k = match link {
+            0 => match cache.find(w.pc) {
+                Some(j) => {
+                    let d = &cache.arena[k];
+                    (if taken { &d.taken } else { &d.next }).set(j as u32 + 1);
+                    j
+                }
+                None => return (n, None),
+            },
+            j => j as usize - 1,
+        };
+    }
+    (n, Some(k))
+}
+
+/// [`run`]'s body, inlined into each compiled version.
+#[inline(always)]
+fn exec(f: &Fast, w: &mut Wave) -> Out {
+    let n = w.vgpr.len();
+    let fz = if f.op.moded() {
+        if w.mode != M.bits() && !mode_modelled(w.mode, false) {
+            return Out::Declined;
+        }
+        Flush::f32(w.mode)
+    } else {
+        Flush::f32(M.bits())
+    };
+    let (fi, fo) = (fz.input, fz.output);
+    let dst = f.dst as usize;
+    if usize::from(f.top) > n {
+        return Out::Declined;
+    }
+    if f.op.wide() {
+        return wide(f, w);
+    }
+    if f.op.salu() {
+        // Scalar sources of scalar µops: any scalar register.
+        let res = |s: Src| match s {
+            Src::S(r) => sreg_read(w, r),
+            Src::K(c) => c,
+            Src::V(_) => 0,
+        };
+        let (a, b) = (res(f.src[0]), res(f.src[1]));
+        if f.op == FOp::WriteLane {
+            w.vgpr[dst][b as usize & (LANES - 1)] = a;
+            return Out::Next;
+        }
+        return scalar(f, w, [a, b]);
+    }
+    // VGPR numbers were checked against the file above; scalar sources
+    // are plain SGPRs (the register file and the SGPRs are disjoint
+    // fields, borrowed apart).
+    if matches!(f.op, FOp::AddCo | FOp::AddcCo) {
+        return carry(f, w);
+    }
+    if f.op.ext() {
+        return ext::exec(f, w);
+    }
+    let mode = w.mode;
+    let sg = &w.sgpr;
+    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+    let d = reg(cells, dst);
+    use FOp::*;
+    match f.op {
+        Mov => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| a.at(l))),
+        Not => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| !a.at(l))),
+        Add => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_add(b.at(l))))
+        }
+        Sub => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_sub(b.at(l))))
+        }
+        Subrev => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l).wrapping_sub(a.at(l))))
+        }
+        And => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) & b.at(l))),
+        Or => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) | b.at(l))),
+        Xor => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) ^ b.at(l))),
+        Lshl => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l) << (a.at(l) & 31)))
+        }
+        Lshr => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l) >> (a.at(l) & 31)))
+        }
+        Ashr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            ((b.at(l) as i32) >> (a.at(l) & 31)) as u32
+        })),
+        MulLo => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_mul(b.at(l))))
+        }
+        MulHi => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            ((u64::from(a.at(l)) * u64::from(b.at(l))) >> 32) as u32
+        })),
+        MulU24 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            (a.at(l) & 0xff_ffff).wrapping_mul(b.at(l) & 0xff_ffff)
+        })),
+        MinU => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).min(b.at(l))))
+        }
+        MaxU => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).max(b.at(l))))
+        }
+        MinI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            (a.at(l) as i32).min(b.at(l) as i32) as u32
+        })),
+        MaxI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            (a.at(l) as i32).max(b.at(l) as i32) as u32
+        })),
+        Add3 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            a.at(l).wrapping_add(b.at(l)).wrapping_add(c.at(l))
+        })),
+        LshlAdd => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            (a.at(l) << (b.at(l) & 31)).wrapping_add(c.at(l))
+        })),
+        AddLshl => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            a.at(l).wrapping_add(b.at(l)) << (c.at(l) & 31)
+        })),
+        LshlOr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            (a.at(l) << (b.at(l) & 31)) | c.at(l)
+        })),
+        AndOr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            (a.at(l) & b.at(l)) | c.at(l)
+        })),
+        Or3 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            a.at(l) | b.at(l) | c.at(l)
+        })),
+        Xad => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            (a.at(l) ^ b.at(l)).wrapping_add(c.at(l))
+        })),
+        Bfi => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            let m = a.at(l);
+            (m & b.at(l)) | (!m & c.at(l))
+        })),
+        MadU24 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            (a.at(l) & 0xff_ffff)
+                .wrapping_mul(b.at(l) & 0xff_ffff)
+                .wrapping_add(c.at(l))
+        })),
+        AddF | SubF | SubrevF | MulF | FmaF | FmacF | PkFma | PkMul | PkAdd => {
+            return match (fi, fo) {
+                (false, false) => float::<false, false>(f, cells, sg, d, mode),
+                (true, true) => float::<true, true>(f, cells, sg, d, mode),
+                (true, false) => float::<true, false>(f, cells, sg, d, mode),
+                (false, true) => float::<false, true>(f, cells, sg, d, mode),
+            };
+        }
+        // Scalar µops returned above.
+        _ => return Out::Declined,
+    }
+    Out::Next
+}
+
+/// The float µops of [`run`], with the denormal flushing of MODE as
+/// constants (`FI`: inputs, `FO`: results), so the usual MODE (no
+/// flushing) costs nothing per lane.
+#[inline(always)]
+fn float<const FI: bool, const FO: bool>(
+    f: &Fast,
+    cells: &[Cell<u32>],
+    sg: &[u32; SGPRS],
+    d: &[Cell<u32>; LANES],
+    mode: u32,
+) -> Out {
+    let [and0, and1, and2] = f.and;
+    let [xor0, xor1, xor2] = f.xor;
+    let fl = |x: u32, and: u32, xor: u32| f32::from_bits(flush32(FI, (x & and) ^ xor));
+    let out = |x: f32| flush32(FO, x.to_bits());
+    let dst = f.dst as usize;
+    use FOp::*;
+    match f.op {
+        AddF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            out(fl(a.at(l), and0, xor0) + fl(b.at(l), and1, xor1))
+        })),
+        SubF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            out(fl(a.at(l), and0, xor0) - fl(b.at(l), and1, xor1))
+        })),
+        SubrevF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            out(fl(b.at(l), and1, xor1) - fl(a.at(l), and0, xor0))
+        })),
+        MulF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            out(fl(a.at(l), and0, xor0) * fl(b.at(l), and1, xor1))
+        })),
+        FmaF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+            out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(c.at(l), and2, xor2)))
+        })),
+        FmacF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(d[l].get(), u32::MAX, 0)))
+        })),
+        PkFma | PkMul | PkAdd => {
+            // NaN results take the general handler's reference path, lane
+            // by lane, as there.
+            let m = crate::alu::Mode::from_bits(mode);
+            let dh = reg(cells, dst + 1);
+            for (half, dd, srcs) in [(0, d, f.src), (1, dh, f.hi)] {
+                let x = |k: usize| {
+                    if half == 0 {
+                        f.xor[k]
+                    } else if f.neg_hi >> k & 1 == 1 {
+                        0x8000_0000
+                    } else {
+                        0
+                    }
+                };
+                let (x0, x1, x2) = (x(0), x(1), x(2));
+                let mx = u32::MAX;
+                match f.op {
+                    PkFma => {
+                        kinds!(cells, sg, [srcs[0] => a, srcs[1] => b, srcs[2] => c], apply_nan(dd, |l| {
+                        out(fl(a.at(l), mx, x0).mul_add(fl(b.at(l), mx, x1), fl(c.at(l), mx, x2)))
+                    }, |l| crate::alu::float::fma_f32(a.at(l) ^ x0, b.at(l) ^ x1, c.at(l) ^ x2, m)))
+                    }
+                    PkMul => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, |l| {
+                        out(fl(a.at(l), mx, x0) * fl(b.at(l), mx, x1))
+                    }, |l| crate::alu::float::mul_f32(a.at(l) ^ x0, b.at(l) ^ x1, m))),
+                    _ => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, |l| {
+                        out(fl(a.at(l), mx, x0) + fl(b.at(l), mx, x1))
+                    }, |l| crate::alu::float::add_f32(a.at(l) ^ x0, b.at(l) ^ x1, m))),
+                }
+            }
+        }
+        _ => return Out::Declined,
+    }
+    Out::Next
+}
+
+/// The scalar µops of [`run`]: SALU results and SCC exactly as the SALU
+/// handlers compute them; a branch reports whether it is taken.
+#[inline(always)]
+fn scalar(f: &Fast, w: &mut Wave, [a, b]: [u32; 2]) -> Out {
+    use FOp::*;
+    let (res, scc) = match f.op {
+        SMov => (a, None),
+        SAddU32 => (
+            a.wrapping_add(b),
+            Some(u64::from(a) + u64::from(b) > 0xffff_ffff),
+        ),
+        SSubU32 => (a.wrapping_sub(b), Some(b > a)),
+        SAddI32 => (
+            a.wrapping_add(b),
+            Some((a as i32).checked_add(b as i32).is_none()),
+        ),
+        SSubI32 => (
+            a.wrapping_sub(b),
+            Some((a as i32).checked_sub(b as i32).is_none()),
+        ),
+        SAnd => nz(a & b),
+        SOr => nz(a | b),
+        SXor => nz(a ^ b),
+        SLshl => nz(a << (b & 31)),
+        SLshr => nz(a >> (b & 31)),
+        SMulI32 => (a.wrapping_mul(b), None),
+        SAddcU32 => {
+            let t = u64::from(a) + u64::from(b) + u64::from(w.scc);
+            (t as u32, Some(t > 0xffff_ffff))
+        }
+        SCselect => (if w.scc { a } else { b }, None),
+        ReadLane => {
+            // `top` covers the source VGPR.
+            let Src::V(v) = f.src[0] else {
+                return Out::Declined;
+            };
+            (w.vgpr[usize::from(v)][b as usize & (LANES - 1)], None)
+        }
+        SCmpU => return cmp(w, f.pred >> (a.cmp(&b) as i8 + 1) & 1 == 1),
+        SCmpI => {
+            return cmp(
+                w,
+                f.pred >> ((a as i32).cmp(&(b as i32)) as i8 + 1) & 1 == 1,
+            )
+        }
+        SBitcmp0 => return cmp(w, a >> (b & 31) & 1 == 0),
+        SBitcmp1 => return cmp(w, a >> (b & 31) & 1 == 1),
+        SNop => return Out::Next,
+        Branch => return Out::Taken,
+        BranchScc0 => return taken(!w.scc),
+        BranchScc1 => return taken(w.scc),
+        BranchVccz => return taken(w.vcc() == 0),
+        BranchVccnz => return taken(w.vcc() != 0),
+        BranchExecz => return taken(w.exec == 0),
+        BranchExecnz => return taken(w.exec != 0),
+        _ => return Out::Declined,
+    };
+    if let Some(s) = scc {
+        w.scc = s;
+    }
+    w.sgpr[usize::from(f.dst)] = res;
+    Out::Next
+}
+
+#[inline(always)]
+fn nz(x: u32) -> (u32, Option<bool>) {
+    (x, Some(x != 0))
+}
+
+#[inline(always)]
+fn cmp(w: &mut Wave, c: bool) -> Out {
+    w.scc = c;
+    Out::Next
+}
+
+#[inline(always)]
+fn taken(c: bool) -> Out {
+    if c {
+        Out::Taken
+    } else {
+        Out::Next
+    }
+}
+
+/// The 64-bit scalar µops (SCC as the SALU handlers set it; EXEC may be
+/// the destination).
+#[inline(always)]
+fn wide(f: &Fast, w: &mut Wave) -> Out {
+    let val = |k: usize| match f.src[k] {
+        Src::S(EXEC_LO) => w.exec,
+        Src::S(r) => {
+            let r = usize::from(r);
+            u64::from(w.sgpr[r]) | u64::from(w.sgpr[r + 1]) << 32
+        }
+        _ => f.k64[k],
+    };
+    use FOp::*;
+    let (res, scc) = match f.op {
+        SAndSaveexec | SOrSaveexec | SAndn2Saveexec => {
+            // As the general handler: the old EXEC to the destination,
+            // then EXEC from the source read before it.
+            let (s, e) = (val(0), w.exec);
+            set64(w, f.dst, e);
+            w.exec = match f.op {
+                SAndSaveexec => s & e,
+                SOrSaveexec => s | e,
+                _ => s & !e,
+            };
+            w.scc = w.exec != 0;
+            return Out::Next;
+        }
+        SMov64 => (val(0), None),
+        SAnd64 => (val(0) & val(1), Some(())),
+        SOr64 => (val(0) | val(1), Some(())),
+        SXor64 => (val(0) ^ val(1), Some(())),
+        SAndn2_64 => (val(0) & !val(1), Some(())),
+        SCselect64 => (if w.scc { val(0) } else { val(1) }, None),
+        _ => return Out::Declined,
+    };
+    if scc.is_some() {
+        w.scc = res != 0;
+    }
+    set64(w, f.dst, res);
+    Out::Next
+}
+
+/// Writes an SGPR pair, or EXEC.
+#[inline(always)]
+fn set64(w: &mut Wave, d: u16, v: u64) {
+    if d == EXEC_LO {
+        w.exec = v;
+    } else {
+        let d = usize::from(d);
+        w.sgpr[d] = v as u32;
+        w.sgpr[d + 1] = (v >> 32) as u32;
+    }
+}
+
+/// `v_add_co_u32` and `v_addc_co_u32` under a full EXEC: the sums into
+/// the destination VGPR, the carries as a lane mask into the carry-out
+/// pair (as the general handler: carry-in bit `l` of the carry-in pair).
+#[inline(always)]
+fn carry(f: &Fast, w: &mut Wave) -> Out {
+    let pair = |r: u16| {
+        let r = usize::from(r);
+        u64::from(w.sgpr[r]) | u64::from(w.sgpr[r + 1]) << 32
+    };
+    let cin = if f.op == FOp::AddcCo {
+        pair(f.carry[1])
+    } else {
+        0
+    };
+    // The carries gathered as `apply` computes the lanes.
+    let carries = Cell::new(0u64);
+    {
+        let sg = &w.sgpr;
+        let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let d = reg(cells, usize::from(f.dst));
+        kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+            let t = u64::from(a.at(l)) + u64::from(b.at(l)) + (cin >> l & 1);
+            carries.set(carries.get() | (t >> 32) << l);
+            t as u32
+        }));
+    }
+    let cout = carries.get();
+    let o = usize::from(f.carry[0]);
+    w.sgpr[o] = cout as u32;
+    w.sgpr[o + 1] = (cout >> 32) as u32;
+    Out::Next
+}
