@@ -157,7 +157,7 @@ fn mem_trace_writes_labelled_json_csv_and_perfetto_with_address_spaces() {
             assert_eq!((addr - out_base) / 256, wg[0], "{row:?}");
             assert_eq!(
                 (addr - out_base) % 256 / 4,
-                e["lane"].as_u64().unwrap(),
+                e["lane"].as_u64().expect("lane"),
                 "{row:?}"
             );
             stores += 1;
