@@ -3,7 +3,8 @@
 //! ones to a private array and through a generic pointer — over two
 //! launches): PATH holds labelled records, PATH.csv and PATH.perfetto.json
 //! are written by the same writers as `lathe run --tool mem-trace`, every
-//! access names its address space, and the three outputs agree.
+//! access names its address space and its wave (work-group and index),
+//! each wave gets its own Perfetto track, and the three outputs agree.
 
 use std::collections::BTreeSet;
 
@@ -86,7 +87,17 @@ fn mem_trace_writes_labelled_json_csv_and_perfetto_with_address_spaces() {
                 .collect();
             assert_eq!(
                 keys,
-                BTreeSet::from(["address", "kind", "lane", "pc", "record", "size", "space"]),
+                BTreeSet::from([
+                    "address",
+                    "kind",
+                    "lane",
+                    "pc",
+                    "record",
+                    "size",
+                    "space",
+                    "wave",
+                    "workgroup"
+                ]),
                 "{e}"
             );
             events.push((r["launch"].as_u64().expect("launch"), e.clone()));
@@ -99,7 +110,7 @@ fn mem_trace_writes_labelled_json_csv_and_perfetto_with_address_spaces() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("launch,record,pc,instruction,kind,space,size,lane,address")
+        Some("launch,record,workgroup,wave,pc,instruction,kind,space,size,lane,address")
     );
     let rows: Vec<Vec<String>> = lines.filter(|l| !l.starts_with('#')).map(fields).collect();
     assert!(
@@ -109,24 +120,51 @@ fn mem_trace_writes_labelled_json_csv_and_perfetto_with_address_spaces() {
     );
     assert_eq!(rows.len(), events.len());
     let mut spaces = BTreeSet::new();
+    // Stores: out[blockIdx.x * 64 + t], one 64-lane wave per group, so
+    // the work-group is the store's offset over 256 bytes and the wave 0.
+    let out_base = events
+        .iter()
+        .filter(|(_, e)| e["kind"] == "store" && e["space"] == "global")
+        .map(|(_, e)| e["address"].as_u64().expect("address"))
+        .min()
+        .expect("global stores");
+    let mut stores = 0;
     for (row, (launch, e)) in rows.iter().zip(&events) {
-        assert_eq!(row.len(), 9, "{row:?}");
+        assert_eq!(row.len(), 11, "{row:?}");
         assert_eq!(row[0], launch.to_string());
-        assert_eq!(row[2], format!("{:#x}", e["pc"].as_u64().expect("pc")));
-        assert_eq!(row[4], e["kind"].as_str().expect("kind"));
-        assert_eq!(row[5], e["space"].as_str().expect("space"));
-        assert_eq!(row[5], space_of(&row[3]), "{row:?}");
-        assert_eq!(row[7], e["lane"].to_string());
-        assert_eq!(
-            row[8],
-            format!("{:#x}", e["address"].as_u64().expect("address"))
-        );
-        if row[5] == "lds" {
+        let wg: Vec<u64> = e["workgroup"]
+            .as_array()
+            .expect("workgroup")
+            .iter()
+            .map(|v| v.as_u64().expect("id"))
+            .collect();
+        assert_eq!(row[2], format!("{},{},{}", wg[0], wg[1], wg[2]), "{row:?}");
+        assert_eq!(row[3], e["wave"].to_string());
+        assert!(wg[0] < 2 && wg[1] == 0 && wg[2] == 0, "{row:?}");
+        assert_eq!(e["wave"], 0, "{row:?}");
+        assert_eq!(row[4], format!("{:#x}", e["pc"].as_u64().expect("pc")));
+        assert_eq!(row[6], e["kind"].as_str().expect("kind"));
+        assert_eq!(row[7], e["space"].as_str().expect("space"));
+        assert_eq!(row[7], space_of(&row[5]), "{row:?}");
+        assert_eq!(row[9], e["lane"].to_string());
+        let addr = e["address"].as_u64().expect("address");
+        assert_eq!(row[10], format!("{addr:#x}"));
+        if row[7] == "lds" {
             // LDS offsets, inside the kernel's 256 bytes.
-            assert!(e["address"].as_u64() < Some(256), "{row:?}");
+            assert!(addr < 256, "{row:?}");
         }
-        spaces.insert(row[5].clone());
+        if row[7] == "global" && row[6] == "store" {
+            assert_eq!((addr - out_base) / 256, wg[0], "{row:?}");
+            assert_eq!(
+                (addr - out_base) % 256 / 4,
+                e["lane"].as_u64().expect("lane"),
+                "{row:?}"
+            );
+            stores += 1;
+        }
+        spaces.insert(row[7].clone());
     }
+    assert_eq!(stores, 2 * 128, "two launches of 128 stores");
     assert_eq!(
         spaces,
         BTreeSet::from(["flat".to_string(), "global".into(), "lds".into()]),
@@ -141,7 +179,7 @@ fn mem_trace_writes_labelled_json_csv_and_perfetto_with_address_spaces() {
     .expect("JSON");
     let ev = pf["traceEvents"].as_array().expect("traceEvents");
     let instants: Vec<&Value> = ev.iter().filter(|e| e["ph"] == "i").collect();
-    assert_eq!(instants.len(), rows.len());
+    assert!(!instants.is_empty() && instants.len() < rows.len());
     let named = |kind: &str, pid: &Value, tid: Option<&Value>| {
         ev.iter().any(|m| {
             m["ph"] == "M"
@@ -150,13 +188,48 @@ fn mem_trace_writes_labelled_json_csv_and_perfetto_with_address_spaces() {
                 && tid.is_none_or(|t| m["tid"] == *t)
         })
     };
-    for (i, row) in instants.iter().zip(&rows) {
-        assert_eq!(i["cat"], format!("{} {}", row[5], row[4]));
-        assert_eq!(i["name"], row[3]);
+    // One instant per record (a wave-execution), its lanes as args; one
+    // track per (work-group, wave): two per launch.
+    let mut k = 0;
+    let mut tracks = BTreeSet::new();
+    for i in &instants {
+        let lanes = i["args"]["lanes"].as_array().expect("lanes");
+        let addrs = i["args"]["addresses"].as_array().expect("addresses");
+        assert!(!lanes.is_empty() && lanes.len() == addrs.len(), "{i}");
+        let row = &rows[k];
+        assert_eq!(i["cat"], format!("{} {}", row[7], row[6]));
+        assert_eq!(i["name"], row[5]);
         assert_eq!(i["pid"].to_string(), row[0]);
-        assert_eq!(i["tid"].to_string(), row[7]);
+        assert_eq!(i["ts"].to_string(), row[1]);
+        for (l, a) in lanes.iter().zip(addrs) {
+            let row = &rows[k];
+            assert_eq!(l.to_string(), row[9], "{i}");
+            assert_eq!(a.as_str(), Some(row[10].as_str()), "{i}");
+            assert_eq!(i["args"]["wave"].to_string(), row[3]);
+            k += 1;
+        }
+        let wg = &i["args"]["workgroup"];
+        let name = format!(
+            "wg {},{},{} wave {}",
+            wg[0], wg[1], wg[2], i["args"]["wave"]
+        );
+        assert!(
+            ev.iter().any(|m| m["ph"] == "M"
+                && m["name"] == "thread_name"
+                && m["pid"] == i["pid"]
+                && m["tid"] == i["tid"]
+                && m["args"]["name"] == name.as_str()),
+            "{i}: no track {name}"
+        );
         assert!(named("thread_name", &i["pid"], Some(&i["tid"])), "{i}");
         assert!(named("process_name", &i["pid"], None), "{i}");
+        tracks.insert((i["pid"].to_string(), i["tid"].to_string()));
     }
+    assert_eq!(k, rows.len());
+    assert_eq!(
+        tracks.len(),
+        2 * 2,
+        "a track per work-group and wave, per launch"
+    );
     assert_eq!(pf["otherData"]["launches"], 2);
 }

@@ -6,7 +6,7 @@
 //! | `block-count` | block entry, wave counter | executions per block with its address range |
 //! | `opcode-hist` | block entry, wave counter | executions per opcode (block counts × the block's opcodes) |
 //! | `kernarg` | kernel entry, copy of the kernarg segment | arguments and hidden arguments as the kernel sees them |
-//! | `mem-trace` | before every GLOBAL/FLAT/DS/SCRATCH instruction, ring-buffer record | every access per active lane (SCRATCH: the lane's private offset) (CSV, Perfetto JSON), records dropped when the ring is full |
+//! | `mem-trace` | kernel entry (the wave's work-group and index, saved in scratch) and before every GLOBAL/FLAT/DS/SCRATCH/MUBUF instruction, ring-buffer record | every access per active lane with its work-group and wave (SCRATCH: the lane's private offset) (CSV, Perfetto JSON with a track per wave), records dropped when the ring is full |
 //!
 //! Counts are of the original program's instructions (the probes' own
 //! instructions are not counted): a region's counter times the number of
@@ -28,8 +28,8 @@ use crate::elfout::DATA_SYMBOL;
 use crate::lift::Program;
 use crate::live::Liveness;
 use crate::rewrite::{
-    writes_exec, CounterProbe, InstClass, Instrumented, KernargProbe, MemTraceProbe, Request,
-    Selector, Where,
+    writes_exec, CounterProbe, GroupSizeAt, InstClass, Instrumented, KernargProbe, MemTraceEntry,
+    MemTraceProbe, Request, Selector, WaveIdSource, Where,
 };
 use crate::Error;
 
@@ -137,19 +137,80 @@ pub fn requests_with(
                 bytes: kernarg_bytes,
             }),
         }],
-        Tool::MemTrace => vec![Request {
-            select: Selector {
-                class: Some(InstClass::Memory),
-                opcode: Regex::new("^(global_|flat_|ds_|scratch_|buffer_(load|store)_)").ok(),
-                ..sel
+        // The entry request first: the trace probe finds the saved wave
+        // identity right before its own scratch area. Its kernels are
+        // filled in by [`instrument_tool`] ([`wave_id_sources`]).
+        Tool::MemTrace => vec![
+            Request {
+                select: sel.clone(),
+                at: Where::KernelEntry,
+                probe: Arc::new(MemTraceEntry::default()),
             },
-            at: Where::Before,
-            probe: Arc::new(MemTraceProbe {
-                capacity: trace_capacity,
-            }),
-        }],
+            Request {
+                select: Selector {
+                    class: Some(InstClass::Memory),
+                    opcode: Regex::new("^(global_|flat_|ds_|scratch_|buffer_(load|store)_)").ok(),
+                    ..sel
+                },
+                at: Where::Before,
+                probe: Arc::new(MemTraceProbe {
+                    capacity: trace_capacity,
+                }),
+            },
+        ],
     })
 }
+
+/// Where each kernel of `co` (by function index in `p`) finds its wave
+/// identity at entry ([`MemTraceEntry`]): the work-group id SGPRs and
+/// work-item id layout its descriptor enables, and its work-group size
+/// (`hidden_group_size_x`/`_y` when adjacent in the kernarg segment, else
+/// the dispatch packet when the kernel has the dispatch pointer).
+pub fn wave_id_sources(co: &CodeObject<'_>, p: &Program) -> BTreeMap<usize, WaveIdSource> {
+    use lathe_codeobj::kd::SgprRole;
+    let mut out = BTreeMap::new();
+    let (Ok(syms), Some(tid)) = (co.symbols(), co.target()) else {
+        return out;
+    };
+    let arch = lathe_codeobj::KdArch::for_processor(tid.processor);
+    for k in syms.kernels() {
+        let (Some(fi), Ok(d)) = (p.function(k.name), &k.descriptor) else {
+            continue;
+        };
+        let sgprs = d.initial_sgprs(arch);
+        let at = |role| {
+            sgprs
+                .iter()
+                .find(|s| s.role == role)
+                .map(|s| s.first as u16)
+        };
+        let mut src = WaveIdSource {
+            workgroup_sgprs: [
+                at(SgprRole::WorkgroupIdX),
+                at(SgprRole::WorkgroupIdY),
+                at(SgprRole::WorkgroupIdZ),
+            ],
+            packed_tid: lathe_emu::dispatch::packs_workitem_ids(arch),
+            tid_dims: (d.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as u8,
+            group_size: at(SgprRole::DispatchPtr).map(GroupSizeAt::Packet),
+        };
+        if let Some(md) = &k.metadata {
+            use lathe_codeobj::metadata::ValueKind as V;
+            let off = |v: V| md.args.iter().find(|a| a.value_kind == v).map(|a| a.offset);
+            if let (Some(gx), Some(gy)) = (off(V::HiddenGroupSizeX), off(V::HiddenGroupSizeY)) {
+                if gx % 4 == 0 && gy == gx + 2 {
+                    src.group_size = Some(GroupSizeAt::Kernarg(gx as u32));
+                }
+            }
+        }
+        out.insert(fi, src);
+    }
+    out
+}
+
+/// One lane's access with its wave: (original pc, lane, address,
+/// work-group id, wave index in the work-group).
+pub type WaveAccess = (u64, u8, u64, [u32; 3], u32);
 
 /// An instrumented code object and what its probe data means.
 #[derive(Debug, Clone)]
@@ -226,6 +287,10 @@ pub fn instrument_tool(
         }
     }
     let mut reqs = requests_with(tool, kernel, ka, trace_capacity)?;
+    if tool == Tool::MemTrace {
+        let kernels = Arc::new(wave_id_sources(&co, &program));
+        reqs[0].probe = Arc::new(MemTraceEntry { kernels });
+    }
     // Block counters: none on blocks whose count is their function's
     // entry count.
     let mut derived = BTreeMap::new();
@@ -548,6 +613,9 @@ pub struct ToolRun {
     /// Ground-truth accesses of this run (with `record`), mapped to
     /// original PCs: (pc, lane, address), sorted.
     pub ground_truth_accesses: Option<Vec<(u64, u8, u64)>>,
+    /// [`ToolRun::ground_truth_accesses`] with each access's wave:
+    /// (original pc, lane, address, work-group id, wave index), sorted.
+    pub ground_truth_waves: Option<Vec<WaveAccess>>,
     /// The decoded ring, for `mem-trace`.
     pub trace: Option<Trace>,
 }
@@ -669,6 +737,16 @@ pub fn run(
         v.sort_unstable();
         v
     });
+    let ground_truth_waves = rec.as_ref().map(|rec| {
+        let mut v: Vec<WaveAccess> = rec
+            .accesses
+            .iter()
+            .zip(&rec.access_waves)
+            .filter_map(|(a, (wg, w))| to_old.get(&a.pc).map(|old| (*old, a.lane, a.addr, *wg, *w)))
+            .collect();
+        v.sort_unstable();
+        v
+    });
     let ground_truth = rec.map(|rec| {
         let mut m = BTreeMap::new();
         for (dev, old) in &to_old {
@@ -691,6 +769,7 @@ pub fn run(
             result,
             ground_truth,
             ground_truth_accesses,
+            ground_truth_waves,
             trace,
         },
         b,
@@ -768,6 +847,11 @@ pub struct TraceEvent {
     pub addr: u64,
     /// Site index.
     pub site: u32,
+    /// The wave's work-group id (x, y, z).
+    pub workgroup: [u32; 3],
+    /// The wave's index in its work-group (flat work-item id of its first
+    /// lane over 64).
+    pub wave: u32,
 }
 
 /// A decoded `mem-trace` ring.
@@ -821,6 +905,9 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         let base = 16 + k * rec;
         let site = u64_at(base) as u32;
         let exec = u64_at(base + 8);
+        let (wg_xy, wg_zw) = (u64_at(base + 16), u64_at(base + 24));
+        let workgroup = [wg_xy as u32, (wg_xy >> 32) as u32, wg_zw as u32];
+        let wave = (wg_zw >> 32) as u32;
         let Some(s) = b.sites.get(site as usize) else {
             continue;
         };
@@ -848,7 +935,8 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         } else {
             imm_offset(inst)
         };
-        // Scratch offsets and LDS addresses are 32-bit sums.
+        // SCRATCH offsets and LDS addresses are 32 bits: the offset
+        // field wraps (clang folds `tile[63 - t]` into a negative base).
         let scratch = matches!(
             inst.encoding(),
             lathe_isa::Encoding::Scratch | lathe_isa::Encoding::Ds
@@ -857,7 +945,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
             if exec >> lane & 1 == 0 {
                 continue;
             }
-            let a = u64_at(base + 16 + 8 * u64::from(lane));
+            let a = u64_at(base + 32 + 8 * u64::from(lane));
             events.push(TraceEvent {
                 record: k,
                 pc: s.pc,
@@ -871,6 +959,8 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
                     (a as i64).wrapping_add(off) as u64
                 },
                 site,
+                workgroup,
+                wave,
             });
         }
     }
@@ -883,19 +973,22 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
 }
 
 /// The `mem-trace` CSV header ([`trace_csv_rows`]'s columns).
-pub const TRACE_CSV_HEADER: &str = "launch,record,pc,instruction,kind,space,size,lane,address\n";
+pub const TRACE_CSV_HEADER: &str =
+    "launch,record,workgroup,wave,pc,instruction,kind,space,size,lane,address\n";
 
 /// One launch's accesses as CSV rows (no header): the launch index, the
-/// record (one wave-execution of the instruction), the instruction's
-/// original address and text, `load`/`store`/`atomic`, the address space
+/// record (one wave-execution of the instruction), the wave's work-group
+/// id (`"x,y,z"`) and index in the work-group, the instruction's original
+/// address and text, `load`/`store`/`atomic`, the address space
 /// ([`TraceEvent::space`]), bytes per lane, the lane and the address.
 pub fn trace_csv_rows(b: &ToolBuild, t: &Trace, launch: u64) -> String {
     let mut s = String::new();
     for e in &t.events {
         let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
+        let [x, y, z] = e.workgroup;
         s.push_str(&format!(
-            "{launch},{},{:#x},\"{}\",{},{},{},{},{:#x}\n",
-            e.record, e.pc, inst, e.kind, e.space, e.size, e.lane, e.addr
+            "{launch},{},\"{x},{y},{z}\",{},{:#x},\"{}\",{},{},{},{},{:#x}\n",
+            e.record, e.wave, e.pc, inst, e.kind, e.space, e.size, e.lane, e.addr
         ));
     }
     s
@@ -911,30 +1004,56 @@ pub fn trace_csv(b: &ToolBuild, t: &Trace) -> String {
 }
 
 /// One launch's accesses as Chrome/Perfetto trace events: the launch is
-/// a process (`pid` = launch index, named `launch N: KERNEL`), each lane a
-/// thread; each access is an instant event at its record index, named by
-/// the instruction, in category `SPACE KIND` (`lds load`, `global store`).
-/// The records carry no wave identity (the probe stores site, EXEC and
-/// addresses), so waves share the lane tracks, ordered by record.
+/// a process (`pid` = launch index, named `launch N: KERNEL`), each wave a
+/// thread (one track per work-group and wave, named `wg X,Y,Z wave W`,
+/// ordered by work-group then wave; `tid` = 1 + that order); each record
+/// (one wave-execution of a memory instruction) is an instant event at its
+/// record index, named by the instruction, in category `SPACE KIND`
+/// (`lds load`, `global store`), its active lanes and their addresses as
+/// args (`lanes`, `addresses`, in lane order).
 pub fn trace_perfetto_events(b: &ToolBuild, t: &Trace, launch: u64, kernel: &str) -> Vec<Value> {
     let mut out = vec![json!({"ph": "M", "name": "process_name", "pid": launch,
         "args": {"name": if kernel.is_empty() { format!("launch {launch}") } else { format!("launch {launch}: {kernel}") }}})];
-    let mut lanes: Vec<u8> = t.events.iter().map(|e| e.lane).collect();
-    lanes.sort_unstable();
-    lanes.dedup();
-    for l in lanes {
+    // Tracks: (z, y, x, wave) order, so work-groups read in launch order.
+    let key = |e: &TraceEvent| {
+        let [x, y, z] = e.workgroup;
+        (z, y, x, e.wave)
+    };
+    let mut waves: Vec<(u32, u32, u32, u32)> = t.events.iter().map(key).collect();
+    waves.sort_unstable();
+    waves.dedup();
+    let tid_of = |e: &TraceEvent| waves.binary_search(&key(e)).map_or(0, |i| i + 1);
+    for (i, (z, y, x, w)) in waves.iter().enumerate() {
         out.push(
-            json!({"ph": "M", "name": "thread_name", "pid": launch, "tid": l,
-            "args": {"name": format!("lane {l}")}}),
+            json!({"ph": "M", "name": "thread_name", "pid": launch, "tid": i + 1,
+            "args": {"name": format!("wg {x},{y},{z} wave {w}")}}),
+        );
+        out.push(
+            json!({"ph": "M", "name": "thread_sort_index", "pid": launch, "tid": i + 1,
+            "args": {"sort_index": i + 1}}),
         );
     }
-    out.extend(t.events.iter().map(|e| {
+    // Events of one record are contiguous (decode order).
+    let mut k = 0;
+    while k < t.events.len() {
+        let e = &t.events[k];
+        let n = t.events[k..]
+            .iter()
+            .take_while(|o| o.record == e.record)
+            .count();
+        let rec = &t.events[k..k + n];
+        k += n;
         let inst = b.sites.get(e.site as usize).map_or("", |x| x.inst.as_str());
-        json!({"name": inst, "cat": format!("{} {}", e.space, e.kind), "ph": "i", "s": "t",
-            "ts": e.record, "pid": launch, "tid": e.lane,
-            "args": {"pc": format!("{:#x}", e.pc), "address": format!("{:#x}", e.addr),
-                "size": e.size, "space": e.space, "kind": e.kind}})
-    }));
+        let lanes: Vec<u8> = rec.iter().map(|o| o.lane).collect();
+        let addrs: Vec<String> = rec.iter().map(|o| format!("{:#x}", o.addr)).collect();
+        out.push(
+            json!({"name": inst, "cat": format!("{} {}", e.space, e.kind), "ph": "i",
+            "s": "t", "ts": e.record, "pid": launch, "tid": tid_of(e),
+            "args": {"pc": format!("{:#x}", e.pc), "workgroup": e.workgroup, "wave": e.wave,
+                "size": e.size, "space": e.space, "kind": e.kind, "lanes": lanes,
+                "addresses": addrs}}),
+        );
+    }
     out
 }
 

@@ -22,6 +22,9 @@ type Overhead = BTreeMap<String, (u64, u64)>;
 /// SCRATCH accesses `mem-trace` recorded and the ground truth confirmed.
 static SCRATCH_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static BUFFER_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Lane accesses whose work-group and wave `mem-trace` recorded as the
+/// emulator ran them.
+static WAVES_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Checks one case/target/level under every tool: outputs equal to the
 /// uninstrumented run's byte for byte (not through the case's tolerance),
@@ -169,6 +172,41 @@ fn check(
                         t.reserved, t.records, t.dropped
                     ));
                 }
+                // Each access's wave (work-group id and index in it)
+                // against the emulator's, which tags its log per wave.
+                let want_waves = run.ground_truth_waves.clone().expect("recorded");
+                // A kernel with a multi-dimensional work-item id but no
+                // work-group size to flatten it with (code object v4
+                // without the dispatch pointer) gets x / 64 (D24): its
+                // waves are compared by work-group only.
+                let co_p = lathe_codeobj::CodeObject::parse(&co).map_err(|e| e.to_string())?;
+                let approx = tools::wave_id_sources(&co_p, &b.program)
+                    .values()
+                    .any(|s| s.tid_dims > 1 && s.group_size.is_none());
+                let mut want_waves = want_waves;
+                if approx {
+                    for w in &mut want_waves {
+                        w.4 = 0;
+                    }
+                    want_waves.sort_unstable();
+                }
+                let mut got_waves: Vec<tools::WaveAccess> = t
+                    .events
+                    .iter()
+                    .map(|e| {
+                        (
+                            e.pc,
+                            e.lane,
+                            e.addr,
+                            e.workgroup,
+                            if approx { 0 } else { e.wave },
+                        )
+                    })
+                    .collect();
+                got_waves.sort_unstable();
+                if want_waves.len() != want.len() {
+                    return Err("mem-trace: the ground truth has no waves".into());
+                }
                 if t.dropped == 0 {
                     if got != want {
                         return Err(format!(
@@ -177,9 +215,20 @@ fn check(
                             want.len()
                         ));
                     }
+                    if got_waves != want_waves {
+                        let first = got_waves
+                            .iter()
+                            .zip(&want_waves)
+                            .find(|(g, w)| g != w)
+                            .map(|(g, w)| format!("{g:x?} against {w:x?}"))
+                            .unwrap_or_default();
+                        return Err(format!("mem-trace: waves differ: first {first}"));
+                    }
+                    WAVES_CHECKED
+                        .fetch_add(got_waves.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 } else {
-                    let all: std::collections::BTreeSet<_> = want.iter().collect();
-                    if !got.iter().all(|g| all.contains(g)) {
+                    let all: std::collections::BTreeSet<_> = want_waves.iter().collect();
+                    if !got_waves.iter().all(|g| all.contains(g)) {
                         return Err("mem-trace: a traced access is not in the ground truth".into());
                     }
                 }
@@ -246,6 +295,8 @@ fn every_tool_on_every_case_is_exact() {
     );
     let buffer = BUFFER_CHECKED.load(std::sync::atomic::Ordering::Relaxed);
     eprintln!("  mem-trace: {buffer} MUBUF lane accesses traced (the gfx90a stack)");
+    let waves = WAVES_CHECKED.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("  mem-trace: {waves} lane accesses with the emulator's work-group and wave");
     for f in &failed {
         eprintln!("  {f}");
     }
@@ -254,6 +305,7 @@ fn every_tool_on_every_case_is_exact() {
     if filter.is_none() {
         assert!(scratch > 0, "no SCRATCH access was traced");
         assert!(buffer > 0, "no MUBUF access was traced");
+        assert!(waves > 0, "no wave was checked");
     }
 }
 
@@ -296,6 +348,7 @@ fn mem_trace_counts_drops_when_the_ring_is_full() {
     let executions: u64 = b
         .sites
         .iter()
+        .filter(|s| s.request == 1)
         .map(|s| gt.get(&s.pc).map_or(0, |c| c.waves))
         .sum();
     assert!(executions > 3);
@@ -311,6 +364,18 @@ fn mem_trace_counts_drops_when_the_ring_is_full() {
     assert!(!t.events.is_empty());
     for e in &t.events {
         assert!(all.contains(&(e.pc, e.lane, e.addr)), "{e:?}");
+    }
+    let waves: std::collections::BTreeSet<_> = run
+        .ground_truth_waves
+        .clone()
+        .expect("waves")
+        .into_iter()
+        .collect();
+    for e in &t.events {
+        assert!(
+            waves.contains(&(e.pc, e.lane, e.addr, e.workgroup, e.wave)),
+            "{e:?}"
+        );
     }
     assert_eq!(run.result["dropped"], executions - 3);
 }

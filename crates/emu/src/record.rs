@@ -49,6 +49,10 @@ pub struct Recorder {
     /// Vector-memory and LDS accesses, per active lane, in execution order
     /// per thread.
     pub accesses: Vec<MemAccess>,
+    /// The wave (work-group id, index in the work-group) of each access,
+    /// parallel to [`Recorder::accesses`] when the dispatch tagged them
+    /// (`lathe_emu::run` does, one scheduling slice at a time).
+    pub access_waves: Vec<([u32; 3], u32)>,
 }
 
 impl Recorder {
@@ -68,6 +72,7 @@ impl Recorder {
             e.lanes += c.lanes;
         }
         self.accesses.extend_from_slice(&other.accesses);
+        self.access_waves.extend_from_slice(&other.access_waves);
     }
 
     /// Total wave-level executions.

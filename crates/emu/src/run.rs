@@ -25,7 +25,7 @@ use crate::dispatch::{AqlDispatch, DispatchSgprs, Geometry, GeometryError, WaveP
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
 use crate::record::Recorder;
-use crate::wave::{run_workgroup, Wave, Workgroup, LANES};
+use crate::wave::{run_workgroup, Flow, Step, Wave, Workgroup, LANES};
 
 /// Dispatch options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,6 +331,9 @@ fn dispatch_impl(
                 if record {
                     exec.enable_recording();
                 }
+                // Recording: the accesses of each scheduling slice, tagged
+                // with the slice's wave.
+                let mut tagged = Recorder::default();
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 // The work-group in flight: its waves and LDS are reused in
                 // place by the next one (no per-group allocation or moves).
@@ -391,9 +394,16 @@ fn dispatch_impl(
                     wg.id = wg_id;
                     wg.lds.clear();
                     wg.lds.resize(lds_size as usize, 0u8);
-                    if let Err(stop) =
+                    let ran = if record {
+                        let mut t = Tagging {
+                            exec: &mut exec,
+                            log: &mut tagged,
+                        };
+                        run_workgroup(&mut wg, &mut t, 64, opts.budget_per_workgroup)
+                    } else {
                         run_workgroup(&mut wg, &mut exec, 64, opts.budget_per_workgroup)
-                    {
+                    };
+                    if let Err(stop) = ran {
                         failed.0.store(true, Ordering::Relaxed);
                         let mut e = error.lock().unwrap_or_else(|p| p.into_inner());
                         match (&mut *e, stop) {
@@ -440,9 +450,10 @@ fn dispatch_impl(
                     }
                 }
                 if let Some(r) = exec.take_recording() {
+                    tagged.merge(&r);
                     let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
                     if let Some(all) = all.as_mut() {
-                        all.merge(&r);
+                        all.merge(&tagged);
                     }
                 }
             }
@@ -564,4 +575,37 @@ fn scratch_srd(base: u64) -> [u32; 4] {
         u32::MAX,
         1 << 23 | 0x27000,
     ]
+}
+
+/// The interpreter under recording: after each scheduling slice (one wave's
+/// run of up to 64 instructions) the slice's recording moves to `log`, its
+/// accesses tagged with the wave ([`Recorder::access_waves`]).
+struct Tagging<'a, 'b> {
+    exec: &'a mut Exec<'b>,
+    log: &'a mut Recorder,
+}
+
+impl Step for Tagging<'_, '_> {
+    type Stop = Stop;
+    fn step(&mut self, w: &mut Wave, lds: &mut [u8]) -> Result<Flow, Stop> {
+        self.exec.step(w, lds)
+    }
+    fn run(&mut self, w: &mut Wave, lds: &mut [u8], max: u64) -> (u64, Result<Flow, Stop>) {
+        let r = self.exec.run(w, lds, max);
+        if let Some(mut rec) = self.exec.take_recording() {
+            rec.access_waves = vec![(w.workgroup, w.index); rec.accesses.len()];
+            self.log.merge(&rec);
+            self.exec.enable_recording();
+        }
+        r
+    }
+    fn out_of_steps(&mut self, w: &Wave) -> Stop {
+        self.exec.out_of_steps(w)
+    }
+    fn expired(&mut self) -> bool {
+        self.exec.expired()
+    }
+    fn timed_out(&mut self, waves: &[Wave]) -> Stop {
+        self.exec.timed_out(waves)
+    }
 }

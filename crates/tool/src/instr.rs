@@ -339,8 +339,9 @@ pub fn decode(
             .events
             .iter()
             .map(|e| {
-                json!({"record": e.record, "pc": e.pc, "lane": e.lane, "address": e.addr,
-                    "size": e.size, "kind": e.kind, "space": e.space})
+                json!({"record": e.record, "workgroup": e.workgroup, "wave": e.wave,
+                    "pc": e.pc, "lane": e.lane, "address": e.addr, "size": e.size,
+                    "kind": e.kind, "space": e.space})
             })
             .collect();
         v["events"] = Value::Array(events);

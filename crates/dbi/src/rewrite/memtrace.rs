@@ -1,19 +1,205 @@
 //! The `mem-trace` probe: one ring-buffer record per wave-execution of a
-//! memory instruction, with each active lane's address.
+//! memory instruction, with the wave's identity (work-group and wave
+//! index, saved at kernel entry by [`MemTraceEntry`]) and each active
+//! lane's address.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
 
 use super::probe::{Probe, ProbeCx};
 use crate::asm::*;
+use crate::scratch::{load_dword, store_dword};
 
-/// Size of one `mem-trace` record: site (u32), pad, EXEC (u64), then one
-/// address (u64) per lane.
-pub const TRACE_RECORD: u32 = 16 + 64 * 8;
+/// Size of one `mem-trace` record. Layout (little-endian):
+///
+/// | offset | type | field |
+/// |---|---|---|
+/// | 0 | u32 | site |
+/// | 4 | u32 | (unused) |
+/// | 8 | u64 | EXEC |
+/// | 16 | u32 ×3 | work-group id x, y, z |
+/// | 28 | u32 | wave index in the work-group |
+/// | 32 | u64 ×64 | address register part of each lane (active lanes only) |
+pub const TRACE_RECORD: u32 = 32 + 64 * 8;
+
+/// Bytes per lane [`MemTraceEntry`] keeps in its scratch area: work-group
+/// id x, y, z and the wave index (u32 each).
+pub const WAVE_ID_BYTES: u32 = 16;
+
+/// Where a kernel's wave identity comes from at its entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WaveIdSource {
+    /// The initial SGPRs holding work-group id x, y, z (an axis the
+    /// descriptor does not enable reads as 0).
+    pub workgroup_sgprs: [Option<u16>; 3],
+    /// Work-item ids packed in v0 (10 bits each: gfx90a, gfx94x) rather
+    /// than v0, v1, v2.
+    pub packed_tid: bool,
+    /// Work-item id axes the descriptor enables (1..=3).
+    pub tid_dims: u8,
+    /// Where `workgroup_size_x | workgroup_size_y << 16` is read to
+    /// flatten a multi-dimensional work-item id.
+    pub group_size: Option<GroupSizeAt>,
+}
+
+/// A dword holding the work-group size x (low 16 bits) and y (high).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupSizeAt {
+    /// The kernarg segment at this offset (`hidden_group_size_x`, code
+    /// object v5).
+    Kernarg(u32),
+    /// The AQL packet, through the dispatch-pointer SGPR pair.
+    Packet(u16),
+}
+
+/// Saves the wave's identity at kernel entry, for [`MemTraceProbe`]: the
+/// work-group id x, y, z from the initial SGPRs and the wave index in the
+/// work-group (the flat work-item id of the wave's first lane over 64:
+/// `x + size_x × (y + size_y × z)`, with the work-group size from the
+/// kernarg segment or the dispatch packet; a kernel with neither gets
+/// `x / 64`, exact for one-dimensional work-groups), into every lane's
+/// copy of its scratch area ([`WAVE_ID_BYTES`]). Its request must come
+/// right before the [`MemTraceProbe`]'s.
+#[derive(Debug, Clone, Default)]
+pub struct MemTraceEntry {
+    /// By function index (kernels).
+    pub kernels: Arc<BTreeMap<usize, WaveIdSource>>,
+}
+
+impl Probe for MemTraceEntry {
+    fn slot_bytes(&self) -> u32 {
+        0
+    }
+    fn scratch_bytes(&self) -> u32 {
+        WAVE_ID_BYTES
+    }
+    fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
+        let (Some(sc), Some(src)) = (cx.scratch, self.kernels.get(&cx.function_index)) else {
+            return Ok(());
+        };
+        let (t, r) = (cx.target, cx.regs);
+        // SCC is dead at kernel entry. x in tmp, y in tmp+1, z in t2; the
+        // group size in t2+1 and scc.
+        let (x, y, z, gs, gy) = (r.tmp, r.tmp + 1, r.t2, r.t2 + 1, r.scc);
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::V_READFIRSTLANE_B32,
+            &[sreg(x, 1), vreg(0, 1)],
+        )?);
+        let dims = src.tid_dims.clamp(1, 3);
+        if src.packed_tid {
+            for (d, at) in [(y, 10u32), (z, 20)] {
+                out.push(build(
+                    t,
+                    Opcode::S_BFE_U32,
+                    &[sreg(d, 1), sreg(x, 1), Operand::Literal((10 << 16) | at)],
+                )?);
+            }
+            out.push(build(
+                t,
+                Opcode::S_AND_B32,
+                &[sreg(x, 1), sreg(x, 1), Operand::Literal(0x3ff)],
+            )?);
+        } else {
+            for (k, d) in [(1u8, y), (2, z)] {
+                out.push(if dims > k {
+                    build(
+                        t,
+                        Opcode::V_READFIRSTLANE_B32,
+                        &[sreg(d, 1), vreg(u16::from(k), 1)],
+                    )?
+                } else {
+                    build(t, Opcode::S_MOV_B32, &[sreg(d, 1), Operand::Int(0)])?
+                });
+            }
+        }
+        let size = match (src.group_size, cx.kernarg_sgpr) {
+            (Some(GroupSizeAt::Kernarg(o)), Some(ka)) => Some((ka, o)),
+            (Some(GroupSizeAt::Packet(dp)), _) => Some((dp, crate::dims::PACKET_WORKGROUP_SIZE)),
+            _ => None,
+        };
+        if let (true, Some((base, off))) = (dims > 1, size) {
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, gs, base, off)?);
+            out.push(waitcnt(t, 63, 0)?);
+            out.push(build(
+                t,
+                Opcode::S_BFE_U32,
+                &[sreg(gy, 1), sreg(gs, 1), Operand::Literal((16 << 16) | 16)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::S_AND_B32,
+                &[sreg(gs, 1), sreg(gs, 1), Operand::Literal(0xffff)],
+            )?);
+            // x += size_x * (y + size_y * z)
+            out.push(build(
+                t,
+                Opcode::S_MUL_I32,
+                &[sreg(z, 1), sreg(z, 1), sreg(gy, 1)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::S_ADD_U32,
+                &[sreg(y, 1), sreg(y, 1), sreg(z, 1)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::S_MUL_I32,
+                &[sreg(y, 1), sreg(y, 1), sreg(gs, 1)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::S_ADD_U32,
+                &[sreg(x, 1), sreg(x, 1), sreg(y, 1)],
+            )?);
+        }
+        out.push(build(
+            t,
+            Opcode::S_LSHR_B32,
+            &[sreg(x, 1), sreg(x, 1), Operand::Int(6)],
+        )?);
+        // Every lane's copy (a later site may run in lanes inactive here).
+        out.push(build(
+            t,
+            Opcode::S_MOV_B64,
+            &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
+        )?);
+        out.push(build(
+            t,
+            Opcode::S_MOV_B32,
+            &[sreg(r.t2, 1), konst(sc.area)],
+        )?);
+        for (k, s) in src.workgroup_sgprs.iter().enumerate() {
+            let v = match s {
+                Some(n) => sreg(*n, 1),
+                None => Operand::Int(0),
+            };
+            out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(r.vtmp, 1), v])?);
+            out.push(store_dword(t, r.vtmp, r.t2, 4 * k as u32)?);
+        }
+        out.push(build(
+            t,
+            Opcode::V_MOV_B32_E32,
+            &[vreg(r.vtmp, 1), sreg(x, 1)],
+        )?);
+        out.push(store_dword(t, r.vtmp, r.t2, 12)?);
+        exec_restore(t, r, out)
+    }
+}
 
 /// Appends one record per wave-execution of a memory instruction to a ring
 /// buffer in the request's shared region: `[next u64][dropped u64]`
 /// followed by `capacity` records ([`TRACE_RECORD`] bytes: site, EXEC,
-/// then the address register part per active lane — the host adds the
+/// the wave's work-group id and index — read from [`MemTraceEntry`]'s
+/// scratch area, [`WAVE_ID_BYTES`] before this request's own — then the
+/// address register part per active lane — the host adds the
 /// instruction's immediate offset). A record is reserved with an atomic
 /// add on `next`; when the ring is full the probe adds 1 to `dropped` and
 /// writes nothing, so a full buffer never corrupts the kernel. GLOBAL and
@@ -33,6 +219,11 @@ impl Probe for MemTraceProbe {
     }
     fn shared_bytes(&self) -> u32 {
         16 + self.capacity * TRACE_RECORD
+    }
+    fn scratch_bytes(&self) -> u32 {
+        // Only to learn where the area is: [`MemTraceEntry`]'s comes
+        // right before it.
+        4
     }
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
         use lathe_isa::{Encoding, Field};
@@ -146,12 +337,33 @@ impl Probe for MemTraceProbe {
             &m8,
             &[vreg(ret, 1), vreg(pa, 2), sreg(r.ptr, 2)],
         )?);
+        // The wave's identity (lane 0's copy), at record + 16.
+        if let Some(sc) = cx.scratch {
+            body.push(build(
+                t,
+                Opcode::S_MOV_B32,
+                &[sreg(r.t2, 1), konst(sc.area.wrapping_sub(WAVE_ID_BYTES))],
+            )?);
+            for k in 0..2u32 {
+                body.push(load_dword(t, pa, r.t2, 8 * k)?);
+                body.push(load_dword(t, pa + 1, r.t2, 8 * k + 4)?);
+                body.push(waitcnt(t, 0, 15)?);
+                let mut m = Modifiers::default();
+                m.offset = 16 + 8 * k as i32;
+                body.push(build_m(
+                    t,
+                    Opcode::GLOBAL_STORE_DWORDX2,
+                    &m,
+                    &[vreg(ret, 1), vreg(pa, 2), sreg(r.ptr, 2)],
+                )?);
+            }
+        }
         body.push(build(
             t,
             Opcode::V_READFIRSTLANE_B32,
             &[sreg(r.scc, 1), vreg(ret, 1)],
         )?);
-        // Every active lane: its address at record + 16 + 8 * lane.
+        // Every active lane: its address at record + 32 + 8 * lane.
         body.push(build(
             t,
             Opcode::S_MOV_B64,
@@ -259,12 +471,12 @@ impl Probe for MemTraceProbe {
                 )?);
             }
         }
-        let mut m16 = Modifiers::default();
-        m16.offset = 16;
+        let mut m32 = Modifiers::default();
+        m32.offset = 32;
         body.push(build_m(
             t,
             Opcode::GLOBAL_STORE_DWORDX2,
-            &m16,
+            &m32,
             &[vreg(r.vtmp, 1), vreg(pa, 2), sreg(r.ptr, 2)],
         )?);
         let skip: usize = body.iter().map(|i| i.len()).sum::<usize>() / 4;

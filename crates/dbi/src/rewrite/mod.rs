@@ -65,7 +65,9 @@ pub use crate::asm::{
     Reserved,
 };
 use items::function_code;
-pub use memtrace::{MemTraceProbe, TRACE_RECORD};
+pub use memtrace::{
+    GroupSizeAt, MemTraceEntry, MemTraceProbe, WaveIdSource, TRACE_RECORD, WAVE_ID_BYTES,
+};
 pub use plan::Options;
 use plan::RewritePlan;
 pub use probe::{CounterProbe, KernargProbe, Probe, ProbeCx, SymRef};
