@@ -126,6 +126,12 @@ const PROGRAMS: &[Program] = &[
         "bundle target oracle (-mcpu=help)",
     ),
     p(
+        "/usr/lib/llvm-22/bin/opt",
+        "llvm-22",
+        List::Tests,
+        "emu trig_preop reference (LLVM's constant folding)",
+    ),
+    p(
         "/usr/lib/llvm-22/bin/llvm-strip",
         "llvm-22",
         List::Tests,
@@ -271,6 +277,13 @@ const DIRS: &[&str] = &[
     "/usr/lib/llvm-15/bin",
     "/usr/include/hsa",
     "/usr/bin/env",
+    // Where HIP tools look for ROCm's device libraries (Debian's
+    // rocm-device-libs installs the x86_64-linux-gnu one).
+    "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+    "/usr/lib/amdgcn/bitcode",
+    "/opt/rocm",
+    "/opt/rocm/amdgcn/bitcode",
+    "/opt/rocm/lib/llvm/lib/clang/amdgcn/bitcode",
 ];
 
 fn root() -> PathBuf {
