@@ -290,10 +290,9 @@ fn dot_vop3p(
     let (Sem::Valu(op), Some(d)) = (c.sem, c.dst(0).copied()) else {
         return Err(unsupported(w, i, c.pc));
     };
-    let srcs: Vec<Op> = c.srcs().copied().collect();
-    if srcs.len() < 3 {
+    let Some(srcs) = three_srcs(c) else {
         return Err(unsupported(w, i, c.pc));
-    }
+    };
     let (sel, sel_hi, neg_lo, neg_hi, clamp) = vop3p_mods(i);
     let float = op == Valu::Dot2F32F16;
     let halves = matches!(op, Valu::Dot2F32F16 | Valu::Dot2I32I16 | Valu::Dot2U32U16);
@@ -357,10 +356,9 @@ fn fma_mix(
     let (Sem::Valu(op), Some(d)) = (c.sem, c.dst(0).copied()) else {
         return Err(unsupported(w, i, c.pc));
     };
-    let srcs: Vec<Op> = c.srcs().copied().collect();
-    if srcs.len() < 3 {
+    let Some(srcs) = three_srcs(c) else {
         return Err(unsupported(w, i, c.pc));
-    }
+    };
     let (sel, sel_hi, neg_lo, neg_hi, clamp) = vop3p_mods(i);
     let m = md();
     for l in 0..LANES {
@@ -416,10 +414,9 @@ fn qsad(
     let (Sem::Valu(op), Some(d)) = (c.sem, c.dst(0).copied()) else {
         return Err(unsupported(w, i, c.pc));
     };
-    let srcs: Vec<Op> = c.srcs().copied().collect();
-    if srcs.len() < 3 || vop3_clamp_omod(i) != (false, 0) {
+    let (Some(srcs), (false, 0)) = (three_srcs(c), vop3_clamp_omod(i)) else {
         return Err(unsupported(w, i, c.pc));
-    }
+    };
     for l in 0..LANES {
         if !w.active(l) {
             continue;
@@ -470,4 +467,12 @@ fn swap_b32(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// The three sources of a three-source VALU instruction (dot products,
+/// `v_fma_mix*`, the SADs), without collecting them on the heap each time
+/// the instruction runs; `None` if the operands have fewer.
+fn three_srcs(c: &Ctx) -> Option<[Op; 3]> {
+    let mut s = c.srcs().copied();
+    Some([s.next()?, s.next()?, s.next()?])
 }
