@@ -5,17 +5,20 @@
 //! completion or a typed stop (fault, invalid or unsupported instruction,
 //! trap, missing wait, budget) — never a host panic, hang or abort.
 //!
+//! The demo is loaded once; each input patches the loaded kernel's code and
+//! everything is restored after the run (see [`Loaded`]).
+//!
 //! Input: byte 0 picks the kernel, bytes 1–2 the word offset into it, the
 //! rest are the words (little-endian).
 #![no_main]
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use lathe_bundle::{walk, Limits, TargetId};
 use lathe_codeobj::CodeObject;
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::{DispatchError, Options};
-use lathe_emu::session::{Session, SessionError, Shape};
+use lathe_emu::session::{BufferOut, Session, SessionError, Shape};
 use libfuzzer_sys::fuzz_target;
 
 const DEMO: &[u8] = include_bytes!("../../crates/cli/demo/libdemo.so");
@@ -24,7 +27,8 @@ const DEMO: &[u8] = include_bytes!("../../crates/cli/demo/libdemo.so");
 /// arguments that make the unmodified kernel run to completion.
 struct Kernel {
     name: String,
-    code_offset: usize,
+    /// The code's address in the code object (ELF virtual address).
+    code_vaddr: u64,
     code_len: usize,
     args: Vec<Arg>,
 }
@@ -45,11 +49,6 @@ fn demo() -> &'static Demo {
             .data
             .to_vec();
         let co = CodeObject::parse(&code_object).expect("demo code object");
-        let text = *co
-            .sections()
-            .iter()
-            .find(|s| s.name == ".text")
-            .expect(".text");
         let syms = co.symbols().expect("symbols");
         let mut kernels = Vec::new();
         for k in syms.kernels() {
@@ -80,7 +79,7 @@ fn demo() -> &'static Demo {
                 .collect();
             kernels.push(Kernel {
                 name: k.name.to_string(),
-                code_offset: (code.value - text.address + text.offset) as usize,
+                code_vaddr: code.value,
                 code_len: code.size as usize,
                 args,
             });
@@ -93,12 +92,84 @@ fn demo() -> &'static Demo {
     })
 }
 
+/// The demo loaded once, with its buffers allocated once per kernel.
+///
+/// Each input patches the kernel's code in device memory and runs it, then
+/// the whole loaded code object and every buffer are put back as they were,
+/// so a run never depends on the inputs before it (a crash reproduces from
+/// its own input). Loading per input used to cost most of the time: parsing,
+/// relocating and copying the code object.
+struct Loaded {
+    session: Session,
+    /// The pristine loaded image: (base, bytes).
+    image: (u64, Vec<u8>),
+    /// Per kernel: its buffers as shared arguments.
+    pool: Vec<BufferOut>,
+    args: Vec<Vec<Arg>>,
+    /// Per kernel: the device address of its code.
+    code: Vec<u64>,
+}
+
+const IOTA_LEN: u64 = 4096;
+
+fn iota() -> Vec<u8> {
+    (0..IOTA_LEN as u32 / 4).flat_map(u32::to_le_bytes).collect()
+}
+
+fn loaded() -> &'static Mutex<Loaded> {
+    static L: OnceLock<Mutex<Loaded>> = OnceLock::new();
+    L.get_or_init(|| {
+        let d = demo();
+        let agent: TargetId = "gfx90a".parse().expect("agent");
+        let session = Session::load(agent, &[&d.code_object]).expect("demo loads");
+        let lco = &session.exe.code_objects()[0];
+        let image = (
+            lco.load_base,
+            session
+                .download(lco.load_base, lco.load_size)
+                .expect("loaded image"),
+        );
+        let mut pool = Vec::new();
+        let mut args = Vec::new();
+        let mut code = Vec::new();
+        for (ki, k) in d.kernels.iter().enumerate() {
+            code.push(lco.device_address(k.code_vaddr));
+            let mut ka = Vec::new();
+            for (i, a) in k.args.iter().enumerate() {
+                match a {
+                    Arg::Buffer { .. } => {
+                        let name = format!("k{ki}b{i}");
+                        let addr = session.upload(&iota()).expect("buffer");
+                        pool.push(BufferOut {
+                            name: name.clone(),
+                            addr,
+                            size: IOTA_LEN,
+                            output: None,
+                        });
+                        ka.push(Arg::Shared { name });
+                    }
+                    a => ka.push(a.clone()),
+                }
+            }
+            args.push(ka);
+        }
+        Mutex::new(Loaded {
+            session,
+            image,
+            pool,
+            args,
+            code,
+        })
+    })
+}
+
 fuzz_target!(|data: &[u8]| {
     let (Some(&pick), Some(off)) = (data.first(), data.get(1..3)) else {
         return;
     };
     let d = demo();
-    let k = &d.kernels[pick as usize % d.kernels.len()];
+    let ki = pick as usize % d.kernels.len();
+    let k = &d.kernels[ki];
     let words = &data[3..data.len().min(3 + 64 * 4)];
     let words = &words[..words.len() / 4 * 4];
     if words.is_empty() || k.code_len < 4 {
@@ -106,16 +177,37 @@ fuzz_target!(|data: &[u8]| {
     }
     let at = usize::from(u16::from_le_bytes([off[0], off[1]])) * 4 % k.code_len;
     let n = words.len().min(k.code_len - at);
-    let mut co = d.code_object.clone();
-    co[k.code_offset + at..k.code_offset + at + n].copy_from_slice(&words[..n]);
-    let agent: TargetId = "gfx90a".parse().expect("agent");
-    let session = Session::load(agent, &[&co]).expect("only .text changed: loads");
+    let mut l = loaded().lock().unwrap_or_else(|e| e.into_inner());
+    let Loaded {
+        session,
+        image,
+        pool,
+        args,
+        code,
+    } = &mut *l;
+    let mut view = session.mem.view();
+    view.write_bytes(code[ki] + at as u64, &words[..n])
+        .expect("the kernel's code is mapped");
     let opts = Options {
         threads: 1,
         budget_per_workgroup: 20_000,
         ..Options::default()
     };
-    match session.launch(&k.name, Shape::linear(64, 64), &k.args, &opts) {
+    let r = session.launch_in(
+        &k.name,
+        Shape::linear(64, 64),
+        &args[ki],
+        &opts,
+        pool,
+        &mut |_| {},
+    );
+    // Put everything back before judging, so the next input starts clean.
+    view.write_bytes(image.0, &image.1).expect("image is mapped");
+    let fill = iota();
+    for b in pool.iter() {
+        view.write_bytes(b.addr, &fill).expect("buffer is mapped");
+    }
+    match r {
         Ok(_) | Err(SessionError::Dispatch(DispatchError::Stopped { .. })) => {}
         Err(e) => panic!("{}: not a completion or a typed stop: {e}", k.name),
     }
