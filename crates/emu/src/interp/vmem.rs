@@ -502,7 +502,12 @@ pub(super) fn vmem(
                         let Operand::Reg(r) = d.value else {
                             return Err(unsupported(w, i, c.pc));
                         };
-                        let lo = |k: u16| u64::from(w.vgpr[((r.first + k) & 255) as usize][l]);
+                        // Past the wave's registers reads 0, as `v32` does.
+                        let lo = |k: u16| {
+                            w.vgpr
+                                .get(usize::from(r.first) + usize::from(k))
+                                .map_or(0, |row| u64::from(row[l]))
+                        };
                         (lo(0) | lo(1) << 32, lo(2) | lo(3) << 32)
                     } else {
                         let v = v64(w, &d, l);
