@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod rewrite;
 pub mod scratch;
 pub mod tools;
+pub mod verify;
 
 pub use lift::{Block, Function, FunctionKind, Program};
 pub use live::{Liveness, RegSet};
