@@ -9,7 +9,10 @@
 //!   instruction of the new code.
 //! - Each original instruction is still there, word for word. Branches,
 //!   calls and the PC-relative address arithmetic after an `s_getpc`
-//!   (which relaxation and moved code re-encode) must keep their opcode.
+//!   (which relaxation and moved code re-encode) must keep their opcode;
+//!   a branch or call relaxed into a long jump or call must reach an
+//!   indirect one (`s_setpc_b64`, `s_swappc_b64`) or its own opcode
+//!   before the next original instruction.
 //!
 //! This does not show that probes keep the kernel's behaviour — running
 //! does (`crates/dbi/tests/tools.rs`, `random_sites.rs`) — but it catches
@@ -50,11 +53,14 @@ pub fn check(original: &Program, out: &[u8], addr_map: &[(u64, u64)]) -> Result<
         ));
     }
     let map = AddrMap::new(addr_map);
-    let mut at: HashMap<u64, &Inst> = HashMap::new();
-    for i in q.functions.iter().flat_map(|f| &f.insts) {
-        if let Some((old, true)) = map.original(i.addr) {
-            if at.insert(old, i).is_some() {
-                return Err(format!("original {old:#x} is mapped twice"));
+    // Original address -> (function, index) of its instruction in `q`.
+    let mut at: HashMap<u64, (usize, usize)> = HashMap::new();
+    for (fi, f) in q.functions.iter().enumerate() {
+        for (ii, i) in f.insts.iter().enumerate() {
+            if let Some((old, true)) = map.original(i.addr) {
+                if at.insert(old, (fi, ii)).is_some() {
+                    return Err(format!("original {old:#x} is mapped twice"));
+                }
             }
         }
     }
@@ -72,11 +78,22 @@ pub fn check(original: &Program, out: &[u8], addr_map: &[(u64, u64)]) -> Result<
             .collect();
         for (k, i) in f.insts.iter().enumerate() {
             let place = || format!("{}+{:#x} ({})", f.name, i.addr - f.addr, i.inst);
-            let new = at
+            let &(fi, ii) = at
                 .get(&i.addr)
                 .ok_or_else(|| format!("{} is not in the instrumented code", place()))?;
+            let new: &Inst = &q.functions[fi].insts[ii];
             if i.inst.flags() & flow != 0 || pcrel.contains(&k) {
-                if new.inst.opcode() != i.inst.opcode() {
+                let relaxed = i.inst.flags() & flow != 0
+                    && q.functions[fi].insts[ii..]
+                        .iter()
+                        .take_while(|n| {
+                            n.addr == new.addr || !matches!(map.original(n.addr), Some((_, true)))
+                        })
+                        .any(|n| {
+                            n.inst.opcode() == i.inst.opcode()
+                                || n.inst.flags() & flags::INDIRECT != 0
+                        });
+                if new.inst.opcode() != i.inst.opcode() && !relaxed {
                     return Err(format!("{} became {}", place(), new.inst));
                 }
                 c.same_opcode += 1;

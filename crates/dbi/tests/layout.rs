@@ -101,6 +101,9 @@ fn long_jumps_keep_big_kernels_exact() {
         )
         .expect("instrument");
         assert!(out.relaxed_branches > 0, "no branch needed relaxation");
+        // Relaxed branches pass the static check too (lathe_dbi::verify).
+        lathe_dbi::verify::check(&p, &out.code_object, &out.addr_map)
+            .unwrap_or_else(|e| panic!("lanes {lanes}: {e}"));
         let span = out.addr_map.iter().map(|(n, _)| *n).max().unwrap_or(0)
             - out.addr_map.iter().map(|(n, _)| *n).min().unwrap_or(0);
         assert!(
@@ -299,6 +302,8 @@ fn scc_survives_relaxation_long_calls_and_getpc_fixes() {
                 &RwOptions::lane_mode(lanes),
             )
             .expect("instrument");
+            lathe_dbi::verify::check(&p, &out.code_object, &out.addr_map)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             // The s_cbranch_scc1 and the s_call_b64.
             assert!(
                 out.relaxed_branches >= 2,
