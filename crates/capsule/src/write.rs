@@ -102,8 +102,11 @@ pub fn write(dir: &Path, mut c: Captured<'_>) -> std::io::Result<Manifest> {
 /// A directory name for launch `launch` of `kernel`: `00042-axpy`, the
 /// plain name (no namespace, no parameters) cut to 60 safe characters.
 pub fn capsule_name(launch: u64, demangled: &str) -> String {
-    let no_params = demangled.split('(').next().unwrap_or(demangled);
-    let plain = no_params.rsplit("::").next().unwrap_or(no_params);
+    // `void ns::f<int>(int*)` → `f`: no parameters, template arguments,
+    // return type or namespace.
+    let head = demangled.split(['(', '<']).next().unwrap_or(demangled);
+    let head = head.rsplit(' ').next().unwrap_or(head);
+    let plain = head.rsplit("::").next().unwrap_or(head);
     let safe: String = plain
         .chars()
         .map(|ch| {
@@ -153,8 +156,8 @@ mod tests {
         a[9999] = 2;
         assert_eq!(changed_pages(&b, &a), vec![(4096, 4096), (8192, 1808)]);
         assert_eq!(
-            capsule_name(3, "ns::axpy<float>(float*, int)"),
-            "00003-axpy_float_"
+            capsule_name(3, "void ns::axpy<float>(float*, int)"),
+            "00003-axpy"
         );
         assert_eq!(capsule_name(12, "_Z4axpyPfi"), "00012-_Z4axpyPfi");
     }
