@@ -252,7 +252,7 @@ impl Placed {
                 .collect(),
             next: Cell::new(0),
         };
-        let mut exe = Executable::new(c.target.clone());
+        let mut exe = Executable::new(c.target);
         for co in &c.code_objects {
             exe.load(&slots, co).map_err(load_err)?;
         }
@@ -286,7 +286,7 @@ impl Placed {
                 (exe, k, None)
             }
             Some(bytes) => {
-                let mut other = Executable::new(c.target.clone());
+                let mut other = Executable::new(c.target);
                 other.load(&mem, bytes).map_err(PlaceError::Code)?;
                 other.freeze(&mem).map_err(PlaceError::Code)?;
                 let k = other

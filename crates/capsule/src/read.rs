@@ -490,7 +490,7 @@ mod tests {
         let mut g = f.clone();
         g.0.retain(|(n, _)| n != "code/0.co");
         let e = Capsule::read(&g, &Limits::default())
-            .unwrap_err()
+            .expect_err("an error")
             .to_string();
         assert_eq!(e, "code/0.co is missing from the capsule");
         // Truncated blob.
@@ -501,7 +501,7 @@ mod tests {
             }
         }
         let e = Capsule::read(&g, &Limits::default())
-            .unwrap_err()
+            .expect_err("an error")
             .to_string();
         assert!(e.starts_with("before.zst: "), "{e}");
         // A manifest asking for far more memory than allowed.
@@ -511,7 +511,7 @@ mod tests {
             .replace("\"size\": 9000", "\"size\": 900000000000")
             .into_bytes();
         let e = Capsule::read(&g, &Limits::default())
-            .unwrap_err()
+            .expect_err("an error")
             .to_string();
         assert!(e.contains("before_bytes"), "{e}");
         // Wrong target.
@@ -520,7 +520,7 @@ mod tests {
             .replace("gfx90a:sramecc+:xnack-", "gfx1100")
             .into_bytes();
         let e = Capsule::read(&g, &Limits::default())
-            .unwrap_err()
+            .expect_err("an error")
             .to_string();
         assert!(e.contains("gfx1100"), "{e}");
     }
