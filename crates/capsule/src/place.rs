@@ -129,6 +129,7 @@ fn region_kind(kind: &str) -> RegionKind {
         "code" => RegionKind::Code,
         "queue" | "packet" => RegionKind::Runtime,
         "host-locked" => RegionKind::Host,
+        "kernarg" => RegionKind::Kernarg,
         _ => RegionKind::Device,
     }
 }

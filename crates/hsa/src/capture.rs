@@ -165,7 +165,14 @@ pub fn before(
             allocation: at,
         });
     }
-    let allocations: Vec<Allocation> = kept.iter().map(|&i| allocs[i].clone()).collect();
+    let mut allocations: Vec<Allocation> = kept.iter().map(|&i| allocs[i].clone()).collect();
+    // The kernarg segment's allocation (HIP's kernarg pool): the host
+    // writes later launches' arguments there while this one runs.
+    if let Some(a) = allocations.iter_mut().find(|a| {
+        a.kind != "code" && pkt.kernarg_address >= a.base && pkt.kernarg_address - a.base < a.size
+    }) {
+        a.kind = "kernarg".into();
+    }
     let before = read_all(r, &allocations);
     let mut kernarg = vec![0u8; k.info.kernarg_size as usize];
     let _ = r.mem.view().read_bytes(pkt.kernarg_address, &mut kernarg);
@@ -224,8 +231,16 @@ pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
     let (guard, mut s) = *b;
     let Some(r) = crate::rt::rt_any() else { return };
     let Some(cfg) = config() else { return };
-    let after = read_all(r, &s.manifest.allocations);
+    let mut after = read_all(r, &s.manifest.allocations);
     drop(guard);
+    // Memory the host owns while the dispatch runs (HIP enqueues the next
+    // packets and writes their arguments meanwhile) and a kernel may not
+    // write: its after-state is its before-state.
+    for (i, a) in s.manifest.allocations.iter().enumerate() {
+        if matches!(a.kind.as_str(), "queue" | "packet" | "kernarg") {
+            after[i].clone_from(&s.before[i]);
+        }
+    }
     match result {
         Ok(rep) => {
             s.manifest.original.seconds = rep.elapsed.as_secs_f64();
