@@ -118,7 +118,10 @@ fn every_launch_of_a_multi_kernel_program_replays_bit_identically() {
     if !have_hipcc() {
         return;
     }
-    let dir = capture("capture-all", &app(), &["1000", "2", "0"], &[]);
+    // 100000 elements: HIP enqueues the next launches (packets, kernel
+    // arguments) while each one runs, which the capture must not take
+    // for the kernel's work.
+    let dir = capture("capture-all", &app(), &["100000", "3", "0"], &[]);
     let caps = capsules(&dir);
     let names: Vec<String> = caps
         .iter()
@@ -131,21 +134,30 @@ fn every_launch_of_a_multi_kernel_program_replays_bit_identically() {
         .collect();
     assert_eq!(
         names,
-        ["00000-scale", "00001-scale", "00002-scale", "00003-iota2d"]
+        [
+            "00000-scale",
+            "00001-scale",
+            "00002-scale",
+            "00003-scale",
+            "00004-iota2d"
+        ]
     );
     for c in &caps {
         let j = replays_identically(c, &dir);
         assert!(j["wave_instructions"].as_u64().unwrap_or(0) > 0, "{j}");
     }
-    // Each capsule's after-state is the dispatch's own work: the scale
-    // launches changed the vector's page(s), nothing else.
+    // Each capsule's after-state is the dispatch's own work: the first
+    // scale launch changed the first half of the vector (100000 floats,
+    // 98 pages), nothing else.
     let m: Value = serde_json::from_str(
         &std::fs::read_to_string(caps[0].join("capsule.json")).expect("manifest"),
     )
     .expect("JSON");
     assert_eq!(m["version"], 1);
     assert_eq!(m["kernel"], "_Z5scalePffi");
-    assert_eq!(m["after_pages"].as_array().map(Vec::len), Some(1), "{m}");
+    let pages = m["after_pages"].as_array().expect("pages");
+    assert_eq!(pages.len(), 98, "{m}");
+    assert!(pages.iter().all(|p| p[0] == pages[0][0]), "{m}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
