@@ -102,10 +102,13 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
         ..Limits::default()
     };
     let name = a.capsule.display().to_string();
+    let t0 = std::time::Instant::now();
     let c = Capsule::open(&a.capsule, &limits).with_context(|| format!("capsule {name}"))?;
     let m = &c.manifest;
     crate::signals::stop_emulator_on_signal();
+    let t_read = t0.elapsed().as_secs_f64();
     let placed = place(&a, &c).with_context(|| format!("capsule {name}"))?;
+    let t_place = t0.elapsed().as_secs_f64() - t_read;
     let session = &placed.session;
     let pkt = AqlDispatch::from_bytes(&c.packet);
     let geometry = pkt
@@ -181,17 +184,26 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
         }
     };
     // Every allocation against the captured after-state.
+    let t_compare = std::time::Instant::now();
     let mut diffs = Vec::new();
     let mut compared = 0u64;
     for (i, al) in m.allocations.iter().enumerate() {
         let got = session
             .download(al.base, al.size)
             .map_err(|e| anyhow::anyhow!("reading allocation a{i}: {e}"))?;
-        let want = c.after(i);
+        let changed = m.after_pages.iter().any(|p| p[0] == i as u64);
+        let want: std::borrow::Cow<'_, [u8]> = if changed {
+            c.after(i).into()
+        } else {
+            c.before(i).into()
+        };
         compared += al.size;
+        if got[..] == want[..] {
+            continue;
+        }
         let mut differing = 0u64;
         let mut first = None;
-        for (j, (x, y)) in got.iter().zip(&want).enumerate() {
+        for (j, (x, y)) in got.iter().zip(want.iter()).enumerate() {
             if x != y {
                 differing += 1;
                 first.get_or_insert(j as u64);
@@ -205,6 +217,7 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             });
         }
     }
+    let t_compare = t_compare.elapsed().as_secs_f64();
     let secs = report.elapsed.as_secs_f64();
     let demangled = lathe_codeobj::names::demangle(&m.kernel).unwrap_or_else(|| m.kernel.clone());
     let mut text = String::new();
@@ -261,6 +274,7 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             "waves": report.waves,
             "wave_instructions": report.wave_instructions,
             "seconds": secs,
+            "phases": {"read": t_read, "place": t_place, "compare": t_compare},
             "threads": report.threads,
             "original": {"seconds": m.original.seconds, "wave_instructions": m.original.wave_instructions},
             "identical": diffs.is_empty(),
