@@ -50,6 +50,18 @@ pub enum PlaceError {
     /// Loading the replacement code object (`--code`).
     #[error("loading the replacement code object: {0}")]
     Code(lathe_loader::Error),
+    /// A code object does not run on the capsule's target.
+    #[error("loading the capsule's code objects for {target}: code object {index} ({code}) does not run on it: {why}")]
+    Target {
+        /// The capsule's target.
+        target: String,
+        /// Code object index.
+        index: usize,
+        /// Its target.
+        code: String,
+        /// Why not.
+        why: String,
+    },
     /// The kernel is not where the capsule says.
     #[error("{0}")]
     Kernel(String),
@@ -137,7 +149,8 @@ fn region_kind(kind: &str) -> RegionKind {
 /// The loader's memory during replay: each code object goes to the next
 /// captured code allocation.
 struct CodeSlots<'a> {
-    mem: &'a DeviceMemory,
+    /// `None`: a load for symbol names only, writing nothing.
+    mem: Option<&'a DeviceMemory>,
     slots: Vec<(u64, u64)>,
     next: Cell<usize>,
 }
@@ -158,10 +171,10 @@ impl lathe_loader::DeviceMemory for CodeSlots<'_> {
         Ok(base)
     }
     fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), String> {
-        self.mem
-            .view()
-            .write_bytes(addr, bytes)
-            .map_err(|e| e.to_string())
+        match self.mem {
+            Some(m) => m.view().write_bytes(addr, bytes).map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
     }
     fn free(&self, _addr: u64) -> Result<(), String> {
         Ok(())
@@ -237,27 +250,18 @@ impl Placed {
             }
             spans.push(span);
         }
-        let load_err = |source| PlaceError::Load {
-            target: m.target.clone(),
-            source,
+        // The code allocations' captured bytes are the loaded, relocated
+        // images; the loader runs (into them) only for `--code`, whose
+        // replacement may call into them. Otherwise the kernel comes from
+        // its descriptor in the captured bytes, and the symbols are
+        // loaded only to name places in a stop report ([`Placed::names`]).
+        let exe = match code {
+            Some(_) => load(c, Some(&mem))?,
+            None => {
+                check_targets(c)?;
+                Executable::new(c.target)
+            }
         };
-        let slots = CodeSlots {
-            mem: &mem,
-            slots: m
-                .code_objects
-                .iter()
-                .map(|co| {
-                    let a = &m.allocations[co.allocation];
-                    (a.base, a.size)
-                })
-                .collect(),
-            next: Cell::new(0),
-        };
-        let mut exe = Executable::new(c.target);
-        for co in &c.code_objects {
-            exe.load(&slots, co).map_err(load_err)?;
-        }
-        exe.freeze(&slots).map_err(load_err)?;
         let mut view = mem.view();
         for (i, a) in m.allocations.iter().enumerate() {
             view.write_bytes(a.base, c.before(i))
@@ -274,16 +278,7 @@ impl Placed {
         let arch = KdArch::for_processor(c.target.processor);
         let (exe, kernel, captured_exe) = match code {
             None => {
-                let k = exe
-                    .kernel(&m.kernel)
-                    .and_then(|s| s.kernel)
-                    .filter(|k| k.descriptor_address == m.kernel_object)
-                    .ok_or_else(|| {
-                        PlaceError::Kernel(format!(
-                            "the capsule's code objects have no kernel {} at {:#x}",
-                            m.kernel, m.kernel_object
-                        ))
-                    })?;
+                let k = kernel_at(&mem, m.kernel_object)?;
                 (exe, k, None)
             }
             Some(bytes) => {
@@ -315,9 +310,82 @@ impl Placed {
         })
     }
 
+    /// The capsule's code objects loaded for their symbols (kernel and
+    /// function names in stop reports), writing no memory.
+    pub fn names(c: &Capsule) -> Result<Executable, PlaceError> {
+        load(c, None)
+    }
+
     /// How many allocations were placed at their own host address (the
     /// rest are aliases of host memory elsewhere).
     pub fn mapped_in_place(&self) -> usize {
         self.spans.iter().filter(|s| s.mapped).count()
     }
+}
+
+/// Loads the capsule's code objects into their captured allocations.
+fn load(c: &Capsule, mem: Option<&DeviceMemory>) -> Result<Executable, PlaceError> {
+    let m = &c.manifest;
+    let load_err = |source| PlaceError::Load {
+        target: m.target.clone(),
+        source,
+    };
+    let slots = CodeSlots {
+        mem,
+        slots: m
+            .code_objects
+            .iter()
+            .map(|co| {
+                let a = &m.allocations[co.allocation];
+                (a.base, a.size)
+            })
+            .collect(),
+        next: Cell::new(0),
+    };
+    let mut exe = Executable::new(c.target);
+    for co in &c.code_objects {
+        exe.load(&slots, co).map_err(load_err)?;
+    }
+    exe.freeze(&slots).map_err(load_err)?;
+    Ok(exe)
+}
+
+/// The kernel whose descriptor is at `kd` in placed memory, as the loader
+/// describes it (sizes from the descriptor).
+fn kernel_at(mem: &DeviceMemory, kd: u64) -> Result<KernelInfo, PlaceError> {
+    let mut b = [0u8; 64];
+    mem.view()
+        .read_bytes(kd, &mut b)
+        .map_err(|e| PlaceError::Kernel(format!("the kernel descriptor at {kd:#x}: {e}")))?;
+    let d = lathe_codeobj::kd::KernelDescriptor::parse(&b)
+        .map_err(|e| PlaceError::Kernel(format!("the kernel descriptor at {kd:#x}: {e}")))?;
+    Ok(KernelInfo {
+        descriptor_address: kd,
+        entry: kd.wrapping_add(d.kernel_code_entry_byte_offset as u64),
+        descriptor: d,
+        kernarg_size: d.kernarg_size,
+        kernarg_align: 16,
+        group_segment_size: d.group_segment_fixed_size,
+        private_segment_size: d.private_segment_fixed_size,
+        dynamic_stack: d.properties().uses_dynamic_stack,
+    })
+}
+
+/// Every code object runs on the capsule's target (clang's rules).
+fn check_targets(c: &Capsule) -> Result<(), PlaceError> {
+    for (index, co) in c.code_objects.iter().enumerate() {
+        let err = |code: String, why: String| PlaceError::Target {
+            target: c.manifest.target.clone(),
+            index,
+            code,
+            why,
+        };
+        let parsed = lathe_codeobj::CodeObject::parse(co)
+            .map_err(|e| err("unreadable".into(), e.to_string()))?;
+        let t = parsed
+            .target()
+            .ok_or_else(|| err("unknown".into(), "it names no known processor".into()))?;
+        lathe_loader::compatible(&t, &c.target, false).map_err(|why| err(t.to_string(), why))?;
+    }
+    Ok(())
 }

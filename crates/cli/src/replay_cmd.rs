@@ -107,9 +107,8 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     let m = &c.manifest;
     crate::signals::stop_emulator_on_signal();
     let t_read = t0.elapsed().as_secs_f64();
-    let placed = place(&a, &c).with_context(|| format!("capsule {name}"))?;
+    let mut placed = place(&a, &c).with_context(|| format!("capsule {name}"))?;
     let t_place = t0.elapsed().as_secs_f64() - t_read;
-    let session = &placed.session;
     let pkt = AqlDispatch::from_bytes(&c.packet);
     let geometry = pkt
         .geometry()
@@ -159,9 +158,9 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             ..Options::default()
         };
         dispatch_from_queue(
-            &session.mem,
-            session.target,
-            session.arch,
+            &placed.session.mem,
+            placed.session.target,
+            placed.session.arch,
             &launch,
             &opts,
             qctx,
@@ -170,6 +169,14 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     let report = match result {
         Ok(r) => r,
         Err(e) => {
+            // The symbols, to name places (loaded only now: most replays
+            // never stop).
+            if placed.captured_exe.is_none() {
+                if let Ok(x) = Placed::names(&c) {
+                    placed.session.exe = x;
+                }
+            }
+            let session = &placed.session;
             let e = SessionError::Dispatch(e);
             let mut msg = fault_report(session, &step, &buffers, &e)
                 .map(|r| r.trim_end().to_string())
@@ -183,6 +190,7 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             bail!("replay of {name} stopped: {msg}");
         }
     };
+    let session = &placed.session;
     // Every allocation against the captured after-state.
     let t_compare = std::time::Instant::now();
     let mut diffs = Vec::new();
