@@ -58,13 +58,19 @@ pub struct ExecArgs {
     /// extension replaced), as `lathe run` does.
     #[arg(long, value_name = "PATH", requires = "tool")]
     tool_out: Option<PathBuf>,
-    /// Instrument only kernels whose mangled or demangled name matches.
-    #[arg(long, value_name = "REGEX", requires = "tool")]
+    /// Instrument (or capture) only kernels whose mangled or demangled
+    /// name matches.
+    #[arg(long, value_name = "REGEX")]
     kernels: Option<String>,
-    /// Instrument only launches A-B (inclusive; counted from 0 over every
-    /// kernel dispatch), A- or A.
-    #[arg(long, value_name = "A-B", requires = "tool")]
+    /// Instrument (or capture) only launches A-B (inclusive; counted from 0
+    /// over every kernel dispatch), A- or A.
+    #[arg(long, value_name = "A-B")]
     launches: Option<String>,
+    /// Capture each selected dispatch (--kernels, --launches; default all)
+    /// as a capsule directory under DIR (NNNNN-kernel) that `lathe replay`
+    /// runs again without the program (docs/capsule.md).
+    #[arg(long, value_name = "DIR")]
+    capture: Option<PathBuf>,
     /// When a kernel cannot be instrumented: report it and run the original
     /// code (skip), or report it and stop the program (abort, exit status 70).
     /// A HIP tool that does not build stops `lathe exec` before the program
@@ -197,6 +203,33 @@ fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
     Ok(())
 }
 
+/// `--capture DIR`: the runtime's `LATHE_CAPTURE*` variables.
+fn configure_capture(cmd: &mut Command, a: &ExecArgs) -> Result<()> {
+    for k in [
+        "LATHE_CAPTURE",
+        "LATHE_CAPTURE_KERNELS",
+        "LATHE_CAPTURE_LAUNCHES",
+    ] {
+        cmd.env_remove(k);
+    }
+    let Some(dir) = &a.capture else {
+        return Ok(());
+    };
+    if let Some(k) = &a.kernels {
+        regex_syntax_check(k).with_context(|| format!("--kernels {k:?}"))?;
+        cmd.env("LATHE_CAPTURE_KERNELS", k);
+    }
+    if let Some(l) = &a.launches {
+        check_launches(l)?;
+        cmd.env("LATHE_CAPTURE_LAUNCHES", l);
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("--capture {}: cannot create the directory", dir.display()))?;
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+    cmd.env("LATHE_CAPTURE", abs);
+    Ok(())
+}
+
 fn regex_syntax_check(re: &str) -> Result<()> {
     regex::Regex::new(re)
         .map(|_| ())
@@ -322,6 +355,10 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
         let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
         cmd.env("LATHE_KERNEL_TRACE", abs);
     }
+    if (a.kernels.is_some() || a.launches.is_some()) && a.tool.is_none() && a.capture.is_none() {
+        bail!("--kernels and --launches select the launches --tool instruments or --capture captures; give one of those");
+    }
+    configure_capture(&mut cmd, &a)?;
     if let Some(t) = &a.tool {
         configure_tool(&mut cmd, &a, t)?;
     } else {

@@ -11,6 +11,7 @@ mod input;
 mod instrument_cmd;
 mod objects;
 mod output;
+mod replay_cmd;
 mod run_cmd;
 mod signals;
 mod spirv_info;
@@ -49,6 +50,8 @@ enum Command {
     Run(RunArgs),
     /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
     Exec(exec_cmd::ExecArgs),
+    /// Replay a dispatch captured by `lathe exec --capture` on the emulator and compare memory with the capture.
+    Replay(replay_cmd::ReplayArgs),
     /// Control-flow graph, call graph and live registers of a kernel.
     Cfg(CfgArgs),
     /// Write a code object instrumented with a built-in tool.
@@ -310,6 +313,7 @@ fn main() -> ExitCode {
         Command::Cfg(a) => cfg_cmd::run(&ctx, a),
         Command::Instrument(a) => instrument_cmd::run(&ctx, a),
         Command::Exec(a) => exec_cmd::run(&ctx, a),
+        Command::Replay(a) => replay_cmd::run(&ctx, a),
     };
     // A run stopped by SIGINT/SIGTERM exits as a shell reports a process
     // the signal killed, after saying why (lathe run).

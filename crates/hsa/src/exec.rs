@@ -73,6 +73,23 @@ pub fn kernel_at(kd: u64) -> Option<KernelEntry> {
         .cloned()
 }
 
+/// The code objects of the executable holding the kernel descriptor at
+/// `kd`, in load order: (bytes, load base, load size). For `--capture`.
+pub fn code_objects_with(kd: u64) -> Option<Vec<(Vec<u8>, u64, u64)>> {
+    let execs: Vec<Arc<Mutex<Exec>>> = reg().execs.values().cloned().collect();
+    execs.into_iter().find_map(|ex| {
+        let x = lock(&ex);
+        let cos = x.exe.code_objects();
+        cos.iter()
+            .any(|c| (c.load_base..c.load_base + c.load_size).contains(&kd))
+            .then(|| {
+                cos.iter()
+                    .map(|c| (c.storage.clone(), c.load_base, c.load_size))
+                    .collect()
+            })
+    })
+}
+
 fn exec_of(e: Executable) -> Option<Arc<Mutex<Exec>>> {
     reg().execs.get(&e.handle).cloned()
 }

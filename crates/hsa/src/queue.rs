@@ -590,6 +590,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     // original kernel's instructions apart from the probes'.
     let original = k.original.as_ref().filter(|_| rt::measuring());
     let mut original_count = None;
+    let capture = crate::capture::before(r, &k, &pkt, &ctx, b);
     let start_ns = rt::now_ticks();
     let result = if let (Some(orig), None) = (original, crate::truth::enabled()) {
         lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
@@ -621,6 +622,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx)
     };
     let end_ns = rt::now_ticks();
+    crate::capture::after(capture, &result);
     match result {
         Ok(rep) => {
             static DISPATCHES: AtomicU64 = AtomicU64::new(1);

@@ -21,7 +21,7 @@ fn parse_dims(s: &str, what: &str) -> Result<Vec<u32>> {
 }
 
 /// One launch to run.
-pub(super) struct Step {
+pub(crate) struct Step {
     pub kernel: String,
     pub shape: Shape,
     pub args: Vec<Arg>,
@@ -297,7 +297,7 @@ fn reinterpreted(cty: &str, bytes: &[u8]) -> String {
 
 /// The machine's available memory in bytes (`MemAvailable` in
 /// /proc/meminfo), or `None` where that cannot be read.
-pub(super) fn mem_available() -> Option<u64> {
+pub(crate) fn mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line

@@ -165,7 +165,7 @@ pub(super) fn f16_to_f32(h: u16) -> f32 {
 
 /// `--dump NAME[:TYPE][:out=PATH]` for each of `dumps`: lines appended to
 /// `text`, and the JSON entries.
-pub(super) fn dumps(
+pub(crate) fn dumps(
     session: &Session,
     buffers: &[BufferOut],
     dumps: &[String],
@@ -219,7 +219,7 @@ pub(super) fn dumps(
 
 /// `--expect NAME=FILE` for each of `expects`: lines appended to `text`,
 /// the JSON entries, and the failures (empty when everything matched).
-pub(super) fn expectations(
+pub(crate) fn expectations(
     session: &Session,
     buffers: &[BufferOut],
     expects: &[String],

@@ -28,8 +28,10 @@ use crate::objects::code_objects;
 use crate::output::{byte_bar, print, print_json, Ctx, ProgressLines};
 use crate::RunArgs;
 use args::{grid_warnings, plan, warnings};
+pub(crate) use args::{mem_available, Step};
+pub(crate) use expect::{dumps, expectations};
 pub(crate) use report::write_outputs;
-use report::{fault_report, with_dispatch_bar};
+pub(crate) use report::{fault_report, with_dispatch_bar};
 
 /// `lathe run`.
 pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {

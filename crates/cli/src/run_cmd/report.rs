@@ -232,7 +232,7 @@ fn lds_hint(session: &Session, step: &Step, needed: u64, lds_size: usize) -> Opt
 }
 
 /// A worded report of why a launch failed.
-pub(super) fn fault_report(
+pub(crate) fn fault_report(
     session: &Session,
     step: &Step,
     buffers: &[BufferOut],
@@ -311,7 +311,7 @@ pub(crate) fn write_outputs(session: &Session, buffers: &[BufferOut]) -> Result<
 }
 
 /// A work-group progress bar drawn by a thread while `f` runs.
-pub(super) fn with_dispatch_bar<T>(
+pub(crate) fn with_dispatch_bar<T>(
     ctx: &Ctx,
     total: u64,
     f: impl FnOnce(Option<Progress>) -> T,

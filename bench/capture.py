@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""`lathe exec --capture` and `lathe replay` (issue 22) on three HIP
+programs built by Debian's hipcc for gfx90a (the test app: five launches
+of two kernels; tools_app's 2-D/3-D kernels; rocSPARSE's csrmv, AMD's
+kernels):
+
+* capture overhead: wall time of `lathe exec --capture DIR` over plain
+  `lathe exec` (runs alternate; the ratio is the median of per-pair
+  ratios);
+* capsule size: bytes on disk (zstd blobs and code objects) against the
+  bytes of device memory the capsule holds (every live allocation) and
+  against the pages the dispatch changed;
+* replay: wall time of `lathe replay` against the dispatch's own time in
+  the original run, and its start-up (wall time minus the replayed
+  kernel's time).
+
+Every capture run's program output must equal the plain run's, and every
+replay must be bit-identical (exit 0, `identical`); any mismatch exits 1.
+Goals: capture <= 1.5x, replay start-up <= 50 ms beyond the kernel.
+Usage: bench/capture.py [--repeat N] [--profile release|ci]"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stats import describe, fail, median  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HIP = os.path.join(ROOT, "crates/hsa/tests/hip")
+PROGRAMS = [
+    # name, source, hipcc flags, program args, capture selection
+    ("app", "crates/cli/tests/exec/app.hip", [], ["100000", "3", "0"], []),
+    ("tools_app", "crates/cli/tests/exec/tools_app.hip", [], [], ["--kernels", "grid"]),
+    ("rocsparse", "crates/hsa/tests/hip/rocsparse.hip", [f"-I{HIP}", "-lrocsparse"], [],
+     ["--kernels", "csrmv"]),
+]
+
+
+def timed(cmd):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return time.perf_counter() - t0, p
+
+
+def du(path):
+    total = 0
+    for d, _, files in os.walk(path):
+        total += sum(os.path.getsize(os.path.join(d, f)) for f in files)
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--profile", default="release")
+    a = ap.parse_args()
+    lathe = os.path.join(ROOT, "target", a.profile, "lathe")
+    if not os.path.exists(lathe):
+        fail(f"{lathe} is not built (cargo build --profile {a.profile} --workspace)")
+    tmp = tempfile.mkdtemp(prefix="lathe-capture-bench-")
+    try:
+        for name, src, flags, args, sel in PROGRAMS:
+            app = os.path.join(tmp, name)
+            subprocess.run(["hipcc", "--offload-arch=gfx90a", "-O2", *flags, "-o", app,
+                            os.path.join(ROOT, src)], check=True, capture_output=True)
+            plain_t, cap_t, ratios = [], [], []
+            last = None
+            for i in range(a.repeat):
+                dt, p = timed([lathe, "exec", "--", app, *args])
+                if p.returncode != 0:
+                    fail(f"{name}: plain run exited {p.returncode}: {p.stderr[-2000:]}")
+                want = p.stdout
+                plain_t.append(dt)
+                cdir = os.path.join(tmp, f"{name}-cap{i}")
+                dc, q = timed([lathe, "exec", "--capture", cdir, *sel, "--", app, *args])
+                if q.returncode != 0 or q.stdout != want:
+                    fail(f"{name}: the capture run's output or status differs")
+                cap_t.append(dc)
+                ratios.append(dc / dt)
+                if last:
+                    shutil.rmtree(last)
+                last = cdir
+            caps = sorted(os.path.join(last, c) for c in os.listdir(last))
+            print(f"{name}: {len(caps)} capsule(s) per run")
+            print(f"  plain exec    {describe(plain_t)}")
+            print(f"  with capture  {describe(cap_t)}")
+            print(f"  capture / plain: median {median(ratios):.2f}x "
+                  f"(per run {min(ratios):.2f}x..{max(ratios):.2f}x, n={len(ratios)})")
+            for c in caps:
+                with open(os.path.join(c, "capsule.json")) as f:
+                    m = json.load(f)
+                size = du(c)
+                changed = sum(p[2] for p in m["after_pages"])
+                print(f"  {os.path.basename(c)}: capsule {size / 1e6:.2f} MB on disk for "
+                      f"{m['before_bytes'] / 1e6:.2f} MB of device memory "
+                      f"({size / m['before_bytes'] * 100:.1f} %); pages changed "
+                      f"{changed / 1e3:.1f} kB; code objects "
+                      f"{sum(co['size'] for co in m['code_objects']) / 1e6:.2f} MB")
+                wall, startup, kern = [], [], []
+                for _ in range(a.repeat):
+                    dt, p = timed([lathe, "--json", "replay", c])
+                    if p.returncode != 0:
+                        fail(f"{c}: replay failed: {p.stdout[-1500:]}{p.stderr[-1500:]}")
+                    j = json.loads(p.stdout)
+                    if not j["identical"]:
+                        fail(f"{c}: replay differs")
+                    wall.append(dt)
+                    kern.append(j["seconds"])
+                    startup.append(dt - j["seconds"])
+                print(f"    replay wall {describe(wall, 'ms', 1e3, '{:.1f}')}")
+                print(f"    replayed kernel {describe(kern, 'ms', 1e3, '{:.1f}')}; "
+                      f"original dispatch {m['original']['seconds'] * 1e3:.1f} ms")
+                print(f"    start-up beyond the kernel {describe(startup, 'ms', 1e3, '{:.1f}')}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

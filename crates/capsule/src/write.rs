@@ -1,0 +1,164 @@
+//! Writing a capsule directory: the manifest, the code objects, every
+//! allocation's bytes before the dispatch and the pages it changed
+//! (both zstd). Files go to a temporary directory next to the capsule,
+//! renamed into place at the end, so a capsule directory is complete or
+//! absent.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::{code_file, Allocation, Manifest, AFTER, BEFORE, MANIFEST, PAGE};
+
+/// What the runtime captured of one dispatch, besides the manifest's
+/// scalar fields (filled into `manifest`, whose `before_bytes` and
+/// `after_pages` this module computes).
+#[derive(Debug)]
+pub struct Captured<'a> {
+    /// The manifest with every field but `before_bytes` and `after_pages`.
+    pub manifest: Manifest,
+    /// The code objects, in `manifest.code_objects` order.
+    pub code_objects: Vec<&'a [u8]>,
+    /// Each allocation's bytes before the dispatch.
+    pub before: Vec<Vec<u8>>,
+    /// Each allocation's bytes after it.
+    pub after: Vec<Vec<u8>>,
+}
+
+/// The pages of `after` that differ from `before`: `(offset, length)`.
+pub fn changed_pages(before: &[u8], after: &[u8]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let n = before.len().min(after.len());
+    let mut off = 0usize;
+    while off < n {
+        let end = (off + PAGE as usize).min(n);
+        if before[off..end] != after[off..end] {
+            out.push((off as u64, (end - off) as u64));
+        }
+        off = end;
+    }
+    out
+}
+
+/// zstd level: fast, still small for the mostly-zero memory programs hold.
+const LEVEL: i32 = 3;
+
+fn compress_all(parts: &mut dyn Iterator<Item = &[u8]>) -> std::io::Result<Vec<u8>> {
+    let mut enc = zstd::stream::write::Encoder::new(Vec::new(), LEVEL)?;
+    for p in parts {
+        enc.write_all(p)?;
+    }
+    enc.finish()
+}
+
+/// Writes the capsule as directory `dir` (which must not exist) and
+/// returns the manifest written.
+pub fn write(dir: &Path, mut c: Captured<'_>) -> std::io::Result<Manifest> {
+    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, m.to_string());
+    if c.before.len() != c.manifest.allocations.len() || c.after.len() != c.before.len() {
+        return Err(bad("one before and one after image per allocation"));
+    }
+    if c.code_objects.len() != c.manifest.code_objects.len() {
+        return Err(bad("one file per code object"));
+    }
+    let mut pages = Vec::new();
+    for (i, (b, a)) in c.before.iter().zip(&c.after).enumerate() {
+        for (off, len) in changed_pages(b, a) {
+            pages.push([i as u64, off, len]);
+        }
+    }
+    c.manifest.before_bytes = c.before.iter().map(|b| b.len() as u64).sum();
+    c.manifest.after_pages = pages;
+    let tmp: PathBuf = {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "capsule".into());
+        dir.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    };
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("code"))?;
+    let result =
+        (|| {
+            for (i, co) in c.code_objects.iter().enumerate() {
+                std::fs::write(tmp.join(code_file(i)), co)?;
+            }
+            let before = compress_all(&mut c.before.iter().map(|v| v.as_slice()))?;
+            std::fs::write(tmp.join(BEFORE), before)?;
+            let after =
+                compress_all(&mut c.manifest.after_pages.iter().map(|&[i, off, len]| {
+                    &c.after[i as usize][off as usize..(off + len) as usize]
+                }))?;
+            std::fs::write(tmp.join(AFTER), after)?;
+            let text = serde_json::to_string_pretty(&c.manifest).map_err(std::io::Error::other)?;
+            std::fs::write(tmp.join(MANIFEST), text + "\n")?;
+            std::fs::rename(&tmp, dir)
+        })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result.map(|()| c.manifest)
+}
+
+/// A directory name for launch `launch` of `kernel`: `00042-axpy`, the
+/// plain name (no namespace, no parameters) cut to 60 safe characters.
+pub fn capsule_name(launch: u64, demangled: &str) -> String {
+    // `void ns::f<int>(int*)` → `f`: no parameters, template arguments,
+    // return type or namespace.
+    let head = demangled.split(['(', '<']).next().unwrap_or(demangled);
+    let head = head.rsplit(' ').next().unwrap_or(head);
+    let plain = head.rsplit("::").next().unwrap_or(head);
+    let safe: String = plain
+        .chars()
+        .map(|ch| {
+            if ch.is_ascii_alphanumeric() || ch == '_' {
+                ch
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    format!(
+        "{launch:05}-{}",
+        if safe.is_empty() { "kernel" } else { &safe }
+    )
+}
+
+/// Sorted, disjoint allocations: drops empty ones and any that overlaps
+/// one kept before it (lower base first), returning the kept indices.
+pub fn disjoint(allocs: &[Allocation]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..allocs.len()).filter(|&i| allocs[i].size > 0).collect();
+    idx.sort_by_key(|&i| allocs[i].base);
+    let mut kept: Vec<usize> = Vec::new();
+    let mut end = 0u64;
+    for i in idx {
+        let a = &allocs[i];
+        let Some(e) = a.base.checked_add(a.size) else {
+            continue;
+        };
+        if kept.is_empty() || a.base >= end {
+            kept.push(i);
+            end = e;
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_and_names() {
+        let b = vec![0u8; 10000];
+        let mut a = b.clone();
+        a[5000] = 1;
+        a[9999] = 2;
+        assert_eq!(changed_pages(&b, &a), vec![(4096, 4096), (8192, 1808)]);
+        assert_eq!(
+            capsule_name(3, "void ns::axpy<float>(float*, int)"),
+            "00003-axpy"
+        );
+        assert_eq!(capsule_name(12, "_Z4axpyPfi"), "00012-_Z4axpyPfi");
+    }
+}

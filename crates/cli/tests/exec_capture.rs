@@ -1,0 +1,510 @@
+//! `lathe exec --capture` and `lathe replay` (issue 22) on HIP programs
+//! built here by Debian's hipcc: every captured dispatch replays
+//! bit-identically, from any directory; another build of a kernel is
+//! compared with the capture (`--code`); damaged capsules get clear
+//! errors; memory outside a capsule stops a replay naming the address.
+//! rocSPARSE's csrmv and rocRAND's generators (AMD's kernels, Debian's
+//! libraries) are captured and replayed too.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+mod common;
+use common::{have_hipcc, hip_app, target_dir, tmpdir};
+
+fn app() -> PathBuf {
+    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    APP.get_or_init(|| hip_app("lathe-capture-test", "app", &["libhsa_runtime64.so"]))
+        .clone()
+}
+
+/// `lathe exec OPTS -- PROG ARGS` with none of the runtime's variables
+/// inherited.
+fn exec(opts: &[&str], prog: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .arg("exec")
+        .args(opts)
+        .arg("--")
+        .arg(prog)
+        .args(args)
+        .env_remove("LATHE_STATS")
+        .env_remove("LATHE_STATS_JSON")
+        .env_remove("LATHE_TRACE")
+        .env_remove("LATHE_HSA_LIB")
+        .env_remove("HSA_TOOLS_LIB")
+        .output()
+        .expect("run lathe exec")
+}
+
+/// `lathe --json replay CAPSULE EXTRA` run in `cwd`: (exit ok, JSON or
+/// error text).
+fn replay(capsule: &Path, extra: &[&str], cwd: &Path) -> (bool, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .args(["--json", "replay"])
+        .arg(capsule)
+        .args(extra)
+        .current_dir(cwd)
+        .output()
+        .expect("run lathe replay");
+    (
+        o.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+/// The first JSON document of `out` (a failed replay prints its report,
+/// then the error document).
+fn first_json(out: &str) -> Value {
+    serde_json::Deserializer::from_str(out)
+        .into_iter::<Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("no JSON in {out}"))
+}
+
+fn capsules(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("capture dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Captures `prog args` with `opts` into a new directory; the program's
+/// stdout and exit status must be those of a plain run.
+fn capture(name: &str, prog: &Path, args: &[&str], opts: &[&str]) -> PathBuf {
+    let dir = tmpdir(name);
+    let plain = exec(&[], prog, args);
+    let mut o = vec!["--capture", dir.to_str().expect("utf-8")];
+    o.extend_from_slice(opts);
+    let cap = exec(&o, prog, args);
+    assert_eq!(
+        cap.status.code(),
+        plain.status.code(),
+        "{}",
+        String::from_utf8_lossy(&cap.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&cap.stdout),
+        String::from_utf8_lossy(&plain.stdout)
+    );
+    dir
+}
+
+/// Replays `c` from `cwd`, which must match bit for bit and run as many
+/// wave-instructions as the captured dispatch.
+fn replays_identically(c: &Path, cwd: &Path) -> Value {
+    let (ok, out) = replay(c, &[], cwd);
+    assert!(ok, "replay {}: {out}", c.display());
+    let j: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(j["identical"], true, "{j}");
+    assert_eq!(
+        j["wave_instructions"], j["original"]["wave_instructions"],
+        "{j}"
+    );
+    j
+}
+
+#[test]
+fn every_launch_of_a_multi_kernel_program_replays_bit_identically() {
+    if !have_hipcc() {
+        return;
+    }
+    // 100000 elements: HIP enqueues the next launches (packets, kernel
+    // arguments) while each one runs, which the capture must not take
+    // for the kernel's work.
+    let dir = capture("capture-all", &app(), &["100000", "3", "0"], &[]);
+    let caps = capsules(&dir);
+    let names: Vec<String> = caps
+        .iter()
+        .map(|p| {
+            p.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "00000-scale",
+            "00001-scale",
+            "00002-scale",
+            "00003-scale",
+            "00004-iota2d"
+        ]
+    );
+    for c in &caps {
+        let j = replays_identically(c, &dir);
+        assert!(j["wave_instructions"].as_u64().unwrap_or(0) > 0, "{j}");
+    }
+    // Each capsule's after-state is the dispatch's own work: the first
+    // scale launch changed the first half of the vector (100000 floats,
+    // 98 pages), nothing else.
+    let m: Value = serde_json::from_str(
+        &std::fs::read_to_string(caps[0].join("capsule.json")).expect("manifest"),
+    )
+    .expect("JSON");
+    assert_eq!(m["version"], 1);
+    assert_eq!(m["kernel"], "_Z5scalePffi");
+    let pages = m["after_pages"].as_array().expect("pages");
+    assert_eq!(pages.len(), 98, "{m}");
+    assert!(pages.iter().all(|p| p[0] == pages[0][0]), "{m}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kernels_and_launches_select_what_is_captured() {
+    if !have_hipcc() {
+        return;
+    }
+    let dir = capture(
+        "capture-sel",
+        &app(),
+        &["1000", "2", "0"],
+        &["--kernels", "iota"],
+    );
+    assert_eq!(capsules(&dir).len(), 1);
+    assert!(capsules(&dir)[0].ends_with("00003-iota2d"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir = capture(
+        "capture-sel2",
+        &app(),
+        &["1000", "2", "0"],
+        &["--launches", "1-2"],
+    );
+    let caps = capsules(&dir);
+    assert_eq!(caps.len(), 2);
+    assert!(caps[0].ends_with("00001-scale") && caps[1].ends_with("00002-scale"));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Without --tool or --capture the selection means nothing.
+    let o = exec(&["--kernels", "x"], &app(), &["10", "1", "0"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--capture"));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let p = e.expect("entry").path();
+        let dest = to.join(p.file_name().expect("name"));
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn a_capsule_copied_elsewhere_replays_without_the_program() {
+    if !have_hipcc() {
+        return;
+    }
+    // The program is built apart and deleted before the replay.
+    let build = tmpdir("capture-gone");
+    let prog = build.join("app");
+    std::fs::copy(app(), &prog).expect("copy app");
+    let dir = capture(
+        "capture-copy",
+        &prog,
+        &["500", "1", "0"],
+        &["--launches", "0"],
+    );
+    std::fs::remove_dir_all(&build).expect("remove the program");
+    let elsewhere = tmpdir("capture-elsewhere");
+    let moved = elsewhere.join("moved");
+    copy_dir(&capsules(&dir)[0], &moved);
+    std::fs::remove_dir_all(&dir).expect("remove the capture");
+    let cwd = std::env::temp_dir();
+    replays_identically(&moved, &cwd);
+    let _ = std::fs::remove_dir_all(&elsewhere);
+}
+
+/// Builds `src` (a path) with hipcc for gfx90a into `out`.
+fn hipcc(src: &Path, out: &Path, extra: &[&str]) {
+    let o = Command::new("hipcc")
+        .args(["--offload-arch=gfx90a", "-O2"])
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .arg(src)
+        .output()
+        .expect("run hipcc");
+    assert!(
+        o.status.success(),
+        "hipcc {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn code_from_a_changed_source_line_differs_and_the_same_source_matches() {
+    if !have_hipcc() {
+        return;
+    }
+    let dir = capture(
+        "capture-code",
+        &app(),
+        &["1000", "1", "0"],
+        &["--launches", "0"],
+    );
+    let c = capsules(&dir).remove(0);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/app.hip");
+    let text = std::fs::read_to_string(&src).expect("app.hip");
+    let work = tmpdir("capture-code-builds");
+    // The same source, built again.
+    let same = work.join("same");
+    hipcc(&src, &same, &[]);
+    let (ok, out) = replay(&c, &["--code", same.to_str().expect("utf-8")], &work);
+    assert!(ok, "{out}");
+    let j: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(j["identical"], true);
+    // One changed line: x[i] *= a  →  x[i] *= a + 1.
+    let changed_src = work.join("changed.hip");
+    let line = "if (i < n) x[i] *= a;";
+    assert!(text.contains(line));
+    std::fs::write(
+        &changed_src,
+        text.replace(line, "if (i < n) x[i] *= a + 1.0f;"),
+    )
+    .expect("write");
+    let changed = work.join("changed");
+    hipcc(&changed_src, &changed, &[]);
+    let (ok, out) = replay(&c, &["--code", changed.to_str().expect("utf-8")], &work);
+    assert!(!ok, "{out}");
+    let j = first_json(&out);
+    assert_eq!(j["identical"], false);
+    let d = &j["differences"][0];
+    // Every one of the 1000 floats differs (some of their low bytes agree).
+    assert!(d["first_offset"].as_u64().unwrap_or(99) < 4, "{j}");
+    assert!(d["differing_bytes"].as_u64().unwrap_or(0) >= 1000, "{j}");
+    assert!(
+        out.contains("differs from the captured after-state in 1 allocation"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn edit_manifest(c: &Path, f: impl FnOnce(&mut Value)) {
+    let p = c.join("capsule.json");
+    let mut m: Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("JSON");
+    f(&mut m);
+    std::fs::write(&p, serde_json::to_string(&m).expect("JSON")).expect("write");
+}
+
+#[test]
+fn damaged_capsules_get_clear_errors() {
+    if !have_hipcc() {
+        return;
+    }
+    let dir = capture(
+        "capture-bad",
+        &app(),
+        &["300", "1", "0"],
+        &["--launches", "0"],
+    );
+    let good = capsules(&dir).remove(0);
+    let fresh = |name: &str| {
+        let d = dir.join(name);
+        copy_dir(&good, &d);
+        d
+    };
+    let err = |c: &Path| {
+        let (ok, out) = replay(c, &[], &dir);
+        assert!(!ok, "{out}");
+        let j = first_json(&out);
+        j["error"].as_str().unwrap_or_default().to_string()
+    };
+    let c = fresh("missing");
+    std::fs::remove_file(c.join("code/0.co")).expect("rm");
+    assert!(
+        err(&c).ends_with("code/0.co is missing from the capsule"),
+        "{}",
+        err(&c)
+    );
+
+    let c = fresh("truncated");
+    let b = std::fs::read(c.join("before.zst")).expect("read");
+    std::fs::write(c.join("before.zst"), &b[..b.len() / 2]).expect("write");
+    let e = err(&c);
+    assert!(
+        e.contains("before.zst: corrupt or truncated zstd data"),
+        "{e}"
+    );
+
+    let c = fresh("target");
+    edit_manifest(&c, |m| m["target"] = "gfx942".into());
+    let e = err(&c);
+    assert!(
+        e.contains("loading the capsule's code objects for gfx942"),
+        "{e}"
+    );
+    assert!(e.contains("gfx90a"), "{e}");
+
+    let c = fresh("huge");
+    edit_manifest(&c, |m| {
+        // The last allocation, so that nothing follows it to overlap.
+        let last = m["allocations"].as_array().map_or(0, Vec::len) - 1;
+        m["allocations"][last]["size"] = (1u64 << 50).into();
+        let total: u64 = m["allocations"]
+            .as_array()
+            .map_or(0, |a| a.iter().filter_map(|x| x["size"].as_u64()).sum());
+        m["before_bytes"] = total.into();
+    });
+    let e = err(&c);
+    assert!(e.contains("more than the limit"), "{e}");
+
+    let e = err(&dir.join("no-such-capsule"));
+    assert!(e.contains("not a capsule directory"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn memory_outside_the_capsule_stops_the_replay_naming_the_address() {
+    if !have_hipcc() {
+        return;
+    }
+    let dir = capture(
+        "capture-outside",
+        &app(),
+        &["300", "1", "0"],
+        &["--launches", "0"],
+    );
+    let c = capsules(&dir).remove(0);
+    // Drop the allocation the kernel's first argument points at (the
+    // vector), from the manifest and from the before-state.
+    let p = c.join("capsule.json");
+    let mut m: Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("JSON");
+    let kernarg = m["kernarg"].as_str().expect("kernarg").to_string();
+    let x = u64::from_str_radix(
+        &(0..8)
+            .rev()
+            .map(|i| &kernarg[2 * i..2 * i + 2])
+            .collect::<String>(),
+        16,
+    )
+    .expect("pointer");
+    let allocs = m["allocations"].as_array().expect("allocations").clone();
+    let sizes: Vec<u64> = allocs
+        .iter()
+        .map(|a| a["size"].as_u64().expect("size"))
+        .collect();
+    let idx = allocs
+        .iter()
+        .position(|a| {
+            let (b, s) = (
+                a["base"].as_u64().expect("base"),
+                a["size"].as_u64().expect("size"),
+            );
+            x >= b && x < b + s
+        })
+        .expect("the vector is captured");
+    let before =
+        zstd::decode_all(&std::fs::read(c.join("before.zst")).expect("read")[..]).expect("zstd");
+    let start: u64 = sizes[..idx].iter().sum();
+    let mut cut = before[..start as usize].to_vec();
+    cut.extend_from_slice(&before[(start + sizes[idx]) as usize..]);
+    std::fs::write(
+        c.join("before.zst"),
+        zstd::encode_all(&cut[..], 3).expect("zstd"),
+    )
+    .expect("write");
+    m["allocations"].as_array_mut().expect("array").remove(idx);
+    m["before_bytes"] = (cut.len() as u64).into();
+    m["after_pages"] = Value::Array(vec![]);
+    std::fs::write(
+        c.join("after.zst"),
+        zstd::encode_all(&[][..], 3).expect("zstd"),
+    )
+    .expect("write");
+    for co in m["code_objects"].as_array_mut().expect("array") {
+        let a = co["allocation"].as_u64().expect("index") as usize;
+        if a > idx {
+            co["allocation"] = (a - 1).into();
+        }
+    }
+    std::fs::write(&p, serde_json::to_string(&m).expect("JSON")).expect("write");
+    let (ok, out) = replay(&c, &[], &dir);
+    assert!(!ok, "{out}");
+    assert!(out.contains("outside the capsule"), "{out}");
+    // The faulting lane's address, inside the dropped vector.
+    let named = out.split("0x").skip(1).any(|h| {
+        let hex: String = h.chars().take_while(char::is_ascii_hexdigit).collect();
+        u64::from_str_radix(&hex, 16).is_ok_and(|a| a >= x && a < x + sizes[idx])
+    });
+    assert!(named, "{x:#x}: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn have_dev_package(header: &str) -> bool {
+    let ok = Path::new("/usr/include").join(header).exists();
+    if !ok {
+        assert!(
+            !lathe_testkit::require_external(),
+            "/usr/include/{header} is required (LATHE_REQUIRE_EXTERNAL=1); run scripts/setup.sh"
+        );
+        eprintln!("skipped: /usr/include/{header} missing (scripts/setup.sh installs it)");
+    }
+    ok
+}
+
+/// Builds one of lathe-hsa's library test programs.
+fn library_app(name: &str, lib: &str) -> PathBuf {
+    let srcdir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../hsa/tests/hip");
+    let dir = target_dir().join("lathe-capture-test");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let out = dir.join(name);
+    let inc = format!("-I{}", srcdir.display());
+    hipcc(&srcdir.join(format!("{name}.hip")), &out, &[&inc, lib]);
+    out
+}
+
+#[test]
+fn rocsparse_csrmv_and_rocrand_generators_replay_bit_identically() {
+    if !have_hipcc()
+        || !have_dev_package("rocsparse/rocsparse.h")
+        || !have_dev_package("rocrand/rocrand.h")
+    {
+        return;
+    }
+    let rs = library_app("rocsparse", "-lrocsparse");
+    let dir = capture("capture-rocsparse", &rs, &[], &["--kernels", "csrmv"]);
+    let caps = capsules(&dir);
+    assert_eq!(caps.len(), 2, "{caps:?}");
+    for c in &caps {
+        let j = replays_identically(c, &dir);
+        assert!(
+            j["kernel"].as_str().unwrap_or_default().contains("csrmv"),
+            "{j}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let rr = library_app("rocrand", "-lrocrand");
+    // The first generator launches (philox uniform); xorwow's engine set-up
+    // kernel takes tens of seconds on the emulator.
+    let dir = capture(
+        "capture-rocrand",
+        &rr,
+        &[],
+        &["--kernels", "generate", "--launches", "0-1"],
+    );
+    let caps = capsules(&dir);
+    assert_eq!(caps.len(), 2, "{caps:?}");
+    for c in &caps {
+        replays_identically(c, &dir);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

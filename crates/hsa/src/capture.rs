@@ -1,0 +1,275 @@
+//! Dispatch capture (`lathe exec --capture DIR`, issue 22, D28): a
+//! selected dispatch is written as a capsule (`lathe-capsule`) under
+//! `LATHE_CAPTURE`: the code objects of the kernel's executable, the
+//! packet and kernel arguments, and every live allocation (pool memory,
+//! locked host memory, the executable's loaded segments, the queue and
+//! the packet) before the dispatch, with the pages it changed after it.
+//!
+//! Selection: `LATHE_CAPTURE_KERNELS` (a regex on the mangled or
+//! demangled name) and `LATHE_CAPTURE_LAUNCHES` (`A-B`, `A-` or `A`,
+//! counted from 0 over every kernel dispatch). While capture is on, a
+//! captured dispatch runs alone: every dispatch takes a shared lock, a
+//! captured one the exclusive lock, so no other queue's kernel changes
+//! memory between its before and after snapshots.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use lathe_capsule::write::{capsule_name, disjoint, write, Captured};
+use lathe_capsule::{Allocation, CodeObjectEntry, Manifest, Original, FORMAT, VERSION};
+use lathe_emu::dispatch::AqlDispatch;
+use lathe_emu::run::{DispatchError, QueueContext, Report};
+
+use crate::exec::KernelEntry;
+use crate::rt::{lock, AllocKind, Runtime};
+
+#[derive(Debug)]
+struct Config {
+    dir: std::path::PathBuf,
+    kernels: Option<regex::Regex>,
+    launches: (u64, u64),
+}
+
+fn config() -> Option<&'static Config> {
+    static C: OnceLock<Option<Config>> = OnceLock::new();
+    C.get_or_init(|| {
+        let dir = std::env::var_os("LATHE_CAPTURE").filter(|d| !d.is_empty())?;
+        let kernels = std::env::var("LATHE_CAPTURE_KERNELS").ok().and_then(|k| {
+            regex::Regex::new(&k)
+                .map_err(|e| eprintln!("lathe-hsa: LATHE_CAPTURE_KERNELS={k:?}: {e}"))
+                .ok()
+        });
+        let launches = std::env::var("LATHE_CAPTURE_LAUNCHES")
+            .ok()
+            .and_then(|l| parse_launches(&l))
+            .unwrap_or((0, u64::MAX));
+        let dir = std::path::PathBuf::from(dir);
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            eprintln!("lathe-hsa: --capture {}: {e}", dir.display());
+        }
+        Some(Config {
+            dir,
+            kernels,
+            launches,
+        })
+    })
+    .as_ref()
+}
+
+/// `A-B`, `A-` or `A`, inclusive.
+fn parse_launches(s: &str) -> Option<(u64, u64)> {
+    let n = |x: &str| x.trim().parse::<u64>().ok();
+    match s.split_once('-') {
+        Some((a, "")) => Some((n(a)?, u64::MAX)),
+        Some((a, b)) => Some((n(a)?, n(b)?)),
+        None => n(s).map(|a| (a, a)),
+    }
+}
+
+static ALONE: RwLock<()> = RwLock::new(());
+static LAUNCH: AtomicU64 = AtomicU64::new(0);
+
+/// What [`before`] hands to [`after`].
+#[derive(Debug, Default)]
+pub struct Pending {
+    _shared: Option<RwLockReadGuard<'static, ()>>,
+    capture: Option<Box<(RwLockWriteGuard<'static, ()>, Snapshot)>>,
+}
+
+#[derive(Debug)]
+struct Snapshot {
+    manifest: Manifest,
+    code: Vec<Vec<u8>>,
+    before: Vec<Vec<u8>>,
+    demangled: String,
+}
+
+/// Called just before a kernel dispatch runs: nothing unless capture is
+/// on; snapshots the memory when this dispatch is selected.
+pub fn before(
+    r: &Runtime,
+    k: &KernelEntry,
+    pkt: &AqlDispatch,
+    ctx: &QueueContext,
+    packet: &[u8; 64],
+) -> Pending {
+    let Some(cfg) = config() else {
+        return Pending::default();
+    };
+    let launch = LAUNCH.fetch_add(1, Ordering::Relaxed);
+    let demangled = lathe_codeobj::names::demangle(&k.name).unwrap_or_else(|| k.name.clone());
+    let selected = (cfg.launches.0..=cfg.launches.1).contains(&launch)
+        && cfg
+            .kernels
+            .as_ref()
+            .is_none_or(|re| re.is_match(&k.name) || re.is_match(&demangled));
+    if !selected {
+        return Pending {
+            _shared: Some(ALONE.read().unwrap_or_else(|e| e.into_inner())),
+            capture: None,
+        };
+    }
+    let guard = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    let Some(code) = crate::exec::code_objects_with(pkt.kernel_object) else {
+        return Pending::default();
+    };
+    let mut allocs: Vec<Allocation> = Vec::new();
+    let mut code_at = Vec::new();
+    for (_, base, size) in &code {
+        code_at.push(allocs.len());
+        allocs.push(Allocation {
+            base: *base,
+            size: *size,
+            kind: "code".into(),
+        });
+    }
+    for a in lock(&r.allocs).values() {
+        let kind = match a.kind {
+            AllocKind::Pool(crate::rt::POOL_GPU_COARSE) => "gpu-coarse",
+            AllocKind::Pool(crate::rt::POOL_GPU_FINE) => "gpu-fine",
+            AllocKind::Pool(crate::rt::POOL_CPU_COARSE) => "cpu-coarse",
+            AllocKind::Pool(_) => "cpu-fine",
+            AllocKind::Locked(_) => "host-locked",
+        };
+        // The region as the emulator bounds it (pool sizes are rounded
+        // up to whole pages).
+        let (base, size) = r
+            .mem
+            .find(a.device, 1)
+            .map_or((a.device, a.size), |g| (g.start(), g.len()));
+        allocs.push(Allocation {
+            base,
+            size,
+            kind: kind.into(),
+        });
+    }
+    allocs.push(Allocation {
+        base: ctx.queue,
+        size: 256,
+        kind: "queue".into(),
+    });
+    allocs.push(Allocation {
+        base: ctx.packet,
+        size: 64,
+        kind: "packet".into(),
+    });
+    let kept = disjoint(&allocs);
+    let mut code_entries = Vec::new();
+    for (i, (bytes, _, _)) in code.iter().enumerate() {
+        let Some(at) = kept.iter().position(|&j| j == code_at[i]) else {
+            eprintln!("lathe-hsa: capture of launch {launch}: code object {i} overlaps another allocation; not captured");
+            return Pending::default();
+        };
+        code_entries.push(CodeObjectEntry {
+            size: bytes.len() as u64,
+            allocation: at,
+        });
+    }
+    let mut allocations: Vec<Allocation> = kept.iter().map(|&i| allocs[i].clone()).collect();
+    // The kernarg segment's allocation (HIP's kernarg pool): the host
+    // writes later launches' arguments there while this one runs.
+    if let Some(a) = allocations.iter_mut().find(|a| {
+        a.kind != "code" && pkt.kernarg_address >= a.base && pkt.kernarg_address - a.base < a.size
+    }) {
+        a.kind = "kernarg".into();
+    }
+    let before = read_all(r, &allocations);
+    let mut kernarg = vec![0u8; k.info.kernarg_size as usize];
+    let _ = r.mem.view().read_bytes(pkt.kernarg_address, &mut kernarg);
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        version: VERSION,
+        target: r.gpu.target_id.to_string(),
+        launch,
+        kernel: k.name.clone(),
+        kernel_object: pkt.kernel_object,
+        code_objects: code_entries,
+        packet: lathe_capsule::hex(packet),
+        packet_address: ctx.packet,
+        queue_address: ctx.queue,
+        dispatch_id: ctx.dispatch_id,
+        kernarg: lathe_capsule::hex(&kernarg),
+        allocations,
+        before_bytes: 0,
+        after_pages: Vec::new(),
+        original: Original {
+            seconds: 0.0,
+            wave_instructions: 0,
+            threads: r.threads as u64,
+            stopped: None,
+        },
+    };
+    Pending {
+        _shared: None,
+        capture: Some(Box::new((
+            guard,
+            Snapshot {
+                manifest,
+                code: code.into_iter().map(|(b, _, _)| b).collect(),
+                before,
+                demangled,
+            },
+        ))),
+    }
+}
+
+fn read_all(r: &Runtime, allocs: &[Allocation]) -> Vec<Vec<u8>> {
+    let mut view = r.mem.view();
+    allocs
+        .iter()
+        .map(|a| {
+            let mut v = vec![0u8; a.size as usize];
+            let _ = view.read_bytes(a.base, &mut v);
+            v
+        })
+        .collect()
+}
+
+/// Called right after the dispatch: writes the capsule of a captured one.
+pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
+    let Some(b) = p.capture else { return };
+    let (guard, mut s) = *b;
+    let Some(r) = crate::rt::rt_any() else { return };
+    let Some(cfg) = config() else { return };
+    let mut after = read_all(r, &s.manifest.allocations);
+    drop(guard);
+    // Memory the host owns while the dispatch runs (HIP enqueues the next
+    // packets and writes their arguments meanwhile) and a kernel may not
+    // write: its after-state is its before-state.
+    for (i, a) in s.manifest.allocations.iter().enumerate() {
+        if matches!(a.kind.as_str(), "queue" | "packet" | "kernarg") {
+            after[i].clone_from(&s.before[i]);
+        }
+    }
+    match result {
+        Ok(rep) => {
+            s.manifest.original.seconds = rep.elapsed.as_secs_f64();
+            s.manifest.original.wave_instructions = rep.wave_instructions;
+            s.manifest.original.threads = rep.threads as u64;
+        }
+        Err(e) => {
+            s.manifest.original.stopped =
+                Some(e.to_string().lines().next().unwrap_or_default().to_string());
+        }
+    }
+    let launch = s.manifest.launch;
+    let dir = cfg.dir.join(capsule_name(launch, &s.demangled));
+    let captured = Captured {
+        manifest: s.manifest,
+        code_objects: s.code.iter().map(|c| c.as_slice()).collect(),
+        before: s.before,
+        after,
+    };
+    match write(&dir, captured) {
+        Ok(_) => eprintln!(
+            "lathe: captured launch {launch} ({}) to {}",
+            s.demangled,
+            dir.display()
+        ),
+        Err(e) => eprintln!(
+            "lathe-hsa: capture of launch {launch} ({}) to {} failed: {e}",
+            s.demangled,
+            dir.display()
+        ),
+    }
+}

@@ -1,0 +1,47 @@
+//! Fuzzes the capsule reader (`lathe replay`'s input): the input is split
+//! at the 4-byte marker `CAP|` into `capsule.json`, `before.zst`,
+//! `after.zst` and `code/0.co`, `code/1.co`, … , read with small limits
+//! (every manifest field checked, blobs decompressed only up to what the
+//! bounded manifest declares), and a capsule that reads is placed at its
+//! device addresses and its code objects loaded. Typed errors are
+//! expected; a panic or an allocation beyond the limits is a bug.
+#![no_main]
+
+use lathe_capsule::place::Placed;
+use lathe_capsule::read::{Capsule, Files, Limits};
+use libfuzzer_sys::fuzz_target;
+
+fn split(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while let Some(i) = rest.windows(4).position(|w| w == b"CAP|") {
+        out.push(&rest[..i]);
+        rest = &rest[i + 4..];
+    }
+    out.push(rest);
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    let parts = split(data);
+    let mut files = Files::default();
+    for (i, p) in parts.iter().enumerate().take(8) {
+        let name = match i {
+            0 => "capsule.json".to_string(),
+            1 => "before.zst".to_string(),
+            2 => "after.zst".to_string(),
+            n => format!("code/{}.co", n - 3),
+        };
+        files.0.push((name, p.to_vec()));
+    }
+    let limits = Limits {
+        memory: 64 << 20,
+        code_object: 16 << 20,
+    };
+    if let Ok(c) = Capsule::read(&files, &limits) {
+        for i in 0..c.manifest.allocations.len() {
+            assert_eq!(c.after(i).len(), c.before(i).len());
+        }
+        let _ = Placed::new(&c, None);
+    }
+});
