@@ -6,6 +6,7 @@
 mod abi_test;
 mod agent;
 mod api;
+mod check;
 mod exec;
 mod ffi;
 mod image;

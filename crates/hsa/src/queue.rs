@@ -578,6 +578,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         threads: r.threads,
         interrupt: Some(InterruptHook(signal::interrupt)),
         timeout: r.timeout,
+        check: crate::check::hook(),
         ..Options::default()
     };
     let ctx = QueueContext {
@@ -621,6 +622,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx)
     };
     let end_ns = rt::now_ticks();
+    crate::check::after_dispatch(&k.name, pkt.workgroup_size, &result);
     match result {
         Ok(rep) => {
             static DISPATCHES: AtomicU64 = AtomicU64::new(1);
