@@ -14,8 +14,12 @@ use common::{have_hipcc, hip_app, hip_app_with, target_dir};
 
 const LIBS: &[&str] = &["libhsa_runtime64.so"];
 
+/// The program built with -g, once per test process (the tests run in
+/// parallel and must not rewrite a running executable).
 fn app() -> PathBuf {
-    hip_app_with("lathe-exec-check-test", "sanitize", LIBS, &["-g"])
+    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    APP.get_or_init(|| hip_app_with("lathe-exec-check-test", "sanitize", LIBS, &["-g"]))
+        .clone()
 }
 
 /// The line of `BUG: MODE` in the source.
