@@ -558,7 +558,9 @@ fn copy_bytes(dst: u64, src: u64, size: usize) {
         return;
     }
     if crate::check::checks().initcheck {
-        rt::rt_any().map(|r| r.mem.mark_written(dst, size as u64));
+        if let Some(r) = rt::rt_any() {
+            r.mem.mark_written(dst, size as u64);
+        }
     }
     let (dst, src) = (to_host(dst), to_host(src));
     // SAFETY: the HSA copy functions' contract: `src` and `dst` are valid
@@ -593,7 +595,9 @@ pub fn memory_fill(ptr: *mut c_void, value: u32, count: usize) -> Status {
         return ERROR_INVALID_ARGUMENT;
     }
     if crate::check::checks().initcheck {
-        rt::rt_any().map(|r| r.mem.mark_written(ptr as u64, count as u64 * 4));
+        if let Some(r) = rt::rt_any() {
+            r.mem.mark_written(ptr as u64, count as u64 * 4);
+        }
     }
     let p = to_host(ptr as u64) as *mut u32;
     for i in 0..count {

@@ -286,7 +286,7 @@ fn lds_initcheck(
                 continue;
             };
             if reads {
-                if s.iter().any(|b| *b == 0) {
+                if s.contains(&0) {
                     found.push((l, a as u64));
                 }
             } else {
