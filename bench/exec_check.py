@@ -3,7 +3,8 @@
 `lathe exec`, side by side (the three alternate, so each triple saw similar
 machine load), on the project's HIP programs built by Debian's hipcc for
 gfx90a: wall time of the whole program (HIP start-up, copies, every
-kernel). Every checked run's program output must equal the plain run's
+kernel) and the emulator's time in kernels (the sum of `--stats-json`
+seconds, which HIP's start-up does not blur). Every checked run's program output must equal the plain run's
 output and its exit status must be the program's (no finding: the
 programs are correct); any mismatch exits 1. Reports each side's median
 and spread and the median of the per-run ratios (goals, issue 21:
@@ -12,6 +13,7 @@ runtime (`cargo build --release --workspace`, or `--lathe
 target/ci/lathe` after a ci build). Usage:
 bench/exec_check.py [--repeat N] [--lathe PATH]"""
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -24,7 +26,7 @@ from stats import describe, fail, ratio  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (source, arguments): programs whose kernels do real work.
 PROGRAMS = [
-    ("crates/cli/tests/exec/app.hip", ["200000", "8", "0"]),
+    ("crates/cli/tests/exec/app.hip", ["2000000", "10", "0"]),
     ("crates/cli/tests/exec/sanitize.hip", ["ok"]),
     ("crates/hsa/tests/hip/basics.hip", []),
     ("crates/cli/tests/exec/tools_app.hip", []),
@@ -34,10 +36,14 @@ SIDES = [("plain", []), ("memcheck", ["--check", "memcheck"]),
 
 
 def run(lathe, app, args, extra):
-    cmd = [lathe, "exec"] + extra + ["--", app] + args
+    stats = app + ".stats.json"
+    cmd = [lathe, "exec", "--stats-json", stats] + extra + ["--", app] + args
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
-    return time.perf_counter() - t0, p
+    dt = time.perf_counter() - t0
+    with open(stats) as f:
+        kt = sum(r["seconds"] for r in json.load(f))
+    return dt, kt, p
 
 
 def main():
@@ -51,13 +57,15 @@ def main():
             app = os.path.join(tmp, name)
             subprocess.run(["hipcc", "--offload-arch=gfx90a", "-O2", "-g", "-o", app,
                             os.path.join(ROOT, src)], check=True, capture_output=True)
-            _, ref = run(a.lathe, app, args, [])
+            _, _, ref = run(a.lathe, app, args, [])
             if ref.returncode != 0:
                 fail(f"{name}: plain run exited {ref.returncode}: {ref.stderr[-2000:]}")
             times = {s: [] for s, _ in SIDES}
+            ktimes = {s: [] for s, _ in SIDES}
             for _ in range(a.repeat):
                 for side, extra in SIDES:
-                    dt, p = run(a.lathe, app, args, extra)
+                    dt, kt, p = run(a.lathe, app, args, extra)
+                    ktimes[side].append(kt)
                     if p.returncode != ref.returncode:
                         fail(f"{name} {side}: exit {p.returncode}: {p.stderr[-2000:]}")
                     if p.stdout != ref.stdout:
@@ -65,9 +73,11 @@ def main():
                     times[side].append(dt)
             print(f"{name}:")
             for side, _ in SIDES:
-                print(f"  {side:9} {describe(times[side])}")
+                print(f"  {side:9} wall {describe(times[side])}")
+                print(f"  {side:9} kernels {describe(ktimes[side])}")
             for side in ("memcheck", "initcheck"):
-                print(f"  {side} / plain: {ratio(times[side], times['plain'])}")
+                print(f"  {side} / plain: wall {ratio(times[side], times['plain'])}, "
+                      f"kernels {ratio(ktimes[side], ktimes['plain'])}")
             sys.stdout.flush()
 
 
