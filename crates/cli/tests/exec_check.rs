@@ -45,7 +45,7 @@ fn exec(args: &[&str], prog: &Path, prog_args: &[&str]) -> Output {
         .expect("run lathe exec")
 }
 
-/// Runs MODE under `--check memcheck,initcheck`; returns the reports, the
+/// Runs MODE under `--check all`; returns the reports, the
 /// exit status and stderr.
 fn checked(prog: &Path, mode: &str) -> (Vec<Value>, Option<i32>, String) {
     let dir = target_dir().join("lathe-exec-check-test");
@@ -53,7 +53,7 @@ fn checked(prog: &Path, mode: &str) -> (Vec<Value>, Option<i32>, String) {
     let o = exec(
         &[
             "--check",
-            "memcheck,initcheck",
+            "all",
             "--check-json",
             json.to_str().expect("utf-8"),
         ],
@@ -84,16 +84,21 @@ fn expect_one(
     let r = &reports[0];
     assert_eq!(r["tool"], tool, "{mode}: {r:#}");
     assert_eq!(r["kind"], kind, "{mode}: {r:#}");
+    // The line in the program: the innermost frame, or the frame an
+    // inlined HIP header function (`__syncthreads`) was inlined into.
+    let frames = r["frames"].as_array().expect("frames");
+    let at = frames
+        .iter()
+        .find(|f| {
+            f["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("sanitize.hip"))
+        })
+        .unwrap_or_else(|| panic!("{mode}: no frame in sanitize.hip: {r:#}"));
     assert_eq!(
-        r["line"].as_u64(),
+        at["line"].as_u64(),
         Some(bug_line(mode)),
         "{mode}: wrong line: {r:#}\n{err}"
-    );
-    assert!(
-        r["file"]
-            .as_str()
-            .is_some_and(|f| f.ends_with("sanitize.hip")),
-        "{mode}: {r:#}"
     );
     let arr = |v: &Value| -> Vec<u64> {
         v.as_array()
@@ -179,6 +184,17 @@ fn each_bug_is_found_by_its_checker_at_its_line_and_thread() {
         [64, 0, 0],
     );
     assert_eq!(r["count"], 64, "{r:#}");
+    // A barrier waves 2 and 3 never reach: reported at the barrier, for
+    // the first waiting wave.
+    let r = expect_one(
+        &prog,
+        "divergent",
+        "synccheck",
+        "barrier-not-reached",
+        [0, 0, 0],
+        [0, 0, 0],
+    );
+    assert_eq!(r["address"], 2, "the wave that ended: {r:#}");
 }
 
 #[test]
@@ -192,6 +208,7 @@ fn correct_programs_get_no_report() {
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("========= memcheck: 0 errors"), "{err}");
     assert!(err.contains("========= initcheck: 0 errors"), "{err}");
+    assert!(err.contains("========= synccheck: 0 errors"), "{err}");
     // The project's other HIP test programs.
     let app = hip_app("lathe-exec-check-test", "app", LIBS);
     let o = exec(&["--check", "all"], &app, &["3000", "2", "0"]);

@@ -29,12 +29,15 @@ pub struct Checks {
     pub memcheck: bool,
     /// Reads of global or LDS bytes nothing wrote.
     pub initcheck: bool,
+    /// Barriers some waves of a work-group never reach, or reach at
+    /// different `s_barrier`s.
+    pub synccheck: bool,
 }
 
 impl Checks {
     /// Any checker at all.
     pub fn any(self) -> bool {
-        self.memcheck || self.initcheck
+        self.memcheck || self.initcheck || self.synccheck
     }
 }
 
@@ -48,6 +51,8 @@ pub enum Access {
     Write,
     /// A read-modify-write atomic.
     Atomic,
+    /// `s_barrier` (synccheck).
+    Barrier,
 }
 
 impl Access {
@@ -57,6 +62,7 @@ impl Access {
             Access::Read => "read",
             Access::Write => "write",
             Access::Atomic => "atomic",
+            Access::Barrier => "barrier",
         }
     }
 }
@@ -83,6 +89,12 @@ pub enum Kind {
     Uninitialized,
     /// A read of LDS bytes nothing wrote since the work-group started.
     UninitializedLds,
+    /// Waves wait at a barrier another wave of the work-group ended
+    /// without reaching (the address is that wave's index).
+    BarrierNotReached,
+    /// Waves of one work-group wait at different `s_barrier`s (the
+    /// address is the other barrier's PC).
+    BarrierMismatch,
 }
 
 impl Kind {
@@ -90,6 +102,7 @@ impl Kind {
     pub fn tool(self) -> &'static str {
         match self {
             Kind::Uninitialized | Kind::UninitializedLds => "initcheck",
+            Kind::BarrierNotReached | Kind::BarrierMismatch => "synccheck",
             _ => "memcheck",
         }
     }
@@ -105,6 +118,8 @@ impl Kind {
             Kind::MisalignedAtomic => "misaligned-atomic",
             Kind::Uninitialized => "uninitialized-global-read",
             Kind::UninitializedLds => "uninitialized-lds-read",
+            Kind::BarrierNotReached => "barrier-not-reached",
+            Kind::BarrierMismatch => "barrier-mismatch",
         }
     }
 
@@ -113,6 +128,7 @@ impl Kind {
         match self {
             Kind::LdsOutOfBounds | Kind::UninitializedLds => "shared",
             Kind::ScratchOutOfBounds => "local",
+            Kind::BarrierNotReached | Kind::BarrierMismatch => "barrier",
             _ => "global",
         }
     }

@@ -41,6 +41,7 @@ fn state() -> Option<&'static State> {
             match name.trim() {
                 "memcheck" => checks.memcheck = true,
                 "initcheck" => checks.initcheck = true,
+                "synccheck" => checks.synccheck = true,
                 _ => {}
             }
         }
@@ -283,9 +284,17 @@ fn report_text(
     let space = match v.kind.space() {
         "shared" => "__shared__",
         "local" => "__local__",
+        "barrier" => "",
         _ => "__global__",
     };
     let what = match v.kind {
+        Kind::BarrierNotReached => {
+            "Barrier error: a wave of the work-group ended without reaching this barrier"
+                .to_string()
+        }
+        Kind::BarrierMismatch => {
+            "Barrier error: waves of the work-group wait at different barriers".to_string()
+        }
         Kind::Uninitialized | Kind::UninitializedLds => {
             format!("Uninitialized {space} memory read of size {} bytes", v.size)
         }
@@ -328,6 +337,14 @@ fn report_text(
         thread[0], thread[1], thread[2], h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
     ));
     let where_ = match (v.kind, v.region) {
+        (Kind::BarrierNotReached, _) => format!(
+            "Wave {} of block ({},{},{}) ended while wave {} waits here",
+            v.addr, h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
+        ),
+        (Kind::BarrierMismatch, _) => format!(
+            "Another wave of the block waits at the barrier at {}",
+            crate::exec::place(v.addr)
+        ),
         (Kind::UseAfterFree, Some((b, z))) => format!(
             "Address {:#x} is at offset {} of a freed allocation at {b:#x} of {z} bytes",
             v.addr,

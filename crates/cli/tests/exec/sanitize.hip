@@ -7,6 +7,8 @@
 //   sanitize uaf        a kernel writes a buffer after hipFree
 //   sanitize uninit     a kernel reads a buffer nothing wrote
 //   sanitize lds_uninit a kernel reads shared memory nothing wrote
+//   sanitize divergent  __syncthreads() inside if (threadIdx.x < 128) of a
+//                       256-thread block
 //   sanitize ok         dynamic LDS, atomics and barriers, all correct
 #include <hip/hip_runtime.h>
 #include <cstdio>
@@ -41,6 +43,15 @@ __global__ void lds_unwritten(int* out) {
   if (threadIdx.x < 64) tile[threadIdx.x] = threadIdx.x;
   __syncthreads();
   out[threadIdx.x] = tile[threadIdx.x];  // BUG: lds_uninit
+}
+
+__global__ void divergent_barrier(int* out) {
+  __shared__ int s[256];
+  s[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x < 128) {
+    __syncthreads();  // BUG: divergent
+    out[threadIdx.x] = s[255 - threadIdx.x];
+  }
 }
 
 // Correct: block sums through dynamic LDS with barriers, then atomics.
@@ -99,6 +110,12 @@ int main(int argc, char** argv) {
     hipLaunchKernelGGL(lds_unwritten, dim3(1), dim3(128), 0, 0, out);
     CHECK(hipDeviceSynchronize());
     printf("lds_uninit: done\n");
+  } else if (strcmp(mode, "divergent") == 0) {
+    int* out;
+    CHECK(hipMalloc(&out, 256 * sizeof(int)));
+    hipLaunchKernelGGL(divergent_barrier, dim3(1), dim3(256), 0, 0, out);
+    CHECK(hipDeviceSynchronize());
+    printf("divergent: done\n");
   } else if (strcmp(mode, "ok") == 0) {
     int n = 3000;
     std::vector<int> h(n);

@@ -1138,6 +1138,48 @@ impl Step for Exec<'_> {
         }
     }
 
+    /// synccheck: a wave that ended while others wait at a barrier never
+    /// reached it; waves waiting at different `s_barrier`s reached
+    /// barriers in different program order.
+    fn barrier_release(&mut self, waves: &[Wave]) {
+        let Some(c) = self.core.view.check_mut() else {
+            return;
+        };
+        if !c.checks.synccheck {
+            return;
+        }
+        let mut waiting = waves
+            .iter()
+            .filter(|w| w.status == crate::wave::WaveStatus::Barrier);
+        let Some(first) = waiting.next() else {
+            return;
+        };
+        // `s_barrier` (4 bytes) is the instruction before the wave's PC.
+        let at = first.pc.wrapping_sub(4);
+        if let Some(gone) = waves
+            .iter()
+            .find(|w| w.status == crate::wave::WaveStatus::Ended)
+        {
+            c.note(
+                Kind::BarrierNotReached,
+                Access::Barrier,
+                0,
+                u64::from(gone.index),
+                None,
+            );
+        }
+        if let Some(other) = waiting.find(|w| w.pc != first.pc) {
+            c.note(
+                Kind::BarrierMismatch,
+                Access::Barrier,
+                0,
+                other.pc.wrapping_sub(4),
+                None,
+            );
+        }
+        c.flush(at, first.workgroup, first.index, &"s_barrier");
+    }
+
     fn out_of_steps(&mut self, w: &Wave) -> Stop {
         Stop::Budget {
             pc: w.pc,
