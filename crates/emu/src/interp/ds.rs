@@ -269,18 +269,18 @@ fn lds_initcheck(
     addr: Option<Op>,
 ) {
     let elem = op.elem as usize;
-    let offs = if op.two {
+    let (offs, n) = if op.two {
         let scale = op.elem as u64 * if op.st64 { 64 } else { 1 };
-        vec![off0 * scale, off1 * scale]
+        ([off0 * scale, off1 * scale], 2)
     } else {
-        vec![off16]
+        ([off16, 0], 1)
     };
     let reads = op.read;
     let shadow = &mut x.lds_shadow;
     let mut found: Vec<(usize, u64)> = Vec::new();
     for l in (0..LANES).filter(|&l| w.active(l)) {
         let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
-        for off in &offs {
+        for off in &offs[..n] {
             let a = lds_addr(base, *off) as usize;
             let Some(s) = a.checked_add(elem).and_then(|e| shadow.get_mut(a..e)) else {
                 continue;
