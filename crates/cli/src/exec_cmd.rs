@@ -77,6 +77,17 @@ pub struct ExecArgs {
     /// starts either way.
     #[arg(long, value_enum, default_value_t = OnToolError::Skip, requires = "tool")]
     on_tool_error: OnToolError,
+    /// Run the sanitizer: a comma-separated list of memcheck (accesses
+    /// outside what the program allocated, freed memory, LDS and scratch
+    /// bounds, misaligned atomics), initcheck (reads of memory nothing
+    /// wrote), synccheck (barriers not every wave reaches) or all. Findings go to stderr as they happen, with a summary
+    /// per checker at the end; the exit status is 66 when any was found.
+    #[arg(long, value_name = "LIST")]
+    check: Option<String>,
+    /// Write the sanitizer's findings (folded by kind and PC, counted) as a
+    /// JSON array to PATH.
+    #[arg(long, value_name = "PATH", requires = "check")]
+    check_json: Option<PathBuf>,
     /// The program and its arguments (after `--`).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<OsString>,
@@ -364,6 +375,15 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     } else {
         cmd.env_remove("LATHE_TOOL");
     }
+    cmd.env_remove("LATHE_CHECK").env_remove("LATHE_CHECK_LOG");
+    let check = match &a.check {
+        Some(list) => Some(crate::exec_check::CheckRun::new(
+            &mut cmd,
+            list,
+            a.check_json.as_deref(),
+        )?),
+        None => None,
+    };
     // The program's temporary files (Comgr's `comgr-…` directory, which
     // HIP makes at start-up and leaves when stopped by a signal) go to a
     // directory of this run, removed afterwards.
@@ -437,6 +457,15 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
             }
             128 + sig
         }
+    };
+    let found = match check {
+        Some(c) => c.finish()?,
+        None => false,
+    };
+    let code = if found && signals::received().is_none() {
+        crate::exec_check::CHECK_FAILED_EXIT
+    } else {
+        code
     };
     std::process::exit(code)
 }

@@ -5,6 +5,7 @@
 mod bundle_cmd;
 mod cfg_cmd;
 mod disasm_cmd;
+mod exec_check;
 mod exec_cmd;
 mod info_cmd;
 mod input;

@@ -18,6 +18,7 @@ pub mod error;
 pub mod header;
 pub mod host;
 pub mod kd;
+pub mod lines;
 pub mod metadata;
 pub mod msgpack;
 pub mod names;

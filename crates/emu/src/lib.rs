@@ -8,6 +8,7 @@
 //! register used before its `s_waitcnt`.
 
 pub mod alu;
+pub mod check;
 pub mod clock;
 pub mod dispatch;
 pub mod interp;

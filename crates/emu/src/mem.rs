@@ -45,8 +45,10 @@
 
 use std::alloc::{self, Layout};
 use std::fmt;
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock};
+
+use crate::check::{Access, Kind, ViewCheck};
 
 /// What kind of memory a region is; shown in fault reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,6 +178,13 @@ pub struct Region {
     /// Added (wrapping) to a device address to get the host address of its
     /// byte: 0 except for aliases ([`DeviceMemory::register_host_alias`]).
     host_delta: u64,
+    /// The bytes the program asked for (`len` is rounded up): accesses
+    /// past it are reported by memcheck (issue 21), and still performed.
+    limit: u64,
+    /// Freed while the table keeps freed regions ([`DeviceMemory::set_quarantine`]).
+    freed: AtomicBool,
+    /// initcheck's shadow: one byte per byte of `len`, non-zero once written.
+    shadow: Option<Box<[AtomicU8]>>,
 }
 
 impl fmt::Debug for Region {
@@ -185,6 +194,7 @@ impl fmt::Debug for Region {
             .field("len", &self.len)
             .field("kind", &self.kind)
             .field("writable", &self.writable)
+            .field("limit", &self.limit)
             .finish()
     }
 }
@@ -229,6 +239,8 @@ impl Drop for Region {
 #[derive(Debug, Default)]
 pub struct DeviceMemory {
     regions: RwLock<Vec<Arc<Region>>>,
+    /// [`DeviceMemory::free`] marks regions freed and keeps them (memcheck).
+    quarantine: AtomicBool,
 }
 
 impl DeviceMemory {
@@ -241,6 +253,20 @@ impl DeviceMemory {
     /// least 256 like the HSA runtime). Returns the device address, which is
     /// also the host address of the bytes.
     pub fn allocate(&self, len: u64, align: u64, kind: RegionKind) -> Result<u64, MemError> {
+        self.allocate_sized(len, len, align, kind, false)
+    }
+
+    /// [`DeviceMemory::allocate`] of `len` bytes for a request of `asked`
+    /// (at most `len`): accesses past `asked` are performed but reported by
+    /// memcheck. With `shadow`, initcheck tracks which bytes were written.
+    pub fn allocate_sized(
+        &self,
+        len: u64,
+        asked: u64,
+        align: u64,
+        kind: RegionKind,
+        shadow: bool,
+    ) -> Result<u64, MemError> {
         if len == 0 {
             return Err(MemError::BadRange(0, len));
         }
@@ -260,6 +286,9 @@ impl DeviceMemory {
             writable: true,
             backing: Backing::Owned(layout),
             host_delta: 0,
+            limit: asked.min(len),
+            freed: AtomicBool::new(false),
+            shadow: shadow.then(|| (0..size).map(|_| AtomicU8::new(0)).collect()),
         };
         let start = region.start;
         self.insert(region)?;
@@ -291,6 +320,9 @@ impl DeviceMemory {
             writable,
             backing: Backing::Borrowed,
             host_delta: 0,
+            limit: len,
+            freed: AtomicBool::new(false),
+            shadow: None,
         })?;
         Ok(start)
     }
@@ -322,6 +354,9 @@ impl DeviceMemory {
             writable,
             backing: Backing::Borrowed,
             host_delta: host.wrapping_sub(device),
+            limit: len,
+            freed: AtomicBool::new(false),
+            shadow: None,
         })?;
         Ok(device)
     }
@@ -343,14 +378,45 @@ impl DeviceMemory {
     }
 
     /// Removes the region starting at `addr`. Owned memory is released once
-    /// no [`MemView`] still holds it.
+    /// no [`MemView`] still holds it. Under quarantine the region stays,
+    /// marked freed (its bytes are never reused; memcheck reports every
+    /// access to it).
     pub fn free(&self, addr: u64) -> Result<(), MemError> {
         let mut t = self.regions.write().unwrap_or_else(|e| e.into_inner());
         let i = t
             .binary_search_by_key(&addr, |r| r.start)
             .map_err(|_| MemError::NotAllocated(addr))?;
+        if self.quarantine.load(Ordering::Relaxed) {
+            if t[i].freed.swap(true, Ordering::Relaxed) {
+                return Err(MemError::NotAllocated(addr));
+            }
+            return Ok(());
+        }
         t.remove(i);
         Ok(())
+    }
+
+    /// Keeps freed regions, marked, so accesses to them are reported
+    /// rather than faulting (memcheck).
+    pub fn set_quarantine(&self, on: bool) {
+        self.quarantine.store(on, Ordering::Relaxed);
+    }
+
+    /// Marks `[addr, addr + len)` written in initcheck's shadow (a host
+    /// copy or fill into device memory); nothing without a shadow.
+    pub fn mark_written(&self, addr: u64, len: u64) {
+        let t = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = t.partition_point(|r| r.start <= addr);
+        let Some(r) = i.checked_sub(1).and_then(|j| t.get(j)) else {
+            return;
+        };
+        if let Some(sh) = &r.shadow {
+            let lo = addr.saturating_sub(r.start).min(r.len) as usize;
+            let hi = addr.saturating_add(len).saturating_sub(r.start).min(r.len) as usize;
+            for b in &sh[lo..hi.max(lo)] {
+                b.store(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// The region containing `[addr, addr + size)`, if any.
@@ -377,6 +443,7 @@ impl DeviceMemory {
         MemView {
             mem: self,
             cache: Default::default(),
+            check: None,
         }
     }
 }
@@ -431,20 +498,121 @@ const VIEW_CACHE: usize = 8;
 pub struct MemView<'m> {
     mem: &'m DeviceMemory,
     cache: [Option<Arc<Region>>; VIEW_CACHE],
+    /// The sanitizer ([`crate::check`]); `None`: no checks, one branch per
+    /// access.
+    check: Option<Box<ViewCheck>>,
 }
 
 impl fmt::Debug for MemView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MemView")
             .field("cache", &self.cache)
+            .field("check", &self.check)
             .finish()
     }
 }
 
 impl MemView<'_> {
-    /// The host pointer for `[addr, addr + size)` after a bounds check.
+    /// Turns the sanitizer on for this view ([`crate::check`]).
+    pub fn set_check(&mut self, check: Option<Box<ViewCheck>>) {
+        self.check = check;
+    }
+
+    /// The sanitizer's state, when on.
+    pub fn check_mut(&mut self) -> Option<&mut ViewCheck> {
+        self.check.as_deref_mut()
+    }
+
+    /// Names the lane the next accesses are for (for the sanitizer).
+    #[inline]
+    pub fn set_lane(&mut self, lane: usize) {
+        if let Some(c) = self.check.as_deref_mut() {
+            c.lane = Some(lane as u8);
+        }
+    }
+
+    /// The host pointer for `[addr, addr + size)` after a bounds check,
+    /// and the sanitizer's checks of the access when on.
     #[inline]
     fn locate(&mut self, addr: u64, size: u32, kind: AccessKind) -> Result<*mut u8, Fault> {
+        let p = self.locate_raw(addr, size, kind)?;
+        if self.check.is_some() {
+            self.check_hit(addr, size, kind);
+        }
+        Ok(p)
+    }
+
+    /// The sanitizer's look at an access `locate_raw` just placed in
+    /// `cache[0]`: past the requested size, to a freed region, or a read
+    /// of bytes nothing wrote; writes mark the shadow.
+    #[inline(never)]
+    fn check_hit(&mut self, addr: u64, size: u32, kind: AccessKind) {
+        let (Some(c), Some(r)) = (self.check.as_deref_mut(), self.cache[0].as_ref()) else {
+            return;
+        };
+        let access = match kind {
+            AccessKind::Read => Access::Read,
+            AccessKind::Write => Access::Write,
+            AccessKind::Atomic => Access::Atomic,
+        };
+        let region = Some((r.start, r.limit));
+        let end = addr.saturating_add(u64::from(size));
+        if c.checks.memcheck {
+            if r.freed.load(Ordering::Relaxed) {
+                c.note(Kind::UseAfterFree, access, size, addr, region);
+                return;
+            }
+            if end > r.start + r.limit {
+                c.note(Kind::OutOfBounds, access, size, addr, region);
+            }
+        }
+        if let Some(sh) = &r.shadow {
+            let lo = (addr - r.start) as usize;
+            if kind == AccessKind::Read {
+                let hi = (end.min(r.start + r.limit).saturating_sub(r.start) as usize).max(lo);
+                if c.checks.initcheck && sh[lo..hi].iter().any(|b| b.load(Ordering::Relaxed) == 0) {
+                    c.note(Kind::Uninitialized, access, size, addr, region);
+                }
+            } else {
+                let hi = (end - r.start) as usize;
+                for b in &sh[lo..hi] {
+                    b.store(1, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Whether a wave-wide access to `[lo, lo + len)`, just placed in
+    /// `cache[0]`, may skip per-lane checks: nothing to report and, for a
+    /// contiguous (`exact`) write, the shadow marked.
+    #[inline(never)]
+    fn span_clean(&mut self, lo: u64, len: u64, kind: AccessKind, exact: bool) -> bool {
+        let (Some(c), Some(r)) = (self.check.as_deref(), self.cache[0].as_ref()) else {
+            return true;
+        };
+        if r.freed.load(Ordering::Relaxed) || lo + len > r.start + r.limit {
+            return !c.checks.memcheck && r.shadow.is_none();
+        }
+        let Some(sh) = &r.shadow else {
+            return true;
+        };
+        if !exact {
+            return false;
+        }
+        let s = &sh[(lo - r.start) as usize..(lo - r.start + len) as usize];
+        if kind == AccessKind::Read {
+            !c.checks.initcheck || s.iter().all(|b| b.load(Ordering::Relaxed) != 0)
+        } else {
+            for b in s {
+                b.store(1, Ordering::Relaxed);
+            }
+            true
+        }
+    }
+
+    /// The host pointer for `[addr, addr + size)` after a bounds check.
+    #[inline]
+    fn locate_raw(&mut self, addr: u64, size: u32, kind: AccessKind) -> Result<*mut u8, Fault> {
         let hit =
             |r: &Option<Arc<Region>>| r.as_ref().is_some_and(|r| r.contains(addr, size as u64));
         let region = if hit(&self.cache[0]) {
@@ -618,6 +786,7 @@ impl MemView<'_> {
             return Ok(());
         }
         for l in set_lanes(exec) {
+            self.set_lane(l);
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Read)
                 .map_err(|f| (l, f))?;
@@ -766,7 +935,10 @@ impl MemView<'_> {
         if off != 0 {
             return None;
         }
-        let p = self.locate(lo, 64 * n as u32, kind).ok()?;
+        let p = self.locate_raw(lo, 64 * n as u32, kind).ok()?;
+        if self.check.is_some() && !self.span_clean(lo, 64 * n as u64, kind, true) {
+            return None;
+        }
         ((p as usize) % 4 == 0).then_some(p)
     }
 
@@ -792,7 +964,10 @@ impl MemView<'_> {
         if len > 1 << 20 {
             return None;
         }
-        let p = self.locate(lo, u32::try_from(len).ok()?, kind).ok()?;
+        let p = self.locate_raw(lo, u32::try_from(len).ok()?, kind).ok()?;
+        if self.check.is_some() && !self.span_clean(lo, len, kind, false) {
+            return None;
+        }
         Some((p, lo))
     }
 
@@ -817,6 +992,7 @@ impl MemView<'_> {
             return Ok(());
         }
         for l in set_lanes(exec) {
+            self.set_lane(l);
             let p = self
                 .locate(addrs[l], n as u32, AccessKind::Write)
                 .map_err(|f| (l, f))?;

@@ -56,6 +56,9 @@ pub struct Options {
     /// when the environment has `LATHE_UOP_STATS`, which also prints the
     /// counts to stderr after each dispatch.
     pub count_uops: bool,
+    /// The sanitizer ([`crate::check`]): findings go to this checker
+    /// (`None`, the default: no checks, at no cost).
+    pub check: Option<crate::check::CheckHook>,
 }
 
 /// The receiver of device interrupts: called on the emulator thread that
@@ -122,6 +125,7 @@ impl Default for Options {
             interrupt: None,
             fast_tier: true,
             count_uops: std::env::var_os("LATHE_UOP_STATS").is_some(),
+            check: None,
         }
     }
 }
@@ -327,6 +331,7 @@ fn dispatch_impl(
                     exec.uop_counts = Some(vec![0; exec.counts.len()]);
                 }
                 exec.deadline = deadline;
+                exec.set_check(opts.check.map(|h| h.0), per_lane);
                 exec.set_interrupt(opts.interrupt.map(|h| h.0));
                 if record {
                     exec.enable_recording();
@@ -394,6 +399,7 @@ fn dispatch_impl(
                     wg.id = wg_id;
                     wg.lds.clear();
                     wg.lds.resize(lds_size as usize, 0u8);
+                    exec.start_workgroup(lds_size as usize);
                     let ran = if record {
                         let mut t = Tagging {
                             exec: &mut exec,

@@ -241,6 +241,9 @@ pub trait Step {
     /// The stop to report when the group's instruction budget runs out
     /// (an endless loop, or waves spinning on a barrier others never reach).
     fn out_of_steps(&mut self, wave: &Wave) -> Self::Stop;
+    /// Every live wave of the group waits at a barrier and is about to be
+    /// released (synccheck looks at who is where); nothing by default.
+    fn barrier_release(&mut self, _waves: &[Wave]) {}
     /// Whether the watchdog has fired; asked once per scheduling slice.
     fn expired(&mut self) -> bool {
         false
@@ -298,6 +301,7 @@ pub fn run_workgroup<S: Step>(
         if running == 0 {
             // Everyone alive is at the barrier: release them. (A wave that
             // ended counts as arrived, as on hardware.)
+            step.barrier_release(&wg.waves);
             for w in &mut wg.waves {
                 if w.status == WaveStatus::Barrier {
                     w.status = WaveStatus::Running;

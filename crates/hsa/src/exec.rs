@@ -861,6 +861,21 @@ pub fn place(pc: u64) -> String {
     format!("device address {pc:#x} (outside every code object)")
 }
 
+/// Runs `f` on the ELF bytes of the loaded code object holding device
+/// address `pc` and the code-object address of `pc` (for source lines).
+pub fn with_code_object<T>(pc: u64, f: impl FnOnce(&[u8], u64) -> T) -> Option<T> {
+    let execs: Vec<Arc<Mutex<Exec>>> = reg().execs.values().cloned().collect();
+    for ex in execs {
+        let x = lock(&ex);
+        for lco in x.exe.code_objects() {
+            if pc >= lco.load_base && pc < lco.load_base + lco.load_size {
+                return Some(f(&lco.storage, pc.wrapping_sub(lco.load_delta as u64)));
+            }
+        }
+    }
+    None
+}
+
 /// An instrumented code object's `.lathe.addr_map` section (pairs of
 /// little-endian u64: instrumented address, original address, sorted by
 /// the former); `None` without one.

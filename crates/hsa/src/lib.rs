@@ -7,6 +7,7 @@ mod abi_test;
 mod agent;
 mod api;
 mod capture;
+mod check;
 mod exec;
 mod ffi;
 mod image;

@@ -201,7 +201,16 @@ pub fn memory_pool_allocate(pool: Pool, size: usize, flags: u32, ptr: *mut *mut 
         RegionKind::Host
     };
     let len = (size as u64).next_multiple_of(4096);
-    match r.mem.allocate(len, 4096, kind) {
+    // The sanitizer (`lathe exec --check`): the requested size bounds
+    // memcheck, freed regions are kept, and device memory (the coarse
+    // pool hipMalloc uses, which only the device and copies write) gets
+    // initcheck's shadow.
+    let checks = crate::check::checks();
+    if checks.memcheck {
+        r.mem.set_quarantine(true);
+    }
+    let shadow = checks.initcheck && p == POOL_GPU_COARSE;
+    match r.mem.allocate_sized(len, size as u64, 4096, kind, shadow) {
         Ok(a) => {
             lock(&r.allocs).insert(
                 a,
@@ -548,6 +557,11 @@ fn copy_bytes(dst: u64, src: u64, size: usize) {
     if size == 0 || dst == src {
         return;
     }
+    if crate::check::checks().initcheck {
+        if let Some(r) = rt::rt_any() {
+            r.mem.mark_written(dst, size as u64);
+        }
+    }
     let (dst, src) = (to_host(dst), to_host(src));
     // SAFETY: the HSA copy functions' contract: `src` and `dst` are valid
     // for `size` bytes (device memory is host memory in this runtime, and
@@ -579,6 +593,11 @@ pub fn memory_fill(ptr: *mut c_void, value: u32, count: usize) -> Status {
     }
     if ptr.is_null() || (ptr as usize) % 4 != 0 {
         return ERROR_INVALID_ARGUMENT;
+    }
+    if crate::check::checks().initcheck {
+        if let Some(r) = rt::rt_any() {
+            r.mem.mark_written(ptr as u64, count as u64 * 4);
+        }
     }
     let p = to_host(ptr as u64) as *mut u32;
     for i in 0..count {

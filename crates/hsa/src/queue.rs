@@ -578,6 +578,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         threads: r.threads,
         interrupt: Some(InterruptHook(signal::interrupt)),
         timeout: r.timeout,
+        check: crate::check::hook(),
         ..Options::default()
     };
     let ctx = QueueContext {
@@ -623,6 +624,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     };
     let end_ns = rt::now_ticks();
     crate::capture::after(capture, &result);
+    crate::check::after_dispatch(&k.name, pkt.workgroup_size, &result);
     match result {
         Ok(rep) => {
             static DISPATCHES: AtomicU64 = AtomicU64::new(1);

@@ -83,6 +83,11 @@ pub fn have_hipcc() -> bool {
 /// loads (`libs`) are built (the workspace build makes them; `cargo test`
 /// alone does not).
 pub fn hip_app(dir: &str, name: &str, libs: &[&str]) -> PathBuf {
+    hip_app_with(dir, name, libs, &[])
+}
+
+/// [`hip_app`] with more hipcc arguments (`-g`).
+pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> PathBuf {
     for lib in libs {
         let p = target_dir().join(lib);
         assert!(
@@ -98,7 +103,9 @@ pub fn hip_app(dir: &str, name: &str, libs: &[&str]) -> PathBuf {
         .join("tests/exec")
         .join(format!("{name}.hip"));
     let o = Command::new("hipcc")
-        .args(["--offload-arch=gfx90a", "-O2", "-o"])
+        .args(["--offload-arch=gfx90a", "-O2"])
+        .args(extra)
+        .arg("-o")
         .arg(&out)
         .arg(&src)
         .output()

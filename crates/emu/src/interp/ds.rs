@@ -89,6 +89,9 @@ pub(super) fn ds(
         d16,
         ..
     } = op;
+    if !x.lds_shadow.is_empty() {
+        lds_initcheck(x, w, &op, [off0, off1, off16], addr);
+    }
     if (is_read || is_write)
         && elem % 4 == 0
         && ds_dwords(w, lds, &op, [off0, off1, off16], addr, [d0, d1], vdst)
@@ -253,6 +256,60 @@ pub(super) fn ds(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// initcheck on LDS: every active lane's bytes, read before anything wrote
+/// them since the work-group started, are reported; writes and atomics
+/// mark them. Addresses outside LDS are left to the access (its fault).
+fn lds_initcheck(
+    x: &mut Core<'_>,
+    w: &Wave,
+    op: &DsOp,
+    [off0, off1, off16]: [u64; 3],
+    addr: Option<Op>,
+) {
+    let elem = op.elem as usize;
+    let (offs, n) = if op.two {
+        let scale = op.elem as u64 * if op.st64 { 64 } else { 1 };
+        ([off0 * scale, off1 * scale], 2)
+    } else {
+        ([off16, 0], 1)
+    };
+    let reads = op.read;
+    let shadow = &mut x.lds_shadow;
+    let mut found: Vec<(usize, u64)> = Vec::new();
+    for l in (0..LANES).filter(|&l| w.active(l)) {
+        let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
+        for off in &offs[..n] {
+            let a = lds_addr(base, *off) as usize;
+            let Some(s) = a.checked_add(elem).and_then(|e| shadow.get_mut(a..e)) else {
+                continue;
+            };
+            if reads {
+                if s.contains(&0) {
+                    found.push((l, a as u64));
+                }
+            } else {
+                s.fill(1);
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    let size = shadow.len() as u64;
+    if let Some(c) = x.view.check_mut() {
+        for (l, a) in found {
+            c.lane = Some(l as u8);
+            c.note(
+                Kind::UninitializedLds,
+                Access::Read,
+                op.elem,
+                a,
+                Some((0, size)),
+            );
+        }
+    }
 }
 
 /// The VGPR rows `first..first + n` of a VGPR operand, when they are all

@@ -58,6 +58,7 @@ use lathe_isa::{
 };
 
 use crate::alu;
+use crate::check::{Access, Kind};
 use crate::lanes;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
 use crate::wave::{Flow, Step, VReg, Wave, LANES};
@@ -296,6 +297,9 @@ struct Core<'m> {
     interrupt: Option<fn(u32)>,
     /// Lane buffers the handlers compute in ([`Bufs`]).
     bufs: Box<Bufs>,
+    /// initcheck's LDS shadow for the work-group running: a byte per LDS
+    /// byte, non-zero once written (empty when initcheck is off).
+    lds_shadow: Vec<u8>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -626,6 +630,7 @@ impl<'m> Exec<'m> {
                 mem_log: None,
                 interrupt: None,
                 bufs: Box::new(Bufs::default()),
+                lds_shadow: Vec::new(),
             },
             target,
             counts: vec![0; Opcode::all().count() + 1],
@@ -653,6 +658,34 @@ impl<'m> Exec<'m> {
             r.accesses = log;
         }
         Some(r)
+    }
+
+    /// Turns the sanitizer on ([`crate::check`]): findings go to
+    /// `checker`; `private_size` is a lane's private segment in bytes.
+    pub fn set_check(
+        &mut self,
+        checker: Option<&'static crate::check::Checker>,
+        private_size: u64,
+    ) {
+        self.core.view.set_check(checker.map(|c| {
+            let mut v = crate::check::ViewCheck::new(c);
+            v.private_size = private_size;
+            Box::new(v)
+        }));
+    }
+
+    /// A new work-group of `lds` LDS bytes starts: initcheck's LDS shadow
+    /// is cleared (nothing without initcheck).
+    pub fn start_workgroup(&mut self, lds: usize) {
+        if self
+            .core
+            .view
+            .check_mut()
+            .is_some_and(|c| c.checks.initcheck)
+        {
+            self.core.lds_shadow.clear();
+            self.core.lds_shadow.resize(lds, 0);
+        }
     }
 
     /// Sets the receiver of `s_sendmsg sendmsg(MSG_INTERRUPT)` (called with
@@ -1031,7 +1064,13 @@ impl Exec<'_> {
             sdwa(core, w, lds, inst, ctx, h)
         } else {
             dpp(core, w, lds, inst, ctx, h)
-        }?;
+        };
+        if f & flags::COUNTERS != 0 {
+            if let Some(c) = core.view.check_mut() {
+                c.flush(pc, w.workgroup, w.index, inst);
+            }
+        }
+        let flow = flow?;
         if *check_waitcnt && f & flags::COUNTERS != 0 {
             w.waitcnt.issue(inst, &d.regs, pc);
         }
@@ -1097,6 +1136,48 @@ impl Step for Exec<'_> {
                 r => return (k, r),
             }
         }
+    }
+
+    /// synccheck: a wave that ended while others wait at a barrier never
+    /// reached it; waves waiting at different `s_barrier`s reached
+    /// barriers in different program order.
+    fn barrier_release(&mut self, waves: &[Wave]) {
+        let Some(c) = self.core.view.check_mut() else {
+            return;
+        };
+        if !c.checks.synccheck {
+            return;
+        }
+        let mut waiting = waves
+            .iter()
+            .filter(|w| w.status == crate::wave::WaveStatus::Barrier);
+        let Some(first) = waiting.next() else {
+            return;
+        };
+        // `s_barrier` (4 bytes) is the instruction before the wave's PC.
+        let at = first.pc.wrapping_sub(4);
+        if let Some(gone) = waves
+            .iter()
+            .find(|w| w.status == crate::wave::WaveStatus::Ended)
+        {
+            c.note(
+                Kind::BarrierNotReached,
+                Access::Barrier,
+                0,
+                u64::from(gone.index),
+                None,
+            );
+        }
+        if let Some(other) = waiting.find(|w| w.pc != first.pc) {
+            c.note(
+                Kind::BarrierMismatch,
+                Access::Barrier,
+                0,
+                other.pc.wrapping_sub(4),
+                None,
+            );
+        }
+        c.flush(at, first.workgroup, first.index, &"s_barrier");
     }
 
     fn out_of_steps(&mut self, w: &Wave) -> Stop {

@@ -141,6 +141,18 @@ pub(super) fn lds_slice<'a>(
         })
 }
 
+/// memcheck: lane `l`'s private access of `n` bytes at offset `p` must lie
+/// inside its private segment (the access is still performed).
+pub(super) fn check_private(x: &mut Core<'_>, p: u64, n: u32, l: usize, access: Access) {
+    if let Some(c) = x.view.check_mut() {
+        if c.checks.memcheck && p.saturating_add(u64::from(n)) > c.private_size {
+            c.lane = Some(l as u8);
+            let size = c.private_size;
+            c.note(Kind::ScratchOutOfBounds, access, n, p, Some((0, size)));
+        }
+    }
+}
+
 /// Reads `n` bytes for lane `l` at a resolved place, dword by dword for
 /// private memory (whose dwords are not contiguous).
 #[allow(clippy::too_many_arguments)]
@@ -157,6 +169,7 @@ pub(super) fn read_place(
 ) -> Result<[u8; 16], Stop> {
     let mut out = [0u8; 16];
     if let Some(p) = private {
+        check_private(x, p, n, l, Access::Read);
         let mut k = 0;
         while k < n {
             let chunk = (n - k).min(4 - ((p + k as u64) % 4) as u32);
@@ -194,6 +207,7 @@ pub(super) fn write_place(
 ) -> Result<(), Stop> {
     let n = bytes.len() as u32;
     if let Some(p) = private {
+        check_private(x, p, n, l, Access::Write);
         let mut k = 0;
         while k < n {
             let chunk = (n - k).min(4 - ((p + k as u64) % 4) as u32);
@@ -447,6 +461,7 @@ pub(super) fn vmem(
         if !w.active(l) {
             continue;
         }
+        x.view.set_lane(l);
         let (place, private) = match enc {
             Encoding::Scratch => (
                 Place::Global(0),
@@ -709,6 +724,16 @@ pub(super) fn mubuf(
         }
         live |= 1 << l;
     }
+    if add_tid && x.view.check_mut().is_some() {
+        let access = if is_store {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        for l in (0..LANES).filter(|l| live >> l & 1 == 1) {
+            check_private(x, addrs[l], n, l, access);
+        }
+    }
     if add_tid {
         // Private segment: soffset is the wave's (wave-scaled) base, and
         // each lane's dwords are interleaved with the other lanes' (64
@@ -808,6 +833,7 @@ pub(super) fn mubuf(
             if live >> l & 1 == 0 {
                 continue;
             }
+            x.view.set_lane(l);
             let mut b = data[l];
             let mut k = 0;
             while k < n {

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""`lathe exec --check memcheck` and `--check initcheck` against the plain
+`lathe exec`, side by side (the three alternate, so each triple saw similar
+machine load), on the project's HIP programs built by Debian's hipcc for
+gfx90a: wall time of the whole program (HIP start-up, copies, every
+kernel) and the emulator's time in kernels (the sum of `--stats-json`
+seconds, which HIP's start-up does not blur). Every checked run's program output must equal the plain run's
+output and its exit status must be the program's (no finding: the
+programs are correct); any mismatch exits 1. Reports each side's median
+and spread and the median of the per-run ratios (goals, issue 21:
+memcheck <= 1.5x, initcheck <= 2x). Needs the lathe binary and the HSA
+runtime (`cargo build --release --workspace`, or `--lathe
+target/ci/lathe` after a ci build). Usage:
+bench/exec_check.py [--repeat N] [--lathe PATH]"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stats import describe, fail, ratio  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# (source, arguments): programs whose kernels do real work.
+PROGRAMS = [
+    ("crates/cli/tests/exec/app.hip", ["2000000", "10", "0"]),
+    ("crates/cli/tests/exec/sanitize.hip", ["ok"]),
+    ("crates/hsa/tests/hip/basics.hip", []),
+    ("crates/cli/tests/exec/tools_app.hip", []),
+]
+SIDES = [("plain", []), ("memcheck", ["--check", "memcheck"]),
+         ("initcheck", ["--check", "initcheck"])]
+
+
+def run(lathe, app, args, extra):
+    stats = app + ".stats.json"
+    cmd = [lathe, "exec", "--stats-json", stats] + extra + ["--", app] + args
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    with open(stats) as f:
+        kt = sum(r["seconds"] for r in json.load(f))
+    return dt, kt, p
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--lathe", default=os.path.join(ROOT, "target/release/lathe"))
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for src, args in PROGRAMS:
+            name = os.path.splitext(os.path.basename(src))[0]
+            app = os.path.join(tmp, name)
+            subprocess.run(["hipcc", "--offload-arch=gfx90a", "-O2", "-g", "-o", app,
+                            os.path.join(ROOT, src)], check=True, capture_output=True)
+            _, _, ref = run(a.lathe, app, args, [])
+            if ref.returncode != 0:
+                fail(f"{name}: plain run exited {ref.returncode}: {ref.stderr[-2000:]}")
+            times = {s: [] for s, _ in SIDES}
+            ktimes = {s: [] for s, _ in SIDES}
+            for _ in range(a.repeat):
+                for side, extra in SIDES:
+                    dt, kt, p = run(a.lathe, app, args, extra)
+                    ktimes[side].append(kt)
+                    if p.returncode != ref.returncode:
+                        fail(f"{name} {side}: exit {p.returncode}: {p.stderr[-2000:]}")
+                    if p.stdout != ref.stdout:
+                        fail(f"{name} {side}: output differs from the plain run")
+                    times[side].append(dt)
+            print(f"{name}:")
+            for side, _ in SIDES:
+                print(f"  {side:9} wall {describe(times[side])}")
+                print(f"  {side:9} kernels {describe(ktimes[side])}")
+            for side in ("memcheck", "initcheck"):
+                print(f"  {side} / plain: wall {ratio(times[side], times['plain'])}, "
+                      f"kernels {ratio(ktimes[side], ktimes['plain'])}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

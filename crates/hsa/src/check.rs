@@ -1,0 +1,389 @@
+//! `lathe exec --check`: the runtime's side of the sanitizer (issue 21,
+//! docs/decisions.md D27).
+//!
+//! `LATHE_CHECK` names the checkers (`memcheck,initcheck`), set by
+//! `lathe exec`; `LATHE_CHECK_LOG` is a file to which every finding is
+//! appended as one JSON object per line (`lathe exec` folds them, counts
+//! them, prints the summary and writes `--check-json`). The emulator finds
+//! the accesses ([`lathe_emu::check`]); after each dispatch this module
+//! takes them, adds the stop of a dispatch that faulted (an access outside
+//! every allocation, past LDS or a misaligned atomic), places each in
+//! code-object terms with its source line (DWARF of a `-g` build, through
+//! [`lathe_codeobj::lines`]) and prints the first of each kind at each PC
+//! on stderr, in the manner of compute-sanitizer.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::sync::{Mutex, OnceLock};
+
+use lathe_codeobj::lines::{Frame, Lines};
+use lathe_emu::check::{Access, CheckHook, Checker, Checks, Hit, Kind, Violation};
+use lathe_emu::interp::Stop;
+use lathe_emu::mem::{AccessKind, Fault};
+
+use crate::rt::lock;
+
+struct State {
+    checker: &'static Checker,
+    log: Option<Mutex<std::fs::File>>,
+    /// (kind, pc) already printed.
+    printed: Mutex<HashSet<(Kind, u64)>>,
+    /// Source frames per PC.
+    lines: Mutex<HashMap<u64, Vec<Frame>>>,
+}
+
+fn state() -> Option<&'static State> {
+    static S: OnceLock<Option<State>> = OnceLock::new();
+    S.get_or_init(|| {
+        let spec = std::env::var("LATHE_CHECK").ok()?;
+        let mut checks = Checks::default();
+        for name in spec.split(',') {
+            match name.trim() {
+                "memcheck" => checks.memcheck = true,
+                "initcheck" => checks.initcheck = true,
+                "synccheck" => checks.synccheck = true,
+                _ => {}
+            }
+        }
+        if !checks.any() {
+            return None;
+        }
+        let log = std::env::var_os("LATHE_CHECK_LOG").and_then(|p| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .ok()
+                .map(Mutex::new)
+        });
+        Some(State {
+            checker: Box::leak(Box::new(Checker::new(checks))),
+            log,
+            printed: Mutex::default(),
+            lines: Mutex::default(),
+        })
+    })
+    .as_ref()
+}
+
+/// The checkers running (none without `LATHE_CHECK`).
+pub fn checks() -> Checks {
+    state().map_or_else(Checks::default, |s| s.checker.checks)
+}
+
+/// The dispatch option that turns the emulator's checks on.
+pub fn hook() -> Option<CheckHook> {
+    state().map(|s| CheckHook(s.checker))
+}
+
+/// The finding a dispatch's stop stands for, if it is a memory one.
+fn from_stop(stop: &Stop) -> Option<Hit> {
+    let access = |k: AccessKind| match k {
+        AccessKind::Read => Access::Read,
+        AccessKind::Write => Access::Write,
+        AccessKind::Atomic => Access::Atomic,
+    };
+    match stop {
+        Stop::Fault {
+            fault,
+            pc,
+            wave,
+            inst,
+            lane,
+        } => {
+            let (kind, a, size, addr, region) = match *fault {
+                Fault::Unmapped {
+                    addr,
+                    size,
+                    kind,
+                    nearest,
+                } => (Kind::Unmapped, access(kind), size, addr, nearest),
+                Fault::Misaligned { addr, size } => {
+                    (Kind::MisalignedAtomic, Access::Atomic, size, addr, None)
+                }
+                _ => return None,
+            };
+            // The runtime's record of the allocation below (its requested
+            // size), when there is one.
+            let region = region.map(|(s, l)| {
+                let r = crate::rt::rt_any();
+                let size = r
+                    .and_then(|r| lock(&r.allocs).get(&s).map(|a| a.size))
+                    .unwrap_or(l);
+                (s, size)
+            });
+            Some(Hit {
+                v: Violation {
+                    kind,
+                    access: a,
+                    size,
+                    addr,
+                    lane: lane.map(|l| l as u8),
+                    region,
+                },
+                pc: *pc,
+                workgroup: wave.workgroup,
+                wave: wave.wave,
+                inst: inst.clone(),
+            })
+        }
+        Stop::LdsFault {
+            offset,
+            size,
+            kind,
+            lds_size,
+            pc,
+            wave,
+            inst,
+        } => Some(Hit {
+            v: Violation {
+                kind: Kind::LdsOutOfBounds,
+                access: access(*kind),
+                size: *size,
+                addr: *offset,
+                lane: None,
+                region: Some((0, *lds_size as u64)),
+            },
+            pc: *pc,
+            workgroup: wave.workgroup,
+            wave: wave.wave,
+            inst: inst.clone(),
+        }),
+        _ => None,
+    }
+}
+
+fn frames(s: &State, pc: u64) -> Vec<Frame> {
+    if let Some(f) = lock(&s.lines).get(&pc) {
+        return f.clone();
+    }
+    let f = crate::exec::with_code_object(pc, |elf, vaddr| {
+        Lines::new(elf).map_or_else(Vec::new, |l| l.frames(vaddr))
+    })
+    .unwrap_or_default();
+    lock(&s.lines).insert(pc, f.clone());
+    f
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+/// After a dispatch of `kernel` (mangled) with work-groups of `block`
+/// work-items: reports what the checkers found, and the dispatch's stop
+/// when it is a memory fault.
+pub fn after_dispatch<T>(
+    kernel: &str,
+    block: [u16; 3],
+    result: &Result<T, lathe_emu::run::DispatchError>,
+) {
+    let Some(s) = state() else { return };
+    let stop = match result {
+        Err(lathe_emu::run::DispatchError::Stopped { stop, .. }) => Some(stop),
+        _ => None,
+    };
+    let (mut hits, dropped) = s.checker.take();
+    if let Some(h) = stop
+        .filter(|_| s.checker.checks.memcheck)
+        .and_then(from_stop)
+    {
+        hits.push(h);
+    }
+    if hits.is_empty() && dropped == 0 {
+        return;
+    }
+    let name = lathe_codeobj::names::demangle(kernel).unwrap_or_else(|| kernel.to_string());
+    let [bx, by, _] = block.map(|b| u32::from(b.max(1)));
+    let mut log = String::new();
+    let mut text = String::new();
+    for h in &hits {
+        let lane = h.v.lane.map(u32::from);
+        let flat = h.wave * 64 + lane.unwrap_or(0);
+        let thread = [flat % bx, flat / bx % by, flat / (bx * by)];
+        let fr = frames(s, h.pc);
+        let top = fr.first();
+        let place = crate::exec::place(h.pc);
+        let (base, size, past) = match h.v.region {
+            Some((b, z)) => (
+                Some(b),
+                Some(z),
+                (h.v.addr + u64::from(h.v.size)).checked_sub(b + z),
+            ),
+            None => (None, None, None),
+        };
+        let file = top.and_then(|f| f.file.clone());
+        let line = top.and_then(|f| f.line);
+        let column = top.and_then(|f| f.column);
+        let frames_json: Vec<String> = fr
+            .iter()
+            .map(|f| {
+                format!(
+                    "{{\"function\":{},\"file\":{},\"line\":{},\"column\":{}}}",
+                    f.function.as_deref().map_or("null".into(), json_str),
+                    f.file.as_deref().map_or("null".into(), json_str),
+                    f.line.map_or("null".into(), |l| l.to_string()),
+                    f.column.map_or("null".into(), |l| l.to_string()),
+                )
+            })
+            .collect();
+        let opt = |v: Option<u64>| v.map_or("null".into(), |v| v.to_string());
+        log.push_str(&format!(
+            "{{\"tool\":\"{}\",\"kind\":\"{}\",\"access\":\"{}\",\"size\":{},\"address\":{},\"space\":\"{}\",\"kernel\":{},\"kernel_mangled\":{},\"pc\":{},\"place\":{},\"instruction\":{},\"file\":{},\"line\":{},\"column\":{},\"frames\":[{}],\"workgroup\":[{},{},{}],\"thread\":[{},{},{}],\"wave\":{},\"lane\":{},\"allocation\":{},\"allocation_size\":{},\"past_end\":{}}}\n",
+            h.v.kind.tool(),
+            h.v.kind.name(),
+            h.v.access.name(),
+            h.v.size,
+            h.v.addr,
+            h.v.kind.space(),
+            json_str(&name),
+            json_str(kernel),
+            h.pc,
+            json_str(&place),
+            json_str(&h.inst),
+            file.as_deref().map_or("null".into(), json_str),
+            line.map_or("null".into(), |l| l.to_string()),
+            column.map_or("null".into(), |l| l.to_string()),
+            frames_json.join(","),
+            h.workgroup[0],
+            h.workgroup[1],
+            h.workgroup[2],
+            thread[0],
+            thread[1],
+            thread[2],
+            h.wave,
+            lane.map_or("null".into(), |l| l.to_string()),
+            opt(base),
+            opt(size),
+            opt(past),
+        ));
+        if !lock(&s.printed).insert((h.v.kind, h.pc)) {
+            continue;
+        }
+        text.push_str(&report_text(h, &name, &place, &fr, thread, past));
+    }
+    if dropped > 0 {
+        text.push_str(&format!(
+            "========= {dropped} more findings in {name} were counted but not kept\n"
+        ));
+    }
+    if let Some(f) = &s.log {
+        let _ = lock(f).write_all(log.as_bytes());
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+fn report_text(
+    h: &Hit,
+    kernel: &str,
+    place: &str,
+    fr: &[Frame],
+    thread: [u32; 3],
+    past: Option<u64>,
+) -> String {
+    let v = &h.v;
+    let space = match v.kind.space() {
+        "shared" => "__shared__",
+        "local" => "__local__",
+        "barrier" => "",
+        _ => "__global__",
+    };
+    let what = match v.kind {
+        Kind::BarrierNotReached => {
+            "Barrier error: a wave of the work-group ended without reaching this barrier"
+                .to_string()
+        }
+        Kind::BarrierMismatch => {
+            "Barrier error: waves of the work-group wait at different barriers".to_string()
+        }
+        Kind::Uninitialized | Kind::UninitializedLds => {
+            format!("Uninitialized {space} memory read of size {} bytes", v.size)
+        }
+        Kind::UseAfterFree => format!(
+            "Invalid {space} {} of size {} bytes (freed memory)",
+            v.access.name(),
+            v.size
+        ),
+        Kind::MisalignedAtomic => format!("Misaligned {space} atomic of size {} bytes", v.size),
+        _ => format!(
+            "Invalid {space} {} of size {} bytes",
+            v.access.name(),
+            v.size
+        ),
+    };
+    let mut t = format!(
+        "========= {}: {what} [{}]\n=========     at {kernel}, {place}: {}\n",
+        v.kind.tool(),
+        v.kind.name(),
+        h.inst
+    );
+    if fr.is_empty() {
+        t.push_str("=========     (no source line: build with -g for file:line)\n");
+    }
+    for (k, f) in fr.iter().enumerate() {
+        t.push_str(&format!(
+            "=========     {} {}:{}:{}{}\n",
+            if k == 0 { "at" } else { "inlined into" },
+            f.file.as_deref().unwrap_or("??"),
+            f.line.unwrap_or(0),
+            f.column.unwrap_or(0),
+            f.function
+                .as_deref()
+                .map_or(String::new(), |n| format!(" in {n}")),
+        ));
+    }
+    let lane = v.lane.map_or("lane ?".to_string(), |l| format!("lane {l}"));
+    t.push_str(&format!(
+        "=========     by thread ({},{},{}) in block ({},{},{}) ({lane} of wave {})\n",
+        thread[0], thread[1], thread[2], h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
+    ));
+    let where_ = match (v.kind, v.region) {
+        (Kind::BarrierNotReached, _) => format!(
+            "Wave {} of block ({},{},{}) ended while wave {} waits here",
+            v.addr, h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
+        ),
+        (Kind::BarrierMismatch, _) => format!(
+            "Another wave of the block waits at the barrier at {}",
+            crate::exec::place(v.addr)
+        ),
+        (Kind::UseAfterFree, Some((b, z))) => format!(
+            "Address {:#x} is at offset {} of a freed allocation at {b:#x} of {z} bytes",
+            v.addr,
+            v.addr - b
+        ),
+        (Kind::Unmapped, Some((b, z))) => format!(
+            "Address {:#x} is outside every allocation, {} bytes after the end of the allocation at {b:#x} of {z} bytes",
+            v.addr,
+            v.addr.saturating_sub(b + z)
+        ),
+        (Kind::Unmapped, None) => format!("Address {:#x} is outside every allocation", v.addr),
+        (Kind::LdsOutOfBounds | Kind::UninitializedLds, Some((_, z))) => {
+            format!("LDS offset {:#x}, LDS size {z} bytes", v.addr)
+        }
+        (Kind::ScratchOutOfBounds, Some((_, z))) => {
+            format!("Private offset {:#x}, private segment {z} bytes per lane", v.addr)
+        }
+        (_, Some((b, z))) => match past {
+            Some(p) if v.kind == Kind::OutOfBounds => format!(
+                "Address {:#x} is out of bounds: its access ends {p} bytes after the end of the allocation at {b:#x} of {z} bytes",
+                v.addr
+            ),
+            _ => format!(
+                "Address {:#x} is at offset {} of the allocation at {b:#x} of {z} bytes",
+                v.addr,
+                v.addr - b
+            ),
+        },
+        (_, None) => format!("Address {:#x}", v.addr),
+    };
+    t.push_str(&format!("=========     {where_}\n"));
+    if v.kind.tool() == "memcheck"
+        && matches!(
+            v.kind,
+            Kind::Unmapped | Kind::LdsOutOfBounds | Kind::MisalignedAtomic
+        )
+    {
+        t.push_str("=========     (the access cannot be performed: the dispatch stops)\n");
+    }
+    t.push_str("=========\n");
+    t
+}
