@@ -148,7 +148,33 @@ enum M {
 fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
     use Encoding as E;
     use M::*;
+    // GFX10: `dlc` is kept in the `scc` field (the bit GFX10 has instead).
     match enc {
+        E::DsGfx10 => return &[(Offset, (0, 0, 8)), (Offset1, (0, 8, 8)), (Gds, (0, 17, 1))],
+        E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => {
+            return &[
+                (Offset, (0, 0, 12)),
+                (Scc, (0, 12, 1)),
+                (Lds, (0, 13, 1)),
+                (Glc, (0, 16, 1)),
+                (Slc, (0, 17, 1)),
+            ]
+        }
+        E::MubufGfx10 => {
+            return &[
+                (Offset, (0, 0, 12)),
+                (Offen, (0, 12, 1)),
+                (Idxen, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (Scc, (0, 15, 1)),
+                (Lds, (0, 16, 1)),
+                (Slc, (1, 22, 1)),
+            ]
+        }
+        E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
+        _ => {}
+    }
+    match enc.family() {
         E::Vop3 if vop3b => &[(Clamp, (0, 15, 1)), (Omod, (1, 27, 2)), (Neg, (1, 29, 3))],
         E::Vop3 => &[
             (Abs, (0, 8, 3)),
@@ -247,7 +273,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
 }
 
 fn vop3b(enc: Encoding, inst_ops: &[crate::opcode::OperandSpec]) -> bool {
-    enc == Encoding::Vop3 && inst_ops.iter().any(|o| o.field == Field::Sdst)
+    enc.family() == Encoding::Vop3 && inst_ops.iter().any(|o| o.field == Field::Sdst)
 }
 
 impl Modifiers {
@@ -364,6 +390,12 @@ impl Instruction {
             Encoding::Smem if m.smem_imm => {
                 m.offset = crate::enc::smem::imm_offset(self) as i32;
             }
+            Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => {
+                m.offset = (((self.bits(0, 0, 12) << 20) as i32) >> 20) as i32;
+            }
+            Encoding::SmemGfx10 => {
+                m.offset = ((self.bits(1, 0, 21) << 11) as i32) >> 11;
+            }
             _ => {}
         }
         m
@@ -383,7 +415,7 @@ pub(crate) fn apply(
             set_bits(word, lo, width, m.get(k));
         }
     }
-    if enc == Encoding::Smem && m.smem_imm {
+    if (enc == Encoding::Smem && m.smem_imm) || enc == Encoding::SmemGfx10 {
         set_bits(&mut words[1], 0, 21, m.offset as u32);
     }
 }
