@@ -391,7 +391,7 @@ impl Instruction {
                 m.offset = crate::enc::smem::imm_offset(self) as i32;
             }
             Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => {
-                m.offset = (((self.bits(0, 0, 12) << 20) as i32) >> 20) as i32;
+                m.offset = ((self.bits(0, 0, 12) << 20) as i32) >> 20;
             }
             Encoding::SmemGfx10 => {
                 m.offset = ((self.bits(1, 0, 21) << 11) as i32) >> 11;

@@ -576,7 +576,7 @@ fn every_imm16_value_against_llvm() {
         "imm16 sweep: {total} probes, {} mismatches",
         mismatches.len()
     );
-    for m in mismatches.iter().take(20) {
+    for m in mismatches.iter().take(show_max()) {
         eprintln!("{m}");
     }
     assert!(mismatches.is_empty());
@@ -760,7 +760,7 @@ fn field_combinations_against_llvm() {
         generated - total,
         mismatches.len()
     );
-    for m in mismatches.iter().take(30) {
+    for m in mismatches.iter().take(show_max()) {
         eprintln!("{m}");
     }
     assert!(mismatches.is_empty());
@@ -792,4 +792,13 @@ fn field_combinations_against_llvm() {
         valid * 4 >= total,
         "only {valid} of {total} probes valid for LLVM"
     );
+}
+
+/// How many mismatches a failing sweep prints (`LATHE_SHOW_MISMATCHES`,
+/// default 30).
+fn show_max() -> usize {
+    std::env::var("LATHE_SHOW_MISMATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30)
 }
