@@ -420,8 +420,10 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
     }
     // Misaligned scalar tuples print aligned down (with a warning).
     if r.file == RegFile::Scalar && r.count >= 2 {
+        let gfx10 = inst.target().generation() >= 10;
         let (base, idx) = match r.first {
             0..=101 => (0, r.first),
+            102..=105 if gfx10 => (0, r.first),
             108..=123 => (108, r.first - 108),
             _ => (r.first, 0),
         };
@@ -430,7 +432,15 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
             r.first = base + idx - idx % align;
         }
     }
-    write_reg_name(out, r)?;
+    if r.file == RegFile::Scalar
+        && (102..=105).contains(&r.first)
+        && inst.target().generation() >= 10
+    {
+        // GFX10 has no flat_scratch/xnack_mask aliases: s102..s105.
+        crate::reg::write_range(out, "s", r.first, r.count.max(1))?;
+    } else {
+        write_reg_name(out, r)?;
+    }
     // Register-class violations LLVM flags with a comment.
     let inline_value =
         r.file == RegFile::Scalar && matches!(r.first, 125 | 230 | 231 | 235..=239 | 251..=253);

@@ -164,6 +164,38 @@ pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
     d
 }
 
+/// `target` with the wave size of the code object's first kernel
+/// descriptor (its `ENABLE_WAVEFRONT_SIZE32` bit, kernel_code_properties bit
+/// 10) on GFX10+; `target` itself on GFX9 or without descriptors.
+pub fn with_kd_wave(target: Target, elf: &[u8]) -> Target {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    if target.generation() < 10 {
+        return target;
+    }
+    let Ok(file) = object::File::parse(elf) else {
+        return target;
+    };
+    for sym in file.symbols() {
+        if !sym.name().is_ok_and(|n| n.ends_with(".kd")) {
+            continue;
+        }
+        let Some(sec) = sym
+            .section_index()
+            .and_then(|i| file.section_by_index(i).ok())
+        else {
+            continue;
+        };
+        let Ok(data) = sec.data() else { continue };
+        let off = (sym.address() - sec.address()) as usize + 56;
+        if let Some(b) = data.get(off..off + 2) {
+            let props = u16::from_le_bytes([b[0], b[1]]);
+            let wave = if props & (1 << 10) != 0 { 32 } else { 64 };
+            return target.with_wave_size(wave).unwrap_or(target);
+        }
+    }
+    target
+}
+
 /// One code object of the jax-rocm7-plugin wheel for a supported target.
 pub struct JaxObject {
     pub target: Target,
