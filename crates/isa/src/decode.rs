@@ -184,6 +184,7 @@ fn decode_as(
             | Encoding::Vop3p
             | Encoding::Mai
             | Encoding::Mubuf
+            | Encoding::MubufGfx10
             | Encoding::Mtbuf => return invalid,
             _ => {}
         }

@@ -54,6 +54,10 @@ pub struct Modifiers {
     pub bank_mask: u8,
     /// DPP `bound_ctrl`.
     pub bound_ctrl: bool,
+    /// GFX10 DPP `fi:1` (fetch inactive lanes).
+    pub fi: bool,
+    /// GFX10 MUBUF `tfe` (the load also writes a fault status register).
+    pub tfe: bool,
     /// Immediate offset: DS `offset`/`offset0` (16 or 8 bits), FLAT
     /// (13-bit, signed for global/scratch), MUBUF/MTBUF (12 bits), SMEM
     /// (21-bit signed, when the `imm` bit is set).
@@ -123,6 +127,8 @@ enum M {
     RowMask,
     BankMask,
     BoundCtrl,
+    Fi,
+    Tfe,
     Offset,
     Offset1,
     Gds,
@@ -169,6 +175,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
                 (Scc, (0, 15, 1)),
                 (Lds, (0, 16, 1)),
                 (Slc, (1, 22, 1)),
+                (Tfe, (1, 23, 1)),
             ]
         }
         E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
@@ -219,6 +226,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         E::Vop2Dpp | E::Vop1Dpp => &[
             (DppCtrl, (1, 8, 9)),
             (BoundCtrl, (1, 19, 1)),
+            (Fi, (1, 18, 1)),
             (Neg0, (1, 20, 1)),
             (Abs0, (1, 21, 1)),
             (Neg1, (1, 22, 1)),
@@ -304,6 +312,8 @@ impl Modifiers {
             RowMask => self.row_mask as u32,
             BankMask => self.bank_mask as u32,
             BoundCtrl => self.bound_ctrl as u32,
+            Fi => self.fi as u32,
+            Tfe => self.tfe as u32,
             Offset => self.offset as u32,
             Offset1 => self.offset1 as u32,
             Gds => self.gds as u32,
@@ -352,6 +362,8 @@ impl Modifiers {
             RowMask => self.row_mask = v as u8,
             BankMask => self.bank_mask = v as u8,
             BoundCtrl => self.bound_ctrl = v != 0,
+            Fi => self.fi = v != 0,
+            Tfe => self.tfe = v != 0,
             Offset => self.offset = v as i32,
             Offset1 => self.offset1 = v as u8,
             Gds => self.gds = v != 0,

@@ -62,7 +62,20 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
         Encoding::FlatGfx10 | Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => {
             adjust_flat(inst, ops)
         }
-        Encoding::MubufGfx10 => super::mubuf::adjust_operands(inst, ops),
+        Encoding::MubufGfx10 => {
+            super::mubuf::adjust_operands(inst, ops);
+            // `tfe` loads write one more register (the fault status).
+            if inst.has(flags::TFE) && inst.bit(32 + 23) {
+                for op in ops.as_mut_slice() {
+                    if op.spec.field == Field::Vdata && op.spec.access != crate::opcode::Access::R {
+                        if let Operand::Reg(r) = op.value {
+                            op.spec.width += 1;
+                            op.value = Operand::Reg(RegRange::vgpr(r.first, r.count + 1));
+                        }
+                    }
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -70,6 +83,12 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
 fn adjust_flat(inst: &Instruction, ops: &mut Operands) {
     let enc = inst.encoding();
     let saddr = inst.bits(1, 16, 7);
+    // Loads with the `lds` bit write LDS, not a register.
+    if inst.has(flags::LDS_DMA) && inst.bit(13) {
+        if let Some(i) = ops.iter().position(|o| o.spec.field == Field::Vdst) {
+            ops.remove(i);
+        }
+    }
     // Returning atomics: the table lists the return register last.
     if inst.has(flags::RTN_GLC) {
         if let Some(i) = ops.iter().position(|o| o.spec.field == Field::Vdst) {

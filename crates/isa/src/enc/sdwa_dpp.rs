@@ -27,7 +27,14 @@ pub(crate) fn adjust_vopc_operands(inst: &Instruction, ops: &mut Operands) {
             op.spec.kind = Kind::SReg;
             op.spec.field = Field::Sdst;
             op.spec.access = Access::W;
-            op.value = Operand::Reg(RegRange::sgpr(inst.bits(1, 8, 7) as u16, 2));
+            // A lane mask: one SGPR in wave32 code.
+            let w = if inst.target().wave_size() == 32 {
+                1
+            } else {
+                2
+            };
+            op.spec.width = w;
+            op.value = Operand::Reg(RegRange::sgpr(inst.bits(1, 8, 7) as u16, w));
         }
     }
     let _ = Op::new;
