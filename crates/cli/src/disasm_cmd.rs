@@ -56,6 +56,44 @@ pub fn run_all(ctx: &Ctx, a: DisasmArgs) -> Result<()> {
     sink.finish()
 }
 
+/// What lathe-isa lacks for a processor it refuses, by generation.
+fn missing(proc_: &str) -> &'static str {
+    if proc_.starts_with("gfx125") {
+        "GFX12.5 is not in lathe-isa's tables"
+    } else if proc_.starts_with("gfx12") {
+        "GFX12 (RDNA4: VBUFFER/VGLOBAL/VSCRATCH/VFLAT, SMEM and VOP3 GFX12 layouts, \
+         scope bits, s_wait_*, VOPD, true16, WMMA/SWMMAC) is not in lathe-isa's tables"
+    } else if proc_.starts_with("gfx11") {
+        "GFX11 (RDNA3: SMEM, VOP3, DS, FLAT and MUBUF GFX11 layouts, VOPD, DPP8/DPP16, \
+         true16, WMMA) is not in lathe-isa's tables"
+    } else if proc_.starts_with("gfx10") {
+        "of GFX10 only gfx1030 is in lathe-isa's tables"
+    } else {
+        "not in lathe-isa's tables"
+    }
+}
+
+/// The wave size of a code object's kernels (the first kernel descriptor's;
+/// a code object is compiled for one), 64 without descriptors on GFX9, 32
+/// (LLVM's default) on GFX10+.
+fn wave_size(co: &CodeObject<'_>) -> u32 {
+    let arch = co.kd_arch();
+    let (_, syms) = co.primary_symbols();
+    for s in syms {
+        let Some(k) = s.name.strip_suffix(".kd") else {
+            continue;
+        };
+        if let (Ok(kd), Some(arch)) = (co.kernel_descriptor(k), arch) {
+            return kd.wavefront_size(arch);
+        }
+    }
+    if co.processor().is_some_and(|p| p.name().starts_with("gfx1")) {
+        32
+    } else {
+        64
+    }
+}
+
 /// Disassembles one file into `sink`; in JSON mode (a buffer sink) returns
 /// each code object's listing.
 fn run(
@@ -102,13 +140,17 @@ fn run(
         let Ok(isa) = Target::from_name(proc_.name()) else {
             if !many {
                 bail!(
-                    "{origin}: {} code is not supported by the disassembler yet (supported: {})",
+                    "{origin}: {} code is not supported by the disassembler yet: {} (supported: {})",
                     proc_.name(),
+                    missing(proc_.name()),
                     Target::supported_list()
                 );
             }
             continue;
         };
+        // GFX10+ code runs wave32 or wave64 (the kernel descriptors say
+        // which); the printed lane masks differ (`vcc_lo` / `vcc`).
+        let isa = isa.with_wave_size(wave_size(&co)).unwrap_or(isa);
         let Some(sec) = co.section_by_name(".text") else {
             continue;
         };
@@ -192,7 +234,7 @@ fn run(
                 more: 0,
             });
         return Err(anyhow::Error::new(e).context(format!(
-            "{}: no gfx90a/gfx942 code object has it",
+            "{}: no code object the disassembler supports has it",
             input.name()
         )));
     }

@@ -17,7 +17,7 @@ FLAG_OF_MOD = {
     "unorm": "UNORM", "da": "DA", "a16": "A16", "r128": "A16", "d16": "D16", "dmask": "DMASK",
     "packed": "PACKED", "dpp_dp": "DPP_DP", "opsel_n2": "OPSEL_N2", "opsel_n3": "OPSEL_N3",
     "opsel_n4": "OPSEL_N4", "rtn_no_acc": "RTN_NO_ACC", "acc_scc_bad": "ACC_SCC_BAD",
-    "rtn_acc_scc_bad": "RTN_ACC_SCC_BAD", "bitop3": "BITOP3",
+    "rtn_acc_scc_bad": "RTN_ACC_SCC_BAD", "bitop3": "BITOP3", "dlc": "DLC",
 }
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",
@@ -53,7 +53,7 @@ def operand_key(o, rcs):
 
 
 def ident(cpu):
-    return cpu.upper().replace("-", "_")
+    return cpu.upper().replace("-", "_").replace(":", "_")
 
 
 def render(entries, data, version):

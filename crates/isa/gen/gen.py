@@ -45,13 +45,18 @@ ENC_RUST = OrderedDict([
     ("SDWA_VOPC", "VopcSdwa"), ("DPP_VOP2", "Vop2Dpp"), ("DPP_VOP1", "Vop1Dpp"), ("DS", "Ds"),
     ("FLAT", "Flat"), ("GLOBAL", "Global"), ("SCRATCH", "Scratch"), ("MUBUF", "Mubuf"),
     ("MTBUF", "Mtbuf"), ("MIMG", "Mimg"),
+    ("SMEM_10", "SmemGfx10"), ("VOP3_10", "Vop3Gfx10"), ("VOP3P_10", "Vop3pGfx10"),
+    ("DS_10", "DsGfx10"), ("FLAT_10", "FlatGfx10"), ("GLOBAL_10", "GlobalGfx10"),
+    ("SCRATCH_10", "ScratchGfx10"), ("MUBUF_10", "MubufGfx10"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
             "VOP2": 64, "VOP1": 256, "VOPC": 256, "VOP3": 1024, "VOP3P": 128, "MAI": 128,
             "SDWA_VOP2": 64, "SDWA_VOP1": 256, "SDWA_VOPC": 256, "DPP_VOP2": 64, "DPP_VOP1": 256,
             "DS": 256, "FLAT": 128, "GLOBAL": 128, "SCRATCH": 128, "MUBUF": 128, "MTBUF": 16,
-            "MIMG": 128}
+            "MIMG": 128, "SMEM_10": 256, "VOP3_10": 1024, "VOP3P_10": 128, "DS_10": 256,
+            "FLAT_10": 128, "GLOBAL_10": 128, "SCRATCH_10": 128, "MUBUF_10": 128}
+fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
 VALUE_FIELDS = {
@@ -79,7 +84,7 @@ def fields_of(enc):
         f.update(P.DPP_FIELDS)
         return f
     f = dict(P.ENCODINGS[enc]["fields"])
-    if enc == "VOP3":
+    if fam(enc) == "VOP3":
         f["sdst3"] = (0, 8, 7)  # VOP3b
     return f
 
@@ -389,7 +394,7 @@ def kind_of(enc, field, tok, an, idx):
     if field in ("ssrc0", "ssrc1"):
         return "SSrc"
     if field == "soffset":
-        return "SSrc" if enc in ("MUBUF", "MTBUF") else "SReg"
+        return "SSrc" if fam(enc) in ("MUBUF", "MTBUF") else "SReg"
     if field == "sbase":
         return "SRegX2"
     if field in ("srsrc", "ssamp"):
@@ -514,9 +519,10 @@ def analyze(rec, cpu):
             if t.startswith("gpr_idx(") or re.fullmatch(r"0x[0-9a-f]+", t):
                 operands.append(dict(field="Ssrc1", kind="GprIdx8", width=0, ty="None",
                                      access="R", mods=set()))
-            elif t == "vcc":
-                operands.append(dict(field="Implicit", kind="Vcc", width=2, ty="None",
-                                     access="R", mods=set()))
+            elif t in ("vcc", "vcc_lo"):
+                # `vcc_lo`: the wave32 form of the same implicit operand.
+                operands.append(dict(field="Implicit", kind="Vcc", width=2 if t == "vcc" else 1,
+                                     ty="None", access="R", mods=set()))
             elif t == "off":
                 operands.append(dict(field="Implicit", kind="Off", width=0, ty="None",
                                      access="R", mods=set()))
@@ -589,7 +595,7 @@ def analyze(rec, cpu):
     flags = set()
     for m in mods:
         flags.add(m)
-    if enc == "VOP3P" and "op_sel_hi" in mods and "op_sel_hi" not in {mod_name(m) for m in an.mods}:
+    if fam(enc) == "VOP3P" and "op_sel_hi" in mods and "op_sel_hi" not in {mod_name(m) for m in an.mods}:
         flags.add("packed")
     if "DP ALU dpp" in rec["text"]:
         flags.add("dpp_dp")
@@ -628,21 +634,45 @@ def analyze(rec, cpu):
         if f in an.fields and an.field_changes_nops(f):
             flags.add("nops_" + f)
     # op_sel list length (VOP3 lists the sources, then the destination).
-    if enc == "VOP3" and "op_sel" in an.fields:
+    if fam(enc) == "VOP3" and "op_sel" in an.fields:
         t = rec["scan"].get(str(an.field_bits("op_sel")[0]))
         m = t and re.search(r"op_sel:\[([0-9,]+)\]", t)
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
-    return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=an.zero_mask(),
-                one=an.one_mask(), mimg_widths=rec.get("mimg_widths"),
+    zero, one = an.zero_mask(), an.one_mask()
+    if enc in ("GLOBAL_10", "SCRATCH_10"):
+        # GFX10 `saddr` is a register or `null` (0x7D, the probes' value):
+        # single-bit flips of it say nothing about which values are valid.
+        w, lo, width = an.fields["saddr"]
+        m = ((1 << width) - 1) << lo
+        zero[w] &= ~m
+        one[w] &= ~m
+    return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=zero,
+                one=one, mimg_widths=rec.get("mimg_widths"),
                 flags=flags, problems=problems, nwords=rec["nwords"])
 
 
 def main():
     check = "--check" in sys.argv
-    path = os.path.join(tempfile.gettempdir(), "lathe-isa-probe.json")
+    # Named per table layout: a cache with GFX10 records must not be read
+    # by a GFX9-only generator (another checkout sharing /tmp).
+    path = os.environ.get("LATHE_ISA_PROBE_CACHE",
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-10.json"))
     if "--cached" in sys.argv and os.path.exists(path):
         data = json.load(open(path))
+        # Processors the cache does not have yet (a new generation) are
+        # probed and added; the cached ones are kept.
+        have = {c for g in data["groups"] for c in g}
+        todo = [t for t in P.TARGETS if t not in have]
+        if todo:
+            new = P.probe_all(full="--full" in sys.argv, targets=todo)
+            data["groups"] += new.pop("groups")
+            data.update(new)
+            with open(path, "w") as f:
+                json.dump(data, f)
+        order = {t: i for i, t in enumerate(P.TARGETS)}
+        data["groups"] = sorted((g for g in data["groups"] if g[0] in order),
+                                key=lambda g: order[g[0]])
     else:
         data = P.probe_all(full="--full" in sys.argv)
         with open(path, "w") as f:
@@ -654,7 +684,12 @@ def main():
         for rec in data[cpu]:
             # Graphics-only VOP3 interpolation (v_interp_*_e64, pre-gfx90a:
             # attribute operands, `high`): not in the tables, like VINTRP.
-            if rec["enc"] == "VOP3" and rec["text"].startswith("v_interp_"):
+            if fam(rec["enc"]) == "VOP3" and rec["text"].startswith("v_interp_"):
+                continue
+            # GFX10 `s_waitcnt_depctr` prints its immediate as named
+            # counters (depctr_va_vdst(...)), which are not modelled yet:
+            # it is not in the tables (decoded as `.long`).
+            if rec["text"].startswith("s_waitcnt_depctr"):
                 continue
             e = analyze(rec, cpu)
             if e["problems"]:

@@ -25,6 +25,13 @@ def llvm_version():
     return m.group(1) if m else "unknown"
 
 
+def cpu_args(cpu):
+    """`gfx1030:w64` -> ("gfx1030", ["--mattr=+wavefrontsize64"]): a wave64
+    probe of a processor whose default (for the disassembler) is wave32."""
+    name, _, wave = cpu.partition(":")
+    return name, (["--mattr=+wavefrontsize64"] if wave == "w64" else [])
+
+
 CRASHED = []  # probes that make llvm-objdump crash (reported, treated as invalid)
 
 
@@ -56,10 +63,11 @@ def _disasm(cpu, probes):
                 assert 1 <= len(p) <= 3
                 words = list(p) + [NOP] * (4 - len(p))
                 f.write(".long " + ",".join("0x%08x" % w for w in words) + "\n")
+        mcpu, attrs = cpu_args(cpu)
         subprocess.run([os.path.join(LLVM_BIN, "llvm-mc"), "-triple=amdgcn-amd-amdhsa",
-                        "-mcpu=" + cpu, "-filetype=obj", s, "-o", o], check=True)
+                        "-mcpu=" + mcpu, "-filetype=obj", s, "-o", o] + attrs, check=True)
         txt = subprocess.run([os.path.join(LLVM_BIN, "llvm-objdump"), "-d",
-                              "--mcpu=" + cpu, o],
+                              "--mcpu=" + mcpu, o] + attrs,
                              capture_output=True, text=True, check=True,
                              env=dict(os.environ, LLVM_DISABLE_SYMBOLIZATION="1"),
                              ).stdout

@@ -20,7 +20,9 @@ from llvm import disasm  # noqa: E402
 # enum lists them in this order). Processors whose probes are identical share
 # one table column (see `columns` in gen.py).
 ALL_TARGETS = ["gfx90a", "gfx942", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909",
-               "gfx90c", "gfx950", "gfx9-generic", "gfx9-4-generic"]
+               "gfx90c", "gfx950", "gfx9-generic", "gfx9-4-generic",
+               # GFX10.3 (RDNA2), wave32 then wave64 (`:w64`, see llvm.cpu_args).
+               "gfx1030", "gfx1030:w64"]
 TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
 # The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.
 GFX940 = ["gfx942", "gfx950", "gfx9-4-generic"]
@@ -144,6 +146,78 @@ ENCODINGS = {
                             dict(dmask=1, vaddr=24, vdata=16, srsrc=2, ssamp=4), dict()]),
 }
 
+# GFX10 (RDNA1/2) layouts. The scalar ALU and the 32-bit VOP encodings keep
+# their GFX9 layout (same names, same decode tables); the others moved or
+# changed and are separate encodings (suffix `_10`).
+ENCODINGS10 = {
+    "SMEM_10": dict(nwords=2, mask=0xFC000000, value=0xF4000000, op=F(0, 18, 8), ops=range(256),
+                    fields=dict(sbase=F(0, 0, 6), sdata=F(0, 6, 7), dlc=F(0, 14, 1),
+                                glc=F(0, 16, 1), offset=F(1, 0, 21), soffset=F(1, 25, 7)),
+                    templates=[dict(sbase=8, sdata=24, offset=0x10, soffset=0x7D),
+                               dict(sbase=8, offset=0x10, soffset=0x7D),
+                               dict(sdata=24, soffset=0x7D), dict(soffset=0x7D), dict()]),
+    "VOP3_10": dict(nwords=2, mask=0xFC000000, value=0xD4000000, op=F(0, 16, 10), ops=range(0x380),
+                    fields=dict(vdst=F(0, 0, 8), abs=F(0, 8, 3), op_sel=F(0, 11, 4),
+                                clamp=F(0, 15, 1), src0=F(1, 0, 9), src1=F(1, 9, 9),
+                                src2=F(1, 18, 9), omod=F(1, 27, 2), neg=F(1, 29, 3)),
+                    templates=[dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32),
+                               dict(vdst=8, src0=256 + 16, src1=256 + 24),
+                               dict(vdst=8, src0=256 + 16), dict(vdst=8), dict()]),
+    "VOP3P_10": dict(nwords=2, mask=0xFF800000, value=0xCC000000, op=F(0, 16, 7), ops=range(128),
+                     fields=dict(vdst=F(0, 0, 8), neg_hi=F(0, 8, 3), op_sel=F(0, 11, 3),
+                                 op_sel_hi2=F(0, 14, 1), clamp=F(0, 15, 1),
+                                 src0=F(1, 0, 9), src1=F(1, 9, 9), src2=F(1, 18, 9),
+                                 op_sel_hi=F(1, 27, 2), neg_lo=F(1, 29, 3)),
+                     templates=[dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32,
+                                     op_sel_hi2=1, op_sel_hi=3),
+                                dict(vdst=8, src0=256 + 16, src1=256 + 24, src2=256 + 32),
+                                dict(vdst=8, src0=256 + 16, op_sel_hi2=1, op_sel_hi=3),
+                                dict()]),
+    "DS_10": dict(nwords=2, mask=0xFC000000, value=0xD8000000, op=F(0, 18, 8), ops=range(256),
+                  fields=dict(offset0=F(0, 0, 8), offset1=F(0, 8, 8), gds=F(0, 17, 1),
+                              addr=F(1, 0, 8), data0=F(1, 8, 8), data1=F(1, 16, 8),
+                              vdst=F(1, 24, 8)),
+                  templates=[dict(addr=32, data0=24, data1=16, vdst=8), dict(addr=32), dict(),
+                             dict(addr=32, data0=24, data1=16, vdst=8, gds=1),
+                             dict(data0=24, gds=1), dict(addr=32, gds=1), dict(gds=1)]),
+    "MUBUF_10": dict(nwords=2, mask=0xFC000000, value=0xE0000000, op=F(0, 18, 7), ops=range(128),
+                     fields=dict(offset=F(0, 0, 12), offen=F(0, 12, 1), idxen=F(0, 13, 1),
+                                 glc=F(0, 14, 1), dlc=F(0, 15, 1), lds=F(0, 16, 1),
+                                 vaddr=F(1, 0, 8), vdata=F(1, 8, 8), srsrc=F(1, 16, 5),
+                                 slc=F(1, 22, 1), tfe=F(1, 23, 1), soffset=F(1, 24, 8)),
+                     templates=[dict(vaddr=24, vdata=16, srsrc=2, soffset=4), dict(srsrc=2),
+                                dict()]),
+}
+for _seg, _name in ((0, "FLAT_10"), (0x8000, "GLOBAL_10"), (0x4000, "SCRATCH_10")):
+    ENCODINGS10[_name] = dict(
+        nwords=2, mask=0xFC00C000, value=0xDC000000 | _seg, op=F(0, 18, 7), ops=range(128),
+        fields=dict(offset=F(0, 0, 12), dlc=F(0, 12, 1), lds=F(0, 13, 1), glc=F(0, 16, 1),
+                    slc=F(0, 17, 1), addr=F(1, 0, 8), data=F(1, 8, 8), saddr=F(1, 16, 7),
+                    vdst=F(1, 24, 8)),
+        templates=[dict(addr=24, data=16, saddr=0x7D, vdst=8), dict(saddr=0x7D), dict()])
+ENCODINGS.update(ENCODINGS10)
+# Encodings shared by GFX9 and GFX10 (same layout and decode-table space).
+SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
+
+
+def generation(cpu):
+    """9 for gfx9*, 10 for gfx10* (GFX10.1 and GFX10.3)."""
+    name = cpu.split(":")[0]
+    return 10 if name.startswith("gfx10") else 9
+
+
+def encodings(cpu):
+    """The encodings probed for `cpu`, in table order."""
+    if generation(cpu) == 9:
+        return [e for e in ENCODINGS if not e.endswith("_10")]
+    return [e for e in ENCODINGS if e in SHARED or e.endswith("_10")]
+
+
+def fam(enc):
+    """The GFX9 family name of an encoding (`VOP3_10` -> `VOP3`)."""
+    return enc[:-3] if enc.endswith("_10") else enc
+
+
 # SDWA / DPP second dwords; the first dword is the VOP1/VOP2/VOPC word with
 # src0 = 0xF9 (SDWA) or 0xFA (DPP).
 SDWA_FIELDS = dict(src0=F(1, 0, 8), dst_sel=F(1, 8, 3), dst_unused=F(1, 11, 2), clamp=F(1, 13, 1),
@@ -233,7 +307,8 @@ def enumerate_ops(cpu):
     recs = []
     # Stage A: base probes.
     probes, keys = [], []
-    for enc, e in ENCODINGS.items():
+    for enc in encodings(cpu):
+        e = ENCODINGS[enc]
         for op in e["ops"]:
             for ti, t in enumerate(e["templates"]):
                 if cpu not in t.get("_targets", [cpu]):
@@ -336,7 +411,7 @@ SRC_FIELDS = {"SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
-NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF"}
+NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10"}
 
 
 SIMM16_VALUES = [0, 1, 3, 0x1234, 0x7FFF, 0x8000, 0xFFFF, 0xC07F, 0x0F70, 0x1F, 0x3F80, 0x22]
@@ -367,10 +442,10 @@ def type_probes(cpu, recs):
                 probes.append(p)
                 keys.append((ri, "simm16", str(v)))
             continue
-        if enc not in SRC_FIELDS:
+        if fam(enc) not in SRC_FIELDS:
             continue
         e = ENCODINGS[enc]
-        for f in SRC_FIELDS[enc]:
+        for f in SRC_FIELDS[fam(enc)]:
             w, lo, width = e["fields"][f]
             for v in SRC_VALUES + ([255] if enc not in NO_LITERAL else []):
                 if v >= 1 << width:
@@ -417,7 +492,7 @@ def class_probes(cpu, recs):
     probes, keys = [], []
     for ri, r in enumerate(recs):
         enc = r["enc"]
-        if enc not in REG_FIELDS:
+        if fam(enc) not in REG_FIELDS:
             continue
         if enc.startswith("SDWA_"):
             fields = dict(ENCODINGS[enc[5:]]["fields"], **SDWA_FIELDS)
@@ -429,7 +504,7 @@ def class_probes(cpu, recs):
             fields = ENCODINGS[enc]["fields"]
             nwords = ENCODINGS[enc]["nwords"]
         acc = ACC_BIT.get(enc)
-        for f in REG_FIELDS[enc]:
+        for f in REG_FIELDS[fam(enc)]:
             w, lo, width = fields[f]
             base = (r["base"][w] >> lo) & ((1 << width) - 1)
             for v in REG_VALUES + [base + 1]:
@@ -445,7 +520,7 @@ def class_probes(cpu, recs):
                     probes.append(q)
                     keys.append((ri, f, "odd_acc"))
                 # Returning atomics: the destination appears with GLC set.
-                if f == "vdst" and v == base + 1 and enc in ("FLAT", "GLOBAL"):
+                if f == "vdst" and v == base + 1 and fam(enc) in ("FLAT", "GLOBAL"):
                     for k in ("rtn_base", "rtn_base_acc", "rtn_base_acc_scc", "base_acc_scc"):
                         q = list(r["base"][:nwords])
                         if k.startswith("rtn"):
@@ -467,7 +542,7 @@ def class_probes(cpu, recs):
     # A VOP3 vdst of 255 makes LLVM read a literal (v_readlane) and crashes
     # pre-gfx90a llvm-objdump for most opcodes: those probes go in their own
     # batch so that bisecting the crashes stays cheap.
-    risky = [i for i, (ri, f, k) in enumerate(keys) if recs[ri]["enc"] == "VOP3" and k == "255"
+    risky = [i for i, (ri, f, k) in enumerate(keys) if fam(recs[ri]["enc"]) == "VOP3" and k == "255"
              and f == "vdst"]
     rset = set(risky)
     safe = [i for i in range(len(keys)) if i not in rset]
@@ -479,10 +554,15 @@ def class_probes(cpu, recs):
         recs[ri].setdefault("regs", {}).setdefault(f, {})[k] = text
 
 
-def symbol_tables(cpu):
+def symbol_tables(cpu, ops=None):
     """hwreg() register names and sendmsg() texts, straight from LLVM."""
-    # s_getreg_b32 s0, hwreg(id) with default offset 0 / width 32.
-    probes = [[0xB8800000 | i | 31 << 11] for i in range(64)]
+    # s_getreg_b32 s0, hwreg(id) with default offset 0 / width 32 (its SOPK
+    # opcode is found by the enumeration on generations other than GFX9).
+    getreg = 0xB8800000
+    for r in ops or []:
+        if r["enc"] == "SOPK" and r["text"].startswith("s_getreg_b32 "):
+            getreg = r["base"][0] & 0xFF800000
+    probes = [[getreg | i | 31 << 11] for i in range(64)]
     hw = {}
     for i, (t, n) in enumerate(disasm(cpu, probes)):
         m = t and __import__("re").search(r"hwreg\((\w+)\)", t)
@@ -499,6 +579,8 @@ def symbol_tables(cpu):
     probes = [[0xE8000000 | (v & 0xF) << 19 | (v >> 4) << 23, 24 | 16 << 8 | 2 << 16 | 4 << 24]
               for v in range(128)]
     fmt = {}
+    if generation(cpu) != 9:
+        probes = []  # GFX10 MTBUF (unified formats) is not probed yet
     for v, (t, n) in enumerate(disasm(cpu, probes)):
         m = t and __import__("re").search(r" (format:\S+)", t)
         if m:
@@ -533,7 +615,8 @@ def fingerprint(cpu):
     text (stages A and B) and the symbol tables. Processors with equal
     fingerprints get one full probe between them (`--full` probes each one
     and checks that the full probes agree too)."""
-    return dict(ops=enumerate_ops(cpu), symbols=symbol_tables(cpu))
+    ops = enumerate_ops(cpu)
+    return dict(ops=ops, symbols=symbol_tables(cpu, ops))
 
 
 def full_probe(cpu, recs=None):
@@ -547,11 +630,11 @@ def full_probe(cpu, recs=None):
     return recs
 
 
-def group_targets(fps):
+def group_targets(fps, targets=None):
     """Groups of processors with identical fingerprints, in TARGETS order;
     the first of each group is its representative."""
     groups = []
-    for cpu in TARGETS:
+    for cpu in targets or TARGETS:
         for g in groups:
             if fps[g[0]] == fps[cpu]:
                 g.append(cpu)
@@ -561,15 +644,16 @@ def group_targets(fps):
     return groups
 
 
-def probe_all(full=False, jobs=None):
+def probe_all(full=False, jobs=None, targets=None):
     """Probe every target: returns {cpu: recs, cpu + ":symbols": ...,
     "groups": [[cpu, ...], ...]} with records for each group's
     representative (for every processor with `full`)."""
     from concurrent.futures import ThreadPoolExecutor
     jobs = jobs or os.cpu_count() or 1
     with ThreadPoolExecutor(jobs) as ex:
-        fps = dict(zip(TARGETS, ex.map(fingerprint, TARGETS)))
-        groups = group_targets(fps)
+        targets = targets or TARGETS
+        fps = dict(zip(targets, ex.map(fingerprint, targets)))
+        groups = group_targets(fps, targets)
         todo = [c for g in groups for c in (g if full else g[:1])]
         # enumerate_ops output is deterministic: reuse the fingerprint's.
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))

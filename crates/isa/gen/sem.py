@@ -43,7 +43,8 @@ def entries():
         raise SystemExit("no COLUMN table in %s" % TABLE)
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
     emulated = (1 << cols[0]) | (1 << cols[1])
-    return [(name, enc, int(t) & emulated != 0) for name, enc, t in out]
+    # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family.
+    return [(name, enc.replace("Gfx10", ""), int(t) & emulated != 0) for name, enc, t in out]
 
 
 def base(name):

@@ -17,9 +17,32 @@ fn word(bytes: &[u8], i: usize) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
-/// The encoding word 0 belongs to (before opcode lookup).
+/// The encoding word 0 belongs to on `target` (before opcode lookup).
 #[inline]
-pub(crate) fn classify(w0: u32) -> Option<Encoding> {
+pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
+    if target.generation() >= 10 && w0 >> 30 != 0b10 && w0 >> 31 != 0 {
+        use Encoding as E;
+        return Some(match w0 >> 26 {
+            0x3D => E::SmemGfx10,
+            0x35 => E::Vop3Gfx10,
+            0x33 if (w0 >> 23) & 7 == 0 => E::Vop3pGfx10,
+            0x36 => E::DsGfx10,
+            0x37 => match (w0 >> 14) & 3 {
+                0 => E::FlatGfx10,
+                1 => E::ScratchGfx10,
+                2 => E::GlobalGfx10,
+                _ => return None,
+            },
+            0x38 => E::MubufGfx10,
+            _ => return None,
+        });
+    }
+    classify_gfx9(w0)
+}
+
+/// The GFX9 encodings (the 32-bit ones are shared with GFX10).
+#[inline]
+fn classify_gfx9(w0: u32) -> Option<Encoding> {
     use Encoding as E;
     if w0 >> 31 == 0 {
         let op = (w0 >> 25) & 0x3F;
@@ -89,7 +112,7 @@ pub(crate) fn decode_words(
     w0: u32,
     get: impl Fn(usize) -> Option<u32>,
 ) -> Instruction {
-    let Some(enc) = classify(w0) else {
+    let Some(enc) = classify(target, w0) else {
         return Instruction::invalid(target, w0);
     };
     let r = decode_as(target, enc, w0, &get);
@@ -148,6 +171,9 @@ fn decode_as(
         len: (nbase * 4) as u8,
         target,
     };
+    if enc.is_gfx10() && !enc::gfx10::valid(&inst) {
+        return invalid;
+    }
     let Some(needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
         return invalid;
     };
@@ -158,6 +184,7 @@ fn decode_as(
             | Encoding::Vop3p
             | Encoding::Mai
             | Encoding::Mubuf
+            | Encoding::MubufGfx10
             | Encoding::Mtbuf => return invalid,
             _ => {}
         }

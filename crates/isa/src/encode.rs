@@ -134,6 +134,27 @@ impl Instruction {
                 // saddr = off
                 words[1] |= 0x7F << 16;
             }
+            Encoding::GlobalGfx10 | Encoding::ScratchGfx10 | Encoding::FlatGfx10 => {
+                words[1] |= enc::gfx10::NULL << 16;
+            }
+            // soffset = null
+            Encoding::SmemGfx10 => words[1] |= enc::gfx10::NULL << 25,
+            // GFX10 v_cmpx_*_e64 write EXEC only; the assembler puts
+            // exec_lo in the (unprinted) destination field.
+            Encoding::Vop3Gfx10
+                if info.name.starts_with("v_cmpx_")
+                    && !info
+                        .operands
+                        .iter()
+                        .any(|o| matches!(o.field, Field::Vdst | Field::Sdst)) =>
+            {
+                words[0] |= 0x7E;
+            }
+            Encoding::Vop3pGfx10 if !info.name.contains("_mix_") => {
+                let zero = info.zero_bits(target);
+                words[0] |= (1 << 14) & !zero[0];
+                words[1] |= (3 << 27) & !zero[1];
+            }
             _ => {}
         }
         InstBuilder {
@@ -240,7 +261,10 @@ impl InstBuilder {
             match (enc, spec.field, op.value) {
                 // SMEM offset operand: immediate (in the modifiers), the
                 // soffset register, or a register in the offset field.
-                (Encoding::Smem, Field::Offset, Operand::Imm(_)) => {}
+                (Encoding::Smem | Encoding::SmemGfx10, Field::Offset, Operand::Imm(_)) => {}
+                (Encoding::SmemGfx10, Field::Offset, Operand::Reg(r)) => {
+                    set_bits(&mut self.words[1], 25, 7, r.first as u32);
+                }
                 (Encoding::Smem, Field::Offset, Operand::Reg(r)) => {
                     if self.words[0] >> 14 & 1 != 0 {
                         set_bits(&mut self.words[1], 25, 7, r.first as u32);
@@ -254,7 +278,12 @@ impl InstBuilder {
                     set_bits(&mut self.words[1], 15, 1, 1);
                 }
                 (_, Field::Saddr, Operand::Off) => {
-                    set_bits(&mut self.words[1], 16, 7, crate::enc::flat::SADDR_OFF);
+                    let off = if enc.is_gfx10() {
+                        crate::enc::gfx10::NULL
+                    } else {
+                        crate::enc::flat::SADDR_OFF
+                    };
+                    set_bits(&mut self.words[1], 16, 7, off);
                 }
                 (_, _, Operand::Off) => {}
                 _ => {
@@ -269,7 +298,7 @@ impl InstBuilder {
                 _ => None,
             };
             if let Some(si) = si {
-                let (neg, abs, sext): (Option<u32>, Option<u32>, Option<u32>) = match enc {
+                let (neg, abs, sext): (Option<u32>, Option<u32>, Option<u32>) = match enc.family() {
                     Encoding::Vop3 | Encoding::Vop3p => {
                         (Some(61 + si as u32), Some(8 + si as u32), None)
                     }
@@ -338,7 +367,13 @@ impl InstBuilder {
                 self.literal = Some(l);
                 255
             }
-            (Kind::SReg, Operand::Off) if field == Field::Saddr => 0x7F,
+            (Kind::SReg, Operand::Off) if field == Field::Saddr => {
+                if self.opcode.info().enc.is_gfx10() {
+                    crate::enc::gfx10::NULL
+                } else {
+                    crate::enc::flat::SADDR_OFF
+                }
+            }
             (Kind::SRegX2, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 2 == 0 => {
                 r.first as u32 / 2
             }

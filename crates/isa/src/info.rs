@@ -96,14 +96,15 @@ impl Instruction {
 
     /// Return: `s_setpc_b64` (how functions return on AMDGPU).
     pub fn is_return(&self) -> bool {
-        self.opcode == crate::opcode::Opcode::S_SETPC_B64
+        // By name: each generation has its own entry (opcode value).
+        self.opcode.name() == "s_setpc_b64"
     }
 
     /// Ends a basic block: `s_endpgm*`, branches, `s_setpc_b64`,
     /// `s_swappc_b64`, `s_rfe_b64`, `s_trap`.
     pub fn is_terminator(&self) -> bool {
         self.has(flags::BRANCH | flags::CBRANCH | flags::ENDPGM | flags::TRAP | flags::INDIRECT)
-            || self.opcode == crate::opcode::Opcode::S_CALL_B64
+            || self.opcode.name() == "s_call_b64"
     }
 
     /// The memory class accessed.

@@ -178,6 +178,10 @@ impl Instruction {
             self.apply_src_mods(i, &mut op);
             ops.push(op);
         }
+        if info.enc.is_gfx10() {
+            enc::gfx10::adjust_operands(self, &mut ops);
+            return ops;
+        }
         match info.enc {
             Encoding::Flat | Encoding::Global | Encoding::Scratch => {
                 enc::flat::adjust_operands(self, &mut ops)
@@ -229,7 +233,8 @@ impl Instruction {
                 }
             }
             Kind::Lit32 | Kind::LitImm32 => Operand::Literal(self.literal().unwrap_or(0)),
-            Kind::Vcc => Operand::Reg(RegRange::VCC),
+            // `vcc_lo` in wave32 code (width 1).
+            Kind::Vcc => Operand::Reg(RegRange::sgpr(106, width)),
             Kind::Off => Operand::Off,
             Kind::SmemOffset => Operand::Imm(raw as i64),
             Kind::Branch => Operand::Branch(raw as u16 as i16),
@@ -283,7 +288,7 @@ impl Instruction {
         let Some(si) = Self::src_index(op.spec.field) else {
             return;
         };
-        let (neg, abs, sext) = match self.encoding() {
+        let (neg, abs, sext) = match self.encoding().family() {
             Encoding::Vop3 => (self.bit(61 + si), self.bit(8 + si), false),
             Encoding::Vop3p => (self.bit(61 + si), self.bit(8 + si), false),
             Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {

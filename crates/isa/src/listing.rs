@@ -499,7 +499,7 @@ impl LineCache {
                 .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
         let w0 = word(0)?;
-        let w1 = match enc::base_words(crate::decode::classify(w0)?) {
+        let w1 = match enc::base_words(crate::decode::classify(target, w0)?) {
             1 => 0,
             _ => word(1)?,
         };
@@ -550,7 +550,7 @@ impl LineCache {
         // Only instructions whose length the first word's encoding decides
         // (not SDWA/DPP words decoded as the plain encoding).
         let nbase = enc::base_words(inst.encoding());
-        if crate::decode::classify(inst.words[0]).map(enc::base_words) != Some(nbase) {
+        if crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words) != Some(nbase) {
             return;
         }
         // Branches keep the text up to the words (the target comment and

@@ -54,6 +54,10 @@ pub struct Modifiers {
     pub bank_mask: u8,
     /// DPP `bound_ctrl`.
     pub bound_ctrl: bool,
+    /// GFX10 DPP `fi:1` (fetch inactive lanes).
+    pub fi: bool,
+    /// GFX10 MUBUF `tfe` (the load also writes a fault status register).
+    pub tfe: bool,
     /// Immediate offset: DS `offset`/`offset0` (16 or 8 bits), FLAT
     /// (13-bit, signed for global/scratch), MUBUF/MTBUF (12 bits), SMEM
     /// (21-bit signed, when the `imm` bit is set).
@@ -123,6 +127,8 @@ enum M {
     RowMask,
     BankMask,
     BoundCtrl,
+    Fi,
+    Tfe,
     Offset,
     Offset1,
     Gds,
@@ -148,7 +154,34 @@ enum M {
 fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
     use Encoding as E;
     use M::*;
+    // GFX10: `dlc` is kept in the `scc` field (the bit GFX10 has instead).
     match enc {
+        E::DsGfx10 => return &[(Offset, (0, 0, 8)), (Offset1, (0, 8, 8)), (Gds, (0, 17, 1))],
+        E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => {
+            return &[
+                (Offset, (0, 0, 12)),
+                (Scc, (0, 12, 1)),
+                (Lds, (0, 13, 1)),
+                (Glc, (0, 16, 1)),
+                (Slc, (0, 17, 1)),
+            ]
+        }
+        E::MubufGfx10 => {
+            return &[
+                (Offset, (0, 0, 12)),
+                (Offen, (0, 12, 1)),
+                (Idxen, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (Scc, (0, 15, 1)),
+                (Lds, (0, 16, 1)),
+                (Slc, (1, 22, 1)),
+                (Tfe, (1, 23, 1)),
+            ]
+        }
+        E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
+        _ => {}
+    }
+    match enc.family() {
         E::Vop3 if vop3b => &[(Clamp, (0, 15, 1)), (Omod, (1, 27, 2)), (Neg, (1, 29, 3))],
         E::Vop3 => &[
             (Abs, (0, 8, 3)),
@@ -193,6 +226,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         E::Vop2Dpp | E::Vop1Dpp => &[
             (DppCtrl, (1, 8, 9)),
             (BoundCtrl, (1, 19, 1)),
+            (Fi, (1, 18, 1)),
             (Neg0, (1, 20, 1)),
             (Abs0, (1, 21, 1)),
             (Neg1, (1, 22, 1)),
@@ -247,7 +281,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
 }
 
 fn vop3b(enc: Encoding, inst_ops: &[crate::opcode::OperandSpec]) -> bool {
-    enc == Encoding::Vop3 && inst_ops.iter().any(|o| o.field == Field::Sdst)
+    enc.family() == Encoding::Vop3 && inst_ops.iter().any(|o| o.field == Field::Sdst)
 }
 
 impl Modifiers {
@@ -278,6 +312,8 @@ impl Modifiers {
             RowMask => self.row_mask as u32,
             BankMask => self.bank_mask as u32,
             BoundCtrl => self.bound_ctrl as u32,
+            Fi => self.fi as u32,
+            Tfe => self.tfe as u32,
             Offset => self.offset as u32,
             Offset1 => self.offset1 as u32,
             Gds => self.gds as u32,
@@ -326,6 +362,8 @@ impl Modifiers {
             RowMask => self.row_mask = v as u8,
             BankMask => self.bank_mask = v as u8,
             BoundCtrl => self.bound_ctrl = v != 0,
+            Fi => self.fi = v != 0,
+            Tfe => self.tfe = v != 0,
             Offset => self.offset = v as i32,
             Offset1 => self.offset1 = v as u8,
             Gds => self.gds = v != 0,
@@ -364,6 +402,12 @@ impl Instruction {
             Encoding::Smem if m.smem_imm => {
                 m.offset = crate::enc::smem::imm_offset(self) as i32;
             }
+            Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => {
+                m.offset = ((self.bits(0, 0, 12) << 20) as i32) >> 20;
+            }
+            Encoding::SmemGfx10 => {
+                m.offset = ((self.bits(1, 0, 21) << 11) as i32) >> 11;
+            }
             _ => {}
         }
         m
@@ -383,7 +427,7 @@ pub(crate) fn apply(
             set_bits(word, lo, width, m.get(k));
         }
     }
-    if enc == Encoding::Smem && m.smem_imm {
+    if (enc == Encoding::Smem && m.smem_imm) || enc == Encoding::SmemGfx10 {
         set_bits(&mut words[1], 0, 21, m.offset as u32);
     }
 }

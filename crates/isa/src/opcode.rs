@@ -72,7 +72,11 @@ impl Opcode {
         }
         match Opcode::lookup(target, info.enc, info.code) {
             Some(o) if o.name() == info.name => o,
-            _ => self,
+            // Another generation: the same mnemonic in the same encoding
+            // family (`s_mov_b32` is SOP1 0 on GFX9, 3 on GFX10).
+            _ => Opcode::all_for(target)
+                .find(|o| o.name() == info.name && o.info().enc.family() == info.enc.family())
+                .unwrap_or(self),
         }
     }
 
@@ -165,8 +169,50 @@ pub enum Encoding {
     Mtbuf,
     /// Image.
     Mimg,
+    /// Scalar memory, GFX10 layout (`dlc`, 21-bit offset, `soffset` or `null`).
+    SmemGfx10,
+    /// VOP3 (VOP3a/VOP3b), GFX10 layout (prefix 0x35, literal allowed).
+    Vop3Gfx10,
+    /// VOP3P, GFX10 layout (prefix 0x198).
+    Vop3pGfx10,
+    /// LDS/GDS, GFX10 layout (8-bit opcode at bit 18, `gds` at 17).
+    DsGfx10,
+    /// Flat, GFX10 layout (12-bit offset, `dlc`).
+    FlatGfx10,
+    /// Global, GFX10 layout.
+    GlobalGfx10,
+    /// Scratch, GFX10 layout.
+    ScratchGfx10,
+    /// Untyped buffer, GFX10 layout (`dlc`; `slc` and `tfe` in word 1).
+    MubufGfx10,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
+}
+
+impl Encoding {
+    /// The GFX9 encoding whose operand fields this one shares (the GFX10
+    /// layouts moved the opcode, prefix and some modifier bits, not the
+    /// operands): `Vop3Gfx10` -> `Vop3`; itself for GFX9 encodings.
+    #[inline]
+    pub const fn family(self) -> Encoding {
+        match self {
+            Encoding::SmemGfx10 => Encoding::Smem,
+            Encoding::Vop3Gfx10 => Encoding::Vop3,
+            Encoding::Vop3pGfx10 => Encoding::Vop3p,
+            Encoding::DsGfx10 => Encoding::Ds,
+            Encoding::FlatGfx10 => Encoding::Flat,
+            Encoding::GlobalGfx10 => Encoding::Global,
+            Encoding::ScratchGfx10 => Encoding::Scratch,
+            Encoding::MubufGfx10 => Encoding::Mubuf,
+            e => e,
+        }
+    }
+
+    /// True for the GFX10 layouts.
+    #[inline]
+    pub const fn is_gfx10(self) -> bool {
+        self.family() as u8 != self as u8
+    }
 }
 
 /// The encoding field an operand is read from.
@@ -538,6 +584,8 @@ pub mod flags {
     pub const SLC: u64 = 1 << 18;
     /// Prints the SCC bit (`scc` / `sc1`).
     pub const SCC: u64 = 1 << 19;
+    /// `dlc` prints (GFX10 encodings, which have no `scc` bit).
+    pub const DLC: u64 = SCC;
     /// Prints `lds`.
     pub const LDS: u64 = 1 << 20;
     /// Atomic whose GLC bit selects the returning form (adds `vdst`).

@@ -64,7 +64,12 @@ impl Instruction {
     fn write_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let info = self.info();
         out.write_str(info.name)?;
-        match info.enc {
+        if info.enc.is_gfx10() {
+            if let Some(r) = enc::gfx10::print(self, ops, out) {
+                return r;
+            }
+        }
+        match info.enc.family() {
             Encoding::Flat | Encoding::Global | Encoding::Scratch => {
                 enc::flat::print(self, ops, out)
             }
@@ -73,7 +78,7 @@ impl Instruction {
             Encoding::Smem => enc::smem::print(self, ops, out),
             _ => {
                 write_operand_list(self, ops, out)?;
-                match info.enc {
+                match info.enc.family() {
                     Encoding::Vop3 => enc::vop::print_vop3_mods(self, out),
                     Encoding::Vop3p => enc::vop3p::print_mods(self, out),
                     Encoding::Mai => enc::vop3p::print_mai_mods(self, out),
@@ -268,7 +273,7 @@ fn write_imm(inst: &Instruction, kind: Kind, v: i64, out: &mut impl Write) -> fm
         Kind::Dec16 | Kind::Endpgm => write_u64(out, v16 as u64),
         Kind::Hwreg => enc::sop::write_hwreg(inst.target(), v16, out),
         Kind::SendMsg => enc::sop::write_sendmsg(inst.target(), v16, out),
-        Kind::Waitcnt => enc::sop::write_waitcnt(v16, out),
+        Kind::Waitcnt => enc::sop::write_waitcnt(inst.target(), v16, out),
         Kind::GprIdx | Kind::GprIdx8 => enc::sop::write_gpr_idx(v as u32, out),
         _ => write_i64(out, v),
     }
@@ -415,8 +420,10 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
     }
     // Misaligned scalar tuples print aligned down (with a warning).
     if r.file == RegFile::Scalar && r.count >= 2 {
+        let gfx10 = inst.target().generation() >= 10;
         let (base, idx) = match r.first {
             0..=101 => (0, r.first),
+            102..=105 if gfx10 => (0, r.first),
             108..=123 => (108, r.first - 108),
             _ => (r.first, 0),
         };
@@ -425,7 +432,15 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
             r.first = base + idx - idx % align;
         }
     }
-    write_reg_name(out, r)?;
+    if r.file == RegFile::Scalar
+        && (102..=105).contains(&r.first)
+        && inst.target().generation() >= 10
+    {
+        // GFX10 has no flat_scratch/xnack_mask aliases: s102..s105.
+        crate::reg::write_range(out, "s", r.first, r.count.max(1))?;
+    } else {
+        write_reg_name(out, r)?;
+    }
     // Register-class violations LLVM flags with a comment.
     let inline_value =
         r.file == RegFile::Scalar && matches!(r.first, 125 | 230 | 231 | 235..=239 | 251..=253);

@@ -41,6 +41,13 @@ pub enum Target {
     Gfx9Generic = 10,
     /// `gfx9-4-generic`: code for gfx940, 941, 942 and 950.
     Gfx94Generic = 11,
+    /// Navi 21 (RDNA2, GFX10.3), wave32 — the disassembler's default wave
+    /// size for GFX10+; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1030 = 12,
+    /// gfx1030 running wave64 code (`+wavefrontsize64`): same processor,
+    /// lane masks are register pairs (`vcc`, `s[0:1]`) instead of `vcc_lo`.
+    #[doc(hidden)]
+    Gfx1030W64 = 13,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -60,7 +67,7 @@ pub enum TargetError {
 
 impl Target {
     /// Every supported target, in LLVM's order.
-    pub const ALL: [Target; 12] = [
+    pub const ALL: [Target; 13] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
@@ -73,6 +80,7 @@ impl Target {
         Target::Gfx950,
         Target::Gfx9Generic,
         Target::Gfx94Generic,
+        Target::Gfx1030,
     ];
 
     /// Parses a processor name or target id (`gfx90a`, `gfx942:xnack+`,
@@ -109,6 +117,29 @@ impl Target {
             Target::Gfx950 => "gfx950",
             Target::Gfx9Generic => "gfx9-generic",
             Target::Gfx94Generic => "gfx9-4-generic",
+            Target::Gfx1030 | Target::Gfx1030W64 => "gfx1030",
+        }
+    }
+
+    /// The GFX generation: 9 (GCN5/CDNA) or 10 (RDNA1/2).
+    #[inline]
+    pub fn generation(self) -> u8 {
+        match self {
+            Target::Gfx1030 | Target::Gfx1030W64 => 10,
+            _ => 9,
+        }
+    }
+
+    /// This processor running code of `wave_size` (32 or 64) lanes per
+    /// wave: GFX10+ processors run both (LLVM's `wavefrontsize64` feature;
+    /// per kernel, the kernel descriptor's wave32 bit), GFX9 only 64.
+    /// `None` for a size the processor does not run.
+    pub fn with_wave_size(self, wave_size: u32) -> Option<Target> {
+        match (self, wave_size) {
+            (Target::Gfx1030 | Target::Gfx1030W64, 32) => Some(Target::Gfx1030),
+            (Target::Gfx1030 | Target::Gfx1030W64, 64) => Some(Target::Gfx1030W64),
+            (t, 64) if t.generation() == 9 => Some(t),
+            _ => None,
         }
     }
 
@@ -156,10 +187,14 @@ impl Target {
         self == Target::Gfx908 || self.needs_aligned_vgprs()
     }
 
-    /// Wave size (64 on all GFX9 targets).
+    /// Wave size: 64 on GFX9; on GFX10+ 32 unless the target was made
+    /// with [`Target::with_wave_size`]`(64)`.
     #[inline]
     pub fn wave_size(self) -> u32 {
-        64
+        match self {
+            Target::Gfx1030 => 32,
+            _ => 64,
+        }
     }
 }
 
@@ -196,6 +231,10 @@ mod tests {
             Err(TargetError::Unsupported {
                 name: "gfx1100".into()
             })
+        );
+        assert_eq!(
+            Target::Gfx1030.with_wave_size(64).map(Target::wave_size),
+            Some(64)
         );
         for t in Target::ALL {
             assert_eq!(Target::from_name(t.name()), Ok(t));

@@ -71,7 +71,8 @@ const LITS: &[u32] = &[
 /// filled from SRC9 / small numbers so that many variants decode.
 fn reg_fields(enc: Encoding) -> &'static [(usize, u8, u8)] {
     use Encoding as E;
-    match enc {
+    // GFX10 layouts keep their family's register fields.
+    match enc.family() {
         E::Sop2 => &[(0, 0, 8), (0, 8, 8), (0, 16, 7)],
         E::Sop1 => &[(0, 0, 8), (0, 16, 7)],
         E::Sopc => &[(0, 0, 8), (0, 8, 8)],
@@ -183,6 +184,11 @@ fn fixed_mask(enc: Encoding) -> [u32; 2] {
         E::Mubuf => [0xFDFC_0000, 0],
         E::Mtbuf => [0xFC07_8000, 0],
         E::Mimg => [0xFDFC_0000, 0],
+        E::SmemGfx10 => [0xFFFC_0000, 0],
+        E::Vop3Gfx10 | E::Vop3pGfx10 => [0xFFFF_0000, 0],
+        E::DsGfx10 => [0xFFFC_0000, 0],
+        E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => [0xFDFC_C000, 0],
+        E::MubufGfx10 => [0xFFFC_0000, 0],
         _ => [0xFFFF_FFFF, 0],
     }
 }
@@ -344,6 +350,10 @@ fn sweep_targets() -> Vec<(Target, bool)> {
             out.push((t, false));
         }
     }
+    // `LATHE_SWEEP_ONLY=gfx1030,...`: only these processors.
+    if let Ok(only) = std::env::var("LATHE_SWEEP_ONLY") {
+        out.retain(|(t, _)| only.split(',').any(|n| n == t.name()));
+    }
     out
 }
 
@@ -368,7 +378,15 @@ fn sweep_every_opcode_against_llvm() {
     let mut per_target: BTreeMap<Target, (usize, usize)> = BTreeMap::new();
     // The other GFX9 columns still differ from LLVM in this sweep (issue 18
     // is open); the field sweep covers them meanwhile.
-    for (target, full) in sweep_targets().into_iter().filter(|&(_, full)| full) {
+    // gfx1030 runs here only when named in LATHE_SWEEP_ONLY: 88 of its
+    // 5,730 valid probes still differ from LLVM (AGPR-free GFX10 operand
+    // classes: `exec` as a 64-bit source, s104/s105 pairs, MUBUF store
+    // `tfe`, some VOP3 forms), see the crate README.
+    let gfx10_asked = std::env::var("LATHE_SWEEP_ONLY").is_ok();
+    for (target, full) in sweep_targets()
+        .into_iter()
+        .filter(|&(t, full)| full || (gfx10_asked && t.generation() >= 10))
+    {
         let per_op = if full { per_op } else { per_op.div_ceil(4) };
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ target as u64);
         let mut probes = Vec::new();
@@ -576,7 +594,7 @@ fn every_imm16_value_against_llvm() {
         "imm16 sweep: {total} probes, {} mismatches",
         mismatches.len()
     );
-    for m in mismatches.iter().take(20) {
+    for m in mismatches.iter().take(show_max()) {
         eprintln!("{m}");
     }
     assert!(mismatches.is_empty());
@@ -684,6 +702,7 @@ fn field_combinations_against_llvm() {
     ];
     let mut total = 0usize;
     let mut swept = 0usize;
+    let mut swept_gfx10 = 0usize;
     let mut valid = 0usize;
     let mut generated = 0usize;
     let mut assembled = vec![false; cases.len()];
@@ -702,11 +721,19 @@ fn field_combinations_against_llvm() {
             } else {
                 tmpl.to_string()
             };
+            // GFX10 MTBUF (unified buffer formats) is not in the tables
+            // yet: lathe-isa decodes it as `.long` (crate README).
+            if target.generation() >= 10 && tmpl.starts_with("tbuffer_") {
+                continue;
+            }
             let Some(base) = assemble_line(target, &line) else {
                 continue;
             };
             assembled[ci] = true;
             swept += 1;
+            if target.generation() >= 10 {
+                swept_gfx10 += 1;
+            }
             let bits: u32 = ranges.iter().map(|r| r.2 as u32).sum();
             let n = 1u64 << bits;
             let step = if max == 0 || n <= max as u64 {
@@ -760,7 +787,7 @@ fn field_combinations_against_llvm() {
         generated - total,
         mismatches.len()
     );
-    for m in mismatches.iter().take(30) {
+    for m in mismatches.iter().take(show_max()) {
         eprintln!("{m}");
     }
     assert!(mismatches.is_empty());
@@ -776,13 +803,20 @@ fn field_combinations_against_llvm() {
         .map(|(c, _)| c.0)
         .collect();
     assert!(missing.is_empty(), "llvm-mc assembled none of: {missing:?}");
-    let pairs = targets.len() * cases.len();
-    // Up to 6 templates per processor may not exist there (the GFX940
+    let gfx10 = targets.iter().filter(|(t, _)| t.generation() >= 10).count();
+    let pairs = (targets.len() - gfx10) * cases.len();
+    // Up to 6 templates per GFX9 processor may not exist there (the GFX940
     // family has no MIMG; before gfx90a there are no AGPR, MFMA or packed
-    // f32 forms): 398 of 450 pairs assemble with LLVM 22.
+    // f32 forms): 398 of 450 pairs assemble with LLVM 22. The templates are
+    // GFX9 code: on gfx1030, 31 of 50 assemble (no MFMA, AGPRs, SDWA/DPP
+    // forms of these, MIMG syntax; MTBUF is skipped).
     assert!(
-        swept + 6 * targets.len() >= pairs,
-        "only {swept} of {pairs} case/target pairs assembled"
+        swept - swept_gfx10 + 6 * (targets.len() - gfx10) >= pairs,
+        "only {swept} of {pairs} GFX9 case/target pairs assembled"
+    );
+    assert!(
+        swept_gfx10 >= 25 * gfx10,
+        "only {swept_gfx10} GFX10 case/target pairs assembled"
     );
     assert!(
         total * 100 >= generated * 95,
@@ -792,4 +826,13 @@ fn field_combinations_against_llvm() {
         valid * 4 >= total,
         "only {valid} of {total} probes valid for LLVM"
     );
+}
+
+/// How many mismatches a failing sweep prints (`LATHE_SHOW_MISMATCHES`,
+/// default 30).
+fn show_max() -> usize {
+    std::env::var("LATHE_SHOW_MISMATCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30)
 }

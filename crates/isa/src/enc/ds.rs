@@ -31,7 +31,8 @@ pub(crate) fn print_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Resul
             write_dec(out, v)?;
         }
     }
-    if inst.has(flags::GDS) && inst.bit(16) {
+    let gds = if inst.encoding().is_gfx10() { 17 } else { 16 };
+    if inst.has(flags::GDS) && inst.bit(gds) {
         out.write_str(" gds")?;
     }
     Ok(())

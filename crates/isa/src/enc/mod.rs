@@ -6,6 +6,7 @@
 
 pub(crate) mod ds;
 pub(crate) mod flat;
+pub(crate) mod gfx10;
 pub(crate) mod mimg;
 pub(crate) mod mubuf;
 pub(crate) mod sdwa_dpp;
@@ -23,6 +24,20 @@ pub(crate) type Pos = (u8, u8, u8);
 pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
     use Encoding as E;
     use Field as F;
+    let enc = match enc {
+        // SMEM moved its soffset; DS and the VMEM encodings keep their
+        // operand fields in word 1.
+        E::SmemGfx10 => {
+            return match field {
+                F::Sbase => Some((0, 0, 6)),
+                F::Sdata => Some((0, 6, 7)),
+                F::Offset => Some((1, 0, 21)),
+                F::Soffset => Some((1, 25, 7)),
+                _ => None,
+            }
+        }
+        e => e.family(),
+    };
     Some(match (enc, field) {
         (E::Sop2, F::Sdst) | (E::Sopk, F::Sdst) | (E::Sop1, F::Sdst) => (0, 16, 7),
         (E::Sop2 | E::Sop1 | E::Sopc, F::Ssrc0) => (0, 0, 8),
@@ -107,6 +122,14 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::Mubuf => (0xFC00_0000, 0xE000_0000, 18, 7),
         E::Mtbuf => (0xFC00_0000, 0xE800_0000, 15, 4),
         E::Mimg => (0xFC00_0000, 0xF000_0000, 18, 7),
+        E::SmemGfx10 => (0xFC00_0000, 0xF400_0000, 18, 8),
+        E::Vop3Gfx10 => (0xFC00_0000, 0xD400_0000, 16, 10),
+        E::Vop3pGfx10 => (0xFF80_0000, 0xCC00_0000, 16, 7),
+        E::DsGfx10 => (0xFC00_0000, 0xD800_0000, 18, 8),
+        E::FlatGfx10 => (0xFC00_C000, 0xDC00_0000, 18, 7),
+        E::GlobalGfx10 => (0xFC00_C000, 0xDC00_8000, 18, 7),
+        E::ScratchGfx10 => (0xFC00_C000, 0xDC00_4000, 18, 7),
+        E::MubufGfx10 => (0xFC00_0000, 0xE000_0000, 18, 7),
         E::Invalid => (0, 0, 0, 0),
     }
 }

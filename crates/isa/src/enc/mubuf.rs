@@ -39,7 +39,10 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             }
         }
     }
-    if inst.encoding() == Encoding::Mubuf && inst.has(flags::LDS_DMA) && inst.bit(16) {
+    if matches!(inst.encoding(), Encoding::Mubuf | Encoding::MubufGfx10)
+        && inst.has(flags::LDS_DMA)
+        && inst.bit(16)
+    {
         if let Some(i) = ops.iter().position(|o| o.spec.field == Field::Vdata) {
             ops.remove(i);
         }

@@ -27,7 +27,14 @@ pub(crate) fn adjust_vopc_operands(inst: &Instruction, ops: &mut Operands) {
             op.spec.kind = Kind::SReg;
             op.spec.field = Field::Sdst;
             op.spec.access = Access::W;
-            op.value = Operand::Reg(RegRange::sgpr(inst.bits(1, 8, 7) as u16, 2));
+            // A lane mask: one SGPR in wave32 code.
+            let w = if inst.target().wave_size() == 32 {
+                1
+            } else {
+                2
+            };
+            op.spec.width = w;
+            op.value = Operand::Reg(RegRange::sgpr(inst.bits(1, 8, 7) as u16, w));
         }
     }
     let _ = Op::new;
@@ -81,7 +88,10 @@ pub(crate) fn dpp_ctrl(inst: &Instruction) -> u32 {
 pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     let c = dpp_ctrl(inst);
     out.write_char(' ')?;
-    if inst.has(flags::DPP_DP) && !(0x150..=0x15F).contains(&c) {
+    let gfx10 = inst.target().generation() >= 10;
+    if gfx10 {
+        write_dpp_ctrl_gfx10(c, out)?;
+    } else if inst.has(flags::DPP_DP) && !(0x150..=0x15F).contains(&c) {
         out.write_str(" /* DP ALU dpp only supports row_newbcast */")?;
     } else if (0x150..=0x15F).contains(&c) && !inst.target().needs_aligned_vgprs() {
         // row_newbcast is gfx90a's (the GFX940 family's too).
@@ -98,7 +108,37 @@ pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::R
     if inst.bit(32 + 19) {
         out.write_str(" bound_ctrl:1")?;
     }
+    if gfx10 && inst.bit(32 + 18) {
+        out.write_str(" fi:1")?;
+    }
     Ok(())
+}
+
+/// GFX10 DPP16 controls: no wave shifts or row broadcasts; `row_share` and
+/// `row_xmask` in their place.
+fn write_dpp_ctrl_gfx10(c: u32, out: &mut impl Write) -> fmt::Result {
+    match c {
+        0x130 | 0x134 | 0x138 | 0x13C => {
+            out.write_str("/* ")?;
+            out.write_str(match c {
+                0x130 => "wave_shl",
+                0x134 => "wave_rol",
+                0x138 => "wave_shr",
+                _ => "wave_ror",
+            })?;
+            out.write_str(" is not supported starting from GFX10 */")
+        }
+        0x142 | 0x143 => out.write_str("/* row_bcast is not supported starting from GFX10 */"),
+        0x150..=0x15F => {
+            out.write_str("row_share:")?;
+            write_dec(out, c & 0xF)
+        }
+        0x160..=0x16F => {
+            out.write_str("row_xmask:")?;
+            write_dec(out, c & 0xF)
+        }
+        _ => write_dpp_ctrl(c, out),
+    }
 }
 
 pub(crate) fn write_dpp_ctrl(c: u32, out: &mut impl Write) -> fmt::Result {

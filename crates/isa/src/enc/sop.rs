@@ -70,9 +70,20 @@ pub fn waitcnt_encode(vm: u32, exp: u32, lgkm: u32) -> u16 {
     v as u16
 }
 
-pub(crate) fn write_waitcnt(v: u32, out: &mut impl Write) -> fmt::Result {
+/// `s_waitcnt` fields on `target`: GFX10 widens lgkmcnt to 6 bits (13:8).
+pub fn waitcnt_fields_for(target: Target, v: u32) -> (u32, u32, u32) {
     let (vm, exp, lgkm) = waitcnt_fields(v);
-    let (dvm, dexp, dlgkm) = (vm == 63, exp == 7, lgkm == 15);
+    if target.generation() >= 10 {
+        (vm, exp, (v >> 8) & 0x3F)
+    } else {
+        (vm, exp, lgkm)
+    }
+}
+
+pub(crate) fn write_waitcnt(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    let (vm, exp, lgkm) = waitcnt_fields_for(target, v);
+    let lgkm_max = if target.generation() >= 10 { 63 } else { 15 };
+    let (dvm, dexp, dlgkm) = (vm == 63, exp == 7, lgkm == lgkm_max);
     let all = dvm && dexp && dlgkm;
     let mut sp = false;
     if !dvm || all {

@@ -807,7 +807,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 2655] = [
+pub static SEM: [Desc; 4420] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_sub_u32
@@ -838,66 +838,126 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Salu(Salu::AndB64), partial: Partial::Full, float: false },
     // s_or_b32
     Desc { sem: Sem::Salu(Salu::OrB32), partial: Partial::Full, float: false },
+    // s_and_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_b64
     Desc { sem: Sem::Salu(Salu::OrB64), partial: Partial::Full, float: false },
+    // s_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b32
     Desc { sem: Sem::Salu(Salu::XorB32), partial: Partial::Full, float: false },
+    // s_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b64
     Desc { sem: Sem::Salu(Salu::XorB64), partial: Partial::Full, float: false },
+    // s_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_b32
     Desc { sem: Sem::Salu(Salu::Andn2B32), partial: Partial::Full, float: false },
+    // s_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_b64
     Desc { sem: Sem::Salu(Salu::Andn2B64), partial: Partial::Full, float: false },
+    // s_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn2_b32
     Desc { sem: Sem::Salu(Salu::Orn2B32), partial: Partial::Full, float: false },
+    // s_andn2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn2_b64
     Desc { sem: Sem::Salu(Salu::Orn2B64), partial: Partial::Full, float: false },
+    // s_andn2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b32
     Desc { sem: Sem::Salu(Salu::NandB32), partial: Partial::Full, float: false },
+    // s_orn2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b64
     Desc { sem: Sem::Salu(Salu::NandB64), partial: Partial::Full, float: false },
+    // s_orn2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Salu(Salu::NorB32), partial: Partial::Full, float: false },
+    // s_nand_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b64
     Desc { sem: Sem::Salu(Salu::NorB64), partial: Partial::Full, float: false },
+    // s_nand_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
+    // s_nor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_b64
     Desc { sem: Sem::Salu(Salu::XnorB64), partial: Partial::Full, float: false },
+    // s_nor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl_b32
     Desc { sem: Sem::Salu(Salu::LshlB32), partial: Partial::Full, float: false },
+    // s_xnor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl_b64
     Desc { sem: Sem::Salu(Salu::LshlB64), partial: Partial::Full, float: false },
+    // s_xnor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshr_b32
     Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
+    // s_lshl_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshr_b64
     Desc { sem: Sem::Salu(Salu::LshrB64), partial: Partial::Full, float: false },
+    // s_lshl_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ashr_i32
     Desc { sem: Sem::Salu(Salu::AshrI32), partial: Partial::Full, float: false },
+    // s_lshr_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ashr_i64
     Desc { sem: Sem::Salu(Salu::AshrI64), partial: Partial::Full, float: false },
+    // s_lshr_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
+    // s_ashr_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b64
     Desc { sem: Sem::Salu(Salu::BfmB64), partial: Partial::Full, float: false },
+    // s_ashr_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Salu(Salu::MulI32), partial: Partial::Full, float: false },
+    // s_bfm_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u32
     Desc { sem: Sem::Salu(Salu::BfeU32), partial: Partial::Full, float: false },
+    // s_bfm_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i32
     Desc { sem: Sem::Salu(Salu::BfeI32), partial: Partial::Full, float: false },
+    // s_mul_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u64
     Desc { sem: Sem::Salu(Salu::BfeU64), partial: Partial::Full, float: false },
+    // s_bfe_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i64
     Desc { sem: Sem::Salu(Salu::BfeI64), partial: Partial::Full, float: false },
+    // s_bfe_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_g_fork
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
+    // s_bfe_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_absdiff_i32
     Desc { sem: Sem::Salu(Salu::AbsdiffI32), partial: Partial::Full, float: false },
+    // s_bfe_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_restore_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_mul_hi_u32
     Desc { sem: Sem::Salu(Salu::MulHiU32), partial: Partial::Full, float: false },
+    // s_absdiff_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_i32
     Desc { sem: Sem::Salu(Salu::MulHiI32), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
@@ -914,48 +974,104 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Salu(Salu::PackLhB32B16), partial: Partial::Full, float: false },
     // s_pack_hh_b32_b16
     Desc { sem: Sem::Salu(Salu::PackHhB32B16), partial: Partial::Full, float: false },
+    // s_mul_hi_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_hi_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movk_i32
     Desc { sem: Sem::Salu(Salu::MovkI32), partial: Partial::Full, float: false },
     // s_cmovk_i32
     Desc { sem: Sem::Salu(Salu::CmovkI32), partial: Partial::Full, float: false },
+    // s_version
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_eq_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmovk_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_lg_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_eq_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_gt_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_lg_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_ge_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_gt_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_lt_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_ge_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_le_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_lt_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_eq_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_le_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_lg_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_eq_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_gt_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_lg_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_ge_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_gt_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_lt_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_ge_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmpk_le_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
+    // s_cmpk_lt_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_addk_i32
     Desc { sem: Sem::Salu(Salu::AddkI32), partial: Partial::Full, float: false },
+    // s_cmpk_le_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mulk_i32
     Desc { sem: Sem::Salu(Salu::MulkI32), partial: Partial::Full, float: false },
+    // s_addk_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_i_fork
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
+    // s_mulk_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_getreg_b32
     Desc { sem: Sem::Control(Control::GetReg), partial: Partial::Full, float: false },
     // s_setreg_b32
     Desc { sem: Sem::Control(Control::SetReg), partial: Partial::Full, float: false },
+    // s_getreg_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_setreg_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
     Desc { sem: Sem::Control(Control::SetRegImm), partial: Partial::Full, float: false },
     // s_call_b64
     Desc { sem: Sem::Control(Control::Call), partial: Partial::Full, float: false },
+    // s_setreg_imm32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_call_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_waitcnt_vscnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_waitcnt_vmcnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_waitcnt_expcnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_waitcnt_lgkmcnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_subvector_loop_begin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_subvector_loop_end
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mov_b32
     Desc { sem: Sem::Salu(Salu::MovB32), partial: Partial::Full, float: false },
     // s_mov_b64
@@ -964,106 +1080,236 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Salu(Salu::CmovB32), partial: Partial::Full, float: false },
     // s_cmov_b64
     Desc { sem: Sem::Salu(Salu::CmovB64), partial: Partial::Full, float: false },
+    // s_mov_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_not_b32
     Desc { sem: Sem::Salu(Salu::NotB32), partial: Partial::Full, float: false },
+    // s_mov_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_not_b64
     Desc { sem: Sem::Salu(Salu::NotB64), partial: Partial::Full, float: false },
+    // s_cmov_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b32
     Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
+    // s_cmov_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b64
     Desc { sem: Sem::Salu(Salu::WqmB64), partial: Partial::Full, float: false },
+    // s_not_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_brev_b32
     Desc { sem: Sem::Salu(Salu::BrevB32), partial: Partial::Full, float: false },
+    // s_not_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_brev_b64
     Desc { sem: Sem::Salu(Salu::BrevB64), partial: Partial::Full, float: false },
+    // s_wqm_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B32), partial: Partial::Full, float: false },
+    // s_wqm_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B64), partial: Partial::Full, float: false },
+    // s_brev_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
+    // s_brev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B64), partial: Partial::Full, float: false },
+    // s_bcnt0_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff0_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff0I32B32), partial: Partial::Full, float: false },
+    // s_bcnt0_i32_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff0_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff0I32B64), partial: Partial::Full, float: false },
+    // s_bcnt1_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff1_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff1I32B32), partial: Partial::Full, float: false },
+    // s_bcnt1_i32_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff1_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff1I32B64), partial: Partial::Full, float: false },
+    // s_ff0_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_b32
     Desc { sem: Sem::Salu(Salu::FlbitI32B32), partial: Partial::Full, float: false },
+    // s_ff0_i32_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_b64
     Desc { sem: Sem::Salu(Salu::FlbitI32B64), partial: Partial::Full, float: false },
+    // s_ff1_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32
     Desc { sem: Sem::Salu(Salu::FlbitI32), partial: Partial::Full, float: false },
+    // s_ff1_i32_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_i64
     Desc { sem: Sem::Salu(Salu::FlbitI32I64), partial: Partial::Full, float: false },
+    // s_flbit_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i8
     Desc { sem: Sem::Salu(Salu::SextI32I8), partial: Partial::Full, float: false },
+    // s_flbit_i32_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i16
     Desc { sem: Sem::Salu(Salu::SextI32I16), partial: Partial::Full, float: false },
+    // s_flbit_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b32
     Desc { sem: Sem::Salu(Salu::Bitset0B32), partial: Partial::Full, float: false },
+    // s_flbit_i32_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b64
     Desc { sem: Sem::Salu(Salu::Bitset0B64), partial: Partial::Full, float: false },
+    // s_sext_i32_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b32
     Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
+    // s_sext_i32_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b64
     Desc { sem: Sem::Salu(Salu::Bitset1B64), partial: Partial::Full, float: false },
+    // s_bitset0_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_getpc_b64
     Desc { sem: Sem::Control(Control::GetPc), partial: Partial::Full, float: false },
+    // s_bitset0_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setpc_b64
     Desc { sem: Sem::Control(Control::SetPc), partial: Partial::Full, float: false },
+    // s_bitset1_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_swappc_b64
     Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
+    // s_bitset1_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
+    // s_getpc_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
     Desc { sem: Sem::Salu(Salu::AndSaveexecB64), partial: Partial::Full, float: false },
+    // s_setpc_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_saveexec_b64
     Desc { sem: Sem::Salu(Salu::OrSaveexecB64), partial: Partial::Full, float: false },
+    // s_swappc_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::XorSaveexecB64), partial: Partial::Full, float: false },
+    // s_rfe_b64
+    Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_andn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2SaveexecB64), partial: Partial::Full, float: false },
     // s_orn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
+    // s_and_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NandSaveexecB64), partial: Partial::Full, float: false },
+    // s_or_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NorSaveexecB64), partial: Partial::Full, float: false },
+    // s_xor_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::XnorSaveexecB64), partial: Partial::Full, float: false },
+    // s_andn2_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_quadmask_b32
     Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
+    // s_orn2_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_quadmask_b64
     Desc { sem: Sem::Salu(Salu::QuadmaskB64), partial: Partial::Full, float: false },
+    // s_nand_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Salu(Salu::MovrelsB32), partial: Partial::Full, float: false },
+    // s_nor_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
     Desc { sem: Sem::Salu(Salu::MovrelsB64), partial: Partial::Full, float: false },
+    // s_xnor_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Salu(Salu::MovreldB32), partial: Partial::Full, float: false },
+    // s_quadmask_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b64
     Desc { sem: Sem::Salu(Salu::MovreldB64), partial: Partial::Full, float: false },
+    // s_quadmask_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_join
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
+    // s_movrels_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_movrels_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Salu(Salu::AbsI32), partial: Partial::Full, float: false },
+    // s_movreld_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_movreld_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_set_gpr_idx_idx
     Desc { sem: Sem::Control(Control::GprIdxIdx), partial: Partial::Full, float: false },
     // s_andn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn1SaveexecB64), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn1SaveexecB64), partial: Partial::Full, float: false },
+    // s_abs_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b64
     Desc { sem: Sem::Salu(Salu::Andn1WrexecB64), partial: Partial::Full, float: false },
     // s_andn2_wrexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2WrexecB64), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
     Desc { sem: Sem::Salu(Salu::BitreplicateB64B32), partial: Partial::Full, float: false },
+    // s_andn1_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_orn1_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_andn1_wrexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_andn2_wrexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bitreplicate_b64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_or_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_xor_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_andn2_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_orn2_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_nand_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_nor_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_xnor_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_andn1_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_orn1_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_andn1_wrexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_andn2_wrexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_movrelsd_2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_eq_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
     // s_cmp_lg_i32
@@ -1166,6 +1412,20 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Control(Control::GprIdxMode), partial: Partial::Full, float: false },
     // s_endpgm_ordered_ps_done
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // s_code_end
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_inst_prefetch
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_clause
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_wait_idle
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_round_mode
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_denorm_mode
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ttracedata_imm
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_dwordx2
@@ -1336,53 +1596,97 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // v_cndmask_b32_e32
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
+    // v_illegal
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f32_e32
     Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
+    // v_cndmask_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cndmask_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f32_e32
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
+    // v_dot2c_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f32_e32
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
+    // v_add_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f64_e32
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
     // v_mul_legacy_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_e32
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
+    // v_subrev_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_i32_i24_e32
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
+    // v_fmac_legacy_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_i32_i24_e32
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
+    // v_mul_legacy_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_u32_u24_e32
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
+    // v_mul_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_u32_u24_e32
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
+    // v_mul_i32_i24_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f32_e32
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
+    // v_mul_hi_i32_i24_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_f32_e32
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
+    // v_mul_u32_u24_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_i32_e32
     Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
+    // v_mul_hi_u32_u24_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i32_e32
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
+    // v_dot4c_i32_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u32_e32
     Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_max_u32_e32
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
+    // v_min_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e32
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
+    // v_max_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e32
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
+    // v_min_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e32
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
+    // v_max_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_b32_e32
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
+    // v_min_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b32_e32
     Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
+    // v_max_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xor_b32_e32
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_mac_f32_e32
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshrrev_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_madmk_f32
     Desc { sem: Sem::Valu(Valu::MadmkF32), partial: Partial::Full, float: true },
@@ -1392,18 +1696,30 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::MadakF32), partial: Partial::Full, float: true },
     // v_fmaak_f32
     Desc { sem: Sem::Valu(Valu::FmaakF32), partial: Partial::Full, float: true },
+    // v_ashrrev_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_e32
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
+    // v_lshlrev_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
+    // v_and_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_addc_co_u32_e32
     Desc { sem: Sem::Valu(Valu::AddcCoU32), partial: Partial::Full, float: false },
+    // v_or_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subb_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubbCoU32), partial: Partial::Full, float: false },
+    // v_xor_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subbrev_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubbrevCoU32), partial: Partial::Full, float: false },
+    // v_xnor_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f16_e32
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
@@ -1418,52 +1734,100 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::MadmkF16), partial: Partial::Full, float: true },
     // v_madak_f16
     Desc { sem: Sem::Valu(Valu::MadakF16), partial: Partial::Full, float: true },
+    // v_add_nc_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_u16_e32
     Desc { sem: Sem::Valu(Valu::AddU16), partial: Partial::Full, float: false },
+    // v_sub_nc_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_u16_e32
     Desc { sem: Sem::Valu(Valu::SubU16), partial: Partial::Full, float: false },
+    // v_subrev_nc_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_u16_e32
     Desc { sem: Sem::Valu(Valu::SubrevU16), partial: Partial::Full, float: false },
+    // v_add_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e32
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
+    // v_sub_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e32
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
+    // v_subrev_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e32
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
+    // v_fmac_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e32
     Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
+    // v_fmamk_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_f16_e32
     Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
+    // v_fmaak_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f16_e32
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_max_u16_e32
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
+    // v_cvt_pkrtz_f16_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i16_e32
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_u16_e32
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_i16_e32
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
+    // v_add_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f16_e32
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
+    // v_sub_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_u32_e32
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::Full, float: false },
+    // v_subrev_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_u32_e32
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::Full, float: false },
+    // v_mul_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_u32_e32
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::Full, float: false },
+    // v_fmac_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2c_f32_f16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
+    // v_fmamk_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2c_i32_i16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cI32I16), partial: Partial::Full, float: false },
+    // v_fmaak_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4c_i32_i8_e32
     Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
+    // v_max_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot8c_i32_i4_e32
     Desc { sem: Sem::Valu(Valu::Dot8cI32I4), partial: Partial::Full, float: false },
+    // v_min_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f32_e32
     Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
+    // v_ldexp_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_fmac_f16_e32
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
+    // v_pk_fmac_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xnor_b32_e32
     Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_nop
@@ -1540,6 +1904,8 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f32_e32
     Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
+    // v_pipeflush
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f32_e32
     Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_ceil_f32_e32
@@ -1550,17 +1916,29 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
     // v_exp_f32_e32
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
+    // v_fract_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_f32_e32
     Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
+    // v_trunc_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f32_e32
     Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
+    // v_ceil_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_iflag_f32_e32
     Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
+    // v_rndne_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f32_e32
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
+    // v_floor_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f64_e32
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
     // v_rcp_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e32
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
@@ -1568,6 +1946,8 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_e32
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
+    // v_log_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f64_e32
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
     // v_sqrt_f64_e32
@@ -1576,16 +1956,24 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_e32
     Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
+    // v_rcp_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b32_e32
     Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
+    // v_rcp_iflag_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_bfrev_b32_e32
     Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_ffbh_u32_e32
     Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_ffbl_b32_e32
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
+    // v_rsq_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ffbh_i32_e32
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
+    // v_rcp_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e32
@@ -1594,44 +1982,82 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
     // v_frexp_mant_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e32
     Desc { sem: Sem::Valu(Valu::FractF64), partial: Partial::Full, float: true },
     // v_fract_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
+    // v_sqrt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f32_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
+    // v_sqrt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_clrexcp
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
+    // v_sin_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_screen_partition_4se_b32_e32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_not_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mov_b64_e32
     Desc { sem: Sem::Valu(Valu::MovB64), partial: Partial::Full, float: false },
+    // v_bfrev_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
+    // v_ffbh_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
+    // v_ffbl_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
+    // v_ffbh_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f16_e32
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
+    // v_frexp_mant_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f16_e32
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
+    // v_fract_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f16_e32
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_f16_e32
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
+    // v_frexp_mant_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f16_e32
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
+    // v_clrexcp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
+    // v_movreld_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
+    // v_movrels_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_e32
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
+    // v_movrelsd_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_e32
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e32
@@ -1640,6 +2066,8 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_e32
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
+    // v_movrelsd_2_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_e32
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_e32
@@ -1654,106 +2082,344 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e32
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
+    // v_cvt_f16_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swap_b32
     Desc { sem: Sem::Valu(Valu::SwapB32), partial: Partial::Full, float: false },
+    // v_cvt_f16_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_accvgpr_mov_b32
     Desc { sem: Sem::Valu(Valu::AccvgprMovB32), partial: Partial::Full, float: false },
+    // v_cvt_u16_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_i16_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
+    // v_rcp_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
+    // v_sqrt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_fp8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
+    // v_rsq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
+    // v_log_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_swap_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_mant_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane32_swap_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_floor_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ceil_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trunc_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rndne_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fract_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sin_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk_u8_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_norm_i16_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_norm_u16_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swaprel_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
+    // v_cmpx_f_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmpx_gt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lg_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_f_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_eq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_gt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_u_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nle_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_tru_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_f_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_eq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_gt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_ge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_u_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nlg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nle_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_nlt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_tru_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
@@ -1946,261 +2612,627 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_i32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lg_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_o_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_o_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
@@ -3742,58 +4774,106 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::BySdwa, float: false },
     // v_add_f32_sdwa
     Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::BySdwa, float: true },
+    // v_cndmask_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cndmask_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sub_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::BySdwa, float: true },
     // v_subrev_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::BySdwa, float: true },
+    // v_add_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_legacy_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_sub_f32_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::BySdwa, float: true },
+    // v_subrev_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_i32_i24_sdwa
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::BySdwa, float: false },
     // v_mul_hi_i32_i24_sdwa
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::BySdwa, float: false },
+    // v_mul_legacy_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_u32_u24_sdwa
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::BySdwa, float: false },
+    // v_mul_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_hi_u32_u24_sdwa
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::BySdwa, float: false },
+    // v_mul_i32_i24_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_min_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::BySdwa, float: true },
+    // v_mul_hi_i32_i24_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_max_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::BySdwa, float: true },
+    // v_mul_u32_u24_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_min_i32_sdwa
     Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::BySdwa, float: false },
+    // v_mul_hi_u32_u24_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_max_i32_sdwa
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::BySdwa, float: false },
     // v_min_u32_sdwa
     Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::BySdwa, float: false },
     // v_max_u32_sdwa
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::BySdwa, float: false },
+    // v_min_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_lshrrev_b32_sdwa
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::BySdwa, float: false },
+    // v_max_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_ashrrev_i32_sdwa
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::BySdwa, float: false },
+    // v_min_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_lshlrev_b32_sdwa
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::BySdwa, float: false },
+    // v_max_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_and_b32_sdwa
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::BySdwa, float: false },
+    // v_min_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_or_b32_sdwa
     Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::BySdwa, float: false },
+    // v_max_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_xor_b32_sdwa
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::BySdwa, float: false },
+    // v_lshrrev_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_ashrrev_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_add_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::BySdwa, float: false },
     // v_sub_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::BySdwa, float: false },
+    // v_lshlrev_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_subrev_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::BySdwa, float: false },
+    // v_and_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_addc_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::AddcCoU32), partial: Partial::BySdwa, float: false },
+    // v_or_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_subb_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubbCoU32), partial: Partial::BySdwa, float: false },
+    // v_xor_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_subbrev_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubbrevCoU32), partial: Partial::BySdwa, float: false },
+    // v_xnor_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_add_f16_sdwa
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::BySdwa, float: true },
     // v_sub_f16_sdwa
@@ -3802,16 +4882,34 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::BySdwa, float: true },
     // v_mul_f16_sdwa
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::BySdwa, float: true },
+    // v_add_nc_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_add_u16_sdwa
     Desc { sem: Sem::Valu(Valu::AddU16), partial: Partial::BySdwa, float: false },
+    // v_sub_nc_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sub_u16_sdwa
     Desc { sem: Sem::Valu(Valu::SubU16), partial: Partial::BySdwa, float: false },
+    // v_subrev_nc_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_subrev_u16_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevU16), partial: Partial::BySdwa, float: false },
+    // v_add_co_ci_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_add_co_ci_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_mul_lo_u16_sdwa
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::BySdwa, float: false },
+    // v_sub_co_ci_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_sub_co_ci_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_lshlrev_b16_sdwa
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::BySdwa, float: false },
+    // v_subrev_co_ci_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_subrev_co_ci_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_lshrrev_b16_sdwa
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::BySdwa, float: false },
     // v_ashrrev_i16_sdwa
@@ -3822,20 +4920,36 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::BySdwa, float: true },
     // v_max_u16_sdwa
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::BySdwa, float: false },
+    // v_cvt_pkrtz_f16_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_max_i16_sdwa
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::BySdwa, float: false },
     // v_min_u16_sdwa
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::BySdwa, float: false },
     // v_min_i16_sdwa
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::BySdwa, float: false },
+    // v_add_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_ldexp_f16_sdwa
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::BySdwa, float: true },
+    // v_sub_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_add_u32_sdwa
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::BySdwa, float: false },
+    // v_subrev_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sub_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::BySdwa, float: false },
+    // v_mul_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_subrev_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::BySdwa, float: false },
+    // v_max_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_min_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_ldexp_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_pk_fmac_f16_sdwa
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::BySdwa, float: true },
     // v_xnor_b32_sdwa
@@ -3880,42 +4994,78 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::BySdwa, float: true },
     // v_exp_f32_sdwa
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::BySdwa, float: true },
+    // v_fract_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_log_f32_sdwa
     Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::BySdwa, float: true },
+    // v_trunc_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_rcp_f32_sdwa
     Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::BySdwa, float: true },
+    // v_ceil_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_rcp_iflag_f32_sdwa
     Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::BySdwa, float: true },
+    // v_rndne_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_rsq_f32_sdwa
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::BySdwa, float: true },
+    // v_floor_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_exp_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sqrt_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::BySdwa, float: true },
+    // v_log_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sin_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::BySdwa, float: true },
     // v_cos_f32_sdwa
     Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::BySdwa, float: true },
+    // v_rcp_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_not_b32_sdwa
     Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::BySdwa, float: false },
+    // v_rcp_iflag_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_bfrev_b32_sdwa
     Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::BySdwa, float: false },
     // v_ffbh_u32_sdwa
     Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::BySdwa, float: false },
     // v_ffbl_b32_sdwa
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::BySdwa, float: false },
+    // v_rsq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_ffbh_i32_sdwa
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::BySdwa, float: false },
     // v_frexp_exp_i32_f32_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::BySdwa, float: true },
+    // v_sqrt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_frexp_mant_f32_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::BySdwa, float: true },
+    // v_sin_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cos_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_screen_partition_4se_b32_sdwa
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_not_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_bfrev_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f16_u16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::BySdwa, float: true },
+    // v_ffbh_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f16_i16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::BySdwa, float: true },
+    // v_ffbl_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_u16_f16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::BySdwa, float: true },
+    // v_ffbh_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_i16_f16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::BySdwa, float: true },
     // v_rcp_f16_sdwa
@@ -3924,16 +5074,26 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::BySdwa, float: true },
     // v_rsq_f16_sdwa
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::BySdwa, float: true },
+    // v_frexp_exp_i32_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_log_f16_sdwa
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::BySdwa, float: true },
+    // v_frexp_mant_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_exp_f16_sdwa
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::BySdwa, float: true },
     // v_frexp_mant_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::BySdwa, float: true },
+    // v_movreld_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_frexp_exp_i16_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::BySdwa, float: true },
+    // v_movrels_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_floor_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::BySdwa, float: true },
+    // v_movrelsd_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_ceil_f16_sdwa
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::BySdwa, float: true },
     // v_trunc_f16_sdwa
@@ -3942,6 +5102,8 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::BySdwa, float: true },
     // v_fract_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::BySdwa, float: true },
+    // v_movrelsd_2_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sin_f16_sdwa
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::BySdwa, float: true },
     // v_cos_f16_sdwa
@@ -3956,26 +5118,164 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::BySdwa, float: true },
     // v_sat_pk_u8_i16_sdwa
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::BySdwa, float: true },
+    // v_cvt_f16_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cvt_f16_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cvt_u16_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cvt_i16_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f32_fp8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::BySdwa, float: true },
+    // v_rcp_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f32_bf8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::BySdwa, float: true },
+    // v_sqrt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_pk_f32_fp8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::BySdwa, float: true },
+    // v_rsq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_pk_f32_bf8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::BySdwa, float: true },
+    // v_log_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_prng_b32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_exp_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_frexp_mant_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_frexp_exp_i16_f16_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f32_bf16_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_floor_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_ceil_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_trunc_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_rndne_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_fract_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_sin_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cos_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_sat_pk_u8_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cvt_norm_i16_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cvt_norm_u16_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    // v_cmp_f_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
+    // v_cmpx_f_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmpx_gt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
+    // v_cmpx_lg_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_sdwa
@@ -4104,6 +5404,102 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_f_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_i32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_sdwa
@@ -4124,16 +5520,28 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i16_sdwa
@@ -4156,144 +5564,352 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ne_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_t_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_f_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_eq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_le_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_gt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_lg_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_ge_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
+    // v_cmp_o_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_t_u32_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_f_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_le_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
+    // v_cmpx_o_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f16_sdwa
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b32_dpp
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_add_f32_dpp
     Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
+    // v_cndmask_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cndmask_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f32_dpp
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
+    // v_dot2c_f32_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
+    // v_add_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f64_dpp
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
     // v_mul_legacy_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_dpp
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
+    // v_subrev_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_i32_i24_dpp
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_mul_hi_i32_i24_dpp
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
+    // v_mul_legacy_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_u32_u24_dpp
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
+    // v_mul_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_u32_u24_dpp
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
+    // v_mul_i32_i24_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f32_dpp
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
+    // v_mul_hi_i32_i24_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_f32_dpp
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
+    // v_mul_u32_u24_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_i32_dpp
     Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
+    // v_mul_hi_u32_u24_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i32_dpp
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
+    // v_dot4c_i32_i8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u32_dpp
     Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_max_u32_dpp
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
+    // v_min_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
+    // v_max_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_dpp
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
+    // v_min_i32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
+    // v_max_i32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_b32_dpp
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
+    // v_min_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b32_dpp
     Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
+    // v_max_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xor_b32_dpp
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_mac_f32_dpp
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshrrev_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashrrev_i32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
+    // v_lshlrev_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
+    // v_and_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_addc_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddcCoU32), partial: Partial::Full, float: false },
+    // v_or_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subb_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubbCoU32), partial: Partial::Full, float: false },
+    // v_xor_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subbrev_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubbrevCoU32), partial: Partial::Full, float: false },
+    // v_xnor_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f16_dpp
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
@@ -4304,18 +5920,38 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mac_f16_dpp
     Desc { sem: Sem::Valu(Valu::MacF16), partial: Partial::Full, float: true },
+    // v_add_nc_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_u16_dpp
     Desc { sem: Sem::Valu(Valu::AddU16), partial: Partial::Full, float: false },
+    // v_sub_nc_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_u16_dpp
     Desc { sem: Sem::Valu(Valu::SubU16), partial: Partial::Full, float: false },
+    // v_subrev_nc_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_u16_dpp
     Desc { sem: Sem::Valu(Valu::SubrevU16), partial: Partial::Full, float: false },
+    // v_add_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_dpp
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
+    // v_sub_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
+    // v_subrev_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16_dpp
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
+    // v_fmac_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i16_dpp
     Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_max_f16_dpp
@@ -4324,30 +5960,48 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_max_u16_dpp
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
+    // v_cvt_pkrtz_f16_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i16_dpp
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_u16_dpp
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_i16_dpp
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
+    // v_add_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
+    // v_sub_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::Full, float: false },
+    // v_subrev_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::Full, float: false },
+    // v_mul_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::Full, float: false },
+    // v_fmac_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2c_f32_f16_dpp
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_dot2c_i32_i16_dpp
     Desc { sem: Sem::Valu(Valu::Dot2cI32I16), partial: Partial::Full, float: false },
     // v_dot4c_i32_i8_dpp
     Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
+    // v_max_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot8c_i32_i4_dpp
     Desc { sem: Sem::Valu(Valu::Dot8cI32I4), partial: Partial::Full, float: false },
+    // v_min_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f32_dpp
     Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
+    // v_ldexp_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_fmac_f16_dpp
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_xnor_b32_dpp
@@ -4434,17 +6088,29 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
     // v_exp_f32_dpp
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
+    // v_fract_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_f32_dpp
     Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
+    // v_trunc_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f32_dpp
     Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
+    // v_ceil_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_iflag_f32_dpp
     Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
+    // v_rndne_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f32_dpp
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
+    // v_floor_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f64_dpp
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
     // v_rcp_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_dpp
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
@@ -4452,6 +6118,8 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
+    // v_log_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f64_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
     // v_sqrt_f64_dpp
@@ -4460,14 +6128,20 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_dpp
     Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
+    // v_rcp_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b32_dpp
     Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
+    // v_rcp_iflag_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_bfrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_ffbh_u32_dpp
     Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_ffbl_b32_dpp
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
+    // v_rsq_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ffbh_i32_dpp
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_dpp
@@ -4484,18 +6158,34 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
+    // v_sqrt_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f32_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
+    // v_sin_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_screen_partition_4se_b32_dpp
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_not_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mov_b64_dpp
     Desc { sem: Sem::Valu(Valu::MovB64), partial: Partial::Full, float: false },
+    // v_bfrev_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
+    // v_ffbh_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
+    // v_ffbl_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
+    // v_ffbh_i32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
@@ -4504,16 +6194,26 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_f16_dpp
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
+    // v_frexp_mant_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f16_dpp
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
+    // v_movreld_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
+    // v_movrels_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_dpp
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
+    // v_movrelsd_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
@@ -4522,6 +6222,8 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
+    // v_movrelsd_2_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_dpp
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
@@ -4536,17 +6238,59 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_dpp
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
+    // v_cvt_f16_u16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_i16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_u16_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_i16_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
+    // v_rcp_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
+    // v_sqrt_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_fp8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
+    // v_rsq_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
+    // v_log_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_mant_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_exp_i16_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_floor_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ceil_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trunc_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rndne_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fract_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sin_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk_u8_i16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_norm_i16_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_norm_u16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
@@ -6118,4 +7862,1790 @@ pub static SEM: [Desc; 2655] = [
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample_c_cd_cl_o
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // s_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_load_dwordx8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_load_dwordx16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_buffer_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_buffer_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_buffer_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_buffer_load_dwordx8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_buffer_load_dwordx16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_gl1_inv
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_dcache_inv
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_memtime
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_memrealtime
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_atc_probe
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_atc_probe_buffer
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_f_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_t_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_tru_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_f_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_t_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_tru_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cndmask_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cndmask_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fmac_legacy_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_legacy_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_i32_i24_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_hi_i32_i24_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_u32_u24_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_hi_u32_u24_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshrrev_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashrrev_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshlrev_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_and_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_or_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_xor_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_xnor_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_nc_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_nc_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_nc_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fmac_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pkrtz_f16_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_sub_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_subrev_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_mul_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_fmac_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_max_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_min_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_ldexp_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_fma_legacy_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_i32_i24
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_u32_u24
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cubeid_f32
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_cubesc_f32
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_cubetc_f32
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_cubema_f32
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // v_bfe_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_bfe_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_bfi_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lerp_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_alignbit_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_alignbyte_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mullit_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min3_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min3_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min3_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max3_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max3_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max3_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_med3_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_med3_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_med3_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sad_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sad_hi_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sad_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sad_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_u8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_fixup_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_fixup_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ldexp_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_lo_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_hi_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_hi_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_scale_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_scale_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_scale_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_scale_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_fmas_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_fmas_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_msad_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_qsad_pk_u16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mqsad_pk_u16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trig_preop_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mqsad_u32_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_u64_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_u64_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_i64_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_i64_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_xor3_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_nop
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mov_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_i32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f64_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_u32_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_i32_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cvt_f32_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_rpi_i32_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_flr_i32_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_off_f32_i4_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f64_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_ubyte0_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_ubyte1_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_ubyte2_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_ubyte3_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_u32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f64_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trunc_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ceil_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rndne_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_floor_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pipeflush
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fract_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trunc_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ceil_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rndne_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_floor_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_log_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_iflag_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sqrt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sqrt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sin_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_not_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_bfrev_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ffbh_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ffbl_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ffbh_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_exp_i32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_mant_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fract_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_exp_i32_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_mant_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_clrexcp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movreld_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrels_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrelsd_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrelsd_2_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cvt_f16_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cvt_u16_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cvt_i16_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_rcp_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_sqrt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_rsq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_log_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_exp_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_frexp_mant_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_frexp_exp_i16_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_floor_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_ceil_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_trunc_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_rndne_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_fract_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_sin_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cos_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_sat_pk_u8_i16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_norm_i16_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cvt_norm_u16_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_lshlrev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshrrev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashrrev_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_nc_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_sub_nc_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_mul_lo_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_lshrrev_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_ashrrev_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_max_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_max_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_min_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_min_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_add_nc_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_sub_nc_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_add_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pack_b32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pknorm_i16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pknorm_u16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshlrev_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_subrev_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_subrev_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_perm_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_xad_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshl_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_lshl_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_min3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_min3_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_min3_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_max3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_max3_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_max3_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_med3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_med3_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_med3_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_mad_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_div_fixup_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_readlane_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_writelane_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lane, float: false },
+    // v_ldexp_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_bfm_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_bcnt_u32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mbcnt_lo_u32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mbcnt_hi_u32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pknorm_i16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pknorm_u16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_u16_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_i16_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add3_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshl_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_and_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_or3_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_u32_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_i32_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_nc_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane16_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlanex16_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_nc_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_mad_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_mul_lo_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_sub_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_lshlrev_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_lshrrev_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_ashrrev_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_mad_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_sub_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_fma_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_mul_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot2_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot2_i32_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot2_u32_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot4_i32_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot4_u32_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot8_i32_i4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dot8_u32_u4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_mix_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_mixlo_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // v_fma_mixhi_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // ds_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_mskor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write2st64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_nop
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_gws_sema_release_all
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
+    // ds_gws_init
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
+    // ds_gws_sema_v
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
+    // ds_gws_sema_br
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
+    // ds_gws_sema_p
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
+    // ds_gws_barrier
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
+    // ds_write_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_mskor_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrxchg_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrxchg2_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrxchg2st64_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrap_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_swizzle_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read2st64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_consume
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_append
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_ordered_count
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_mskor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write2st64_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_mskor_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrxchg_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrxchg2_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_wrxchg2st64_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpst_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read2st64_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_condxchg32_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b8_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b16_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_u8_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // ds_read_u8_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // ds_read_i8_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // ds_read_i8_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // ds_read_u16_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // ds_read_u16_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // ds_write_addtid_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_addtid_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_permute_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_bpermute_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_write_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_read_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // flat_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // flat_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // flat_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // flat_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // flat_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // flat_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_add
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_and
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_or
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_fcmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_fmin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_fmax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_swap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_cmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_add_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_sub_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_smin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_umin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_smax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_umax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_and_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_or_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_xor_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_inc_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_dec_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_fcmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_fmin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_fmax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_dword_addtid
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_dword_addtid
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // global_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // global_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // global_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // global_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // global_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // global_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_add
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_csub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_and
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_or
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_fcmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_fmin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_fmax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_swap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_cmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_add_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_sub_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_smin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_umin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_smax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_umax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_and_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_or_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_xor_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_inc_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_dec_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_fcmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_fmin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_fmax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // scratch_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // scratch_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // scratch_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // scratch_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // scratch_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // buffer_load_format_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_format_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_format_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_format_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_format_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_format_xy
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_format_xyz
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_format_xyzw
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_ubyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_sbyte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_ushort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_sshort
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_byte
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_byte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_short
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_dword
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_dwordx2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_dwordx4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_dwordx3
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_ubyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // buffer_load_ubyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // buffer_load_sbyte_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // buffer_load_sbyte_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // buffer_load_short_d16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    // buffer_load_short_d16_hi
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // buffer_load_format_d16_hi_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // buffer_store_format_d16_hi_x
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_add
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_csub
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_and
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_or
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_fcmpswap
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_fmin
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_fmax
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_swap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_cmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_add_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_sub_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_smin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_umin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_smax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_umax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_and_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_or_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_xor_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_inc_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_dec_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_fcmpswap_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_fmin_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_fmax_x2
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_gl0_inv
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_gl1_inv
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
 ];

@@ -78,6 +78,7 @@ pub fn objdump_listing(target: Target, path: &Path) -> String {
                 ".text",
             ])
             .arg(format!("--mcpu={}", target.name()))
+            .args(wave_attr(target))
             .arg(path),
     );
     // Drop "file format" and "Disassembly of section" headers.
@@ -85,6 +86,29 @@ pub fn objdump_listing(target: Target, path: &Path) -> String {
         .filter(|l| !l.contains("file format") && !l.starts_with("Disassembly of section"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// llvm-objdump's `--mattr` for a wave64 GFX10+ target (its default there
+/// is wave32), nothing otherwise.
+pub fn wave_attr(target: Target) -> Option<&'static str> {
+    (target.generation() >= 10 && target.wave_size() == 64).then_some("--mattr=+wavefrontsize64")
+}
+
+/// clang's flag for the same.
+pub fn wave_flag(target: Target) -> Option<&'static str> {
+    wave_attr(target).map(|_| "-mwavefrontsize64")
+}
+
+/// Every target the corpus is checked on: [`Target::ALL`] and the wave64
+/// forms of the GFX10+ processors.
+pub fn corpus_targets() -> Vec<Target> {
+    let mut v = Target::ALL.to_vec();
+    for t in Target::ALL {
+        if t.generation() >= 10 {
+            v.extend(t.with_wave_size(64));
+        }
+    }
+    v
 }
 
 /// Lines with whitespace collapsed, each keyed by the address it belongs
@@ -138,6 +162,38 @@ pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
         }
     }
     d
+}
+
+/// `target` with the wave size of the code object's first kernel
+/// descriptor (its `ENABLE_WAVEFRONT_SIZE32` bit, kernel_code_properties bit
+/// 10) on GFX10+; `target` itself on GFX9 or without descriptors.
+pub fn with_kd_wave(target: Target, elf: &[u8]) -> Target {
+    use object::{Object, ObjectSection, ObjectSymbol};
+    if target.generation() < 10 {
+        return target;
+    }
+    let Ok(file) = object::File::parse(elf) else {
+        return target;
+    };
+    for sym in file.symbols() {
+        if !sym.name().is_ok_and(|n| n.ends_with(".kd")) {
+            continue;
+        }
+        let Some(sec) = sym
+            .section_index()
+            .and_then(|i| file.section_by_index(i).ok())
+        else {
+            continue;
+        };
+        let Ok(data) = sec.data() else { continue };
+        let off = (sym.address() - sec.address()) as usize + 56;
+        if let Some(b) = data.get(off..off + 2) {
+            let props = u16::from_le_bytes([b[0], b[1]]);
+            let wave = if props & (1 << 10) != 0 { 32 } else { 64 };
+            return target.with_wave_size(wave).unwrap_or(target);
+        }
+    }
+    target
 }
 
 /// One code object of the jax-rocm7-plugin wheel for a supported target.
@@ -213,11 +269,15 @@ pub struct CorpusBuild {
 /// (one 48 KiB unrolled loop of the same few instructions, minutes per
 /// build) and `k_mfma.hip` (it `#error`s elsewhere) for gfx90a and gfx942
 /// only; `bench_emu.hip` (MFMA builtins) and `occupancy.hip` (AGPRs in
-/// inline assembly) for the processors with MFMA and AGPRs.
+/// inline assembly) for the processors with MFMA and AGPRs; `k_dpp.hip`
+/// (GFX9-only DPP controls) for GFX9.
 pub fn corpus_builds_for(name: &str, target: Target) -> bool {
     match name {
         "dbi_big.hip" | "k_mfma.hip" => matches!(target, Target::Gfx90a | Target::Gfx942),
         "bench_emu.hip" | "occupancy.hip" => target.has_agprs(),
+        // GFX9 DPP controls (row broadcasts, wave shifts): clang refuses
+        // them on GFX10+.
+        "k_dpp.hip" => target.generation() == 9,
         _ => true,
     }
 }
@@ -236,7 +296,7 @@ pub fn corpus_builds() -> Vec<CorpusBuild> {
     names.sort();
     let mut jobs = Vec::new();
     for name in &names {
-        for target in Target::ALL {
+        for target in corpus_targets() {
             if !corpus_builds_for(name, target) {
                 continue;
             }
@@ -261,6 +321,7 @@ pub fn corpus_builds() -> Vec<CorpusBuild> {
                     lathe_testkit::Output::CodeObject,
                 );
                 b.opt = opt;
+                b.extra.extend(wave_flag(*target));
                 b.rdc = name.starts_with("rdc_") || name.starts_with("k_devlib");
                 let path = b.build();
                 done.lock().unwrap().push((i, path));
