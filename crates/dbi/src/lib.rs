@@ -31,6 +31,9 @@ pub enum Error {
     /// The processor is not supported by the ISA tables.
     #[error("target {0}: {1}")]
     Target(String, lathe_isa::TargetError),
+    /// The processor's code can be lifted but not instrumented yet.
+    #[error("{0} code can be disassembled and lifted but not instrumented yet (GFX9 only)")]
+    NotInstrumentable(String),
     /// No function matched.
     #[error("no kernel or function named {0}")]
     NoFunction(String),

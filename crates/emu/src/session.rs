@@ -23,6 +23,11 @@ pub enum SessionError {
     /// The agent is not an emulated target.
     #[error("agent {0}: {1}")]
     Target(String, lathe_isa::TargetError),
+    /// The agent's ISA is decoded but not emulated (GFX10+).
+    #[error(
+        "agent {0}: {1} code can be disassembled but not run yet; the emulator runs GFX9 (gfx90a, gfx942)"
+    )]
+    NotEmulated(String, String),
     /// Loading failed.
     #[error(transparent)]
     Load(#[from] lathe_loader::Error),
@@ -102,6 +107,12 @@ impl Session {
     pub fn load(agent: TargetId, code_objects: &[&[u8]]) -> Result<Session, SessionError> {
         let target = Target::from_name(agent.processor.name())
             .map_err(|e| SessionError::Target(agent.to_string(), e))?;
+        if target.generation() != 9 {
+            return Err(SessionError::NotEmulated(
+                agent.to_string(),
+                target.name().to_string(),
+            ));
+        }
         let mem = DeviceMemory::new();
         let mut exe = Executable::new(agent);
         for co in code_objects {

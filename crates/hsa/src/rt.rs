@@ -59,6 +59,11 @@ impl GpuModel {
         let processor = target_id.processor.name();
         let target =
             Target::from_name(processor).map_err(|e| format!("LATHE_TARGET={want}: {e}"))?;
+        if target.generation() != 9 {
+            return Err(format!(
+                "LATHE_TARGET={want}: {processor} code can be disassembled but not run yet; the emulator runs GFX9 (gfx90a, gfx942)"
+            ));
+        }
         let arch = KdArch::for_processor(target_id.processor);
         // MI210 (gfx90a) and MI300X (gfx942) as their ROCr agents report them.
         let m = match processor {

@@ -133,6 +133,10 @@ pub fn instrument_lifted_with(
     requests: &[Request],
     opts: &Options,
 ) -> Result<Instrumented, Error> {
+    // Probes, register reuse and scratch set-up are GFX9's (issue 23).
+    if p.target.generation() != 9 {
+        return Err(Error::NotInstrumentable(p.target.name().to_string()));
+    }
     let plan = RewritePlan::new(co, p, live, requests, opts)?;
     // Build items.
     let mut sites: Vec<Site> = Vec::new();
