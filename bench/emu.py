@@ -397,6 +397,92 @@ def check_poly(n, iters):
     return check
 
 
+def ref_particles(i, iters):
+    """The CPU model of `particles` in double precision (the kernel's f32
+    rsqrt/sqrt are approximate, so the check has a tolerance)."""
+    x, y = (i & 63) * 0.25 - 8.0, ((i >> 6) & 63) * 0.25 - 8.0
+    vx = vy = 0.0
+    att = ((-3.0, 1.0, 1.0), (2.5, -2.0, 0.75), (0.5, 3.5, 0.5))
+    for _ in range(iters):
+        fx = fy = 0.0
+        for ax, ay, am in att:
+            dx, dy = ax - x, ay - y
+            inv = (dx * dx + dy * dy + 0.25) ** -0.5
+            s = am * inv ** 3
+            fx += s * dx
+            fy += s * dy
+        vx += fx * 0.01
+        vy += fy * 0.01
+        sp = (vx * vx + vy * vy) ** 0.5
+        if sp > 4.0:
+            vx, vy = vx * 4.0 / sp, vy * 4.0 / sp
+        x += vx * 0.01
+        y += vy * 0.01
+        if x < -10.0 or x > 10.0:
+            vx = -vx
+        if y < -10.0 or y > 10.0:
+            vy = -vy
+        x, y = min(max(x, -10.0), 10.0), min(max(y, -10.0), 10.0)
+    return x, y, vx, vy
+
+
+def check_particles(n, iters):
+    # A few hundred steps of a smooth system: f32 against f64 drifts a
+    # little; the tolerance is loose next to a wrong compare or select.
+    want = once(lambda: {i: ref_particles(i, iters) for i in sample(n)})
+
+    def check(d):
+        p, v = floats_b(d["pos"]), floats_b(d["vel"])
+        for i, w in want().items():
+            got = (p[2 * i], p[2 * i + 1], v[2 * i], v[2 * i + 1])
+            if not all(close_abs(g, e, 2e-2, 1e-1) for g, e in zip(got, w)):
+                return f"particle {i}: got {got}, want {w}"
+        return None
+    return check
+
+
+HASH_BASE = 0x7F0000100000
+
+
+def ref_hash(i, iters):
+    m = 0xFFFFFFFF
+    key, s, bucket = i, 0, 0
+    for k in range(iters):
+        h = key ^ k
+        h ^= h >> 16
+        h = (h * 0x85EBCA6B) & m
+        h ^= h >> 13
+        h = (h * 0xC2B2AE35) & m
+        h ^= h >> 16
+        bucket = h & 255
+        way = (h >> 8) % 12
+        addr = HASH_BASE + bucket * 384 + way * 32 + (key & 3) * 8
+        s = (s + (addr - HASH_BASE if addr > HASH_BASE + 49152 else addr >> 4)) & ((1 << 64) - 1)
+        key = h
+    return s, bucket
+
+
+def check_hash(n, iters):
+    # Every thread's final bucket is needed for the histogram: all of them.
+    want = once(lambda: [ref_hash(i, iters) for i in range(n)])
+
+    def check(d):
+        sums = struct.unpack(f"<{n}Q", d["sums"][:8 * n])
+        hist = words(d["hist"])
+        ref = want()
+        for i in sample(n):
+            if sums[i] != ref[i][0]:
+                return f"sums[{i}] = {sums[i]:#x}, want {ref[i][0]:#x}"
+        counts = [0] * 256
+        for _, b in ref:
+            counts[b] += 1
+        for b in range(256):
+            if hist[b] != counts[b]:
+                return f"hist[{b}] = {hist[b]}, want {counts[b]}"
+        return None
+    return check
+
+
 FP8 = {-2: 0xC8, -1: 0xC0, 0: 0x00, 1: 0x40, 2: 0x48}  # gfx942 E4M3 (bias 8)
 
 
@@ -456,6 +542,12 @@ def class_jobs(scale, tmp):
     jobs.append(("ordinary: poly_f64", "_Z8poly_f64Pdi", n, 256,
                  [f"buf:out:{8 * n}", f"i32:{2 * it}"],
                  ["out"], check_poly(n, 2 * it), "gfx90a", ORDINARY_SRC))
+    jobs.append(("ordinary: particles", "_Z9particlesPfS_i", n, 256,
+                 [f"buf:pos:{8 * n}", f"buf:vel:{8 * n}", f"i32:{it // 3}"],
+                 ["pos", "vel"], check_particles(n, it // 3), "gfx90a", ORDINARY_SRC))
+    jobs.append(("ordinary: hash_hist", "_Z9hash_histPjPyyi", n, 256,
+                 [f"buf:hist:1024:zero", f"buf:sums:{8 * n}", f"u64:{HASH_BASE}", f"i32:{it}"],
+                 ["hist", "sums"], check_hash(n, it), "gfx90a", ORDINARY_SRC))
     jobs = [j if len(j) >= 8 else j + ("gfx90a",) for j in jobs]
     return [j if len(j) == 9 else j + (BENCH_SRC,) for j in jobs]
 

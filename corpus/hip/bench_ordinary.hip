@@ -95,3 +95,69 @@ __global__ void poly_f64(double *out, int iters) {
   }
   out[i] = s;
 }
+
+// A particle step: each particle feels three fixed attractors (inverse
+// square with softening, rsqrt), its speed is clamped (sqrt, compare and
+// select) and it bounces off the walls of a box (compares, selects).
+__global__ void particles(float *pos, float *vel, int iters) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float x = (float)(i & 63) * 0.25f - 8.0f, y = (float)((i >> 6) & 63) * 0.25f - 8.0f;
+  float vx = 0.0f, vy = 0.0f;
+  const float ax[3] = {-3.0f, 2.5f, 0.5f}, ay[3] = {1.0f, -2.0f, 3.5f}, am[3] = {1.0f, 0.75f, 0.5f};
+  const float dt = 0.01f, vmax = 4.0f;
+  for (int k = 0; k < iters; ++k) {
+    float fx = 0.0f, fy = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+      float dx = ax[a] - x, dy = ay[a] - y;
+      float r2 = dx * dx + dy * dy + 0.25f;
+      float inv = __builtin_amdgcn_rsqf(r2);
+      float s = am[a] * inv * inv * inv;
+      fx += s * dx;
+      fy += s * dy;
+    }
+    vx += fx * dt;
+    vy += fy * dt;
+    float sp = __builtin_sqrtf(vx * vx + vy * vy);
+    if (sp > vmax) {
+      float c = vmax / sp;
+      vx *= c;
+      vy *= c;
+    }
+    x += vx * dt;
+    y += vy * dt;
+    if (x < -10.0f || x > 10.0f) vx = -vx;
+    if (y < -10.0f || y > 10.0f) vy = -vy;
+    x = clampf(x, -10.0f, 10.0f);
+    y = clampf(y, -10.0f, 10.0f);
+  }
+  pos[2 * i] = x;
+  pos[2 * i + 1] = y;
+  vel[2 * i] = vx;
+  vel[2 * i + 1] = vy;
+}
+
+// Integer hashing into a histogram: a murmur-style 32-bit finaliser per
+// key, the bucket and a 64-bit slot address computed from it (as a
+// scatter would), a running 64-bit checksum of the addresses, and one
+// atomic increment of the final bucket per thread.
+__global__ void hash_hist(unsigned *hist, lathe_u64 *sums, lathe_u64 base, int iters) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned key = i;
+  lathe_u64 sum = 0;
+  unsigned bucket = 0;
+  for (int k = 0; k < iters; ++k) {
+    unsigned h = key ^ (unsigned)k;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    bucket = h & 255;
+    unsigned way = (h >> 8) % 12u;
+    lathe_u64 addr = base + (lathe_u64)bucket * 384 + (lathe_u64)way * 32 + (key & 3) * 8;
+    sum += addr > base + 49152 ? addr - base : addr >> 4;
+    key = h;
+  }
+  sums[i] = sum;
+  atomicAdd(&hist[bucket], 1u);
+}

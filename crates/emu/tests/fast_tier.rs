@@ -21,6 +21,7 @@ use lathe_emu::run::{Options, Report};
 use lathe_emu::session::{Session, Shape};
 
 mod alu_common;
+mod common;
 use alu_common::Rng;
 
 /// Waves (one per work-group).
@@ -226,6 +227,24 @@ const OPS: &[&str] = &[
     "v_fma_f64 v[R:Q], v[10:11], v[12:13], v[14:15]",
     "v_fma_f64 v[R:Q], -v[16:17], 2.0, v[10:11]",
     "v_pk_mov_b32 v[R:Q], v[14:15], v[14:15] op_sel:[0,1]\n  v_fmac_f64_e32 v[R:Q], v[10:11], v[12:13]",
+    // ldexp: random doubles (normal, denormal, NaN, inf) and exponents
+    // (small ones keep results normal; large ones over- and underflow)
+    "v_ldexp_f64 v[R:Q], v[10:11], v12",
+    "v_bfe_i32 vP, v13, 0, 7\n  v_ldexp_f64 v[R:Q], v[14:15], vP",
+    "v_ldexp_f64 v[R:Q], -|v[16:17]|, -3",
+    // borrows: VCC or an SGPR pair out and in; equal operands
+    "v_sub_co_u32_e32 vR, vcc, v10, v11\n  VCC3",
+    "v_subrev_co_u32_e32 vR, vcc, s20, v11\n  VCC3",
+    "v_sub_co_u32_e64 vR, s[30:31], v12, v12\n  v_mov_b32_e32 vQ, s30\n  v_mov_b32_e32 vP, s31",
+    "s_and_b32 vcc_lo, s20, s21\n  s_mov_b32 vcc_hi, s22\n  v_subb_co_u32_e32 vR, vcc, v10, v11, vcc\n  VCC3",
+    "s_mov_b32 vcc_lo, -1\n  s_mov_b32 vcc_hi, s23\n  v_subbrev_co_u32_e32 vR, vcc, v12, v12, vcc\n  VCC3",
+    "s_mov_b32 s30, s23\n  s_mov_b32 s31, s24\n  v_subb_co_u32_e64 vR, s[32:33], v13, 0, s[30:31]\n  v_mov_b32_e32 vQ, s32\n  v_mov_b32_e32 vP, s33",
+    // f32 reciprocal, reciprocal square root, square root
+    "v_rcp_f32_e32 vR, v10",
+    "v_rsq_f32_e32 vR, v11",
+    "v_sqrt_f32_e32 vR, v12",
+    "v_rsq_f32_e64 vR, |v13|",
+    "v_sqrt_f32_e64 vR, -v14",
     // scalar
     "s_bitcmp0_b32 s20, 3\n  CMP",
     "s_bitcmp1_b32 s21, s22\n  CMP",
@@ -337,6 +356,14 @@ const FAST: &[&str] = &[
     "v_cmp_gt_u32",
     "v_cmp_lt_i32",
     "v_cndmask_b32",
+    "v_ldexp_f64",
+    "v_sub_co_u32",
+    "v_subrev_co_u32",
+    "v_subb_co_u32",
+    "v_subbrev_co_u32",
+    "v_rcp_f32",
+    "v_rsq_f32",
+    "v_sqrt_f32",
     "v_med3_i32",
     "v_med3_u32",
     "v_min3_i32",
@@ -472,94 +499,26 @@ fn asm(target: &str, flush: bool, lanes: Lanes, part: &[&str]) -> (String, u32) 
             )
         })
         .collect();
-    let text = format!(
-        r#".amdgcn_target "amdgcn-amd-amdhsa--{target}"
-.text
-.globl fastops
-.p2align 8
-.type fastops,@function
-fastops:
-  s_load_dwordx4 s[4:7], s[0:1], 0
-  s_lshl_b32 s8, s2, 5
-  v_lshl_add_u32 v1, s2, 6, v0
-  s_waitcnt lgkmcnt(0)
-  s_load_dwordx8 s[20:27], s[6:7], s8
-  v_lshlrev_b32_e32 v2, 5, v1
-  v_mov_b32_e32 v3, s7
-  v_add_co_u32_e32 v2, vcc, s6, v2
-  v_addc_co_u32_e32 v3, vcc, 0, v3, vcc
-  global_load_dwordx4 v[10:13], v[2:3], off
-  global_load_dwordx4 v[14:17], v[2:3], off offset:16
-  s_waitcnt vmcnt(0) lgkmcnt(0)
-{mode}
-{part}
-{ops}
-{restore}
-  v_mul_u32_u24_e32 v2, {stride}, v1
-  v_mov_b32_e32 v3, s5
-  v_add_co_u32_e32 v2, vcc, s4, v2
-  v_addc_co_u32_e32 v3, vcc, 0, v3, vcc
-{stores}
-  s_endpgm
-.Lend:
-.size fastops, .Lend-fastops
-.rodata
-.p2align 6
-.amdhsa_kernel fastops
-  .amdhsa_next_free_vgpr {vgprs}
-  .amdhsa_accum_offset {vgprs}
-  .amdhsa_next_free_sgpr 40
-  .amdhsa_user_sgpr_kernarg_segment_ptr 1
-  .amdhsa_kernarg_size 16
-  .amdhsa_system_sgpr_workgroup_id_x 1
-  {flat}
-.end_amdhsa_kernel
-.amdgpu_metadata
----
-amdhsa.version: [ 1, 2 ]
-amdhsa.kernels:
-  - .name: fastops
-    .symbol: fastops.kd
-    .kernarg_segment_size: 16
-    .kernarg_segment_align: 8
-    .group_segment_fixed_size: 0
-    .private_segment_fixed_size: 0
-    .wavefront_size: 64
-    .sgpr_count: 44
-    .vgpr_count: {vgprs}
-    .max_flat_workgroup_size: 64
-    .args:
-      - {{ .name: out, .size: 8, .offset: 0, .value_kind: global_buffer, .address_space: global }}
-      - {{ .name: in, .size: 8, .offset: 8, .value_kind: global_buffer, .address_space: global }}
-...
-.end_amdgpu_metadata
-"#,
-        mode = if flush {
-            // f32 denormals flushed (MODE bits 4-5), f64/f16 kept.
-            "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0"
-        } else {
-            ""
-        },
-        // Lanes 37..63 off (scalar µops run, vector ones take the general
-        // handlers), restored for the stores.
-        part = match lanes {
-            Lanes::Full => "",
-            Lanes::Partial => "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc",
-            Lanes::HiOnly => "  s_mov_b64 s[36:37], exec\n  s_mov_b32 exec_lo, 0",
-        },
-        restore = if lanes == Lanes::Full {
-            ""
-        } else {
-            "  s_mov_b64 exec, s[36:37]"
-        },
-        stride = 4 * results,
-        vgprs = (40 + results).next_multiple_of(8),
-        flat = if target == "gfx90a" {
-            ".amdhsa_reserve_flat_scratch 0"
-        } else {
-            ""
-        },
-    );
+    let mode = if flush {
+        // f32 denormals flushed (MODE bits 4-5), f64/f16 kept.
+        "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0"
+    } else {
+        ""
+    };
+    // Lanes 37..63 off (scalar µops run, vector ones take the general
+    // handlers), restored for the stores.
+    let part = match lanes {
+        Lanes::Full => "",
+        Lanes::Partial => "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc",
+        Lanes::HiOnly => "  s_mov_b64 s[36:37], exec\n  s_mov_b32 exec_lo, 0",
+    };
+    let restore = if lanes == Lanes::Full {
+        ""
+    } else {
+        "  s_mov_b64 exec, s[36:37]"
+    };
+    let body = format!("{mode}\n{part}\n{ops}\n{restore}");
+    let text = common::kernel(target, "fastops", &body, &stores, results, "");
     (text, results)
 }
 

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use multiversion::multiversion;
 
 use super::lanes::{apply, apply_nan, reg, splat, Lanes};
-use super::{ext, FOp, Fast, Out, Src};
+use super::{ext, FOp, Fast, Out, Part, Src};
 use crate::interp::regs::sreg_read;
 use crate::interp::valu::{mode_modelled, Flush, M};
 use crate::interp::DecodeCache;
@@ -45,7 +45,7 @@ pub(in crate::interp) fn lane(
     while n < budget {
         let d = &cache.arena[k];
         let Some(f) = &d.fast else { break };
-        if f.op.full_exec() && w.exec != u64::MAX {
+        if f.full_exec() && w.exec != u64::MAX {
             break;
         }
         let taken = match exec(f, w) {
@@ -90,23 +90,20 @@ pub(in crate::interp) fn lane(
 #[inline(always)]
 fn exec(f: &Fast, w: &mut Wave) -> Out {
     let n = w.vgpr.len();
-    let fz = if f.op.moded() {
-        if w.mode != M.bits() && !mode_modelled(w.mode, false) {
-            return Out::Declined;
-        }
-        Flush::f32(w.mode)
-    } else {
-        Flush::f32(M.bits())
-    };
-    let (fi, fo) = (fz.input, fz.output);
+    if f.route.moded && w.mode != M.bits() && !mode_modelled(w.mode, false) {
+        return Out::Declined;
+    }
     let dst = f.dst as usize;
     if usize::from(f.top) > n {
         return Out::Declined;
     }
-    if f.op.wide() {
-        return wide(f, w);
+    match f.route.part {
+        Part::Wide => return wide(f, w),
+        Part::Carry => return carry(f, w),
+        Part::Ext => return ext::exec(f, w),
+        Part::Salu | Part::Lanes => {}
     }
-    if f.op.salu() {
+    if f.route.part == Part::Salu {
         // Scalar sources of scalar µops: any scalar register.
         let res = |s: Src| match s {
             Src::S(r) => sreg_read(w, r),
@@ -123,12 +120,6 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     // VGPR numbers were checked against the file above; scalar sources
     // are plain SGPRs (the register file and the SGPRs are disjoint
     // fields, borrowed apart).
-    if matches!(f.op, FOp::AddCo | FOp::AddcCo) {
-        return carry(f, w);
-    }
-    if f.op.ext() {
-        return ext::exec(f, w);
-    }
     let mode = w.mode;
     let sg = &w.sgpr;
     let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
@@ -209,8 +200,10 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
                 .wrapping_mul(b.at(l) & 0xff_ffff)
                 .wrapping_add(c.at(l))
         })),
-        AddF | SubF | SubrevF | MulF | FmaF | FmacF | PkFma | PkMul | PkAdd => {
-            return match (fi, fo) {
+        AddF | SubF | SubrevF | MulF | FmaF | FmacF | RcpF | RsqF | SqrtF | PkFma | PkMul
+        | PkAdd => {
+            let fz = Flush::f32(mode);
+            return match (fz.input, fz.output) {
                 (false, false) => float::<false, false>(f, cells, sg, d, mode),
                 (true, true) => float::<true, true>(f, cells, sg, d, mode),
                 (true, false) => float::<true, false>(f, cells, sg, d, mode),
@@ -255,6 +248,15 @@ fn float<const FI: bool, const FO: bool>(
         })),
         FmaF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(c.at(l), and2, xor2)))
+        })),
+        RcpF => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| {
+            out(1.0 / fl(a.at(l), and0, xor0))
+        })),
+        RsqF => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| {
+            out((1.0 / f64::from(fl(a.at(l), and0, xor0)).sqrt()) as f32)
+        })),
+        SqrtF => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| {
+            out(fl(a.at(l), and0, xor0).sqrt())
         })),
         FmacF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(d[l].get(), u32::MAX, 0)))
@@ -443,22 +445,32 @@ fn carry(f: &Fast, w: &mut Wave) -> Out {
         let r = usize::from(r);
         u64::from(w.sgpr[r]) | u64::from(w.sgpr[r + 1]) << 32
     };
-    let cin = if f.op == FOp::AddcCo {
-        pair(f.carry[1])
-    } else {
-        0
-    };
+    let cin = if f.op.carry_in() { pair(f.carry[1]) } else { 0 };
+    // As the general handler: the 64-bit result of the sum or difference,
+    // its carry or borrow any bit above the low 32.
     // The carries gathered as `apply` computes the lanes.
     let carries = Cell::new(0u64);
     {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         let d = reg(cells, usize::from(f.dst));
-        kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            let t = u64::from(a.at(l)) + u64::from(b.at(l)) + (cin >> l & 1);
-            carries.set(carries.get() | (t >> 32) << l);
-            t as u32
-        }));
+        macro_rules! carrying {
+            ($t:expr) => {
+                kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+                    let (x, y, c) = (u64::from(a.at(l)), u64::from(b.at(l)), cin >> l & 1);
+                    let t: u64 = $t(x, y, c);
+                    carries.set(carries.get() | u64::from(t >> 32 != 0) << l);
+                    t as u32
+                }))
+            };
+        }
+        match f.op {
+            FOp::AddCo | FOp::AddcCo => carrying!(|x: u64, y: u64, c: u64| x + y + c),
+            FOp::SubCo | FOp::SubbCo => {
+                carrying!(|x: u64, y: u64, c: u64| x.wrapping_sub(y).wrapping_sub(c))
+            }
+            _ => carrying!(|x: u64, y: u64, c: u64| y.wrapping_sub(x).wrapping_sub(c)),
+        }
     }
     let cout = carries.get();
     let o = usize::from(f.carry[0]);

@@ -35,79 +35,128 @@ fn set_pair(sg: &mut [u32; SGPRS], r: u16, v: u64) {
     sg[r + 1] = (v >> 32) as u32;
 }
 
-/// The lanes of a 64-bit source: a VGPR pair, or one value (an SGPR pair
-/// or a constant).
-#[derive(Clone, Copy)]
-enum L64<'a> {
-    V(&'a [Cell<u32>; LANES], &'a [Cell<u32>; LANES]),
-    K(u64),
-}
-
-impl L64<'_> {
-    #[inline(always)]
-    fn at(self, l: usize) -> u64 {
-        match self {
-            L64::V(lo, hi) => u64::from(lo[l].get()) | u64::from(hi[l].get()) << 32,
-            L64::K(k) => k,
+/// Source `k` of `f` as 32-bit lanes in an array: a VGPR's lanes, or one
+/// value splatted (an SGPR or a constant). Decided per µop, not per lane,
+/// so the lane loops that follow see plain arrays and vectorise.
+#[inline(always)]
+fn row32(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
+    match f.src[k] {
+        Src::V(r) => {
+            let c = reg(cells, usize::from(r));
+            let mut a = [0u32; LANES];
+            for (x, c) in a.iter_mut().zip(c) {
+                *x = c.get();
+            }
+            a
         }
+        s => [splat(sg, s); LANES],
     }
 }
 
-/// Source `k` of `f` as 64-bit lanes.
+/// Source `k` of `f` as 64-bit lanes in an array: a VGPR pair, or one
+/// value (an SGPR pair or a constant).
 #[inline(always)]
-fn src64<'a>(f: &Fast, k: usize, cells: &'a [Cell<u32>], sg: &[u32; SGPRS]) -> L64<'a> {
+fn row64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u64; LANES] {
     match f.src[k] {
         Src::V(r) => {
             let r = usize::from(r);
-            L64::V(reg(cells, r), reg(cells, r + 1))
+            let (lo, hi) = (reg(cells, r), reg(cells, r + 1));
+            let mut a = [0u64; LANES];
+            for l in 0..LANES {
+                a[l] = u64::from(lo[l].get()) | u64::from(hi[l].get()) << 32;
+            }
+            a
         }
-        Src::S(r) => L64::K(pair(sg, r)),
-        Src::K(_) => L64::K(f.k64[k]),
-    }
-}
-
-/// The 32-bit lanes of source `k` as values (one branch per lane; for the
-/// µops whose lane work dwarfs it).
-#[derive(Clone, Copy)]
-enum L32<'a> {
-    V(&'a [Cell<u32>; LANES]),
-    K(u32),
-}
-
-impl Lanes for L32<'_> {
-    #[inline(always)]
-    fn at(self, l: usize) -> u32 {
-        match self {
-            L32::V(r) => r[l].get(),
-            L32::K(k) => k,
-        }
+        Src::S(r) => [pair(sg, r); LANES],
+        Src::K(_) => [f.k64[k]; LANES],
     }
 }
 
 #[inline(always)]
-fn src32<'a>(f: &Fast, k: usize, cells: &'a [Cell<u32>], sg: &[u32; SGPRS]) -> L32<'a> {
-    match f.src[k] {
-        Src::V(r) => L32::V(reg(cells, usize::from(r))),
-        s => L32::K(splat(sg, s)),
+fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
+    for (d, x) in d.iter().zip(r) {
+        d.set(*x);
     }
 }
 
-/// `d:d+1 = f(l)` for every lane, eight lanes at a time, each group's
-/// sources read before its results are written.
 #[inline(always)]
-fn apply64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], f: impl Fn(usize) -> u64) {
-    let mut c = 0;
-    while c < LANES {
-        let mut r = [0u64; 8];
-        for (i, x) in r.iter_mut().enumerate() {
-            *x = f(c + i);
-        }
-        for (i, x) in r.into_iter().enumerate() {
-            d[c + i].set(x as u32);
-            dh[c + i].set((x >> 32) as u32);
-        }
-        c += 8;
+fn store64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], r: &[u64; LANES]) {
+    for l in 0..LANES {
+        d[l].set(r[l] as u32);
+        dh[l].set((r[l] >> 32) as u32);
     }
+}
+
+/// `abs`/`neg` of an f64 source (its masks apply to the high dword) and
+/// the input flushing of MODE, over the whole row.
+#[inline(always)]
+fn mods64<const FI: bool>(f: &Fast, k: usize, a: &mut [u64; LANES]) {
+    let and = u64::from(f.and[k]) << 32 | 0xffff_ffff;
+    let xor = u64::from(f.xor[k]) << 32;
+    for x in a.iter_mut() {
+        let v = (*x & and) ^ xor;
+        *x = if FI && v & 0x7ff0_0000_0000_0000 == 0 {
+            v & 1 << 63
+        } else {
+            v
+        };
+    }
+}
+
+/// `abs`/`neg` and input flushing of an f32 source over the whole row.
+#[inline(always)]
+fn mods32<const FI: bool>(f: &Fast, k: usize, a: &mut [u32; LANES]) {
+    let (and, xor) = (f.and[k], f.xor[k]);
+    for x in a.iter_mut() {
+        *x = flush32(FI, (*x & and) ^ xor);
+    }
+}
+
+/// Eight 0/1 bytes packed into the low 8 bits (byte `i` to bit `i`): one
+/// multiply, no carries between the partial products.
+#[inline(always)]
+fn pack8(x: u64) -> u64 {
+    x.wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// A lane mask from one 0/1 byte per lane.
+#[inline(always)]
+fn pack(bits: &[u8; LANES]) -> u64 {
+    let mut m = 0u64;
+    for (g, c) in bits.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        m |= pack8(x) << (8 * g);
+    }
+    m
+}
+
+/// The compare's result per lane as a mask: for each lane, whether the
+/// ordering of `a` and `b` (less, equal, greater, or unordered when none
+/// holds) is one the predicate accepts. One branch-free pass.
+#[inline(always)]
+fn order_mask<T: Copy + PartialOrd>(a: &[T; LANES], b: &[T; LANES], acc: [bool; 4]) -> u64 {
+    let mut bits = [0u8; LANES];
+    for l in 0..LANES {
+        let (x, y) = (a[l], b[l]);
+        let (lt, eq, gt) = (x < y, x == y, x > y);
+        let un = !(lt | eq | gt);
+        bits[l] = u8::from((lt & acc[0]) | (eq & acc[1]) | (gt & acc[2]) | (un & acc[3]));
+    }
+    pack(&bits)
+}
+
+/// A lane mask spread over the lanes: all ones where bit `l` is set
+/// (eight lanes from each byte, with constant shifts, so it vectorises).
+#[inline(always)]
+fn lane_bits(m: u64) -> [u32; LANES] {
+    let mut r = [0u32; LANES];
+    for (g, c) in r.chunks_exact_mut(8).enumerate() {
+        let byte = (m >> (8 * g)) as u32 & 0xff;
+        for (i, x) in c.iter_mut().enumerate() {
+            *x = (byte >> i & 1).wrapping_neg();
+        }
+    }
+    r
 }
 
 /// Which of the orderings less, equal, greater and unordered the
@@ -117,87 +166,47 @@ fn accepts(f: &Fast) -> [bool; 4] {
     [0, 1, 2, 3].map(|k| f.pred >> k & 1 == 1)
 }
 
-/// A lane mask of `c(l)` over the 64 lanes.
+/// Vector compares: each lane's ordering checked against what the
+/// predicate accepts; inactive lanes 0 (as the general handler); the mask
+/// to the destination pair, and to EXEC for `v_cmpx`.
 #[inline(always)]
-fn mask(c: impl Fn(usize) -> bool) -> u64 {
-    let mut m = 0u64;
-    for l in 0..LANES {
-        m |= u64::from(c(l)) << l;
-    }
-    m
-}
-
-/// Vector compares: the orderings of every lane as masks, combined by
-/// what the predicate accepts; inactive lanes 0 (as the general handler);
-/// the mask to the destination pair, and to EXEC for `v_cmpx`.
 fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
     let acc = accepts(f);
-    let [lt, eq, gt, un] = {
+    let m = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         match f.op {
-            FOp::CmpI32 | FOp::CmpU32 => {
-                let signed = f.op == FOp::CmpI32;
-                // Signed order as unsigned order with the sign bit flipped.
-                let bias = if signed { 0x8000_0000 } else { 0 };
-                kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], {
-                    let x = |l: usize| a.at(l) ^ bias;
-                    let y = |l: usize| b.at(l) ^ bias;
-                    [
-                        mask(|l| x(l) < y(l)),
-                        mask(|l| x(l) == y(l)),
-                        mask(|l| x(l) > y(l)),
-                        0,
-                    ]
-                })
-            }
+            FOp::CmpU32 => order_mask(&row32(f, 0, cells, sg), &row32(f, 1, cells, sg), acc),
+            FOp::CmpI32 => order_mask(
+                &row32(f, 0, cells, sg).map(|x| x as i32),
+                &row32(f, 1, cells, sg).map(|x| x as i32),
+                acc,
+            ),
             FOp::CmpF32 => {
-                let [and0, and1, _] = f.and;
-                let [xor0, xor1, _] = f.xor;
-                let fl = |x: u32, and: u32, xor: u32| f32::from_bits(flush32(FI, (x & and) ^ xor));
-                kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], {
-                    let x = |l: usize| fl(a.at(l), and0, xor0);
-                    let y = |l: usize| fl(b.at(l), and1, xor1);
-                    [
-                        mask(|l| x(l) < y(l)),
-                        mask(|l| x(l) == y(l)),
-                        mask(|l| x(l) > y(l)),
-                        mask(|l| x(l).is_nan() || y(l).is_nan()),
-                    ]
-                })
+                let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+                mods32::<FI>(f, 0, &mut a);
+                mods32::<FI>(f, 1, &mut b);
+                order_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), acc)
             }
-            FOp::CmpI64 | FOp::CmpU64 => {
-                let bias = if f.op == FOp::CmpI64 { 1u64 << 63 } else { 0 };
-                let (a, b) = (src64(f, 0, cells, sg), src64(f, 1, cells, sg));
-                let x = |l: usize| a.at(l) ^ bias;
-                let y = |l: usize| b.at(l) ^ bias;
-                [
-                    mask(|l| x(l) < y(l)),
-                    mask(|l| x(l) == y(l)),
-                    mask(|l| x(l) > y(l)),
-                    0,
-                ]
-            }
+            FOp::CmpU64 => order_mask(&row64(f, 0, cells, sg), &row64(f, 1, cells, sg), acc),
+            FOp::CmpI64 => order_mask(
+                &row64(f, 0, cells, sg).map(|x| x as i64),
+                &row64(f, 1, cells, sg).map(|x| x as i64),
+                acc,
+            ),
             _ => {
-                let fz = Flush::f64(w.mode);
-                let (a, b) = (src64(f, 0, cells, sg), src64(f, 1, cells, sg));
-                let m = |k: usize, v: u64| {
-                    let hi = ((v >> 32) as u32 & f.and[k]) ^ f.xor[k];
-                    fz.in64(f64::from_bits(u64::from(hi) << 32 | (v & 0xffff_ffff)))
-                };
-                let x = |l: usize| m(0, a.at(l));
-                let y = |l: usize| m(1, b.at(l));
-                [
-                    mask(|l| x(l) < y(l)),
-                    mask(|l| x(l) == y(l)),
-                    mask(|l| x(l) > y(l)),
-                    mask(|l| x(l).is_nan() || y(l).is_nan()),
-                ]
+                let (mut a, mut b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
+                if Flush::f64(w.mode).input {
+                    mods64::<true>(f, 0, &mut a);
+                    mods64::<true>(f, 1, &mut b);
+                } else {
+                    mods64::<false>(f, 0, &mut a);
+                    mods64::<false>(f, 1, &mut b);
+                }
+                order_mask(&a.map(f64::from_bits), &b.map(f64::from_bits), acc)
             }
         }
-    };
-    let pick = |on: bool, m: u64| if on { m } else { 0 };
-    let m = (pick(acc[0], lt) | pick(acc[1], eq) | pick(acc[2], gt) | pick(acc[3], un)) & w.exec;
+    } & w.exec;
     set_pair(&mut w.sgpr, f.dst, m);
     if f.x {
         w.exec = m;
@@ -230,10 +239,95 @@ fn minmax<const MAX: bool>(a: u32, b: u32, m: alu::Mode) -> u32 {
     }
 }
 
+/// A lane operation on f64 values, monomorphic per µop (inlined into the
+/// lane loop, so the loop vectorises and FMA is the host instruction in
+/// the AVX2/FMA clone).
+trait F64Op {
+    fn op(a: f64, b: f64, c: f64) -> f64;
+}
+
+struct AddF64;
+impl F64Op for AddF64 {
+    #[inline(always)]
+    fn op(a: f64, b: f64, _c: f64) -> f64 {
+        a + b
+    }
+}
+
+struct MulF64;
+impl F64Op for MulF64 {
+    #[inline(always)]
+    fn op(a: f64, b: f64, _c: f64) -> f64 {
+        a * b
+    }
+}
+
+struct FmaF64;
+impl F64Op for FmaF64 {
+    #[inline(always)]
+    fn op(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c)
+    }
+}
+
+/// `d = O(a, b, c)` over the lanes of f64 rows, with MODE's input (`FI`)
+/// and output (`FO`) flushing as constants.
+#[inline(always)]
+fn f64op<O: F64Op, const FI: bool, const FO: bool>(
+    f: &Fast,
+    mut rows: [[u64; LANES]; 3],
+    nsrc: usize,
+) -> [u64; LANES] {
+    for (k, a) in rows.iter_mut().enumerate().take(nsrc) {
+        mods64::<FI>(f, k, a);
+    }
+    let [a, b, c] = &rows;
+    let mut r = [0u64; LANES];
+    for l in 0..LANES {
+        let x = O::op(
+            f64::from_bits(a[l]),
+            f64::from_bits(b[l]),
+            f64::from_bits(c[l]),
+        )
+        .to_bits();
+        r[l] = if FO && x & 0x7ff0_0000_0000_0000 == 0 {
+            x & 1 << 63
+        } else {
+            x
+        };
+    }
+    r
+}
+
+/// [`f64op`] with MODE's flushing chosen once.
+#[inline(always)]
+fn f64op_mode<O: F64Op>(f: &Fast, rows: [[u64; LANES]; 3], nsrc: usize, fz: Flush) -> [u64; LANES] {
+    match (fz.input, fz.output) {
+        (false, false) => f64op::<O, false, false>(f, rows, nsrc),
+        (true, true) => f64op::<O, true, true>(f, rows, nsrc),
+        (true, false) => f64op::<O, true, false>(f, rows, nsrc),
+        (false, true) => f64op::<O, false, true>(f, rows, nsrc),
+    }
+}
+
+/// `v_ldexp_f64` of one lane: a normal input whose result stays normal
+/// only has its exponent field changed (exact, no rounding, nothing to
+/// flush); anything else is [`alu::float::ldexp_f64`].
+#[inline(always)]
+fn ldexp64(a: u64, n: u32, m: alu::Mode) -> u64 {
+    let e = (a >> 52 & 0x7ff) as i64;
+    let t = e + i64::from(n as i32);
+    if (1..0x7ff).contains(&e) && (1..0x7ff).contains(&t) {
+        (a & !(0x7ff << 52)) | (t as u64) << 52
+    } else {
+        alu::float::ldexp_f64(a, n as i32, m)
+    }
+}
+
 /// The µops of this module (full EXEC, registers checked by the caller).
 /// Compiled apart from the first set's loop (the AVX2/FMA clone chosen at
 /// run time as there), so the lane loops are not copied into every
-/// version of [`super::exec::lane`].
+/// version of [`super::exec::lane`]; every helper is inlined into it.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     let fz = Flush::f32(w.mode);
@@ -262,16 +356,18 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         return wide(f, cells, sg, d, reg(cells, dst + 1), m);
     }
     let fi = |x: u32| flush32(fz.input, x);
-    let [and0, and1, _] = f.and;
-    let [xor0, xor1, _] = f.xor;
     match f.op {
-        Cndmask => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            if cmask >> l & 1 == 1 {
-                (b.at(l) & and1) ^ xor1
-            } else {
-                (a.at(l) & and0) ^ xor0
+        Cndmask => {
+            let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+            mods32::<false>(f, 0, &mut a);
+            mods32::<false>(f, 1, &mut b);
+            let sel = lane_bits(cmask);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = (a[l] & !sel[l]) | (b[l] & sel[l]);
             }
-        })),
+            store32(d, &r);
+        }
         Med3I => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             alu::int::med3_i32(a.at(l), b.at(l), c.at(l))
         })),
@@ -307,40 +403,42 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         })),
         Med3F => {
             let (a, b, c) = (
-                src32(f, 0, cells, sg),
-                src32(f, 1, cells, sg),
-                src32(f, 2, cells, sg),
+                row32(f, 0, cells, sg),
+                row32(f, 1, cells, sg),
+                row32(f, 2, cells, sg),
             );
-            apply(d, |l| {
-                alu::float::med3::<F32>(
-                    u64::from(a.at(l)),
-                    u64::from(b.at(l)),
-                    u64::from(c.at(l)),
-                    m,
-                ) as u32
-            })
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = alu::float::med3::<F32>(u64::from(a[l]), u64::from(b[l]), u64::from(c[l]), m)
+                    as u32;
+            }
+            store32(d, &r);
         }
         CvtF32U32 => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| (a.at(l) as f32).to_bits())),
         CvtF32I32 => {
             kinds!(cells, sg, [f.src[0] => a], apply(d, |l| (a.at(l) as i32 as f32).to_bits()))
         }
+        // The host's saturating conversion is `alu::cvt`'s (truncate,
+        // saturate, NaN to 0; a denormal truncates to 0 flushed or not).
         CvtI32F32 => {
-            kinds!(cells, sg, [f.src[0] => a], apply(d, |l| alu::cvt::cvt_i32_f32(a.at(l)) as u32))
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| f32::from_bits(x) as i32 as u32));
         }
         CvtU32F32 => {
-            kinds!(cells, sg, [f.src[0] => a], apply(d, |l| alu::cvt::cvt_u32_f32(a.at(l))))
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| f32::from_bits(x) as u32));
         }
         CvtF16F32 => {
-            let a = src32(f, 0, cells, sg);
-            apply(d, |l| u32::from(alu::cvt::cvt_f16_f32(a.at(l), m)))
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
         }
         CvtF32F16 => {
-            let a = src32(f, 0, cells, sg);
-            apply(d, |l| alu::cvt::cvt_f32_f16(a.at(l) as u16, m))
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| alu::cvt::cvt_f32_f16(x as u16, m)));
         }
         CvtF32F64 => {
-            let a = src64(f, 0, cells, sg);
-            apply(d, |l| alu::cvt::cvt_f32_f64(a.at(l), m))
+            let a = row64(f, 0, cells, sg);
+            store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
         }
         _ => return Out::Declined,
     }
@@ -359,92 +457,90 @@ fn wide(
 ) -> Out {
     use FOp::*;
     let fz = Flush::f64(m.bits());
-    // `abs`/`neg` of source k on its high dword, and flushing per MODE.
-    let arg = |k: usize, v: u64| {
-        let hi = ((v >> 32) as u32 & f.and[k]) ^ f.xor[k];
-        fz.in64(f64::from_bits(u64::from(hi) << 32 | (v & 0xffff_ffff)))
-    };
-    let out = |x: f64| fz.out64(x).to_bits();
-    match f.op {
-        CvtF64U32 => {
-            let a = src32(f, 0, cells, sg);
-            apply64(d, dh, |l| alu::cvt::cvt_f64_u32(a.at(l)));
-        }
-        CvtF64I32 => {
-            let a = src32(f, 0, cells, sg);
-            apply64(d, dh, |l| alu::cvt::cvt_f64_i32(a.at(l) as i32));
-        }
-        CvtF64F32 => {
-            let a = src32(f, 0, cells, sg);
-            apply64(d, dh, |l| alu::cvt::cvt_f64_f32(a.at(l), m));
-        }
+    let r = match f.op {
+        CvtF64U32 => row32(f, 0, cells, sg).map(alu::cvt::cvt_f64_u32),
+        CvtF64I32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_i32(x as i32)),
+        CvtF64F32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_f32(x, m)),
         Lshl64 | Lshr64 | Ashr64 => {
-            let (s, v) = (src32(f, 0, cells, sg), src64(f, 1, cells, sg));
-            match f.op {
-                Lshl64 => apply64(d, dh, |l| alu::int::lshlrev_b64(s.at(l), v.at(l))),
-                Lshr64 => apply64(d, dh, |l| alu::int::lshrrev_b64(s.at(l), v.at(l))),
-                _ => apply64(d, dh, |l| alu::int::ashrrev_i64(s.at(l), v.at(l))),
+            let (s, v) = (row32(f, 0, cells, sg), row64(f, 1, cells, sg));
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = match f.op {
+                    Lshl64 => alu::int::lshlrev_b64(s[l], v[l]),
+                    Lshr64 => alu::int::lshrrev_b64(s[l], v[l]),
+                    _ => alu::int::ashrrev_i64(s[l], v[l]),
+                };
             }
+            r
         }
         PkMov => {
-            let (a, b) = (src64(f, 0, cells, sg), src64(f, 1, cells, sg));
+            let (a, b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
             let (s0, s1) = (32 * u32::from(f.pred & 1), 32 * u32::from(f.pred >> 1 & 1));
-            apply64(d, dh, |l| {
-                u64::from((a.at(l) >> s0) as u32) | u64::from((b.at(l) >> s1) as u32) << 32
-            });
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = u64::from((a[l] >> s0) as u32) | u64::from((b[l] >> s1) as u32) << 32;
+            }
+            r
         }
-        AddF64 | MulF64 | FmacF64 => {
-            let (a, b) = (src64(f, 0, cells, sg), src64(f, 1, cells, sg));
+        LdexpF64 => {
+            let (mut a, n) = (row64(f, 0, cells, sg), row32(f, 1, cells, sg));
+            // `abs`/`neg` only; `alu::float::ldexp` flushes per MODE.
+            mods64::<false>(f, 0, &mut a);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = ldexp64(a[l], n[l], m);
+            }
+            r
+        }
+        AddF64 | MulF64 | FmaF64 | FmacF64 => {
+            let z = [0u64; LANES];
+            let (a, b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
             match f.op {
-                AddF64 => apply64(d, dh, |l| out(arg(0, a.at(l)) + arg(1, b.at(l)))),
-                MulF64 => apply64(d, dh, |l| out(arg(0, a.at(l)) * arg(1, b.at(l)))),
-                _ => apply64(d, dh, |l| {
-                    // As the general handler: nothing flushed.
-                    let raw = |k: usize, v: u64| {
-                        let hi = ((v >> 32) as u32 & f.and[k]) ^ f.xor[k];
-                        f64::from_bits(u64::from(hi) << 32 | (v & 0xffff_ffff))
-                    };
-                    let c = u64::from(d[l].get()) | u64::from(dh[l].get()) << 32;
-                    (raw(0, a.at(l)).mul_add(raw(1, b.at(l)), f64::from_bits(c))).to_bits()
-                }),
+                AddF64 => f64op_mode::<self::AddF64>(f, [a, b, z], 2, fz),
+                MulF64 => f64op_mode::<self::MulF64>(f, [a, b, z], 2, fz),
+                FmaF64 => f64op_mode::<self::FmaF64>(f, [a, b, row64(f, 2, cells, sg)], 3, fz),
+                _ => {
+                    // As the general handler: nothing flushed; the addend
+                    // is the destination.
+                    let mut c = [0u64; LANES];
+                    for l in 0..LANES {
+                        c[l] = u64::from(d[l].get()) | u64::from(dh[l].get()) << 32;
+                    }
+                    f64op::<self::FmaF64, false, false>(f, [a, b, c], 2)
+                }
             }
         }
-        FmaF64 => {
-            let (a, b, c) = (
-                src64(f, 0, cells, sg),
-                src64(f, 1, cells, sg),
-                src64(f, 2, cells, sg),
-            );
-            apply64(d, dh, |l| {
-                out(arg(0, a.at(l)).mul_add(arg(1, b.at(l)), arg(2, c.at(l))))
-            });
-        }
         _ => return Out::Declined,
-    }
+    };
+    store64(d, dh, &r);
     Out::Next
 }
 
 /// `v_mad_u64_u32`: the 64-bit sums into the VGPR pair, the carries as a
 /// lane mask into the SGPR pair `carry[0]` (inactive lanes 0).
+#[inline(always)]
 fn mad64(f: &Fast, w: &mut Wave) -> Out {
-    let carries = Cell::new(0u64);
-    {
+    let carries = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         let dst = usize::from(f.dst);
         let (d, dh) = (reg(cells, dst), reg(cells, dst + 1));
         let (a, b, c) = (
-            src32(f, 0, cells, sg),
-            src32(f, 1, cells, sg),
-            src64(f, 2, cells, sg),
+            row32(f, 0, cells, sg),
+            row32(f, 1, cells, sg),
+            row64(f, 2, cells, sg),
         );
-        apply64(d, dh, |l| {
-            let (r, k) = alu::int::mad_u64_u32(a.at(l), b.at(l), c.at(l));
-            carries.set(carries.get() | u64::from(k) << l);
-            r
-        });
-    }
-    let m = carries.get() & w.exec;
+        let mut r = [0u64; LANES];
+        let mut k = [0u8; LANES];
+        for l in 0..LANES {
+            let (x, cy) = alu::int::mad_u64_u32(a[l], b[l], c[l]);
+            r[l] = x;
+            k[l] = u8::from(cy);
+        }
+        store64(d, dh, &r);
+        pack(&k)
+    };
+    let m = carries & w.exec;
     set_pair(&mut w.sgpr, f.carry[0], m);
     Out::Next
 }

@@ -68,6 +68,12 @@ pub(super) enum FOp {
     AddCo,
     /// `v_addc_co_u32`: carry-in from an SGPR pair or VCC too.
     AddcCo,
+    /// `v_sub_co_u32`, `v_subrev_co_u32`: borrow-out as `AddCo`'s carry.
+    SubCo,
+    SubrevCo,
+    /// `v_subb_co_u32`, `v_subbrev_co_u32`: borrow-in as `AddcCo`'s.
+    SubbCo,
+    SubbrevCo,
     AddF,
     SubF,
     SubrevF,
@@ -75,6 +81,11 @@ pub(super) enum FOp {
     FmaF,
     /// `d = a * b + d`.
     FmacF,
+    /// `v_rcp_f32`, `v_rsq_f32`, `v_sqrt_f32`: the general handler's host
+    /// operations.
+    RcpF,
+    RsqF,
+    SqrtF,
     PkFma,
     PkMul,
     PkAdd,
@@ -159,6 +170,8 @@ pub(super) enum FOp {
     MulF64,
     FmaF64,
     FmacF64,
+    /// `v_ldexp_f64` (a VGPR pair or constant, and an i32 exponent).
+    LdexpF64,
     // Scalar.
     SBitcmp0,
     SBitcmp1,
@@ -231,6 +244,13 @@ impl FOp {
                 Valu::MadU32U24 => MadU24,
                 Valu::AddCoU32 => AddCo,
                 Valu::AddcCoU32 => AddcCo,
+                Valu::SubCoU32 => SubCo,
+                Valu::SubrevCoU32 => SubrevCo,
+                Valu::SubbCoU32 => SubbCo,
+                Valu::SubbrevCoU32 => SubbrevCo,
+                Valu::RcpF32 => RcpF,
+                Valu::RsqF32 => RsqF,
+                Valu::SqrtF32 => SqrtF,
                 Valu::AddF32 => AddF,
                 Valu::SubF32 => SubF,
                 Valu::SubrevF32 => SubrevF,
@@ -267,6 +287,7 @@ impl FOp {
                 Valu::MulF64 => MulF64,
                 Valu::FmaF64 => FmaF64,
                 Valu::FmacF64 => FmacF64,
+                Valu::LdexpF64 => LdexpF64,
                 Valu::BfeU32 => BfeU,
                 Valu::MulHiI32 => MulHiI,
                 Valu::AlignbitB32 => Alignbit,
@@ -331,7 +352,7 @@ impl FOp {
             | BranchExecnz => 0,
             Mov | Not | SMov | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec | CvtF32U32
             | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32 | CvtF64I32
-            | CvtF64F32 | CvtF32F64 => 1,
+            | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
             | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | Med3F
             | MadU64U32 | FmaF64 => 3,
@@ -343,7 +364,17 @@ impl FOp {
         use FOp::*;
         matches!(
             self,
-            AddF | SubF | SubrevF | MulF | FmaF | FmacF | PkFma | PkMul | PkAdd
+            AddF | SubF
+                | SubrevF
+                | MulF
+                | FmaF
+                | FmacF
+                | RcpF
+                | RsqF
+                | SqrtF
+                | PkFma
+                | PkMul
+                | PkAdd
         )
     }
 
@@ -371,7 +402,7 @@ impl FOp {
     /// f64 arithmetic with `abs`/`neg` (on the high dword's sign).
     fn double(self) -> bool {
         use FOp::*;
-        matches!(self, AddF64 | MulF64 | FmaF64 | FmacF64)
+        matches!(self, AddF64 | MulF64 | FmaF64 | FmacF64 | LdexpF64)
     }
 
     /// Which sources are 64-bit (bit `k`).
@@ -380,7 +411,7 @@ impl FOp {
         match self {
             CmpI64 | CmpU64 | CmpF64 | AddF64 | MulF64 | FmacF64 | PkMov => 0b11,
             FmaF64 => 0b111,
-            CvtF32F64 => 0b1,
+            CvtF32F64 | LdexpF64 => 0b1,
             Lshl64 | Lshr64 | Ashr64 => 0b10,
             MadU64U32 => 0b100,
             _ => 0,
@@ -404,6 +435,7 @@ impl FOp {
                 | MulF64
                 | FmaF64
                 | FmacF64
+                | LdexpF64
         )
     }
 
@@ -517,6 +549,17 @@ impl FOp {
         !self.salu() && !self.compare()
     }
 
+    /// Writes a carry or borrow mask (`v_add_co`/`v_sub_co` and kin).
+    fn carry(self) -> bool {
+        use FOp::*;
+        matches!(self, AddCo | AddcCo | SubCo | SubrevCo | SubbCo | SubbrevCo)
+    }
+
+    /// Reads a carry or borrow mask.
+    fn carry_in(self) -> bool {
+        matches!(self, FOp::AddcCo | FOp::SubbCo | FOp::SubbrevCo)
+    }
+
     fn packed(self) -> bool {
         matches!(self, FOp::PkFma | FOp::PkMul | FOp::PkAdd)
     }
@@ -561,13 +604,64 @@ pub(super) struct Fast {
     pred: u8,
     /// `v_cmpx`: the mask goes to EXEC too.
     x: bool,
+    /// What [`exec`] checks and where it sends the µop, decided at decode
+    /// (not matched on the operation again for each execution).
+    route: Route,
+}
+
+/// How a decoded µop runs: its properties that would otherwise be
+/// re-derived from [`FOp`] for every execution.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Route {
+    /// Needs a full EXEC ([`FOp::full_exec`]).
+    full: bool,
+    /// Follows MODE ([`FOp::moded`]).
+    moded: bool,
+    /// Which part of [`exec`] runs it.
+    part: Part,
+}
+
+/// The part of [`exec`] that runs a µop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Part {
+    /// 64-bit scalar ops (SGPR pairs, EXEC).
+    Wide,
+    /// Other scalar ops, branches and lane accesses.
+    Salu,
+    /// `v_add_co_u32`/`v_addc_co_u32`.
+    Carry,
+    /// [`ext`]: compares, selects, conversions, 64-bit results.
+    Ext,
+    /// The integer and f32 lane loops of [`exec`].
+    Lanes,
+}
+
+impl Route {
+    fn of(op: FOp) -> Route {
+        Route {
+            full: op.full_exec(),
+            moded: op.moded(),
+            part: if op.wide() {
+                Part::Wide
+            } else if op.salu() {
+                Part::Salu
+            } else if op.carry() {
+                Part::Carry
+            } else if op.ext() {
+                Part::Ext
+            } else {
+                Part::Lanes
+            },
+        }
+    }
 }
 
 impl Fast {
     /// Whether the µop needs a full EXEC (whole-wave vector operations;
     /// scalar and lane-access µops run under any EXEC).
+    #[inline(always)]
     pub(super) fn full_exec(&self) -> bool {
-        self.op.full_exec()
+        self.route.full
     }
 
     /// The µop of the instruction decoded at `pc`, if it has one (a branch
@@ -617,6 +711,7 @@ impl Fast {
                 carry: [0; 2],
                 pred: 0,
                 x: false,
+                route: Route::of(op),
             });
         }
         if vop3_clamp_omod(inst) != (false, 0) {
@@ -625,7 +720,7 @@ impl Fast {
         let words = inst.words();
         let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
         // VOP3b forms have their SGPR destination where VOP3a has op_sel.
-        let vop3b = matches!(op, FOp::AddCo | FOp::AddcCo | FOp::MadU64U32);
+        let vop3b = op.carry() || op == FOp::MadU64U32;
         if enc == Encoding::Vop3 && !vop3b && w0 >> 11 & 15 != 0 {
             // op_sel (f16 forms only; never on these ops, but be exact).
             return None;
@@ -636,7 +731,7 @@ impl Fast {
         if op == FOp::PkMov && (w1 >> 29 & 3 != 0 || w0 >> 8 & 3 != 0) {
             return None; // neg_lo/neg_hi
         }
-        let carry = matches!(op, FOp::AddCo | FOp::AddcCo);
+        let carry = op.carry();
         // A carry op's second destination and the carry-in source of
         // `v_addc_co_u32_e64`: plain SGPR pairs.
         let pair = |k: Option<&lathe_isa::Op>| match k.map(|o| o.value) {
@@ -651,7 +746,7 @@ impl Fast {
         let (extra_dst, extra_src) = match op {
             _ if carry => (
                 usize::from(ops.ndst == 2),
-                usize::from(op == FOp::AddcCo && ops.nsrc == 3),
+                usize::from(op.carry_in() && ops.nsrc == 3),
             ),
             FOp::Cndmask => (0, usize::from(ops.nsrc == 3)),
             FOp::MadU64U32 => (1, 0),
@@ -723,6 +818,7 @@ impl Fast {
             carry: carry_pairs,
             pred,
             x: cmpx,
+            route: Route::of(op),
         };
         if op == FOp::PkMov {
             f.pred = (w0 >> 11 & 3) as u8;
@@ -768,6 +864,9 @@ impl Fast {
                 }
             } else if s.abs || s.neg {
                 return None;
+            }
+            if op == FOp::LdexpF64 && k == 1 && (s.abs || s.neg) {
+                return None; // the exponent is an integer
             }
         }
         if op.packed() {
