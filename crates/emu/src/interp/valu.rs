@@ -811,9 +811,14 @@ pub(super) fn vop3p(
         let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
         let raw = match op.value {
             Operand::Reg(_) => lanes32(w, op),
-            // An inline constant or literal feeds both halves.
+            // An inline constant or literal feeds both halves. The tables
+            // type packed operands B32, so an inline float is taken as
+            // f16 here (its f32 encoding's low half is 0 for 2.0).
             _ => {
-                let x = const32(op).unwrap_or(0) & 0xffff;
+                let x = match op.value {
+                    Operand::Float(f) if is_float => u32::from(f.f16_bits()),
+                    _ => const32(op).unwrap_or(0) & 0xffff,
+                };
                 [x | (x << 16); LANES]
             }
         };
