@@ -113,7 +113,9 @@ struct Loaded {
 const IOTA_LEN: u64 = 4096;
 
 fn iota() -> Vec<u8> {
-    (0..IOTA_LEN as u32 / 4).flat_map(u32::to_le_bytes).collect()
+    (0..IOTA_LEN as u32 / 4)
+        .flat_map(u32::to_le_bytes)
+        .collect()
 }
 
 fn loaded() -> &'static Mutex<Loaded> {
@@ -202,7 +204,8 @@ fuzz_target!(|data: &[u8]| {
         &mut |_| {},
     );
     // Put everything back before judging, so the next input starts clean.
-    view.write_bytes(image.0, &image.1).expect("image is mapped");
+    view.write_bytes(image.0, &image.1)
+        .expect("image is mapped");
     let fill = iota();
     for b in pool.iter() {
         view.write_bytes(b.addr, &fill).expect("buffer is mapped");
