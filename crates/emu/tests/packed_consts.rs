@@ -34,8 +34,9 @@ const OPS: [(&str, [u16; 4]); 4] = [
 
 #[test]
 fn inline_float_constants_of_packed_f16_operations_are_f16_in_both_halves() {
-    let body: String = OPS.iter().map(|(l, _)| format!("  {l}\n")).collect();
-    let stores = "  global_store_dwordx4 v[2:3], v[40:43], off";
+    let mut body: String = OPS.iter().map(|(l, _)| format!("  {l}\n")).collect();
+    body += "  v_dot2_f32_f16 v44, v12, 2.0, 0\n";
+    let stores = "  global_store_dwordx4 v[2:3], v[40:43], off\n  global_store_dword v[2:3], v44, off offset:16";
     // Lane l: dword 2 holds X[l % 4] low and X[(l + 1) % 4] high.
     let input: Vec<u8> = (0..64usize)
         .flat_map(|l| {
@@ -45,15 +46,15 @@ fn inline_float_constants_of_packed_f16_operations_are_f16_in_both_halves() {
         })
         .collect();
     for target in ["gfx90a", "gfx942"] {
-        let text = common::kernel(target, "pkconst", &body, stores, 4, "");
+        let text = common::kernel(target, "pkconst", &body, stores, 5, "");
         let co = std::fs::read(lathe_testkit::assemble_shared(target, "pkconst", &text))
             .expect("code object");
         let s = Session::load(target.parse().expect("target"), &[&co]).expect("load");
         let args = [
             Arg::Buffer {
                 name: "out".into(),
-                size: 64 * 16,
-                fill: Fill::Bytes(vec![0xee; 64 * 16]),
+                size: 64 * 20,
+                fill: Fill::Bytes(vec![0xee; 64 * 20]),
                 output: None,
             },
             Arg::Buffer {
@@ -70,10 +71,10 @@ fn inline_float_constants_of_packed_f16_operations_are_f16_in_both_halves() {
         let (_r, bufs) = s
             .launch("pkconst", Shape::linear(64, 64), &args, &opts)
             .expect("run");
-        let out = s.download(bufs[0].addr, 64 * 16).expect("read");
+        let out = s.download(bufs[0].addr, 64 * 20).expect("read");
         for l in 0..64usize {
             for (k, (line, want)) in OPS.iter().enumerate() {
-                let at = l * 16 + k * 4;
+                let at = l * 20 + k * 4;
                 let got = u32::from_le_bytes(out[at..at + 4].try_into().expect("4 bytes"));
                 let exp = u32::from(want[l % 4]) | u32::from(want[(l + 1) % 4]) << 16;
                 assert_eq!(

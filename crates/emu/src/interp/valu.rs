@@ -733,6 +733,18 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
     })
 }
 
+/// A VOP3P source that is an inline constant or a literal: its 16-bit
+/// value feeds both halves. The tables type packed operands B32, so an
+/// inline float of a float operation is taken as f16 here (the f32
+/// encoding of 2.0 has a low half of 0).
+pub(super) fn packed_const(op: &Op, float: bool) -> u32 {
+    let x = match op.value {
+        Operand::Float(f) if float => u32::from(f.f16_bits()),
+        _ => const32(op).unwrap_or(0) & 0xffff,
+    };
+    x | (x << 16)
+}
+
 /// VOP3P packed 16-bit and gfx90a packed-f32 operations: sources are
 /// selected per half by op_sel/op_sel_hi and negated by neg_lo/neg_hi, then
 /// the operation runs on both halves (via [`alu::packed`]).
@@ -811,16 +823,7 @@ pub(super) fn vop3p(
         let (s, sh, nl, nh) = (sel(k), sel_hi(k), neg_lo(k), neg_hi(k));
         let raw = match op.value {
             Operand::Reg(_) => lanes32(w, op),
-            // An inline constant or literal feeds both halves. The tables
-            // type packed operands B32, so an inline float is taken as
-            // f16 here (its f32 encoding's low half is 0 for 2.0).
-            _ => {
-                let x = match op.value {
-                    Operand::Float(f) if is_float => u32::from(f.f16_bits()),
-                    _ => const32(op).unwrap_or(0) & 0xffff,
-                };
-                [x | (x << 16); LANES]
-            }
+            _ => [packed_const(op, is_float); LANES],
         };
         for (x, r) in vk.iter_mut().zip(&raw) {
             let y = pk::pk_operand(*r, s, sh);

@@ -307,7 +307,11 @@ fn dot_vop3p(
             continue;
         }
         let src = |k: usize| {
-            let v = pk::pk_operand(v32(w, &srcs[k], l), sel[k], sel_hi[k]);
+            let raw = match srcs[k].value {
+                Operand::Reg(_) => v32(w, &srcs[k], l),
+                _ => super::valu::packed_const(&srcs[k], float),
+            };
+            let v = pk::pk_operand(raw, sel[k], sel_hi[k]);
             if float {
                 pk::pk_neg_f16(v, neg_lo[k], neg_hi[k])
             } else {
