@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use lathe_cases::build;
 use lathe_codeobj::CodeObject;
-use lathe_dbi::rewrite::{instrument_lifted_with, CounterProbe, Options, Request, Selector, Where};
+use lathe_dbi::rewrite::{
+    instrument_lifted_with, CounterProbe, Instrumented, Options, Request, Selector, Where,
+};
 use lathe_dbi::{Liveness, Program};
 
 fn every_instruction() -> Request {
@@ -18,6 +20,22 @@ fn every_instruction() -> Request {
     }
 }
 
+/// `co` lifted, and instrumented with a counter before every instruction.
+fn instrument(co: &[u8]) -> (Program, Instrumented) {
+    let obj = CodeObject::parse(co).expect("parse");
+    let p = Program::lift(&obj).expect("lift");
+    let live = Liveness::compute(&p);
+    let out = instrument_lifted_with(
+        &obj,
+        &p,
+        &live,
+        &[every_instruction()],
+        &Options::lane_mode(false),
+    )
+    .expect("instrument");
+    (p, out)
+}
+
 #[test]
 fn accepts_every_corpus_kernel_and_rejects_an_altered_instruction() {
     let mut checked = 0;
@@ -25,17 +43,7 @@ fn accepts_every_corpus_kernel_and_rejects_an_altered_instruction() {
     for case in lathe_cases::all() {
         for opt in ["-O0", "-O3"] {
             let co = std::fs::read(build::linked_code_object(&case, "gfx90a", opt)).expect("co");
-            let obj = CodeObject::parse(&co).expect("parse");
-            let p = Program::lift(&obj).expect("lift");
-            let live = Liveness::compute(&p);
-            let out = instrument_lifted_with(
-                &obj,
-                &p,
-                &live,
-                &[every_instruction()],
-                &Options::lane_mode(false),
-            )
-            .expect("instrument");
+            let (p, out) = instrument(&co);
             let c = lathe_dbi::verify::check(&p, &out.code_object, &out.addr_map)
                 .unwrap_or_else(|e| panic!("{} {opt}: {e}", case.name));
             let n: usize = p.functions.iter().map(|f| f.insts.len()).sum();
@@ -53,17 +61,7 @@ fn accepts_every_corpus_kernel_and_rejects_an_altered_instruction() {
     // the last word of saxpy's first VALU instruction.
     let case = lathe_cases::by_name("saxpy").expect("saxpy");
     let co = std::fs::read(build::linked_code_object(&case, "gfx90a", "-O3")).expect("co");
-    let obj = CodeObject::parse(&co).expect("parse");
-    let p = Program::lift(&obj).expect("lift");
-    let live = Liveness::compute(&p);
-    let out = instrument_lifted_with(
-        &obj,
-        &p,
-        &live,
-        &[every_instruction()],
-        &Options::lane_mode(false),
-    )
-    .expect("instrument");
+    let (p, out) = instrument(&co);
     let f = &p.functions[0];
     let victim = f
         .insts
