@@ -41,6 +41,25 @@ fn lathe_cmd(tmp: &Path) -> Command {
         c.env_remove(v);
     }
     c.env("TMPDIR", tmp);
+    // Lathe keeps an ignored SIGINT ignored (as a shell's background job
+    // expects), and a test run started from a non-interactive shell's
+    // background job inherits SIGINT ignored. These tests are about a
+    // terminal's signals, so the child starts with the default disposition
+    // whatever the test process inherited.
+    // SAFETY: the closure runs in the forked child before exec and calls
+    // only signal(2), which is async-signal-safe; it touches no memory
+    // shared with the parent.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        c.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM] {
+                if libc::signal(sig, libc::SIG_DFL) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
     c
 }
 

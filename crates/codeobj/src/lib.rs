@@ -10,8 +10,11 @@
 //! kernels and functions: demangling and pattern matching ([`names`]), and
 //! an occupancy estimate ([`occupancy`]). Bundles may also hold SPIR-V
 //! modules (`amdgcnspirv`) instead of code objects: [`spirv`] recognises
-//! them and reads their declarations.
+//! them and reads their declarations. [`lines`] gives source lines from
+//! DWARF, and [`addr_map`] reads the address map `lathe-dbi` writes into
+//! instrumented code objects.
 
+pub mod addr_map;
 pub mod check;
 pub mod elf;
 pub mod error;

@@ -10,71 +10,13 @@
 //! section header table with the two changed entries; the header's
 //! `e_shoff`/`e_shnum` point at the copy. Nothing a segment loads moves.
 //!
-//! [`AddrMap`] reads it back (from the section, or from the pairs the
-//! rewriter returns) and names the original instruction an instrumented
-//! address stands for: `lathe run --tool` places a stopped wave with it.
+//! [`AddrMap`] (in `lathe-codeobj`, re-exported here) reads it back, from
+//! the section or from the pairs the rewriter returns, and names the
+//! original instruction an instrumented address stands for.
 
-/// The section's name (`lathe-hsa` looks it up by this name).
-pub const SECTION: &str = ".lathe.addr_map";
+pub use lathe_codeobj::addr_map::{AddrMap, SECTION};
 
-/// Instrumented → original addresses of every original instruction of an
-/// instrumented code object, sorted by the instrumented address.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AddrMap {
-    pairs: Vec<(u64, u64)>,
-}
-
-impl AddrMap {
-    /// The map of (instrumented, original) `pairs` (any order).
-    pub fn new(pairs: &[(u64, u64)]) -> AddrMap {
-        let mut pairs = pairs.to_vec();
-        pairs.sort_unstable();
-        AddrMap { pairs }
-    }
-
-    /// The map in `elf`'s [`SECTION`]; `None` without one.
-    pub fn read(elf: &[u8]) -> Option<AddrMap> {
-        let co = lathe_codeobj::CodeObject::parse(elf).ok()?;
-        let data = co.section_data(co.section_by_name(SECTION)?).ok()?;
-        let pairs: Vec<(u64, u64)> = data
-            .chunks_exact(16)
-            .filter_map(|c| Some((rd(c, 0, 8)?, rd(c, 8, 8)?)))
-            .collect();
-        Some(AddrMap::new(&pairs))
-    }
-
-    /// The (instrumented, original) pairs, sorted.
-    pub fn pairs(&self) -> &[(u64, u64)] {
-        &self.pairs
-    }
-
-    /// The original instruction the instrumented address `new` stands
-    /// for, and whether `new` is that instruction itself (else it is in
-    /// probe code placed after it); `None` before the first instruction.
-    pub fn original(&self, new: u64) -> Option<(u64, bool)> {
-        let i = self.pairs.partition_point(|&(n, _)| n <= new);
-        let (n, old) = *self.pairs.get(i.checked_sub(1)?)?;
-        Some((old, n == new))
-    }
-
-    /// The original instruction at or after the instrumented address
-    /// `new` (a function's moved entry, which probes may precede); `None`
-    /// past the last one.
-    pub fn original_at_or_after(&self, new: u64) -> Option<u64> {
-        let i = self.pairs.partition_point(|&(n, _)| n < new);
-        self.pairs.get(i).map(|&(_, old)| old)
-    }
-
-    /// The original instructions around probe code at `new`: the one it
-    /// follows and the one it precedes (either may be missing at a
-    /// function's ends).
-    pub fn around(&self, new: u64) -> (Option<u64>, Option<u64>) {
-        let i = self.pairs.partition_point(|&(n, _)| n <= new);
-        let before = i.checked_sub(1).map(|j| self.pairs[j].1);
-        (before, self.pairs.get(i).map(|&(_, old)| old))
-    }
-}
-
+/// The `n`-byte (at most 8) little-endian field at offset `o`.
 fn rd(f: &[u8], o: usize, n: usize) -> Option<u64> {
     let b = f.get(o..o.checked_add(n)?)?;
     let mut a = [0u8; 8];

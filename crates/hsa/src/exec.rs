@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use lathe_codeobj::addr_map::AddrMap;
 use lathe_loader::{KernelInfo, LoadedSymbol, SymbolKind};
 
 use crate::ffi::*;
@@ -390,9 +391,10 @@ pub fn freeze(e: Executable, options: *const libc::c_char) -> Status {
                 originals
                     .entry(c.index)
                     .or_insert_with(|| {
-                        addr_map(&c.storage).map(|m| {
+                        AddrMap::read(&c.storage).map(|m| {
                             Arc::new(
-                                m.iter()
+                                m.pairs()
+                                    .iter()
                                     .map(|&(new, _)| new.wrapping_add(c.load_delta as u64))
                                     .collect(),
                             )
@@ -807,44 +809,12 @@ pub fn place(pc: u64) -> String {
                 continue;
             }
             let vaddr = pc.wrapping_sub(lco.load_delta as u64);
-            let map = addr_map(&lco.storage);
-            // A function's start, in original addresses when instrumented
-            // (the descriptor points at the moved entry).
-            let start_of = |dev: u64| {
-                let v = dev.wrapping_sub(lco.load_delta as u64);
-                // The first original instruction at or after it (probes
-                // may come first).
-                match map
-                    .as_deref()
-                    .filter(|m| m.first().is_some_and(|f| v >= f.0))
-                {
-                    Some(m) => m
-                        .get(m.partition_point(|&(new, _)| new < v))
-                        .map_or(v, |&(_, old)| old),
-                    None => v,
-                }
+            let map = AddrMap::read(&lco.storage);
+            let named = |vaddr: u64| match x.exe.function_at(lco, vaddr, map.as_ref()) {
+                Some((n, start)) => format!("pc {vaddr:#x} ({n}+{:#x})", vaddr - start),
+                None => format!("pc {vaddr:#x}"),
             };
-            let named = |vaddr: u64| {
-                let mut best: Option<(&str, u64)> = None;
-                for s in x.exe.symbols() {
-                    if s.code_object != Some(lco.index) {
-                        continue;
-                    }
-                    let start = match (s.kind, s.kernel) {
-                        (SymbolKind::Kernel, Some(k)) => start_of(k.entry),
-                        (SymbolKind::DeviceFunction, _) => start_of(s.address),
-                        _ => continue,
-                    };
-                    if start <= vaddr && best.is_none_or(|(_, b)| start > b) {
-                        best = Some((s.name.as_str(), start));
-                    }
-                }
-                match best {
-                    Some((n, start)) => format!("pc {vaddr:#x} ({n}+{:#x})", vaddr - start),
-                    None => format!("pc {vaddr:#x}"),
-                }
-            };
-            return match map.as_deref().and_then(|m| original_pc(m, vaddr)) {
+            return match map.as_ref().and_then(|m| m.original(vaddr)) {
                 Some((orig, exact)) => format!(
                     "original {}{}, instrumented pc {vaddr:#x}",
                     named(orig),
@@ -875,33 +845,3 @@ pub fn with_code_object<T>(pc: u64, f: impl FnOnce(&[u8], u64) -> T) -> Option<T
     }
     None
 }
-
-/// An instrumented code object's `.lathe.addr_map` section (pairs of
-/// little-endian u64: instrumented address, original address, sorted by
-/// the former); `None` without one.
-fn addr_map(elf: &[u8]) -> Option<Vec<(u64, u64)>> {
-    let co = lathe_codeobj::CodeObject::parse(elf).ok()?;
-    let map = co
-        .section_data(co.section_by_name(ADDR_MAP_SECTION)?)
-        .ok()?;
-    Some(
-        map.chunks_exact(16)
-            .map(|c| {
-                let w = |i: usize| u64::from_le_bytes(c[i..i + 8].try_into().unwrap_or([0; 8]));
-                (w(0), w(8))
-            })
-            .collect(),
-    )
-}
-
-/// The original instruction `vaddr` stands for, and whether `vaddr` is
-/// that instruction itself (else it is in probe code inserted after it);
-/// `None` before the map's first entry.
-fn original_pc(pairs: &[(u64, u64)], vaddr: u64) -> Option<(u64, bool)> {
-    let i = pairs.partition_point(|&(new, _)| new <= vaddr);
-    let (new, old) = *pairs.get(i.checked_sub(1)?)?;
-    Some((old, new == vaddr))
-}
-
-/// The section `lathe-tool` adds to instrumented code objects.
-pub const ADDR_MAP_SECTION: &str = ".lathe.addr_map";

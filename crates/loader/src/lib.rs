@@ -708,6 +708,43 @@ impl Executable {
         &self.objects
     }
 
+    /// The kernel or device function of the loaded code object `lco`
+    /// holding its code-object address `vaddr`: the function with the
+    /// greatest entry at or below `vaddr`, and that entry.
+    ///
+    /// For an instrumented code object pass its address map: `vaddr` is
+    /// then an original address, and each function's moved entry is
+    /// named by the first original instruction at or after it (probes
+    /// may precede it).
+    pub fn function_at(
+        &self,
+        lco: &LoadedCodeObject,
+        vaddr: u64,
+        map: Option<&lathe_codeobj::addr_map::AddrMap>,
+    ) -> Option<(&str, u64)> {
+        let start_of = |dev: u64| {
+            let v = dev.wrapping_sub(lco.load_delta as u64);
+            map.filter(|m| m.pairs().first().is_some_and(|f| v >= f.0))
+                .and_then(|m| m.original_at_or_after(v))
+                .unwrap_or(v)
+        };
+        let mut best: Option<(&str, u64)> = None;
+        for s in &self.symbols {
+            if s.code_object != Some(lco.index) {
+                continue;
+            }
+            let start = match (s.kind, s.kernel) {
+                (SymbolKind::Kernel, Some(k)) => start_of(k.entry),
+                (SymbolKind::DeviceFunction, _) => start_of(s.address),
+                _ => continue,
+            };
+            if start <= vaddr && best.is_none_or(|(_, b)| start > b) {
+                best = Some((s.name.as_str(), start));
+            }
+        }
+        best
+    }
+
     /// Releases the device memory of every code object.
     pub fn destroy(self, mem: &dyn DeviceMemory) -> Result<()> {
         for o in &self.objects {
