@@ -16,8 +16,6 @@
 //! MD5 digest of the uncompressed bundle, read as a little-endian u64
 //! (LLVM's `MD5Result::low()`).
 
-use std::fmt;
-
 use md5::{Digest, Md5};
 
 use crate::error::{Error, Limits, Result};
@@ -25,42 +23,7 @@ use crate::error::{Error, Limits, Result};
 /// The 4-byte magic of a compressed bundle.
 pub const MAGIC: &[u8; 4] = b"CCOB";
 
-/// Compression method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// zlib (RFC 1950), method 0.
-    Zlib,
-    /// zstd, method 1.
-    Zstd,
-}
-
-impl Method {
-    /// The header value.
-    pub fn code(self) -> u16 {
-        match self {
-            Method::Zlib => 0,
-            Method::Zstd => 1,
-        }
-    }
-
-    /// From a header value.
-    pub fn from_code(code: u16) -> Option<Method> {
-        match code {
-            0 => Some(Method::Zlib),
-            1 => Some(Method::Zstd),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Method::Zlib => "zlib",
-            Method::Zstd => "zstd",
-        })
-    }
-}
+pub use crate::method::Method;
 
 /// A parsed CCOB header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@
 //! parses a bundle inside an ELF section it wraps the error in
 //! [`Error::InBundle`], which adds the file offset and section name.
 
-use crate::ccob::Method;
+use crate::method::Method;
 
 /// Everything that can go wrong while reading or writing bundles.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

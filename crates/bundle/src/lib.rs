@@ -23,6 +23,7 @@ mod elf;
 pub mod error;
 pub mod host;
 pub mod id;
+mod method;
 pub mod select;
 pub mod target;
 pub mod walk;

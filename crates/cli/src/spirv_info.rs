@@ -44,7 +44,7 @@ pub fn describe(origin: &str, origin_json: Value, bytes: &[u8], text: &mut Strin
     }
     let _ = writeln!(text, "    entry points ({}):", m.entry_points.len());
     for e in &m.entry_points {
-        let shown = crate::info_cmd::demangle(&e.name).unwrap_or_else(|| e.name.clone());
+        let shown = lathe_codeobj::names::demangle(&e.name).unwrap_or_else(|| e.name.clone());
         let _ = writeln!(text, "      {} {shown}", e.execution_model_name());
     }
     json!({

@@ -4,7 +4,7 @@
 //! The model: a wave's shader clock advances [`CYCLES_PER_INSTRUCTION`]
 //! cycles per wave-instruction it executes (a wave64 VALU instruction
 //! occupies a SIMD16 for 4 cycles on GFX9/CDNA), from the device clock at
-//! the wave's start ([`Wave::clock_base`]). Waves run concurrently on
+//! the wave's start ([`crate::wave::Wave::clock_base`]). Waves run concurrently on
 //! hardware, so each measures its own work, not the emulator's
 //! interleaving. The device clock ([`device_cycles`]) is the latest clock
 //! any wave has read, so reads are monotonic from one dispatch to the next.
@@ -20,8 +20,6 @@
 //! and the `s_memrealtime` frequency are [`REALTIME_CLOCK_HZ`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
-
-use crate::wave::Wave;
 
 /// The shader clock's frequency (`s_memtime`, `clock64()`), in Hz: what
 /// the runtime reports as the device's `clockRate`.
@@ -43,19 +41,17 @@ pub fn device_cycles() -> u64 {
     DEVICE.load(Ordering::Relaxed)
 }
 
-/// `s_memtime`: the wave's shader clock (and the device clock catches up
-/// with it).
-pub fn memtime(w: &Wave) -> u64 {
-    let t = w
-        .clock_base
-        .wrapping_add(w.instructions.wrapping_mul(CYCLES_PER_INSTRUCTION));
+/// `s_memtime`: the shader clock of a wave that started at `clock_base`
+/// and has run `instructions` (and the device clock catches up with it).
+pub fn memtime(clock_base: u64, instructions: u64) -> u64 {
+    let t = clock_base.wrapping_add(instructions.wrapping_mul(CYCLES_PER_INSTRUCTION));
     DEVICE.fetch_max(t, Ordering::Relaxed);
     t
 }
 
-/// `s_memrealtime`: the wave's time on the real-time clock.
-pub fn memrealtime(w: &Wave) -> u64 {
-    let t = memtime(w);
+/// `s_memrealtime`: the same wave's time on the real-time clock.
+pub fn memrealtime(clock_base: u64, instructions: u64) -> u64 {
+    let t = memtime(clock_base, instructions);
     // t * REALTIME / SHADER without overflow for any u64 t.
     ((u128::from(t) * u128::from(REALTIME_CLOCK_HZ)) / u128::from(SHADER_CLOCK_HZ)) as u64
 }

@@ -12,6 +12,7 @@ pub mod check;
 pub mod clock;
 pub mod dispatch;
 pub mod interp;
+pub mod interrupt;
 pub mod lanes;
 pub mod launch;
 pub mod mem;

@@ -13,7 +13,7 @@
 //! Wave start state is worked out once per dispatch ([`WavePlan`]) and
 //! written into waves reused from the previous group.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -76,25 +76,7 @@ impl PartialEq for InterruptHook {
 
 impl Eq for InterruptHook {}
 
-/// The signal that interrupted the process (0: none), set by
-/// [`interrupt`].
-static INTERRUPT: AtomicI32 = AtomicI32::new(0);
-
-/// Stops every running and later dispatch of this process with
-/// [`Stop::Interrupted`] at its next watchdog check (within a few thousand
-/// wave-instructions), naming where each unfinished wave was. Only an
-/// atomic store: safe to call from a signal handler.
-pub fn interrupt(signal: i32) {
-    INTERRUPT.store(signal.max(1), Ordering::Relaxed);
-}
-
-/// The signal given to [`interrupt`], if it was called.
-pub fn interrupted() -> Option<i32> {
-    match INTERRUPT.load(Ordering::Relaxed) {
-        0 => None,
-        s => Some(s),
-    }
-}
+pub use crate::interrupt::{interrupt, interrupted};
 
 /// The default watchdog limit: generous, so only a kernel that never ends
 /// (or one far too large to emulate) reaches it.

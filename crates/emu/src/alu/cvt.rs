@@ -337,7 +337,7 @@ pub fn half(x: u32, hi: bool) -> u16 {
         x as u16
     }
 }
-/// Writes a 16-bit result into one half of `old` (op_sel[3] chooses the
+/// Writes a 16-bit result into one half of `old` (`op_sel[3]` chooses the
 /// half), keeping the other half.
 #[inline]
 pub fn write_half(old: u32, v: u16, hi: bool) -> u32 {

@@ -181,8 +181,8 @@ pub(super) fn time(
         return Err(unsupported(w, i, c.pc));
     };
     let t = match clock {
-        Clock::Shader => crate::clock::memtime(w),
-        Clock::Real => crate::clock::memrealtime(w),
+        Clock::Shader => crate::clock::memtime(w.clock_base, w.instructions),
+        Clock::Real => crate::clock::memrealtime(w.clock_base, w.instructions),
     };
     s_write64(w, &d, t);
     Ok(Flow::Continue)

@@ -199,7 +199,7 @@ pub enum Stop {
         /// Work-groups that had not started.
         not_started: u64,
     },
-    /// The process was interrupted ([`crate::run::interrupt`], from a
+    /// The process was interrupted ([`crate::interrupt::interrupt`], from a
     /// SIGINT or SIGTERM handler): names where every unfinished wave was.
     #[error("interrupted by signal {signal}; {} unfinished wave(s){}{}",
         waves.len(),
@@ -1194,7 +1194,7 @@ impl Step for Exec<'_> {
         if self.ticks % 16 != 0 {
             return false;
         }
-        if crate::run::interrupted().is_some() {
+        if crate::interrupt::interrupted().is_some() {
             return true;
         }
         let Some((at, _)) = self.deadline else {
@@ -1221,7 +1221,7 @@ impl Step for Exec<'_> {
                 at_barrier: w.status == crate::wave::WaveStatus::Barrier,
             })
             .collect();
-        match crate::run::interrupted() {
+        match crate::interrupt::interrupted() {
             Some(signal) => Stop::Interrupted {
                 signal,
                 waves,
