@@ -102,14 +102,6 @@ pub enum OnToolError {
     Abort,
 }
 
-const BUILT_IN_TOOLS: [&str; 5] = [
-    "instr-count",
-    "block-count",
-    "opcode-hist",
-    "mem-trace",
-    "kernarg",
-];
-
 /// The built tool library (`liblathe_tool.so`): `LATHE_TOOL_LIB`, else next
 /// to this executable or one directory up.
 fn tool_library() -> Result<PathBuf> {
@@ -138,7 +130,7 @@ fn tool_library() -> Result<PathBuf> {
 
 /// Checks the tool options and sets the variables the tool library reads.
 fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
-    let tool: OsString = if BUILT_IN_TOOLS.contains(&tool) {
+    let tool: OsString = if lathe_dbi::tools::Tool::parse(tool).is_some() {
         tool.into()
     } else if Path::new(tool).exists() {
         // A HIP tool: built here, for the target, before the program
@@ -170,7 +162,7 @@ fn configure_tool(cmd: &mut Command, a: &ExecArgs, tool: &str) -> Result<()> {
     } else {
         bail!(
             "--tool {tool}: not a built-in tool ({}) nor an existing HIP tool directory or manifest",
-            BUILT_IN_TOOLS.join(", ")
+            lathe_dbi::tools::Tool::names()
         );
     };
     if let Some(k) = &a.kernels {

@@ -12,12 +12,7 @@ use crate::output::{print, print_json, Ctx};
 use crate::InstrumentArgs;
 
 fn tool(name: &str) -> Result<Tool> {
-    Tool::parse(name).with_context(|| {
-        format!(
-            "unknown tool '{name}' (tools: {})",
-            Tool::ALL.map(|t| t.name()).join(", ")
-        )
-    })
+    Tool::named(name).map_err(anyhow::Error::msg)
 }
 
 /// `lathe instrument`.

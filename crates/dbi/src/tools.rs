@@ -79,6 +79,16 @@ impl Tool {
     pub fn parse(s: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == s)
     }
+
+    /// Every tool's name, comma-separated (for messages).
+    pub fn names() -> String {
+        Tool::ALL.map(Tool::name).join(", ")
+    }
+
+    /// Parses a tool name, or says which names there are.
+    pub fn named(s: &str) -> Result<Tool, String> {
+        Tool::parse(s).ok_or_else(|| format!("unknown tool '{s}' (tools: {})", Tool::names()))
+    }
 }
 
 /// Instrumentation requests for `tool` on kernels matching `kernel`.
