@@ -16,16 +16,13 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::{Options, Report};
-use lathe_emu::session::{Session, Shape};
 
 mod alu_common;
 mod common;
 use alu_common::Rng;
 
-/// Waves (one per work-group).
-const WAVES: u32 = 8;
+use common::WAVES;
 /// Input dwords per lane (v10..v17).
 const IN: u32 = 8;
 
@@ -490,15 +487,7 @@ impl Lanes {
 
 fn asm(target: &str, flush: bool, lanes: Lanes, part: &[&str]) -> (String, u32) {
     let (ops, results, _) = body(part);
-    let stores: String = (0..results)
-        .map(|i| {
-            format!(
-                "  global_store_dword v[2:3], v{}, off offset:{}\n",
-                40 + i,
-                4 * i
-            )
-        })
-        .collect();
+    let stores = common::stores(results);
     let mode = if flush {
         // f32 denormals flushed (MODE bits 4-5), f64/f16 kept.
         "  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 2), 0"
@@ -556,41 +545,13 @@ fn inputs() -> Vec<u32> {
 }
 
 fn run(co: &[u8], target: &str, results: u32, fast: bool) -> (Vec<u32>, Report) {
-    let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
-    let input = inputs();
-    let args = vec![
-        Arg::Buffer {
-            name: "out".into(),
-            size: u64::from(WAVES * 64 * results) * 4,
-            fill: Fill::Bytes(vec![0; (WAVES * 64 * results * 4) as usize]),
-            output: None,
-        },
-        Arg::Buffer {
-            name: "in".into(),
-            size: input.len() as u64 * 4,
-            fill: Fill::Bytes(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
-            output: None,
-        },
-    ];
-    let shape = Shape {
-        grid: [WAVES * 64, 1, 1],
-        block: [64, 1, 1],
-        dims: 1,
-        dynamic_lds: 0,
-    };
     let opts = Options {
         threads: 1,
         fast_tier: fast,
         count_uops: true,
         ..Options::default()
     };
-    let (report, bufs) = session.launch("fastops", shape, &args, &opts).expect("run");
-    let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
-    let out = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    (out, report)
+    common::launch(co, target, "fastops", results, &inputs(), &opts)
 }
 
 /// A mnemonic without its `_e32`/`_e64` suffix.

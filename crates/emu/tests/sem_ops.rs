@@ -15,17 +15,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
-use lathe_emu::session::{Session, Shape};
 
 mod alu_common;
 mod common;
 use alu_common::Rng;
 
-const WAVES: u32 = 8;
-const IN: usize = 8;
-const SENTINEL: u32 = 0xdead_beef;
+use common::{IN, SENTINEL, WAVES};
 
 /// What an operation line leaves in its result registers.
 #[derive(Clone, Copy)]
@@ -264,19 +260,8 @@ fn asm(target: &str, flush: bool) -> (String, u32) {
         r += width(check);
     }
     let results = r - 40;
-    let sentinel: String = (0..results)
-        .map(|k| format!("  v_mov_b32_e32 v{}, {SENTINEL:#x}\n", 40 + k))
-        .collect();
-    let stores: String = (0..results)
-        .map(|k| {
-            format!(
-                "  global_store_dword v[2:3], v{}, off offset:{}\n",
-                40 + k,
-                4 * k
-            )
-        })
-        .collect();
-    let body = format!("{sentinel}\n  s_mov_b64 s[36:37], exec\n  s_mov_b32 exec_lo, s26\n  s_mov_b32 exec_hi, s27\n{ops}\n  s_mov_b64 exec, s[36:37]");
+    let stores = common::stores(results);
+    let body = common::under_wave_exec(&ops, results);
     let text = common::kernel(
         target,
         "semops",
@@ -322,54 +307,16 @@ fn inputs() -> Vec<u32> {
         x[6] = rng.u32();
         x[7] = rng.u32();
     }
-    // EXEC patterns per wave (lane g's dwords 6-7): full, lo == 0 with hi
-    // != 0, hi == 0, random.
-    for g in 0..WAVES as usize {
-        let (lo, hi) = match g % 4 {
-            0 => (u32::MAX, u32::MAX),
-            1 => (0, rng.u32() | 1),
-            2 => (rng.u32() | 1, 0),
-            _ => (rng.u32(), rng.u32()),
-        };
-        v[g * IN + 6] = lo;
-        v[g * IN + 7] = hi;
-    }
+    common::exec_patterns(&mut v, || rng.u32());
     v
 }
 
 fn run(co: &[u8], target: &str, results: u32, input: &[u32]) -> Vec<u32> {
-    let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
-    let n = WAVES * 64 * results;
-    let args = vec![
-        Arg::Buffer {
-            name: "out".into(),
-            size: u64::from(n) * 4,
-            fill: Fill::Bytes(vec![0; n as usize * 4]),
-            output: None,
-        },
-        Arg::Buffer {
-            name: "in".into(),
-            size: input.len() as u64 * 4,
-            fill: Fill::Bytes(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
-            output: None,
-        },
-    ];
-    let shape = Shape {
-        grid: [WAVES * 64, 1, 1],
-        block: [64, 1, 1],
-        dims: 1,
-        dynamic_lds: 0,
-    };
     let opts = Options {
         threads: 1,
         ..Options::default()
     };
-    let (_r, bufs) = session.launch("semops", shape, &args, &opts).expect("run");
-    let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::launch(co, target, "semops", results, input, &opts).0
 }
 
 #[test]

@@ -1,7 +1,24 @@
 //! The assembly kernel shared by the operation tests (`gaps_valu.rs`,
 //! `sem_ops.rs`, `fast_tier.rs`): one wave per work-group loads eight input
 //! dwords per lane into v10..v17 and eight per wave into s20..s27, runs
-//! `body`, and stores `results` dwords per lane from v40 on (`stores`).
+//! `body`, and stores `results` dwords per lane from v40 on (`stores`);
+//! and the harness around it: the stores, the per-wave EXEC patterns and
+//! one launch that returns the output dwords.
+//!
+//! Each test binary uses a different part of this module.
+#![allow(dead_code)]
+
+use lathe_emu::launch::{Arg, Fill};
+use lathe_emu::run::{Options, Report};
+use lathe_emu::session::{Session, Shape};
+
+/// Waves (one per work-group) of a launch of the shared kernel.
+pub const WAVES: u32 = 8;
+/// Input dwords per lane (dwords 6-7 of lane `g` are wave `g`'s EXEC
+/// pattern for [`under_wave_exec`]).
+pub const IN: usize = 8;
+/// What a result register holds in a lane the operation left alone.
+pub const SENTINEL: u32 = 0xdead_beef;
 
 /// The kernel `name` for `target`: `body` between the loads and the
 /// stores, `descriptor` extra `.amdhsa_*` lines (MODE at entry).
@@ -81,4 +98,85 @@ amdhsa.kernels:
             ""
         },
     )
+}
+
+/// Stores of `results` dwords per lane from v40 on.
+pub fn stores(results: u32) -> String {
+    (0..results)
+        .map(|k| {
+            format!(
+                "  global_store_dword v[2:3], v{}, off offset:{}\n",
+                40 + k,
+                4 * k
+            )
+        })
+        .collect()
+}
+
+/// A kernel body running `ops` under the wave's EXEC pattern (s26/s27),
+/// with the `results` result registers preset to [`SENTINEL`] and EXEC
+/// restored for the stores.
+pub fn under_wave_exec(ops: &str, results: u32) -> String {
+    let sentinel: String = (0..results)
+        .map(|k| format!("  v_mov_b32_e32 v{}, {SENTINEL:#x}\n", 40 + k))
+        .collect();
+    format!("{sentinel}\n  s_mov_b64 s[36:37], exec\n  s_mov_b32 exec_lo, s26\n  s_mov_b32 exec_hi, s27\n{ops}\n  s_mov_b64 exec, s[36:37]")
+}
+
+/// Writes wave `g`'s EXEC pattern into lane `g`'s dwords 6-7 for every
+/// wave: full, `exec_lo == 0` with `exec_hi != 0`, `exec_hi == 0`, random
+/// (`random` gives the random words).
+pub fn exec_patterns(input: &mut [u32], mut random: impl FnMut() -> u32) {
+    for g in 0..WAVES as usize {
+        let (lo, hi) = match g % 4 {
+            0 => (u32::MAX, u32::MAX),
+            1 => (0, random() | 1),
+            2 => (random() | 1, 0),
+            _ => (random(), random()),
+        };
+        input[g * IN + 6] = lo;
+        input[g * IN + 7] = hi;
+    }
+}
+
+/// Runs kernel `name` of the code object `co` over [`WAVES`] waves with
+/// `input` (per lane [`IN`] dwords) and `opts`: the `results` output
+/// dwords per lane, and the run's report.
+pub fn launch(
+    co: &[u8],
+    target: &str,
+    name: &str,
+    results: u32,
+    input: &[u32],
+    opts: &Options,
+) -> (Vec<u32>, Report) {
+    let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
+    let n = WAVES * 64 * results;
+    let args = vec![
+        Arg::Buffer {
+            name: "out".into(),
+            size: u64::from(n) * 4,
+            fill: Fill::Bytes(vec![0; n as usize * 4]),
+            output: None,
+        },
+        Arg::Buffer {
+            name: "in".into(),
+            size: input.len() as u64 * 4,
+            fill: Fill::Bytes(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
+            output: None,
+        },
+    ];
+    let shape = Shape {
+        grid: [WAVES * 64, 1, 1],
+        block: [64, 1, 1],
+        dims: 1,
+        dynamic_lds: 0,
+    };
+    let (report, bufs) = session.launch(name, shape, &args, opts).expect("run");
+    let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
+    let out = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    (out, report)
 }
