@@ -162,3 +162,78 @@ fn naive_liveness_would_pick_a_live_register() {
         .collect();
     assert_eq!(base, want);
 }
+
+/// Precision of the EXEC analysis, read statically: a vector write after
+/// `s_mov_b64 exec, -1` covers every lane, so the register is dead before
+/// it; after `s_mov_b64 exec, s[8:9]` (a mask the analysis cannot know)
+/// the write may be partial, so the value from before lives on. Kills the
+/// mutants of `is_exec_all_ones` listed in docs/mutants.md: answering
+/// "never full" makes the first register live, and taking any
+/// `s_mov_b64` into EXEC as full makes the second dead.
+#[test]
+fn a_write_under_a_full_exec_ends_liveness_and_under_an_unknown_mask_does_not() {
+    let asm = r#".amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+  s_load_dwordx2 s[4:5], s[0:1], 0
+  s_load_dwordx2 s[8:9], s[0:1], 8
+  v_mov_b32_e32 v5, v0
+  v_mov_b32_e32 v2, 0
+  v_cmp_gt_u32_e32 vcc, 5, v0
+  s_and_saveexec_b64 s[2:3], vcc
+  v_mov_b32_e32 v6, 1
+  s_mov_b64 exec, -1
+  v_mov_b32_e32 v5, 7
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v2, v5, s[4:5]
+  s_mov_b64 exec, s[8:9]
+  v_mov_b32_e32 v5, 9
+  s_mov_b64 exec, -1
+  global_store_dword v2, v5, s[4:5] offset:4
+  s_endpgm
+.Lend:
+.size k, .Lend-k
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_accum_offset 8
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 16
+.end_amdhsa_kernel
+"#;
+    let path = lathe_testkit::assemble_shared("gfx90a", "exec-precision", asm);
+    let co = std::fs::read(path).expect("code object");
+    let obj = CodeObject::parse(&co).expect("parse");
+    let p = Program::lift(&obj).expect("lift");
+    let live = Liveness::compute(&p);
+    let fi = p.function("k").expect("kernel");
+    let f = &p.functions[fi];
+    // The two writes of v5 after a change of EXEC.
+    let writes: Vec<usize> = (0..f.insts.len())
+        .filter(|&i| {
+            f.insts[i].inst.opcode() == Opcode::V_MOV_B32_E32
+                && i > 0
+                && f.insts[i - 1].inst.opcode() == Opcode::S_MOV_B64
+                && f.insts[i].inst.to_string().contains("v5,")
+        })
+        .collect();
+    assert_eq!(writes.len(), 2, "two writes of v5 after s_mov_b64 exec");
+    let (full, unknown) = (writes[0], writes[1]);
+    assert!(
+        !live.functions[fi].before[full].has_vgpr(5),
+        "`{}` after `{}`: every lane is written, so v5 is dead before it",
+        f.insts[full].inst,
+        f.insts[full - 1].inst
+    );
+    assert!(
+        live.functions[fi].before[unknown].has_vgpr(5),
+        "`{}` after `{}`: lanes outside the mask keep v5 (stored later), so it is live before it",
+        f.insts[unknown].inst,
+        f.insts[unknown - 1].inst
+    );
+}
