@@ -17,6 +17,7 @@
 //! * [`trans`] — rcp/rsq/sqrt/exp/log/sin/cos.
 //! * [`trig`] — `v_trig_preop_f64` (segments of 2/π).
 //! * [`cvt`] — conversions, bf16, normalised packing, 16-bit halves.
+//! * [`fp8`] — gfx942 FP8/BF8 (FNUZ) conversions.
 //! * [`int`] — VALU integer ops (multiplies, carries, shifts, bitfields,
 //!   permutes, SAD, 16-bit ops, dot products).
 //! * [`packed`] — VOP3P packed 16-bit and packed f32 ops.
@@ -31,6 +32,7 @@
 pub mod cmp;
 pub mod cvt;
 pub mod float;
+pub mod fp8;
 pub mod int;
 pub mod mode;
 pub mod packed;
