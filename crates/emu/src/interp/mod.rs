@@ -911,9 +911,11 @@ fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
             (Space::Buffer, MemOp::Atomic(_)) => Some(buffer_atomic::mubuf_atomic),
             (Space::Lds, _) => Some(ds),
             (Space::Scalar, MemOp::Load) => Some(smem::smem_load),
-            (Space::Scalar | Space::ScalarBuffer, _) => Some(smem_rw::smem_rw),
+            (Space::Scalar | Space::ScalarBuffer | Space::ScalarScratch, _) => {
+                Some(smem_rw::smem_rw)
+            }
             // No semantics yet.
-            (Space::Buffer | Space::TypedBuffer, _) | (Space::ScalarScratch, _) => None,
+            (Space::Buffer | Space::TypedBuffer, _) => None,
         },
         Sem::Ds(_) => Some(ds),
         Sem::Branch(_) => Some(control::branch),
