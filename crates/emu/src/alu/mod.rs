@@ -16,6 +16,7 @@
 //!   helpers `v_div_scale`/`v_div_fmas`/`v_div_fixup`.
 //! * [`trans`] — rcp/rsq/sqrt/exp/log/sin/cos.
 //! * [`trig`] — `v_trig_preop_f64` (segments of 2/π).
+//! * [`bufmt`] — typed-buffer (MTBUF) data and number formats.
 //! * [`cvt`] — conversions, bf16, normalised packing, 16-bit halves.
 //! * [`fp8`] — gfx942 FP8/BF8 (FNUZ) conversions.
 //! * [`int`] — VALU integer ops (multiplies, carries, shifts, bitfields,
@@ -29,6 +30,7 @@
 //! where a 16-bit result lands in the destination register, EXEC masking,
 //! and VCC/SCC/EXEC writes.
 
+pub mod bufmt;
 pub mod cmp;
 pub mod cvt;
 pub mod float;

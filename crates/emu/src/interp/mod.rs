@@ -80,6 +80,7 @@ mod smem_rw;
 mod valu;
 mod valu_ext;
 mod vmem;
+mod vmem_typed;
 
 use ds::*;
 use mfma::*;
@@ -907,7 +908,7 @@ fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
         Sem::SCmp(_) => Some(salu::scmp),
         Sem::Mem(m) => match (m.space, m.op) {
             (Space::Flat | Space::Global | Space::Scratch, _) => Some(vmem),
-            (Space::Buffer, MemOp::Load | MemOp::Store) => Some(mubuf),
+            (Space::Buffer | Space::TypedBuffer, MemOp::Load | MemOp::Store) => Some(mubuf),
             (Space::Buffer, MemOp::Atomic(_)) => Some(buffer_atomic::mubuf_atomic),
             (Space::Lds, _) => Some(ds),
             (Space::Scalar, MemOp::Load) => Some(smem::smem_load),
