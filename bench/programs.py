@@ -29,6 +29,19 @@ Every result line names its cause when it fails: build error, a stop of
 the emulator (the first stderr line naming it), timeout (with the launches
 that finished), non-zero exit, or the program's own FAIL.
 
+Results (2026-11-27, branch h-gaps at a747b8d, ci profile; `--in-place
+--threads 1 --timeout 180`, load average 8-14 on the 2 shared cores):
+34 of 40 passed. All six failures are timeouts, none an emulator stop:
+  - ace: calculateForce alone took 72.8 s (2.0e8 wave-instructions), the
+    next launch did not finish;
+  - black-scholes (4.8e8 wave-instructions compiled in) and
+    concurrentKernels (clock spin of 20 ms x clockRate) as below;
+  - sosfil: sosfilt took 154 s (3.8e8 wave-instructions), then timed out;
+  - nqueen ("15 7 1") and rsbench ("-s small -m event"): their first
+    kernel did not finish in 180 s, nor in 360 s on a rerun (they no
+    longer stop on v_cmp_ne_u16_sdwa / v_trig_preop_f64: run time is now
+    the cause; not profiled).
+
 Results (2026-11-26, Lathe built from main at 90e29e0, which has the
 torn-64-bit fix 544a26f; the findings below hold at b341e23; `--threads
 1,2 --timeout 180`, 2 cores shared with other jobs, load average 13-40):

@@ -207,7 +207,7 @@ def smem(rest, prefix):
 CONTROL = {
     "s_nop": "Nop", "s_endpgm": "Endpgm", "s_barrier": "Barrier", "s_waitcnt": "Waitcnt",
     "s_sleep": "Sleep", "s_setprio": "SetPrio", "s_trap": "Trap", "s_sendmsg": "SendMsg",
-    "s_sendmsghalt": "SendMsgHalt", "s_getpc_b64": "GetPc", "s_setpc_b64": "SetPc",
+    "s_getpc_b64": "GetPc", "s_setpc_b64": "SetPc",
     "s_swappc_b64": "SwapPc", "s_call_b64": "Call", "s_getreg_b32": "GetReg",
     "s_setreg_b32": "SetReg", "s_setreg_imm32_b32": "SetRegImm",
     "s_set_gpr_idx_on": "GprIdxOn", "s_set_gpr_idx_off": "GprIdxOff",
@@ -224,6 +224,9 @@ UNSUPPORTED = {
     "s_endpgm_ordered_ps_done": WHY_GRAPHICS, "s_setkill": WHY_GRAPHICS,
     "s_endpgm_saved": "Why::TrapHandler", "s_rfe_b64": "Why::TrapHandler",
     "s_rfe_restore_b64": "Why::TrapHandler", "s_sethalt": "Why::TrapHandler",
+    # Halts the wave until a debugger or trap handler resumes it (MI200 ISA:
+    # "send a message and then HALT the wavefront"); no agent does here.
+    "s_sendmsghalt": "Why::TrapHandler",
     "s_setvskip": WHY_GRAPHICS, "s_cbranch_g_fork": "Why::Removed",
     "s_cbranch_i_fork": "Why::Removed", "s_cbranch_join": "Why::Removed",
     "v_screen_partition_4se_b32": WHY_GRAPHICS, "v_cubeid_f32": WHY_GRAPHICS,

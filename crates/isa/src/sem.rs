@@ -500,7 +500,8 @@ pub enum Why {
     /// model.
     Gds,
     /// Trap-handler and context-save state (`s_rfe*`, `s_sethalt`,
-    /// `s_endpgm_saved`).
+    /// `s_endpgm_saved`), and `s_sendmsghalt`, whose halted wave waits for
+    /// a debugger or trap handler to resume it.
     TrapHandler,
     /// Forks and joins LLVM still decodes but GFX9 hardware removed.
     Removed,

@@ -16,7 +16,9 @@
 //!   helpers `v_div_scale`/`v_div_fmas`/`v_div_fixup`.
 //! * [`trans`] — rcp/rsq/sqrt/exp/log/sin/cos.
 //! * [`trig`] — `v_trig_preop_f64` (segments of 2/π).
+//! * [`bufmt`] — typed-buffer (MTBUF) data and number formats.
 //! * [`cvt`] — conversions, bf16, normalised packing, 16-bit halves.
+//! * [`fp8`] — gfx942 FP8/BF8 (FNUZ) conversions.
 //! * [`int`] — VALU integer ops (multiplies, carries, shifts, bitfields,
 //!   permutes, SAD, 16-bit ops, dot products).
 //! * [`packed`] — VOP3P packed 16-bit and packed f32 ops.
@@ -28,9 +30,11 @@
 //! where a 16-bit result lands in the destination register, EXEC masking,
 //! and VCC/SCC/EXEC writes.
 
+pub mod bufmt;
 pub mod cmp;
 pub mod cvt;
 pub mod float;
+pub mod fp8;
 pub mod int;
 pub mod mode;
 pub mod packed;

@@ -111,7 +111,9 @@ pub(super) fn handler(op: Control) -> Option<Handler> {
             w.pc = t;
             Ok(Flow::Continue)
         },
-        // No semantics yet.
+        // `s_sendmsghalt` is described as trap-handler state (its halted
+        // wave waits for a debugger); the GPR-index forms are handled in
+        // `gpr_idx`.
         Control::SendMsgHalt | Control::GprIdxMode | Control::GprIdxIdx => return None,
     })
 }

@@ -80,6 +80,7 @@ mod smem_rw;
 mod valu;
 mod valu_ext;
 mod vmem;
+mod vmem_typed;
 
 use ds::*;
 use mfma::*;
@@ -907,13 +908,15 @@ fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
         Sem::SCmp(_) => Some(salu::scmp),
         Sem::Mem(m) => match (m.space, m.op) {
             (Space::Flat | Space::Global | Space::Scratch, _) => Some(vmem),
-            (Space::Buffer, MemOp::Load | MemOp::Store) => Some(mubuf),
+            (Space::Buffer | Space::TypedBuffer, MemOp::Load | MemOp::Store) => Some(mubuf),
             (Space::Buffer, MemOp::Atomic(_)) => Some(buffer_atomic::mubuf_atomic),
             (Space::Lds, _) => Some(ds),
             (Space::Scalar, MemOp::Load) => Some(smem::smem_load),
-            (Space::Scalar | Space::ScalarBuffer, _) => Some(smem_rw::smem_rw),
+            (Space::Scalar | Space::ScalarBuffer | Space::ScalarScratch, _) => {
+                Some(smem_rw::smem_rw)
+            }
             // No semantics yet.
-            (Space::Buffer | Space::TypedBuffer, _) | (Space::ScalarScratch, _) => None,
+            (Space::Buffer | Space::TypedBuffer, _) => None,
         },
         Sem::Ds(_) => Some(ds),
         Sem::Branch(_) => Some(control::branch),

@@ -68,10 +68,15 @@ pub(super) fn sdwa(
         .iter()
         .position(|o| o.field() != Field::Implicit && o.access() != lathe_isa::opcode::Access::R);
     let real_dst = dk.and_then(|k| ops.as_slice().get(k).copied());
+    // A VGPR pair destination (`v_cvt_pk_f32_{fp8,bf8}`, the only SDWA
+    // operations with one) goes to temporaries 2 and 3 (VOP1 uses only the
+    // first source temporary).
+    let wide = matches!(real_dst.map(|d| d.value), Some(Operand::Reg(r)) if r.count == 2);
+    let dtmp = if wide { 2 } else { 3 };
     if let (Some(k), Some(d)) = (dk, real_dst) {
         if matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr) {
             let mut nd = d;
-            nd.value = tmp_reg(w, 3, 1);
+            nd.value = tmp_reg(w, dtmp, 1 + u8::from(wide));
             ops.set(k, nd);
         }
     }
@@ -91,11 +96,13 @@ pub(super) fn sdwa(
     if let Some(d) =
         real_dst.filter(|d| matches!(d.value, Operand::Reg(r) if r.file == RegFile::Vgpr))
     {
-        for l in 0..LANES {
-            if exec >> l & 1 == 1 {
-                let old = v32(w, &d, l);
-                let r = w.vgpr[w.temp_base() + 3][l];
-                vwrite(w, &d, l, 0, sdwa_dst(r, old, dst_sel, unused));
+        for k in 0..1 + usize::from(wide) {
+            for l in 0..LANES {
+                if exec >> l & 1 == 1 {
+                    let old = (v64(w, &d, l) >> (32 * k)) as u32;
+                    let r = w.vgpr[w.temp_base() + dtmp as usize + k][l];
+                    vwrite(w, &d, l, k, sdwa_dst(r, old, dst_sel, unused));
+                }
             }
         }
     }

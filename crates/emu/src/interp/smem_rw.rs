@@ -1,5 +1,6 @@
-//! Scalar memory beyond plain loads: `s_store_*`, `s_atomic_*` and the
-//! buffer forms `s_buffer_load/store/atomic_*`.
+//! Scalar memory beyond plain loads: `s_store_*`, `s_atomic_*`, the
+//! buffer forms `s_buffer_load/store/atomic_*` and the scalar scratch
+//! accesses `s_scratch_load/store_*`.
 //!
 //! * `s_*`: the address is the 64-bit SBASE pair plus the offset (the
 //!   immediate, or SOFFSET's SGPR), as for `s_load`.
@@ -39,6 +40,9 @@ pub(super) fn smem_offset(w: &Wave, c: &Ctx) -> u64 {
 /// lie inside the buffer.
 fn target(w: &Wave, c: &Ctx, space: Space) -> Option<(u64, Option<u64>)> {
     let base = c.by_field(Field::Sbase).copied()?;
+    if space == Space::ScalarScratch {
+        return Some((s64(w, &base).wrapping_add(scratch_offset(w, c)), None));
+    }
     let off = smem_offset(w, c);
     if space == Space::ScalarBuffer {
         let Operand::Reg(r) = base.value else {
@@ -54,8 +58,27 @@ fn target(w: &Wave, c: &Ctx, space: Space) -> Option<(u64, Option<u64>)> {
     }
 }
 
+/// The offset of `s_scratch_*` (MI200 ISA, SMEM opcodes 5-7 and 21-23):
+/// an SGPR offset counts 64-byte units ("consistent with other scratch
+/// operations"), an immediate is a signed byte offset. The scratch memory
+/// is addressed linearly from SBASE, which the shader composes (the wave's
+/// scratch base): the scalar data cache sees no per-lane swizzle.
+fn scratch_offset(w: &Wave, c: &Ctx) -> u64 {
+    let unit = |o: &Op| u64::from(s32(w, o)) * 64;
+    let off = match c.by_field(Field::Offset) {
+        Some(o) => match o.value {
+            Operand::Imm(v) => v as u64,
+            Operand::Literal(v) => u64::from(v),
+            _ => unit(o),
+        },
+        None => 0,
+    };
+    off.wrapping_add(c.by_field(Field::Soffset).map_or(0, unit))
+}
+
 /// `s_buffer_load_*` (bounds-checked per dword), `s_store_*`,
-/// `s_buffer_store_*`, `s_atomic_*`, `s_buffer_atomic_*`.
+/// `s_buffer_store_*`, `s_atomic_*`, `s_buffer_atomic_*`,
+/// `s_scratch_load/store_*`.
 pub(super) fn smem_rw(
     x: &mut Core<'_>,
     w: &mut Wave,

@@ -572,8 +572,13 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         Valu::RcpF32 => valu_f32!(|a| 1.0 / a),
         Valu::RsqF32 => valu_f32!(|a| (1.0 / f64::from(a).sqrt()) as f32),
         Valu::SqrtF32 => valu_f32!(|a| a.sqrt()),
-        Valu::ExpF32 => valu_f32!(|a| f64::from(a).exp2() as f32),
-        Valu::LogF32 => valu_f32!(|a| f64::from(a).log2() as f32),
+        // The legacy forms (GFX9 VOP1 75/76) have the same definition in
+        // AMD's Vega, MI100, MI200 and MI300 manuals: `D.f = pow(2.0, S0.f)`
+        // and `D.f = log2(S0.f)`, "with legacy semantics" that no manual
+        // spells out; they run the IEEE special values of v_exp_f32 and
+        // v_log_f32 (exp2(-inf) = +0, log2(+-0) = -inf, log2(x < 0) = NaN).
+        Valu::ExpF32 | Valu::ExpLegacyF32 => valu_f32!(|a| f64::from(a).exp2() as f32),
+        Valu::LogF32 | Valu::LogLegacyF32 => valu_f32!(|a| f64::from(a).log2() as f32),
         // The input is in revolutions (sin(2*pi*a)); x - round(x) is exact for every
         // f32, so the reduction to [-0.5, 0.5] keeps the sign and relative
         // precision of small inputs (sin(+-0) = +-0).
@@ -656,7 +661,7 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::CvtPkU16U32
         | Valu::PackB32F16 => ints,
         // One lane at a time through `alu` (`valu_ext`; `None` for the
-        // fp8/bf8 conversions and the legacy exp/log).
+        // fp8/bf8 conversions).
         Valu::CeilF16
         | Valu::CosF16
         | Valu::CvtF16I16
@@ -696,7 +701,6 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::Dot8U32U4
         | Valu::Dot8cI32I4
         | Valu::ExpF16
-        | Valu::ExpLegacyF32
         | Valu::FloorF16
         | Valu::FmaLegacyF16
         | Valu::FmaMixF32
@@ -707,7 +711,6 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::FrexpMantF16
         | Valu::LdexpF16
         | Valu::LogF16
-        | Valu::LogLegacyF32
         | Valu::MacF16
         | Valu::MadF16
         | Valu::MadLegacyF16

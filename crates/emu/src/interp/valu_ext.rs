@@ -83,6 +83,14 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::Dot4cI32I8
         | Valu::Dot8cI32I4
         | Valu::PkFmacF16 => lane_op,
+        Valu::CvtF32Fp8
+        | Valu::CvtF32Bf8
+        | Valu::CvtPkF32Fp8
+        | Valu::CvtPkF32Bf8
+        | Valu::CvtPkFp8F32
+        | Valu::CvtPkBf8F32
+        | Valu::CvtSrFp8F32
+        | Valu::CvtSrBf8F32 => fp8_cvt,
         _ => return None,
     })
 }
@@ -479,4 +487,89 @@ fn swap_b32(
 fn three_srcs(c: &Ctx) -> Option<[Op; 3]> {
     let mut s = c.srcs().copied();
     Some([s.next()?, s.next()?, s.next()?])
+}
+
+/// The gfx942 FP8/BF8 conversions (rules in [`alu::fp8`]), per the MI300
+/// ISA's pseudocode and table 31:
+///
+/// * `v_cvt_f32_{fp8,bf8}` convert byte 0 of the source (SDWA `src0_sel`
+///   picks another, through the SDWA path; in VOP3, op_sel[1:0] does);
+///   `v_cvt_pk_f32_{fp8,bf8}` convert the two bytes of word 0 (SDWA
+///   `WORD_1` or VOP3 op_sel[0]: word 1) into a register pair. Source
+///   modifiers are ignored; `clamp` clamps the f32 result.
+/// * `v_cvt_pk_{fp8,bf8}_f32` (VOP3) convert S0 into the low and S1 into
+///   the high byte of the destination's low half (op_sel[3]: high half),
+///   keeping the other half; `v_cvt_sr_{fp8,bf8}_f32` convert S0 with the
+///   seed S1 into the byte op_sel[3:2] names, keeping the other three. S0
+///   and S1 of the packed form take `neg`/`abs`; `clamp` is ignored.
+fn fp8_cvt(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    use alu::fp8::{self, F8};
+    let (Sem::Valu(op), Some(d), Some(s0)) = (c.sem, c.dst(0).copied(), c.src(0).copied()) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let (clamp, omod) = vop3_clamp_omod(i);
+    if omod != 0 {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let opsel = if i.encoding() == Encoding::Vop3 {
+        i.words()[0] >> 11 & 0xf
+    } else {
+        0
+    };
+    let f = match op {
+        Valu::CvtF32Bf8 | Valu::CvtPkF32Bf8 | Valu::CvtPkBf8F32 | Valu::CvtSrBf8F32 => F8::Bf8,
+        _ => F8::Fp8,
+    };
+    let sat = fp8::saturates(WAVE_MODE.with(|m| m.get()));
+    let m = md();
+    let s1 = c.src(1).copied();
+    let out = |r: u32| {
+        if clamp {
+            alu::float::clamp::<F32>(u64::from(r), m) as u32
+        } else {
+            r
+        }
+    };
+    for l in 0..LANES {
+        if !w.active(l) {
+            continue;
+        }
+        let a = v32(w, &s0, l);
+        match op {
+            Valu::CvtF32Fp8 | Valu::CvtF32Bf8 => {
+                let b = (a >> (8 * (opsel & 3))) as u8;
+                vwrite(w, &d, l, 0, out(fp8::to_f32(b, f)));
+            }
+            Valu::CvtPkF32Fp8 | Valu::CvtPkF32Bf8 => {
+                let h = a >> (16 * (opsel & 1));
+                vwrite(w, &d, l, 0, out(fp8::to_f32(h as u8, f)));
+                vwrite(w, &d, l, 1, out(fp8::to_f32((h >> 8) as u8, f)));
+            }
+            _ => {
+                let Some(s1) = s1 else {
+                    return Err(unsupported(w, i, c.pc));
+                };
+                let x = f32_mods(&s0, a);
+                let old = v32(w, &d, l);
+                let (v, shift, width) = if matches!(op, Valu::CvtPkFp8F32 | Valu::CvtPkBf8F32) {
+                    let y = f32_mods(&s1, v32(w, &s1, l));
+                    let lo = u32::from(fp8::from_f32(x, f, sat));
+                    let hi = u32::from(fp8::from_f32(y, f, sat));
+                    (lo | hi << 8, 16 * (opsel >> 3 & 1), 0xffff)
+                } else {
+                    let seed = v32(w, &s1, l);
+                    let r = fp8::from_f32_sr(x, seed, f, sat);
+                    (u32::from(r), 8 * (opsel >> 2 & 3), 0xff)
+                };
+                vwrite(w, &d, l, 0, old & !(width << shift) | v << shift);
+            }
+        }
+    }
+    Ok(Flow::Continue)
 }

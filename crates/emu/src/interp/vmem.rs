@@ -1,5 +1,6 @@
 //! Vector memory: FLAT, GLOBAL and SCRATCH (the flat address model:
-//! LDS, private and device apertures) and MUBUF.
+//! LDS, private and device apertures) and MUBUF/MTBUF addressing (MTBUF's
+//! format conversions are in `vmem_typed`).
 
 use super::*;
 
@@ -92,6 +93,13 @@ pub(super) fn rmw_of(op: sem::AtomicOp) -> Option<AtomicOp> {
         | A::CondXchg32
         | A::Wrap => return None,
     })
+}
+
+/// Device address of byte `p` of lane `l` in a buffer view of the
+/// swizzled private segment at `seg` (MUBUF/MTBUF with ADD_TID_ENABLE):
+/// 4-byte elements, 64 lanes per row.
+pub(super) fn buffer_private(seg: u64, p: u64, l: usize) -> u64 {
+    seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4)
 }
 
 /// Where one lane's access goes after flat/private/LDS resolution.
@@ -611,10 +619,27 @@ pub(super) fn mubuf(
     let offen = w0 >> 12 & 1 == 1;
     let idxen = w0 >> 13 & 1 == 1;
     let m = mem_op(i.opcode());
-    if w0 >> 16 & 1 == 1 || m.unmodelled {
+    // MTBUF: the format from the instruction (DFMT 22:19, NFMT 25:23); its
+    // bit 16 is part of the opcode, not MUBUF's LDS bit.
+    let typed = match c.sem {
+        Sem::Mem(sm) if sm.space == Space::TypedBuffer => {
+            match (
+                alu::bufmt::Dfmt::decode(w0 >> 19 & 0xf),
+                alu::bufmt::Nfmt::decode(w0 >> 23 & 7),
+            ) {
+                (Some(d), Some(nf)) => Some((d, nf, sm)),
+                _ => return Err(unsupported(w, i, c.pc)),
+            }
+        }
+        _ => None,
+    };
+    if typed.is_none() && (w0 >> 16 & 1 == 1 || m.unmodelled) {
         return Err(unsupported(w, i, c.pc));
     }
-    let (n, signed, is_store) = (m.width, m.signed, m.store);
+    let (n, signed, is_store) = match typed {
+        Some((d, _, sm)) => (d.bytes, false, sm.op == sem::MemOp::Store),
+        None => (m.width, m.signed, m.store),
+    };
     let (Some(rsrc), Some(vdata)) = (
         c.by_field(Field::Srsrc).copied(),
         c.by_field(Field::Vdata).copied(),
@@ -734,12 +759,16 @@ pub(super) fn mubuf(
             check_private(x, addrs[l], n, l, access);
         }
     }
+    if let Some((d, nf, sm)) = typed {
+        let seg = add_tid.then_some(base + soff);
+        return super::vmem_typed::typed(x, w, i, c, &addrs, live, seg, (d, nf, sm), vdata);
+    }
     if add_tid {
         // Private segment: soffset is the wave's (wave-scaled) base, and
         // each lane's dwords are interleaved with the other lanes' (64
         // lanes x 4 bytes per row), so an access is split at dword edges.
         let seg = base + soff;
-        let phys = |p: u64, l: usize| seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4);
+        let phys = |p: u64, l: usize| buffer_private(seg, p, l);
         // Fast path: every lane at the same dword-aligned offset (spills,
         // stack slots), so dword k of the wave is one 256-byte row. If a
         // row access faults, the lane-by-lane path below reports it.

@@ -1385,7 +1385,7 @@ pub static SEM: [Desc; 4420] = [
     // s_sendmsg
     Desc { sem: Sem::Control(Control::SendMsg), partial: Partial::Full, float: false },
     // s_sendmsghalt
-    Desc { sem: Sem::Control(Control::SendMsgHalt), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_trap
     Desc { sem: Sem::Control(Control::Trap), partial: Partial::Full, float: false },
     // s_icache_inv
