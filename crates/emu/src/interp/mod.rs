@@ -793,6 +793,7 @@ pub fn has_semantics(op: Opcode) -> bool {
         && handlers()
             .get(usize::from(op.index()))
             .is_some_and(|h| h.is_some())
+        && vmem::runs(op)
 }
 
 /// `LATHE_TRACE=1` prints every executed instruction with its wave, PC
