@@ -49,9 +49,11 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock};
 
 mod raw;
+mod touch;
 mod view;
 
 pub use raw::rmw;
+pub use touch::{Touched, TOUCH_PAGE_SHIFT};
 pub use view::MemView;
 
 /// What kind of memory a region is; shown in fault reports.
@@ -245,6 +247,10 @@ pub struct DeviceMemory {
     regions: RwLock<Vec<Arc<Region>>>,
     /// [`DeviceMemory::free`] marks regions freed and keeps them (memcheck).
     quarantine: AtomicBool,
+    /// Touch tracking is on ([`DeviceMemory::track_touches`]): checked
+    /// before `touch` is locked, so views pay nothing when it is off.
+    tracking: AtomicBool,
+    touch: RwLock<Option<Arc<Touched>>>,
 }
 
 impl DeviceMemory {
@@ -435,6 +441,30 @@ impl DeviceMemory {
         let t = self.regions.read().unwrap_or_else(|e| e.into_inner());
         let i = t.partition_point(|r| r.start <= addr);
         i.checked_sub(1).map(|j| (t[j].start, t[j].len))
+    }
+
+    /// Starts noting the pages every access through views created from
+    /// now on touches (capture of a dispatch's pages, issue 22). The pages
+    /// are in the returned set once those views are dropped.
+    pub fn track_touches(&self) -> Arc<Touched> {
+        let t = Arc::new(Touched::default());
+        *self.touch.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(&t));
+        self.tracking.store(true, Ordering::SeqCst);
+        t
+    }
+
+    /// Stops touch tracking (views still alive keep noting until dropped).
+    pub fn stop_tracking(&self) {
+        self.tracking.store(false, Ordering::SeqCst);
+        *self.touch.write().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The tracker views created now join, if tracking is on.
+    fn tracker(&self) -> Option<Arc<Touched>> {
+        if !self.tracking.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.touch.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Number of live regions.

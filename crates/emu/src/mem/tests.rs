@@ -214,3 +214,40 @@ fn registered_host_memory_and_overlap() {
     mem.free(a).expect("free");
     drop(host);
 }
+
+#[test]
+fn touch_tracking_notes_each_lanes_page_only_while_on() {
+    let mem = DeviceMemory::new();
+    let a = mem
+        .allocate(64 << 12, 4096, RegionKind::Device)
+        .expect("alloc");
+    let page = |off: u64| (a + off) >> TOUCH_PAGE_SHIFT;
+    // Off: a view notes nothing (and no tracker exists).
+    mem.view().store_u32(a, 1).expect("store");
+    let t = mem.track_touches();
+    {
+        let mut v = mem.view();
+        assert_eq!(v.load_u32(a + 5 * 4096 + 8), Ok(0));
+        // An 8-byte store straddling pages 9 and 10.
+        v.store_u64(a + 10 * 4096 - 4, 7).expect("store");
+        // Two scattered lanes, 40 pages apart: their pages, not the span.
+        let mut addrs = [0u64; 64];
+        addrs[0] = a + 20 * 4096;
+        addrs[1] = a + 60 * 4096 + 100;
+        let mut out = [[0u8; 16]; 64];
+        v.gather(&addrs, 0b11, 4, &mut out).expect("gather");
+        // A whole wave's unit-stride dwords: 256 bytes in page 30.
+        let addrs: [u64; 64] = std::array::from_fn(|l| a + 30 * 4096 + 4 * l as u64);
+        let mut regs = [[0u32; 64]];
+        assert!(v.gather_dwords(&addrs, u64::MAX, &mut regs));
+        v.atomic(a + 33 * 4096, 4, AtomicOp::Add, 1)
+            .expect("atomic");
+    }
+    mem.stop_tracking();
+    mem.view().store_u32(a + 50 * 4096, 1).expect("store");
+    let want: Vec<u64> = [5, 9, 10, 20, 30, 33, 60]
+        .iter()
+        .map(|&p| page(p * 4096))
+        .collect();
+    assert_eq!(t.pages(), want);
+}

@@ -10,6 +10,7 @@ use super::raw::{
     atomic_copy_from, atomic_copy_to, load_dwords_atomic, load_lane_dwords, rmw, set_lanes,
     store_lane_dwords,
 };
+use super::touch::LocalTouch;
 use super::{AccessKind, AtomicOp, DeviceMemory, Fault, Region};
 use crate::check::{Access, Kind, ViewCheck};
 
@@ -28,6 +29,9 @@ pub struct MemView<'m> {
     /// The sanitizer ([`crate::check`]); `None`: no checks, one branch per
     /// access.
     check: Option<Box<ViewCheck>>,
+    /// Touch tracking ([`DeviceMemory::track_touches`]); `None`: off, one
+    /// branch per access.
+    touch: Option<Box<LocalTouch>>,
 }
 
 impl fmt::Debug for MemView<'_> {
@@ -35,6 +39,7 @@ impl fmt::Debug for MemView<'_> {
         f.debug_struct("MemView")
             .field("cache", &self.cache)
             .field("check", &self.check)
+            .field("touch", &self.touch.is_some())
             .finish()
     }
 }
@@ -46,6 +51,7 @@ impl<'m> MemView<'m> {
             mem,
             cache: Default::default(),
             check: None,
+            touch: mem.tracker().map(|t| Box::new(LocalTouch::new(t))),
         }
     }
 
@@ -74,6 +80,9 @@ impl<'m> MemView<'m> {
         let p = self.locate_raw(addr, size, kind)?;
         if self.check.is_some() {
             self.check_hit(addr, size, kind);
+        }
+        if let Some(t) = self.touch.as_deref_mut() {
+            t.note(addr, u64::from(size));
         }
         Ok(p)
     }
@@ -475,7 +484,13 @@ impl<'m> MemView<'m> {
         if self.check.is_some() && !self.span_clean(lo, 64 * n as u64, kind, true) {
             return None;
         }
-        ((p as usize) % 4 == 0).then_some(p)
+        let aligned = (p as usize) % 4 == 0;
+        if aligned {
+            if let Some(t) = self.touch.as_deref_mut() {
+                t.note(lo, 64 * n as u64);
+            }
+        }
+        aligned.then_some(p)
     }
 
     /// The host pointer of the lowest active address, and that address,
@@ -503,6 +518,12 @@ impl<'m> MemView<'m> {
         let p = self.locate_raw(lo, u32::try_from(len).ok()?, kind).ok()?;
         if self.check.is_some() && !self.span_clean(lo, len, kind, false) {
             return None;
+        }
+        if let Some(t) = self.touch.as_deref_mut() {
+            // Each lane's bytes, not the whole span (scattered lanes).
+            for l in set_lanes(exec) {
+                t.note(addrs[l], n as u64);
+            }
         }
         Some((p, lo))
     }
