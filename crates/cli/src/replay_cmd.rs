@@ -85,6 +85,14 @@ fn place(a: &ReplayArgs, c: &Capsule) -> Result<Placed> {
         .context(format!("--code {}", path_of(a)))
 }
 
+/// The first address in a stop report that lies in a captured allocation
+/// but on none of its stored pages: `(allocation, offset, address)`.
+fn unstored_in(c: &Capsule, msg: &str) -> Option<(usize, u64, u64)> {
+    msg.split(|ch: char| !ch.is_ascii_alphanumeric())
+        .filter_map(|w| u64::from_str_radix(w.strip_prefix("0x")?, 16).ok())
+        .find_map(|addr| c.unstored(addr).map(|(i, off)| (i, off, addr)))
+}
+
 fn path_of(a: &ReplayArgs) -> String {
     a.code
         .as_ref()
@@ -181,7 +189,14 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             let mut msg = fault_report(session, &step, &buffers, &e)
                 .map(|r| r.trim_end().to_string())
                 .unwrap_or_else(|| e.to_string());
-            if msg.contains("outside every allocation") {
+            if let Some((i, off, addr)) = unstored_in(&c, &msg) {
+                let al = &m.allocations[i];
+                let _ = write!(
+                    msg,
+                    "\n  the replay touched {addr:#x}, offset {off:#x} of allocation a{i} ({}, {:#x}, {} bytes), on a page the captured dispatch did not touch: outside the capsule (capture with --capture-memory all to store every allocation whole)",
+                    al.kind, al.base, al.size
+                );
+            } else if msg.contains("outside every allocation") {
                 msg.push_str("\n  the replay touched memory outside the capsule (every allocation it holds is named aN above)");
             }
             if let Some(why) = &m.original.stopped {
@@ -196,25 +211,26 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     let mut diffs = Vec::new();
     let mut compared = 0u64;
     for (i, al) in m.allocations.iter().enumerate() {
-        let got = session
-            .download(al.base, al.size)
-            .map_err(|e| anyhow::anyhow!("reading allocation a{i}: {e}"))?;
-        let changed = m.after_pages.iter().any(|p| p[0] == i as u64);
-        let want: std::borrow::Cow<'_, [u8]> = if changed {
-            c.after(i).into()
-        } else {
-            c.before(i).into()
-        };
-        compared += al.size;
-        if got[..] == want[..] {
-            continue;
-        }
-        let mut differing = 0u64;
-        let mut first = None;
-        for (j, (x, y)) in got.iter().zip(want.iter()).enumerate() {
-            if x != y {
-                differing += 1;
-                first.get_or_insert(j as u64);
+        let changed = c.changed(i);
+        let (mut differing, mut first) = (0u64, None);
+        for run in c.runs(i) {
+            let got = session
+                .download(al.base + run.offset, run.len)
+                .map_err(|e| anyhow::anyhow!("reading allocation a{i}: {e}"))?;
+            let want: std::borrow::Cow<'_, [u8]> = if changed {
+                c.after(i, run).into()
+            } else {
+                c.before(run).into()
+            };
+            compared += run.len;
+            if got[..] == want[..] {
+                continue;
+            }
+            for (j, (x, y)) in got.iter().zip(want.iter()).enumerate() {
+                if x != y {
+                    differing += 1;
+                    first.get_or_insert(run.offset + j as u64);
+                }
             }
         }
         if let Some(first) = first {
