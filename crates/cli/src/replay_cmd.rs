@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use lathe_capsule::place::{PlaceError, Placed};
 use lathe_capsule::read::{Capsule, Limits};
+use lathe_dbi::tools::ToolBuild;
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::run::{dispatch_from_queue, Launch, Options, QueueContext};
 use lathe_emu::session::{BufferOut, SessionError, Shape};
@@ -41,6 +42,14 @@ pub struct ReplayArgs {
     /// `lathe run --expect` does: NAME=FILE.
     #[arg(long)]
     expect: Vec<String>,
+    /// Instrument the replayed kernel with a built-in tool (as `lathe run
+    /// --tool`); memory must still match the captured after-state.
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
+    /// Run the sanitizer's checkers on the replay: a comma-separated list
+    /// of memcheck, initcheck, synccheck or all (as `lathe exec --check`).
+    #[arg(long, value_name = "LIST")]
+    check: Option<String>,
     /// Watchdog in seconds (0: none).
     #[arg(long, default_value_t = 600.0)]
     timeout: f64,
@@ -68,20 +77,38 @@ fn replacement_candidates(a: &ReplayArgs, c: &Capsule) -> Result<Vec<Vec<u8>>> {
     Ok(objects.into_iter().map(|o| o.bytes.to_vec()).collect())
 }
 
-fn place(a: &ReplayArgs, c: &Capsule) -> Result<Placed> {
+fn place(a: &ReplayArgs, c: &Capsule) -> Result<(Placed, Option<ToolBuild>)> {
     let candidates = replacement_candidates(a, c)?;
     if candidates.is_empty() {
-        return Ok(Placed::new(c, None)?);
+        let Some(tool) = &a.tool else {
+            return Ok((Placed::new(c, None)?, None));
+        };
+        let b = crate::replay_instr::instrument(tool, c, None)?;
+        let p = Placed::new(c, Some(&b.code_object)).context("placing the instrumented kernel")?;
+        return Ok((p, Some(b)));
     }
     let mut last = None;
     for co in &candidates {
-        match Placed::new(c, Some(co)) {
-            Ok(p) => return Ok(p),
-            Err(e @ PlaceError::Kernel(_)) => last = Some(e),
+        let built = match &a.tool {
+            Some(tool) => match crate::replay_instr::instrument(tool, c, Some(co)) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let bytes = built
+            .as_ref()
+            .map_or(co.as_slice(), |b| b.code_object.as_slice());
+        match Placed::new(c, Some(bytes)) {
+            Ok(p) => return Ok((p, built)),
+            Err(e @ PlaceError::Kernel(_)) => last = Some(e.into()),
             Err(e) => return Err(e).context(format!("--code {}", path_of(a))),
         }
     }
-    Err(last.map_or_else(|| anyhow::anyhow!("no code object"), anyhow::Error::new))
+    Err(last.unwrap_or_else(|| anyhow::anyhow!("no code object")))
         .context(format!("--code {}", path_of(a)))
 }
 
@@ -115,7 +142,16 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     let m = &c.manifest;
     crate::signals::stop_emulator_on_signal();
     let t_read = t0.elapsed().as_secs_f64();
-    let mut placed = place(&a, &c).with_context(|| format!("capsule {name}"))?;
+    let checker = a
+        .check
+        .as_deref()
+        .map(crate::replay_instr::checker)
+        .transpose()?;
+    let (mut placed, built) = place(&a, &c).with_context(|| format!("capsule {name}"))?;
+    let probe_buf = match &built {
+        Some(b) => Some(crate::replay_instr::attach(&placed.session, b)?),
+        None => None,
+    };
     let t_place = t0.elapsed().as_secs_f64() - t_read;
     let pkt = AqlDispatch::from_bytes(&c.packet);
     let geometry = pkt
@@ -163,6 +199,7 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             threads: a.threads,
             timeout: (a.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(a.timeout)),
             progress,
+            check: crate::replay_instr::hook(checker),
             ..Options::default()
         };
         dispatch_from_queue(
@@ -284,6 +321,26 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             m.allocations.len()
         );
     }
+    let tool_json = match (&built, probe_buf) {
+        (Some(b), Some(buf)) => {
+            let r = crate::replay_instr::result(session, b, buf, &m.kernel)?;
+            let _ = writeln!(
+                text,
+                "{}: {}",
+                a.tool.as_deref().unwrap_or_default(),
+                serde_json::to_string_pretty(&r)?
+            );
+            Some(r)
+        }
+        _ => None,
+    };
+    let (check_count, check_json) = match checker {
+        Some(ch) => {
+            let (n, j) = crate::replay_instr::findings(ch, &c, &mut text);
+            (n, Some(j))
+        }
+        None => (0, None),
+    };
     let dumps_json = dumps(session, &buffers, &a.dump, &mut text)?;
     let (expect_json, failures) = expectations(session, &buffers, &a.expect, &mut text)?;
     if ctx.json {
@@ -310,6 +367,8 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             }).collect::<Vec<_>>(),
             "dumps": dumps_json,
             "expect": expect_json,
+            "tool": tool_json,
+            "check": check_json,
         }))?;
     } else {
         print(&text)?;
@@ -330,6 +389,12 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     }
     if !failures.is_empty() {
         bail!("{}", failures.join("; "));
+    }
+    if check_count > 0 {
+        bail!(
+            "--check {}: {check_count} finding(s) in the replay",
+            a.check.as_deref().unwrap_or_default()
+        );
     }
     Ok(())
 }
