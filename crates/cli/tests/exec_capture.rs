@@ -195,6 +195,40 @@ fn kernels_and_launches_select_what_is_captured() {
     assert_eq!(caps.len(), 2);
     assert!(caps[0].ends_with("00001-scale") && caps[1].ends_with("00002-scale"));
     let _ = std::fs::remove_dir_all(&dir);
+    // Nothing selected: said at program end, on stderr, with why.
+    let dir = tmpdir("capture-none");
+    let d = dir.to_str().expect("utf-8");
+    let o = exec(
+        &["--capture", d, "--kernels", "no_such_kernel"],
+        &app(),
+        &["10", "1", "0"],
+    );
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("nothing captured"), "{err}");
+    assert!(
+        err.contains("\"no_such_kernel\" matched no launched kernel"),
+        "{err}"
+    );
+    let o = exec(
+        &["--capture", d, "--launches", "7-9"],
+        &app(),
+        &["10", "1", "0"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--launches starts at 7 but the program made 3 kernel launch(es)"),
+        "{err}"
+    );
+    assert!(capsules(&dir).is_empty());
+    // Something selected: no such message.
+    let o = exec(
+        &["--capture", d, "--launches", "2"],
+        &app(),
+        &["10", "1", "0"],
+    );
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("nothing captured"));
+    let _ = std::fs::remove_dir_all(&dir);
     // Without --tool or --capture the selection means nothing.
     let o = exec(&["--kernels", "x"], &app(), &["10", "1", "0"]);
     assert!(!o.status.success());
