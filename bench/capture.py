@@ -7,9 +7,11 @@ kernels):
 * capture overhead: wall time of `lathe exec --capture DIR` over plain
   `lathe exec` (runs alternate; the ratio is the median of per-pair
   ratios);
-* capsule size: bytes on disk (zstd blobs and code objects) against the
-  bytes of device memory the capsule holds (every live allocation) and
-  against the pages the dispatch changed;
+* capsule size: bytes stored before compression (`before_bytes`) and on
+  disk (zstd blobs and code objects) against the program's device memory
+  (every live allocation's size) and against the bytes the dispatch
+  touched (its touched pages: the stored runs outside the `code`,
+  `queue` and `packet` allocations, which are stored whole);
 * replay: wall time of `lathe replay` against the dispatch's own time in
   the original run, and its start-up (wall time minus the replayed
   kernel's time).
@@ -96,12 +98,19 @@ def main():
                     m = json.load(f)
                 size = du(c)
                 changed = sum(p[2] for p in m["after_pages"])
-                print(f"  {os.path.basename(c)}: capsule {size / 1e6:.2f} MB on disk for "
-                      f"{m['before_bytes'] / 1e6:.2f} MB of device memory "
-                      f"({size / m['before_bytes'] * 100:.1f} %); pages changed "
-                      f"{changed / 1e3:.1f} kB; code objects "
-                      f"{sum(co['size'] for co in m['code_objects']) / 1e6:.2f} MB")
-                wall, startup, kern = [], [], []
+                allocs = m["allocations"]
+                total = sum(x["size"] for x in allocs)
+                whole = {i for i, x in enumerate(allocs) if x["kind"] in ("code", "queue", "packet")}
+                runs = m.get("before_pages") or [[i, 0, x["size"]] for i, x in enumerate(allocs)]
+                touched = sum(r[2] for r in runs if r[0] not in whole)
+                print(f"  {os.path.basename(c)}: device memory {total / 1e6:.2f} MB; stored "
+                      f"{m['before_bytes'] / 1e6:.3f} MB before compression "
+                      f"({m['before_bytes'] / total * 100:.1f} % of it), of which touched pages "
+                      f"{touched / 1e6:.3f} MB and code/queue/packet "
+                      f"{(m['before_bytes'] - touched) / 1e6:.3f} MB; on disk {size / 1e6:.2f} MB "
+                      f"(code objects {sum(co['size'] for co in m['code_objects']) / 1e6:.2f} MB); "
+                      f"pages changed {changed / 1e3:.1f} kB")
+                wall, startup, kern, phases = [], [], [], []
                 for _ in range(a.repeat):
                     dt, p = timed([lathe, "--json", "replay", c])
                     if p.returncode != 0:
@@ -112,10 +121,12 @@ def main():
                     wall.append(dt)
                     kern.append(j["seconds"])
                     startup.append(dt - j["seconds"])
+                    phases.append(j["phases"]["read"] + j["phases"]["place"])
                 print(f"    replay wall {describe(wall, 'ms', 1e3, '{:.1f}')}")
                 print(f"    replayed kernel {describe(kern, 'ms', 1e3, '{:.1f}')}; "
                       f"original dispatch {m['original']['seconds'] * 1e3:.1f} ms")
-                print(f"    start-up beyond the kernel {describe(startup, 'ms', 1e3, '{:.1f}')}")
+                print(f"    start-up beyond the kernel {describe(startup, 'ms', 1e3, '{:.1f}')}; "
+                      f"of it reading + placing {describe(phases, 'ms', 1e3, '{:.1f}')}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -40,7 +40,9 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Ok(c) = Capsule::read(&files, &limits) {
         for i in 0..c.manifest.allocations.len() {
-            assert_eq!(c.after(i).len(), c.before(i).len());
+            for run in c.runs(i) {
+                assert_eq!(c.after(i, run).len(), c.before(run).len());
+            }
         }
         let _ = Placed::new(&c, None);
     }

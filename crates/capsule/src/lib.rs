@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 
 /// The `format` field of every capsule manifest.
 pub const FORMAT: &str = "lathe-capsule";
-/// The version this crate writes and the only one it reads.
-pub const VERSION: u32 = 1;
+/// The version this crate writes. Version 1 (every allocation stored
+/// whole, no `before_pages`) is still read.
+pub const VERSION: u32 = 2;
 /// The manifest's file name inside a capsule directory.
 pub const MANIFEST: &str = "capsule.json";
-/// Every allocation's bytes before the dispatch, concatenated (zstd).
+/// The stored memory before the dispatch, concatenated (zstd): every
+/// allocation whole, or the runs `before_pages` lists.
 pub const BEFORE: &str = "before.zst";
 /// The pages the dispatch changed, after it, concatenated (zstd).
 pub const AFTER: &str = "after.zst";
@@ -55,8 +57,15 @@ pub struct Manifest {
     pub kernarg: String,
     /// Every allocation the dispatch could see, sorted by base, disjoint.
     pub allocations: Vec<Allocation>,
-    /// Uncompressed size of [`BEFORE`]: the sum of the allocation sizes.
+    /// Uncompressed size of [`BEFORE`]: the sum of the allocation sizes,
+    /// or of the `before_pages` runs.
     pub before_bytes: u64,
+    /// Version 2: the stored runs of memory, `[allocation, offset,
+    /// length]`, ascending and disjoint: the pages the dispatch touched,
+    /// clipped to their allocation. Absent: every allocation is stored
+    /// whole (version 1, and `--capture-memory all`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_pages: Option<Vec<[u64; 3]>>,
     /// The changed pages in [`AFTER`], in order: `[allocation, offset, length]`.
     pub after_pages: Vec<[u64; 3]>,
     /// How the original dispatch went.

@@ -227,26 +227,34 @@ impl Placed {
             let span = map_span(lo, len).ok_or_else(|| err("out of host memory"))?;
             for i in members {
                 let a = &m.allocations[i];
-                // SAFETY: `a` lies inside the span (the span covers its
-                // pages); the span stays mapped until after `mem` is
-                // dropped (field order of `Placed`).
-                let host = unsafe { span.ptr.add((a.base - span.start) as usize) };
                 let kind = region_kind(&a.kind);
-                // SAFETY: `host..host+size` is inside the span, valid for
-                // reads and writes for as long as `mem` lives.
-                let r = unsafe {
-                    if span.mapped {
-                        mem.register_host(host, a.size, true, kind)
-                    } else {
-                        mem.register_host_alias(a.base, host, a.size, true, kind)
-                    }
-                };
-                r.map_err(|e| PlaceError::Memory {
-                    index: i,
-                    base: a.base,
-                    size: a.size,
-                    why: e.to_string(),
-                })?;
+                // Only the stored runs are device memory: an access to
+                // another page of the allocation faults, outside the
+                // capsule.
+                for run in c.runs(i) {
+                    let dev = a.base + run.offset;
+                    // SAFETY: the run lies inside `a` (checked by the
+                    // reader), so inside the span covering `a`'s pages;
+                    // the span stays mapped until after `mem` is dropped
+                    // (field order of `Placed`).
+                    let host = unsafe { span.ptr.add((dev - span.start) as usize) };
+                    // SAFETY: `host..host+run.len` is inside the span,
+                    // valid for reads and writes for as long as `mem`
+                    // lives.
+                    let r = unsafe {
+                        if span.mapped {
+                            mem.register_host(host, run.len, true, kind)
+                        } else {
+                            mem.register_host_alias(dev, host, run.len, true, kind)
+                        }
+                    };
+                    r.map_err(|e| PlaceError::Memory {
+                        index: i,
+                        base: a.base,
+                        size: a.size,
+                        why: e.to_string(),
+                    })?;
+                }
             }
             spans.push(span);
         }
@@ -264,13 +272,15 @@ impl Placed {
         };
         let mut view = mem.view();
         for (i, a) in m.allocations.iter().enumerate() {
-            view.write_bytes(a.base, c.before(i))
-                .map_err(|e| PlaceError::Memory {
-                    index: i,
-                    base: a.base,
-                    size: a.size,
-                    why: e.to_string(),
-                })?;
+            for run in c.runs(i) {
+                view.write_bytes(a.base + run.offset, c.before(run))
+                    .map_err(|e| PlaceError::Memory {
+                        index: i,
+                        base: a.base,
+                        size: a.size,
+                        why: e.to_string(),
+                    })?;
+            }
         }
         drop(view);
         let target = lathe_isa::Target::from_name(c.target.processor.name())

@@ -130,6 +130,7 @@ const MAX_MANIFEST: u64 = 64 << 20;
 const MAX_ALLOCATIONS: usize = 1 << 20;
 const MAX_CODE_OBJECTS: usize = 4096;
 const MAX_KERNARG: usize = 1 << 20;
+const MAX_RUNS: usize = 1 << 24;
 
 /// A capsule read and checked.
 #[derive(Debug, Clone)]
@@ -145,9 +146,20 @@ pub struct Capsule {
     /// The kernel's argument bytes.
     pub kernarg: Vec<u8>,
     before: Vec<u8>,
-    /// Start of each allocation in `before`.
-    offsets: Vec<usize>,
+    /// Each allocation's stored runs.
+    runs: Vec<Vec<Run>>,
     after: Vec<u8>,
+}
+
+/// A stored run of an allocation's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// Offset in the allocation.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Start in the decompressed `before.zst`.
+    at: usize,
 }
 
 fn bad(m: impl Into<String>) -> ReadError {
@@ -227,11 +239,11 @@ impl Capsule {
         let after_bytes: u64 = manifest.after_pages.iter().map(|p| p[2]).sum();
         let after_z = need(src, AFTER, slack(after_bytes))?;
         let after = inflate(AFTER, &after_z, after_bytes)?;
-        let mut offsets = Vec::with_capacity(manifest.allocations.len());
+        let mut runs = vec![Vec::new(); manifest.allocations.len()];
         let mut at = 0usize;
-        for a in &manifest.allocations {
-            offsets.push(at);
-            at += a.size as usize;
+        for [i, offset, len] in stored_runs(&manifest) {
+            runs[i as usize].push(Run { offset, len, at });
+            at += len as usize;
         }
         Ok(Capsule {
             manifest,
@@ -240,29 +252,63 @@ impl Capsule {
             packet,
             kernarg,
             before,
-            offsets,
+            runs,
             after,
         })
     }
 
-    /// Allocation `i`'s bytes before the dispatch.
-    pub fn before(&self, i: usize) -> &[u8] {
-        let a = &self.manifest.allocations[i];
-        &self.before[self.offsets[i]..self.offsets[i] + a.size as usize]
+    /// Allocation `i`'s stored runs: one covering it whole unless the
+    /// capsule holds only the pages the dispatch touched.
+    pub fn runs(&self, i: usize) -> &[Run] {
+        &self.runs[i]
     }
 
-    /// Allocation `i`'s bytes after the dispatch.
-    pub fn after(&self, i: usize) -> Vec<u8> {
-        let mut v = self.before(i).to_vec();
+    /// Whether the capsule stores allocation `i` whole.
+    pub fn whole(&self, i: usize) -> bool {
+        matches!(&self.runs[i][..], [r] if r.offset == 0 && r.len == self.manifest.allocations[i].size)
+    }
+
+    /// Bytes of `run` (of allocation `i`) before the dispatch.
+    pub fn before(&self, run: &Run) -> &[u8] {
+        &self.before[run.at..run.at + run.len as usize]
+    }
+
+    /// Bytes of `run` of allocation `i` after the dispatch.
+    pub fn after(&self, i: usize, run: &Run) -> Vec<u8> {
+        let mut v = self.before(run).to_vec();
         let mut at = 0usize;
+        let end = run.offset + run.len;
         for &[a, off, len] in &self.manifest.after_pages {
-            let len = len as usize;
-            if a as usize == i {
-                v[off as usize..off as usize + len].copy_from_slice(&self.after[at..at + len]);
+            let n = len as usize;
+            if a as usize == i && off >= run.offset && off + len <= end {
+                let o = (off - run.offset) as usize;
+                v[o..o + n].copy_from_slice(&self.after[at..at + n]);
             }
-            at += len;
+            at += n;
         }
         v
+    }
+
+    /// Whether any after page belongs to allocation `i`.
+    pub fn changed(&self, i: usize) -> bool {
+        self.manifest.after_pages.iter().any(|p| p[0] == i as u64)
+    }
+
+    /// Allocation `i` and the offset in it of `addr`, when `addr` is in a
+    /// captured allocation but on none of its stored runs (a replay
+    /// reaching it left the capsule).
+    pub fn unstored(&self, addr: u64) -> Option<(usize, u64)> {
+        let m = &self.manifest;
+        let i = m
+            .allocations
+            .partition_point(|a| a.base <= addr)
+            .checked_sub(1)?;
+        let a = &m.allocations[i];
+        let off = addr.checked_sub(a.base).filter(|&o| o < a.size)?;
+        let stored = self.runs[i]
+            .iter()
+            .any(|r| off >= r.offset && off - r.offset < r.len);
+        (!stored).then_some((i, off))
     }
 
     /// Bytes the dispatch changed (the after-state's pages).
@@ -271,17 +317,38 @@ impl Capsule {
     }
 }
 
+/// The stored runs, `[allocation, offset, length]`: `before_pages`, or
+/// every allocation whole.
+fn stored_runs(m: &Manifest) -> Vec<[u64; 3]> {
+    match &m.before_pages {
+        Some(p) => p.clone(),
+        None => m
+            .allocations
+            .iter()
+            .enumerate()
+            .map(|(i, a)| [i as u64, 0, a.size])
+            .collect(),
+    }
+}
+
+/// Address space a capsule's allocations may span (reserved, not
+/// committed, at replay: only the stored runs are written).
+const MAX_SPAN: u64 = 1 << 40;
+
 /// Every check on the manifest, before anything is read or allocated
 /// from it; returns the parsed target.
 fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
     if m.format != FORMAT {
         return Err(bad(format!("format {:?} is not {FORMAT:?}", m.format)));
     }
-    if m.version != VERSION {
+    if m.version != VERSION && m.version != 1 {
         return Err(bad(format!(
-            "capsule version {}; this lathe reads version {VERSION}",
+            "capsule version {}; this lathe reads versions 1 to {VERSION}",
             m.version
         )));
+    }
+    if m.version == 1 && m.before_pages.is_some() {
+        return Err(bad("before_pages in a version 1 capsule"));
     }
     let target: TargetId = m
         .target
@@ -320,15 +387,49 @@ fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
             .checked_add(a.size)
             .ok_or_else(|| bad("allocation sizes overflow"))?;
     }
-    if total != m.before_bytes {
+    if total > MAX_SPAN {
         return Err(bad(format!(
-            "before_bytes {} is not the allocations' total {total}",
+            "the allocations span {total} bytes, more than the limit of {MAX_SPAN}"
+        )));
+    }
+    let stored = match &m.before_pages {
+        None => total,
+        Some(p) => {
+            if p.len() > MAX_RUNS {
+                return Err(bad(format!("{} before pages", p.len())));
+            }
+            let mut last: Option<(u64, u64)> = None;
+            let mut sum = 0u64;
+            for (j, &[a, off, len]) in p.iter().enumerate() {
+                let alloc = usize::try_from(a).ok().and_then(|a| m.allocations.get(a));
+                let end = off.checked_add(len);
+                let ok = alloc.is_some_and(|al| len > 0 && end.is_some_and(|e| e <= al.size))
+                    && last.is_none_or(|(la, le)| a > la || (a == la && off >= le));
+                if !ok {
+                    return Err(bad(format!(
+                        "before page {j}: [{a}, {off}, {len}] is not a run of allocation {a} after the one before it"
+                    )));
+                }
+                last = Some((a, end.unwrap_or(u64::MAX)));
+                sum += len;
+            }
+            sum
+        }
+    };
+    let what = if m.before_pages.is_some() {
+        "the stored runs' total"
+    } else {
+        "the allocations' total"
+    };
+    if stored != m.before_bytes {
+        return Err(bad(format!(
+            "before_bytes {} is not {what} {stored}",
             m.before_bytes
         )));
     }
-    if total > limits.memory || usize::try_from(total).is_err() {
+    if stored > limits.memory || usize::try_from(stored).is_err() {
         return Err(bad(format!(
-            "the capsule holds {total} bytes of memory, more than the limit of {}",
+            "the capsule holds {stored} bytes of memory, more than the limit of {}",
             limits.memory
         )));
     }
@@ -374,27 +475,29 @@ fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
     if m.kernarg.len() > 2 * MAX_KERNARG || unhex(&m.kernarg).is_none() {
         return Err(bad("kernarg: not hex (or over 1 MiB)"));
     }
+    let runs = stored_runs(m);
     let mut last: Option<(u64, u64)> = None;
     let mut after = 0u64;
     for (j, &[a, off, len]) in m.after_pages.iter().enumerate() {
-        let alloc = usize::try_from(a)
+        let _ = usize::try_from(a)
             .ok()
             .and_then(|a| m.allocations.get(a))
             .ok_or_else(|| bad(format!("after page {j}: no allocation {a}")))?;
-        if off % PAGE != 0
-            || len == 0
-            || len > PAGE
-            || off.checked_add(len).is_none_or(|e| e > alloc.size)
-            || last.is_some_and(|l| l >= (a, off))
-        {
+        // Inside one stored run (runs are sorted by allocation, offset).
+        let k = runs.partition_point(|r| (r[0], r[1]) <= (a, off));
+        let in_run = k
+            .checked_sub(1)
+            .map(|k| runs[k])
+            .is_some_and(|r| r[0] == a && off.checked_add(len).is_some_and(|e| e <= r[1] + r[2]));
+        if len == 0 || len > PAGE || !in_run || last.is_some_and(|(la, le)| (a, off) < (la, le)) {
             return Err(bad(format!(
-                "after page {j}: [{a}, {off}, {len}] is not a page of allocation {a} in order"
+                "after page {j}: [{a}, {off}, {len}] is not a page of a stored run of allocation {a} in order"
             )));
         }
-        last = Some((a, off));
+        last = Some((a, off + len));
         after += len;
     }
-    if after > total {
+    if after > stored {
         return Err(bad("after pages exceed the memory"));
     }
     if !m.original.seconds.is_finite() {
@@ -441,6 +544,7 @@ mod tests {
                 },
             ],
             before_bytes: 0,
+            before_pages: None,
             after_pages: vec![],
             original: Original {
                 seconds: 0.0,
@@ -456,8 +560,15 @@ mod tests {
     }
 
     fn written() -> Files {
+        written_with(None)
+    }
+
+    fn written_with(known: Option<Vec<Vec<(u64, u64)>>>) -> Files {
         let (m, before, after) = sample();
-        let dir = std::env::temp_dir().join(format!("lathe-capsule-test-{}", std::process::id()));
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("lathe-capsule-test-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         write(
             &dir,
@@ -466,6 +577,7 @@ mod tests {
                 code_objects: vec![b"\x7fELF"],
                 before,
                 after,
+                known,
             },
         )
         .expect("write");
@@ -482,9 +594,12 @@ mod tests {
         let f = written();
         let c = Capsule::read(&f, &Limits::default()).expect("read");
         assert_eq!(c.manifest.after_pages, vec![[1, 8192, 808]]);
-        assert_eq!(c.after(1)[8999], 7);
-        assert_eq!(c.before(1)[8999], 0);
-        assert_eq!(c.after(0), vec![1u8; 0x1000]);
+        assert!(c.whole(1));
+        let r1 = c.runs(1)[0];
+        assert_eq!(c.after(1, &r1)[8999], 7);
+        assert_eq!(c.before(&r1)[8999], 0);
+        assert_eq!(c.after(0, &c.runs(0)[0]), vec![1u8; 0x1000]);
+        assert_eq!(c.unstored(0x20000 + 100), None);
 
         // Missing file.
         let mut g = f.clone();
@@ -523,5 +638,58 @@ mod tests {
             .expect_err("an error")
             .to_string();
         assert!(e.contains("gfx1100"), "{e}");
+        // A version this lathe does not know.
+        let mut g = f.clone();
+        g.0[0].1 = text
+            .replace("\"version\": 2", "\"version\": 3")
+            .into_bytes();
+        let e = Capsule::read(&g, &Limits::default())
+            .expect_err("an error")
+            .to_string();
+        assert!(e.contains("capsule version 3"), "{e}");
+    }
+
+    #[test]
+    fn touched_runs_only() {
+        // Allocation 1 (9000 bytes): only its last page stored.
+        let f = written_with(Some(vec![vec![(0, 0x1000)], vec![(8192, 808)]]));
+        let c = Capsule::read(&f, &Limits::default()).expect("read");
+        assert_eq!(c.manifest.version, VERSION);
+        assert_eq!(c.manifest.before_bytes, 0x1000 + 808);
+        assert_eq!(
+            c.manifest.before_pages,
+            Some(vec![[0, 0, 0x1000], [1, 8192, 808]])
+        );
+        assert!(!c.whole(1));
+        let r = c.runs(1)[0];
+        assert_eq!((r.offset, r.len), (8192, 808));
+        assert_eq!(c.after(1, &r)[807], 7);
+        assert_eq!(c.unstored(0x20000 + 100), Some((1, 100)));
+        assert_eq!(c.unstored(0x20000 + 8192), None);
+        assert_eq!(c.unstored(0x30000), None);
+        // A run past its allocation, and runs out of order.
+        let text = String::from_utf8(f.0[0].1.clone()).expect("utf8");
+        let compact: String = text.split_whitespace().collect();
+        for (from, to) in [
+            ("[1,8192,808]", "[1,8192,809]"),
+            ("[0,0,4096],[1,8192,808]", "[1,8192,808],[0,0,4096]"),
+        ] {
+            let mut g = f.clone();
+            assert!(compact.contains(from), "{compact}");
+            g.0[0].1 = compact.replace(from, to).into_bytes();
+            let e = Capsule::read(&g, &Limits::default())
+                .expect_err("an error")
+                .to_string();
+            assert!(e.contains("before page"), "{e}");
+        }
+        // Version 1 with before_pages is refused.
+        let mut g = f.clone();
+        g.0[0].1 = compact
+            .replace("\"version\":2", "\"version\":1")
+            .into_bytes();
+        let e = Capsule::read(&g, &Limits::default())
+            .expect_err("an error")
+            .to_string();
+        assert!(e.contains("version 1"), "{e}");
     }
 }

@@ -22,6 +22,31 @@ pub struct Captured<'a> {
     pub before: Vec<Vec<u8>>,
     /// Each allocation's bytes after it.
     pub after: Vec<Vec<u8>>,
+    /// The runs of each allocation to store, `(offset, length)`,
+    /// ascending and disjoint (the pages the dispatch touched); `None`:
+    /// every allocation whole.
+    pub known: Option<Vec<Vec<(u64, u64)>>>,
+}
+
+/// Runs `(offset, length)` of an allocation at `base` of `size` bytes
+/// covering the touched `pages` (ascending page numbers, `addr >>
+/// shift`), clipped to the allocation and merged where adjacent.
+pub fn runs_of_pages(base: u64, size: u64, pages: &[u64], shift: u32) -> Vec<(u64, u64)> {
+    let end = base.saturating_add(size);
+    let lo = pages.partition_point(|&p| p.saturating_add(1) << shift <= base);
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &p in &pages[lo..] {
+        let (ps, pe) = (p << shift, p.saturating_add(1) << shift);
+        if ps >= end {
+            break;
+        }
+        let (s, e) = (ps.max(base) - base, pe.min(end) - base);
+        match out.last_mut() {
+            Some(r) if r.0 + r.1 == s => r.1 += e - s,
+            _ => out.push((s, e - s)),
+        }
+    }
+    out
 }
 
 /// The pages of `after` that differ from `before`: `(offset, length)`.
@@ -60,14 +85,33 @@ pub fn write(dir: &Path, mut c: Captured<'_>) -> std::io::Result<Manifest> {
     if c.code_objects.len() != c.manifest.code_objects.len() {
         return Err(bad("one file per code object"));
     }
+    let whole: Vec<Vec<(u64, u64)>>;
+    let runs = match &c.known {
+        Some(k) if k.len() == c.before.len() => k,
+        Some(_) => return Err(bad("one list of runs per allocation")),
+        None => {
+            whole = c.before.iter().map(|b| vec![(0, b.len() as u64)]).collect();
+            &whole
+        }
+    };
     let mut pages = Vec::new();
+    let mut stored = Vec::new();
     for (i, (b, a)) in c.before.iter().zip(&c.after).enumerate() {
-        for (off, len) in changed_pages(b, a) {
-            pages.push([i as u64, off, len]);
+        for &(off, len) in &runs[i] {
+            let (s, e) = (off as usize, off.saturating_add(len) as usize);
+            if s >= e || e > b.len() || e > a.len() {
+                return Err(bad("a run outside its allocation"));
+            }
+            stored.push([i as u64, off, len]);
+            for (o, l) in changed_pages(&b[s..e], &a[s..e]) {
+                pages.push([i as u64, off + o, l]);
+            }
         }
     }
-    c.manifest.before_bytes = c.before.iter().map(|b| b.len() as u64).sum();
+    c.manifest.version = crate::VERSION;
+    c.manifest.before_bytes = stored.iter().map(|r| r[2]).sum();
     c.manifest.after_pages = pages;
+    c.manifest.before_pages = c.known.is_some().then_some(stored);
     let tmp: PathBuf = {
         let name = dir
             .file_name()
@@ -82,7 +126,12 @@ pub fn write(dir: &Path, mut c: Captured<'_>) -> std::io::Result<Manifest> {
             for (i, co) in c.code_objects.iter().enumerate() {
                 std::fs::write(tmp.join(code_file(i)), co)?;
             }
-            let before = compress_all(&mut c.before.iter().map(|v| v.as_slice()))?;
+            let before = match &c.manifest.before_pages {
+                Some(runs) => compress_all(&mut runs.iter().map(|&[i, off, len]| {
+                    &c.before[i as usize][off as usize..(off + len) as usize]
+                }))?,
+                None => compress_all(&mut c.before.iter().map(|v| v.as_slice()))?,
+            };
             std::fs::write(tmp.join(BEFORE), before)?;
             let after =
                 compress_all(&mut c.manifest.after_pages.iter().map(|&[i, off, len]| {
@@ -160,5 +209,13 @@ mod tests {
             "00003-axpy"
         );
         assert_eq!(capsule_name(12, "_Z4axpyPfi"), "00012-_Z4axpyPfi");
+    }
+
+    #[test]
+    fn runs_clip_and_merge() {
+        // Allocation 0x1800..0x5800: pages 1, 2 and 5 touched, 9 outside.
+        let r = runs_of_pages(0x1800, 0x4000, &[0, 1, 2, 5, 9], 12);
+        assert_eq!(r, vec![(0, 0x1800), (0x3800, 0x800)]);
+        assert_eq!(runs_of_pages(0x1000, 0x1000, &[3], 12), vec![]);
     }
 }

@@ -71,6 +71,11 @@ pub struct ExecArgs {
     /// runs again without the program (docs/capsule.md).
     #[arg(long, value_name = "DIR")]
     capture: Option<PathBuf>,
+    /// What memory a capsule stores: the pages the dispatch touched
+    /// (touched), or every allocation whole (all). Every allocation's
+    /// address and size are kept either way.
+    #[arg(long, value_name = "touched|all", default_value = "touched", requires = "capture", value_parser = ["touched", "all"])]
+    capture_memory: String,
     /// When a kernel cannot be instrumented: report it and run the original
     /// code (skip), or report it and stop the program (abort, exit status 70).
     /// A HIP tool that does not build stops `lathe exec` before the program
@@ -212,6 +217,7 @@ fn configure_capture(cmd: &mut Command, a: &ExecArgs) -> Result<()> {
         "LATHE_CAPTURE",
         "LATHE_CAPTURE_KERNELS",
         "LATHE_CAPTURE_LAUNCHES",
+        "LATHE_CAPTURE_MEMORY",
     ] {
         cmd.env_remove(k);
     }
@@ -230,6 +236,7 @@ fn configure_capture(cmd: &mut Command, a: &ExecArgs) -> Result<()> {
         .with_context(|| format!("--capture {}: cannot create the directory", dir.display()))?;
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
     cmd.env("LATHE_CAPTURE", abs);
+    cmd.env("LATHE_CAPTURE_MEMORY", &a.capture_memory);
     Ok(())
 }
 

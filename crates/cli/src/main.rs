@@ -13,6 +13,7 @@ mod instrument_cmd;
 mod objects;
 mod output;
 mod replay_cmd;
+mod replay_instr;
 mod run_cmd;
 mod signals;
 mod spirv_info;

@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use lathe_capsule::place::{PlaceError, Placed};
 use lathe_capsule::read::{Capsule, Limits};
+use lathe_dbi::tools::ToolBuild;
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::run::{dispatch_from_queue, Launch, Options, QueueContext};
 use lathe_emu::session::{BufferOut, SessionError, Shape};
@@ -41,6 +42,14 @@ pub struct ReplayArgs {
     /// `lathe run --expect` does: NAME=FILE.
     #[arg(long)]
     expect: Vec<String>,
+    /// Instrument the replayed kernel with a built-in tool (as `lathe run
+    /// --tool`); memory must still match the captured after-state.
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
+    /// Run the sanitizer's checkers on the replay: a comma-separated list
+    /// of memcheck, initcheck, synccheck or all (as `lathe exec --check`).
+    #[arg(long, value_name = "LIST")]
+    check: Option<String>,
     /// Watchdog in seconds (0: none).
     #[arg(long, default_value_t = 600.0)]
     timeout: f64,
@@ -68,21 +77,47 @@ fn replacement_candidates(a: &ReplayArgs, c: &Capsule) -> Result<Vec<Vec<u8>>> {
     Ok(objects.into_iter().map(|o| o.bytes.to_vec()).collect())
 }
 
-fn place(a: &ReplayArgs, c: &Capsule) -> Result<Placed> {
+fn place(a: &ReplayArgs, c: &Capsule) -> Result<(Placed, Option<ToolBuild>)> {
     let candidates = replacement_candidates(a, c)?;
     if candidates.is_empty() {
-        return Ok(Placed::new(c, None)?);
+        let Some(tool) = &a.tool else {
+            return Ok((Placed::new(c, None)?, None));
+        };
+        let b = crate::replay_instr::instrument(tool, c, None)?;
+        let p = Placed::new(c, Some(&b.code_object)).context("placing the instrumented kernel")?;
+        return Ok((p, Some(b)));
     }
     let mut last = None;
     for co in &candidates {
-        match Placed::new(c, Some(co)) {
-            Ok(p) => return Ok(p),
-            Err(e @ PlaceError::Kernel(_)) => last = Some(e),
+        let built = match &a.tool {
+            Some(tool) => match crate::replay_instr::instrument(tool, c, Some(co)) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            },
+            None => None,
+        };
+        let bytes = built
+            .as_ref()
+            .map_or(co.as_slice(), |b| b.code_object.as_slice());
+        match Placed::new(c, Some(bytes)) {
+            Ok(p) => return Ok((p, built)),
+            Err(e @ PlaceError::Kernel(_)) => last = Some(e.into()),
             Err(e) => return Err(e).context(format!("--code {}", path_of(a))),
         }
     }
-    Err(last.map_or_else(|| anyhow::anyhow!("no code object"), anyhow::Error::new))
+    Err(last.unwrap_or_else(|| anyhow::anyhow!("no code object")))
         .context(format!("--code {}", path_of(a)))
+}
+
+/// The first address in a stop report that lies in a captured allocation
+/// but on none of its stored pages: `(allocation, offset, address)`.
+fn unstored_in(c: &Capsule, msg: &str) -> Option<(usize, u64, u64)> {
+    msg.split(|ch: char| !ch.is_ascii_alphanumeric())
+        .filter_map(|w| u64::from_str_radix(w.strip_prefix("0x")?, 16).ok())
+        .find_map(|addr| c.unstored(addr).map(|(i, off)| (i, off, addr)))
 }
 
 fn path_of(a: &ReplayArgs) -> String {
@@ -107,7 +142,16 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     let m = &c.manifest;
     crate::signals::stop_emulator_on_signal();
     let t_read = t0.elapsed().as_secs_f64();
-    let mut placed = place(&a, &c).with_context(|| format!("capsule {name}"))?;
+    let checker = a
+        .check
+        .as_deref()
+        .map(crate::replay_instr::checker)
+        .transpose()?;
+    let (mut placed, built) = place(&a, &c).with_context(|| format!("capsule {name}"))?;
+    let probe_buf = match &built {
+        Some(b) => Some(crate::replay_instr::attach(&placed.session, b)?),
+        None => None,
+    };
     let t_place = t0.elapsed().as_secs_f64() - t_read;
     let pkt = AqlDispatch::from_bytes(&c.packet);
     let geometry = pkt
@@ -155,6 +199,7 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             threads: a.threads,
             timeout: (a.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(a.timeout)),
             progress,
+            check: crate::replay_instr::hook(checker),
             ..Options::default()
         };
         dispatch_from_queue(
@@ -181,7 +226,14 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             let mut msg = fault_report(session, &step, &buffers, &e)
                 .map(|r| r.trim_end().to_string())
                 .unwrap_or_else(|| e.to_string());
-            if msg.contains("outside every allocation") {
+            if let Some((i, off, addr)) = unstored_in(&c, &msg) {
+                let al = &m.allocations[i];
+                let _ = write!(
+                    msg,
+                    "\n  the replay touched {addr:#x}, offset {off:#x} of allocation a{i} ({}, {:#x}, {} bytes), on a page the captured dispatch did not touch: outside the capsule (capture with --capture-memory all to store every allocation whole)",
+                    al.kind, al.base, al.size
+                );
+            } else if msg.contains("outside every allocation") {
                 msg.push_str("\n  the replay touched memory outside the capsule (every allocation it holds is named aN above)");
             }
             if let Some(why) = &m.original.stopped {
@@ -196,25 +248,26 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     let mut diffs = Vec::new();
     let mut compared = 0u64;
     for (i, al) in m.allocations.iter().enumerate() {
-        let got = session
-            .download(al.base, al.size)
-            .map_err(|e| anyhow::anyhow!("reading allocation a{i}: {e}"))?;
-        let changed = m.after_pages.iter().any(|p| p[0] == i as u64);
-        let want: std::borrow::Cow<'_, [u8]> = if changed {
-            c.after(i).into()
-        } else {
-            c.before(i).into()
-        };
-        compared += al.size;
-        if got[..] == want[..] {
-            continue;
-        }
-        let mut differing = 0u64;
-        let mut first = None;
-        for (j, (x, y)) in got.iter().zip(want.iter()).enumerate() {
-            if x != y {
-                differing += 1;
-                first.get_or_insert(j as u64);
+        let changed = c.changed(i);
+        let (mut differing, mut first) = (0u64, None);
+        for run in c.runs(i) {
+            let got = session
+                .download(al.base + run.offset, run.len)
+                .map_err(|e| anyhow::anyhow!("reading allocation a{i}: {e}"))?;
+            let want: std::borrow::Cow<'_, [u8]> = if changed {
+                c.after(i, run).into()
+            } else {
+                c.before(run).into()
+            };
+            compared += run.len;
+            if got[..] == want[..] {
+                continue;
+            }
+            for (j, (x, y)) in got.iter().zip(want.iter()).enumerate() {
+                if x != y {
+                    differing += 1;
+                    first.get_or_insert(run.offset + j as u64);
+                }
             }
         }
         if let Some(first) = first {
@@ -268,6 +321,26 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             m.allocations.len()
         );
     }
+    let tool_json = match (&built, probe_buf) {
+        (Some(b), Some(buf)) => {
+            let r = crate::replay_instr::result(session, b, buf, &m.kernel)?;
+            let _ = writeln!(
+                text,
+                "{}: {}",
+                a.tool.as_deref().unwrap_or_default(),
+                serde_json::to_string_pretty(&r)?
+            );
+            Some(r)
+        }
+        _ => None,
+    };
+    let (check_count, check_json) = match checker {
+        Some(ch) => {
+            let (n, j) = crate::replay_instr::findings(ch, &c, &mut text);
+            (n, Some(j))
+        }
+        None => (0, None),
+    };
     let dumps_json = dumps(session, &buffers, &a.dump, &mut text)?;
     let (expect_json, failures) = expectations(session, &buffers, &a.expect, &mut text)?;
     if ctx.json {
@@ -294,6 +367,8 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
             }).collect::<Vec<_>>(),
             "dumps": dumps_json,
             "expect": expect_json,
+            "tool": tool_json,
+            "check": check_json,
         }))?;
     } else {
         print(&text)?;
@@ -314,6 +389,12 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     }
     if !failures.is_empty() {
         bail!("{}", failures.join("; "));
+    }
+    if check_count > 0 {
+        bail!(
+            "--check {}: {check_count} finding(s) in the replay",
+            a.check.as_deref().unwrap_or_default()
+        );
     }
     Ok(())
 }

@@ -153,7 +153,17 @@ fn every_launch_of_a_multi_kernel_program_replays_bit_identically() {
         &std::fs::read_to_string(caps[0].join("capsule.json")).expect("manifest"),
     )
     .expect("JSON");
-    assert_eq!(m["version"], 1);
+    assert_eq!(m["version"], 2);
+    // Only the touched pages are stored: fewer than the allocations hold.
+    let total: u64 = m["allocations"]
+        .as_array()
+        .expect("allocations")
+        .iter()
+        .filter_map(|a| a["size"].as_u64())
+        .sum();
+    let stored = m["before_bytes"].as_u64().expect("before_bytes");
+    assert!(m["before_pages"].is_array(), "{m}");
+    assert!(stored < total, "{stored} of {total}");
     assert_eq!(m["kernel"], "_Z5scalePffi");
     let pages = m["after_pages"].as_array().expect("pages");
     assert_eq!(pages.len(), 98, "{m}");
@@ -184,6 +194,40 @@ fn kernels_and_launches_select_what_is_captured() {
     let caps = capsules(&dir);
     assert_eq!(caps.len(), 2);
     assert!(caps[0].ends_with("00001-scale") && caps[1].ends_with("00002-scale"));
+    let _ = std::fs::remove_dir_all(&dir);
+    // Nothing selected: said at program end, on stderr, with why.
+    let dir = tmpdir("capture-none");
+    let d = dir.to_str().expect("utf-8");
+    let o = exec(
+        &["--capture", d, "--kernels", "no_such_kernel"],
+        &app(),
+        &["10", "1", "0"],
+    );
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("nothing captured"), "{err}");
+    assert!(
+        err.contains("\"no_such_kernel\" matched no launched kernel"),
+        "{err}"
+    );
+    let o = exec(
+        &["--capture", d, "--launches", "7-9"],
+        &app(),
+        &["10", "1", "0"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--launches starts at 7 but the program made 3 kernel launch(es)"),
+        "{err}"
+    );
+    assert!(capsules(&dir).is_empty());
+    // Something selected: no such message.
+    let o = exec(
+        &["--capture", d, "--launches", "2"],
+        &app(),
+        &["10", "1", "0"],
+    );
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("nothing captured"));
     let _ = std::fs::remove_dir_all(&dir);
     // Without --tool or --capture the selection means nothing.
     let o = exec(&["--kernels", "x"], &app(), &["10", "1", "0"]);
@@ -380,7 +424,7 @@ fn memory_outside_the_capsule_stops_the_replay_naming_the_address() {
         "capture-outside",
         &app(),
         &["300", "1", "0"],
-        &["--launches", "0"],
+        &["--launches", "0", "--capture-memory", "all"],
     );
     let c = capsules(&dir).remove(0);
     // Drop the allocation the kernel's first argument points at (the
@@ -446,6 +490,106 @@ fn memory_outside_the_capsule_stops_the_replay_naming_the_address() {
         u64::from_str_radix(&hex, 16).is_ok_and(|a| a >= x && a < x + sizes[idx])
     });
     assert!(named, "{x:#x}: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_capsule_stores_the_touched_pages_not_a_big_unused_buffer() {
+    if !have_hipcc() {
+        return;
+    }
+    let prog = hip_app("lathe-capture-test", "unused", &["libhsa_runtime64.so"]);
+    let dir = capture("capture-unused", &prog, &[], &["--kernels", "bump"]);
+    let c = capsules(&dir).remove(0);
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(c.join("capsule.json")).expect("read"))
+            .expect("JSON");
+    assert_eq!(m["version"], 2);
+    let allocs = m["allocations"].as_array().expect("allocations");
+    let size = |a: &Value| a["size"].as_u64().expect("size");
+    // The 16 MiB buffer keeps its place and size, with nothing stored.
+    let big = allocs
+        .iter()
+        .position(|a| size(a) >= 16 << 20)
+        .expect("the unused buffer is an allocation");
+    let runs = m["before_pages"].as_array().expect("before_pages");
+    assert!(
+        runs.iter().all(|r| r[0].as_u64() != Some(big as u64)),
+        "{m}"
+    );
+    // The vector's page (its 4 KiB, the kernel's only data) is stored.
+    let kernarg = m["kernarg"].as_str().expect("kernarg");
+    let x = u64::from_str_radix(
+        &(0..8)
+            .rev()
+            .map(|i| &kernarg[2 * i..2 * i + 2])
+            .collect::<String>(),
+        16,
+    )
+    .expect("pointer");
+    let xa = allocs
+        .iter()
+        .position(|a| {
+            let b = a["base"].as_u64().expect("base");
+            x >= b && x < b + size(a)
+        })
+        .expect("the vector is an allocation");
+    let covered: u64 = runs
+        .iter()
+        .filter(|r| r[0].as_u64() == Some(xa as u64))
+        .map(|r| r[2].as_u64().expect("len"))
+        .sum();
+    assert_eq!(covered, 4096, "{m}");
+    // Far fewer bytes than the program's memory: the data pages, the
+    // kernel's arguments, the code object's segments, queue and packet.
+    let total: u64 = allocs.iter().map(size).sum();
+    let stored = m["before_bytes"].as_u64().expect("before_bytes");
+    let code: u64 = allocs
+        .iter()
+        .filter(|a| a["kind"] == "code")
+        .map(size)
+        .sum();
+    assert!(
+        stored - code <= 64 << 10,
+        "{stored} bytes ({code} code) of {total}"
+    );
+    assert!(stored * 50 < total, "{stored} of {total}");
+    replays_identically(&c, &dir);
+
+    // Without the vector's page, the replay leaves the capsule at it.
+    let p = c.join("capsule.json");
+    let mut m2 = m.clone();
+    let before =
+        zstd::decode_all(&std::fs::read(c.join("before.zst")).expect("read")[..]).expect("zstd");
+    let mut kept = Vec::new();
+    let mut at = 0usize;
+    let mut new_runs = Vec::new();
+    for r in runs {
+        let len = r[2].as_u64().expect("len") as usize;
+        if r[0].as_u64() != Some(xa as u64) {
+            kept.extend_from_slice(&before[at..at + len]);
+            new_runs.push(r.clone());
+        }
+        at += len;
+    }
+    m2["before_pages"] = Value::Array(new_runs);
+    m2["before_bytes"] = (kept.len() as u64).into();
+    m2["after_pages"] = Value::Array(vec![]);
+    std::fs::write(
+        c.join("before.zst"),
+        zstd::encode_all(&kept[..], 3).expect("zstd"),
+    )
+    .expect("write");
+    std::fs::write(
+        c.join("after.zst"),
+        zstd::encode_all(&[][..], 3).expect("zstd"),
+    )
+    .expect("write");
+    std::fs::write(&p, serde_json::to_string(&m2).expect("JSON")).expect("write");
+    let (ok, out) = replay(&c, &[], &dir);
+    assert!(!ok, "{out}");
+    assert!(out.contains(&format!("of allocation a{xa} (")), "{out}");
+    assert!(out.contains("did not touch: outside the capsule"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,6 +5,14 @@
 //! locked host memory, the executable's loaded segments, the queue and
 //! the packet) before the dispatch, with the pages it changed after it.
 //!
+//! Memory (D30): by default only the pages the dispatch touched are
+//! stored, with their contents before it: the emulator's memory layer
+//! notes every page an access of the dispatch reaches
+//! (`DeviceMemory::track_touches`), and the capsule keeps those pages of
+//! each allocation (code, queue and packet whole) besides every
+//! allocation's base and size. `LATHE_CAPTURE_MEMORY=all` stores every
+//! allocation whole instead.
+//!
 //! Selection: `LATHE_CAPTURE_KERNELS` (a regex on the mangled or
 //! demangled name) and `LATHE_CAPTURE_LAUNCHES` (`A-B`, `A-` or `A`,
 //! counted from 0 over every kernel dispatch). While capture is on, a
@@ -13,11 +21,12 @@
 //! memory between its before and after snapshots.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use lathe_capsule::write::{capsule_name, disjoint, write, Captured};
+use lathe_capsule::write::{capsule_name, disjoint, runs_of_pages, write, Captured};
 use lathe_capsule::{Allocation, CodeObjectEntry, Manifest, Original, FORMAT, VERSION};
 use lathe_emu::dispatch::AqlDispatch;
+use lathe_emu::mem::{Touched, TOUCH_PAGE_SHIFT};
 use lathe_emu::run::{DispatchError, QueueContext, Report};
 
 use crate::exec::KernelEntry;
@@ -28,6 +37,8 @@ struct Config {
     dir: std::path::PathBuf,
     kernels: Option<regex::Regex>,
     launches: (u64, u64),
+    /// `LATHE_CAPTURE_MEMORY=all`: every allocation whole.
+    all: bool,
 }
 
 fn config() -> Option<&'static Config> {
@@ -47,10 +58,19 @@ fn config() -> Option<&'static Config> {
         if let Err(e) = std::fs::create_dir_all(&dir) {
             eprintln!("lathe-hsa: --capture {}: {e}", dir.display());
         }
+        let all = match std::env::var("LATHE_CAPTURE_MEMORY").as_deref() {
+            Ok("all") => true,
+            Ok("touched") | Err(_) => false,
+            Ok(other) => {
+                eprintln!("lathe-hsa: LATHE_CAPTURE_MEMORY={other:?}: expected touched or all; storing the touched pages");
+                false
+            }
+        };
         Some(Config {
             dir,
             kernels,
             launches,
+            all,
         })
     })
     .as_ref()
@@ -68,6 +88,8 @@ fn parse_launches(s: &str) -> Option<(u64, u64)> {
 
 static ALONE: RwLock<()> = RwLock::new(());
 static LAUNCH: AtomicU64 = AtomicU64::new(0);
+/// Dispatches selected for capture.
+static SELECTED: AtomicU64 = AtomicU64::new(0);
 
 /// What [`before`] hands to [`after`].
 #[derive(Debug, Default)]
@@ -82,6 +104,8 @@ struct Snapshot {
     code: Vec<Vec<u8>>,
     before: Vec<Vec<u8>>,
     demangled: String,
+    /// The dispatch's pages, unless every allocation is stored whole.
+    touched: Option<Arc<Touched>>,
 }
 
 /// Called just before a kernel dispatch runs: nothing unless capture is
@@ -109,6 +133,7 @@ pub fn before(
             capture: None,
         };
     }
+    SELECTED.fetch_add(1, Ordering::Relaxed);
     let guard = ALONE.write().unwrap_or_else(|e| e.into_inner());
     let Some(code) = crate::exec::code_objects_with(pkt.kernel_object) else {
         return Pending::default();
@@ -191,6 +216,7 @@ pub fn before(
         kernarg: lathe_capsule::hex(&kernarg),
         allocations,
         before_bytes: 0,
+        before_pages: None,
         after_pages: Vec::new(),
         original: Original {
             seconds: 0.0,
@@ -199,6 +225,9 @@ pub fn before(
             stopped: None,
         },
     };
+    // From here to `after`, the dispatch's views note the pages it
+    // touches (the snapshot reads above are not noted).
+    let touched = (!cfg.all).then(|| r.mem.track_touches());
     Pending {
         _shared: None,
         capture: Some(Box::new((
@@ -208,6 +237,7 @@ pub fn before(
                 code: code.into_iter().map(|(b, _, _)| b).collect(),
                 before,
                 demangled,
+                touched,
             },
         ))),
     }
@@ -231,6 +261,23 @@ pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
     let (guard, mut s) = *b;
     let Some(r) = crate::rt::rt_any() else { return };
     let Some(cfg) = config() else { return };
+    if s.touched.is_some() {
+        r.mem.stop_tracking();
+    }
+    let known = s.touched.take().map(|t| {
+        let pages = t.pages();
+        s.manifest
+            .allocations
+            .iter()
+            .map(|a| match a.kind.as_str() {
+                // The kernel's code and descriptor, and what its
+                // dispatch_ptr and queue_ptr point at: small, and read
+                // by the emulator itself, not only the kernel.
+                "code" | "queue" | "packet" => vec![(0, a.size)],
+                _ => runs_of_pages(a.base, a.size, &pages, TOUCH_PAGE_SHIFT),
+            })
+            .collect()
+    });
     let mut after = read_all(r, &s.manifest.allocations);
     drop(guard);
     // Memory the host owns while the dispatch runs (HIP enqueues the next
@@ -259,6 +306,7 @@ pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
         code_objects: s.code.iter().map(|c| c.as_slice()).collect(),
         before: s.before,
         after,
+        known,
     };
     match write(&dir, captured) {
         Ok(_) => eprintln!(
@@ -272,4 +320,35 @@ pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
             dir.display()
         ),
     }
+}
+
+/// At process exit: says so when `--capture` selected no dispatch.
+pub fn at_exit() {
+    let Some(cfg) = config() else { return };
+    if SELECTED.load(Ordering::Relaxed) > 0 {
+        return;
+    }
+    let launches = LAUNCH.load(Ordering::Relaxed);
+    let mut why = Vec::new();
+    if cfg.launches.0 >= launches {
+        why.push(format!(
+            "--launches starts at {} but the program made {launches} kernel launch(es) (0 to {})",
+            cfg.launches.0,
+            launches.saturating_sub(1)
+        ));
+    }
+    if let Some(re) = &cfg.kernels {
+        why.push(format!(
+            "--kernels {:?} matched no launched kernel",
+            re.as_str()
+        ));
+    }
+    if why.is_empty() {
+        why.push(format!("{launches} kernel launch(es), none selected"));
+    }
+    eprintln!(
+        "lathe: --capture {}: nothing captured: {}",
+        cfg.dir.display(),
+        why.join("; ")
+    );
 }

@@ -288,6 +288,7 @@ pub fn record_launch(s: LaunchStat) {
 /// At process exit (HIP does not call `hsa_shut_down`): tools' `OnUnload`
 /// as ROCr's teardown does, and the stats file.
 extern "C" fn at_exit() {
+    crate::capture::at_exit();
     crate::tools::unload();
     flush_stats();
     crate::truth::flush();
