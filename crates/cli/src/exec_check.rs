@@ -18,7 +18,7 @@ use serde_json::Value;
 pub const CHECK_FAILED_EXIT: i32 = 66;
 
 /// The checkers `--check` may name that run.
-const CHECKERS: [&str; 3] = ["memcheck", "initcheck", "synccheck"];
+const CHECKERS: [&str; 4] = ["memcheck", "initcheck", "racecheck", "synccheck"];
 
 /// A checked run: the checkers, the log the runtime writes, `--check-json`.
 #[derive(Debug)]
@@ -29,7 +29,7 @@ pub struct CheckRun {
 }
 
 /// Parses `--check LIST` (comma-separated: memcheck, initcheck,
-/// synccheck, all).
+/// racecheck, synccheck, all).
 pub fn parse(list: &str) -> Result<Vec<&'static str>> {
     let mut out = Vec::new();
     for name in list.split(',').map(str::trim) {
@@ -38,11 +38,9 @@ pub fn parse(list: &str) -> Result<Vec<&'static str>> {
             "memcheck" => out.push("memcheck"),
             "initcheck" => out.push("initcheck"),
             "synccheck" => out.push("synccheck"),
-            "racecheck" => bail!(
-                "--check racecheck: not implemented yet (memcheck, initcheck and synccheck are; docs/cli.md)"
-            ),
+            "racecheck" => out.push("racecheck"),
             other => bail!(
-                "--check {other:?}: unknown checker; expected a comma-separated list of memcheck, initcheck, synccheck or all"
+                "--check {other:?}: unknown checker; expected a comma-separated list of memcheck, initcheck, racecheck, synccheck or all"
             ),
         }
     }

@@ -17,7 +17,7 @@ use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 
 use lathe_codeobj::lines::{Frame, Lines};
-use lathe_emu::check::{Access, CheckHook, Checker, Checks, Hit, Kind, Violation};
+use lathe_emu::check::{Access, CheckHook, Checker, Checks, Hit, Kind, Prior, Violation};
 use lathe_emu::interp::Stop;
 use lathe_emu::mem::{AccessKind, Fault};
 
@@ -42,6 +42,7 @@ fn state() -> Option<&'static State> {
                 "memcheck" => checks.memcheck = true,
                 "initcheck" => checks.initcheck = true,
                 "synccheck" => checks.synccheck = true,
+                "racecheck" => checks.racecheck = true,
                 _ => {}
             }
         }
@@ -120,6 +121,7 @@ fn from_stop(stop: &Stop) -> Option<Hit> {
                     addr,
                     lane: lane.map(|l| l as u8),
                     region,
+                    prior: None,
                 },
                 pc: *pc,
                 workgroup: wave.workgroup,
@@ -143,6 +145,7 @@ fn from_stop(stop: &Stop) -> Option<Hit> {
                 addr: *offset,
                 lane: None,
                 region: Some((0, *lds_size as u64)),
+                prior: None,
             },
             pc: *pc,
             workgroup: wave.workgroup,
@@ -187,7 +190,14 @@ pub fn after_dispatch<T>(
         .filter(|_| s.checker.checks.memcheck)
         .and_then(from_stop)
     {
-        hits.push(h);
+        // The LDS handler notes an access past LDS with its lane before
+        // the access stops the dispatch: the stop adds nothing then.
+        let noted = hits.iter().any(|k| {
+            k.v.kind == h.v.kind && k.pc == h.pc && k.wave == h.wave && k.workgroup == h.workgroup
+        });
+        if !noted {
+            hits.push(h);
+        }
     }
     if hits.is_empty() && dropped == 0 {
         return;
@@ -196,10 +206,13 @@ pub fn after_dispatch<T>(
     let [bx, by, _] = block.map(|b| u32::from(b.max(1)));
     let mut log = String::new();
     let mut text = String::new();
+    let thread_of = |wave: u32, lane: u32| {
+        let flat = wave * 64 + lane;
+        [flat % bx, flat / bx % by, flat / (bx * by)]
+    };
     for h in &hits {
         let lane = h.v.lane.map(u32::from);
-        let flat = h.wave * 64 + lane.unwrap_or(0);
-        let thread = [flat % bx, flat / bx % by, flat / (bx * by)];
+        let thread = thread_of(h.wave, lane.unwrap_or(0));
         let fr = frames(s, h.pc);
         let top = fr.first();
         let place = crate::exec::place(h.pc);
@@ -227,8 +240,34 @@ pub fn after_dispatch<T>(
             })
             .collect();
         let opt = |v: Option<u64>| v.map_or("null".into(), |v| v.to_string());
+        let prior = h.v.prior.map(|p| {
+            let fr = frames(s, p.pc);
+            let t = thread_of(p.wave, u32::from(p.lane));
+            let at = fr.first();
+            (
+                p,
+                t,
+                fr.clone(),
+                crate::exec::place(p.pc),
+                at.and_then(|f| f.file.clone()),
+                at.and_then(|f| f.line),
+                at.and_then(|f| f.column),
+            )
+        });
+        let prior_json = prior.as_ref().map_or("null".to_string(), |(p, t, _, place, file, line, column)| {
+            format!(
+                "{{\"access\":\"{}\",\"pc\":{},\"place\":{},\"file\":{},\"line\":{},\"column\":{},\"thread\":[{},{},{}],\"wave\":{},\"lane\":{}}}",
+                p.access.name(),
+                p.pc,
+                json_str(place),
+                file.as_deref().map_or("null".into(), json_str),
+                line.map_or("null".into(), |l| l.to_string()),
+                column.map_or("null".into(), |l| l.to_string()),
+                t[0], t[1], t[2], p.wave, p.lane
+            )
+        });
         log.push_str(&format!(
-            "{{\"tool\":\"{}\",\"kind\":\"{}\",\"access\":\"{}\",\"size\":{},\"address\":{},\"space\":\"{}\",\"kernel\":{},\"kernel_mangled\":{},\"pc\":{},\"place\":{},\"instruction\":{},\"file\":{},\"line\":{},\"column\":{},\"frames\":[{}],\"workgroup\":[{},{},{}],\"thread\":[{},{},{}],\"wave\":{},\"lane\":{},\"allocation\":{},\"allocation_size\":{},\"past_end\":{}}}\n",
+            "{{\"tool\":\"{}\",\"kind\":\"{}\",\"access\":\"{}\",\"size\":{},\"address\":{},\"space\":\"{}\",\"kernel\":{},\"kernel_mangled\":{},\"pc\":{},\"place\":{},\"instruction\":{},\"file\":{},\"line\":{},\"column\":{},\"frames\":[{}],\"workgroup\":[{},{},{}],\"thread\":[{},{},{}],\"wave\":{},\"lane\":{},\"allocation\":{},\"allocation_size\":{},\"past_end\":{},\"prior\":{}}}\n",
             h.v.kind.tool(),
             h.v.kind.name(),
             h.v.access.name(),
@@ -255,11 +294,18 @@ pub fn after_dispatch<T>(
             opt(base),
             opt(size),
             opt(past),
+            prior_json,
         ));
         if !lock(&s.printed).insert((h.v.kind, h.pc)) {
             continue;
         }
-        text.push_str(&report_text(h, &name, &place, &fr, thread, past));
+        let mut r = report_text(h, &name, &place, &fr, thread, past);
+        if let Some((p, t, pfr, pplace, ..)) = &prior {
+            // The other access goes before the closing line.
+            r.truncate(r.len() - "=========\n".len());
+            r.push_str(&prior_text(p, pplace, pfr, *t, h.workgroup));
+        }
+        text.push_str(&r);
     }
     if dropped > 0 {
         text.push_str(&format!(
@@ -295,6 +341,23 @@ fn report_text(
         Kind::BarrierMismatch => {
             "Barrier error: waves of the work-group wait at different barriers".to_string()
         }
+        Kind::RaceReadAfterWrite => format!(
+            "Race reported: {space} read of size {} bytes after another wave's write with no barrier between",
+            v.size
+        ),
+        Kind::RaceWriteAfterRead => format!(
+            "Race reported: {space} {} of size {} bytes after another wave's read with no barrier between",
+            v.access.name(),
+            v.size
+        ),
+        Kind::RaceWriteAfterWrite => format!(
+            "Race reported: {space} {} of size {} bytes after another wave's write of another value with no barrier between",
+            v.access.name(),
+            v.size
+        ),
+        Kind::RaceSameInstruction => format!(
+            "Race reported: two lanes of one {space} store write different values to one byte (which stays is not defined)"
+        ),
         Kind::Uninitialized | Kind::UninitializedLds => {
             format!("Uninitialized {space} memory read of size {} bytes", v.size)
         }
@@ -356,6 +419,7 @@ fn report_text(
             v.addr.saturating_sub(b + z)
         ),
         (Kind::Unmapped, None) => format!("Address {:#x} is outside every allocation", v.addr),
+        (k, _) if k.tool() == "racecheck" => format!("LDS offset {:#x}", v.addr),
         (Kind::LdsOutOfBounds | Kind::UninitializedLds, Some((_, z))) => {
             format!("LDS offset {:#x}, LDS size {z} bytes", v.addr)
         }
@@ -385,5 +449,30 @@ fn report_text(
         t.push_str("=========     (the access cannot be performed: the dispatch stops)\n");
     }
     t.push_str("=========\n");
+    t
+}
+
+/// The earlier access of a racecheck hazard, under its report.
+fn prior_text(p: &Prior, place: &str, fr: &[Frame], thread: [u32; 3], wg: [u32; 3]) -> String {
+    let mut t = format!(
+        "=========     the other access: {} at {place}\n",
+        p.access.name()
+    );
+    for (k, f) in fr.iter().enumerate() {
+        t.push_str(&format!(
+            "=========       {} {}:{}:{}{}\n",
+            if k == 0 { "at" } else { "inlined into" },
+            f.file.as_deref().unwrap_or("??"),
+            f.line.unwrap_or(0),
+            f.column.unwrap_or(0),
+            f.function
+                .as_deref()
+                .map_or(String::new(), |n| format!(" in {n}")),
+        ));
+    }
+    t.push_str(&format!(
+        "=========       by thread ({},{},{}) in block ({},{},{}) (lane {} of wave {})\n=========\n",
+        thread[0], thread[1], thread[2], wg[0], wg[1], wg[2], p.lane, p.wave
+    ));
     t
 }
