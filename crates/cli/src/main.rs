@@ -164,6 +164,14 @@ struct RunArgs {
     /// PATH.csv and PATH.perfetto.json (with PATH's extension replaced).
     #[arg(long)]
     tool_out: Option<PathBuf>,
+    /// Run the sanitizer, as `lathe exec --check` does: a comma-separated
+    /// list of memcheck, initcheck, racecheck, synccheck or all; the exit
+    /// status is 66 when anything was found.
+    #[arg(long, value_name = "LIST", conflicts_with = "tool")]
+    check: Option<String>,
+    /// Write the sanitizer's findings as a JSON array to PATH.
+    #[arg(long, value_name = "PATH", requires = "check")]
+    check_json: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

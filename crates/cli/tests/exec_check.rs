@@ -516,3 +516,136 @@ fn bad_arguments_and_programs_without_dwarf() {
     assert!(err.contains("build with -g"), "{err}");
     assert!(err.contains("last_block"), "{err}");
 }
+
+fn run_checked(args: &[&str]) -> (Vec<Value>, Option<i32>, String) {
+    let prog = app_named("sanitize2");
+    let json = target_dir().join("lathe-exec-check-test").join(format!(
+        "run-{}.json",
+        args.join("_").replace(['/', ':', ','], "_")
+    ));
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .arg("run")
+        .arg(&prog)
+        .args(args)
+        .args(["--check-json", json.to_str().expect("utf-8")])
+        .output()
+        .expect("run lathe run");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let text = std::fs::read_to_string(&json).expect("--check-json written");
+    let v: Value = serde_json::from_str(&text).expect("JSON array");
+    (v.as_array().expect("array").clone(), o.status.code(), err)
+}
+
+#[test]
+fn lathe_run_checks_one_kernel_the_same_way() {
+    if !have_hipcc() {
+        return;
+    }
+    // The dynamic-LDS race, launched alone: the two hazards exec finds.
+    let (reports, code, err) = run_checked(&[
+        "--kernel",
+        "rotate_dyn",
+        "--grid",
+        "128",
+        "--block",
+        "128",
+        "--dynamic-lds",
+        "512",
+        "-a",
+        "buf:out:512",
+        "--check",
+        "racecheck",
+    ]);
+    assert_eq!(code, Some(66), "{err}");
+    let mut got: Vec<(String, u64, Vec<u64>)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap_or("").to_string(),
+                line_in(&r["frames"], "sanitize2").unwrap_or(0),
+                arr(&r["thread"]),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "read-after-write".into(),
+                line_of("sanitize2", "AT: race_dyn_load"),
+                vec![64, 0, 0]
+            ),
+            (
+                "write-after-read".into(),
+                line_of("sanitize2", "AT: race_dyn_store"),
+                vec![64, 0, 0]
+            ),
+        ],
+        "{err}"
+    );
+    assert!(
+        err.contains("========= racecheck: 2 errors (128 accesses)"),
+        "{err}"
+    );
+    // Past dynamic LDS: noted with its lane, then the launch stops.
+    let (reports, code, err) = run_checked(&[
+        "--kernel",
+        "lds_past",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "--dynamic-lds",
+        "256",
+        "-a",
+        "buf:out:256",
+        "--check",
+        "memcheck",
+    ]);
+    assert_ne!(code, Some(0), "{err}");
+    assert_eq!(reports.len(), 1, "{reports:#?}\n{err}");
+    assert_eq!(reports[0]["kind"], "lds-out-of-bounds");
+    assert_eq!(arr(&reports[0]["thread"]), [63, 0, 0]);
+    assert!(
+        err.contains("LDS fault"),
+        "the stop is still reported: {err}"
+    );
+    // A correct kernel with LDS atomics, dynamic LDS and barriers.
+    let (reports, code, err) = run_checked(&[
+        "--kernel",
+        "hist_sums",
+        "--grid",
+        "3000",
+        "--block",
+        "256",
+        "--dynamic-lds",
+        "1024",
+        "-a",
+        "buf:in:12000:iota_u32",
+        "-a",
+        "buf:hist:64",
+        "-a",
+        "buf:total:4",
+        "-a",
+        "i32:3000",
+        "--check",
+        "all",
+    ]);
+    assert!(reports.is_empty(), "{reports:#?}\n{err}");
+    assert_eq!(code, Some(0), "{err}");
+    for c in ["memcheck", "initcheck", "racecheck", "synccheck"] {
+        assert!(err.contains(&format!("========= {c}: 0 errors")), "{err}");
+    }
+    // Bad names are refused before anything runs.
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .args(["run", "x.co", "--check", "nonsense"])
+        .output()
+        .expect("run lathe run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("--check \"nonsense\": unknown checker"),
+        "{err}"
+    );
+}

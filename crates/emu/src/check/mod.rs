@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub mod race;
+pub mod report;
 
 /// Which checkers run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
