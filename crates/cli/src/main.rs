@@ -275,6 +275,10 @@ struct DisasmArgs {
     /// default: on a busy machine more threads cost more than they save.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Interleave source lines (`; file:line:column in function`, with
+    /// `inlined into` lines) from the DWARF of a `-g` build.
+    #[arg(long)]
+    source: bool,
 }
 
 /// Code-object selection policy.
