@@ -322,7 +322,14 @@ fn write_listing(
                 b"; no source lines: the code object has no DWARF (build with -g for file:line); addresses are kernel+offset\n",
             )?;
         }
-        return write_sequential(listing, listing.start(), &mut LineCache::new(), notes, source, sink);
+        return write_sequential(
+            listing,
+            listing.start(),
+            &mut LineCache::new(),
+            notes,
+            source,
+            sink,
+        );
     }
     let points = if threads > 1 && listing.code_len() >= PARALLEL_MIN_BYTES {
         listing.split_points(PART_BYTES)
@@ -330,7 +337,14 @@ fn write_listing(
         Vec::new()
     };
     if points.len() < 3 {
-        return write_sequential(listing, listing.start(), &mut LineCache::new(), notes, None, sink);
+        return write_sequential(
+            listing,
+            listing.start(),
+            &mut LineCache::new(),
+            notes,
+            None,
+            sink,
+        );
     }
     write_parallel(listing, &points, threads - 1, notes, sink)
 }

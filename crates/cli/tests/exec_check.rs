@@ -649,3 +649,51 @@ fn lathe_run_checks_one_kernel_the_same_way() {
         "{err}"
     );
 }
+
+#[test]
+fn disasm_source_interleaves_lines_and_says_when_there_are_none() {
+    if !have_hipcc() {
+        return;
+    }
+    let disasm = |prog: &Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+            .args(["disasm", "--source", "--kernel", "rotate_dyn"])
+            .arg(prog)
+            .output()
+            .expect("run lathe disasm");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let text = disasm(&app_named("sanitize2"));
+    // The LDS store is listed under its source line, the load under its.
+    let under = |inst: &str| -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        let i = lines
+            .iter()
+            .position(|l| l.contains(inst))
+            .unwrap_or_else(|| panic!("no {inst}:\n{text}"));
+        lines[..i]
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("; /") || l.starts_with("; "))
+            .map(|l| l.to_string())
+            .unwrap_or_default()
+    };
+    let store = line_of("sanitize2", "AT: race_dyn_store");
+    let load = line_of("sanitize2", "AT: race_dyn_load");
+    assert!(
+        under("ds_write_b32").contains(&format!("sanitize2.hip:{store}:")),
+        "{text}"
+    );
+    assert!(
+        under("ds_read_b32").contains(&format!("sanitize2.hip:{load}:")),
+        "{text}"
+    );
+    assert!(text.contains(";   inlined into "), "inlined frames: {text}");
+    // Without -g: a line says there are none and that -g adds them.
+    let nog = hip_app_with("lathe-exec-check-test-nog2", "sanitize2", LIBS, &[]);
+    let text = disasm(&nog);
+    assert!(text.contains("no source lines"), "{text}");
+    assert!(text.contains("build with -g"), "{text}");
+    assert!(text.contains("ds_write_b32"), "{text}");
+}
