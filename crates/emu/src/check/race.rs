@@ -193,6 +193,9 @@ impl Race {
         accs: &[LaneAccess],
         out: &mut Vec<Violation>,
     ) {
+        if !overlapping(accs) {
+            return;
+        }
         let w = &mut self.writes;
         w.clear();
         for (i, a) in accs.iter().enumerate() {
@@ -239,6 +242,26 @@ impl Race {
             });
         }
     }
+}
+
+/// Whether two writes of the instruction may share a byte: the writes'
+/// start offsets sorted, each must end before the next starts (one sort
+/// of at most 128 offsets instead of one of every byte).
+fn overlapping(accs: &[LaneAccess]) -> bool {
+    let mut starts = [(0u32, 0u8); 128];
+    let mut n = 0;
+    for a in accs.iter().filter(|a| a.access == Access::Write) {
+        if n == starts.len() {
+            return true;
+        }
+        starts[n] = (a.addr, a.size);
+        n += 1;
+    }
+    let starts = &mut starts[..n];
+    starts.sort_unstable();
+    starts
+        .windows(2)
+        .any(|p| u64::from(p[0].0) + u64::from(p[0].1) > u64::from(p[1].0))
 }
 
 #[cfg(test)]
