@@ -12,7 +12,7 @@
 //   sanitize2 lds_past     dynamic LDS written one element past its size
 //   sanitize2 divergent_fn __syncthreads() in a noinline device
 //                          function called by half the block
-//   sanitize2 ok           dynamic LDS, LDS and global atomics, barriers:
+//   sanitize2 ok [N]       dynamic LDS, LDS and global atomics, barriers:
 //                          all correct, checked against the host
 #include <hip/hip_runtime.h>
 #include <cstdio>
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     CHECK(hipDeviceSynchronize());
     printf("divergent_fn: done\n");
   } else if (strcmp(mode, "ok") == 0) {
-    int n = 3000;
+    int n = argc > 2 ? atoi(argv[2]) : 3000;  // larger in bench/exec_check.py
     std::vector<int> h(n), want_hist(16, 0);
     long want = 0;
     for (int i = 0; i < n; i++) {
