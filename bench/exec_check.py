@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""`lathe exec --check memcheck` and `--check initcheck` against the plain
-`lathe exec`, side by side (the three alternate, so each triple saw similar
-machine load), on the project's HIP programs built by Debian's hipcc for
+"""`lathe exec --check memcheck`, `initcheck`, `racecheck` and `all`
+against the plain `lathe exec`, side by side (the sides alternate, so each
+round saw similar machine load), on the project's HIP programs built by Debian's hipcc for
 gfx90a: wall time of the whole program (HIP start-up, copies, every
 kernel) and the emulator's time in kernels (the sum of `--stats-json`
 seconds, which HIP's start-up does not blur). Every checked run's program output must equal the plain run's
 output and its exit status must be the program's (no finding: the
 programs are correct); any mismatch exits 1. Reports each side's median
 and spread and the median of the per-run ratios (goals, issue 21:
-memcheck <= 1.5x, initcheck <= 2x). Needs the lathe binary and the HSA
+memcheck <= 1.5x, initcheck <= 2x, racecheck <= 5x, all four <= 6x). Needs the lathe binary and the HSA
 runtime (`cargo build --release --workspace`, or `--lathe
 target/ci/lathe` after a ci build). Usage:
 bench/exec_check.py [--repeat N] [--lathe PATH]"""
@@ -28,11 +28,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAMS = [
     ("crates/cli/tests/exec/app.hip", ["2000000", "10", "0"]),
     ("crates/cli/tests/exec/sanitize.hip", ["ok"]),
+    # LDS atomics, a dynamic-LDS reduction and barriers (racecheck's work).
+    ("crates/cli/tests/exec/sanitize2.hip", ["ok", "1000000"]),
     ("crates/hsa/tests/hip/basics.hip", []),
     ("crates/cli/tests/exec/tools_app.hip", []),
 ]
 SIDES = [("plain", []), ("memcheck", ["--check", "memcheck"]),
-         ("initcheck", ["--check", "initcheck"])]
+         ("initcheck", ["--check", "initcheck"]),
+         ("racecheck", ["--check", "racecheck"]),
+         ("all", ["--check", "all"])]
+GOALS = {"memcheck": 1.5, "initcheck": 2.0, "racecheck": 5.0, "all": 6.0}
 
 
 def run(lathe, app, args, extra):
@@ -75,9 +80,9 @@ def main():
             for side, _ in SIDES:
                 print(f"  {side:9} wall {describe(times[side])}")
                 print(f"  {side:9} kernels {describe(ktimes[side])}")
-            for side in ("memcheck", "initcheck"):
+            for side, goal in GOALS.items():
                 print(f"  {side} / plain: wall {ratio(times[side], times['plain'])}, "
-                      f"kernels {ratio(ktimes[side], ktimes['plain'])}")
+                      f"kernels {ratio(ktimes[side], ktimes['plain'])} (goal <= {goal}x)")
             sys.stdout.flush()
 
 

@@ -222,6 +222,7 @@ fn run(
             target: tname,
             listing: Listing::new(isa, code, base, &list, style),
             notes: (style == Style::Lathe).then(|| Notes::new(bytes)),
+            source: a.source.then(|| Source::new(bytes)),
         });
     }
     if let (Some(k), false) = (&a.kernel, matched) {
@@ -248,12 +249,15 @@ fn run(
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     };
+    // Source lines follow the listing in order: one thread.
+    let threads = if a.source { 1 } else { threads };
     let mut json = Vec::new();
     for plan in &plans {
         let notes = plan.notes.as_ref();
+        let source = plan.source.as_ref();
         if let Sink::Buffer(b) = sink {
             b.clear();
-            write_listing(&plan.listing, threads, notes, sink)?;
+            write_listing(&plan.listing, threads, notes, source, sink)?;
             let text = match sink {
                 Sink::Buffer(b) => String::from_utf8_lossy(b).into_owned(),
                 _ => String::new(),
@@ -268,7 +272,7 @@ fn run(
         if let Some(h) = &plan.header {
             sink.write(h.as_bytes())?;
         }
-        write_listing(&plan.listing, threads, notes, sink)?;
+        write_listing(&plan.listing, threads, notes, source, sink)?;
     }
     Ok(json)
 }
@@ -309,15 +313,38 @@ fn write_listing(
     listing: &Listing<'_>,
     threads: usize,
     notes: Option<&Notes<'_>>,
+    source: Option<&Source<'_>>,
     sink: &mut Sink,
 ) -> Result<()> {
+    if let Some(s) = source {
+        if s.lines.is_none() {
+            sink.write(
+                b"; no source lines: the code object has no DWARF (build with -g for file:line); addresses are kernel+offset\n",
+            )?;
+        }
+        return write_sequential(
+            listing,
+            listing.start(),
+            &mut LineCache::new(),
+            notes,
+            source,
+            sink,
+        );
+    }
     let points = if threads > 1 && listing.code_len() >= PARALLEL_MIN_BYTES {
         listing.split_points(PART_BYTES)
     } else {
         Vec::new()
     };
     if points.len() < 3 {
-        return write_sequential(listing, listing.start(), &mut LineCache::new(), notes, sink);
+        return write_sequential(
+            listing,
+            listing.start(),
+            &mut LineCache::new(),
+            notes,
+            None,
+            sink,
+        );
     }
     write_parallel(listing, &points, threads - 1, notes, sink)
 }
@@ -388,7 +415,7 @@ fn write_parallel(
                 written = k + 1;
                 if points.get(written).is_some_and(|&p| p != end) {
                     stop.store(true, Ordering::Relaxed);
-                    return write_sequential(listing, end, &mut cache, notes, sink);
+                    return write_sequential(listing, end, &mut cache, notes, None, sink);
                 }
             }
             let mut pending: Vec<Option<(Vec<u8>, Position)>> = vec![None; n];
@@ -406,7 +433,7 @@ fn write_parallel(
                 written += 1;
                 if points.get(written).is_some_and(|&p| p != end) {
                     stop.store(true, Ordering::Relaxed);
-                    return write_sequential(listing, end, &mut cache, notes, sink);
+                    return write_sequential(listing, end, &mut cache, notes, None, sink);
                 }
             }
             Ok(())
@@ -423,6 +450,7 @@ fn write_sequential(
     mut pos: Position,
     cache: &mut LineCache,
     notes: Option<&Notes<'_>>,
+    source: Option<&Source<'_>>,
     sink: &mut Sink,
 ) -> Result<()> {
     let mut buf = Vec::with_capacity(1 << 20);
@@ -430,7 +458,11 @@ fn write_sequential(
         buf.clear();
         let until = pos.offset().saturating_add(PART_BYTES);
         pos = listing.write_part(&mut buf, pos, until, cache);
-        sink.write(&annotate(notes, &buf))?;
+        let text = annotate(notes, &buf);
+        match source {
+            Some(s) => sink.write(s.interleave(&text).as_bytes())?,
+            None => sink.write(&text)?,
+        }
     }
     Ok(())
 }
@@ -445,6 +477,8 @@ struct Plan<'a> {
     listing: Listing<'a>,
     /// Comments added in Lathe style.
     notes: Option<Notes<'a>>,
+    /// `--source`: the code object's line tables.
+    source: Option<Source<'a>>,
 }
 
 /// What Lathe style adds to the listing's lines: the function a
@@ -560,5 +594,63 @@ fn annotate<'b>(notes: Option<&Notes<'_>>, buf: &'b [u8]) -> std::borrow::Cow<'b
             Cow::Owned(o.into_bytes())
         }
         None => Cow::Borrowed(buf),
+    }
+}
+
+/// `--source`: a code object's line tables and the frames of the last
+/// instruction listed (a source line is printed when they change).
+struct Source<'a> {
+    lines: Option<lathe_codeobj::lines::Lines<'a>>,
+    last: std::cell::RefCell<Vec<lathe_codeobj::lines::Frame>>,
+}
+
+impl<'a> Source<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Source {
+            lines: lathe_codeobj::lines::Lines::new(bytes),
+            last: Default::default(),
+        }
+    }
+
+    /// `text` with `; file:line:column in function` (and `;   inlined
+    /// into …`) before each instruction whose source position differs
+    /// from the previous one's.
+    fn interleave(&self, text: &[u8]) -> String {
+        let text = String::from_utf8_lossy(text);
+        let Some(lines) = &self.lines else {
+            return text.into_owned();
+        };
+        let mut out = String::with_capacity(text.len() * 2);
+        let mut last = self.last.borrow_mut();
+        for line in text.split_inclusive('\n') {
+            let addr = line
+                .split_once(":  ")
+                .and_then(|(a, _)| u64::from_str_radix(a.trim(), 16).ok());
+            if let Some(addr) = addr {
+                let fr = lines.frames(addr);
+                // Line 0: code the compiler attributes to no line.
+                let known = fr.first().and_then(|f| f.line).is_some_and(|l| l > 0);
+                if known && fr != *last {
+                    for (k, f) in fr.iter().enumerate() {
+                        out.push_str(&format!(
+                            ";{} {}:{}:{}{}\n",
+                            if k == 0 { "" } else { "   inlined into" },
+                            f.file.as_deref().unwrap_or("??"),
+                            f.line.unwrap_or(0),
+                            f.column.unwrap_or(0),
+                            f.function
+                                .as_deref()
+                                .map_or(String::new(), |n| format!(" in {n}")),
+                        ));
+                    }
+                    *last = fr;
+                }
+            } else if !line.trim().is_empty() {
+                // A new function label: print its first line again.
+                last.clear();
+            }
+            out.push_str(line);
+        }
+        out
     }
 }

@@ -85,7 +85,9 @@ pub struct ExecArgs {
     /// Run the sanitizer: a comma-separated list of memcheck (accesses
     /// outside what the program allocated, freed memory, LDS and scratch
     /// bounds, misaligned atomics), initcheck (reads of memory nothing
-    /// wrote), synccheck (barriers not every wave reaches) or all. Findings go to stderr as they happen, with a summary
+    /// wrote), racecheck (LDS hazards between waves with no barrier
+    /// between), synccheck (barriers not every wave reaches) or all.
+    /// Findings go to stderr as they happen, with a summary
     /// per checker at the end; the exit status is 66 when any was found.
     #[arg(long, value_name = "LIST")]
     check: Option<String>,

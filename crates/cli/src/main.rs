@@ -165,6 +165,14 @@ struct RunArgs {
     /// PATH.csv and PATH.perfetto.json (with PATH's extension replaced).
     #[arg(long)]
     tool_out: Option<PathBuf>,
+    /// Run the sanitizer, as `lathe exec --check` does: a comma-separated
+    /// list of memcheck, initcheck, racecheck, synccheck or all; the exit
+    /// status is 66 when anything was found.
+    #[arg(long, value_name = "LIST", conflicts_with = "tool")]
+    check: Option<String>,
+    /// Write the sanitizer's findings as a JSON array to PATH.
+    #[arg(long, value_name = "PATH", requires = "check")]
+    check_json: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -268,6 +276,10 @@ struct DisasmArgs {
     /// default: on a busy machine more threads cost more than they save.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Interleave source lines (`; file:line:column in function`, with
+    /// `inlined into` lines) from the DWARF of a `-g` build.
+    #[arg(long)]
+    source: bool,
 }
 
 /// Code-object selection policy.

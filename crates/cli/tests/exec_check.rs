@@ -14,23 +14,32 @@ use common::{have_hipcc, hip_app, hip_app_with, target_dir};
 
 const LIBS: &[&str] = &["libhsa_runtime64.so"];
 
-/// The program built with -g, once per test process (the tests run in
+/// A test program built with -g, once per test process (the tests run in
 /// parallel and must not rewrite a running executable).
-fn app() -> PathBuf {
-    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    APP.get_or_init(|| hip_app_with("lathe-exec-check-test", "sanitize", LIBS, &["-g"]))
-        .clone()
+fn app_named(name: &'static str) -> PathBuf {
+    static APPS: std::sync::Mutex<Vec<(&str, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut apps = APPS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = apps.iter().find(|(n, _)| *n == name) {
+        return p.clone();
+    }
+    let p = hip_app_with("lathe-exec-check-test", name, LIBS, &["-g"]);
+    apps.push((name, p.clone()));
+    p
 }
 
-/// The line of `BUG: MODE` in the source.
-fn bug_line(mode: &str) -> u64 {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/sanitize.hip");
+fn app() -> PathBuf {
+    app_named("sanitize")
+}
+
+/// The line of the source of `name` (tests/exec/NAME.hip) that ends with
+/// `mark`.
+fn line_of(name: &str, mark: &str) -> u64 {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/exec/{name}.hip"));
     let text = std::fs::read_to_string(src).expect("read source");
-    let mark = format!("BUG: {mode}");
     let i = text
         .lines()
-        .position(|l| l.trim_end().ends_with(&mark))
-        .expect("marked line");
+        .position(|l| l.trim_end().ends_with(mark))
+        .unwrap_or_else(|| panic!("{name}.hip: no line ending with {mark:?}"));
     i as u64 + 1
 }
 
@@ -45,15 +54,20 @@ fn exec(args: &[&str], prog: &Path, prog_args: &[&str]) -> Output {
         .expect("run lathe exec")
 }
 
-/// Runs MODE under `--check all`; returns the reports, the
-/// exit status and stderr.
-fn checked(prog: &Path, mode: &str) -> (Vec<Value>, Option<i32>, String) {
+/// Runs MODE under `--check CHECKS`; returns the reports, the exit status,
+/// stderr and stdout.
+fn checked_with(
+    prog: &Path,
+    checks: &str,
+    mode: &str,
+) -> (Vec<Value>, Option<i32>, String, Vec<u8>) {
     let dir = target_dir().join("lathe-exec-check-test");
-    let json = dir.join(format!("{mode}.json"));
+    let stem = prog.file_name().and_then(|n| n.to_str()).unwrap_or("p");
+    let json = dir.join(format!("{stem}-{mode}-{checks}.json"));
     let o = exec(
         &[
             "--check",
-            "all",
+            checks,
             "--check-json",
             json.to_str().expect("utf-8"),
         ],
@@ -63,60 +77,326 @@ fn checked(prog: &Path, mode: &str) -> (Vec<Value>, Option<i32>, String) {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     let text = std::fs::read_to_string(&json).expect("--check-json written");
     let v: Value = serde_json::from_str(&text).expect("JSON array");
-    (v.as_array().expect("array").clone(), o.status.code(), err)
+    (
+        v.as_array().expect("array").clone(),
+        o.status.code(),
+        err,
+        o.stdout,
+    )
 }
 
-/// The one report of MODE: tool, kind, line, block, thread.
-fn expect_one(
-    prog: &Path,
-    mode: &str,
-    tool: &str,
-    kind: &str,
+fn checked(prog: &Path, mode: &str) -> (Vec<Value>, Option<i32>, String) {
+    let (r, c, e, _) = checked_with(prog, "all", mode);
+    (r, c, e)
+}
+
+/// One bug: the program and mode, the checkers run, how many folded
+/// reports the run makes, and the one this row looks at.
+struct Bug {
+    /// tests/exec/FILE.hip.
+    file: &'static str,
+    mode: &'static str,
+    checks: &'static str,
+    reports: usize,
+    tool: &'static str,
+    kind: &'static str,
+    /// The source line ends with this.
+    mark: &'static str,
     block: [u64; 3],
     thread: [u64; 3],
-) -> Value {
-    let (reports, code, err) = checked(prog, mode);
-    assert_eq!(
-        reports.len(),
-        1,
-        "{mode}: one folded report expected, got {reports:#?}\n{err}"
-    );
-    let r = &reports[0];
-    assert_eq!(r["tool"], tool, "{mode}: {r:#}");
-    assert_eq!(r["kind"], kind, "{mode}: {r:#}");
-    // The line in the program: the innermost frame, or the frame an
-    // inlined HIP header function (`__syncthreads`) was inlined into.
-    let frames = r["frames"].as_array().expect("frames");
-    let at = frames
+    /// Accesses folded into the report.
+    count: u64,
+    /// racecheck: the other access (its line's mark, thread, access).
+    prior: Option<(&'static str, [u64; 3], &'static str)>,
+}
+
+const BUGS: &[Bug] = &[
+    // 4 floats past a 4,000-byte hipMalloc: threads 1000..1003, i.e.
+    // block 3, threads 232..235; the first is reported, 4 counted.
+    Bug {
+        file: "sanitize",
+        mode: "oob",
+        checks: "all",
+        reports: 1,
+        tool: "memcheck",
+        kind: "out-of-bounds",
+        mark: "BUG: oob",
+        block: [3, 0, 0],
+        thread: [232, 0, 0],
+        count: 4,
+        prior: None,
+    },
+    // An off-by-one in the last block, inside the same 4 KiB page.
+    Bug {
+        file: "sanitize",
+        mode: "page",
+        checks: "all",
+        reports: 1,
+        tool: "memcheck",
+        kind: "out-of-bounds",
+        mark: "BUG: page",
+        block: [3, 0, 0],
+        thread: [232, 0, 0],
+        count: 1,
+        prior: None,
+    },
+    // A store after hipFree: reported, and the run goes on.
+    Bug {
+        file: "sanitize",
+        mode: "uaf",
+        checks: "all",
+        reports: 1,
+        tool: "memcheck",
+        kind: "use-after-free",
+        mark: "BUG: uaf",
+        block: [0, 0, 0],
+        thread: [0, 0, 0],
+        count: 64,
+        prior: None,
+    },
+    // A read of a buffer nothing wrote.
+    Bug {
+        file: "sanitize",
+        mode: "uninit",
+        checks: "all",
+        reports: 1,
+        tool: "initcheck",
+        kind: "uninitialized-global-read",
+        mark: "BUG: uninit",
+        block: [0, 0, 0],
+        thread: [0, 0, 0],
+        count: 64,
+        prior: None,
+    },
+    // A read of shared memory only threads 0..63 wrote: threads 64..127.
+    Bug {
+        file: "sanitize",
+        mode: "lds_uninit",
+        checks: "all",
+        reports: 1,
+        tool: "initcheck",
+        kind: "uninitialized-lds-read",
+        mark: "BUG: lds_uninit",
+        block: [0, 0, 0],
+        thread: [64, 0, 0],
+        count: 64,
+        prior: None,
+    },
+    // A barrier waves 2 and 3 never reach: reported at the barrier, for
+    // the first waiting wave.
+    Bug {
+        file: "sanitize",
+        mode: "divergent",
+        checks: "all",
+        reports: 1,
+        tool: "synccheck",
+        kind: "barrier-not-reached",
+        mark: "BUG: divergent",
+        block: [0, 0, 0],
+        thread: [0, 0, 0],
+        count: 1,
+        prior: None,
+    },
+    // The same in a noinline device function (the barrier's PC is in the
+    // function, the line is the function's).
+    Bug {
+        file: "sanitize2",
+        mode: "divergent_fn",
+        checks: "all",
+        reports: 1,
+        tool: "synccheck",
+        kind: "barrier-not-reached",
+        mark: "AT: divergent_fn",
+        block: [0, 0, 0],
+        thread: [0, 0, 0],
+        count: 1,
+        prior: None,
+    },
+    // Rotate through dynamic LDS without a barrier: wave 0 runs first, so
+    // wave 1's store overwrites what wave 0 read (write-after-read) and
+    // wave 1's load reads what wave 0 wrote (read-after-write): thread 64
+    // reads buf[0], which thread 0 wrote.
+    Bug {
+        file: "sanitize2",
+        mode: "race_dyn",
+        checks: "racecheck",
+        reports: 2,
+        tool: "racecheck",
+        kind: "read-after-write",
+        mark: "AT: race_dyn_load",
+        block: [0, 0, 0],
+        thread: [64, 0, 0],
+        count: 64,
+        prior: Some(("AT: race_dyn_store", [0, 0, 0], "write")),
+    },
+    Bug {
+        file: "sanitize2",
+        mode: "race_dyn",
+        checks: "racecheck",
+        reports: 2,
+        tool: "racecheck",
+        kind: "write-after-read",
+        mark: "AT: race_dyn_store",
+        block: [0, 0, 0],
+        thread: [64, 0, 0],
+        count: 64,
+        prior: Some(("AT: race_dyn_load", [0, 0, 0], "read")),
+    },
+    // The reduction missing the barrier after the store: wave 0 adds
+    // s[t + 128] before wave 2 stored it; wave 2's store then races with
+    // that read (threads 128..255 of both blocks).
+    Bug {
+        file: "sanitize2",
+        mode: "race_reduce",
+        checks: "racecheck",
+        reports: 1,
+        tool: "racecheck",
+        kind: "write-after-read",
+        mark: "AT: reduce_store",
+        block: [0, 0, 0],
+        thread: [128, 0, 0],
+        count: 256,
+        prior: Some(("AT: reduce_add", [0, 0, 0], "read")),
+    },
+    // s[t / 2] = t: lanes 2k and 2k+1 write different values to one word.
+    Bug {
+        file: "sanitize2",
+        mode: "same_inst",
+        checks: "racecheck",
+        reports: 1,
+        tool: "racecheck",
+        kind: "same-instruction-write-write",
+        mark: "AT: same_inst",
+        block: [0, 0, 0],
+        thread: [1, 0, 0],
+        count: 32,
+        prior: Some(("AT: same_inst", [0, 0, 0], "write")),
+    },
+    // An atomic 2 bytes off: the first lane stops the dispatch.
+    Bug {
+        file: "sanitize2",
+        mode: "misaligned",
+        checks: "memcheck",
+        reports: 1,
+        tool: "memcheck",
+        kind: "misaligned-atomic",
+        mark: "AT: misaligned",
+        block: [0, 0, 0],
+        thread: [0, 0, 0],
+        count: 1,
+        prior: None,
+    },
+    // int a[256] written at 256 + t by wave 0: every lane past its
+    // 1,040-byte private segment (run goes on).
+    Bug {
+        file: "sanitize2",
+        mode: "scratch",
+        checks: "memcheck",
+        reports: 1,
+        tool: "memcheck",
+        kind: "scratch-out-of-bounds",
+        mark: "AT: scratch",
+        block: [0, 0, 0],
+        thread: [0, 0, 0],
+        count: 64,
+        prior: None,
+    },
+    // d[t + 1] with 64 ints of dynamic LDS: thread 63 writes past it.
+    Bug {
+        file: "sanitize2",
+        mode: "lds_past",
+        checks: "memcheck",
+        reports: 1,
+        tool: "memcheck",
+        kind: "lds-out-of-bounds",
+        mark: "AT: lds_past",
+        block: [0, 0, 0],
+        thread: [63, 0, 0],
+        count: 1,
+        prior: None,
+    },
+];
+
+/// The frame in the test program: the innermost frame in FILE.hip (the one
+/// an inlined HIP header function such as `__syncthreads` went into).
+fn line_in(frames: &Value, file: &str) -> Option<u64> {
+    frames
+        .as_array()?
         .iter()
         .find(|f| {
             f["file"]
                 .as_str()
-                .is_some_and(|f| f.ends_with("sanitize.hip"))
+                .is_some_and(|f| f.ends_with(&format!("/{file}.hip")))
         })
-        .unwrap_or_else(|| panic!("{mode}: no frame in sanitize.hip: {r:#}"));
+        .and_then(|f| f["line"].as_u64())
+}
+
+fn arr(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// Checks one row; returns its report.
+fn check_bug(b: &Bug) -> Value {
+    let prog = app_named(b.file);
+    let what = format!("{} {} (--check {})", b.file, b.mode, b.checks);
+    let (reports, code, err, out) = checked_with(&prog, b.checks, b.mode);
     assert_eq!(
-        at["line"].as_u64(),
-        Some(bug_line(mode)),
-        "{mode}: wrong line: {r:#}\n{err}"
+        reports.len(),
+        b.reports,
+        "{what}: reports: {reports:#?}\n{err}"
     );
-    let arr = |v: &Value| -> Vec<u64> {
-        v.as_array()
-            .expect("array")
-            .iter()
-            .map(|x| x.as_u64().expect("n"))
-            .collect()
-    };
-    assert_eq!(arr(&r["workgroup"]), block, "{mode}: blockIdx: {r:#}");
-    assert_eq!(arr(&r["thread"]), thread, "{mode}: threadIdx: {r:#}");
-    assert_eq!(code, Some(66), "{mode}: exit status with findings\n{err}");
+    let r = reports
+        .iter()
+        .find(|r| r["tool"] == b.tool && r["kind"] == b.kind)
+        .unwrap_or_else(|| panic!("{what}: no {} {}: {reports:#?}\n{err}", b.tool, b.kind));
+    let line = line_of(b.file, b.mark);
+    assert_eq!(
+        line_in(&r["frames"], b.file),
+        Some(line),
+        "{what}: line: {r:#}\n{err}"
+    );
+    assert_eq!(arr(&r["workgroup"]), b.block, "{what}: blockIdx: {r:#}");
+    assert_eq!(arr(&r["thread"]), b.thread, "{what}: threadIdx: {r:#}");
+    assert_eq!(r["count"], b.count, "{what}: count: {r:#}");
+    assert_eq!(code, Some(66), "{what}: exit status with findings\n{err}");
+    let n = reports.iter().filter(|r| r["tool"] == b.tool).count();
     assert!(
-        err.contains(&format!("========= {tool}: 1 error")),
-        "{mode}: summary:\n{err}"
+        err.contains(&format!("========= {}: {n} error", b.tool)),
+        "{what}: summary:\n{err}"
     );
     assert!(
-        err.contains(&format!("sanitize.hip:{}:", bug_line(mode))),
-        "{mode}: text report with file:line:\n{err}"
+        err.contains(&format!("{}.hip:{line}:", b.file)),
+        "{what}: text report with file:line:\n{err}"
+    );
+    match b.prior {
+        Some((mark, thread, access)) => {
+            let p = &r["prior"];
+            assert_eq!(p["access"], access, "{what}: other access: {r:#}");
+            assert_eq!(
+                p["line"].as_u64(),
+                Some(line_of(b.file, mark)),
+                "{what}: other line: {r:#}"
+            );
+            assert_eq!(arr(&p["thread"]), thread, "{what}: other thread: {r:#}");
+            assert!(
+                err.contains("the other access: "),
+                "{what}: text names the other access\n{err}"
+            );
+        }
+        None => assert!(r["prior"].is_null(), "{what}: {r:#}"),
+    }
+    // The checkers do not change what the kernel computes (but a use
+    // after free, which plain exec stops at, runs on under memcheck).
+    if b.kind == "use-after-free" {
+        return r.clone();
+    }
+    let plain = exec(&[], &prog, &[b.mode]);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&plain.stdout),
+        "{what}: output differs under --check"
     );
     r.clone()
 }
@@ -126,75 +406,28 @@ fn each_bug_is_found_by_its_checker_at_its_line_and_thread() {
     if !have_hipcc() {
         return;
     }
-    let prog = app();
-    // 4 floats past a 4,000-byte hipMalloc: threads 1000..1003, i.e.
-    // block 3, threads 232..235; the first is reported, 4 counted.
-    let r = expect_one(
-        &prog,
-        "oob",
-        "memcheck",
-        "out-of-bounds",
-        [3, 0, 0],
-        [232, 0, 0],
-    );
-    assert_eq!(r["count"], 4, "{r:#}");
-    assert_eq!(r["allocation_size"], 4000, "{r:#}");
-    assert_eq!(
-        r["past_end"], 4,
-        "the first access ends 4 bytes past the end: {r:#}"
-    );
-    assert_eq!(r["access"], "write");
-    // An off-by-one in the last block, inside the same 4 KiB page.
-    let r = expect_one(
-        &prog,
-        "page",
-        "memcheck",
-        "out-of-bounds",
-        [3, 0, 0],
-        [232, 0, 0],
-    );
-    assert_eq!(r["count"], 1, "{r:#}");
-    // A store after hipFree: reported, and the run goes on.
-    let r = expect_one(
-        &prog,
-        "uaf",
-        "memcheck",
-        "use-after-free",
-        [0, 0, 0],
-        [0, 0, 0],
-    );
-    assert_eq!(r["count"], 64, "{r:#}");
-    // A read of a buffer nothing wrote.
-    let r = expect_one(
-        &prog,
-        "uninit",
-        "initcheck",
-        "uninitialized-global-read",
-        [0, 0, 0],
-        [0, 0, 0],
-    );
-    assert_eq!(r["count"], 64, "{r:#}");
-    // A read of shared memory only threads 0..63 wrote: threads 64..127.
-    let r = expect_one(
-        &prog,
-        "lds_uninit",
-        "initcheck",
-        "uninitialized-lds-read",
-        [0, 0, 0],
-        [64, 0, 0],
-    );
-    assert_eq!(r["count"], 64, "{r:#}");
-    // A barrier waves 2 and 3 never reach: reported at the barrier, for
-    // the first waiting wave.
-    let r = expect_one(
-        &prog,
-        "divergent",
-        "synccheck",
-        "barrier-not-reached",
-        [0, 0, 0],
-        [0, 0, 0],
-    );
-    assert_eq!(r["address"], 2, "the wave that ended: {r:#}");
+    for b in BUGS {
+        let r = check_bug(b);
+        match b.mode {
+            "oob" => {
+                assert_eq!(r["allocation_size"], 4000, "{r:#}");
+                assert_eq!(
+                    r["past_end"], 4,
+                    "the first access ends 4 bytes past the end: {r:#}"
+                );
+                assert_eq!(r["access"], "write");
+            }
+            "divergent" | "divergent_fn" => {
+                assert_eq!(r["address"], 2, "the wave that ended: {r:#}");
+            }
+            "lds_past" => {
+                assert_eq!(r["address"], 256, "{r:#}");
+                assert_eq!(r["allocation_size"], 256, "static 0 + dynamic 256: {r:#}");
+            }
+            "scratch" => assert_eq!(r["allocation_size"], 1040, "{r:#}"),
+            _ => {}
+        }
+    }
 }
 
 #[test]
@@ -209,6 +442,12 @@ fn correct_programs_get_no_report() {
     assert!(err.contains("========= memcheck: 0 errors"), "{err}");
     assert!(err.contains("========= initcheck: 0 errors"), "{err}");
     assert!(err.contains("========= synccheck: 0 errors"), "{err}");
+    assert!(err.contains("========= racecheck: 0 errors"), "{err}");
+    // Dynamic LDS, LDS atomics, global atomics and barriers, all correct.
+    let (reports, code, err, out) = checked_with(&app_named("sanitize2"), "all", "ok");
+    assert!(reports.is_empty(), "{reports:#?}\n{err}");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(String::from_utf8_lossy(&out).contains("match"), "{err}");
     // The project's other HIP test programs.
     let app = hip_app("lathe-exec-check-test", "app", LIBS);
     let o = exec(&["--check", "all"], &app, &["3000", "2", "0"]);
@@ -227,6 +466,10 @@ fn correct_programs_get_no_report() {
         );
         assert!(
             err.contains("========= initcheck: 0 errors"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("========= racecheck: 0 errors"),
             "{name}: {err}"
         );
         assert_eq!(
@@ -272,4 +515,226 @@ fn bad_arguments_and_programs_without_dwarf() {
     assert_eq!(o.status.code(), Some(66), "{err}");
     assert!(err.contains("build with -g"), "{err}");
     assert!(err.contains("last_block"), "{err}");
+}
+
+fn run_checked(args: &[&str]) -> (Vec<Value>, Option<i32>, String) {
+    let prog = app_named("sanitize2");
+    let json = target_dir().join("lathe-exec-check-test").join(format!(
+        "run-{}.json",
+        args.join("_").replace(['/', ':', ','], "_")
+    ));
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .arg("run")
+        .arg(&prog)
+        .args(args)
+        .args(["--check-json", json.to_str().expect("utf-8")])
+        .output()
+        .expect("run lathe run");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let text = std::fs::read_to_string(&json).expect("--check-json written");
+    let v: Value = serde_json::from_str(&text).expect("JSON array");
+    (v.as_array().expect("array").clone(), o.status.code(), err)
+}
+
+#[test]
+fn lathe_run_checks_one_kernel_the_same_way() {
+    if !have_hipcc() {
+        return;
+    }
+    // The dynamic-LDS race, launched alone: the two hazards exec finds.
+    let (reports, code, err) = run_checked(&[
+        "--kernel",
+        "rotate_dyn",
+        "--grid",
+        "128",
+        "--block",
+        "128",
+        "--dynamic-lds",
+        "512",
+        "-a",
+        "buf:out:512",
+        "--check",
+        "racecheck",
+    ]);
+    assert_eq!(code, Some(66), "{err}");
+    let mut got: Vec<(String, u64, Vec<u64>)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap_or("").to_string(),
+                line_in(&r["frames"], "sanitize2").unwrap_or(0),
+                arr(&r["thread"]),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "read-after-write".into(),
+                line_of("sanitize2", "AT: race_dyn_load"),
+                vec![64, 0, 0]
+            ),
+            (
+                "write-after-read".into(),
+                line_of("sanitize2", "AT: race_dyn_store"),
+                vec![64, 0, 0]
+            ),
+        ],
+        "{err}"
+    );
+    assert!(
+        err.contains("========= racecheck: 2 errors (128 accesses)"),
+        "{err}"
+    );
+    // Past dynamic LDS: noted with its lane, then the launch stops.
+    let (reports, code, err) = run_checked(&[
+        "--kernel",
+        "lds_past",
+        "--grid",
+        "64",
+        "--block",
+        "64",
+        "--dynamic-lds",
+        "256",
+        "-a",
+        "buf:out:256",
+        "--check",
+        "memcheck",
+    ]);
+    assert_ne!(code, Some(0), "{err}");
+    assert_eq!(reports.len(), 1, "{reports:#?}\n{err}");
+    assert_eq!(reports[0]["kind"], "lds-out-of-bounds");
+    assert_eq!(arr(&reports[0]["thread"]), [63, 0, 0]);
+    assert!(
+        err.contains("LDS fault"),
+        "the stop is still reported: {err}"
+    );
+    // A correct kernel with LDS atomics, dynamic LDS and barriers.
+    let (reports, code, err) = run_checked(&[
+        "--kernel",
+        "hist_sums",
+        "--grid",
+        "3000",
+        "--block",
+        "256",
+        "--dynamic-lds",
+        "1024",
+        "-a",
+        "buf:in:12000:iota_u32",
+        "-a",
+        "buf:hist:64",
+        "-a",
+        "buf:total:4",
+        "-a",
+        "i32:3000",
+        "--check",
+        "all",
+    ]);
+    assert!(reports.is_empty(), "{reports:#?}\n{err}");
+    assert_eq!(code, Some(0), "{err}");
+    for c in ["memcheck", "initcheck", "racecheck", "synccheck"] {
+        assert!(err.contains(&format!("========= {c}: 0 errors")), "{err}");
+    }
+    // Bad names are refused before anything runs.
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .args(["run", "x.co", "--check", "nonsense"])
+        .output()
+        .expect("run lathe run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("--check \"nonsense\": unknown checker"),
+        "{err}"
+    );
+}
+
+#[test]
+fn disasm_source_interleaves_lines_and_says_when_there_are_none() {
+    if !have_hipcc() {
+        return;
+    }
+    let disasm = |prog: &Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+            .args(["disasm", "--source", "--kernel", "rotate_dyn"])
+            .arg(prog)
+            .output()
+            .expect("run lathe disasm");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let text = disasm(&app_named("sanitize2"));
+    // The LDS store is listed under its source line, the load under its.
+    let under = |inst: &str| -> String {
+        let lines: Vec<&str> = text.lines().collect();
+        let i = lines
+            .iter()
+            .position(|l| l.contains(inst))
+            .unwrap_or_else(|| panic!("no {inst}:\n{text}"));
+        lines[..i]
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("; /") || l.starts_with("; "))
+            .map(|l| l.to_string())
+            .unwrap_or_default()
+    };
+    let store = line_of("sanitize2", "AT: race_dyn_store");
+    let load = line_of("sanitize2", "AT: race_dyn_load");
+    assert!(
+        under("ds_write_b32").contains(&format!("sanitize2.hip:{store}:")),
+        "{text}"
+    );
+    assert!(
+        under("ds_read_b32").contains(&format!("sanitize2.hip:{load}:")),
+        "{text}"
+    );
+    assert!(text.contains(";   inlined into "), "inlined frames: {text}");
+    // Without -g: a line says there are none and that -g adds them.
+    let nog = hip_app_with("lathe-exec-check-test-nog2", "sanitize2", LIBS, &[]);
+    let text = disasm(&nog);
+    assert!(text.contains("no source lines"), "{text}");
+    assert!(text.contains("build with -g"), "{text}");
+    assert!(text.contains("ds_write_b32"), "{text}");
+}
+
+/// rocRAND's and rocSPARSE's kernels (Debian's libraries, driven by the
+/// runtime's test programs crates/hsa/tests/hip/{rocrand,rocsparse}.hip)
+/// under `--check all`: the programs check their own results, and nothing
+/// is reported. Minutes under the dev build's emulator, so ignored by
+/// default; by hand against a ci build both report 0 errors per checker.
+#[test]
+#[ignore = "minutes under the dev build; run with --ignored"]
+fn rocrand_and_rocsparse_kernels_get_no_report() {
+    if !have_hipcc() {
+        return;
+    }
+    for lib in ["rocrand", "rocsparse"] {
+        if !Path::new(&format!("/usr/include/{lib}/{lib}.h")).is_file() {
+            continue;
+        }
+        let dir = target_dir().join("lathe-exec-check-test");
+        std::fs::create_dir_all(&dir).expect("dir");
+        let exe = dir.join(lib);
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../hsa/tests/hip/{lib}.hip"));
+        let o = Command::new("hipcc")
+            .args(["--offload-arch=gfx90a", "-O2", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .arg(format!("-l{lib}"))
+            .output()
+            .expect("run hipcc");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = exec(&["--check", "all"], &exe, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{lib}: {out}\n{err}");
+        assert!(out.contains(&format!("{lib}: ok")), "{lib}: {out}");
+        for c in ["memcheck", "initcheck", "racecheck", "synccheck"] {
+            assert!(
+                err.contains(&format!("========= {c}: 0 errors")),
+                "{lib}: {c}:\n{err}"
+            );
+        }
+    }
 }

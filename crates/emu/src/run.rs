@@ -590,6 +590,9 @@ impl Step for Tagging<'_, '_> {
     fn out_of_steps(&mut self, w: &Wave) -> Stop {
         self.exec.out_of_steps(w)
     }
+    fn barrier_release(&mut self, waves: &[Wave]) {
+        self.exec.barrier_release(waves);
+    }
     fn expired(&mut self) -> bool {
         self.exec.expired()
     }

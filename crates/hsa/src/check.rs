@@ -17,6 +17,7 @@ use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 
 use lathe_codeobj::lines::{Frame, Lines};
+use lathe_emu::check::report::{render, Places};
 use lathe_emu::check::{Access, CheckHook, Checker, Checks, Hit, Kind, Violation};
 use lathe_emu::interp::Stop;
 use lathe_emu::mem::{AccessKind, Fault};
@@ -42,6 +43,7 @@ fn state() -> Option<&'static State> {
                 "memcheck" => checks.memcheck = true,
                 "initcheck" => checks.initcheck = true,
                 "synccheck" => checks.synccheck = true,
+                "racecheck" => checks.racecheck = true,
                 _ => {}
             }
         }
@@ -120,6 +122,7 @@ fn from_stop(stop: &Stop) -> Option<Hit> {
                     addr,
                     lane: lane.map(|l| l as u8),
                     region,
+                    prior: None,
                 },
                 pc: *pc,
                 workgroup: wave.workgroup,
@@ -143,6 +146,7 @@ fn from_stop(stop: &Stop) -> Option<Hit> {
                 addr: *offset,
                 lane: None,
                 region: Some((0, *lds_size as u64)),
+                prior: None,
             },
             pc: *pc,
             workgroup: wave.workgroup,
@@ -165,10 +169,6 @@ fn frames(s: &State, pc: u64) -> Vec<Frame> {
     f
 }
 
-fn json_str(s: &str) -> String {
-    serde_json::Value::from(s).to_string()
-}
-
 /// After a dispatch of `kernel` (mangled) with work-groups of `block`
 /// work-items: reports what the checkers found, and the dispatch's stop
 /// when it is a memory fault.
@@ -187,80 +187,20 @@ pub fn after_dispatch<T>(
         .filter(|_| s.checker.checks.memcheck)
         .and_then(from_stop)
     {
-        hits.push(h);
+        // The LDS handler notes an access past LDS with its lane before
+        // the access stops the dispatch: the stop adds nothing then.
+        let noted = hits.iter().any(|k| {
+            k.v.kind == h.v.kind && k.pc == h.pc && k.wave == h.wave && k.workgroup == h.workgroup
+        });
+        if !noted {
+            hits.push(h);
+        }
     }
     if hits.is_empty() && dropped == 0 {
         return;
     }
     let name = lathe_codeobj::names::demangle(kernel).unwrap_or_else(|| kernel.to_string());
-    let [bx, by, _] = block.map(|b| u32::from(b.max(1)));
-    let mut log = String::new();
-    let mut text = String::new();
-    for h in &hits {
-        let lane = h.v.lane.map(u32::from);
-        let flat = h.wave * 64 + lane.unwrap_or(0);
-        let thread = [flat % bx, flat / bx % by, flat / (bx * by)];
-        let fr = frames(s, h.pc);
-        let top = fr.first();
-        let place = crate::exec::place(h.pc);
-        let (base, size, past) = match h.v.region {
-            Some((b, z)) => (
-                Some(b),
-                Some(z),
-                (h.v.addr + u64::from(h.v.size)).checked_sub(b + z),
-            ),
-            None => (None, None, None),
-        };
-        let file = top.and_then(|f| f.file.clone());
-        let line = top.and_then(|f| f.line);
-        let column = top.and_then(|f| f.column);
-        let frames_json: Vec<String> = fr
-            .iter()
-            .map(|f| {
-                format!(
-                    "{{\"function\":{},\"file\":{},\"line\":{},\"column\":{}}}",
-                    f.function.as_deref().map_or("null".into(), json_str),
-                    f.file.as_deref().map_or("null".into(), json_str),
-                    f.line.map_or("null".into(), |l| l.to_string()),
-                    f.column.map_or("null".into(), |l| l.to_string()),
-                )
-            })
-            .collect();
-        let opt = |v: Option<u64>| v.map_or("null".into(), |v| v.to_string());
-        log.push_str(&format!(
-            "{{\"tool\":\"{}\",\"kind\":\"{}\",\"access\":\"{}\",\"size\":{},\"address\":{},\"space\":\"{}\",\"kernel\":{},\"kernel_mangled\":{},\"pc\":{},\"place\":{},\"instruction\":{},\"file\":{},\"line\":{},\"column\":{},\"frames\":[{}],\"workgroup\":[{},{},{}],\"thread\":[{},{},{}],\"wave\":{},\"lane\":{},\"allocation\":{},\"allocation_size\":{},\"past_end\":{}}}\n",
-            h.v.kind.tool(),
-            h.v.kind.name(),
-            h.v.access.name(),
-            h.v.size,
-            h.v.addr,
-            h.v.kind.space(),
-            json_str(&name),
-            json_str(kernel),
-            h.pc,
-            json_str(&place),
-            json_str(&h.inst),
-            file.as_deref().map_or("null".into(), json_str),
-            line.map_or("null".into(), |l| l.to_string()),
-            column.map_or("null".into(), |l| l.to_string()),
-            frames_json.join(","),
-            h.workgroup[0],
-            h.workgroup[1],
-            h.workgroup[2],
-            thread[0],
-            thread[1],
-            thread[2],
-            h.wave,
-            lane.map_or("null".into(), |l| l.to_string()),
-            opt(base),
-            opt(size),
-            opt(past),
-        ));
-        if !lock(&s.printed).insert((h.v.kind, h.pc)) {
-            continue;
-        }
-        text.push_str(&report_text(h, &name, &place, &fr, thread, past));
-    }
+    let (log, mut text) = render(&hits, kernel, block, &HsaPlaces(s), &mut lock(&s.printed));
     if dropped > 0 {
         text.push_str(&format!(
             "========= {dropped} more findings in {name} were counted but not kept\n"
@@ -272,118 +212,14 @@ pub fn after_dispatch<T>(
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
-fn report_text(
-    h: &Hit,
-    kernel: &str,
-    place: &str,
-    fr: &[Frame],
-    thread: [u32; 3],
-    past: Option<u64>,
-) -> String {
-    let v = &h.v;
-    let space = match v.kind.space() {
-        "shared" => "__shared__",
-        "local" => "__local__",
-        "barrier" => "",
-        _ => "__global__",
-    };
-    let what = match v.kind {
-        Kind::BarrierNotReached => {
-            "Barrier error: a wave of the work-group ended without reaching this barrier"
-                .to_string()
-        }
-        Kind::BarrierMismatch => {
-            "Barrier error: waves of the work-group wait at different barriers".to_string()
-        }
-        Kind::Uninitialized | Kind::UninitializedLds => {
-            format!("Uninitialized {space} memory read of size {} bytes", v.size)
-        }
-        Kind::UseAfterFree => format!(
-            "Invalid {space} {} of size {} bytes (freed memory)",
-            v.access.name(),
-            v.size
-        ),
-        Kind::MisalignedAtomic => format!("Misaligned {space} atomic of size {} bytes", v.size),
-        _ => format!(
-            "Invalid {space} {} of size {} bytes",
-            v.access.name(),
-            v.size
-        ),
-    };
-    let mut t = format!(
-        "========= {}: {what} [{}]\n=========     at {kernel}, {place}: {}\n",
-        v.kind.tool(),
-        v.kind.name(),
-        h.inst
-    );
-    if fr.is_empty() {
-        t.push_str("=========     (no source line: build with -g for file:line)\n");
+/// PCs placed in the runtime's loaded code objects (source lines cached).
+struct HsaPlaces(&'static State);
+
+impl Places for HsaPlaces {
+    fn place(&self, pc: u64) -> String {
+        crate::exec::place(pc)
     }
-    for (k, f) in fr.iter().enumerate() {
-        t.push_str(&format!(
-            "=========     {} {}:{}:{}{}\n",
-            if k == 0 { "at" } else { "inlined into" },
-            f.file.as_deref().unwrap_or("??"),
-            f.line.unwrap_or(0),
-            f.column.unwrap_or(0),
-            f.function
-                .as_deref()
-                .map_or(String::new(), |n| format!(" in {n}")),
-        ));
+    fn frames(&self, pc: u64) -> Vec<Frame> {
+        frames(self.0, pc)
     }
-    let lane = v.lane.map_or("lane ?".to_string(), |l| format!("lane {l}"));
-    t.push_str(&format!(
-        "=========     by thread ({},{},{}) in block ({},{},{}) ({lane} of wave {})\n",
-        thread[0], thread[1], thread[2], h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
-    ));
-    let where_ = match (v.kind, v.region) {
-        (Kind::BarrierNotReached, _) => format!(
-            "Wave {} of block ({},{},{}) ended while wave {} waits here",
-            v.addr, h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
-        ),
-        (Kind::BarrierMismatch, _) => format!(
-            "Another wave of the block waits at the barrier at {}",
-            crate::exec::place(v.addr)
-        ),
-        (Kind::UseAfterFree, Some((b, z))) => format!(
-            "Address {:#x} is at offset {} of a freed allocation at {b:#x} of {z} bytes",
-            v.addr,
-            v.addr - b
-        ),
-        (Kind::Unmapped, Some((b, z))) => format!(
-            "Address {:#x} is outside every allocation, {} bytes after the end of the allocation at {b:#x} of {z} bytes",
-            v.addr,
-            v.addr.saturating_sub(b + z)
-        ),
-        (Kind::Unmapped, None) => format!("Address {:#x} is outside every allocation", v.addr),
-        (Kind::LdsOutOfBounds | Kind::UninitializedLds, Some((_, z))) => {
-            format!("LDS offset {:#x}, LDS size {z} bytes", v.addr)
-        }
-        (Kind::ScratchOutOfBounds, Some((_, z))) => {
-            format!("Private offset {:#x}, private segment {z} bytes per lane", v.addr)
-        }
-        (_, Some((b, z))) => match past {
-            Some(p) if v.kind == Kind::OutOfBounds => format!(
-                "Address {:#x} is out of bounds: its access ends {p} bytes after the end of the allocation at {b:#x} of {z} bytes",
-                v.addr
-            ),
-            _ => format!(
-                "Address {:#x} is at offset {} of the allocation at {b:#x} of {z} bytes",
-                v.addr,
-                v.addr - b
-            ),
-        },
-        (_, None) => format!("Address {:#x}", v.addr),
-    };
-    t.push_str(&format!("=========     {where_}\n"));
-    if v.kind.tool() == "memcheck"
-        && matches!(
-            v.kind,
-            Kind::Unmapped | Kind::LdsOutOfBounds | Kind::MisalignedAtomic
-        )
-    {
-        t.push_str("=========     (the access cannot be performed: the dispatch stops)\n");
-    }
-    t.push_str("=========\n");
-    t
 }

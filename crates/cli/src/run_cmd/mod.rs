@@ -7,9 +7,11 @@
 //!
 //! Parts: [`args`] plans the launches from the spec and the command line,
 //! [`expect`] sets, dumps and checks memory, [`report`] words a stopped
-//! launch and writes `out=` files, [`tool`] runs under `--tool`.
+//! launch and writes `out=` files, [`tool`] runs under `--tool`, [`check`]
+//! runs the sanitizer (`--check`).
 
 mod args;
+mod check;
 mod expect;
 mod report;
 mod tool;
@@ -38,6 +40,11 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
     if a.policy.is_some() && a.target.is_none() {
         bail!("--policy needs --target (it chooses among code objects for a target)");
     }
+    let mut check = a
+        .check
+        .as_deref()
+        .map(|l| check::RunCheck::new(l, a.check_json.as_deref()))
+        .transpose()?;
     let (steps, spec_target) = plan(&a)?;
     args::check_memory(&steps, args::mem_available())?;
     for step in &steps {
@@ -107,6 +114,7 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
             threads: a.threads,
             check_waitcnt: !a.no_waitcnt_check,
             timeout,
+            check: check.as_ref().map(check::RunCheck::hook),
             ..Options::default()
         };
         let fill_total: u64 = step
@@ -149,6 +157,13 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
             )
         });
         bar.finish_and_clear();
+        let name = session
+            .kernel_metadata(&step.kernel)
+            .map(|(s, _)| s.name.clone())
+            .unwrap_or_else(|_| step.kernel.clone());
+        if let Some(c) = check.as_mut() {
+            c.after_launch(&session, &name, step.shape.block);
+        }
         let report = match result {
             Ok(r) => r,
             Err(e) => {
@@ -166,15 +181,14 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
                 if steps.len() > 1 {
                     msg = format!("launch {} of {}: {msg}", i + 1, steps.len());
                 }
+                if let Some(c) = check.take() {
+                    c.finish()?;
+                }
                 bail!("{msg}");
             }
         };
         let secs = report.elapsed.as_secs_f64();
         let rate = report.wave_instructions as f64 / secs.max(1e-9);
-        let name = session
-            .kernel_metadata(&step.kernel)
-            .map(|(s, _)| s.name.clone())
-            .unwrap_or_else(|_| step.kernel.clone());
         let (grid, block) = (step.shape.grid, step.shape.block);
         launches_json.push(json!({
             "kernel": name,
@@ -242,6 +256,11 @@ pub fn run(ctx: &Ctx, a: RunArgs) -> Result<()> {
     }
     if !failures.is_empty() {
         bail!("{}", failures.join("; "));
+    }
+    if let Some(c) = check {
+        if c.finish()? {
+            std::process::exit(crate::exec_check::CHECK_FAILED_EXIT);
+        }
     }
     Ok(())
 }

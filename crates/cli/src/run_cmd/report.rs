@@ -18,6 +18,12 @@ use lathe_loader::SymbolKind;
 use super::args::Step;
 use crate::output::Ctx;
 
+/// Code-object address, kernel/function + offset for a device PC (the
+/// sanitizer's reports).
+pub(super) fn place_of(session: &Session, pc: u64) -> String {
+    place(session, None, pc)
+}
+
 /// Code-object address, kernel/function + offset for a device PC; in the
 /// code object a tool instrumented, the original instruction's (with the
 /// instrumented PC, and the probe sites when it is in probe code).

@@ -92,6 +92,12 @@ pub(super) fn ds(
     if !x.lds_shadow.is_empty() {
         lds_initcheck(x, w, &op, [off0, off1, off16], addr);
     }
+    if x.view.check_mut().is_some_and(|c| c.checks.memcheck) {
+        lds_memcheck(x, w, lds.len(), &op, [off0, off1, off16], addr);
+    }
+    if x.race.is_some() {
+        lds_racecheck(x, w, lds, &op, [off0, off1, off16], addr, [d0, d1], c.pc);
+    }
     if (is_read || is_write)
         && elem % 4 == 0
         && ds_dwords(w, lds, &op, [off0, off1, off16], addr, [d0, d1], vdst)
@@ -309,6 +315,123 @@ fn lds_initcheck(
                 Some((0, size)),
             );
         }
+    }
+}
+
+/// memcheck on LDS: the first active lane (in the order the access runs)
+/// whose access lies past the LDS size is noted with its lane; the access
+/// itself then stops the dispatch ([`Stop::LdsFault`], which carries no
+/// lane).
+fn lds_memcheck(
+    x: &mut Core<'_>,
+    w: &Wave,
+    len: usize,
+    op: &DsOp,
+    [off0, off1, off16]: [u64; 3],
+    addr: Option<Op>,
+) {
+    let access = if op.atomic.is_some() {
+        Access::Atomic
+    } else if op.write {
+        Access::Write
+    } else if op.read {
+        Access::Read
+    } else {
+        return;
+    };
+    let (offs, n) = if op.two {
+        let scale = u64::from(op.elem) * if op.st64 { 64 } else { 1 };
+        ([off0 * scale, off1 * scale], 2)
+    } else {
+        ([off16, 0], 1)
+    };
+    for l in (0..LANES).filter(|&l| w.active(l)) {
+        let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
+        for off in &offs[..n] {
+            let a = lds_addr(base, *off);
+            if a + u64::from(op.elem) > len as u64 {
+                if let Some(c) = x.view.check_mut() {
+                    c.lane = Some(l as u8);
+                    c.note(
+                        Kind::LdsOutOfBounds,
+                        access,
+                        op.elem,
+                        a,
+                        Some((0, len as u64)),
+                    );
+                    c.lane = None;
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// racecheck on LDS ([`crate::check::race`]): every active lane's access
+/// of this instruction, before it is performed, against the work-group's
+/// race shadow; hazards are noted for the instruction.
+#[allow(clippy::too_many_arguments)]
+fn lds_racecheck(
+    x: &mut Core<'_>,
+    w: &Wave,
+    lds: &[u8],
+    op: &DsOp,
+    [off0, off1, off16]: [u64; 3],
+    addr: Option<Op>,
+    data: [Option<Op>; 2],
+    pc: u64,
+) {
+    let Some(race) = x.race.as_mut() else {
+        return;
+    };
+    let access = if op.atomic.is_some() {
+        Access::Atomic
+    } else if op.write {
+        Access::Write
+    } else if op.read {
+        Access::Read
+    } else {
+        return;
+    };
+    let (offs, n) = if op.two {
+        let scale = u64::from(op.elem) * if op.st64 { 64 } else { 1 };
+        ([off0 * scale, off1 * scale], 2)
+    } else {
+        ([off16, 0], 1)
+    };
+    let size = op.elem.min(16) as u8;
+    let mut accs = std::mem::take(&mut race.buf);
+    accs.clear();
+    for l in (0..LANES).filter(|&l| w.active(l)) {
+        let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
+        for (k, off) in offs[..n].iter().enumerate() {
+            let mut bytes = [0u8; 16];
+            if access == Access::Write {
+                if let Some(Operand::Reg(r)) = data[k].map(|d| d.value) {
+                    for j in 0..usize::from(size).div_ceil(4) {
+                        let v = w.vgpr.get(r.first as usize + j).map_or(0, |x| x[l]);
+                        let v = if op.d16 == sem::D16::Hi { v >> 16 } else { v };
+                        bytes[j * 4..j * 4 + 4].copy_from_slice(&v.to_le_bytes());
+                    }
+                }
+            }
+            accs.push(crate::check::race::LaneAccess {
+                lane: l as u8,
+                addr: lds_addr(base, *off) as u32,
+                size,
+                access,
+                bytes,
+            });
+        }
+    }
+    let mut found = Vec::new();
+    race.access(w.index, pc, &accs, lds, &mut found);
+    race.buf = accs;
+    if found.is_empty() {
+        return;
+    }
+    if let Some(c) = x.view.check_mut() {
+        c.pending.extend(found);
     }
 }
 

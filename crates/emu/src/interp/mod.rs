@@ -301,6 +301,9 @@ struct Core<'m> {
     /// initcheck's LDS shadow for the work-group running: a byte per LDS
     /// byte, non-zero once written (empty when initcheck is off).
     lds_shadow: Vec<u8>,
+    /// racecheck's LDS shadow ([`crate::check::race`]), when racecheck
+    /// runs.
+    race: Option<Box<crate::check::race::Race>>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -632,6 +635,7 @@ impl<'m> Exec<'m> {
                 interrupt: None,
                 bufs: Box::new(Bufs::default()),
                 lds_shadow: Vec::new(),
+                race: None,
             },
             target,
             counts: vec![0; Opcode::all().count() + 1],
@@ -668,6 +672,9 @@ impl<'m> Exec<'m> {
         checker: Option<&'static crate::check::Checker>,
         private_size: u64,
     ) {
+        self.core.race = checker
+            .filter(|c| c.checks.racecheck)
+            .map(|_| Box::default());
         self.core.view.set_check(checker.map(|c| {
             let mut v = crate::check::ViewCheck::new(c);
             v.private_size = private_size;
@@ -676,8 +683,12 @@ impl<'m> Exec<'m> {
     }
 
     /// A new work-group of `lds` LDS bytes starts: initcheck's LDS shadow
-    /// is cleared (nothing without initcheck).
+    /// is cleared and racecheck starts a new interval (nothing without
+    /// them).
     pub fn start_workgroup(&mut self, lds: usize) {
+        if let Some(r) = self.core.race.as_mut() {
+            r.start_workgroup(lds);
+        }
         if self
             .core
             .view
@@ -1142,10 +1153,14 @@ impl Step for Exec<'_> {
         }
     }
 
-    /// synccheck: a wave that ended while others wait at a barrier never
+    /// racecheck: a new barrier interval. synccheck: a wave that ended
+    /// while others wait at a barrier never
     /// reached it; waves waiting at different `s_barrier`s reached
     /// barriers in different program order.
     fn barrier_release(&mut self, waves: &[Wave]) {
+        if let Some(r) = self.core.race.as_mut() {
+            r.barrier();
+        }
         let Some(c) = self.core.view.check_mut() else {
             return;
         };

@@ -21,6 +21,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+pub mod race;
+pub mod report;
+
 /// Which checkers run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Checks {
@@ -32,12 +35,15 @@ pub struct Checks {
     /// Barriers some waves of a work-group never reach, or reach at
     /// different `s_barrier`s.
     pub synccheck: bool,
+    /// LDS hazards between waves of a work-group with no barrier between
+    /// them ([`race`]).
+    pub racecheck: bool,
 }
 
 impl Checks {
     /// Any checker at all.
     pub fn any(self) -> bool {
-        self.memcheck || self.initcheck || self.synccheck
+        self.memcheck || self.initcheck || self.synccheck || self.racecheck
     }
 }
 
@@ -95,6 +101,15 @@ pub enum Kind {
     /// Waves of one work-group wait at different `s_barrier`s (the
     /// address is the other barrier's PC).
     BarrierMismatch,
+    /// An LDS read of bytes another wave wrote with no barrier between.
+    RaceReadAfterWrite,
+    /// An LDS write of bytes another wave read with no barrier between.
+    RaceWriteAfterRead,
+    /// An LDS write of bytes another wave wrote (another value) with no
+    /// barrier between.
+    RaceWriteAfterWrite,
+    /// Two lanes of one store write different values to one LDS byte.
+    RaceSameInstruction,
 }
 
 impl Kind {
@@ -103,6 +118,10 @@ impl Kind {
         match self {
             Kind::Uninitialized | Kind::UninitializedLds => "initcheck",
             Kind::BarrierNotReached | Kind::BarrierMismatch => "synccheck",
+            Kind::RaceReadAfterWrite
+            | Kind::RaceWriteAfterRead
+            | Kind::RaceWriteAfterWrite
+            | Kind::RaceSameInstruction => "racecheck",
             _ => "memcheck",
         }
     }
@@ -120,13 +139,22 @@ impl Kind {
             Kind::UninitializedLds => "uninitialized-lds-read",
             Kind::BarrierNotReached => "barrier-not-reached",
             Kind::BarrierMismatch => "barrier-mismatch",
+            Kind::RaceReadAfterWrite => "read-after-write",
+            Kind::RaceWriteAfterRead => "write-after-read",
+            Kind::RaceWriteAfterWrite => "write-after-write",
+            Kind::RaceSameInstruction => "same-instruction-write-write",
         }
     }
 
     /// The memory the access went to: `global`, `shared`, `local`.
     pub fn space(self) -> &'static str {
         match self {
-            Kind::LdsOutOfBounds | Kind::UninitializedLds => "shared",
+            Kind::LdsOutOfBounds
+            | Kind::UninitializedLds
+            | Kind::RaceReadAfterWrite
+            | Kind::RaceWriteAfterRead
+            | Kind::RaceWriteAfterWrite
+            | Kind::RaceSameInstruction => "shared",
             Kind::ScratchOutOfBounds => "local",
             Kind::BarrierNotReached | Kind::BarrierMismatch => "barrier",
             _ => "global",
@@ -152,6 +180,21 @@ pub struct Violation {
     /// LDS, 0 and the LDS size; for scratch, 0 and the private segment
     /// size).
     pub region: Option<(u64, u64)>,
+    /// racecheck: the earlier access the hazard is with.
+    pub prior: Option<Prior>,
+}
+
+/// The earlier of a racecheck hazard's two accesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prior {
+    /// Read, write or atomic.
+    pub access: Access,
+    /// Device address of its instruction.
+    pub pc: u64,
+    /// Its wave's index in the work-group.
+    pub wave: u32,
+    /// Its lane.
+    pub lane: u8,
 }
 
 /// A [`Violation`] placed: the instruction and wave that made it.
@@ -266,6 +309,7 @@ impl ViewCheck {
             addr,
             lane: self.lane,
             region,
+            prior: None,
         });
     }
 
