@@ -25,7 +25,7 @@ IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl
                 "nops_dmask", "/*", "fi"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
             "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",
-            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC"}
+            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC", "t16": "T16"}
 
 
 def const_name(name):
@@ -194,6 +194,13 @@ def render(entries, data, version):
     for cpu in cols:
         hw = data[cpu + ":symbols"]["hwreg"]
         w("    [%s],\n" % ", ".join(rust_str(hw.get(str(i), "")) for i in range(64)))
+    w("];\n\n")
+    w("/// `s_delay_alu` names: instid values 0-15, then instskip values 0-7, per target\n")
+    w("/// (empty = not printed; all empty where there is no s_delay_alu).\n")
+    w("pub(crate) static DELAY_ALU: [[&str; 24]; %d] = [\n" % len(cols))
+    for cpu in cols:
+        da = data[cpu + ":symbols"].get("delay_alu", {})
+        w("    [%s],\n" % ", ".join(rust_str(da.get(str(i), "")) for i in range(24)))
     w("];\n\n")
     msgs = [data[cpu + ":symbols"]["sendmsg"] for cpu in cols]
     for cpu, msg in zip(cols, msgs):

@@ -117,7 +117,7 @@ impl Instruction {
                     words[1] |= 6 << 24;
                 }
             }
-            Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+            Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                 words[0] |= enc::SRC0_DPP;
                 // quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf
                 words[1] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
@@ -134,11 +134,18 @@ impl Instruction {
                 // saddr = off
                 words[1] |= 0x7F << 16;
             }
-            Encoding::GlobalGfx10 | Encoding::ScratchGfx10 | Encoding::FlatGfx10 => {
-                words[1] |= enc::gfx10::NULL << 16;
+            Encoding::GlobalGfx10
+            | Encoding::ScratchGfx10
+            | Encoding::FlatGfx10
+            | Encoding::GlobalGfx11
+            | Encoding::ScratchGfx11
+            | Encoding::FlatGfx11 => {
+                words[1] |= enc::gfx10::null_of(info.enc) << 16;
             }
             // soffset = null
-            Encoding::SmemGfx10 => words[1] |= enc::gfx10::NULL << 25,
+            Encoding::SmemGfx10 | Encoding::SmemGfx11 => {
+                words[1] |= enc::gfx10::null_of(info.enc) << 25
+            }
             // GFX10 v_cmpx_*_e64 write EXEC only; the assembler puts
             // exec_lo in the (unprinted) destination field.
             Encoding::Vop3Gfx10
@@ -258,12 +265,25 @@ impl InstBuilder {
         let enc = self.opcode.info().enc;
         for (i, op) in ops.iter().enumerate() {
             let spec = op.spec;
+            let mut op = *op;
+            // A true16 high half outside VOP3 is bit 7 of the register
+            // number (in VOP3 it is an `op_sel` bit, set by the modifiers).
+            if let (true, Operand::Reg(r)) = (op.hi, &mut op.value) {
+                if !matches!(enc.family(), Encoding::Vop3 | Encoding::Vop3p) {
+                    r.first |= 0x80;
+                }
+            }
             match (enc, spec.field, op.value) {
                 // SMEM offset operand: immediate (in the modifiers), the
                 // soffset register, or a register in the offset field.
-                (Encoding::Smem | Encoding::SmemGfx10, Field::Offset, Operand::Imm(_)) => {}
-                (Encoding::SmemGfx10, Field::Offset, Operand::Reg(r)) => {
-                    set_bits(&mut self.words[1], 25, 7, r.first as u32);
+                (
+                    Encoding::Smem | Encoding::SmemGfx10 | Encoding::SmemGfx11,
+                    Field::Offset,
+                    Operand::Imm(_),
+                ) => {}
+                (Encoding::SmemGfx10 | Encoding::SmemGfx11, Field::Offset, Operand::Reg(r)) => {
+                    let code = crate::reg::sgpr_code(self.target, r.first);
+                    set_bits(&mut self.words[1], 25, 7, code);
                 }
                 (Encoding::Smem, Field::Offset, Operand::Reg(r)) => {
                     if self.words[0] >> 14 & 1 != 0 {
@@ -277,9 +297,14 @@ impl InstBuilder {
                     set_bits(&mut self.words[1], 8, 7, r.first as u32);
                     set_bits(&mut self.words[1], 15, 1, 1);
                 }
+                // GFX11 scratch: `sve` says vaddr is used.
+                (Encoding::ScratchGfx11, Field::Addr, Operand::Reg(_)) => {
+                    set_bits(&mut self.words[1], 23, 1, 1);
+                    self = self.operand_at(i, spec.field, spec.kind, spec.width, op.value)?;
+                }
                 (_, Field::Saddr, Operand::Off) => {
                     let off = if enc.is_gfx10() {
-                        crate::enc::gfx10::NULL
+                        crate::enc::gfx10::null_of(enc)
                     } else {
                         crate::enc::flat::SADDR_OFF
                     };
@@ -306,7 +331,7 @@ impl InstBuilder {
                         let b = if si == 0 { 32 + 19 } else { 32 + 27 };
                         (Some(b + 1), Some(b + 2), Some(b))
                     }
-                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                    Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                         let b = if si == 0 { 32 + 20 } else { 32 + 22 };
                         (Some(b), Some(b + 1), None)
                     }
@@ -358,7 +383,9 @@ impl InstBuilder {
                 self.literal = Some(v);
                 return Ok(self);
             }
-            (Kind::SReg, Operand::Reg(r)) if r.file == RegFile::Scalar => r.first as u32,
+            (Kind::SReg, Operand::Reg(r)) if r.file == RegFile::Scalar => {
+                crate::reg::sgpr_code(self.target, r.first)
+            }
             // 8-bit scalar destination fields decode constants too.
             (Kind::SReg, Operand::Int(i)) if (0..=64).contains(&i) => 128 + i as u32,
             (Kind::SReg, Operand::Int(i)) if (-16..0).contains(&i) => (192 - i as i32) as u32,
@@ -369,7 +396,7 @@ impl InstBuilder {
             }
             (Kind::SReg, Operand::Off) if field == Field::Saddr => {
                 if self.opcode.info().enc.is_gfx10() {
-                    crate::enc::gfx10::NULL
+                    crate::enc::gfx10::null_of(self.opcode.info().enc)
                 } else {
                     crate::enc::flat::SADDR_OFF
                 }
@@ -406,7 +433,7 @@ impl InstBuilder {
                         file: RegFile::Scalar,
                         first,
                         ..
-                    }) => first as u32,
+                    }) => crate::reg::sgpr_code(self.target, first),
                     Operand::Int(i) if (0..=64).contains(&i) => 128 + i as u32,
                     Operand::Int(i) if (-16..0).contains(&i) => (192 - i as i32) as u32,
                     Operand::Float(f) => f as u32,

@@ -176,13 +176,32 @@ impl Instruction {
                 op.spec.ty = crate::opcode::Ty::Reg;
             }
             self.apply_src_mods(i, &mut op);
+            if spec.mods & crate::opcode::mods::T16 != 0 {
+                self.apply_t16(&mut op);
+            }
             ops.push(op);
         }
         if info.enc.is_gfx10() {
             enc::gfx10::adjust_operands(self, &mut ops);
-            return ops;
+        } else {
+            self.adjust_operands(&mut ops);
         }
-        match info.enc {
+        if self.target.generation() >= 11 {
+            // GFX11 swapped the encodings of `m0` and `null`.
+            for op in ops.as_mut_slice() {
+                if let Operand::Reg(r) = &mut op.value {
+                    if r.file == crate::reg::RegFile::Scalar {
+                        r.first = crate::reg::sgpr_code(self.target, r.first) as u16;
+                    }
+                }
+            }
+        }
+        ops
+    }
+
+    fn adjust_operands(&self, ops: &mut Operands) {
+        let mut ops = ops;
+        match self.info().enc {
             Encoding::Flat | Encoding::Global | Encoding::Scratch => {
                 enc::flat::adjust_operands(self, &mut ops)
             }
@@ -193,7 +212,6 @@ impl Instruction {
             Encoding::Mai => enc::vop3p::adjust_mai_operands(self, &mut ops),
             _ => {}
         }
-        ops
     }
 
     /// Value of the field `spec` reads, interpreted per its kind.
@@ -245,6 +263,7 @@ impl Instruction {
             | Kind::Hwreg
             | Kind::SendMsg
             | Kind::Waitcnt
+            | Kind::DelayAlu
             | Kind::GprIdx
             | Kind::GprIdx8 => Operand::Imm(raw as i64),
             Kind::Unknown => Operand::Raw(raw as u16),
@@ -266,6 +285,30 @@ impl Instruction {
                 _ => false,
             },
             _ => false,
+        }
+    }
+
+    /// A true16 VGPR operand's half: in VOP3/VOP3P it is the operand's
+    /// `op_sel` bit (sources 11-13, destination 14), elsewhere bit 7 of
+    /// the register number (so only v0-v127 have halves there).
+    fn apply_t16(&self, op: &mut Op) {
+        let Operand::Reg(r) = &mut op.value else {
+            return;
+        };
+        if r.file != crate::reg::RegFile::Vgpr {
+            return;
+        }
+        if matches!(self.encoding().family(), Encoding::Vop3 | Encoding::Vop3p) {
+            let b = match op.spec.field {
+                Field::Src0 => 11,
+                Field::Src1 => 12,
+                Field::Src2 => 13,
+                _ => 14,
+            };
+            op.hi = self.bit(b);
+        } else {
+            op.hi = r.first & 0x80 != 0;
+            r.first &= 0x7F;
         }
     }
 
@@ -295,7 +338,7 @@ impl Instruction {
                 let b = if si == 0 { 32 + 19 } else { 32 + 27 };
                 (self.bit(b + 1), self.bit(b + 2), self.bit(b))
             }
-            Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+            Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                 let b = if si == 0 { 32 + 20 } else { 32 + 22 };
                 (self.bit(b), self.bit(b + 1), false)
             }

@@ -179,6 +179,27 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
             ]
         }
         E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
+        E::SmemGfx11 => return &[(Scc, (0, 13, 1)), (Glc, (0, 14, 1))],
+        E::FlatGfx11 | E::GlobalGfx11 | E::ScratchGfx11 => {
+            return &[
+                (Offset, (0, 0, 13)),
+                (Scc, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (Slc, (0, 15, 1)),
+            ]
+        }
+        E::MubufGfx11 => {
+            return &[
+                (Offset, (0, 0, 12)),
+                (Slc, (0, 12, 1)),
+                (Scc, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (Lds, (0, 16, 1)),
+                (Tfe, (1, 21, 1)),
+                (Offen, (1, 22, 1)),
+                (Idxen, (1, 23, 1)),
+            ]
+        }
         _ => {}
     }
     match enc.family() {
@@ -223,7 +244,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
             (Neg1, (1, 28, 1)),
             (Abs1, (1, 29, 1)),
         ],
-        E::Vop2Dpp | E::Vop1Dpp => &[
+        E::Vop2Dpp | E::Vop1Dpp | E::VopcDpp => &[
             (DppCtrl, (1, 8, 9)),
             (BoundCtrl, (1, 19, 1)),
             (Fi, (1, 18, 1)),
@@ -405,7 +426,10 @@ impl Instruction {
             Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => {
                 m.offset = ((self.bits(0, 0, 12) << 20) as i32) >> 20;
             }
-            Encoding::SmemGfx10 => {
+            Encoding::GlobalGfx11 | Encoding::ScratchGfx11 => {
+                m.offset = ((self.bits(0, 0, 13) << 19) as i32) >> 19;
+            }
+            Encoding::SmemGfx10 | Encoding::SmemGfx11 => {
                 m.offset = ((self.bits(1, 0, 21) << 11) as i32) >> 11;
             }
             _ => {}
@@ -427,7 +451,9 @@ pub(crate) fn apply(
             set_bits(word, lo, width, m.get(k));
         }
     }
-    if (enc == Encoding::Smem && m.smem_imm) || enc == Encoding::SmemGfx10 {
+    if (enc == Encoding::Smem && m.smem_imm)
+        || matches!(enc, Encoding::SmemGfx10 | Encoding::SmemGfx11)
+    {
         set_bits(&mut words[1], 0, 21, m.offset as u32);
     }
 }
