@@ -49,7 +49,8 @@ ENC_RUST = OrderedDict([
     ("DS_10", "DsGfx10"), ("FLAT_10", "FlatGfx10"), ("GLOBAL_10", "GlobalGfx10"),
     ("SCRATCH_10", "ScratchGfx10"), ("MUBUF_10", "MubufGfx10"),
     ("SMEM_11", "SmemGfx11"), ("MUBUF_11", "MubufGfx11"), ("FLAT_11", "FlatGfx11"),
-    ("GLOBAL_11", "GlobalGfx11"), ("SCRATCH_11", "ScratchGfx11"),
+    ("GLOBAL_11", "GlobalGfx11"), ("SCRATCH_11", "ScratchGfx11"), ("VOPDX_11", "VopdX"),
+    ("VOPDY_11", "VopdY"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -59,7 +60,7 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "MIMG": 128, "SMEM_10": 256, "VOP3_10": 1024, "VOP3P_10": 128, "DS_10": 256,
             "FLAT_10": 128, "GLOBAL_10": 128, "SCRATCH_10": 128, "MUBUF_10": 128,
             "SMEM_11": 256, "MUBUF_11": 256, "FLAT_11": 128, "GLOBAL_11": 128,
-            "SCRATCH_11": 128}
+            "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -68,9 +69,9 @@ VALUE_FIELDS = {
     "sdata": "Sdata", "offset": "Offset", "soffset": "Soffset", "vdst": "Vdst", "src0": "Src0",
     "src1": "Src1", "src2": "Src2", "vsrc1": "Vsrc1", "sdst3": "Sdst", "addr": "Addr",
     "data0": "Data0", "data1": "Data1", "data": "Data", "saddr": "Saddr", "vaddr": "Vaddr",
-    "vdata": "Vdata", "srsrc": "Srsrc", "ssamp": "Ssamp",
+    "vdata": "Vdata", "srsrc": "Srsrc", "ssamp": "Ssamp", "vdsty": "VdstY",
 }
-DST_FIELDS = {"sdst", "vdst", "sdst3"}
+DST_FIELDS = {"sdst", "vdst", "sdst3", "vdsty"}
 
 
 def fields_of(enc):
@@ -434,6 +435,8 @@ def simm16_kind(an):
         return idx, "Waitcnt"
     if an.mn == "s_delay_alu":
         return idx, "DelayAlu"
+    if an.mn == "s_waitcnt_depctr":
+        return idx, "Depctr"
     if tok0.startswith("gpr_idx("):
         return idx, "GprIdx"
     if "<" in an.cmt or an.mn in ("s_call_b64", "s_cbranch_i_fork"):
@@ -691,6 +694,8 @@ def main():
         sym = data[cpu + ":symbols"]
         if "delay_alu" not in sym:
             sym["delay_alu"] = P.delay_alu_names(cpu, data[cpu])
+        if "depctr" not in sym:
+            sym["depctr"] = P.depctr_probes(cpu, data[cpu])
     entries = {}
     nprob = 0
     for cpu in columns:
@@ -699,10 +704,8 @@ def main():
             # attribute operands, `high`): not in the tables, like VINTRP.
             if fam(rec["enc"]) == "VOP3" and rec["text"].startswith("v_interp_"):
                 continue
-            # GFX10 `s_waitcnt_depctr` prints its immediate as named
-            # counters (depctr_va_vdst(...)), which are not modelled yet:
-            # it is not in the tables (decoded as `.long`).
-            if rec["text"].startswith("s_waitcnt_depctr"):
+            P.project_vopd(rec)
+            if not rec["text"]:
                 continue
             e = analyze(rec, cpu)
             if e["problems"]:

@@ -226,7 +226,25 @@ for _seg, _name in ((0, "FLAT_11"), (2, "GLOBAL_11"), (1, "SCRATCH_11")):
         fields=dict(offset=F(0, 0, 13), dlc=F(0, 13, 1), glc=F(0, 14, 1), slc=F(0, 15, 1),
                     addr=F(1, 0, 8), data=F(1, 8, 8), saddr=F(1, 16, 7), sve=F(1, 23, 1),
                     vdst=F(1, 24, 8)),
-        templates=[dict(addr=24, data=16, saddr=NULL11, vdst=8), dict(saddr=NULL11), dict()])
+        templates=([dict(addr=24, data=16, saddr=NULL11, vdst=8, sve=1)] if _seg == 1 else [])
+        + [dict(addr=24, data=16, saddr=NULL11, vdst=8), dict(saddr=NULL11), dict()])
+# VOPD (dual issue): two VALU ops in one 64-bit word, printed `X :: Y`. Each
+# half is probed as its own encoding with the other half fixed to
+# v_dual_mov_b32 (X and Y opcode 8); `half` says which side of ` :: ` its
+# text is, `fixed` the other half's bits (not scanned).
+VOPD_MOV = 8
+ENCODINGS11["VOPDX_11"] = dict(
+    nwords=2, mask=0xFC000000, value=0xC8000000 | VOPD_MOV << 17, op=F(0, 22, 4), ops=range(16),
+    half=0, fixed=[0x3E << 16, 0x00FFFFFF],
+    fields=dict(src0=F(0, 0, 9), vsrc1=F(0, 9, 8), vdst=F(1, 24, 8)),
+    templates=[dict(vdst=8, src0=256 + 16, vsrc1=24, _w1=(256 + 33) | 5 << 17),
+               dict(vdst=8, src0=256 + 16, _w1=(256 + 33) | 5 << 17)])
+ENCODINGS11["VOPDY_11"] = dict(
+    nwords=2, mask=0xFC000000, value=0xC8000000 | VOPD_MOV << 22, op=F(0, 17, 5), ops=range(32),
+    half=1, fixed=[0x0001FFFF, 0xFF000000],
+    fields=dict(src0=F(1, 0, 9), vsrc1=F(1, 9, 8), vdsty=F(1, 17, 7)),
+    templates=[dict(vdsty=5, src0=256 + 16, vsrc1=24, _w0=256 + 33, _w1=8 << 24),
+               dict(vdsty=5, src0=256 + 16, _w0=256 + 33, _w1=8 << 24)])
 ENCODINGS.update(ENCODINGS11)
 # Encodings shared by GFX9, GFX10 and GFX11 (same layout and decode-table
 # space; the opcode numbers are per column).
@@ -284,7 +302,9 @@ def build(enc, op, tmpl):
     words[0] |= e["value"]
     put(words, e["op"], op)
     for k, v in tmpl.items():
-        if not k.startswith("_"):
+        if k in ("_w0", "_w1"):
+            words[int(k[2])] |= v
+        elif not k.startswith("_"):
             put(words, e["fields"][k], v)
     return words
 
@@ -292,7 +312,7 @@ def build(enc, op, tmpl):
 def fixed_bits(enc):
     """Per word, the mask of bits fixed by the encoding prefix and opcode."""
     e = ENCODINGS[enc]
-    m = [0] * e["nwords"]
+    m = list(e.get("fixed", [0] * e["nwords"]))
     m[0] |= e["mask"]
     w, lo, width = e["op"]
     m[w] |= ((1 << width) - 1) << lo
@@ -447,7 +467,7 @@ LITERALS = [0x3F800000, 0x12345678, 0x3C00, 0x1, 0xBFF00000, 0xFFFFFFF0, 0x80000
             0xC400, 0x4400, 0xFFC0, 0x3F000000]
 # Source fields, per encoding; VOP3/VOP3P/MAI/MUBUF/MTBUF literals make LLVM 22 crash, so
 # those fields get no literal probes.
-SRC_FIELDS = {"SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
+SRC_FIELDS = {"VOPDX": ["src0"], "VOPDY": ["src0"], "SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
@@ -629,7 +649,21 @@ def symbol_tables(cpu, ops=None):
         m = t and __import__("re").search(r" (format:\S+)", t)
         if m:
             fmt[str(v)] = m.group(1)
-    return dict(hwreg=hw, sendmsg=msg, format=fmt, delay_alu=delay_alu_names(cpu, ops))
+    return dict(hwreg=hw, sendmsg=msg, format=fmt, delay_alu=delay_alu_names(cpu, ops),
+                depctr=depctr_probes(cpu, ops))
+
+
+def depctr_probes(cpu, ops=None):
+    """`s_waitcnt_depctr` texts of the immediates 0 and 1 << i (i < 16),
+    from which gen.py derives the named counters; {} without it."""
+    op = None
+    for r in ops or []:
+        if r["enc"] == "SOPP" and r["text"].startswith("s_waitcnt_depctr"):
+            op = r["base"][0] & 0xFFFF0000
+    if op is None:
+        return {}
+    vals = [0] + [1 << i for i in range(16)]
+    return {str(v): t for v, (t, n) in zip(vals, disasm(cpu, [[op | v] for v in vals]))}
 
 
 def delay_alu_names(cpu, ops=None):
@@ -749,3 +783,31 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def vopd_half(text, half):
+    """The `half` (0: X, 1: Y) of a VOPD text `X :: Y`; a word-count marker
+    (`<nwords=..>`) stays on both."""
+    if not text or text == "<crash>":
+        return text
+    mark = ""
+    if " <nwords=" in text:
+        text, mark = text.split(" <nwords=", 1)
+        mark = " <nwords=" + mark
+    parts = text.split(" :: ")
+    if len(parts) != 2:
+        return None
+    return parts[half].strip() + mark
+
+
+def project_vopd(rec):
+    """Replaces every text of a VOPD half's record by that half."""
+    h = ENCODINGS.get(rec["enc"], {}).get("half")
+    if h is None:
+        return
+    rec["text"] = vopd_half(rec["text"], h)
+    for k in ("scan",):
+        rec[k] = {b: vopd_half(t, h) for b, t in rec.get(k, {}).items()}
+    for k in ("types", "regs"):
+        for f, d in rec.get(k, {}).items():
+            rec[k][f] = {v: vopd_half(t, h) for v, t in d.items()}

@@ -23,6 +23,7 @@ pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
     if target.generation() >= 11 && w0 >> 30 != 0b10 && w0 >> 31 != 0 {
         use Encoding as E;
         return Some(match w0 >> 26 {
+            0x32 => E::VopdX,
             0x3D => E::SmemGfx11,
             0x35 => E::Vop3Gfx10,
             0x33 if (w0 >> 23) & 7 == 0 => E::Vop3pGfx10,
@@ -192,9 +193,24 @@ fn decode_as(
     if enc.is_gfx10() && !enc::gfx10::valid(&inst) {
         return invalid;
     }
-    let Some(needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
+    let Some(mut needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
         return invalid;
     };
+    if enc == Encoding::VopdX {
+        // The Y half: its opcode, must-be-zero bits and operands.
+        let Some(y) = inst.vopd_y() else {
+            return invalid;
+        };
+        let yi = y.info();
+        let z = yi.zero_bits(target);
+        if (w0 & z[0]) | (w1 & z[1]) != 0 {
+            return invalid;
+        }
+        match crate::validate::scan_operands(&inst, Encoding::VopdY, yi) {
+            Some(l) => needs_lit |= l,
+            None => return invalid,
+        }
+    }
     if needs_lit {
         match enc {
             // LLVM 22 crashes on these; there is no output to match.

@@ -224,9 +224,20 @@ impl InstBuilder {
             return Err(e);
         }
         let info = self.opcode.info();
+        // VOPD: the Y operation (its opcode set by the modifiers) follows.
+        let y = match info.enc {
+            Encoding::VopdX => {
+                let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
+                let code = crate::enc::bits(self.words[0], lo, width) as u16;
+                Opcode::lookup(self.target, Encoding::VopdY, code)
+                    .map_or(&[][..], |o| o.info().operands)
+            }
+            _ => &[],
+        };
         let specs: Vec<_> = info
             .operands
             .iter()
+            .chain(y)
             .filter(|s| {
                 !(s.field == Field::Vdst && info.has(self.target, crate::opcode::flags::RTN_GLC))
             })
@@ -239,7 +250,7 @@ impl InstBuilder {
             });
         }
         for (i, (spec, op)) in specs.iter().zip(ops).enumerate() {
-            self = self.operand_at(i, spec.field, spec.kind, spec.width, *op)?;
+            self = self.operand_at(i, spec, *op)?;
         }
         Ok(self)
     }
@@ -300,7 +311,7 @@ impl InstBuilder {
                 // GFX11 scratch: `sve` says vaddr is used.
                 (Encoding::ScratchGfx11, Field::Addr, Operand::Reg(_)) => {
                     set_bits(&mut self.words[1], 23, 1, 1);
-                    self = self.operand_at(i, spec.field, spec.kind, spec.width, op.value)?;
+                    self = self.operand_at(i, &spec, op.value)?;
                 }
                 (_, Field::Saddr, Operand::Off) => {
                     let off = if enc.is_gfx10() {
@@ -312,7 +323,7 @@ impl InstBuilder {
                 }
                 (_, _, Operand::Off) => {}
                 _ => {
-                    self = self.operand_at(i, spec.field, spec.kind, spec.width, op.value)?;
+                    self = self.operand_at(i, &spec, op.value)?;
                 }
             }
             // Source modifiers.
@@ -358,17 +369,16 @@ impl InstBuilder {
                 got: index + 1,
             });
         };
-        self.operand_at(index, spec.field, spec.kind, spec.width, value)
+        self.operand_at(index, spec, value)
     }
 
     fn operand_at(
         mut self,
         index: usize,
-        field: Field,
-        kind: Kind,
-        width: u8,
+        spec: &crate::opcode::OperandSpec,
         value: Operand,
     ) -> Result<InstBuilder, BuildError> {
+        let (field, kind, width) = (spec.field, spec.kind, spec.width);
         let opcode = self.opcode;
         let err = || BuildError::Operand {
             opcode,
@@ -467,9 +477,14 @@ impl InstBuilder {
             _ => return Err(err()),
         };
         let _ = width;
-        let Some((w, lo, bits)) = enc::field_pos(enc, field) else {
+        // The spec's own position (a VOPD Y operand's is in `VopdY`).
+        let Some((w, lo, bits)) = (match spec.pos {
+            [_, _, 0] => enc::field_pos(enc, field),
+            [w, lo, n] => Some((w, lo, n)),
+        }) else {
             return Err(err());
         };
+        let raw = if field == Field::VdstY { raw >> 1 } else { raw };
         if raw >> bits != 0 {
             return Err(err());
         }

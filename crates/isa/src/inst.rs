@@ -160,14 +160,26 @@ impl Instruction {
         (self.len as usize / 4 > base).then(|| self.w(base))
     }
 
-    /// The decoded operands, in printed order.
+    /// The Y operation of a VOPD (dual-issue) instruction, whose
+    /// [`opcode`](Instruction::opcode) is the X one; `None` otherwise.
+    pub fn vopd_y(&self) -> Option<Opcode> {
+        if self.encoding() != Encoding::VopdX {
+            return None;
+        }
+        let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
+        Opcode::lookup(self.target, Encoding::VopdY, self.bits(0, lo, width) as u16)
+    }
+
+    /// The decoded operands, in printed order (for VOPD, the X operation's
+    /// then the Y operation's).
     pub fn operands(&self) -> Operands {
         let mut ops = Operands::default();
         if self.is_invalid() {
             return ops;
         }
         let info = self.info();
-        for (i, spec) in info.operands.iter().enumerate() {
+        let y = self.vopd_y().map_or(&[][..], |y| y.info().operands);
+        for (i, spec) in info.operands.iter().chain(y).enumerate() {
             let value = self.operand_value(spec);
             let mut op = Op::new(value, *spec);
             if spec.kind == Kind::SReg && !matches!(value, Operand::Reg(_)) {
@@ -232,6 +244,10 @@ impl Instruction {
                 }
                 _ => src_operand(raw, width, self.literal()),
             },
+            Kind::VReg if spec.field == Field::VdstY => {
+                let x = self.bits(1, 24, 1);
+                Operand::Reg(RegRange::vgpr((raw << 1 | (x ^ 1)) as u16, width))
+            }
             Kind::VReg => Operand::Reg(RegRange::vgpr(raw as u16, width)),
             Kind::AReg => Operand::Reg(RegRange::agpr(raw as u16, width)),
             Kind::AvReg => {
@@ -264,6 +280,7 @@ impl Instruction {
             | Kind::SendMsg
             | Kind::Waitcnt
             | Kind::DelayAlu
+            | Kind::Depctr
             | Kind::GprIdx
             | Kind::GprIdx8 => Operand::Imm(raw as i64),
             Kind::Unknown => Operand::Raw(raw as u16),

@@ -96,6 +96,9 @@ pub struct Modifiers {
     pub smem_imm: bool,
     /// SMEM: the `soffset` register field is used.
     pub smem_soe: bool,
+    /// VOPD: the Y operation's opcode value (its operands follow the X
+    /// operation's).
+    pub vopd_y: u8,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -147,6 +150,7 @@ enum M {
     D16,
     SmemImm,
     SmemSoe,
+    VopdY,
 }
 
 /// The modifier fields of `enc` (for VOP3, `vop3b` when bits 14:8 hold a
@@ -180,6 +184,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         }
         E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
         E::SmemGfx11 => return &[(Scc, (0, 13, 1)), (Glc, (0, 14, 1))],
+        E::VopdX => return &[(VopdY, (0, 17, 5))],
         E::FlatGfx11 | E::GlobalGfx11 | E::ScratchGfx11 => {
             return &[
                 (Offset, (0, 0, 13)),
@@ -353,6 +358,7 @@ impl Modifiers {
             D16 => self.d16 as u32,
             SmemImm => self.smem_imm as u32,
             SmemSoe => self.smem_soe as u32,
+            VopdY => self.vopd_y as u32,
         }
     }
 
@@ -403,6 +409,7 @@ impl Modifiers {
             D16 => self.d16 = v != 0,
             SmemImm => self.smem_imm = v != 0,
             SmemSoe => self.smem_soe = v != 0,
+            VopdY => self.vopd_y = v as u8,
         }
     }
 }

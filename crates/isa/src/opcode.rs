@@ -198,6 +198,12 @@ pub enum Encoding {
     GlobalGfx11,
     /// Scratch, GFX11 layout (`sve` in bit 55).
     ScratchGfx11,
+    /// VOPD dual issue (GFX11+): the X operation's opcode; the Y
+    /// operation ([`Instruction::vopd_y`](crate::Instruction::vopd_y)) is a
+    /// `VopdY` table entry whose opcode value is a modifier of this one.
+    VopdX,
+    /// The Y half of a VOPD word (table entries only).
+    VopdY,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -298,6 +304,9 @@ pub enum Field {
     Srsrc,
     /// Image sampler descriptor (SGPR quad index).
     Ssamp,
+    /// VOPD Y destination: bits 7:1 of the VGPR; bit 0 is the opposite of
+    /// the X destination's.
+    VdstY,
     /// Not encoded (printed implicit operand such as `vcc` or `off`).
     Implicit,
 }
@@ -358,6 +367,8 @@ pub enum Kind {
     Waitcnt,
     /// `s_delay_alu`'s `instid0(..) | instskip(..) | instid1(..)` (GFX11+).
     DelayAlu,
+    /// `s_waitcnt_depctr`'s named counters (`depctr_va_vdst(0)` ...).
+    Depctr,
     /// `gpr_idx(...)` (16-bit field).
     GprIdx,
     /// `gpr_idx(...)` from an 8-bit source field (`s_set_gpr_idx_on`).

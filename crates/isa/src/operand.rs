@@ -197,7 +197,7 @@ impl Op {
 }
 
 /// Maximum operands of one instruction.
-pub const MAX_OPERANDS: usize = 6;
+pub const MAX_OPERANDS: usize = 8;
 
 /// The operands of an instruction (no allocation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -39,6 +39,12 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         e => e.family(),
     };
     Some(match (enc, field) {
+        (E::VopdX, F::Src0) => (0, 0, 9),
+        (E::VopdX, F::Vsrc1) => (0, 9, 8),
+        (E::VopdX, F::Vdst) => (1, 24, 8),
+        (E::VopdY, F::Src0) => (1, 0, 9),
+        (E::VopdY, F::Vsrc1) => (1, 9, 8),
+        (E::VopdY, F::VdstY) => (1, 17, 7),
         (E::Sop2, F::Sdst) | (E::Sopk, F::Sdst) | (E::Sop1, F::Sdst) => (0, 16, 7),
         (E::Sop2 | E::Sop1 | E::Sopc, F::Ssrc0) => (0, 0, 8),
         (E::Sop2 | E::Sopc, F::Ssrc1) => (0, 8, 8),
@@ -140,6 +146,8 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::FlatGfx11 => (0xFC03_0000, 0xDC00_0000, 18, 7),
         E::GlobalGfx11 => (0xFC03_0000, 0xDC02_0000, 18, 7),
         E::ScratchGfx11 => (0xFC03_0000, 0xDC01_0000, 18, 7),
+        E::VopdX => (0xFC00_0000, 0xC800_0000, 22, 4),
+        E::VopdY => (0xFC00_0000, 0xC800_0000, 17, 5),
         E::Invalid => (0, 0, 0, 0),
     }
 }

@@ -143,6 +143,37 @@ pub(crate) fn write_delay_alu(target: Target, v: u32, out: &mut impl Write) -> f
     Ok(())
 }
 
+/// `s_waitcnt_depctr`: the counters (from the tables) whose value is not
+/// their maximum, or all of them when none is; hex when a bit outside the
+/// counters is set.
+pub(crate) fn write_depctr(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    let ctrs = crate::generated::gfx9::DEPCTR[target.index()];
+    let known = ctrs
+        .iter()
+        .fold(0u32, |m, &(_, lo, w)| m | (((1 << w) - 1) << lo));
+    if ctrs.is_empty() || v & !known != 0 {
+        return write_hex(out, v as u64);
+    }
+    let val = |lo: u8, w: u8| (v >> lo) & ((1 << w) - 1);
+    let all_max = ctrs.iter().all(|&(_, lo, w)| val(lo, w) == (1 << w) - 1);
+    let mut first = true;
+    for &(name, lo, w) in ctrs {
+        let x = val(lo, w);
+        if !all_max && x == (1 << w) - 1 {
+            continue;
+        }
+        if !first {
+            out.write_char(' ')?;
+        }
+        first = false;
+        out.write_str(name)?;
+        out.write_char('(')?;
+        write_u32(out, x)?;
+        out.write_char(')')?;
+    }
+    Ok(())
+}
+
 pub(crate) fn write_gpr_idx(v: u32, out: &mut impl Write) -> fmt::Result {
     if v & !0xF != 0 {
         return write_hex(out, v as u64);
