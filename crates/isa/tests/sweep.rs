@@ -80,10 +80,11 @@ fn reg_fields(enc: Encoding) -> &'static [(usize, u8, u8)] {
         E::Vop2 | E::Vopc => &[(0, 0, 9), (0, 9, 8), (0, 17, 8)],
         E::Vop1 => &[(0, 0, 9), (0, 17, 8)],
         E::Vop3 | E::Vop3p | E::Mai => &[(0, 0, 8), (1, 0, 9), (1, 9, 9), (1, 18, 9)],
-        E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp => {
+        E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp | E::VopcDpp => {
             &[(0, 9, 8), (0, 17, 8), (1, 0, 8)]
         }
         E::Smem => &[(0, 0, 6), (0, 6, 7), (1, 25, 7)],
+        E::VopdX => &[(0, 0, 9), (0, 9, 8), (1, 0, 9), (1, 9, 8), (1, 17, 7), (1, 24, 8)],
         E::Ds | E::Flat | E::Global | E::Scratch => &[(1, 0, 8), (1, 8, 8), (1, 16, 8), (1, 24, 8)],
         E::Mubuf | E::Mtbuf | E::Mimg => &[(1, 0, 8), (1, 8, 8), (1, 16, 5), (1, 24, 8)],
         _ => &[],
@@ -189,6 +190,10 @@ fn fixed_mask(enc: Encoding) -> [u32; 2] {
         E::DsGfx10 => [0xFFFC_0000, 0],
         E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => [0xFDFC_C000, 0],
         E::MubufGfx10 => [0xFFFC_0000, 0],
+        E::SmemGfx11 | E::MubufGfx11 => [0xFFFC_0000, 0],
+        E::FlatGfx11 | E::GlobalGfx11 | E::ScratchGfx11 => [0xFDFF_0000, 0],
+        E::VopcDpp => [0xFFFE_01FF, 0],
+        E::VopdX => [0xFFFE_0000, 0],
         _ => [0xFFFF_FFFF, 0],
     }
 }
