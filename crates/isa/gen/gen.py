@@ -668,7 +668,7 @@ def main():
     # Named per table layout: a cache with GFX10 records must not be read
     # by a GFX9-only generator (another checkout sharing /tmp).
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-10.json"))
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-11.json"))
     if "--cached" in sys.argv and os.path.exists(path):
         data = json.load(open(path))
         # Processors the cache does not have yet (a new generation) are
