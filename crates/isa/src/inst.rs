@@ -212,16 +212,15 @@ impl Instruction {
     }
 
     fn adjust_operands(&self, ops: &mut Operands) {
-        let mut ops = ops;
         match self.info().enc {
             Encoding::Flat | Encoding::Global | Encoding::Scratch => {
-                enc::flat::adjust_operands(self, &mut ops)
+                enc::flat::adjust_operands(self, ops)
             }
-            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::adjust_operands(self, &mut ops),
-            Encoding::Mimg => enc::mimg::adjust_operands(self, &mut ops),
-            Encoding::Smem => enc::smem::adjust_operands(self, &mut ops),
-            Encoding::VopcSdwa => enc::sdwa_dpp::adjust_vopc_operands(self, &mut ops),
-            Encoding::Mai => enc::vop3p::adjust_mai_operands(self, &mut ops),
+            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::adjust_operands(self, ops),
+            Encoding::Mimg => enc::mimg::adjust_operands(self, ops),
+            Encoding::Smem => enc::smem::adjust_operands(self, ops),
+            Encoding::VopcSdwa => enc::sdwa_dpp::adjust_vopc_operands(self, ops),
+            Encoding::Mai => enc::vop3p::adjust_mai_operands(self, ops),
             _ => {}
         }
     }
