@@ -29,7 +29,7 @@ fn gfx1100_wave32_and_wave64_listings_match_llvm_objdump() {
     wave32_and_wave64_listings_match("gfx1100");
 }
 
-fn wave32_and_wave64_listings_match(proc_: &str) {
+fn wave32_and_wave64_listings_match(proc_: &'static str) {
     for (wave, flag, mattr) in [
         (32, None, None),
         (
