@@ -64,8 +64,7 @@ fn missing(proc_: &str) -> &'static str {
         "GFX12 (RDNA4: VBUFFER/VGLOBAL/VSCRATCH/VFLAT, SMEM and VOP3 GFX12 layouts, \
          scope bits, s_wait_*, VOPD, true16, WMMA/SWMMAC) is not in lathe-isa's tables"
     } else if proc_.starts_with("gfx11") {
-        "GFX11 (RDNA3: SMEM, VOP3, DS, FLAT and MUBUF GFX11 layouts, VOPD, DPP8/DPP16, \
-         true16, WMMA) is not in lathe-isa's tables"
+        "of GFX11 only gfx1100 is in lathe-isa's tables"
     } else if proc_.starts_with("gfx10") {
         "of GFX10 only gfx1030 is in lathe-isa's tables"
     } else {

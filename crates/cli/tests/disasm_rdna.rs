@@ -1,5 +1,5 @@
-//! `lathe disasm` on GFX10+ code objects: gfx1030 wave32 and wave64 listings
-//! equal llvm-objdump's (the wave size comes from the kernel descriptors);
+//! `lathe disasm` on GFX10+ code objects: gfx1030 and gfx1100 wave32 and
+//! wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
 //! processors lathe-isa has no tables for are refused, naming what is
 //! missing.
 
@@ -21,6 +21,15 @@ fn squash(s: &str) -> Vec<String> {
 
 #[test]
 fn gfx1030_wave32_and_wave64_listings_match_llvm_objdump() {
+    wave32_and_wave64_listings_match("gfx1030");
+}
+
+#[test]
+fn gfx1100_wave32_and_wave64_listings_match_llvm_objdump() {
+    wave32_and_wave64_listings_match("gfx1100");
+}
+
+fn wave32_and_wave64_listings_match(proc_: &'static str) {
     for (wave, flag, mattr) in [
         (32, None, None),
         (
@@ -30,19 +39,15 @@ fn gfx1030_wave32_and_wave64_listings_match_llvm_objdump() {
         ),
     ] {
         for src in ["reduce.hip", "vecops.hip"] {
-            let mut b = Build::new(src, &["gfx1030"], Output::CodeObject);
+            let mut b = Build::new(src, &[proc_], Output::CodeObject);
             b.opt = "-O3";
             b.extra.extend(flag);
             let co = b.build();
             let ours = lathe_ok(&["disasm", co.to_str().unwrap(), "--format", "llvm"]);
             let theirs = run_text(
                 Command::new(llvm_tool("llvm-objdump"))
-                    .args([
-                        "-d",
-                        "--no-show-raw-insn",
-                        "--no-leading-addr",
-                        "--mcpu=gfx1030",
-                    ])
+                    .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
+                    .arg(format!("--mcpu={proc_}"))
                     .args(mattr)
                     .arg(&co),
             );
@@ -66,15 +71,15 @@ fn gfx1030_wave32_and_wave64_listings_match_llvm_objdump() {
 }
 
 #[test]
-fn gfx11_code_is_refused_naming_what_is_missing() {
-    let co = Build::new("reduce.hip", &["gfx1100"], Output::CodeObject).build();
+fn gfx12_code_is_refused_naming_what_is_missing() {
+    let co = Build::new("reduce.hip", &["gfx1200"], Output::CodeObject).build();
     let out = lathe(&["disasm", co.to_str().unwrap()]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("gfx1100 code is not supported by the disassembler yet")
-            && err.contains("GFX11 (RDNA3")
-            && err.contains("gfx1030"),
+        err.contains("gfx1200 code is not supported by the disassembler yet")
+            && err.contains("GFX12 (RDNA4")
+            && err.contains("gfx1100"),
         "{err}"
     );
 }

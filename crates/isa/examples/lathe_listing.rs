@@ -7,9 +7,13 @@ use object::{Object, ObjectSection, ObjectSymbol};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(cpu), Some(path)) = (args.get(1), args.get(2)) else {
-        return Err("usage: lathe_listing <gfx90a|gfx942> <code object>".into());
+        return Err("usage: lathe_listing <processor[:w64]> <code object> [objdump]".into());
     };
-    let target = Target::from_name(cpu)?;
+    let mut target = Target::from_name(cpu)?;
+    // `gfx1100:w64`: wave64 code of a GFX10+ processor.
+    if cpu.ends_with(":w64") {
+        target = target.with_wave_size(64).ok_or("no wave64 form")?;
+    }
     let style = if args.get(3).map(String::as_str) == Some("objdump") {
         Style::LlvmObjdump
     } else {

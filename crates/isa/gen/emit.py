@@ -25,7 +25,7 @@ IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl
                 "nops_dmask", "/*", "fi"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
             "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",
-            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC"}
+            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC", "t16": "T16"}
 
 
 def const_name(name):
@@ -195,6 +195,20 @@ def render(entries, data, version):
         hw = data[cpu + ":symbols"]["hwreg"]
         w("    [%s],\n" % ", ".join(rust_str(hw.get(str(i), "")) for i in range(64)))
     w("];\n\n")
+    w("/// `s_delay_alu` names: instid values 0-15, then instskip values 0-7, per target\n")
+    w("/// (empty = not printed; all empty where there is no s_delay_alu).\n")
+    w("pub(crate) static DELAY_ALU: [[&str; 24]; %d] = [\n" % len(cols))
+    for cpu in cols:
+        da = data[cpu + ":symbols"].get("delay_alu", {})
+        w("    [%s],\n" % ", ".join(rust_str(da.get(str(i), "")) for i in range(24)))
+    w("];\n\n")
+    w("/// `s_waitcnt_depctr` counters (name, low bit, width) in printing order, per\n")
+    w("/// target (empty where there is no s_waitcnt_depctr).\n")
+    w("pub(crate) static DEPCTR: [&[(&str, u8, u8)]; %d] = [\n" % len(cols))
+    for cpu in cols:
+        w("    &[%s],\n" % ", ".join("(%s, %d, %d)" % (rust_str(n), lo, wd)
+                                  for n, lo, wd in depctr_counters(data[cpu + ":symbols"])))
+    w("];\n\n")
     msgs = [data[cpu + ":symbols"]["sendmsg"] for cpu in cols]
     for cpu, msg in zip(cols, msgs):
         w("/// `sendmsg()` text for each immediate below 1024 (empty = print it in decimal), %s.\n" % cpu)
@@ -233,3 +247,27 @@ def render(entries, data, version):
 
 def rust_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def depctr_counters(sym):
+    """[(name, low bit, width)] of s_waitcnt_depctr's counters, from the texts
+    of the immediates 0 (every counter, in order) and 1 << i (the counter
+    holding bit i has the value 1 << (i - low bit); a hex text: bit unused)."""
+    texts = sym.get("depctr", {})
+    if not texts.get("0"):
+        return []
+    order = re.findall(r"(\w+)\(", texts["0"])
+    lo, width = {}, {}
+    for i in range(16):
+        t = texts.get(str(1 << i)) or ""
+        vals = dict(re.findall(r"(\w+)\((\d+)\)", t))
+        if not vals:
+            continue  # printed in hex: bit i is in no counter
+        # The counter holding bit i has the value 1 << (i - low bit), or is
+        # left out when that is its maximum (a 1-bit counter).
+        hit = [(n, int(v)) for n, v in vals.items() if int(v)]
+        hit += [(n, 1) for n in order if n not in vals]
+        for name, v in hit[:1]:
+            lo[name] = min(lo.get(name, 99), i - (v.bit_length() - 1))
+            width[name] = width.get(name, 0) + 1
+    return [(n, lo[n], width[n]) for n in order if n in lo]

@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import probe as P  # noqa: E402
 from llvm import llvm_version  # noqa: E402
-from tok import COMMENT, parse_reg, tokenize  # noqa: E402
+from tok import COMMENT, is_t16, parse_reg, tokenize  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "src", "generated", "gfx9.rs")
 
@@ -42,20 +42,25 @@ ENC_RUST = OrderedDict([
     ("SOP2", "Sop2"), ("SOPK", "Sopk"), ("SOP1", "Sop1"), ("SOPC", "Sopc"), ("SOPP", "Sopp"),
     ("SMEM", "Smem"), ("VOP2", "Vop2"), ("VOP1", "Vop1"), ("VOPC", "Vopc"), ("VOP3", "Vop3"),
     ("VOP3P", "Vop3p"), ("MAI", "Mai"), ("SDWA_VOP2", "Vop2Sdwa"), ("SDWA_VOP1", "Vop1Sdwa"),
-    ("SDWA_VOPC", "VopcSdwa"), ("DPP_VOP2", "Vop2Dpp"), ("DPP_VOP1", "Vop1Dpp"), ("DS", "Ds"),
+    ("SDWA_VOPC", "VopcSdwa"), ("DPP_VOP2", "Vop2Dpp"), ("DPP_VOP1", "Vop1Dpp"), ("DPP_VOPC", "VopcDpp"), ("DS", "Ds"),
     ("FLAT", "Flat"), ("GLOBAL", "Global"), ("SCRATCH", "Scratch"), ("MUBUF", "Mubuf"),
     ("MTBUF", "Mtbuf"), ("MIMG", "Mimg"),
     ("SMEM_10", "SmemGfx10"), ("VOP3_10", "Vop3Gfx10"), ("VOP3P_10", "Vop3pGfx10"),
     ("DS_10", "DsGfx10"), ("FLAT_10", "FlatGfx10"), ("GLOBAL_10", "GlobalGfx10"),
     ("SCRATCH_10", "ScratchGfx10"), ("MUBUF_10", "MubufGfx10"),
+    ("SMEM_11", "SmemGfx11"), ("MUBUF_11", "MubufGfx11"), ("FLAT_11", "FlatGfx11"),
+    ("GLOBAL_11", "GlobalGfx11"), ("SCRATCH_11", "ScratchGfx11"), ("VOPDX_11", "VopdX"),
+    ("VOPDY_11", "VopdY"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
             "VOP2": 64, "VOP1": 256, "VOPC": 256, "VOP3": 1024, "VOP3P": 128, "MAI": 128,
-            "SDWA_VOP2": 64, "SDWA_VOP1": 256, "SDWA_VOPC": 256, "DPP_VOP2": 64, "DPP_VOP1": 256,
+            "SDWA_VOP2": 64, "SDWA_VOP1": 256, "SDWA_VOPC": 256, "DPP_VOP2": 64, "DPP_VOP1": 256, "DPP_VOPC": 256,
             "DS": 256, "FLAT": 128, "GLOBAL": 128, "SCRATCH": 128, "MUBUF": 128, "MTBUF": 16,
             "MIMG": 128, "SMEM_10": 256, "VOP3_10": 1024, "VOP3P_10": 128, "DS_10": 256,
-            "FLAT_10": 128, "GLOBAL_10": 128, "SCRATCH_10": 128, "MUBUF_10": 128}
+            "FLAT_10": 128, "GLOBAL_10": 128, "SCRATCH_10": 128, "MUBUF_10": 128,
+            "SMEM_11": 256, "MUBUF_11": 256, "FLAT_11": 128, "GLOBAL_11": 128,
+            "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -64,9 +69,9 @@ VALUE_FIELDS = {
     "sdata": "Sdata", "offset": "Offset", "soffset": "Soffset", "vdst": "Vdst", "src0": "Src0",
     "src1": "Src1", "src2": "Src2", "vsrc1": "Vsrc1", "sdst3": "Sdst", "addr": "Addr",
     "data0": "Data0", "data1": "Data1", "data": "Data", "saddr": "Saddr", "vaddr": "Vaddr",
-    "vdata": "Vdata", "srsrc": "Srsrc", "ssamp": "Ssamp",
+    "vdata": "Vdata", "srsrc": "Srsrc", "ssamp": "Ssamp", "vdsty": "VdstY",
 }
-DST_FIELDS = {"sdst", "vdst", "sdst3"}
+DST_FIELDS = {"sdst", "vdst", "sdst3", "vdsty"}
 
 
 def fields_of(enc):
@@ -428,6 +433,10 @@ def simm16_kind(an):
         return idx, "SendMsg"
     if an.mn == "s_waitcnt":
         return idx, "Waitcnt"
+    if an.mn == "s_delay_alu":
+        return idx, "DelayAlu"
+    if an.mn == "s_waitcnt_depctr":
+        return idx, "Depctr"
     if tok0.startswith("gpr_idx("):
         return idx, "GprIdx"
     if "<" in an.cmt or an.mn in ("s_call_b64", "s_cbranch_i_fork"):
@@ -544,6 +553,8 @@ def analyze(rec, cpu):
         access = "W" if field in DST_FIELDS else "R"
         ty = "None"
         mods_i = set(wraps.get(i, set()))
+        if is_t16(tok):
+            mods_i.add("t16")
         rc = None
         if kind in ("SSrc", "VSrc", "AvSrc", "ASrc", "SdwaSrc"):
             samples = src_samples(an, field, i)
@@ -640,7 +651,7 @@ def analyze(rec, cpu):
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
     zero, one = an.zero_mask(), an.one_mask()
-    if enc in ("GLOBAL_10", "SCRATCH_10"):
+    if enc in ("GLOBAL_10", "SCRATCH_10", "GLOBAL_11", "SCRATCH_11"):
         # GFX10 `saddr` is a register or `null` (0x7D, the probes' value):
         # single-bit flips of it say nothing about which values are valid.
         w, lo, width = an.fields["saddr"]
@@ -657,7 +668,7 @@ def main():
     # Named per table layout: a cache with GFX10 records must not be read
     # by a GFX9-only generator (another checkout sharing /tmp).
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-10.json"))
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-11.json"))
     if "--cached" in sys.argv and os.path.exists(path):
         data = json.load(open(path))
         # Processors the cache does not have yet (a new generation) are
@@ -678,6 +689,13 @@ def main():
         with open(path, "w") as f:
             json.dump(data, f)
     columns = [g[0] for g in data["groups"]]
+    for cpu in columns:
+        # Caches written before the s_delay_alu names were probed.
+        sym = data[cpu + ":symbols"]
+        if "delay_alu" not in sym:
+            sym["delay_alu"] = P.delay_alu_names(cpu, data[cpu])
+        if "depctr" not in sym:
+            sym["depctr"] = P.depctr_probes(cpu, data[cpu])
     entries = {}
     nprob = 0
     for cpu in columns:
@@ -686,10 +704,8 @@ def main():
             # attribute operands, `high`): not in the tables, like VINTRP.
             if fam(rec["enc"]) == "VOP3" and rec["text"].startswith("v_interp_"):
                 continue
-            # GFX10 `s_waitcnt_depctr` prints its immediate as named
-            # counters (depctr_va_vdst(...)), which are not modelled yet:
-            # it is not in the tables (decoded as `.long`).
-            if rec["text"].startswith("s_waitcnt_depctr"):
+            P.project_vopd(rec)
+            if not rec["text"]:
                 continue
             e = analyze(rec, cpu)
             if e["problems"]:

@@ -22,7 +22,9 @@ from llvm import disasm  # noqa: E402
 ALL_TARGETS = ["gfx90a", "gfx942", "gfx900", "gfx902", "gfx904", "gfx906", "gfx908", "gfx909",
                "gfx90c", "gfx950", "gfx9-generic", "gfx9-4-generic",
                # GFX10.3 (RDNA2), wave32 then wave64 (`:w64`, see llvm.cpu_args).
-               "gfx1030", "gfx1030:w64"]
+               "gfx1030", "gfx1030:w64",
+               # GFX11 (RDNA3), wave32 then wave64.
+               "gfx1100", "gfx1100:w64"]
 TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
 # The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.
 GFX940 = ["gfx942", "gfx950", "gfx9-4-generic"]
@@ -196,26 +198,82 @@ for _seg, _name in ((0, "FLAT_10"), (0x8000, "GLOBAL_10"), (0x4000, "SCRATCH_10"
                     vdst=F(1, 24, 8)),
         templates=[dict(addr=24, data=16, saddr=0x7D, vdst=8), dict(saddr=0x7D), dict()])
 ENCODINGS.update(ENCODINGS10)
-# Encodings shared by GFX9 and GFX10 (same layout and decode-table space).
+
+# GFX11 (RDNA3) layouts. VOP3, VOP3P and DS keep GFX10's (the `_10`
+# encodings, with GFX11's opcode numbers in GFX11's columns); SMEM, the FLAT
+# family (segment in bits 17:16) and MUBUF moved their bits (suffix `_11`).
+# `null` is SGPR 124 on GFX11 (m0 is 125).
+NULL11 = 0x7C
+ENCODINGS11 = {
+    "SMEM_11": dict(nwords=2, mask=0xFC000000, value=0xF4000000, op=F(0, 18, 8), ops=range(256),
+                    fields=dict(sbase=F(0, 0, 6), sdata=F(0, 6, 7), dlc=F(0, 13, 1),
+                                glc=F(0, 14, 1), offset=F(1, 0, 21), soffset=F(1, 25, 7)),
+                    templates=[dict(sbase=8, sdata=24, offset=0x10, soffset=NULL11),
+                               dict(sbase=8, offset=0x10, soffset=NULL11),
+                               dict(sdata=24, soffset=NULL11), dict(soffset=NULL11), dict()]),
+    "MUBUF_11": dict(nwords=2, mask=0xFC000000, value=0xE0000000, op=F(0, 18, 8), ops=range(256),
+                     fields=dict(offset=F(0, 0, 12), slc=F(0, 12, 1), dlc=F(0, 13, 1),
+                                 glc=F(0, 14, 1), lds=F(0, 16, 1),
+                                 vaddr=F(1, 0, 8), vdata=F(1, 8, 8), srsrc=F(1, 16, 5),
+                                 tfe=F(1, 21, 1), offen=F(1, 22, 1), idxen=F(1, 23, 1),
+                                 soffset=F(1, 24, 8)),
+                     templates=[dict(vaddr=24, vdata=16, srsrc=2, soffset=4, offen=1),
+                                dict(vdata=16, srsrc=2, soffset=4), dict(srsrc=2), dict()]),
+}
+for _seg, _name in ((0, "FLAT_11"), (2, "GLOBAL_11"), (1, "SCRATCH_11")):
+    ENCODINGS11[_name] = dict(
+        nwords=2, mask=0xFC030000, value=0xDC000000 | _seg << 16, op=F(0, 18, 7), ops=range(128),
+        fields=dict(offset=F(0, 0, 13), dlc=F(0, 13, 1), glc=F(0, 14, 1), slc=F(0, 15, 1),
+                    addr=F(1, 0, 8), data=F(1, 8, 8), saddr=F(1, 16, 7), sve=F(1, 23, 1),
+                    vdst=F(1, 24, 8)),
+        templates=([dict(addr=24, data=16, saddr=NULL11, vdst=8, sve=1)] if _seg == 1 else [])
+        + [dict(addr=24, data=16, saddr=NULL11, vdst=8), dict(saddr=NULL11), dict()])
+# VOPD (dual issue): two VALU ops in one 64-bit word, printed `X :: Y`. Each
+# half is probed as its own encoding with the other half fixed to
+# v_dual_mov_b32 (X and Y opcode 8); `half` says which side of ` :: ` its
+# text is, `fixed` the other half's bits (not scanned).
+VOPD_MOV = 8
+ENCODINGS11["VOPDX_11"] = dict(
+    nwords=2, mask=0xFC000000, value=0xC8000000 | VOPD_MOV << 17, op=F(0, 22, 4), ops=range(16),
+    half=0, fixed=[0x3E << 16, 0x00FFFFFF],
+    fields=dict(src0=F(0, 0, 9), vsrc1=F(0, 9, 8), vdst=F(1, 24, 8)),
+    templates=[dict(vdst=8, src0=256 + 16, vsrc1=24, _w1=(256 + 33) | 5 << 17),
+               dict(vdst=8, src0=256 + 16, _w1=(256 + 33) | 5 << 17)])
+ENCODINGS11["VOPDY_11"] = dict(
+    nwords=2, mask=0xFC000000, value=0xC8000000 | VOPD_MOV << 22, op=F(0, 17, 5), ops=range(32),
+    half=1, fixed=[0x0001FFFF, 0xFF000000],
+    fields=dict(src0=F(1, 0, 9), vsrc1=F(1, 9, 8), vdsty=F(1, 17, 7)),
+    templates=[dict(vdsty=5, src0=256 + 16, vsrc1=24, _w0=256 + 33, _w1=8 << 24),
+               dict(vdsty=5, src0=256 + 16, _w0=256 + 33, _w1=8 << 24)])
+ENCODINGS.update(ENCODINGS11)
+# Encodings shared by GFX9, GFX10 and GFX11 (same layout and decode-table
+# space; the opcode numbers are per column).
 SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
+# GFX10 layouts GFX11 keeps.
+SHARED_10_11 = ("VOP3_10", "VOP3P_10", "DS_10")
 
 
 def generation(cpu):
-    """9 for gfx9*, 10 for gfx10* (GFX10.1 and GFX10.3)."""
+    """9 for gfx9*, 10 for gfx10* (GFX10.1 and GFX10.3), 11 for gfx11*."""
     name = cpu.split(":")[0]
+    if name.startswith("gfx11"):
+        return 11
     return 10 if name.startswith("gfx10") else 9
 
 
 def encodings(cpu):
     """The encodings probed for `cpu`, in table order."""
-    if generation(cpu) == 9:
-        return [e for e in ENCODINGS if not e.endswith("_10")]
-    return [e for e in ENCODINGS if e in SHARED or e.endswith("_10")]
+    g = generation(cpu)
+    if g == 9:
+        return [e for e in ENCODINGS if not e.endswith(("_10", "_11"))]
+    if g == 10:
+        return [e for e in ENCODINGS if e in SHARED or e.endswith("_10")]
+    return [e for e in ENCODINGS if e in SHARED or e in SHARED_10_11 or e.endswith("_11")]
 
 
 def fam(enc):
     """The GFX9 family name of an encoding (`VOP3_10` -> `VOP3`)."""
-    return enc[:-3] if enc.endswith("_10") else enc
+    return enc[:-3] if enc.endswith(("_10", "_11")) else enc
 
 
 # SDWA / DPP second dwords; the first dword is the VOP1/VOP2/VOPC word with
@@ -244,7 +302,9 @@ def build(enc, op, tmpl):
     words[0] |= e["value"]
     put(words, e["op"], op)
     for k, v in tmpl.items():
-        if not k.startswith("_"):
+        if k in ("_w0", "_w1"):
+            words[int(k[2])] |= v
+        elif not k.startswith("_"):
             put(words, e["fields"][k], v)
     return words
 
@@ -252,7 +312,7 @@ def build(enc, op, tmpl):
 def fixed_bits(enc):
     """Per word, the mask of bits fixed by the encoding prefix and opcode."""
     e = ENCODINGS[enc]
-    m = [0] * e["nwords"]
+    m = list(e.get("fixed", [0] * e["nwords"]))
     m[0] |= e["mask"]
     w, lo, width = e["op"]
     m[w] |= ((1 << width) - 1) << lo
@@ -407,11 +467,11 @@ LITERALS = [0x3F800000, 0x12345678, 0x3C00, 0x1, 0xBFF00000, 0xFFFFFFF0, 0x80000
             0xC400, 0x4400, 0xFFC0, 0x3F000000]
 # Source fields, per encoding; VOP3/VOP3P/MAI/MUBUF/MTBUF literals make LLVM 22 crash, so
 # those fields get no literal probes.
-SRC_FIELDS = {"SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
+SRC_FIELDS = {"VOPDX": ["src0"], "VOPDY": ["src0"], "SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
-NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10"}
+NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11"}
 
 
 SIMM16_VALUES = [0, 1, 3, 0x1234, 0x7FFF, 0x8000, 0xFFFF, 0xC07F, 0x0F70, 0x1F, 0x3F80, 0x22]
@@ -569,7 +629,11 @@ def symbol_tables(cpu, ops=None):
         if m and not m.group(1).isdigit():
             hw[str(i)] = m.group(1)
     # s_sendmsg with every 10-bit immediate.
-    probes = [[0xBF900000 | v] for v in range(1024)]
+    sendmsg = 0xBF900000
+    for r in ops or []:
+        if r["enc"] == "SOPP" and r["text"].startswith("s_sendmsg "):
+            sendmsg = r["base"][0] & 0xFFFF0000
+    probes = [[sendmsg | v] for v in range(1024)]
     msg = {}
     for v, (t, n) in enumerate(disasm(cpu, probes)):
         txt = t.split(" ", 1)[1] if t and " " in t else None
@@ -585,7 +649,41 @@ def symbol_tables(cpu, ops=None):
         m = t and __import__("re").search(r" (format:\S+)", t)
         if m:
             fmt[str(v)] = m.group(1)
-    return dict(hwreg=hw, sendmsg=msg, format=fmt)
+    return dict(hwreg=hw, sendmsg=msg, format=fmt, delay_alu=delay_alu_names(cpu, ops),
+                depctr=depctr_probes(cpu, ops))
+
+
+def depctr_probes(cpu, ops=None):
+    """`s_waitcnt_depctr` texts of the immediates 0 and 1 << i (i < 16),
+    from which gen.py derives the named counters; {} without it."""
+    op = None
+    for r in ops or []:
+        if r["enc"] == "SOPP" and r["text"].startswith("s_waitcnt_depctr"):
+            op = r["base"][0] & 0xFFFF0000
+    if op is None:
+        return {}
+    vals = [0] + [1 << i for i in range(16)]
+    return {str(v): t for v, (t, n) in zip(vals, disasm(cpu, [[op | v] for v in vals]))}
+
+
+def delay_alu_names(cpu, ops=None):
+    """`s_delay_alu` (GFX11+) field names: instid0 values 0-15, then instskip
+    values 0-7, as LLVM prints them (empty where it prints nothing); {} on
+    processors without it."""
+    op = None
+    for r in ops or []:
+        if r["enc"] == "SOPP" and r["text"].startswith("s_delay_alu "):
+            op = r["base"][0] & 0xFFFF0000
+    if op is None:
+        return {}
+    probes = [[op | v] for v in range(16)] + [[op | v << 4] for v in range(8)]
+    out = {}
+    import re as _re
+    for i, (t, n) in enumerate(disasm(cpu, probes)):
+        m = t and _re.search(r"\((.*)\)", t)
+        if m:
+            out[str(i)] = m.group(1)
+    return out
 
 
 def mimg_widths(cpu, recs):
@@ -685,3 +783,31 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+def vopd_half(text, half):
+    """The `half` (0: X, 1: Y) of a VOPD text `X :: Y`; a word-count marker
+    (`<nwords=..>`) stays on both."""
+    if not text or text == "<crash>":
+        return text
+    mark = ""
+    if " <nwords=" in text:
+        text, mark = text.split(" <nwords=", 1)
+        mark = " <nwords=" + mark
+    parts = text.split(" :: ")
+    if len(parts) != 2:
+        return None
+    return parts[half].strip() + mark
+
+
+def project_vopd(rec):
+    """Replaces every text of a VOPD half's record by that half."""
+    h = ENCODINGS.get(rec["enc"], {}).get("half")
+    if h is None:
+        return
+    rec["text"] = vopd_half(rec["text"], h)
+    for k in ("scan",):
+        rec[k] = {b: vopd_half(t, h) for b, t in rec.get(k, {}).items()}
+    for k in ("types", "regs"):
+        for f, d in rec.get(k, {}).items():
+            rec[k][f] = {v: vopd_half(t, h) for v, t in d.items()}

@@ -11,7 +11,7 @@ import re
 
 SOP = ("SOP2", "SOPK", "SOP1", "SOPC")
 VALU = ("VOP2", "VOP1", "VOPC", "VOP3", "VOP3P", "MAI", "SDWA_VOP2", "SDWA_VOP1", "SDWA_VOPC",
-        "DPP_VOP2", "DPP_VOP1")
+        "DPP_VOP2", "DPP_VOP1", "DPP_VOPC")
 VMEM = ("FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "MIMG")
 
 SCC_WRITERS_SOP2 = re.compile(
@@ -30,7 +30,7 @@ def base_name(name):
 def semantics(e):
     """Semantic flag names for table entry `e` (from gen.analyze)."""
     enc, name = e["enc"], e["name"]
-    enc = enc[:-3] if enc.endswith("_10") else enc  # same rules on GFX10
+    enc = enc[:-3] if enc.endswith(("_10", "_11")) else enc  # same rules on GFX10/11
     b = base_name(name)
     f = set()
     if enc in SOP:
@@ -167,7 +167,7 @@ def semantics(e):
 def fix_access(e):
     """Adjust operand access modes that depend on the mnemonic."""
     enc, name = e["enc"], e["name"]
-    enc = enc[:-3] if enc.endswith("_10") else enc  # same rules on GFX10
+    enc = enc[:-3] if enc.endswith(("_10", "_11")) else enc  # same rules on GFX10/11
     b = base_name(name)
     ops = e["operands"]
     for o in ops:

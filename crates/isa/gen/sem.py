@@ -44,7 +44,7 @@ def entries():
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
     emulated = (1 << cols[0]) | (1 << cols[1])
     # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family.
-    return [(name, enc.replace("Gfx10", ""), int(t) & emulated != 0) for name, enc, t in out]
+    return [(name, enc.replace("Gfx10", "").replace("Gfx11", ""), int(t) & emulated != 0) for name, enc, t in out]
 
 
 def base(name):

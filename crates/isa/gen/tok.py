@@ -40,7 +40,7 @@ def tokenize(text):
     parts = text.split(" ", 1)
     mnem = parts[0]
     rest = parts[1] if len(parts) > 1 else ""
-    if mnem == "s_waitcnt":
+    if mnem in ("s_waitcnt", "s_delay_alu", "s_waitcnt_depctr"):
         return mnem, [rest] if rest else [], [], comment
     ops = split_top(rest, ", ") if rest else []
     mods = []
@@ -72,6 +72,9 @@ def parse_reg(tok):
         if t.startswith(pre):
             t = t[len(pre):].rstrip(")")
     t = t.strip("|")
+    m = re.fullmatch(r"v(\d+)\.[lh]", t)
+    if m:
+        return ("v", int(m.group(1)), 1)  # a true16 half (GFX11+)
     m = re.fullmatch(r"([svat]|ttmp)(\d+)", t)
     if m:
         return (m.group(1), int(m.group(2)), 1)
@@ -80,3 +83,8 @@ def parse_reg(tok):
         a, b = int(m.group(2)), int(m.group(3))
         return (m.group(1), a, b - a + 1)
     return None
+
+
+def is_t16(tok):
+    """True for a true16 VGPR half (`v8.l`, `-|v8.h|`)."""
+    return re.search(r"\bv\d+\.[lh]\b", COMMENT.sub("", tok)) is not None

@@ -20,6 +20,24 @@ fn word(bytes: &[u8], i: usize) -> Option<u32> {
 /// The encoding word 0 belongs to on `target` (before opcode lookup).
 #[inline]
 pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
+    if target.generation() >= 11 && w0 >> 30 != 0b10 && w0 >> 31 != 0 {
+        use Encoding as E;
+        return Some(match w0 >> 26 {
+            0x32 => E::VopdX,
+            0x3D => E::SmemGfx11,
+            0x35 => E::Vop3Gfx10,
+            0x33 if (w0 >> 23) & 7 == 0 => E::Vop3pGfx10,
+            0x36 => E::DsGfx10,
+            0x37 => match (w0 >> 16) & 3 {
+                0 => E::FlatGfx11,
+                1 => E::ScratchGfx11,
+                2 => E::GlobalGfx11,
+                _ => return None,
+            },
+            0x38 => E::MubufGfx11,
+            _ => return None,
+        });
+    }
     if target.generation() >= 10 && w0 >> 30 != 0b10 && w0 >> 31 != 0 {
         use Encoding as E;
         return Some(match w0 >> 26 {
@@ -49,6 +67,7 @@ fn classify_gfx9(w0: u32) -> Option<Encoding> {
         let src0 = w0 & 0x1FF;
         return Some(match (op, src0) {
             (0x3E, enc::SRC0_SDWA) => E::VopcSdwa,
+            (0x3E, enc::SRC0_DPP) => E::VopcDpp,
             (0x3E, _) => E::Vopc,
             (0x3F, enc::SRC0_SDWA) => E::Vop1Sdwa,
             (0x3F, enc::SRC0_DPP) => E::Vop1Dpp,
@@ -124,7 +143,7 @@ pub(crate) fn decode_words(
     match enc {
         Encoding::Vop1Sdwa | Encoding::Vop1Dpp => decode_as(target, Encoding::Vop1, w0, &get),
         Encoding::Vop2Sdwa | Encoding::Vop2Dpp => decode_as(target, Encoding::Vop2, w0, &get),
-        Encoding::VopcSdwa => decode_as(target, Encoding::Vopc, w0, &get),
+        Encoding::VopcSdwa | Encoding::VopcDpp => decode_as(target, Encoding::Vopc, w0, &get),
         _ => r,
     }
 }
@@ -174,9 +193,24 @@ fn decode_as(
     if enc.is_gfx10() && !enc::gfx10::valid(&inst) {
         return invalid;
     }
-    let Some(needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
+    let Some(mut needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
         return invalid;
     };
+    if enc == Encoding::VopdX {
+        // The Y half: its opcode, must-be-zero bits and operands.
+        let Some(y) = inst.vopd_y() else {
+            return invalid;
+        };
+        let yi = y.info();
+        let z = yi.zero_bits(target);
+        if (w0 & z[0]) | (w1 & z[1]) != 0 {
+            return invalid;
+        }
+        match crate::validate::scan_operands(&inst, Encoding::VopdY, yi) {
+            Some(l) => needs_lit |= l,
+            None => return invalid,
+        }
+    }
     if needs_lit {
         match enc {
             // LLVM 22 crashes on these; there is no output to match.
@@ -185,6 +219,7 @@ fn decode_as(
             | Encoding::Mai
             | Encoding::Mubuf
             | Encoding::MubufGfx10
+            | Encoding::MubufGfx11
             | Encoding::Mtbuf => return invalid,
             _ => {}
         }

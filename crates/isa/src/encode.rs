@@ -117,7 +117,7 @@ impl Instruction {
                     words[1] |= 6 << 24;
                 }
             }
-            Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+            Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                 words[0] |= enc::SRC0_DPP;
                 // quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf
                 words[1] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
@@ -134,11 +134,18 @@ impl Instruction {
                 // saddr = off
                 words[1] |= 0x7F << 16;
             }
-            Encoding::GlobalGfx10 | Encoding::ScratchGfx10 | Encoding::FlatGfx10 => {
-                words[1] |= enc::gfx10::NULL << 16;
+            Encoding::GlobalGfx10
+            | Encoding::ScratchGfx10
+            | Encoding::FlatGfx10
+            | Encoding::GlobalGfx11
+            | Encoding::ScratchGfx11
+            | Encoding::FlatGfx11 => {
+                words[1] |= enc::gfx10::null_of(info.enc) << 16;
             }
             // soffset = null
-            Encoding::SmemGfx10 => words[1] |= enc::gfx10::NULL << 25,
+            Encoding::SmemGfx10 | Encoding::SmemGfx11 => {
+                words[1] |= enc::gfx10::null_of(info.enc) << 25
+            }
             // GFX10 v_cmpx_*_e64 write EXEC only; the assembler puts
             // exec_lo in the (unprinted) destination field.
             Encoding::Vop3Gfx10
@@ -217,9 +224,20 @@ impl InstBuilder {
             return Err(e);
         }
         let info = self.opcode.info();
+        // VOPD: the Y operation (its opcode set by the modifiers) follows.
+        let y = match info.enc {
+            Encoding::VopdX => {
+                let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
+                let code = crate::enc::bits(self.words[0], lo, width) as u16;
+                Opcode::lookup(self.target, Encoding::VopdY, code)
+                    .map_or(&[][..], |o| o.info().operands)
+            }
+            _ => &[],
+        };
         let specs: Vec<_> = info
             .operands
             .iter()
+            .chain(y)
             .filter(|s| {
                 !(s.field == Field::Vdst && info.has(self.target, crate::opcode::flags::RTN_GLC))
             })
@@ -232,7 +250,7 @@ impl InstBuilder {
             });
         }
         for (i, (spec, op)) in specs.iter().zip(ops).enumerate() {
-            self = self.operand_at(i, spec.field, spec.kind, spec.width, *op)?;
+            self = self.operand_at(i, spec, *op)?;
         }
         Ok(self)
     }
@@ -258,12 +276,25 @@ impl InstBuilder {
         let enc = self.opcode.info().enc;
         for (i, op) in ops.iter().enumerate() {
             let spec = op.spec;
+            let mut op = *op;
+            // A true16 high half outside VOP3 is bit 7 of the register
+            // number (in VOP3 it is an `op_sel` bit, set by the modifiers).
+            if let (true, Operand::Reg(r)) = (op.hi, &mut op.value) {
+                if !matches!(enc.family(), Encoding::Vop3 | Encoding::Vop3p) {
+                    r.first |= 0x80;
+                }
+            }
             match (enc, spec.field, op.value) {
                 // SMEM offset operand: immediate (in the modifiers), the
                 // soffset register, or a register in the offset field.
-                (Encoding::Smem | Encoding::SmemGfx10, Field::Offset, Operand::Imm(_)) => {}
-                (Encoding::SmemGfx10, Field::Offset, Operand::Reg(r)) => {
-                    set_bits(&mut self.words[1], 25, 7, r.first as u32);
+                (
+                    Encoding::Smem | Encoding::SmemGfx10 | Encoding::SmemGfx11,
+                    Field::Offset,
+                    Operand::Imm(_),
+                ) => {}
+                (Encoding::SmemGfx10 | Encoding::SmemGfx11, Field::Offset, Operand::Reg(r)) => {
+                    let code = crate::reg::sgpr_code(self.target, r.first);
+                    set_bits(&mut self.words[1], 25, 7, code);
                 }
                 (Encoding::Smem, Field::Offset, Operand::Reg(r)) => {
                     if self.words[0] >> 14 & 1 != 0 {
@@ -277,9 +308,14 @@ impl InstBuilder {
                     set_bits(&mut self.words[1], 8, 7, r.first as u32);
                     set_bits(&mut self.words[1], 15, 1, 1);
                 }
+                // GFX11 scratch: `sve` says vaddr is used.
+                (Encoding::ScratchGfx11, Field::Addr, Operand::Reg(_)) => {
+                    set_bits(&mut self.words[1], 23, 1, 1);
+                    self = self.operand_at(i, &spec, op.value)?;
+                }
                 (_, Field::Saddr, Operand::Off) => {
                     let off = if enc.is_gfx10() {
-                        crate::enc::gfx10::NULL
+                        crate::enc::gfx10::null_of(enc)
                     } else {
                         crate::enc::flat::SADDR_OFF
                     };
@@ -287,7 +323,7 @@ impl InstBuilder {
                 }
                 (_, _, Operand::Off) => {}
                 _ => {
-                    self = self.operand_at(i, spec.field, spec.kind, spec.width, op.value)?;
+                    self = self.operand_at(i, &spec, op.value)?;
                 }
             }
             // Source modifiers.
@@ -306,7 +342,7 @@ impl InstBuilder {
                         let b = if si == 0 { 32 + 19 } else { 32 + 27 };
                         (Some(b + 1), Some(b + 2), Some(b))
                     }
-                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                    Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                         let b = if si == 0 { 32 + 20 } else { 32 + 22 };
                         (Some(b), Some(b + 1), None)
                     }
@@ -333,17 +369,16 @@ impl InstBuilder {
                 got: index + 1,
             });
         };
-        self.operand_at(index, spec.field, spec.kind, spec.width, value)
+        self.operand_at(index, spec, value)
     }
 
     fn operand_at(
         mut self,
         index: usize,
-        field: Field,
-        kind: Kind,
-        width: u8,
+        spec: &crate::opcode::OperandSpec,
         value: Operand,
     ) -> Result<InstBuilder, BuildError> {
+        let (field, kind, width) = (spec.field, spec.kind, spec.width);
         let opcode = self.opcode;
         let err = || BuildError::Operand {
             opcode,
@@ -358,7 +393,9 @@ impl InstBuilder {
                 self.literal = Some(v);
                 return Ok(self);
             }
-            (Kind::SReg, Operand::Reg(r)) if r.file == RegFile::Scalar => r.first as u32,
+            (Kind::SReg, Operand::Reg(r)) if r.file == RegFile::Scalar => {
+                crate::reg::sgpr_code(self.target, r.first)
+            }
             // 8-bit scalar destination fields decode constants too.
             (Kind::SReg, Operand::Int(i)) if (0..=64).contains(&i) => 128 + i as u32,
             (Kind::SReg, Operand::Int(i)) if (-16..0).contains(&i) => (192 - i as i32) as u32,
@@ -369,7 +406,7 @@ impl InstBuilder {
             }
             (Kind::SReg, Operand::Off) if field == Field::Saddr => {
                 if self.opcode.info().enc.is_gfx10() {
-                    crate::enc::gfx10::NULL
+                    crate::enc::gfx10::null_of(self.opcode.info().enc)
                 } else {
                     crate::enc::flat::SADDR_OFF
                 }
@@ -406,7 +443,7 @@ impl InstBuilder {
                         file: RegFile::Scalar,
                         first,
                         ..
-                    }) => first as u32,
+                    }) => crate::reg::sgpr_code(self.target, first),
                     Operand::Int(i) if (0..=64).contains(&i) => 128 + i as u32,
                     Operand::Int(i) if (-16..0).contains(&i) => (192 - i as i32) as u32,
                     Operand::Float(f) => f as u32,
@@ -440,9 +477,14 @@ impl InstBuilder {
             _ => return Err(err()),
         };
         let _ = width;
-        let Some((w, lo, bits)) = enc::field_pos(enc, field) else {
+        // The spec's own position (a VOPD Y operand's is in `VopdY`).
+        let Some((w, lo, bits)) = (match spec.pos {
+            [_, _, 0] => enc::field_pos(enc, field),
+            [w, lo, n] => Some((w, lo, n)),
+        }) else {
             return Err(err());
         };
+        let raw = if field == Field::VdstY { raw >> 1 } else { raw };
         if raw >> bits != 0 {
             return Err(err());
         }

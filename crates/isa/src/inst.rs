@@ -160,14 +160,26 @@ impl Instruction {
         (self.len as usize / 4 > base).then(|| self.w(base))
     }
 
-    /// The decoded operands, in printed order.
+    /// The Y operation of a VOPD (dual-issue) instruction, whose
+    /// [`opcode`](Instruction::opcode) is the X one; `None` otherwise.
+    pub fn vopd_y(&self) -> Option<Opcode> {
+        if self.encoding() != Encoding::VopdX {
+            return None;
+        }
+        let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
+        Opcode::lookup(self.target, Encoding::VopdY, self.bits(0, lo, width) as u16)
+    }
+
+    /// The decoded operands, in printed order (for VOPD, the X operation's
+    /// then the Y operation's).
     pub fn operands(&self) -> Operands {
         let mut ops = Operands::default();
         if self.is_invalid() {
             return ops;
         }
         let info = self.info();
-        for (i, spec) in info.operands.iter().enumerate() {
+        let y = self.vopd_y().map_or(&[][..], |y| y.info().operands);
+        for (i, spec) in info.operands.iter().chain(y).enumerate() {
             let value = self.operand_value(spec);
             let mut op = Op::new(value, *spec);
             if spec.kind == Kind::SReg && !matches!(value, Operand::Reg(_)) {
@@ -176,24 +188,41 @@ impl Instruction {
                 op.spec.ty = crate::opcode::Ty::Reg;
             }
             self.apply_src_mods(i, &mut op);
+            if spec.mods & crate::opcode::mods::T16 != 0 {
+                self.apply_t16(&mut op);
+            }
             ops.push(op);
         }
         if info.enc.is_gfx10() {
             enc::gfx10::adjust_operands(self, &mut ops);
-            return ops;
+        } else {
+            self.adjust_operands(&mut ops);
         }
-        match info.enc {
-            Encoding::Flat | Encoding::Global | Encoding::Scratch => {
-                enc::flat::adjust_operands(self, &mut ops)
+        if self.target.generation() >= 11 {
+            // GFX11 swapped the encodings of `m0` and `null`.
+            for op in ops.as_mut_slice() {
+                if let Operand::Reg(r) = &mut op.value {
+                    if r.file == crate::reg::RegFile::Scalar {
+                        r.first = crate::reg::sgpr_code(self.target, r.first) as u16;
+                    }
+                }
             }
-            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::adjust_operands(self, &mut ops),
-            Encoding::Mimg => enc::mimg::adjust_operands(self, &mut ops),
-            Encoding::Smem => enc::smem::adjust_operands(self, &mut ops),
-            Encoding::VopcSdwa => enc::sdwa_dpp::adjust_vopc_operands(self, &mut ops),
-            Encoding::Mai => enc::vop3p::adjust_mai_operands(self, &mut ops),
-            _ => {}
         }
         ops
+    }
+
+    fn adjust_operands(&self, ops: &mut Operands) {
+        match self.info().enc {
+            Encoding::Flat | Encoding::Global | Encoding::Scratch => {
+                enc::flat::adjust_operands(self, ops)
+            }
+            Encoding::Mubuf | Encoding::Mtbuf => enc::mubuf::adjust_operands(self, ops),
+            Encoding::Mimg => enc::mimg::adjust_operands(self, ops),
+            Encoding::Smem => enc::smem::adjust_operands(self, ops),
+            Encoding::VopcSdwa => enc::sdwa_dpp::adjust_vopc_operands(self, ops),
+            Encoding::Mai => enc::vop3p::adjust_mai_operands(self, ops),
+            _ => {}
+        }
     }
 
     /// Value of the field `spec` reads, interpreted per its kind.
@@ -214,6 +243,10 @@ impl Instruction {
                 }
                 _ => src_operand(raw, width, self.literal()),
             },
+            Kind::VReg if spec.field == Field::VdstY => {
+                let x = self.bits(1, 24, 1);
+                Operand::Reg(RegRange::vgpr((raw << 1 | (x ^ 1)) as u16, width))
+            }
             Kind::VReg => Operand::Reg(RegRange::vgpr(raw as u16, width)),
             Kind::AReg => Operand::Reg(RegRange::agpr(raw as u16, width)),
             Kind::AvReg => {
@@ -245,6 +278,8 @@ impl Instruction {
             | Kind::Hwreg
             | Kind::SendMsg
             | Kind::Waitcnt
+            | Kind::DelayAlu
+            | Kind::Depctr
             | Kind::GprIdx
             | Kind::GprIdx8 => Operand::Imm(raw as i64),
             Kind::Unknown => Operand::Raw(raw as u16),
@@ -266,6 +301,30 @@ impl Instruction {
                 _ => false,
             },
             _ => false,
+        }
+    }
+
+    /// A true16 VGPR operand's half: in VOP3/VOP3P it is the operand's
+    /// `op_sel` bit (sources 11-13, destination 14), elsewhere bit 7 of
+    /// the register number (so only v0-v127 have halves there).
+    fn apply_t16(&self, op: &mut Op) {
+        let Operand::Reg(r) = &mut op.value else {
+            return;
+        };
+        if r.file != crate::reg::RegFile::Vgpr {
+            return;
+        }
+        if matches!(self.encoding().family(), Encoding::Vop3 | Encoding::Vop3p) {
+            let b = match op.spec.field {
+                Field::Src0 => 11,
+                Field::Src1 => 12,
+                Field::Src2 => 13,
+                _ => 14,
+            };
+            op.hi = self.bit(b);
+        } else {
+            op.hi = r.first & 0x80 != 0;
+            r.first &= 0x7F;
         }
     }
 
@@ -295,7 +354,7 @@ impl Instruction {
                 let b = if si == 0 { 32 + 19 } else { 32 + 27 };
                 (self.bit(b + 1), self.bit(b + 2), self.bit(b))
             }
-            Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+            Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                 let b = if si == 0 { 32 + 20 } else { 32 + 22 };
                 (self.bit(b), self.bit(b + 1), false)
             }

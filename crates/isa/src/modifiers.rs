@@ -96,6 +96,9 @@ pub struct Modifiers {
     pub smem_imm: bool,
     /// SMEM: the `soffset` register field is used.
     pub smem_soe: bool,
+    /// VOPD: the Y operation's opcode value (its operands follow the X
+    /// operation's).
+    pub vopd_y: u8,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -147,6 +150,7 @@ enum M {
     D16,
     SmemImm,
     SmemSoe,
+    VopdY,
 }
 
 /// The modifier fields of `enc` (for VOP3, `vop3b` when bits 14:8 hold a
@@ -179,6 +183,28 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
             ]
         }
         E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
+        E::SmemGfx11 => return &[(Scc, (0, 13, 1)), (Glc, (0, 14, 1))],
+        E::VopdX => return &[(VopdY, (0, 17, 5))],
+        E::FlatGfx11 | E::GlobalGfx11 | E::ScratchGfx11 => {
+            return &[
+                (Offset, (0, 0, 13)),
+                (Scc, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (Slc, (0, 15, 1)),
+            ]
+        }
+        E::MubufGfx11 => {
+            return &[
+                (Offset, (0, 0, 12)),
+                (Slc, (0, 12, 1)),
+                (Scc, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (Lds, (0, 16, 1)),
+                (Tfe, (1, 21, 1)),
+                (Offen, (1, 22, 1)),
+                (Idxen, (1, 23, 1)),
+            ]
+        }
         _ => {}
     }
     match enc.family() {
@@ -223,7 +249,7 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
             (Neg1, (1, 28, 1)),
             (Abs1, (1, 29, 1)),
         ],
-        E::Vop2Dpp | E::Vop1Dpp => &[
+        E::Vop2Dpp | E::Vop1Dpp | E::VopcDpp => &[
             (DppCtrl, (1, 8, 9)),
             (BoundCtrl, (1, 19, 1)),
             (Fi, (1, 18, 1)),
@@ -332,6 +358,7 @@ impl Modifiers {
             D16 => self.d16 as u32,
             SmemImm => self.smem_imm as u32,
             SmemSoe => self.smem_soe as u32,
+            VopdY => self.vopd_y as u32,
         }
     }
 
@@ -382,6 +409,7 @@ impl Modifiers {
             D16 => self.d16 = v != 0,
             SmemImm => self.smem_imm = v != 0,
             SmemSoe => self.smem_soe = v != 0,
+            VopdY => self.vopd_y = v as u8,
         }
     }
 }
@@ -405,7 +433,10 @@ impl Instruction {
             Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => {
                 m.offset = ((self.bits(0, 0, 12) << 20) as i32) >> 20;
             }
-            Encoding::SmemGfx10 => {
+            Encoding::GlobalGfx11 | Encoding::ScratchGfx11 => {
+                m.offset = ((self.bits(0, 0, 13) << 19) as i32) >> 19;
+            }
+            Encoding::SmemGfx10 | Encoding::SmemGfx11 => {
                 m.offset = ((self.bits(1, 0, 21) << 11) as i32) >> 11;
             }
             _ => {}
@@ -427,7 +458,9 @@ pub(crate) fn apply(
             set_bits(word, lo, width, m.get(k));
         }
     }
-    if (enc == Encoding::Smem && m.smem_imm) || enc == Encoding::SmemGfx10 {
+    if (enc == Encoding::Smem && m.smem_imm)
+        || matches!(enc, Encoding::SmemGfx10 | Encoding::SmemGfx11)
+    {
         set_bits(&mut words[1], 0, 21, m.offset as u32);
     }
 }

@@ -155,6 +155,8 @@ pub enum Encoding {
     Vop2Dpp,
     /// VOP1 with a DPP second dword.
     Vop1Dpp,
+    /// VOPC with a DPP second dword (GFX11+).
+    VopcDpp,
     /// LDS/GDS.
     Ds,
     /// Flat (segment 0).
@@ -185,6 +187,23 @@ pub enum Encoding {
     ScratchGfx10,
     /// Untyped buffer, GFX10 layout (`dlc`; `slc` and `tfe` in word 1).
     MubufGfx10,
+    /// Scalar memory, GFX11 layout (`glc` 14, `dlc` 13; `null` is s124).
+    SmemGfx11,
+    /// Untyped buffer, GFX11 layout (8-bit opcode; `offen`/`idxen`/`tfe` in
+    /// word 1).
+    MubufGfx11,
+    /// Flat, GFX11 layout (segment in bits 17:16, 13-bit offset).
+    FlatGfx11,
+    /// Global, GFX11 layout.
+    GlobalGfx11,
+    /// Scratch, GFX11 layout (`sve` in bit 55).
+    ScratchGfx11,
+    /// VOPD dual issue (GFX11+): the X operation's opcode; the Y
+    /// operation ([`Instruction::vopd_y`](crate::Instruction::vopd_y)) is a
+    /// `VopdY` table entry whose opcode value is a modifier of this one.
+    VopdX,
+    /// The Y half of a VOPD word (table entries only).
+    VopdY,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -203,15 +222,34 @@ impl Encoding {
             Encoding::FlatGfx10 => Encoding::Flat,
             Encoding::GlobalGfx10 => Encoding::Global,
             Encoding::ScratchGfx10 => Encoding::Scratch,
-            Encoding::MubufGfx10 => Encoding::Mubuf,
+            Encoding::MubufGfx10 | Encoding::MubufGfx11 => Encoding::Mubuf,
+            Encoding::SmemGfx11 => Encoding::Smem,
+            Encoding::FlatGfx11 => Encoding::Flat,
+            Encoding::GlobalGfx11 => Encoding::Global,
+            Encoding::ScratchGfx11 => Encoding::Scratch,
             e => e,
         }
     }
 
-    /// True for the GFX10 layouts.
+    /// True for the GFX10 and GFX11 layouts (`enc::gfx10` prints and
+    /// adjusts both, from per-encoding bit positions).
     #[inline]
     pub const fn is_gfx10(self) -> bool {
         self.family() as u8 != self as u8
+    }
+
+    /// The GFX10-style layout (`Vop3Gfx10`, `FlatGfx10`, ...) with the same
+    /// operand handling as this GFX11 one; itself otherwise.
+    #[inline]
+    pub const fn gfx10_like(self) -> Encoding {
+        match self {
+            Encoding::SmemGfx11 => Encoding::SmemGfx10,
+            Encoding::MubufGfx11 => Encoding::MubufGfx10,
+            Encoding::FlatGfx11 => Encoding::FlatGfx10,
+            Encoding::GlobalGfx11 => Encoding::GlobalGfx10,
+            Encoding::ScratchGfx11 => Encoding::ScratchGfx10,
+            e => e,
+        }
     }
 }
 
@@ -266,6 +304,9 @@ pub enum Field {
     Srsrc,
     /// Image sampler descriptor (SGPR quad index).
     Ssamp,
+    /// VOPD Y destination: bits 7:1 of the VGPR; bit 0 is the opposite of
+    /// the X destination's.
+    VdstY,
     /// Not encoded (printed implicit operand such as `vcc` or `off`).
     Implicit,
 }
@@ -324,6 +365,10 @@ pub enum Kind {
     SendMsg,
     /// `vmcnt(..) expcnt(..) lgkmcnt(..)`.
     Waitcnt,
+    /// `s_delay_alu`'s `instid0(..) | instskip(..) | instid1(..)` (GFX11+).
+    DelayAlu,
+    /// `s_waitcnt_depctr`'s named counters (`depctr_va_vdst(0)` ...).
+    Depctr,
     /// `gpr_idx(...)` (16-bit field).
     GprIdx,
     /// `gpr_idx(...)` from an 8-bit source field (`s_set_gpr_idx_on`).
@@ -399,6 +444,9 @@ pub mod mods {
     pub const ALIGN_ACC: u16 = 256;
     /// `exec` is invalid here.
     pub const BAD_EXEC: u16 = 512;
+    /// A true16 operand (GFX11+): a 16-bit half of a VGPR, printed `v0.l`
+    /// or `v0.h` ([`Op::hi`](crate::operand::Op::hi) says which).
+    pub const T16: u16 = 1024;
 }
 
 /// One printed operand of an opcode.

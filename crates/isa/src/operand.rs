@@ -161,6 +161,9 @@ pub struct Op {
     pub abs: bool,
     /// `sext` source modifier (SDWA integer sources).
     pub sext: bool,
+    /// For a true16 operand (GFX11+, [`mods::T16`](crate::opcode::mods::T16)):
+    /// the high half of the VGPR (`v0.h`; `v0.l` when false).
+    pub hi: bool,
 }
 
 impl Op {
@@ -171,6 +174,7 @@ impl Op {
             neg: false,
             abs: false,
             sext: false,
+            hi: false,
         }
     }
 
@@ -193,7 +197,7 @@ impl Op {
 }
 
 /// Maximum operands of one instruction.
-pub const MAX_OPERANDS: usize = 6;
+pub const MAX_OPERANDS: usize = 8;
 
 /// The operands of an instruction (no allocation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

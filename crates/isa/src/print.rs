@@ -64,6 +64,23 @@ impl Instruction {
     fn write_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let info = self.info();
         out.write_str(info.name)?;
+        if let Some(y) = self.vopd_y() {
+            // VOPD: `X operands :: Y operands`.
+            let n = info.operands.len().min(ops.len());
+            let mut x = Operands::default();
+            let mut yo = Operands::default();
+            for (i, op) in ops.iter().enumerate() {
+                if i < n {
+                    x.push(*op);
+                } else {
+                    yo.push(*op);
+                }
+            }
+            write_operand_list(self, &x, out)?;
+            out.write_str(" :: ")?;
+            out.write_str(y.info().name)?;
+            return write_operand_list(self, &yo, out);
+        }
         if info.enc.is_gfx10() {
             if let Some(r) = enc::gfx10::print(self, ops, out) {
                 return r;
@@ -85,7 +102,7 @@ impl Instruction {
                     Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {
                         enc::sdwa_dpp::print_sdwa_mods(self, out)
                     }
-                    Encoding::Vop2Dpp | Encoding::Vop1Dpp => {
+                    Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                         enc::sdwa_dpp::print_dpp_mods(self, out)
                     }
                     Encoding::Ds => enc::ds::print_mods(self, out),
@@ -274,6 +291,8 @@ fn write_imm(inst: &Instruction, kind: Kind, v: i64, out: &mut impl Write) -> fm
         Kind::Hwreg => enc::sop::write_hwreg(inst.target(), v16, out),
         Kind::SendMsg => enc::sop::write_sendmsg(inst.target(), v16, out),
         Kind::Waitcnt => enc::sop::write_waitcnt(inst.target(), v16, out),
+        Kind::DelayAlu => enc::sop::write_delay_alu(inst.target(), v16, out),
+        Kind::Depctr => enc::sop::write_depctr(inst.target(), v16, out),
         Kind::GprIdx | Kind::GprIdx8 => enc::sop::write_gpr_idx(v as u32, out),
         _ => write_i64(out, v),
     }
@@ -438,6 +457,8 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
     {
         // GFX10 has no flat_scratch/xnack_mask aliases: s102..s105.
         crate::reg::write_range(out, "s", r.first, r.count.max(1))?;
+    } else if spec.mods & mods::T16 != 0 && r.file == RegFile::Vgpr {
+        write!(out, "v{}.{}", r.first, if op.hi { 'h' } else { 'l' })?;
     } else {
         write_reg_name(out, r)?;
     }

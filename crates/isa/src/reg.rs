@@ -232,6 +232,17 @@ pub(crate) fn write_scalar(out: &mut impl fmt::Write, first: u16, count: u8) -> 
     }
 }
 
+/// The encoding of scalar register `n` (in this crate's numbering, where
+/// `m0` is 124 and `null` 125, as on GFX9/10) on `target`: GFX11 swapped
+/// the two. The mapping is its own inverse, so it also reads a field.
+#[inline]
+pub(crate) fn sgpr_code(target: crate::Target, n: u16) -> u32 {
+    match n {
+        124 | 125 if target.generation() >= 11 => (n ^ 1) as u32,
+        _ => n as u32,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

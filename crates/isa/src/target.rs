@@ -48,6 +48,12 @@ pub enum Target {
     /// lane masks are register pairs (`vcc`, `s[0:1]`) instead of `vcc_lo`.
     #[doc(hidden)]
     Gfx1030W64 = 13,
+    /// Navi 31 (RDNA3, GFX11), wave32; [`Target::with_wave_size`] gives the
+    /// wave64 form.
+    Gfx1100 = 14,
+    /// gfx1100 running wave64 code.
+    #[doc(hidden)]
+    Gfx1100W64 = 15,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -67,7 +73,7 @@ pub enum TargetError {
 
 impl Target {
     /// Every supported target, in LLVM's order.
-    pub const ALL: [Target; 13] = [
+    pub const ALL: [Target; 14] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
@@ -81,6 +87,7 @@ impl Target {
         Target::Gfx9Generic,
         Target::Gfx94Generic,
         Target::Gfx1030,
+        Target::Gfx1100,
     ];
 
     /// Parses a processor name or target id (`gfx90a`, `gfx942:xnack+`,
@@ -118,14 +125,16 @@ impl Target {
             Target::Gfx9Generic => "gfx9-generic",
             Target::Gfx94Generic => "gfx9-4-generic",
             Target::Gfx1030 | Target::Gfx1030W64 => "gfx1030",
+            Target::Gfx1100 | Target::Gfx1100W64 => "gfx1100",
         }
     }
 
-    /// The GFX generation: 9 (GCN5/CDNA) or 10 (RDNA1/2).
+    /// The GFX generation: 9 (GCN5/CDNA), 10 (RDNA1/2) or 11 (RDNA3).
     #[inline]
     pub fn generation(self) -> u8 {
         match self {
             Target::Gfx1030 | Target::Gfx1030W64 => 10,
+            Target::Gfx1100 | Target::Gfx1100W64 => 11,
             _ => 9,
         }
     }
@@ -138,6 +147,8 @@ impl Target {
         match (self, wave_size) {
             (Target::Gfx1030 | Target::Gfx1030W64, 32) => Some(Target::Gfx1030),
             (Target::Gfx1030 | Target::Gfx1030W64, 64) => Some(Target::Gfx1030W64),
+            (Target::Gfx1100 | Target::Gfx1100W64, 32) => Some(Target::Gfx1100),
+            (Target::Gfx1100 | Target::Gfx1100W64, 64) => Some(Target::Gfx1100W64),
             (t, 64) if t.generation() == 9 => Some(t),
             _ => None,
         }
@@ -192,7 +203,7 @@ impl Target {
     #[inline]
     pub fn wave_size(self) -> u32 {
         match self {
-            Target::Gfx1030 => 32,
+            Target::Gfx1030 | Target::Gfx1100 => 32,
             _ => 64,
         }
     }
@@ -227,9 +238,9 @@ mod tests {
             Ok(Target::Gfx90a)
         );
         assert_eq!(
-            Target::from_name("gfx1100"),
+            Target::from_name("gfx1200"),
             Err(TargetError::Unsupported {
-                name: "gfx1100".into()
+                name: "gfx1200".into()
             })
         );
         assert_eq!(

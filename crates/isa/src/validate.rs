@@ -56,6 +56,13 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
             spec.pos[1],
             spec.pos[2],
         );
+        // The rules below use GFX9/10's numbering (`m0` 124, `null` 125).
+        let raw = match spec.kind {
+            Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc | Kind::SReg if raw < 128 => {
+                crate::reg::sgpr_code(inst.target(), raw as u16)
+            }
+            _ => raw,
+        };
         match spec.kind {
             Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
                 if raw == 255 {

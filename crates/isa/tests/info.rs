@@ -184,7 +184,10 @@ fn memory_and_counters() {
 
 #[test]
 fn builder_matches_llvm_mc() {
-    for t in Target::ALL {
+    // GFX9/GFX10 mnemonics (GFX11 renamed them: `global_load_b32`); the
+    // GFX11 builder is checked by tests/roundtrip.rs on every corpus and
+    // wheel instruction.
+    for t in Target::ALL.into_iter().filter(|t| t.generation() <= 10) {
         let mut cases: Vec<(Instruction, &str)> = vec![
             (
                 Instruction::build(t, Opcode::S_ADD_U32)

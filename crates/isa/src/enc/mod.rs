@@ -27,7 +27,7 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
     let enc = match enc {
         // SMEM moved its soffset; DS and the VMEM encodings keep their
         // operand fields in word 1.
-        E::SmemGfx10 => {
+        E::SmemGfx10 | E::SmemGfx11 => {
             return match field {
                 F::Sbase => Some((0, 0, 6)),
                 F::Sdata => Some((0, 6, 7)),
@@ -39,6 +39,12 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         e => e.family(),
     };
     Some(match (enc, field) {
+        (E::VopdX, F::Src0) => (0, 0, 9),
+        (E::VopdX, F::Vsrc1) => (0, 9, 8),
+        (E::VopdX, F::Vdst) => (1, 24, 8),
+        (E::VopdY, F::Src0) => (1, 0, 9),
+        (E::VopdY, F::Vsrc1) => (1, 9, 8),
+        (E::VopdY, F::VdstY) => (1, 17, 7),
         (E::Sop2, F::Sdst) | (E::Sopk, F::Sdst) | (E::Sop1, F::Sdst) => (0, 16, 7),
         (E::Sop2 | E::Sop1 | E::Sopc, F::Ssrc0) => (0, 0, 8),
         (E::Sop2 | E::Sopc, F::Ssrc1) => (0, 8, 8),
@@ -48,7 +54,9 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         (E::Smem, F::Offset) => (1, 0, 21),
         (E::Smem, F::Soffset) => (1, 25, 7),
         (E::Vop2 | E::Vopc, F::Src0) | (E::Vop1, F::Src0) => (0, 0, 9),
-        (E::Vop2 | E::Vopc | E::Vop2Sdwa | E::VopcSdwa | E::Vop2Dpp, F::Vsrc1) => (0, 9, 8),
+        (E::Vop2 | E::Vopc | E::Vop2Sdwa | E::VopcSdwa | E::Vop2Dpp | E::VopcDpp, F::Vsrc1) => {
+            (0, 9, 8)
+        }
         (E::Vop2 | E::Vop1 | E::Vop2Sdwa | E::Vop1Sdwa | E::Vop2Dpp | E::Vop1Dpp, F::Vdst) => {
             (0, 17, 8)
         }
@@ -57,7 +65,10 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         (E::Vop3 | E::Vop3p | E::Mai, F::Src0) => (1, 0, 9),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src1) => (1, 9, 9),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src2) => (1, 18, 9),
-        (E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp, F::Src0) => (1, 0, 8),
+        (
+            E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp | E::VopcDpp,
+            F::Src0,
+        ) => (1, 0, 8),
         (E::VopcSdwa, F::Sdst) => (1, 8, 7),
         (E::Ds, F::Addr) => (1, 0, 8),
         (E::Ds, F::Data0) => (1, 8, 8),
@@ -112,7 +123,7 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::Smem => (0xFC00_0000, 0xC000_0000, 18, 8),
         E::Vop2 | E::Vop2Sdwa | E::Vop2Dpp => (0x8000_0000, 0, 25, 6),
         E::Vop1 | E::Vop1Sdwa | E::Vop1Dpp => (0xFE00_0000, 0x7E00_0000, 9, 8),
-        E::Vopc | E::VopcSdwa => (0xFE00_0000, 0x7C00_0000, 17, 8),
+        E::Vopc | E::VopcSdwa | E::VopcDpp => (0xFE00_0000, 0x7C00_0000, 17, 8),
         E::Vop3 => (0xFC00_0000, 0xD000_0000, 16, 10),
         E::Vop3p | E::Mai => (0xFF80_0000, 0xD380_0000, 16, 7),
         E::Ds => (0xFC00_0000, 0xD800_0000, 17, 8),
@@ -130,6 +141,13 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::GlobalGfx10 => (0xFC00_C000, 0xDC00_8000, 18, 7),
         E::ScratchGfx10 => (0xFC00_C000, 0xDC00_4000, 18, 7),
         E::MubufGfx10 => (0xFC00_0000, 0xE000_0000, 18, 7),
+        E::SmemGfx11 => (0xFC00_0000, 0xF400_0000, 18, 8),
+        E::MubufGfx11 => (0xFC00_0000, 0xE000_0000, 18, 8),
+        E::FlatGfx11 => (0xFC03_0000, 0xDC00_0000, 18, 7),
+        E::GlobalGfx11 => (0xFC03_0000, 0xDC02_0000, 18, 7),
+        E::ScratchGfx11 => (0xFC03_0000, 0xDC01_0000, 18, 7),
+        E::VopdX => (0xFC00_0000, 0xC800_0000, 22, 4),
+        E::VopdY => (0xFC00_0000, 0xC800_0000, 17, 5),
         E::Invalid => (0, 0, 0, 0),
     }
 }

@@ -10,13 +10,19 @@ use crate::print::write_dec;
 use crate::reg::RegRange;
 use std::fmt::{self, Write};
 
-/// `offen` bit.
+/// `offen` bit (word 1 on GFX11).
 pub(crate) fn offen(inst: &Instruction) -> bool {
-    inst.bit(12)
+    match inst.encoding() {
+        Encoding::MubufGfx11 => inst.bit(32 + 22),
+        _ => inst.bit(12),
+    }
 }
 /// `idxen` bit.
 pub(crate) fn idxen(inst: &Instruction) -> bool {
-    inst.bit(13)
+    match inst.encoding() {
+        Encoding::MubufGfx11 => inst.bit(32 + 23),
+        _ => inst.bit(13),
+    }
 }
 
 pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
@@ -39,8 +45,10 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             }
         }
     }
-    if matches!(inst.encoding(), Encoding::Mubuf | Encoding::MubufGfx10)
-        && inst.has(flags::LDS_DMA)
+    if matches!(
+        inst.encoding(),
+        Encoding::Mubuf | Encoding::MubufGfx10 | Encoding::MubufGfx11
+    ) && inst.has(flags::LDS_DMA)
         && inst.bit(16)
     {
         if let Some(i) = ops.iter().position(|o| o.spec.field == Field::Vdata) {

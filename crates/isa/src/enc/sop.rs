@@ -73,7 +73,10 @@ pub fn waitcnt_encode(vm: u32, exp: u32, lgkm: u32) -> u16 {
 /// `s_waitcnt` fields on `target`: GFX10 widens lgkmcnt to 6 bits (13:8).
 pub fn waitcnt_fields_for(target: Target, v: u32) -> (u32, u32, u32) {
     let (vm, exp, lgkm) = waitcnt_fields(v);
-    if target.generation() >= 10 {
+    if target.generation() >= 11 {
+        // GFX11: expcnt 2:0, lgkmcnt 9:4, vmcnt 15:10.
+        ((v >> 10) & 0x3F, v & 7, (v >> 4) & 0x3F)
+    } else if target.generation() >= 10 {
         (vm, exp, (v >> 8) & 0x3F)
     } else {
         (vm, exp, lgkm)
@@ -107,6 +110,65 @@ pub(crate) fn write_waitcnt(target: Target, v: u32, out: &mut impl Write) -> fmt
         }
         out.write_str("lgkmcnt(")?;
         write_u32(out, lgkm)?;
+        out.write_char(')')?;
+    }
+    Ok(())
+}
+
+/// `s_delay_alu`: the named fields that are not zero, joined by ` | `, or
+/// the value in decimal when all are zero (names from the tables).
+pub(crate) fn write_delay_alu(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    let names = &crate::generated::gfx9::DELAY_ALU[target.index()];
+    let parts = [
+        ("instid0(", (v & 0xF) as usize),
+        ("instskip(", 16 + ((v >> 4) & 7) as usize),
+        ("instid1(", ((v >> 7) & 0xF) as usize),
+    ];
+    let mut first = true;
+    for (label, i) in parts {
+        if i == 0 || i == 16 {
+            continue;
+        }
+        if !first {
+            out.write_str(" | ")?;
+        }
+        first = false;
+        out.write_str(label)?;
+        out.write_str(names[i])?;
+        out.write_char(')')?;
+    }
+    if first {
+        write_u32(out, v)?;
+    }
+    Ok(())
+}
+
+/// `s_waitcnt_depctr`: the counters (from the tables) whose value is not
+/// their maximum, or all of them when none is; hex when a bit outside the
+/// counters is set.
+pub(crate) fn write_depctr(target: Target, v: u32, out: &mut impl Write) -> fmt::Result {
+    let ctrs = crate::generated::gfx9::DEPCTR[target.index()];
+    let known = ctrs
+        .iter()
+        .fold(0u32, |m, &(_, lo, w)| m | (((1 << w) - 1) << lo));
+    if ctrs.is_empty() || v & !known != 0 {
+        return write_hex(out, v as u64);
+    }
+    let val = |lo: u8, w: u8| (v >> lo) & ((1 << w) - 1);
+    let all_max = ctrs.iter().all(|&(_, lo, w)| val(lo, w) == (1 << w) - 1);
+    let mut first = true;
+    for &(name, lo, w) in ctrs {
+        let x = val(lo, w);
+        if !all_max && x == (1 << w) - 1 {
+            continue;
+        }
+        if !first {
+            out.write_char(' ')?;
+        }
+        first = false;
+        out.write_str(name)?;
+        out.write_char('(')?;
+        write_u32(out, x)?;
         out.write_char(')')?;
     }
     Ok(())
