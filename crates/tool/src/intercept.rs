@@ -245,6 +245,13 @@ fn empty_selection_note(st: &State) {
             seen.join(", ")
         )
     };
+    if let Some(dir) = &st.cfg.capture {
+        eprintln!(
+            "lathe-tool: warning: no launch was captured: {why}; nothing written to {}",
+            dir.display()
+        );
+        return;
+    }
     eprintln!(
         "lathe-tool: warning: no launch was instrumented: {why}; --tool {} measured nothing",
         st.cfg.tool_name()
