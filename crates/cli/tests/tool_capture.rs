@@ -153,3 +153,38 @@ fn tool_and_capture_together_is_an_error() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn kernel_regex_selects_what_is_captured() {
+    if !have_hipcc() {
+        return;
+    }
+    let dir = tmpdir("lathe-tool-capture-regex");
+    let o = exec(
+        &[],
+        &[
+            ("LATHE_TOOL_CAPTURE", dir.to_str().expect("utf-8")),
+            ("LATHE_TOOL_KERNELS", "iota2d"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["00002-iota2d"], "{err}");
+    let empty = tmpdir("lathe-tool-capture-none");
+    let o = exec(
+        &[],
+        &[
+            ("LATHE_TOOL_CAPTURE", empty.to_str().expect("utf-8")),
+            ("LATHE_TOOL_KERNELS", "no_such_kernel"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("no launch was captured"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
