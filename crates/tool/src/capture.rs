@@ -29,6 +29,8 @@ const POOL_FLAG_FINE_GRAINED: u32 = 2;
 const AGENT_INFO_DEVICE: u32 = 17;
 const DEVICE_TYPE_CPU: u32 = 0;
 const PT_LOAD: u32 = 1;
+/// The most memory one capture copies (each of before and after).
+const MAX_BYTES: u64 = 4 << 30;
 
 /// The wrappers capture mode installs.
 pub const WRAPPERS: api::AllocWrappers = api::AllocWrappers {
@@ -309,6 +311,15 @@ fn capture(
         a.kind != "code" && kernarg_address >= a.base && kernarg_address - a.base < a.size
     }) {
         a.kind = "kernarg".into();
+    }
+    // Before and after images of everything are held in host memory.
+    let total: u64 = allocations.iter().map(|a| a.size).sum();
+    if total > MAX_BYTES {
+        return Err(format!(
+            "the {} recorded allocations hold {total} bytes, more than the {MAX_BYTES} a \
+             capsule of whole allocations may copy; the launch ran uncaptured",
+            allocations.len()
+        ));
     }
     let mut queue_bytes = hq.to_vec();
     queue_bytes.resize(256, 0);
