@@ -154,6 +154,13 @@ pub type Freeze = extern "C" fn(Handle, *const c_char) -> Status;
 /// `hsa_executable_destroy`.
 pub type ExecutableDestroy = extern "C" fn(Handle) -> Status;
 
+/// `hsa_amd_memory_pool_allocate`.
+pub type PoolAllocate = extern "C" fn(Handle, usize, u32, *mut *mut c_void) -> Status;
+/// `hsa_amd_memory_pool_free` (also `hsa_memory_free`).
+pub type PoolFree = extern "C" fn(*mut c_void) -> Status;
+/// `hsa_memory_allocate`.
+pub type MemoryAllocate = extern "C" fn(Handle, usize, *mut *mut c_void) -> Status;
+
 macro_rules! api {
     ($($field:ident : $sub:ident $name:literal $ty:ty;)*) => {
         /// The runtime's entries this library calls (read from the table
@@ -203,10 +210,13 @@ api! {
     status_string: Core "hsa_status_string" extern "C" fn(Status, *mut *const c_char) -> Status;
     iterate_pools: AmdExt "hsa_amd_agent_iterate_memory_pools" extern "C" fn(Handle, PoolCb, *mut c_void) -> Status;
     pool_get_info: AmdExt "hsa_amd_memory_pool_get_info" extern "C" fn(Handle, u32, *mut c_void) -> Status;
-    pool_allocate: AmdExt "hsa_amd_memory_pool_allocate" extern "C" fn(Handle, usize, u32, *mut *mut c_void) -> Status;
+    pool_allocate: AmdExt "hsa_amd_memory_pool_allocate" PoolAllocate;
     allow_access: AmdExt "hsa_amd_agents_allow_access" extern "C" fn(u32, *const Handle, *const u32, *const c_void) -> Status;
     intercept_create: AmdExt "hsa_amd_queue_intercept_create" QueueCreate;
     intercept_register: AmdExt "hsa_amd_queue_intercept_register" extern "C" fn(*mut c_void, Interceptor, *mut c_void) -> Status;
+    pool_free: AmdExt "hsa_amd_memory_pool_free" PoolFree;
+    memory_allocate: Core "hsa_memory_allocate" MemoryAllocate;
+    memory_free: Core "hsa_memory_free" PoolFree;
 }
 
 /// Entries this library replaces with its own wrappers.
@@ -254,6 +264,47 @@ pub fn install(table: *mut HsaApiTable, w: &Wrappers) -> Result<(), TableError> 
     )?;
     core("hsa_queue_create", w.queue_create as *mut c_void)?;
     Ok(())
+}
+
+/// The allocation entries capture mode wraps.
+#[derive(Debug, Clone, Copy)]
+pub struct AllocWrappers {
+    /// `hsa_amd_memory_pool_allocate`.
+    pub pool_allocate: PoolAllocate,
+    /// `hsa_amd_memory_pool_free`.
+    pub pool_free: PoolFree,
+    /// `hsa_memory_allocate`.
+    pub memory_allocate: MemoryAllocate,
+    /// `hsa_memory_free`.
+    pub memory_free: PoolFree,
+}
+
+/// Installs the allocation wrappers (capture mode) in the table.
+pub fn install_alloc(table: *mut HsaApiTable, w: &AllocWrappers) -> Result<(), TableError> {
+    set(
+        table,
+        Sub::AmdExt,
+        "hsa_amd_memory_pool_allocate",
+        w.pool_allocate as *mut c_void,
+    )?;
+    set(
+        table,
+        Sub::AmdExt,
+        "hsa_amd_memory_pool_free",
+        w.pool_free as *mut c_void,
+    )?;
+    set(
+        table,
+        Sub::Core,
+        "hsa_memory_allocate",
+        w.memory_allocate as *mut c_void,
+    )?;
+    set(
+        table,
+        Sub::Core,
+        "hsa_memory_free",
+        w.memory_free as *mut c_void,
+    )
 }
 
 impl Api {

@@ -4,6 +4,7 @@
 //! | variable | meaning | default |
 //! | --- | --- | --- |
 //! | `LATHE_TOOL` | built-in tool (`instr-count`, `block-count`, `opcode-hist`, `mem-trace`, `kernarg`), or the path of a HIP tool: a directory with `tool.json` and `tool.hip`, or the manifest ([`lathe_dbi::manifest`]) | none: the library does nothing |
+//! | `LATHE_TOOL_CAPTURE` | capture mode: write a capsule (`docs/capsule.md`) of each selected launch into this directory instead of instrumenting (without `LATHE_TOOL`) | off |
 //! | `LATHE_TOOL_OUT` | write every launch's record as a JSON array to this file (at exit) instead of lines on stderr | stderr |
 //! | `LATHE_TOOL_KERNELS` | instrument only kernels whose mangled or demangled name matches this regex | every kernel |
 //! | `LATHE_TOOL_LAUNCHES` | instrument only launches `A-B` (inclusive, counted from 0 over every kernel dispatch the process makes), `A-` or `A` | every launch |
@@ -112,8 +113,10 @@ impl Launches {
 /// The library's configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The tool.
-    pub tool: ToolSpec,
+    /// The tool; `None` in capture mode.
+    pub tool: Option<ToolSpec>,
+    /// Capture mode: the directory capsules are written to.
+    pub capture: Option<std::path::PathBuf>,
     /// JSON output file.
     pub out: Option<std::path::PathBuf>,
     /// Kernel name filter.
@@ -128,10 +131,18 @@ impl Config {
     /// Reads the configuration; `Ok(None)` when `LATHE_TOOL` is unset.
     pub fn from_env() -> Result<Option<Config>, String> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        let Some(tool) = var("LATHE_TOOL") else {
-            return Ok(None);
-        };
-        let tool = ToolSpec::parse(&tool)?;
+        let capture = var("LATHE_TOOL_CAPTURE").map(std::path::PathBuf::from);
+        let tool =
+            match (var("LATHE_TOOL"), &capture) {
+                (None, None) => return Ok(None),
+                (Some(_), Some(_)) => return Err(
+                    "LATHE_TOOL and LATHE_TOOL_CAPTURE are both set: the library instruments or \
+                     captures, not both"
+                        .into(),
+                ),
+                (Some(t), None) => Some(ToolSpec::parse(&t)?),
+                (None, Some(_)) => None,
+            };
         let kernels = var("LATHE_TOOL_KERNELS")
             .map(|k| Regex::new(&k).map_err(|e| format!("LATHE_TOOL_KERNELS={k:?}: {e}")))
             .transpose()?;
@@ -145,11 +156,19 @@ impl Config {
         };
         Ok(Some(Config {
             tool,
+            capture,
             out: var("LATHE_TOOL_OUT").map(Into::into),
             kernels,
             launches,
             on_error,
         }))
+    }
+
+    /// The tool's name for messages (`capture` in capture mode).
+    pub fn tool_name(&self) -> String {
+        self.tool
+            .as_ref()
+            .map_or_else(|| "capture".to_string(), ToolSpec::name)
     }
 
     /// Whether the user asked for launch `index` of a kernel with these

@@ -38,10 +38,10 @@ const WAIT_STATE_BLOCKED: u32 = 0;
 
 /// A kernel the application loaded.
 #[derive(Debug)]
-struct KernelInfo {
-    mangled: String,
-    demangled: String,
-    code: Arc<Vec<u8>>,
+pub(crate) struct KernelInfo {
+    pub(crate) mangled: String,
+    pub(crate) demangled: String,
+    pub(crate) code: Arc<Vec<u8>>,
     agent: Handle,
 }
 
@@ -93,16 +93,16 @@ impl Loaded {
 type LoadedObjects = HashMap<u64, Vec<(Handle, Arc<Vec<u8>>)>>;
 
 #[derive(Debug)]
-struct State {
-    api: Api,
-    cfg: Config,
+pub(crate) struct State {
+    pub(crate) api: Api,
+    pub(crate) cfg: Config,
     readers: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
     loaded: Mutex<LoadedObjects>,
     kernels: RwLock<HashMap<u64, Arc<KernelInfo>>>,
     launches: AtomicU64,
     cache: Mutex<HashMap<u64, Result<Arc<Loaded>, String>>>,
     /// Serializes instrumented dispatches; holds the completion signal.
-    serial: Mutex<Option<Handle>>,
+    pub(crate) serial: Mutex<Option<Handle>>,
     pool: Mutex<Option<Handle>>,
     /// The HIP tool, compiled once per target processor.
     hip: Mutex<HashMap<String, Result<Arc<HipTool>, String>>>,
@@ -121,11 +121,11 @@ struct State {
 
 static STATE: OnceLock<State> = OnceLock::new();
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn state() -> Option<&'static State> {
+pub(crate) fn state() -> Option<&'static State> {
     STATE.get()
 }
 
@@ -194,6 +194,12 @@ pub fn on_load(table: *mut HsaApiTable) -> bool {
         eprintln!("lathe-tool: error: {e}");
         return false;
     }
+    if STATE.get().is_some_and(|s| s.cfg.capture.is_some()) {
+        if let Err(e) = api::install_alloc(table, &crate::capture::WRAPPERS) {
+            eprintln!("lathe-tool: error: {e}");
+            return false;
+        }
+    }
     extern "C" fn at_exit() {
         finish();
     }
@@ -239,9 +245,16 @@ fn empty_selection_note(st: &State) {
             seen.join(", ")
         )
     };
+    if let Some(dir) = &st.cfg.capture {
+        eprintln!(
+            "lathe-tool: warning: no launch was captured: {why}; nothing written to {}",
+            dir.display()
+        );
+        return;
+    }
     eprintln!(
         "lathe-tool: warning: no launch was instrumented: {why}; --tool {} measured nothing",
-        st.cfg.tool.name()
+        st.cfg.tool_name()
     );
 }
 
@@ -266,7 +279,7 @@ fn write_out(incomplete: Option<&str>) {
     if let Err(e) = std::fs::write(path, text + "\n") {
         eprintln!("lathe-tool: error: cannot write {}: {e}", path.display());
     }
-    if matches!(st.cfg.tool, ToolSpec::Builtin(Tool::MemTrace)) {
+    if matches!(st.cfg.tool, Some(ToolSpec::Builtin(Tool::MemTrace))) {
         lock(&st.traces).write(path, incomplete);
     }
 }
@@ -499,7 +512,8 @@ extern "C" fn queue_create(
     }
     // SAFETY: written by the runtime on success.
     let q = unsafe { *out };
-    let r = (st.api.intercept_register)(q, on_packets, std::ptr::null_mut());
+    // The interceptor's data is the queue (capture reads its ring).
+    let r = (st.api.intercept_register)(q, on_packets, q);
     if r != SUCCESS {
         eprintln!(
             "lathe-tool: warning: cannot register the queue interceptor ({}); this queue's dispatches are not instrumented",
@@ -514,8 +528,8 @@ extern "C" fn queue_create(
 extern "C" fn on_packets(
     pkts: *const c_void,
     count: u64,
-    _index: u64,
-    _data: *mut c_void,
+    first_index: u64,
+    queue: *mut c_void,
     writer: Writer,
 ) {
     let Some(st) = state() else {
@@ -548,7 +562,20 @@ extern "C" fn on_packets(
         match k {
             Some(k) if st.cfg.selects(index, &k.mangled, &k.demangled) => {
                 st.selected.fetch_add(1, Ordering::AcqRel);
-                dispatch(st, index, ko, &k, &p, writer)
+                if st.cfg.capture.is_some() {
+                    let at = crate::capture::Where {
+                        queue: queue as u64,
+                        index: first_index.wrapping_add(i),
+                    };
+                    if let Err(e) = crate::capture::dispatch(st, index, ko, &k, &p, at, writer) {
+                        eprintln!(
+                            "lathe-tool: error: capture of launch {index} of {}: {e}",
+                            k.demangled
+                        );
+                    }
+                } else {
+                    dispatch(st, index, ko, &k, &p, writer)
+                }
             }
             _ => writer(p.as_ptr() as *const c_void, 1),
         }
@@ -651,17 +678,17 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
         return;
     }
     match (&st.cfg.tool, v["line"].as_str()) {
-        (ToolSpec::Builtin(Tool::Kernarg), _) => {
+        (Some(ToolSpec::Builtin(Tool::Kernarg)), _) => {
             eprintln!("{}", instr::kernarg_line(index, &k.demangled, d, &v));
         }
         // The tool's own line (its template may name the launch's fields).
-        (ToolSpec::Hip(_), Some(line)) => eprintln!("{line}"),
+        (Some(ToolSpec::Hip(_)), Some(line)) => eprintln!("{line}"),
         _ => eprintln!(
             "Kernel {index} - {}: grid {} block {}: {}: {}",
             k.demangled,
             instr::triple(&d.grid),
             instr::triple(&d.block),
-            st.cfg.tool.name(),
+            st.cfg.tool_name(),
             instr::summary(&v)
         ),
     }
@@ -785,7 +812,7 @@ fn run(
             }
             let line = tool.report_line(&line_values(&v, fields));
             if let Value::Object(m) = &mut v {
-                m.insert("name".into(), json!(st.cfg.tool.name()));
+                m.insert("name".into(), json!(st.cfg.tool_name()));
                 m.insert("hip".into(), json!(true));
                 if let Some(line) = line {
                     m.insert("line".into(), json!(line));
@@ -929,12 +956,13 @@ fn load(st: &State, k: &KernelInfo, orig_ko: u64) -> Result<Loaded, String> {
         Hip(Arc<HipTool>, HipBuild),
     }
     let made = match &st.cfg.tool {
-        ToolSpec::Builtin(t) => {
+        None => return Err("capture mode instruments nothing".into()),
+        Some(ToolSpec::Builtin(t)) => {
             Made::Builtin(Box::new(instr::build_kernel(&k.code, *t, &k.mangled)?))
         }
-        ToolSpec::Hip(path) => {
+        Some(ToolSpec::Hip(path)) => {
             let tool = hip_tool(st, path, &k.code)?;
-            let b = instr::build_hip(&k.code, &tool, &st.cfg.tool.name(), &k.mangled)?;
+            let b = instr::build_hip(&k.code, &tool, &st.cfg.tool_name(), &k.mangled)?;
             Made::Hip(tool, b)
         }
     };

@@ -5,6 +5,7 @@
 /// and read by lathe-dbi).
 pub use lathe_dbi::addr_map;
 pub mod api;
+pub mod capture;
 pub mod config;
 pub mod instr;
 pub mod intercept;
