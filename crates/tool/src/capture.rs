@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use lathe_capsule::{write, Allocation, CodeObjectEntry, Manifest, Original, FORMAT, VERSION};
 
 use crate::api::{self, Handle, Status, Writer, SUCCESS};
-use crate::intercept::{lock, state, KernelInfo, State};
+use crate::state::{lock, state, KernelInfo, State};
 
 const PACKET_TYPE_BARRIER_AND: u16 = 3;
 const SIGNAL_CONDITION_LT: u32 = 2;

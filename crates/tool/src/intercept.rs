@@ -4,13 +4,14 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::{json, Value};
 
 use crate::api::{self, Api, Handle, HsaApiTable, Status, Writer, SUCCESS};
 use crate::config::{Config, OnError, Tool, ToolSpec};
 use crate::instr::{self, Build, Dispatch, HipBuild};
+use crate::state::{lock, state, KernelInfo, Loaded, Probes, State, STATE};
 use lathe_dbi::manifest::HipTool;
 
 /// Exit status when a tool error stops the program (`abort`).
@@ -35,99 +36,6 @@ const POOL_INFO_ALLOC_ALLOWED: u32 = 5;
 const POOL_FLAG_FINE_GRAINED: u32 = 2;
 const SIGNAL_CONDITION_LT: u32 = 2;
 const WAIT_STATE_BLOCKED: u32 = 0;
-
-/// A kernel the application loaded.
-#[derive(Debug)]
-pub(crate) struct KernelInfo {
-    pub(crate) mangled: String,
-    pub(crate) demangled: String,
-    pub(crate) code: Arc<Vec<u8>>,
-    agent: Handle,
-}
-
-/// Where an instrumented kernel's results come from.
-#[derive(Debug)]
-enum Probes {
-    /// A built-in tool: its probe-data buffer (fine-grained system
-    /// memory).
-    Builtin { build: Box<Build>, data: usize },
-    /// A HIP tool: the device addresses of its report variables, and the
-    /// bytes they start each launch with.
-    Hip {
-        tool: Arc<HipTool>,
-        build: HipBuild,
-        vars: HashMap<String, u64>,
-        resets: Vec<(u64, Vec<u8>)>,
-    },
-}
-
-/// An instrumented kernel loaded into its own executable (with the HIP
-/// tool's code object, for a HIP tool).
-#[derive(Debug)]
-struct Loaded {
-    probes: Probes,
-    kernel_object: u64,
-    private_size: u32,
-    group_size: u32,
-    /// Load bases of the original and the instrumented code object.
-    orig_base: u64,
-    new_base: u64,
-}
-
-impl Loaded {
-    fn writable(&self) -> &[(u64, u64)] {
-        match &self.probes {
-            Probes::Builtin { build, .. } => &build.writable,
-            Probes::Hip { build, .. } => &build.writable,
-        }
-    }
-    fn dynamic_stack_area(&self) -> Option<u32> {
-        match &self.probes {
-            Probes::Builtin { build, .. } => build.dynamic_stack_area,
-            Probes::Hip { build, .. } => build.dynamic_stack_area,
-        }
-    }
-}
-
-/// Code objects loaded into each executable, with their agent.
-type LoadedObjects = HashMap<u64, Vec<(Handle, Arc<Vec<u8>>)>>;
-
-#[derive(Debug)]
-pub(crate) struct State {
-    pub(crate) api: Api,
-    pub(crate) cfg: Config,
-    readers: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
-    loaded: Mutex<LoadedObjects>,
-    kernels: RwLock<HashMap<u64, Arc<KernelInfo>>>,
-    launches: AtomicU64,
-    cache: Mutex<HashMap<u64, Result<Arc<Loaded>, String>>>,
-    /// Serializes instrumented dispatches; holds the completion signal.
-    pub(crate) serial: Mutex<Option<Handle>>,
-    pool: Mutex<Option<Handle>>,
-    /// The HIP tool, compiled once per target processor.
-    hip: Mutex<HashMap<String, Result<Arc<HipTool>, String>>>,
-    records: Mutex<Vec<Value>>,
-    written: AtomicBool,
-    /// Dispatches the selection took.
-    selected: AtomicU64,
-    /// Names of the kernels dispatched (for an empty selection's note).
-    seen: Mutex<std::collections::BTreeSet<String>>,
-    /// Tool errors already reported (a HIP tool that does not build fails
-    /// every kernel with the same error: said once).
-    reported: Mutex<std::collections::HashSet<String>>,
-    /// `mem-trace`'s CSV and Perfetto outputs, filled per launch.
-    traces: Mutex<crate::memtrace::TraceFiles>,
-}
-
-static STATE: OnceLock<State> = OnceLock::new();
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-pub(crate) fn state() -> Option<&'static State> {
-    STATE.get()
-}
 
 /// `OnLoad`: reads the configuration and installs the wrappers.
 pub fn on_load(table: *mut HsaApiTable) -> bool {

@@ -11,6 +11,7 @@ pub mod instr;
 pub mod intercept;
 pub mod kernarg;
 pub mod memtrace;
+mod state;
 
 use std::ffi::{c_char, c_void};
 
