@@ -714,8 +714,9 @@ impl Executable {
     ///
     /// For an instrumented code object pass its address map: `vaddr` is
     /// then an original address, and each function's moved entry is
-    /// named by the first original instruction at or after it (probes
-    /// may precede it).
+    /// named by the first original instruction at or after it (the
+    /// rewriter moves every function; probes and a prologue may precede
+    /// its first instruction).
     pub fn function_at(
         &self,
         lco: &LoadedCodeObject,
@@ -724,9 +725,7 @@ impl Executable {
     ) -> Option<(&str, u64)> {
         let start_of = |dev: u64| {
             let v = dev.wrapping_sub(lco.load_delta as u64);
-            map.filter(|m| m.pairs().first().is_some_and(|f| v >= f.0))
-                .and_then(|m| m.original_at_or_after(v))
-                .unwrap_or(v)
+            map.and_then(|m| m.original_at_or_after(v)).unwrap_or(v)
         };
         let mut best: Option<(&str, u64)> = None;
         for s in &self.symbols {

@@ -13,7 +13,6 @@ use lathe_emu::interp::Stop;
 use lathe_emu::run::{DispatchError, Progress};
 use lathe_emu::session::{BufferOut, Session, SessionError};
 use lathe_emu::stop_report::{stop_report, Places};
-use lathe_loader::SymbolKind;
 
 use super::args::Step;
 use crate::output::Ctx;
@@ -33,32 +32,11 @@ fn place(session: &Session, tool: Option<&Tool<'_>>, pc: u64) -> String {
             let vaddr = pc.wrapping_sub(lco.load_delta as u64);
             let tool = tool.filter(|t| lco.storage == t.stopped.code_object);
             let map = tool.map(|t| &t.stopped.addr_map);
-            // A function's start, in original addresses when instrumented
-            // (every function moved; its symbol or descriptor points at
-            // the moved entry, which probes and a prologue may precede).
-            let start_of = |dev: u64| {
-                let v = dev.wrapping_sub(lco.load_delta as u64);
-                map.and_then(|m| m.original_at_or_after(v)).unwrap_or(v)
-            };
-            let named = |vaddr: u64| {
-                let mut best: Option<(&str, u64)> = None;
-                for s in session.exe.symbols() {
-                    if s.code_object != Some(lco.index) {
-                        continue;
-                    }
-                    let start = match (s.kind, s.kernel) {
-                        (SymbolKind::Kernel, Some(k)) => start_of(k.entry),
-                        (SymbolKind::DeviceFunction, _) => start_of(s.address),
-                        _ => continue,
-                    };
-                    if start <= vaddr && best.is_none_or(|(_, b)| start > b) {
-                        best = Some((s.name.as_str(), start));
-                    }
-                }
-                match best {
-                    Some((n, start)) => format!("pc {vaddr:#x} ({n}+{:#x})", vaddr - start),
-                    None => format!("pc {vaddr:#x}"),
-                }
+            // Functions are named by their original entries when
+            // instrumented (`Executable::function_at`).
+            let named = |vaddr: u64| match session.exe.function_at(lco, vaddr, map) {
+                Some((n, start)) => format!("pc {vaddr:#x} ({n}+{:#x})", vaddr - start),
+                None => format!("pc {vaddr:#x}"),
             };
             let (Some(t), Some((orig, exact))) = (tool, map.and_then(|m| m.original(vaddr))) else {
                 return named(vaddr);
