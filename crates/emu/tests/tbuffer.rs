@@ -17,13 +17,9 @@ mod alu_common;
 mod common;
 use alu_common::Rng;
 
-use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
-use lathe_emu::session::{Session, Shape};
 
-const WAVES: u32 = 8;
-const IN: usize = 8;
-const SENTINEL: u32 = 0xdead_beef;
+use common::{IN, SENTINEL, WAVES};
 
 /// Component widths, x first, and element bytes, by DFMT.
 fn layout(d: u32) -> (Vec<u32>, u32) {
@@ -537,50 +533,12 @@ fn inputs() -> Vec<u32> {
             };
         }
     }
-    for g in 0..WAVES as usize {
-        let (lo, hi) = match g % 4 {
-            0 => (u32::MAX, u32::MAX),
-            1 => (0, rng.u32() | 1),
-            2 => (rng.u32() | 1, 0),
-            _ => (rng.u32(), rng.u32()),
-        };
-        v[g * IN + 6] = lo;
-        v[g * IN + 7] = hi;
-    }
+    common::exec_patterns(&mut v, || rng.u32());
     v
 }
 
 fn run(co: &[u8], target: &str, results: u32, input: &[u32]) -> Vec<u32> {
-    let session = Session::load(target.parse().expect("target"), &[co]).expect("load");
-    let n = WAVES * 64 * results;
-    let args = vec![
-        Arg::Buffer {
-            name: "out".into(),
-            size: u64::from(n) * 4,
-            fill: Fill::Bytes(vec![0; n as usize * 4]),
-            output: None,
-        },
-        Arg::Buffer {
-            name: "in".into(),
-            size: input.len() as u64 * 4,
-            fill: Fill::Bytes(input.iter().flat_map(|x| x.to_le_bytes()).collect()),
-            output: None,
-        },
-    ];
-    let shape = Shape {
-        grid: [WAVES * 64, 1, 1],
-        block: [64, 1, 1],
-        dims: 1,
-        dynamic_lds: 0,
-    };
-    let (_r, bufs) = session
-        .launch("tbuf", shape, &args, &Options::default())
-        .expect("run");
-    let bytes = session.download(bufs[0].addr, bufs[0].size).expect("out");
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::launch(co, target, "tbuf", results, input, &Options::default()).0
 }
 
 fn same(got: u32, want: u32, f16: bool) -> bool {
