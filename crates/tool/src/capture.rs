@@ -22,8 +22,6 @@ use crate::api::{self, Handle, Status, Writer, SUCCESS};
 use crate::state::{lock, state, KernelInfo, State};
 
 const PACKET_TYPE_BARRIER_AND: u16 = 3;
-const SIGNAL_CONDITION_LT: u32 = 2;
-const WAIT_STATE_BLOCKED: u32 = 0;
 const POOL_INFO_GLOBAL_FLAGS: u32 = 1;
 const POOL_FLAG_FINE_GRAINED: u32 = 2;
 const AGENT_INFO_DEVICE: u32 = 17;
@@ -229,29 +227,8 @@ fn capture(
         .map(|s| s.vaddr.saturating_add(s.memsz))
         .max()
         .ok_or("the kernel's code object has no loadable segment")?;
-    let mut guard = lock(&st.serial);
-    let sig = match *guard {
-        Some(s) => s,
-        None => {
-            let mut s = Handle::default();
-            let r = (st.api.signal_create)(1, 0, std::ptr::null(), &mut s);
-            if r != SUCCESS {
-                return Err(format!("hsa_signal_create: {}", st.api.status(r)));
-            }
-            *guard = Some(s);
-            s
-        }
-    };
-    let wait = || {
-        while (st.api.signal_wait_scacquire)(
-            sig,
-            SIGNAL_CONDITION_LT,
-            1,
-            u64::MAX,
-            WAIT_STATE_BLOCKED,
-        ) >= 1
-        {}
-    };
+    let (guard, sig) = st.serialize()?;
+    let wait = || st.wait_below_one(sig);
     // Drain the queue: earlier dispatches' writes are done before the
     // before-copy.
     let mut b = [0u8; 64];

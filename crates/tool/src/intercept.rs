@@ -34,8 +34,6 @@ const POOL_INFO_SEGMENT: u32 = 0;
 const POOL_INFO_GLOBAL_FLAGS: u32 = 1;
 const POOL_INFO_ALLOC_ALLOWED: u32 = 5;
 const POOL_FLAG_FINE_GRAINED: u32 = 2;
-const SIGNAL_CONDITION_LT: u32 = 2;
-const WAIT_STATE_BLOCKED: u32 = 0;
 
 /// `OnLoad`: reads the configuration and installs the wrappers.
 pub fn on_load(table: *mut HsaApiTable) -> bool {
@@ -612,29 +610,8 @@ fn run(
     fields: &Value,
     writer: Writer,
 ) -> Result<Value, String> {
-    let mut guard = lock(&st.serial);
-    let sig = match *guard {
-        Some(s) => s,
-        None => {
-            let mut s = Handle::default();
-            let r = (st.api.signal_create)(1, 0, std::ptr::null(), &mut s);
-            if r != SUCCESS {
-                return Err(format!("hsa_signal_create: {}", st.api.status(r)));
-            }
-            *guard = Some(s);
-            s
-        }
-    };
-    let wait = || {
-        while (st.api.signal_wait_scacquire)(
-            sig,
-            SIGNAL_CONDITION_LT,
-            1,
-            u64::MAX,
-            WAIT_STATE_BLOCKED,
-        ) >= 1
-        {}
-    };
+    let (guard, sig) = st.serialize()?;
+    let wait = || st.wait_below_one(sig);
     if !l.writable().is_empty() {
         // Drain the queue so earlier kernels' writes to device globals are
         // done, then give the copy the application's values.

@@ -106,3 +106,39 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) fn state() -> Option<&'static State> {
     STATE.get()
 }
+
+const SIGNAL_CONDITION_LT: u32 = 2;
+const WAIT_STATE_BLOCKED: u32 = 0;
+
+impl State {
+    /// Serializes the library's own dispatches: the held lock and the
+    /// completion signal they use (created on first use).
+    pub(crate) fn serialize(&self) -> Result<(MutexGuard<'_, Option<Handle>>, Handle), String> {
+        let mut guard = lock(&self.serial);
+        let sig = match *guard {
+            Some(s) => s,
+            None => {
+                let mut s = Handle::default();
+                let r = (self.api.signal_create)(1, 0, std::ptr::null(), &mut s);
+                if r != crate::api::SUCCESS {
+                    return Err(format!("hsa_signal_create: {}", self.api.status(r)));
+                }
+                *guard = Some(s);
+                s
+            }
+        };
+        Ok((guard, sig))
+    }
+
+    /// Waits until the signal `sig` drops below 1.
+    pub(crate) fn wait_below_one(&self, sig: Handle) {
+        while (self.api.signal_wait_scacquire)(
+            sig,
+            SIGNAL_CONDITION_LT,
+            1,
+            u64::MAX,
+            WAIT_STATE_BLOCKED,
+        ) >= 1
+        {}
+    }
+}
