@@ -354,12 +354,19 @@ fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
         .target
         .parse()
         .map_err(|e| bad(format!("target {:?}: {e}", m.target)))?;
-    lathe_isa::Target::from_name(target.processor.name()).map_err(|e| {
+    let isa = lathe_isa::Target::from_name(target.processor.name()).map_err(|e| {
         bad(format!(
             "target {}: the emulator does not run it ({e})",
             m.target
         ))
     })?;
+    // The ISA layer reads more generations than the emulator runs (GFX9).
+    if isa.generation() != 9 {
+        return Err(bad(format!(
+            "target {}: the emulator runs GFX9 code only (gfx900 to gfx950)",
+            m.target
+        )));
+    }
     if m.allocations.len() > MAX_ALLOCATIONS {
         return Err(bad(format!("{} allocations", m.allocations.len())));
     }
