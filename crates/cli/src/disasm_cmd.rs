@@ -632,14 +632,8 @@ impl<'a> Source<'a> {
                 if known && fr != *last {
                     for (k, f) in fr.iter().enumerate() {
                         out.push_str(&format!(
-                            ";{} {}:{}:{}{}\n",
+                            ";{} {f}\n",
                             if k == 0 { "" } else { "   inlined into" },
-                            f.file.as_deref().unwrap_or("??"),
-                            f.line.unwrap_or(0),
-                            f.column.unwrap_or(0),
-                            f.function
-                                .as_deref()
-                                .map_or(String::new(), |n| format!(" in {n}")),
                         ));
                     }
                     *last = fr;

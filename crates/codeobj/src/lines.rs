@@ -20,6 +20,24 @@ pub struct Frame {
     pub column: Option<u32>,
 }
 
+impl std::fmt::Display for Frame {
+    /// `file:line:column`, then ` in function` when it is known (`??` and
+    /// 0 for what the line table does not say).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}",
+            self.file.as_deref().unwrap_or("??"),
+            self.line.unwrap_or(0),
+            self.column.unwrap_or(0)
+        )?;
+        if let Some(n) = &self.function {
+            write!(f, " in {n}")?;
+        }
+        Ok(())
+    }
+}
+
 type Reader<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
 
 /// The line tables of one code object (borrowing its bytes).

@@ -208,14 +208,8 @@ fn report_text(
     }
     for (k, f) in fr.iter().enumerate() {
         t.push_str(&format!(
-            "=========     {} {}:{}:{}{}\n",
+            "=========     {} {f}\n",
             if k == 0 { "at" } else { "inlined into" },
-            f.file.as_deref().unwrap_or("??"),
-            f.line.unwrap_or(0),
-            f.column.unwrap_or(0),
-            f.function
-                .as_deref()
-                .map_or(String::new(), |n| format!(" in {n}")),
         ));
     }
     let lane = v.lane.map_or("lane ?".to_string(), |l| format!("lane {l}"));
@@ -284,14 +278,8 @@ fn prior_text(p: &Prior, place: &str, fr: &[Frame], thread: [u32; 3], wg: [u32; 
     );
     for (k, f) in fr.iter().enumerate() {
         t.push_str(&format!(
-            "=========       {} {}:{}:{}{}\n",
+            "=========       {} {f}\n",
             if k == 0 { "at" } else { "inlined into" },
-            f.file.as_deref().unwrap_or("??"),
-            f.line.unwrap_or(0),
-            f.column.unwrap_or(0),
-            f.function
-                .as_deref()
-                .map_or(String::new(), |n| format!(" in {n}")),
         ));
     }
     t.push_str(&format!(
