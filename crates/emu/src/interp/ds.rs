@@ -183,8 +183,7 @@ pub(super) fn ds(
                 // D16 reads replace one half and keep the other.
                 let r0 = match d16 {
                     sem::D16::No => r[0],
-                    sem::D16::Lo => v32(w, &v, l) & 0xffff_0000 | r[0] & 0xffff,
-                    sem::D16::Hi => v32(w, &v, l) & 0xffff | r[0] << 16,
+                    _ => super::vmem::d16_merge(d16, v32(w, &v, l), r[0]),
                 };
                 vwrite(w, &v, l, 0, r0);
                 for (k, x) in r.iter().enumerate().take(elem.div_ceil(4) as usize).skip(1) {
@@ -322,6 +321,28 @@ fn lds_initcheck(
 /// whose access lies past the LDS size is noted with its lane; the access
 /// itself then stops the dispatch ([`Stop::LdsFault`], which carries no
 /// lane).
+/// How an LDS instruction accesses memory, for the checkers: the access
+/// kind (`None`: it neither reads nor writes), and its byte offsets from
+/// each lane's address (two for the `*2*` forms, scaled by the element and
+/// `st64`), with how many of them are used.
+fn lane_offsets(op: &DsOp, [off0, off1, off16]: [u64; 3]) -> Option<(Access, [u64; 2], usize)> {
+    let access = if op.atomic.is_some() {
+        Access::Atomic
+    } else if op.write {
+        Access::Write
+    } else if op.read {
+        Access::Read
+    } else {
+        return None;
+    };
+    Some(if op.two {
+        let scale = u64::from(op.elem) * if op.st64 { 64 } else { 1 };
+        (access, [off0 * scale, off1 * scale], 2)
+    } else {
+        (access, [off16, 0], 1)
+    })
+}
+
 fn lds_memcheck(
     x: &mut Core<'_>,
     w: &Wave,
@@ -330,20 +351,8 @@ fn lds_memcheck(
     [off0, off1, off16]: [u64; 3],
     addr: Option<Op>,
 ) {
-    let access = if op.atomic.is_some() {
-        Access::Atomic
-    } else if op.write {
-        Access::Write
-    } else if op.read {
-        Access::Read
-    } else {
+    let Some((access, offs, n)) = lane_offsets(op, [off0, off1, off16]) else {
         return;
-    };
-    let (offs, n) = if op.two {
-        let scale = u64::from(op.elem) * if op.st64 { 64 } else { 1 };
-        ([off0 * scale, off1 * scale], 2)
-    } else {
-        ([off16, 0], 1)
     };
     for l in (0..LANES).filter(|&l| w.active(l)) {
         let base = addr.map_or(0, |a| u64::from(v32(w, &a, l)));
@@ -384,20 +393,8 @@ fn lds_racecheck(
     let Some(race) = x.race.as_mut() else {
         return;
     };
-    let access = if op.atomic.is_some() {
-        Access::Atomic
-    } else if op.write {
-        Access::Write
-    } else if op.read {
-        Access::Read
-    } else {
+    let Some((access, offs, n)) = lane_offsets(op, [off0, off1, off16]) else {
         return;
-    };
-    let (offs, n) = if op.two {
-        let scale = u64::from(op.elem) * if op.st64 { 64 } else { 1 };
-        ([off0 * scale, off1 * scale], 2)
-    } else {
-        ([off16, 0], 1)
     };
     let size = op.elem.min(16) as u8;
     let mut accs = std::mem::take(&mut race.buf);
