@@ -80,6 +80,17 @@ pub struct KdArch {
 }
 
 impl KdArch {
+    /// Whether the processor packs the three work-item IDs into v0 (10
+    /// bits each) rather than v0, v1, v2: gfx90a, gfx940-class and GFX11+.
+    pub fn packs_workitem_ids(self) -> bool {
+        self.gfx90a
+            || self.architected_flat_scratch
+            || !matches!(
+                self.family,
+                Family::Gfx6 | Family::Gfx7 | Family::Gfx8 | Family::Gfx9 | Family::Gfx10
+            )
+    }
+
     /// The facts for a processor.
     pub fn for_processor(p: Processor) -> KdArch {
         let name = p.name();

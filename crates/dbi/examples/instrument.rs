@@ -6,8 +6,8 @@
 //! cargo run -p lathe-dbi --example instrument -- path/to/kernel.co [KERNEL_REGEX]
 //! ```
 //! It writes `CODE_OBJECT.instrumented` and prints the site map. Run the
-//! result with `lathe run` (the `tools` module shows how probe data is
-//! read back: `lathe_dbi::tools::run`).
+//! result with `lathe run` (`lathe_dbi_run::builtin::run` shows how
+//! probe data is read back).
 
 use std::sync::Arc;
 

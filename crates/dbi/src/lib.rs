@@ -78,47 +78,10 @@ pub enum Error {
     /// Writing the new ELF failed.
     #[error("writing the instrumented code object: {0}")]
     Elf(String),
-    /// Running on the emulator failed.
-    #[error(transparent)]
-    Session(#[from] lathe_emu::session::SessionError),
     /// Reading probe data back failed.
     #[error("reading probe data: {0}")]
     ProbeData(String),
     /// A HIP tool (hook) error.
     #[error(transparent)]
     Hook(#[from] hook::HookError),
-    /// The instrumented kernel stopped (a fault, the watchdog, a signal):
-    /// worded as the emulator's stop; [`Stopped`] keeps the session to
-    /// report it in original terms.
-    #[error("{}", .0.error)]
-    Stopped(Box<Stopped>),
-}
-
-/// An instrumented launch that stopped before it finished
-/// ([`tools::run`], [`manifest::run`]): the session and buffers as they
-/// were, and what names the instrumented code in the original's terms.
-#[derive(Debug)]
-pub struct Stopped {
-    /// The session the launch ran in.
-    pub session: lathe_emu::session::Session,
-    /// The launch's buffers (their contents at the stop).
-    pub buffers: Vec<lathe_emu::session::BufferOut>,
-    /// Why it stopped ([`lathe_emu::run::DispatchError::Stopped`]).
-    pub error: lathe_emu::session::SessionError,
-    /// The instrumented code object, as loaded into the session.
-    pub code_object: Vec<u8>,
-    /// Its instrumented → original addresses.
-    pub addr_map: addr_map::AddrMap,
-    /// Its instrumentation sites.
-    pub sites: Vec<rewrite::Site>,
-    /// The lifted original (its instructions by original address).
-    pub program: std::sync::Arc<Program>,
-}
-
-/// Whether a launch error is a stopped dispatch (kept as [`Error::Stopped`]).
-pub(crate) fn is_stop(e: &lathe_emu::session::SessionError) -> bool {
-    matches!(
-        e,
-        lathe_emu::session::SessionError::Dispatch(lathe_emu::run::DispatchError::Stopped { .. })
-    )
 }

@@ -1,4 +1,5 @@
-//! The built-in tools and running them on the emulator.
+//! The built-in tools: their requests, instrumenting with them, and
+//! decoding their data (`lathe-dbi-run` runs them on the emulator).
 //!
 //! | tool | sites | result |
 //! | --- | --- | --- |
@@ -18,13 +19,9 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use lathe_codeobj::CodeObject;
-use lathe_emu::launch::Arg;
-use lathe_emu::run::{Options, Report};
-use lathe_emu::session::{BufferOut, Session, Shape};
 use lathe_isa::Opcode;
 use regex::Regex;
 
-use crate::elfout::DATA_SYMBOL;
 use crate::lift::Program;
 use crate::live::Liveness;
 use crate::rewrite::{
@@ -200,7 +197,7 @@ pub fn wave_id_sources(co: &CodeObject<'_>, p: &Program) -> BTreeMap<usize, Wave
                 at(SgprRole::WorkgroupIdY),
                 at(SgprRole::WorkgroupIdZ),
             ],
-            packed_tid: lathe_emu::dispatch::packs_workitem_ids(arch),
+            packed_tid: arch.packs_workitem_ids(),
             tid_dims: (d.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as u8,
             group_size: at(SgprRole::DispatchPtr).map(GroupSizeAt::Packet),
         };
@@ -594,196 +591,15 @@ pub fn once_per_entry(f: &crate::Function) -> Vec<usize> {
     out
 }
 
-/// How [`run`] runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RunOptions {
-    /// Record ground truth ([`ToolRun::ground_truth`]).
-    pub record: bool,
-    /// Force the rewriter's lane mode.
-    pub force_lane_mode: bool,
-    /// `mem-trace` ring capacity in records (default [`TRACE_CAPACITY`]).
-    pub trace_capacity: Option<u32>,
-}
-
-/// One instrumented run.
-#[derive(Debug)]
-pub struct ToolRun {
-    /// The session the run used (read output buffers from it).
-    pub session: Session,
-    /// The dispatch report (counts include the probes' instructions).
-    pub report: Report,
-    /// Buffers made for buffer arguments.
-    pub buffers: Vec<BufferOut>,
-    /// The tool's result.
-    pub result: Value,
-    /// Ground truth of this run (with `record`): executions and active
-    /// lanes of each original instruction, by original address (probe
-    /// instructions excluded).
-    pub ground_truth: Option<BTreeMap<u64, lathe_emu::record::PcCount>>,
-    /// Ground-truth accesses of this run (with `record`), mapped to
-    /// original PCs: (pc, lane, address), sorted.
-    pub ground_truth_accesses: Option<Vec<(u64, u8, u64)>>,
-    /// [`ToolRun::ground_truth_accesses`] with each access's wave:
-    /// (original pc, lane, address, work-group id, wave index), sorted.
-    pub ground_truth_waves: Option<Vec<WaveAccess>>,
-    /// The decoded ring, for `mem-trace`.
-    pub trace: Option<Trace>,
-}
-
 /// The full name of the kernel `kernel` (its name, or the base name of a
 /// mangled one) if the code object `o` defines it.
-pub(crate) fn kernel_named(o: &[u8], kernel: &str) -> Option<String> {
+pub fn kernel_named(o: &[u8], kernel: &str) -> Option<String> {
     let c = CodeObject::parse(o).ok()?;
     let s = c.symbols().ok()?;
     s.kernels()
         .iter()
         .find(|k| k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel))
         .map(|k| k.name.to_string())
-}
-
-#[allow(clippy::too_many_arguments)]
-/// Instruments the code object of `objects` that defines `kernel`, loads
-/// it with the others, runs `kernel` and decodes the tool's data.
-pub fn run(
-    agent: lathe_bundle::TargetId,
-    objects: &[&[u8]],
-    kernel: &str,
-    tool: Tool,
-    shape: Shape,
-    args: &[Arg],
-    opts: &Options,
-    ro: &RunOptions,
-) -> Result<(ToolRun, ToolBuild), Error> {
-    let record = ro.record;
-    let mut built = None;
-    let mut objs: Vec<Vec<u8>> = Vec::new();
-    let mut resolved = kernel.to_string();
-    for o in objects {
-        let found = crate::tools::kernel_named(o, kernel);
-        if let (Some(name), true) = (&found, built.is_none()) {
-            resolved = name.clone();
-            let kernel = resolved.as_str();
-            let kre = format!("^{}$", regex::escape(kernel));
-            let b = instrument_tool(
-                o,
-                tool,
-                Some(&kre),
-                &crate::rewrite::Options::lane_mode(ro.force_lane_mode),
-                ro.trace_capacity.unwrap_or(TRACE_CAPACITY),
-            )?;
-            objs.push(b.code_object.clone());
-            built = Some(b);
-        } else {
-            objs.push(o.to_vec());
-        }
-    }
-    let b = built.ok_or_else(|| Error::NoFunction(kernel.to_string()))?;
-    if let Some((_, why)) = b.skipped.iter().find(|(k, _)| *k == resolved) {
-        return Err(Error::NoRegisters {
-            function: resolved.clone(),
-            why: why.clone(),
-        });
-    }
-    let refs: Vec<&[u8]> = objs.iter().map(|v| v.as_slice()).collect();
-    let session = Session::load(agent, &refs)?;
-    let var = session
-        .exe
-        .symbol(DATA_SYMBOL)
-        .ok_or_else(|| Error::ProbeData(format!("{DATA_SYMBOL} not found after loading")))?
-        .address;
-    let buf = session
-        .upload(&vec![0u8; b.data_size as usize])
-        .map_err(|e| Error::ProbeData(e.to_string()))?;
-    session
-        .mem
-        .view()
-        .store_u64(var, buf)
-        .map_err(|e| Error::ProbeData(e.to_string()))?;
-    let (report, buffers, rec) = if record {
-        let (r, b, rec) = session.launch_recorded(&resolved, shape, args, opts)?;
-        (r, b, Some(rec))
-    } else {
-        // A stop keeps the session to be reported in original terms.
-        let mut pool = Vec::new();
-        match session.launch_in(&resolved, shape, args, opts, &mut pool, &mut |_| {}) {
-            Ok(r) => (r, pool, None),
-            Err(error) if crate::is_stop(&error) => {
-                return Err(Error::Stopped(Box::new(crate::Stopped {
-                    session,
-                    buffers: pool,
-                    error,
-                    addr_map: crate::addr_map::AddrMap::new(&b.out.addr_map),
-                    code_object: b.out.code_object,
-                    sites: b.out.sites,
-                    program: Arc::new(b.program),
-                })))
-            }
-            Err(e) => return Err(e.into()),
-        }
-    };
-    let lco = session
-        .exe
-        .code_objects()
-        .iter()
-        .find(|c| c.storage == b.code_object);
-    let to_old: std::collections::HashMap<u64, u64> = lco
-        .map(|lco| {
-            b.addr_map
-                .iter()
-                .map(|(new, old)| (lco.device_address(*new), *old))
-                .collect()
-        })
-        .unwrap_or_default();
-    let ground_truth_accesses = rec.as_ref().map(|rec| {
-        let mut v: Vec<(u64, u8, u64)> = rec
-            .accesses
-            .iter()
-            .filter_map(|a| {
-                // SCRATCH accesses are logged as the lane's 32-bit
-                // private-segment offset, as the probe records them.
-                to_old.get(&a.pc).map(|old| (*old, a.lane, a.addr))
-            })
-            .collect();
-        v.sort_unstable();
-        v
-    });
-    let ground_truth_waves = rec.as_ref().map(|rec| {
-        let mut v: Vec<WaveAccess> = rec
-            .accesses
-            .iter()
-            .zip(&rec.access_waves)
-            .filter_map(|(a, (wg, w))| to_old.get(&a.pc).map(|old| (*old, a.lane, a.addr, *wg, *w)))
-            .collect();
-        v.sort_unstable();
-        v
-    });
-    let ground_truth = rec.map(|rec| {
-        let mut m = BTreeMap::new();
-        for (dev, old) in &to_old {
-            if let Some(c) = rec.per_pc.get(dev) {
-                m.insert(*old, *c);
-            }
-        }
-        m
-    });
-    let data = session
-        .download(buf, b.data_size)
-        .map_err(|e| Error::ProbeData(e.to_string()))?;
-    let result = decode(&b, &resolved, &data)?;
-    let trace = (tool == Tool::MemTrace).then(|| decode_trace(&b, &data));
-    Ok((
-        ToolRun {
-            session,
-            report,
-            buffers,
-            result,
-            ground_truth,
-            ground_truth_accesses,
-            ground_truth_waves,
-            trace,
-        },
-        b,
-    ))
 }
 
 /// Instrumentation requests derived from arbitrary bytes (the fuzz target

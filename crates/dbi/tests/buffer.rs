@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use lathe_dbi::tools::{self, Tool};
+use lathe_dbi::tools::Tool;
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::{Session, Shape};
@@ -174,12 +174,12 @@ fn raw_buffer_accesses_are_traced_exactly() {
             want, reference,
             "{target}: the kernel disagrees with the CPU"
         );
-        let ro = tools::RunOptions {
+        let ro = lathe_dbi_run::builtin::RunOptions {
             record: true,
             force_lane_mode: false,
             trace_capacity: None,
         };
-        let (run, b) = tools::run(
+        let (run, b) = lathe_dbi_run::builtin::run(
             agent,
             &[&co],
             "raw_buf",

@@ -191,13 +191,22 @@ fn s_call_b64_is_lifted_rewritten_and_relaxed() {
                 .count()
                 > 1;
             assert_eq!(relaxed, b.relaxed_branches > 0, "{what}");
-            let ro = tools::RunOptions {
+            let ro = lathe_dbi_run::builtin::RunOptions {
                 record: true,
                 force_lane_mode: false,
                 trace_capacity: None,
             };
-            let (r, b) = tools::run(agent, &[&co], "call_k", tool, shape, &args, &opts, &ro)
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (r, b) = lathe_dbi_run::builtin::run(
+                agent,
+                &[&co],
+                "call_k",
+                tool,
+                shape,
+                &args,
+                &opts,
+                &ro,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
             let got = r
                 .session
                 .download(r.buffers[0].addr, r.buffers[0].size)

@@ -13,7 +13,7 @@ mod common;
 use common::hip_shared;
 
 use common::{args_of, outputs, shape_of};
-use lathe_dbi::tools::{self, Tool};
+use lathe_dbi::tools::Tool;
 use lathe_emu::run::Options;
 use lathe_emu::session::Session;
 use lathe_testkit::{link_shared, Build, Output};
@@ -61,12 +61,12 @@ fn kernels_calling_an_uninstrumented_library_object_are_exact() {
             let want = outputs(&base, &case, &bufs);
             for tool in Tool::ALL {
                 let what = format!("{} {target} {}", case.name, tool.name());
-                let ro = tools::RunOptions {
+                let ro = lathe_dbi_run::builtin::RunOptions {
                     record: true,
                     force_lane_mode: false,
                     trace_capacity: None,
                 };
-                let (run, b) = match tools::run(
+                let (run, b) = match lathe_dbi_run::builtin::run(
                     agent,
                     &[&lib, &main],
                     case.kernel,
@@ -203,12 +203,12 @@ fn probe_registers_survive_calls_into_another_object() {
                 tool.name(),
                 if lanes { " (lane mode)" } else { "" }
             );
-            let ro = tools::RunOptions {
+            let ro = lathe_dbi_run::builtin::RunOptions {
                 record: true,
                 force_lane_mode: lanes,
                 trace_capacity: None,
             };
-            let (run, _b) = tools::run(
+            let (run, _b) = lathe_dbi_run::builtin::run(
                 agent,
                 &[&lib, &main],
                 "ext_calls",

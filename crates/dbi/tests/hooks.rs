@@ -10,7 +10,7 @@ use common::hip_shared;
 use std::path::{Path, PathBuf};
 
 use lathe_dbi::hook::HookError;
-use lathe_dbi::manifest::{self, HipTool};
+use lathe_dbi::manifest::HipTool;
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::{Session, Shape};
@@ -61,7 +61,7 @@ fn run_both(
     tool: &HipTool,
     shape: Shape,
     args: &[Arg],
-) -> manifest::HipRun {
+) -> lathe_dbi_run::hip::HipRun {
     let agent: lathe_bundle::TargetId = target.parse().expect("target");
     let base = Session::load(agent, &[co]).expect("load");
     let (_r, bufs) = base
@@ -71,7 +71,7 @@ fn run_both(
         .iter()
         .map(|b| base.download(b.addr, b.size).expect("out"))
         .collect();
-    let run = manifest::run(agent, &[co], kernel, tool, shape, args, &opts(), true)
+    let run = lathe_dbi_run::hip::run(agent, &[co], kernel, tool, shape, args, &opts(), true)
         .unwrap_or_else(|e| panic!("{target} {kernel}: {e}"));
     let got: Vec<Vec<u8>> = run
         .buffers
@@ -93,7 +93,7 @@ fn case_under_tool(
     target: &'static str,
     tool: &HipTool,
     what: &str,
-) -> manifest::HipRun {
+) -> lathe_dbi_run::hip::HipRun {
     use common::{args_of, outputs, shape_of};
     let co = std::fs::read(lathe_cases::build::linked_code_object(case, target, "-O3"))
         .expect("case code object");
@@ -104,7 +104,7 @@ fn case_under_tool(
         .launch(case.kernel, shape, &args, &opts())
         .expect("uninstrumented run");
     let want = outputs(&base, case, &bufs);
-    let run = manifest::run(
+    let run = lathe_dbi_run::hip::run(
         agent,
         &[&co],
         case.kernel,
@@ -124,7 +124,7 @@ fn case_under_tool(
 }
 
 /// Ground-truth wave- and lane-level instruction totals of a run.
-fn totals(run: &manifest::HipRun) -> (u64, u64) {
+fn totals(run: &lathe_dbi_run::hip::HipRun) -> (u64, u64) {
     let gt = run.ground_truth.as_ref().expect("ground truth");
     (
         gt.values().map(|c| c.waves).sum(),
@@ -258,7 +258,7 @@ fn instr_count_hip_tool_equals_ground_truth_on_corpus_kernels() {
                 case.name,
                 if lanes { " (lane mode)" } else { "" }
             );
-            let run = match manifest::run(
+            let run = match lathe_dbi_run::hip::run(
                 agent,
                 &[&co],
                 case.kernel,
@@ -672,7 +672,7 @@ fn hooks_in_kernels_with_a_dynamic_stack() {
         let tool = HipTool::load(&test_tool("every"), target).expect("every tool");
         let agent: lathe_bundle::TargetId = target.parse().expect("target");
         let args = vec![buf("out", vec![0; 4 * 256]), u32_arg(N)];
-        let run = manifest::run(
+        let run = lathe_dbi_run::hip::run(
             agent,
             &[&lib, &main],
             "ext_calls",
@@ -795,7 +795,7 @@ fn hip_tools_on_every_case() {
                 tool.rewrite = lathe_dbi::rewrite::Options::lane_mode(
                     std::env::var_os("LATHE_HOOKS_LANES").is_some(),
                 );
-                let run = match manifest::run(
+                let run = match lathe_dbi_run::hip::run(
                     agent,
                     &refs,
                     case.kernel,

@@ -286,7 +286,7 @@ fn shape() -> Shape {
 fn check_counts(
     tool: Tool,
     kernel: &str,
-    run: &tools::ToolRun,
+    run: &lathe_dbi_run::builtin::ToolRun,
     b: &tools::ToolBuild,
 ) -> Result<(), String> {
     let gt = run.ground_truth.as_ref().ok_or("no ground truth")?;
@@ -400,19 +400,27 @@ fn every_tool_on_register_stress_kernels_is_exact() {
             );
             for tool in Tool::ALL {
                 let what = format!("{} {target} {}", v.name, tool.name());
-                let ro = tools::RunOptions {
+                let ro = lathe_dbi_run::builtin::RunOptions {
                     record: true,
                     force_lane_mode: false,
                     trace_capacity: None,
                 };
-                let (run, b) =
-                    match tools::run(agent, &[&co], v.name, tool, shape(), &args(), &opts, &ro) {
-                        Ok(x) => x,
-                        Err(e) => {
-                            failed.push(format!("{what}: {e}"));
-                            continue;
-                        }
-                    };
+                let (run, b) = match lathe_dbi_run::builtin::run(
+                    agent,
+                    &[&co],
+                    v.name,
+                    tool,
+                    shape(),
+                    &args(),
+                    &opts,
+                    &ro,
+                ) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        failed.push(format!("{what}: {e}"));
+                        continue;
+                    }
+                };
                 let got = run
                     .session
                     .download(run.buffers[0].addr, run.buffers[0].size)

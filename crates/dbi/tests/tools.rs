@@ -56,19 +56,20 @@ fn check(
         .map(|t| (*t, false))
         .chain([(Tool::InstrCount, true), (Tool::BlockCount, true)]);
     for (tool, lanes) in runs {
-        let ro = tools::RunOptions {
+        let ro = lathe_dbi_run::builtin::RunOptions {
             record: true,
             force_lane_mode: lanes,
             trace_capacity: None,
         };
-        let (run, b) = tools::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, &ro)
-            .map_err(|e| {
-                format!(
-                    "{}{}: {e}",
-                    tool.name(),
-                    if lanes { " (lane mode)" } else { "" }
-                )
-            })?;
+        let (run, b) =
+            lathe_dbi_run::builtin::run(agent, &[&co], case.kernel, tool, shape, &args, &opts, &ro)
+                .map_err(|e| {
+                    format!(
+                        "{}{}: {e}",
+                        tool.name(),
+                        if lanes { " (lane mode)" } else { "" }
+                    )
+                })?;
         let got_out = outputs(&run.session, case, &run.buffers);
         if got_out != want_out {
             // Byte for byte, whatever the case's own tolerance.
@@ -326,12 +327,12 @@ fn mem_trace_counts_drops_when_the_ring_is_full() {
     let base = Session::load(agent, &[&co]).expect("load");
     let (_r, bufs) = base.launch(case.kernel, shape, &args, &opts).expect("run");
     let want = outputs(&base, &case, &bufs);
-    let ro = tools::RunOptions {
+    let ro = lathe_dbi_run::builtin::RunOptions {
         record: true,
         force_lane_mode: false,
         trace_capacity: Some(3),
     };
-    let (run, b) = tools::run(
+    let (run, b) = lathe_dbi_run::builtin::run(
         agent,
         &[&co],
         case.kernel,

@@ -353,15 +353,9 @@ pub struct WaveStart {
 }
 
 /// Whether the target packs the three work-item IDs into v0 (10 bits each)
-/// rather than v0, v1, v2: gfx90a, gfx940-class and GFX11+.
+/// rather than v0, v1, v2 ([`KdArch::packs_workitem_ids`]).
 pub fn packs_workitem_ids(arch: KdArch) -> bool {
-    use lathe_bundle::target::Family;
-    arch.gfx90a
-        || arch.architected_flat_scratch
-        || !matches!(
-            arch.family,
-            Family::Gfx6 | Family::Gfx7 | Family::Gfx8 | Family::Gfx9 | Family::Gfx10
-        )
+    arch.packs_workitem_ids()
 }
 
 /// The initial VGPR values of one lane: `(register, value)` pairs (at most

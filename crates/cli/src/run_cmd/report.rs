@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
 use lathe_dbi::rewrite::Where;
-use lathe_dbi::Stopped;
+use lathe_dbi_run::Stopped;
 use lathe_emu::interp::Stop;
 use lathe_emu::run::{DispatchError, Progress};
 use lathe_emu::session::{BufferOut, Session, SessionError};

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use lathe_bundle::TargetId;
 use lathe_dbi::tools::{self, Tool};
-use lathe_dbi::Stopped;
+use lathe_dbi_run::Stopped;
 use lathe_emu::run::{Options, Report};
 use lathe_emu::session::{BufferOut, Session};
 use serde_json::{json, Value};
@@ -62,7 +62,7 @@ fn run_builtin(
     opts: &Options,
 ) -> Result<Result<Done, Box<Stopped>>> {
     let t = builtin(name)?;
-    let ran = tools::run(
+    let ran = lathe_dbi_run::builtin::run(
         agent,
         objects,
         kernel,
@@ -70,11 +70,11 @@ fn run_builtin(
         step.shape,
         &step.args,
         opts,
-        &tools::RunOptions::default(),
+        &lathe_dbi_run::builtin::RunOptions::default(),
     );
     let (run, b) = match ran {
         Ok(r) => r,
-        Err(lathe_dbi::Error::Stopped(s)) => return Ok(Err(s)),
+        Err(lathe_dbi_run::Error::Stopped(s)) => return Ok(Err(s)),
         Err(e) => {
             return Err(anyhow::Error::new(e).context(format!("running {kernel} under {name}")))
         }
@@ -112,12 +112,12 @@ fn run_hip(
 ) -> Result<Result<Done, Box<Stopped>>> {
     let tool = lathe_dbi::HipTool::load(path, &agent.processor.to_string())
         .with_context(|| format!("loading the HIP tool {}", path.display()))?;
-    let ran = lathe_dbi::manifest::run(
+    let ran = lathe_dbi_run::hip::run(
         agent, objects, kernel, &tool, step.shape, &step.args, opts, false,
     );
     let run = match ran {
         Ok(r) => r,
-        Err(lathe_dbi::Error::Stopped(s)) => return Ok(Err(s)),
+        Err(lathe_dbi_run::Error::Stopped(s)) => return Ok(Err(s)),
         Err(e) => {
             return Err(
                 anyhow::Error::new(e).context(format!("running {kernel} under {}", path.display()))
