@@ -140,6 +140,32 @@ fn instr_count_equals_ground_truth_per_launch() {
     assert!(gt[0]["wave_instructions"].as_u64().expect("record field") > 156_252 * 5);
 }
 
+/// Without `--tool-out`, each launch's record is a line on stderr whose
+/// summary (lathe-dbi's `tools::summary`) gives the counts the ground
+/// truth has.
+#[test]
+fn instr_count_stderr_lines_give_the_ground_truth_counts() {
+    if !have_hipcc() {
+        return;
+    }
+    let o = exec(&["--tool", "instr-count"], &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{stderr}");
+    let gt = &baseline().1;
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(": instr-count: "))
+        .collect();
+    assert_eq!(lines.len(), gt.len(), "stderr:\n{stderr}");
+    for (l, g) in lines.iter().zip(gt) {
+        let want = format!(
+            "instr-count: wave instructions {}, thread instructions {}",
+            g["wave_instructions"], g["thread_instructions"]
+        );
+        assert!(l.ends_with(&want), "{l:?} does not end with {want:?}");
+    }
+}
+
 /// Ground truth: wave executions per code-object address.
 fn per_pc(g: &Value) -> BTreeMap<u64, (u64, String)> {
     g["per_pc"]

@@ -602,6 +602,44 @@ pub fn kernel_named(o: &[u8], kernel: &str) -> Option<String> {
         .map(|k| k.name.to_string())
 }
 
+/// The one-line summary of a [`decode`]d result (`lathe exec --tool`'s
+/// stderr line): read here, next to where the result is built. A value
+/// that is not a built-in tool's result prints as JSON.
+pub fn summary(v: &Value) -> String {
+    match v["name"].as_str().and_then(Tool::parse) {
+        Some(Tool::InstrCount) => format!(
+            "wave instructions {}, thread instructions {}",
+            v["wave_instructions"], v["thread_instructions"]
+        ),
+        Some(Tool::BlockCount) => {
+            let blocks = v["blocks"].as_array().map_or(&[][..], |a| a.as_slice());
+            let ran = blocks
+                .iter()
+                .filter(|b| b["count"].as_u64() > Some(0))
+                .count();
+            let total: u64 = blocks.iter().filter_map(|b| b["count"].as_u64()).sum();
+            format!(
+                "{ran} of {} blocks executed, {total} block executions",
+                blocks.len()
+            )
+        }
+        Some(Tool::OpcodeHist) => {
+            let ops = v["opcodes"].as_array().map_or(&[][..], |a| a.as_slice());
+            let top: Vec<String> = ops
+                .iter()
+                .take(5)
+                .map(|o| format!("{} {}", o["opcode"].as_str().unwrap_or("?"), o["count"]))
+                .collect();
+            format!("{} opcodes; top: {}", ops.len(), top.join(", "))
+        }
+        Some(Tool::MemTrace) => format!(
+            "{} accesses in {} records, {} dropped",
+            v["accesses"], v["records"], v["dropped"]
+        ),
+        Some(Tool::Kernarg) | None => v.to_string(),
+    }
+}
+
 /// Instrumentation requests derived from arbitrary bytes (the fuzz target
 /// and the random-site test): 1–4 requests, each at any [`Where`], with an
 /// optional instruction-class or opcode selector and a counter probe (with

@@ -382,42 +382,6 @@ pub fn decode(
     Ok((v, trace))
 }
 
-/// A record's one-line summary of a tool result (stderr).
-pub fn summary(v: &Value) -> String {
-    match v["name"].as_str() {
-        Some("instr-count") => format!(
-            "wave instructions {}, thread instructions {}",
-            v["wave_instructions"], v["thread_instructions"]
-        ),
-        Some("block-count") => {
-            let blocks = v["blocks"].as_array().map_or(&[][..], |a| a.as_slice());
-            let ran = blocks
-                .iter()
-                .filter(|b| b["count"].as_u64() > Some(0))
-                .count();
-            let total: u64 = blocks.iter().filter_map(|b| b["count"].as_u64()).sum();
-            format!(
-                "{ran} of {} blocks executed, {total} block executions",
-                blocks.len()
-            )
-        }
-        Some("opcode-hist") => {
-            let ops = v["opcodes"].as_array().map_or(&[][..], |a| a.as_slice());
-            let top: Vec<String> = ops
-                .iter()
-                .take(5)
-                .map(|o| format!("{} {}", o["opcode"].as_str().unwrap_or("?"), o["count"]))
-                .collect();
-            format!("{} opcodes; top: {}", ops.len(), top.join(", "))
-        }
-        Some("mem-trace") => format!(
-            "{} accesses in {} records, {} dropped",
-            v["accesses"], v["records"], v["dropped"]
-        ),
-        _ => v.to_string(),
-    }
-}
-
 /// `(x, y, z)`.
 pub fn triple<T: std::fmt::Display>(a: &[T]) -> String {
     let s: Vec<String> = a.iter().map(|x| x.to_string()).collect();

@@ -595,7 +595,7 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
             instr::triple(&d.grid),
             instr::triple(&d.block),
             st.cfg.tool_name(),
-            instr::summary(&v)
+            lathe_dbi::tools::summary(&v)
         ),
     }
 }
