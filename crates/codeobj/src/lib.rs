@@ -15,6 +15,7 @@
 //! instrumented code objects.
 
 pub mod addr_map;
+pub mod aql;
 pub mod check;
 pub mod elf;
 pub mod error;

@@ -244,7 +244,7 @@ fn dispatch_impl(
     };
     let total_wgs = geo.total_workgroups();
     let threads = threads.min(total_wgs.max(1) as usize).max(1);
-    let waves_per_wg = geo.waves_in([0, 0, 0]) as u64;
+    let waves_per_wg = geo.waves_in([0, 0, 0], crate::dispatch::WAVE_SIZE) as u64;
     let per_lane = (u64::from(k.private_segment_size)
         + if k.dynamic_stack {
             u64::from(opts.dynamic_stack)
@@ -348,7 +348,7 @@ fn dispatch_impl(
                     };
                     my_started += 1;
                     let wg_id = geo.workgroup_id(i);
-                    let nwaves = geo.waves_in(wg_id);
+                    let nwaves = geo.waves_in(wg_id, crate::dispatch::WAVE_SIZE);
                     let d = DispatchSgprs {
                         private_segment_buffer: scratch_srd(slot_base),
                         dispatch_ptr: packet,

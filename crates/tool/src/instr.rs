@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use lathe_codeobj::aql::AqlDispatch;
 use serde_json::{json, Value};
 
 use lathe_codeobj::{CodeObject, KdArch};
@@ -290,28 +291,6 @@ pub fn build_hip(
     })
 }
 
-/// The dispatch fields a record reports, from the packet the application
-/// submitted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dispatch {
-    /// Grid size in work-items.
-    pub grid: [u32; 3],
-    /// Work-group size.
-    pub block: [u16; 3],
-}
-
-impl Dispatch {
-    /// From the 64 bytes of an AQL kernel dispatch packet.
-    pub fn from_packet(p: &[u8; 64]) -> Dispatch {
-        let u16_at = |o: usize| u16::from_le_bytes([p[o], p[o + 1]]);
-        let u32_at = |o: usize| u32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]]);
-        Dispatch {
-            block: [u16_at(4), u16_at(6), u16_at(8)],
-            grid: [u32_at(12), u32_at(16), u32_at(20)],
-        }
-    }
-}
-
 /// One launch's `mem-trace` accesses as the shared writers render them
 /// (lathe-dbi's [`tools::trace_csv_rows`] and
 /// [`tools::trace_perfetto_events`], as `lathe run --tool mem-trace`).
@@ -360,24 +339,26 @@ pub fn decode(
             let p = data.get(o..o + 64)?;
             let mut pk = [0u8; 64];
             pk.copy_from_slice(p);
-            Some(Dispatch::from_packet(&pk))
+            Some(AqlDispatch::from_bytes(&pk))
         });
         // GridDim as the kernel reads it: v5's hidden block counts if
         // the kernel has them, else v4's computation from the packet.
         if v["grid_dim"].is_null() {
             if let Some(d) = &packet {
                 let gd: Vec<u64> = (0..3)
-                    .map(|i| u64::from(d.grid[i]).div_ceil(u64::from(d.block[i]).max(1)))
+                    .map(|i| {
+                        u64::from(d.grid_size[i]).div_ceil(u64::from(d.workgroup_size[i]).max(1))
+                    })
                     .collect();
                 v["grid_dim"] = json!(gd);
                 v["grid_dim_source"] = json!("dispatch packet");
-                v["packet"] = json!({"grid": d.grid, "block": d.block});
+                v["packet"] = json!({"grid": d.grid_size, "block": d.workgroup_size});
             }
         } else {
             v["grid_dim_source"] = json!("hidden block count");
         }
         let demangled = lathe_codeobj::names::demangle(&b.kernel).unwrap_or_default();
-        crate::kernarg::type_args(&mut v, &demangled, packet.map(|d| d.block));
+        crate::kernarg::type_args(&mut v, &demangled, packet.map(|d| d.workgroup_size));
     }
     Ok((v, trace))
 }
@@ -390,7 +371,7 @@ pub fn triple<T: std::fmt::Display>(a: &[T]) -> String {
 
 /// The seed's `kernarg` line: the HSA fields from the application's
 /// dispatch packet, GridDim from what the instrumented kernel read.
-pub fn kernarg_line(index: u64, name: &str, d: &Dispatch, v: &Value) -> String {
+pub fn kernarg_line(index: u64, name: &str, d: &AqlDispatch, v: &Value) -> String {
     let gd = match v["grid_dim"].as_array() {
         Some(a) => {
             let n: Vec<String> = a.iter().map(|x| x.to_string()).collect();
@@ -401,7 +382,7 @@ pub fn kernarg_line(index: u64, name: &str, d: &Dispatch, v: &Value) -> String {
     };
     format!(
         "Kernel {index} - {name}: Total Grid Size Dims (HSA): {} Workgroup Dims (HSA): {} : GridDim (HIP): {gd}.",
-        triple(&d.grid),
-        triple(&d.block)
+        triple(&d.grid_size),
+        triple(&d.workgroup_size)
     )
 }

@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 
 use crate::api::{self, Api, Handle, HsaApiTable, Status, Writer, SUCCESS};
 use crate::config::{Config, OnError, Tool, ToolSpec};
-use crate::instr::{self, Build, Dispatch, HipBuild};
+use crate::instr::{self, Build, HipBuild};
 use crate::state::{lock, state, KernelInfo, Loaded, Probes, State, STATE};
+use lathe_codeobj::aql::AqlDispatch;
 use lathe_dbi::manifest::HipTool;
 
 /// Exit status when a tool error stops the program (`abort`).
@@ -552,10 +553,10 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
         writer(p.as_ptr() as *const c_void, 1);
         return;
     }
-    let d = Dispatch::from_packet(p);
+    let d = AqlDispatch::from_bytes(p);
     let fields = json!({
         "launch": index, "kernel": k.demangled, "mangled": k.mangled,
-        "grid": d.grid, "block": d.block,
+        "grid": d.grid_size, "block": d.workgroup_size,
     });
     let result = run(st, &l, p, &fields, writer);
     // The application's completion signal, after the results were read.
@@ -575,11 +576,11 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
     }
 }
 
-fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
+fn record(st: &State, index: u64, k: &KernelInfo, d: &AqlDispatch, v: Value) {
     if st.cfg.out.is_some() {
         lock(&st.records).push(json!({
             "launch": index, "kernel": k.mangled, "name": k.demangled,
-            "grid": d.grid, "block": d.block, "tool": v,
+            "grid": d.grid_size, "block": d.workgroup_size, "tool": v,
         }));
         return;
     }
@@ -592,8 +593,8 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &Dispatch, v: Value) {
         _ => eprintln!(
             "Kernel {index} - {}: grid {} block {}: {}: {}",
             k.demangled,
-            instr::triple(&d.grid),
-            instr::triple(&d.block),
+            instr::triple(&d.grid_size),
+            instr::triple(&d.workgroup_size),
             st.cfg.tool_name(),
             lathe_dbi::tools::summary(&v)
         ),
