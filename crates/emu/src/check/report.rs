@@ -86,14 +86,16 @@ pub fn render(
             )
         });
         let prior_json = prior.as_ref().map_or("null".to_string(), |(p, t, _, place, file, line, column)| {
+            let wg = p.workgroup.unwrap_or(h.workgroup);
             format!(
-                "{{\"access\":\"{}\",\"pc\":{},\"place\":{},\"file\":{},\"line\":{},\"column\":{},\"thread\":[{},{},{}],\"wave\":{},\"lane\":{}}}",
+                "{{\"access\":\"{}\",\"pc\":{},\"place\":{},\"file\":{},\"line\":{},\"column\":{},\"workgroup\":[{},{},{}],\"thread\":[{},{},{}],\"wave\":{},\"lane\":{}}}",
                 p.access.name(),
                 p.pc,
                 json_str(place),
                 file.as_deref().map_or("null".into(), json_str),
                 line.map_or("null".into(), |l| l.to_string()),
                 column.map_or("null".into(), |l| l.to_string()),
+                wg[0], wg[1], wg[2],
                 t[0], t[1], t[2], p.wave, p.lane
             )
         });
@@ -134,7 +136,7 @@ pub fn render(
         if let Some((p, t, pfr, pplace, ..)) = &prior {
             // The other access goes before the closing line.
             r.truncate(r.len() - "=========\n".len());
-            r.push_str(&prior_text(p, pplace, pfr, *t, h.workgroup));
+            r.push_str(&prior_text(p, pplace, pfr, *t, p.workgroup.unwrap_or(h.workgroup)));
         }
         text.push_str(&r);
     }
@@ -181,6 +183,18 @@ fn report_text(
         ),
         Kind::RaceSameInstruction => format!(
             "Race reported: two lanes of one {space} store write different values to one byte (which stays is not defined)"
+        ),
+        Kind::GlobalRaceReadWrite => format!(
+            "Race reported: {space} read of size {} bytes of bytes another block writes, with no atomic ordering the two",
+            v.size
+        ),
+        Kind::GlobalRaceWriteRead => format!(
+            "Race reported: {space} write of size {} bytes of bytes another block reads, with no atomic ordering the two",
+            v.size
+        ),
+        Kind::GlobalRaceWriteWrite => format!(
+            "Race reported: {space} write of size {} bytes of bytes another block writes (another value), with no atomic ordering the two",
+            v.size
         ),
         Kind::Uninitialized | Kind::UninitializedLds => {
             format!("Uninitialized {space} memory read of size {} bytes", v.size)
@@ -237,6 +251,9 @@ fn report_text(
             v.addr.saturating_sub(b + z)
         ),
         (Kind::Unmapped, None) => format!("Address {:#x} is outside every allocation", v.addr),
+        (k, _) if k.tool() == "racecheck" && k.space() == "global" => {
+            format!("Address {:#x} (the first byte both accesses touch)", v.addr)
+        }
         (k, _) if k.tool() == "racecheck" => format!("LDS offset {:#x}", v.addr),
         (Kind::LdsOutOfBounds | Kind::UninitializedLds, Some((_, z))) => {
             format!("LDS offset {:#x}, LDS size {z} bytes", v.addr)
