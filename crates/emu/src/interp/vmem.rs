@@ -620,7 +620,7 @@ pub(super) fn vmem(
             let old = x
                 .view
                 .atomic(a, size, op, operand)
-                .map_err(|f| fault(w, i, c.pc, f))?;
+                .map_err(|f| lane_fault(w, i, c.pc, (l, f)))?;
             if glc {
                 if let Some(vd) = vdst {
                     vwrite(w, &vd, l, 0, old as u32);
