@@ -32,6 +32,10 @@ PROGRAMS = [
     ("crates/cli/tests/exec/sanitize2.hip", ["ok", "1000000"]),
     ("crates/hsa/tests/hip/basics.hip", []),
     ("crates/cli/tests/exec/tools_app.hip", []),
+    # Global racecheck's work (D33): plain stores and loads across blocks
+    # ordered by an atomic counter, and a histogram of global atomics.
+    ("crates/cli/tests/exec/sanitize3.hip", ["reduce", "2000"]),
+    ("crates/cli/tests/exec/sanitize3.hip", ["hist", "1000000"]),
 ]
 SIDES = [("plain", []), ("memcheck", ["--check", "memcheck"]),
          ("initcheck", ["--check", "initcheck"]),
@@ -76,7 +80,7 @@ def main():
                     if p.stdout != ref.stdout:
                         fail(f"{name} {side}: output differs from the plain run")
                     times[side].append(dt)
-            print(f"{name}:")
+            print(f"{name} {' '.join(args)}:")
             for side, _ in SIDES:
                 print(f"  {side:9} wall {describe(times[side])}")
                 print(f"  {side:9} kernels {describe(ktimes[side])}")

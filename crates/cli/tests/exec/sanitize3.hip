@@ -4,10 +4,10 @@
 //   sanitize3 race      each block writes its slice, then reads the first
 //                       element of the next block's slice: nothing orders
 //                       the read against that block's write
-//   sanitize3 reduce    the "last block" reduction: partial sums stored
+//   sanitize3 reduce [B] the "last block" reduction: partial sums stored
 //                       plainly, __threadfence(), an atomic counter, the
 //                       last block reads every partial (correct)
-//   sanitize3 hist      a histogram of atomics only (correct)
+//   sanitize3 hist [N]  a histogram of atomics only (correct)
 //   sanitize3 chain     a chained scan: block b waits for block b-1's flag
 //                       (an atomic load), reads its plain prefix, stores
 //                       its own and releases its flag (correct)
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (strcmp(mode, "reduce") == 0) {
-    const int blocks = 40, n = blocks * 256;
+    const int blocks = argc > 2 ? atoi(argv[2]) : 40, n = blocks * 256;  // larger in bench/exec_check.py
     std::vector<int> h(n);
     long want = 0;
     for (int i = 0; i < n; i++) {
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     return got == want ? 0 : 1;
   }
   if (strcmp(mode, "hist") == 0) {
-    const int n = 20000;
+    const int n = argc > 2 ? atoi(argv[2]) : 20000;  // larger in bench/exec_check.py
     std::vector<int> h(n);
     std::vector<unsigned int> want(64, 0), got(64);
     for (int i = 0; i < n; i++) {
