@@ -809,7 +809,10 @@ fn global_races_between_blocks() {
         );
         assert_eq!(arr(&p["workgroup"]), [0, 0, 0], "{r:#}");
         assert_eq!(arr(&p["thread"]), [0, 0, 0], "{r:#}");
-        assert!(err.contains("========= racecheck: 1 error (3 accesses)"), "{err}");
+        assert!(
+            err.contains("========= racecheck: 1 error (3 accesses)"),
+            "{err}"
+        );
         assert!(
             err.contains("in block (0,0,0)") && err.contains("the other access: read"),
             "{err}"
@@ -831,7 +834,10 @@ fn global_races_between_blocks() {
             String::from_utf8_lossy(&out).contains("match"),
             "{mode}: {err}"
         );
-        assert!(err.contains("========= racecheck: 0 errors"), "{mode}: {err}");
+        assert!(
+            err.contains("========= racecheck: 0 errors"),
+            "{mode}: {err}"
+        );
     }
 }
 
@@ -850,7 +856,10 @@ fn plain_fault_reports_name_the_source_line() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{err}");
     assert!(err.contains("GPU memory fault in"), "{err}");
-    assert!(err.contains(&want) && err.contains("inlined into"), "exec: {err}");
+    assert!(
+        err.contains(&want) && err.contains("inlined into"),
+        "exec: {err}"
+    );
     assert!(err.contains("lane 0 (the first faulting lane)"), "{err}");
     let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
         .arg("run")

@@ -159,8 +159,11 @@ fn check_one(p: &Prog, dir: &Path) -> Result<(), String> {
             let line = r["frames"]
                 .as_array()
                 .and_then(|f| {
-                    f.iter()
-                        .find(|f| f["file"].as_str().is_some_and(|s| s.ends_with(&format!("/{name}.hip"))))
+                    f.iter().find(|f| {
+                        f["file"]
+                            .as_str()
+                            .is_some_and(|s| s.ends_with(&format!("/{name}.hip")))
+                    })
                 })
                 .and_then(|f| f["line"].as_u64())
                 .unwrap_or(0);
@@ -183,7 +186,10 @@ fn check_one(p: &Prog, dir: &Path) -> Result<(), String> {
         ));
     }
     if p.status.is_some() && status != p.status {
-        return Err(format!("{name}: exit {status:?}, expected {:?}\n{out}\n{err}", p.status));
+        return Err(format!(
+            "{name}: exit {status:?}, expected {:?}\n{out}\n{err}",
+            p.status
+        ));
     }
     if p.status.is_none() && status == Some(0) {
         return Err(format!("{name}: a stopped dispatch exited 0\n{err}"));

@@ -132,7 +132,15 @@ fn corpus_cases_get_no_report_under_every_checker() {
         if !hits.is_empty() || dropped > 0 {
             let kinds: std::collections::BTreeSet<String> = hits
                 .iter()
-                .map(|h| format!("{} {} at {:#x}: {}", h.v.kind.tool(), h.v.kind.name(), h.pc, h.inst))
+                .map(|h| {
+                    format!(
+                        "{} {} at {:#x}: {}",
+                        h.v.kind.tool(),
+                        h.v.kind.name(),
+                        h.pc,
+                        h.inst
+                    )
+                })
                 .collect();
             failed.push(format!(
                 "{}: {} findings ({dropped} more): {kinds:#?}",

@@ -177,8 +177,7 @@ impl GlobalRace {
 
     fn linear(&self, id: [u32; 3]) -> u32 {
         let [cx, cy, _] = self.counts;
-        id[0]
-            .wrapping_add(cx.wrapping_mul(id[1].wrapping_add(cy.wrapping_mul(id[2]))))
+        id[0].wrapping_add(cx.wrapping_mul(id[1].wrapping_add(cy.wrapping_mul(id[2]))))
     }
 
     fn page(&self, n: u64) -> Arc<Page> {
@@ -203,7 +202,9 @@ impl GlobalRace {
 
     fn site_text(&self, site: u32) -> (u64, String) {
         let s = self.sites.lock().unwrap_or_else(|e| e.into_inner());
-        s.0.get(site as usize).cloned().unwrap_or((0, String::new()))
+        s.0.get(site as usize)
+            .cloned()
+            .unwrap_or((0, String::new()))
     }
 }
 
@@ -470,7 +471,11 @@ impl Local {
         let mut mine = self.clock.clone();
         mine.set(self.me, self.epoch);
         for &g in &self.granules {
-            let mut s = self.shared.shard(g).lock().unwrap_or_else(|e| e.into_inner());
+            let mut s = self
+                .shared
+                .shard(g)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             s.entry(g).or_default().join(&mine);
         }
         if self.dirty {
@@ -490,7 +495,11 @@ impl Local {
         let granules = std::mem::take(&mut self.granules);
         for &g in &granules {
             {
-                let s = self.shared.shard(g).lock().unwrap_or_else(|e| e.into_inner());
+                let s = self
+                    .shared
+                    .shard(g)
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 if let Some(c) = s.get(&g) {
                     self.clock.join(c);
                 }
@@ -638,7 +647,10 @@ mod tests {
             assert_eq!(h.pc, 0x108);
             assert_eq!(h.v.kind, Kind::GlobalRaceReadWrite);
             let p = h.v.prior.expect("prior");
-            assert_eq!((p.pc, p.workgroup, p.access), (0x100, Some([0, 0, 0]), Access::Write));
+            assert_eq!(
+                (p.pc, p.workgroup, p.access),
+                (0x100, Some([0, 0, 0]), Access::Write)
+            );
         }
     }
 
@@ -652,7 +664,14 @@ mod tests {
         let mut t = Local::new(g.clone(), c);
         for b in 0..8u32 {
             let wg = [b, 0, 0];
-            t.plain(wg, 0, 0x10, &"st", true, &[lane(0, A + 4 * u64::from(b), b as u8)]);
+            t.plain(
+                wg,
+                0,
+                0x10,
+                &"st",
+                true,
+                &[lane(0, A + 4 * u64::from(b), b as u8)],
+            );
             t.release(wg, &[counter], 4);
             t.acquire(wg, &[counter], 4);
         }

@@ -136,7 +136,13 @@ pub fn render(
         if let Some((p, t, pfr, pplace, ..)) = &prior {
             // The other access goes before the closing line.
             r.truncate(r.len() - "=========\n".len());
-            r.push_str(&prior_text(p, pplace, pfr, *t, p.workgroup.unwrap_or(h.workgroup)));
+            r.push_str(&prior_text(
+                p,
+                pplace,
+                pfr,
+                *t,
+                p.workgroup.unwrap_or(h.workgroup),
+            ));
         }
         text.push_str(&r);
     }

@@ -689,7 +689,10 @@ impl<'m> Exec<'m> {
 
     /// racecheck on global memory for this dispatch (`shared`, one per
     /// dispatch), when the checker runs racecheck.
-    pub fn set_global_race(&mut self, shared: Option<std::sync::Arc<crate::check::global::GlobalRace>>) {
+    pub fn set_global_race(
+        &mut self,
+        shared: Option<std::sync::Arc<crate::check::global::GlobalRace>>,
+    ) {
         let checker = self.core.view.check_mut().map(|c| c.checker);
         self.core.global = match (shared, checker) {
             (Some(s), Some(c)) if c.checks.racecheck => {
