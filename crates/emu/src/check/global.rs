@@ -137,6 +137,10 @@ impl Clock {
 #[derive(Debug)]
 struct Page(Mutex<Box<[Cell]>>);
 
+/// The instructions plain accesses came from: PC and text by index, and
+/// the index of each PC.
+type Sites = (Vec<(u64, String)>, HashMap<u64, u32>);
+
 /// The global racecheck state of one dispatch, shared by its host threads.
 #[derive(Debug)]
 pub struct GlobalRace {
@@ -146,7 +150,7 @@ pub struct GlobalRace {
     pages: RwLock<HashMap<u64, Arc<Page>>>,
     syncs: Vec<Mutex<HashMap<u64, Clock>>>,
     /// Sites: PC and instruction text, by index.
-    sites: Mutex<(Vec<(u64, String)>, HashMap<u64, u32>)>,
+    sites: Mutex<Sites>,
 }
 
 impl GlobalRace {
