@@ -226,17 +226,8 @@ fn report_text(
     if fr.is_empty() {
         t.push_str("=========     (no source line: build with -g for file:line)\n");
     }
-    for (k, f) in fr.iter().enumerate() {
-        t.push_str(&format!(
-            "=========     {} {f}\n",
-            if k == 0 { "at" } else { "inlined into" },
-        ));
-    }
     let lane = v.lane.map_or("lane ?".to_string(), |l| format!("lane {l}"));
-    t.push_str(&format!(
-        "=========     by thread ({},{},{}) in block ({},{},{}) ({lane} of wave {})\n",
-        thread[0], thread[1], thread[2], h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
-    ));
+    t.push_str(&where_text("    ", fr, thread, h.workgroup, &lane, h.wave));
     let where_ = match (v.kind, v.region) {
         (Kind::BarrierNotReached, _) => format!(
             "Wave {} of block ({},{},{}) ended while wave {} waits here",
@@ -299,15 +290,30 @@ fn prior_text(p: &Prior, place: &str, fr: &[Frame], thread: [u32; 3], wg: [u32; 
         "=========     the other access: {} at {place}\n",
         p.access.name()
     );
+    let lane = format!("lane {}", p.lane);
+    t.push_str(&where_text("      ", fr, thread, wg, &lane, p.wave));
+    t.push_str("=========\n");
+    t
+}
+
+/// An access's source frames and thread, as the reports print them (the
+/// report's own access, and indented further, the other access).
+fn where_text(
+    indent: &str,
+    fr: &[Frame],
+    thread: [u32; 3],
+    wg: [u32; 3],
+    lane: &str,
+    wave: u32,
+) -> String {
+    let mut t = String::new();
     for (k, f) in fr.iter().enumerate() {
-        t.push_str(&format!(
-            "=========       {} {f}\n",
-            if k == 0 { "at" } else { "inlined into" },
-        ));
+        let at = if k == 0 { "at" } else { "inlined into" };
+        t.push_str(&format!("========={indent} {at} {f}\n"));
     }
     t.push_str(&format!(
-        "=========       by thread ({},{},{}) in block ({},{},{}) (lane {} of wave {})\n=========\n",
-        thread[0], thread[1], thread[2], wg[0], wg[1], wg[2], p.lane, p.wave
+        "========={indent} by thread ({},{},{}) in block ({},{},{}) ({lane} of wave {wave})\n",
+        thread[0], thread[1], thread[2], wg[0], wg[1], wg[2]
     ));
     t
 }
