@@ -11,7 +11,7 @@ and spread and the median of the per-run ratios (goals, issue 21:
 memcheck <= 1.5x, initcheck <= 2x, racecheck <= 5x, all four <= 6x). Needs the lathe binary and the HSA
 runtime (`cargo build --release --workspace`, or `--lathe
 target/ci/lathe` after a ci build). Usage:
-bench/exec_check.py [--repeat N] [--lathe PATH]"""
+bench/exec_check.py [--repeat N] [--lathe PATH] [--only NAME,...]"""
 import argparse
 import json
 import os
@@ -32,6 +32,10 @@ PROGRAMS = [
     ("crates/cli/tests/exec/sanitize2.hip", ["ok", "1000000"]),
     ("crates/hsa/tests/hip/basics.hip", []),
     ("crates/cli/tests/exec/tools_app.hip", []),
+    # Global racecheck's work (D33): plain stores and loads across blocks
+    # ordered by an atomic counter, and a histogram of global atomics.
+    ("crates/cli/tests/exec/sanitize3.hip", ["reduce", "2000"]),
+    ("crates/cli/tests/exec/sanitize3.hip", ["hist", "1000000"]),
 ]
 SIDES = [("plain", []), ("memcheck", ["--check", "memcheck"]),
          ("initcheck", ["--check", "initcheck"]),
@@ -55,10 +59,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--lathe", default=os.path.join(ROOT, "target/release/lathe"))
+    ap.add_argument("--only", default="",
+                    help="comma-separated program names (e.g. sanitize3,app): only those")
     a = ap.parse_args()
+    only = [n for n in a.only.split(",") if n]
     with tempfile.TemporaryDirectory() as tmp:
         for src, args in PROGRAMS:
             name = os.path.splitext(os.path.basename(src))[0]
+            if only and name not in only:
+                continue
             app = os.path.join(tmp, name)
             subprocess.run(["hipcc", "--offload-arch=gfx90a", "-O2", "-g", "-o", app,
                             os.path.join(ROOT, src)], check=True, capture_output=True)
@@ -76,7 +85,7 @@ def main():
                     if p.stdout != ref.stdout:
                         fail(f"{name} {side}: output differs from the plain run")
                     times[side].append(dt)
-            print(f"{name}:")
+            print(f"{name} {' '.join(args)}:")
             for side, _ in SIDES:
                 print(f"  {side:9} wall {describe(times[side])}")
                 print(f"  {side:9} kernels {describe(ktimes[side])}")

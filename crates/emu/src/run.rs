@@ -299,6 +299,11 @@ fn dispatch_impl(
     let plan = WavePlan::new(&k.descriptor, arch, &geo);
     let regs = k.descriptor.allocated_vgprs(arch) as usize;
     let mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1).bits();
+    // racecheck's global shadow, one per dispatch (D33).
+    let global_race = opts
+        .check
+        .filter(|h| h.0.checks.racecheck)
+        .map(|_| std::sync::Arc::new(crate::check::global::GlobalRace::new(geo.workgroup_count())));
     let work = |t: usize| {
         let (next, failed, error, counts, waves_run, started, recorded, plan) = (
             &next, &failed, &error, &counts, &waves_run, &started, &recorded, &plan,
@@ -314,6 +319,7 @@ fn dispatch_impl(
                 }
                 exec.deadline = deadline;
                 exec.set_check(opts.check.map(|h| h.0), per_lane);
+                exec.set_global_race(global_race.clone());
                 exec.set_interrupt(opts.interrupt.map(|h| h.0));
                 if record {
                     exec.enable_recording();

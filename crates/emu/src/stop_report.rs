@@ -25,6 +25,26 @@ pub trait Places {
     fn lds_hint(&self, _offset: u64, _size: u32, _lds_size: usize) -> Option<String> {
         None
     }
+    /// The source frames at `pc`, innermost first (from the code object's
+    /// DWARF): `None` when the caller cannot look them up, empty when the
+    /// code object has none for `pc`. None by default.
+    fn source(&self, _pc: u64) -> Option<Vec<lathe_codeobj::lines::Frame>> {
+        None
+    }
+}
+
+/// The source lines of `pc` under a fault's `at` line: `file:line:column`
+/// with inlined frames, or the hint that `-g` adds them.
+fn source_lines(t: &mut String, p: &(impl Places + ?Sized), pc: u64) {
+    let Some(frames) = p.source(pc) else {
+        return;
+    };
+    if frames.is_empty() {
+        let _ = writeln!(t, "  (no source line: build with -g for file:line)");
+    }
+    for (k, f) in frames.iter().enumerate() {
+        let _ = writeln!(t, "  {} {f}", if k == 0 { "at" } else { "inlined into" });
+    }
 }
 
 /// `wave W of work-group (X, Y, Z)`.
@@ -93,6 +113,7 @@ pub fn stop_report(p: &(impl Places + ?Sized), kernel: &str, s: &Stop) -> Option
             };
             let _ = writeln!(t, "GPU memory fault in {kernel}: {what}");
             let _ = writeln!(t, "  at {}: {inst}", p.place(*pc));
+            source_lines(&mut t, p, *pc);
             match lane {
                 Some(l) => {
                     let _ = writeln!(t, "  in {}, lane {l} (the first faulting lane)", wave(w));
@@ -119,6 +140,7 @@ pub fn stop_report(p: &(impl Places + ?Sized), kernel: &str, s: &Stop) -> Option
                 "LDS fault in {kernel}: {kind} of {size} bytes at LDS offset {offset:#x}, outside the {lds_size}-byte allocation"
             );
             let _ = writeln!(t, "  at {}: {inst}", p.place(*pc));
+            source_lines(&mut t, p, *pc);
             let _ = writeln!(t, "  in {}", wave(w));
             if let Some(h) = p.lds_hint(*offset, *size, *lds_size) {
                 t.push_str(&h);

@@ -157,6 +157,14 @@ fn from_stop(stop: &Stop) -> Option<Hit> {
     }
 }
 
+/// The source frames at a device PC (for the plain fault report): `None`
+/// outside every loaded code object, empty without DWARF for it.
+pub(crate) fn source_at(pc: u64) -> Option<Vec<Frame>> {
+    crate::exec::with_code_object(pc, |elf, vaddr| {
+        Lines::new(elf).map_or_else(Vec::new, |l| l.frames(vaddr))
+    })
+}
+
 fn frames(s: &State, pc: u64) -> Vec<Frame> {
     if let Some(f) = lock(&s.lines).get(&pc) {
         return f.clone();

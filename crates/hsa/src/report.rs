@@ -24,6 +24,9 @@ impl Places for Runtime {
     fn signal_name(&self, signal: i32) -> String {
         signal_name(signal)
     }
+    fn source(&self, pc: u64) -> Option<Vec<lathe_codeobj::lines::Frame>> {
+        crate::check::source_at(pc)
+    }
 }
 
 /// The allocation `addr` lies in, or the nearest one below it.

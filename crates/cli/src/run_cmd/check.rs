@@ -76,6 +76,20 @@ impl RunCheck {
     }
 }
 
+/// The source frames at `pc` in the session's code objects: `None`
+/// outside them, empty without DWARF.
+pub(super) fn source_in(session: &Session, pc: u64) -> Option<Vec<Frame>> {
+    session
+        .exe
+        .code_objects()
+        .iter()
+        .find(|c| pc >= c.load_base && pc < c.load_base + c.load_size)
+        .map(|c| {
+            Lines::new(&c.storage)
+                .map_or_else(Vec::new, |l| l.frames(pc.wrapping_sub(c.load_delta as u64)))
+        })
+}
+
 /// PCs in the session's code objects.
 struct RunPlaces<'a> {
     session: &'a Session,
@@ -90,17 +104,7 @@ impl Places for RunPlaces<'_> {
         if let Some(f) = self.lines.borrow().get(&pc) {
             return f.clone();
         }
-        let f = self
-            .session
-            .exe
-            .code_objects()
-            .iter()
-            .find(|c| pc >= c.load_base && pc < c.load_base + c.load_size)
-            .map(|c| {
-                Lines::new(&c.storage)
-                    .map_or_else(Vec::new, |l| l.frames(pc.wrapping_sub(c.load_delta as u64)))
-            })
-            .unwrap_or_default();
+        let f = source_in(self.session, pc).unwrap_or_default();
         self.lines.borrow_mut().insert(pc, f.clone());
         f
     }

@@ -178,6 +178,10 @@ impl Places for Run<'_> {
     fn lds_hint(&self, offset: u64, size: u32, lds_size: usize) -> Option<String> {
         lds_hint(self.session, self.step, offset + u64::from(size), lds_size)
     }
+    fn source(&self, pc: u64) -> Option<Vec<lathe_codeobj::lines::Frame>> {
+        // Under a tool the stop is already in the original code's terms.
+        super::check::source_in(self.session, pc)
+    }
 }
 
 /// Hardware LDS per work-group on GFX9.

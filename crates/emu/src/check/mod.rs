@@ -21,6 +21,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+pub mod global;
 pub mod race;
 pub mod report;
 
@@ -36,7 +37,8 @@ pub struct Checks {
     /// different `s_barrier`s.
     pub synccheck: bool,
     /// LDS hazards between waves of a work-group with no barrier between
-    /// them ([`race`]).
+    /// them ([`race`]), and global hazards between work-groups of a
+    /// dispatch with no atomic ordering them ([`global`]).
     pub racecheck: bool,
 }
 
@@ -110,6 +112,15 @@ pub enum Kind {
     RaceWriteAfterWrite,
     /// Two lanes of one store write different values to one LDS byte.
     RaceSameInstruction,
+    /// A plain global read of bytes another work-group of the dispatch
+    /// writes plainly, with no atomic ordering the two ([`global`]).
+    GlobalRaceReadWrite,
+    /// A plain global write of bytes another work-group reads plainly,
+    /// unordered.
+    GlobalRaceWriteRead,
+    /// A plain global write of bytes another work-group writes plainly
+    /// (another value), unordered.
+    GlobalRaceWriteWrite,
 }
 
 impl Kind {
@@ -121,7 +132,10 @@ impl Kind {
             Kind::RaceReadAfterWrite
             | Kind::RaceWriteAfterRead
             | Kind::RaceWriteAfterWrite
-            | Kind::RaceSameInstruction => "racecheck",
+            | Kind::RaceSameInstruction
+            | Kind::GlobalRaceReadWrite
+            | Kind::GlobalRaceWriteRead
+            | Kind::GlobalRaceWriteWrite => "racecheck",
             _ => "memcheck",
         }
     }
@@ -143,6 +157,9 @@ impl Kind {
             Kind::RaceWriteAfterRead => "write-after-read",
             Kind::RaceWriteAfterWrite => "write-after-write",
             Kind::RaceSameInstruction => "same-instruction-write-write",
+            Kind::GlobalRaceReadWrite => "global-read-write",
+            Kind::GlobalRaceWriteRead => "global-write-read",
+            Kind::GlobalRaceWriteWrite => "global-write-write",
         }
     }
 
@@ -195,6 +212,8 @@ pub struct Prior {
     pub wave: u32,
     /// Its lane.
     pub lane: u8,
+    /// Its work-group, when not the access's own (global races).
+    pub workgroup: Option<[u32; 3]>,
 }
 
 /// A [`Violation`] placed: the instruction and wave that made it.

@@ -178,6 +178,7 @@ impl Race {
                         pc: p.pc,
                         wave: u32::from(p.wave),
                         lane: p.lane,
+                        workgroup: None,
                     }),
                 });
             }
@@ -238,6 +239,7 @@ impl Race {
                     pc,
                     wave,
                     lane: first.lane,
+                    workgroup: None,
                 }),
             });
         }

@@ -86,14 +86,16 @@ pub fn render(
             )
         });
         let prior_json = prior.as_ref().map_or("null".to_string(), |(p, t, _, place, file, line, column)| {
+            let wg = p.workgroup.unwrap_or(h.workgroup);
             format!(
-                "{{\"access\":\"{}\",\"pc\":{},\"place\":{},\"file\":{},\"line\":{},\"column\":{},\"thread\":[{},{},{}],\"wave\":{},\"lane\":{}}}",
+                "{{\"access\":\"{}\",\"pc\":{},\"place\":{},\"file\":{},\"line\":{},\"column\":{},\"workgroup\":[{},{},{}],\"thread\":[{},{},{}],\"wave\":{},\"lane\":{}}}",
                 p.access.name(),
                 p.pc,
                 json_str(place),
                 file.as_deref().map_or("null".into(), json_str),
                 line.map_or("null".into(), |l| l.to_string()),
                 column.map_or("null".into(), |l| l.to_string()),
+                wg[0], wg[1], wg[2],
                 t[0], t[1], t[2], p.wave, p.lane
             )
         });
@@ -134,7 +136,13 @@ pub fn render(
         if let Some((p, t, pfr, pplace, ..)) = &prior {
             // The other access goes before the closing line.
             r.truncate(r.len() - "=========\n".len());
-            r.push_str(&prior_text(p, pplace, pfr, *t, h.workgroup));
+            r.push_str(&prior_text(
+                p,
+                pplace,
+                pfr,
+                *t,
+                p.workgroup.unwrap_or(h.workgroup),
+            ));
         }
         text.push_str(&r);
     }
@@ -182,6 +190,18 @@ fn report_text(
         Kind::RaceSameInstruction => format!(
             "Race reported: two lanes of one {space} store write different values to one byte (which stays is not defined)"
         ),
+        Kind::GlobalRaceReadWrite => format!(
+            "Race reported: {space} read of size {} bytes of bytes another block writes, with no atomic ordering the two",
+            v.size
+        ),
+        Kind::GlobalRaceWriteRead => format!(
+            "Race reported: {space} write of size {} bytes of bytes another block reads, with no atomic ordering the two",
+            v.size
+        ),
+        Kind::GlobalRaceWriteWrite => format!(
+            "Race reported: {space} write of size {} bytes of bytes another block writes (another value), with no atomic ordering the two",
+            v.size
+        ),
         Kind::Uninitialized | Kind::UninitializedLds => {
             format!("Uninitialized {space} memory read of size {} bytes", v.size)
         }
@@ -206,17 +226,8 @@ fn report_text(
     if fr.is_empty() {
         t.push_str("=========     (no source line: build with -g for file:line)\n");
     }
-    for (k, f) in fr.iter().enumerate() {
-        t.push_str(&format!(
-            "=========     {} {f}\n",
-            if k == 0 { "at" } else { "inlined into" },
-        ));
-    }
     let lane = v.lane.map_or("lane ?".to_string(), |l| format!("lane {l}"));
-    t.push_str(&format!(
-        "=========     by thread ({},{},{}) in block ({},{},{}) ({lane} of wave {})\n",
-        thread[0], thread[1], thread[2], h.workgroup[0], h.workgroup[1], h.workgroup[2], h.wave
-    ));
+    t.push_str(&where_text("    ", fr, thread, h.workgroup, &lane, h.wave));
     let where_ = match (v.kind, v.region) {
         (Kind::BarrierNotReached, _) => format!(
             "Wave {} of block ({},{},{}) ended while wave {} waits here",
@@ -237,6 +248,9 @@ fn report_text(
             v.addr.saturating_sub(b + z)
         ),
         (Kind::Unmapped, None) => format!("Address {:#x} is outside every allocation", v.addr),
+        (k, _) if k.tool() == "racecheck" && k.space() == "global" => {
+            format!("Address {:#x} (the first byte both accesses touch)", v.addr)
+        }
         (k, _) if k.tool() == "racecheck" => format!("LDS offset {:#x}", v.addr),
         (Kind::LdsOutOfBounds | Kind::UninitializedLds, Some((_, z))) => {
             format!("LDS offset {:#x}, LDS size {z} bytes", v.addr)
@@ -276,15 +290,30 @@ fn prior_text(p: &Prior, place: &str, fr: &[Frame], thread: [u32; 3], wg: [u32; 
         "=========     the other access: {} at {place}\n",
         p.access.name()
     );
+    let lane = format!("lane {}", p.lane);
+    t.push_str(&where_text("      ", fr, thread, wg, &lane, p.wave));
+    t.push_str("=========\n");
+    t
+}
+
+/// An access's source frames and thread, as the reports print them (the
+/// report's own access, and indented further, the other access).
+fn where_text(
+    indent: &str,
+    fr: &[Frame],
+    thread: [u32; 3],
+    wg: [u32; 3],
+    lane: &str,
+    wave: u32,
+) -> String {
+    let mut t = String::new();
     for (k, f) in fr.iter().enumerate() {
-        t.push_str(&format!(
-            "=========       {} {f}\n",
-            if k == 0 { "at" } else { "inlined into" },
-        ));
+        let at = if k == 0 { "at" } else { "inlined into" };
+        t.push_str(&format!("========={indent} {at} {f}\n"));
     }
     t.push_str(&format!(
-        "=========       by thread ({},{},{}) in block ({},{},{}) (lane {} of wave {})\n=========\n",
-        thread[0], thread[1], thread[2], wg[0], wg[1], wg[2], p.lane, p.wave
+        "========={indent} by thread ({},{},{}) in block ({},{},{}) ({lane} of wave {wave})\n",
+        thread[0], thread[1], thread[2], wg[0], wg[1], wg[2]
     ));
     t
 }

@@ -110,7 +110,7 @@ pub(super) fn mubuf_atomic(
                     None => return Err(unsupported(w, i, c.pc)),
                 },
             };
-            r.map_err(|f| fault(w, i, c.pc, f))?
+            r.map_err(|f| lane_fault(w, i, c.pc, (l, f)))?
         };
         if glc && a.ret == sem::Ret::Glc {
             vwrite(w, &vdata, l, 0, old as u32);

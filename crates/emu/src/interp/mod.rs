@@ -80,6 +80,7 @@ mod smem_rw;
 mod valu;
 mod valu_ext;
 mod vmem;
+mod vmem_race;
 mod vmem_typed;
 
 use ds::*;
@@ -304,6 +305,9 @@ struct Core<'m> {
     /// racecheck's LDS shadow ([`crate::check::race`]), when racecheck
     /// runs.
     race: Option<Box<crate::check::race::Race>>,
+    /// racecheck on global memory ([`crate::check::global`]), when it
+    /// runs: this thread's side of the dispatch's shadow.
+    global: Option<Box<crate::check::global::Local>>,
 }
 
 /// What `step` needs of the instruction at one address, worked out the
@@ -636,6 +640,7 @@ impl<'m> Exec<'m> {
                 bufs: Box::new(Bufs::default()),
                 lds_shadow: Vec::new(),
                 race: None,
+                global: None,
             },
             target,
             counts: vec![0; Opcode::all().count() + 1],
@@ -680,6 +685,21 @@ impl<'m> Exec<'m> {
             v.private_size = private_size;
             Box::new(v)
         }));
+    }
+
+    /// racecheck on global memory for this dispatch (`shared`, one per
+    /// dispatch), when the checker runs racecheck.
+    pub fn set_global_race(
+        &mut self,
+        shared: Option<std::sync::Arc<crate::check::global::GlobalRace>>,
+    ) {
+        let checker = self.core.view.check_mut().map(|c| c.checker);
+        self.core.global = match (shared, checker) {
+            (Some(s), Some(c)) if c.checks.racecheck => {
+                Some(Box::new(crate::check::global::Local::new(s, c)))
+            }
+            _ => None,
+        };
     }
 
     /// A new work-group of `lds` LDS bytes starts: initcheck's LDS shadow
@@ -1073,6 +1093,12 @@ impl Exec<'_> {
             target: d.target,
             consts: d.consts.as_deref(),
         };
+        // racecheck on global memory: before and after a memory access.
+        let sync = if core.global.is_some() && f & flags::COUNTERS != 0 {
+            vmem_race::before(core, w, inst, &ctx)
+        } else {
+            None
+        };
         let flow = if f & (flags::SDWA | flags::DPP) == 0 {
             h(core, w, lds, inst, &ctx)
         } else if f & flags::SDWA != 0 {
@@ -1080,6 +1106,9 @@ impl Exec<'_> {
         } else {
             dpp(core, w, lds, inst, ctx, h)
         };
+        if let Some(width) = sync {
+            vmem_race::after(core, w, width);
+        }
         if f & flags::COUNTERS != 0 {
             if let Some(c) = core.view.check_mut() {
                 c.flush(pc, w.workgroup, w.index, inst);

@@ -337,7 +337,7 @@ pub(super) fn store_data(w: &Wave, r: RegRange, dwords: usize) -> [[u8; 16]; LAN
 
 /// The bytes each lane stores (`n` from the start): [`store_data`], and
 /// for a `_d16_hi` store the VGPR's high half moved down.
-fn store_bytes(w: &Wave, r: RegRange, n: u32, d16: sem::D16) -> [[u8; 16]; LANES] {
+pub(super) fn store_bytes(w: &Wave, r: RegRange, n: u32, d16: sem::D16) -> [[u8; 16]; LANES] {
     let mut out = store_data(w, r, n.div_ceil(4) as usize);
     if d16 == sem::D16::Hi {
         for b in &mut out {
@@ -620,7 +620,7 @@ pub(super) fn vmem(
             let old = x
                 .view
                 .atomic(a, size, op, operand)
-                .map_err(|f| fault(w, i, c.pc, f))?;
+                .map_err(|f| lane_fault(w, i, c.pc, (l, f)))?;
             if glc {
                 if let Some(vd) = vdst {
                     vwrite(w, &vd, l, 0, old as u32);
