@@ -340,8 +340,8 @@ fn check_bug(b: &Bug) -> Value {
     let what = format!("{} {} (--check {})", b.file, b.mode, b.checks);
     // Rows of one run (the same program, mode and checkers) share it.
     type Ran = (Vec<Value>, Option<i32>, String, Vec<u8>);
-    static RUNS: std::sync::Mutex<Vec<((&str, &str, &str), Ran)>> =
-        std::sync::Mutex::new(Vec::new());
+    type Key = (&'static str, &'static str, &'static str);
+    static RUNS: std::sync::Mutex<Vec<(Key, Ran)>> = std::sync::Mutex::new(Vec::new());
     let key = (b.file, b.mode, b.checks);
     let known = {
         let runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
