@@ -370,6 +370,12 @@ pub fn corpus_builds() -> Vec<CorpusBuild> {
 /// Builds `crates/isa/tests/kernels/<name>` for `target` with clang-22 at
 /// `opt` into lathe-testkit's cache (keyed by the source's content).
 pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::PathBuf {
+    build_test_kernel_for(name, target, opt)
+}
+
+/// [`build_test_kernel`] for `target`'s wave size too (`-mwavefrontsize64`
+/// for a wave64 GFX10+ target).
+pub fn build_test_kernel_for(name: &str, target: Target, opt: &str) -> std::path::PathBuf {
     use std::hash::{Hash, Hasher};
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/kernels")
@@ -377,6 +383,9 @@ pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::Pa
     let text = std::fs::read(&src).unwrap();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (text, target.name(), opt).hash(&mut h);
+    if let Some(f) = wave_flag(target) {
+        f.hash(&mut h);
+    }
     let out = lathe_testkit::cache_dir().join(format!("isa-kernel-{:016x}.co", h.finish()));
     if !out.exists() {
         let tmp = out.with_extension(format!("tmp{}", std::process::id()));
@@ -384,6 +393,7 @@ pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::Pa
             Command::new(lathe_testkit::llvm_tool("clang++"))
                 .args(["-x", "hip", "-nogpuinc", "-nogpulib", opt])
                 .arg(format!("--offload-arch={}", target.name()))
+                .args(wave_flag(target))
                 .args(["--cuda-device-only", "--no-gpu-bundle-output"])
                 .arg(&src)
                 .arg("-o")
