@@ -63,10 +63,8 @@ fn missing(proc_: &str) -> &'static str {
     } else if proc_.starts_with("gfx12") {
         "GFX12 (RDNA4: VBUFFER/VGLOBAL/VSCRATCH/VFLAT, SMEM and VOP3 GFX12 layouts, \
          scope bits, s_wait_*, VOPD, true16, WMMA/SWMMAC) is not in lathe-isa's tables"
-    } else if proc_.starts_with("gfx11") {
-        "of GFX11 only gfx1100 is in lathe-isa's tables"
-    } else if proc_.starts_with("gfx10") {
-        "of GFX10 only gfx1030 is in lathe-isa's tables"
+    } else if proc_.starts_with("gfx101") || proc_ == "gfx10-1-generic" {
+        "GFX10.1 (RDNA1: gfx1010-1013, gfx10-1-generic) is not in lathe-isa's tables"
     } else {
         "not in lathe-isa's tables"
     }

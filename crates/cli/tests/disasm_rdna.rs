@@ -1,5 +1,5 @@
-//! `lathe disasm` on GFX10+ code objects: gfx1030 and gfx1100 wave32 and
-//! wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
+//! `lathe disasm` on GFX10+ code objects: gfx1030, gfx1100 and the other
+//! GFX10.3/GFX11 processors' wave32 and wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
 //! processors lathe-isa has no tables for are refused, naming what is
 //! missing.
 
@@ -29,6 +29,23 @@ fn gfx1100_wave32_and_wave64_listings_match_llvm_objdump() {
     wave32_and_wave64_listings_match("gfx1100");
 }
 
+/// The other GFX10.3 and GFX11 processors and their generic targets (D35):
+/// the same tables as gfx1030/gfx1100 (or gfx1150's, by probe), each
+/// compiled for itself, so each one's code and descriptors are its own.
+#[test]
+fn other_gfx103_and_gfx11_processors_match_llvm_objdump() {
+    for p in [
+        "gfx1031",
+        "gfx1036",
+        "gfx10-3-generic",
+        "gfx1103",
+        "gfx1151",
+        "gfx11-generic",
+    ] {
+        wave32_and_wave64_listings_match(p);
+    }
+}
+
 fn wave32_and_wave64_listings_match(proc_: &'static str) {
     for (wave, flag, mattr) in [
         (32, None, None),
@@ -56,15 +73,19 @@ fn wave32_and_wave64_listings_match(proc_: &'static str) {
                 .skip_while(|l| !l.ends_with(">:"))
                 .collect();
             let ours = squash(&ours);
-            assert!(ours.len() > 50, "{src} wave{wave}: {} lines", ours.len());
+            assert!(
+                ours.len() > 50,
+                "{proc_} {src} wave{wave}: {} lines",
+                ours.len()
+            );
             let lane_mask = if wave == 32 { "vcc_lo" } else { "vcc," };
             assert!(
                 ours.iter().any(|l| l.contains(lane_mask)),
-                "{src} wave{wave}: no {lane_mask} in the listing"
+                "{proc_} {src} wave{wave}: no {lane_mask} in the listing"
             );
             assert_eq!(
                 ours, theirs,
-                "{src} wave{wave}: listing differs from llvm-objdump"
+                "{proc_} {src} wave{wave}: listing differs from llvm-objdump"
             );
         }
     }
@@ -79,7 +100,21 @@ fn gfx12_code_is_refused_naming_what_is_missing() {
     assert!(
         err.contains("gfx1200 code is not supported by the disassembler yet")
             && err.contains("GFX12 (RDNA4")
-            && err.contains("gfx1100"),
+            && err.contains("gfx1100")
+            && err.contains("gfx1151"),
+        "{err}"
+    );
+}
+
+#[test]
+fn gfx10_1_code_is_refused_naming_what_is_missing() {
+    let co = Build::new("reduce.hip", &["gfx1010"], Output::CodeObject).build();
+    let out = lathe(&["disasm", co.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("gfx1010 code is not supported by the disassembler yet")
+            && err.contains("GFX10.1 (RDNA1"),
         "{err}"
     );
 }

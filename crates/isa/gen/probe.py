@@ -25,6 +25,14 @@ ALL_TARGETS = ["gfx90a", "gfx942", "gfx900", "gfx902", "gfx904", "gfx906", "gfx9
                "gfx1030", "gfx1030:w64",
                # GFX11 (RDNA3), wave32 then wave64.
                "gfx1100", "gfx1100:w64"]
+# The other GFX10.3 and GFX11 processors, each wave32 then wave64 (D35):
+# after the first ones so that adding them moved no `Target` discriminant.
+# Which of them share a column with gfx1030/gfx1100 is decided by the
+# fingerprints, not by this list.
+for _cpu in ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx10-3-generic",
+             "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
+             "gfx11-generic"]:
+    ALL_TARGETS += [_cpu, _cpu + ":w64"]
 TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
 # The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.
 GFX940 = ["gfx942", "gfx950", "gfx9-4-generic"]

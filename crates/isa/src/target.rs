@@ -54,6 +54,81 @@ pub enum Target {
     /// gfx1100 running wave64 code.
     #[doc(hidden)]
     Gfx1100W64 = 15,
+    /// Navi 22 (RDNA2), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1031 = 16,
+    /// gfx1031 running wave64 code.
+    #[doc(hidden)]
+    Gfx1031W64 = 17,
+    /// Navi 23 (RDNA2), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1032 = 18,
+    /// gfx1032 running wave64 code.
+    #[doc(hidden)]
+    Gfx1032W64 = 19,
+    /// Van Gogh (RDNA2 APU), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1033 = 20,
+    /// gfx1033 running wave64 code.
+    #[doc(hidden)]
+    Gfx1033W64 = 21,
+    /// Navi 24 (RDNA2), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1034 = 22,
+    /// gfx1034 running wave64 code.
+    #[doc(hidden)]
+    Gfx1034W64 = 23,
+    /// Rembrandt (RDNA2 APU), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1035 = 24,
+    /// gfx1035 running wave64 code.
+    #[doc(hidden)]
+    Gfx1035W64 = 25,
+    /// Raphael (RDNA2 APU graphics), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1036 = 26,
+    /// gfx1036 running wave64 code.
+    #[doc(hidden)]
+    Gfx1036W64 = 27,
+    /// `gfx10-3-generic`: code for gfx1030-gfx1036, wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx103Generic = 28,
+    /// gfx10-3-generic running wave64 code.
+    #[doc(hidden)]
+    Gfx103GenericW64 = 29,
+    /// Navi 32 (RDNA3), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1101 = 30,
+    /// gfx1101 running wave64 code.
+    #[doc(hidden)]
+    Gfx1101W64 = 31,
+    /// Navi 33 (RDNA3), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1102 = 32,
+    /// gfx1102 running wave64 code.
+    #[doc(hidden)]
+    Gfx1102W64 = 33,
+    /// Phoenix (RDNA3 APU), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1103 = 34,
+    /// gfx1103 running wave64 code.
+    #[doc(hidden)]
+    Gfx1103W64 = 35,
+    /// Strix Point (RDNA3.5, GFX11.5), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1150 = 36,
+    /// gfx1150 running wave64 code.
+    #[doc(hidden)]
+    Gfx1150W64 = 37,
+    /// Strix Halo (RDNA3.5, GFX11.5), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1151 = 38,
+    /// gfx1151 running wave64 code.
+    #[doc(hidden)]
+    Gfx1151W64 = 39,
+    /// Krackan Point (RDNA3.5, GFX11.5), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1152 = 40,
+    /// gfx1152 running wave64 code.
+    #[doc(hidden)]
+    Gfx1152W64 = 41,
+    /// RDNA3.5 (GFX11.5), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1153 = 42,
+    /// gfx1153 running wave64 code.
+    #[doc(hidden)]
+    Gfx1153W64 = 43,
+    /// `gfx11-generic`: code for gfx1100-gfx1103 and gfx1150-gfx1153, wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx11Generic = 44,
+    /// gfx11-generic running wave64 code.
+    #[doc(hidden)]
+    Gfx11GenericW64 = 45,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -72,8 +147,9 @@ pub enum TargetError {
 }
 
 impl Target {
-    /// Every supported target, in LLVM's order.
-    pub const ALL: [Target; 14] = [
+    /// Every supported processor, in LLVM's order (each GFX10+ one in its
+    /// wave32 form).
+    pub const ALL: [Target; 29] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
@@ -87,7 +163,22 @@ impl Target {
         Target::Gfx9Generic,
         Target::Gfx94Generic,
         Target::Gfx1030,
+        Target::Gfx1031,
+        Target::Gfx1032,
+        Target::Gfx1033,
+        Target::Gfx1034,
+        Target::Gfx1035,
+        Target::Gfx1036,
+        Target::Gfx103Generic,
         Target::Gfx1100,
+        Target::Gfx1101,
+        Target::Gfx1102,
+        Target::Gfx1103,
+        Target::Gfx1150,
+        Target::Gfx1151,
+        Target::Gfx1152,
+        Target::Gfx1153,
+        Target::Gfx11Generic,
     ];
 
     /// Parses a processor name or target id (`gfx90a`, `gfx942:xnack+`,
@@ -111,32 +202,14 @@ impl Target {
 
     /// The processor name, as LLVM spells it (`gfx90a`).
     pub fn name(self) -> &'static str {
-        match self {
-            Target::Gfx90a => "gfx90a",
-            Target::Gfx942 => "gfx942",
-            Target::Gfx900 => "gfx900",
-            Target::Gfx902 => "gfx902",
-            Target::Gfx904 => "gfx904",
-            Target::Gfx906 => "gfx906",
-            Target::Gfx908 => "gfx908",
-            Target::Gfx909 => "gfx909",
-            Target::Gfx90c => "gfx90c",
-            Target::Gfx950 => "gfx950",
-            Target::Gfx9Generic => "gfx9-generic",
-            Target::Gfx94Generic => "gfx9-4-generic",
-            Target::Gfx1030 | Target::Gfx1030W64 => "gfx1030",
-            Target::Gfx1100 | Target::Gfx1100W64 => "gfx1100",
-        }
+        VARIANTS[self as usize].0
     }
 
-    /// The GFX generation: 9 (GCN5/CDNA), 10 (RDNA1/2) or 11 (RDNA3).
+    /// The GFX generation: 9 (GCN5/CDNA), 10 (RDNA1/2) or 11 (RDNA3,
+    /// RDNA3.5).
     #[inline]
     pub fn generation(self) -> u8 {
-        match self {
-            Target::Gfx1030 | Target::Gfx1030W64 => 10,
-            Target::Gfx1100 | Target::Gfx1100W64 => 11,
-            _ => 9,
-        }
+        VARIANTS[self as usize].1
     }
 
     /// This processor running code of `wave_size` (32 or 64) lanes per
@@ -144,12 +217,13 @@ impl Target {
     /// per kernel, the kernel descriptor's wave32 bit), GFX9 only 64.
     /// `None` for a size the processor does not run.
     pub fn with_wave_size(self, wave_size: u32) -> Option<Target> {
-        match (self, wave_size) {
-            (Target::Gfx1030 | Target::Gfx1030W64, 32) => Some(Target::Gfx1030),
-            (Target::Gfx1030 | Target::Gfx1030W64, 64) => Some(Target::Gfx1030W64),
-            (Target::Gfx1100 | Target::Gfx1100W64, 32) => Some(Target::Gfx1100),
-            (Target::Gfx1100 | Target::Gfx1100W64, 64) => Some(Target::Gfx1100W64),
-            (t, 64) if t.generation() == 9 => Some(t),
+        let i = self as usize;
+        match (self.generation(), wave_size) {
+            (9, 64) => Some(self),
+            // GFX10+ processors are (wave32, wave64) pairs at even, odd
+            // discriminants.
+            (10.., 32) => Some(VARIANTS[i & !1].2),
+            (10.., 64) => Some(VARIANTS[i | 1].2),
             _ => None,
         }
     }
@@ -202,12 +276,64 @@ impl Target {
     /// with [`Target::with_wave_size`]`(64)`.
     #[inline]
     pub fn wave_size(self) -> u32 {
-        match self {
-            Target::Gfx1030 | Target::Gfx1100 => 32,
-            _ => 64,
+        if self.generation() >= 10 && self as usize & 1 == 0 {
+            32
+        } else {
+            64
         }
     }
 }
+
+/// (name, generation, variant) of every `Target`, by discriminant (the
+/// order of the generator's `ALL_TARGETS`, which `COLUMN` follows).
+static VARIANTS: [(&str, u8, Target); 46] = [
+    ("gfx90a", 9, Target::Gfx90a),
+    ("gfx942", 9, Target::Gfx942),
+    ("gfx900", 9, Target::Gfx900),
+    ("gfx902", 9, Target::Gfx902),
+    ("gfx904", 9, Target::Gfx904),
+    ("gfx906", 9, Target::Gfx906),
+    ("gfx908", 9, Target::Gfx908),
+    ("gfx909", 9, Target::Gfx909),
+    ("gfx90c", 9, Target::Gfx90c),
+    ("gfx950", 9, Target::Gfx950),
+    ("gfx9-generic", 9, Target::Gfx9Generic),
+    ("gfx9-4-generic", 9, Target::Gfx94Generic),
+    ("gfx1030", 10, Target::Gfx1030),
+    ("gfx1030", 10, Target::Gfx1030W64),
+    ("gfx1100", 11, Target::Gfx1100),
+    ("gfx1100", 11, Target::Gfx1100W64),
+    ("gfx1031", 10, Target::Gfx1031),
+    ("gfx1031", 10, Target::Gfx1031W64),
+    ("gfx1032", 10, Target::Gfx1032),
+    ("gfx1032", 10, Target::Gfx1032W64),
+    ("gfx1033", 10, Target::Gfx1033),
+    ("gfx1033", 10, Target::Gfx1033W64),
+    ("gfx1034", 10, Target::Gfx1034),
+    ("gfx1034", 10, Target::Gfx1034W64),
+    ("gfx1035", 10, Target::Gfx1035),
+    ("gfx1035", 10, Target::Gfx1035W64),
+    ("gfx1036", 10, Target::Gfx1036),
+    ("gfx1036", 10, Target::Gfx1036W64),
+    ("gfx10-3-generic", 10, Target::Gfx103Generic),
+    ("gfx10-3-generic", 10, Target::Gfx103GenericW64),
+    ("gfx1101", 11, Target::Gfx1101),
+    ("gfx1101", 11, Target::Gfx1101W64),
+    ("gfx1102", 11, Target::Gfx1102),
+    ("gfx1102", 11, Target::Gfx1102W64),
+    ("gfx1103", 11, Target::Gfx1103),
+    ("gfx1103", 11, Target::Gfx1103W64),
+    ("gfx1150", 11, Target::Gfx1150),
+    ("gfx1150", 11, Target::Gfx1150W64),
+    ("gfx1151", 11, Target::Gfx1151),
+    ("gfx1151", 11, Target::Gfx1151W64),
+    ("gfx1152", 11, Target::Gfx1152),
+    ("gfx1152", 11, Target::Gfx1152W64),
+    ("gfx1153", 11, Target::Gfx1153),
+    ("gfx1153", 11, Target::Gfx1153W64),
+    ("gfx11-generic", 11, Target::Gfx11Generic),
+    ("gfx11-generic", 11, Target::Gfx11GenericW64),
+];
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -250,5 +376,38 @@ mod tests {
         for t in Target::ALL {
             assert_eq!(Target::from_name(t.name()), Ok(t));
         }
+    }
+
+    /// `VARIANTS` is in discriminant order, which must be the generator's
+    /// target order (the generated file's banner lists it, `:w64` marking
+    /// the wave64 forms): `COLUMN` is indexed by discriminant.
+    #[test]
+    fn variants_follow_the_generated_column_order() {
+        let src = include_str!("generated/gfx9.rs");
+        let banner = src
+            .lines()
+            .find_map(|l| l.strip_prefix("//! Generated GFX9 opcode tables ("))
+            .and_then(|l| l.strip_suffix(")."))
+            .expect("banner");
+        let listed: Vec<&str> = banner.split(", ").collect();
+        assert_eq!(listed.len(), VARIANTS.len());
+        assert_eq!(crate::generated::gfx9::COLUMN.len(), VARIANTS.len());
+        for (i, ((name, _, t), l)) in VARIANTS.iter().zip(&listed).enumerate() {
+            assert_eq!(*t as usize, i);
+            let wave64 = l.ends_with(":w64");
+            assert_eq!(l.trim_end_matches(":w64"), *name);
+            assert_eq!(
+                t.wave_size(),
+                if wave64 || t.generation() == 9 {
+                    64
+                } else {
+                    32
+                }
+            );
+            assert_eq!(t.with_wave_size(t.wave_size()), Some(*t));
+        }
+        assert_eq!(Target::Gfx1151.with_wave_size(64), Some(Target::Gfx1151W64));
+        assert_eq!(Target::Gfx1151W64.with_wave_size(32), Some(Target::Gfx1151));
+        assert_eq!(Target::Gfx906.with_wave_size(32), None);
     }
 }

@@ -807,7 +807,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 5876] = [
+pub static SEM: [Desc; 5934] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_sub_u32
@@ -1063,6 +1063,36 @@ pub static SEM: [Desc; 5876] = [
     // s_pack_hl_b32_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_min_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_max_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmaak_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmamk_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmac_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_pk_rtz_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_min_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_max_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmac_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movk_i32
     Desc { sem: Sem::Salu(Salu::MovkI32), partial: Partial::Full, float: false },
@@ -1532,6 +1562,36 @@ pub static SEM: [Desc; 5876] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sendmsg_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ceil_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_floor_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_trunc_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_rndne_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f32_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f32_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_i32_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_u32_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_hi_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ceil_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_floor_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_trunc_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_rndne_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_eq_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
     // s_cmp_lg_i32
@@ -1576,6 +1636,62 @@ pub static SEM: [Desc; 5876] = [
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U64, imm: false }), partial: Partial::Full, float: false },
     // s_cmp_lg_u64
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U64, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_lt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_eq_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_le_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_gt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lg_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ge_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_o_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_u_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nge_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlg_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ngt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nle_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_neq_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lt_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_eq_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_le_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_gt_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lg_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ge_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_o_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_u_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nge_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlg_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ngt_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nle_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_neq_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlt_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nop
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_endpgm

@@ -257,6 +257,27 @@ pub fn jax_code_objects() -> Vec<JaxObject> {
     out
 }
 
+/// The GFX10.3 and GFX11 processors added after gfx1030 and gfx1100 (D35):
+/// each shares its tables with one of them or with gfx1150 (by probe), so
+/// it is built from [`VARIANT_SOURCES`] only (a 2-core machine builds the
+/// whole corpus for 32 more targets in about an hour); the jax wheel adds
+/// four objects of each non-generic one.
+pub fn is_variant(target: Target) -> bool {
+    target.generation() >= 10 && !matches!(target.name(), "gfx1030" | "gfx1100")
+}
+
+/// The corpus sources built for [`is_variant`] targets: control flow,
+/// atomics, f16/f64, math library calls, scratch and LDS.
+pub const VARIANT_SOURCES: [&str; 7] = [
+    "codeobj_features.hip",
+    "dbi_divergence.hip",
+    "faults.hip",
+    "fpmode.hip",
+    "k_atomics.hip",
+    "k_f64_f16.hip",
+    "trig.hip",
+];
+
 /// One clang-22 build of a corpus source.
 pub struct CorpusBuild {
     pub name: String,
@@ -272,6 +293,9 @@ pub struct CorpusBuild {
 /// inline assembly) for the processors with MFMA and AGPRs; `k_dpp.hip`
 /// (GFX9-only DPP controls) for GFX9.
 pub fn corpus_builds_for(name: &str, target: Target) -> bool {
+    if is_variant(target) && !VARIANT_SOURCES.contains(&name) {
+        return false;
+    }
     match name {
         "dbi_big.hip" | "k_mfma.hip" => matches!(target, Target::Gfx90a | Target::Gfx942),
         "bench_emu.hip" | "occupancy.hip" => target.has_agprs(),
@@ -346,6 +370,12 @@ pub fn corpus_builds() -> Vec<CorpusBuild> {
 /// Builds `crates/isa/tests/kernels/<name>` for `target` with clang-22 at
 /// `opt` into lathe-testkit's cache (keyed by the source's content).
 pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::PathBuf {
+    build_test_kernel_for(name, target, opt)
+}
+
+/// [`build_test_kernel`] for `target`'s wave size too (`-mwavefrontsize64`
+/// for a wave64 GFX10+ target).
+pub fn build_test_kernel_for(name: &str, target: Target, opt: &str) -> std::path::PathBuf {
     use std::hash::{Hash, Hasher};
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/kernels")
@@ -353,6 +383,9 @@ pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::Pa
     let text = std::fs::read(&src).unwrap();
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (text, target.name(), opt).hash(&mut h);
+    if let Some(f) = wave_flag(target) {
+        f.hash(&mut h);
+    }
     let out = lathe_testkit::cache_dir().join(format!("isa-kernel-{:016x}.co", h.finish()));
     if !out.exists() {
         let tmp = out.with_extension(format!("tmp{}", std::process::id()));
@@ -360,6 +393,7 @@ pub fn build_test_kernel(name: &str, target: Target, opt: &str) -> std::path::Pa
             Command::new(lathe_testkit::llvm_tool("clang++"))
                 .args(["-x", "hip", "-nogpuinc", "-nogpulib", opt])
                 .arg(format!("--offload-arch={}", target.name()))
+                .args(wave_flag(target))
                 .args(["--cuda-device-only", "--no-gpu-bundle-output"])
                 .arg(&src)
                 .arg("-o")
