@@ -208,6 +208,16 @@ const OPS: &[&str] = &[
     "v_cvt_f64_i32_e32 v[R:Q], v11",
     "v_cvt_f64_f32_e32 v[R:Q], v12",
     "v_cvt_f32_f64_e32 vR, v[12:13]",
+    // SDWA integer forms with source selects (sign-extended too), a
+    // destination read by both sources, an SGPR source.
+    "v_xor_b32_sdwa vR, v10, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD",
+    "v_and_b32_sdwa vR, v11, v12 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_2 src1_sel:WORD_0",
+    "v_add_u32_sdwa vR, sext(v13), v14 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:BYTE_3",
+    "v_max_i32_sdwa vR, sext(v15), sext(v16) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_0",
+    "v_lshrrev_b32_sdwa vR, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:WORD_1",
+    "v_mov_b32_sdwa vR, sext(v12) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_3",
+    "v_or_b32_sdwa vR, s20, v13 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:BYTE_1",
+    "v_mov_b32_e32 vR, v14\n  v_mul_u32_u24_sdwa vR, vR, vR dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_2",
     // 64-bit integer
     "v_lshlrev_b64 v[R:Q], v10, v[12:13]",
     "v_lshrrev_b64 v[R:Q], 3, v[14:15]",
@@ -392,6 +402,14 @@ const FAST: &[&str] = &[
     "v_mul_f64",
     "v_fma_f64",
     "v_fmac_f64",
+    "v_xor_b32_sdwa",
+    "v_and_b32_sdwa",
+    "v_add_u32_sdwa",
+    "v_max_i32_sdwa",
+    "v_lshrrev_b32_sdwa",
+    "v_mov_b32_sdwa",
+    "v_or_b32_sdwa",
+    "v_mul_u32_u24_sdwa",
     "s_bitcmp0_b32",
     "s_bitcmp1_b32",
     "s_cselect_b64",
@@ -440,12 +458,19 @@ fn body(ops: &[&str]) -> (String, u32, Vec<u32>) {
         } else {
             1
         };
+        // SDWA selector names hold the placeholder letters: kept apart.
         let line = line
+            .replace("WORD", "\u{1}")
+            .replace("UNUSED_PRESERVE", "\u{3}")
+            .replace("UNUSED_PAD", "\u{2}")
             .replace(".LtR", &format!(".Lt{k}"))
             .replace(".LeR", &format!(".Le{k}"))
             .replace('R', &r.to_string())
             .replace('Q', &(r + 1).to_string())
-            .replace('P', &(r + 2).to_string());
+            .replace('P', &(r + 2).to_string())
+            .replace('\u{1}', "WORD")
+            .replace('\u{2}', "UNUSED_PAD")
+            .replace('\u{3}', "UNUSED_PRESERVE");
         text += &format!("  {line}\n");
         r += results;
     }

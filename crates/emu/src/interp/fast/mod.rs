@@ -604,6 +604,11 @@ pub(super) struct Fast {
     pred: u8,
     /// `v_cmpx`: the mask goes to EXEC too.
     x: bool,
+    /// SDWA form: per source (0, 1) its `src_sel` code (bits 0..2) and
+    /// `sext` (bit 3), [`NO_SEL`] for the whole dword. The selected
+    /// fields are staged into the wave's temporary VGPRs and the µop
+    /// reads them there ([`exec`]).
+    sel: [u8; 2],
     /// What [`exec`] checks and where it sends the µop, decided at decode
     /// (not matched on the operation again for each execution).
     route: Route,
@@ -619,6 +624,8 @@ pub(super) struct Route {
     moded: bool,
     /// Which part of [`exec`] runs it.
     part: Part,
+    /// SDWA form with a source select ([`Fast::sel`]).
+    sdwa: bool,
 }
 
 /// The part of [`exec`] that runs a µop.
@@ -652,6 +659,7 @@ impl Route {
             } else {
                 Part::Lanes
             },
+            sdwa: false,
         }
     }
 }
@@ -693,7 +701,16 @@ impl Fast {
                 Encoding::Vop3p,
             ]
         };
-        if !encodings.contains(&enc) {
+        // SDWA: integer lane µops whose result is the whole dword (no
+        // clamp, no output modifier); the source selects are staged.
+        let sdwa = matches!(enc, Encoding::Vop1Sdwa | Encoding::Vop2Sdwa);
+        if sdwa {
+            let d1 = inst.words().get(1).copied().unwrap_or(0);
+            let int_lanes = Route::of(op).part == Part::Lanes && !op.float() && !op.packed();
+            if !int_lanes || d1 >> 8 & 7 != 6 || d1 >> 13 & 7 != 0 || d1 >> 11 & 3 > 2 {
+                return None;
+            }
+        } else if !encodings.contains(&enc) {
             return None;
         }
         if op.no_dst() && op.sources() == 0 {
@@ -711,6 +728,7 @@ impl Fast {
                 carry: [0; 2],
                 pred: 0,
                 x: false,
+                sel: [NO_SEL; 2],
                 route: Route::of(op),
             });
         }
@@ -818,6 +836,7 @@ impl Fast {
             carry: carry_pairs,
             pred,
             x: cmpx,
+            sel: [NO_SEL; 2],
             route: Route::of(op),
         };
         if op == FOp::PkMov {
@@ -851,7 +870,7 @@ impl Fast {
                 }
                 _ => Src::K(const32(s)?),
             };
-            if s.sext {
+            if s.sext && !sdwa {
                 return None;
             }
             if op.float() || op.double() || matches!(op, FOp::CmpF32 | FOp::CmpF64 | FOp::Cndmask) {
@@ -867,6 +886,20 @@ impl Fast {
             }
             if op == FOp::LdexpF64 && k == 1 && (s.abs || s.neg) {
                 return None; // the exponent is an integer
+            }
+        }
+        if sdwa {
+            let d1 = w1;
+            for k in 0..op.sources().min(2) {
+                let code = (d1 >> (16 + 8 * k) & 7) as u8;
+                let sext = ops.src(k)?.sext;
+                if code > 6 {
+                    return None;
+                }
+                if code != 6 || sext {
+                    f.sel[k] = code | u8::from(sext) << 3;
+                    f.route.sdwa = true;
+                }
             }
         }
         if op.packed() {
@@ -935,6 +968,9 @@ fn accepts(p: Pred, float: bool) -> Option<u8> {
     };
     Some(hits.iter().rev().fold(0, |m, &h| m << 1 | u8::from(h)))
 }
+
+/// [`Fast::sel`] of a source read whole.
+const NO_SEL: u8 = 0xff;
 
 /// VCC's index in [`crate::wave::Wave::sgpr`].
 const VCC_PAIR: u16 = 106;
