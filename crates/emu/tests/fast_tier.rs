@@ -208,6 +208,16 @@ const OPS: &[&str] = &[
     "v_cvt_f64_i32_e32 v[R:Q], v11",
     "v_cvt_f64_f32_e32 v[R:Q], v12",
     "v_cvt_f32_f64_e32 vR, v[12:13]",
+    // f64 division steps (NaNs, infinities, denormals among the inputs);
+    // VCC's high half set for v_div_fmas_f64.
+    "v_rcp_f64_e32 v[R:Q], v[10:11]",
+    "v_rcp_f64_e64 v[R:Q], -|v[12:13]|",
+    "v_div_scale_f64 v[R:Q], s[30:31], v[10:11], v[12:13], v[10:11]\n  s_xor_b32 s30, s30, s31\n  v_mov_b32_e32 vP, s30",
+    "v_div_scale_f64 v[R:Q], vcc, v[14:15], v[16:17], v[16:17]\n  s_xor_b32 s30, vcc_lo, vcc_hi\n  v_mov_b32_e32 vP, s30",
+    "s_and_b32 vcc_lo, s20, s21\n  s_mov_b32 vcc_hi, s22\n  v_div_fmas_f64 v[R:Q], v[10:11], v[12:13], v[14:15]",
+    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_div_fmas_f64 v[R:Q], -v[16:17], v[12:13], |v[10:11]|",
+    "v_div_fixup_f64 v[R:Q], v[10:11], v[12:13], v[16:17]",
+    "v_div_fixup_f64 v[R:Q], -v[14:15], |v[10:11]|, 1.0",
     // SDWA integer forms with source selects (sign-extended too), a
     // destination read by both sources, an SGPR source.
     "v_xor_b32_sdwa vR, v10, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD",
@@ -402,6 +412,10 @@ const FAST: &[&str] = &[
     "v_mul_f64",
     "v_fma_f64",
     "v_fmac_f64",
+    "v_rcp_f64",
+    "v_div_scale_f64",
+    "v_div_fmas_f64",
+    "v_div_fixup_f64",
     "v_xor_b32_sdwa",
     "v_and_b32_sdwa",
     "v_add_u32_sdwa",

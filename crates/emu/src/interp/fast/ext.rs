@@ -395,7 +395,10 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op == MadU64U32 {
         return mad64(f, w);
     }
-    let cmask = if f.op == Cndmask {
+    if f.op == DivScaleF64 {
+        return div_scale64(f, w, m);
+    }
+    let cmask = if matches!(f.op, Cndmask | DivFmasF64) {
         pair(&w.sgpr, f.carry[1])
     } else {
         0
@@ -405,7 +408,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     let dst = usize::from(f.dst);
     let d = reg(cells, dst);
     if f.op.pair_dst() {
-        return wide(f, cells, sg, d, reg(cells, dst + 1), m);
+        return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask);
     }
     let fi = |x: u32| flush32(fz.input, x);
     let r32 = |k: usize, g: usize| row32(f, k, cells, sg, g);
@@ -495,6 +498,7 @@ fn wide(
     d: &[Cell<u32>; LANES],
     dh: &[Cell<u32>; LANES],
     m: alu::Mode,
+    vcc: u64,
 ) -> Out {
     use FOp::*;
     let fz = Flush::f64(m.bits());
@@ -539,8 +543,68 @@ fn wide(
             mods64::<false>(f, 0, &mut a);
             std::array::from_fn(|l| ldexp64(a[l], n[l], m))
         }),
+        // As the general handlers: `abs`/`neg` on the sign, MODE's
+        // flushing inside `alu`.
+        RcpF64 => each64(d, dh, |g| {
+            let mut a = r64(0, g);
+            mods64::<false>(f, 0, &mut a);
+            a.map(|x| alu::trans::rcp_f64(x, m))
+        }),
+        DivFmasF64 | DivFixupF64 => each64(d, dh, |g| {
+            let (a, b, c) = rows3(f, cells, sg, g);
+            let bits = lane_bits(vcc, g);
+            std::array::from_fn(|l| {
+                if f.op == DivFmasF64 {
+                    alu::float::div_fmas_f64(a[l], b[l], c[l], bits[l] != 0, m)
+                } else {
+                    alu::float::div_fixup_f64(a[l], b[l], c[l])
+                }
+            })
+        }),
         _ => return Out::Declined,
     }
+    Out::Next
+}
+
+/// Group `g` of the three f64 sources of `f`, `abs`/`neg` applied.
+#[inline(always)]
+fn rows3(
+    f: &Fast,
+    cells: &[Cell<u32>],
+    sg: &[u32; SGPRS],
+    g: usize,
+) -> ([u64; G], [u64; G], [u64; G]) {
+    let mut r = [0, 1, 2].map(|k| row64(f, k, cells, sg, g));
+    for (k, x) in r.iter_mut().enumerate() {
+        mods64::<false>(f, k, x);
+    }
+    let [a, b, c] = r;
+    (a, b, c)
+}
+
+/// `v_div_scale_f64`: the scaled values into the VGPR pair, the flags as
+/// a lane mask into the SGPR pair `carry[0]`.
+#[inline(always)]
+fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
+    let flags = {
+        let sg = &w.sgpr;
+        let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let dst = usize::from(f.dst);
+        let (d, dh) = (reg(cells, dst), reg(cells, dst + 1));
+        groups(|g| {
+            let (a, b, c) = rows3(f, cells, sg, g);
+            let mut r = [0u64; G];
+            let mut k = [0u8; G];
+            for l in 0..G {
+                let (x, fl) = alu::float::div_scale_f64(a[l], b[l], c[l], m);
+                r[l] = x;
+                k[l] = u8::from(fl);
+            }
+            store64(d, dh, g, r);
+            pack8(u64::from_le_bytes(k))
+        })
+    };
+    set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
     Out::Next
 }
 

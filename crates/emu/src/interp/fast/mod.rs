@@ -172,6 +172,13 @@ pub(super) enum FOp {
     FmacF64,
     /// `v_ldexp_f64` (a VGPR pair or constant, and an i32 exponent).
     LdexpF64,
+    /// f64 division steps (`alu::trans::rcp_f64`, `alu::float::div_*`):
+    /// `v_div_scale_f64` writes its flags to the SGPR pair `carry[0]`,
+    /// `v_div_fmas_f64` reads VCC.
+    RcpF64,
+    DivScaleF64,
+    DivFmasF64,
+    DivFixupF64,
     // Scalar.
     SBitcmp0,
     SBitcmp1,
@@ -288,6 +295,10 @@ impl FOp {
                 Valu::FmaF64 => FmaF64,
                 Valu::FmacF64 => FmacF64,
                 Valu::LdexpF64 => LdexpF64,
+                Valu::RcpF64 => RcpF64,
+                Valu::DivScaleF64 => DivScaleF64,
+                Valu::DivFmasF64 => DivFmasF64,
+                Valu::DivFixupF64 => DivFixupF64,
                 Valu::BfeU32 => BfeU,
                 Valu::MulHiI32 => MulHiI,
                 Valu::AlignbitB32 => Alignbit,
@@ -352,10 +363,10 @@ impl FOp {
             | BranchExecnz => 0,
             Mov | Not | SMov | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec | CvtF32U32
             | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32 | CvtF64I32
-            | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF => 1,
+            | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
             | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | Med3F
-            | MadU64U32 | FmaF64 => 3,
+            | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 => 3,
             _ => 2,
         }
     }
@@ -402,7 +413,18 @@ impl FOp {
     /// f64 arithmetic with `abs`/`neg` (on the high dword's sign).
     fn double(self) -> bool {
         use FOp::*;
-        matches!(self, AddF64 | MulF64 | FmaF64 | FmacF64 | LdexpF64)
+        matches!(
+            self,
+            AddF64
+                | MulF64
+                | FmaF64
+                | FmacF64
+                | LdexpF64
+                | RcpF64
+                | DivScaleF64
+                | DivFmasF64
+                | DivFixupF64
+        )
     }
 
     /// Which sources are 64-bit (bit `k`).
@@ -410,8 +432,8 @@ impl FOp {
         use FOp::*;
         match self {
             CmpI64 | CmpU64 | CmpF64 | AddF64 | MulF64 | FmacF64 | PkMov => 0b11,
-            FmaF64 => 0b111,
-            CvtF32F64 | LdexpF64 => 0b1,
+            FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 => 0b111,
+            CvtF32F64 | LdexpF64 | RcpF64 => 0b1,
             Lshl64 | Lshr64 | Ashr64 => 0b10,
             MadU64U32 => 0b100,
             _ => 0,
@@ -436,6 +458,10 @@ impl FOp {
                 | FmaF64
                 | FmacF64
                 | LdexpF64
+                | RcpF64
+                | DivScaleF64
+                | DivFmasF64
+                | DivFixupF64
         )
     }
 
@@ -738,7 +764,7 @@ impl Fast {
         let words = inst.words();
         let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
         // VOP3b forms have their SGPR destination where VOP3a has op_sel.
-        let vop3b = op.carry() || op == FOp::MadU64U32;
+        let vop3b = op.carry() || op == FOp::MadU64U32 || op == FOp::DivScaleF64;
         if enc == Encoding::Vop3 && !vop3b && w0 >> 11 & 15 != 0 {
             // op_sel (f16 forms only; never on these ops, but be exact).
             return None;
@@ -767,7 +793,9 @@ impl Fast {
                 usize::from(op.carry_in() && ops.nsrc == 3),
             ),
             FOp::Cndmask => (0, usize::from(ops.nsrc == 3)),
-            FOp::MadU64U32 => (1, 0),
+            FOp::MadU64U32 | FOp::DivScaleF64 => (1, 0),
+            // VCC, implicit (listed or not).
+            FOp::DivFmasF64 => (0, usize::from(ops.nsrc == 4)),
             _ if op.compare() => (usize::from(ops.ndst == 1), 0),
             _ => (0, 0),
         };
@@ -792,7 +820,7 @@ impl Fast {
             } else {
                 VCC_PAIR
             },
-            if extra_src == 1 {
+            if extra_src == 1 && op != FOp::DivFmasF64 {
                 pair(ops.src(2))?
             } else {
                 VCC_PAIR
