@@ -8,12 +8,6 @@
 //! zeros is involved), or the host operation the general handler uses
 //! under the same denormal flushing; nothing here is a second copy of a
 //! lane semantic.
-//!
-//! Every µop here runs on groups of [`G`] lanes: a group's sources are
-//! read into small arrays (registers, not a stack frame of whole rows),
-//! the lane operation runs on them, and the group's results are written
-//! before the next group is read. A lane only reads its own lane of each
-//! source, so a destination that is also a source needs no copy.
 
 use std::cell::Cell;
 
@@ -26,11 +20,6 @@ use crate::alu::soft::F32;
 use crate::interp::valu::Flush;
 use crate::lanes::flush32;
 use crate::wave::{Wave, LANES, SGPRS};
-
-/// Lanes per group.
-const G: usize = 8;
-/// Groups per wave.
-const GROUPS: usize = LANES / G;
 
 /// An SGPR pair's value.
 #[inline(always)]
@@ -46,55 +35,62 @@ fn set_pair(sg: &mut [u32; SGPRS], r: u16, v: u64) {
     sg[r + 1] = (v >> 32) as u32;
 }
 
-/// Group `g` of source `k` of `f` as 32-bit lanes: a VGPR's lanes, or
-/// one value splatted (an SGPR or a constant).
+/// Source `k` of `f` as 32-bit lanes in an array: a VGPR's lanes, or one
+/// value splatted (an SGPR or a constant). Decided per µop, not per lane,
+/// so the lane loops that follow see plain arrays and vectorise.
 #[inline(always)]
-fn row32(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS], g: usize) -> [u32; G] {
+fn row32(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
     match f.src[k] {
         Src::V(r) => {
             let c = reg(cells, usize::from(r));
-            std::array::from_fn(|i| c[g * G + i].get())
+            let mut a = [0u32; LANES];
+            for (x, c) in a.iter_mut().zip(c) {
+                *x = c.get();
+            }
+            a
         }
-        s => [splat(sg, s); G],
+        s => [splat(sg, s); LANES],
     }
 }
 
-/// Group `g` of source `k` of `f` as 64-bit lanes: a VGPR pair, or one
+/// Source `k` of `f` as 64-bit lanes in an array: a VGPR pair, or one
 /// value (an SGPR pair or a constant).
 #[inline(always)]
-fn row64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS], g: usize) -> [u64; G] {
+fn row64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u64; LANES] {
     match f.src[k] {
         Src::V(r) => {
             let r = usize::from(r);
             let (lo, hi) = (reg(cells, r), reg(cells, r + 1));
-            std::array::from_fn(|i| {
-                u64::from(lo[g * G + i].get()) | u64::from(hi[g * G + i].get()) << 32
-            })
+            let mut a = [0u64; LANES];
+            for l in 0..LANES {
+                a[l] = u64::from(lo[l].get()) | u64::from(hi[l].get()) << 32;
+            }
+            a
         }
-        Src::S(r) => [pair(sg, r); G],
-        Src::K(_) => [f.k64[k]; G],
+        Src::S(r) => [pair(sg, r); LANES],
+        Src::K(_) => [f.k64[k]; LANES],
     }
 }
 
 #[inline(always)]
-fn store32(d: &[Cell<u32>; LANES], g: usize, r: [u32; G]) {
-    for (d, x) in d[g * G..(g + 1) * G].iter().zip(r) {
-        d.set(x);
+fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
+    for (d, x) in d.iter().zip(r) {
+        d.set(*x);
     }
 }
 
 #[inline(always)]
-fn store64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], g: usize, r: [u64; G]) {
-    for (i, x) in r.into_iter().enumerate() {
-        d[g * G + i].set(x as u32);
-        dh[g * G + i].set((x >> 32) as u32);
+fn store64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], r: &[u64; LANES]) {
+    for l in 0..LANES {
+        d[l].set(r[l] as u32);
+        dh[l].set((r[l] >> 32) as u32);
     }
 }
 
 /// `abs`/`neg` of an f64 source (its masks apply to the high dword) and
-/// the input flushing of MODE, over a group.
+/// the input flushing of MODE, over the whole row.
 #[inline(always)]
-fn mods64<const FI: bool>(f: &Fast, k: usize, a: &mut [u64; G]) {
+fn mods64<const FI: bool>(f: &Fast, k: usize, a: &mut [u64; LANES]) {
     let and = u64::from(f.and[k]) << 32 | 0xffff_ffff;
     let xor = u64::from(f.xor[k]) << 32;
     for x in a.iter_mut() {
@@ -107,29 +103,12 @@ fn mods64<const FI: bool>(f: &Fast, k: usize, a: &mut [u64; G]) {
     }
 }
 
-/// `abs`/`neg` and input flushing of an f32 source over a group.
+/// `abs`/`neg` and input flushing of an f32 source over the whole row.
 #[inline(always)]
-fn mods32<const FI: bool>(f: &Fast, k: usize, a: &mut [u32; G]) {
+fn mods32<const FI: bool>(f: &Fast, k: usize, a: &mut [u32; LANES]) {
     let (and, xor) = (f.and[k], f.xor[k]);
     for x in a.iter_mut() {
         *x = flush32(FI, (*x & and) ^ xor);
-    }
-}
-
-/// `one(g)` (a lane operation on group `g`'s sources) into the
-/// destination, group by group.
-#[inline(always)]
-fn each32(d: &[Cell<u32>; LANES], one: impl Fn(usize) -> [u32; G]) {
-    for g in 0..GROUPS {
-        store32(d, g, one(g));
-    }
-}
-
-/// [`each32`] for a destination pair.
-#[inline(always)]
-fn each64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], one: impl Fn(usize) -> [u64; G]) {
-    for g in 0..GROUPS {
-        store64(d, dh, g, one(g));
     }
 }
 
@@ -140,37 +119,44 @@ fn pack8(x: u64) -> u64 {
     x.wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
-/// A compare's result for one group as 8 mask bits: for each lane,
-/// whether the ordering of `a` and `b` (less, equal, greater, or
-/// unordered when none holds) is one the predicate accepts. Branch-free.
+/// A lane mask from one 0/1 byte per lane.
 #[inline(always)]
-fn order_bits<T: Copy + PartialOrd>(a: [T; G], b: [T; G], acc: [bool; 4]) -> u64 {
-    let mut bits = [0u8; G];
-    for l in 0..G {
+fn pack(bits: &[u8; LANES]) -> u64 {
+    let mut m = 0u64;
+    for (g, c) in bits.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        m |= pack8(x) << (8 * g);
+    }
+    m
+}
+
+/// The compare's result per lane as a mask: for each lane, whether the
+/// ordering of `a` and `b` (less, equal, greater, or unordered when none
+/// holds) is one the predicate accepts. One branch-free pass.
+#[inline(always)]
+fn order_mask<T: Copy + PartialOrd>(a: &[T; LANES], b: &[T; LANES], acc: [bool; 4]) -> u64 {
+    let mut bits = [0u8; LANES];
+    for l in 0..LANES {
         let (x, y) = (a[l], b[l]);
         let (lt, eq, gt) = (x < y, x == y, x > y);
         let un = !(lt | eq | gt);
         bits[l] = u8::from((lt & acc[0]) | (eq & acc[1]) | (gt & acc[2]) | (un & acc[3]));
     }
-    pack8(u64::from_le_bytes(bits))
+    pack(&bits)
 }
 
-/// The mask of all groups, `one(g)` giving group `g`'s 8 bits.
+/// A lane mask spread over the lanes: all ones where bit `l` is set
+/// (eight lanes from each byte, with constant shifts, so it vectorises).
 #[inline(always)]
-fn groups(mut one: impl FnMut(usize) -> u64) -> u64 {
-    let mut m = 0;
-    for g in 0..GROUPS {
-        m |= one(g) << (G * g);
+fn lane_bits(m: u64) -> [u32; LANES] {
+    let mut r = [0u32; LANES];
+    for (g, c) in r.chunks_exact_mut(8).enumerate() {
+        let byte = (m >> (8 * g)) as u32 & 0xff;
+        for (i, x) in c.iter_mut().enumerate() {
+            *x = (byte >> i & 1).wrapping_neg();
+        }
     }
-    m
-}
-
-/// Group `g` of a lane mask spread over its lanes: all ones where the
-/// lane's bit is set.
-#[inline(always)]
-fn lane_bits(m: u64, g: usize) -> [u32; G] {
-    let byte = (m >> (G * g)) as u32 & 0xff;
-    std::array::from_fn(|i| (byte >> i & 1).wrapping_neg())
+    r
 }
 
 /// Which of the orderings less, equal, greater and unordered the
@@ -189,44 +175,35 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
     let m = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
-        let r32 = |k: usize, g: usize| row32(f, k, cells, sg, g);
-        let r64 = |k: usize, g: usize| row64(f, k, cells, sg, g);
         match f.op {
-            FOp::CmpU32 => groups(|g| order_bits(r32(0, g), r32(1, g), acc)),
-            FOp::CmpI32 => groups(|g| {
-                order_bits(
-                    r32(0, g).map(|x| x as i32),
-                    r32(1, g).map(|x| x as i32),
-                    acc,
-                )
-            }),
-            FOp::CmpF32 => groups(|g| {
-                let (mut a, mut b) = (r32(0, g), r32(1, g));
+            FOp::CmpU32 => order_mask(&row32(f, 0, cells, sg), &row32(f, 1, cells, sg), acc),
+            FOp::CmpI32 => order_mask(
+                &row32(f, 0, cells, sg).map(|x| x as i32),
+                &row32(f, 1, cells, sg).map(|x| x as i32),
+                acc,
+            ),
+            FOp::CmpF32 => {
+                let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
                 mods32::<FI>(f, 0, &mut a);
                 mods32::<FI>(f, 1, &mut b);
-                order_bits(a.map(f32::from_bits), b.map(f32::from_bits), acc)
-            }),
-            FOp::CmpU64 => groups(|g| order_bits(r64(0, g), r64(1, g), acc)),
-            FOp::CmpI64 => groups(|g| {
-                order_bits(
-                    r64(0, g).map(|x| x as i64),
-                    r64(1, g).map(|x| x as i64),
-                    acc,
-                )
-            }),
+                order_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), acc)
+            }
+            FOp::CmpU64 => order_mask(&row64(f, 0, cells, sg), &row64(f, 1, cells, sg), acc),
+            FOp::CmpI64 => order_mask(
+                &row64(f, 0, cells, sg).map(|x| x as i64),
+                &row64(f, 1, cells, sg).map(|x| x as i64),
+                acc,
+            ),
             _ => {
-                let fi64 = Flush::f64(w.mode).input;
-                groups(|g| {
-                    let (mut a, mut b) = (r64(0, g), r64(1, g));
-                    if fi64 {
-                        mods64::<true>(f, 0, &mut a);
-                        mods64::<true>(f, 1, &mut b);
-                    } else {
-                        mods64::<false>(f, 0, &mut a);
-                        mods64::<false>(f, 1, &mut b);
-                    }
-                    order_bits(a.map(f64::from_bits), b.map(f64::from_bits), acc)
-                })
+                let (mut a, mut b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
+                if Flush::f64(w.mode).input {
+                    mods64::<true>(f, 0, &mut a);
+                    mods64::<true>(f, 1, &mut b);
+                } else {
+                    mods64::<false>(f, 0, &mut a);
+                    mods64::<false>(f, 1, &mut b);
+                }
+                order_mask(&a.map(f64::from_bits), &b.map(f64::from_bits), acc)
             }
         }
     } & w.exec;
@@ -293,72 +270,43 @@ impl F64Op for FmaF64 {
     }
 }
 
-/// `d = O(a, b, c)` over the lanes of f64 sources, group by group, with
-/// MODE's input (`FI`) and output (`FO`) flushing as constants. `nsrc`
-/// sources get their modifiers; with `fmac` the addend is the
-/// destination pair, unmodified.
+/// `d = O(a, b, c)` over the lanes of f64 rows, with MODE's input (`FI`)
+/// and output (`FO`) flushing as constants.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn f64op<O: F64Op, const FI: bool, const FO: bool>(
     f: &Fast,
-    cells: &[Cell<u32>],
-    sg: &[u32; SGPRS],
-    d: &[Cell<u32>; LANES],
-    dh: &[Cell<u32>; LANES],
+    mut rows: [[u64; LANES]; 3],
     nsrc: usize,
-    fmac: bool,
-) {
-    for g in 0..GROUPS {
-        let mut a = row64(f, 0, cells, sg, g);
-        let mut b = row64(f, 1, cells, sg, g);
-        let mut c = if nsrc == 3 {
-            row64(f, 2, cells, sg, g)
-        } else if fmac {
-            std::array::from_fn(|i| {
-                u64::from(d[g * G + i].get()) | u64::from(dh[g * G + i].get()) << 32
-            })
-        } else {
-            [0; G]
-        };
-        mods64::<FI>(f, 0, &mut a);
-        mods64::<FI>(f, 1, &mut b);
-        if nsrc == 3 {
-            mods64::<FI>(f, 2, &mut c);
-        }
-        let r = std::array::from_fn(|l| {
-            let x = O::op(
-                f64::from_bits(a[l]),
-                f64::from_bits(b[l]),
-                f64::from_bits(c[l]),
-            )
-            .to_bits();
-            if FO && x & 0x7ff0_0000_0000_0000 == 0 {
-                x & 1 << 63
-            } else {
-                x
-            }
-        });
-        store64(d, dh, g, r);
+) -> [u64; LANES] {
+    for (k, a) in rows.iter_mut().enumerate().take(nsrc) {
+        mods64::<FI>(f, k, a);
     }
+    let [a, b, c] = &rows;
+    let mut r = [0u64; LANES];
+    for l in 0..LANES {
+        let x = O::op(
+            f64::from_bits(a[l]),
+            f64::from_bits(b[l]),
+            f64::from_bits(c[l]),
+        )
+        .to_bits();
+        r[l] = if FO && x & 0x7ff0_0000_0000_0000 == 0 {
+            x & 1 << 63
+        } else {
+            x
+        };
+    }
+    r
 }
 
 /// [`f64op`] with MODE's flushing chosen once.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn f64op_mode<O: F64Op>(
-    f: &Fast,
-    cells: &[Cell<u32>],
-    sg: &[u32; SGPRS],
-    d: &[Cell<u32>; LANES],
-    dh: &[Cell<u32>; LANES],
-    nsrc: usize,
-    fz: Flush,
-) {
+fn f64op_mode<O: F64Op>(f: &Fast, rows: [[u64; LANES]; 3], nsrc: usize, fz: Flush) -> [u64; LANES] {
     match (fz.input, fz.output) {
-        (false, false) => f64op::<O, false, false>(f, cells, sg, d, dh, nsrc, false),
-        (true, true) => f64op::<O, true, true>(f, cells, sg, d, dh, nsrc, false),
-        (true, false) => f64op::<O, true, false>(f, cells, sg, d, dh, nsrc, false),
-        (false, true) => f64op::<O, false, true>(f, cells, sg, d, dh, nsrc, false),
+        (false, false) => f64op::<O, false, false>(f, rows, nsrc),
+        (true, true) => f64op::<O, true, true>(f, rows, nsrc),
+        (true, false) => f64op::<O, true, false>(f, rows, nsrc),
+        (false, true) => f64op::<O, false, true>(f, rows, nsrc),
     }
 }
 
@@ -411,20 +359,17 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask);
     }
     let fi = |x: u32| flush32(fz.input, x);
-    let r32 = |k: usize, g: usize| row32(f, k, cells, sg, g);
     match f.op {
         Cndmask => {
-            for g in 0..GROUPS {
-                let (mut a, mut b) = (r32(0, g), r32(1, g));
-                mods32::<false>(f, 0, &mut a);
-                mods32::<false>(f, 1, &mut b);
-                let sel = lane_bits(cmask, g);
-                store32(
-                    d,
-                    g,
-                    std::array::from_fn(|l| (a[l] & !sel[l]) | (b[l] & sel[l])),
-                );
+            let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+            mods32::<false>(f, 0, &mut a);
+            mods32::<false>(f, 1, &mut b);
+            let sel = lane_bits(cmask);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = (a[l] & !sel[l]) | (b[l] & sel[l]);
             }
+            store32(d, &r);
         }
         Med3I => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
             alu::int::med3_i32(a.at(l), b.at(l), c.at(l))
@@ -459,12 +404,19 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         MinF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             minmax::<false>(fi(a.at(l)), fi(b.at(l)), m)
         })),
-        Med3F => each32(d, |g| {
-            let (a, b, c) = (r32(0, g), r32(1, g), r32(2, g));
-            std::array::from_fn(|l| {
-                alu::float::med3::<F32>(u64::from(a[l]), u64::from(b[l]), u64::from(c[l]), m) as u32
-            })
-        }),
+        Med3F => {
+            let (a, b, c) = (
+                row32(f, 0, cells, sg),
+                row32(f, 1, cells, sg),
+                row32(f, 2, cells, sg),
+            );
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = alu::float::med3::<F32>(u64::from(a[l]), u64::from(b[l]), u64::from(c[l]), m)
+                    as u32;
+            }
+            store32(d, &r);
+        }
         CvtF32U32 => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| (a.at(l) as f32).to_bits())),
         CvtF32I32 => {
             kinds!(cells, sg, [f.src[0] => a], apply(d, |l| (a.at(l) as i32 as f32).to_bits()))
@@ -472,18 +424,25 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         // The host's saturating conversion is `alu::cvt`'s (truncate,
         // saturate, NaN to 0; a denormal truncates to 0 flushed or not).
         CvtI32F32 => {
-            kinds!(cells, sg, [f.src[0] => a], apply(d, |l| f32::from_bits(a.at(l)) as i32 as u32))
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| f32::from_bits(x) as i32 as u32));
         }
         CvtU32F32 => {
-            kinds!(cells, sg, [f.src[0] => a], apply(d, |l| f32::from_bits(a.at(l)) as u32))
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| f32::from_bits(x) as u32));
         }
-        CvtF16F32 => each32(d, |g| {
-            r32(0, g).map(|x| u32::from(alu::cvt::cvt_f16_f32(x, m)))
-        }),
-        CvtF32F16 => each32(d, |g| r32(0, g).map(|x| alu::cvt::cvt_f32_f16(x as u16, m))),
-        CvtF32F64 => each32(d, |g| {
-            row64(f, 0, cells, sg, g).map(|x| alu::cvt::cvt_f32_f64(x, m))
-        }),
+        CvtF16F32 => {
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
+        }
+        CvtF32F16 => {
+            let a = row32(f, 0, cells, sg);
+            store32(d, &a.map(|x| alu::cvt::cvt_f32_f16(x as u16, m)));
+        }
+        CvtF32F64 => {
+            let a = row64(f, 0, cells, sg);
+            store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
+        }
         _ => return Out::Declined,
     }
     Out::Next
@@ -502,84 +461,93 @@ fn wide(
 ) -> Out {
     use FOp::*;
     let fz = Flush::f64(m.bits());
-    let r32 = |k: usize, g: usize| row32(f, k, cells, sg, g);
-    let r64 = |k: usize, g: usize| row64(f, k, cells, sg, g);
-    match f.op {
-        AddF64 => f64op_mode::<self::AddF64>(f, cells, sg, d, dh, 2, fz),
-        MulF64 => f64op_mode::<self::MulF64>(f, cells, sg, d, dh, 2, fz),
-        FmaF64 => f64op_mode::<self::FmaF64>(f, cells, sg, d, dh, 3, fz),
-        // As the general handler: nothing flushed; the addend is the
-        // destination.
-        FmacF64 => f64op::<self::FmaF64, false, false>(f, cells, sg, d, dh, 2, true),
-        CvtF64U32 => each64(d, dh, |g| r32(0, g).map(alu::cvt::cvt_f64_u32)),
-        CvtF64I32 => each64(d, dh, |g| {
-            r32(0, g).map(|x| alu::cvt::cvt_f64_i32(x as i32))
-        }),
-        CvtF64F32 => each64(d, dh, |g| r32(0, g).map(|x| alu::cvt::cvt_f64_f32(x, m))),
-        Lshl64 => each64(d, dh, |g| {
-            let (s, v) = (r32(0, g), r64(1, g));
-            std::array::from_fn(|l| alu::int::lshlrev_b64(s[l], v[l]))
-        }),
-        Lshr64 => each64(d, dh, |g| {
-            let (s, v) = (r32(0, g), r64(1, g));
-            std::array::from_fn(|l| alu::int::lshrrev_b64(s[l], v[l]))
-        }),
-        Ashr64 => each64(d, dh, |g| {
-            let (s, v) = (r32(0, g), r64(1, g));
-            std::array::from_fn(|l| alu::int::ashrrev_i64(s[l], v[l]))
-        }),
-        PkMov => {
-            let (s0, s1) = (32 * u32::from(f.pred & 1), 32 * u32::from(f.pred >> 1 & 1));
-            each64(d, dh, |g| {
-                let (a, b) = (r64(0, g), r64(1, g));
-                std::array::from_fn(|l| {
-                    u64::from((a[l] >> s0) as u32) | u64::from((b[l] >> s1) as u32) << 32
-                })
-            })
+    let r = match f.op {
+        CvtF64U32 => row32(f, 0, cells, sg).map(alu::cvt::cvt_f64_u32),
+        CvtF64I32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_i32(x as i32)),
+        CvtF64F32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_f32(x, m)),
+        Lshl64 | Lshr64 | Ashr64 => {
+            let (s, v) = (row32(f, 0, cells, sg), row64(f, 1, cells, sg));
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = match f.op {
+                    Lshl64 => alu::int::lshlrev_b64(s[l], v[l]),
+                    Lshr64 => alu::int::lshrrev_b64(s[l], v[l]),
+                    _ => alu::int::ashrrev_i64(s[l], v[l]),
+                };
+            }
+            r
         }
-        LdexpF64 => each64(d, dh, |g| {
-            let (mut a, n) = (r64(0, g), r32(1, g));
+        PkMov => {
+            let (a, b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
+            let (s0, s1) = (32 * u32::from(f.pred & 1), 32 * u32::from(f.pred >> 1 & 1));
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = u64::from((a[l] >> s0) as u32) | u64::from((b[l] >> s1) as u32) << 32;
+            }
+            r
+        }
+        LdexpF64 => {
+            let (mut a, n) = (row64(f, 0, cells, sg), row32(f, 1, cells, sg));
             // `abs`/`neg` only; `alu::float::ldexp` flushes per MODE.
             mods64::<false>(f, 0, &mut a);
-            std::array::from_fn(|l| ldexp64(a[l], n[l], m))
-        }),
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = ldexp64(a[l], n[l], m);
+            }
+            r
+        }
         // As the general handlers: `abs`/`neg` on the sign, MODE's
         // flushing inside `alu`.
-        RcpF64 => each64(d, dh, |g| {
-            let mut a = r64(0, g);
+        RcpF64 => {
+            let mut a = row64(f, 0, cells, sg);
             mods64::<false>(f, 0, &mut a);
             a.map(|x| alu::trans::rcp_f64(x, m))
-        }),
-        DivFmasF64 | DivFixupF64 => each64(d, dh, |g| {
-            let (a, b, c) = rows3(f, cells, sg, g);
-            let bits = lane_bits(vcc, g);
-            std::array::from_fn(|l| {
-                if f.op == DivFmasF64 {
-                    alu::float::div_fmas_f64(a[l], b[l], c[l], bits[l] != 0, m)
+        }
+        DivFmasF64 | DivFixupF64 => {
+            let [a, b, c] = rows3(f, cells, sg);
+            let sel = lane_bits(vcc);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = if f.op == DivFmasF64 {
+                    alu::float::div_fmas_f64(a[l], b[l], c[l], sel[l] != 0, m)
                 } else {
                     alu::float::div_fixup_f64(a[l], b[l], c[l])
+                };
+            }
+            r
+        }
+        AddF64 | MulF64 | FmaF64 | FmacF64 => {
+            let z = [0u64; LANES];
+            let (a, b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
+            match f.op {
+                AddF64 => f64op_mode::<self::AddF64>(f, [a, b, z], 2, fz),
+                MulF64 => f64op_mode::<self::MulF64>(f, [a, b, z], 2, fz),
+                FmaF64 => f64op_mode::<self::FmaF64>(f, [a, b, row64(f, 2, cells, sg)], 3, fz),
+                _ => {
+                    // As the general handler: nothing flushed; the addend
+                    // is the destination.
+                    let mut c = [0u64; LANES];
+                    for l in 0..LANES {
+                        c[l] = u64::from(d[l].get()) | u64::from(dh[l].get()) << 32;
+                    }
+                    f64op::<self::FmaF64, false, false>(f, [a, b, c], 2)
                 }
-            })
-        }),
+            }
+        }
         _ => return Out::Declined,
-    }
+    };
+    store64(d, dh, &r);
     Out::Next
 }
 
-/// Group `g` of the three f64 sources of `f`, `abs`/`neg` applied.
+/// The three f64 sources of `f`, `abs`/`neg` applied.
 #[inline(always)]
-fn rows3(
-    f: &Fast,
-    cells: &[Cell<u32>],
-    sg: &[u32; SGPRS],
-    g: usize,
-) -> ([u64; G], [u64; G], [u64; G]) {
-    let mut r = [0, 1, 2].map(|k| row64(f, k, cells, sg, g));
+fn rows3(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u64; LANES]; 3] {
+    let mut r = [0, 1, 2].map(|k| row64(f, k, cells, sg));
     for (k, x) in r.iter_mut().enumerate() {
         mods64::<false>(f, k, x);
     }
-    let [a, b, c] = r;
-    (a, b, c)
+    r
 }
 
 /// `v_div_scale_f64`: the scaled values into the VGPR pair, the flags as
@@ -591,18 +559,16 @@ fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         let dst = usize::from(f.dst);
         let (d, dh) = (reg(cells, dst), reg(cells, dst + 1));
-        groups(|g| {
-            let (a, b, c) = rows3(f, cells, sg, g);
-            let mut r = [0u64; G];
-            let mut k = [0u8; G];
-            for l in 0..G {
-                let (x, fl) = alu::float::div_scale_f64(a[l], b[l], c[l], m);
-                r[l] = x;
-                k[l] = u8::from(fl);
-            }
-            store64(d, dh, g, r);
-            pack8(u64::from_le_bytes(k))
-        })
+        let [a, b, c] = rows3(f, cells, sg);
+        let mut r = [0u64; LANES];
+        let mut k = [0u8; LANES];
+        for l in 0..LANES {
+            let (x, fl) = alu::float::div_scale_f64(a[l], b[l], c[l], m);
+            r[l] = x;
+            k[l] = u8::from(fl);
+        }
+        store64(d, dh, &r);
+        pack(&k)
     };
     set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
     Out::Next
@@ -617,22 +583,20 @@ fn mad64(f: &Fast, w: &mut Wave) -> Out {
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         let dst = usize::from(f.dst);
         let (d, dh) = (reg(cells, dst), reg(cells, dst + 1));
-        groups(|g| {
-            let (a, b, c) = (
-                row32(f, 0, cells, sg, g),
-                row32(f, 1, cells, sg, g),
-                row64(f, 2, cells, sg, g),
-            );
-            let mut r = [0u64; G];
-            let mut k = [0u8; G];
-            for l in 0..G {
-                let (x, cy) = alu::int::mad_u64_u32(a[l], b[l], c[l]);
-                r[l] = x;
-                k[l] = u8::from(cy);
-            }
-            store64(d, dh, g, r);
-            pack8(u64::from_le_bytes(k))
-        })
+        let (a, b, c) = (
+            row32(f, 0, cells, sg),
+            row32(f, 1, cells, sg),
+            row64(f, 2, cells, sg),
+        );
+        let mut r = [0u64; LANES];
+        let mut k = [0u8; LANES];
+        for l in 0..LANES {
+            let (x, cy) = alu::int::mad_u64_u32(a[l], b[l], c[l]);
+            r[l] = x;
+            k[l] = u8::from(cy);
+        }
+        store64(d, dh, &r);
+        pack(&k)
     };
     let m = carries & w.exec;
     set_pair(&mut w.sgpr, f.carry[0], m);
