@@ -208,6 +208,26 @@ const OPS: &[&str] = &[
     "v_cvt_f64_i32_e32 v[R:Q], v11",
     "v_cvt_f64_f32_e32 v[R:Q], v12",
     "v_cvt_f32_f64_e32 vR, v[12:13]",
+    // f64 division steps (NaNs, infinities, denormals among the inputs);
+    // VCC's high half set for v_div_fmas_f64.
+    "v_rcp_f64_e32 v[R:Q], v[10:11]",
+    "v_rcp_f64_e64 v[R:Q], -|v[12:13]|",
+    "v_div_scale_f64 v[R:Q], s[30:31], v[10:11], v[12:13], v[10:11]\n  s_xor_b32 s30, s30, s31\n  v_mov_b32_e32 vP, s30",
+    "v_div_scale_f64 v[R:Q], vcc, v[14:15], v[16:17], v[16:17]\n  s_xor_b32 s30, vcc_lo, vcc_hi\n  v_mov_b32_e32 vP, s30",
+    "s_and_b32 vcc_lo, s20, s21\n  s_mov_b32 vcc_hi, s22\n  v_div_fmas_f64 v[R:Q], v[10:11], v[12:13], v[14:15]",
+    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_div_fmas_f64 v[R:Q], -v[16:17], v[12:13], |v[10:11]|",
+    "v_div_fixup_f64 v[R:Q], v[10:11], v[12:13], v[16:17]",
+    "v_div_fixup_f64 v[R:Q], -v[14:15], |v[10:11]|, 1.0",
+    // SDWA integer forms with source selects (sign-extended too), a
+    // destination read by both sources, an SGPR source.
+    "v_xor_b32_sdwa vR, v10, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD",
+    "v_and_b32_sdwa vR, v11, v12 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_2 src1_sel:WORD_0",
+    "v_add_u32_sdwa vR, sext(v13), v14 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_1 src1_sel:BYTE_3",
+    "v_max_i32_sdwa vR, sext(v15), sext(v16) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_0",
+    "v_lshrrev_b32_sdwa vR, v10, v11 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:WORD_1",
+    "v_mov_b32_sdwa vR, sext(v12) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_3",
+    "v_or_b32_sdwa vR, s20, v13 dst_sel:DWORD dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:BYTE_1",
+    "v_mov_b32_e32 vR, v14\n  v_mul_u32_u24_sdwa vR, vR, vR dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_2",
     // 64-bit integer
     "v_lshlrev_b64 v[R:Q], v10, v[12:13]",
     "v_lshrrev_b64 v[R:Q], 3, v[14:15]",
@@ -392,6 +412,18 @@ const FAST: &[&str] = &[
     "v_mul_f64",
     "v_fma_f64",
     "v_fmac_f64",
+    "v_rcp_f64",
+    "v_div_scale_f64",
+    "v_div_fmas_f64",
+    "v_div_fixup_f64",
+    "v_xor_b32_sdwa",
+    "v_and_b32_sdwa",
+    "v_add_u32_sdwa",
+    "v_max_i32_sdwa",
+    "v_lshrrev_b32_sdwa",
+    "v_mov_b32_sdwa",
+    "v_or_b32_sdwa",
+    "v_mul_u32_u24_sdwa",
     "s_bitcmp0_b32",
     "s_bitcmp1_b32",
     "s_cselect_b64",
@@ -440,12 +472,19 @@ fn body(ops: &[&str]) -> (String, u32, Vec<u32>) {
         } else {
             1
         };
+        // SDWA selector names hold the placeholder letters: kept apart.
         let line = line
+            .replace("WORD", "\u{1}")
+            .replace("UNUSED_PRESERVE", "\u{3}")
+            .replace("UNUSED_PAD", "\u{2}")
             .replace(".LtR", &format!(".Lt{k}"))
             .replace(".LeR", &format!(".Le{k}"))
             .replace('R', &r.to_string())
             .replace('Q', &(r + 1).to_string())
-            .replace('P', &(r + 2).to_string());
+            .replace('P', &(r + 2).to_string())
+            .replace('\u{1}', "WORD")
+            .replace('\u{2}', "UNUSED_PAD")
+            .replace('\u{3}', "UNUSED_PRESERVE");
         text += &format!("  {line}\n");
         r += results;
     }

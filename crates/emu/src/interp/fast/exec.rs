@@ -11,6 +11,7 @@ use crate::interp::valu::{mode_modelled, Flush, M};
 use crate::interp::DecodeCache;
 use crate::lanes::flush32;
 use crate::wave::{Wave, LANES, SGPRS};
+use crate::xlane::{sdwa_src, SdwaSel};
 use lathe_isa::reg::sreg::EXEC_LO;
 
 /// Executes `f` on `w` (full EXEC assumed by the caller). Returns `false`,
@@ -97,6 +98,13 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     if usize::from(f.top) > n {
         return Out::Declined;
     }
+    let staged;
+    let f = if f.route.sdwa {
+        staged = stage(f, w);
+        &staged
+    } else {
+        f
+    };
     match f.route.part {
         Part::Wide => return wide(f, w),
         Part::Carry => return carry(f, w),
@@ -214,6 +222,31 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
         _ => return Out::Declined,
     }
     Out::Next
+}
+
+/// An SDWA µop's selected source fields ([`Fast::sel`]) written into
+/// the wave's temporary VGPRs (as the general SDWA wrapper stages them,
+/// with [`sdwa_src`]), and the µop reading them there.
+#[inline(never)]
+fn stage(f: &Fast, w: &mut Wave) -> Fast {
+    let mut g = *f;
+    for k in 0..2 {
+        let code = f.sel[k];
+        let Some(sel) = SdwaSel::decode(code & 7).filter(|_| code != super::NO_SEL) else {
+            continue;
+        };
+        let sext = code >> 3 & 1 == 1;
+        let t = w.temp_base() + k;
+        for l in 0..LANES {
+            let v = match f.src[k] {
+                Src::V(r) => w.vgpr[usize::from(r)][l],
+                s => splat(&w.sgpr, s),
+            };
+            w.vgpr[t][l] = sdwa_src(v, sel, sext);
+        }
+        g.src[k] = Src::V(t as u16);
+    }
+    g
 }
 
 /// The float µops of [`run`], with the denormal flushing of MODE as

@@ -343,7 +343,10 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op == MadU64U32 {
         return mad64(f, w);
     }
-    let cmask = if f.op == Cndmask {
+    if f.op == DivScaleF64 {
+        return div_scale64(f, w, m);
+    }
+    let cmask = if matches!(f.op, Cndmask | DivFmasF64) {
         pair(&w.sgpr, f.carry[1])
     } else {
         0
@@ -353,7 +356,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     let dst = usize::from(f.dst);
     let d = reg(cells, dst);
     if f.op.pair_dst() {
-        return wide(f, cells, sg, d, reg(cells, dst + 1), m);
+        return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask);
     }
     let fi = |x: u32| flush32(fz.input, x);
     match f.op {
@@ -454,6 +457,7 @@ fn wide(
     d: &[Cell<u32>; LANES],
     dh: &[Cell<u32>; LANES],
     m: alu::Mode,
+    vcc: u64,
 ) -> Out {
     use FOp::*;
     let fz = Flush::f64(m.bits());
@@ -492,6 +496,26 @@ fn wide(
             }
             r
         }
+        // As the general handlers: `abs`/`neg` on the sign, MODE's
+        // flushing inside `alu`.
+        RcpF64 => {
+            let mut a = row64(f, 0, cells, sg);
+            mods64::<false>(f, 0, &mut a);
+            a.map(|x| alu::trans::rcp_f64(x, m))
+        }
+        DivFmasF64 | DivFixupF64 => {
+            let [a, b, c] = rows3(f, cells, sg);
+            let sel = lane_bits(vcc);
+            let mut r = [0u64; LANES];
+            for l in 0..LANES {
+                r[l] = if f.op == DivFmasF64 {
+                    alu::float::div_fmas_f64(a[l], b[l], c[l], sel[l] != 0, m)
+                } else {
+                    alu::float::div_fixup_f64(a[l], b[l], c[l])
+                };
+            }
+            r
+        }
         AddF64 | MulF64 | FmaF64 | FmacF64 => {
             let z = [0u64; LANES];
             let (a, b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
@@ -513,6 +537,40 @@ fn wide(
         _ => return Out::Declined,
     };
     store64(d, dh, &r);
+    Out::Next
+}
+
+/// The three f64 sources of `f`, `abs`/`neg` applied.
+#[inline(always)]
+fn rows3(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u64; LANES]; 3] {
+    let mut r = [0, 1, 2].map(|k| row64(f, k, cells, sg));
+    for (k, x) in r.iter_mut().enumerate() {
+        mods64::<false>(f, k, x);
+    }
+    r
+}
+
+/// `v_div_scale_f64`: the scaled values into the VGPR pair, the flags as
+/// a lane mask into the SGPR pair `carry[0]`.
+#[inline(always)]
+fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
+    let flags = {
+        let sg = &w.sgpr;
+        let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let dst = usize::from(f.dst);
+        let (d, dh) = (reg(cells, dst), reg(cells, dst + 1));
+        let [a, b, c] = rows3(f, cells, sg);
+        let mut r = [0u64; LANES];
+        let mut k = [0u8; LANES];
+        for l in 0..LANES {
+            let (x, fl) = alu::float::div_scale_f64(a[l], b[l], c[l], m);
+            r[l] = x;
+            k[l] = u8::from(fl);
+        }
+        store64(d, dh, &r);
+        pack(&k)
+    };
+    set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
     Out::Next
 }
 

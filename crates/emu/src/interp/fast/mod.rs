@@ -172,6 +172,13 @@ pub(super) enum FOp {
     FmacF64,
     /// `v_ldexp_f64` (a VGPR pair or constant, and an i32 exponent).
     LdexpF64,
+    /// f64 division steps (`alu::trans::rcp_f64`, `alu::float::div_*`):
+    /// `v_div_scale_f64` writes its flags to the SGPR pair `carry[0]`,
+    /// `v_div_fmas_f64` reads VCC.
+    RcpF64,
+    DivScaleF64,
+    DivFmasF64,
+    DivFixupF64,
     // Scalar.
     SBitcmp0,
     SBitcmp1,
@@ -288,6 +295,10 @@ impl FOp {
                 Valu::FmaF64 => FmaF64,
                 Valu::FmacF64 => FmacF64,
                 Valu::LdexpF64 => LdexpF64,
+                Valu::RcpF64 => RcpF64,
+                Valu::DivScaleF64 => DivScaleF64,
+                Valu::DivFmasF64 => DivFmasF64,
+                Valu::DivFixupF64 => DivFixupF64,
                 Valu::BfeU32 => BfeU,
                 Valu::MulHiI32 => MulHiI,
                 Valu::AlignbitB32 => Alignbit,
@@ -352,10 +363,10 @@ impl FOp {
             | BranchExecnz => 0,
             Mov | Not | SMov | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec | CvtF32U32
             | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32 | CvtF64I32
-            | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF => 1,
+            | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
             | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | Med3F
-            | MadU64U32 | FmaF64 => 3,
+            | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 => 3,
             _ => 2,
         }
     }
@@ -402,7 +413,18 @@ impl FOp {
     /// f64 arithmetic with `abs`/`neg` (on the high dword's sign).
     fn double(self) -> bool {
         use FOp::*;
-        matches!(self, AddF64 | MulF64 | FmaF64 | FmacF64 | LdexpF64)
+        matches!(
+            self,
+            AddF64
+                | MulF64
+                | FmaF64
+                | FmacF64
+                | LdexpF64
+                | RcpF64
+                | DivScaleF64
+                | DivFmasF64
+                | DivFixupF64
+        )
     }
 
     /// Which sources are 64-bit (bit `k`).
@@ -410,8 +432,8 @@ impl FOp {
         use FOp::*;
         match self {
             CmpI64 | CmpU64 | CmpF64 | AddF64 | MulF64 | FmacF64 | PkMov => 0b11,
-            FmaF64 => 0b111,
-            CvtF32F64 | LdexpF64 => 0b1,
+            FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 => 0b111,
+            CvtF32F64 | LdexpF64 | RcpF64 => 0b1,
             Lshl64 | Lshr64 | Ashr64 => 0b10,
             MadU64U32 => 0b100,
             _ => 0,
@@ -436,6 +458,10 @@ impl FOp {
                 | FmaF64
                 | FmacF64
                 | LdexpF64
+                | RcpF64
+                | DivScaleF64
+                | DivFmasF64
+                | DivFixupF64
         )
     }
 
@@ -604,6 +630,11 @@ pub(super) struct Fast {
     pred: u8,
     /// `v_cmpx`: the mask goes to EXEC too.
     x: bool,
+    /// SDWA form: per source (0, 1) its `src_sel` code (bits 0..2) and
+    /// `sext` (bit 3), [`NO_SEL`] for the whole dword. The selected
+    /// fields are staged into the wave's temporary VGPRs and the µop
+    /// reads them there ([`exec`]).
+    sel: [u8; 2],
     /// What [`exec`] checks and where it sends the µop, decided at decode
     /// (not matched on the operation again for each execution).
     route: Route,
@@ -619,6 +650,8 @@ pub(super) struct Route {
     moded: bool,
     /// Which part of [`exec`] runs it.
     part: Part,
+    /// SDWA form with a source select ([`Fast::sel`]).
+    sdwa: bool,
 }
 
 /// The part of [`exec`] that runs a µop.
@@ -652,6 +685,7 @@ impl Route {
             } else {
                 Part::Lanes
             },
+            sdwa: false,
         }
     }
 }
@@ -693,7 +727,16 @@ impl Fast {
                 Encoding::Vop3p,
             ]
         };
-        if !encodings.contains(&enc) {
+        // SDWA: integer lane µops whose result is the whole dword (no
+        // clamp, no output modifier); the source selects are staged.
+        let sdwa = matches!(enc, Encoding::Vop1Sdwa | Encoding::Vop2Sdwa);
+        if sdwa {
+            let d1 = inst.words().get(1).copied().unwrap_or(0);
+            let int_lanes = Route::of(op).part == Part::Lanes && !op.float() && !op.packed();
+            if !int_lanes || d1 >> 8 & 7 != 6 || d1 >> 13 & 7 != 0 || d1 >> 11 & 3 > 2 {
+                return None;
+            }
+        } else if !encodings.contains(&enc) {
             return None;
         }
         if op.no_dst() && op.sources() == 0 {
@@ -711,6 +754,7 @@ impl Fast {
                 carry: [0; 2],
                 pred: 0,
                 x: false,
+                sel: [NO_SEL; 2],
                 route: Route::of(op),
             });
         }
@@ -720,7 +764,7 @@ impl Fast {
         let words = inst.words();
         let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
         // VOP3b forms have their SGPR destination where VOP3a has op_sel.
-        let vop3b = op.carry() || op == FOp::MadU64U32;
+        let vop3b = op.carry() || op == FOp::MadU64U32 || op == FOp::DivScaleF64;
         if enc == Encoding::Vop3 && !vop3b && w0 >> 11 & 15 != 0 {
             // op_sel (f16 forms only; never on these ops, but be exact).
             return None;
@@ -749,7 +793,9 @@ impl Fast {
                 usize::from(op.carry_in() && ops.nsrc == 3),
             ),
             FOp::Cndmask => (0, usize::from(ops.nsrc == 3)),
-            FOp::MadU64U32 => (1, 0),
+            FOp::MadU64U32 | FOp::DivScaleF64 => (1, 0),
+            // VCC, implicit (listed or not).
+            FOp::DivFmasF64 => (0, usize::from(ops.nsrc == 4)),
             _ if op.compare() => (usize::from(ops.ndst == 1), 0),
             _ => (0, 0),
         };
@@ -774,7 +820,7 @@ impl Fast {
             } else {
                 VCC_PAIR
             },
-            if extra_src == 1 {
+            if extra_src == 1 && op != FOp::DivFmasF64 {
                 pair(ops.src(2))?
             } else {
                 VCC_PAIR
@@ -818,6 +864,7 @@ impl Fast {
             carry: carry_pairs,
             pred,
             x: cmpx,
+            sel: [NO_SEL; 2],
             route: Route::of(op),
         };
         if op == FOp::PkMov {
@@ -851,7 +898,7 @@ impl Fast {
                 }
                 _ => Src::K(const32(s)?),
             };
-            if s.sext {
+            if s.sext && !sdwa {
                 return None;
             }
             if op.float() || op.double() || matches!(op, FOp::CmpF32 | FOp::CmpF64 | FOp::Cndmask) {
@@ -867,6 +914,20 @@ impl Fast {
             }
             if op == FOp::LdexpF64 && k == 1 && (s.abs || s.neg) {
                 return None; // the exponent is an integer
+            }
+        }
+        if sdwa {
+            let d1 = w1;
+            for k in 0..op.sources().min(2) {
+                let code = (d1 >> (16 + 8 * k) & 7) as u8;
+                let sext = ops.src(k)?.sext;
+                if code > 6 {
+                    return None;
+                }
+                if code != 6 || sext {
+                    f.sel[k] = code | u8::from(sext) << 3;
+                    f.route.sdwa = true;
+                }
             }
         }
         if op.packed() {
@@ -935,6 +996,9 @@ fn accepts(p: Pred, float: bool) -> Option<u8> {
     };
     Some(hits.iter().rev().fold(0, |m, &h| m << 1 | u8::from(h)))
 }
+
+/// [`Fast::sel`] of a source read whole.
+const NO_SEL: u8 = 0xff;
 
 /// VCC's index in [`crate::wave::Wave::sgpr`].
 const VCC_PAIR: u16 = 106;
