@@ -74,8 +74,9 @@ pub(crate) fn instrument(name: &str, c: &Capsule, code: Option<&[u8]>) -> Result
     if is_tool_path(name) {
         let path = std::path::Path::new(name);
         let processor = c.target.processor.to_string();
-        let tool = HipTool::load(path, &processor)
-            .with_context(|| format!("--tool {name}: the HIP tool cannot be built for {processor}"))?;
+        let tool = HipTool::load(path, &processor).with_context(|| {
+            format!("--tool {name}: the HIP tool cannot be built for {processor}")
+        })?;
         let build = tool
             .instrument(bytes, Some(kernel.as_str()))
             .with_context(|| format!("--tool {name}: instrumenting {kernel}"))?;
@@ -166,8 +167,8 @@ pub(crate) fn result(
             });
             let mut values = result.clone();
             if let Value::Object(m) = &mut values {
-                let demangled = lathe_codeobj::names::demangle(kernel)
-                    .unwrap_or_else(|| kernel.to_string());
+                let demangled =
+                    lathe_codeobj::names::demangle(kernel).unwrap_or_else(|| kernel.to_string());
                 for (k, v) in [
                     ("kernel", json!(demangled)),
                     ("mangled", json!(kernel)),

@@ -270,7 +270,11 @@ fn tool_library_captures_locked_host_memory_and_every_code_object_of_the_executa
         .expect("run lathe exec");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "two_objects: ok\n", "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "two_objects: ok\n",
+        "{err}"
+    );
     let c = caps.join("00000-scale_locked");
     let m: Value = serde_json::from_slice(
         &std::fs::read(c.join("capsule.json")).unwrap_or_else(|e| panic!("{e}: {err}")),

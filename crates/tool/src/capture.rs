@@ -275,14 +275,21 @@ fn code_objects(st: &State, ko: u64, k: &KernelInfo) -> Option<Vec<Loaded>> {
         return None;
     }
     let mut lcos: Vec<Handle> = Vec::new();
-    if iterate(exe, collect_lco, &mut lcos as *mut Vec<Handle> as *mut c_void) != SUCCESS {
+    if iterate(
+        exe,
+        collect_lco,
+        &mut lcos as *mut Vec<Handle> as *mut c_void,
+    ) != SUCCESS
+    {
         return None;
     }
-    let kept = lock(&st.loaded).get(&exe.handle).cloned().unwrap_or_default();
+    let kept = lock(&st.loaded)
+        .get(&exe.handle)
+        .cloned()
+        .unwrap_or_default();
     let info = |l: Handle, attr: u32| -> Option<u64> {
         let mut v = 0u64;
-        (get_info(l, attr, &mut v as *mut u64 as *mut c_void) == SUCCESS)
-            .then_some(v)
+        (get_info(l, attr, &mut v as *mut u64 as *mut c_void) == SUCCESS).then_some(v)
     };
     let mut out = Vec::new();
     for (i, &l) in lcos.iter().enumerate() {
@@ -291,7 +298,11 @@ fn code_objects(st: &State, ko: u64, k: &KernelInfo) -> Option<Vec<Loaded>> {
         }
         let delta = info(l, LCO_INFO_LOAD_DELTA)?;
         let storage = info(l, LCO_INFO_STORAGE_TYPE).map(|v| v as u32);
-        let bytes = match (storage, info(l, LCO_INFO_STORAGE_MEMORY_BASE), info(l, LCO_INFO_STORAGE_MEMORY_SIZE)) {
+        let bytes = match (
+            storage,
+            info(l, LCO_INFO_STORAGE_MEMORY_BASE),
+            info(l, LCO_INFO_STORAGE_MEMORY_SIZE),
+        ) {
             (Some(STORAGE_TYPE_MEMORY), Some(base), Some(size)) if base != 0 && size != 0 => {
                 // SAFETY: the loader's own copy of the loaded code object,
                 // `size` readable host bytes for as long as the executable
