@@ -110,6 +110,9 @@ def main():
                       f"{(m['before_bytes'] - touched) / 1e6:.3f} MB; on disk {size / 1e6:.2f} MB "
                       f"(code objects {sum(co['size'] for co in m['code_objects']) / 1e6:.2f} MB); "
                       f"pages changed {changed / 1e3:.1f} kB")
+                print(f"    stored / touched pages: {m['before_bytes'] / max(touched, 1):.2f}x "
+                      f"(goal <= 2x; the rest is code, queue and packet); without the code "
+                      f"allocations {(m['before_bytes'] - sum(x['size'] for x in allocs if x['kind'] == 'code')) / max(touched, 1):.2f}x")
                 wall, startup, kern, phases = [], [], [], []
                 for _ in range(a.repeat):
                     dt, p = timed([lathe, "--json", "replay", c])

@@ -198,6 +198,18 @@ impl Placed {
     /// Places `c`; with `code`, the kernel runs from that code object
     /// instead (loaded at a fresh address; it must define the same symbol).
     pub fn new(c: &Capsule, code: Option<&[u8]>) -> Result<Placed, PlaceError> {
+        match code {
+            Some(co) => Placed::with_code(c, &[co]),
+            None => Placed::with_code(c, &[]),
+        }
+    }
+
+    /// Places `c`; with code objects, the kernel runs from the first
+    /// (another build, or an instrumented one), loaded at fresh addresses
+    /// into one executable with the rest (a HIP tool's hooks, which the
+    /// first calls).
+    pub fn with_code(c: &Capsule, objects: &[&[u8]]) -> Result<Placed, PlaceError> {
+        let code = objects.first();
         let m = &c.manifest;
         let mem = DeviceMemory::new();
         // Whole pages covering each run of allocations that share pages.
@@ -291,9 +303,11 @@ impl Placed {
                 let k = kernel_at(&mem, m.kernel_object)?;
                 (exe, k, None)
             }
-            Some(bytes) => {
+            Some(_) => {
                 let mut other = Executable::new(c.target);
-                other.load(&mem, bytes).map_err(PlaceError::Code)?;
+                for bytes in objects {
+                    other.load(&mem, bytes).map_err(PlaceError::Code)?;
+                }
                 other.freeze(&mem).map_err(PlaceError::Code)?;
                 let k = other
                     .kernel(&m.kernel)

@@ -12,13 +12,13 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use lathe_capsule::place::{PlaceError, Placed};
 use lathe_capsule::read::{Capsule, Limits};
-use lathe_dbi::tools::ToolBuild;
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::run::{dispatch_from_queue, Launch, Options, QueueContext};
 use lathe_emu::session::{BufferOut, SessionError, Shape};
 use serde_json::json;
 
 use crate::output::{print, print_json, Ctx};
+use crate::replay_instr::Built;
 use crate::run_cmd::{dumps, expectations, fault_report, mem_available, with_dispatch_bar, Step};
 
 /// `lathe replay` options.
@@ -42,9 +42,10 @@ pub struct ReplayArgs {
     /// `lathe run --expect` does: NAME=FILE.
     #[arg(long)]
     expect: Vec<String>,
-    /// Instrument the replayed kernel with a built-in tool (as `lathe run
-    /// --tool`); memory must still match the captured after-state.
-    #[arg(long, value_name = "NAME")]
+    /// Instrument the replayed kernel with a built-in tool or a HIP tool
+    /// (a directory with tool.json and tool.hip, or a manifest), as `lathe
+    /// run --tool`; memory must still match the captured after-state.
+    #[arg(long, value_name = "NAME|DIR")]
     tool: Option<String>,
     /// Run the sanitizer's checkers on the replay: a comma-separated list
     /// of memcheck, initcheck, synccheck or all (as `lathe exec --check`).
@@ -77,14 +78,14 @@ fn replacement_candidates(a: &ReplayArgs, c: &Capsule) -> Result<Vec<Vec<u8>>> {
     Ok(objects.into_iter().map(|o| o.bytes.to_vec()).collect())
 }
 
-fn place(a: &ReplayArgs, c: &Capsule) -> Result<(Placed, Option<ToolBuild>)> {
+fn place(a: &ReplayArgs, c: &Capsule) -> Result<(Placed, Option<Built>)> {
     let candidates = replacement_candidates(a, c)?;
     if candidates.is_empty() {
         let Some(tool) = &a.tool else {
             return Ok((Placed::new(c, None)?, None));
         };
         let b = crate::replay_instr::instrument(tool, c, None)?;
-        let p = Placed::new(c, Some(&b.code_object)).context("placing the instrumented kernel")?;
+        let p = Placed::with_code(c, &b.objects()).context("placing the instrumented kernel")?;
         return Ok((p, Some(b)));
     }
     let mut last = None;
@@ -99,10 +100,10 @@ fn place(a: &ReplayArgs, c: &Capsule) -> Result<(Placed, Option<ToolBuild>)> {
             },
             None => None,
         };
-        let bytes = built
+        let objects = built
             .as_ref()
-            .map_or(co.as_slice(), |b| b.code_object.as_slice());
-        match Placed::new(c, Some(bytes)) {
+            .map_or_else(|| vec![co.as_slice()], Built::objects);
+        match Placed::with_code(c, &objects) {
             Ok(p) => return Ok((p, built)),
             Err(e @ PlaceError::Kernel(_)) => last = Some(e.into()),
             Err(e) => return Err(e).context(format!("--code {}", path_of(a))),
@@ -323,7 +324,10 @@ pub fn run(ctx: &Ctx, a: ReplayArgs) -> Result<()> {
     }
     let tool_json = match (&built, probe_buf) {
         (Some(b), Some(buf)) => {
-            let r = crate::replay_instr::result(session, b, buf, &m.kernel)?;
+            let r = crate::replay_instr::result(session, b, buf, &m.kernel, &step.shape)?;
+            if let Some(line) = r.get("line").and_then(|l| l.as_str()) {
+                let _ = writeln!(text, "{line}");
+            }
             let _ = writeln!(
                 text,
                 "{}: {}",

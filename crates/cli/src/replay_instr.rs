@@ -1,5 +1,6 @@
-//! `lathe replay --tool NAME` and `--check LIST`: a replay instrumented
-//! with a built-in lathe-dbi tool, or run under the sanitizer's checkers
+//! `lathe replay --tool NAME|DIR` and `--check LIST`: a replay
+//! instrumented with a built-in lathe-dbi tool or a tool written in HIP,
+//! or run under the sanitizer's checkers
 //! (issue 22). The captured memory is the same either way, and the
 //! allocations are still compared with the captured after-state: a tool
 //! or a checker must not change what the kernel computes.
@@ -10,6 +11,7 @@ use std::fmt::Write as _;
 use anyhow::{bail, Context, Result};
 use lathe_capsule::read::Capsule;
 use lathe_dbi::tools::{self, Tool, ToolBuild};
+use lathe_dbi::{HipTool, HookBuild};
 use lathe_emu::check::{CheckHook, Checker, Checks, Hit};
 use lathe_emu::session::Session;
 use serde_json::{json, Value};
@@ -28,57 +30,161 @@ pub(crate) fn kernel_code_object(c: &Capsule) -> Option<&[u8]> {
         })
 }
 
-/// `--tool NAME`: the code object carrying the kernel (`code`, else the
-/// capsule's), instrumented for the kernel only.
-pub(crate) fn instrument(name: &str, c: &Capsule, code: Option<&[u8]>) -> Result<ToolBuild> {
-    if name.contains('/') || name.ends_with(".json") || std::path::Path::new(name).is_dir() {
-        bail!("--tool {name}: lathe replay runs the built-in tools ({}); HIP tools run under lathe exec --tool and lathe run --tool", Tool::ALL.map(|t| t.name()).join(", "));
+/// An instrumented build of the captured kernel for `--tool`.
+pub(crate) enum Built {
+    /// A built-in lathe-dbi tool: its probes write a data buffer.
+    Builtin(ToolBuild),
+    /// A HIP tool (a directory with `tool.json`, or a manifest): its hooks
+    /// are a second code object, loaded with the instrumented one; its
+    /// result is its report variables.
+    Hip {
+        tool: Box<HipTool>,
+        build: Box<HookBuild>,
+    },
+}
+
+impl Built {
+    /// The code objects to load, the instrumented one first.
+    pub(crate) fn objects(&self) -> Vec<&[u8]> {
+        match self {
+            Built::Builtin(b) => vec![b.code_object.as_slice()],
+            Built::Hip { tool, build } => vec![build.code_object.as_slice(), tool.code_object()],
+        }
     }
-    let tool = Tool::parse(name).with_context(|| {
-        format!(
-            "--tool {name}: unknown tool (tools: {})",
-            Tool::ALL.map(|t| t.name()).join(", ")
-        )
-    })?;
+}
+
+/// `--tool` names a HIP tool (a directory with `tool.json`, or a manifest
+/// file) rather than a built-in tool, as `lathe run --tool` decides (a
+/// built-in name wins over a directory of that name unless written as a
+/// path, `./instr-count`).
+fn is_tool_path(name: &str) -> bool {
+    let p = std::path::Path::new(name);
+    let builtin = Tool::ALL.iter().any(|t| t.name() == name);
+    name.contains('/') || name.ends_with(".json") || (!builtin && (p.is_dir() || p.is_file()))
+}
+
+/// `--tool NAME|DIR`: the code object carrying the kernel (`code`, else
+/// the capsule's), instrumented for the kernel only.
+pub(crate) fn instrument(name: &str, c: &Capsule, code: Option<&[u8]>) -> Result<Built> {
     let bytes = match code {
         Some(b) => b,
         None => kernel_code_object(c).context("no code object holds the kernel descriptor")?,
     };
     let kernel = &c.manifest.kernel;
+    if is_tool_path(name) {
+        let path = std::path::Path::new(name);
+        let processor = c.target.processor.to_string();
+        let tool = HipTool::load(path, &processor).with_context(|| {
+            format!("--tool {name}: the HIP tool cannot be built for {processor}")
+        })?;
+        let build = tool
+            .instrument(bytes, Some(kernel.as_str()))
+            .with_context(|| format!("--tool {name}: instrumenting {kernel}"))?;
+        if let Some((_, why)) = build.skipped.iter().find(|(k, _)| k == kernel) {
+            bail!("--tool {name}: {kernel} cannot be instrumented: {why}");
+        }
+        return Ok(Built::Hip {
+            tool: Box::new(tool),
+            build: Box::new(build),
+        });
+    }
+    let tool = Tool::parse(name).with_context(|| {
+        format!(
+            "--tool {name}: unknown tool (tools: {}), nor an existing HIP tool directory or manifest",
+            Tool::ALL.map(|t| t.name()).join(", ")
+        )
+    })?;
     let re = format!("^{}$", regex::escape(kernel));
     let b = tools::instrument(bytes, tool, Some(&re))
         .with_context(|| format!("--tool {name}: instrumenting {kernel}"))?;
     if let Some((_, why)) = b.skipped.iter().find(|(k, _)| k == kernel) {
         bail!("--tool {name}: {kernel} cannot be instrumented: {why}");
     }
-    Ok(b)
+    Ok(Built::Builtin(b))
 }
 
 /// Points the instrumented code object's data variable at a fresh zeroed
-/// buffer and returns the buffer's address.
-pub(crate) fn attach(session: &Session, b: &ToolBuild) -> Result<u64> {
-    let var = session
-        .exe
-        .symbol(lathe_dbi::elfout::DATA_SYMBOL)
-        .context("the instrumented code object has no probe data variable")?
-        .address;
+/// buffer (a built-in tool's probe data; a small unused one for a HIP
+/// tool) and, for a HIP tool, sets its report variables to their initial
+/// values. Returns the buffer's address.
+pub(crate) fn attach(session: &Session, b: &Built) -> Result<u64> {
+    let size = match b {
+        Built::Builtin(b) => b.data_size.max(1),
+        Built::Hip { .. } => 8,
+    };
     let buf = session
-        .upload(&vec![0u8; b.data_size.max(1) as usize])
+        .upload(&vec![0u8; size as usize])
         .map_err(|e| anyhow::anyhow!("the probe data buffer: {e}"))?;
-    session
-        .mem
-        .view()
-        .store_u64(var, buf)
-        .map_err(|e| anyhow::anyhow!("the probe data variable: {e}"))?;
+    let var = session.exe.symbol(lathe_dbi::elfout::DATA_SYMBOL);
+    match (var, b) {
+        (Some(v), _) => session
+            .mem
+            .view()
+            .store_u64(v.address, buf)
+            .map_err(|e| anyhow::anyhow!("the probe data variable: {e}"))?,
+        (None, Built::Builtin(_)) => {
+            bail!("the instrumented code object has no probe data variable")
+        }
+        (None, Built::Hip { .. }) => {}
+    }
+    if let Built::Hip { tool, .. } = b {
+        for (var, bytes) in tool.reset_values() {
+            let s = session
+                .exe
+                .symbol(&var)
+                .with_context(|| format!("the HIP tool's report variable {var} is not loaded"))?;
+            session
+                .mem
+                .view()
+                .write_bytes(s.address, &bytes)
+                .map_err(|e| anyhow::anyhow!("the report variable {var}: {e}"))?;
+        }
+    }
     Ok(buf)
 }
 
-/// The tool's result after the replay.
-pub(crate) fn result(session: &Session, b: &ToolBuild, buf: u64, kernel: &str) -> Result<Value> {
-    let data = session
-        .download(buf, b.data_size)
-        .map_err(|e| anyhow::anyhow!("reading the probe data: {e}"))?;
-    tools::decode(b, kernel, &data).context("decoding the probe data")
+/// The tool's result after the replay: a built-in tool's decoded probe
+/// data, or a HIP tool's report variables (and its `line`, filled as
+/// `lathe run --tool` fills it).
+pub(crate) fn result(
+    session: &Session,
+    b: &Built,
+    buf: u64,
+    kernel: &str,
+    shape: &lathe_emu::session::Shape,
+) -> Result<Value> {
+    match b {
+        Built::Builtin(b) => {
+            let data = session
+                .download(buf, b.data_size)
+                .map_err(|e| anyhow::anyhow!("reading the probe data: {e}"))?;
+            tools::decode(b, kernel, &data).context("decoding the probe data")
+        }
+        Built::Hip { tool, build } => {
+            let result = tool.report(&mut |var, n| {
+                let s = session.exe.symbol(var)?;
+                session.download(s.address, n as u64).ok()
+            });
+            let mut values = result.clone();
+            if let Value::Object(m) = &mut values {
+                let demangled =
+                    lathe_codeobj::names::demangle(kernel).unwrap_or_else(|| kernel.to_string());
+                for (k, v) in [
+                    ("kernel", json!(demangled)),
+                    ("mangled", json!(kernel)),
+                    ("grid", json!(shape.grid)),
+                    ("block", json!(shape.block)),
+                ] {
+                    m.entry(k).or_insert(v);
+                }
+            }
+            Ok(json!({
+                "report": result,
+                "line": tool.report_line(&values),
+                "sites": build.sites.len(),
+            }))
+        }
+    }
 }
 
 /// `--check LIST`: the checker the dispatch reports to.

@@ -147,3 +147,68 @@ fn a_replay_under_the_checkers_finds_lds_and_barrier_bugs_and_nothing_in_a_corre
     assert!(out.contains("unknown checker"), "{out}");
     let _ = std::fs::remove_dir_all(c.parent().expect("dir"));
 }
+
+/// A HIP tool directory (`examples/tools`), as `lathe exec --tool DIR`
+/// takes it: the hooks' code object is loaded with the instrumented
+/// kernel; memory still matches the capture, and the tool's counts equal
+/// the emulator's own count of the captured run (instr-count) and the
+/// captured packet's grid (griddim).
+#[test]
+fn a_replay_under_a_hip_tool_directory_matches_the_capture_and_reports_the_tools_counts() {
+    if !have_hipcc() {
+        return;
+    }
+    let example = |name: &str| {
+        lathe_testkit::workspace_root()
+            .join("examples/tools")
+            .join(name)
+            .display()
+            .to_string()
+    };
+    let app = hip_app("lathe-capture-test", "app", &["libhsa_runtime64.so"]);
+    let c = capture(
+        "replay-hip-tool",
+        &app,
+        &["3000", "1", "0"],
+        &["--launches", "0"],
+    );
+    let (ok, j, out) = replay(&c, &["--tool", &example("instr-count")]);
+    assert!(ok, "{out}");
+    assert_eq!(j["identical"], true, "{j}");
+    let want = j["original"]["wave_instructions"].as_u64().expect("count");
+    assert!(want > 0);
+    assert_eq!(
+        j["tool"]["report"]["wave_instructions"].as_u64(),
+        Some(want),
+        "{j}"
+    );
+    assert!(j["tool"]["sites"].as_u64() > Some(0), "{j}");
+    // The hooks' own instructions run too.
+    assert!(j["wave_instructions"].as_u64().unwrap_or(0) > want, "{j}");
+
+    let (ok, j, out) = replay(&c, &["--tool", &example("griddim")]);
+    assert!(ok, "{out}");
+    assert_eq!(j["identical"], true, "{j}");
+    let blocks: Vec<u64> = (0..3)
+        .map(|i| {
+            let g = j["grid"][i].as_u64().expect("grid");
+            let b = j["block"][i].as_u64().expect("block");
+            g.div_ceil(b)
+        })
+        .collect();
+    let got: Vec<u64> = j["tool"]["report"]["grid_dim"]
+        .as_array()
+        .expect("grid_dim")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert_eq!(got, blocks, "{j}");
+
+    // A directory without tool.json is an error naming it, not a panic.
+    let empty = tmpdir("replay-hip-tool-empty");
+    let (ok, _, out) = replay(&c, &["--tool", &empty.display().to_string()]);
+    assert!(!ok);
+    assert!(out.contains("tool.json"), "{out}");
+    let _ = std::fs::remove_dir_all(&empty);
+    let _ = std::fs::remove_dir_all(c.parent().expect("dir"));
+}

@@ -160,6 +160,12 @@ pub type PoolAllocate = extern "C" fn(Handle, usize, u32, *mut *mut c_void) -> S
 pub type PoolFree = extern "C" fn(*mut c_void) -> Status;
 /// `hsa_memory_allocate`.
 pub type MemoryAllocate = extern "C" fn(Handle, usize, *mut *mut c_void) -> Status;
+/// `hsa_amd_memory_lock`.
+pub type MemoryLock =
+    extern "C" fn(*mut c_void, usize, *const Handle, i32, *mut *mut c_void) -> Status;
+/// `hsa_amd_memory_lock_to_pool`.
+pub type MemoryLockToPool =
+    extern "C" fn(*mut c_void, usize, *const Handle, i32, Handle, u32, *mut *mut c_void) -> Status;
 
 macro_rules! api {
     ($($field:ident : $sub:ident $name:literal $ty:ty;)*) => {
@@ -217,6 +223,10 @@ api! {
     pool_free: AmdExt "hsa_amd_memory_pool_free" PoolFree;
     memory_allocate: Core "hsa_memory_allocate" MemoryAllocate;
     memory_free: Core "hsa_memory_free" PoolFree;
+    memory_lock: AmdExt "hsa_amd_memory_lock" MemoryLock;
+    memory_lock_to_pool: AmdExt "hsa_amd_memory_lock_to_pool" MemoryLockToPool;
+    memory_unlock: AmdExt "hsa_amd_memory_unlock" PoolFree;
+    major_extension_table: Core "hsa_system_get_major_extension_table" extern "C" fn(u16, u16, usize, *mut c_void) -> Status;
 }
 
 /// Entries this library replaces with its own wrappers.
@@ -277,6 +287,12 @@ pub struct AllocWrappers {
     pub memory_allocate: MemoryAllocate,
     /// `hsa_memory_free`.
     pub memory_free: PoolFree,
+    /// `hsa_amd_memory_lock`.
+    pub memory_lock: MemoryLock,
+    /// `hsa_amd_memory_lock_to_pool`.
+    pub memory_lock_to_pool: MemoryLockToPool,
+    /// `hsa_amd_memory_unlock`.
+    pub memory_unlock: PoolFree,
 }
 
 /// Installs the allocation wrappers (capture mode) in the table.
@@ -304,6 +320,24 @@ pub fn install_alloc(table: *mut HsaApiTable, w: &AllocWrappers) -> Result<(), T
         Sub::Core,
         "hsa_memory_free",
         w.memory_free as *mut c_void,
+    )?;
+    set(
+        table,
+        Sub::AmdExt,
+        "hsa_amd_memory_lock",
+        w.memory_lock as *mut c_void,
+    )?;
+    set(
+        table,
+        Sub::AmdExt,
+        "hsa_amd_memory_lock_to_pool",
+        w.memory_lock_to_pool as *mut c_void,
+    )?;
+    set(
+        table,
+        Sub::AmdExt,
+        "hsa_amd_memory_unlock",
+        w.memory_unlock as *mut c_void,
     )
 }
 

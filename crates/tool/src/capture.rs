@@ -36,10 +36,16 @@ pub const WRAPPERS: api::AllocWrappers = api::AllocWrappers {
     pool_free,
     memory_allocate,
     memory_free,
+    memory_lock,
+    memory_lock_to_pool,
+    memory_unlock,
 };
 
 /// Live allocations: base → (size, kind).
 static ALLOCS: Mutex<BTreeMap<u64, (u64, String)>> = Mutex::new(BTreeMap::new());
+/// Locked host memory: host address → its device alias (a key of
+/// `ALLOCS`, kind `host-locked`).
+static LOCKED: Mutex<BTreeMap<u64, u64>> = Mutex::new(BTreeMap::new());
 /// Pool → its kind (`gpu-fine`, …), learnt from the agents' pools.
 static POOL_KINDS: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
 
@@ -144,6 +150,173 @@ extern "C" fn memory_free(ptr: *mut c_void) -> Status {
     (st.api.memory_free)(ptr)
 }
 
+/// Notes locked host memory at its device alias after a lock succeeded.
+fn note_locked(s: Status, host: *mut c_void, size: usize, agent_ptr: *mut *mut c_void) -> Status {
+    if s == SUCCESS && !agent_ptr.is_null() && size > 0 {
+        // SAFETY: written by the runtime on success.
+        let dev = unsafe { *agent_ptr } as u64;
+        if dev != 0 {
+            lock(&LOCKED).insert(host as u64, dev);
+            lock(&ALLOCS).insert(dev, (size as u64, "host-locked".into()));
+        }
+    }
+    s
+}
+
+extern "C" fn memory_lock(
+    host: *mut c_void,
+    size: usize,
+    agents: *const Handle,
+    n: i32,
+    agent_ptr: *mut *mut c_void,
+) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.memory_lock)(host, size, agents, n, agent_ptr);
+    note_locked(s, host, size, agent_ptr)
+}
+
+extern "C" fn memory_lock_to_pool(
+    host: *mut c_void,
+    size: usize,
+    agents: *const Handle,
+    n: i32,
+    pool: Handle,
+    flags: u32,
+    agent_ptr: *mut *mut c_void,
+) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    let s = (st.api.memory_lock_to_pool)(host, size, agents, n, pool, flags, agent_ptr);
+    note_locked(s, host, size, agent_ptr)
+}
+
+extern "C" fn memory_unlock(host: *mut c_void) -> Status {
+    let Some(st) = state() else {
+        return api::SUCCESS;
+    };
+    if let Some(dev) = lock(&LOCKED).remove(&(host as u64)) {
+        lock(&ALLOCS).remove(&dev);
+    }
+    (st.api.memory_unlock)(host)
+}
+
+type LcoIterate = extern "C" fn(
+    Handle,
+    extern "C" fn(Handle, Handle, *mut c_void) -> Status,
+    *mut c_void,
+) -> Status;
+
+/// `hsa_ven_amd_loader_1_01_pfn_t`, the part used here (entries the
+/// runtime leaves empty are `None`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct LoaderTable {
+    query_host_address: *const c_void,
+    query_segment_descriptors: *const c_void,
+    query_executable: Option<extern "C" fn(*const c_void, *mut Handle) -> Status>,
+    iterate_loaded_code_objects: Option<LcoIterate>,
+    loaded_code_object_get_info: Option<extern "C" fn(Handle, u32, *mut c_void) -> Status>,
+}
+
+const EXTENSION_AMD_LOADER: u16 = 0x201;
+const LCO_INFO_AGENT: u32 = 3;
+const LCO_INFO_STORAGE_TYPE: u32 = 4;
+const LCO_INFO_STORAGE_MEMORY_BASE: u32 = 5;
+const LCO_INFO_STORAGE_MEMORY_SIZE: u32 = 6;
+const LCO_INFO_LOAD_DELTA: u32 = 8;
+const STORAGE_TYPE_MEMORY: u32 = 2;
+
+extern "C" fn collect_lco(_exe: Handle, lco: Handle, data: *mut c_void) -> Status {
+    // SAFETY: `data` is the `Vec<Handle>` `code_objects` passed.
+    let v = unsafe { &mut *(data as *mut Vec<Handle>) };
+    v.push(lco);
+    SUCCESS
+}
+
+/// One code object of the kernel's executable: its load delta and bytes.
+struct Loaded {
+    delta: u64,
+    bytes: std::sync::Arc<Vec<u8>>,
+}
+
+/// The code objects loaded for the kernel's agent into the executable
+/// holding the kernel object `ko`, in load order, through the AMD loader
+/// extension (public API on ROCr): each one's load delta, and its bytes
+/// (the loader's in-memory storage, else what the reader wrappers kept
+/// for that executable, in the same order). `None` when the extension is
+/// missing or does not know the kernel.
+fn code_objects(st: &State, ko: u64, k: &KernelInfo) -> Option<Vec<Loaded>> {
+    let mut t = std::mem::MaybeUninit::<LoaderTable>::zeroed();
+    let r = (st.api.major_extension_table)(
+        EXTENSION_AMD_LOADER,
+        1,
+        std::mem::size_of::<LoaderTable>(),
+        t.as_mut_ptr() as *mut c_void,
+    );
+    if r != SUCCESS {
+        return None;
+    }
+    // SAFETY: zeroed is a valid `LoaderTable` (raw pointers and optional
+    // function pointers: null is `None`), and the runtime wrote only
+    // function pointers of these C types over it.
+    let t = unsafe { t.assume_init() };
+    let (Some(query), Some(iterate), Some(get_info)) = (
+        t.query_executable,
+        t.iterate_loaded_code_objects,
+        t.loaded_code_object_get_info,
+    ) else {
+        return None;
+    };
+    let mut exe = Handle::default();
+    if query(ko as *const c_void, &mut exe) != SUCCESS {
+        return None;
+    }
+    let mut lcos: Vec<Handle> = Vec::new();
+    if iterate(
+        exe,
+        collect_lco,
+        &mut lcos as *mut Vec<Handle> as *mut c_void,
+    ) != SUCCESS
+    {
+        return None;
+    }
+    let kept = lock(&st.loaded)
+        .get(&exe.handle)
+        .cloned()
+        .unwrap_or_default();
+    let info = |l: Handle, attr: u32| -> Option<u64> {
+        let mut v = 0u64;
+        (get_info(l, attr, &mut v as *mut u64 as *mut c_void) == SUCCESS).then_some(v)
+    };
+    let mut out = Vec::new();
+    for (i, &l) in lcos.iter().enumerate() {
+        if info(l, LCO_INFO_AGENT).is_some_and(|a| a != k.agent.handle) {
+            continue;
+        }
+        let delta = info(l, LCO_INFO_LOAD_DELTA)?;
+        let storage = info(l, LCO_INFO_STORAGE_TYPE).map(|v| v as u32);
+        let bytes = match (
+            storage,
+            info(l, LCO_INFO_STORAGE_MEMORY_BASE),
+            info(l, LCO_INFO_STORAGE_MEMORY_SIZE),
+        ) {
+            (Some(STORAGE_TYPE_MEMORY), Some(base), Some(size)) if base != 0 && size != 0 => {
+                // SAFETY: the loader's own copy of the loaded code object,
+                // `size` readable host bytes for as long as the executable
+                // lives (it runs the kernel being captured).
+                let b = unsafe { std::slice::from_raw_parts(base as *const u8, size as usize) };
+                std::sync::Arc::new(b.to_vec())
+            }
+            _ => kept.get(i)?.1.clone(),
+        };
+        out.push(Loaded { delta, bytes });
+    }
+    Some(out)
+}
+
 /// Where the intercepted packet is: the application's queue (an
 /// `hsa_queue_t`) and the packet's index in it.
 #[derive(Debug, Clone, Copy)]
@@ -152,6 +325,14 @@ pub struct Where {
     pub queue: u64,
     /// The packet's index.
     pub index: u64,
+}
+
+/// Prints `msg` on stderr once per process.
+fn warn_once(msg: &str) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("lathe-tool: capture: {msg}");
+    }
 }
 
 fn copy_out(st: &State, a: &Allocation) -> Result<Vec<u8>, String> {
@@ -220,13 +401,37 @@ fn capture(
         .find_elf_symbol(&format!("{}.kd", k.mangled))
         .ok_or_else(|| format!("the code object has no symbol {}.kd", k.mangled))?
         .value;
-    let span = co
-        .segments()
-        .iter()
-        .filter(|s| s.p_type == PT_LOAD)
-        .map(|s| s.vaddr.saturating_add(s.memsz))
-        .max()
-        .ok_or("the kernel's code object has no loadable segment")?;
+    // Every code object of the kernel's executable (device functions in
+    // other code objects), else the kernel's own.
+    let objects = match code_objects(st, ko, k) {
+        Some(v) if v.iter().any(|l| l.delta == ko.wrapping_sub(kd)) => v,
+        _ => {
+            warn_once(
+                "the AMD loader extension does not list the kernel's executable; only the \
+                 kernel's own code object is captured",
+            );
+            vec![Loaded {
+                delta: ko.wrapping_sub(kd),
+                bytes: k.code.clone(),
+            }]
+        }
+    };
+    let mut code_allocs = Vec::with_capacity(objects.len());
+    for l in &objects {
+        let span = lathe_codeobj::CodeObject::parse(&l.bytes)
+            .map_err(|e| format!("a code object of the kernel's executable: {e}"))?
+            .segments()
+            .iter()
+            .filter(|s| s.p_type == PT_LOAD)
+            .map(|s| s.vaddr.saturating_add(s.memsz))
+            .max()
+            .ok_or("a code object of the kernel's executable has no loadable segment")?;
+        code_allocs.push(Allocation {
+            base: l.delta,
+            size: span,
+            kind: "code".into(),
+        });
+    }
     let (guard, sig) = st.serialize()?;
     let wait = || st.wait_below_one(sig);
     // Drain the queue: earlier dispatches' writes are done before the
@@ -255,11 +460,8 @@ fn capture(
         return Err("the application's queue has no ring buffer".into());
     };
 
-    let mut allocs = vec![Allocation {
-        base: ko.wrapping_sub(kd),
-        size: span,
-        kind: "code".into(),
-    }];
+    let n_code = code_allocs.len();
+    let mut allocs = code_allocs;
     for (&base, (size, kind)) in lock(&ALLOCS).iter() {
         allocs.push(Allocation {
             base,
@@ -278,10 +480,14 @@ fn capture(
         kind: "packet".into(),
     });
     let kept = write::disjoint(&allocs);
-    let code_at = kept
+    let code_at: Vec<usize> = (0..n_code)
+        .map(|c| kept.iter().position(|&j| j == c))
+        .collect::<Option<_>>()
+        .ok_or("a code object of the kernel's executable overlaps another allocation")?;
+    let kernel_code = objects
         .iter()
-        .position(|&j| j == 0)
-        .ok_or("the kernel's code object overlaps another allocation")?;
+        .position(|l| l.delta == ko.wrapping_sub(kd))
+        .ok_or("the kernel's code object is not in its executable")?;
     let mut allocations: Vec<Allocation> = kept.iter().map(|&i| allocs[i].clone()).collect();
     let kernarg_address = u64::from_le_bytes(p[40..48].try_into().unwrap_or([0; 8]));
     if let Some(a) = allocations.iter_mut().find(|a| {
@@ -314,7 +520,7 @@ fn capture(
         .map(read)
         .collect::<Result<Vec<_>, _>>()?;
     // The kernel descriptor's `kernarg_size` (bytes 8..12).
-    let kernarg_size = before[code_at]
+    let kernarg_size = before[code_at[kernel_code]]
         .get(kd as usize + 8..kd as usize + 12)
         .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         as usize;
@@ -354,10 +560,14 @@ fn capture(
         launch: index,
         kernel: k.mangled.clone(),
         kernel_object: ko,
-        code_objects: vec![CodeObjectEntry {
-            size: k.code.len() as u64,
-            allocation: code_at,
-        }],
+        code_objects: objects
+            .iter()
+            .zip(&code_at)
+            .map(|(l, &allocation)| CodeObjectEntry {
+                size: l.bytes.len() as u64,
+                allocation,
+            })
+            .collect(),
         packet: lathe_capsule::hex(p),
         packet_address,
         queue_address: at.queue,
@@ -379,7 +589,7 @@ fn capture(
         &path,
         write::Captured {
             manifest,
-            code_objects: vec![k.code.as_slice()],
+            code_objects: objects.iter().map(|l| l.bytes.as_slice()).collect(),
             before,
             after,
             known: None,
