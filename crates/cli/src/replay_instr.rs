@@ -33,7 +33,7 @@ pub(crate) fn kernel_code_object(c: &Capsule) -> Option<&[u8]> {
 /// An instrumented build of the captured kernel for `--tool`.
 pub(crate) enum Built {
     /// A built-in lathe-dbi tool: its probes write a data buffer.
-    Builtin(ToolBuild),
+    Builtin(Box<ToolBuild>),
     /// A HIP tool (a directory with `tool.json`, or a manifest): its hooks
     /// are a second code object, loaded with the instrumented one; its
     /// result is its report variables.
@@ -100,7 +100,7 @@ pub(crate) fn instrument(name: &str, c: &Capsule, code: Option<&[u8]>) -> Result
     if let Some((_, why)) = b.skipped.iter().find(|(k, _)| k == kernel) {
         bail!("--tool {name}: {kernel} cannot be instrumented: {why}");
     }
-    Ok(Built::Builtin(b))
+    Ok(Built::Builtin(Box::new(b)))
 }
 
 /// Points the instrumented code object's data variable at a fresh zeroed
