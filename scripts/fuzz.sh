@@ -5,6 +5,8 @@
 # if any target failed (its crash input is in fuzz/artifacts/<target>/).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #   FUZZ_SKIP="capsule" scripts/fuzz.sh 300     # every target but capsule
+#   FUZZ_FLAGS=--dev scripts/fuzz.sh 300 interp  # unoptimised build (much
+#                          quicker to compile on a loaded machine, slower runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --fuzz
@@ -26,7 +28,7 @@ for t in "${targets[@]}"; do
   seeds="seeds/$t"
   [[ -d $seeds ]] || seeds=""
   log=$(mktemp)
-  if cargo +nightly fuzz run "$t" "corpus/$t" $seeds -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 >"$log" 2>&1; then
+  if cargo +nightly fuzz run ${FUZZ_FLAGS:-} "$t" "corpus/$t" $seeds -- -max_total_time="$secs" -rss_limit_mb=2048 -max_len=65536 >"$log" 2>&1; then
     status=ok
   else
     status="FAILED (see $log)"
