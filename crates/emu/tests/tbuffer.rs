@@ -234,16 +234,153 @@ enum Kind {
         d16: bool,
         /// Against the 4-record descriptor.
         small: bool,
+        /// DST_SEL_X..W (MUBUF format loads; [`ID`] for MTBUF).
+        sel: [u32; 4],
+        /// `_d16_hi_x`: into the high half of a VGPR holding [`OLD`].
+        hi: bool,
     },
     Store {
         d: u32,
         n: u32,
         comps: usize,
         d16: bool,
+        /// `_d16_hi_x`: x from the high half.
+        hi: bool,
     },
 }
 
 const SUFFIX: [&str; 4] = ["x", "xy", "xyz", "xyzw"];
+
+/// The identity DST_SEL (x, y, z, w).
+const ID: [u32; 4] = [4, 5, 6, 7];
+
+/// What a `_d16_hi_x` load's VGPR holds before it.
+const OLD: u32 = 0x1234_abcd;
+
+/// The last dword of a MUBUF format resource: DST_SEL_X..W (3 bits each
+/// from bit 0), NUM_FORMAT (14:12), DATA_FORMAT (18:15).
+fn word3(d: u32, n: u32, sel: [u32; 4]) -> u32 {
+    sel[0] | sel[1] << 3 | sel[2] << 6 | sel[3] << 9 | n << 12 | d << 15
+}
+
+/// MUBUF `buffer_load/store_format_*`: the same elements through
+/// s[16:19], a copy of the 32-byte-stride resource s[28:31] whose last
+/// dword (s19, set before each case) holds the format and DST_SEL.
+fn mubuf_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let sels = [0u32, 1, 4, 5, 6, 7];
+    let load = |d, n, comps, d16, sel, hi| Kind::Load {
+        d,
+        n,
+        comps,
+        d16,
+        small: false,
+        sel,
+        hi,
+    };
+    for d in 1..=14u32 {
+        for n in NFMTS {
+            if !valid(d, n) {
+                continue;
+            }
+            // A select per (format, component), 0 and 1 included.
+            let sel: [u32; 4] =
+                std::array::from_fn(|k| sels[(d as usize * 7 + n as usize * 3 + k * 5) % 6]);
+            let w3 = word3(d, n, sel);
+            v.push(Case {
+                line: format!("s_mov_b32 s19, {w3:#x}\n  buffer_load_format_xyzw vR4, v1, s[16:19], 0 idxen offset:8"),
+                width: 4,
+                kind: load(d, n, 4, false, sel, false),
+            });
+            let w3 = word3(d, n, ID);
+            v.push(Case {
+                line: format!("s_mov_b32 s19, {w3:#x}\n  buffer_load_format_d16_xyzw vR2, v1, s[16:19], 0 idxen offset:8"),
+                width: 2,
+                kind: load(d, n, 4, true, ID, false),
+            });
+            v.push(Case {
+                line: format!(
+                    "buffer_store_dwordx4 v[20:23], v1, s[28:31], 0 idxen\n  s_waitcnt vmcnt(0)\n  s_mov_b32 s19, {w3:#x}\n  buffer_store_format_xyzw v[12:15], v1, s[16:19], 0 idxen\n  s_waitcnt vmcnt(0)\n  buffer_load_dwordx4 vR4, v1, s[28:31], 0 idxen\n  s_waitcnt vmcnt(0)"
+                ),
+                width: 4,
+                kind: Kind::Store {
+                    d,
+                    n,
+                    comps: 4,
+                    d16: false,
+                    hi: false,
+                },
+            });
+        }
+    }
+    // Every other form, on a few formats.
+    let loads: [(&str, &str, usize, bool, u32, u32); 7] = [
+        ("x", "vR", 1, false, 14, 7),
+        ("xy", "vR2", 2, false, 10, 1),
+        ("xyz", "vR3", 3, false, 9, 0),
+        ("d16_x", "vR", 1, true, 12, 7),
+        ("d16_xy", "vR", 2, true, 10, 4),
+        ("d16_xyz", "vR2", 3, true, 12, 5),
+        ("d16_hi_x", "vR", 1, true, 5, 7),
+    ];
+    for (sfx, dst, comps, d16, d, n) in loads {
+        let hi = sfx == "d16_hi_x";
+        let w3 = word3(d, n, [5, 4, 7, 1]);
+        let init = if hi {
+            format!("v_mov_b32_e32 vR, {OLD:#x}\n  ")
+        } else {
+            String::new()
+        };
+        v.push(Case {
+            line: format!("s_mov_b32 s19, {w3:#x}\n  {init}buffer_load_format_{sfx} {dst}, v1, s[16:19], 0 idxen offset:8"),
+            width: if d16 { comps.div_ceil(2) } else { comps } as u32,
+            kind: load(d, n, comps, d16, [5, 4, 7, 1], hi),
+        });
+    }
+    let stores: [(&str, &str, usize, bool, u32, u32); 7] = [
+        ("x", "v12", 1, false, 13, 4),
+        ("xy", "v[12:13]", 2, false, 8, 0),
+        ("xyz", "v[12:14]", 3, false, 7, 7),
+        ("d16_x", "v12", 1, true, 12, 1),
+        ("d16_xy", "v12", 2, true, 5, 7),
+        ("d16_xyzw", "v[12:13]", 4, true, 10, 5),
+        ("d16_hi_x", "v12", 1, true, 2, 7),
+    ];
+    for (sfx, src, comps, d16, d, n) in stores {
+        let w3 = word3(d, n, ID);
+        v.push(Case {
+            line: format!(
+                "buffer_store_dwordx4 v[20:23], v1, s[28:31], 0 idxen\n  s_waitcnt vmcnt(0)\n  s_mov_b32 s19, {w3:#x}\n  buffer_store_format_{sfx} {src}, v1, s[16:19], 0 idxen\n  s_waitcnt vmcnt(0)\n  buffer_load_dwordx4 vR4, v1, s[28:31], 0 idxen\n  s_waitcnt vmcnt(0)"
+            ),
+            width: 4,
+            kind: Kind::Store {
+                d,
+                n,
+                comps,
+                d16,
+                hi: sfx == "d16_hi_x",
+            },
+        });
+    }
+    // The range check: 4 records of the 32-byte stride.
+    v.push(Case {
+        line: format!(
+            "s_mov_b32 s18, 4\n  s_mov_b32 s19, {:#x}\n  buffer_load_format_xyzw vR4, v1, s[16:19], 0 idxen offset:8\n  s_mov_b32 s18, -1",
+            word3(12, 0, ID)
+        ),
+        width: 4,
+        kind: Kind::Load {
+            d: 12,
+            n: 0,
+            comps: 4,
+            d16: false,
+            small: true,
+            sel: ID,
+            hi: false,
+        },
+    });
+    v
+}
 
 fn cases() -> Vec<Case> {
     let mut v = Vec::new();
@@ -264,6 +401,8 @@ fn cases() -> Vec<Case> {
                     comps: 4,
                     d16: false,
                     small: false,
+                    sel: ID,
+                    hi: false,
                 },
             });
             v.push(Case {
@@ -277,6 +416,8 @@ fn cases() -> Vec<Case> {
                     comps: 4,
                     d16: true,
                     small: false,
+                    sel: ID,
+                    hi: false,
                 },
             });
             for (comps, d16) in [(4, false), (3, true)] {
@@ -289,7 +430,13 @@ fn cases() -> Vec<Case> {
                         "buffer_store_dwordx4 v[20:23], v1, s[28:31], 0 idxen\n  s_waitcnt vmcnt(0)\n  tbuffer_store_format_{form}{sfx} {src}, v1, s[28:31], 0 format:{f} idxen\n  s_waitcnt vmcnt(0)\n  buffer_load_dwordx4 vR4, v1, s[28:31], 0 idxen\n  s_waitcnt vmcnt(0)"
                     ),
                     width: 4.max(regs),
-                    kind: Kind::Store { d, n, comps, d16 },
+                    kind: Kind::Store {
+                        d,
+                        n,
+                        comps,
+                        d16,
+                        hi: false,
+                    },
                 });
             }
         }
@@ -321,6 +468,8 @@ fn cases() -> Vec<Case> {
                 comps,
                 d16,
                 small: false,
+                sel: ID,
+                hi: false,
             },
         });
     }
@@ -342,9 +491,11 @@ fn cases() -> Vec<Case> {
                 n: f >> 4,
                 comps,
                 d16: false,
+                hi: false,
             },
         });
     }
+    v.extend(mubuf_cases());
     // A 32_32 element at bytes 28..35 of a raw buffer of 30 bytes: out of
     // range as a whole.
     v.push(Case {
@@ -356,6 +507,8 @@ fn cases() -> Vec<Case> {
             comps: 4,
             d16: false,
             small: true,
+            sel: ID,
+            hi: false,
         },
     });
     v.push(Case {
@@ -367,6 +520,8 @@ fn cases() -> Vec<Case> {
             comps: 4,
             d16: false,
             small: true,
+            sel: ID,
+            hi: false,
         },
     });
     // The loads read the input at offset 8, which the stores (offset 0,
@@ -394,6 +549,8 @@ fn reference(case: &Case, x: &[u32], lane: usize) -> Vec<u32> {
             comps,
             d16,
             small,
+            sel,
+            hi,
         } => {
             let (_, bytes) = layout(d);
             let mut el = element(x, 2);
@@ -405,7 +562,14 @@ fn reference(case: &Case, x: &[u32], lane: usize) -> Vec<u32> {
             if small && (lane >= 4 || d == 11) {
                 el = 0;
             }
-            let c: Vec<u32> = (0..comps).map(|k| load_ref(el, d, n, k)).collect();
+            let one = if is_float_valued(n) { 0x3f80_0000 } else { 1 };
+            let c: Vec<u32> = (0..comps)
+                .map(|k| match sel[k] {
+                    0 => 0,
+                    1 => one,
+                    s => load_ref(el, d, n, s as usize - 4),
+                })
+                .collect();
             if d16 {
                 let h = |v: u32| {
                     if is_float_valued(n) {
@@ -414,6 +578,9 @@ fn reference(case: &Case, x: &[u32], lane: usize) -> Vec<u32> {
                         v & 0xffff
                     }
                 };
+                if hi {
+                    return vec![h(c[0]) << 16 | OLD & 0xffff];
+                }
                 c.chunks(2)
                     .map(|p| h(p[0]) | p.get(1).map_or(0, |&v| h(v)) << 16)
                     .collect()
@@ -421,13 +588,20 @@ fn reference(case: &Case, x: &[u32], lane: usize) -> Vec<u32> {
                 c
             }
         }
-        Kind::Store { d, n, comps, d16 } => {
+        Kind::Store {
+            d,
+            n,
+            comps,
+            d16,
+            hi,
+        } => {
             let (w, _) = layout(d);
             let mut el = 0u128;
             let mut off = 0;
             for (k, &b) in w.iter().enumerate().take(comps) {
                 let v = if d16 {
-                    let h = x[2 + k / 2] >> (16 * (k % 2)) & 0xffff;
+                    let half = if hi { 1 } else { k % 2 };
+                    let h = x[2 + k / 2] >> (16 * half) & 0xffff;
                     match n {
                         4 => h,
                         5 => h as u16 as i16 as u32,
@@ -493,6 +667,8 @@ fn asm(target: &str, cases: &[Case]) -> (String, u32) {
   s_and_b32 s13, s13, 0xffff
   s_mov_b32 s14, 30
   s_mov_b32 s15, 0x27000
+  s_mov_b64 s[16:17], s[28:29]
+  s_mov_b32 s18, -1
   v_mov_b32_e32 v20, 0xa5a5a5a5
   v_mov_b32_e32 v21, 0xa5a5a5a5
   v_mov_b32_e32 v22, 0xa5a5a5a5

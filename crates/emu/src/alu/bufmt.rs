@@ -208,6 +208,31 @@ pub fn load_d16(el: u128, d: Dfmt, n: Nfmt, k: usize) -> Option<u16> {
     })
 }
 
+/// A loaded element's value through a destination select (a buffer
+/// resource's DST_SEL field): 0 is 0, 1 is one (1.0 for the float-valued
+/// number formats), 4 to 7 are components x to w as [`load`] gives them;
+/// the reserved codes 2 and 3, and a format without a meaning under `n`
+/// (whatever the select), are `None`.
+pub fn load_sel(el: u128, d: Dfmt, n: Nfmt, sel: u32) -> Option<u32> {
+    load(el, d, n, 0)?;
+    match sel {
+        0 => Some(0),
+        1 => Some(if n.integer() { 1 } else { 0x3f80_0000 }),
+        4..=7 => load(el, d, n, sel as usize - 4),
+        _ => None,
+    }
+}
+
+/// [`load_sel`] for d16 loads (converted as [`load_d16`] converts).
+pub fn load_sel_d16(el: u128, d: Dfmt, n: Nfmt, sel: u32) -> Option<u16> {
+    let v = load_sel(el, d, n, sel)?;
+    Some(if n.integer() {
+        v as u16
+    } else {
+        cvt_f16_f32(v, Mode::default())
+    })
+}
+
 /// Component `k` of a store, from the 32-bit VGPR value `v`, merged into
 /// the element `el`.
 pub fn store(el: u128, d: Dfmt, n: Nfmt, k: usize, v: u32) -> Option<u128> {

@@ -21,8 +21,14 @@ pub(super) struct MemOp {
     wide: bool,
     /// The read-modify-write of a non-cmpswap atomic (`None`: no semantics).
     rmw: Option<AtomicOp>,
-    /// LDS-direct or d16 forms, and MUBUF format forms (not modelled).
+    /// Not modelled (the paired and exchange forms of other spaces).
     unmodelled: bool,
+    /// LDS-direct load (`global/scratch_load_lds_*`): the loaded dword
+    /// goes to LDS, not to a VGPR ([`load_to_lds`]).
+    to_lds: bool,
+    /// MUBUF format form (`buffer_*_format_*`): the data and number
+    /// format come from the buffer resource ([`mubuf`]).
+    format: bool,
     /// Which half of the VGPR a D16 access loads into or stores from.
     d16: sem::D16,
 }
@@ -39,19 +45,20 @@ pub(super) fn mem_op(op: Opcode) -> MemOp {
         wide: false,
         rmw: None,
         unmodelled: true,
+        to_lds: false,
+        format: false,
         d16: sem::D16::No,
     };
     let Sem::Mem(m) = sem::of(op).sem else {
         return unmodelled;
     };
     let (store, atomic) = match m.op {
-        sem::MemOp::Load => (false, None),
+        sem::MemOp::Load | sem::MemOp::LoadToLds => (false, None),
         sem::MemOp::Store => (true, None),
         sem::MemOp::Atomic(a) => (false, Some(a.op)),
-        sem::MemOp::LoadToLds
-        | sem::MemOp::Load2 { .. }
-        | sem::MemOp::Store2 { .. }
-        | sem::MemOp::Xchg2 { .. } => return unmodelled,
+        sem::MemOp::Load2 { .. } | sem::MemOp::Store2 { .. } | sem::MemOp::Xchg2 { .. } => {
+            return unmodelled
+        }
     };
     MemOp {
         width: u32::from(m.size) * u32::from(m.elems),
@@ -61,10 +68,10 @@ pub(super) fn mem_op(op: Opcode) -> MemOp {
         cmpswap: atomic == Some(sem::AtomicOp::CmpSwap),
         wide: m.size == 8,
         rmw: atomic.and_then(rmw_of),
-        // MUBUF's buffer-format conversions (`buffer_*_format_*`, whose
-        // format is in the descriptor) are not modelled yet; MTBUF's run
-        // in `vmem_typed`.
-        unmodelled: m.format,
+        unmodelled: false,
+        to_lds: m.op == sem::MemOp::LoadToLds,
+        // MUBUF's format forms convert in `vmem_typed`, as MTBUF's do.
+        format: m.format,
         d16: m.d16,
     }
 }
@@ -448,8 +455,11 @@ pub(super) fn vmem(
     let glc = w0 >> 16 & 1 == 1;
     let m = mem_op(i.opcode());
     let (n, signed, is_atomic, is_store) = (m.width, m.signed, m.atomic, m.store);
-    if m.unmodelled {
+    if m.unmodelled || m.format {
         return Err(unsupported(w, i, c.pc));
+    }
+    if m.to_lds {
+        return load_to_lds(x, w, lds, i, c, offset, m);
     }
     let addr_op = c.by_field(Field::Addr).copied();
     let saddr = c
@@ -664,7 +674,7 @@ pub(super) fn vmem(
 pub(super) fn mubuf(
     x: &mut Core<'_>,
     w: &mut Wave,
-    _lds: &mut [u8],
+    lds: &mut [u8],
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
@@ -674,32 +684,45 @@ pub(super) fn mubuf(
     let idxen = w0 >> 13 & 1 == 1;
     let m = mem_op(i.opcode());
     let d16 = m.d16;
-    // MTBUF: the format from the instruction (DFMT 22:19, NFMT 25:23); its
-    // bit 16 is part of the opcode, not MUBUF's LDS bit.
+    // MUBUF's LDS bit (bit 16; MTBUF's bit 16 is part of its opcode).
+    let untyped = matches!(c.sem, Sem::Mem(sm) if sm.space == Space::Buffer);
+    let to_lds = untyped && w0 >> 16 & 1 == 1;
+    // A MUBUF format form (MTBUF's descriptions are format forms too).
+    let rsrc_format = untyped && m.format;
+    if m.unmodelled || (to_lds && (m.store || m.format)) {
+        return Err(unsupported(w, i, c.pc));
+    }
+    // VDATA (absent from the LDS form).
+    let vdata = c.by_field(Field::Vdata).copied();
+    let Some(rsrc) = c.by_field(Field::Srsrc).copied() else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let Operand::Reg(r) = rsrc.value else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let d: [u32; 4] = std::array::from_fn(|k| sreg_read(w, r.first + k as u16));
+    // The element format: MTBUF's from the instruction (DFMT 22:19, NFMT
+    // 25:23); MUBUF format forms' from the resource (DATA_FORMAT 18:15,
+    // NUM_FORMAT 14:12 of its last dword), whose loads also apply the
+    // resource's DST_SEL_X..W (bits 11:0, 3 bits each).
     let typed = match c.sem {
-        Sem::Mem(sm) if sm.space == Space::TypedBuffer => {
-            match (
-                alu::bufmt::Dfmt::decode(w0 >> 19 & 0xf),
-                alu::bufmt::Nfmt::decode(w0 >> 23 & 7),
-            ) {
-                (Some(d), Some(nf)) => Some((d, nf, sm)),
+        Sem::Mem(sm) if sm.space == Space::TypedBuffer || rsrc_format => {
+            let (df, nf) = if rsrc_format {
+                (d[3] >> 15 & 0xf, d[3] >> 12 & 7)
+            } else {
+                (w0 >> 19 & 0xf, w0 >> 23 & 7)
+            };
+            match (alu::bufmt::Dfmt::decode(df), alu::bufmt::Nfmt::decode(nf)) {
+                (Some(dfmt), Some(nfmt)) => Some((dfmt, nfmt, sm)),
                 _ => return Err(unsupported(w, i, c.pc)),
             }
         }
         _ => None,
     };
-    if typed.is_none() && (w0 >> 16 & 1 == 1 || m.unmodelled) {
-        return Err(unsupported(w, i, c.pc));
-    }
+    let dst_sel = rsrc_format.then(|| std::array::from_fn::<u32, 4, _>(|k| d[3] >> (3 * k) & 7));
     let (n, signed, is_store) = match typed {
         Some((d, _, sm)) => (d.bytes, false, sm.op == sem::MemOp::Store),
         None => (m.width, m.signed, m.store),
-    };
-    let (Some(rsrc), Some(vdata)) = (
-        c.by_field(Field::Srsrc).copied(),
-        c.by_field(Field::Vdata).copied(),
-    ) else {
-        return Err(unsupported(w, i, c.pc));
     };
     let vaddr = c
         .by_field(Field::Vaddr)
@@ -708,10 +731,6 @@ pub(super) fn mubuf(
     let soff = c
         .by_field(Field::Soffset)
         .map_or(0, |o| u64::from(s32(w, o)));
-    let Operand::Reg(r) = rsrc.value else {
-        return Err(unsupported(w, i, c.pc));
-    };
-    let d: [u32; 4] = std::array::from_fn(|k| sreg_read(w, r.first + k as u16));
     let base = u64::from(d[0]) | (u64::from(d[1] & 0xffff) << 32);
     let stride = u64::from(d[1] >> 16 & 0x3fff);
     let num_records = u64::from(d[2]);
@@ -814,9 +833,28 @@ pub(super) fn mubuf(
             check_private(x, addrs[l], n, l, access);
         }
     }
+    if to_lds {
+        if add_tid {
+            return Err(unsupported(w, i, c.pc));
+        }
+        return buffer_to_lds(x, w, lds, i, c, &addrs, live, inst_off, (n, signed));
+    }
+    let Some(vdata) = vdata else {
+        return Err(unsupported(w, i, c.pc));
+    };
     if let Some((d, nf, sm)) = typed {
         let seg = add_tid.then_some(base + soff);
-        return super::vmem_typed::typed(x, w, i, c, &addrs, live, seg, (d, nf, sm), vdata);
+        return super::vmem_typed::typed(
+            x,
+            w,
+            i,
+            c,
+            &addrs,
+            live,
+            seg,
+            (d, nf, sm, dst_sel),
+            vdata,
+        );
     }
     if add_tid {
         // Private segment: soffset is the wave's (wave-scaled) base, and
@@ -957,6 +995,91 @@ pub(super) fn mubuf(
             .map_err(|e| lane_fault(w, i, c.pc, e))?;
         // Out-of-range lanes gathered nothing: they load 0.
         write_loaded(w, &vdata, &bytes, w.exec, n, signed, d16);
+    }
+    Ok(Flow::Continue)
+}
+
+/// The LDS byte offset lane `l` of an LDS-direct load writes its dword
+/// to: M0 plus the instruction offset plus 4 per lane (MI200 ISA, "LDS
+/// DMA": LDS_ADDR = LDS_base + M0 + inst_offset + TID * 4; the wave's
+/// LDS base is 0 in the work-group's LDS slice here), modulo 2^32.
+pub(super) fn lds_direct_offset(w: &Wave, inst_off: i64, l: usize) -> u64 {
+    (i64::from(w.m0).wrapping_add(inst_off) as u64).wrapping_add(4 * l as u64) & 0xffff_ffff
+}
+
+/// `global_load_lds_*` and `scratch_load_lds_*`: each active lane loads
+/// `width` bytes from its GLOBAL address or private offset (the same
+/// addressing as the plain loads), zero- or sign-extends them to a dword
+/// and writes it to LDS at [`lds_direct_offset`]. No VGPR is written.
+fn load_to_lds(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+    offset: i64,
+    m: MemOp,
+) -> Result<Flow, Stop> {
+    let scratch = i.encoding() == Encoding::Scratch;
+    let addr_op = c.by_field(Field::Addr).copied();
+    let saddr = c
+        .by_field(Field::Saddr)
+        .copied()
+        .filter(|o| !matches!(o.value, Operand::Off));
+    for l in (0..LANES).filter(|&l| w.active(l)) {
+        x.view.set_lane(l);
+        let (place, private) = if scratch {
+            let p = scratch_offset(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
+            (Place::Global(0), Some(p))
+        } else {
+            let a = flat_addr(w, addr_op.as_ref(), saddr.as_ref(), offset, l);
+            (Place::Global(a), None)
+        };
+        if let Some(log) = x.mem_log.as_mut() {
+            log.push(crate::record::MemAccess {
+                pc: c.pc,
+                lane: l as u8,
+                addr: match (&place, private) {
+                    (_, Some(p)) => p,
+                    (Place::Global(a), None) => *a,
+                    (Place::Lds(o), None) => *o,
+                },
+            });
+        }
+        let bytes = read_place(x, w, lds, i, c.pc, &place, private, l, m.width)?;
+        let v = load_result(&bytes, m.width, m.signed)[0];
+        let o = lds_direct_offset(w, offset, l);
+        lds_slice(lds, o, 4, AccessKind::Write, w, i, c.pc)?.copy_from_slice(&v.to_le_bytes());
+    }
+    Ok(Flow::Continue)
+}
+
+/// MUBUF loads with the LDS bit: each active lane's element (zero when
+/// the lane is outside the buffer's range), extended to a dword, goes to
+/// LDS at [`lds_direct_offset`]; VDATA is not written.
+#[allow(clippy::too_many_arguments)]
+fn buffer_to_lds(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+    addrs: &[u64; LANES],
+    live: u64,
+    inst_off: u64,
+    (n, signed): (u32, bool),
+) -> Result<Flow, Stop> {
+    if n > 4 {
+        return Err(unsupported(w, i, c.pc));
+    }
+    let mut bytes = [[0u8; 16]; LANES];
+    x.view
+        .gather(addrs, live, n, &mut bytes)
+        .map_err(|e| lane_fault(w, i, c.pc, e))?;
+    for l in (0..LANES).filter(|&l| w.active(l)) {
+        let v = load_result(&bytes[l], n, signed)[0];
+        let o = lds_direct_offset(w, inst_off as i64, l);
+        lds_slice(lds, o, 4, AccessKind::Write, w, i, c.pc)?.copy_from_slice(&v.to_le_bytes());
     }
     Ok(Flow::Continue)
 }

@@ -1,4 +1,6 @@
-//! MTBUF `tbuffer_load/store_format_*` data movement: after MUBUF's
+//! MTBUF `tbuffer_load/store_format_*` and MUBUF `buffer_load/store_format_*`
+//! data movement (MTBUF's format from the instruction, MUBUF's from the
+//! buffer resource): after MUBUF's
 //! addressing (`vmem::mubuf`: index, offsets, range check, the swizzled
 //! private segment), each active lane moves one element of the
 //! instruction's data format and converts its components
@@ -7,11 +9,17 @@
 //! * Loads write the instruction's component count (x to xyzw) from v0 on;
 //!   d16 forms pack two 16-bit components per VGPR (x in the low half; the
 //!   high half of an odd count's last VGPR is 0). A lane outside the
-//!   buffer's range converts an all-zero element.
+//!   buffer's range converts an all-zero element. MUBUF format loads
+//!   route each result through the resource's DST_SEL: 0 gives 0, 1 gives
+//!   one (1.0 for the float-valued number formats), 4 to 7 the element's
+//!   x to w (a component the format lacks reads as above); 2 and 3 are
+//!   reserved and stop as unsupported. `_d16_hi_x` loads write the high
+//!   half and keep the low one.
 //! * Stores build the element from the components given; with fewer
 //!   components than the format has, only the bytes holding the given ones
 //!   are written (a packed format's shared byte takes 0 for the missing
-//!   component's bits). Lanes out of range write nothing.
+//!   component's bits). Lanes out of range write nothing. DST_SEL does not
+//!   apply to stores; `_d16_hi_x` stores take x from the high half.
 
 use super::*;
 use alu::bufmt::{self, Dfmt, Nfmt};
@@ -58,11 +66,13 @@ pub(super) fn typed(
     addrs: &[u64; LANES],
     live: u64,
     seg: Option<u64>,
-    (d, nf, m): (Dfmt, Nfmt, sem::Mem),
+    (d, nf, m, dst_sel): (Dfmt, Nfmt, sem::Mem, Option<[u32; 4]>),
     vdata: Op,
 ) -> Result<Flow, Stop> {
     let comps = usize::from(m.elems);
     let d16 = m.d16 != sem::D16::No;
+    let hi = m.d16 == sem::D16::Hi;
+    let sel = |k: usize| dst_sel.map_or(4 + k as u32, |s| s[k]);
     let store = m.op == sem::MemOp::Store;
     let bad = |w: &Wave| unsupported(w, i, c.pc);
     // The bytes a store writes: those holding the components it has.
@@ -77,7 +87,8 @@ pub(super) fn typed(
             let mut el = 0u128;
             for k in 0..comps {
                 el = if d16 {
-                    let h = (v32(w, &dword(&vdata, k / 2), l) >> (16 * (k % 2))) as u16;
+                    let half = if hi { 1 } else { k % 2 };
+                    let h = (v32(w, &dword(&vdata, k / 2), l) >> (16 * half)) as u16;
                     bufmt::store_d16(el, d, nf, k, h)
                 } else {
                     bufmt::store(el, d, nf, k, v32(w, &dword(&vdata, k), l))
@@ -96,11 +107,15 @@ pub(super) fn typed(
                     .map_err(|f| lane_fault(w, i, c.pc, (l, f)))?;
             }
             let el = u128::from_le_bytes(b);
-            if d16 {
+            if hi {
+                let h = bufmt::load_sel_d16(el, d, nf, sel(0)).ok_or_else(|| bad(w))?;
+                let old = v32(w, &vdata, l);
+                vwrite(w, &vdata, l, 0, vmem::d16_merge(m.d16, old, u32::from(h)));
+            } else if d16 {
                 for k in (0..comps).step_by(2) {
-                    let lo = bufmt::load_d16(el, d, nf, k).ok_or_else(|| bad(w))?;
+                    let lo = bufmt::load_sel_d16(el, d, nf, sel(k)).ok_or_else(|| bad(w))?;
                     let hi = if k + 1 < comps {
-                        bufmt::load_d16(el, d, nf, k + 1).ok_or_else(|| bad(w))?
+                        bufmt::load_sel_d16(el, d, nf, sel(k + 1)).ok_or_else(|| bad(w))?
                     } else {
                         0
                     };
@@ -108,7 +123,7 @@ pub(super) fn typed(
                 }
             } else {
                 for k in 0..comps {
-                    let v = bufmt::load(el, d, nf, k).ok_or_else(|| bad(w))?;
+                    let v = bufmt::load_sel(el, d, nf, sel(k)).ok_or_else(|| bad(w))?;
                     vwrite(w, &vdata, l, k, v);
                 }
             }
