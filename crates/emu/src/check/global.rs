@@ -94,10 +94,10 @@ pub struct Clock {
 impl Clock {
     /// The epoch of `wg` this clock has synchronised with.
     pub fn get(&self, wg: u32) -> u32 {
-        self.e
-            .iter()
-            .find(|(w, _)| *w == wg)
-            .map_or(self.floor, |&(_, e)| e.max(self.floor))
+        match self.e.binary_search_by_key(&wg, |&(w, _)| w) {
+            Ok(k) => self.e[k].1.max(self.floor),
+            Err(_) => self.floor,
+        }
     }
 
     /// Raises `wg`'s entry to `epoch`.
@@ -105,16 +105,19 @@ impl Clock {
         if epoch <= self.floor {
             return;
         }
-        match self.e.iter_mut().find(|(w, _)| *w == wg) {
-            Some(x) => x.1 = x.1.max(epoch),
-            None => {
-                self.e.push((wg, epoch));
+        // Entries are kept sorted by work-group.
+        match self.e.binary_search_by_key(&wg, |&(w, _)| w) {
+            Ok(k) => self.e[k].1 = self.e[k].1.max(epoch),
+            Err(k) => {
+                self.e.insert(k, (wg, epoch));
                 if self.e.len() > CLOCK_ENTRIES {
                     // Fold the oldest half into the floor.
-                    self.e.sort_unstable_by_key(|&(_, e)| e);
+                    let mut by_epoch: Vec<u32> = self.e.iter().map(|&(_, e)| e).collect();
+                    by_epoch.sort_unstable();
                     let cut = self.e.len() / 2;
-                    self.floor = self.floor.max(self.e[cut - 1].1);
-                    self.e.drain(..cut);
+                    self.floor = self.floor.max(by_epoch[cut - 1]);
+                    let f = self.floor;
+                    self.e.retain(|&(_, e)| e > f);
                 }
             }
         }
@@ -127,8 +130,23 @@ impl Clock {
             let f = self.floor;
             self.e.retain(|&(_, e)| e > f);
         }
+        // Both sorted by work-group: one merge pass finds what is new.
+        let mut k = 0;
         for &(w, e) in &other.e {
-            self.set(w, e);
+            if e <= self.floor {
+                continue;
+            }
+            while k < self.e.len() && self.e[k].0 < w {
+                k += 1;
+            }
+            match self.e.get_mut(k) {
+                Some(x) if x.0 == w => x.1 = x.1.max(e),
+                _ => {
+                    self.set(w, e);
+                    // A fold may have dropped entries: find the place again.
+                    k = 0;
+                }
+            }
         }
     }
 }
@@ -148,6 +166,9 @@ pub struct GlobalRace {
     counts: [u32; 3],
     time: std::sync::atomic::AtomicU32,
     pages: RwLock<HashMap<u64, Arc<Page>>>,
+    /// Pages made so far: an acquire that found no page for a granule
+    /// need not look again while this is unchanged.
+    made: std::sync::atomic::AtomicUsize,
     syncs: Vec<Mutex<HashMap<u64, Clock>>>,
     /// Sites: PC and instruction text, by index.
     sites: Mutex<Sites>,
@@ -160,6 +181,7 @@ impl GlobalRace {
             counts: counts.map(|c| c.max(1)),
             time: std::sync::atomic::AtomicU32::new(1),
             pages: RwLock::default(),
+            made: std::sync::atomic::AtomicUsize::new(0),
             syncs: (0..SHARDS).map(|_| Mutex::default()).collect(),
             sites: Mutex::default(),
         }
@@ -188,20 +210,25 @@ impl GlobalRace {
         if let Some(p) = self.pages.read().unwrap_or_else(|e| e.into_inner()).get(&n) {
             return p.clone();
         }
-        self.pages
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(n)
-            .or_insert_with(|| {
-                Arc::new(Page(Mutex::new(
-                    vec![Cell::default(); PAGE_GRANULES].into_boxed_slice(),
-                )))
-            })
-            .clone()
+        let mut map = self.pages.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = map.get(&n) {
+            return p.clone();
+        }
+        let p = Arc::new(Page(Mutex::new(
+            vec![Cell::default(); PAGE_GRANULES].into_boxed_slice(),
+        )));
+        map.insert(n, p.clone());
+        // Counted after the insert, under the write lock: a reader that
+        // sees the new count finds the page.
+        self.made.fetch_add(1, std::sync::atomic::Ordering::Release);
+        p
     }
 
-    fn shard(&self, g: u64) -> &Mutex<HashMap<u64, Clock>> {
-        &self.syncs[(g.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % SHARDS]
+    /// The shard of granule `g`'s sync clock: by 64-byte line, so the
+    /// neighbouring granules of one instruction (a wave's lanes on a small
+    /// array) share one lock.
+    fn shard_of(g: u64) -> usize {
+        ((g >> 6).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % SHARDS
     }
 
     fn site_text(&self, site: u32) -> (u64, String) {
@@ -237,6 +264,8 @@ pub struct Local {
     dirty: bool,
     clock: Clock,
     pages: HashMap<u64, Arc<Page>>,
+    /// Pages looked for and not found, with [`GlobalRace::made`] then.
+    absent: HashMap<u64, usize>,
     sites: HashMap<u64, u32>,
     granules: Vec<u64>,
     hits: Vec<Hit>,
@@ -258,6 +287,7 @@ impl Local {
             dirty: false,
             clock: Clock::default(),
             pages: HashMap::new(),
+            absent: HashMap::new(),
             sites: HashMap::new(),
             granules: Vec::new(),
             hits: Vec::new(),
@@ -465,22 +495,30 @@ impl Local {
     }
 
     /// Before a synchronising access of `size` bytes at `addrs` by
-    /// work-group `wg`: the release.
+    /// work-group `wg`: the release. One shard lock per run of granules
+    /// in one shard (sorted granules of a line share a shard).
     pub fn release(&mut self, wg: [u32; 3], addrs: &[u64], size: u8) {
         if addrs.is_empty() {
             return;
         }
         self.enter(wg);
         self.granules_of(addrs, size);
-        let mut mine = self.clock.clone();
-        mine.set(self.me, self.epoch);
-        for &g in &self.granules {
-            let mut s = self
-                .shared
-                .shard(g)
+        let (me, epoch) = (self.me, self.epoch);
+        let mut i = 0;
+        while i < self.granules.len() {
+            let sh = GlobalRace::shard_of(self.granules[i]);
+            let mut s = self.shared.syncs[sh]
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            s.entry(g).or_default().join(&mine);
+            while let Some(&g) = self.granules.get(i) {
+                if GlobalRace::shard_of(g) != sh {
+                    break;
+                }
+                let c = s.entry(g).or_default();
+                c.join(&self.clock);
+                c.set(me, epoch);
+                i += 1;
+            }
         }
         if self.dirty {
             self.epoch = self.shared.tick();
@@ -497,35 +535,69 @@ impl Local {
         self.enter(wg);
         self.granules_of(addrs, size);
         let granules = std::mem::take(&mut self.granules);
-        for &g in &granules {
-            {
-                let s = self
-                    .shared
-                    .shard(g)
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+        let mut i = 0;
+        while i < granules.len() {
+            let sh = GlobalRace::shard_of(granules[i]);
+            let s = self.shared.syncs[sh]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            while let Some(&g) = granules.get(i) {
+                if GlobalRace::shard_of(g) != sh {
+                    break;
+                }
                 if let Some(c) = s.get(&g) {
                     self.clock.join(c);
                 }
-            }
-            let known = self.pages.get(&(g >> 12)).cloned().or_else(|| {
-                self.shared
-                    .pages
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .get(&(g >> 12))
-                    .cloned()
-            });
-            if let Some(page) = known {
-                let w = page.0.lock().unwrap_or_else(|e| e.into_inner())
-                    [((g >> 2) as usize) % PAGE_GRANULES]
-                    .write;
-                if w.epoch != 0 && w.wg != self.me {
-                    self.clock.set(w.wg, w.epoch);
-                }
+                i += 1;
             }
         }
+        // The last plain write of each granule (an atomic store on gfx90a
+        // is a plain store): one page lock per run of granules in a page.
+        let mut i = 0;
+        while i < granules.len() {
+            let pn = granules[i] >> 12;
+            let run = granules[i..].iter().take_while(|&&g| g >> 12 == pn).count();
+            if let Some(page) = self.known_page(pn) {
+                let cells = page.0.lock().unwrap_or_else(|e| e.into_inner());
+                for &g in &granules[i..i + run] {
+                    let w = cells[((g >> 2) as usize) % PAGE_GRANULES].write;
+                    if w.epoch != 0 && w.wg != self.me {
+                        self.clock.set(w.wg, w.epoch);
+                    }
+                }
+            }
+            i += run;
+        }
         self.granules = granules;
+    }
+
+    /// Shadow page `n` if any plain access made it: the thread's cache,
+    /// else the shared map (not looked at again while no page was made
+    /// since `n` was last missing from it).
+    fn known_page(&mut self, n: u64) -> Option<Arc<Page>> {
+        if let Some(p) = self.pages.get(&n) {
+            return Some(p.clone());
+        }
+        let made = self.shared.made.load(std::sync::atomic::Ordering::Acquire);
+        if self.absent.get(&n) == Some(&made) {
+            return None;
+        }
+        let p = self
+            .shared
+            .pages
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&n)
+            .cloned();
+        match &p {
+            Some(p) => {
+                self.pages.insert(n, p.clone());
+            }
+            None => {
+                self.absent.insert(n, made);
+            }
+        }
+        p
     }
 }
 
@@ -709,6 +781,74 @@ mod tests {
         v.acquire([1, 0, 0], &[A + 64], 4);
         v.plain([1, 0, 0], 0, 0x68, &"ld", false, &[lane(0, A, 0)]);
         assert!(c.take().0.is_empty());
+    }
+
+    #[test]
+    fn merged_clocks_match_a_full_map() {
+        // Joins and sets against a plain map of every entry (few enough
+        // work-groups that nothing folds): the same epoch for each.
+        let mut seed = 0x2545_f491_u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as u32
+        };
+        for _ in 0..200 {
+            let (mut a, mut b) = (Clock::default(), Clock::default());
+            let (mut ra, mut rb) = (HashMap::new(), HashMap::new());
+            for _ in 0..next(9) {
+                let (w, e) = (next(12), 1 + next(50));
+                a.set(w, e);
+                let x = ra.entry(w).or_insert(0);
+                *x = e.max(*x);
+            }
+            for _ in 0..next(9) {
+                let (w, e) = (next(12), 1 + next(50));
+                b.set(w, e);
+                let x = rb.entry(w).or_insert(0);
+                *x = e.max(*x);
+            }
+            a.join(&b);
+            for (w, e) in rb {
+                let x = ra.entry(w).or_insert(0);
+                *x = e.max(*x);
+            }
+            for w in 0..12 {
+                assert_eq!(a.get(w), ra.get(&w).copied().unwrap_or(0), "wg {w}");
+            }
+            assert!(a.e.windows(2).all(|p| p[0].0 < p[1].0));
+        }
+    }
+
+    #[test]
+    fn acquire_sees_a_plain_write_made_after_it_missed_the_page() {
+        // Block 1 acquires a flag whose page holds no plain access yet;
+        // then block 0 writes data and stores the flag plainly (gfx90a's
+        // atomic store, no release) on that page; block 1's next acquire of the flag
+        // must look at the page again and order the data.
+        let c = checker();
+        let g = Arc::new(GlobalRace::new([2, 1, 1]));
+        let (mut t0, mut t1) = (Local::new(g.clone(), c), Local::new(g, c));
+        let flag = A + 0x2000;
+        t1.release([1, 0, 0], &[flag], 4);
+        t1.acquire([1, 0, 0], &[flag], 4);
+        t0.plain([0, 0, 0], 0, 0x10, &"st", true, &[lane(0, A, 9)]);
+        t0.plain([0, 0, 0], 0, 0x14, &"st", true, &[lane(0, flag, 1)]);
+        t1.release([1, 0, 0], &[flag], 4);
+        t1.acquire([1, 0, 0], &[flag], 4);
+        t1.plain([1, 0, 0], 0, 0x18, &"ld", false, &[lane(0, A, 0)]);
+        assert!(c.take().0.is_empty());
+        // Without the second acquire the read races.
+        let c = checker();
+        let g = Arc::new(GlobalRace::new([2, 1, 1]));
+        let (mut t0, mut t1) = (Local::new(g.clone(), c), Local::new(g, c));
+        t1.release([1, 0, 0], &[flag], 4);
+        t1.acquire([1, 0, 0], &[flag], 4);
+        t0.plain([0, 0, 0], 0, 0x10, &"st", true, &[lane(0, A, 9)]);
+        t0.plain([0, 0, 0], 0, 0x14, &"st", true, &[lane(0, flag, 1)]);
+        t1.plain([1, 0, 0], 0, 0x18, &"ld", false, &[lane(0, A, 0)]);
+        assert_eq!(c.take().0.len(), 1);
     }
 
     #[test]

@@ -68,7 +68,10 @@ pub(super) fn before(x: &mut Core<'_>, w: &Wave, i: &Instruction, c: &Ctx) -> Op
     };
     let g = x.global.as_deref_mut()?;
     if atomic || sync_bits {
-        let list: Vec<u64> = lanes_of(live).map(|l| addrs[l]).collect();
+        // The list is the thread's, reused from one instruction to the next.
+        let mut list = std::mem::take(&mut g.pending);
+        list.clear();
+        list.extend(lanes_of(live).map(|l| addrs[l]));
         g.release(w.workgroup, &list, width);
         g.pending = list;
         return Some(width);
