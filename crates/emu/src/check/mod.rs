@@ -265,8 +265,17 @@ impl Checker {
     }
 
     /// The hits so far, and how many more were only counted; both reset.
+    /// Hits arrive in whatever order the host threads ran the work-groups;
+    /// they are returned in launch order (work-group z, y, x, then wave
+    /// and lane), so the text report, which prints the first hit of
+    /// each kind at each PC, names the same thread whatever `--threads`.
     pub fn take(&self) -> (Vec<Hit>, u64) {
-        let h = std::mem::take(&mut *self.hits.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut h = std::mem::take(&mut *self.hits.lock().unwrap_or_else(|e| e.into_inner()));
+        // Stable: one wave's hits keep their program order.
+        h.sort_by_key(|x| {
+            let [gx, gy, gz] = x.workgroup;
+            (gz, gy, gx, x.wave, x.v.lane)
+        });
         (h, self.dropped.swap(0, Ordering::Relaxed))
     }
 }
