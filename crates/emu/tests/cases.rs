@@ -3,9 +3,11 @@
 //! are checked against the case's CPU reference.
 //!
 //! Every run must match: a wrong result, a fault, an unsupported
-//! instruction or any other stop fails the test.
+//! instruction or any other stop fails the test. The same runs with every
+//! sanitizer checker on must report nothing.
 
 use lathe_cases::{build, Case, Run, Value};
+use lathe_emu::check::{CheckHook, Checker, Checks};
 use lathe_emu::interp::Stop;
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::{DispatchError, Options};
@@ -17,7 +19,7 @@ enum Outcome {
     Fail(String),
 }
 
-fn run_case(case: &Case, target: &'static str, opt: &'static str) -> Outcome {
+fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Options) -> Outcome {
     let co = std::fs::read(build::linked_code_object(case, target, opt)).expect("code object");
     let session = match Session::load(target.parse().expect("target"), &[&co]) {
         Ok(s) => s,
@@ -63,7 +65,7 @@ fn run_case(case: &Case, target: &'static str, opt: &'static str) -> Outcome {
         dims,
         dynamic_lds: case.dyn_lds,
     };
-    let (_report, bufs) = match session.launch(case.kernel, shape, &args, &Options::default()) {
+    let (_report, bufs) = match session.launch(case.kernel, shape, &args, opts) {
         Ok(r) => r,
         Err(SessionError::Dispatch(DispatchError::Stopped {
             stop: Stop::Unsupported { inst, .. },
@@ -120,7 +122,7 @@ fn corpus_cases_match_their_cpu_references() {
             };
             for &opt in opts {
                 let label = format!("{} {target} {opt}", case.name);
-                match run_case(&case, target, opt) {
+                match run_case(&case, target, opt, &Options::default()) {
                     Outcome::Pass => passed.push((case.name, label)),
                     Outcome::Unsupported(i) => unsupported.push(format!("{label}: {i}")),
                     Outcome::Fail(e) => failed.push(format!("{label}: {e}")),
@@ -169,4 +171,59 @@ fn corpus_cases_match_their_cpu_references() {
         lathe_cases::all().len(),
         "every case passes on every target and level: {full:?}"
     );
+}
+
+/// No false reports (issue 21): every case, built for gfx90a at -O3, runs
+/// with all four checkers on (memcheck, initcheck, racecheck on LDS and on
+/// global memory between work-groups, synccheck), still matches its CPU
+/// reference, and nothing is reported.
+#[test]
+fn corpus_cases_get_no_report_under_every_checker() {
+    let checker: &'static Checker = Box::leak(Box::new(Checker::new(Checks {
+        memcheck: true,
+        initcheck: true,
+        synccheck: true,
+        racecheck: true,
+    })));
+    let opts = Options {
+        check: Some(CheckHook(checker)),
+        ..Options::default()
+    };
+    let mut ran = 0;
+    let mut failed = Vec::new();
+    for case in lathe_cases::all() {
+        if !case.targets.contains(&"gfx90a") {
+            continue;
+        }
+        let outcome = run_case(&case, "gfx90a", "-O3", &opts);
+        ran += 1;
+        let (hits, dropped) = checker.take();
+        match outcome {
+            Outcome::Pass => {}
+            Outcome::Unsupported(i) => failed.push(format!("{}: unsupported {i}", case.name)),
+            Outcome::Fail(e) => failed.push(format!("{}: {e}", case.name)),
+        }
+        if !hits.is_empty() || dropped > 0 {
+            let kinds: std::collections::BTreeSet<String> = hits
+                .iter()
+                .map(|h| {
+                    format!(
+                        "{} {} at {:#x}: {}",
+                        h.v.kind.tool(),
+                        h.v.kind.name(),
+                        h.pc,
+                        h.inst
+                    )
+                })
+                .collect();
+            failed.push(format!(
+                "{}: {} findings ({dropped} more): {kinds:#?}",
+                case.name,
+                hits.len()
+            ));
+        }
+    }
+    eprintln!("corpus under --check all: {ran} cases run");
+    assert!(ran > 0);
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
