@@ -1,25 +1,4 @@
-//! The emulator's verification corpus: every kernel in `corpus/hip/k_*.hip`
-//! described as data — sources, kernel symbol, launch geometry, arguments —
-//! plus a CPU reference of what the GPU must compute and the rule for
-//! comparing the two (bit-exact, or a stated ULP / error bound).
-//!
-//! A harness runs a [`Case`] like this:
-//!
-//! 1. Get its code object(s) for one of [`Case::targets`] with
-//!    [`build::code_objects`] (an rdc case gives several relocatable objects
-//!    to link; [`build::linked_code_object`] links them with ld.lld).
-//! 2. Load a fresh copy (device variables start from their initial values),
-//!    allocate one device buffer per [`Value::Buffer`] initialised with its
-//!    bytes, lay out the kernel arguments in [`Case::args`] order (pointers
-//!    for buffers, the values for scalars; [`Case::kernarg_offsets`] gives the
-//!    natural-alignment offsets, which match the code object's metadata) and
-//!    dispatch `kernel` with `grid` (total work-items per dimension, as in an
-//!    HSA dispatch packet — partial workgroups happen), `block` and `dyn_lds`
-//!    bytes of dynamic LDS.
-//! 3. Read back every output buffer and every [`Global`] into a [`Run`] and
-//!    call [`Case::check`].
-//!
-//! All cases assume wave64 (gfx90a, gfx942).
+#![doc = include_str!("../README.md")]
 
 pub mod build;
 mod cases;

@@ -1,18 +1,4 @@
-//! `lathe-codeobj`: AMDGPU ELF code objects.
-//!
-//! [`CodeObject`] is a zero-copy view over the bytes of one AMDGPU ELF file
-//! (`ET_DYN` as loaded by ROCr, or `ET_REL` from `-fgpu-rdc`): header and
-//! target ([`header`]), sections, segments, symbol tables, relocations and
-//! notes ([`elf`]), msgpack metadata ([`msgpack`], [`metadata`]), kernel
-//! descriptors ([`kd`]), a classified symbol model with kernels, device
-//! functions and variables ([`symbols`]), descriptor/metadata cross-checks
-//! ([`check`]), the host side of HIP programs ([`host`]), and how users name
-//! kernels and functions: demangling and pattern matching ([`names`]), and
-//! an occupancy estimate ([`occupancy`]). Bundles may also hold SPIR-V
-//! modules (`amdgcnspirv`) instead of code objects: [`spirv`] recognises
-//! them and reads their declarations. [`lines`] gives source lines from
-//! DWARF, and [`addr_map`] reads the address map `lathe-dbi` writes into
-//! instrumented code objects.
+#![doc = include_str!("../README.md")]
 
 pub mod addr_map;
 pub mod aql;

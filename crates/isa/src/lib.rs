@@ -1,5 +1,6 @@
 //! `lathe-isa`: AMDGPU machine code — decode, encode and print (exactly as
-//! LLVM 22's disassembler prints it), for GFX9 targets (gfx90a, gfx942).
+//! LLVM 22's disassembler prints it), for GFX9, GFX10.3 and GFX11 processors
+//! (the crate README lists them).
 //!
 //! The instruction set is described once, as data: `gen/gen.py` probes LLVM
 //! 22's disassembler for every opcode of every encoding and writes the

@@ -1,21 +1,4 @@
-//! `lathe-loader`: executables built from AMDGPU code objects, as ROCr
-//! defines them, plus what ROCr lacks: device functions resolved across code
-//! objects.
-//!
-//! An [`Executable`] is created for one agent (a target ID). Code objects are
-//! loaded into it in any order ([`Executable::load`]): each one's `PT_LOAD`
-//! segments are placed in device memory obtained from a [`DeviceMemory`]
-//! implementation, at a load delta chosen by the allocator. External
-//! variables can be defined ([`Executable::define_external_variable`]).
-//! [`Executable::freeze`] then resolves every dynamic relocation against, in
-//! order, the code object's own definitions, the global definitions of every
-//! other loaded code object (kernels, variables and device functions alike),
-//! and the external variables; it reports every symbol still undefined by
-//! name, and only then writes the relocated images to device memory.
-//!
-//! After freezing, symbols can be queried by name or iterated, with their
-//! kind, device address and size, and each loaded code object reports its
-//! load base, delta, size and original (storage) ELF bytes.
+#![doc = include_str!("../README.md")]
 
 use std::collections::HashMap;
 use std::fmt;

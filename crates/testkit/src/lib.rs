@@ -1,9 +1,4 @@
-//! Test support for Lathe: finds the LLVM 22 / ROCm tools the tests use as
-//! oracles, compiles the HIP corpus in `corpus/hip` with clang-22 into a
-//! content-addressed cache, and locates the `jax-rocm7-plugin` wheel.
-//!
-//! Only tests and benchmarks use this crate. Its functions panic with a clear
-//! message when a required tool is missing: run `scripts/setup.sh` first.
+#![doc = include_str!("../README.md")]
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
