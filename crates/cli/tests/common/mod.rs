@@ -102,11 +102,17 @@ pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> Pat
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/exec")
         .join(format!("{name}.hip"));
+    // Built under a name of its own and renamed into place: tests running
+    // in parallel may build the same program while another runs it (writing
+    // over a running executable fails with ETXTBSY; a rename does not).
+    static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("{name}.{}.{n}.tmp", std::process::id()));
     let o = Command::new("hipcc")
         .args(["--offload-arch=gfx90a", "-O2"])
         .args(extra)
         .arg("-o")
-        .arg(&out)
+        .arg(&tmp)
         .arg(&src)
         .output()
         .expect("run hipcc");
@@ -115,5 +121,6 @@ pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> Pat
         "hipcc {name}.hip failed:\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    std::fs::rename(&tmp, &out).expect("rename the built program into place");
     out
 }
