@@ -229,6 +229,8 @@ const SHELL_BASE: &[&str] = &[
     "echo",
     "exit",
     "return",
+    "continue",
+    "break",
     "local",
     "export",
     "shift",
