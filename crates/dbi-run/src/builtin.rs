@@ -13,7 +13,7 @@ use lathe_emu::run::{Options, Report};
 use lathe_emu::session::{BufferOut, Session, Shape};
 use serde_json::Value;
 
-use crate::{check_skipped, instrument_defining, launch, probe_data, Error, Stopped};
+use crate::{check_skipped, instrument_defining, launch, probe_data, Error, Ran, Stopped};
 
 /// How [`run`] runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,18 +88,11 @@ pub fn run(
         .upload(&vec![0u8; b.data_size as usize])
         .map_err(probe_data)?;
     session.mem.view().store_u64(var, buf).map_err(probe_data)?;
-    let mut keep = Some(b);
-    let ran = launch(
-        session,
-        &resolved,
-        shape,
-        args,
-        opts,
-        ro.record,
-        |session, buffers, error| {
-            // A stop keeps the session to be reported in original terms.
-            let b = keep.take().expect("the build is kept until the launch");
-            Stopped {
+    let ran = match launch(session, &resolved, shape, args, opts, ro.record)? {
+        Ran::Done(ran) => ran,
+        // A stop keeps the session to be reported in original terms.
+        Ran::Stopped(session, buffers, error) => {
+            return Err(Error::Stopped(Box::new(Stopped {
                 session,
                 buffers,
                 error,
@@ -107,11 +100,9 @@ pub fn run(
                 code_object: b.out.code_object,
                 sites: b.out.sites,
                 program: Arc::new(b.program),
-            }
-        },
-    );
-    let ran = ran?;
-    let b = keep.expect("the build is kept when the launch did not stop");
+            })))
+        }
+    };
     let session = ran.session;
     let to_old: HashMap<u64, u64> = session
         .exe

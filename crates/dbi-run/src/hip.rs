@@ -10,7 +10,7 @@ use lathe_emu::run::{Options, Report};
 use lathe_emu::session::{BufferOut, Session, Shape};
 use serde_json::{json, Value};
 
-use crate::{check_skipped, instrument_defining, launch, probe_data, Error, Stopped};
+use crate::{check_skipped, instrument_defining, launch, probe_data, Error, Ran, Stopped};
 
 /// A HIP tool run on the emulator ([`run`]).
 #[derive(Debug)]
@@ -76,18 +76,11 @@ pub fn run(
             .write_bytes(s.address, &bytes)
             .map_err(probe_data)?;
     }
-    let mut keep = Some(b);
-    let ran = launch(
-        session,
-        &resolved,
-        shape,
-        args,
-        opts,
-        record,
-        |session, buffers, error| {
-            // A stop keeps the session to be reported in original terms.
-            let b = keep.take().expect("the build is kept until the launch");
-            Stopped {
+    let ran = match launch(session, &resolved, shape, args, opts, record)? {
+        Ran::Done(ran) => ran,
+        // A stop keeps the session to be reported in original terms.
+        Ran::Stopped(session, buffers, error) => {
+            return Err(Error::Stopped(Box::new(Stopped {
                 session,
                 buffers,
                 error,
@@ -95,10 +88,9 @@ pub fn run(
                 code_object: b.code_object,
                 sites: b.sites,
                 program: b.program,
-            }
-        },
-    )?;
-    let b = keep.expect("the build is kept when the launch did not stop");
+            })))
+        }
+    };
     let session = ran.session;
     let ground_truth = ran.record.map(|rec| {
         let mut m = BTreeMap::new();

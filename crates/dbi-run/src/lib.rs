@@ -46,9 +46,10 @@ pub struct Stopped {
     pub program: Arc<Program>,
 }
 
-/// Runs `kernel` in `session`: a stopped dispatch becomes
-/// [`Error::Stopped`] (built by `stopped` from the session and buffers),
-/// anything else an error.
+/// Runs `kernel` in `session`. A stopped dispatch comes back as
+/// [`Ran::Stopped`] with the session and buffers as they were, for the
+/// caller to keep with its build ([`Error::Stopped`]); any other failure
+/// is an error.
 fn launch(
     session: Session,
     kernel: &str,
@@ -56,30 +57,35 @@ fn launch(
     args: &[lathe_emu::launch::Arg],
     opts: &lathe_emu::run::Options,
     record: bool,
-    stopped: impl FnOnce(Session, Vec<BufferOut>, SessionError) -> Stopped,
-) -> Result<Launched, Error> {
+) -> Result<Ran, Error> {
     if record {
         let (report, buffers, rec) = session.launch_recorded(kernel, shape, args, opts)?;
-        return Ok(Launched {
+        return Ok(Ran::Done(Launched {
             session,
             report,
             buffers,
             record: Some(rec),
-        });
+        }));
     }
     let mut pool = Vec::new();
     match session.launch_in(kernel, shape, args, opts, &mut pool, &mut |_| {}) {
-        Ok(report) => Ok(Launched {
+        Ok(report) => Ok(Ran::Done(Launched {
             session,
             report,
             buffers: pool,
             record: None,
-        }),
-        Err(error) if is_stop(&error) => {
-            Err(Error::Stopped(Box::new(stopped(session, pool, error))))
-        }
+        })),
+        Err(error) if is_stop(&error) => Ok(Ran::Stopped(session, pool, error)),
         Err(e) => Err(e.into()),
     }
+}
+
+/// How [`launch`] ended.
+enum Ran {
+    /// The dispatch finished.
+    Done(Launched),
+    /// The dispatch stopped: the session, its buffers and why.
+    Stopped(Session, Vec<BufferOut>, SessionError),
 }
 
 /// What [`launch`] returns.
