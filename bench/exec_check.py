@@ -4,7 +4,9 @@ against the plain `lathe exec`, side by side (the sides alternate, so each
 round saw similar machine load), on the project's HIP programs built by Debian's hipcc for
 gfx90a: wall time of the whole program (HIP start-up, copies, every
 kernel) and the emulator's time in kernels (the sum of `--stats-json`
-seconds, which HIP's start-up does not blur). Every checked run's program output must equal the plain run's
+seconds, which HIP's start-up does not blur), and the process's CPU
+time (user + system, which a loaded machine blurs less than wall time, but
+which includes HIP's start-up). Every checked run's program output must equal the plain run's
 output and its exit status must be the program's (no finding: the
 programs are correct); any mismatch exits 1. Reports each side's median
 and spread and the median of the per-run ratios (goals, issue 21:
@@ -15,6 +17,7 @@ bench/exec_check.py [--repeat N] [--lathe PATH] [--only NAME,...]"""
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -47,12 +50,15 @@ GOALS = {"memcheck": 1.5, "initcheck": 2.0, "racecheck": 5.0, "all": 6.0}
 def run(lathe, app, args, extra):
     stats = app + ".stats.json"
     cmd = [lathe, "exec", "--stats-json", stats] + extra + ["--", app] + args
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with open(stats) as f:
         kt = sum(r["seconds"] for r in json.load(f))
-    return dt, kt, p
+    return dt, kt, cpu, p
 
 
 def main():
@@ -71,15 +77,17 @@ def main():
             app = os.path.join(tmp, name)
             subprocess.run(["hipcc", "--offload-arch=gfx90a", "-O2", "-g", "-o", app,
                             os.path.join(ROOT, src)], check=True, capture_output=True)
-            _, _, ref = run(a.lathe, app, args, [])
+            _, _, _, ref = run(a.lathe, app, args, [])
             if ref.returncode != 0:
                 fail(f"{name}: plain run exited {ref.returncode}: {ref.stderr[-2000:]}")
             times = {s: [] for s, _ in SIDES}
             ktimes = {s: [] for s, _ in SIDES}
+            ctimes = {s: [] for s, _ in SIDES}
             for _ in range(a.repeat):
                 for side, extra in SIDES:
-                    dt, kt, p = run(a.lathe, app, args, extra)
+                    dt, kt, cpu, p = run(a.lathe, app, args, extra)
                     ktimes[side].append(kt)
+                    ctimes[side].append(cpu)
                     if p.returncode != ref.returncode:
                         fail(f"{name} {side}: exit {p.returncode}: {p.stderr[-2000:]}")
                     if p.stdout != ref.stdout:
@@ -89,9 +97,11 @@ def main():
             for side, _ in SIDES:
                 print(f"  {side:9} wall {describe(times[side])}")
                 print(f"  {side:9} kernels {describe(ktimes[side])}")
+                print(f"  {side:9} cpu {describe(ctimes[side])}")
             for side, goal in GOALS.items():
                 print(f"  {side} / plain: wall {ratio(times[side], times['plain'])}, "
-                      f"kernels {ratio(ktimes[side], ktimes['plain'])} (goal <= {goal}x)")
+                      f"kernels {ratio(ktimes[side], ktimes['plain'])}, "
+                      f"cpu {ratio(ctimes[side], ctimes['plain'])} (goal <= {goal}x)")
             sys.stdout.flush()
 
 

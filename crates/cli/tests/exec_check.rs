@@ -765,7 +765,8 @@ fn rocrand_and_rocsparse_kernels_get_no_report() {
 
 /// racecheck on global memory between blocks (tests/exec/sanitize3.hip):
 /// the inter-block race is found at both lines with both blocks and
-/// threads, the same with one host thread and with two; the "last block"
+/// threads, the same with one host thread and with two; a read ordered
+/// only by a non-returning atomic is a race; the "last block"
 /// reduction, an atomics-only histogram, a chained scan through
 /// acquire/release flags and blocks writing neighbouring bytes of one word
 /// get no report.
@@ -837,6 +838,28 @@ fn global_races_between_blocks() {
         seen.push(r);
     }
     assert_eq!(seen[0], seen[1], "the report depends on --threads");
+    // An atomic whose result is dropped releases but does not acquire
+    // (D33): block b's read of block b-1's slot is a race, found at the
+    // load with the store as the other access. (The "last block"
+    // reduction below, whose atomic returns, must still acquire.)
+    let (reports, code, err, _) = checked_with(&prog, "racecheck", "noret");
+    assert_eq!(code, Some(66), "noret: {err}");
+    assert_eq!(reports.len(), 1, "noret: {reports:#?}\n{err}");
+    let r = &reports[0];
+    assert_eq!(r["kind"], "global-read-write", "{r:#}");
+    assert_eq!(
+        line_in(&r["frames"], "sanitize3"),
+        Some(line_of("sanitize3", "AT: noret_load")),
+        "{r:#}"
+    );
+    assert_eq!(arr(&r["workgroup"]), [1, 0, 0], "{r:#}");
+    assert_eq!(r["count"], 3, "{r:#}");
+    assert_eq!(
+        r["prior"]["line"].as_u64(),
+        Some(line_of("sanitize3", "AT: noret_store")),
+        "{r:#}"
+    );
+    assert_eq!(arr(&r["prior"]["workgroup"]), [0, 0, 0], "{r:#}");
     for mode in ["reduce", "hist", "chain", "disjoint"] {
         let (reports, code, err, out) = checked_with(&prog, "all", mode);
         assert!(reports.is_empty(), "{mode}: {reports:#?}\n{err}");

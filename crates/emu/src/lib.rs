@@ -11,6 +11,7 @@ pub mod alu;
 pub mod check;
 pub mod clock;
 pub mod dispatch;
+pub mod hash;
 pub mod interp;
 pub mod interrupt;
 pub mod lanes;

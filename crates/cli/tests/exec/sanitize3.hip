@@ -13,6 +13,11 @@
 //                       its own and releases its flag (correct)
 //   sanitize3 disjoint  blocks write disjoint bytes, some sharing a word
 //                       (correct)
+//   sanitize3 noret     each block writes its slot, __threadfence(), an
+//                       atomicAdd whose result is dropped, then reads the
+//                       slot of the block before it: a non-returning
+//                       atomic observes nothing, so nothing orders the
+//                       read against that block's write (a race)
 // Each mode checks its result against the host and prints "match".
 #include <hip/hip_runtime.h>
 #include <cstdio>
@@ -78,6 +83,15 @@ __global__ void chain(const int* in, int* prefix, int* flag) {
     }
     prefix[blockIdx.x] = before + sum;
     __atomic_store_n(&flag[blockIdx.x], 1, __ATOMIC_RELEASE);
+  }
+}
+
+__global__ void noret(int* slot, unsigned int* count, int* out) {
+  if (threadIdx.x == 0) {
+    slot[blockIdx.x] = blockIdx.x + 1;  // AT: noret_store
+    __threadfence();
+    atomicAdd(count, 1u);
+    if (blockIdx.x > 0) out[blockIdx.x] = slot[blockIdx.x - 1];  // AT: noret_load
   }
 }
 
@@ -177,6 +191,20 @@ int main(int argc, char** argv) {
       for (int b = 0; b < 4; b++) ok = ok && got[t * 4 + b] == (unsigned char)(b + t);
     printf("disjoint: %s\n", ok ? "match" : "MISMATCH");
     return ok ? 0 : 1;
+  }
+  if (strcmp(mode, "noret") == 0) {
+    const int blocks = 4;
+    int *slot, *out;
+    unsigned int* count;
+    CHECK(hipMalloc(&slot, blocks * sizeof(int)));
+    CHECK(hipMalloc(&out, blocks * sizeof(int)));
+    CHECK(hipMalloc(&count, sizeof(unsigned int)));
+    CHECK(hipMemset(count, 0, sizeof(unsigned int)));
+    noret<<<blocks, 64>>>(slot, count, out);
+    CHECK(hipDeviceSynchronize());
+    // What block b read depends on the order blocks run in: not printed.
+    printf("noret: done\n");
+    return 0;
   }
   fprintf(stderr, "unknown mode %s\n", mode);
   return 2;

@@ -9,17 +9,19 @@
 //! theirs it has synchronised with. Every synchronising access (an atomic
 //! read-modify-write, and a load or store with GLC/SC0, SC1 or SCC set,
 //! which is how the AMDGPU memory model emits atomic and volatile loads
-//! and stores) is treated as acquire *and* release on its 4-byte granule:
-//! before it is performed the work-group's clock and epoch are joined into
-//! the granule's sync clock and the work-group moves to a new epoch; after
-//! it, the granule's sync clock, and the epoch of the last plain write of
+//! and stores) releases on its 4-byte granule: before it is performed the
+//! work-group's clock and epoch are joined into the granule's sync clock
+//! and the work-group moves to a new epoch. One that returns a value (a
+//! load, a returning atomic) also acquires: after it, the granule's sync
+//! clock, and the epoch of the last plain write of
 //! the granule (an atomic store on gfx90a is a plain `global_store`), are
 //! joined into the work-group's clock. Release before and acquire after
 //! the real access means an acquirer that saw a value also sees every
 //! release made before it, whatever the host threads' timing.
-//! Treating every synchronising access as acquire+release, and the bounded
-//! clocks below, only ever add order: they can hide a race, never invent
-//! one.
+//! Treating every synchronising access as a release (whatever its
+//! ordering), every returning one as an acquire, and the bounded clocks
+//! below, only ever add order a correct program could rely on: they can
+//! hide a race, never invent one.
 //!
 //! **Plain accesses** are checked and recorded before they are performed,
 //! in a shadow per touched 4 KiB page: per 4-byte granule the last write
@@ -40,7 +42,7 @@
 //! behind locks (pages behind a read-mostly map and a lock each, sync
 //! clocks in 64 shards).
 
-use std::collections::HashMap;
+use crate::hash::AddrMap as HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::{Access, Checker, Hit, Kind, Prior, Violation};
@@ -112,8 +114,12 @@ impl Clock {
                 self.e.insert(k, (wg, epoch));
                 if self.e.len() > CLOCK_ENTRIES {
                     // Fold the oldest half into the floor.
-                    let mut by_epoch: Vec<u32> = self.e.iter().map(|&(_, e)| e).collect();
+                    let mut by_epoch = [0u32; CLOCK_ENTRIES + 1];
+                    for (k, &(_, e)) in self.e.iter().enumerate() {
+                        by_epoch[k] = e;
+                    }
                     by_epoch.sort_unstable();
+                    // `len == CLOCK_ENTRIES + 1`: no unused zero slots.
                     let cut = self.e.len() / 2;
                     self.floor = self.floor.max(by_epoch[cut - 1]);
                     let f = self.floor;
@@ -286,9 +292,9 @@ impl Local {
             epoch: 0,
             dirty: false,
             clock: Clock::default(),
-            pages: HashMap::new(),
-            absent: HashMap::new(),
-            sites: HashMap::new(),
+            pages: HashMap::default(),
+            absent: HashMap::default(),
+            sites: HashMap::default(),
             granules: Vec::new(),
             hits: Vec::new(),
             buf: Vec::new(),
@@ -796,7 +802,7 @@ mod tests {
         };
         for _ in 0..200 {
             let (mut a, mut b) = (Clock::default(), Clock::default());
-            let (mut ra, mut rb) = (HashMap::new(), HashMap::new());
+            let (mut ra, mut rb) = (HashMap::default(), HashMap::default());
             for _ in 0..next(9) {
                 let (w, e) = (next(12), 1 + next(50));
                 a.set(w, e);

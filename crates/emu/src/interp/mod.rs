@@ -48,8 +48,8 @@
 //! for the private segment buffer, so stack pointers (`s32`, wave-scaled)
 //! and private-to-generic casts behave as on hardware.
 
+use crate::hash::AddrMap;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
 use lathe_isa::sem::{self, Clock, Cond, Control, MemOp, Packed, Salu, Sem, Space, Valu};
@@ -375,9 +375,9 @@ struct DecodeCache {
     /// Per code page: arena index + 1 per dword (0: not decoded yet).
     tables: Vec<Box<[u32; 1024]>>,
     /// Page number (address >> 12) to its table.
-    pages: HashMap<u64, usize, BuildHasherDefault<PcHasher>>,
+    pages: AddrMap<u64, usize>,
     /// Misaligned addresses (only a computed jump gets there).
-    odd: HashMap<u64, usize, BuildHasherDefault<PcHasher>>,
+    odd: AddrMap<u64, usize>,
     /// The page last looked up and its table.
     last: (u64, usize),
 }
@@ -433,26 +433,6 @@ impl DecodeCache {
             self.tables[t][((pc & 0xfff) >> 2) as usize] = k as u32 + 1;
         }
         &self.arena[k]
-    }
-}
-
-/// Hashes instruction addresses for the decode cache (a multiplicative
-/// hash; SipHash's DoS resistance buys nothing here).
-#[derive(Default)]
-struct PcHasher(u64);
-
-impl std::hash::Hasher for PcHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        let h = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = h ^ (h >> 29);
     }
 }
 

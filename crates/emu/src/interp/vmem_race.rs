@@ -9,6 +9,8 @@
 //! (FLAT bit 25, MUBUF bit 15): the AMDGPU memory model's atomic and
 //! volatile loads and stores carry those bits (gfx90a's atomic stores
 //! carry none, which the acquire's look at the last plain write covers).
+//! Every synchronising access releases; only those that return a value
+//! (loads, and atomics with GLC/SC0) acquire.
 //! Not looked at: SCRATCH and private-segment buffers (one lane's own
 //! memory), FLAT lanes in the LDS or private aperture, MTBUF, LDS-direct
 //! loads and scalar loads.
@@ -17,8 +19,8 @@ use super::*;
 use crate::check::global::LaneAccess;
 
 /// Before the instruction at `c.pc` runs: returns the bytes per lane of a
-/// synchronising access (its addresses kept for [`after`]), `None` for
-/// anything else.
+/// synchronising access that returns a value (its addresses kept for
+/// [`after`], the acquire), `None` for anything else.
 pub(super) fn before(x: &mut Core<'_>, w: &Wave, i: &Instruction, c: &Ctx) -> Option<u8> {
     let Sem::Mem(m) = c.sem else {
         return None;
@@ -74,7 +76,15 @@ pub(super) fn before(x: &mut Core<'_>, w: &Wave, i: &Instruction, c: &Ctx) -> Op
         list.extend(lanes_of(live).map(|l| addrs[l]));
         g.release(w.workgroup, &list, width);
         g.pending = list;
-        return Some(width);
+        // Only an access that returns a value can acquire: a load, or an
+        // atomic with GLC/SC0 (the returning form). A store, or an atomic
+        // whose result is not returned, observes nothing the wave could
+        // order its later accesses by (D33).
+        let returns = match m.space {
+            Space::Buffer => w0 & 1 << 14 != 0,
+            _ => w0 & 1 << 16 != 0,
+        };
+        return (!write || returns).then_some(width);
     }
     let bytes = match (write, c.by_field(data).map(|d| d.value)) {
         (true, Some(Operand::Reg(r))) => Some(store_bytes(w, r, n, m.d16)),
