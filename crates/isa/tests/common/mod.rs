@@ -101,12 +101,17 @@ pub fn wave_flag(target: Target) -> Option<&'static str> {
 
 /// Every target the corpus is checked on: [`Target::ALL`] and the wave64
 /// forms of the GFX10+ processors.
+/// `LATHE_CORPUS_ONLY=gfx1201,gfx1200` keeps only those processors (both
+/// wave sizes), for working on one generation.
 pub fn corpus_targets() -> Vec<Target> {
     let mut v = Target::ALL.to_vec();
     for t in Target::ALL {
         if t.generation() >= 10 {
             v.extend(t.with_wave_size(64));
         }
+    }
+    if let Ok(only) = std::env::var("LATHE_CORPUS_ONLY") {
+        v.retain(|t| only.split(',').any(|n| n == t.name()));
     }
     v
 }
