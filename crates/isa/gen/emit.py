@@ -21,13 +21,14 @@ FLAG_OF_MOD = {
     # GFX12 cache policy (D39).
     "th": "TH", "scope": "SCOPE", "nv": "NV", "scale_offset": "SCALE_OFFSET",
     "th_store": "TH_STORE", "th_atomic": "TH_ATOMIC",
+    "byte_sel_lo": "BYTE_SEL_LO", "byte_sel_hi": "BYTE_SEL_HI",
 }
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",
                 "wave_shr", "wave_ror", "row_newbcast", "nops_acc", "nops_tfe", "nops_d16",
                 "nops_dmask", "/*", "fi",
-                # GFX12 fp8 conversions' `byte_sel:` and SWMMAC `index_key:`
-                # are not printed yet (README, "Not covered yet").
+                # `byte_sel` becomes byte_sel_lo/hi (gen.analyze); SWMMAC
+                # `index_key:` is not printed yet (README, "Not covered yet").
                 "byte_sel", "index_key"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
             "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",

@@ -666,6 +666,20 @@ def analyze(rec, cpu):
         m = t and re.search(r"op_sel:\[([0-9,]+)\]", t)
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
+    # GFX12 fp8/bf8 conversions: `byte_sel:` is two op_sel bits; which
+    # ones (and which is the low bit) from the texts of single flips.
+    if "byte_sel" in flags:
+        sel = {}
+        for b in an.field_bits("op_sel"):
+            m = re.search(r"byte_sel:(\d)", rec["scan"].get(str(b)) or "")
+            if m:
+                sel[int(m.group(1))] = b
+        if sel == {1: 12, 2: 11}:
+            flags.add("byte_sel_lo")
+        elif sel == {1: 13, 2: 14}:
+            flags.add("byte_sel_hi")
+        else:
+            problems.append("byte_sel bits %r" % sel)
     zero, one = an.zero_mask(), an.one_mask()
     if enc in ("GLOBAL_10", "SCRATCH_10", "GLOBAL_11", "SCRATCH_11", "GLOBAL_12", "SCRATCH_12"):
         # GFX10 `saddr` is a register or `null` (0x7D, the probes' value):

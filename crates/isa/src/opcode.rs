@@ -705,6 +705,13 @@ pub mod flags {
     pub const TH_STORE: u64 = UNORM;
     /// `th:` prints LLVM's atomic names (`TH_ATOMIC_*`).
     pub const TH_ATOMIC: u64 = DA;
+    /// VOP3 (GFX12 fp8/bf8 conversions): prints `byte_sel:`, whose low bit
+    /// is `op_sel` bit 1 and high bit `op_sel` bit 0. Shares [`CBSZ`]'s bit,
+    /// which only MAI uses.
+    pub const BYTE_SEL_LO: u64 = CBSZ;
+    /// VOP3: prints `byte_sel:` from `op_sel` bits 2 (low) and 3 (high).
+    /// Shares [`ABID`]'s bit, which only MAI uses.
+    pub const BYTE_SEL_HI: u64 = ABID;
 
     // --- semantics -------------------------------------------------------
     /// Unconditional PC-relative branch (`s_branch`).

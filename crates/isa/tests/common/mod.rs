@@ -399,6 +399,8 @@ pub fn build_test_kernel_for(name: &str, target: Target, opt: &str) -> std::path
                 .args(["-x", "hip", "-nogpuinc", "-nogpulib", opt])
                 .arg(format!("--offload-arch={}", target.name()))
                 .args(wave_flag(target))
+                // Kernels choose their wave-size-specific builtins by it.
+                .args(wave_flag(target).map(|_| "-DLATHE_WAVE64"))
                 .args(["--cuda-device-only", "--no-gpu-bundle-output"])
                 .arg(&src)
                 .arg("-o")
