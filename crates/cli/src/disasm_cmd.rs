@@ -58,11 +58,8 @@ pub fn run_all(ctx: &Ctx, a: DisasmArgs) -> Result<()> {
 
 /// What lathe-isa lacks for a processor it refuses, by generation.
 fn missing(proc_: &str) -> &'static str {
-    if proc_.starts_with("gfx125") {
-        "GFX12.5 is not in lathe-isa's tables"
-    } else if proc_.starts_with("gfx12") {
-        "GFX12 (RDNA4: VBUFFER/VGLOBAL/VSCRATCH/VFLAT, SMEM and VOP3 GFX12 layouts, \
-         scope bits, s_wait_*, VOPD, true16, WMMA/SWMMAC) is not in lathe-isa's tables"
+    if proc_.starts_with("gfx125") || proc_ == "gfx12-5-generic" {
+        "GFX12.5 (gfx1250, gfx1251) is not in lathe-isa's tables"
     } else if proc_.starts_with("gfx101") || proc_ == "gfx10-1-generic" {
         "GFX10.1 (RDNA1: gfx1010-1013, gfx10-1-generic) is not in lathe-isa's tables"
     } else {

@@ -1,5 +1,5 @@
-//! `lathe disasm` on GFX10+ code objects: gfx1030, gfx1100 and the other
-//! GFX10.3/GFX11 processors' wave32 and wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
+//! `lathe disasm` on GFX10+ code objects: gfx1030, gfx1100, the other
+//! GFX10.3/GFX11 processors' and GFX12's wave32 and wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
 //! processors lathe-isa has no tables for are refused, naming what is
 //! missing.
 
@@ -91,16 +91,25 @@ fn wave32_and_wave64_listings_match(proc_: &'static str) {
     }
 }
 
+/// GFX12 (RDNA4, D39): gfx1200, gfx1201 and gfx12-generic, wave32 and
+/// wave64.
 #[test]
-fn gfx12_code_is_refused_naming_what_is_missing() {
-    let co = Build::new("reduce.hip", &["gfx1200"], Output::CodeObject).build();
+fn gfx12_processors_match_llvm_objdump() {
+    for p in ["gfx1200", "gfx1201", "gfx12-generic"] {
+        wave32_and_wave64_listings_match(p);
+    }
+}
+
+#[test]
+fn gfx12_5_code_is_refused_naming_what_is_missing() {
+    let co = Build::new("reduce.hip", &["gfx1250"], Output::CodeObject).build();
     let out = lathe(&["disasm", co.to_str().unwrap()]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("gfx1200 code is not supported by the disassembler yet")
-            && err.contains("GFX12 (RDNA4")
-            && err.contains("gfx1100")
+        err.contains("gfx1250 code is not supported by the disassembler yet")
+            && err.contains("GFX12.5")
+            && err.contains("gfx1201")
             && err.contains("gfx1151"),
         "{err}"
     );

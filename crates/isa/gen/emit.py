@@ -18,11 +18,18 @@ FLAG_OF_MOD = {
     "packed": "PACKED", "dpp_dp": "DPP_DP", "opsel_n2": "OPSEL_N2", "opsel_n3": "OPSEL_N3",
     "opsel_n4": "OPSEL_N4", "rtn_no_acc": "RTN_NO_ACC", "acc_scc_bad": "ACC_SCC_BAD",
     "rtn_acc_scc_bad": "RTN_ACC_SCC_BAD", "bitop3": "BITOP3", "dlc": "DLC",
+    # GFX12 cache policy (D39).
+    "th": "TH", "scope": "SCOPE", "nv": "NV", "scale_offset": "SCALE_OFFSET",
+    "th_store": "TH_STORE", "th_atomic": "TH_ATOMIC",
+    "byte_sel_lo": "BYTE_SEL_LO", "byte_sel_hi": "BYTE_SEL_HI",
 }
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",
                 "wave_shr", "wave_ror", "row_newbcast", "nops_acc", "nops_tfe", "nops_d16",
-                "nops_dmask", "/*", "fi"}
+                "nops_dmask", "/*", "fi",
+                # `byte_sel` becomes byte_sel_lo/hi (gen.analyze); SWMMAC
+                # `index_key:` is not printed yet (README, "Not covered yet").
+                "byte_sel", "index_key"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
             "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",
             "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC", "t16": "T16"}
@@ -208,6 +215,15 @@ def render(entries, data, version):
     for cpu in cols:
         w("    &[%s],\n" % ", ".join("(%s, %d, %d)" % (rust_str(n), lo, wd)
                                   for n, lo, wd in depctr_counters(data[cpu + ":symbols"])))
+    w("];\n\n")
+    w("/// GFX12 `th:`/`scope:` texts for `th << 2 | scope`: loads, stores, atomics,\n")
+    w("/// per target (empty strings where there are none).\n")
+    w("pub(crate) static CPOL: [[[&str; 32]; 3]; %d] = [\n" % len(cols))
+    for cpu in cols:
+        cp = data[cpu + ":symbols"].get("cpol", {})
+        w("    [%s],\n" % ", ".join(
+            "[%s]" % ", ".join(rust_str(t) for t in (cp.get(c) or [""] * 32))
+            for c, _ in P.CPOL_PROBES))
     w("];\n\n")
     msgs = [data[cpu + ":symbols"]["sendmsg"] for cpu in cols]
     for cpu, msg in zip(cols, msgs):

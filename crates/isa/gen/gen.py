@@ -51,6 +51,8 @@ ENC_RUST = OrderedDict([
     ("SMEM_11", "SmemGfx11"), ("MUBUF_11", "MubufGfx11"), ("FLAT_11", "FlatGfx11"),
     ("GLOBAL_11", "GlobalGfx11"), ("SCRATCH_11", "ScratchGfx11"), ("VOPDX_11", "VopdX"),
     ("VOPDY_11", "VopdY"),
+    ("SMEM_12", "SmemGfx12"), ("MUBUF_12", "MubufGfx12"), ("FLAT_12", "FlatGfx12"),
+    ("GLOBAL_12", "GlobalGfx12"), ("SCRATCH_12", "ScratchGfx12"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -60,7 +62,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "MIMG": 128, "SMEM_10": 256, "VOP3_10": 1024, "VOP3P_10": 128, "DS_10": 256,
             "FLAT_10": 128, "GLOBAL_10": 128, "SCRATCH_10": 128, "MUBUF_10": 128,
             "SMEM_11": 256, "MUBUF_11": 256, "FLAT_11": 128, "GLOBAL_11": 128,
-            "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32}
+            "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32,
+            "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -180,7 +183,7 @@ class Analysis:
 
     def zero_mask(self):
         """Bits that are 0 in the base and make LLVM reject the word when set."""
-        z = [0, 0]
+        z = [0, 0, 0]
         for b, e in self.bits.items():
             if e[0] == "inv" and not self.base_bit(b):
                 z[b // 32] |= 1 << (b % 32)
@@ -189,7 +192,7 @@ class Analysis:
     def one_mask(self):
         """Bits that are 1 in the base and make LLVM reject the word when
         cleared (e.g. `gds` of the GWS ops)."""
-        o = [0, 0]
+        o = [0, 0, 0]
         for b, e in self.bits.items():
             if e[0] == "inv" and self.base_bit(b):
                 o[b // 32] |= 1 << (b % 32)
@@ -403,7 +406,8 @@ def kind_of(enc, field, tok, an, idx):
     if field == "sbase":
         return "SRegX2"
     if field in ("srsrc", "ssamp"):
-        return "SRegX4"
+        # GFX12 VBUFFER holds the register number itself.
+        return "SReg" if enc.endswith("_12") else "SRegX4"
     if field in ("sdst", "sdata", "sdst3", "saddr"):
         return "SReg"
     if field == "offset":
@@ -435,7 +439,7 @@ def simm16_kind(an):
         return idx, "Waitcnt"
     if an.mn == "s_delay_alu":
         return idx, "DelayAlu"
-    if an.mn == "s_waitcnt_depctr":
+    if an.mn in ("s_waitcnt_depctr", "s_wait_alu"):
         return idx, "Depctr"
     if tok0.startswith("gpr_idx("):
         return idx, "GprIdx"
@@ -612,8 +616,10 @@ def analyze(rec, cpu):
         flags.add("dpp_dp")
     # Returning atomics (GLC adds a destination): record its width from the
     # probe with GLC set; the operand is listed last and marked by RTN_GLC.
-    if "glc" in an.fields and an.field_changes_nops("glc"):
-        b = an.field_bits("glc")[0]
+    # GFX12: bit 0 of `th` (TH_ATOMIC_RETURN) is that bit.
+    rtn = "glc" if "glc" in an.fields else "th"
+    if rtn in an.fields and an.field_changes_nops(rtn):
+        b = an.field_bits(rtn)[0]
         t = rec["scan"].get(str(b))
         if t:
             _, o2, _, _ = tokenize(t)
@@ -644,20 +650,53 @@ def analyze(rec, cpu):
     for f in ("glc", "lds", "tfe", "d16", "dmask", "acc"):
         if f in an.fields and an.field_changes_nops(f):
             flags.add("nops_" + f)
+    if "th" in an.fields and an.field_changes_nops("th"):
+        flags.add("nops_glc")
+    # GFX12 cache policy: which of LLVM's `th:` name sets (TH_LOAD_*,
+    # TH_STORE_*, TH_ATOMIC_*) this opcode prints.
+    if "th" in an.fields:
+        texts = [rec["scan"].get(str(b)) or "" for b in an.field_bits("th")]
+        if any("th:TH_STORE" in t for t in texts):
+            flags.add("th_store")
+        elif any("th:TH_ATOMIC" in t for t in texts):
+            flags.add("th_atomic")
     # op_sel list length (VOP3 lists the sources, then the destination).
     if fam(enc) == "VOP3" and "op_sel" in an.fields:
         t = rec["scan"].get(str(an.field_bits("op_sel")[0]))
         m = t and re.search(r"op_sel:\[([0-9,]+)\]", t)
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
+    # GFX12 fp8/bf8 conversions: `byte_sel:` is two op_sel bits; which
+    # ones (and which is the low bit) from the texts of single flips.
+    if "byte_sel" in flags:
+        sel = {}
+        for b in an.field_bits("op_sel"):
+            m = re.search(r"byte_sel:(\d)", rec["scan"].get(str(b)) or "")
+            if m:
+                sel[int(m.group(1))] = b
+        if sel == {1: 12, 2: 11}:
+            flags.add("byte_sel_lo")
+        elif sel == {1: 13, 2: 14}:
+            flags.add("byte_sel_hi")
+        else:
+            problems.append("byte_sel bits %r" % sel)
     zero, one = an.zero_mask(), an.one_mask()
-    if enc in ("GLOBAL_10", "SCRATCH_10", "GLOBAL_11", "SCRATCH_11"):
+    if enc in ("GLOBAL_10", "SCRATCH_10", "GLOBAL_11", "SCRATCH_11", "GLOBAL_12", "SCRATCH_12"):
         # GFX10 `saddr` is a register or `null` (0x7D, the probes' value):
         # single-bit flips of it say nothing about which values are valid.
         w, lo, width = an.fields["saddr"]
         m = ((1 << width) - 1) << lo
         zero[w] &= ~m
         one[w] &= ~m
+    # The tables hold masks of words 0 and 1; word 2 (GFX12 VMEM: address
+    # register and offset) must have no invalid bits.
+    if enc == "MUBUF_12":
+        # VBUFFER offsets are unsigned: the sign bit (word 2, bit 31) is
+        # rejected for every opcode; `enc::gfx12::valid` checks it.
+        zero[2] &= ~0x80000000
+    if zero[2] or one[2]:
+        problems.append("invalid bits in word 2: %x %x" % (zero[2], one[2]))
+    zero, one = zero[:2], one[:2]
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=zero,
                 one=one, mimg_widths=rec.get("mimg_widths"),
                 flags=flags, problems=problems, nwords=rec["nwords"])
@@ -668,7 +707,7 @@ def main():
     # Named per table layout: a cache with GFX10 records must not be read
     # by a GFX9-only generator (another checkout sharing /tmp).
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-11.json"))
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json"))
     if "--cached" in sys.argv and os.path.exists(path):
         data = json.load(open(path))
         # Processors the cache does not have yet (a new generation) are
@@ -711,6 +750,8 @@ def main():
             sym["delay_alu"] = P.delay_alu_names(cpu, data[cpu])
         if "depctr" not in sym:
             sym["depctr"] = P.depctr_probes(cpu, data[cpu])
+        if "cpol" not in sym:
+            sym["cpol"] = P.cpol_names(cpu, data[cpu])
     entries = {}
     nprob = 0
     for cpu in columns:

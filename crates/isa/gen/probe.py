@@ -31,7 +31,9 @@ ALL_TARGETS = ["gfx90a", "gfx942", "gfx900", "gfx902", "gfx904", "gfx906", "gfx9
 # fingerprints, not by this list.
 for _cpu in ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx10-3-generic",
              "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
-             "gfx11-generic"]:
+             "gfx11-generic",
+             # GFX12 (RDNA4), D39.
+             "gfx1200", "gfx1201", "gfx12-generic"]:
     ALL_TARGETS += [_cpu, _cpu + ":w64"]
 TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
 # The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.
@@ -254,16 +256,53 @@ ENCODINGS11["VOPDY_11"] = dict(
     templates=[dict(vdsty=5, src0=256 + 16, vsrc1=24, _w0=256 + 33, _w1=8 << 24),
                dict(vdsty=5, src0=256 + 16, _w0=256 + 33, _w1=8 << 24)])
 ENCODINGS.update(ENCODINGS11)
-# Encodings shared by GFX9, GFX10 and GFX11 (same layout and decode-table
-# space; the opcode numbers are per column).
+
+# GFX12 (RDNA4) layouts (D39). VOP3, VOP3P, DS and VOPD keep GFX11's; SMEM
+# moved its opcode and cache-policy bits (`th` and `scope` replace
+# glc/slc/dlc) and has a 24-bit offset; the FLAT family (VFLAT, VGLOBAL,
+# VSCRATCH) and MUBUF/MTBUF (VBUFFER) are 96-bit words with the address
+# register and a 24-bit offset in word 2. `null` is 0x7C as on GFX11.
+ENCODINGS12 = {
+    "SMEM_12": dict(nwords=2, mask=0xFC000000, value=0xF4000000, op=F(0, 13, 6), ops=range(64),
+                    fields=dict(sbase=F(0, 0, 6), sdata=F(0, 6, 7), nv=F(0, 20, 1),
+                                scope=F(0, 21, 2),
+                                th=F(0, 23, 3), offset=F(1, 0, 24), soffset=F(1, 25, 7)),
+                    templates=[dict(sbase=8, sdata=24, offset=0x10, soffset=NULL11),
+                               dict(sbase=8, offset=0x10, soffset=NULL11),
+                               dict(sdata=24, soffset=NULL11), dict(soffset=NULL11), dict()]),
+    "MUBUF_12": dict(nwords=3, mask=0xFC000000, value=0xC4000000, op=F(0, 14, 8), ops=range(128),
+                     fields=dict(soffset=F(0, 0, 7), tfe=F(0, 22, 1), vdata=F(1, 0, 8),
+                                 srsrc=F(1, 9, 7), scope=F(1, 18, 2), th=F(1, 20, 3),
+                                 format=F(1, 23, 7), offen=F(1, 30, 1), idxen=F(1, 31, 1),
+                                 vaddr=F(2, 0, 8), offset=F(2, 8, 24)),
+                     templates=[dict(vaddr=24, vdata=16, srsrc=4, soffset=6, offen=1, format=1),
+                                dict(vdata=16, srsrc=4, soffset=6, format=1),
+                                dict(vaddr=24, vdata=16, srsrc=4, soffset=6, offen=1),
+                                dict(srsrc=4, soffset=6), dict()]),
+}
+for _seg, _name in ((0, "FLAT_12"), (2, "GLOBAL_12"), (1, "SCRATCH_12")):
+    ENCODINGS12[_name] = dict(
+        nwords=3, mask=0xFF000000, value=0xEC000000 | _seg << 24, op=F(0, 14, 8), ops=range(256),
+        fields=dict(saddr=F(0, 0, 7), vdst=F(1, 0, 8), sve=F(1, 17, 1), scope=F(1, 18, 2),
+                    th=F(1, 20, 3), data=F(1, 23, 8), addr=F(2, 0, 8), offset=F(2, 8, 24)),
+        templates=([dict(addr=24, data=16, saddr=NULL11, vdst=8, sve=1)] if _seg == 1 else [])
+        + [dict(addr=24, data=16, saddr=NULL11, vdst=8), dict(saddr=NULL11), dict()])
+ENCODINGS.update(ENCODINGS12)
+# Encodings shared by GFX9, GFX10, GFX11 and GFX12 (same layout and
+# decode-table space; the opcode numbers are per column).
 SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
-# GFX10 layouts GFX11 keeps.
+# GFX10 layouts GFX11 and GFX12 keep.
 SHARED_10_11 = ("VOP3_10", "VOP3P_10", "DS_10")
+# GFX11 layouts GFX12 keeps.
+SHARED_11_12 = ("VOPDX_11", "VOPDY_11")
 
 
 def generation(cpu):
-    """9 for gfx9*, 10 for gfx10* (GFX10.1 and GFX10.3), 11 for gfx11*."""
+    """9 for gfx9*, 10 for gfx10* (GFX10.1 and GFX10.3), 11 for gfx11*, 12
+    for gfx12*."""
     name = cpu.split(":")[0]
+    if name.startswith("gfx12"):
+        return 12
     if name.startswith("gfx11"):
         return 11
     return 10 if name.startswith("gfx10") else 9
@@ -276,12 +315,15 @@ def encodings(cpu):
         return [e for e in ENCODINGS if not e.endswith(("_10", "_11"))]
     if g == 10:
         return [e for e in ENCODINGS if e in SHARED or e.endswith("_10")]
-    return [e for e in ENCODINGS if e in SHARED or e in SHARED_10_11 or e.endswith("_11")]
+    if g == 11:
+        return [e for e in ENCODINGS if e in SHARED or e in SHARED_10_11 or e.endswith("_11")]
+    return [e for e in ENCODINGS
+            if e in SHARED or e in SHARED_10_11 or e in SHARED_11_12 or e.endswith("_12")]
 
 
 def fam(enc):
     """The GFX9 family name of an encoding (`VOP3_10` -> `VOP3`)."""
-    return enc[:-3] if enc.endswith(("_10", "_11")) else enc
+    return enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc
 
 
 # SDWA / DPP second dwords; the first dword is the VOP1/VOP2/VOPC word with
@@ -479,7 +521,7 @@ SRC_FIELDS = {"VOPDX": ["src0"], "VOPDY": ["src0"], "SOP2": ["ssrc0", "ssrc1"], 
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
-NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11"}
+NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12"}
 
 
 SIMM16_VALUES = [0, 1, 3, 0x1234, 0x7FFF, 0x8000, 0xFFFF, 0xC07F, 0x0F70, 0x1F, 0x3F80, 0x22]
@@ -588,7 +630,8 @@ def class_probes(cpu, recs):
                     probes.append(q)
                     keys.append((ri, f, "odd_acc"))
                 # Returning atomics: the destination appears with GLC set.
-                if f == "vdst" and v == base + 1 and fam(enc) in ("FLAT", "GLOBAL"):
+                if (f == "vdst" and v == base + 1 and fam(enc) in ("FLAT", "GLOBAL")
+                        and not enc.endswith("_12")):
                     for k in ("rtn_base", "rtn_base_acc", "rtn_base_acc_scc", "base_acc_scc"):
                         q = list(r["base"][:nwords])
                         if k.startswith("rtn"):
@@ -658,7 +701,36 @@ def symbol_tables(cpu, ops=None):
         if m:
             fmt[str(v)] = m.group(1)
     return dict(hwreg=hw, sendmsg=msg, format=fmt, delay_alu=delay_alu_names(cpu, ops),
-                depctr=depctr_probes(cpu, ops))
+                depctr=depctr_probes(cpu, ops), cpol=cpol_names(cpu, ops))
+
+
+# The GFX12 cache-policy texts come from one load, one store and one atomic.
+CPOL_PROBES = (("load", "global_load_b32 "), ("store", "global_store_b32 "),
+               ("atomic", "global_atomic_add_u32 "))
+
+
+def cpol_names(cpu, ops=None):
+    """GFX12 `th:`/`scope:` texts: for a VGLOBAL load, store and atomic,
+    the modifiers LLVM prints for each `th << 2 | scope` (0-31); {} on
+    processors without them."""
+    import re as _re
+    out = {}
+    for cls, prefix in CPOL_PROBES:
+        rec = next((r for r in ops or [] if r["enc"] == "GLOBAL_12"
+                    and r["text"].startswith(prefix)), None)
+        if rec is None:
+            continue
+        f = ENCODINGS["GLOBAL_12"]["fields"]
+        probes = []
+        for v in range(32):
+            p = list(rec["base"])
+            for name, val in (("th", v >> 2), ("scope", v & 3)):
+                w, lo, width = f[name]
+                p[w] = (p[w] & ~(((1 << width) - 1) << lo)) | val << lo
+            probes.append(p)
+        out[cls] = [" ".join(_re.findall(r"(?:th|scope):\S+", t or ""))
+                    for t, n in disasm(cpu, probes)]
+    return out
 
 
 def depctr_probes(cpu, ops=None):
@@ -666,7 +738,7 @@ def depctr_probes(cpu, ops=None):
     from which gen.py derives the named counters; {} without it."""
     op = None
     for r in ops or []:
-        if r["enc"] == "SOPP" and r["text"].startswith("s_waitcnt_depctr"):
+        if r["enc"] == "SOPP" and r["text"].startswith(("s_waitcnt_depctr", "s_wait_alu")):
             op = r["base"][0] & 0xFFFF0000
     if op is None:
         return {}

@@ -30,7 +30,7 @@ def base_name(name):
 def semantics(e):
     """Semantic flag names for table entry `e` (from gen.analyze)."""
     enc, name = e["enc"], e["name"]
-    enc = enc[:-3] if enc.endswith(("_10", "_11")) else enc  # same rules on GFX10/11
+    enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
     b = base_name(name)
     f = set()
     if enc in SOP:
@@ -167,7 +167,7 @@ def semantics(e):
 def fix_access(e):
     """Adjust operand access modes that depend on the mnemonic."""
     enc, name = e["enc"], e["name"]
-    enc = enc[:-3] if enc.endswith(("_10", "_11")) else enc  # same rules on GFX10/11
+    enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
     b = base_name(name)
     ops = e["operands"]
     for o in ops:

@@ -40,7 +40,7 @@ def tokenize(text):
     parts = text.split(" ", 1)
     mnem = parts[0]
     rest = parts[1] if len(parts) > 1 else ""
-    if mnem in ("s_waitcnt", "s_delay_alu", "s_waitcnt_depctr"):
+    if mnem in ("s_waitcnt", "s_delay_alu", "s_waitcnt_depctr", "s_wait_alu"):
         return mnem, [rest] if rest else [], [], comment
     ops = split_top(rest, ", ") if rest else []
     mods = []

@@ -20,6 +20,24 @@ fn word(bytes: &[u8], i: usize) -> Option<u32> {
 /// The encoding word 0 belongs to on `target` (before opcode lookup).
 #[inline]
 pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
+    if target.generation() >= 12 && w0 >> 30 != 0b10 && w0 >> 31 != 0 {
+        use Encoding as E;
+        return Some(match w0 >> 26 {
+            0x32 => E::VopdX,
+            0x3D => E::SmemGfx12,
+            0x35 => E::Vop3Gfx10,
+            0x33 if (w0 >> 23) & 7 == 0 => E::Vop3pGfx10,
+            0x36 => E::DsGfx10,
+            0x3B => match (w0 >> 24) & 3 {
+                0 => E::FlatGfx12,
+                1 => E::ScratchGfx12,
+                2 => E::GlobalGfx12,
+                _ => return None,
+            },
+            0x31 => E::MubufGfx12,
+            _ => return None,
+        });
+    }
     if target.generation() >= 11 && w0 >> 30 != 0b10 && w0 >> 31 != 0 {
         use Encoding as E;
         return Some(match w0 >> 26 {
@@ -184,12 +202,23 @@ fn decode_as(
     if (w0 & zero[0]) | (w1 & zero[1]) | ((w0 & one[0]) ^ one[0]) | ((w1 & one[1]) ^ one[1]) != 0 {
         return invalid;
     }
+    let w2 = if nbase > 2 {
+        match get(2) {
+            Some(w) => w,
+            None => return invalid,
+        }
+    } else {
+        0
+    };
     let mut inst = Instruction {
-        words: [w0, w1, 0],
+        words: [w0, w1, w2],
         opcode,
         len: (nbase * 4) as u8,
         target,
     };
+    if enc.is_gfx12() && !enc::gfx12::valid(&inst) {
+        return invalid;
+    }
     if enc.is_gfx10() && !enc::gfx10::valid(&inst) {
         return invalid;
     }
@@ -221,6 +250,8 @@ fn decode_as(
             | Encoding::MubufGfx10
             | Encoding::MubufGfx11
             | Encoding::Mtbuf => return invalid,
+            // No room for one in an instruction of three words.
+            _ if nbase > 2 => return invalid,
             _ => {}
         }
         let Some(lit) = get(nbase) else {

@@ -143,8 +143,12 @@ impl Instruction {
                 words[1] |= enc::gfx10::null_of(info.enc) << 16;
             }
             // soffset = null
-            Encoding::SmemGfx10 | Encoding::SmemGfx11 => {
+            Encoding::SmemGfx10 | Encoding::SmemGfx11 | Encoding::SmemGfx12 => {
                 words[1] |= enc::gfx10::null_of(info.enc) << 25
+            }
+            // saddr = null
+            Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
+                words[0] |= enc::gfx12::NULL;
             }
             // GFX10 v_cmpx_*_e64 write EXEC only; the assembler puts
             // exec_lo in the (unprinted) destination field.
@@ -288,11 +292,18 @@ impl InstBuilder {
                 // SMEM offset operand: immediate (in the modifiers), the
                 // soffset register, or a register in the offset field.
                 (
-                    Encoding::Smem | Encoding::SmemGfx10 | Encoding::SmemGfx11,
+                    Encoding::Smem
+                    | Encoding::SmemGfx10
+                    | Encoding::SmemGfx11
+                    | Encoding::SmemGfx12,
                     Field::Offset,
                     Operand::Imm(_),
                 ) => {}
-                (Encoding::SmemGfx10 | Encoding::SmemGfx11, Field::Offset, Operand::Reg(r)) => {
+                (
+                    Encoding::SmemGfx10 | Encoding::SmemGfx11 | Encoding::SmemGfx12,
+                    Field::Offset,
+                    Operand::Reg(r),
+                ) => {
                     let code = crate::reg::sgpr_code(self.target, r.first);
                     set_bits(&mut self.words[1], 25, 7, code);
                 }
@@ -312,6 +323,14 @@ impl InstBuilder {
                 (Encoding::ScratchGfx11, Field::Addr, Operand::Reg(_)) => {
                     set_bits(&mut self.words[1], 23, 1, 1);
                     self = self.operand_at(i, &spec, op.value)?;
+                }
+                // GFX12 scratch: `sve` (bit 49) says vaddr is used.
+                (Encoding::ScratchGfx12, Field::Addr, Operand::Reg(_)) => {
+                    set_bits(&mut self.words[1], 17, 1, 1);
+                    self = self.operand_at(i, &spec, op.value)?;
+                }
+                (_, Field::Saddr, Operand::Off) if enc.is_gfx12() => {
+                    set_bits(&mut self.words[0], 0, 7, crate::enc::gfx12::NULL);
                 }
                 (_, Field::Saddr, Operand::Off) => {
                     let off = if enc.is_gfx10() {
@@ -405,7 +424,9 @@ impl InstBuilder {
                 255
             }
             (Kind::SReg, Operand::Off) if field == Field::Saddr => {
-                if self.opcode.info().enc.is_gfx10() {
+                if self.opcode.info().enc.is_gfx12() {
+                    crate::enc::gfx12::NULL
+                } else if self.opcode.info().enc.is_gfx10() {
                     crate::enc::gfx10::null_of(self.opcode.info().enc)
                 } else {
                     crate::enc::flat::SADDR_OFF

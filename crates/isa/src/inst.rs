@@ -193,7 +193,9 @@ impl Instruction {
             }
             ops.push(op);
         }
-        if info.enc.is_gfx10() {
+        if info.enc.is_gfx12() {
+            enc::gfx12::adjust_operands(self, &mut ops);
+        } else if info.enc.is_gfx10() {
             enc::gfx10::adjust_operands(self, &mut ops);
         } else {
             self.adjust_operands(&mut ops);

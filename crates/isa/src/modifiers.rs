@@ -99,6 +99,15 @@ pub struct Modifiers {
     /// VOPD: the Y operation's opcode value (its operands follow the X
     /// operation's).
     pub vopd_y: u8,
+    /// GFX12 temporal hint (`th:`; bit 0 of an atomic's is
+    /// `TH_ATOMIC_RETURN`).
+    pub th: u8,
+    /// GFX12 `scope:` (0 CU, 1 SE, 2 DEV, 3 SYS).
+    pub scope: u8,
+    /// GFX12 `nv`.
+    pub nv: bool,
+    /// GFX12 `scale_offset`.
+    pub scale_offset: bool,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -151,6 +160,10 @@ enum M {
     SmemImm,
     SmemSoe,
     VopdY,
+    Th,
+    Scope,
+    Nv,
+    ScaleOffset,
 }
 
 /// The modifier fields of `enc` (for VOP3, `vop3b` when bits 14:8 hold a
@@ -191,6 +204,35 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
                 (Scc, (0, 13, 1)),
                 (Glc, (0, 14, 1)),
                 (Slc, (0, 15, 1)),
+            ]
+        }
+        E::SmemGfx12 => {
+            return &[
+                (Nv, (0, 20, 1)),
+                (Scope, (0, 21, 2)),
+                (Th, (0, 23, 3)),
+                (ScaleOffset, (1, 24, 1)),
+            ]
+        }
+        E::FlatGfx12 | E::GlobalGfx12 | E::ScratchGfx12 => {
+            return &[
+                (Nv, (0, 7, 1)),
+                (ScaleOffset, (1, 16, 1)),
+                (Scope, (1, 18, 2)),
+                (Th, (1, 20, 3)),
+                (Offset, (2, 8, 24)),
+            ]
+        }
+        E::MubufGfx12 => {
+            return &[
+                (Nv, (0, 7, 1)),
+                (Tfe, (0, 22, 1)),
+                (Scope, (1, 18, 2)),
+                (Th, (1, 20, 3)),
+                (Format, (1, 23, 7)),
+                (Offen, (1, 30, 1)),
+                (Idxen, (1, 31, 1)),
+                (Offset, (2, 8, 24)),
             ]
         }
         E::MubufGfx11 => {
@@ -359,6 +401,10 @@ impl Modifiers {
             SmemImm => self.smem_imm as u32,
             SmemSoe => self.smem_soe as u32,
             VopdY => self.vopd_y as u32,
+            Th => self.th as u32,
+            Scope => self.scope as u32,
+            Nv => self.nv as u32,
+            ScaleOffset => self.scale_offset as u32,
         }
     }
 
@@ -410,6 +456,10 @@ impl Modifiers {
             SmemImm => self.smem_imm = v != 0,
             SmemSoe => self.smem_soe = v != 0,
             VopdY => self.vopd_y = v as u8,
+            Th => self.th = v as u8,
+            Scope => self.scope = v as u8,
+            Nv => self.nv = v != 0,
+            ScaleOffset => self.scale_offset = v != 0,
         }
     }
 }
@@ -439,6 +489,12 @@ impl Instruction {
             Encoding::SmemGfx10 | Encoding::SmemGfx11 => {
                 m.offset = ((self.bits(1, 0, 21) << 11) as i32) >> 11;
             }
+            Encoding::SmemGfx12 => {
+                m.offset = ((self.bits(1, 0, 24) << 8) as i32) >> 8;
+            }
+            Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
+                m.offset = ((self.bits(2, 8, 24) << 8) as i32) >> 8;
+            }
             _ => {}
         }
         m
@@ -462,5 +518,8 @@ pub(crate) fn apply(
         || matches!(enc, Encoding::SmemGfx10 | Encoding::SmemGfx11)
     {
         set_bits(&mut words[1], 0, 21, m.offset as u32);
+    }
+    if enc == Encoding::SmemGfx12 {
+        set_bits(&mut words[1], 0, 24, m.offset as u32);
     }
 }

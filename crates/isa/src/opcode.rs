@@ -204,6 +204,19 @@ pub enum Encoding {
     VopdX,
     /// The Y half of a VOPD word (table entries only).
     VopdY,
+    /// Scalar memory, GFX12 layout (6-bit opcode at bit 13, `th`/`scope`,
+    /// 24-bit signed offset).
+    SmemGfx12,
+    /// VBUFFER (GFX12 untyped buffer): 96 bits, `soffset` in word 0,
+    /// `vaddr` and a 24-bit offset in word 2.
+    MubufGfx12,
+    /// VFLAT (GFX12): 96 bits, `saddr` in word 0, `vaddr` and a 24-bit
+    /// signed offset in word 2, segment in bits 25:24.
+    FlatGfx12,
+    /// VGLOBAL (GFX12).
+    GlobalGfx12,
+    /// VSCRATCH (GFX12; `sve` in bit 49).
+    ScratchGfx12,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -227,11 +240,29 @@ impl Encoding {
             Encoding::FlatGfx11 => Encoding::Flat,
             Encoding::GlobalGfx11 => Encoding::Global,
             Encoding::ScratchGfx11 => Encoding::Scratch,
+            Encoding::SmemGfx12 => Encoding::Smem,
+            Encoding::MubufGfx12 => Encoding::Mubuf,
+            Encoding::FlatGfx12 => Encoding::Flat,
+            Encoding::GlobalGfx12 => Encoding::Global,
+            Encoding::ScratchGfx12 => Encoding::Scratch,
             e => e,
         }
     }
 
-    /// True for the GFX10 and GFX11 layouts (`enc::gfx10` prints and
+    /// True for the GFX12 layouts (`enc::gfx12` prints and adjusts them).
+    #[inline]
+    pub const fn is_gfx12(self) -> bool {
+        matches!(
+            self,
+            Encoding::SmemGfx12
+                | Encoding::MubufGfx12
+                | Encoding::FlatGfx12
+                | Encoding::GlobalGfx12
+                | Encoding::ScratchGfx12
+        )
+    }
+
+    /// True for the GFX10, GFX11 and GFX12 layouts (`enc::gfx10` prints and
     /// adjusts both, from per-encoding bit positions).
     #[inline]
     pub const fn is_gfx10(self) -> bool {
@@ -540,7 +571,7 @@ pub struct OpInfo {
     /// Value of the encoding's opcode field.
     pub code: u16,
     /// Bit mask of table columns (see [`Target`]'s `index`) supporting it.
-    pub(crate) targets: u16,
+    pub(crate) targets: u32,
     /// Printed operands, in order.
     pub operands: &'static [OperandSpec],
     /// [`flags`] bits, per table column.
@@ -658,6 +689,29 @@ pub mod flags {
     pub const D16: u64 = 1 << 30;
     /// Prints `dmask:`.
     pub const DMASK: u64 = 1 << 31;
+
+    // --- GFX12 cache policy (D39): the SMEM/VMEM encodings of GFX12 have
+    // no glc/slc/dlc/scc bits and no MIMG modifiers, so their flags reuse
+    // those bits.
+    /// Prints `th:` (GFX12).
+    pub const TH: u64 = GLC;
+    /// Prints `scope:` (GFX12).
+    pub const SCOPE: u64 = SCC;
+    /// Prints `nv` (GFX12).
+    pub const NV: u64 = SLC;
+    /// Prints `scale_offset` (GFX12).
+    pub const SCALE_OFFSET: u64 = LWE;
+    /// `th:` prints LLVM's store names (`TH_STORE_*`).
+    pub const TH_STORE: u64 = UNORM;
+    /// `th:` prints LLVM's atomic names (`TH_ATOMIC_*`).
+    pub const TH_ATOMIC: u64 = DA;
+    /// VOP3 (GFX12 fp8/bf8 conversions): prints `byte_sel:`, whose low bit
+    /// is `op_sel` bit 1 and high bit `op_sel` bit 0. Shares [`CBSZ`]'s bit,
+    /// which only MAI uses.
+    pub const BYTE_SEL_LO: u64 = CBSZ;
+    /// VOP3: prints `byte_sel:` from `op_sel` bits 2 (low) and 3 (high).
+    /// Shares [`ABID`]'s bit, which only MAI uses.
+    pub const BYTE_SEL_HI: u64 = ABID;
 
     // --- semantics -------------------------------------------------------
     /// Unconditional PC-relative branch (`s_branch`).

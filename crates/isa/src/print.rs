@@ -81,6 +81,9 @@ impl Instruction {
             out.write_str(y.info().name)?;
             return write_operand_list(self, &yo, out);
         }
+        if info.enc.is_gfx12() {
+            return enc::gfx12::print(self, ops, out);
+        }
         if info.enc.is_gfx10() {
             if let Some(r) = enc::gfx10::print(self, ops, out) {
                 return r;

@@ -6,8 +6,8 @@ use std::fmt;
 /// A GPU processor this crate can decode for.
 ///
 /// Built from a processor name such as `"gfx90a"` or a full target id such as
-/// `"gfx942:sramecc+:xnack-"` (features are ignored). GFX10, GFX11 and GFX12
-/// processors will be added; match on it with a wildcard arm.
+/// `"gfx942:sramecc+:xnack-"` (features are ignored). More processors will
+/// be added (GFX10.1, GFX12.5); match on it with a wildcard arm.
 ///
 /// Processors whose instruction sets LLVM decodes identically share one
 /// column of the generated tables (the generator groups them by probing each
@@ -129,6 +129,23 @@ pub enum Target {
     /// gfx11-generic running wave64 code.
     #[doc(hidden)]
     Gfx11GenericW64 = 45,
+    /// Navi 44 (RDNA4, GFX12), wave32; [`Target::with_wave_size`] gives the
+    /// wave64 form.
+    Gfx1200 = 46,
+    /// gfx1200 running wave64 code.
+    #[doc(hidden)]
+    Gfx1200W64 = 47,
+    /// Navi 48 (RDNA4, GFX12), wave32; [`Target::with_wave_size`] gives the
+    /// wave64 form.
+    Gfx1201 = 48,
+    /// gfx1201 running wave64 code.
+    #[doc(hidden)]
+    Gfx1201W64 = 49,
+    /// `gfx12-generic`: code for gfx1200 and gfx1201, wave32.
+    Gfx12Generic = 50,
+    /// gfx12-generic running wave64 code.
+    #[doc(hidden)]
+    Gfx12GenericW64 = 51,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -149,7 +166,7 @@ pub enum TargetError {
 impl Target {
     /// Every supported processor, in LLVM's order (each GFX10+ one in its
     /// wave32 form).
-    pub const ALL: [Target; 29] = [
+    pub const ALL: [Target; 32] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
@@ -179,6 +196,9 @@ impl Target {
         Target::Gfx1152,
         Target::Gfx1153,
         Target::Gfx11Generic,
+        Target::Gfx1200,
+        Target::Gfx1201,
+        Target::Gfx12Generic,
     ];
 
     /// Parses a processor name or target id (`gfx90a`, `gfx942:xnack+`,
@@ -205,8 +225,8 @@ impl Target {
         VARIANTS[self as usize].0
     }
 
-    /// The GFX generation: 9 (GCN5/CDNA), 10 (RDNA1/2) or 11 (RDNA3,
-    /// RDNA3.5).
+    /// The GFX generation: 9 (GCN5/CDNA), 10 (RDNA1/2), 11 (RDNA3,
+    /// RDNA3.5) or 12 (RDNA4).
     #[inline]
     pub fn generation(self) -> u8 {
         VARIANTS[self as usize].1
@@ -246,7 +266,7 @@ impl Target {
     /// Bit of this target's column in an
     /// [`OpInfo`](crate::opcode::OpInfo) `targets` mask.
     #[inline]
-    pub(crate) fn bit(self) -> u16 {
+    pub(crate) fn bit(self) -> u32 {
         1 << self.index()
     }
 
@@ -286,7 +306,7 @@ impl Target {
 
 /// (name, generation, variant) of every `Target`, by discriminant (the
 /// order of the generator's `ALL_TARGETS`, which `COLUMN` follows).
-static VARIANTS: [(&str, u8, Target); 46] = [
+static VARIANTS: [(&str, u8, Target); 52] = [
     ("gfx90a", 9, Target::Gfx90a),
     ("gfx942", 9, Target::Gfx942),
     ("gfx900", 9, Target::Gfx900),
@@ -333,6 +353,12 @@ static VARIANTS: [(&str, u8, Target); 46] = [
     ("gfx1153", 11, Target::Gfx1153W64),
     ("gfx11-generic", 11, Target::Gfx11Generic),
     ("gfx11-generic", 11, Target::Gfx11GenericW64),
+    ("gfx1200", 12, Target::Gfx1200),
+    ("gfx1200", 12, Target::Gfx1200W64),
+    ("gfx1201", 12, Target::Gfx1201),
+    ("gfx1201", 12, Target::Gfx1201W64),
+    ("gfx12-generic", 12, Target::Gfx12Generic),
+    ("gfx12-generic", 12, Target::Gfx12GenericW64),
 ];
 
 impl fmt::Display for Target {
@@ -364,9 +390,9 @@ mod tests {
             Ok(Target::Gfx90a)
         );
         assert_eq!(
-            Target::from_name("gfx1200"),
+            Target::from_name("gfx1250"),
             Err(TargetError::Unsupported {
-                name: "gfx1200".into()
+                name: "gfx1250".into()
             })
         );
         assert_eq!(

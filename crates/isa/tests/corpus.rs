@@ -144,3 +144,53 @@ fn gfx1150_salu_float_kernels_match_llvm_objdump() {
         mismatches.len()
     );
 }
+
+/// GFX12 operations the corpus does not reach (`tests/kernels/gfx1201.hip`):
+/// WMMA and SWMMAC, fp8/bf8 conversions with `byte_sel`, VBUFFER loads and
+/// stores, `th:`/`scope:` cache policy from non-temporal accesses and
+/// scoped atomics; gfx1200 and gfx1201, wave32 and wave64, -O0 and -O3.
+#[test]
+fn gfx12_kernels_match_llvm_objdump() {
+    let mut total = 0usize;
+    let mut mismatches = Vec::new();
+    for target in [Target::Gfx1200, Target::Gfx1201] {
+        for t in [target, target.with_wave_size(64).unwrap()] {
+            for opt in ["-O0", "-O3"] {
+                let path = common::build_test_kernel_for("gfx1201.hip", t, opt);
+                let text = common::read_text(&path);
+                for (off, inst) in Decoder::new(t, &text.bytes) {
+                    total += 1;
+                    let end = (off + inst.len()).min(text.bytes.len());
+                    assert_eq!(inst.encode(), text.bytes[off..end], "{t} {opt}: {inst:?}");
+                }
+                let ours = common::our_listing(t, &text);
+                let theirs = common::objdump_listing(t, &path);
+                for (a, b) in common::diff_listings(&ours, &theirs) {
+                    mismatches.push(format!(
+                        "gfx1201.hip {t} {opt}:\n  ours:    {a}\n  objdump: {b}"
+                    ));
+                }
+                for m in [
+                    "v_wmma_f32_16x16x16_f16",
+                    "v_swmmac_f32_16x16x32_f16",
+                    "byte_sel:2",
+                    "buffer_load_b32",
+                    "th:TH_LOAD_NT",
+                    "th:TH_ATOMIC_RETURN",
+                    "scope:SCOPE_SYS",
+                ] {
+                    assert!(ours.contains(m), "{t} {opt}: no {m} in the listing");
+                }
+            }
+        }
+    }
+    for m in mismatches.iter().take(60) {
+        eprintln!("{m}");
+    }
+    assert!(total > 1000, "only {total} instructions");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatching lines",
+        mismatches.len()
+    );
+}

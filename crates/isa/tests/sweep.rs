@@ -573,13 +573,26 @@ fn every_imm16_value_against_llvm() {
         (Opcode::S_MOVK_I32, 9 << 16, None),
         (Opcode::DS_SWIZZLE_B32, 0, Some(0x0100_0002)),
     ];
+    // GFX12's split wait counters and `s_wait_alu` (probed on the
+    // processors that have them).
+    let gfx12_cases: &[(Opcode, u32, Option<u32>)] = &[
+        (Opcode::S_WAIT_LOADCNT, 0, None),
+        (Opcode::S_WAIT_LOADCNT_DSCNT, 0, None),
+        (Opcode::S_WAIT_KMCNT, 0, None),
+        (Opcode::S_WAIT_ALU, 0, None),
+    ];
     let mut total = 0usize;
     let mut mismatches = Vec::new();
     for (target, full) in sweep_targets() {
         // Odd: every low bit pattern still occurs.
         let stride = if full { stride } else { stride * 7 };
         let mut probes = Vec::new();
-        for &(op, extra, w1) in cases {
+        let extra_cases = if target.generation() == 12 {
+            gfx12_cases
+        } else {
+            &[]
+        };
+        for &(op, extra, w1) in cases.iter().chain(extra_cases) {
             let base = builder_words(target, op)[0] | extra;
             for v in (0..=0xFFFFu32).step_by(stride) {
                 let mut p = vec![base | v];

@@ -103,6 +103,9 @@ pub(crate) const fn bits_of(enc: Encoding) -> Bits {
 
 /// `null` of the encoding's generation.
 pub(crate) const fn null_of(enc: Encoding) -> u32 {
+    if enc.is_gfx12() {
+        return super::gfx12::NULL;
+    }
     bits_of(enc).null
 }
 

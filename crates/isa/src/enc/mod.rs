@@ -7,6 +7,7 @@
 pub(crate) mod ds;
 pub(crate) mod flat;
 pub(crate) mod gfx10;
+pub(crate) mod gfx12;
 pub(crate) mod mimg;
 pub(crate) mod mubuf;
 pub(crate) mod sdwa_dpp;
@@ -33,6 +34,33 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
                 F::Sdata => Some((0, 6, 7)),
                 F::Offset => Some((1, 0, 21)),
                 F::Soffset => Some((1, 25, 7)),
+                _ => None,
+            }
+        }
+        E::SmemGfx12 => {
+            return match field {
+                F::Sbase => Some((0, 0, 6)),
+                F::Sdata => Some((0, 6, 7)),
+                F::Offset => Some((1, 0, 24)),
+                F::Soffset => Some((1, 25, 7)),
+                _ => None,
+            }
+        }
+        E::FlatGfx12 | E::GlobalGfx12 | E::ScratchGfx12 => {
+            return match field {
+                F::Saddr => Some((0, 0, 7)),
+                F::Vdst => Some((1, 0, 8)),
+                F::Data => Some((1, 23, 8)),
+                F::Addr => Some((2, 0, 8)),
+                _ => None,
+            }
+        }
+        E::MubufGfx12 => {
+            return match field {
+                F::Soffset => Some((0, 0, 7)),
+                F::Vdata => Some((1, 0, 8)),
+                F::Srsrc => Some((1, 9, 7)),
+                F::Vaddr => Some((2, 0, 8)),
                 _ => None,
             }
         }
@@ -100,12 +128,14 @@ pub(crate) fn set_bits(w: &mut u32, lo: u8, width: u8, v: u32) {
     *w = (*w & !mask) | ((v << lo) & mask);
 }
 
-/// Number of base words (without literal) of an encoding.
+/// Number of base words (without literal) of an encoding (3 for the
+/// 96-bit GFX12 VMEM encodings).
 pub(crate) fn base_words(enc: Encoding) -> usize {
     use Encoding as E;
     match enc {
         E::Sop2 | E::Sopk | E::Sop1 | E::Sopc | E::Sopp | E::Vop2 | E::Vop1 | E::Vopc => 1,
         E::Invalid => 1,
+        E::MubufGfx12 | E::FlatGfx12 | E::GlobalGfx12 | E::ScratchGfx12 => 3,
         _ => 2,
     }
 }
@@ -148,6 +178,11 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::ScratchGfx11 => (0xFC03_0000, 0xDC01_0000, 18, 7),
         E::VopdX => (0xFC00_0000, 0xC800_0000, 22, 4),
         E::VopdY => (0xFC00_0000, 0xC800_0000, 17, 5),
+        E::SmemGfx12 => (0xFC00_0000, 0xF400_0000, 13, 6),
+        E::MubufGfx12 => (0xFC00_0000, 0xC400_0000, 14, 8),
+        E::FlatGfx12 => (0xFF00_0000, 0xEC00_0000, 14, 8),
+        E::GlobalGfx12 => (0xFF00_0000, 0xEE00_0000, 14, 8),
+        E::ScratchGfx12 => (0xFF00_0000, 0xED00_0000, 14, 8),
         E::Invalid => (0, 0, 0, 0),
     }
 }

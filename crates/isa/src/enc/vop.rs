@@ -72,5 +72,16 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
     if inst.has(flags::OMOD) {
         write_omod(omod(inst), out)?;
     }
+    let byte_sel = if inst.has(flags::BYTE_SEL_LO) {
+        inst.bits(0, 12, 1) | inst.bits(0, 11, 1) << 1
+    } else if inst.has(flags::BYTE_SEL_HI) {
+        inst.bits(0, 13, 2)
+    } else {
+        0
+    };
+    if byte_sel != 0 {
+        out.write_str(" byte_sel:")?;
+        out.write_char(char::from(b'0' + byte_sel as u8))?;
+    }
     Ok(())
 }

@@ -101,12 +101,17 @@ pub fn wave_flag(target: Target) -> Option<&'static str> {
 
 /// Every target the corpus is checked on: [`Target::ALL`] and the wave64
 /// forms of the GFX10+ processors.
+/// `LATHE_CORPUS_ONLY=gfx1201,gfx1200` keeps only those processors (both
+/// wave sizes), for working on one generation.
 pub fn corpus_targets() -> Vec<Target> {
     let mut v = Target::ALL.to_vec();
     for t in Target::ALL {
         if t.generation() >= 10 {
             v.extend(t.with_wave_size(64));
         }
+    }
+    if let Ok(only) = std::env::var("LATHE_CORPUS_ONLY") {
+        v.retain(|t| only.split(',').any(|n| n == t.name()));
     }
     v
 }
@@ -263,7 +268,7 @@ pub fn jax_code_objects() -> Vec<JaxObject> {
 /// whole corpus for 32 more targets in about an hour); the jax wheel adds
 /// four objects of each non-generic one.
 pub fn is_variant(target: Target) -> bool {
-    target.generation() >= 10 && !matches!(target.name(), "gfx1030" | "gfx1100")
+    target.generation() >= 10 && !matches!(target.name(), "gfx1030" | "gfx1100" | "gfx1201")
 }
 
 /// The corpus sources built for [`is_variant`] targets: control flow,
@@ -394,6 +399,8 @@ pub fn build_test_kernel_for(name: &str, target: Target, opt: &str) -> std::path
                 .args(["-x", "hip", "-nogpuinc", "-nogpulib", opt])
                 .arg(format!("--offload-arch={}", target.name()))
                 .args(wave_flag(target))
+                // Kernels choose their wave-size-specific builtins by it.
+                .args(wave_flag(target).map(|_| "-DLATHE_WAVE64"))
                 .args(["--cuda-device-only", "--no-gpu-bundle-output"])
                 .arg(&src)
                 .arg("-o")
