@@ -171,6 +171,10 @@ const OPS: &[&str] = &[
     "v_cmp_ge_i64_e64 s[30:31], v[14:15], s[20:21]\n  W64",
     "v_cmp_lt_f64_e32 vcc, v[10:11], v[16:17]\n  VCC3",
     "v_cmp_neq_f64_e64 s[30:31], -v[12:13], 1.0\n  W64",
+    "v_cmp_class_f32_e32 vcc, v10, v11\n  VCC3",
+    "v_cmp_class_f32_e64 s[30:31], -|v12|, s20\n  W64",
+    "v_mov_b32_e32 vR, 0x3fc\n  v_cmp_class_f32_e32 vcc, v13, vR\n  VCC3",
+    "v_cmp_class_f32_e32 vcc, 1.0, v11\n  VCC3",
     "s_mov_b64 s[34:35], exec\n  v_cmpx_gt_u32_e32 vcc, v10, v11\n  s_mov_b64 s[30:31], exec\n  s_mov_b64 exec, s[34:35]\n  W64",
     "s_mov_b64 s[34:35], exec\n  v_cmpx_lt_f32_e64 s[32:33], v12, v13\n  s_mov_b64 s[30:31], exec\n  s_mov_b64 exec, s[34:35]\n  W64",
     // selects
@@ -218,6 +222,15 @@ const OPS: &[&str] = &[
     "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_div_fmas_f64 v[R:Q], -v[16:17], v[12:13], |v[10:11]|",
     "v_div_fixup_f64 v[R:Q], v[10:11], v[12:13], v[16:17]",
     "v_div_fixup_f64 v[R:Q], -v[14:15], |v[10:11]|, 1.0",
+    // f32 division steps: random operands (specials among them), VCC in
+    // both halves, and clang's whole division sequence.
+    "v_div_scale_f32 vR, s[30:31], v10, v11, v10\n  s_xor_b32 s30, s30, s31\n  v_mov_b32_e32 vQ, s30",
+    "v_div_scale_f32 vR, vcc, v12, v13, v13\n  s_xor_b32 s30, vcc_lo, vcc_hi\n  v_mov_b32_e32 vQ, s30",
+    "s_and_b32 vcc_lo, s20, s21\n  s_mov_b32 vcc_hi, s22\n  v_div_fmas_f32 vR, v10, v11, v12",
+    "s_mov_b32 vcc_lo, 0\n  s_mov_b32 vcc_hi, -1\n  v_div_fmas_f32 vR, -v13, v11, |v10|",
+    "v_div_fixup_f32 vR, v10, v11, v12",
+    "v_div_fixup_f32 vR, -v13, |v14|, 1.0",
+    "v_div_scale_f32 v20, s[30:31], v11, v11, v10\n  v_div_scale_f32 v21, vcc, v10, v11, v10\n  v_rcp_f32_e32 v22, v20\n  v_fma_f32 v23, -v20, v22, 1.0\n  v_fmac_f32_e32 v22, v23, v22\n  v_mul_f32_e32 v23, v21, v22\n  v_fma_f32 v24, -v20, v23, v21\n  v_fmac_f32_e32 v23, v24, v22\n  v_fma_f32 v20, -v20, v23, v21\n  v_div_fmas_f32 v20, v20, v22, v23\n  v_div_fixup_f32 vR, v20, v11, v10",
     // SDWA integer forms with source selects (sign-extended too), a
     // destination read by both sources, an SGPR source.
     "v_xor_b32_sdwa vR, v10, v10 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD",
@@ -368,6 +381,10 @@ const FAST: &[&str] = &[
     "v_cmp_ge_i64",
     "v_cmp_lt_f64",
     "v_cmp_neq_f64",
+    "v_cmp_class_f32",
+    "v_div_scale_f32",
+    "v_div_fmas_f32",
+    "v_div_fixup_f32",
     "v_cmpx_gt_u32",
     "v_cmpx_lt_f32",
     "v_cmp_gt_u32",

@@ -188,6 +188,17 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
                 mods32::<FI>(f, 1, &mut b);
                 order_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), acc)
             }
+            FOp::ClassF32 => {
+                // The raw bits, `abs`/`neg` applied, never flushed.
+                let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+                mods32::<false>(f, 0, &mut a);
+                mods32::<false>(f, 1, &mut b);
+                let mut bits = [0u8; LANES];
+                for l in 0..LANES {
+                    bits[l] = u8::from(alu::cmp::cmp_class_f32(a[l], b[l]));
+                }
+                pack(&bits)
+            }
             FOp::CmpU64 => order_mask(&row64(f, 0, cells, sg), &row64(f, 1, cells, sg), acc),
             FOp::CmpI64 => order_mask(
                 &row64(f, 0, cells, sg).map(|x| x as i64),
@@ -346,7 +357,10 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op == DivScaleF64 {
         return div_scale64(f, w, m);
     }
-    let cmask = if matches!(f.op, Cndmask | DivFmasF64) {
+    if f.op == DivScaleF32 {
+        return div_scale32(f, w, m);
+    }
+    let cmask = if matches!(f.op, Cndmask | DivFmasF64 | DivFmasF32) {
         pair(&w.sgpr, f.carry[1])
     } else {
         0
@@ -442,6 +456,19 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         CvtF32F64 => {
             let a = row64(f, 0, cells, sg);
             store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
+        }
+        // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
+        DivFmasF32 | DivFixupF32 => {
+            let [a, b, c] = rows3_32(f, cells, sg);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = if f.op == DivFmasF32 {
+                    alu::float::div_fmas_f32(a[l], b[l], c[l], cmask >> l & 1 == 1, m)
+                } else {
+                    alu::float::div_fixup_f32(a[l], b[l], c[l])
+                };
+            }
+            store32(d, &r);
         }
         _ => return Out::Declined,
     }
@@ -548,6 +575,39 @@ fn rows3(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u64; LANES]; 3] 
         mods64::<false>(f, k, x);
     }
     r
+}
+
+/// The three f32 sources of `f`, `abs`/`neg` applied.
+#[inline(always)]
+fn rows3_32(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u32; LANES]; 3] {
+    let mut r = [0, 1, 2].map(|k| row32(f, k, cells, sg));
+    for (k, x) in r.iter_mut().enumerate() {
+        mods32::<false>(f, k, x);
+    }
+    r
+}
+
+/// `v_div_scale_f32`: the scaled values into the VGPR, the flags as a
+/// lane mask into the SGPR pair `carry[0]`.
+#[inline(always)]
+fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
+    let flags = {
+        let sg = &w.sgpr;
+        let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let d = reg(cells, usize::from(f.dst));
+        let [a, b, c] = rows3_32(f, cells, sg);
+        let mut r = [0u32; LANES];
+        let mut k = [0u8; LANES];
+        for l in 0..LANES {
+            let (x, fl) = alu::float::div_scale_f32(a[l], b[l], c[l], m);
+            r[l] = x;
+            k[l] = u8::from(fl);
+        }
+        store32(d, &r);
+        pack(&k)
+    };
+    set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
+    Out::Next
 }
 
 /// `v_div_scale_f64`: the scaled values into the VGPR pair, the flags as

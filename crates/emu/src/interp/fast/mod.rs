@@ -133,6 +133,9 @@ pub(super) enum FOp {
     CmpI64,
     CmpU64,
     CmpF64,
+    /// `v_cmp_class_f32` (and `v_cmpx_class_f32`): source 1 is the class
+    /// mask.
+    ClassF32,
     /// `v_cndmask_b32`: the lane mask in VCC or an SGPR pair (`carry[1]`).
     Cndmask,
     Med3I,
@@ -179,6 +182,11 @@ pub(super) enum FOp {
     DivScaleF64,
     DivFmasF64,
     DivFixupF64,
+    /// The f32 division steps, as the f64 ones (`v_div_scale_f32` flags
+    /// to `carry[0]`, `v_div_fmas_f32` reads VCC).
+    DivScaleF32,
+    DivFmasF32,
+    DivFixupF32,
     // Scalar.
     SBitcmp0,
     SBitcmp1,
@@ -201,6 +209,9 @@ impl FOp {
     fn of(op: Opcode) -> Option<(FOp, u8, bool)> {
         use FOp::*;
         let f = match sem::of(op).sem {
+            Sem::Cmp(c) if c.pred == Pred::Class => {
+                return (c.ty == NumTy::F32).then_some((ClassF32, 0, c.exec));
+            }
             Sem::Cmp(c) => {
                 let f = match c.ty {
                     NumTy::I32 => CmpI32,
@@ -299,6 +310,9 @@ impl FOp {
                 Valu::DivScaleF64 => DivScaleF64,
                 Valu::DivFmasF64 => DivFmasF64,
                 Valu::DivFixupF64 => DivFixupF64,
+                Valu::DivScaleF32 => DivScaleF32,
+                Valu::DivFmasF32 => DivFmasF32,
+                Valu::DivFixupF32 => DivFixupF32,
                 Valu::BfeU32 => BfeU,
                 Valu::MulHiI32 => MulHiI,
                 Valu::AlignbitB32 => Alignbit,
@@ -366,7 +380,8 @@ impl FOp {
             | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
             | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | Med3F
-            | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 => 3,
+            | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 | DivScaleF32
+            | DivFmasF32 | DivFixupF32 => 3,
             _ => 2,
         }
     }
@@ -407,6 +422,9 @@ impl FOp {
                     | CvtF32F16
                     | CvtF64F32
                     | CvtF32F64
+                    | DivScaleF32
+                    | DivFmasF32
+                    | DivFixupF32
             )
     }
 
@@ -468,7 +486,10 @@ impl FOp {
     /// A vector compare: the result is a lane mask in SGPRs.
     fn compare(self) -> bool {
         use FOp::*;
-        matches!(self, CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64)
+        matches!(
+            self,
+            CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64 | ClassF32
+        )
     }
 
     /// Run by [`ext`].
@@ -498,6 +519,9 @@ impl FOp {
                     | CvtF16F32
                     | CvtF32F16
                     | CvtF32F64
+                    | DivScaleF32
+                    | DivFmasF32
+                    | DivFixupF32
             )
     }
 
@@ -764,7 +788,8 @@ impl Fast {
         let words = inst.words();
         let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
         // VOP3b forms have their SGPR destination where VOP3a has op_sel.
-        let vop3b = op.carry() || op == FOp::MadU64U32 || op == FOp::DivScaleF64;
+        let vop3b =
+            op.carry() || matches!(op, FOp::MadU64U32 | FOp::DivScaleF64 | FOp::DivScaleF32);
         if enc == Encoding::Vop3 && !vop3b && w0 >> 11 & 15 != 0 {
             // op_sel (f16 forms only; never on these ops, but be exact).
             return None;
@@ -793,9 +818,9 @@ impl Fast {
                 usize::from(op.carry_in() && ops.nsrc == 3),
             ),
             FOp::Cndmask => (0, usize::from(ops.nsrc == 3)),
-            FOp::MadU64U32 | FOp::DivScaleF64 => (1, 0),
+            FOp::MadU64U32 | FOp::DivScaleF64 | FOp::DivScaleF32 => (1, 0),
             // VCC, implicit (listed or not).
-            FOp::DivFmasF64 => (0, usize::from(ops.nsrc == 4)),
+            FOp::DivFmasF64 | FOp::DivFmasF32 => (0, usize::from(ops.nsrc == 4)),
             _ if op.compare() => (usize::from(ops.ndst == 1), 0),
             _ => (0, 0),
         };
@@ -820,7 +845,7 @@ impl Fast {
             } else {
                 VCC_PAIR
             },
-            if extra_src == 1 && op != FOp::DivFmasF64 {
+            if extra_src == 1 && !matches!(op, FOp::DivFmasF64 | FOp::DivFmasF32) {
                 pair(ops.src(2))?
             } else {
                 VCC_PAIR
@@ -901,7 +926,19 @@ impl Fast {
             if s.sext && !sdwa {
                 return None;
             }
-            if op.float() || op.double() || matches!(op, FOp::CmpF32 | FOp::CmpF64 | FOp::Cndmask) {
+            if op.float()
+                || op.double()
+                || matches!(
+                    op,
+                    FOp::CmpF32
+                        | FOp::CmpF64
+                        | FOp::ClassF32
+                        | FOp::Cndmask
+                        | FOp::DivScaleF32
+                        | FOp::DivFmasF32
+                        | FOp::DivFixupF32
+                )
+            {
                 // For 64-bit sources, masks of the high dword.
                 if s.abs {
                     f.and[k] = 0x7fff_ffff;
