@@ -345,3 +345,29 @@ fn f32_tiny_quotient_test_matches_the_exact_core() {
         );
     }
 }
+
+/// `v_div_scale_f64` decides most "the quotient is denormal" questions by
+/// the exponents alone; where it answers, the exact core must agree:
+/// random normal pairs whose quotients straddle 2^-1022.
+#[test]
+fn f64_tiny_quotient_by_exponents_matches_the_exact_core() {
+    use lathe_emu::alu::soft::{self, F64};
+    use lathe_emu::alu::Round;
+    let mut r = alu_common::Rng::new(9);
+    let mut answered = 0;
+    for _ in 0..300_000 {
+        let d = r.u64() & 0x800f_ffff_ffff_ffff | (1 + r.below(2045)) << 52;
+        // n's exponent within a few of the boundary (d's exponent - 1022).
+        let ed = (d >> 52 & 0x7ff) as i64;
+        let en = (ed - 1022 + r.below(7) as i64 - 3).clamp(1, 2046) as u64;
+        let n = r.u64() & 0x800f_ffff_ffff_ffff | en << 52;
+        let Some(got) = quotient_below_normal_by_exponents::<F64>(n, d) else {
+            continue;
+        };
+        answered += 1;
+        let q = soft::div::<F64>(n, d, Round::Zero);
+        let exact = soft::is_denorm::<F64>(q) || soft::is_zero::<F64>(q);
+        assert_eq!(got, exact, "{n:016x} / {d:016x}");
+    }
+    assert!(answered > 100_000, "{answered}");
+}

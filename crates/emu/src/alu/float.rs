@@ -632,6 +632,9 @@ pub fn div_scale<F: Arith>(s0: u64, s1: u64, s2: u64, m: Mode) -> (u64, bool) {
         if F::BITS == 32 {
             return quotient_below_normal_f32(n as u32, d as u32);
         }
+        if let Some(below) = quotient_below_normal_by_exponents::<F>(n, d) {
+            return below;
+        }
         let q = soft::div::<F>(n, d, rz);
         soft::is_denorm::<F>(q) || (soft::is_zero::<F>(q) && !soft::is_zero::<F>(n))
     };
@@ -681,6 +684,30 @@ pub fn div_scale<F: Arith>(s0: u64, s1: u64, s2: u64, m: Mode) -> (u64, bool) {
 pub fn quotient_below_normal_f32(n: u32, d: u32) -> bool {
     let q = f64::from(f32::from_bits(n)) / f64::from(f32::from_bits(d));
     q.abs() < f64::from(f32::MIN_POSITIVE)
+}
+
+/// Whether the exact quotient `n / d` of two normal values is below the
+/// smallest normal, when their exponents alone decide it: with both
+/// significands in [1, 2), the quotient lies in
+/// (2^(en - ed - 1), 2^(en - ed + 1)). `None` near the boundary, or for
+/// an operand that is not normal.
+#[inline]
+pub fn quotient_below_normal_by_exponents<F: Format>(n: u64, d: u64) -> Option<bool> {
+    let (en, ed) = (soft::biased_exp::<F>(n), soft::biased_exp::<F>(d));
+    let normal = |e: i32| e > 0 && e < F::EMAX_BIASED;
+    if !normal(en) || !normal(ed) {
+        return None;
+    }
+    // Unbiased exponent of the quotient's lower bound; the smallest
+    // normal is 2^(1 - BIAS).
+    let e = en - ed - 1;
+    if e >= 1 - F::BIAS {
+        Some(false)
+    } else if e + 2 <= 1 - F::BIAS {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// `v_div_fmas_f32/f64`: fma(a, b, c) with one rounding; if `vcc`, the

@@ -16,7 +16,7 @@ use multiversion::multiversion;
 use super::lanes::{apply, reg, splat, Lanes};
 use super::{FOp, Fast, Out, Src};
 use crate::alu;
-use crate::alu::soft::F32;
+use crate::alu::soft::{F16, F32};
 use crate::interp::valu::Flush;
 use crate::lanes::flush32;
 use crate::wave::{Wave, LANES, SGPRS};
@@ -457,6 +457,19 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
             let a = row64(f, 0, cells, sg);
             store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
         }
+        PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 => pk16(f, cells, sg, d, m),
+        PackB32F16 => {
+            let (a, b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+            let half = |k: usize, x: u32| {
+                let h = f.half[k];
+                let v = if h & 1 == 1 { x >> 16 } else { x & 0xffff };
+                alu::float::input_mods::<F16>(u64::from(v), h >> 4 & 1 == 1, h >> 2 & 1 == 1) as u32
+            };
+            store32(
+                d,
+                &std::array::from_fn(|l| half(0, a[l]) | half(1, b[l]) << 16),
+            );
+        }
         // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
         DivFmasF32 | DivFixupF32 => {
             let [a, b, c] = rows3_32(f, cells, sg);
@@ -473,6 +486,37 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         _ => return Out::Declined,
     }
     Out::Next
+}
+
+/// Source `k` of a packed f16 µop with its halves selected and negated
+/// as the general handler does ([`alu::packed::pk_operand`],
+/// [`alu::packed::pk_neg_f16`]).
+#[inline(always)]
+fn half_row(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
+    let h = f.half[k];
+    let bit = |i: u8| h >> i & 1 == 1;
+    row32(f, k, cells, sg).map(|x| {
+        let y = alu::packed::pk_operand(x, bit(0), bit(1));
+        alu::packed::pk_neg_f16(y, bit(2), bit(3))
+    })
+}
+
+/// The packed f16 µops: each lane [`alu::packed`]'s operation.
+#[inline(always)]
+fn pk16(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS], d: &[Cell<u32>; LANES], m: alu::Mode) {
+    use alu::packed as pk;
+    let (a, b) = (half_row(f, 0, cells, sg), half_row(f, 1, cells, sg));
+    let r: [u32; LANES] = match f.op {
+        FOp::PkFmaF16 => {
+            let c = half_row(f, 2, cells, sg);
+            std::array::from_fn(|l| pk::pk_fma_f16(a[l], b[l], c[l], m))
+        }
+        FOp::PkAddF16 => std::array::from_fn(|l| pk::pk_add_f16(a[l], b[l], m)),
+        FOp::PkMulF16 => std::array::from_fn(|l| pk::pk_mul_f16(a[l], b[l], m)),
+        FOp::PkMaxF16 => std::array::from_fn(|l| pk::pk_max_f16(a[l], b[l], m)),
+        _ => std::array::from_fn(|l| pk::pk_min_f16(a[l], b[l], m)),
+    };
+    store32(d, &r);
 }
 
 /// The µops writing a VGPR pair.
