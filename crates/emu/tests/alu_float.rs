@@ -836,7 +836,7 @@ fn f16_arith_matches_the_exact_core() {
         0xfc00, 0x7e00, 0x7c01, 0x5000, 0x5001, 0x0200, 0x3555,
     ];
     let mut r = Rng::new(16);
-    let mut check = |a: u16, b: u16, c: u16| {
+    let check = |a: u16, b: u16, c: u16| {
         assert_eq!(
             add_f16(a, b, m()),
             want2(a, b, soft::add::<F16>),
