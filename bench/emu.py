@@ -483,6 +483,57 @@ def check_hash(n, iters):
     return check
 
 
+def ref_saxpy(i, a, reps):
+    """y[i] after `reps` clamped saxpy passes (x = iota, y = 0), in f64 with
+    each pass rounded to f32 (the kernel may fuse a * x + y: the check has a
+    tolerance)."""
+    y = 0.0
+    for _ in range(reps):
+        v = f32(a * float(i) + y)
+        y = -2.0 if v < -2.0 else (2.0 if v > 2.0 else v)
+    return y
+
+
+def check_saxpy(n, a, reps):
+    want = once(lambda: {i: ref_saxpy(i, a, reps) for i in sample(n)})
+
+    def check(d):
+        y = floats_b(d["y"])
+        for i, w in want().items():
+            if not close_abs(y[i], w, 1e-5, 1e-6):
+                return f"y[{i}] = {y[i]}, want {w}"
+        return None
+    return check
+
+
+def stencil_input(width, height):
+    return [((k * 37) % 1000) / 500.0 - 0.75 for k in range(width * height)]
+
+
+def check_stencil(width, height):
+    def ref():
+        g = stencil_input(width, height)
+        at = lambda r, j: g[r * width + j]  # noqa: E731
+        out = {}
+        for j in sample(width):
+            jl, jr = max(j - 1, 0), min(j + 1, width - 1)
+            for r in range(height):
+                ru, rd = max(r - 1, 0), min(r + 1, height - 1)
+                s = at(r, jl) + at(r, jr) + at(ru, j) + at(rd, j)
+                v = 0.5 * at(r, j) + 0.125 * s
+                out[r * width + j] = min(v, 1.0)
+        return out
+    want = once(ref)
+
+    def check(d):
+        o = struct.unpack(f"<{len(d['out']) // 8}d", d["out"])
+        for k, w in want().items():
+            if not close_abs(o[k], w, 1e-14, 1e-14):
+                return f"out[{k}] = {o[k]!r}, want {w!r}"
+        return None
+    return check
+
+
 FP8 = {-2: 0xC8, -1: 0xC0, 0: 0x00, 1: 0x40, 2: 0x48}  # gfx942 E4M3 (bias 8)
 
 
@@ -548,6 +599,19 @@ def class_jobs(scale, tmp):
     jobs.append(("ordinary: hash_hist", "_Z9hash_histPjPyyi", n, 256,
                  [f"buf:hist:1024:zero", f"buf:sums:{8 * n}", f"u64:{HASH_BASE}", f"i32:{it}"],
                  ["hist", "sums"], check_hash(n, it), "gfx90a", ORDINARY_SRC))
+    # Written apart from the fast tier's µop list (issue 17): a tutorial
+    # saxpy and a 2-D f64 stencil, memory accesses included.
+    ns, a, reps = 65536 * scale, 1e-6, 100
+    jobs.append(("ordinary: saxpy_clamp", "_Z11saxpy_clampPfPKffii", 4096, 256,
+                 [f"buf:y:{4 * ns}:zero", f"buf:x:{4 * ns}:iota_f32", f"f32:{a}", f"i32:{ns}", f"i32:{reps}"],
+                 ["y"], check_saxpy(ns, a, reps), "gfx90a", ORDINARY_SRC))
+    sw, sh = 4096 * scale, 384
+    sp = os.path.join(tmp, f"stencil{sw}.bin")
+    with open(sp, "wb") as f:
+        f.write(struct.pack(f"<{sw * sh}d", *stencil_input(sw, sh)))
+    jobs.append(("ordinary: stencil_f64", "_Z11stencil_f64PdPKdii", sw, 256,
+                 [f"buf:out:{8 * sw * sh}", f"buf:in:@{sp}", f"i32:{sw}", f"i32:{sh}"],
+                 ["out"], check_stencil(sw, sh), "gfx90a", ORDINARY_SRC))
     jobs = [j if len(j) >= 8 else j + ("gfx90a",) for j in jobs]
     return [j if len(j) == 9 else j + (BENCH_SRC,) for j in jobs]
 

@@ -161,3 +161,32 @@ __global__ void hash_hist(unsigned *hist, lathe_u64 *sums, lathe_u64 base, int i
   sums[i] = sum;
   atomicAdd(&hist[bucket], 1u);
 }
+
+// A saxpy as a tutorial writes it: a grid-stride loop with its bounds
+// check, the result clamped to [-2, 2], the whole pass repeated `reps`
+// times in place (each pass reads x and y and writes y).
+__global__ void saxpy_clamp(float *y, const float *x, float a, int n, int reps) {
+  for (int r = 0; r < reps; ++r) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+      float v = a * x[i] + y[i];
+      y[i] = v < -2.0f ? -2.0f : (v > 2.0f ? 2.0f : v);
+    }
+  }
+}
+
+// A 5-point f64 stencil on a row-major width x height grid with
+// edge-replicating neighbours: each thread owns a column and walks its
+// rows (64-bit row offsets, clamped indices, a capped result).
+__global__ void stencil_f64(double *out, const double *in, int width, int height) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= width) return;
+  int jl = j > 0 ? j - 1 : 0, jr = j < width - 1 ? j + 1 : width - 1;
+  for (int r = 0; r < height; ++r) {
+    int ru = r > 0 ? r - 1 : 0, rd = r < height - 1 ? r + 1 : height - 1;
+    lathe_u64 row = (lathe_u64)r * width;
+    double c = in[row + j];
+    double s = in[row + jl] + in[row + jr] + in[(lathe_u64)ru * width + j] + in[(lathe_u64)rd * width + j];
+    double v = 0.5 * c + 0.125 * s;
+    out[row + j] = v > 1.0 ? 1.0 : v;
+  }
+}

@@ -296,3 +296,78 @@ fn div_fixup_special_cases() {
     assert_eq!(div_fixup_f64(0, 0, 0), 0xfff8_0000_0000_0000);
     assert_eq!(div_fixup_legacy_f16(0x4000, 0xbc00, 0x4000), 0xc000);
 }
+
+/// `v_div_scale_f32` decides "the quotient is denormal" with the host's
+/// f64 division; the exact core (`soft::div` truncating, as the f64 form
+/// still does) must agree: random operands, quotients placed next to
+/// 2^-126 on both sides, and the special values.
+#[test]
+fn f32_tiny_quotient_test_matches_the_exact_core() {
+    use lathe_emu::alu::soft::{self, F32};
+    use lathe_emu::alu::Round;
+    let exact = |n: u32, d: u32| {
+        let q = soft::div::<F32>(u64::from(n), u64::from(d), Round::Zero);
+        soft::is_denorm::<F32>(q) || (soft::is_zero::<F32>(q) && n & 0x7fff_ffff != 0)
+    };
+    let mut r = alu_common::Rng::new(7);
+    let specials = [
+        1u32,
+        0x007f_ffff,
+        0x0080_0000,
+        0x3f80_0000,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0x7fc0_0000,
+    ];
+    let mut pairs = Vec::new();
+    for &a in &specials {
+        for &b in &specials {
+            pairs.push((a, b));
+            pairs.push((a | 0x8000_0000, b));
+        }
+    }
+    for _ in 0..400_000 {
+        pairs.push((r.u32(), r.u32()));
+        // d random; n = d * 2^-126 nudged by a few ulps either way.
+        let d = r.u32() & 0x3fff_ffff | 0x0080_0000;
+        let q = f32::from_bits(d) as f64 * f32::MIN_POSITIVE as f64;
+        let n = (q as f32).to_bits() as i64 + r.below(7) as i64 - 3;
+        pairs.push((n.clamp(1, 0x7f7f_ffff) as u32, d));
+    }
+    for (n, d) in pairs {
+        if n & 0x7fff_ffff == 0 || d & 0x7fff_ffff == 0 {
+            continue;
+        }
+        assert_eq!(
+            quotient_below_normal_f32(n, d),
+            exact(n, d),
+            "{n:08x} / {d:08x}"
+        );
+    }
+}
+
+/// `v_div_scale_f64` decides most "the quotient is denormal" questions by
+/// the exponents alone; where it answers, the exact core must agree:
+/// random normal pairs whose quotients straddle 2^-1022.
+#[test]
+fn f64_tiny_quotient_by_exponents_matches_the_exact_core() {
+    use lathe_emu::alu::soft::{self, F64};
+    use lathe_emu::alu::Round;
+    let mut r = alu_common::Rng::new(9);
+    let mut answered = 0;
+    for _ in 0..300_000 {
+        let d = r.u64() & 0x800f_ffff_ffff_ffff | (1 + r.below(2045)) << 52;
+        // n's exponent within a few of the boundary (d's exponent - 1022).
+        let ed = (d >> 52 & 0x7ff) as i64;
+        let en = (ed - 1022 + r.below(7) as i64 - 3).clamp(1, 2046) as u64;
+        let n = r.u64() & 0x800f_ffff_ffff_ffff | en << 52;
+        let Some(got) = quotient_below_normal_by_exponents::<F64>(n, d) else {
+            continue;
+        };
+        answered += 1;
+        let q = soft::div::<F64>(n, d, Round::Zero);
+        let exact = soft::is_denorm::<F64>(q) || soft::is_zero::<F64>(q);
+        assert_eq!(got, exact, "{n:016x} / {d:016x}");
+    }
+    assert!(answered > 100_000, "{answered}");
+}

@@ -161,7 +161,11 @@ pub fn cvt_off_f32_i4(a: u32) -> u32 {
 #[inline]
 pub fn cvt_f32_f16(a: u16, m: Mode) -> u32 {
     let a = flush_in::<F16>(a as u64, m.f16());
-    soft::convert::<F16, F32>(a, Round::NearestEven) as u32
+    if soft::is_nan::<F16>(a) {
+        return soft::convert::<F16, F32>(a, Round::NearestEven) as u32;
+    }
+    // Every other f16 value is exact in f32.
+    (super::float::f16_to_f64(a) as f32).to_bits()
 }
 /// `v_cvt_f16_f32`: rounded per the f64/f16 rounding mode; f32 denormal
 /// inputs flushed per the f32 mode; f16 denormal results flushed per the
@@ -169,7 +173,12 @@ pub fn cvt_f32_f16(a: u16, m: Mode) -> u32 {
 #[inline]
 pub fn cvt_f16_f32(a: u32, m: Mode) -> u16 {
     let a = flush_in::<F32>(a as u64, m.f32());
-    let r = soft::convert::<F32, F16>(a, m.round_f64_f16);
+    let r = if m.round_f64_f16 == Round::NearestEven && !soft::is_nan::<F32>(a) {
+        // One rounding of the exact value (an f32 is exact in f64).
+        super::float::f64_to_f16(f64::from(f32::from_bits(a as u32)))
+    } else {
+        soft::convert::<F32, F16>(a, m.round_f64_f16)
+    };
     flush_out::<F16>(r, m.f16()) as u16
 }
 /// `v_cvt_pkrtz_f16_f32`: two f32 to f16 with round-toward-zero, packed

@@ -59,10 +59,86 @@ fn host_fix<F: Format>(r: u64) -> u64 {
     }
 }
 
+/// An f16 value (bits) as an f64: exact.
+#[inline]
+pub fn f16_to_f64(h: u64) -> f64 {
+    let mag = h & 0x7fff;
+    let e = mag >> 10;
+    let v = if e == 0 {
+        // Zero or denormal: mantissa * 2^-24.
+        (mag as f64) * f64::from_bits(((1023 - 24) as u64) << 52)
+    } else if e == 31 {
+        if mag & 0x3ff == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else {
+        f64::from_bits(((e + 1008) << 52) | (mag & 0x3ff) << 42)
+    };
+    if h & 0x8000 != 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// An f64 rounded to f16 (nearest-even, denormals kept, overflow to
+/// infinity; a NaN gives a quiet NaN).
+#[inline]
+pub fn f64_to_f16(x: f64) -> u64 {
+    let bits = x.to_bits();
+    let sign = (bits >> 48) & 0x8000;
+    let a = x.abs();
+    if a.is_nan() {
+        return sign | 0x7e00;
+    }
+    // 65520 is the midpoint between the largest f16 and 2^16.
+    if a >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if a < f64::from_bits(((1023 - 14) as u64) << 52) {
+        // Below the smallest normal: a multiple of 2^-24, scaled exactly.
+        let q = (a * f64::from_bits(((1023 + 24) as u64) << 52)).round_ties_even();
+        return sign | q as u64;
+    }
+    // Normal: 53-bit significand to 11 bits, ties to even.
+    let e = ((a.to_bits() >> 52) as i64) - 1023;
+    let m = (a.to_bits() & ((1 << 52) - 1)) | 1 << 52;
+    let (mut r, rem) = (m >> 42, m & ((1 << 42) - 1));
+    if rem > 1 << 41 || (rem == 1 << 41 && r & 1 == 1) {
+        r += 1;
+    }
+    // A carry to 2^11 moves to the next binade (the encoding's exponent
+    // field absorbs it).
+    sign | ((((e + 15) as u64) << 10) + (r - 1024))
+}
+
 impl Arith for F16 {
     #[inline]
     fn ctl(m: Mode) -> FpCtl {
         m.f16()
+    }
+    // f16 in f64: sums and products of f16 values are exact in f64, so one
+    // rounding to f16 is the correctly rounded result. A fused a * b + c is
+    // rounded once to f64 and then to f16; that second rounding cannot
+    // differ from rounding the exact value: the exact value is a multiple
+    // of 2^-48, and a finite f16 result is below 2^16, so when it is not
+    // exact in f64 its low bits come from a product below 2^-15 added to
+    // an addend of at least 32, whose nearest f16 rounding boundary is at
+    // least 2^-7 away (far beyond the f64 rounding error of 2^-38).
+    #[inline]
+    fn host_add(a: u64, b: u64) -> Option<u64> {
+        Some(host_fix::<F16>(f64_to_f16(f16_to_f64(a) + f16_to_f64(b))))
+    }
+    #[inline]
+    fn host_mul(a: u64, b: u64) -> Option<u64> {
+        Some(host_fix::<F16>(f64_to_f16(f16_to_f64(a) * f16_to_f64(b))))
+    }
+    #[inline]
+    fn host_fma(a: u64, b: u64, c: u64) -> Option<u64> {
+        let r = f16_to_f64(a).mul_add(f16_to_f64(b), f16_to_f64(c));
+        Some(host_fix::<F16>(f64_to_f16(r)))
     }
 }
 
@@ -553,6 +629,12 @@ pub fn div_scale<F: Arith>(s0: u64, s1: u64, s2: u64, m: Mode) -> (u64, bool) {
     let tiny_exp = if F::BITS == 64 { 53 } else { 23 };
     let rz = Round::Zero;
     let exact_div_denorm = |n: u64, d: u64| {
+        if F::BITS == 32 {
+            return quotient_below_normal_f32(n as u32, d as u32);
+        }
+        if let Some(below) = quotient_below_normal_by_exponents::<F>(n, d) {
+            return below;
+        }
         let q = soft::div::<F>(n, d, rz);
         soft::is_denorm::<F>(q) || (soft::is_zero::<F>(q) && !soft::is_zero::<F>(n))
     };
@@ -590,6 +672,42 @@ pub fn div_scale<F: Arith>(s0: u64, s1: u64, s2: u64, m: Mode) -> (u64, bool) {
         return (scale(s0, big), false);
     }
     (s0, false)
+}
+
+/// Whether the exact quotient `n / d` of nonzero f32 values is below the
+/// smallest normal (so its truncation is denormal or zero), through the
+/// host's f64 division: two 24-bit significands give a quotient that is
+/// either exactly 2^-126 or at least 2^-25 relatively away from it, far
+/// beyond f64's rounding error, so the f64 quotient is on the same side.
+/// A NaN operand or quotient (inf / inf) is not below.
+#[inline]
+pub fn quotient_below_normal_f32(n: u32, d: u32) -> bool {
+    let q = f64::from(f32::from_bits(n)) / f64::from(f32::from_bits(d));
+    q.abs() < f64::from(f32::MIN_POSITIVE)
+}
+
+/// Whether the exact quotient `n / d` of two normal values is below the
+/// smallest normal, when their exponents alone decide it: with both
+/// significands in [1, 2), the quotient lies in
+/// (2^(en - ed - 1), 2^(en - ed + 1)). `None` near the boundary, or for
+/// an operand that is not normal.
+#[inline]
+pub fn quotient_below_normal_by_exponents<F: Format>(n: u64, d: u64) -> Option<bool> {
+    let (en, ed) = (soft::biased_exp::<F>(n), soft::biased_exp::<F>(d));
+    let normal = |e: i32| e > 0 && e < F::EMAX_BIASED;
+    if !normal(en) || !normal(ed) {
+        return None;
+    }
+    // Unbiased exponent of the quotient's lower bound; the smallest
+    // normal is 2^(1 - BIAS).
+    let e = en - ed - 1;
+    if e >= 1 - F::BIAS {
+        Some(false)
+    } else if e + 2 <= 1 - F::BIAS {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// `v_div_fmas_f32/f64`: fma(a, b, c) with one rounding; if `vcc`, the

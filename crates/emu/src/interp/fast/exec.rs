@@ -357,6 +357,28 @@ fn scalar(f: &Fast, w: &mut Wave, [a, b]: [u32; 2]) -> Out {
         SLshl => nz(a << (b & 31)),
         SLshr => nz(a >> (b & 31)),
         SMulI32 => (a.wrapping_mul(b), None),
+        SMulHiU32 => (((u64::from(a) * u64::from(b)) >> 32) as u32, None),
+        SMulHiI32 => (
+            ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
+            None,
+        ),
+        SAshr => nz(((a as i32) >> (b & 31)) as u32),
+        SAndn2 => nz(a & !b),
+        SNot => nz(!a),
+        SMinI => (
+            (a as i32).min(b as i32) as u32,
+            Some((a as i32) < (b as i32)),
+        ),
+        SMinU => (a.min(b), Some(a < b)),
+        SMaxI => (
+            (a as i32).max(b as i32) as u32,
+            Some((a as i32) > (b as i32)),
+        ),
+        SMaxU => (a.max(b), Some(a > b)),
+        SLshlAdd => {
+            let t = (u64::from(a) << f.pred) + u64::from(b);
+            (t as u32, Some(t > 0xffff_ffff))
+        }
         SAddcU32 => {
             let t = u64::from(a) + u64::from(b) + u64::from(w.scc);
             (t as u32, Some(t > 0xffff_ffff))
@@ -447,6 +469,9 @@ fn wide(f: &Fast, w: &mut Wave) -> Out {
         SOr64 => (val(0) | val(1), Some(())),
         SXor64 => (val(0) ^ val(1), Some(())),
         SAndn2_64 => (val(0) & !val(1), Some(())),
+        SLshl64 => (val(0) << (val(1) & 63), Some(())),
+        SLshr64 => (val(0) >> (val(1) & 63), Some(())),
+        SAshr64 => (((val(0) as i64) >> (val(1) & 63)) as u64, Some(())),
         SCselect64 => (if w.scc { val(0) } else { val(1) }, None),
         _ => return Out::Declined,
     };

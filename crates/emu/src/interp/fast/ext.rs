@@ -16,7 +16,7 @@ use multiversion::multiversion;
 use super::lanes::{apply, reg, splat, Lanes};
 use super::{FOp, Fast, Out, Src};
 use crate::alu;
-use crate::alu::soft::F32;
+use crate::alu::soft::{F16, F32};
 use crate::interp::valu::Flush;
 use crate::lanes::flush32;
 use crate::wave::{Wave, LANES, SGPRS};
@@ -188,6 +188,17 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
                 mods32::<FI>(f, 1, &mut b);
                 order_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), acc)
             }
+            FOp::ClassF32 => {
+                // The raw bits, `abs`/`neg` applied, never flushed.
+                let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+                mods32::<false>(f, 0, &mut a);
+                mods32::<false>(f, 1, &mut b);
+                let mut bits = [0u8; LANES];
+                for l in 0..LANES {
+                    bits[l] = u8::from(alu::cmp::cmp_class_f32(a[l], b[l]));
+                }
+                pack(&bits)
+            }
             FOp::CmpU64 => order_mask(&row64(f, 0, cells, sg), &row64(f, 1, cells, sg), acc),
             FOp::CmpI64 => order_mask(
                 &row64(f, 0, cells, sg).map(|x| x as i64),
@@ -346,7 +357,10 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op == DivScaleF64 {
         return div_scale64(f, w, m);
     }
-    let cmask = if matches!(f.op, Cndmask | DivFmasF64) {
+    if f.op == DivScaleF32 {
+        return div_scale32(f, w, m);
+    }
+    let cmask = if matches!(f.op, Cndmask | DivFmasF64 | DivFmasF32) {
         pair(&w.sgpr, f.carry[1])
     } else {
         0
@@ -443,9 +457,66 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
             let a = row64(f, 0, cells, sg);
             store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
         }
+        PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 => pk16(f, cells, sg, d, m),
+        PackB32F16 => {
+            let (a, b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+            let half = |k: usize, x: u32| {
+                let h = f.half[k];
+                let v = if h & 1 == 1 { x >> 16 } else { x & 0xffff };
+                alu::float::input_mods::<F16>(u64::from(v), h >> 4 & 1 == 1, h >> 2 & 1 == 1) as u32
+            };
+            store32(
+                d,
+                &std::array::from_fn(|l| half(0, a[l]) | half(1, b[l]) << 16),
+            );
+        }
+        // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
+        DivFmasF32 | DivFixupF32 => {
+            let [a, b, c] = rows3_32(f, cells, sg);
+            let mut r = [0u32; LANES];
+            for l in 0..LANES {
+                r[l] = if f.op == DivFmasF32 {
+                    alu::float::div_fmas_f32(a[l], b[l], c[l], cmask >> l & 1 == 1, m)
+                } else {
+                    alu::float::div_fixup_f32(a[l], b[l], c[l])
+                };
+            }
+            store32(d, &r);
+        }
         _ => return Out::Declined,
     }
     Out::Next
+}
+
+/// Source `k` of a packed f16 µop with its halves selected and negated
+/// as the general handler does ([`alu::packed::pk_operand`],
+/// [`alu::packed::pk_neg_f16`]).
+#[inline(always)]
+fn half_row(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
+    let h = f.half[k];
+    let bit = |i: u8| h >> i & 1 == 1;
+    row32(f, k, cells, sg).map(|x| {
+        let y = alu::packed::pk_operand(x, bit(0), bit(1));
+        alu::packed::pk_neg_f16(y, bit(2), bit(3))
+    })
+}
+
+/// The packed f16 µops: each lane [`alu::packed`]'s operation.
+#[inline(always)]
+fn pk16(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS], d: &[Cell<u32>; LANES], m: alu::Mode) {
+    use alu::packed as pk;
+    let (a, b) = (half_row(f, 0, cells, sg), half_row(f, 1, cells, sg));
+    let r: [u32; LANES] = match f.op {
+        FOp::PkFmaF16 => {
+            let c = half_row(f, 2, cells, sg);
+            std::array::from_fn(|l| pk::pk_fma_f16(a[l], b[l], c[l], m))
+        }
+        FOp::PkAddF16 => std::array::from_fn(|l| pk::pk_add_f16(a[l], b[l], m)),
+        FOp::PkMulF16 => std::array::from_fn(|l| pk::pk_mul_f16(a[l], b[l], m)),
+        FOp::PkMaxF16 => std::array::from_fn(|l| pk::pk_max_f16(a[l], b[l], m)),
+        _ => std::array::from_fn(|l| pk::pk_min_f16(a[l], b[l], m)),
+    };
+    store32(d, &r);
 }
 
 /// The µops writing a VGPR pair.
@@ -548,6 +619,39 @@ fn rows3(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u64; LANES]; 3] 
         mods64::<false>(f, k, x);
     }
     r
+}
+
+/// The three f32 sources of `f`, `abs`/`neg` applied.
+#[inline(always)]
+fn rows3_32(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u32; LANES]; 3] {
+    let mut r = [0, 1, 2].map(|k| row32(f, k, cells, sg));
+    for (k, x) in r.iter_mut().enumerate() {
+        mods32::<false>(f, k, x);
+    }
+    r
+}
+
+/// `v_div_scale_f32`: the scaled values into the VGPR, the flags as a
+/// lane mask into the SGPR pair `carry[0]`.
+#[inline(always)]
+fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
+    let flags = {
+        let sg = &w.sgpr;
+        let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let d = reg(cells, usize::from(f.dst));
+        let [a, b, c] = rows3_32(f, cells, sg);
+        let mut r = [0u32; LANES];
+        let mut k = [0u8; LANES];
+        for l in 0..LANES {
+            let (x, fl) = alu::float::div_scale_f32(a[l], b[l], c[l], m);
+            r[l] = x;
+            k[l] = u8::from(fl);
+        }
+        store32(d, &r);
+        pack(&k)
+    };
+    set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
+    Out::Next
 }
 
 /// `v_div_scale_f64`: the scaled values into the VGPR pair, the flags as

@@ -30,6 +30,7 @@ use lathe_isa::{Encoding, Instruction, Opcode, Operand, RegFile, RegRange};
 
 use super::cmp::{fcmp, icmp};
 use super::regs::{const32, const64, vop3_clamp_omod};
+use super::valu::packed_const;
 use super::OpList;
 use crate::wave::SGPRS;
 use lathe_isa::reg::sreg::EXEC_LO;
@@ -89,6 +90,17 @@ pub(super) enum FOp {
     PkFma,
     PkMul,
     PkAdd,
+    /// Packed f16 (`v_pk_{fma,add,mul,max,min}_f16`): each source's
+    /// `op_sel`/`op_sel_hi`/`neg_lo`/`neg_hi` in [`Fast::half`], the lanes
+    /// [`crate::alu::packed`]'s.
+    PkFmaF16,
+    PkAddF16,
+    PkMulF16,
+    PkMaxF16,
+    PkMinF16,
+    /// `v_pack_b32_f16`: each source's half (`op_sel`), `abs`/`neg` on
+    /// its f16 sign, in [`Fast::half`] (bits 0, 4 and 2).
+    PackB32F16,
     // Scalar ALU: `dst` is an SGPR (s0..s101 or VCC), SCC as the ISA says.
     SMov,
     SAddU32,
@@ -101,6 +113,18 @@ pub(super) enum FOp {
     SLshl,
     SLshr,
     SMulI32,
+    SMulHiU32,
+    SMulHiI32,
+    SAshr,
+    SAndn2,
+    SNot,
+    /// `s_min/max_{i,u}32`: SCC is whether source 0 was chosen (strictly).
+    SMinI,
+    SMinU,
+    SMaxI,
+    SMaxU,
+    /// `s_lshl{1,2,3,4}_add_u32`: the shift in `pred`, SCC the carry.
+    SLshlAdd,
     // Scalar compares into SCC, unsigned and signed: `Fast::pred` is what
     // the predicate accepts, as for vector compares.
     SCmpU,
@@ -115,6 +139,10 @@ pub(super) enum FOp {
     SOr64,
     SXor64,
     SAndn2_64,
+    /// 64-bit shifts (source 1 the amount), SCC = result != 0.
+    SLshl64,
+    SLshr64,
+    SAshr64,
     /// `s_{and,or,andn2}_saveexec_b64`: EXEC to the destination, EXEC
     /// combined with the source, SCC = EXEC != 0.
     SAndSaveexec,
@@ -133,6 +161,9 @@ pub(super) enum FOp {
     CmpI64,
     CmpU64,
     CmpF64,
+    /// `v_cmp_class_f32` (and `v_cmpx_class_f32`): source 1 is the class
+    /// mask.
+    ClassF32,
     /// `v_cndmask_b32`: the lane mask in VCC or an SGPR pair (`carry[1]`).
     Cndmask,
     Med3I,
@@ -179,6 +210,11 @@ pub(super) enum FOp {
     DivScaleF64,
     DivFmasF64,
     DivFixupF64,
+    /// The f32 division steps, as the f64 ones (`v_div_scale_f32` flags
+    /// to `carry[0]`, `v_div_fmas_f32` reads VCC).
+    DivScaleF32,
+    DivFmasF32,
+    DivFixupF32,
     // Scalar.
     SBitcmp0,
     SBitcmp1,
@@ -201,6 +237,9 @@ impl FOp {
     fn of(op: Opcode) -> Option<(FOp, u8, bool)> {
         use FOp::*;
         let f = match sem::of(op).sem {
+            Sem::Cmp(c) if c.pred == Pred::Class => {
+                return (c.ty == NumTy::F32).then_some((ClassF32, 0, c.exec));
+            }
             Sem::Cmp(c) => {
                 let f = match c.ty {
                     NumTy::I32 => CmpI32,
@@ -299,9 +338,13 @@ impl FOp {
                 Valu::DivScaleF64 => DivScaleF64,
                 Valu::DivFmasF64 => DivFmasF64,
                 Valu::DivFixupF64 => DivFixupF64,
+                Valu::DivScaleF32 => DivScaleF32,
+                Valu::DivFmasF32 => DivFmasF32,
+                Valu::DivFixupF32 => DivFixupF32,
                 Valu::BfeU32 => BfeU,
                 Valu::MulHiI32 => MulHiI,
                 Valu::AlignbitB32 => Alignbit,
+                Valu::PackB32F16 => PackB32F16,
                 _ => return None,
             },
             Sem::Packed(p) => match p {
@@ -309,6 +352,11 @@ impl FOp {
                 Packed::MulF32 => PkMul,
                 Packed::AddF32 => PkAdd,
                 Packed::MovB32 => PkMov,
+                Packed::FmaF16 => PkFmaF16,
+                Packed::AddF16 => PkAddF16,
+                Packed::MulF16 => PkMulF16,
+                Packed::MaxF16 => PkMaxF16,
+                Packed::MinF16 => PkMinF16,
                 _ => return None,
             },
             Sem::Salu(s) => match s {
@@ -323,6 +371,22 @@ impl FOp {
                 Salu::LshlB32 => SLshl,
                 Salu::LshrB32 => SLshr,
                 Salu::MulI32 => SMulI32,
+                Salu::MulHiU32 => SMulHiU32,
+                Salu::MulHiI32 => SMulHiI32,
+                Salu::AshrI32 => SAshr,
+                Salu::Andn2B32 => SAndn2,
+                Salu::NotB32 => SNot,
+                Salu::MinI32 => SMinI,
+                Salu::MinU32 => SMinU,
+                Salu::MaxI32 => SMaxI,
+                Salu::MaxU32 => SMaxU,
+                Salu::Lshl1AddU32 => return Some((SLshlAdd, 1, false)),
+                Salu::Lshl2AddU32 => return Some((SLshlAdd, 2, false)),
+                Salu::Lshl3AddU32 => return Some((SLshlAdd, 3, false)),
+                Salu::Lshl4AddU32 => return Some((SLshlAdd, 4, false)),
+                Salu::LshlB64 => SLshl64,
+                Salu::LshrB64 => SLshr64,
+                Salu::AshrI64 => SAshr64,
                 Salu::AddcU32 => SAddcU32,
                 Salu::CselectB32 => SCselect,
                 Salu::MovB64 => SMov64,
@@ -361,12 +425,13 @@ impl FOp {
         match self {
             SNop | Branch | BranchScc0 | BranchScc1 | BranchVccz | BranchVccnz | BranchExecz
             | BranchExecnz => 0,
-            Mov | Not | SMov | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec | CvtF32U32
-            | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32 | CvtF64I32
-            | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
+            Mov | Not | SMov | SNot | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec
+            | CvtF32U32 | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32
+            | CvtF64I32 | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
-            | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | Med3F
-            | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 => 3,
+            | PkFmaF16 | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit
+            | Med3F | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 | DivScaleF32
+            | DivFmasF32 | DivFixupF32 => 3,
             _ => 2,
         }
     }
@@ -407,6 +472,15 @@ impl FOp {
                     | CvtF32F16
                     | CvtF64F32
                     | CvtF32F64
+                    | DivScaleF32
+                    | DivFmasF32
+                    | DivFixupF32
+                    | PkFmaF16
+                    | PkAddF16
+                    | PkMulF16
+                    | PkMaxF16
+                    | PkMinF16
+                    | PackB32F16
             )
     }
 
@@ -468,7 +542,10 @@ impl FOp {
     /// A vector compare: the result is a lane mask in SGPRs.
     fn compare(self) -> bool {
         use FOp::*;
-        matches!(self, CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64)
+        matches!(
+            self,
+            CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64 | ClassF32
+        )
     }
 
     /// Run by [`ext`].
@@ -498,6 +575,15 @@ impl FOp {
                     | CvtF16F32
                     | CvtF32F16
                     | CvtF32F64
+                    | DivScaleF32
+                    | DivFmasF32
+                    | DivFixupF32
+                    | PkFmaF16
+                    | PkAddF16
+                    | PkMulF16
+                    | PkMaxF16
+                    | PkMinF16
+                    | PackB32F16
             )
     }
 
@@ -530,6 +616,16 @@ impl FOp {
                 | SLshl
                 | SLshr
                 | SMulI32
+                | SMulHiU32
+                | SMulHiI32
+                | SAshr
+                | SAndn2
+                | SNot
+                | SMinI
+                | SMinU
+                | SMaxI
+                | SMaxU
+                | SLshlAdd
                 | SAddcU32
                 | SCselect
                 | ReadLane
@@ -546,6 +642,9 @@ impl FOp {
                 | SOr64
                 | SXor64
                 | SAndn2_64
+                | SLshl64
+                | SLshr64
+                | SAshr64
                 | SCselect64
                 | SAndSaveexec
                 | SOrSaveexec
@@ -588,6 +687,12 @@ impl FOp {
 
     fn packed(self) -> bool {
         matches!(self, FOp::PkFma | FOp::PkMul | FOp::PkAdd)
+    }
+
+    /// Packed f16 ([`Fast::half`]).
+    fn pk16(self) -> bool {
+        use FOp::*;
+        matches!(self, PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16)
     }
 }
 
@@ -635,6 +740,9 @@ pub(super) struct Fast {
     /// fields are staged into the wave's temporary VGPRs and the µop
     /// reads them there ([`exec`]).
     sel: [u8; 2],
+    /// Packed f16: per source, `op_sel` (bit 0), `op_sel_hi` (1),
+    /// `neg_lo` (2) and `neg_hi` (3).
+    half: [u8; 3],
     /// What [`exec`] checks and where it sends the µop, decided at decode
     /// (not matched on the operation again for each execution).
     route: Route,
@@ -755,6 +863,7 @@ impl Fast {
                 pred: 0,
                 x: false,
                 sel: [NO_SEL; 2],
+                half: [0; 3],
                 route: Route::of(op),
             });
         }
@@ -764,13 +873,20 @@ impl Fast {
         let words = inst.words();
         let (w0, w1) = (words[0], words.get(1).copied().unwrap_or(0));
         // VOP3b forms have their SGPR destination where VOP3a has op_sel.
-        let vop3b = op.carry() || op == FOp::MadU64U32 || op == FOp::DivScaleF64;
-        if enc == Encoding::Vop3 && !vop3b && w0 >> 11 & 15 != 0 {
+        let vop3b =
+            op.carry() || matches!(op, FOp::MadU64U32 | FOp::DivScaleF64 | FOp::DivScaleF32);
+        // `v_pack_b32_f16`'s source halves are µop fields; its
+        // destination half (op_sel bit 3) is not modelled.
+        let sel_ok = if op == FOp::PackB32F16 { 3 } else { 0 };
+        if enc == Encoding::Vop3 && !vop3b && w0 >> 11 & 15 & !sel_ok != 0 {
             // op_sel (f16 forms only; never on these ops, but be exact).
             return None;
         }
-        if (op.packed() || op == FOp::PkMov) != (enc == Encoding::Vop3p) {
+        if (op.packed() || op == FOp::PkMov || op.pk16()) != (enc == Encoding::Vop3p) {
             return None;
+        }
+        if op.pk16() && w0 >> 15 & 1 == 1 {
+            return None; // clamp
         }
         if op == FOp::PkMov && (w1 >> 29 & 3 != 0 || w0 >> 8 & 3 != 0) {
             return None; // neg_lo/neg_hi
@@ -793,9 +909,9 @@ impl Fast {
                 usize::from(op.carry_in() && ops.nsrc == 3),
             ),
             FOp::Cndmask => (0, usize::from(ops.nsrc == 3)),
-            FOp::MadU64U32 | FOp::DivScaleF64 => (1, 0),
+            FOp::MadU64U32 | FOp::DivScaleF64 | FOp::DivScaleF32 => (1, 0),
             // VCC, implicit (listed or not).
-            FOp::DivFmasF64 => (0, usize::from(ops.nsrc == 4)),
+            FOp::DivFmasF64 | FOp::DivFmasF32 => (0, usize::from(ops.nsrc == 4)),
             _ if op.compare() => (usize::from(ops.ndst == 1), 0),
             _ => (0, 0),
         };
@@ -820,7 +936,7 @@ impl Fast {
             } else {
                 VCC_PAIR
             },
-            if extra_src == 1 && op != FOp::DivFmasF64 {
+            if extra_src == 1 && !matches!(op, FOp::DivFmasF64 | FOp::DivFmasF32) {
                 pair(ops.src(2))?
             } else {
                 VCC_PAIR
@@ -865,6 +981,7 @@ impl Fast {
             pred,
             x: cmpx,
             sel: [NO_SEL; 2],
+            half: [0; 3],
             route: Route::of(op),
         };
         if op == FOp::PkMov {
@@ -896,12 +1013,32 @@ impl Fast {
                     f.k64[k] = const64(s)?;
                     Src::K(0)
                 }
+                // The 16-bit constant in both halves, floats as f16.
+                _ if op.pk16() => Src::K(packed_const(s, true)),
                 _ => Src::K(const32(s)?),
             };
             if s.sext && !sdwa {
                 return None;
             }
-            if op.float() || op.double() || matches!(op, FOp::CmpF32 | FOp::CmpF64 | FOp::Cndmask) {
+            if op.float()
+                || op.double()
+                || matches!(
+                    op,
+                    FOp::CmpF32
+                        | FOp::CmpF64
+                        | FOp::ClassF32
+                        | FOp::Cndmask
+                        | FOp::PkFmaF16
+                        | FOp::PkAddF16
+                        | FOp::PkMulF16
+                        | FOp::PkMaxF16
+                        | FOp::PkMinF16
+                        | FOp::PackB32F16
+                        | FOp::DivScaleF32
+                        | FOp::DivFmasF32
+                        | FOp::DivFixupF32
+                )
+            {
                 // For 64-bit sources, masks of the high dword.
                 if s.abs {
                     f.and[k] = 0x7fff_ffff;
@@ -928,6 +1065,27 @@ impl Fast {
                     f.sel[k] = code | u8::from(sext) << 3;
                     f.route.sdwa = true;
                 }
+            }
+        }
+        if op.pk16() {
+            // Modifiers from the instruction words, as the general handler.
+            for k in 0..op.sources() {
+                let sel_hi = if k < 2 { w1 >> (27 + k) } else { w0 >> 14 };
+                f.half[k] = (w0 >> (11 + k) & 1) as u8
+                    | ((sel_hi & 1) as u8) << 1
+                    | ((w1 >> (29 + k) & 1) as u8) << 2
+                    | ((w0 >> (8 + k) & 1) as u8) << 3;
+                f.and[k] = u32::MAX;
+                f.xor[k] = 0;
+            }
+        }
+        if op == FOp::PackB32F16 {
+            for k in 0..2 {
+                f.half[k] = (w0 >> (11 + k) & 1) as u8
+                    | u8::from(f.xor[k] != 0) << 2
+                    | u8::from(f.and[k] != u32::MAX) << 4;
+                f.and[k] = u32::MAX;
+                f.xor[k] = 0;
             }
         }
         if op.packed() {
