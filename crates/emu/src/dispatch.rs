@@ -6,12 +6,79 @@
 //! Nothing here executes instructions; the interpreter starts each wave from
 //! a [`WaveStart`].
 
+use lathe_bundle::target::{Family, Processor};
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
 
 pub use lathe_codeobj::aql::{AqlDispatch, Geometry, GeometryError, AQL_PACKET_SIZE};
 
 /// Lanes per wave (wave64; GFX9).
 pub const WAVE_SIZE: u32 = 64;
+
+/// The (generation, wave size) pairs the interpreter runs (D42). Wave32
+/// and GFX10+ semantics are added as rows here once the interpreter has
+/// them; nothing else branches on the generation.
+pub const EMULATED: &[(Family, u32)] = &[(Family::Gfx9, 64)];
+
+/// A kernel the emulator cannot run yet: its wave size and GFX IP.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("kernel {kernel}: wave{wave_size}/{ip} execution not yet emulated (the emulator runs {runs})")]
+pub struct NotEmulated {
+    /// Kernel name.
+    pub kernel: String,
+    /// Lanes per wave the kernel descriptor asks for.
+    pub wave_size: u32,
+    /// The agent's GFX IP (`GFX10.3`).
+    pub ip: String,
+    /// What the emulator runs, for the message.
+    pub runs: String,
+}
+
+/// Whether the emulator runs `kernel` (whose descriptor asks for
+/// `wave_size` lanes) on `processor`: its family and wave size must be a
+/// row of [`EMULATED`].
+pub fn check_emulated(
+    kernel: &str,
+    processor: Processor,
+    wave_size: u32,
+) -> Result<(), NotEmulated> {
+    if EMULATED.contains(&(processor.family(), wave_size)) {
+        return Ok(());
+    }
+    let runs = EMULATED
+        .iter()
+        .map(|(f, w)| format!("{} wave{w} code", family_name(*f)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(NotEmulated {
+        kernel: kernel.to_string(),
+        wave_size,
+        ip: gfx_ip(processor.name()),
+        runs,
+    })
+}
+
+fn family_name(f: Family) -> String {
+    // `Gfx9` → `GFX9`.
+    format!("{f:?}").to_uppercase()
+}
+
+/// The GFX IP version of a processor or generic target, from its name:
+/// `gfx90a` → `GFX9.0`, `gfx942` → `GFX9.4`, `gfx1030` → `GFX10.3`,
+/// `gfx1151` → `GFX11.5`, `gfx1201` → `GFX12.0`, `gfx10-3-generic` →
+/// `GFX10.3`, `gfx11-generic` → `GFX11`.
+pub fn gfx_ip(processor: &str) -> String {
+    let id = processor.strip_prefix("gfx").unwrap_or(processor);
+    if let Some(g) = id.strip_suffix("-generic") {
+        return format!("GFX{}", g.replace('-', "."));
+    }
+    // Three characters: major digit, minor, stepping (gfx90a); four: two
+    // major digits (gfx1030).
+    let major = if id.len() >= 4 { 2 } else { 1 };
+    match (id.get(..major), id.get(major..=major)) {
+        (Some(maj), Some(min)) => format!("GFX{maj}.{min}"),
+        _ => processor.to_uppercase(),
+    }
+}
 
 /// Values the dispatcher supplies for hidden arguments it does not derive
 /// from the geometry.
@@ -508,5 +575,41 @@ mod tests {
         assert_eq!(u32_at(68), 512);
         assert_eq!(k[0], 0xaa, "explicit arguments untouched");
         assert_eq!(u32_at(72), 0xaaaa_aaaa, "unknown kinds untouched");
+    }
+
+    #[test]
+    fn gfx_ip_from_names() {
+        for (p, ip) in [
+            ("gfx90a", "GFX9.0"),
+            ("gfx942", "GFX9.4"),
+            ("gfx950", "GFX9.5"),
+            ("gfx1030", "GFX10.3"),
+            ("gfx1100", "GFX11.0"),
+            ("gfx1151", "GFX11.5"),
+            ("gfx1201", "GFX12.0"),
+            ("gfx10-3-generic", "GFX10.3"),
+            ("gfx11-generic", "GFX11"),
+        ] {
+            assert_eq!(gfx_ip(p), ip);
+        }
+    }
+
+    #[test]
+    fn only_gfx9_wave64_is_emulated() {
+        let p = |n| Processor::from_name(n).expect(n);
+        for n in ["gfx90a", "gfx942", "gfx950", "gfx908"] {
+            assert_eq!(check_emulated("k", p(n), 64), Ok(()), "{n}");
+        }
+        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1030"), 32).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kernel _Z4axpyPfPKffi: wave32/GFX10.3 execution not yet emulated (the emulator runs GFX9 wave64 code)"
+        );
+        assert!(check_emulated("k", p("gfx1100"), 64)
+            .unwrap_err()
+            .to_string()
+            .contains("wave64/GFX11.0"));
+        assert!(check_emulated("k", p("gfx1201"), 32).is_err());
+        assert!(check_emulated("k", p("gfx90a"), 32).is_err());
     }
 }
