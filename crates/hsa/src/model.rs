@@ -202,7 +202,10 @@ pub fn full_target_id(want: &str) -> Result<TargetId, String> {
         want.to_string()
     } else {
         let p = Processor::from_name(want).ok_or_else(|| {
-            format!("{want} is not an AMDGPU processor (modelled: {})", modelled())
+            format!(
+                "{want} is not an AMDGPU processor (modelled: {})",
+                modelled()
+            )
         })?;
         let mut s = want.to_string();
         if p.supports_sramecc() {

@@ -590,13 +590,17 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     // fault would, rather than running as something else (D42).
     let wave_size = k.info.descriptor.wavefront_size(r.gpu.arch);
     let display = lathe_codeobj::names::demangle(&k.name).unwrap_or_else(|| k.name.clone());
-    let target = lathe_emu::dispatch::check_emulated(&display, r.gpu.target_id.processor, wave_size)
-        .map_err(|e| e.to_string())
-        .and_then(|()| {
-            r.gpu.target.ok_or_else(|| {
-                format!("kernel {display}: {} code cannot be decoded yet", r.gpu.spec.processor)
-            })
-        });
+    let target =
+        lathe_emu::dispatch::check_emulated(&display, r.gpu.target_id.processor, wave_size)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                r.gpu.target.ok_or_else(|| {
+                    format!(
+                        "kernel {display}: {} code cannot be decoded yet",
+                        r.gpu.spec.processor
+                    )
+                })
+            });
     let target = match target {
         Ok(t) => t,
         Err(msg) => refuse(q, &msg),
@@ -679,7 +683,11 @@ fn refuse(q: &QueueState, msg: &str) -> ! {
     eprintln!("lathe: {msg}");
     crate::rt::finish_incomplete(msg);
     if let Some(cb) = q.callback {
-        cb(ERROR_INVALID_ISA, q.addr as *mut HsaQueue, q.data as *mut c_void);
+        cb(
+            ERROR_INVALID_ISA,
+            q.addr as *mut HsaQueue,
+            q.data as *mut c_void,
+        );
     }
     std::process::abort();
 }

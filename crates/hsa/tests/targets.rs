@@ -1,0 +1,230 @@
+//! The GPU agents `LATHE_TARGET` models (issue 23, D42): an HSA program
+//! (tests/c/agent_info.c, gcc against Debian's ROCm 5.2 headers) reads
+//! each agent's properties, compared here with the products' public
+//! specifications; a clang-22 kernel (tests/hip/iota3.hip) runs on the
+//! CDNA4 agent, checked on the host, and stops with a clear message on
+//! the RDNA agents, whose code the emulator does not run yet.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use support::{have, run};
+
+/// What each modelled product is, from AMD's spec sheets and ROCm's GPU
+/// specification table: (LATHE_TARGET, product, ISA name, wave size, CUs,
+/// LDS bytes per work-group, L2 bytes, chip ID).
+const PRODUCTS: [(&str, &str, &str, u32, u32, u32, u32, &str); 6] = [
+    (
+        "gfx90a",
+        "AMD Instinct MI210",
+        "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-",
+        64,
+        104,
+        65536,
+        8 << 20,
+        "0x740f",
+    ),
+    (
+        "gfx942",
+        "AMD Instinct MI300X",
+        "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-",
+        64,
+        304,
+        65536,
+        4 << 20,
+        "0x74a1",
+    ),
+    (
+        "gfx950",
+        "AMD Instinct MI355X",
+        "amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-",
+        64,
+        256,
+        160 << 10,
+        4 << 20,
+        "0x75a3",
+    ),
+    (
+        "gfx1030",
+        "AMD Radeon RX 6800",
+        "amdgcn-amd-amdhsa--gfx1030",
+        32,
+        60,
+        65536,
+        4 << 20,
+        "0x73bf",
+    ),
+    (
+        "gfx1100",
+        "AMD Radeon RX 7900 XTX",
+        "amdgcn-amd-amdhsa--gfx1100",
+        32,
+        96,
+        65536,
+        6 << 20,
+        "0x744c",
+    ),
+    (
+        "gfx1201",
+        "AMD Radeon RX 9070 XT",
+        "amdgcn-amd-amdhsa--gfx1201",
+        32,
+        64,
+        65536,
+        8 << 20,
+        "0x7550",
+    ),
+];
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The value of `key: value` in the program's output.
+fn field<'a>(out: &'a str, key: &str) -> &'a str {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(": "))
+        .unwrap_or_else(|| panic!("no {key:?} line in:\n{out}"))
+}
+
+fn agent_info() -> PathBuf {
+    support::gcc("agent_info", &[])
+}
+
+#[test]
+fn every_modelled_agent_reports_its_product() {
+    if !have("gcc") {
+        return;
+    }
+    let exe = agent_info();
+    for (target, product, isa, wave, cus, lds, l2, chip) in PRODUCTS {
+        let o = run(&exe, &[], &[("LATHE_TARGET", target)]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{target}: {err}");
+        assert_eq!(field(&out, "name"), target);
+        assert_eq!(field(&out, "product"), product);
+        // The ISA name also round-trips through hsa_isa_from_name.
+        assert_eq!(field(&out, "isa"), isa);
+        assert_eq!(field(&out, "wave"), wave.to_string(), "{target}");
+        assert_eq!(field(&out, "isa wave"), wave.to_string(), "{target}");
+        assert_eq!(field(&out, "cus"), cus.to_string(), "{target}");
+        assert_eq!(field(&out, "lds"), lds.to_string(), "{target}");
+        assert_eq!(field(&out, "l2"), l2.to_string(), "{target}");
+        assert_eq!(field(&out, "chip"), chip, "{target}");
+        assert_eq!(field(&out, "cacheline"), "128", "{target}");
+        // RDNA: 2 SIMD32 per CU; CDNA: 4 SIMD16.
+        let simds = if wave == 32 { "2" } else { "4" };
+        assert_eq!(field(&out, "simds"), simds, "{target}");
+        assert_eq!(field(&out, "waves per cu"), "32", "{target}");
+    }
+    // No LATHE_TARGET: the MI210.
+    let o = run(&exe, &[], &[]);
+    assert_eq!(field(&text(&o).0, "product"), "AMD Instinct MI210");
+}
+
+#[test]
+fn an_unmodelled_or_impossible_target_fails_hsa_init_saying_why() {
+    if !have("gcc") {
+        return;
+    }
+    let exe = agent_info();
+    for (target, want) in [
+        (
+            "gfx1031",
+            "no gfx1031 agent is modelled (modelled: gfx90a (AMD Instinct MI210)",
+        ),
+        ("gfx1030:sramecc+", "sramecc"),
+        ("gfx4242", "gfx4242 is not an AMDGPU processor"),
+    ] {
+        let o = run(&exe, &[], &[("LATHE_TARGET", target)]);
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "{target}");
+        assert!(
+            err.contains("hsa_init failed") && err.contains(want),
+            "{target}: {err}"
+        );
+    }
+}
+
+/// `tests/hip/iota3.hip` built by clang-22 for `arch` (extra flags after).
+fn iota3(arch: &str, extra: &[&str]) -> PathBuf {
+    let out = support::out_dir().join(format!("iota3-{arch}{}.co", extra.join("")));
+    let o = Command::new(lathe_testkit::llvm_tool("clang++"))
+        .args([
+            "-x",
+            "hip",
+            "-nogpuinc",
+            "-nogpulib",
+            "-O2",
+            "--cuda-device-only",
+        ])
+        .args(["--no-gpu-bundle-output", &format!("--offload-arch={arch}")])
+        .args(extra)
+        .arg("-I")
+        .arg(lathe_testkit::workspace_root().join("corpus/include"))
+        .arg(support::src("hip/iota3.hip"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("clang++");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+#[test]
+fn a_cdna4_agent_runs_gfx950_code() {
+    if !have("gcc") {
+        return;
+    }
+    let exe = agent_info();
+    for arch in ["gfx950", "gfx90a"] {
+        let co = iota3(arch, &[]);
+        let o = run(
+            &exe,
+            &[co.to_str().expect("utf-8")],
+            &[("LATHE_TARGET", arch)],
+        );
+        let (out, err) = text(&o);
+        assert!(
+            o.status.success() && out.contains("dispatch: ok"),
+            "{arch}: {out}\n{err}"
+        );
+    }
+}
+
+#[test]
+fn rdna_dispatches_stop_naming_the_kernel_and_what_is_missing() {
+    if !have("gcc") {
+        return;
+    }
+    let exe = agent_info();
+    for (arch, extra, want) in [
+        ("gfx1030", &[][..], "wave32/GFX10.3"),
+        ("gfx1100", &[][..], "wave32/GFX11.0"),
+        ("gfx1100", &["-mwavefrontsize64"][..], "wave64/GFX11.0"),
+        ("gfx1201", &[][..], "wave32/GFX12.0"),
+    ] {
+        let co = iota3(arch, extra);
+        let o = run(
+            &exe,
+            &[co.to_str().expect("utf-8")],
+            &[("LATHE_TARGET", arch)],
+        );
+        let (out, err) = text(&o);
+        // The agent answered its queries; the dispatch never completed.
+        assert_eq!(field(&out, "name"), arch);
+        assert!(!out.contains("dispatch: ok"), "{arch}: {out}");
+        assert!(!o.status.success(), "{arch} {extra:?}: exit 0\n{err}");
+        assert!(
+            err.contains(&format!(
+                "lathe: kernel iota3: {want} execution not yet emulated"
+            )),
+            "{arch} {extra:?}: {err}"
+        );
+    }
+}
