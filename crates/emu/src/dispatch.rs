@@ -21,7 +21,9 @@ pub const EMULATED: &[(Family, u32)] = &[(Family::Gfx9, 64)];
 
 /// A kernel the emulator cannot run yet: its wave size and GFX IP.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("kernel {kernel}: wave{wave_size}/{ip} execution not yet emulated (the emulator runs {runs})")]
+#[error(
+    "kernel {kernel}: wave{wave_size}/{ip} execution not yet emulated (the emulator runs {runs})"
+)]
 pub struct NotEmulated {
     /// Kernel name.
     pub kernel: String,
@@ -600,13 +602,13 @@ mod tests {
         for n in ["gfx90a", "gfx942", "gfx950", "gfx908"] {
             assert_eq!(check_emulated("k", p(n), 64), Ok(()), "{n}");
         }
-        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1030"), 32).unwrap_err();
+        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1030"), 32).expect_err("gfx1030");
         assert_eq!(
             e.to_string(),
             "kernel _Z4axpyPfPKffi: wave32/GFX10.3 execution not yet emulated (the emulator runs GFX9 wave64 code)"
         );
         assert!(check_emulated("k", p("gfx1100"), 64)
-            .unwrap_err()
+            .expect_err("gfx1100 wave64")
             .to_string()
             .contains("wave64/GFX11.0"));
         assert!(check_emulated("k", p("gfx1201"), 32).is_err());

@@ -285,7 +285,7 @@ mod tests {
             assert_eq!(s.waves_per_cu % s.simds_per_cu, 0);
         }
         assert!(GpuModel::new("gfx1031")
-            .unwrap_err()
+            .expect_err("gfx1031")
             .contains("no gfx1031 agent is modelled"));
     }
 }

@@ -12,70 +12,82 @@ use std::process::{Command, Output};
 
 use support::{have, run};
 
-/// What each modelled product is, from AMD's spec sheets and ROCm's GPU
-/// specification table: (LATHE_TARGET, product, ISA name, wave size, CUs,
-/// LDS bytes per work-group, L2 bytes, chip ID).
-const PRODUCTS: [(&str, &str, &str, u32, u32, u32, u32, &str); 6] = [
-    (
-        "gfx90a",
-        "AMD Instinct MI210",
-        "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-",
-        64,
-        104,
-        65536,
-        8 << 20,
-        "0x740f",
-    ),
-    (
-        "gfx942",
-        "AMD Instinct MI300X",
-        "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-",
-        64,
-        304,
-        65536,
-        4 << 20,
-        "0x74a1",
-    ),
-    (
-        "gfx950",
-        "AMD Instinct MI355X",
-        "amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-",
-        64,
-        256,
-        160 << 10,
-        4 << 20,
-        "0x75a3",
-    ),
-    (
-        "gfx1030",
-        "AMD Radeon RX 6800",
-        "amdgcn-amd-amdhsa--gfx1030",
-        32,
-        60,
-        65536,
-        4 << 20,
-        "0x73bf",
-    ),
-    (
-        "gfx1100",
-        "AMD Radeon RX 7900 XTX",
-        "amdgcn-amd-amdhsa--gfx1100",
-        32,
-        96,
-        65536,
-        6 << 20,
-        "0x744c",
-    ),
-    (
-        "gfx1201",
-        "AMD Radeon RX 9070 XT",
-        "amdgcn-amd-amdhsa--gfx1201",
-        32,
-        64,
-        65536,
-        8 << 20,
-        "0x7550",
-    ),
+/// What a modelled product is, from AMD's spec sheets and ROCm's GPU
+/// specification table.
+struct Product {
+    target: &'static str,
+    product: &'static str,
+    isa: &'static str,
+    wave: u32,
+    cus: u32,
+    /// LDS bytes per work-group.
+    lds: u32,
+    l2: u32,
+    /// PCI device ID.
+    chip: &'static str,
+}
+
+const PRODUCTS: [Product; 6] = [
+    Product {
+        target: "gfx90a",
+        product: "AMD Instinct MI210",
+        isa: "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-",
+        wave: 64,
+        cus: 104,
+        lds: 65536,
+        l2: 8 << 20,
+        chip: "0x740f",
+    },
+    Product {
+        target: "gfx942",
+        product: "AMD Instinct MI300X",
+        isa: "amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-",
+        wave: 64,
+        cus: 304,
+        lds: 65536,
+        l2: 4 << 20,
+        chip: "0x74a1",
+    },
+    Product {
+        target: "gfx950",
+        product: "AMD Instinct MI355X",
+        isa: "amdgcn-amd-amdhsa--gfx950:sramecc+:xnack-",
+        wave: 64,
+        cus: 256,
+        lds: 160 << 10,
+        l2: 4 << 20,
+        chip: "0x75a3",
+    },
+    Product {
+        target: "gfx1030",
+        product: "AMD Radeon RX 6800",
+        isa: "amdgcn-amd-amdhsa--gfx1030",
+        wave: 32,
+        cus: 60,
+        lds: 65536,
+        l2: 4 << 20,
+        chip: "0x73bf",
+    },
+    Product {
+        target: "gfx1100",
+        product: "AMD Radeon RX 7900 XTX",
+        isa: "amdgcn-amd-amdhsa--gfx1100",
+        wave: 32,
+        cus: 96,
+        lds: 65536,
+        l2: 6 << 20,
+        chip: "0x744c",
+    },
+    Product {
+        target: "gfx1201",
+        product: "AMD Radeon RX 9070 XT",
+        isa: "amdgcn-amd-amdhsa--gfx1201",
+        wave: 32,
+        cus: 64,
+        lds: 65536,
+        l2: 8 << 20,
+        chip: "0x7550",
+    },
 ];
 
 fn text(o: &Output) -> (String, String) {
@@ -102,7 +114,17 @@ fn every_modelled_agent_reports_its_product() {
         return;
     }
     let exe = agent_info();
-    for (target, product, isa, wave, cus, lds, l2, chip) in PRODUCTS {
+    for p in PRODUCTS {
+        let Product {
+            target,
+            product,
+            isa,
+            wave,
+            cus,
+            lds,
+            l2,
+            chip,
+        } = p;
         let o = run(&exe, &[], &[("LATHE_TARGET", target)]);
         let (out, err) = text(&o);
         assert!(o.status.success(), "{target}: {err}");
