@@ -104,8 +104,11 @@ fn field<'a>(out: &'a str, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {key:?} line in:\n{out}"))
 }
 
+/// Built once: the tests run in parallel, and rebuilding a program
+/// another test is running fails with ETXTBSY.
 fn agent_info() -> PathBuf {
-    support::gcc("agent_info", &[])
+    static EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| support::gcc("agent_info", &[])).clone()
 }
 
 #[test]
