@@ -9,6 +9,8 @@
 use lathe_bundle::target::{Family, Processor};
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
 
+use crate::wave::WaveSize;
+
 pub use lathe_codeobj::aql::{AqlDispatch, Geometry, GeometryError, AQL_PACKET_SIZE};
 
 /// Lanes per wave (wave64; GFX9).
@@ -289,6 +291,8 @@ pub struct WavePlan {
     packs: bool,
     /// Work-item ID dimensions set up (1–3).
     dims: usize,
+    /// Lanes per wave, from the kernel descriptor (D42).
+    wave: WaveSize,
 }
 
 impl WavePlan {
@@ -299,7 +303,18 @@ impl WavePlan {
             geo: *geo,
             packs: packs_workitem_ids(arch),
             dims: (kd.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as usize,
+            wave: WaveSize::from_lanes(kd.wavefront_size(arch)).unwrap_or(WaveSize::W64),
         }
+    }
+
+    /// Lanes per wave of this dispatch.
+    pub fn wave_size(&self) -> WaveSize {
+        self.wave
+    }
+
+    /// Waves in work-group `wg`.
+    pub fn waves_in(&self, wg: [u32; 3]) -> u32 {
+        self.geo.waves_in(wg, self.wave.lanes())
     }
 
     /// EXEC, the first work-item (linear, within the group) and the number
@@ -307,14 +322,10 @@ impl WavePlan {
     pub fn lanes(&self, wg: [u32; 3], wave: u32) -> (u64, u32, u32) {
         let size = self.geo.workgroup_size_of(wg);
         let items = size[0] * size[1] * size[2];
-        let first = wave * WAVE_SIZE;
-        let active = items.saturating_sub(first).min(WAVE_SIZE);
-        let exec = if active == 64 {
-            u64::MAX
-        } else {
-            (1u64 << active) - 1
-        };
-        (exec, first, active)
+        let lanes = self.wave.lanes();
+        let first = wave * lanes;
+        let active = items.saturating_sub(first).min(lanes);
+        (self.wave.first_lanes(active), first, active)
     }
 
     /// Calls `f(register, value)` for every initial SGPR of wave `wave`.
@@ -326,7 +337,7 @@ impl WavePlan {
         wave_scratch_offset: u32,
         mut f: impl FnMut(u32, u32),
     ) {
-        let waves = self.geo.waves_in(wg, WAVE_SIZE);
+        let waves = self.waves_in(wg);
         for s in &self.sgprs {
             sgpr_values(s, d, wg, wave, waves, wave_scratch_offset, &mut f);
         }
@@ -613,5 +624,40 @@ mod tests {
             .contains("wave64/GFX11.0"));
         assert!(check_emulated("k", p("gfx1201"), 32).is_err());
         assert!(check_emulated("k", p("gfx90a"), 32).is_err());
+    }
+
+    /// A descriptor asking for wave32 (ENABLE_WAVEFRONT_SIZE32, bit 10 of
+    /// kernel_code_properties) or not, with the work-item ID in v0 only.
+    fn kd(wave32: bool) -> KernelDescriptor {
+        let mut b = [0u8; 64];
+        if wave32 {
+            b[57] = 1 << 2;
+        }
+        KernelDescriptor::parse(&b).expect("64 bytes")
+    }
+
+    #[test]
+    fn wave32_plans_split_work_groups_into_32_lane_waves() {
+        let arch = |p| KdArch::for_processor(Processor::from_name(p).expect(p));
+        let geo = Geometry::new([100, 1, 1], [100, 1, 1], 1).expect("valid");
+        // gfx1030 wave32: 100 work-items are waves of 32, 32, 32 and 4.
+        let plan = WavePlan::new(&kd(true), arch("gfx1030"), &geo);
+        assert_eq!(plan.wave_size(), WaveSize::W32);
+        assert_eq!(plan.waves_in([0, 0, 0]), 4);
+        assert_eq!(plan.lanes([0, 0, 0], 0), (0xffff_ffff, 0, 32));
+        assert_eq!(plan.lanes([0, 0, 0], 2), (0xffff_ffff, 64, 32));
+        assert_eq!(plan.lanes([0, 0, 0], 3), (0xf, 96, 4));
+        let mut ids = Vec::new();
+        plan.for_each_workitem([0, 0, 0], 96, 4, |l, id| ids.push((l, id[0])));
+        assert_eq!(ids, [(0, 96), (1, 97), (2, 98), (3, 99)]);
+        // The same kernel built wave64 (and any GFX9 kernel, whose
+        // descriptor bit means nothing): waves of 64 and 36.
+        for (wave32_bit, p) in [(false, "gfx1030"), (true, "gfx90a"), (false, "gfx90a")] {
+            let plan = WavePlan::new(&kd(wave32_bit), arch(p), &geo);
+            assert_eq!(plan.wave_size(), WaveSize::W64, "{p}");
+            assert_eq!(plan.waves_in([0, 0, 0]), 2);
+            assert_eq!(plan.lanes([0, 0, 0], 0), (u64::MAX, 0, 64));
+            assert_eq!(plan.lanes([0, 0, 0], 1), ((1 << 36) - 1, 64, 36));
+        }
     }
 }
