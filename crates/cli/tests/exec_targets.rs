@@ -11,8 +11,14 @@ use std::process::Command;
 mod common;
 use common::{have_hipcc, target_dir, tmpdir};
 
-/// `tests/exec/rdna.hip` built by hipcc for `arch` only.
-fn rdna_app(arch: &str) -> PathBuf {
+/// `tests/exec/rdna.hip` built by hipcc for gfx1030 only, once per run
+/// (the tests run in parallel and would build it over each other).
+fn rdna_app() -> PathBuf {
+    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    APP.get_or_init(|| build_rdna_app("gfx1030")).clone()
+}
+
+fn build_rdna_app(arch: &str) -> PathBuf {
     let lib = target_dir().join("libhsa_runtime64.so");
     assert!(
         lib.is_file(),
@@ -56,7 +62,7 @@ fn a_gfx1030_hip_program_sees_an_rx6800_and_its_kernel_stops_clearly() {
         return;
     }
     let tmp = tmpdir("exec-targets");
-    let app = rdna_app("gfx1030");
+    let app = rdna_app();
     let o = exec(&tmp, "gfx1030", &app, &[]);
     let (out, err) = (
         String::from_utf8_lossy(&o.stdout),
@@ -95,7 +101,7 @@ fn a_program_without_code_for_the_agent_is_refused_before_it_starts() {
         return;
     }
     let tmp = tmpdir("exec-targets-refused");
-    let app = rdna_app("gfx1030");
+    let app = rdna_app();
     for (target, want) in [
         (
             "gfx90a",
