@@ -23,8 +23,11 @@ use crate::signals;
 /// `lathe exec` options.
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// GPU to model: gfx90a (MI210, default) or gfx942 (MI300X), or a full
-    /// target ID (`gfx90a:sramecc+:xnack-`).
+    /// GPU to model: gfx90a (MI210, default), gfx942 (MI300X), gfx950
+    /// (MI355X), gfx1030 (RX 6800), gfx1100 (RX 7900 XTX) or gfx1201
+    /// (RX 9070 XT), or a full target ID (`gfx90a:sramecc+:xnack-`).
+    /// Kernels for GFX10+ stop at their dispatch: the emulator runs GFX9
+    /// wave64 code.
     #[arg(long)]
     target: Option<String>,
     /// Emulator host threads per dispatch (0: all cores).
@@ -471,36 +474,60 @@ pub fn run(_ctx: &Ctx, a: ExecArgs) -> Result<()> {
     std::process::exit(code)
 }
 
-/// Processors Lathe's runtime models (`lathe_hsa`'s `GpuModel`).
-const MODELLED: [&str; 2] = ["gfx90a", "gfx942"];
+/// Processors Lathe's runtime models, with their products: the rows of
+/// `crates/hsa/src/model.rs` (`SPECS`), which the runtime cdylib keeps;
+/// `crates/hsa/tests/targets.rs` starts the runtime with each.
+const MODELLED: [(&str, &str); 6] = [
+    ("gfx90a", "MI210"),
+    ("gfx942", "MI300X"),
+    ("gfx950", "MI355X"),
+    ("gfx1030", "RX 6800"),
+    ("gfx1100", "RX 7900 XTX"),
+    ("gfx1201", "RX 9070 XT"),
+];
+
+fn modelled() -> String {
+    MODELLED
+        .iter()
+        .map(|(p, n)| format!("{p} ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The agent's full target ID for `--target want`, by the runtime's rule
+/// (D42): a bare processor gets `sramecc+` and `xnack-` where the processor
+/// has those features (`gfx90a:sramecc+:xnack-`, plain `gfx1030`).
+fn agent_target_id(want: &str) -> Result<lathe_bundle::TargetId> {
+    let processor = want.split(':').next().unwrap_or(want);
+    if !MODELLED.iter().any(|(p, _)| *p == processor) {
+        bail!(
+            "--target {want}: Lathe's runtime models {} only",
+            modelled()
+        );
+    }
+    let mut full = want.to_string();
+    if !want.contains(':') {
+        if let Some(p) = lathe_bundle::Processor::from_name(processor) {
+            if p.supports_sramecc() {
+                full.push_str(":sramecc+");
+            }
+            if p.supports_xnack() {
+                full.push_str(":xnack-");
+            }
+        }
+    }
+    match full.parse() {
+        Ok(t) => Ok(t),
+        Err(e) => bail!("--target {want}: {e}"),
+    }
+}
 
 /// Before the program starts: the target must be one the runtime models,
 /// and when the program file holds GPU code objects, one of them must run
 /// on it (else HIP fails later, in ways that say little).
 fn check_target(target: Option<&str>, prog: &Path) -> Result<()> {
     let want = target.unwrap_or("gfx90a");
-    let processor = want.split(':').next().unwrap_or(want);
-    if !MODELLED.contains(&processor) {
-        bail!(
-            "--target {want}: Lathe's runtime models {} only",
-            MODELLED.join(" and ")
-        );
-    }
-    let full = if want.contains(':') {
-        want.to_string()
-    } else {
-        format!("{want}:sramecc+:xnack-")
-    };
-    let agent: lathe_bundle::TargetId = match full.parse() {
-        Ok(t) => t,
-        Err(e) => bail!("--target {want}: {e}"),
-    };
-    if !MODELLED.contains(&agent.processor.name()) {
-        bail!(
-            "--target {want}: Lathe's runtime models {} only",
-            MODELLED.join(" and ")
-        );
-    }
+    let agent = agent_target_id(want)?;
     // The program file as the loader finds it (a bare name is on PATH).
     let file = if prog.components().count() > 1 {
         Some(prog.to_path_buf())
@@ -533,10 +560,16 @@ fn check_target(target: Option<&str>, prog: &Path) -> Result<()> {
     let mut names: Vec<String> = targets.iter().map(ToString::to_string).collect();
     names.sort();
     names.dedup();
+    let generic = agent
+        .processor
+        .generic()
+        .map(|g| format!(" or {}", g.name()))
+        .unwrap_or_default();
     bail!(
-        "{} holds GPU code for {} only, none of which runs on {agent} (--target {want}): rebuild it with --offload-arch={} or choose a --target it was built for",
+        "{} holds GPU code for {} only; the modelled agent {agent} (--target {want}) needs code for {}{generic}: rebuild it with --offload-arch={} or choose a --target it was built for",
         prog.display(),
         names.join(", "),
+        agent.processor.name(),
         agent.processor.name()
     )
 }

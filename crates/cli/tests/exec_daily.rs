@@ -536,7 +536,8 @@ fn a_target_the_program_or_runtime_cannot_serve_fails_before_it_starts() {
     let app = app();
     for (t, want) in [
         ("gfx942", "holds GPU code for gfx90a"),
-        ("gfx1030", "models gfx90a and gfx942 only"),
+        ("gfx1030", "needs code for gfx1030"),
+        ("gfx1031", "Lathe's runtime models gfx90a (MI210)"),
     ] {
         let o = lathe_cmd(&tmp)
             .args(["exec", "--target", t, "--"])

@@ -6,12 +6,83 @@
 //! Nothing here executes instructions; the interpreter starts each wave from
 //! a [`WaveStart`].
 
+use lathe_bundle::target::{Family, Processor};
 use lathe_codeobj::kd::{InitialSgpr, KdArch, KernelDescriptor, SgprRole};
+
+use crate::wave::WaveSize;
 
 pub use lathe_codeobj::aql::{AqlDispatch, Geometry, GeometryError, AQL_PACKET_SIZE};
 
 /// Lanes per wave (wave64; GFX9).
 pub const WAVE_SIZE: u32 = 64;
+
+/// The (generation, wave size) pairs the interpreter runs (D42). Wave32
+/// and GFX10+ semantics are added as rows here once the interpreter has
+/// them; nothing else branches on the generation.
+pub const EMULATED: &[(Family, u32)] = &[(Family::Gfx9, 64)];
+
+/// A kernel the emulator cannot run yet: its wave size and GFX IP.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "kernel {kernel}: wave{wave_size}/{ip} execution not yet emulated (the emulator runs {runs})"
+)]
+pub struct NotEmulated {
+    /// Kernel name.
+    pub kernel: String,
+    /// Lanes per wave the kernel descriptor asks for.
+    pub wave_size: u32,
+    /// The agent's GFX IP (`GFX10.3`).
+    pub ip: String,
+    /// What the emulator runs, for the message.
+    pub runs: String,
+}
+
+/// Whether the emulator runs `kernel` (whose descriptor asks for
+/// `wave_size` lanes) on `processor`: its family and wave size must be a
+/// row of [`EMULATED`].
+pub fn check_emulated(
+    kernel: &str,
+    processor: Processor,
+    wave_size: u32,
+) -> Result<(), NotEmulated> {
+    if EMULATED.contains(&(processor.family(), wave_size)) {
+        return Ok(());
+    }
+    let runs = EMULATED
+        .iter()
+        .map(|(f, w)| format!("{} wave{w} code", family_name(*f)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(NotEmulated {
+        kernel: kernel.to_string(),
+        wave_size,
+        ip: gfx_ip(processor.name()),
+        runs,
+    })
+}
+
+fn family_name(f: Family) -> String {
+    // `Gfx9` → `GFX9`.
+    format!("{f:?}").to_uppercase()
+}
+
+/// The GFX IP version of a processor or generic target, from its name:
+/// `gfx90a` → `GFX9.0`, `gfx942` → `GFX9.4`, `gfx1030` → `GFX10.3`,
+/// `gfx1151` → `GFX11.5`, `gfx1201` → `GFX12.0`, `gfx10-3-generic` →
+/// `GFX10.3`, `gfx11-generic` → `GFX11`.
+pub fn gfx_ip(processor: &str) -> String {
+    let id = processor.strip_prefix("gfx").unwrap_or(processor);
+    if let Some(g) = id.strip_suffix("-generic") {
+        return format!("GFX{}", g.replace('-', "."));
+    }
+    // Three characters: major digit, minor, stepping (gfx90a); four: two
+    // major digits (gfx1030).
+    let major = if id.len() >= 4 { 2 } else { 1 };
+    match (id.get(..major), id.get(major..=major)) {
+        (Some(maj), Some(min)) => format!("GFX{maj}.{min}"),
+        _ => processor.to_uppercase(),
+    }
+}
 
 /// Values the dispatcher supplies for hidden arguments it does not derive
 /// from the geometry.
@@ -220,6 +291,8 @@ pub struct WavePlan {
     packs: bool,
     /// Work-item ID dimensions set up (1–3).
     dims: usize,
+    /// Lanes per wave, from the kernel descriptor (D42).
+    wave: WaveSize,
 }
 
 impl WavePlan {
@@ -230,7 +303,18 @@ impl WavePlan {
             geo: *geo,
             packs: packs_workitem_ids(arch),
             dims: (kd.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as usize,
+            wave: WaveSize::from_lanes(kd.wavefront_size(arch)).unwrap_or(WaveSize::W64),
         }
+    }
+
+    /// Lanes per wave of this dispatch.
+    pub fn wave_size(&self) -> WaveSize {
+        self.wave
+    }
+
+    /// Waves in work-group `wg`.
+    pub fn waves_in(&self, wg: [u32; 3]) -> u32 {
+        self.geo.waves_in(wg, self.wave.lanes())
     }
 
     /// EXEC, the first work-item (linear, within the group) and the number
@@ -238,14 +322,10 @@ impl WavePlan {
     pub fn lanes(&self, wg: [u32; 3], wave: u32) -> (u64, u32, u32) {
         let size = self.geo.workgroup_size_of(wg);
         let items = size[0] * size[1] * size[2];
-        let first = wave * WAVE_SIZE;
-        let active = items.saturating_sub(first).min(WAVE_SIZE);
-        let exec = if active == 64 {
-            u64::MAX
-        } else {
-            (1u64 << active) - 1
-        };
-        (exec, first, active)
+        let lanes = self.wave.lanes();
+        let first = wave * lanes;
+        let active = items.saturating_sub(first).min(lanes);
+        (self.wave.first_lanes(active), first, active)
     }
 
     /// Calls `f(register, value)` for every initial SGPR of wave `wave`.
@@ -257,7 +337,7 @@ impl WavePlan {
         wave_scratch_offset: u32,
         mut f: impl FnMut(u32, u32),
     ) {
-        let waves = self.geo.waves_in(wg, WAVE_SIZE);
+        let waves = self.waves_in(wg);
         for s in &self.sgprs {
             sgpr_values(s, d, wg, wave, waves, wave_scratch_offset, &mut f);
         }
@@ -508,5 +588,76 @@ mod tests {
         assert_eq!(u32_at(68), 512);
         assert_eq!(k[0], 0xaa, "explicit arguments untouched");
         assert_eq!(u32_at(72), 0xaaaa_aaaa, "unknown kinds untouched");
+    }
+
+    #[test]
+    fn gfx_ip_from_names() {
+        for (p, ip) in [
+            ("gfx90a", "GFX9.0"),
+            ("gfx942", "GFX9.4"),
+            ("gfx950", "GFX9.5"),
+            ("gfx1030", "GFX10.3"),
+            ("gfx1100", "GFX11.0"),
+            ("gfx1151", "GFX11.5"),
+            ("gfx1201", "GFX12.0"),
+            ("gfx10-3-generic", "GFX10.3"),
+            ("gfx11-generic", "GFX11"),
+        ] {
+            assert_eq!(gfx_ip(p), ip);
+        }
+    }
+
+    #[test]
+    fn only_gfx9_wave64_is_emulated() {
+        let p = |n| Processor::from_name(n).expect(n);
+        for n in ["gfx90a", "gfx942", "gfx950", "gfx908"] {
+            assert_eq!(check_emulated("k", p(n), 64), Ok(()), "{n}");
+        }
+        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1030"), 32).expect_err("gfx1030");
+        assert_eq!(
+            e.to_string(),
+            "kernel _Z4axpyPfPKffi: wave32/GFX10.3 execution not yet emulated (the emulator runs GFX9 wave64 code)"
+        );
+        assert!(check_emulated("k", p("gfx1100"), 64)
+            .expect_err("gfx1100 wave64")
+            .to_string()
+            .contains("wave64/GFX11.0"));
+        assert!(check_emulated("k", p("gfx1201"), 32).is_err());
+        assert!(check_emulated("k", p("gfx90a"), 32).is_err());
+    }
+
+    /// A descriptor asking for wave32 (ENABLE_WAVEFRONT_SIZE32, bit 10 of
+    /// kernel_code_properties) or not, with the work-item ID in v0 only.
+    fn kd(wave32: bool) -> KernelDescriptor {
+        let mut b = [0u8; 64];
+        if wave32 {
+            b[57] = 1 << 2;
+        }
+        KernelDescriptor::parse(&b).expect("64 bytes")
+    }
+
+    #[test]
+    fn wave32_plans_split_work_groups_into_32_lane_waves() {
+        let arch = |p| KdArch::for_processor(Processor::from_name(p).expect(p));
+        let geo = Geometry::new([100, 1, 1], [100, 1, 1], 1).expect("valid");
+        // gfx1030 wave32: 100 work-items are waves of 32, 32, 32 and 4.
+        let plan = WavePlan::new(&kd(true), arch("gfx1030"), &geo);
+        assert_eq!(plan.wave_size(), WaveSize::W32);
+        assert_eq!(plan.waves_in([0, 0, 0]), 4);
+        assert_eq!(plan.lanes([0, 0, 0], 0), (0xffff_ffff, 0, 32));
+        assert_eq!(plan.lanes([0, 0, 0], 2), (0xffff_ffff, 64, 32));
+        assert_eq!(plan.lanes([0, 0, 0], 3), (0xf, 96, 4));
+        let mut ids = Vec::new();
+        plan.for_each_workitem([0, 0, 0], 96, 4, |l, id| ids.push((l, id[0])));
+        assert_eq!(ids, [(0, 96), (1, 97), (2, 98), (3, 99)]);
+        // The same kernel built wave64 (and any GFX9 kernel, whose
+        // descriptor bit means nothing): waves of 64 and 36.
+        for (wave32_bit, p) in [(false, "gfx1030"), (true, "gfx90a"), (false, "gfx90a")] {
+            let plan = WavePlan::new(&kd(wave32_bit), arch(p), &geo);
+            assert_eq!(plan.wave_size(), WaveSize::W64, "{p}");
+            assert_eq!(plan.waves_in([0, 0, 0]), 2);
+            assert_eq!(plan.lanes([0, 0, 0], 0), (u64::MAX, 0, 64));
+            assert_eq!(plan.lanes([0, 0, 0], 1), ((1 << 36) - 1, 64, 36));
+        }
     }
 }

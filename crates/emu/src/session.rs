@@ -25,7 +25,7 @@ pub enum SessionError {
     Target(String, lathe_isa::TargetError),
     /// The agent's ISA is decoded but not emulated (GFX10+).
     #[error(
-        "agent {0}: {1} code can be disassembled but not run yet; the emulator runs GFX9 (gfx90a, gfx942)"
+        "agent {0}: {1} code can be disassembled but not run yet; the emulator runs GFX9 wave64 code (gfx90a, gfx942, gfx950, D42)"
     )]
     NotEmulated(String, String),
     /// Loading failed.

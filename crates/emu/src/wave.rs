@@ -12,6 +12,80 @@
 
 /// Lanes per wave.
 pub const LANES: usize = 64;
+/// Lanes per wave as data (D42): wave64 on GFX9, wave32 or wave64 on
+/// GFX10+ as the kernel descriptor says. Dispatch set-up
+/// ([`crate::dispatch::WavePlan`]) sizes waves and their initial EXEC by
+/// it; the interpreter still runs wave64 only, and
+/// [`crate::dispatch::check_emulated`] refuses other kernels before any
+/// wave starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaveSize {
+    /// 32 lanes: lane masks are one SGPR (EXEC_LO, VCC_LO).
+    W32,
+    /// 64 lanes: lane masks are SGPR pairs.
+    W64,
+}
+
+impl WaveSize {
+    /// The size for `lanes` (32 or 64).
+    pub fn from_lanes(lanes: u32) -> Option<WaveSize> {
+        match lanes {
+            32 => Some(WaveSize::W32),
+            64 => Some(WaveSize::W64),
+            _ => None,
+        }
+    }
+
+    /// Lanes per wave.
+    #[inline]
+    pub fn lanes(self) -> u32 {
+        match self {
+            WaveSize::W32 => 32,
+            WaveSize::W64 => 64,
+        }
+    }
+
+    /// Every lane of the wave as a mask (the high half is zero in wave32).
+    #[inline]
+    pub fn full_mask(self) -> u64 {
+        match self {
+            WaveSize::W32 => u64::from(u32::MAX),
+            WaveSize::W64 => u64::MAX,
+        }
+    }
+
+    /// The first `active` lanes as a mask (all of them when `active` is
+    /// the wave size or more).
+    #[inline]
+    pub fn first_lanes(self, active: u32) -> u64 {
+        if active >= self.lanes() {
+            self.full_mask()
+        } else {
+            (1u64 << active) - 1
+        }
+    }
+
+    /// A lane mask read from its registers: wave32 reads the low one only
+    /// (EXEC_LO, VCC_LO), wave64 the pair.
+    #[inline]
+    pub fn read_mask(self, lo: u32, hi: u32) -> u64 {
+        match self {
+            WaveSize::W32 => u64::from(lo),
+            WaveSize::W64 => u64::from(lo) | u64::from(hi) << 32,
+        }
+    }
+
+    /// The registers a lane mask is written to: `(lo, Some(hi))` in
+    /// wave64; in wave32 `(lo, None)`, the high register left alone.
+    #[inline]
+    pub fn write_mask(self, v: u64) -> (u32, Option<u32>) {
+        match self {
+            WaveSize::W32 => (v as u32, None),
+            WaveSize::W64 => (v as u32, Some((v >> 32) as u32)),
+        }
+    }
+}
+
 /// Addressable SGPRs s0..s101 plus the aliases the encodings use
 /// (flat_scratch 102–103, xnack_mask 104–105, vcc 106–107).
 pub const SGPRS: usize = 108;
@@ -410,5 +484,28 @@ mod tests {
         let got = run_workgroup(&mut wg, &mut s, 8, 1 << 20).expect_err("watchdog");
         assert_eq!(got, "timeout 1@1000");
         assert_eq!(wg.waves[1].instructions, 1000);
+    }
+}
+
+#[cfg(test)]
+mod wave_size_tests {
+    use super::WaveSize;
+
+    #[test]
+    fn masks_follow_the_wave_size() {
+        assert_eq!(WaveSize::from_lanes(32), Some(WaveSize::W32));
+        assert_eq!(WaveSize::from_lanes(16), None);
+        assert_eq!(WaveSize::W32.full_mask(), 0xffff_ffff);
+        assert_eq!(WaveSize::W64.full_mask(), u64::MAX);
+        assert_eq!(WaveSize::W32.first_lanes(5), 0x1f);
+        assert_eq!(WaveSize::W32.first_lanes(32), 0xffff_ffff);
+        assert_eq!(WaveSize::W32.first_lanes(40), 0xffff_ffff);
+        assert_eq!(WaveSize::W64.first_lanes(40), (1 << 40) - 1);
+        assert_eq!(WaveSize::W64.first_lanes(64), u64::MAX);
+        // EXEC_LO / VCC_LO: the high register is neither read nor written.
+        assert_eq!(WaveSize::W32.read_mask(0x8000_0001, 0xdead), 0x8000_0001);
+        assert_eq!(WaveSize::W64.read_mask(1, 2), 0x2_0000_0001);
+        assert_eq!(WaveSize::W32.write_mask(0x7_0000_0003), (3, None));
+        assert_eq!(WaveSize::W64.write_mask(0x7_0000_0003), (3, Some(7)));
     }
 }

@@ -162,7 +162,7 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
             )
         }
     };
-    let g = &r.gpu;
+    let g = &r.gpu.spec;
     match attr {
         AGENT_INFO_NAME => {
             if gpu {
@@ -179,7 +179,7 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
         AGENT_INFO_DEFAULT_FLOAT_ROUNDING_MODE => put(value, 1u32),
         AGENT_INFO_BASE_PROFILE_DEFAULT_FLOAT_ROUNDING_MODES => put(value, 1u32),
         AGENT_INFO_FAST_F16_OPERATION => put(value, gpu),
-        AGENT_INFO_WAVEFRONT_SIZE => put(value, if gpu { 64u32 } else { 0 }),
+        AGENT_INFO_WAVEFRONT_SIZE => put(value, if gpu { g.wave_size } else { 0 }),
         AGENT_INFO_WORKGROUP_MAX_DIM => {
             let d: [u16; 3] = if gpu { [1024; 3] } else { [0; 3] };
             put(value, d)
@@ -207,7 +207,7 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
         ),
         AGENT_INFO_CACHE_SIZE => {
             let c: [u32; 4] = if gpu {
-                [16 * 1024, g.l2_bytes, 0, 0]
+                [g.l1_bytes, g.l2_bytes, g.l3_bytes, 0]
             } else {
                 [32 * 1024, 1 << 20, 32 << 20, 0]
             };
@@ -230,7 +230,7 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
         AGENT_INFO_VERSION_MAJOR => put(value, 1u16),
         AGENT_INFO_VERSION_MINOR => put(value, 1u16),
         AMD_AGENT_INFO_CHIP_ID => put(value, if gpu { g.chip_id } else { 0 }),
-        AMD_AGENT_INFO_CACHELINE_SIZE => put(value, if gpu { 128u32 } else { 64 }),
+        AMD_AGENT_INFO_CACHELINE_SIZE => put(value, if gpu { g.cacheline } else { 64 }),
         AMD_AGENT_INFO_COMPUTE_UNIT_COUNT => {
             put(value, if gpu { g.compute_units } else { cpu_count() })
         }
@@ -255,7 +255,9 @@ pub fn agent_get_info(agent: Agent, attr: u32, value: *mut c_void) -> Status {
         AMD_AGENT_INFO_MAX_WAVES_PER_CU => put(value, if gpu { g.waves_per_cu } else { 0 }),
         AMD_AGENT_INFO_NUM_SIMDS_PER_CU => put(value, if gpu { g.simds_per_cu } else { 0 }),
         AMD_AGENT_INFO_NUM_SHADER_ENGINES => put(value, if gpu { g.shader_engines } else { 0 }),
-        AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE => put(value, if gpu { 1u32 } else { 0 }),
+        AMD_AGENT_INFO_NUM_SHADER_ARRAYS_PER_SE => {
+            put(value, if gpu { g.arrays_per_engine } else { 0 })
+        }
         AMD_AGENT_INFO_HDP_FLUSH => put(value, [0u64; 2]),
         AMD_AGENT_INFO_DOMAIN => put(value, 0u32),
         // No cooperative queues: the emulator runs a dispatch's work-groups
@@ -370,7 +372,7 @@ pub fn isa_get_info_alt(isa: Isa, attr: u32, value: *mut c_void) -> Status {
             put_bytes(value, &b)
         }
         ISA_INFO_CALL_CONVENTION_COUNT => put(value, 1u32),
-        ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE => put(value, 64u32),
+        ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONT_SIZE => put(value, r.gpu.spec.wave_size),
         ISA_INFO_CALL_CONVENTION_INFO_WAVEFRONTS_PER_COMPUTE_UNIT => put(value, 40u32),
         ISA_INFO_MACHINE_MODELS => put(value, [false, true]),
         ISA_INFO_PROFILES => put(value, [true, false]),

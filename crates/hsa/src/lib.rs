@@ -14,6 +14,7 @@ mod image;
 mod interrupt;
 mod memory;
 mod misc;
+mod model;
 mod out;
 mod profile;
 mod queue;

@@ -82,8 +82,8 @@ pub fn memory_pool_get_info(pool: Pool, attr: u32, value: *mut c_void) -> Status
         return AMD_ERROR_INVALID_MEMORY_POOL;
     }
     let size = match p {
-        POOL_GPU_GROUP => 65536,
-        POOL_GPU_COARSE | POOL_GPU_FINE => r.gpu.memory_bytes,
+        POOL_GPU_GROUP => u64::from(r.gpu.spec.lds_bytes),
+        POOL_GPU_COARSE | POOL_GPU_FINE => r.gpu.spec.memory_bytes,
         _ => host_memory_bytes(),
     };
     match attr {

@@ -161,8 +161,8 @@ pub fn create(
             reserved1: 0,
             id,
         };
-        q.max_cu_id = r.gpu.compute_units - 1;
-        q.max_wave_id = r.gpu.waves_per_cu - 1;
+        q.max_cu_id = r.gpu.spec.compute_units - 1;
+        q.max_wave_id = r.gpu.spec.waves_per_cu - 1;
         q.group_segment_aperture_base_hi = (lathe_emu::interp::SHARED_APERTURE >> 32) as u32;
         q.private_segment_aperture_base_hi = (lathe_emu::interp::PRIVATE_APERTURE >> 32) as u32;
     }
@@ -277,7 +277,7 @@ pub fn cu_get_mask(q: *const HsaQueue, n: u32, mask: *mut u32) -> Status {
     if queue_of(q).is_none() {
         return ERROR_INVALID_QUEUE;
     }
-    let cus = rt().map_or(104, |r| r.gpu.compute_units);
+    let cus = rt().map_or(104, |r| r.gpu.spec.compute_units);
     for i in 0..n as usize {
         let bits = (cus as i64 - 32 * i as i64).clamp(0, 32) as u32;
         let m = if bits == 32 {
@@ -586,6 +586,25 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         queue: q.addr,
         dispatch_id: index,
     };
+    // A kernel the emulator cannot run yet stops the program here, as a
+    // fault would, rather than running as something else (D42).
+    let wave_size = k.info.descriptor.wavefront_size(r.gpu.arch);
+    let display = lathe_codeobj::names::demangle(&k.name).unwrap_or_else(|| k.name.clone());
+    let target =
+        lathe_emu::dispatch::check_emulated(&display, r.gpu.target_id.processor, wave_size)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                r.gpu.target.ok_or_else(|| {
+                    format!(
+                        "kernel {display}: {} code cannot be decoded yet",
+                        r.gpu.spec.processor
+                    )
+                })
+            });
+    let target = match target {
+        Ok(t) => t,
+        Err(msg) => refuse(q, &msg),
+    };
     let running = crate::interrupt::running();
     // An instrumented kernel, measured: run with the recorder to count the
     // original kernel's instructions apart from the probes'.
@@ -594,7 +613,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     let capture = crate::capture::before(r, &k, &pkt, &ctx, b);
     let start_ns = rt::now_ticks();
     let result = if let (Some(orig), None) = (original, crate::truth::enabled()) {
-        lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
+        lathe_emu::run::dispatch_recorded(&r.mem, target, r.gpu.arch, &launch, &opts).map(
             |(rep, rec)| {
                 original_count = Some(
                     rec.per_pc
@@ -607,7 +626,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
             },
         )
     } else if crate::truth::enabled().is_some() {
-        lathe_emu::run::dispatch_recorded(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts).map(
+        lathe_emu::run::dispatch_recorded(&r.mem, target, r.gpu.arch, &launch, &opts).map(
             |(rep, rec)| {
                 crate::truth::record(
                     &k.name,
@@ -620,7 +639,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
             },
         )
     } else {
-        dispatch_from_queue(&r.mem, r.gpu.target, r.gpu.arch, &launch, &opts, ctx)
+        dispatch_from_queue(&r.mem, target, r.gpu.arch, &launch, &opts, ctx)
     };
     let end_ns = rt::now_ticks();
     crate::capture::after(capture, &result);
@@ -655,6 +674,22 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
         }
         Err(e) => report_failure(q, &k.name, e, running),
     }
+}
+
+/// Stops the program at a dispatch the emulator cannot run: the reason on
+/// stderr, the outputs marked incomplete, the queue's callback, abort —
+/// what a fault does, so the program never goes on as if it had run.
+fn refuse(q: &QueueState, msg: &str) -> ! {
+    eprintln!("lathe: {msg}");
+    crate::rt::finish_incomplete(msg);
+    if let Some(cb) = q.callback {
+        cb(
+            ERROR_INVALID_ISA,
+            q.addr as *mut HsaQueue,
+            q.data as *mut c_void,
+        );
+    }
+    std::process::abort();
 }
 
 fn report_failure(q: &QueueState, kernel: &str, e: DispatchError, running: Running) {

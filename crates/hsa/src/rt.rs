@@ -6,10 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use lathe_bundle::TargetId;
-use lathe_codeobj::kd::KdArch;
 use lathe_emu::mem::DeviceMemory;
-use lathe_isa::Target;
 
 use crate::ffi::{self, Agent, Handle, Status};
 
@@ -22,91 +19,7 @@ pub const POOL_GPU_FINE: u64 = 0x4c41_5450_0012;
 pub const POOL_GPU_GROUP: u64 = 0x4c41_5450_0013;
 pub const ISA_GPU: u64 = 0x4c41_5449_0001;
 
-/// The GPU agent being modelled.
-#[derive(Debug, Clone)]
-pub struct GpuModel {
-    /// Full target ID (`gfx90a:sramecc+:xnack-`).
-    pub target_id: TargetId,
-    /// ISA name as ROCr spells it (`amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-`).
-    pub isa_name: String,
-    pub processor: &'static str,
-    pub product: &'static str,
-    pub compute_units: u32,
-    pub simds_per_cu: u32,
-    pub waves_per_cu: u32,
-    pub shader_engines: u32,
-    pub memory_clock_mhz: u32,
-    pub memory_width: u32,
-    pub memory_bytes: u64,
-    pub l2_bytes: u32,
-    pub chip_id: u32,
-    pub asic_revision: u32,
-    pub target: Target,
-    pub arch: KdArch,
-}
-
-impl GpuModel {
-    fn from_env() -> Result<GpuModel, String> {
-        let want = std::env::var("LATHE_TARGET").unwrap_or_else(|_| "gfx90a".into());
-        let full = if want.contains(':') {
-            want.clone()
-        } else {
-            format!("{want}:sramecc+:xnack-")
-        };
-        let target_id: TargetId = full
-            .parse()
-            .map_err(|e| format!("LATHE_TARGET={want}: {e}"))?;
-        let processor = target_id.processor.name();
-        let target =
-            Target::from_name(processor).map_err(|e| format!("LATHE_TARGET={want}: {e}"))?;
-        if target.generation() != 9 {
-            return Err(format!(
-                "LATHE_TARGET={want}: {processor} code can be disassembled but not run yet; the emulator runs GFX9 (gfx90a, gfx942)"
-            ));
-        }
-        let arch = KdArch::for_processor(target_id.processor);
-        // MI210 (gfx90a) and MI300X (gfx942) as their ROCr agents report them.
-        let m = match processor {
-            "gfx942" => GpuModel {
-                target_id,
-                isa_name: format!("amdgcn-amd-amdhsa--{full}"),
-                processor: "gfx942",
-                product: "AMD Instinct MI300X",
-                compute_units: 304,
-                simds_per_cu: 4,
-                waves_per_cu: 32,
-                shader_engines: 32,
-                memory_clock_mhz: 1300,
-                memory_width: 8192,
-                memory_bytes: 192 << 30,
-                l2_bytes: 4 << 20,
-                chip_id: 0x74a1,
-                asic_revision: 1,
-                target,
-                arch,
-            },
-            _ => GpuModel {
-                target_id,
-                isa_name: format!("amdgcn-amd-amdhsa--{full}"),
-                processor: "gfx90a",
-                product: "AMD Instinct MI210",
-                compute_units: 104,
-                simds_per_cu: 4,
-                waves_per_cu: 32,
-                shader_engines: 8,
-                memory_clock_mhz: 1600,
-                memory_width: 4096,
-                memory_bytes: 64 << 30,
-                l2_bytes: 8 << 20,
-                chip_id: 0x740f,
-                asic_revision: 1,
-                target,
-                arch,
-            },
-        };
-        Ok(m)
-    }
-}
+pub use crate::model::GpuModel;
 
 /// What an allocation in the table is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +67,7 @@ static RT: OnceLock<Result<Runtime, String>> = OnceLock::new();
 static INIT_COUNT: AtomicU64 = AtomicU64::new(0);
 
 fn build() -> Result<Runtime, String> {
-    let gpu = GpuModel::from_env()?;
+    let gpu = GpuModel::new(&std::env::var("LATHE_TARGET").unwrap_or_else(|_| "gfx90a".into()))?;
     // Resolved once: the emulator would otherwise ask the OS (cgroup
     // files) for the core count on every dispatch.
     let threads = std::env::var("LATHE_THREADS")
@@ -325,7 +238,7 @@ pub extern "C" fn flush_stats() {
         crate::profile::print_summary_once(&stats);
     }
     if let Some(prefix) = &r.kernel_trace {
-        crate::profile::write_trace(prefix, &stats, r.gpu.processor, incomplete.as_deref());
+        crate::profile::write_trace(prefix, &stats, r.gpu.spec.processor, incomplete.as_deref());
     }
     let Some(path) = &r.stats_json else { return };
     let v: Vec<serde_json::Value> = stats.iter().map(LaunchStat::json).collect();

@@ -1,0 +1,124 @@
+//! `lathe exec --target` with the RDNA agents (issue 23, D42): a HIP
+//! program built by Debian's hipcc for gfx1030 starts through Debian's
+//! HIP on the modelled RX 6800 and sees its properties; its kernel
+//! launch stops the program with the kernel's name and what the emulator
+//! lacks, on stderr, exit status non-zero; a program without code for
+//! the agent is refused before it starts.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+mod common;
+use common::{have_hipcc, target_dir, tmpdir};
+
+/// `tests/exec/rdna.hip` built by hipcc for gfx1030 only, once per run
+/// (the tests run in parallel and would build it over each other).
+fn rdna_app() -> PathBuf {
+    static APP: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    APP.get_or_init(|| build_rdna_app("gfx1030")).clone()
+}
+
+fn build_rdna_app(arch: &str) -> PathBuf {
+    let lib = target_dir().join("libhsa_runtime64.so");
+    assert!(
+        lib.is_file(),
+        "{} is not built: run `cargo build --workspace` with this profile first",
+        lib.display()
+    );
+    let dir = target_dir().join("lathe-exec-targets");
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    let out = dir.join(format!("rdna-{arch}"));
+    let tmp = dir.join(format!("rdna-{arch}.{}.tmp", std::process::id()));
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/rdna.hip");
+    let o = Command::new("hipcc")
+        .args([&format!("--offload-arch={arch}"), "-O2", "-o"])
+        .arg(&tmp)
+        .arg(&src)
+        .output()
+        .expect("run hipcc");
+    assert!(
+        o.status.success(),
+        "hipcc rdna.hip failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::rename(&tmp, &out).expect("rename into place");
+    out
+}
+
+fn exec(tmp: &std::path::Path, target: &str, app: &PathBuf, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .current_dir(tmp)
+        .env_remove("LATHE_TARGET")
+        .args(["exec", "--target", target, "--"])
+        .arg(app)
+        .args(args)
+        .output()
+        .expect("lathe exec")
+}
+
+#[test]
+fn a_gfx1030_hip_program_sees_an_rx6800_and_its_kernel_stops_clearly() {
+    if !have_hipcc() {
+        return;
+    }
+    let tmp = tmpdir("exec-targets");
+    let app = rdna_app();
+    let o = exec(&tmp, "gfx1030", &app, &[]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}\n{err}");
+    // AMD's RX 6800: 60 CUs, wave32, 64 KiB LDS per work-group, 4 MB L2.
+    // HIP 5.2 counts work-group processors (2 CUs each) on GFX10+ in its
+    // default WGP mode, as it does on the real card: 30 of the agent's 60.
+    assert!(
+        out.contains(
+            "device: AMD Radeon RX 6800, gfx1030, 30 CUs, warp 32, 64 KiB LDS, 4096 KiB L2, 1024 threads per block"
+        ),
+        "{out}\n{err}"
+    );
+    let o = exec(&tmp, "gfx1030", &app, &["launch"]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(out.contains("device: AMD Radeon RX 6800"), "{out}\n{err}");
+    assert!(!out.contains("launch: ok"), "{out}");
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "lathe: kernel iota3(unsigned int*, unsigned int): wave32/GFX10.3 execution not yet emulated"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("killed by signal 6 (SIGABRT)"), "{err}");
+}
+
+#[test]
+fn a_program_without_code_for_the_agent_is_refused_before_it_starts() {
+    if !have_hipcc() {
+        return;
+    }
+    let tmp = tmpdir("exec-targets-refused");
+    let app = rdna_app();
+    for (target, want) in [
+        (
+            "gfx90a",
+            "holds GPU code for gfx1030 only; the modelled agent gfx90a:sramecc+:xnack- (--target gfx90a) needs code for gfx90a",
+        ),
+        (
+            "gfx1100",
+            "holds GPU code for gfx1030 only; the modelled agent gfx1100 (--target gfx1100) needs code for gfx1100 or gfx11-generic",
+        ),
+        ("gfx1030:xnack+", "does not support target feature"),
+        ("gfx1031", "runtime models gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X), gfx1030 (RX 6800)"),
+    ] {
+        let o = exec(&tmp, target, &app, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{target}: {err}");
+        assert!(err.contains(want), "{target}: {err}");
+        assert!(o.stdout.is_empty(), "{target}: the program ran");
+        assert_eq!(err.lines().count(), 1, "{target}: one line: {err}");
+    }
+}
