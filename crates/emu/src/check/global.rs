@@ -270,6 +270,8 @@ pub struct Local {
     dirty: bool,
     clock: Clock,
     pages: HashMap<u64, Arc<Page>>,
+    /// The page plain accesses last went to (a streaming wave stays in it).
+    last: Option<(u64, Arc<Page>)>,
     /// Pages looked for and not found, with [`GlobalRace::made`] then.
     absent: HashMap<u64, usize>,
     sites: HashMap<u64, u32>,
@@ -293,6 +295,7 @@ impl Local {
             dirty: false,
             clock: Clock::default(),
             pages: HashMap::default(),
+            last: None,
             absent: HashMap::default(),
             sites: HashMap::default(),
             granules: Vec::new(),
@@ -363,7 +366,14 @@ impl Local {
             // The lanes whose bytes lie in one page are checked under one
             // lock (a wave streaming through an array: one or two pages).
             let pn = accs[i].addr >> 12;
-            let page = self.page(pn);
+            let page = match &self.last {
+                Some((n, p)) if *n == pn => p.clone(),
+                _ => {
+                    let p = self.page(pn);
+                    self.last = Some((pn, p.clone()));
+                    p
+                }
+            };
             let mut cells = page.0.lock().unwrap_or_else(|e| e.into_inner());
             let start = i;
             while let Some(a) = accs.get(i) {
@@ -628,7 +638,8 @@ fn lane(
     while g < end {
         let cell = &mut cells[((g >> 2) as usize) % PAGE_GRANULES];
         let (lo, hi) = (a.addr.max(g), end.min(g + GRAN));
-        let mask = (lo..hi).fold(0u8, |m, b| m | 1 << (b - g));
+        // Bytes lo..hi of the granule (1 to 4 of them).
+        let mask = (((1u16 << (hi - lo)) - 1) << (lo - g)) as u8;
         let first = |m: u8| g + u64::from(m.trailing_zeros());
         let now = Acc {
             epoch,
