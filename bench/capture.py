@@ -10,11 +10,13 @@ kernels):
 * capsule size: bytes stored before compression (`before_bytes`) and on
   disk (zstd blobs and code objects) against the program's device memory
   (every live allocation's size) and against the bytes the dispatch
-  touched (its touched pages: the stored runs outside the `code`,
-  `queue` and `packet` allocations, which are stored whole);
+  touched (its touched pages: the stored runs outside the `queue` and
+  `packet` allocations, which are stored whole; format 3 stores a `code`
+  allocation's touched pages only, the rest is its code object loaded at
+  replay);
 * replay: wall time of `lathe replay` against the dispatch's own time in
   the original run, and its start-up (wall time minus the replayed
-  kernel's time).
+  kernel's time), with the replay process's CPU time (user + system).
 
 Every capture run's program output must equal the plain run's, and every
 replay must be bit-identical (exit 0, `identical`); any mismatch exits 1.
@@ -23,6 +25,7 @@ Usage: bench/capture.py [--repeat N] [--profile release|ci]"""
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -47,6 +50,14 @@ def timed(cmd):
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     return time.perf_counter() - t0, p
+
+
+def timed_cpu(cmd):
+    """Wall time, CPU time (user + system) of the child, and the result."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    dt, p = timed(cmd)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return dt, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), p
 
 
 def du(path):
@@ -100,32 +111,37 @@ def main():
                 changed = sum(p[2] for p in m["after_pages"])
                 allocs = m["allocations"]
                 total = sum(x["size"] for x in allocs)
-                whole = {i for i, x in enumerate(allocs) if x["kind"] in ("code", "queue", "packet")}
+                whole = {i for i, x in enumerate(allocs) if x["kind"] in ("queue", "packet")}
+                code = {i for i, x in enumerate(allocs) if x["kind"] == "code"}
                 runs = m.get("before_pages") or [[i, 0, x["size"]] for i, x in enumerate(allocs)]
                 touched = sum(r[2] for r in runs if r[0] not in whole)
-                print(f"  {os.path.basename(c)}: device memory {total / 1e6:.2f} MB; stored "
-                      f"{m['before_bytes'] / 1e6:.3f} MB before compression "
-                      f"({m['before_bytes'] / total * 100:.1f} % of it), of which touched pages "
-                      f"{touched / 1e6:.3f} MB and code/queue/packet "
-                      f"{(m['before_bytes'] - touched) / 1e6:.3f} MB; on disk {size / 1e6:.2f} MB "
-                      f"(code objects {sum(co['size'] for co in m['code_objects']) / 1e6:.2f} MB); "
-                      f"pages changed {changed / 1e3:.1f} kB")
-                print(f"    stored / touched pages: {m['before_bytes'] / max(touched, 1):.2f}x "
-                      f"(goal <= 2x; the rest is code, queue and packet); without the code "
-                      f"allocations {(m['before_bytes'] - sum(x['size'] for x in allocs if x['kind'] == 'code')) / max(touched, 1):.2f}x")
-                wall, startup, kern, phases = [], [], [], []
+                code_stored = sum(r[2] for r in runs if r[0] in code)
+                code_size = sum(allocs[i]["size"] for i in code)
+                ratio = m["before_bytes"] / max(touched, 1)
+                print(f"  {os.path.basename(c)} (format {m['version']}): device memory "
+                      f"{total / 1e6:.2f} MB; stored {m['before_bytes'] / 1e6:.3f} MB before "
+                      f"compression ({m['before_bytes'] / total * 100:.1f} % of it), of which "
+                      f"code pages {code_stored / 1e6:.3f} MB of a {code_size / 1e6:.3f} MB code "
+                      f"allocation; on disk {size / 1e6:.2f} MB (code objects "
+                      f"{sum(co['size'] for co in m['code_objects']) / 1e6:.2f} MB); pages "
+                      f"changed {changed / 1e3:.1f} kB")
+                print(f"    stored / touched pages: {ratio:.3f}x (goal <= 2x{'' if ratio <= 2 else ': MISSED'}; "
+                      f"the rest is the queue and packet)")
+                wall, startup, kern, phases, cpu = [], [], [], [], []
                 for _ in range(a.repeat):
-                    dt, p = timed([lathe, "--json", "replay", c])
+                    dt, ct, p = timed_cpu([lathe, "--json", "replay", c])
                     if p.returncode != 0:
                         fail(f"{c}: replay failed: {p.stdout[-1500:]}{p.stderr[-1500:]}")
                     j = json.loads(p.stdout)
                     if not j["identical"]:
                         fail(f"{c}: replay differs")
                     wall.append(dt)
+                    cpu.append(ct)
                     kern.append(j["seconds"])
                     startup.append(dt - j["seconds"])
                     phases.append(j["phases"]["read"] + j["phases"]["place"])
-                print(f"    replay wall {describe(wall, 'ms', 1e3, '{:.1f}')}")
+                print(f"    replay wall {describe(wall, 'ms', 1e3, '{:.1f}')}; "
+                      f"CPU {describe(cpu, 'ms', 1e3, '{:.1f}')}")
                 print(f"    replayed kernel {describe(kern, 'ms', 1e3, '{:.1f}')}; "
                       f"original dispatch {m['original']['seconds'] * 1e3:.1f} ms")
                 print(f"    start-up beyond the kernel {describe(startup, 'ms', 1e3, '{:.1f}')}; "

@@ -2,12 +2,12 @@
 //! at the 4-byte marker `CAP|` into `capsule.json`, `before.zst`,
 //! `after.zst` and `code/0.co`, `code/1.co`, … , read with small limits
 //! (every manifest field checked, blobs decompressed only up to what the
-//! bounded manifest declares), and a capsule that reads is placed at its
-//! device addresses and its code objects loaded. Typed errors are
+//! bounded manifest declares), and for a capsule that reads, its code
+//! objects are loaded at their captured allocations (the images replay
+//! puts under a code allocation's stored pages). Typed errors are
 //! expected; a panic or an allocation beyond the limits is a bug.
 #![no_main]
 
-use lathe_capsule::place::Placed;
 use lathe_capsule::read::{Capsule, Files, Limits};
 use libfuzzer_sys::fuzz_target;
 
@@ -44,6 +44,13 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(c.after(i, run).len(), c.before(run).len());
             }
         }
-        let _ = Placed::new(&c, None);
+        if let Ok(im) = lathe_capsule::image::load(&c, true) {
+            for (k, co) in c.manifest.code_objects.iter().enumerate() {
+                assert_eq!(
+                    im.images[k].len() as u64,
+                    c.manifest.allocations[co.allocation].size
+                );
+            }
+        }
     }
 });

@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-pub mod place;
+pub mod image;
 pub mod read;
 pub mod write;
 
@@ -8,9 +8,12 @@ use serde::{Deserialize, Serialize};
 
 /// The `format` field of every capsule manifest.
 pub const FORMAT: &str = "lathe-capsule";
-/// The version this crate writes. Version 1 (every allocation stored
-/// whole, no `before_pages`) is still read.
-pub const VERSION: u32 = 2;
+/// The version this crate writes. Versions 1 (every allocation stored
+/// whole, no `before_pages`) and 2 (touched pages, `code` allocations
+/// whole) are still read: a code allocation's unstored pages come from
+/// loading its code object there ([`image`]), which for them is never
+/// needed.
+pub const VERSION: u32 = 3;
 /// The manifest's file name inside a capsule directory.
 pub const MANIFEST: &str = "capsule.json";
 /// The stored memory before the dispatch, concatenated (zstd): every

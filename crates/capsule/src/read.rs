@@ -289,6 +289,16 @@ impl Capsule {
         v
     }
 
+    /// The code object whose loaded image fills allocation `i` where no
+    /// run is stored (format 3 stores a `code` allocation's touched pages
+    /// only), if `i` is a code object's allocation.
+    pub fn image_of(&self, i: usize) -> Option<usize> {
+        self.manifest
+            .code_objects
+            .iter()
+            .position(|c| c.allocation == i)
+    }
+
     /// Whether any after page belongs to allocation `i`.
     pub fn changed(&self, i: usize) -> bool {
         self.manifest.after_pages.iter().any(|p| p[0] == i as u64)
@@ -305,6 +315,9 @@ impl Capsule {
             .checked_sub(1)?;
         let a = &m.allocations[i];
         let off = addr.checked_sub(a.base).filter(|&o| o < a.size)?;
+        if self.image_of(i).is_some() {
+            return None;
+        }
         let stored = self.runs[i]
             .iter()
             .any(|r| off >= r.offset && off - r.offset < r.len);
@@ -341,7 +354,7 @@ fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
     if m.format != FORMAT {
         return Err(bad(format!("format {:?} is not {FORMAT:?}", m.format)));
     }
-    if m.version != VERSION && m.version != 1 {
+    if !(1..=VERSION).contains(&m.version) {
         return Err(bad(format!(
             "capsule version {}; this lathe reads versions 1 to {VERSION}",
             m.version
@@ -434,9 +447,18 @@ fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
             m.before_bytes
         )));
     }
-    if stored > limits.memory || usize::try_from(stored).is_err() {
+    // Replay also loads each code object into its allocation (format 3
+    // stores only a code allocation's touched pages): bounded together.
+    let images: u64 = m
+        .code_objects
+        .iter()
+        .filter_map(|c| m.allocations.get(c.allocation))
+        .map(|a| a.size)
+        .sum();
+    let memory = stored.saturating_add(images);
+    if memory > limits.memory || usize::try_from(memory).is_err() {
         return Err(bad(format!(
-            "the capsule holds {stored} bytes of memory, more than the limit of {}",
+            "the capsule holds {memory} bytes of memory (stored runs and code allocations), more than the limit of {}",
             limits.memory
         )));
     }
@@ -455,6 +477,15 @@ fn check(m: &Manifest, limits: &Limits) -> Result<TargetId, ReadError> {
                 ))
             })?;
         let _ = a;
+        if m.code_objects[..i]
+            .iter()
+            .any(|o| o.allocation == c.allocation)
+        {
+            return Err(bad(format!(
+                "code object {i}: allocation {} holds an earlier code object",
+                c.allocation
+            )));
+        }
         if c.size > limits.code_object {
             return Err(bad(format!("code object {i}: {} bytes", c.size)));
         }
@@ -648,12 +679,15 @@ mod tests {
         // A version this lathe does not know.
         let mut g = f.clone();
         g.0[0].1 = text
-            .replace("\"version\": 2", "\"version\": 3")
+            .replace("\"version\": 3", "\"version\": 4")
             .into_bytes();
         let e = Capsule::read(&g, &Limits::default())
             .expect_err("an error")
             .to_string();
-        assert!(e.contains("capsule version 3"), "{e}");
+        assert!(
+            e.contains("capsule version 4; this lathe reads versions 1 to 3"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -692,7 +726,7 @@ mod tests {
         // Version 1 with before_pages is refused.
         let mut g = f.clone();
         g.0[0].1 = compact
-            .replace("\"version\":2", "\"version\":1")
+            .replace("\"version\":3", "\"version\":1")
             .into_bytes();
         let e = Capsule::read(&g, &Limits::default())
             .expect_err("an error")

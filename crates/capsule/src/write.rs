@@ -7,7 +7,10 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::{code_file, Allocation, Manifest, AFTER, BEFORE, MANIFEST, PAGE};
+use crate::{
+    code_file, hex, Allocation, CodeObjectEntry, Manifest, Original, AFTER, BEFORE, FORMAT,
+    MANIFEST, PAGE, VERSION,
+};
 
 /// What the runtime captured of one dispatch, besides the manifest's
 /// scalar fields (filled into `manifest`, whose `before_bytes` and
@@ -193,6 +196,118 @@ pub fn disjoint(allocs: &[Allocation]) -> Vec<usize> {
     kept
 }
 
+/// A dispatch's allocations as its capsule lists them (both capture
+/// paths: Lathe's runtime and the `HSA_TOOLS_LIB` library).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// Sorted by base, disjoint.
+    pub allocations: Vec<Allocation>,
+    /// The index in `allocations` of each code object's allocation.
+    pub code_at: Vec<usize>,
+}
+
+/// Lists a dispatch's memory: each code object's allocation `(base, size)`
+/// in load order (kind `code`), the `others`, the queue's `amd_queue_t`
+/// at `queue` (256 bytes) and the packet at `packet` (64), sorted and
+/// made disjoint ([`disjoint`]); the allocation holding the kernarg
+/// segment at `kernarg` becomes kind `kernarg`. `Err(i)`: code object
+/// `i` overlaps an allocation kept before it.
+pub fn layout(
+    code: &[(u64, u64)],
+    others: impl IntoIterator<Item = Allocation>,
+    queue: u64,
+    packet: u64,
+    kernarg: u64,
+) -> Result<Layout, usize> {
+    let alloc = |base, size, kind: &str| Allocation {
+        base,
+        size,
+        kind: kind.into(),
+    };
+    let mut all: Vec<Allocation> = code.iter().map(|&(b, s)| alloc(b, s, "code")).collect();
+    all.extend(others);
+    all.push(alloc(queue, 256, "queue"));
+    all.push(alloc(packet, 64, "packet"));
+    let kept = disjoint(&all);
+    let code_at = (0..code.len())
+        .map(|c| kept.iter().position(|&j| j == c).ok_or(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut allocations: Vec<Allocation> = kept.iter().map(|&i| all[i].clone()).collect();
+    if let Some(a) = allocations
+        .iter_mut()
+        .find(|a| a.kind != "code" && kernarg >= a.base && kernarg - a.base < a.size)
+    {
+        a.kind = "kernarg".into();
+    }
+    Ok(Layout {
+        allocations,
+        code_at,
+    })
+}
+
+/// Allocations the host owns while a dispatch runs and a kernel may not
+/// write (the queue, the packet, HIP's kernarg pool, where the next
+/// launches' packets and arguments are written meanwhile): their
+/// after-state is their before-state.
+pub fn host_owned(kind: &str) -> bool {
+    matches!(kind, "queue" | "packet" | "kernarg")
+}
+
+/// What a capture knows of a dispatch besides its memory.
+#[derive(Debug, Clone)]
+pub struct Dispatch<'a> {
+    /// The agent's target ID.
+    pub target: String,
+    /// Launch index.
+    pub launch: u64,
+    /// The kernel's mangled symbol.
+    pub kernel: String,
+    /// Its kernel descriptor's device address.
+    pub kernel_object: u64,
+    /// The AQL packet.
+    pub packet: &'a [u8; 64],
+    /// Where the packet was (`dispatch_ptr`).
+    pub packet_address: u64,
+    /// Where the queue was (`queue_ptr`).
+    pub queue_address: u64,
+    /// The packet's dispatch ID.
+    pub dispatch_id: u64,
+    /// The kernel's argument bytes.
+    pub kernarg: &'a [u8],
+    /// The captured run.
+    pub original: Original,
+}
+
+impl Manifest {
+    /// The manifest of dispatch `d` over `layout`, with code object `i`
+    /// of `code_sizes[i]` bytes; [`write`] fills in what it stores.
+    pub fn new(d: Dispatch<'_>, layout: Layout, code_sizes: &[u64]) -> Manifest {
+        Manifest {
+            format: FORMAT.into(),
+            version: VERSION,
+            target: d.target,
+            launch: d.launch,
+            kernel: d.kernel,
+            kernel_object: d.kernel_object,
+            code_objects: code_sizes
+                .iter()
+                .zip(layout.code_at)
+                .map(|(&size, allocation)| CodeObjectEntry { size, allocation })
+                .collect(),
+            packet: hex(d.packet),
+            packet_address: d.packet_address,
+            queue_address: d.queue_address,
+            dispatch_id: d.dispatch_id,
+            kernarg: hex(d.kernarg),
+            allocations: layout.allocations,
+            before_bytes: 0,
+            before_pages: None,
+            after_pages: Vec::new(),
+            original: d.original,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +324,39 @@ mod tests {
             "00003-axpy"
         );
         assert_eq!(capsule_name(12, "_Z4axpyPfi"), "00012-_Z4axpyPfi");
+    }
+
+    #[test]
+    fn layout_sorts_keeps_code_and_marks_the_kernarg_pool() {
+        let a = |base, size| Allocation {
+            base,
+            size,
+            kind: "gpu-coarse".into(),
+        };
+        // Code at 0x5000 (after a buffer), kernarg inside 0x9000..0xa000,
+        // one buffer overlapping the first.
+        let l = layout(
+            &[(0x5000, 0x1000)],
+            [a(0x1000, 0x2000), a(0x9000, 0x1000), a(0x2000, 0x100)],
+            0x20000,
+            0x30000,
+            0x9010,
+        )
+        .expect("layout");
+        let bases: Vec<u64> = l.allocations.iter().map(|a| a.base).collect();
+        assert_eq!(bases, vec![0x1000, 0x5000, 0x9000, 0x20000, 0x30000]);
+        assert_eq!(l.code_at, vec![1]);
+        let kinds: Vec<&str> = l.allocations.iter().map(|a| a.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            vec!["gpu-coarse", "code", "kernarg", "queue", "packet"]
+        );
+        // A code object overlapping a lower allocation is refused.
+        assert_eq!(
+            layout(&[(0x1800, 0x100)], [a(0x1000, 0x1000)], 0x20000, 0x30000, 0),
+            Err(0)
+        );
+        assert!(host_owned("kernarg") && !host_owned("code"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod objects;
 mod output;
 mod replay_cmd;
 mod replay_instr;
+mod replay_place;
 mod run_cmd;
 mod signals;
 mod spirv_info;

@@ -1,6 +1,6 @@
 //! `lathe replay CAPSULE`: runs a dispatch captured by `lathe exec
 //! --capture` again on the emulator, with its memory at the captured
-//! device addresses (`lathe_capsule::place`), and compares every
+//! device addresses (`replay_place`), and compares every
 //! allocation with the captured after-state. Dispatch progress, stop
 //! reports, `--dump` and `--expect` are `lathe run`'s (`run_cmd`), with
 //! allocation `i` named `aI` as a buffer.
@@ -8,9 +8,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::replay_place::{PlaceError, Placed};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use lathe_capsule::place::{PlaceError, Placed};
 use lathe_capsule::read::{Capsule, Limits};
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::run::{dispatch_from_queue, Launch, Options, QueueContext};

@@ -195,20 +195,7 @@ fn device_object(dir: &Path, name: &str, src: &str) -> PathBuf {
     let hip = dir.join(format!("{name}.hip"));
     std::fs::write(&hip, src).expect("write source");
     let co = dir.join(format!("{name}.co"));
-    let o = Command::new("hipcc")
-        .args([
-            "--offload-arch=gfx90a",
-            "-O2",
-            "--cuda-device-only",
-            "-c",
-            "--no-gpu-bundle-output",
-            "-o",
-        ])
-        .arg(&co)
-        .arg(&hip)
-        .output()
-        .expect("run hipcc");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    lathe_testkit::hip_code_object(&hip, &co, "gfx90a");
     co
 }
 
@@ -243,16 +230,12 @@ fn tool_library_captures_locked_host_memory_and_every_code_object_of_the_executa
     )
     .expect("symlink");
     let prog = work.join("two_objects");
-    let o = Command::new("gcc")
-        .args(["-O1", "-Wall", "-Werror", "-I/usr/include/hsa", "-o"])
-        .arg(&prog)
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/two_objects.c"))
-        .arg("-L")
-        .arg(&rt)
-        .arg("-l:libhsa-runtime64.so.1")
-        .output()
-        .expect("run gcc");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    lathe_testkit::gcc_hsa_program(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/two_objects.c"),
+        &prog,
+        &rt,
+        &[],
+    );
     let caps = work.join("caps");
     let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
         .arg("exec")

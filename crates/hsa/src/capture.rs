@@ -9,7 +9,7 @@
 //! stored, with their contents before it: the emulator's memory layer
 //! notes every page an access of the dispatch reaches
 //! (`DeviceMemory::track_touches`), and the capsule keeps those pages of
-//! each allocation (code, queue and packet whole) besides every
+//! each allocation (queue and packet whole) besides every
 //! allocation's base and size. `LATHE_CAPTURE_MEMORY=all` stores every
 //! allocation whole instead.
 //!
@@ -23,8 +23,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use lathe_capsule::write::{capsule_name, disjoint, runs_of_pages, write, Captured};
-use lathe_capsule::{Allocation, CodeObjectEntry, Manifest, Original, FORMAT, VERSION};
+use lathe_capsule::write::{
+    capsule_name, host_owned, layout, runs_of_pages, write, Captured, Dispatch,
+};
+use lathe_capsule::{Allocation, Manifest, Original};
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::mem::{Touched, TOUCH_PAGE_SHIFT};
 use lathe_emu::run::{DispatchError, QueueContext, Report};
@@ -138,16 +140,7 @@ pub fn before(
     let Some(code) = crate::exec::code_objects_with(pkt.kernel_object) else {
         return Pending::default();
     };
-    let mut allocs: Vec<Allocation> = Vec::new();
-    let mut code_at = Vec::new();
-    for (_, base, size) in &code {
-        code_at.push(allocs.len());
-        allocs.push(Allocation {
-            base: *base,
-            size: *size,
-            kind: "code".into(),
-        });
-    }
+    let mut others: Vec<Allocation> = Vec::new();
     for a in lock(&r.allocs).values() {
         let kind = match a.kind {
             AllocKind::Pool(crate::rt::POOL_GPU_COARSE) => "gpu-coarse",
@@ -162,69 +155,45 @@ pub fn before(
             .mem
             .find(a.device, 1)
             .map_or((a.device, a.size), |g| (g.start(), g.len()));
-        allocs.push(Allocation {
+        others.push(Allocation {
             base,
             size,
             kind: kind.into(),
         });
     }
-    allocs.push(Allocation {
-        base: ctx.queue,
-        size: 256,
-        kind: "queue".into(),
-    });
-    allocs.push(Allocation {
-        base: ctx.packet,
-        size: 64,
-        kind: "packet".into(),
-    });
-    let kept = disjoint(&allocs);
-    let mut code_entries = Vec::new();
-    for (i, (bytes, _, _)) in code.iter().enumerate() {
-        let Some(at) = kept.iter().position(|&j| j == code_at[i]) else {
+    let spans: Vec<(u64, u64)> = code.iter().map(|&(_, base, size)| (base, size)).collect();
+    let layout = match layout(&spans, others, ctx.queue, ctx.packet, pkt.kernarg_address) {
+        Ok(l) => l,
+        Err(i) => {
             eprintln!("lathe-hsa: capture of launch {launch}: code object {i} overlaps another allocation; not captured");
             return Pending::default();
-        };
-        code_entries.push(CodeObjectEntry {
-            size: bytes.len() as u64,
-            allocation: at,
-        });
-    }
-    let mut allocations: Vec<Allocation> = kept.iter().map(|&i| allocs[i].clone()).collect();
-    // The kernarg segment's allocation (HIP's kernarg pool): the host
-    // writes later launches' arguments there while this one runs.
-    if let Some(a) = allocations.iter_mut().find(|a| {
-        a.kind != "code" && pkt.kernarg_address >= a.base && pkt.kernarg_address - a.base < a.size
-    }) {
-        a.kind = "kernarg".into();
-    }
-    let before = read_all(r, &allocations);
+        }
+    };
+    let before = read_all(r, &layout.allocations);
     let mut kernarg = vec![0u8; k.info.kernarg_size as usize];
     let _ = r.mem.view().read_bytes(pkt.kernarg_address, &mut kernarg);
-    let manifest = Manifest {
-        format: FORMAT.into(),
-        version: VERSION,
-        target: r.gpu.target_id.to_string(),
-        launch,
-        kernel: k.name.clone(),
-        kernel_object: pkt.kernel_object,
-        code_objects: code_entries,
-        packet: lathe_capsule::hex(packet),
-        packet_address: ctx.packet,
-        queue_address: ctx.queue,
-        dispatch_id: ctx.dispatch_id,
-        kernarg: lathe_capsule::hex(&kernarg),
-        allocations,
-        before_bytes: 0,
-        before_pages: None,
-        after_pages: Vec::new(),
-        original: Original {
-            seconds: 0.0,
-            wave_instructions: 0,
-            threads: r.threads as u64,
-            stopped: None,
+    let sizes: Vec<u64> = code.iter().map(|(b, _, _)| b.len() as u64).collect();
+    let manifest = Manifest::new(
+        Dispatch {
+            target: r.gpu.target_id.to_string(),
+            launch,
+            kernel: k.name.clone(),
+            kernel_object: pkt.kernel_object,
+            packet,
+            packet_address: ctx.packet,
+            queue_address: ctx.queue,
+            dispatch_id: ctx.dispatch_id,
+            kernarg: &kernarg,
+            original: Original {
+                seconds: 0.0,
+                wave_instructions: 0,
+                threads: r.threads as u64,
+                stopped: None,
+            },
         },
-    };
+        layout,
+        &sizes,
+    );
     // From here to `after`, the dispatch's views note the pages it
     // touches (the snapshot reads above are not noted).
     let touched = (!cfg.all).then(|| r.mem.track_touches());
@@ -270,10 +239,11 @@ pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
             .allocations
             .iter()
             .map(|a| match a.kind.as_str() {
-                // The kernel's code and descriptor, and what its
-                // dispatch_ptr and queue_ptr point at: small, and read
-                // by the emulator itself, not only the kernel.
-                "code" | "queue" | "packet" => vec![(0, a.size)],
+                // What the dispatch_ptr and queue_ptr point at: small,
+                // and read by the emulator itself, not only the kernel.
+                // A code allocation keeps its touched pages only: replay
+                // loads its code object there beneath them (D38).
+                "queue" | "packet" => vec![(0, a.size)],
                 _ => runs_of_pages(a.base, a.size, &pages, TOUCH_PAGE_SHIFT),
             })
             .collect()
@@ -284,7 +254,7 @@ pub fn after(p: Pending, result: &Result<Report, DispatchError>) {
     // packets and writes their arguments meanwhile) and a kernel may not
     // write: its after-state is its before-state.
     for (i, a) in s.manifest.allocations.iter().enumerate() {
-        if matches!(a.kind.as_str(), "queue" | "packet" | "kernarg") {
+        if host_owned(&a.kind) {
             after[i].clone_from(&s.before[i]);
         }
     }

@@ -12,20 +12,7 @@ use support::{have, hipcc, run};
 /// Builds `tests/hip/NAME.hip` as a bare gfx90a code object with hipcc.
 fn device_code_object(name: &str) -> std::path::PathBuf {
     let co = support::out_dir().join(format!("{name}.elf"));
-    let st = Command::new("hipcc")
-        .args([
-            "--offload-arch=gfx90a",
-            "-O2",
-            "--cuda-device-only",
-            "-c",
-            "--no-gpu-bundle-output",
-            "-o",
-        ])
-        .arg(&co)
-        .arg(support::src(&format!("hip/{name}.hip")))
-        .status()
-        .expect("hipcc");
-    assert!(st.success(), "hipcc --cuda-device-only {name} failed");
+    lathe_testkit::hip_code_object(&support::src(&format!("hip/{name}.hip")), &co, "gfx90a");
     co
 }
 

@@ -84,6 +84,38 @@ pub fn run(cmd: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
+/// Builds the HIP source `src` into a bare code object for `arch` at
+/// `out` (`hipcc -O2 --cuda-device-only --no-gpu-bundle-output`),
+/// panicking with hipcc's stderr if it fails.
+pub fn hip_code_object(src: &Path, out: &Path, arch: &str) {
+    run(Command::new("hipcc")
+        .arg(format!("--offload-arch={arch}"))
+        .args([
+            "-O2",
+            "--cuda-device-only",
+            "-c",
+            "--no-gpu-bundle-output",
+            "-o",
+        ])
+        .arg(out)
+        .arg(src));
+}
+
+/// Compiles the C program `src` (HSA API, ROCm's headers) with gcc at
+/// `out`, linked against the runtime in `runtime_dir`, which must hold it
+/// as `libhsa-runtime64.so.1` (the name ROCm's programs link against);
+/// `extra` goes before the libraries. Panics with gcc's stderr if it fails.
+pub fn gcc_hsa_program(src: &Path, out: &Path, runtime_dir: &Path, extra: &[&str]) {
+    run(Command::new("gcc")
+        .args(["-O1", "-g", "-Wall", "-Werror", "-I/usr/include/hsa", "-o"])
+        .arg(out)
+        .arg(src)
+        .args(extra)
+        .arg("-L")
+        .arg(runtime_dir)
+        .args(["-l:libhsa-runtime64.so.1", "-lpthread"]));
+}
+
 /// Runs a command and returns stdout as a string.
 pub fn run_text(cmd: &mut Command) -> String {
     String::from_utf8(run(cmd)).expect("tool printed UTF-8")

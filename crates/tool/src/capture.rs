@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use lathe_capsule::{write, Allocation, CodeObjectEntry, Manifest, Original, FORMAT, VERSION};
+use lathe_capsule::{write, Allocation, Manifest, Original};
 
 use crate::api::{self, Handle, Status, Writer, SUCCESS};
 use crate::state::{lock, state, KernelInfo, State};
@@ -416,7 +416,7 @@ fn capture(
             }]
         }
     };
-    let mut code_allocs = Vec::with_capacity(objects.len());
+    let mut spans = Vec::with_capacity(objects.len());
     for l in &objects {
         let span = lathe_codeobj::CodeObject::parse(&l.bytes)
             .map_err(|e| format!("a code object of the kernel's executable: {e}"))?
@@ -426,11 +426,7 @@ fn capture(
             .map(|s| s.vaddr.saturating_add(s.memsz))
             .max()
             .ok_or("a code object of the kernel's executable has no loadable segment")?;
-        code_allocs.push(Allocation {
-            base: l.delta,
-            size: span,
-            kind: "code".into(),
-        });
+        spans.push((l.delta, span));
     }
     let (guard, sig) = st.serialize()?;
     let wait = || st.wait_below_one(sig);
@@ -460,41 +456,24 @@ fn capture(
         return Err("the application's queue has no ring buffer".into());
     };
 
-    let n_code = code_allocs.len();
-    let mut allocs = code_allocs;
-    for (&base, (size, kind)) in lock(&ALLOCS).iter() {
-        allocs.push(Allocation {
+    let recorded: Vec<Allocation> = lock(&ALLOCS)
+        .iter()
+        .map(|(&base, (size, kind))| Allocation {
             base,
             size: *size,
             kind: kind.clone(),
-        });
-    }
-    allocs.push(Allocation {
-        base: at.queue,
-        size: 256,
-        kind: "queue".into(),
-    });
-    allocs.push(Allocation {
-        base: packet_address,
-        size: 64,
-        kind: "packet".into(),
-    });
-    let kept = write::disjoint(&allocs);
-    let code_at: Vec<usize> = (0..n_code)
-        .map(|c| kept.iter().position(|&j| j == c))
-        .collect::<Option<_>>()
-        .ok_or("a code object of the kernel's executable overlaps another allocation")?;
+        })
+        .collect();
+    let kernarg_address = u64::from_le_bytes(p[40..48].try_into().unwrap_or([0; 8]));
+    let layout = write::layout(&spans, recorded, at.queue, packet_address, kernarg_address)
+        .map_err(|i| {
+            format!("code object {i} of the kernel's executable overlaps another allocation")
+        })?;
     let kernel_code = objects
         .iter()
         .position(|l| l.delta == ko.wrapping_sub(kd))
         .ok_or("the kernel's code object is not in its executable")?;
-    let mut allocations: Vec<Allocation> = kept.iter().map(|&i| allocs[i].clone()).collect();
-    let kernarg_address = u64::from_le_bytes(p[40..48].try_into().unwrap_or([0; 8]));
-    if let Some(a) = allocations.iter_mut().find(|a| {
-        a.kind != "code" && kernarg_address >= a.base && kernarg_address - a.base < a.size
-    }) {
-        a.kind = "kernarg".into();
-    }
+    let allocations = &layout.allocations;
     // Before and after images of everything are held in host memory.
     let total: u64 = allocations.iter().map(|a| a.size).sum();
     if total > MAX_BYTES {
@@ -520,7 +499,7 @@ fn capture(
         .map(read)
         .collect::<Result<Vec<_>, _>>()?;
     // The kernel descriptor's `kernarg_size` (bytes 8..12).
-    let kernarg_size = before[code_at[kernel_code]]
+    let kernarg_size = before[layout.code_at[kernel_code]]
         .get(kd as usize + 8..kd as usize + 12)
         .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         as usize;
@@ -544,46 +523,36 @@ fn capture(
     let seconds = t0.elapsed().as_secs_f64();
     let mut after = Vec::with_capacity(allocations.len());
     for (a, b) in allocations.iter().zip(&before) {
-        after.push(match a.kind.as_str() {
-            // The host writes later packets and arguments there.
-            "queue" | "packet" | "kernarg" => b.clone(),
-            _ => copy_out(st, a).map_err(|e| format!("{SUBMITTED}{e}"))?,
+        after.push(if write::host_owned(&a.kind) {
+            b.clone()
+        } else {
+            copy_out(st, a).map_err(|e| format!("{SUBMITTED}{e}"))?
         });
     }
     drop(guard);
 
-    let dispatch_id = at.index;
-    let manifest = Manifest {
-        format: FORMAT.into(),
-        version: VERSION,
-        target,
-        launch: index,
-        kernel: k.mangled.clone(),
-        kernel_object: ko,
-        code_objects: objects
-            .iter()
-            .zip(&code_at)
-            .map(|(l, &allocation)| CodeObjectEntry {
-                size: l.bytes.len() as u64,
-                allocation,
-            })
-            .collect(),
-        packet: lathe_capsule::hex(p),
-        packet_address,
-        queue_address: at.queue,
-        dispatch_id,
-        kernarg: lathe_capsule::hex(&kernarg),
-        allocations,
-        before_bytes: 0,
-        before_pages: None,
-        after_pages: Vec::new(),
-        original: Original {
-            seconds,
-            wave_instructions: 0,
-            threads: 0,
-            stopped: None,
+    let sizes: Vec<u64> = objects.iter().map(|l| l.bytes.len() as u64).collect();
+    let manifest = Manifest::new(
+        write::Dispatch {
+            target,
+            launch: index,
+            kernel: k.mangled.clone(),
+            kernel_object: ko,
+            packet: p,
+            packet_address,
+            queue_address: at.queue,
+            dispatch_id: at.index,
+            kernarg: &kernarg,
+            original: Original {
+                seconds,
+                wave_instructions: 0,
+                threads: 0,
+                stopped: None,
+            },
         },
-    };
+        layout,
+        &sizes,
+    );
     let path = dir.join(write::capsule_name(index, &k.demangled));
     write::write(
         &path,

@@ -136,18 +136,7 @@ pub fn hipcc(name: &str, extra: &[&str]) -> PathBuf {
 /// Builds `tests/c/NAME.c` with gcc against Debian's HSA headers.
 pub fn gcc(name: &str, extra: &[&str]) -> PathBuf {
     let out = bin_dir().join(name);
-    let mut cmd = Command::new("gcc");
-    cmd.args(["-O1", "-g", "-Wall", "-Werror", "-I/usr/include/hsa", "-o"])
-        .arg(&out)
-        .arg(src(&format!("c/{name}.c")))
-        .args(extra)
-        .args([
-            "-L",
-            runtime_dir().to_str().expect("utf-8 path"),
-            "-l:libhsa-runtime64.so.1",
-            "-lpthread",
-        ]);
-    run_build(cmd, &format!("gcc {name}"));
+    lathe_testkit::gcc_hsa_program(&src(&format!("c/{name}.c")), &out, &runtime_dir(), extra);
     out
 }
 

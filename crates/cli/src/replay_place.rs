@@ -1,6 +1,6 @@
 //! A capsule's memory at its device addresses, ready to dispatch: the
-//! memory layer of replay, and the only module of this crate with
-//! `unsafe`.
+//! memory layer of `lathe replay` (here, not in `lathe-capsule`, so the
+//! capture library that writes capsules does not link the emulator).
 //!
 //! Every allocation is placed at its captured device address. The pages
 //! covering each group of allocations are mapped at that very host
@@ -9,19 +9,18 @@
 //! nothing the emulator allocates later (scratch, its own packet copy)
 //! can land there. When the address is taken, the allocation is host
 //! memory with the same page offset registered at the device address as
-//! an alias. The code objects are loaded by `lathe-loader` into their
-//! captured allocations (so relocations give the same addresses), then
-//! every allocation, code included, gets its captured bytes.
+//! an alias. A `code` allocation the capsule does not store whole (format
+//! 3: its touched pages only) is its code object loaded there by
+//! `lathe-loader` (`lathe_capsule::image`, so relocations give the same
+//! bytes), then every allocation, code included, gets its stored bytes.
 
-use std::cell::Cell;
-
+use lathe_capsule::image::{self, ImageError};
+use lathe_capsule::read::Capsule;
+use lathe_capsule::PAGE;
 use lathe_codeobj::kd::KdArch;
 use lathe_emu::mem::{DeviceMemory, RegionKind};
 use lathe_emu::session::Session;
 use lathe_loader::{Executable, KernelInfo};
-
-use crate::read::Capsule;
-use crate::PAGE;
 
 /// Why a capsule cannot be placed.
 #[derive(Debug, thiserror::Error)]
@@ -39,29 +38,12 @@ pub enum PlaceError {
         /// Why.
         why: String,
     },
-    /// Loading the code objects.
-    #[error("loading the capsule's code objects for {target}: {source}")]
-    Load {
-        /// The capsule's target.
-        target: String,
-        /// The loader's error.
-        source: lathe_loader::Error,
-    },
+    /// Loading the capsule's code objects at their captured allocations.
+    #[error(transparent)]
+    Image(#[from] ImageError),
     /// Loading the replacement code object (`--code`).
     #[error("loading the replacement code object: {0}")]
     Code(lathe_loader::Error),
-    /// A code object does not run on the capsule's target.
-    #[error("loading the capsule's code objects for {target}: code object {index} ({code}) does not run on it: {why}")]
-    Target {
-        /// The capsule's target.
-        target: String,
-        /// Code object index.
-        index: usize,
-        /// Its target.
-        code: String,
-        /// Why not.
-        why: String,
-    },
     /// The kernel is not where the capsule says.
     #[error("{0}")]
     Kernel(String),
@@ -146,41 +128,6 @@ fn region_kind(kind: &str) -> RegionKind {
     }
 }
 
-/// The loader's memory during replay: each code object goes to the next
-/// captured code allocation.
-struct CodeSlots<'a> {
-    /// `None`: a load for symbol names only, writing nothing.
-    mem: Option<&'a DeviceMemory>,
-    slots: Vec<(u64, u64)>,
-    next: Cell<usize>,
-}
-
-impl lathe_loader::DeviceMemory for CodeSlots<'_> {
-    fn allocate(&self, size: u64, align: u64) -> Result<u64, String> {
-        let i = self.next.get();
-        let &(base, have) = self
-            .slots
-            .get(i)
-            .ok_or_else(|| format!("code object {i} has no allocation"))?;
-        if size != have || base % align.max(1) != 0 {
-            return Err(format!(
-                "code object {i} loads {size} bytes aligned to {align}; its captured allocation is {have} bytes at {base:#x}"
-            ));
-        }
-        self.next.set(i + 1);
-        Ok(base)
-    }
-    fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), String> {
-        match self.mem {
-            Some(m) => m.view().write_bytes(addr, bytes).map_err(|e| e.to_string()),
-            None => Ok(()),
-        }
-    }
-    fn free(&self, _addr: u64) -> Result<(), String> {
-        Ok(())
-    }
-}
-
 /// A placed capsule: memory as before the dispatch, code loaded.
 #[derive(Debug)]
 pub struct Placed {
@@ -191,7 +138,8 @@ pub struct Placed {
     pub kernel: KernelInfo,
     /// The captured executable when `session.exe` is the replacement.
     pub captured_exe: Option<Executable>,
-    spans: Vec<Span>,
+    /// Held for their `Drop` (unmapped after `session`).
+    _spans: Vec<Span>,
 }
 
 impl Placed {
@@ -242,22 +190,29 @@ impl Placed {
                 let kind = region_kind(&a.kind);
                 // Only the stored runs are device memory: an access to
                 // another page of the allocation faults, outside the
-                // capsule.
-                for run in c.runs(i) {
-                    let dev = a.base + run.offset;
-                    // SAFETY: the run lies inside `a` (checked by the
-                    // reader), so inside the span covering `a`'s pages;
+                // capsule. A code allocation is whole: its code object's
+                // image under the stored runs.
+                let whole = [(0, a.size)];
+                let stored: Vec<(u64, u64)> = c.runs(i).iter().map(|r| (r.offset, r.len)).collect();
+                let ranges = if c.image_of(i).is_some() {
+                    &whole[..]
+                } else {
+                    &stored[..]
+                };
+                for &(offset, len) in ranges {
+                    let dev = a.base + offset;
+                    // SAFETY: the range lies inside `a` (runs are checked
+                    // by the reader), so inside the span covering `a`'s pages;
                     // the span stays mapped until after `mem` is dropped
                     // (field order of `Placed`).
                     let host = unsafe { span.ptr.add((dev - span.start) as usize) };
-                    // SAFETY: `host..host+run.len` is inside the span,
-                    // valid for reads and writes for as long as `mem`
-                    // lives.
+                    // SAFETY: `host..host+len` is inside the span, valid
+                    // for reads and writes for as long as `mem` lives.
                     let r = unsafe {
                         if span.mapped {
-                            mem.register_host(host, run.len, true, kind)
+                            mem.register_host(host, len, true, kind)
                         } else {
-                            mem.register_host_alias(dev, host, run.len, true, kind)
+                            mem.register_host_alias(dev, host, len, true, kind)
                         }
                     };
                     r.map_err(|e| PlaceError::Memory {
@@ -270,19 +225,34 @@ impl Placed {
             }
             spans.push(span);
         }
-        // The code allocations' captured bytes are the loaded, relocated
-        // images; the loader runs (into them) only for `--code`, whose
-        // replacement may call into them. Otherwise the kernel comes from
-        // its descriptor in the captured bytes, and the symbols are
-        // loaded only to name places in a stop report ([`Placed::names`]).
-        let exe = match code {
-            Some(_) => load(c, Some(&mem))?,
-            None => {
-                check_targets(c)?;
-                Executable::new(c.target)
-            }
+        // A code allocation not stored whole is its code object's image
+        // (loaded at its captured allocation) under the stored runs. The
+        // loader also runs for `--code` (the captured executable names
+        // places in a stop report); otherwise the kernel comes from its
+        // descriptor in memory.
+        let partial = m.code_objects.iter().any(|co| !c.whole(co.allocation));
+        let images = if partial || code.is_some() {
+            Some(image::load(c, partial)?)
+        } else {
+            image::check_targets(c)?;
+            None
         };
         let mut view = mem.view();
+        if let Some(im) = images.as_ref().filter(|_| partial) {
+            for (k, co) in m.code_objects.iter().enumerate() {
+                let a = &m.allocations[co.allocation];
+                if !c.whole(co.allocation) {
+                    view.write_bytes(a.base, &im.images[k])
+                        .map_err(|e| PlaceError::Memory {
+                            index: co.allocation,
+                            base: a.base,
+                            size: a.size,
+                            why: e.to_string(),
+                        })?;
+                }
+            }
+        }
+        let exe = images.map_or_else(|| Executable::new(c.target), |im| im.exe);
         for (i, a) in m.allocations.iter().enumerate() {
             for run in c.runs(i) {
                 view.write_bytes(a.base + run.offset, c.before(run))
@@ -330,48 +300,15 @@ impl Placed {
             },
             kernel,
             captured_exe,
-            spans,
+            _spans: spans,
         })
     }
 
     /// The capsule's code objects loaded for their symbols (kernel and
     /// function names in stop reports), writing no memory.
     pub fn names(c: &Capsule) -> Result<Executable, PlaceError> {
-        load(c, None)
+        Ok(image::load(c, false)?.exe)
     }
-
-    /// How many allocations were placed at their own host address (the
-    /// rest are aliases of host memory elsewhere).
-    pub fn mapped_in_place(&self) -> usize {
-        self.spans.iter().filter(|s| s.mapped).count()
-    }
-}
-
-/// Loads the capsule's code objects into their captured allocations.
-fn load(c: &Capsule, mem: Option<&DeviceMemory>) -> Result<Executable, PlaceError> {
-    let m = &c.manifest;
-    let load_err = |source| PlaceError::Load {
-        target: m.target.clone(),
-        source,
-    };
-    let slots = CodeSlots {
-        mem,
-        slots: m
-            .code_objects
-            .iter()
-            .map(|co| {
-                let a = &m.allocations[co.allocation];
-                (a.base, a.size)
-            })
-            .collect(),
-        next: Cell::new(0),
-    };
-    let mut exe = Executable::new(c.target);
-    for co in &c.code_objects {
-        exe.load(&slots, co).map_err(load_err)?;
-    }
-    exe.freeze(&slots).map_err(load_err)?;
-    Ok(exe)
 }
 
 /// The kernel whose descriptor is at `kd` in placed memory, as the loader
@@ -393,23 +330,4 @@ fn kernel_at(mem: &DeviceMemory, kd: u64) -> Result<KernelInfo, PlaceError> {
         private_segment_size: d.private_segment_fixed_size,
         dynamic_stack: d.properties().uses_dynamic_stack,
     })
-}
-
-/// Every code object runs on the capsule's target (clang's rules).
-fn check_targets(c: &Capsule) -> Result<(), PlaceError> {
-    for (index, co) in c.code_objects.iter().enumerate() {
-        let err = |code: String, why: String| PlaceError::Target {
-            target: c.manifest.target.clone(),
-            index,
-            code,
-            why,
-        };
-        let parsed = lathe_codeobj::CodeObject::parse(co)
-            .map_err(|e| err("unreadable".into(), e.to_string()))?;
-        let t = parsed
-            .target()
-            .ok_or_else(|| err("unknown".into(), "it names no known processor".into()))?;
-        lathe_loader::compatible(&t, &c.target, false).map_err(|why| err(t.to_string(), why))?;
-    }
-    Ok(())
 }
