@@ -19,7 +19,11 @@ gfx90a, run through Debian's libamdhip64.so.5), side by side in one run:
 
 Reports median and spread (min..max) over --repeat runs and exits non-zero
 if any output check fails. Usage: bench/hsa.py [--repeat N] [--launches N]
-[--mib N] [--n N] [--threads N] [--loaded]"""
+[--mib N] [--n N] [--threads N] [--loaded] [--bindir DIR] [--latency-only]
+
+--bindir takes lathe and libhsa_runtime64.so from DIR (e.g. target/ci)
+instead of building the release profile; --latency-only skips the
+bandwidth and matmul parts."""
 import argparse
 import json
 import os
@@ -44,10 +48,15 @@ def main():
     ap.add_argument("--n", type=int, default=256, help="matmul size (multiple of 16)")
     ap.add_argument("--threads", type=int, default=1, help="emulator threads for the matmul (both sides)")
     ap.add_argument("--loaded", action="store_true", help="also measure latency with a competing job")
+    ap.add_argument("--bindir", help="use lathe and libhsa_runtime64.so from here (no build)")
+    ap.add_argument("--latency-only", action="store_true", help="only the launch-latency part")
     a = ap.parse_args()
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli", "-p", "lathe-hsa"], cwd=ROOT, check=True)
-    rel = os.path.join(target, "release")
+    if a.bindir:
+        rel = os.path.abspath(a.bindir)
+    else:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli", "-p", "lathe-hsa"], cwd=ROOT, check=True)
+        rel = os.path.join(target, "release")
     lathe = os.path.join(rel, "lathe")
     work = tempfile.mkdtemp(prefix="lathe-bench-hsa-")
     libdir = os.path.join(work, "lib")
@@ -56,7 +65,7 @@ def main():
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     env.pop("LATHE_TRACE", None)
     exe = {}
-    for p in ("latency", "bandwidth", "matmul"):
+    for p in ("latency",) if a.latency_only else ("latency", "bandwidth", "matmul"):
         exe[p] = os.path.join(work, p)
         subprocess.run(["hipcc", "--offload-arch=gfx90a", "-O2", "-o", exe[p], os.path.join(SRC, p + ".hip")], check=True)
     failed = False
@@ -90,6 +99,9 @@ def main():
                 print(f"FAILED: no {key} lines", file=sys.stderr)
                 continue
             print(f"launch latency ({what}; {tag}; us per launch+wait, {a.launches} launches): {spread(xs)}; goal <= 14")
+
+    if a.latency_only:
+        sys.exit(1 if failed else 0)
 
     # Copy bandwidth.
     out = run([exe["bandwidth"], str(a.mib), str(a.repeat)])

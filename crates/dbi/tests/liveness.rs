@@ -237,3 +237,67 @@ k:
         f.insts[unknown - 1].inst
     );
 }
+
+/// A write of one half of EXEC alone (`s_mov_b32 exec_lo/exec_hi, …`)
+/// also makes the mask unknown: `cargo mutants` showed that `writes_exec` looking at
+/// one half only, or needing both, went unnoticed while every test wrote
+/// EXEC as a pair (docs/mutants.md).
+#[test]
+fn a_write_of_one_half_of_exec_makes_the_mask_unknown() {
+    for half in ["exec_lo, s8", "exec_hi, s9"] {
+        one_half_of_exec(half);
+    }
+}
+
+fn one_half_of_exec(half: &str) {
+    let asm = r#".amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+  s_load_dwordx2 s[4:5], s[0:1], 0
+  s_load_dwordx2 s[8:9], s[0:1], 8
+  v_mov_b32_e32 v5, v0
+  v_mov_b32_e32 v2, 0
+  s_mov_b64 exec, -1
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 HALF
+  v_mov_b32_e32 v5, 9
+  s_mov_b64 exec, -1
+  global_store_dword v2, v5, s[4:5]
+  s_endpgm
+.Lend:
+.size k, .Lend-k
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_accum_offset 8
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 16
+.end_amdhsa_kernel
+"#
+    .replace("HALF", half);
+    let name = format!("exec-half-precision-{}", &half[..7]);
+    let path = lathe_testkit::assemble_shared("gfx90a", &name, &asm);
+    let co = std::fs::read(path).expect("code object");
+    let obj = CodeObject::parse(&co).expect("parse");
+    let p = Program::lift(&obj).expect("lift");
+    let live = Liveness::compute(&p);
+    let fi = p.function("k").expect("kernel");
+    let f = &p.functions[fi];
+    let w = (1..f.insts.len())
+        .find(|&i| {
+            f.insts[i].inst.opcode() == Opcode::V_MOV_B32_E32
+                && f.insts[i - 1].inst.opcode() == Opcode::S_MOV_B32
+        })
+        .expect("the write of v5 after s_mov_b32 exec");
+    assert!(
+        live.functions[fi].before[w].has_vgpr(5),
+        "`{}` after `{}`: lanes outside the new mask keep v5 (stored later), so it is live before it",
+        f.insts[w].inst,
+        f.insts[w - 1].inst
+    );
+}
