@@ -8,7 +8,7 @@ use std::hash::BuildHasherDefault;
 
 /// A multiplicative hasher for integer keys (bytes are folded FNV-style
 /// for other keys).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct AddrHasher(u64);
 
 impl std::hash::Hasher for AddrHasher {
