@@ -136,6 +136,16 @@ fn a_wall_clock_spin_ends_after_its_time_and_agrees_with_clock64_and_events() {
     check(&one, ms);
     let two = run(2, ms, blocks);
     check(&two, ms);
-    let iters = |r: &Run| r.recs.iter().map(|x| x.iters).collect::<Vec<_>>();
-    assert_eq!(iters(&one), iters(&two));
+    // A wave's clock starts at the device clock (the latest any wave read,
+    // crate lathe_emu::clock), which with two host threads depends on what
+    // the other thread's waves had read: the spin's start falls at another
+    // phase of a real-time tick (17 shader cycles), which moves its end by
+    // at most one iteration. More than that would be a clock that depends on
+    // the host.
+    for (a, b) in one.recs.iter().zip(&two.recs) {
+        assert!(
+            (a.iters - b.iters).abs() <= 1,
+            "iterations on 1 and 2 threads: {a:?} and {b:?}"
+        );
+    }
 }
