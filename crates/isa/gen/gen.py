@@ -760,6 +760,11 @@ def main():
             # attribute operands, `high`): not in the tables, like VINTRP.
             if fam(rec["enc"]) == "VOP3" and rec["text"].startswith("v_interp_"):
                 continue
+            # GFX12's export shares a major opcode with VBUFFER: a buffer
+            # probe word can decode as `exp ... compr`. Exports (graphics
+            # only) are not in the tables.
+            if rec["text"].startswith("exp ") and fam(rec["enc"]) != "EXP":
+                continue
             P.project_vopd(rec)
             if not rec["text"]:
                 continue
