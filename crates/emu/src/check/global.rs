@@ -270,7 +270,7 @@ pub struct Local {
     dirty: bool,
     clock: Clock,
     pages: HashMap<u64, Arc<Page>>,
-    /// The page plain accesses last went to (a streaming wave stays in it).
+    /// The page [`Local::page`] last returned (a streaming wave stays in it).
     last: Option<(u64, Arc<Page>)>,
     /// Pages looked for and not found, with [`GlobalRace::made`] then.
     absent: HashMap<u64, usize>,
@@ -333,11 +333,20 @@ impl Local {
     }
 
     fn page(&mut self, n: u64) -> Arc<Page> {
-        if let Some(p) = self.pages.get(&n) {
-            return p.clone();
+        if let Some((m, p)) = &self.last {
+            if *m == n {
+                return p.clone();
+            }
         }
-        let p = self.shared.page(n);
-        self.pages.insert(n, p.clone());
+        let p = match self.pages.get(&n) {
+            Some(p) => p.clone(),
+            None => {
+                let p = self.shared.page(n);
+                self.pages.insert(n, p.clone());
+                p
+            }
+        };
+        self.last = Some((n, p.clone()));
         p
     }
 
@@ -366,14 +375,7 @@ impl Local {
             // The lanes whose bytes lie in one page are checked under one
             // lock (a wave streaming through an array: one or two pages).
             let pn = accs[i].addr >> 12;
-            let page = match &self.last {
-                Some((n, p)) if *n == pn => p.clone(),
-                _ => {
-                    let p = self.page(pn);
-                    self.last = Some((pn, p.clone()));
-                    p
-                }
-            };
+            let page = self.page(pn);
             let mut cells = page.0.lock().unwrap_or_else(|e| e.into_inner());
             let start = i;
             while let Some(a) = accs.get(i) {
