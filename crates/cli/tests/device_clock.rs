@@ -8,12 +8,10 @@
 //! never runs backwards from one launch to the next; and events around
 //! the launch report a time.
 
-use std::process::Command;
-
 use lathe_emu::clock::{CYCLES_PER_INSTRUCTION, REALTIME_CLOCK_HZ, SHADER_CLOCK_HZ};
 
 mod common;
-use common::{have_hipcc, hip_app};
+use common::{exec_app, have_hipcc, hip_app};
 
 #[derive(Debug)]
 struct Rec {
@@ -33,28 +31,10 @@ struct Run {
 
 fn run(threads: u32, ms: u32, blocks: u32) -> Run {
     let app = hip_app("lathe-device-clock", "clock", &["libhsa_runtime64.so"]);
-    let t = std::time::Instant::now();
-    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
-        .env_remove("LATHE_TRACE")
-        .env_remove("LATHE_TIMEOUT")
-        .args([
-            "exec",
-            "--timeout",
-            "120",
-            "--threads",
-            &threads.to_string(),
-            "--",
-        ])
-        .arg(&app)
-        .args([ms.to_string(), blocks.to_string()])
-        .output()
-        .expect("run lathe exec");
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "lathe exec failed: {err}\n{out}");
+    let (out, host_ms) = exec_app(&app, threads, &[ms.to_string(), blocks.to_string()]);
     eprintln!(
         "{threads} thread(s), {blocks} work-groups spinning {ms} ms: {:.2} s of host time",
-        t.elapsed().as_secs_f64()
+        host_ms / 1e3
     );
     let mut r = Run {
         clock_rate_khz: -1,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
-use common::{have_hipcc, target_dir, tmpdir};
+use common::{have_hipcc, hip_build, tmpdir};
 
 /// `tests/exec/rdna.hip` built by hipcc for gfx1030 only, once per run
 /// (the tests run in parallel and would build it over each other).
@@ -19,30 +19,14 @@ fn rdna_app() -> PathBuf {
 }
 
 fn build_rdna_app(arch: &str) -> PathBuf {
-    let lib = target_dir().join("libhsa_runtime64.so");
-    assert!(
-        lib.is_file(),
-        "{} is not built: run `cargo build --workspace` with this profile first",
-        lib.display()
-    );
-    let dir = target_dir().join("lathe-exec-targets");
-    std::fs::create_dir_all(&dir).expect("create test dir");
-    let out = dir.join(format!("rdna-{arch}"));
-    let tmp = dir.join(format!("rdna-{arch}.{}.tmp", std::process::id()));
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/exec/rdna.hip");
-    let o = Command::new("hipcc")
-        .args([&format!("--offload-arch={arch}"), "-O2", "-o"])
-        .arg(&tmp)
-        .arg(&src)
-        .output()
-        .expect("run hipcc");
-    assert!(
-        o.status.success(),
-        "hipcc rdna.hip failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    std::fs::rename(&tmp, &out).expect("rename into place");
-    out
+    let offload = format!("--offload-arch={arch}");
+    hip_build(
+        "lathe-exec-targets",
+        "rdna",
+        &format!("rdna-{arch}"),
+        &["libhsa_runtime64.so"],
+        &[&offload, "-O2"],
+    )
 }
 
 fn exec(tmp: &std::path::Path, target: &str, app: &PathBuf, args: &[&str]) -> std::process::Output {

@@ -11,12 +11,10 @@
 //! ([`REALTIME_CLOCK_HZ`]); the test checks that this rate and the
 //! reported `clockRate` describe the same time.
 
-use std::process::Command;
-
 use lathe_emu::clock::{CYCLES_PER_INSTRUCTION, REALTIME_CLOCK_HZ, SHADER_CLOCK_HZ};
 
 mod common;
-use common::{have_hipcc, hip_app};
+use common::{exec_app, have_hipcc, hip_app};
 
 #[derive(Debug)]
 struct Rec {
@@ -35,30 +33,15 @@ struct Run {
 
 fn run(threads: u32, ms: u32, blocks: u32) -> Run {
     let app = hip_app("lathe-wall-clock", "wall_clock", &["libhsa_runtime64.so"]);
-    let t = std::time::Instant::now();
-    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
-        .env_remove("LATHE_TRACE")
-        .env_remove("LATHE_TIMEOUT")
-        .args([
-            "exec",
-            "--timeout",
-            "120",
-            "--threads",
-            &threads.to_string(),
-            "--",
-        ])
-        .arg(&app)
-        .args([
+    let (out, host_ms) = exec_app(
+        &app,
+        threads,
+        &[
             (REALTIME_CLOCK_HZ / 1000).to_string(),
             ms.to_string(),
             blocks.to_string(),
-        ])
-        .output()
-        .expect("run lathe exec");
-    let host_ms = t.elapsed().as_secs_f64() * 1e3;
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "lathe exec failed: {err}\n{out}");
+        ],
+    );
     let mut r = Run {
         clock_rate_khz: -1,
         event_ms: -1.0,

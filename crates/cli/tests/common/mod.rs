@@ -88,6 +88,15 @@ pub fn hip_app(dir: &str, name: &str, libs: &[&str]) -> PathBuf {
 
 /// [`hip_app`] with more hipcc arguments (`-g`).
 pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> PathBuf {
+    let mut args = vec!["--offload-arch=gfx90a", "-O2"];
+    args.extend_from_slice(extra);
+    hip_build(dir, name, name, libs, &args)
+}
+
+/// Builds `tests/exec/NAME.hip` with Debian's hipcc and exactly `args`
+/// (which name the `--offload-arch`) into `target/<profile>/DIR/OUT`,
+/// after checking that the cdylibs `libs` are built.
+pub fn hip_build(dir: &str, name: &str, out: &str, libs: &[&str], args: &[&str]) -> PathBuf {
     for lib in libs {
         let p = target_dir().join(lib);
         assert!(
@@ -98,7 +107,7 @@ pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> Pat
     }
     let dir = target_dir().join(dir);
     std::fs::create_dir_all(&dir).expect("create test dir");
-    let out = dir.join(name);
+    let out = dir.join(out);
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/exec")
         .join(format!("{name}.hip"));
@@ -109,8 +118,7 @@ pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> Pat
     let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!("{name}.{}.{n}.tmp", std::process::id()));
     let o = Command::new("hipcc")
-        .args(["--offload-arch=gfx90a", "-O2"])
-        .args(extra)
+        .args(args)
         .arg("-o")
         .arg(&tmp)
         .arg(&src)
@@ -123,4 +131,31 @@ pub fn hip_app_with(dir: &str, name: &str, libs: &[&str], extra: &[&str]) -> Pat
     );
     std::fs::rename(&tmp, &out).expect("rename the built program into place");
     out
+}
+
+/// Runs `lathe exec --timeout 120 --threads THREADS -- APP ARGS` with no
+/// tracing or timeout from the environment; asserts it succeeded and
+/// returns its standard output and the host time it took, in ms.
+pub fn exec_app(app: &std::path::Path, threads: u32, args: &[String]) -> (String, f64) {
+    let t = std::time::Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .env_remove("LATHE_TRACE")
+        .env_remove("LATHE_TIMEOUT")
+        .args([
+            "exec",
+            "--timeout",
+            "120",
+            "--threads",
+            &threads.to_string(),
+            "--",
+        ])
+        .arg(app)
+        .args(args)
+        .output()
+        .expect("run lathe exec");
+    let host_ms = t.elapsed().as_secs_f64() * 1e3;
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "lathe exec failed: {err}\n{out}");
+    (out, host_ms)
 }
