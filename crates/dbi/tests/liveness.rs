@@ -163,6 +163,40 @@ fn naive_liveness_would_pick_a_live_register() {
     assert_eq!(base, want);
 }
 
+/// Assembles BODY as the instructions of a gfx90a kernel `k` (16 bytes
+/// of kernel arguments in s[0:1], 8 VGPRs, 16 SGPRs) and returns it lifted
+/// with its EXEC-aware liveness.
+fn kernel_k(name: &str, body: &str) -> (Program, Liveness) {
+    let asm = format!(
+        "{}{body}{}",
+        r#".amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
+.text
+.globl k
+.p2align 8
+.type k,@function
+k:
+"#,
+        r#".Lend:
+.size k, .Lend-k
+.rodata
+.p2align 6
+.amdhsa_kernel k
+  .amdhsa_next_free_vgpr 8
+  .amdhsa_accum_offset 8
+  .amdhsa_next_free_sgpr 16
+  .amdhsa_user_sgpr_kernarg_segment_ptr 1
+  .amdhsa_kernarg_size 16
+.end_amdhsa_kernel
+"#
+    );
+    let path = lathe_testkit::assemble_shared("gfx90a", name, &asm);
+    let co = std::fs::read(path).expect("code object");
+    let obj = CodeObject::parse(&co).expect("parse");
+    let p = Program::lift(&obj).expect("lift");
+    let live = Liveness::compute(&p);
+    (p, live)
+}
+
 /// Precision of the EXEC analysis, read statically: a vector write after
 /// `s_mov_b64 exec, -1` covers every lane, so the register is dead before
 /// it; after `s_mov_b64 exec, s[8:9]` (a mask the analysis cannot know)
@@ -172,13 +206,7 @@ fn naive_liveness_would_pick_a_live_register() {
 /// `s_mov_b64` into EXEC as full makes the second dead.
 #[test]
 fn a_write_under_a_full_exec_ends_liveness_and_under_an_unknown_mask_does_not() {
-    let asm = r#".amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
-.text
-.globl k
-.p2align 8
-.type k,@function
-k:
-  s_load_dwordx2 s[4:5], s[0:1], 0
+    let asm = r#"  s_load_dwordx2 s[4:5], s[0:1], 0
   s_load_dwordx2 s[8:9], s[0:1], 8
   v_mov_b32_e32 v5, v0
   v_mov_b32_e32 v2, 0
@@ -194,23 +222,8 @@ k:
   s_mov_b64 exec, -1
   global_store_dword v2, v5, s[4:5] offset:4
   s_endpgm
-.Lend:
-.size k, .Lend-k
-.rodata
-.p2align 6
-.amdhsa_kernel k
-  .amdhsa_next_free_vgpr 8
-  .amdhsa_accum_offset 8
-  .amdhsa_next_free_sgpr 16
-  .amdhsa_user_sgpr_kernarg_segment_ptr 1
-  .amdhsa_kernarg_size 16
-.end_amdhsa_kernel
 "#;
-    let path = lathe_testkit::assemble_shared("gfx90a", "exec-precision", asm);
-    let co = std::fs::read(path).expect("code object");
-    let obj = CodeObject::parse(&co).expect("parse");
-    let p = Program::lift(&obj).expect("lift");
-    let live = Liveness::compute(&p);
+    let (p, live) = kernel_k("exec-precision", asm);
     let fi = p.function("k").expect("kernel");
     let f = &p.functions[fi];
     // The two writes of v5 after a change of EXEC.
@@ -250,13 +263,7 @@ fn a_write_of_one_half_of_exec_makes_the_mask_unknown() {
 }
 
 fn one_half_of_exec(half: &str) {
-    let asm = r#".amdgcn_target "amdgcn-amd-amdhsa--gfx90a"
-.text
-.globl k
-.p2align 8
-.type k,@function
-k:
-  s_load_dwordx2 s[4:5], s[0:1], 0
+    let asm = r#"  s_load_dwordx2 s[4:5], s[0:1], 0
   s_load_dwordx2 s[8:9], s[0:1], 8
   v_mov_b32_e32 v5, v0
   v_mov_b32_e32 v2, 0
@@ -267,25 +274,10 @@ k:
   s_mov_b64 exec, -1
   global_store_dword v2, v5, s[4:5]
   s_endpgm
-.Lend:
-.size k, .Lend-k
-.rodata
-.p2align 6
-.amdhsa_kernel k
-  .amdhsa_next_free_vgpr 8
-  .amdhsa_accum_offset 8
-  .amdhsa_next_free_sgpr 16
-  .amdhsa_user_sgpr_kernarg_segment_ptr 1
-  .amdhsa_kernarg_size 16
-.end_amdhsa_kernel
 "#
     .replace("HALF", half);
     let name = format!("exec-half-precision-{}", &half[..7]);
-    let path = lathe_testkit::assemble_shared("gfx90a", &name, &asm);
-    let co = std::fs::read(path).expect("code object");
-    let obj = CodeObject::parse(&co).expect("parse");
-    let p = Program::lift(&obj).expect("lift");
-    let live = Liveness::compute(&p);
+    let (p, live) = kernel_k(&name, &asm);
     let fi = p.function("k").expect("kernel");
     let f = &p.functions[fi];
     let w = (1..f.insts.len())
