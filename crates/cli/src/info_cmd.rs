@@ -39,6 +39,31 @@ fn sgpr_role(r: SgprRole) -> &'static str {
     }
 }
 
+/// Descriptor fields shown on their own line: those that only some
+/// generations have (the others are in the lines around it).
+const GENERATION_FIELDS: &[&str] = &[
+    "accum_offset",
+    "tg_split",
+    "workgroup_processor_mode",
+    "memory_ordered",
+    "forward_progress",
+    "shared_vgpr_count",
+    "wavefront_size32",
+    "inst_pref_size",
+    "trap_on_start",
+    "trap_on_end",
+    "image_op",
+    "glg_en",
+    "round_robin_scheduling",
+    "named_barrier_count",
+    "enable_dynamic_vgpr",
+    "tcp_split",
+    "enable_didt_throttle",
+    "flat_scratch_is_nv",
+    "enable_private_segment",
+    "user_sgpr_kernarg_preload_length",
+];
+
 fn sgpr_range(first: u32, count: u32) -> String {
     if count == 1 {
         format!("s{first}")
@@ -181,7 +206,10 @@ fn kernel_json_and_text(
                 "      registers: {vgpr_text}, {}",
                 sgprs
                     .map(|s| format!("{s} SGPRs per wave allocated"))
-                    .unwrap_or_else(|| "SGPRs allocated in full (GFX10+)".into())
+                    .unwrap_or_else(|| {
+                        "SGPRs not allocated per kernel (GFX10+: every wave has the full set)"
+                            .into()
+                    })
             );
             let sgpr_text: Vec<String> = kd
                 .initial_sgprs(arch)
@@ -207,23 +235,61 @@ fn kernel_json_and_text(
                 .map(|m| m.max_flat_workgroup_size as u32)
                 .filter(|&n| n > 0)
                 .unwrap_or(1024);
-            let occ = processor.and_then(|p| lathe_codeobj::occupancy::estimate(kd, p, wg, 0));
+            let assume = lathe_codeobj::occupancy::Assumptions {
+                sgprs: md.map(|m| m.sgpr_count as u32),
+                ..lathe_codeobj::occupancy::Assumptions::up_to(wg)
+            };
+            let fields = lathe_codeobj::kd_fields::fields(kd, arch);
+            let gen_fields: Vec<String> = fields
+                .iter()
+                .filter(|f| GENERATION_FIELDS.contains(&f.name))
+                .map(|f| format!("{}={}", f.name, f.value))
+                .collect();
+            if !gen_fields.is_empty() {
+                let _ = writeln!(text, "      descriptor: {}", gen_fields.join(" "));
+            }
+            let occ = processor.map(|p| lathe_codeobj::occupancy::estimate(kd, p, &assume));
             match &occ {
-                Some(o) => {
+                Some(Ok(o)) => {
+                    let r = &o.resources;
                     let _ = writeln!(
                         text,
-                        "      occupancy: {} waves per SIMD of {} (limited by {}; VGPRs allow {}, SGPRs {}, LDS {}) for work-groups of {}",
+                        "      occupancy: {} waves per SIMD of {} (limited by {}; VGPRs allow {}, SGPRs {}, LDS {}) for work-groups of up to {}",
                         o.waves_per_simd,
                         o.max_waves_per_simd,
                         o.limiter.as_str(),
                         o.by_vgprs,
-                        o.by_sgprs,
+                        if o.sgprs.is_some() {
+                            o.by_sgprs.to_string()
+                        } else {
+                            "do not limit".into()
+                        },
                         o.by_lds.map(|n| n.to_string()).unwrap_or_else(|| "no limit".into()),
                         o.workgroup_size
                     );
+                    let _ = writeln!(
+                        text,
+                        "      resources: {} VGPRs per lane allocated in blocks of {} from {} per SIMD (wave{}); {} SIMDs {} {} of LDS and {} barriers{}",
+                        o.vgprs_allocated,
+                        r.vgpr_alloc_granule,
+                        r.vgpr_file,
+                        r.wave_size,
+                        r.simds,
+                        if r.wgp_mode { "per work-group processor (WGP mode) share" } else { "per CU share" },
+                        human_size(u64::from(r.lds_pool)),
+                        r.barriers,
+                        if r.lds_per_workgroup != r.lds_pool {
+                            format!(", at most {} per work-group", human_size(u64::from(r.lds_per_workgroup)))
+                        } else {
+                            String::new()
+                        }
+                    );
+                }
+                Some(Err(e)) => {
+                    let _ = writeln!(text, "      occupancy: not estimated: {e}");
                 }
                 None => {
-                    let _ = writeln!(text, "      occupancy: not estimated for this processor");
+                    let _ = writeln!(text, "      occupancy: not estimated: unknown processor");
                 }
             }
             if json_on {
@@ -249,9 +315,13 @@ fn kernel_json_and_text(
                     "initial_sgprs": sgprs_json,
                     "workitem_id_vgprs": r2.enable_vgpr_workitem_id + 1,
                     "uses_dynamic_stack": props.uses_dynamic_stack,
+                    "fields": fields
+                        .iter()
+                        .map(|f| (f.name.to_string(), json!(f.value)))
+                        .collect::<serde_json::Map<String, Value>>(),
                 });
                 j["occupancy"] = match &occ {
-                    Some(o) => json!({
+                    Some(Ok(o)) => json!({
                         "waves_per_simd": o.waves_per_simd,
                         "max_waves_per_simd": o.max_waves_per_simd,
                         "limited_by": o.limiter.as_str(),
@@ -259,8 +329,22 @@ fn kernel_json_and_text(
                         "by_sgprs": o.by_sgprs,
                         "by_lds": o.by_lds,
                         "workgroup_size": o.workgroup_size,
+                        "min_workgroup_size": o.min_workgroup_size,
                         "lds_bytes": o.lds_bytes,
+                        "vgprs_allocated": o.vgprs_allocated,
+                        "sgprs": o.sgprs,
+                        "resources": {
+                            "wave_size": o.resources.wave_size,
+                            "vgpr_file": o.resources.vgpr_file,
+                            "vgpr_alloc_granule": o.resources.vgpr_alloc_granule,
+                            "simds": o.resources.simds,
+                            "wgp_mode": o.resources.wgp_mode,
+                            "lds_pool": o.resources.lds_pool,
+                            "lds_per_workgroup": o.resources.lds_per_workgroup,
+                            "barriers": o.resources.barriers,
+                        },
                     }),
+                    Some(Err(e)) => json!({"not_estimated": e.to_string()}),
                     None => Value::Null,
                 };
             }

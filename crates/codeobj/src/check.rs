@@ -177,6 +177,7 @@ pub fn check_symbols(co: &CodeObject<'_>, syms: &crate::Symbols<'_>) -> CheckRep
     let Some(arch) = co.kd_arch() else {
         return report;
     };
+    let processor = co.processor();
     for k in syms.kernels() {
         report.kernels += 1;
         let name = k.name.to_string();
@@ -300,6 +301,19 @@ pub fn check_symbols(co: &CodeObject<'_>, syms: &crate::Symbols<'_>) -> CheckRep
                 arch_vgprs.div_ceil(4).max(1) * 4,
             );
         }
+        // LLVM 22 raises the descriptor's register counts of a kernel whose
+        // occupancy LDS or its work-group size already limits, up to what
+        // that occupancy leaves free: more granules than the metadata's
+        // counts need are expected then.
+        let padded = processor
+            .and_then(|p| {
+                let assume = crate::occupancy::Assumptions {
+                    sgprs: None,
+                    ..crate::occupancy::Assumptions::up_to(md.max_flat_workgroup_size as u32)
+                };
+                crate::occupancy::estimate(d, p, &assume).ok()
+            })
+            .is_some_and(|o| o.by_workgroups <= o.by_vgprs.min(o.by_sgprs));
         let gran = u64::from(d.vgpr_encoding_granule(arch));
         let allocated = u64::from(d.allocated_vgprs(arch));
         if used > allocated {
@@ -311,7 +325,8 @@ pub fn check_symbols(co: &CodeObject<'_>, syms: &crate::Symbols<'_>) -> CheckRep
             });
         }
         let expected = used.max(1).div_ceil(gran) - 1;
-        if expected != u64::from(r1.granulated_workitem_vgpr_count) {
+        let vgpr_granules = u64::from(r1.granulated_workitem_vgpr_count);
+        if expected != vgpr_granules && !(padded && vgpr_granules > expected) {
             w.push(Warning::GranuleMismatch {
                 kernel: name.clone(),
                 register: "vgpr",
@@ -330,7 +345,8 @@ pub fn check_symbols(co: &CodeObject<'_>, syms: &crate::Symbols<'_>) -> CheckRep
                 });
             }
             let expected = md.sgpr_count.max(1).div_ceil(8) - 1;
-            if expected != u64::from(r1.granulated_wavefront_sgpr_count) {
+            let sgpr_granules = u64::from(r1.granulated_wavefront_sgpr_count);
+            if expected != sgpr_granules && !(padded && sgpr_granules > expected) {
                 w.push(Warning::GranuleMismatch {
                     kernel: name.clone(),
                     register: "sgpr",

@@ -164,7 +164,7 @@ pub struct Rsrc1 {
     pub fp16_ovfl: Option<bool>,
     /// Bit 27 on GFX12.5: `FLAT_SCRATCH_IS_NV`.
     pub flat_scratch_is_nv: Option<bool>,
-    /// Bit 29 on GFX10+: `WGP_MODE`.
+    /// Bit 29 on GFX10+ except GFX12.5: `WGP_MODE`.
     pub wgp_mode: Option<bool>,
     /// Bit 30 on GFX10+: `MEM_ORDERED`.
     pub mem_ordered: Option<bool>,
@@ -189,6 +189,8 @@ impl Rsrc1 {
         }
         if !g10 {
             reserved |= 0b111 << 29;
+        } else if a.gfx125 {
+            reserved |= 1 << 29;
         }
         Rsrc1 {
             granulated_workitem_vgpr_count: bits(v, 0, 6),
@@ -208,7 +210,7 @@ impl Rsrc1 {
             cdbg_user: bit(v, 25),
             fp16_ovfl: g9.then(|| bit(v, 26)),
             flat_scratch_is_nv: a.gfx125.then(|| bit(v, 27)),
-            wgp_mode: g10.then(|| bit(v, 29)),
+            wgp_mode: (g10 && !a.gfx125).then(|| bit(v, 29)),
             mem_ordered: g10.then(|| bit(v, 30)),
             fwd_progress: g10.then(|| bit(v, 31)),
             reserved_set: v & reserved,

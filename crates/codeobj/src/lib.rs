@@ -8,6 +8,7 @@ pub mod error;
 pub mod header;
 pub mod host;
 pub mod kd;
+pub mod kd_fields;
 pub mod lines;
 pub mod metadata;
 pub mod msgpack;

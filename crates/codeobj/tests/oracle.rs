@@ -677,8 +677,8 @@ fn kds_one(case: &Case, bytes: &[u8], seen: &mut BTreeSet<String>) -> (usize, us
 /// Every AMDGPU code object in the jax-rocm7-plugin wheel's bundles
 /// (CCOB v3, extracted with lathe-bundle) parses completely: header,
 /// symbols, relocations, notes, metadata, descriptors, cross-checks. Those
-/// for gfx90a, gfx942, gfx1100 and gfx1201 are also compared with the LLVM
-/// tools like the corpus objects.
+/// for every non-generic processor (GFX9 to GFX12, wave32 and wave64) are
+/// also compared with the LLVM tools like the corpus objects.
 #[test]
 fn jax_wheel_code_objects() {
     use std::collections::HashSet;
@@ -736,7 +736,7 @@ fn jax_wheel_code_objects() {
             parse_time += t0.elapsed();
             parsed_bytes += bytes.len();
             warnings.extend(r.warnings.into_iter().map(|w| (label.clone(), w)));
-            if ["gfx90a", "gfx942", "gfx1100", "gfx1201"].contains(&p.name()) {
+            if !p.is_generic() {
                 let path = dir.join(format!("{:016x}.co", h.finish()));
                 lathe_testkit::write_cached(&path, bytes);
                 let case = Case { label, path };
@@ -760,7 +760,7 @@ fn jax_wheel_code_objects() {
         "jax: parse + relocations + notes + metadata + symbols + descriptors + check of {parsed_bytes} bytes took {parse_time:?}"
     );
     assert!(objects >= 20, "only {objects} code objects");
-    assert!(compared >= 4, "only {compared} compared");
+    assert!(compared >= 100, "only {compared} compared");
     assert!(warnings.is_empty(), "{warnings:#?}");
 }
 

@@ -20,7 +20,9 @@ pub struct Case {
 pub fn corpus_cases() -> Vec<Case> {
     let mut out = Vec::new();
     for src in ["vecops.hip", "reduce.hip", "codeobj_features.hip"] {
-        for arch in ["gfx90a", "gfx942", "gfx1100", "gfx1201"] {
+        for arch in [
+            "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1151", "gfx1201",
+        ] {
             for opt in ["-O0", "-O3"] {
                 let mut b = Build::new(src, &[arch], Output::CodeObject);
                 b.opt = opt;
