@@ -8,9 +8,12 @@ reference (exit status 1 on a mismatch); reports the median rate of
 --repeat runs with its spread.
 Also one clang-22 kernel per workload class of issue 12
 (corpus/hip/bench_emu.hip: VALU loop, streaming triad, LDS/barrier, calls,
-fp16 MFMA GEMM 256^3 and 1024^3, fp8 1024^3 on gfx942), each run's output
-checked against a CPU reference; `--baseline BIN` runs an older lathe
-binary interleaved with this one and reports the per-run speed-up.
+fp16 MFMA GEMM 256^3 and 1024^3, fp8 1024^3 on gfx942, and two loops
+written plainly: xs_select and addr64), each run's output checked
+against a CPU reference; `--baseline BIN` runs an older lathe binary
+interleaved with this one and reports the per-run speed-up, in wall time
+and in CPU time (user + system of the lathe process, which a loaded
+machine blurs less).
 Usage: bench/emu.py [--scale N] [--repeat N] [--only NAME] [--threads 1,2]
 [--no-demo] [--baseline BIN]"""
 import argparse
