@@ -8,15 +8,20 @@ reference (exit status 1 on a mismatch); reports the median rate of
 --repeat runs with its spread.
 Also one clang-22 kernel per workload class of issue 12
 (corpus/hip/bench_emu.hip: VALU loop, streaming triad, LDS/barrier, calls,
-fp16 MFMA GEMM 256^3 and 1024^3, fp8 1024^3 on gfx942), each run's output
-checked against a CPU reference; `--baseline BIN` runs an older lathe
-binary interleaved with this one and reports the per-run speed-up.
+fp16 MFMA GEMM 256^3 and 1024^3, fp8 1024^3 on gfx942, and two loops
+written plainly: xs_select and addr64), each run's output checked
+against a CPU reference; `--baseline BIN` runs an older lathe binary
+interleaved with this one and reports the per-run speed-up, in wall time
+and in CPU time (user + system of the lathe process, which a loaded
+machine blurs less).
 Usage: bench/emu.py [--scale N] [--repeat N] [--only NAME] [--threads 1,2]
 [--no-demo] [--baseline BIN]"""
 import argparse
 import array
 import json
+import math
 import os
+import resource
 import shutil
 import struct
 import subprocess
@@ -279,6 +284,94 @@ def sample(n):
 
 def close_abs(got, want, rel, floor):
     return abs(got - want) <= rel * max(abs(want), floor)
+
+
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def f32_of_bits(b):
+    return struct.unpack("<f", struct.pack("<I", b & 0xFFFFFFFF))[0]
+
+
+def add32(a, b):
+    """a + b of two binary32 values rounded once to binary32 (nearest-even):
+    the binary64 sum and its exact error (TwoSum); only a binary64 sum that
+    falls exactly on a binary32 midpoint needs the error to break the tie."""
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    r = f32(s)
+    if err == 0 or r == s:
+        return r
+    # The binary32 neighbour of r on s's side.
+    k = f32_bits(r)
+    step = 1 if (s > r) == (r >= 0) else -1
+    other = f32_of_bits(k + step) if r != 0 else math.copysign(2.0 ** -149, s)
+    if (r + other) / 2 != s:
+        return r
+    return max(r, other) if err > 0 else min(r, other)
+
+
+def ref_xs_select(i, iters):
+    """xs_select's lane `i`: every f32 operation rounded once, as the GPU
+    does (the two fmas and the scaling are exact in binary64)."""
+    m = 0xFFFFFFFF
+    s = (i * 747796405 + 2891336453) & m
+    acc, above = 0.0, 0
+    for _ in range(iters):
+        s ^= (s << 13) & m
+        s ^= s >> 17
+        s ^= (s << 5) & m
+        u = (s & 0xFFFFFF) * 2.0 ** -24
+        x = f32(4.0 * u - 2.0)
+        y = f32(x * x - 1.0)
+        y = min(max(y, -0.5), 1.5)
+        if y > 0.25:
+            acc = add32(acc, y)
+            above = (above + (s >> 28) + 1) & m
+        else:
+            acc = add32(acc, -0.5 * y)
+    return acc, above ^ s
+
+
+def check_xs_select(n, iters):
+    want = once(lambda: {i: ref_xs_select(i, iters) for i in sample(n)})
+
+    def check(d):
+        fo, uo = floats_b(d["out"]), words(d["cnt"])
+        for i, (acc, c) in want().items():
+            if f32_bits(fo[i]) != f32_bits(acc) or uo[i] != c:
+                return f"lane {i}: ({fo[i]}, {uo[i]:#x}), want ({acc}, {c:#x}) exactly"
+        return None
+    return check
+
+
+ADDR_BASE, ADDR_STRIDE = 0x7F00_1234_0000, 8216
+
+
+def ref_addr64(i, iters):
+    m32, m64 = 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF
+    h, off, acc = i, (ADDR_BASE + i * 4096) & m64, 0
+    for _ in range(iters):
+        h = (h * 1664525 + 1013904223) & m32
+        row, col = (h >> 20) & 1023, (h & 0xFFFF) - 32768
+        a = (off + row * ADDR_STRIDE + col * 8) & m64
+        acc = (acc + (a ^ (a >> 7))) & m64
+        off = (off + (64 if a & 0x40 else 8)) & m64
+    return acc
+
+
+def check_addr64(n, iters):
+    want = once(lambda: {i: ref_addr64(i, iters) for i in sample(n)})
+
+    def check(d):
+        got = struct.unpack(f"<{len(d['out']) // 8}Q", d["out"])
+        for i, v in want().items():
+            if got[i] != v:
+                return f"out[{i}] = {got[i]:#x}, want {v:#x}"
+        return None
+    return check
 
 
 def ref_mix_clamp(i, iters):
@@ -578,6 +671,15 @@ def class_jobs(scale, tmp):
     jobs.append((f"MFMA GEMM fp8 {g}^3 gfx942", "_Z8gemm_fp8PfPKhS1_i", (g // 32) ** 2 * 64, 64,
                  [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
                  ["C"], lambda d: check_gemm(d, g), "gfx942"))
+    # Written plainly, apart from the µop list (bench_emu.hip): divergent
+    # compare/select/clamp code and 64-bit index arithmetic, checked exactly.
+    n, it = 4096 * scale, 1500
+    jobs.append(("plain: xs_select", "_Z9xs_selectPfPji", n, 256,
+                 [f"buf:out:{4 * n}", f"buf:cnt:{4 * n}", f"i32:{it}"],
+                 ["out", "cnt"], check_xs_select(n, it)))
+    jobs.append(("plain: addr64", "_Z6addr64Pyyxi", n, 256,
+                 [f"buf:out:{8 * n}", f"u64:{ADDR_BASE}", f"u64:{ADDR_STRIDE}", f"i32:{it}"],
+                 ["out"], check_addr64(n, it)))
     # Ordinary code (bench_ordinary.hip); about 3-4 M wave-instructions each.
     n, it = 4096 * scale, 1500
     jobs.append(("ordinary: mix_clamp", "_Z9mix_clampPfPji", n, 256,
@@ -628,6 +730,7 @@ def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
             for threads in threads_list:
                 rates = {t: [] for t, _ in bins}
                 secs = {t: [] for t, _ in bins}
+                cpu = {t: [] for t, _ in bins}
                 instrs = set()
                 for r in range(repeat):
                     for tag, exe in bins:
@@ -644,7 +747,12 @@ def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
                                "--kernel", kernel, "--grid", str(grid), "--block", str(block)]
                         for arg in full:
                             cmd += ["-a", arg]
+                        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                         res = subprocess.run(cmd, capture_output=True, text=True)
+                        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                        # The whole process's CPU time (start-up included,
+                        # a few ms): what a loaded machine blurs least.
+                        cpu[tag].append(ru1.ru_utime - ru0.ru_utime + ru1.ru_stime - ru0.ru_stime)
                         if res.returncode != 0:
                             fail(f"{tag}{name} threads={threads} run {r}: lathe run exited "
                                  f"{res.returncode}: {res.stderr.strip()}")
@@ -663,8 +771,12 @@ def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
                     print(f"{tag}{name:26} threads={threads}: {wi:>10} wave-instr, outputs checked; "
                           f"{describe(rates[tag], 'M wave-instr/s', 1e-6, '{:.2f}')}; "
                           f"dispatch {describe(secs[tag], 'ms', 1e3, '{:.1f}')}", flush=True)
+                    print(f"{'':9}CPU time (user+sys of the process): "
+                          f"{describe([wi / c for c in cpu[tag]], 'M wave-instr/CPU-s', 1e-6, '{:.2f}')}",
+                          flush=True)
                 if baseline:
-                    print(f"{'':9}speed-up over baseline: {ratio(secs['baseline '], secs[''])}", flush=True)
+                    print(f"{'':9}speed-up over baseline: wall {ratio(secs['baseline '], secs[''])}; "
+                          f"CPU time {ratio(cpu['baseline '], cpu[''])}", flush=True)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,54 @@ __global__ void valu_loop(float *fout, unsigned *uout, int iters) {
   uout[i] = x ^ y;
 }
 
+// Two loops written as a HIP programmer would, not from the fast tier's
+// µop list (issue 17). `xs_select`: an xorshift32 draw mapped to [-2, 2),
+// a quadratic, fminf/fmaxf clamps and a data-dependent branch that the
+// compiler turns into compares and selects.
+__global__ void xs_select(float *out, unsigned *cnt, int iters) {
+  unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned s = tid * 747796405u + 2891336453u;
+  float acc = 0.0f;
+  unsigned above = 0;
+  for (int k = 0; k < iters; ++k) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    float u = (float)(s & 0xffffff) * (1.0f / 16777216.0f);
+    float x = __builtin_fmaf(4.0f, u, -2.0f);
+    float y = __builtin_fmaf(x, x, -1.0f);
+    y = __builtin_fminf(__builtin_fmaxf(y, -0.5f), 1.5f);
+    if (y > 0.25f) {
+      acc += y;
+      above += (s >> 28) + 1;
+    } else {
+      acc -= 0.5f * y;
+    }
+  }
+  out[tid] = acc;
+  cnt[tid] = above ^ s;
+}
+
+// `addr64`: 64-bit index arithmetic as a strided gather computes it (row
+// times a 64-bit stride, a signed column offset, a conditional advance),
+// with a 64-bit running hash of the addresses. No memory in the loop.
+__global__ void addr64(unsigned long long *out, unsigned long long base, long long stride,
+                       int iters) {
+  unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long off = base + (unsigned long long)tid * 4096u;
+  unsigned long long sum = 0;
+  unsigned h = tid;
+  for (int k = 0; k < iters; ++k) {
+    h = h * 1664525u + 1013904223u;
+    long long row = (h >> 20) & 1023;
+    long long col = (long long)(h & 0xffff) - 32768;
+    unsigned long long a = off + (unsigned long long)(row * stride) + (unsigned long long)(col * 8);
+    sum += a ^ (a >> 7);
+    off += (a & 0x40) ? 64 : 8;
+  }
+  out[tid] = sum;
+}
+
 // Memory-streaming: a[i] = b[i] + s * c[i].
 __global__ void triad(float *a, const float *b, const float *c, float s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

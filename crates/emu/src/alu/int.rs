@@ -99,8 +99,9 @@ pub fn mad_i32_i16(a: u16, b: u16, c: u32, clamp: bool) -> u32 {
 /// `v_mad_u64_u32`: `{carry, D} = u32 * u32 + u64` in 65 bits.
 #[inline]
 pub fn mad_u64_u32(a: u32, b: u32, c: u64) -> (u64, bool) {
-    let v = a as u128 * b as u128 + c as u128;
-    (v as u64, (v >> 64) & 1 != 0)
+    // The product is below 2^64, so the 65-bit sum is one 64-bit add and
+    // its overflow (no 128-bit arithmetic: the lane loops vectorise).
+    (u64::from(a) * u64::from(b)).overflowing_add(c)
 }
 /// `v_mad_i64_i32`: `{D1, D0} = 65'I(a) * 65'I(b) + 65'I(c)`, D1 being bit
 /// 64 of the 65-bit two's-complement sum as the manual writes it (so it

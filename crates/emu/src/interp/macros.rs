@@ -409,56 +409,6 @@ macro_rules! sopc {
     }};
 }
 
-/// VOP2/VOP3b add/sub with carry: dst, carry-out (vcc or sdst), src0, src1
-/// [, carry-in (vcc or src2)].
-macro_rules! carry_op {
-    (|$a:ident, $b:ident, $ci:ident| $e:expr, $has_cin:literal) => {{
-        fn h(
-            _x: &mut Core<'_>,
-            w: &mut Wave,
-            _l: &mut [u8],
-            _i: &Instruction,
-            c: &Ctx,
-        ) -> Result<Flow, Stop> {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            let cin_mask = if $has_cin {
-                c.src(2).map_or(w.vcc(), |m| s64(w, m))
-            } else {
-                0
-            };
-            let Bufs {
-                src: [p0, p1, ..],
-                out: [out, ..],
-            } = &mut *_x.bufs;
-            let (va, vb) = (
-                c.konst(0).unwrap_or_else(|| src_ref(w, &s0, p0)),
-                c.konst(1).unwrap_or_else(|| src_ref(w, &s1, p1)),
-            );
-            let mut cout = 0u64;
-            for l in 0..LANES {
-                let $a = va[l];
-                let $b = vb[l];
-                let $ci = (cin_mask >> l & 1) as u32;
-                let r: u64 = $e;
-                out[l] = r as u32;
-                cout |= u64::from(r >> 32 != 0) << l;
-            }
-            cout &= w.exec;
-            write_lanes32(w, &d, out);
-            match c.dst(1).copied() {
-                Some(cd) => s_write64(w, &cd, cout),
-                None => w.set_vcc(cout),
-            }
-            Ok(Flow::Continue)
-        }
-        h as Handler
-    }};
-}
-
 macro_rules! mad64 {
     ($signed:literal) => {{
         fn h(

@@ -1049,7 +1049,7 @@ impl Exec<'_> {
             }
         }
         if let Some(fu) = &d.fast {
-            if indexed.is_none() && (w.exec == u64::MAX || !fu.full_exec()) && *fast_on {
+            if indexed.is_none() && *fast_on {
                 let out = fast::run(fu, w);
                 if out != fast::Out::Declined {
                     if let Some(u) = uop_counts.as_mut().and_then(|u| u.get_mut(d.slot as usize)) {

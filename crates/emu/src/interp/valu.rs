@@ -194,22 +194,12 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
             write_lanes32(w, &d, out);
             Ok(Flow::Continue)
         },
-        Valu::AddCoU32 => carry_op!(|a, b, _c| u64::from(a) + u64::from(b), false),
-        Valu::SubCoU32 => carry_op!(|a, b, _c| u64::from(a).wrapping_sub(u64::from(b)), false),
-        Valu::SubrevCoU32 => carry_op!(|a, b, _c| u64::from(b).wrapping_sub(u64::from(a)), false),
-        Valu::AddcCoU32 => carry_op!(|a, b, c| u64::from(a) + u64::from(b) + u64::from(c), true),
-        Valu::SubbCoU32 => carry_op!(
-            |a, b, c| u64::from(a)
-                .wrapping_sub(u64::from(b))
-                .wrapping_sub(u64::from(c)),
-            true
-        ),
-        Valu::SubbrevCoU32 => carry_op!(
-            |a, b, c| u64::from(b)
-                .wrapping_sub(u64::from(a))
-                .wrapping_sub(u64::from(c)),
-            true
-        ),
+        Valu::AddCoU32 => carry::<{ Carry::ADD }, false>,
+        Valu::SubCoU32 => carry::<{ Carry::SUB }, false>,
+        Valu::SubrevCoU32 => carry::<{ Carry::SUBREV }, false>,
+        Valu::AddcCoU32 => carry::<{ Carry::ADD }, true>,
+        Valu::SubbCoU32 => carry::<{ Carry::SUB }, true>,
+        Valu::SubbrevCoU32 => carry::<{ Carry::SUBREV }, true>,
         Valu::MadU64U32 => mad64!(false),
         Valu::MadI64I32 => mad64!(true),
         Valu::LshlrevB64 => shift64!(|v, s| v << s),
@@ -1248,5 +1238,63 @@ fn pack_b32_f16(w: &mut Wave, i: &Instruction, c: &Ctx) -> Result<Flow, Stop> {
         }
     }
     write_lanes32(w, &d, &out);
+    Ok(Flow::Continue)
+}
+
+/// Which [`crate::alu::int`] carry operation [`carry`] runs.
+struct Carry;
+
+impl Carry {
+    const ADD: u8 = 0;
+    const SUB: u8 = 1;
+    const SUBREV: u8 = 2;
+}
+
+/// VOP2/VOP3b add/sub with carry: dst, carry-out (VCC or an SGPR pair),
+/// src0, src1 and, with `CIN`, a carry-in (VCC or src2). Each lane is
+/// `alu::int`'s `addc_co_u32`, `subb_co_u32` or `subbrev_co_u32` (`OP`);
+/// the carry-out mask is masked by EXEC.
+fn carry<const OP: u8, const CIN: bool>(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s0), Some(s1)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let cin_mask = if CIN {
+        c.src(2).map_or(w.vcc(), |m| s64(w, m))
+    } else {
+        0
+    };
+    let Bufs {
+        src: [p0, p1, ..],
+        out: [out, ..],
+    } = &mut *x.bufs;
+    let (va, vb) = (
+        c.konst(0).unwrap_or_else(|| src_ref(w, &s0, p0)),
+        c.konst(1).unwrap_or_else(|| src_ref(w, &s1, p1)),
+    );
+    let op = match OP {
+        Carry::ADD => alu::int::addc_co_u32,
+        Carry::SUB => alu::int::subb_co_u32,
+        _ => alu::int::subbrev_co_u32,
+    };
+    let mut cout = 0u64;
+    for l in 0..LANES {
+        // No clamp, as before (the µop declines clamped forms).
+        let (r, k) = op(va[l], vb[l], cin_mask >> l & 1 == 1, false);
+        out[l] = r;
+        cout |= u64::from(k) << l;
+    }
+    cout &= w.exec;
+    write_lanes32(w, &d, out);
+    match c.dst(1).copied() {
+        Some(cd) => s_write64(w, &cd, cout),
+        None => w.set_vcc(cout),
+    }
     Ok(Flow::Continue)
 }

@@ -14,20 +14,61 @@ use crate::wave::{Wave, LANES, SGPRS};
 use crate::xlane::{sdwa_src, SdwaSel};
 use lathe_isa::reg::sreg::EXEC_LO;
 
-/// Executes `f` on `w` (full EXEC assumed by the caller). Returns `false`,
-/// having changed nothing, when the general handler must run instead: a
-/// register outside the wave's file, a MODE the fast tier does not model,
-/// or a packed input that is not finite.
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+/// Executes `f` on `w` under any EXEC. Returns [`Out::Declined`], having
+/// changed nothing, when the general handler must run instead: a register
+/// outside the wave's file or a MODE the fast tier does not model.
+///
+/// Under a partial EXEC a whole-wave vector µop computes every lane and
+/// [`masked`] then puts back the inactive lanes of what it wrote.
 pub(in crate::interp) fn run(f: &Fast, w: &mut Wave) -> Out {
+    if f.route.full && w.exec != u64::MAX {
+        masked(f, w)
+    } else {
+        run_full(f, w)
+    }
+}
+
+/// [`exec`] compiled apart (the AVX2/FMA clone chosen at run time).
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+fn run_full(f: &Fast, w: &mut Wave) -> Out {
     exec(f, w)
+}
+
+/// A whole-wave vector µop under a partial EXEC: every lane computed
+/// ([`run_full`]: lane operations have no side effects), then the
+/// inactive lanes of its destination VGPRs restored and a carry-out mask
+/// cleared there, as the general handlers leave them (they compute only
+/// active lanes and write `carry & EXEC`).
+#[inline(never)]
+fn masked(f: &Fast, w: &mut Wave) -> Out {
+    let dst = usize::from(f.dst);
+    let n = 1 + usize::from(f.op.pair_dst() || f.op.packed());
+    if dst + n > w.vgpr.len() {
+        return Out::Declined;
+    }
+    let mut old = [[0u32; LANES]; 2];
+    old[..n].copy_from_slice(&w.vgpr[dst..dst + n]);
+    let out = run_full(f, w);
+    if out == Out::Declined {
+        return out;
+    }
+    let on = ext::lane_bits(w.exec);
+    for (r, o) in w.vgpr[dst..dst + n].iter_mut().zip(&old) {
+        for l in 0..LANES {
+            r[l] = (r[l] & on[l]) | (o[l] & !on[l]);
+        }
+    }
+    if f.op.carry() {
+        let c = ext::pair(&w.sgpr, f.carry[0]) & w.exec;
+        ext::set_pair(&mut w.sgpr, f.carry[0], c);
+    }
+    out
 }
 
 /// Runs the µops of straight-line code from the decode-cache entry `k`
 /// (the instruction at `w.pc`) on, at most `budget` of them, counting
 /// each in `counts` and `w.instructions` and advancing `w.pc`; stops at
-/// the first entry without a µop, whose µop declines, or that needs a
-/// full EXEC the wave does not have. The caller has checked what µops
+/// the first entry without a µop or whose µop declines. The caller has checked what µops
 /// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); EXEC,
 /// which `v_cmpx` µops write, is checked before each whole-wave µop.
 /// Returns how many ran and the cache entry of the
@@ -46,10 +87,12 @@ pub(in crate::interp) fn lane(
     while n < budget {
         let d = &cache.arena[k];
         let Some(f) = &d.fast else { break };
-        if f.full_exec() && w.exec != u64::MAX {
-            break;
-        }
-        let taken = match exec(f, w) {
+        let out = if f.route.full && w.exec != u64::MAX {
+            masked(f, w)
+        } else {
+            exec(f, w)
+        };
+        let taken = match out {
             Out::Declined => break,
             Out::Next => {
                 w.pc += u64::from(d.len);
@@ -494,45 +537,52 @@ fn set64(w: &mut Wave, d: u16, v: u64) {
     }
 }
 
-/// `v_add_co_u32` and `v_addc_co_u32` under a full EXEC: the sums into
-/// the destination VGPR, the carries as a lane mask into the carry-out
-/// pair (as the general handler: carry-in bit `l` of the carry-in pair).
+/// `v_add_co_u32` and `v_addc_co_u32` (and the borrows) under a full
+/// EXEC: the sums into the destination VGPR, the carries as a lane mask
+/// into the carry-out pair (as the general handler: carry-in bit `l` of
+/// the carry-in pair). Each lane is [`crate::alu::int`]'s; the carries are
+/// gathered as bytes and packed, so the loop vectorises.
 #[inline(always)]
 fn carry(f: &Fast, w: &mut Wave) -> Out {
-    let pair = |r: u16| {
-        let r = usize::from(r);
-        u64::from(w.sgpr[r]) | u64::from(w.sgpr[r + 1]) << 32
+    use crate::alu::int::{addc_co_u32, subb_co_u32, subbrev_co_u32};
+    let cin = if f.op.carry_in() {
+        ext::pair(&w.sgpr, f.carry[1])
+    } else {
+        0
     };
-    let cin = if f.op.carry_in() { pair(f.carry[1]) } else { 0 };
-    // As the general handler: the 64-bit result of the sum or difference,
-    // its carry or borrow any bit above the low 32.
-    // The carries gathered as `apply` computes the lanes.
-    let carries = Cell::new(0u64);
-    {
+    let cout = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+        let (a, b) = (ext::row32(f, 0, cells, sg), ext::row32(f, 1, cells, sg));
         let d = reg(cells, usize::from(f.dst));
-        macro_rules! carrying {
-            ($t:expr) => {
-                kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-                    let (x, y, c) = (u64::from(a.at(l)), u64::from(b.at(l)), cin >> l & 1);
-                    let t: u64 = $t(x, y, c);
-                    carries.set(carries.get() | u64::from(t >> 32 != 0) << l);
-                    t as u32
-                }))
-            };
-        }
         match f.op {
-            FOp::AddCo | FOp::AddcCo => carrying!(|x: u64, y: u64, c: u64| x + y + c),
-            FOp::SubCo | FOp::SubbCo => {
-                carrying!(|x: u64, y: u64, c: u64| x.wrapping_sub(y).wrapping_sub(c))
-            }
-            _ => carrying!(|x: u64, y: u64, c: u64| y.wrapping_sub(x).wrapping_sub(c)),
+            FOp::AddCo | FOp::AddcCo => carry_lanes(d, &a, &b, cin, addc_co_u32),
+            FOp::SubCo | FOp::SubbCo => carry_lanes(d, &a, &b, cin, subb_co_u32),
+            _ => carry_lanes(d, &a, &b, cin, subbrev_co_u32),
         }
-    }
-    let cout = carries.get();
-    let o = usize::from(f.carry[0]);
-    w.sgpr[o] = cout as u32;
-    w.sgpr[o + 1] = (cout >> 32) as u32;
+    };
+    ext::set_pair(&mut w.sgpr, f.carry[0], cout);
     Out::Next
+}
+
+/// `d = op(a, b, carry-in)` per lane (no clamp: the µop declines it),
+/// returning the carry-out lane mask.
+#[inline(always)]
+fn carry_lanes(
+    d: &[Cell<u32>; LANES],
+    a: &[u32; LANES],
+    b: &[u32; LANES],
+    cin: u64,
+    op: impl Fn(u32, u32, bool, bool) -> (u32, bool),
+) -> u64 {
+    let sel = ext::lane_bits(cin);
+    let mut r = [0u32; LANES];
+    let mut c = [0u8; LANES];
+    for l in 0..LANES {
+        let (x, k) = op(a[l], b[l], sel[l] != 0, false);
+        r[l] = x;
+        c[l] = u8::from(k);
+    }
+    ext::store32(d, &r);
+    ext::pack(&c)
 }

@@ -23,13 +23,13 @@ use crate::wave::{Wave, LANES, SGPRS};
 
 /// An SGPR pair's value.
 #[inline(always)]
-fn pair(sg: &[u32; SGPRS], r: u16) -> u64 {
+pub(super) fn pair(sg: &[u32; SGPRS], r: u16) -> u64 {
     let r = usize::from(r);
     u64::from(sg[r]) | u64::from(sg[r + 1]) << 32
 }
 
 #[inline(always)]
-fn set_pair(sg: &mut [u32; SGPRS], r: u16, v: u64) {
+pub(super) fn set_pair(sg: &mut [u32; SGPRS], r: u16, v: u64) {
     let r = usize::from(r);
     sg[r] = v as u32;
     sg[r + 1] = (v >> 32) as u32;
@@ -39,7 +39,7 @@ fn set_pair(sg: &mut [u32; SGPRS], r: u16, v: u64) {
 /// value splatted (an SGPR or a constant). Decided per µop, not per lane,
 /// so the lane loops that follow see plain arrays and vectorise.
 #[inline(always)]
-fn row32(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
+pub(super) fn row32(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
     match f.src[k] {
         Src::V(r) => {
             let c = reg(cells, usize::from(r));
@@ -73,7 +73,7 @@ fn row64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u64; LA
 }
 
 #[inline(always)]
-fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
+pub(super) fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
     for (d, x) in d.iter().zip(r) {
         d.set(*x);
     }
@@ -121,7 +121,7 @@ fn pack8(x: u64) -> u64 {
 
 /// A lane mask from one 0/1 byte per lane.
 #[inline(always)]
-fn pack(bits: &[u8; LANES]) -> u64 {
+pub(super) fn pack(bits: &[u8; LANES]) -> u64 {
     let mut m = 0u64;
     for (g, c) in bits.chunks_exact(8).enumerate() {
         let x = u64::from_le_bytes(c.try_into().expect("8 bytes"));
@@ -148,7 +148,7 @@ fn order_mask<T: Copy + PartialOrd>(a: &[T; LANES], b: &[T; LANES], acc: [bool; 
 /// A lane mask spread over the lanes: all ones where bit `l` is set
 /// (eight lanes from each byte, with constant shifts, so it vectorises).
 #[inline(always)]
-fn lane_bits(m: u64) -> [u32; LANES] {
+pub(super) fn lane_bits(m: u64) -> [u32; LANES] {
     let mut r = [0u32; LANES];
     for (g, c) in r.chunks_exact_mut(8).enumerate() {
         let byte = (m >> (8 * g)) as u32 & 0xff;

@@ -7,8 +7,10 @@
 //! handlers deal with (clamp, output modifiers, SDWA, DPP, AGPRs, 64-bit
 //! or special scalar operands) becomes a [`Fast`]: the operation and its
 //! operands as VGPR indices, SGPR numbers or constants. When the wave
-//! runs it with a full EXEC, no `s_set_gpr_idx_on` indexing and nothing
-//! for the `s_waitcnt` check to look at, [`run`] executes it:
+//! runs it with no `s_set_gpr_idx_on` indexing and nothing for the
+//! `s_waitcnt` check to look at, [`run`] executes it (under a partial
+//! EXEC every lane is computed and the inactive lanes of the destination
+//! put back):
 //!
 //! - the register file is viewed as cells (`Cell<u32>` per lane), so a
 //!   destination may be one of the sources without a copy and without
@@ -668,8 +670,9 @@ impl FOp {
         self.scalar() || self.wide() || self.no_dst() || self == FOp::WriteLane
     }
 
-    /// A whole-wave vector operation: needs a full EXEC (compares mask
-    /// their result with EXEC, whatever it is).
+    /// A whole-wave vector operation: under a partial EXEC its inactive
+    /// lanes are put back after it ran ([`exec::run`]; compares mask their
+    /// result with EXEC themselves).
     fn full_exec(self) -> bool {
         !self.salu() && !self.compare()
     }
@@ -752,7 +755,7 @@ pub(super) struct Fast {
 /// re-derived from [`FOp`] for every execution.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Route {
-    /// Needs a full EXEC ([`FOp::full_exec`]).
+    /// A whole-wave vector operation ([`FOp::full_exec`]).
     full: bool,
     /// Follows MODE ([`FOp::moded`]).
     moded: bool,
@@ -799,13 +802,6 @@ impl Route {
 }
 
 impl Fast {
-    /// Whether the µop needs a full EXEC (whole-wave vector operations;
-    /// scalar and lane-access µops run under any EXEC).
-    #[inline(always)]
-    pub(super) fn full_exec(&self) -> bool {
-        self.route.full
-    }
-
     /// The µop of the instruction decoded at `pc`, if it has one (a branch
     /// only when its target is known at decode).
     pub(super) fn of(inst: &Instruction, pc: u64, ops: &OpList) -> Option<Fast> {
