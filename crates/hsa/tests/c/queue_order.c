@@ -27,7 +27,7 @@
 
 enum { N = 600, W = 3, LATE = 301 };
 
-static hsa_agent_t gpu;
+static hsa_agent_t gpu, cpu;
 static hsa_amd_memory_pool_t kernarg_pool;
 static hsa_queue_t* q;
 static hsa_signal_t done[2 * N];
@@ -40,7 +40,7 @@ static hsa_status_t find_agents(hsa_agent_t a, void* d) {
   (void)d;
   hsa_device_type_t t;
   OK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU) gpu = a;
+  if (t == HSA_DEVICE_TYPE_GPU) gpu = a; else cpu = a;
   return HSA_STATUS_SUCCESS;
 }
 
@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
   int waiters = argc > 2 && strcmp(argv[2], "--wrap-only") == 0 ? 0 : W;
   OK(hsa_init());
   OK(hsa_iterate_agents(find_agents, NULL));
-  OK(hsa_amd_agent_iterate_memory_pools(gpu, find_pools, NULL));
-  if (!kernarg_pool.handle) OK(hsa_amd_agent_iterate_memory_pools(gpu, find_pools, NULL));
+  OK(hsa_amd_agent_iterate_memory_pools(cpu, find_pools, NULL));
+  if (!kernarg_pool.handle) { fprintf(stderr, "queue_order: no kernarg pool\n"); return 2; }
 
   int fd = open(argv[1], O_RDONLY);
   if (fd < 0) { perror(argv[1]); return 2; }
