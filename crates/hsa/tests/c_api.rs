@@ -155,7 +155,14 @@ fn queue_packets_run_in_order_whoever_runs_them() {
     let exe = support::gcc("queue_order", &[]);
     for threads in ["1", "2"] {
         for args in [vec![co], vec![co], vec![co], vec![co, "--wrap-only"]] {
-            let o = run(&exe, &args, &[("LATHE_THREADS", threads)]);
+            // A broken order can also hang the program: 120 s at most.
+            let mut full = vec!["120", exe.to_str().expect("utf-8")];
+            full.extend(&args);
+            let o = run(
+                std::path::Path::new("timeout"),
+                &full,
+                &[("LATHE_THREADS", threads)],
+            );
             support::assert_ok(&o, "queue_order");
         }
     }

@@ -71,7 +71,7 @@ static void* waiter(void* arg) {
   for (int k = 0; k < total; k++) {
     int i = w == 0 ? total - 1 - k : w == 1 ? k : (k * 37) % total;
     while (atomic_load(&submitted) <= i) sched_yield();
-    hsa_signal_wait_scacquire(done[i], HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
+    hsa_signal_wait_scacquire(done[i], HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
   }
   return NULL;
 }
@@ -80,7 +80,7 @@ static void* waiter(void* arg) {
 static void* opener(void* arg) {
   (void)arg;
   while (atomic_load(&submitted) <= LATE) sched_yield();
-  hsa_signal_wait_scacquire(done[LATE - 1], HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
+  hsa_signal_wait_scacquire(done[LATE - 1], HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
   usleep(20000);
   if (hsa_signal_load_scacquire(done[LATE]) != 1) {
     fprintf(stderr, "queue_order: the late barrier completed before its dependency was set\n");
@@ -160,9 +160,11 @@ int main(int argc, char** argv) {
   for (int w = 0; w < waiters; w++) pthread_join(th[w], NULL);
   pthread_join(th[W], NULL);
   for (int i = 0; i < total; i++)
-    hsa_signal_wait_scacquire(done[i], HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
+    hsa_signal_wait_scacquire(done[i], HSA_SIGNAL_CONDITION_LT, 1, UINT64_MAX, HSA_WAIT_STATE_BLOCKED);
 
   int bad = 0;
+  for (int i = 0; i < total && bad < 5; i++)
+    if (hsa_signal_load_scacquire(done[i]) != 0) { fprintf(stderr, "queue_order: packet %d's signal is %ld, want 0 (run twice?)\n", i, (long)hsa_signal_load_scacquire(done[i])); bad++; }
   if (*next != N) { fprintf(stderr, "queue_order: %u dispatches ran, want %d\n", *next, N); bad++; }
   for (int i = 0; i < N && bad < 5; i++)
     if (log[i] != (unsigned)i) { fprintf(stderr, "queue_order: log[%d] = %d (packets ran out of order)\n", i, (int)log[i]); bad++; }
