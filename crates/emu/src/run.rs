@@ -427,11 +427,17 @@ fn dispatch_impl(
                 started.fetch_add(my_started, Ordering::Relaxed);
                 waves_run.fetch_add(my_waves, Ordering::Relaxed);
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-                if c.len() < exec.counts.len() {
-                    c.resize(exec.counts.len(), 0);
-                }
-                for (a, b) in c.iter_mut().zip(&exec.counts) {
-                    *a += b;
+                if c.is_empty() {
+                    // The first (or only) thread hands its counts over
+                    // rather than adding them into zeros.
+                    *c = std::mem::take(&mut exec.counts);
+                } else {
+                    if c.len() < exec.counts.len() {
+                        c.resize(exec.counts.len(), 0);
+                    }
+                    for (a, b) in c.iter_mut().zip(&exec.counts) {
+                        *a += b;
+                    }
                 }
                 drop(c);
                 if let Some(u) = &exec.uop_counts {
@@ -482,10 +488,7 @@ fn dispatch_impl(
         });
     }
     let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mut per_opcode: Vec<(Opcode, u64)> = Opcode::all()
-        .zip(counts.iter().copied())
-        .filter(|(_, n)| *n > 0)
-        .collect();
+    let mut per_opcode = nonzero(&counts);
     per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let uop_counts = uop_counts.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut per_opcode_uops: Vec<(Opcode, u64)> = Opcode::all()
@@ -535,6 +538,26 @@ fn dispatch_impl(
         },
         recorded.into_inner().unwrap_or_else(|p| p.into_inner()),
     ))
+}
+
+/// The opcodes with a non-zero count, in opcode order. Counts are mostly
+/// zero (a kernel uses a few dozen of thousands of opcodes), so whole runs
+/// of zeros are skipped at once: a launch's fixed cost stays small.
+fn nonzero(counts: &[u64]) -> Vec<(Opcode, u64)> {
+    let mut out = Vec::new();
+    let mut ops = Opcode::all();
+    for chunk in counts.chunks(16) {
+        if chunk.iter().fold(0, |a, &n| a | n) == 0 {
+            ops.by_ref().take(chunk.len()).for_each(drop);
+            continue;
+        }
+        for (&n, o) in chunk.iter().zip(ops.by_ref()) {
+            if n > 0 {
+                out.push((o, n));
+            }
+        }
+    }
+    out
 }
 
 /// A value alone on its cache line (two lines: adjacent-line prefetch).

@@ -12,7 +12,7 @@ use crate::memory::{self, PoolCallback};
 use crate::queue::{self, ErrorCallback};
 use crate::signal;
 use crate::table::api;
-use crate::{image, misc};
+use crate::{image, misc, wait};
 
 type Handler = Option<extern "C" fn(i64, *mut c_void) -> bool>;
 type AllocFn = Option<extern "C" fn(usize) -> *mut c_void>;
@@ -72,8 +72,8 @@ api! {
     CORE hsa_signal_store_screlease(signal: Signal, value: i64) -> () = signal::store;
     CORE hsa_signal_silent_store_relaxed(signal: Signal, value: i64) -> () = signal::silent_store;
     CORE hsa_signal_silent_store_screlease(signal: Signal, value: i64) -> () = signal::silent_store;
-    CORE hsa_signal_wait_relaxed(signal: Signal, condition: u32, compare_value: i64, timeout_hint: u64, wait_state_hint: u32) -> i64 = signal::wait;
-    CORE hsa_signal_wait_scacquire(signal: Signal, condition: u32, compare_value: i64, timeout_hint: u64, wait_state_hint: u32) -> i64 = signal::wait;
+    CORE hsa_signal_wait_relaxed(signal: Signal, condition: u32, compare_value: i64, timeout_hint: u64, wait_state_hint: u32) -> i64 = wait::signal_wait;
+    CORE hsa_signal_wait_scacquire(signal: Signal, condition: u32, compare_value: i64, timeout_hint: u64, wait_state_hint: u32) -> i64 = wait::signal_wait;
     CORE hsa_signal_and_relaxed(signal: Signal, value: i64) -> () = signal::and;
     CORE hsa_signal_and_scacquire(signal: Signal, value: i64) -> () = signal::and;
     CORE hsa_signal_and_screlease(signal: Signal, value: i64) -> () = signal::and;
@@ -104,8 +104,8 @@ api! {
     CORE hsa_signal_cas_scacq_screl(signal: Signal, expected: i64, value: i64) -> i64 = signal::cas;
     CORE hsa_signal_group_create(num_signals: u32, signals: *const Signal, num_consumers: u32, consumers: *const Agent, group: *mut SignalGroup) -> Status = signal::group_create;
     CORE hsa_signal_group_destroy(group: SignalGroup) -> Status = signal::group_destroy;
-    CORE hsa_signal_group_wait_any_scacquire(group: SignalGroup, conditions: *const u32, compare_values: *const i64, wait_state_hint: u32, signal: *mut Signal, value: *mut i64) -> Status = signal::group_wait_any;
-    CORE hsa_signal_group_wait_any_relaxed(group: SignalGroup, conditions: *const u32, compare_values: *const i64, wait_state_hint: u32, signal: *mut Signal, value: *mut i64) -> Status = signal::group_wait_any;
+    CORE hsa_signal_group_wait_any_scacquire(group: SignalGroup, conditions: *const u32, compare_values: *const i64, wait_state_hint: u32, signal: *mut Signal, value: *mut i64) -> Status = wait::group_wait_any;
+    CORE hsa_signal_group_wait_any_relaxed(group: SignalGroup, conditions: *const u32, compare_values: *const i64, wait_state_hint: u32, signal: *mut Signal, value: *mut i64) -> Status = wait::group_wait_any;
 
     CORE hsa_code_object_reader_create_from_file(file: i32, reader: *mut Reader) -> Status = exec::reader_create_from_file;
     CORE hsa_code_object_reader_create_from_memory(code_object: *const c_void, size: usize, reader: *mut Reader) -> Status = exec::reader_create_from_memory;
@@ -138,7 +138,7 @@ api! {
     AMD_EXT hsa_amd_profiling_convert_tick_to_system_domain(agent: Agent, agent_tick: u64, system_tick: *mut u64) -> Status = queue::convert_tick;
     AMD_EXT hsa_amd_signal_async_handler(signal: Signal, condition: u32, value: i64, handler: Handler, arg: *mut c_void) -> Status = signal::async_handler;
     AMD_EXT hsa_amd_async_function(callback: Option<extern "C" fn(*mut c_void)>, arg: *mut c_void) -> Status = signal::async_function;
-    AMD_EXT hsa_amd_signal_wait_any(signal_count: u32, signals: *const Signal, conds: *const u32, values: *const i64, timeout_hint: u64, wait_hint: u32, satisfying_value: *mut i64) -> u32 = signal::amd_wait_any;
+    AMD_EXT hsa_amd_signal_wait_any(signal_count: u32, signals: *const Signal, conds: *const u32, values: *const i64, timeout_hint: u64, wait_hint: u32, satisfying_value: *mut i64) -> u32 = wait::amd_wait_any;
     AMD_EXT hsa_amd_queue_cu_set_mask(queue: *const HsaQueue, num_cu_mask_count: u32, cu_mask: *const u32) -> Status = queue::cu_set_mask;
     AMD_EXT hsa_amd_queue_cu_get_mask(queue: *const HsaQueue, num_cu_mask_count: u32, cu_mask: *mut u32) -> Status = queue::cu_get_mask;
     AMD_EXT hsa_amd_memory_pool_get_info(pool: Pool, attribute: u32, value: *mut c_void) -> Status = memory::memory_pool_get_info;

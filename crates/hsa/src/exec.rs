@@ -60,13 +60,13 @@ fn reg() -> std::sync::MutexGuard<'static, Registry> {
     lock(R.get_or_init(|| Mutex::new(Registry::default())))
 }
 
-fn kernels() -> &'static RwLock<HashMap<u64, KernelEntry>> {
-    static K: OnceLock<RwLock<HashMap<u64, KernelEntry>>> = OnceLock::new();
+fn kernels() -> &'static RwLock<HashMap<u64, Arc<KernelEntry>>> {
+    static K: OnceLock<RwLock<HashMap<u64, Arc<KernelEntry>>>> = OnceLock::new();
     K.get_or_init(|| RwLock::new(HashMap::new()))
 }
 
-/// The kernel whose descriptor is at `kd`.
-pub fn kernel_at(kd: u64) -> Option<KernelEntry> {
+/// The kernel whose descriptor is at `kd` (shared: a launch copies nothing).
+pub fn kernel_at(kd: u64) -> Option<Arc<KernelEntry>> {
     kernels()
         .read()
         .unwrap_or_else(|e| e.into_inner())
@@ -404,12 +404,12 @@ pub fn freeze(e: Executable, options: *const libc::c_char) -> Status {
             });
             k.insert(
                 s.address,
-                KernelEntry {
+                Arc::new(KernelEntry {
                     name: s.name.clone(),
                     info,
                     load_delta,
                     original,
-                },
+                }),
             );
         }
         let id = g.id();

@@ -26,3 +26,4 @@ mod table_gen;
 mod tools;
 mod trace;
 mod truth;
+mod wait;

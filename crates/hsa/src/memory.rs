@@ -631,7 +631,7 @@ fn submit(deps: Vec<Signal>, completion: Signal, job: impl FnOnce() + Send + 'st
     COPIES_IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
     std::thread::spawn(move || {
         let deps2 = deps.clone();
-        rt::wait_until(None, || {
+        rt::block_until(None, || {
             deps2
                 .iter()
                 .all(|d| d.handle == 0 || signal::value(*d) == 0)

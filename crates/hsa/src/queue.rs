@@ -1,14 +1,22 @@
 //! User-mode AQL queues: an `amd_queue_t` and its ring buffer in device
-//! memory, a doorbell signal, and one packet-processor thread per queue
-//! that wakes on doorbell stores and runs packets in order: kernel
-//! dispatches on the emulator, barrier-AND/OR packets, completion signals
-//! and profiling timestamps.
+//! memory, a doorbell signal, and packets run in order, one at a time per
+//! queue: kernel dispatches on the emulator, barrier-AND/OR packets,
+//! completion signals and profiling timestamps.
+//!
+//! Who runs a packet (D44): a thread that waits for a packet's completion
+//! signal runs the queue's packets up to it itself ([`help`]), so a launch
+//! and its wait cost no thread hand-off; each queue's processor thread
+//! runs what nobody waits for, after a short grace period (or, once
+//! waiters are seen doing the work, after a longer patience). Whoever runs
+//! a packet holds the queue's `runner` lock, so packets never overlap or
+//! reorder.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, TryLockError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use lathe_emu::dispatch::AqlDispatch;
 use lathe_emu::interp::Stop;
@@ -42,6 +50,13 @@ struct QueueState {
     data: u64,
     profiling: AtomicBool,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Held by whichever thread runs a packet of this queue (its
+    /// processor or a waiter): packets run one at a time, in order.
+    runner: Mutex<()>,
+    /// What the processor sleeps on between packets.
+    bell: Arc<rt::Doorbell>,
+    /// Packets run by waiting threads rather than the processor.
+    helped: AtomicU64,
 }
 
 fn queues() -> std::sync::MutexGuard<'static, HashMap<u64, Arc<QueueState>>> {
@@ -145,6 +160,8 @@ pub fn create(
             return e;
         }
     };
+    signal::set_doorbell(doorbell, addr);
+    let bell = rt::add_doorbell(doorbell.handle);
     static NEXT_ID: AtomicU64 = AtomicU64::new(1);
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     // SAFETY: `addr` is a fresh, zeroed, 64-aligned 256-byte allocation: an
@@ -179,6 +196,9 @@ pub fn create(
         data: data as u64,
         profiling: AtomicBool::new(false),
         thread: Mutex::new(None),
+        runner: Mutex::new(()),
+        bell,
+        helped: AtomicU64::new(0),
     });
     for i in 0..u64::from(size) {
         header_at(&st, i).store(PACKET_TYPE_INVALID, Ordering::Relaxed);
@@ -189,7 +209,13 @@ pub fn create(
         .spawn(move || process(worker));
     match th {
         Ok(t) => *lock(&st.thread) = Some(t),
-        Err(_) => return ERROR_OUT_OF_RESOURCES,
+        Err(_) => {
+            rt::remove_doorbell(doorbell.handle);
+            signal::free_signal(doorbell);
+            let _ = r.mem.free(addr);
+            let _ = r.mem.free(ring);
+            return ERROR_OUT_OF_RESOURCES;
+        }
     }
     queues().insert(addr, st);
     put(out as *mut c_void, addr as *mut HsaQueue)
@@ -203,16 +229,22 @@ pub fn destroy(q: *mut HsaQueue) -> Status {
         );
     };
     st.stop.store(true, Ordering::Release);
+    st.bell.wake();
     rt::ring();
     if let Some(t) = lock(&st.thread).take() {
         let _ = t.join();
     }
+    // A waiter running one of its packets finishes it first; later ones
+    // see `stop` under the lock and leave the ring alone.
+    let running = lock(&st.runner);
     lock(&INTERCEPTS).retain(|(a, _, _)| *a != st.addr);
+    rt::remove_doorbell(st.doorbell.handle);
     signal::free_signal(st.doorbell);
     if let Some(r) = rt::rt_any() {
         let _ = r.mem.free(st.ring);
         let _ = r.mem.free(st.addr);
     }
+    drop(running);
     SUCCESS
 }
 
@@ -220,6 +252,7 @@ pub fn inactivate(q: *mut HsaQueue) -> Status {
     match queue_of(q) {
         Some(st) => {
             st.stop.store(true, Ordering::Release);
+            st.bell.wake();
             rt::ring();
             SUCCESS
         }
@@ -405,60 +438,214 @@ extern "C" fn intercept_writer(pkts: *const c_void, count: u64) {
     }
 }
 
+/// Whether the packet at `rd` may run: its ID was rung on the doorbell
+/// (so tools wrapping the doorbell store see every packet before it runs)
+/// and its header is published.
+fn ready(q: &QueueState, rd: u64) -> bool {
+    write_index(q).load(Ordering::Acquire) > rd
+        && signal::value(q.doorbell) >= rd as i64
+        && header_at(q, rd).load(Ordering::Acquire) & 0xff != PACKET_TYPE_INVALID
+}
+
+/// What [`step`] did.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    Ran,
+    /// No packet ready (or the queue stopped).
+    Idle,
+    /// The head is a barrier whose dependencies are not met (a waiter
+    /// leaves it to the processor rather than block inside it).
+    Blocked,
+}
+
+/// Runs the packet at the read index, if one is ready. The caller holds
+/// `q.runner`. A `waiter` does not start a barrier packet that would block.
+fn step(q: &Arc<QueueState>, waiter: bool) -> Step {
+    if q.stop.load(Ordering::Acquire) {
+        return Step::Idle;
+    }
+    let rd = read_index(q).load(Ordering::Acquire);
+    if !ready(q, rd) {
+        return Step::Idle;
+    }
+    let bytes = packet_bytes(q, rd);
+    if waiter && !barrier_met(&bytes) {
+        return Step::Blocked;
+    }
+    let intercept = lock(&INTERCEPTS)
+        .iter()
+        .find(|(a, _, _)| *a == q.addr)
+        .map(|(_, f, d)| (*f, *d));
+    match intercept {
+        Some((f, d)) => {
+            CURRENT.with(|c| *c.borrow_mut() = Some((Arc::clone(q), rd)));
+            f(
+                bytes.as_ptr() as *const c_void,
+                1,
+                rd,
+                d as *mut c_void,
+                intercept_writer,
+            );
+            CURRENT.with(|c| *c.borrow_mut() = None);
+        }
+        None => run_packet(q, rd, &bytes),
+    }
+    // The slot is released before the completion signal fires, so a
+    // waiter that sees the signal also sees the packet consumed.
+    header_at(q, rd).store(PACKET_TYPE_INVALID, Ordering::Release);
+    read_index(q).store(rd + 1, Ordering::Release);
+    // One ring per packet: decrementing the completion signal rings
+    // (after the read index moved), else ring for the read index.
+    match COMPLETE.with(|c| c.take()) {
+        Some((sig, start, end)) => {
+            signal::set_timestamps(sig, start, end);
+            signal::sub(sig, 1);
+        }
+        None => rt::ring(),
+    }
+    Step::Ran
+}
+
+/// A barrier packet's dependency signals (none for other packets).
+fn barrier_deps(b: &[u8; 64]) -> Option<(bool, Vec<Signal>)> {
+    let hdr = u16::from_le_bytes([b[0], b[1]]);
+    let t = hdr & 0xff;
+    if t != PACKET_TYPE_BARRIER_AND && t != PACKET_TYPE_BARRIER_OR {
+        return None;
+    }
+    let deps = (0..5)
+        .map(|i| {
+            let o = 8 + 8 * i;
+            h(u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or([0; 8])))
+        })
+        .filter(|s| s.handle != 0)
+        .collect();
+    Some((t == PACKET_TYPE_BARRIER_AND, deps))
+}
+
+/// Whether a barrier's dependencies are met (AND: all 0; OR: any 0; none:
+/// met). True for packets that are not barriers.
+fn deps_met(and: bool, deps: &[Signal]) -> bool {
+    if deps.is_empty() {
+        return true;
+    }
+    let mut done = deps.iter().map(|s| signal::value(*s) == 0);
+    if and {
+        done.all(|x| x)
+    } else {
+        done.any(|x| x)
+    }
+}
+
+fn barrier_met(b: &[u8; 64]) -> bool {
+    barrier_deps(b).is_none_or(|(and, deps)| deps_met(and, &deps))
+}
+
+/// How long the processor leaves a newly rung packet to a waiter before it
+/// runs it itself.
+const GRACE: Duration = Duration::from_micros(50);
+/// Once waiters are seen running this queue's packets: how long a packet
+/// must stay pending before the processor runs it, and how often it looks.
+const PATIENCE: Duration = Duration::from_millis(2);
+/// How many of the newest pending packets a waiter looks through for the
+/// one it waits for.
+const SCAN: u64 = 4096;
+
+/// The queue's processor thread: runs the packets no waiter runs (D44).
+///
+/// Eager (the start): it listens to the doorbell; a rung packet still
+/// pending after [`GRACE`] is run here, with every packet after it. Lazy
+/// (once a packet it saw pending was run by a waiter): it does not listen
+/// and looks every [`PATIENCE`]; a packet pending across two looks is run
+/// here, and it turns eager again.
 fn process(q: Arc<QueueState>) {
+    let mut lazy = false;
+    let mut seen: Option<u64> = None;
     loop {
         if q.stop.load(Ordering::Acquire) {
             return;
         }
         let rd = read_index(&q).load(Ordering::Acquire);
-        let hdr = rt::wait_until(None, || {
-            if q.stop.load(Ordering::Acquire) {
-                return Some(None);
+        if ready(&q, rd) {
+            if seen == Some(rd) {
+                lazy = false;
+                seen = None;
+                loop {
+                    let _g = lock(&q.runner);
+                    if step(&q, false) != Step::Ran {
+                        break;
+                    }
+                }
+                continue;
             }
-            // A packet runs once its ID was rung on the doorbell (so tools
-            // wrapping the doorbell store see every packet before it runs).
-            if write_index(&q).load(Ordering::Acquire) <= rd
-                || signal::value(q.doorbell) < rd as i64
-            {
-                return None;
+            seen = Some(rd);
+            let wait = if lazy { PATIENCE } else { GRACE };
+            q.bell
+                .sleep(wait, false, || !q.stop.load(Ordering::Acquire));
+        } else {
+            if seen.is_some() {
+                lazy = true;
             }
-            let hdr = header_at(&q, rd).load(Ordering::Acquire);
-            (hdr & 0xff != PACKET_TYPE_INVALID).then_some(Some(hdr))
-        });
-        let Some(Some(_)) = hdr else { return };
-        let bytes = packet_bytes(&q, rd);
-        let intercept = lock(&INTERCEPTS)
-            .iter()
-            .find(|(a, _, _)| *a == q.addr)
-            .map(|(_, f, d)| (*f, *d));
-        match intercept {
-            Some((f, d)) => {
-                CURRENT.with(|c| *c.borrow_mut() = Some((Arc::clone(&q), rd)));
-                f(
-                    bytes.as_ptr() as *const c_void,
-                    1,
-                    rd,
-                    d as *mut c_void,
-                    intercept_writer,
-                );
-                CURRENT.with(|c| *c.borrow_mut() = None);
-            }
-            None => run_packet(&q, rd, &bytes),
-        }
-        // The slot is released before the completion signal fires, so a
-        // waiter that sees the signal also sees the packet consumed.
-        header_at(&q, rd).store(PACKET_TYPE_INVALID, Ordering::Release);
-        read_index(&q).store(rd + 1, Ordering::Release);
-        // One ring per packet: decrementing the completion signal rings
-        // (after the read index moved), else ring for the read index.
-        match COMPLETE.with(|c| c.take()) {
-            Some((sig, start, end)) => {
-                signal::set_timestamps(sig, start, end);
-                signal::sub(sig, 1);
-            }
-            None => rt::ring(),
+            seen = None;
+            q.bell.sleep(PATIENCE, !lazy, || {
+                !q.stop.load(Ordering::Acquire)
+                    && !ready(&q, read_index(&q).load(Ordering::Acquire))
+            });
         }
     }
+}
+
+/// A thread about to wait for one of `signals`: if one is the completion
+/// signal of a packet pending on a queue, runs that queue's packets up to
+/// and including it on this thread, in order (D44). Returns whether it ran
+/// any. Queues whose packets are being run elsewhere are left alone.
+pub fn help(signals: &[Signal]) -> bool {
+    let list: Vec<Arc<QueueState>> = queues().values().cloned().collect();
+    let mut ran = false;
+    for q in list {
+        let _g = match q.runner.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => continue,
+        };
+        if q.stop.load(Ordering::Acquire) {
+            continue;
+        }
+        let Some(target) = awaited(&q, signals) else {
+            continue;
+        };
+        while read_index(&q).load(Ordering::Acquire) <= target {
+            if step(&q, true) != Step::Ran {
+                break;
+            }
+            ran = true;
+            q.helped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    ran
+}
+
+/// The newest pending packet of `q` (among the last [`SCAN`] rung) whose
+/// completion signal is one of `signals`. The caller holds `q.runner`.
+fn awaited(q: &QueueState, signals: &[Signal]) -> Option<u64> {
+    let rd = read_index(q).load(Ordering::Acquire);
+    let rung = signal::value(q.doorbell);
+    if rung < rd as i64 {
+        return None;
+    }
+    let end = write_index(q).load(Ordering::Acquire).min(rung as u64 + 1);
+    let first = rd.max(end.saturating_sub(SCAN));
+    (first..end).rev().find(|&i| {
+        if header_at(q, i).load(Ordering::Acquire) & 0xff == PACKET_TYPE_INVALID {
+            return false;
+        }
+        let slot = q.ring + (i % u64::from(q.size)) * 64;
+        // SAFETY: the completion-signal field (offset 56, 8-aligned) of a
+        // published slot of the live ring (the caller holds the runner
+        // lock, so the queue is not being destroyed).
+        let c = unsafe { AtomicU64::from_ptr((slot + 56) as *mut u64) }.load(Ordering::Relaxed);
+        c != 0 && signals.iter().any(|s| s.handle == c)
+    })
 }
 
 fn run_packet(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
@@ -468,27 +655,14 @@ fn run_packet(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     match hdr & 0xff {
         PACKET_TYPE_KERNEL_DISPATCH => run_dispatch(q, index, b),
         PACKET_TYPE_BARRIER_AND | PACKET_TYPE_BARRIER_OR => {
-            let deps: Vec<Signal> = (0..5)
-                .map(|i| {
-                    let o = 8 + 8 * i;
-                    h(u64::from_le_bytes(b[o..o + 8].try_into().unwrap_or([0; 8])))
-                })
-                .filter(|s| s.handle != 0)
-                .collect();
-            let and = (hdr & 0xff) == PACKET_TYPE_BARRIER_AND;
-            if !deps.is_empty() {
-                rt::wait_until(None, || {
-                    if q.stop.load(Ordering::Acquire) {
-                        return Some(());
-                    }
-                    let mut done = deps.iter().map(|s| signal::value(*s) == 0);
-                    let ok = if and {
-                        done.all(|x| x)
-                    } else {
-                        done.any(|x| x)
-                    };
-                    ok.then_some(())
-                });
+            if let Some((and, deps)) = barrier_deps(b) {
+                // Runs the packets the dependencies wait for when they are
+                // on other queues nobody is running.
+                rt::wait_until(
+                    None,
+                    || help(&deps),
+                    || (q.stop.load(Ordering::Acquire) || deps_met(and, &deps)).then_some(()),
+                );
             }
         }
         PACKET_TYPE_VENDOR_SPECIFIC => {
@@ -574,12 +748,16 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
             .group_segment_size
             .saturating_sub(k.info.group_segment_size),
     };
+    // Worked out once: `Options::default` reads the environment.
+    static BASE: OnceLock<Options> = OnceLock::new();
     let opts = Options {
-        threads: r.threads,
-        interrupt: Some(InterruptHook(signal::interrupt)),
-        timeout: r.timeout,
         check: crate::check::hook(),
-        ..Options::default()
+        ..*BASE.get_or_init(|| Options {
+            threads: r.threads,
+            interrupt: Some(InterruptHook(signal::interrupt)),
+            timeout: r.timeout,
+            ..Options::default()
+        })
     };
     let ctx = QueueContext {
         packet: q.ring + (index % u64::from(q.size)) * 64,
@@ -589,18 +767,22 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     // A kernel the emulator cannot run yet stops the program here, as a
     // fault would, rather than running as something else (D42).
     let wave_size = k.info.descriptor.wavefront_size(r.gpu.arch);
-    let display = lathe_codeobj::names::demangle(&k.name).unwrap_or_else(|| k.name.clone());
-    let target =
-        lathe_emu::dispatch::check_emulated(&display, r.gpu.target_id.processor, wave_size)
-            .map_err(|e| e.to_string())
-            .and_then(|()| {
-                r.gpu.target.ok_or_else(|| {
-                    format!(
-                        "kernel {display}: {} code cannot be decoded yet",
-                        r.gpu.spec.processor
-                    )
-                })
-            });
+    // Demangled only for a message (a launch's fixed cost stays small).
+    let display = || lathe_codeobj::names::demangle(&k.name).unwrap_or_else(|| k.name.clone());
+    let target = lathe_emu::dispatch::check_emulated(&k.name, r.gpu.target_id.processor, wave_size)
+        .map_err(|_| {
+            lathe_emu::dispatch::check_emulated(&display(), r.gpu.target_id.processor, wave_size)
+                .map_or_else(|e| e.to_string(), |()| String::new())
+        })
+        .and_then(|()| {
+            r.gpu.target.ok_or_else(|| {
+                format!(
+                    "kernel {}: {} code cannot be decoded yet",
+                    display(),
+                    r.gpu.spec.processor
+                )
+            })
+        });
     let target = match target {
         Ok(t) => t,
         Err(msg) => refuse(q, &msg),
@@ -647,6 +829,10 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     match result {
         Ok(rep) => {
             static DISPATCHES: AtomicU64 = AtomicU64::new(1);
+            let dispatch = DISPATCHES.fetch_add(1, Ordering::Relaxed);
+            if !rt::measuring() {
+                return;
+            }
             let kd = &k.info.descriptor;
             let vgprs = kd.allocated_vgprs(r.gpu.arch);
             let arch_vgprs = kd.accum_offset(r.gpu.arch).map_or(vgprs, |a| a.min(vgprs));
@@ -661,7 +847,7 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
                 start_ns,
                 end_ns,
                 queue: q.id,
-                dispatch: DISPATCHES.fetch_add(1, Ordering::Relaxed),
+                dispatch,
                 kernel_object: pkt.kernel_object,
                 workgroups: rep.workgroups,
                 waves: rep.waves,

@@ -253,21 +253,32 @@ pub extern "C" fn flush_stats() {
 }
 
 /// The bell: every host-side signal change and every finished packet rings
-/// it; waiters sleep on it (with a short timeout, because device code
-/// changes signals without ringing).
-static BELL: (Mutex<u64>, Condvar) = (Mutex::new(0), Condvar::new());
+/// it; signal waiters block on it (with a timeout, because device code
+/// changes signals without ringing). Ringing costs an atomic increment
+/// while nobody sleeps: the lock and the wake-up are only paid when
+/// `SLEEPERS` is non-zero (D44).
+static BELL: (Mutex<()>, Condvar) = (Mutex::new(()), Condvar::new());
+/// Bumped by every ring; a waiter that saw it move does not sleep.
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+/// Threads blocked (or about to block) on the bell.
+static SLEEPERS: AtomicU64 = AtomicU64::new(0);
 
 /// Wakes every waiter.
 pub fn ring() {
-    let mut g = lock(&BELL.0);
-    *g = g.wrapping_add(1);
-    BELL.1.notify_all();
+    // SeqCst against the waiter's SLEEPERS increment and EPOCH load: either
+    // the waiter sees this epoch and does not sleep, or this sees it
+    // counted and wakes it (it holds the lock from its check to its wait).
+    EPOCH.fetch_add(1, Ordering::SeqCst);
+    if SLEEPERS.load(Ordering::SeqCst) > 0 {
+        let _g = lock(&BELL.0);
+        BELL.1.notify_all();
+    }
 }
 
 /// How long a waiter sleeps on the bell before checking again (device code
 /// that changes a signal without an interrupt is seen this late at worst):
 /// `LATHE_POLL_US` microseconds, 500 by default.
-fn poll_interval() -> Duration {
+pub fn poll_interval() -> Duration {
     static P: OnceLock<Duration> = OnceLock::new();
     *P.get_or_init(|| {
         Duration::from_micros(
@@ -280,24 +291,78 @@ fn poll_interval() -> Duration {
     })
 }
 
+/// How long a waiter spins (checking, then yielding) before it blocks.
+const SPIN: Duration = Duration::from_micros(20);
+
 /// Polls `done` until it returns `Some` or `deadline` passes (`None`:
-/// never). Spins briefly, then sleeps on the bell at most `poll` at a time.
-pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option<T>) -> Option<T> {
-    // Spin for up to 50 us (a launch completes within that when the
-    // kernel is small), yielding the core between checks, then sleep.
-    let spin_until = Instant::now() + Duration::from_micros(50);
+/// never). Between checks it calls `help`, which may do the work being
+/// waited for on this thread (run a queue's packets, D44) and returns
+/// whether it did anything; then it spins briefly, then blocks on the bell
+/// at most `poll_interval` at a time. It never sleeps a fixed interval: a
+/// ring wakes it at once.
+pub fn wait_until<T>(
+    deadline: Option<Instant>,
+    mut help: impl FnMut() -> bool,
+    mut done: impl FnMut() -> Option<T>,
+) -> Option<T> {
+    let spin_until = Instant::now() + SPIN;
+    let mut n = 0u32;
     loop {
         if let Some(v) = done() {
             return Some(v);
         }
-        if Instant::now() >= spin_until {
+        if help() {
+            continue;
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            return None;
+        }
+        if now >= spin_until {
             break;
         }
-        std::thread::yield_now();
+        n += 1;
+        if n < 64 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
     }
     let poll = poll_interval();
     loop {
+        let seen = EPOCH.load(Ordering::SeqCst);
+        if let Some(v) = done() {
+            return Some(v);
+        }
+        if help() {
+            continue;
+        }
+        let mut wait = poll;
+        if let Some(d) = deadline {
+            let now = Instant::now();
+            if now >= d {
+                return None;
+            }
+            wait = wait.min(d - now);
+        }
         let g = lock(&BELL.0);
+        SLEEPERS.fetch_add(1, Ordering::SeqCst);
+        if EPOCH.load(Ordering::SeqCst) == seen {
+            let _ = BELL.1.wait_timeout(g, wait);
+        } else {
+            drop(g);
+        }
+        SLEEPERS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// [`wait_until`] for a thread that has nothing to help with and should
+/// not spin (a queue's processor between packets, a copy-engine thread).
+pub fn block_until<T>(deadline: Option<Instant>, done: impl FnMut() -> Option<T>) -> Option<T> {
+    let mut done = done;
+    let poll = poll_interval();
+    loop {
+        let seen = EPOCH.load(Ordering::SeqCst);
         if let Some(v) = done() {
             return Some(v);
         }
@@ -309,7 +374,87 @@ pub fn wait_until<T>(deadline: Option<Instant>, mut done: impl FnMut() -> Option
             }
             wait = wait.min(d - now);
         }
-        let _ = BELL.1.wait_timeout(g, wait);
+        let g = lock(&BELL.0);
+        SLEEPERS.fetch_add(1, Ordering::SeqCst);
+        if EPOCH.load(Ordering::SeqCst) == seen {
+            let _ = BELL.1.wait_timeout(g, wait);
+        } else {
+            drop(g);
+        }
+        SLEEPERS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A queue's doorbell as its packet processor sleeps on it: a store to the
+/// doorbell signal wakes the processor only while it `listening` (idle and
+/// eager); otherwise the processor wakes on its own timer (D44).
+#[derive(Debug, Default)]
+pub struct Doorbell {
+    listening: std::sync::atomic::AtomicBool,
+    lock: Mutex<()>,
+    cv: Condvar,
+    /// Bumped by every ring of this doorbell (and by [`Doorbell::wake`]).
+    rung: AtomicU64,
+}
+
+impl Doorbell {
+    /// Sleeps at most `timeout`, or until the doorbell rings (when
+    /// `listen`) or [`Doorbell::wake`] is called. `idle` is checked once
+    /// the sleeper listens, so a ring just before cannot be missed.
+    pub fn sleep(&self, timeout: Duration, listen: bool, idle: impl Fn() -> bool) {
+        let g = lock(&self.lock);
+        let seen = self.rung.load(Ordering::SeqCst);
+        self.listening.store(listen, Ordering::SeqCst);
+        // Against the fence in `rang`: either the ringer sees `listening`
+        // or this sees what it stored.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if idle() {
+            let _ = self
+                .cv
+                .wait_timeout_while(g, timeout, |_| self.rung.load(Ordering::SeqCst) == seen);
+        } else {
+            drop(g);
+        }
+        self.listening.store(false, Ordering::SeqCst);
+    }
+
+    /// Wakes the sleeper whatever it listens to (stop, destroy).
+    pub fn wake(&self) {
+        let _g = lock(&self.lock);
+        self.rung.fetch_add(1, Ordering::SeqCst);
+        self.cv.notify_all();
+    }
+
+    fn rang(&self) {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if self.listening.load(Ordering::SeqCst) {
+            self.wake();
+        }
+    }
+}
+
+fn doorbells() -> MutexGuard<'static, BTreeMap<u64, std::sync::Arc<Doorbell>>> {
+    static D: OnceLock<Mutex<BTreeMap<u64, std::sync::Arc<Doorbell>>>> = OnceLock::new();
+    lock(D.get_or_init(|| Mutex::new(BTreeMap::new())))
+}
+
+/// Registers signal `handle` as a queue's doorbell.
+pub fn add_doorbell(handle: u64) -> std::sync::Arc<Doorbell> {
+    let d = std::sync::Arc::new(Doorbell::default());
+    doorbells().insert(handle, std::sync::Arc::clone(&d));
+    d
+}
+
+/// Forgets a doorbell (its queue is gone).
+pub fn remove_doorbell(handle: u64) {
+    doorbells().remove(&handle);
+}
+
+/// A doorbell signal was written: wakes its processor if it listens.
+pub fn doorbell_rung(handle: u64) {
+    let d = doorbells().get(&handle).cloned();
+    if let Some(d) = d {
+        d.rang();
     }
 }
 

@@ -22,7 +22,6 @@ use std::collections::HashSet;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, RwLock};
-use std::time::{Duration, Instant};
 
 use lathe_emu::mem::RegionKind;
 
@@ -102,6 +101,32 @@ pub fn timestamps(s: Signal) -> (u64, u64) {
 /// Offset of the event mailbox in an interrupt signal's record.
 const MAILBOX: u64 = 56;
 
+/// Offset of `queue_ptr`: set on a queue's doorbell signal (as ROCr does),
+/// so a store to it wakes the queue's processor.
+const QUEUE_PTR: u64 = 48;
+
+/// Marks `s` as the doorbell of the queue at `queue`.
+pub fn set_doorbell(s: Signal, queue: u64) {
+    if let Some(f) = field_u64(s, QUEUE_PTR) {
+        f.store(queue, Ordering::Release);
+    }
+}
+
+/// A host-side change of `s`: wakes signal waiters, and a doorbell's
+/// queue processor.
+fn changed(s: Signal) {
+    rt::ring();
+    if field_u64(s, QUEUE_PTR).is_some_and(|f| f.load(Ordering::Relaxed) != 0) {
+        rt::doorbell_rung(s.handle);
+    }
+}
+
+/// Whether `s` could be a signal's handle (non-null, aligned); waits on
+/// anything else return at once.
+pub fn is_handle(s: Signal) -> bool {
+    cell(s).is_some()
+}
+
 /// Allocates a signal with `initial`; an `interrupt` signal gets an event
 /// mailbox and a fresh event ID.
 pub fn new_signal(initial: i64, interrupt: bool) -> Result<Signal, Status> {
@@ -151,8 +176,10 @@ pub fn free_signal(s: Signal) -> bool {
         .unwrap_or_else(|e| e.into_inner())
         .remove(&s.handle);
     if removed {
-        if let Some(k) = field_u64(s, 0) {
-            k.store(0, Ordering::Relaxed);
+        for off in [0, QUEUE_PTR] {
+            if let Some(k) = field_u64(s, off) {
+                k.store(0, Ordering::Relaxed);
+            }
         }
         lock(&POOL).free.push(s.handle);
     }
@@ -266,7 +293,7 @@ pub fn load(s: Signal) -> i64 {
 pub fn store(s: Signal, v: i64) {
     if let Some(c) = cell(s) {
         c.store(v, Ordering::Release);
-        rt::ring();
+        changed(s);
     }
 }
 
@@ -281,7 +308,7 @@ macro_rules! rmw {
         pub fn $name(s: Signal, v: i64) {
             if let Some(c) = cell(s) {
                 c.$op(v, Ordering::AcqRel);
-                rt::ring();
+                changed(s);
             }
         }
     };
@@ -294,7 +321,7 @@ rmw!(xor, fetch_xor);
 
 pub fn exchange(s: Signal, v: i64) -> i64 {
     let old = cell(s).map_or(0, |c| c.swap(v, Ordering::AcqRel));
-    rt::ring();
+    changed(s);
     old
 }
 
@@ -304,7 +331,7 @@ pub fn cas(s: Signal, expected: i64, v: i64) -> i64 {
             Ok(x) | Err(x) => x,
         }
     });
-    rt::ring();
+    changed(s);
     old
 }
 
@@ -316,61 +343,6 @@ pub fn satisfied(cond: u32, v: i64, cmp: i64) -> bool {
         SIGNAL_CONDITION_LT => v < cmp,
         SIGNAL_CONDITION_GTE => v >= cmp,
         _ => true,
-    }
-}
-
-fn deadline(timeout_ticks: u64) -> Option<Instant> {
-    if timeout_ticks == u64::MAX {
-        return None;
-    }
-    Instant::now().checked_add(Duration::from_nanos(timeout_ticks))
-}
-
-pub fn wait(s: Signal, cond: u32, cmp: i64, timeout: u64, state: u32) -> i64 {
-    let _ = state;
-    if cell(s).is_none() {
-        return 0;
-    }
-    let d = deadline(timeout);
-    rt::wait_until(d, || {
-        let v = value(s);
-        satisfied(cond, v, cmp).then_some(v)
-    })
-    .unwrap_or_else(|| value(s))
-}
-
-pub fn amd_wait_any(
-    n: u32,
-    signals: *const Signal,
-    conds: *const u32,
-    values: *const i64,
-    timeout: u64,
-    state: u32,
-    out: *mut i64,
-) -> u32 {
-    let _ = state;
-    let (Some(sig), Some(cs), Some(vs)) = (
-        get_slice(signals, n as usize),
-        get_slice(conds, n as usize),
-        get_slice(values, n as usize),
-    ) else {
-        return u32::MAX;
-    };
-    let d = deadline(timeout);
-    let hit = rt::wait_until(d, || {
-        (0..sig.len()).find_map(|i| {
-            let v = value(sig[i]);
-            satisfied(cs[i], v, vs[i]).then_some((i, v))
-        })
-    });
-    match hit {
-        Some((i, v)) => {
-            if !out.is_null() {
-                put(out as *mut c_void, v);
-            }
-            i as u32
-        }
-        None => u32::MAX,
     }
 }
 
@@ -410,7 +382,7 @@ fn groups() -> std::sync::MutexGuard<'static, HashSet<u64>> {
     lock(G.get_or_init(|| Mutex::new(HashSet::new())))
 }
 
-fn group_list(g: SignalGroup) -> Option<Vec<Signal>> {
+pub fn group_list(g: SignalGroup) -> Option<Vec<Signal>> {
     if !groups().contains(&g.handle) {
         return None;
     }
@@ -426,33 +398,6 @@ pub fn group_destroy(g: SignalGroup) -> Status {
     // SAFETY: removed from the live set just now, so this is the only free
     // of the `Box` made in `group_create`.
     drop(unsafe { Box::from_raw(g.handle as *mut Vec<Signal>) });
-    SUCCESS
-}
-
-pub fn group_wait_any(
-    g: SignalGroup,
-    conds: *const u32,
-    values: *const i64,
-    state: u32,
-    signal_out: *mut Signal,
-    value_out: *mut i64,
-) -> Status {
-    let Some(list) = group_list(g) else {
-        return 0x1024;
-    };
-    let (Some(cs), Some(vs)) = (get_slice(conds, list.len()), get_slice(values, list.len())) else {
-        return ERROR_INVALID_ARGUMENT;
-    };
-    let _ = state;
-    let (i, v) = rt::wait_until(None, || {
-        (0..list.len()).find_map(|i| {
-            let v = value(list[i]);
-            satisfied(cs[i], v, vs[i]).then_some((i, v))
-        })
-    })
-    .unwrap_or((0, 0));
-    put(signal_out as *mut c_void, list[i]);
-    put(value_out as *mut c_void, v);
     SUCCESS
 }
 
@@ -492,7 +437,7 @@ fn handler_loop() {
                 hs = HANDLERS_ADDED.wait(hs).unwrap_or_else(|e| e.into_inner());
             }
         }
-        let ready = rt::wait_until(None, || {
+        let ready = rt::block_until(None, || {
             let mut hs = lock(&HANDLERS);
             let i = hs
                 .iter()

@@ -137,3 +137,33 @@ fn queue_intercept_tool_sees_and_forwards_every_packet() {
         assert!(!line.starts_with("queue-intercept: 0 queues"), "{line}");
     }
 }
+
+/// Packets of one queue run one at a time and in order whoever runs them:
+/// the queue's processor, or threads waiting for completion signals that
+/// run the queue's packets themselves (D44). Three waiter threads race the
+/// processor over ~700 packets (dispatches logging their tags, barriers,
+/// one barrier held back by a host signal) on a 64-slot ring; the log
+/// must come out in submission order. Repeated, on 1 and 2 emulator
+/// threads, and once without waiters (the processor alone).
+#[test]
+fn queue_packets_run_in_order_whoever_runs_them() {
+    if !have("hipcc") || !have("gcc") {
+        return;
+    }
+    let co = device_code_object("order_kernels");
+    let co = co.to_str().expect("utf-8");
+    let exe = support::gcc("queue_order", &[]);
+    for threads in ["1", "2"] {
+        for args in [vec![co], vec![co], vec![co], vec![co, "--wrap-only"]] {
+            // A broken order can also hang the program: 120 s at most.
+            let mut full = vec!["120", exe.to_str().expect("utf-8")];
+            full.extend(&args);
+            let o = run(
+                std::path::Path::new("timeout"),
+                &full,
+                &[("LATHE_THREADS", threads)],
+            );
+            support::assert_ok(&o, "queue_order");
+        }
+    }
+}
