@@ -12,7 +12,7 @@ use lathe_isa::{Decoder, Target};
 /// Floors: the pinned wheel (jax-rocm7-plugin 0.10.2) holds at least 4
 /// distinct code objects for each of these targets; a run that found
 /// fewer extracted or decoded less than the whole wheel.
-const WHEEL_TARGETS: [Target; 24] = [
+const WHEEL_TARGETS: [Target; 26] = [
     Target::Gfx900,
     Target::Gfx906,
     Target::Gfx908,
@@ -20,6 +20,8 @@ const WHEEL_TARGETS: [Target; 24] = [
     Target::Gfx90c,
     Target::Gfx942,
     Target::Gfx950,
+    Target::Gfx1010,
+    Target::Gfx1012,
     Target::Gfx1030,
     Target::Gfx1031,
     Target::Gfx1032,
