@@ -135,8 +135,9 @@ impl Instruction {
     fn write_warnings_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let mut first = true;
         // Returning SMEM atomics carry sdata twice (destination and source),
-        // and LLVM warns for each.
-        let twice = self.encoding() == Encoding::Smem
+        // and LLVM warns for each (GFX9, and GFX10.1's `SmemGfx10`: glc is
+        // bit 16 in both).
+        let twice = matches!(self.encoding(), Encoding::Smem | Encoding::SmemGfx10)
             && self.has(crate::opcode::flags::ATOMIC)
             && self.bit(16);
         for op in ops.iter() {
