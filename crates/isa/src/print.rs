@@ -41,8 +41,13 @@ impl Instruction {
             }
             return Ok(());
         }
-        out.write_str(".long ")?;
-        write_hex(out, self.words[0] as u64)
+        // LLVM prints the word with all 8 digits (`.long 0x04040903`).
+        out.write_str(".long 0x")?;
+        let w = self.words[0];
+        for i in (0..8).rev() {
+            out.write_char(HEX[(w >> (4 * i) & 0xF) as usize] as char)?;
+        }
+        Ok(())
     }
 
     /// Writes the text and then, into `warn`, the warnings (see
