@@ -3,13 +3,14 @@
 `llvm-objdump -d --no-show-raw-insn --no-leading-addr --mcpu=<processor>` on
 every code object of the jax-rocm7-plugin wheel (`.cache/`, installed by
 scripts/setup.sh) for each processor asked for -- by default gfx1201
-(GFX12), gfx1151 (GFX11.5), gfx1100 (GFX11) and gfx1030 (GFX10.3), and gfx90a for
+(GFX12), gfx1151 (GFX11.5), gfx1100 (GFX11), gfx1030 (GFX10.3) and gfx1010,
+gfx1012 (GFX10.1), and gfx90a for
 comparison; any processor lathe-isa decodes can be named. Per processor: the listings are compared line by line after
 collapsing whitespace (any difference exits 1), then both tools are timed
 over all its objects, alternating, --runs times; reported as median and
 spread (bench/stats.py).
 
-Usage: bench/disasm_jax.py [--targets gfx1201,gfx1151,gfx1100,gfx1030,gfx90a] [--runs N]
+Usage: bench/disasm_jax.py [--targets gfx1201,gfx1151,gfx1100,gfx1030,gfx1010,gfx1012,gfx90a] [--runs N]
 """
 import argparse
 import glob
@@ -33,7 +34,7 @@ def squash(text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--targets", default="gfx1201,gfx1151,gfx1100,gfx1030,gfx90a")
+    ap.add_argument("--targets", default="gfx1201,gfx1151,gfx1100,gfx1030,gfx1010,gfx1012,gfx90a")
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
     libs = sorted(glob.glob(os.path.join(ROOT, ".cache", "jax-rocm7-plugin", "**", "*.so*"),

@@ -1,5 +1,6 @@
-//! Decodes arbitrary bytes as machine code of every supported target. Every word
-//! decodes (undecodable words to an explicit invalid instruction) without
+//! Decodes arbitrary bytes as machine code of every supported target (GFX10+
+//! in both wave sizes). Every word decodes (undecodable words to an
+//! explicit invalid instruction) without
 //! panicking; every instruction prints (text, warnings), answers the
 //! analysis queries, and, when valid, re-encodes to exactly its bytes and
 //! decodes again to the same instruction. The listing writer runs over the
@@ -13,7 +14,12 @@ use std::fmt::Write as _;
 
 fuzz_target!(|data: &[u8]| {
     let mut text = String::new();
-    for target in Target::ALL {
+    // Every processor, GFX10+ ones in wave32 and wave64 (their wave64
+    // forms are table columns of their own).
+    let wave64 = Target::ALL
+        .into_iter()
+        .filter_map(|t| t.with_wave_size(64).filter(|&w| w != t));
+    for target in Target::ALL.into_iter().chain(wave64) {
         for (at, inst) in Decoder::new(target, data) {
             text.clear();
             write!(text, "{inst}").unwrap();

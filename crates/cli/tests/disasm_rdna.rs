@@ -1,4 +1,4 @@
-//! `lathe disasm` on GFX10+ code objects: gfx1030, gfx1100, the other
+//! `lathe disasm` on GFX10+ code objects: GFX10.1, gfx1030, gfx1100, the other
 //! GFX10.3/GFX11 processors' and GFX12's wave32 and wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
 //! processors lathe-isa has no tables for are refused, naming what is
 //! missing.
@@ -115,15 +115,11 @@ fn gfx12_5_code_is_refused_naming_what_is_missing() {
     );
 }
 
+/// GFX10.1 (RDNA1, D46): gfx1010-gfx1013 and gfx10-1-generic, wave32 and
+/// wave64.
 #[test]
-fn gfx10_1_code_is_refused_naming_what_is_missing() {
-    let co = Build::new("reduce.hip", &["gfx1010"], Output::CodeObject).build();
-    let out = lathe(&["disasm", co.to_str().unwrap()]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("gfx1010 code is not supported by the disassembler yet")
-            && err.contains("GFX10.1 (RDNA1"),
-        "{err}"
-    );
+fn gfx10_1_processors_match_llvm_objdump() {
+    for p in ["gfx1010", "gfx1011", "gfx1013", "gfx10-1-generic"] {
+        wave32_and_wave64_listings_match(p);
+    }
 }

@@ -33,7 +33,10 @@ for _cpu in ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "
              "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
              "gfx11-generic",
              # GFX12 (RDNA4), D39.
-             "gfx1200", "gfx1201", "gfx12-generic"]:
+             "gfx1200", "gfx1201", "gfx12-generic",
+             # GFX10.1 (RDNA1), D46: gfx1011/1012 add dot products, gfx1013
+             # image BVH; the fingerprints decide the columns.
+             "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"]:
     ALL_TARGETS += [_cpu, _cpu + ":w64"]
 TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
 # The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.

@@ -41,8 +41,13 @@ impl Instruction {
             }
             return Ok(());
         }
-        out.write_str(".long ")?;
-        write_hex(out, self.words[0] as u64)
+        // LLVM prints the word with all 8 digits (`.long 0x04040903`).
+        out.write_str(".long 0x")?;
+        let w = self.words[0];
+        for i in (0..8).rev() {
+            out.write_char(HEX[(w >> (4 * i) & 0xF) as usize] as char)?;
+        }
+        Ok(())
     }
 
     /// Writes the text and then, into `warn`, the warnings (see
@@ -135,8 +140,9 @@ impl Instruction {
     fn write_warnings_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let mut first = true;
         // Returning SMEM atomics carry sdata twice (destination and source),
-        // and LLVM warns for each.
-        let twice = self.encoding() == Encoding::Smem
+        // and LLVM warns for each (GFX9, and GFX10.1's `SmemGfx10`: glc is
+        // bit 16 in both).
+        let twice = matches!(self.encoding(), Encoding::Smem | Encoding::SmemGfx10)
             && self.has(crate::opcode::flags::ATOMIC)
             && self.bit(16);
         for op in ops.iter() {

@@ -7,7 +7,7 @@ use std::fmt;
 ///
 /// Built from a processor name such as `"gfx90a"` or a full target id such as
 /// `"gfx942:sramecc+:xnack-"` (features are ignored). More processors will
-/// be added (GFX10.1, GFX12.5); match on it with a wildcard arm.
+/// be added (GFX12.5); match on it with a wildcard arm.
 ///
 /// Processors whose instruction sets LLVM decodes identically share one
 /// column of the generated tables (the generator groups them by probing each
@@ -146,6 +146,31 @@ pub enum Target {
     /// gfx12-generic running wave64 code.
     #[doc(hidden)]
     Gfx12GenericW64 = 51,
+    /// Navi 10 (RDNA1, GFX10.1), wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1010 = 52,
+    /// gfx1010 running wave64 code.
+    #[doc(hidden)]
+    Gfx1010W64 = 53,
+    /// Navi 12 (RDNA1, GFX10.1): adds dot-product instructions, wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1011 = 54,
+    /// gfx1011 running wave64 code.
+    #[doc(hidden)]
+    Gfx1011W64 = 55,
+    /// Navi 14 (RDNA1, GFX10.1): adds dot-product instructions, wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1012 = 56,
+    /// gfx1012 running wave64 code.
+    #[doc(hidden)]
+    Gfx1012W64 = 57,
+    /// Cyan Skillfish (RDNA1 APU, GFX10.1): adds image BVH instructions, wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx1013 = 58,
+    /// gfx1013 running wave64 code.
+    #[doc(hidden)]
+    Gfx1013W64 = 59,
+    /// `gfx10-1-generic`: code for gfx1010-gfx1013, wave32; [`Target::with_wave_size`] gives the wave64 form.
+    Gfx101Generic = 60,
+    /// gfx10-1-generic running wave64 code.
+    #[doc(hidden)]
+    Gfx101GenericW64 = 61,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -166,7 +191,7 @@ pub enum TargetError {
 impl Target {
     /// Every supported processor, in LLVM's order (each GFX10+ one in its
     /// wave32 form).
-    pub const ALL: [Target; 32] = [
+    pub const ALL: [Target; 37] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
@@ -179,6 +204,11 @@ impl Target {
         Target::Gfx950,
         Target::Gfx9Generic,
         Target::Gfx94Generic,
+        Target::Gfx1010,
+        Target::Gfx1011,
+        Target::Gfx1012,
+        Target::Gfx1013,
+        Target::Gfx101Generic,
         Target::Gfx1030,
         Target::Gfx1031,
         Target::Gfx1032,
@@ -306,7 +336,7 @@ impl Target {
 
 /// (name, generation, variant) of every `Target`, by discriminant (the
 /// order of the generator's `ALL_TARGETS`, which `COLUMN` follows).
-static VARIANTS: [(&str, u8, Target); 52] = [
+static VARIANTS: [(&str, u8, Target); 62] = [
     ("gfx90a", 9, Target::Gfx90a),
     ("gfx942", 9, Target::Gfx942),
     ("gfx900", 9, Target::Gfx900),
@@ -359,6 +389,16 @@ static VARIANTS: [(&str, u8, Target); 52] = [
     ("gfx1201", 12, Target::Gfx1201W64),
     ("gfx12-generic", 12, Target::Gfx12Generic),
     ("gfx12-generic", 12, Target::Gfx12GenericW64),
+    ("gfx1010", 10, Target::Gfx1010),
+    ("gfx1010", 10, Target::Gfx1010W64),
+    ("gfx1011", 10, Target::Gfx1011),
+    ("gfx1011", 10, Target::Gfx1011W64),
+    ("gfx1012", 10, Target::Gfx1012),
+    ("gfx1012", 10, Target::Gfx1012W64),
+    ("gfx1013", 10, Target::Gfx1013),
+    ("gfx1013", 10, Target::Gfx1013W64),
+    ("gfx10-1-generic", 10, Target::Gfx101Generic),
+    ("gfx10-1-generic", 10, Target::Gfx101GenericW64),
 ];
 
 impl fmt::Display for Target {

@@ -194,3 +194,75 @@ fn gfx12_kernels_match_llvm_objdump() {
         mismatches.len()
     );
 }
+
+/// GFX10.1's dot products (`tests/kernels/gfx1011.hip`), which only
+/// gfx1011/gfx1012's column has (by probe): gfx1011 and gfx1012, wave32 and
+/// wave64, -O0 and -O3, listed as llvm-objdump lists them. The same objects
+/// listed for gfx1010 and gfx1013 (no dot instructions) must match
+/// llvm-objdump `--mcpu=gfx1010`/`gfx1013` too, where the dot words are
+/// `.long`.
+#[test]
+fn gfx1011_dot_kernels_match_llvm_objdump() {
+    let mut total = 0usize;
+    let mut mismatches = Vec::new();
+    let mut invalid_elsewhere = 0usize;
+    for target in [Target::Gfx1011, Target::Gfx1012] {
+        for t in [target, target.with_wave_size(64).unwrap()] {
+            for opt in ["-O0", "-O3"] {
+                let path = common::build_test_kernel_for("gfx1011.hip", t, opt);
+                let text = common::read_text(&path);
+                for (off, inst) in Decoder::new(t, &text.bytes) {
+                    total += 1;
+                    let end = (off + inst.len()).min(text.bytes.len());
+                    assert_eq!(inst.encode(), text.bytes[off..end], "{t} {opt}: {inst:?}");
+                }
+                let ours = common::our_listing(t, &text);
+                let theirs = common::objdump_listing(t, &path);
+                for (a, b) in common::diff_listings(&ours, &theirs) {
+                    mismatches.push(format!(
+                        "gfx1011.hip {t} {opt}:\n  ours:    {a}\n  objdump: {b}"
+                    ));
+                }
+                for m in [
+                    "v_dot2c_f32_f16",
+                    "v_dot2_f32_f16",
+                    "v_dot2_i32_i16",
+                    "v_dot2_u32_u16",
+                    "v_dot4c_i32_i8",
+                    "v_dot4_u32_u8",
+                    "v_dot8_i32_i4",
+                    "v_dot8_u32_u4",
+                ] {
+                    assert!(ours.contains(m), "{t} {opt}: no {m} in the listing");
+                }
+                // Per-processor availability: the same words on gfx1010
+                // and gfx1013.
+                for other in [Target::Gfx1010, Target::Gfx1013] {
+                    let o = other.with_wave_size(t.wave_size()).unwrap();
+                    let ours = common::our_listing(o, &text);
+                    let theirs = common::objdump_listing(o, &path);
+                    for (a, b) in common::diff_listings(&ours, &theirs) {
+                        mismatches.push(format!(
+                            "gfx1011.hip as {o} {opt}:\n  ours:    {a}\n  objdump: {b}"
+                        ));
+                    }
+                    assert!(!ours.contains("v_dot"), "{o} {opt}: dot decoded");
+                    invalid_elsewhere += ours.matches(".long").count();
+                }
+            }
+        }
+    }
+    for m in mismatches.iter().take(60) {
+        eprintln!("{m}");
+    }
+    assert!(total > 300, "only {total} instructions");
+    assert!(
+        invalid_elsewhere >= 64,
+        "only {invalid_elsewhere} invalid words on gfx1010/1013"
+    );
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatching lines",
+        mismatches.len()
+    );
+}

@@ -45,6 +45,7 @@ f:
 .Lb:
   s_branch g
   .long 0xffffffff
+  .long 0x000000d1
   .long 0
   s_endpgm
   .long 0, 0
@@ -77,6 +78,34 @@ fn edge_cases_match_llvm_objdump() {
         // The zero runs and the trailing bytes really occurred.
         assert!(theirs.contains("..."), "{theirs}");
         assert!(theirs.contains(".byte 0x01, 0x02, 0x03"), "{theirs}");
+    }
+}
+
+/// GFX10.1 words: a returning scalar atomic with a misaligned sdata pair
+/// (LLVM warns once per sdata use, twice) and a `.long` below 0x10000000
+/// (LLVM prints all eight digits).
+const GFX10_1: &str = r#"
+.text
+.globl f
+.type f,@function
+f:
+  .long 0xf68900c2, 0xfa000000
+  .long 0x04040903
+  s_endpgm
+.size f, .-f
+"#;
+
+#[test]
+fn gfx10_1_warnings_and_invalid_words_match_llvm_objdump() {
+    for t in [Target::Gfx1010, Target::Gfx1010.with_wave_size(64).unwrap()] {
+        let path = assemble_obj(t, "gfx10-1", GFX10_1);
+        let text = common::read_text(&path);
+        let ours = common::our_listing(t, &text);
+        let theirs = common::objdump_listing(t, &path);
+        let diff = common::diff_listings(&ours, &theirs);
+        assert!(diff.is_empty(), "{t}: {diff:#?}");
+        assert_eq!(theirs.matches("isn't aligned").count(), 2, "{theirs}");
+        assert!(theirs.contains(".long 0x04040903"), "{theirs}");
     }
 }
 

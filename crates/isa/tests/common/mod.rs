@@ -268,7 +268,8 @@ pub fn jax_code_objects() -> Vec<JaxObject> {
 /// whole corpus for 32 more targets in about an hour); the jax wheel adds
 /// four objects of each non-generic one.
 pub fn is_variant(target: Target) -> bool {
-    target.generation() >= 10 && !matches!(target.name(), "gfx1030" | "gfx1100" | "gfx1201")
+    target.generation() >= 10
+        && !matches!(target.name(), "gfx1010" | "gfx1030" | "gfx1100" | "gfx1201")
 }
 
 /// The corpus sources built for [`is_variant`] targets: control flow,
