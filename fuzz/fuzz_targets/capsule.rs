@@ -3,9 +3,12 @@
 //! `after.zst` and `code/0.co`, `code/1.co`, … , read with small limits
 //! (every manifest field checked, blobs decompressed only up to what the
 //! bounded manifest declares), and for a capsule that reads, its code
-//! objects are loaded at their captured allocations (the images replay
-//! puts under a code allocation's stored pages). Typed errors are
-//! expected; a panic or an allocation beyond the limits is a bug.
+//! objects are rebuilt at their captured allocations both ways: replay's
+//! image (`Prepared::fill`, what replay puts under a code allocation's
+//! stored pages) and `lathe-loader`'s load and freeze. Where the loader
+//! succeeds, replay's image must succeed and equal it byte for byte.
+//! Typed errors are expected; a panic or an allocation beyond the limits
+//! is a bug.
 #![no_main]
 
 use lathe_capsule::read::{Capsule, Files, Limits};
@@ -44,12 +47,28 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(c.after(i, run).len(), c.before(run).len());
             }
         }
-        if let Ok(im) = lathe_capsule::image::load(&c, true) {
-            for (k, co) in c.manifest.code_objects.iter().enumerate() {
-                assert_eq!(
-                    im.images[k].len() as u64,
-                    c.manifest.allocations[co.allocation].size
-                );
+        let fast = lathe_capsule::image::Prepared::new(&c);
+        let fill = |k: usize, size: u64| {
+            let p = fast.as_ref().ok()?;
+            let mut image = vec![0u8; size as usize];
+            p.fill(k, &mut image).ok().map(|()| image)
+        };
+        match lathe_capsule::image::load(&c, true) {
+            Ok(im) => {
+                for (k, co) in c.manifest.code_objects.iter().enumerate() {
+                    let size = c.manifest.allocations[co.allocation].size;
+                    assert_eq!(im.images[k].len() as u64, size);
+                    assert!(
+                        fill(k, size).as_ref() == Some(&im.images[k]),
+                        "code object {k}: replay's image differs from the loader's"
+                    );
+                }
+            }
+            Err(_) => {
+                // The reader bounds the code allocations; any may fill.
+                for (k, co) in c.manifest.code_objects.iter().enumerate() {
+                    let _ = fill(k, c.manifest.allocations[co.allocation].size);
+                }
             }
         }
     }

@@ -173,6 +173,18 @@ impl Placed {
                 _ => groups.push((lo, hi, vec![i])),
             }
         }
+        // A code allocation not stored whole is its code object's image
+        // (relocated for its captured allocation) under the stored runs,
+        // written straight into its place (`fill`). Whole ones need only
+        // their targets checked; the kernel comes from its descriptor in
+        // memory.
+        let partial = m.code_objects.iter().any(|co| !c.whole(co.allocation));
+        let prepared = if partial {
+            Some(image::Prepared::new(c)?)
+        } else {
+            image::check_targets(c)?;
+            None
+        };
         let mut spans = Vec::with_capacity(groups.len());
         for (lo, hi, members) in groups {
             let first = members[0];
@@ -188,13 +200,29 @@ impl Placed {
             for i in members {
                 let a = &m.allocations[i];
                 let kind = region_kind(&a.kind);
+                let image = c.image_of(i);
+                if let (Some(k), Some(p)) = (image, &prepared) {
+                    if !c.whole(i) {
+                        // SAFETY: the allocation lies inside the span (the
+                        // span covers its pages), which is fresh zeroed
+                        // memory that nothing else references yet: it is
+                        // registered as device memory only below.
+                        let dst = unsafe {
+                            std::slice::from_raw_parts_mut(
+                                span.ptr.add((a.base - span.start) as usize),
+                                a.size as usize,
+                            )
+                        };
+                        p.fill(k, dst)?;
+                    }
+                }
                 // Only the stored runs are device memory: an access to
                 // another page of the allocation faults, outside the
                 // capsule. A code allocation is whole: its code object's
                 // image under the stored runs.
                 let whole = [(0, a.size)];
                 let stored: Vec<(u64, u64)> = c.runs(i).iter().map(|r| (r.offset, r.len)).collect();
-                let ranges = if c.image_of(i).is_some() {
+                let ranges = if image.is_some() {
                     &whole[..]
                 } else {
                     &stored[..]
@@ -225,34 +253,8 @@ impl Placed {
             }
             spans.push(span);
         }
-        // A code allocation not stored whole is its code object's image
-        // (loaded at its captured allocation) under the stored runs. The
-        // loader also runs for `--code` (the captured executable names
-        // places in a stop report); otherwise the kernel comes from its
-        // descriptor in memory.
-        let partial = m.code_objects.iter().any(|co| !c.whole(co.allocation));
-        let images = if partial || code.is_some() {
-            Some(image::load(c, partial)?)
-        } else {
-            image::check_targets(c)?;
-            None
-        };
+        drop(prepared);
         let mut view = mem.view();
-        if let Some(im) = images.as_ref().filter(|_| partial) {
-            for (k, co) in m.code_objects.iter().enumerate() {
-                let a = &m.allocations[co.allocation];
-                if !c.whole(co.allocation) {
-                    view.write_bytes(a.base, &im.images[k])
-                        .map_err(|e| PlaceError::Memory {
-                            index: co.allocation,
-                            base: a.base,
-                            size: a.size,
-                            why: e.to_string(),
-                        })?;
-                }
-            }
-        }
-        let exe = images.map_or_else(|| Executable::new(c.target), |im| im.exe);
         for (i, a) in m.allocations.iter().enumerate() {
             for run in c.runs(i) {
                 view.write_bytes(a.base + run.offset, c.before(run))
@@ -271,7 +273,7 @@ impl Placed {
         let (exe, kernel, captured_exe) = match code {
             None => {
                 let k = kernel_at(&mem, m.kernel_object)?;
-                (exe, k, None)
+                (Executable::new(c.target), k, None)
             }
             Some(_) => {
                 let mut other = Executable::new(c.target);
@@ -288,7 +290,7 @@ impl Placed {
                             m.kernel
                         ))
                     })?;
-                (other, k, Some(exe))
+                (other, k, Some(Placed::names(c)?))
             }
         };
         Ok(Placed {

@@ -609,24 +609,36 @@ fn a_capsule_stores_the_touched_pages_not_a_big_unused_buffer() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Loads capsule `c`'s code objects at their captured `code` allocations
-/// (what replay puts beneath a code allocation's stored pages) and
-/// compares the images with the stored bytes: every byte when `whole`
-/// (each code allocation must be stored whole), else the stored runs of
-/// the code allocations. Returns how many code objects were compared.
+/// Rebuilds capsule `c`'s code objects at their captured `code`
+/// allocations both ways — replay's image (`Prepared::fill`: segments
+/// copied, dynamic relocations applied, no executable) and
+/// `lathe-loader`'s whole load and freeze — and compares them with each
+/// other, every byte, and with the stored bytes: every byte of the
+/// allocation when `whole` (each code allocation must be stored whole),
+/// else its stored runs. Returns how many code objects were compared.
 fn images_match_the_captured_code(c: &Path, whole: bool) -> usize {
     use lathe_capsule::read::{Capsule, Limits};
     let cap = Capsule::open(c, &Limits::default()).expect("read the capsule");
     let im = lathe_capsule::image::load(&cap, true).expect("load the code objects");
+    let fast = lathe_capsule::image::Prepared::new(&cap).expect("prepare the images");
     let m = &cap.manifest;
     for (k, co) in m.code_objects.iter().enumerate() {
         let a = &m.allocations[co.allocation];
         assert_eq!(im.images[k].len() as u64, a.size);
+        let mut image = vec![0u8; a.size as usize];
+        fast.fill(k, &mut image).expect("fill the image");
+        let first = image.iter().zip(&im.images[k]).position(|(x, y)| x != y);
+        assert_eq!(
+            first,
+            None,
+            "code object {k}: replay's image differs from the loader's at offset {:#x}",
+            first.unwrap_or(0)
+        );
         assert_eq!(cap.whole(co.allocation), whole, "code object {k}");
         let mut compared = 0;
         for run in cap.runs(co.allocation) {
             let (s, e) = (run.offset as usize, (run.offset + run.len) as usize);
-            let got = &im.images[k][s..e];
+            let got = &image[s..e];
             let want = cap.before(run);
             let first = got.iter().zip(want).position(|(x, y)| x != y);
             assert_eq!(
@@ -642,6 +654,51 @@ fn images_match_the_captured_code(c: &Path, whole: bool) -> usize {
         }
     }
     m.code_objects.len()
+}
+
+/// A code object with dynamic relocations (`capture_reloc.hip`: pointers
+/// to device globals and to device functions in `.data`, one of them
+/// against a visible symbol): the image replay rebuilds equals the
+/// captured code allocation, every byte, relocated words included; a
+/// capsule of the touched pages replays bit-identically through it.
+#[test]
+fn relocated_code_images_match_the_capture_byte_for_byte() {
+    if !have_hipcc() {
+        return;
+    }
+    let prog = hip_app(
+        "lathe-capture-test",
+        "capture_reloc",
+        &["libhsa_runtime64.so"],
+    );
+    let all = capture(
+        "capture-reloc-all",
+        &prog,
+        &[],
+        &["--capture-memory", "all"],
+    );
+    let whole = capsules(&all).remove(0);
+    // The code object has what this test is about: an R_AMDGPU_RELATIVE64
+    // and an R_AMDGPU_ABS64 against a symbol (relocation types 13 and 3,
+    // read from `.rela.dyn` directly).
+    let bytes = std::fs::read(whole.join("code/0.co")).expect("code object");
+    let co = lathe_codeobj::CodeObject::parse(&bytes).expect("parse");
+    let kinds: Vec<(u32, bool)> = co
+        .relocations()
+        .expect("relocations")
+        .iter()
+        .map(|r| (r.kind.raw(), r.symbol_name.is_some_and(|n| !n.is_empty())))
+        .collect();
+    assert!(kinds.contains(&(13, false)), "{kinds:?}");
+    assert!(kinds.contains(&(3, true)), "{kinds:?}");
+    assert_eq!(images_match_the_captured_code(&whole, true), 1);
+    replays_identically(&whole, &all);
+    let _ = std::fs::remove_dir_all(&all);
+    let dir = capture("capture-reloc", &prog, &[], &[]);
+    let c = capsules(&dir).remove(0);
+    images_match_the_captured_code(&c, false);
+    replays_identically(&c, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn have_dev_package(header: &str) -> bool {
@@ -720,5 +777,97 @@ fn rocrand_generators_replay_bit_identically() {
     for c in &caps {
         replays_identically(c, &dir);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--threads`, `--dump` and `--expect` on a replay, as `lathe run` has
+/// them: the output allocation of `capture_reloc.hip`'s kernel, dumped as
+/// i32, holds what a CPU computation of the kernel gives; the dump written
+/// to a file is expected back by a replay on another thread count; one
+/// altered byte in that file fails the replay, naming the offset.
+#[test]
+fn replay_threads_dump_and_expect() {
+    if !have_hipcc() {
+        return;
+    }
+    let prog = hip_app(
+        "lathe-capture-test",
+        "capture_reloc",
+        &["libhsa_runtime64.so"],
+    );
+    let dir = capture("capture-dump", &prog, &[], &[]);
+    let c = capsules(&dir).remove(0);
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(c.join("capsule.json")).expect("read"))
+            .expect("JSON");
+    // The kernel's first argument: the output vector's allocation.
+    let kernarg = m["kernarg"].as_str().expect("kernarg");
+    let out = u64::from_str_radix(
+        &(0..8)
+            .rev()
+            .map(|i| &kernarg[2 * i..2 * i + 2])
+            .collect::<String>(),
+        16,
+    )
+    .expect("pointer");
+    let a = m["allocations"]
+        .as_array()
+        .expect("allocations")
+        .iter()
+        .position(|x| {
+            let (b, s) = (
+                x["base"].as_u64().unwrap_or(0),
+                x["size"].as_u64().unwrap_or(0),
+            );
+            out >= b && out < b + s
+        })
+        .expect("the output is an allocation");
+    let base = m["allocations"][a]["base"].as_u64().expect("base");
+    let at = ((out - base) / 4) as usize;
+    let name = format!("a{a}");
+    let file = dir.join("out.bin");
+    let dump = format!("{name}:i32:out={}", file.display());
+    let (ok, text) = replay(
+        &c,
+        &[
+            "--threads",
+            "1",
+            "--dump",
+            &format!("{name}:i32"),
+            "--dump",
+            &dump,
+        ],
+        &dir,
+    );
+    assert!(ok, "{text}");
+    let j: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(j["threads"], 1, "{j}");
+    assert_eq!(j["identical"], true, "{j}");
+    let vals = j["dumps"][0]["values"].as_array().expect("values");
+    let (first, second) = ([1i64, 2, 3, 4], [10i64, 20, 30, 40]);
+    for i in 0..256usize {
+        let v = if (i >> 1) & 1 == 1 { second } else { first }[i & 3];
+        let want = if i & 1 == 1 { v * v } else { 2 * v };
+        assert_eq!(vals[at + i].as_i64(), Some(want), "out[{i}]: {j}");
+    }
+    let bytes = std::fs::read(&file).expect("the dump file");
+    assert_eq!(
+        bytes.len() as u64,
+        m["allocations"][a]["size"].as_u64().expect("size")
+    );
+    let expect = format!("{name}={}", file.display());
+    let (ok, text) = replay(&c, &["--threads", "2", "--expect", &expect], &dir);
+    assert!(ok, "{text}");
+    let j: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(j["expect"][0]["matches"], true, "{j}");
+    let mut bad = bytes.clone();
+    bad[at * 4 + 40] ^= 1;
+    std::fs::write(&file, &bad).expect("write");
+    let (ok, text) = replay(&c, &["--expect", &expect], &dir);
+    assert!(!ok, "{text}");
+    let j = first_json(&text);
+    assert_eq!(j["identical"], true, "{j}");
+    assert_eq!(j["expect"][0]["matches"], false, "{j}");
+    assert_eq!(j["expect"][0]["first_difference"], at * 4 + 40, "{j}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -7,7 +7,11 @@ use lathe_bundle::select::extended_compatible;
 use lathe_bundle::{FeatureSetting, TargetId};
 use lathe_codeobj::header::ET_DYN;
 use lathe_codeobj::kd::KernelDescriptor;
-use lathe_codeobj::{CodeObject, RelocationType, SymbolKind as CoKind, SymbolSection};
+use lathe_codeobj::{CodeObject, SymbolKind as CoKind, SymbolSection};
+
+pub mod image;
+
+use image::{relocate, Layout, Placement};
 
 /// Where the loader gets device memory. The emulator's device memory
 /// implements it; device addresses are plain `u64`s.
@@ -341,49 +345,10 @@ impl Executable {
             agent: self.agent.to_string(),
             why,
         })?;
-        let loads: Vec<_> = co
-            .segments()
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.p_type == 1 && s.memsz > 0)
-            .collect();
-        let min = loads.iter().map(|(_, s)| s.vaddr).min().unwrap_or(0) & !0xfff;
-        let max = loads
-            .iter()
-            .map(|(_, s)| s.vaddr.saturating_add(s.memsz))
-            .max()
-            .unwrap_or(0);
-        let span = max.saturating_sub(min).max(1);
-        if span > MAX_LOAD_SIZE {
-            return Err(Error::TooLarge {
-                index,
-                span,
-                limit: MAX_LOAD_SIZE,
-            });
-        }
-        let mut image = vec![0u8; span as usize];
-        for (si, s) in &loads {
-            let src = usize::try_from(s.offset)
-                .ok()
-                .zip(usize::try_from(s.filesz).ok())
-                .and_then(|(o, n)| bytes.get(o..o.checked_add(n)?))
-                .filter(|_| s.filesz <= s.memsz)
-                .ok_or(Error::SegmentOutOfFile {
-                    index,
-                    segment: *si,
-                    offset: s.offset,
-                    filesz: s.filesz,
-                    file_len: bytes.len(),
-                })?;
-            let at = (s.vaddr - min) as usize;
-            image[at..at + src.len()].copy_from_slice(src);
-        }
-        let align = loads
-            .iter()
-            .map(|(_, s)| s.align)
-            .max()
-            .unwrap_or(4096)
-            .clamp(4096, 1 << 16);
+        let layout = Layout::of(&co, index)?;
+        let mut image = vec![0u8; layout.size as usize];
+        layout.copy_segments(&co, index, &mut image)?;
+        let (span, align, min) = (layout.size, layout.align, layout.min_vaddr);
         let base = mem.allocate(span, align).map_err(Error::Memory)?;
         self.objects.push(LoadedCodeObject {
             index,
@@ -514,94 +479,19 @@ impl Executable {
                 index: o.index,
                 source,
             })?;
-            let relocs = co.relocations().map_err(|source| Error::CodeObject {
+            let at = Placement {
                 index: o.index,
-                source,
-            })?;
-            // Only dynamic relocations (from .rela.dyn; target section 0 or
-            // an allocated section in a linked object) are applied.
-            for (ri, r) in relocs.iter().enumerate() {
-                let in_dyn = co.section(r.section).is_some_and(|s| {
-                    s.flags & 0x2 != 0 && (!self.rela_dyn_only || s.name == ".rela.dyn")
-                });
-                if !in_dyn {
-                    continue;
-                }
-                let addend = r.addend.unwrap_or(0);
-                let p = o.device_address(r.offset);
-                let s_val = match r.symbol_name {
-                    None | Some("") => 0,
-                    Some(name) => {
-                        let own = co
-                            .dynsym()
-                            .iter()
-                            .find(|s| s.name == name && s.section != SymbolSection::Undefined);
-                        match own {
-                            Some(s) if s.section == SymbolSection::Absolute => s.value,
-                            Some(s) => o.device_address(s.value),
-                            None => match globals.get(name) {
-                                Some(a) => *a,
-                                None => {
-                                    let weak = co
-                                        .dynsym()
-                                        .iter()
-                                        .any(|s| s.name == name && s.binding == 2);
-                                    if !weak {
-                                        undefined.push(UndefinedSymbol {
-                                            name: name.to_string(),
-                                            code_object: o.index,
-                                        });
-                                    }
-                                    0
-                                }
-                            },
-                        }
-                    }
-                };
-                let err = |why: String| Error::Relocation {
-                    index: o.index,
-                    reloc: ri,
-                    kind: r
-                        .kind
-                        .name()
-                        .map_or_else(|| format!("type {}", r.kind.raw()), str::to_string),
-                    offset: r.offset,
-                    why,
-                };
-                let sa = s_val.wrapping_add(addend as u64);
-                let (value, width): (u64, usize) = match r.kind {
-                    RelocationType::None => continue,
-                    RelocationType::Abs64 => (sa, 8),
-                    RelocationType::Relative64 => {
-                        ((o.load_delta as u64).wrapping_add(addend as u64), 8)
-                    }
-                    RelocationType::Abs32 => (sa, 4),
-                    RelocationType::Abs32Lo => (sa & 0xffff_ffff, 4),
-                    RelocationType::Abs32Hi => (sa >> 32, 4),
-                    RelocationType::Rel64 => (sa.wrapping_sub(p), 8),
-                    RelocationType::Rel32 | RelocationType::Rel32Lo => {
-                        (sa.wrapping_sub(p) & 0xffff_ffff, 4)
-                    }
-                    RelocationType::Rel32Hi => (sa.wrapping_sub(p) >> 32, 4),
-                    other => {
-                        return Err(err(format!(
-                            "unsupported dynamic relocation type {other:?}"
-                        )))
-                    }
-                };
-                let at = r
-                    .offset
-                    .checked_sub(o.min_vaddr)
-                    .and_then(|x| usize::try_from(x).ok())
-                    .filter(|&x| x.checked_add(width).is_some_and(|e| e <= image.len()))
-                    .ok_or_else(|| {
-                        err(format!(
-                            "offset outside the {}-byte loaded image",
-                            image.len()
-                        ))
-                    })?;
-                image[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
-            }
+                min_vaddr: o.min_vaddr,
+                load_delta: o.load_delta,
+                rela_dyn_only: self.rela_dyn_only,
+            };
+            relocate(
+                &co,
+                at,
+                image,
+                &mut |name| globals.get(name).copied(),
+                &mut undefined,
+            )?;
         }
         if !undefined.is_empty() {
             undefined.sort_by(|a, b| (&a.name, a.code_object).cmp(&(&b.name, b.code_object)));
