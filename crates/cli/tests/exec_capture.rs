@@ -83,6 +83,16 @@ fn capsules(dir: &Path) -> Vec<PathBuf> {
 fn capture(name: &str, prog: &Path, args: &[&str], opts: &[&str]) -> PathBuf {
     let dir = tmpdir(name);
     let plain = exec(&[], prog, args);
+    // Every program captured here checks its own results: a run that
+    // fails is a broken runtime or loader (a capture that fails the same
+    // way would otherwise pass).
+    assert!(
+        plain.status.success(),
+        "{} failed under plain lathe exec: {}{}",
+        prog.display(),
+        String::from_utf8_lossy(&plain.stdout),
+        String::from_utf8_lossy(&plain.stderr)
+    );
     let mut o = vec!["--capture", dir.to_str().expect("utf-8")];
     o.extend_from_slice(opts);
     let cap = exec(&o, prog, args);
