@@ -60,8 +60,6 @@ pub fn run_all(ctx: &Ctx, a: DisasmArgs) -> Result<()> {
 fn missing(proc_: &str) -> &'static str {
     if proc_.starts_with("gfx125") || proc_ == "gfx12-5-generic" {
         "GFX12.5 (gfx1250, gfx1251) is not in lathe-isa's tables"
-    } else if proc_.starts_with("gfx101") || proc_ == "gfx10-1-generic" {
-        "GFX10.1 (RDNA1: gfx1010-1013, gfx10-1-generic) is not in lathe-isa's tables"
     } else {
         "not in lathe-isa's tables"
     }
