@@ -102,30 +102,78 @@ fn gfx950_kernels_match_llvm_objdump() {
     );
 }
 
+/// Checks test kernels (`tests/kernels/*.hip`) built by clang-22: every
+/// instruction re-encodes to its own bytes and our listing equals
+/// llvm-objdump's; collects the differing lines of every object and
+/// asserts at the end.
+#[derive(Default)]
+struct Kernels {
+    total: usize,
+    mismatches: Vec<String>,
+}
+
+impl Kernels {
+    /// Builds SRC for T at OPT and checks it; returns the object's path,
+    /// its `.text` and our listing (for the caller's own markers).
+    fn check(
+        &mut self,
+        src: &str,
+        t: Target,
+        opt: &str,
+    ) -> (std::path::PathBuf, common::Text, String) {
+        let path = common::build_test_kernel_for(src, t, opt);
+        let text = common::read_text(&path);
+        for (off, inst) in Decoder::new(t, &text.bytes) {
+            self.total += 1;
+            let end = (off + inst.len()).min(text.bytes.len());
+            assert_eq!(inst.encode(), text.bytes[off..end], "{t} {opt}: {inst:?}");
+        }
+        let ours = self.listing(&format!("{src} {t} {opt}"), t, &path, &text);
+        (path, text, ours)
+    }
+
+    /// Lists TEXT (from PATH) for T and compares it with llvm-objdump's.
+    fn listing(
+        &mut self,
+        label: &str,
+        t: Target,
+        path: &std::path::Path,
+        text: &common::Text,
+    ) -> String {
+        let ours = common::our_listing(t, text);
+        let theirs = common::objdump_listing(t, path);
+        for (a, b) in common::diff_listings(&ours, &theirs) {
+            self.mismatches
+                .push(format!("{label}:\n  ours:    {a}\n  objdump: {b}"));
+        }
+        ours
+    }
+
+    /// Prints the first differing lines; asserts more than MIN_TOTAL
+    /// instructions were checked and none differed.
+    fn finish(self, min_total: usize) {
+        for m in self.mismatches.iter().take(60) {
+            eprintln!("{m}");
+        }
+        assert!(self.total > min_total, "only {} instructions", self.total);
+        assert!(
+            self.mismatches.is_empty(),
+            "{} mismatching lines",
+            self.mismatches.len()
+        );
+    }
+}
+
 /// GFX11.5's SALU float operations (`tests/kernels/gfx1150.hip`), which
 /// only gfx1150's column has (by probe) and the corpus does not reach:
 /// gfx1150 and gfx1151, wave32 and wave64, -O0 and -O3.
 #[test]
 fn gfx1150_salu_float_kernels_match_llvm_objdump() {
-    let mut total = 0usize;
-    let mut mismatches = Vec::new();
+    let mut k = Kernels::default();
     for target in [Target::Gfx1150, Target::Gfx1151] {
         for t in [target, target.with_wave_size(64).unwrap()] {
             for opt in ["-O0", "-O3"] {
-                let path = common::build_test_kernel_for("gfx1150.hip", t, opt);
-                let text = common::read_text(&path);
-                for (off, inst) in Decoder::new(t, &text.bytes) {
-                    total += 1;
-                    let end = (off + inst.len()).min(text.bytes.len());
-                    assert_eq!(inst.encode(), text.bytes[off..end], "{t} {opt}: {inst:?}");
-                }
-                let ours = common::our_listing(t, &text);
-                let theirs = common::objdump_listing(t, &path);
-                for (a, b) in common::diff_listings(&ours, &theirs) {
-                    mismatches.push(format!(
-                        "gfx1150.hip {t} {opt}:\n  ours:    {a}\n  objdump: {b}"
-                    ));
-                }
+                let (_, _, ours) = k.check("gfx1150.hip", t, opt);
                 if opt == "-O3" {
                     for m in ["s_fmac_f32", "s_ceil_f32", "s_cmp_lt_f32", "s_cvt_f32_f16"] {
                         assert!(ours.contains(m), "{t} {opt}: no {m} in the listing");
@@ -134,15 +182,7 @@ fn gfx1150_salu_float_kernels_match_llvm_objdump() {
             }
         }
     }
-    for m in mismatches.iter().take(60) {
-        eprintln!("{m}");
-    }
-    assert!(total > 200, "only {total} instructions");
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatching lines",
-        mismatches.len()
-    );
+    k.finish(200);
 }
 
 /// GFX12 operations the corpus does not reach (`tests/kernels/gfx1201.hip`):
@@ -151,25 +191,11 @@ fn gfx1150_salu_float_kernels_match_llvm_objdump() {
 /// scoped atomics; gfx1200 and gfx1201, wave32 and wave64, -O0 and -O3.
 #[test]
 fn gfx12_kernels_match_llvm_objdump() {
-    let mut total = 0usize;
-    let mut mismatches = Vec::new();
+    let mut k = Kernels::default();
     for target in [Target::Gfx1200, Target::Gfx1201] {
         for t in [target, target.with_wave_size(64).unwrap()] {
             for opt in ["-O0", "-O3"] {
-                let path = common::build_test_kernel_for("gfx1201.hip", t, opt);
-                let text = common::read_text(&path);
-                for (off, inst) in Decoder::new(t, &text.bytes) {
-                    total += 1;
-                    let end = (off + inst.len()).min(text.bytes.len());
-                    assert_eq!(inst.encode(), text.bytes[off..end], "{t} {opt}: {inst:?}");
-                }
-                let ours = common::our_listing(t, &text);
-                let theirs = common::objdump_listing(t, &path);
-                for (a, b) in common::diff_listings(&ours, &theirs) {
-                    mismatches.push(format!(
-                        "gfx1201.hip {t} {opt}:\n  ours:    {a}\n  objdump: {b}"
-                    ));
-                }
+                let (_, _, ours) = k.check("gfx1201.hip", t, opt);
                 for m in [
                     "v_wmma_f32_16x16x16_f16",
                     "v_swmmac_f32_16x16x32_f16",
@@ -184,15 +210,7 @@ fn gfx12_kernels_match_llvm_objdump() {
             }
         }
     }
-    for m in mismatches.iter().take(60) {
-        eprintln!("{m}");
-    }
-    assert!(total > 1000, "only {total} instructions");
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatching lines",
-        mismatches.len()
-    );
+    k.finish(1000);
 }
 
 /// GFX10.1's dot products (`tests/kernels/gfx1011.hip`), which only
@@ -203,26 +221,12 @@ fn gfx12_kernels_match_llvm_objdump() {
 /// `.long`.
 #[test]
 fn gfx1011_dot_kernels_match_llvm_objdump() {
-    let mut total = 0usize;
-    let mut mismatches = Vec::new();
+    let mut k = Kernels::default();
     let mut invalid_elsewhere = 0usize;
     for target in [Target::Gfx1011, Target::Gfx1012] {
         for t in [target, target.with_wave_size(64).unwrap()] {
             for opt in ["-O0", "-O3"] {
-                let path = common::build_test_kernel_for("gfx1011.hip", t, opt);
-                let text = common::read_text(&path);
-                for (off, inst) in Decoder::new(t, &text.bytes) {
-                    total += 1;
-                    let end = (off + inst.len()).min(text.bytes.len());
-                    assert_eq!(inst.encode(), text.bytes[off..end], "{t} {opt}: {inst:?}");
-                }
-                let ours = common::our_listing(t, &text);
-                let theirs = common::objdump_listing(t, &path);
-                for (a, b) in common::diff_listings(&ours, &theirs) {
-                    mismatches.push(format!(
-                        "gfx1011.hip {t} {opt}:\n  ours:    {a}\n  objdump: {b}"
-                    ));
-                }
+                let (path, text, ours) = k.check("gfx1011.hip", t, opt);
                 for m in [
                     "v_dot2c_f32_f16",
                     "v_dot2_f32_f16",
@@ -239,30 +243,16 @@ fn gfx1011_dot_kernels_match_llvm_objdump() {
                 // and gfx1013.
                 for other in [Target::Gfx1010, Target::Gfx1013] {
                     let o = other.with_wave_size(t.wave_size()).unwrap();
-                    let ours = common::our_listing(o, &text);
-                    let theirs = common::objdump_listing(o, &path);
-                    for (a, b) in common::diff_listings(&ours, &theirs) {
-                        mismatches.push(format!(
-                            "gfx1011.hip as {o} {opt}:\n  ours:    {a}\n  objdump: {b}"
-                        ));
-                    }
+                    let ours = k.listing(&format!("gfx1011.hip as {o} {opt}"), o, &path, &text);
                     assert!(!ours.contains("v_dot"), "{o} {opt}: dot decoded");
                     invalid_elsewhere += ours.matches(".long").count();
                 }
             }
         }
     }
-    for m in mismatches.iter().take(60) {
-        eprintln!("{m}");
-    }
-    assert!(total > 300, "only {total} instructions");
     assert!(
         invalid_elsewhere >= 64,
         "only {invalid_elsewhere} invalid words on gfx1010/1013"
     );
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatching lines",
-        mismatches.len()
-    );
+    k.finish(300);
 }
