@@ -425,6 +425,34 @@ fn damaged_capsules_get_clear_errors() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The kernel's first argument, a pointer (the manifest's first 8 kernarg
+/// bytes, little-endian hex), and the index of the captured allocation
+/// that holds it.
+fn first_pointer_allocation(m: &Value) -> (u64, usize) {
+    let kernarg = m["kernarg"].as_str().expect("kernarg");
+    let x = u64::from_str_radix(
+        &(0..8)
+            .rev()
+            .map(|i| &kernarg[2 * i..2 * i + 2])
+            .collect::<String>(),
+        16,
+    )
+    .expect("pointer");
+    let idx = m["allocations"]
+        .as_array()
+        .expect("allocations")
+        .iter()
+        .position(|a| {
+            let (b, s) = (
+                a["base"].as_u64().expect("base"),
+                a["size"].as_u64().expect("size"),
+            );
+            x >= b && x < b + s
+        })
+        .expect("the pointer is in a captured allocation");
+    (x, idx)
+}
+
 #[test]
 fn memory_outside_the_capsule_stops_the_replay_naming_the_address() {
     if !have_hipcc() {
@@ -442,30 +470,12 @@ fn memory_outside_the_capsule_stops_the_replay_naming_the_address() {
     let p = c.join("capsule.json");
     let mut m: Value =
         serde_json::from_str(&std::fs::read_to_string(&p).expect("read")).expect("JSON");
-    let kernarg = m["kernarg"].as_str().expect("kernarg").to_string();
-    let x = u64::from_str_radix(
-        &(0..8)
-            .rev()
-            .map(|i| &kernarg[2 * i..2 * i + 2])
-            .collect::<String>(),
-        16,
-    )
-    .expect("pointer");
+    let (x, idx) = first_pointer_allocation(&m);
     let allocs = m["allocations"].as_array().expect("allocations").clone();
     let sizes: Vec<u64> = allocs
         .iter()
         .map(|a| a["size"].as_u64().expect("size"))
         .collect();
-    let idx = allocs
-        .iter()
-        .position(|a| {
-            let (b, s) = (
-                a["base"].as_u64().expect("base"),
-                a["size"].as_u64().expect("size"),
-            );
-            x >= b && x < b + s
-        })
-        .expect("the vector is captured");
     let before =
         zstd::decode_all(&std::fs::read(c.join("before.zst")).expect("read")[..]).expect("zstd");
     let start: u64 = sizes[..idx].iter().sum();
@@ -528,22 +538,7 @@ fn a_capsule_stores_the_touched_pages_not_a_big_unused_buffer() {
         "{m}"
     );
     // The vector's page (its 4 KiB, the kernel's only data) is stored.
-    let kernarg = m["kernarg"].as_str().expect("kernarg");
-    let x = u64::from_str_radix(
-        &(0..8)
-            .rev()
-            .map(|i| &kernarg[2 * i..2 * i + 2])
-            .collect::<String>(),
-        16,
-    )
-    .expect("pointer");
-    let xa = allocs
-        .iter()
-        .position(|a| {
-            let b = a["base"].as_u64().expect("base");
-            x >= b && x < b + size(a)
-        })
-        .expect("the vector is an allocation");
+    let (_, xa) = first_pointer_allocation(&m);
     let covered: u64 = runs
         .iter()
         .filter(|r| r[0].as_u64() == Some(xa as u64))
@@ -811,27 +806,7 @@ fn replay_threads_dump_and_expect() {
         serde_json::from_str(&std::fs::read_to_string(c.join("capsule.json")).expect("read"))
             .expect("JSON");
     // The kernel's first argument: the output vector's allocation.
-    let kernarg = m["kernarg"].as_str().expect("kernarg");
-    let out = u64::from_str_radix(
-        &(0..8)
-            .rev()
-            .map(|i| &kernarg[2 * i..2 * i + 2])
-            .collect::<String>(),
-        16,
-    )
-    .expect("pointer");
-    let a = m["allocations"]
-        .as_array()
-        .expect("allocations")
-        .iter()
-        .position(|x| {
-            let (b, s) = (
-                x["base"].as_u64().unwrap_or(0),
-                x["size"].as_u64().unwrap_or(0),
-            );
-            out >= b && out < b + s
-        })
-        .expect("the output is an allocation");
+    let (out, a) = first_pointer_allocation(&m);
     let base = m["allocations"][a]["base"].as_u64().expect("base");
     let at = ((out - base) / 4) as usize;
     let name = format!("a{a}");
