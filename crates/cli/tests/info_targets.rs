@@ -20,6 +20,7 @@ use std::process::Command;
 mod common;
 
 use common::lathe_json as json;
+use common::occupancy_remarks;
 use lathe_testkit::{corpus_src, llvm_tool, workspace_root};
 use serde_json::Value;
 
@@ -159,26 +160,6 @@ fn compile(src: &str, c: Config, opt: &str) -> (PathBuf, String) {
     (co, err)
 }
 
-/// Kernel name → clang's occupancy, from the remarks.
-fn remarks(text: &str) -> BTreeMap<String, u64> {
-    let mut v = BTreeMap::new();
-    let mut name = None;
-    for l in text.lines().filter(|l| l.contains("remark:")) {
-        if let Some(n) = l.split("Function Name: ").nth(1) {
-            name = n.split_whitespace().next().map(str::to_string);
-        }
-        if let Some(x) = l.split("Occupancy [waves/SIMD]: ").nth(1) {
-            let n: u64 = x
-                .split_whitespace()
-                .next()
-                .and_then(|x| x.parse().ok())
-                .expect("occupancy number");
-            v.insert(name.take().expect("name before occupancy"), n);
-        }
-    }
-    v
-}
-
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
@@ -186,7 +167,7 @@ fn s(p: &Path) -> &str {
 /// Compares every kernel of one build; returns (kernels, limiters seen).
 fn compare(src: &str, c: Config, opt: &str, limiters: &mut BTreeSet<(String, String)>) -> usize {
     let (co, text) = compile(src, c, opt);
-    let expect = remarks(&text);
+    let expect = occupancy_remarks(&text);
     let j = json(&["info", s(&co)]);
     let kernels = j["code_objects"][0]["kernels"]
         .as_array()

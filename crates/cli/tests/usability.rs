@@ -10,7 +10,7 @@ use std::time::Instant;
 
 mod common;
 
-use common::{lathe, lathe_fails as fails, lathe_json as json, lathe_ok as ok};
+use common::{lathe, lathe_fails as fails, lathe_json as json, lathe_ok as ok, occupancy_remarks};
 use lathe_testkit::{llvm_tool, require_external, Build, Output};
 use serde_json::Value;
 
@@ -316,7 +316,7 @@ fn output_is_json_when_asked_and_uses_words() {
 }
 
 /// LLVM's occupancy per kernel, from `-Rpass-analysis=kernel-resource-usage`.
-fn llvm_occupancy(src: &str, arch: &str, out: &Path) -> Vec<(String, u64)> {
+fn llvm_occupancy(src: &str, arch: &str, out: &Path) -> std::collections::BTreeMap<String, u64> {
     let o = Command::new(llvm_tool("clang++"))
         .args(["-x", "hip", "-nogpuinc", "-nogpulib", "-O3"])
         .arg("-I")
@@ -330,23 +330,7 @@ fn llvm_occupancy(src: &str, arch: &str, out: &Path) -> Vec<(String, u64)> {
         .output()
         .expect("clang");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let err = String::from_utf8_lossy(&o.stderr);
-    let mut v = Vec::new();
-    let mut name = None;
-    for l in err.lines() {
-        if let Some(n) = l.split("Function Name: ").nth(1) {
-            name = n.split_whitespace().next().map(str::to_string);
-        }
-        if let Some(x) = l.split("Occupancy [waves/SIMD]: ").nth(1) {
-            let n: u64 = x
-                .split_whitespace()
-                .next()
-                .and_then(|x| x.parse().ok())
-                .expect("n");
-            v.push((name.take().expect("name first"), n));
-        }
-    }
-    v
+    occupancy_remarks(&String::from_utf8_lossy(&o.stderr))
 }
 
 #[test]

@@ -159,3 +159,24 @@ pub fn exec_app(app: &std::path::Path, threads: u32, args: &[String]) -> (String
     assert!(o.status.success(), "lathe exec failed: {err}\n{out}");
     (out, host_ms)
 }
+
+/// Kernel name → clang's occupancy, from the remarks of
+/// `-Rpass-analysis=kernel-resource-usage` (clang's standard error).
+pub fn occupancy_remarks(text: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut v = std::collections::BTreeMap::new();
+    let mut name = None;
+    for l in text.lines().filter(|l| l.contains("remark:")) {
+        if let Some(n) = l.split("Function Name: ").nth(1) {
+            name = n.split_whitespace().next().map(str::to_string);
+        }
+        if let Some(x) = l.split("Occupancy [waves/SIMD]: ").nth(1) {
+            let n: u64 = x
+                .split_whitespace()
+                .next()
+                .and_then(|x| x.parse().ok())
+                .expect("occupancy number");
+            v.insert(name.take().expect("name before occupancy"), n);
+        }
+    }
+    v
+}
