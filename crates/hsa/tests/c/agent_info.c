@@ -12,18 +12,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define OK(x) do { hsa_status_t s_ = (x); if (s_ != HSA_STATUS_SUCCESS) { fprintf(stderr, "%s:%d: %s = %#x\n", __FILE__, __LINE__, #x, s_); exit(2); } } while (0)
+#include "hsa_test.h"
 
-static hsa_agent_t gpu, cpu;
 static hsa_amd_memory_pool_t kernarg_pool, group_pool;
-
-static hsa_status_t find_gpu(hsa_agent_t a, void* d) {
-  (void)d;
-  hsa_device_type_t t;
-  OK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU) gpu = a; else cpu = a;
-  return HSA_STATUS_SUCCESS;
-}
 
 static hsa_status_t find_pools(hsa_amd_memory_pool_t p, void* d) {
   (void)d;
@@ -95,7 +86,7 @@ static void dispatch(const char* path) {
 
 int main(int argc, char** argv) {
   OK(hsa_init());
-  OK(hsa_iterate_agents(find_gpu, NULL));
+  OK(hsa_iterate_agents(find_agents, NULL));
   OK(hsa_amd_agent_iterate_memory_pools(gpu, find_pools, NULL));
   OK(hsa_amd_agent_iterate_memory_pools(cpu, find_pools, NULL));
   char name[64] = {0}, product[64] = {0};

@@ -13,20 +13,12 @@
 #include <fcntl.h>
 #include <time.h>
 
+#include "hsa_test.h"
+
 static int bad = 0;
 #define EXPECT(c, ...) do { if (!(c)) { bad++; fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-#define OK(x) do { hsa_status_t s_ = (x); if (s_ != HSA_STATUS_SUCCESS) { fprintf(stderr, "%s:%d: %s = %#x\n", __FILE__, __LINE__, #x, s_); exit(2); } } while (0)
 
-static hsa_agent_t gpu, cpu;
 static hsa_amd_memory_pool_t kernarg_pool;
-
-static hsa_status_t find_gpu(hsa_agent_t a, void* d) {
-  (void)d;
-  hsa_device_type_t t;
-  OK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU) gpu = a; else cpu = a;
-  return HSA_STATUS_SUCCESS;
-}
 
 static hsa_status_t find_pools(hsa_amd_memory_pool_t p, void* d) {
   (void)d;
@@ -72,7 +64,7 @@ static void launch(hsa_signal_t sig, hsa_signal_t done) {
 int main(int argc, char** argv) {
   if (argc != 2) { fprintf(stderr, "usage: interrupt CODE_OBJECT\n"); return 2; }
   OK(hsa_init());
-  OK(hsa_iterate_agents(find_gpu, NULL));
+  OK(hsa_iterate_agents(find_agents, NULL));
   OK(hsa_amd_agent_iterate_memory_pools(cpu, find_pools, NULL));
 
   int fd = open(argv[1], O_RDONLY);

@@ -23,11 +23,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define OK(x) do { hsa_status_t s_ = (x); if (s_ != HSA_STATUS_SUCCESS) { fprintf(stderr, "%s:%d: %s = %#x\n", __FILE__, __LINE__, #x, s_); exit(2); } } while (0)
+#include "hsa_test.h"
 
 enum { N = 600, W = 3, LATE = 301 };
 
-static hsa_agent_t gpu, cpu;
 static hsa_amd_memory_pool_t kernarg_pool;
 static hsa_queue_t* q;
 static hsa_signal_t done[2 * N];
@@ -35,14 +34,6 @@ static int kind[2 * N]; /* 0 dispatch, 1 barrier, 2 late barrier */
 static _Atomic int submitted = 0;
 static hsa_signal_t gate;
 static _Atomic int gate_open = 0;
-
-static hsa_status_t find_agents(hsa_agent_t a, void* d) {
-  (void)d;
-  hsa_device_type_t t;
-  OK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU) gpu = a; else cpu = a;
-  return HSA_STATUS_SUCCESS;
-}
 
 static hsa_status_t find_pools(hsa_amd_memory_pool_t p, void* d) {
   (void)d;
