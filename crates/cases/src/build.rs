@@ -138,7 +138,9 @@ pub fn linked_code_object(case: &Case, target: &'static str, opt: &'static str) 
 /// and name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symbol {
+    /// `llvm-nm`'s type letter.
     pub kind: char,
+    /// The symbol's (mangled) name.
     pub name: String,
 }
 
@@ -161,8 +163,12 @@ pub fn symbols(path: &Path) -> Vec<Symbol> {
 /// One kernel argument from the metadata note.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KernArg {
+    /// Byte offset in the kernarg segment.
     pub offset: u32,
+    /// Size in bytes.
     pub size: u32,
+    /// The metadata's `.value_kind` (`global_buffer`, `by_value`,
+    /// `hidden_block_count_x`, ...).
     pub value_kind: String,
 }
 

@@ -30,14 +30,22 @@ pub enum Value {
     /// A device buffer (passed as a global pointer) with its initial bytes.
     /// `output: Some(cmp)` means its contents after the run are checked.
     Buffer {
+        /// The buffer's initial contents.
         bytes: Vec<u8>,
+        /// How its contents after the run are compared, if they are.
         output: Option<Cmp>,
     },
+    /// A by-value `unsigned int`.
     U32(u32),
+    /// A by-value `int`.
     I32(i32),
+    /// A by-value 64-bit unsigned integer.
     U64(u64),
+    /// A by-value 64-bit signed integer.
     I64(i64),
+    /// A by-value `float`.
     F32(f32),
+    /// A by-value `double`.
     F64(f64),
 }
 
@@ -61,7 +69,9 @@ impl Value {
 /// A named kernel argument (the name matches the HIP parameter).
 #[derive(Debug, Clone)]
 pub struct Arg {
+    /// The HIP parameter's name.
     pub name: &'static str,
+    /// What is passed.
     pub value: Value,
 }
 
@@ -99,18 +109,21 @@ impl Arg {
         }
     }
 
+    /// A by-value `unsigned int`.
     pub fn u32(name: &'static str, v: u32) -> Arg {
         Arg {
             name,
             value: Value::U32(v),
         }
     }
+    /// A by-value `int`.
     pub fn i32(name: &'static str, v: i32) -> Arg {
         Arg {
             name,
             value: Value::I32(v),
         }
     }
+    /// A by-value `float`.
     pub fn f32(name: &'static str, v: f32) -> Arg {
         Arg {
             name,
@@ -153,6 +166,7 @@ pub struct Global {
     pub managed: bool,
     /// Bytes to read back.
     pub size: usize,
+    /// How the bytes read back are compared with the reference.
     pub cmp: Cmp,
 }
 
@@ -164,6 +178,7 @@ pub type Outputs = BTreeMap<&'static str, Vec<u8>>;
 /// the case's own [`Case::args`].
 #[derive(Debug, Clone, Default)]
 pub struct Run {
+    /// Contents after the run, by buffer argument name or global symbol.
     pub outputs: BTreeMap<String, Vec<u8>>,
 }
 

@@ -296,9 +296,13 @@ pub fn build_hip(
 /// [`tools::trace_perfetto_events`], as `lathe run --tool mem-trace`).
 #[derive(Debug, Default)]
 pub struct TraceOut {
+    /// The accesses as CSV rows (no header).
     pub csv_rows: String,
+    /// The accesses as Perfetto (Chrome trace) events.
     pub perfetto: Vec<Value>,
+    /// Records the probes wrote.
     pub records: u64,
+    /// Records lost because the trace buffer was full.
     pub dropped: u64,
 }
 

@@ -36,12 +36,19 @@ use super::Mode;
 /// A number format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Nfmt {
+    /// Unsigned, normalised to [0, 1].
     Unorm,
+    /// Signed, normalised to [-1, 1].
     Snorm,
+    /// Unsigned integer converted to float.
     Uscaled,
+    /// Signed integer converted to float.
     Sscaled,
+    /// Unsigned integer.
     Uint,
+    /// Signed integer.
     Sint,
+    /// IEEE float.
     Float,
 }
 

@@ -248,6 +248,7 @@ impl GlobalRace {
 /// One lane's global access of one instruction.
 #[derive(Debug, Clone, Copy)]
 pub struct LaneAccess {
+    /// The lane, 0-63.
     pub lane: u8,
     /// Device address.
     pub addr: u64,

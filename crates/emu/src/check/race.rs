@@ -53,6 +53,7 @@ struct Cell {
 /// One lane's access of one instruction.
 #[derive(Debug, Clone, Copy)]
 pub struct LaneAccess {
+    /// The lane, 0-63.
     pub lane: u8,
     /// LDS offset.
     pub addr: u32,
