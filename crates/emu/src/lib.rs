@@ -1,11 +1,5 @@
-//! `lathe-emu`: a functional model of an AMD GPU.
-//!
-//! Owns device memory ([`mem`]): allocations with bounds, registered host
-//! memory, and fault reports for any access outside them. The dispatch model
-//! (AQL packet, kernel descriptor, initial register state) and the wave64
-//! interpreter build on it. Memory completes at issue, so [`waitcnt`]
-//! tracks what the hardware would still have in flight and reports a
-//! register used before its `s_waitcnt`.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 
 pub mod alu;
 pub mod check;

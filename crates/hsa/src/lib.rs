@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 // The implementations mirror HSA C signatures, whatever their arity.
 #![allow(clippy::too_many_arguments)]
 

@@ -16,6 +16,7 @@
 //! assert_eq!(inst.len(), 4);
 //! assert_eq!(inst.encode(), vec![0x01, 0x02, 0x00, 0x80]);
 //! ```
+#![warn(missing_docs)]
 
 mod decode;
 mod enc;

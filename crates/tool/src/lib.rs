@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 #![allow(non_snake_case)]
 
 /// The `.lathe.addr_map` section instrumented code objects carry (written
