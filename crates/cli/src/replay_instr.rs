@@ -158,7 +158,9 @@ pub(crate) fn result(
             let data = session
                 .download(buf, b.data_size)
                 .map_err(|e| anyhow::anyhow!("reading the probe data: {e}"))?;
-            tools::decode(b, kernel, &data).context("decoding the probe data")
+            tools::decode(b, kernel, &data)
+                .map(|r| r.to_json())
+                .context("decoding the probe data")
         }
         Built::Hip { tool, build } => {
             let result = tool.report(&mut |var, n| {

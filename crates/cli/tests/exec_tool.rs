@@ -141,7 +141,7 @@ fn instr_count_equals_ground_truth_per_launch() {
 }
 
 /// Without `--tool-out`, each launch's record is a line on stderr whose
-/// summary (lathe-dbi's `tools::summary`) gives the counts the ground
+/// summary (the `Display` of lathe-dbi's `report::Report`) gives the counts the ground
 /// truth has.
 #[test]
 fn instr_count_stderr_lines_give_the_ground_truth_counts() {

@@ -35,7 +35,10 @@ pub struct ToolRun {
     pub report: Report,
     /// Buffers made for buffer arguments.
     pub buffers: Vec<BufferOut>,
-    /// The tool's result.
+    /// The tool's result, typed.
+    pub tool_report: lathe_dbi::report::Report,
+    /// [`ToolRun::tool_report`] as JSON (as `lathe run --tool --json`
+    /// prints it).
     pub result: Value,
     /// Ground truth of this run (with `record`): executions and active
     /// lanes of each original instruction, by original address (probe
@@ -145,13 +148,15 @@ pub fn run(
             .collect()
     });
     let data = session.download(buf, b.data_size).map_err(probe_data)?;
-    let result = decode(&b, &resolved, &data)?;
+    let tool_report = decode(&b, &resolved, &data)?;
+    let result = tool_report.to_json();
     let trace = (tool == Tool::MemTrace).then(|| decode_trace(&b, &data));
     Ok((
         ToolRun {
             session,
             report: ran.report,
             buffers: ran.buffers,
+            tool_report,
             result,
             ground_truth,
             ground_truth_accesses,

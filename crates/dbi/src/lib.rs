@@ -10,6 +10,7 @@ pub mod hook;
 pub mod lift;
 pub mod live;
 pub mod manifest;
+pub mod report;
 pub mod rewrite;
 pub mod scratch;
 pub mod tools;

@@ -24,6 +24,7 @@ use regex::Regex;
 
 use crate::lift::Program;
 use crate::live::Liveness;
+use crate::report::{self, Report};
 use crate::rewrite::{
     writes_exec, CounterProbe, GroupSizeAt, InstClass, Instrumented, KernargProbe, MemTraceEntry,
     MemTraceProbe, Request, Selector, WaveIdSource, Where,
@@ -328,7 +329,7 @@ pub fn instrument_tool(
 }
 
 /// Decodes the probe data of one dispatch of `kernel`.
-pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> {
+pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Report, Error> {
     let u64_at = |o: u32| -> u64 {
         data.get(o as usize..o as usize + 8)
             .map_or(0, |s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8])))
@@ -350,9 +351,15 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
             for e in &t.events {
                 *per_kind.entry(e.kind).or_default() += 1;
             }
-            json!({"name": "mem-trace", "kernel": kernel, "records": t.records,
-                "reserved": t.reserved, "dropped": t.dropped, "capacity": b.trace_capacity,
-                "accesses": t.events.len(), "per_kind": per_kind})
+            Report::MemTrace(report::MemTrace {
+                kernel: kernel.to_string(),
+                records: t.records,
+                reserved: t.reserved,
+                dropped: t.dropped,
+                capacity: b.trace_capacity,
+                accesses: t.events.len(),
+                per_kind,
+            })
         }
         Tool::InstrCount => {
             // Region lengths: from each site's start to the next site of
@@ -376,20 +383,32 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
                 waves += u64_at(s.slot) * len;
                 threads += u64_at(s.slot + 8) * len;
             }
-            json!({"name": "instr-count", "kernel": kernel, "wave_instructions": waves, "thread_instructions": threads})
+            Report::InstrCount(report::InstrCount {
+                kernel: kernel.to_string(),
+                wave_instructions: waves,
+                thread_instructions: threads,
+            })
         }
         Tool::BlockCount => {
-            let blocks: Vec<Value> = block_counts(b, &sites, &u64_at)
+            let blocks = block_counts(b, &sites, &u64_at)
                 .into_iter()
                 .map(|(fi, bi, count)| {
                     let f = &p.functions[fi];
                     let blk = &f.blocks[bi];
                     let last = f.insts[blk.end - 1];
-                    json!({"function": f.name, "block": bi, "start": f.insts[blk.start].addr,
-                           "end": last.addr + last.inst.len() as u64, "count": count})
+                    report::BlockExecutions {
+                        function: f.name.clone(),
+                        block: bi,
+                        start: f.insts[blk.start].addr,
+                        end: last.addr + last.inst.len() as u64,
+                        count,
+                    }
                 })
                 .collect();
-            json!({"name": "block-count", "kernel": kernel, "blocks": blocks})
+            Report::BlockCount(report::BlockCount {
+                kernel: kernel.to_string(),
+                blocks,
+            })
         }
         Tool::OpcodeHist => {
             let mut h: BTreeMap<Opcode, u64> = BTreeMap::new();
@@ -405,11 +424,17 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
             }
             let mut v: Vec<(Opcode, u64)> = h.into_iter().collect();
             v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let ops: Vec<Value> = v
+            let opcodes = v
                 .iter()
-                .map(|(o, n)| json!({"opcode": o.name(), "count": n}))
+                .map(|&(o, count)| report::OpcodeExecutions {
+                    opcode: o.name(),
+                    count,
+                })
                 .collect();
-            json!({"name": "opcode-hist", "kernel": kernel, "opcodes": ops})
+            Report::OpcodeHist(report::OpcodeHist {
+                kernel: kernel.to_string(),
+                opcodes,
+            })
         }
         Tool::Kernarg => {
             let s = sites
@@ -427,19 +452,31 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Value, Error> 
                     v |= u64::from(*x) << (8 * i);
                 }
                 named.insert(kind.clone(), v);
-                out.push(json!({"name": name, "kind": kind, "offset": off, "size": size,
-                    "value": v, "bytes": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()}));
+                out.push(report::KernargValue {
+                    name: name.clone(),
+                    kind: kind.clone(),
+                    offset: *off,
+                    size: *size,
+                    value: v,
+                    bytes: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+                });
             }
             let g = |k: &str| named.get(k).copied();
-            let dim = |a: &str, b: &str, c: &str| -> Value {
-                match (g(a), g(b), g(c)) {
-                    (Some(x), Some(y), Some(z)) => json!([x, y, z]),
-                    _ => Value::Null,
-                }
-            };
-            json!({"name": "kernarg", "kernel": kernel, "args": out,
-                "grid_dim": dim("hidden_block_count_x", "hidden_block_count_y", "hidden_block_count_z"),
-                "block_dim": dim("hidden_group_size_x", "hidden_group_size_y", "hidden_group_size_z")})
+            let dim = |a: &str, b: &str, c: &str| Some([g(a)?, g(b)?, g(c)?]);
+            Report::Kernarg(report::Kernarg {
+                kernel: kernel.to_string(),
+                args: out,
+                grid_dim: dim(
+                    "hidden_block_count_x",
+                    "hidden_block_count_y",
+                    "hidden_block_count_z",
+                ),
+                block_dim: dim(
+                    "hidden_group_size_x",
+                    "hidden_group_size_y",
+                    "hidden_group_size_z",
+                ),
+            })
         }
     })
 }
@@ -600,44 +637,6 @@ pub fn kernel_named(o: &[u8], kernel: &str) -> Option<String> {
         .iter()
         .find(|k| k.name == kernel || lathe_loader::mangled_base_name(k.name) == Some(kernel))
         .map(|k| k.name.to_string())
-}
-
-/// The one-line summary of a [`decode`]d result (`lathe exec --tool`'s
-/// stderr line): read here, next to where the result is built. A value
-/// that is not a built-in tool's result prints as JSON.
-pub fn summary(v: &Value) -> String {
-    match v["name"].as_str().and_then(Tool::parse) {
-        Some(Tool::InstrCount) => format!(
-            "wave instructions {}, thread instructions {}",
-            v["wave_instructions"], v["thread_instructions"]
-        ),
-        Some(Tool::BlockCount) => {
-            let blocks = v["blocks"].as_array().map_or(&[][..], |a| a.as_slice());
-            let ran = blocks
-                .iter()
-                .filter(|b| b["count"].as_u64() > Some(0))
-                .count();
-            let total: u64 = blocks.iter().filter_map(|b| b["count"].as_u64()).sum();
-            format!(
-                "{ran} of {} blocks executed, {total} block executions",
-                blocks.len()
-            )
-        }
-        Some(Tool::OpcodeHist) => {
-            let ops = v["opcodes"].as_array().map_or(&[][..], |a| a.as_slice());
-            let top: Vec<String> = ops
-                .iter()
-                .take(5)
-                .map(|o| format!("{} {}", o["opcode"].as_str().unwrap_or("?"), o["count"]))
-                .collect();
-            format!("{} opcodes; top: {}", ops.len(), top.join(", "))
-        }
-        Some(Tool::MemTrace) => format!(
-            "{} accesses in {} records, {} dropped",
-            v["accesses"], v["records"], v["dropped"]
-        ),
-        Some(Tool::Kernarg) | None => v.to_string(),
-    }
 }
 
 /// Instrumentation requests derived from arbitrary bytes (the fuzz target

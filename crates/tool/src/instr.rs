@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use lathe_codeobj::{CodeObject, KdArch};
 use lathe_dbi::manifest::HipTool;
+use lathe_dbi::report::Report;
 use lathe_dbi::rewrite::{
     build, exec_one, exec_restore, smem_load, waitcnt, Options, Probe, ProbeCx, Request, Selector,
     Where,
@@ -306,15 +307,24 @@ pub struct TraceOut {
     pub dropped: u64,
 }
 
-/// Decodes one launch's probe data; for `mem-trace`, also the launch's
-/// trace rendered for the CSV and Perfetto outputs.
-pub fn decode(
-    b: &Build,
-    data: &[u8],
-    launch: u64,
-    kernel: &str,
-) -> Result<(Value, Option<TraceOut>), String> {
-    let mut v = tools::decode(&b.tb, &b.kernel, data).map_err(|e| e.to_string())?;
+/// One launch's decoded result.
+#[derive(Debug)]
+pub struct Decoded {
+    /// The typed result (its `Display` is the per-launch summary line).
+    pub report: Report,
+    /// The JSON result written to `LATHE_TOOL_OUT`: the report plus, for
+    /// `mem-trace`, every access, and for `kernarg`, where GridDim came
+    /// from and the arguments typed by the kernel's signature.
+    pub json: Value,
+    /// For `mem-trace`, the trace rendered for the CSV and Perfetto
+    /// outputs.
+    pub trace: Option<TraceOut>,
+}
+
+/// Decodes one launch's probe data.
+pub fn decode(b: &Build, data: &[u8], launch: u64, kernel: &str) -> Result<Decoded, String> {
+    let report = tools::decode(&b.tb, &b.kernel, data).map_err(|e| e.to_string())?;
+    let mut v = report.to_json();
     let mut trace = None;
     if b.tb.tool == Tool::MemTrace {
         let t = tools::decode_trace(&b.tb, data);
@@ -335,7 +345,7 @@ pub fn decode(
             dropped: t.dropped,
         });
     }
-    if b.tb.tool == Tool::Kernarg {
+    if let Report::Kernarg(k) = &report {
         // The packet as the kernel saw it (code object v4 kernels read
         // their sizes from it).
         let packet = b.packet_slot.and_then(|o| {
@@ -347,7 +357,7 @@ pub fn decode(
         });
         // GridDim as the kernel reads it: v5's hidden block counts if
         // the kernel has them, else v4's computation from the packet.
-        if v["grid_dim"].is_null() {
+        if k.grid_dim.is_none() {
             if let Some(d) = &packet {
                 let gd: Vec<u64> = (0..3)
                     .map(|i| {
@@ -364,7 +374,11 @@ pub fn decode(
         let demangled = lathe_codeobj::names::demangle(&b.kernel).unwrap_or_default();
         crate::kernarg::type_args(&mut v, &demangled, packet.map(|d| d.workgroup_size));
     }
-    Ok((v, trace))
+    Ok(Decoded {
+        report,
+        json: v,
+        trace,
+    })
 }
 
 /// `(x, y, z)`.

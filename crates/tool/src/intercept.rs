@@ -565,7 +565,7 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
         (st.api.signal_subtract_screlease)(Handle { handle: app_signal }, 1);
     }
     match result {
-        Ok(v) => record(st, index, k, &d, v),
+        Ok((v, summary)) => record(st, index, k, &d, v, summary),
         Err(e) => tool_error(
             st,
             index,
@@ -576,7 +576,16 @@ fn dispatch(st: &State, index: u64, ko: u64, k: &KernelInfo, p: &[u8; 64], write
     }
 }
 
-fn record(st: &State, index: u64, k: &KernelInfo, d: &AqlDispatch, v: Value) {
+/// Keeps (`LATHE_TOOL_OUT`) or prints one launch's result `v`; `summary`
+/// is a built-in tool's one-line summary.
+fn record(
+    st: &State,
+    index: u64,
+    k: &KernelInfo,
+    d: &AqlDispatch,
+    v: Value,
+    summary: Option<String>,
+) {
     if st.cfg.out.is_some() {
         lock(&st.records).push(json!({
             "launch": index, "kernel": k.mangled, "name": k.demangled,
@@ -596,7 +605,7 @@ fn record(st: &State, index: u64, k: &KernelInfo, d: &AqlDispatch, v: Value) {
             instr::triple(&d.grid_size),
             instr::triple(&d.workgroup_size),
             st.cfg.tool_name(),
-            lathe_dbi::tools::summary(&v)
+            summary.unwrap_or_else(|| v.to_string())
         ),
     }
 }
@@ -610,7 +619,7 @@ fn run(
     p: &[u8; 64],
     fields: &Value,
     writer: Writer,
-) -> Result<Value, String> {
+) -> Result<(Value, Option<String>), String> {
     let (guard, sig) = st.serialize()?;
     let wait = || st.wait_below_one(sig);
     if !l.writable().is_empty() {
@@ -667,11 +676,11 @@ fn run(
             drop(guard);
             let launch = fields["launch"].as_u64().unwrap_or(0);
             let kernel = fields["kernel"].as_str().unwrap_or("");
-            let (v, trace) = instr::decode(build, &bytes, launch, kernel)?;
-            if let (Some(t), Some(_)) = (trace, &st.cfg.out) {
+            let d = instr::decode(build, &bytes, launch, kernel)?;
+            if let (Some(t), Some(_)) = (d.trace, &st.cfg.out) {
                 lock(&st.traces).add(t);
             }
-            v
+            (d.json, Some(d.report.to_string()))
         }
         Probes::Hip { tool, vars, .. } => {
             let mut failed = None;
@@ -704,7 +713,7 @@ fn run(
                     m.insert("line".into(), json!(line));
                 }
             }
-            v
+            (v, None)
         }
     };
     Ok(v)
