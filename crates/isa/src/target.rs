@@ -467,6 +467,14 @@ mod tests {
             );
             assert_eq!(t.with_wave_size(t.wave_size()), Some(*t));
         }
+        // Each GFX10+ processor has both sizes, wave32 first (the banner's
+        // `:w64` line follows its wave32 line).
+        for t in Target::ALL.into_iter().filter(|t| t.generation() >= 10) {
+            let w64 = t.with_wave_size(64).expect("GFX10+ runs wave64");
+            assert_eq!((t.wave_size(), w64.wave_size()), (32, 64));
+            assert_eq!(w64 as usize, t as usize + 1);
+            assert_eq!(w64.with_wave_size(32), Some(t));
+        }
         assert_eq!(Target::Gfx1151.with_wave_size(64), Some(Target::Gfx1151W64));
         assert_eq!(Target::Gfx1151W64.with_wave_size(32), Some(Target::Gfx1151));
         assert_eq!(Target::Gfx906.with_wave_size(32), None);
