@@ -6,8 +6,8 @@ use std::fmt;
 /// A GPU processor this crate can decode for.
 ///
 /// Built from a processor name such as `"gfx90a"` or a full target id such as
-/// `"gfx942:sramecc+:xnack-"` (features are ignored). More processors will
-/// be added (GFX12.5); match on it with a wildcard arm.
+/// `"gfx942:sramecc+:xnack-"` (features are ignored). More processors may
+/// be added; match on it with a wildcard arm.
 ///
 /// Processors whose instruction sets LLVM decodes identically share one
 /// column of the generated tables (the generator groups them by probing each
@@ -265,17 +265,15 @@ impl Target {
     /// This processor running code of `wave_size` (32 or 64) lanes per
     /// wave: GFX10+ processors run both (LLVM's `wavefrontsize64` feature;
     /// per kernel, the kernel descriptor's wave32 bit), GFX9 only 64.
-    /// `None` for a size the processor does not run.
+    /// `None` for a size the processor does not run. The sizes come from
+    /// `VARIANTS` (one row per processor and wave size), so a processor
+    /// with one wave size only (GFX12.5, D50) needs no special case.
     pub fn with_wave_size(self, wave_size: u32) -> Option<Target> {
-        let i = self as usize;
-        match (self.generation(), wave_size) {
-            (9, 64) => Some(self),
-            // GFX10+ processors are (wave32, wave64) pairs at even, odd
-            // discriminants.
-            (10.., 32) => Some(VARIANTS[i & !1].2),
-            (10.., 64) => Some(VARIANTS[i | 1].2),
-            _ => None,
-        }
+        let name = self.name();
+        VARIANTS
+            .iter()
+            .find(|v| v.0 == name && v.3 == wave_size)
+            .map(|v| v.2)
     }
 
     /// Column of per-target tables (processors LLVM decodes identically
@@ -326,79 +324,76 @@ impl Target {
     /// with [`Target::with_wave_size`]`(64)`.
     #[inline]
     pub fn wave_size(self) -> u32 {
-        if self.generation() >= 10 && self as usize & 1 == 0 {
-            32
-        } else {
-            64
-        }
+        VARIANTS[self as usize].3
     }
 }
 
-/// (name, generation, variant) of every `Target`, by discriminant (the
-/// order of the generator's `ALL_TARGETS`, which `COLUMN` follows).
-static VARIANTS: [(&str, u8, Target); 62] = [
-    ("gfx90a", 9, Target::Gfx90a),
-    ("gfx942", 9, Target::Gfx942),
-    ("gfx900", 9, Target::Gfx900),
-    ("gfx902", 9, Target::Gfx902),
-    ("gfx904", 9, Target::Gfx904),
-    ("gfx906", 9, Target::Gfx906),
-    ("gfx908", 9, Target::Gfx908),
-    ("gfx909", 9, Target::Gfx909),
-    ("gfx90c", 9, Target::Gfx90c),
-    ("gfx950", 9, Target::Gfx950),
-    ("gfx9-generic", 9, Target::Gfx9Generic),
-    ("gfx9-4-generic", 9, Target::Gfx94Generic),
-    ("gfx1030", 10, Target::Gfx1030),
-    ("gfx1030", 10, Target::Gfx1030W64),
-    ("gfx1100", 11, Target::Gfx1100),
-    ("gfx1100", 11, Target::Gfx1100W64),
-    ("gfx1031", 10, Target::Gfx1031),
-    ("gfx1031", 10, Target::Gfx1031W64),
-    ("gfx1032", 10, Target::Gfx1032),
-    ("gfx1032", 10, Target::Gfx1032W64),
-    ("gfx1033", 10, Target::Gfx1033),
-    ("gfx1033", 10, Target::Gfx1033W64),
-    ("gfx1034", 10, Target::Gfx1034),
-    ("gfx1034", 10, Target::Gfx1034W64),
-    ("gfx1035", 10, Target::Gfx1035),
-    ("gfx1035", 10, Target::Gfx1035W64),
-    ("gfx1036", 10, Target::Gfx1036),
-    ("gfx1036", 10, Target::Gfx1036W64),
-    ("gfx10-3-generic", 10, Target::Gfx103Generic),
-    ("gfx10-3-generic", 10, Target::Gfx103GenericW64),
-    ("gfx1101", 11, Target::Gfx1101),
-    ("gfx1101", 11, Target::Gfx1101W64),
-    ("gfx1102", 11, Target::Gfx1102),
-    ("gfx1102", 11, Target::Gfx1102W64),
-    ("gfx1103", 11, Target::Gfx1103),
-    ("gfx1103", 11, Target::Gfx1103W64),
-    ("gfx1150", 11, Target::Gfx1150),
-    ("gfx1150", 11, Target::Gfx1150W64),
-    ("gfx1151", 11, Target::Gfx1151),
-    ("gfx1151", 11, Target::Gfx1151W64),
-    ("gfx1152", 11, Target::Gfx1152),
-    ("gfx1152", 11, Target::Gfx1152W64),
-    ("gfx1153", 11, Target::Gfx1153),
-    ("gfx1153", 11, Target::Gfx1153W64),
-    ("gfx11-generic", 11, Target::Gfx11Generic),
-    ("gfx11-generic", 11, Target::Gfx11GenericW64),
-    ("gfx1200", 12, Target::Gfx1200),
-    ("gfx1200", 12, Target::Gfx1200W64),
-    ("gfx1201", 12, Target::Gfx1201),
-    ("gfx1201", 12, Target::Gfx1201W64),
-    ("gfx12-generic", 12, Target::Gfx12Generic),
-    ("gfx12-generic", 12, Target::Gfx12GenericW64),
-    ("gfx1010", 10, Target::Gfx1010),
-    ("gfx1010", 10, Target::Gfx1010W64),
-    ("gfx1011", 10, Target::Gfx1011),
-    ("gfx1011", 10, Target::Gfx1011W64),
-    ("gfx1012", 10, Target::Gfx1012),
-    ("gfx1012", 10, Target::Gfx1012W64),
-    ("gfx1013", 10, Target::Gfx1013),
-    ("gfx1013", 10, Target::Gfx1013W64),
-    ("gfx10-1-generic", 10, Target::Gfx101Generic),
-    ("gfx10-1-generic", 10, Target::Gfx101GenericW64),
+/// (name, generation, variant, wave size) of every `Target`, by
+/// discriminant (the order of the generator's `ALL_TARGETS`, which `COLUMN`
+/// follows).
+static VARIANTS: [(&str, u8, Target, u32); 62] = [
+    ("gfx90a", 9, Target::Gfx90a, 64),
+    ("gfx942", 9, Target::Gfx942, 64),
+    ("gfx900", 9, Target::Gfx900, 64),
+    ("gfx902", 9, Target::Gfx902, 64),
+    ("gfx904", 9, Target::Gfx904, 64),
+    ("gfx906", 9, Target::Gfx906, 64),
+    ("gfx908", 9, Target::Gfx908, 64),
+    ("gfx909", 9, Target::Gfx909, 64),
+    ("gfx90c", 9, Target::Gfx90c, 64),
+    ("gfx950", 9, Target::Gfx950, 64),
+    ("gfx9-generic", 9, Target::Gfx9Generic, 64),
+    ("gfx9-4-generic", 9, Target::Gfx94Generic, 64),
+    ("gfx1030", 10, Target::Gfx1030, 32),
+    ("gfx1030", 10, Target::Gfx1030W64, 64),
+    ("gfx1100", 11, Target::Gfx1100, 32),
+    ("gfx1100", 11, Target::Gfx1100W64, 64),
+    ("gfx1031", 10, Target::Gfx1031, 32),
+    ("gfx1031", 10, Target::Gfx1031W64, 64),
+    ("gfx1032", 10, Target::Gfx1032, 32),
+    ("gfx1032", 10, Target::Gfx1032W64, 64),
+    ("gfx1033", 10, Target::Gfx1033, 32),
+    ("gfx1033", 10, Target::Gfx1033W64, 64),
+    ("gfx1034", 10, Target::Gfx1034, 32),
+    ("gfx1034", 10, Target::Gfx1034W64, 64),
+    ("gfx1035", 10, Target::Gfx1035, 32),
+    ("gfx1035", 10, Target::Gfx1035W64, 64),
+    ("gfx1036", 10, Target::Gfx1036, 32),
+    ("gfx1036", 10, Target::Gfx1036W64, 64),
+    ("gfx10-3-generic", 10, Target::Gfx103Generic, 32),
+    ("gfx10-3-generic", 10, Target::Gfx103GenericW64, 64),
+    ("gfx1101", 11, Target::Gfx1101, 32),
+    ("gfx1101", 11, Target::Gfx1101W64, 64),
+    ("gfx1102", 11, Target::Gfx1102, 32),
+    ("gfx1102", 11, Target::Gfx1102W64, 64),
+    ("gfx1103", 11, Target::Gfx1103, 32),
+    ("gfx1103", 11, Target::Gfx1103W64, 64),
+    ("gfx1150", 11, Target::Gfx1150, 32),
+    ("gfx1150", 11, Target::Gfx1150W64, 64),
+    ("gfx1151", 11, Target::Gfx1151, 32),
+    ("gfx1151", 11, Target::Gfx1151W64, 64),
+    ("gfx1152", 11, Target::Gfx1152, 32),
+    ("gfx1152", 11, Target::Gfx1152W64, 64),
+    ("gfx1153", 11, Target::Gfx1153, 32),
+    ("gfx1153", 11, Target::Gfx1153W64, 64),
+    ("gfx11-generic", 11, Target::Gfx11Generic, 32),
+    ("gfx11-generic", 11, Target::Gfx11GenericW64, 64),
+    ("gfx1200", 12, Target::Gfx1200, 32),
+    ("gfx1200", 12, Target::Gfx1200W64, 64),
+    ("gfx1201", 12, Target::Gfx1201, 32),
+    ("gfx1201", 12, Target::Gfx1201W64, 64),
+    ("gfx12-generic", 12, Target::Gfx12Generic, 32),
+    ("gfx12-generic", 12, Target::Gfx12GenericW64, 64),
+    ("gfx1010", 10, Target::Gfx1010, 32),
+    ("gfx1010", 10, Target::Gfx1010W64, 64),
+    ("gfx1011", 10, Target::Gfx1011, 32),
+    ("gfx1011", 10, Target::Gfx1011W64, 64),
+    ("gfx1012", 10, Target::Gfx1012, 32),
+    ("gfx1012", 10, Target::Gfx1012W64, 64),
+    ("gfx1013", 10, Target::Gfx1013, 32),
+    ("gfx1013", 10, Target::Gfx1013W64, 64),
+    ("gfx10-1-generic", 10, Target::Gfx101Generic, 32),
+    ("gfx10-1-generic", 10, Target::Gfx101GenericW64, 64),
 ];
 
 impl fmt::Display for Target {
@@ -458,7 +453,7 @@ mod tests {
         let listed: Vec<&str> = banner.split(", ").collect();
         assert_eq!(listed.len(), VARIANTS.len());
         assert_eq!(crate::generated::gfx9::COLUMN.len(), VARIANTS.len());
-        for (i, ((name, _, t), l)) in VARIANTS.iter().zip(&listed).enumerate() {
+        for (i, ((name, _, t, _), l)) in VARIANTS.iter().zip(&listed).enumerate() {
             assert_eq!(*t as usize, i);
             let wave64 = l.ends_with(":w64");
             assert_eq!(l.trim_end_matches(":w64"), *name);
@@ -471,6 +466,14 @@ mod tests {
                 }
             );
             assert_eq!(t.with_wave_size(t.wave_size()), Some(*t));
+        }
+        // Each GFX10+ processor has both sizes, wave32 first (the banner's
+        // `:w64` line follows its wave32 line).
+        for t in Target::ALL.into_iter().filter(|t| t.generation() >= 10) {
+            let w64 = t.with_wave_size(64).expect("GFX10+ runs wave64");
+            assert_eq!((t.wave_size(), w64.wave_size()), (32, 64));
+            assert_eq!(w64 as usize, t as usize + 1);
+            assert_eq!(w64.with_wave_size(32), Some(t));
         }
         assert_eq!(Target::Gfx1151.with_wave_size(64), Some(Target::Gfx1151W64));
         assert_eq!(Target::Gfx1151W64.with_wave_size(32), Some(Target::Gfx1151));
