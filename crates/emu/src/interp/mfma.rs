@@ -45,6 +45,11 @@ pub(super) fn mfma_op(
         return Err(unsupported(w, i, c.pc));
     };
     let shape = entry.shape;
+    // The table's fp8/bf8 are gfx942's FNUZ formats; gfx950's are OCP (D51).
+    let eight = |t| matches!(t, crate::mfma::InType::Fp8 | crate::mfma::InType::Bf8);
+    if (eight(shape.a) || eight(shape.b)) && sem::fp8_format(i.target()) != sem::Fp8Format::Fnuz {
+        return Err(unsupported(w, i, c.pc));
+    }
     let (Some(d), Some(a), Some(b), Some(cc)) = (
         c.dst(0).copied(),
         c.src(0).copied(),
