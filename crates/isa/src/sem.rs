@@ -559,6 +559,17 @@ pub fn fp8_format(target: Target) -> Fp8Format {
     }
 }
 
+/// The LDS a work-group of `target` can address, in bytes: 160 KiB on
+/// gfx950 (CDNA4 ISA guide; LLVM's `getAddressableLocalMemorySize`),
+/// 64 KiB on the other processors described here. DS addresses past it
+/// are out of range, and a dispatch asking for more cannot run.
+pub fn lds_bytes(target: Target) -> u32 {
+    match target {
+        Target::Gfx950 => 160 * 1024,
+        _ => 64 * 1024,
+    }
+}
+
 /// Registers an instruction reads or writes without naming them as
 /// operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
