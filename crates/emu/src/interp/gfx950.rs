@@ -74,7 +74,10 @@ fn lane_op(
     let vop3 = i.encoding() == Encoding::Vop3;
     // op_sel[3] (the destination half) is not part of bitop3's table.
     let opsel = if vop3 { i.words()[0] >> 11 & 0xf } else { 0 };
-    if clamp || omod != 0 {
+    // bitop3's table sits where other VOP3 instructions keep `abs` and
+    // `omod`; it has neither (nor `clamp`).
+    let bitop3 = matches!(op, Valu::Bitop3B32 | Valu::Bitop3B16);
+    if !bitop3 && (clamp || omod != 0) {
         return Err(unsupported(w, i, c.pc));
     }
     let mut srcs = [None; 3];
@@ -91,11 +94,7 @@ fn lane_op(
         }
         _ => {}
     }
-    let table = if matches!(op, Valu::Bitop3B32 | Valu::Bitop3B16) {
-        bitop3_table(i)
-    } else {
-        0
-    };
+    let table = if bitop3 { bitop3_table(i) } else { 0 };
     let m = md();
     for l in 0..LANES {
         if !w.active(l) {
