@@ -246,21 +246,13 @@ pub(super) fn fnuz_only(
 /// there (an MFMA needs a row of the MFMA table for the target, and the
 /// fp8/bf8 ones and the 8-bit float conversions the FNUZ formats).
 pub fn has_semantics_on(op: Opcode, target: Target) -> bool {
-    use crate::mfma::{InType, Shape, Target as MT};
+    use crate::mfma::Shape;
     if !has_semantics(op) {
         return false;
     }
     let fnuz = sem::fp8_format(target) == sem::Fp8Format::Fnuz;
     match sem::of(op).sem {
-        Sem::Mfma => {
-            let mt = if target == Target::Gfx90a {
-                MT::Gfx90a
-            } else {
-                MT::Gfx942
-            };
-            let eight = |t| matches!(t, InType::Fp8 | InType::Bf8);
-            Shape::find(mt, op.info().name).is_some_and(|s| fnuz || !(eight(s.a) || eight(s.b)))
-        }
+        Sem::Mfma => Shape::find(super::mfma::mfma_target(target), op.info().name).is_some(),
         Sem::Valu(
             Valu::CvtF32Bf8
             | Valu::CvtF32Fp8
