@@ -28,7 +28,10 @@ fn every_tool_on_every_clang_case_is_exact_on_gfx950() {
             }
         }
     }
-    eprintln!("dbi tools on gfx950: {passed} runs exact, {} failed", failed.len());
+    eprintln!(
+        "dbi tools on gfx950: {passed} runs exact, {} failed",
+        failed.len()
+    );
     for f in &failed {
         eprintln!("  {f}");
     }

@@ -5,7 +5,6 @@
 //! the tool's counts equal the emulator's ground truth (per-PC recording
 //! of the uninstrumented run).
 
-
 mod common;
 mod tools_check;
 

@@ -48,7 +48,11 @@ impl Fmt {
             Fmt::E5M2 => (5, 2, 15),
             Fmt::E2M1 => (2, 1, 1),
         };
-        let sign = if code >> (e_bits + m_bits) & 1 == 1 { -1.0 } else { 1.0 };
+        let sign = if code >> (e_bits + m_bits) & 1 == 1 {
+            -1.0
+        } else {
+            1.0
+        };
         let e = (code >> m_bits) & ((1 << e_bits) - 1);
         let m = f64::from(code & ((1 << m_bits) - 1));
         let top = e == (1 << e_bits) - 1;
@@ -146,7 +150,9 @@ fn f8f6f4(kernel: &str, fa: Fmt, fb: Fmt, seed: u64) {
     let mut r = Rng(seed);
     let ac: Vec<u32> = (0..16 * 128).map(|_| fa.code(&mut r)).collect();
     let bc: Vec<u32> = (0..128 * 16).map(|_| fb.code(&mut r)).collect();
-    let c: Vec<f32> = (0..256).map(|_| (r.next() % 2001) as f32 / 8.0 - 125.0).collect();
+    let c: Vec<f32> = (0..256)
+        .map(|_| (r.next() % 2001) as f32 / 8.0 - 125.0)
+        .collect();
     let d = run(kernel, pack(&ac, fa.bits()), pack(&bc, fb.bits()), &c);
     let av: Vec<f64> = ac.iter().map(|&x| fa.value(x).expect("finite")).collect();
     let bv: Vec<f64> = bc.iter().map(|&x| fb.value(x).expect("finite")).collect();

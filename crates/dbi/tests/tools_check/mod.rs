@@ -246,4 +246,3 @@ pub fn check(
     }
     Ok(())
 }
-

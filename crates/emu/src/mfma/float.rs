@@ -104,11 +104,26 @@ enum Top {
 }
 
 /// OCP FP8 E4M3 (bias 7, largest 448).
-pub(crate) const E4M3: Ocp = Ocp { ebits: 4, mbits: 3, bias: 7, top: Top::NanAllOnes };
+pub(crate) const E4M3: Ocp = Ocp {
+    ebits: 4,
+    mbits: 3,
+    bias: 7,
+    top: Top::NanAllOnes,
+};
 /// OCP FP8 E5M2 (bias 15, largest 57344, infinities).
-pub(crate) const E5M2: Ocp = Ocp { ebits: 5, mbits: 2, bias: 15, top: Top::Ieee };
+pub(crate) const E5M2: Ocp = Ocp {
+    ebits: 5,
+    mbits: 2,
+    bias: 15,
+    top: Top::Ieee,
+};
 /// OCP FP4 E2M1 (bias 1, largest 6).
-pub(crate) const E2M1: Ocp = Ocp { ebits: 2, mbits: 1, bias: 1, top: Top::Finite };
+pub(crate) const E2M1: Ocp = Ocp {
+    ebits: 2,
+    mbits: 1,
+    bias: 1,
+    top: Top::Finite,
+};
 
 /// The low `1 + ebits + mbits` bits of `b` in OCP format `f` as f32
 /// (exact: every value of these formats is an f32).

@@ -35,10 +35,10 @@
 //! [`Shape::b_slot`] and [`Shape::cd_slot`], and the tests check every shape
 //! and modifier against the general evaluation bit for bit.
 
+use super::float::{ocp_to_f32, E2M1, E4M3, E5M2};
 use super::{blgp_lane, broadcast_block, plan, AccType, InType, MfmaError, Mods, Shape, Target};
 use crate::wave::{VReg, LANES};
 use multiversion::multiversion;
-use super::float::{ocp_to_f32, E2M1, E4M3, E5M2};
 
 /// The most f32 values an A or B fragment holds (`K·M·blocks` of the dense
 /// shapes: at most 32 items × 64 lanes, gfx950's f8f6f4 at K = 128).
