@@ -102,13 +102,17 @@ def main():
     ap.add_argument("--threads", default="1,2", help="host thread counts, comma-separated")
     ap.add_argument("--no-demo", action="store_true", help="skip the demo-library kernels")
     ap.add_argument("--baseline", help="another lathe binary, run interleaved (before/after)")
+    ap.add_argument("--target", action="append",
+                    help="run the gfx90a classes on this processor too (repeatable, e.g. "
+                         "--target gfx90a --target gfx950: each class on both, side by side; "
+                         "gfx950 adds its f8f6f4 GEMM)")
     a = ap.parse_args()
     lathe = os.environ.get("LATHE_BIN")
     if not lathe:
         subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)
         lathe = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release/lathe")
     threads_list = [int(t) for t in a.threads.split(",")]
-    run_classes(lathe, a.scale, a.repeat, threads_list, a.only, a.baseline)
+    run_classes(lathe, a.scale, a.repeat, threads_list, a.only, a.baseline, a.target)
     if a.no_demo or a.only:
         return
     n = 1 << 20
@@ -718,12 +722,44 @@ def class_jobs(scale, tmp):
     return [j if len(j) == 9 else j + (BENCH_SRC,) for j in jobs]
 
 
-def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None):
+GFX950_SRC = os.path.join(ROOT, "corpus/hip/bench_gfx950.hip")
+FP8_OCP = {-2: 0xC0, -1: 0xB8, 0: 0x00, 1: 0x38, 2: 0x40}  # OCP E4M3 (bias 7)
+
+
+def retarget(jobs, targets, tmp):
+    """The gfx90a jobs once per processor of `targets` (same kernels built
+    for each, named with the processor), the others as they are; with
+    gfx950 among them, its fp8 (OCP) f8f6f4 GEMM too."""
+    if not targets:
+        return jobs
+    out = []
+    for j in jobs:
+        if j[7] != "gfx90a":
+            out.append(j)
+            continue
+        for t in targets:
+            out.append((f"{j[0]} [{t}]",) + j[1:7] + (t,) + j[8:])
+    if "gfx950" in targets:
+        g = 1024
+        a, bt = gemm_inputs(g)
+        pa, pb = os.path.join(tmp, f"A8ocp-{g}.bin"), os.path.join(tmp, f"Bt8ocp-{g}.bin")
+        with open(pa, "wb") as f:
+            f.write(bytes(FP8_OCP[x] for x in a))
+        with open(pb, "wb") as f:
+            f.write(bytes(FP8_OCP[x] for x in bt))
+        out.append((f"MFMA GEMM f8f6f4 fp8 {g}^3 gfx950", "gemm_f8f6f4", (g // 32) ** 2 * 64, 64,
+                    [f"buf:C:{4 * g * g}", f"buf:A:@{pa}", f"buf:Bt:@{pb}", f"i32:{g}"],
+                    ["C"], lambda d: check_gemm(d, g), "gfx950", GFX950_SRC))
+    return out
+
+
+def run_classes(lathe, scale, repeat, threads_list, only=None, baseline=None, targets=None):
     """Runs each class job, interleaved with `baseline` if given; every
     run's output is checked (exit status 1 on a mismatch)."""
     bins = [("", lathe)] + ([("baseline ", baseline)] if baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
-        for name, kernel, grid, block, args, outs, check, arch, src in class_jobs(scale, tmp):
+        for name, kernel, grid, block, args, outs, check, arch, src in retarget(
+                class_jobs(scale, tmp), targets, tmp):
             if only and not any(o in name for o in only):
                 continue
             co = build_bench(tmp, arch, src)

@@ -62,7 +62,7 @@ __global__ void mfma_f64_16x16x4f64_gemm(double *D, const double *A, const doubl
 
 // D (16x16 i32) = A (16x32 i8) * B (32x16 i8) + C. gfx90a: two
 // v_mfma_i32_16x16x16i8 steps (4 bytes per lane, k = 16 s + 4 q + byte);
-// gfx942: one v_mfma_i32_16x16x32_i8 (8 bytes per lane, k = 8 q + byte).
+// gfx942, gfx950: one v_mfma_i32_16x16x32_i8 (8 bytes per lane, k = 8 q + byte).
 __global__ void mfma_i8_gemm(int *D, const signed char *A, const signed char *B, const int *C) {
   unsigned lane = threadIdx.x;
   unsigned i = lane % 16, q = lane / 16;
@@ -78,7 +78,7 @@ __global__ void mfma_i8_gemm(int *D, const signed char *A, const signed char *B,
     }
     acc = __builtin_amdgcn_mfma_i32_16x16x16i8((int)a, (int)b, acc, 0, 0, 0);
   }
-#elif defined(__gfx942__)
+#elif defined(__gfx942__) || defined(__gfx950__)
   lathe_u64 a = 0, b = 0;
   for (int e = 0; e < 8; ++e) {
     unsigned k = 8 * q + e;
@@ -87,7 +87,7 @@ __global__ void mfma_i8_gemm(int *D, const signed char *A, const signed char *B,
   }
   acc = __builtin_amdgcn_mfma_i32_16x16x32_i8((long)a, (long)b, acc, 0, 0, 0);
 #else
-#error "mfma_i8_gemm: gfx90a or gfx942 only"
+#error "mfma_i8_gemm: gfx90a, gfx942 or gfx950 only"
 #endif
   for (int v = 0; v < 4; ++v) D[(4 * q + v) * 16 + i] = acc[v];
 }

@@ -141,9 +141,10 @@ pub enum DispatchError {
     /// Bad grid or work-group sizes.
     #[error(transparent)]
     Geometry(#[from] GeometryError),
-    /// LDS request too large.
-    #[error("kernel needs {0} bytes of LDS (limit 65536)")]
-    Lds(u64),
+    /// LDS request larger than the processor's LDS per work-group
+    /// (`lathe_isa::sem::lds_bytes`).
+    #[error("kernel needs {0} bytes of LDS ({2} has {1} per work-group)")]
+    Lds(u64, u64, Target),
     /// Scratch or runtime memory could not be allocated.
     #[error("cannot allocate dispatch memory: {0}")]
     Memory(#[from] MemError),
@@ -234,8 +235,9 @@ fn dispatch_impl(
     let geo = l.geometry;
     let k = l.kernel;
     let lds_size = u64::from(k.group_segment_size) + u64::from(l.dynamic_lds);
-    if lds_size > 65536 {
-        return Err(DispatchError::Lds(lds_size));
+    let lds_limit = u64::from(lathe_isa::sem::lds_bytes(target));
+    if lds_size > lds_limit {
+        return Err(DispatchError::Lds(lds_size, lds_limit, target));
     }
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())

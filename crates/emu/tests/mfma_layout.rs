@@ -8,7 +8,7 @@ use lathe_emu::mfma::{AccType, InType, Mods, Shape, Slot, Target, SHAPES};
 use std::collections::HashSet;
 
 fn both(s: &Shape) -> Vec<Target> {
-    [Target::Gfx90a, Target::Gfx942]
+    [Target::Gfx90a, Target::Gfx942, Target::Gfx950]
         .into_iter()
         .filter(|t| s.variant(*t).is_some())
         .collect()
@@ -232,7 +232,7 @@ fn register_counts() {
 
 #[test]
 fn names_opcodes_and_targets() {
-    assert_eq!(SHAPES.len(), 53);
+    assert_eq!(SHAPES.len(), 77);
     let mut seen = HashSet::new();
     for s in SHAPES {
         for t in both(s) {

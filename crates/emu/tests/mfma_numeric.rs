@@ -57,6 +57,13 @@ fn enc(ty: InType, n: i64) -> u64 {
         InType::I8 => n as u8 as u64,
         InType::Fp8 => fnuz_bits(n, 3, 8),
         InType::Bf8 => fnuz_bits(n, 2, 16),
+        // gfx950's OCP formats (checked in gfx950_mfma.rs).
+        InType::Fp8Ocp => fnuz_bits(n, 3, 7),
+        InType::Bf8Ocp => fnuz_bits(n, 2, 15),
+        InType::Fp4 => {
+            let x = fnuz_bits(n, 1, 1);
+            x & 7 | x >> 7 << 3
+        }
         InType::F64 => (n as f64).to_bits(),
     }
 }

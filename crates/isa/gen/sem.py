@@ -36,13 +36,13 @@ def entries():
     out = re.findall(r'name: "([^"]+)",\s*enc: E::(\w+),\s*code: \w+,\s*targets: (\d+),', body)
     if not out:
         raise SystemExit("no OPS entries in %s" % TABLE)
-    # Table columns of the processors the emulator runs (gfx90a, gfx942:
-    # `Target` discriminants 0 and 1).
+    # Table columns of the processors the emulator runs (gfx90a, gfx942,
+    # gfx950: `Target` discriminants 0, 1 and 9).
     col = re.search(r"static COLUMN: \[u8; \d+\] = \[([^\]]*)\]", src)
     if not col:
         raise SystemExit("no COLUMN table in %s" % TABLE)
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
-    emulated = (1 << cols[0]) | (1 << cols[1])
+    emulated = (1 << cols[0]) | (1 << cols[1]) | (1 << cols[9])
     # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family.
     return [(name, enc.replace("Gfx10", "").replace("Gfx11", ""), int(t) & emulated != 0) for name, enc, t in out]
 
@@ -147,6 +147,11 @@ def ds(rest):
               "read_addtid_b32": "ReadAddTid", "write_addtid_b32": "WriteAddTid"}
     if rest in simple:
         return "Sem::Ds(DsOp::%s)" % simple[rest]
+    # gfx950 transposing reads: each lane gets elements gathered from the
+    # addresses of other lanes of its group (see `DsOp::ReadTr`).
+    m = re.fullmatch(r"read_b(64|96)_tr_b(4|6|8|16)", rest)
+    if m:
+        return "Sem::Ds(DsOp::ReadTr { bits: %s })" % m.group(2)
     m = re.fullmatch(r"(read|write)(2st64|2)?_(b8|b16|b32|b64|b96|b128|u8|i8|u16|i16)"
                      r"(_d16_hi|_d16)?", rest)
     if m:

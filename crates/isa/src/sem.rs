@@ -398,6 +398,13 @@ pub enum DsOp {
     ReadAddTid,
     /// `ds_write_addtid_b32`.
     WriteAddTid,
+    /// gfx950 `ds_read_b64_tr_b{4,8,16}` / `ds_read_b96_tr_b6`: a
+    /// transposing read of `bits`-wide elements — a lane's result gathers
+    /// elements from the addresses of the other lanes of its group.
+    ReadTr {
+        /// Element width in bits.
+        bits: u8,
+    },
 }
 
 /// Branch conditions.
@@ -524,6 +531,42 @@ impl Why {
             Why::Invalid => "invalid instruction",
             Why::NotEmulated => "only on processors the emulator does not run yet",
         }
+    }
+}
+
+/// The encoding of the 8-bit floats (`fp8`, `bf8`) a processor's
+/// conversions and matrix instructions use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fp8Format {
+    /// AMD's FNUZ formats of gfx942 (E4M3 bias 8, E5M2 bias 16, `0x80` the
+    /// only NaN, no infinities, no negative zero).
+    Fnuz,
+    /// The OCP formats of gfx950 and GFX12 (E4M3FN bias 7, E5M2 bias 15
+    /// with infinities, IEEE-style NaNs and -0).
+    Ocp,
+    /// No 8-bit float instructions.
+    None,
+}
+
+/// The 8-bit float encoding of `target` (LLVM: gfx950 uses the OCP
+/// formats, gfx940-942 the FNUZ ones; other processors of the emulator
+/// have none, and GFX12's are not described here yet).
+pub fn fp8_format(target: Target) -> Fp8Format {
+    match target {
+        Target::Gfx942 => Fp8Format::Fnuz,
+        Target::Gfx950 => Fp8Format::Ocp,
+        _ => Fp8Format::None,
+    }
+}
+
+/// The LDS a work-group of `target` can address, in bytes: 160 KiB on
+/// gfx950 (CDNA4 ISA guide; LLVM's `getAddressableLocalMemorySize`),
+/// 64 KiB on the other processors described here. DS addresses past it
+/// are out of range, and a dispatch asking for more cannot run.
+pub fn lds_bytes(target: Target) -> u32 {
+    match target {
+        Target::Gfx950 => 160 * 1024,
+        _ => 64 * 1024,
     }
 }
 

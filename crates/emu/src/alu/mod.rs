@@ -19,6 +19,7 @@
 //! * [`bufmt`] — typed-buffer (MTBUF) data and number formats.
 //! * [`cvt`] — conversions, bf16, normalised packing, 16-bit halves.
 //! * [`fp8`] — gfx942 FP8/BF8 (FNUZ) conversions.
+//! * [`gfx950`] — CDNA4's minimum3/maximum3, bitop3, ashr_pk, cvt_pk.
 //! * [`int`] — VALU integer ops (multiplies, carries, shifts, bitfields,
 //!   permutes, SAD, 16-bit ops, dot products).
 //! * [`packed`] — VOP3P packed 16-bit and packed f32 ops.
@@ -35,6 +36,7 @@ pub mod cmp;
 pub mod cvt;
 pub mod float;
 pub mod fp8;
+pub mod gfx950;
 pub mod int;
 pub mod mode;
 pub mod packed;

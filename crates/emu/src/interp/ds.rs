@@ -614,7 +614,8 @@ impl DsOp {
                     sem::DsOp::Append
                     | sem::DsOp::Consume
                     | sem::DsOp::ReadAddTid
-                    | sem::DsOp::WriteAddTid => DsOp {
+                    | sem::DsOp::WriteAddTid
+                    | sem::DsOp::ReadTr { .. } => DsOp {
                         unmodelled: true,
                         ..none
                     },

@@ -36,15 +36,29 @@ pub(super) fn mfma_op(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    use crate::mfma::{mfma, Mods, Target as MT};
-    let target = match i.target() {
-        Target::Gfx90a => MT::Gfx90a,
-        _ => MT::Gfx942,
-    };
+    use crate::mfma::{mfma, Mods};
+    let target = mfma_target(i.target());
     let Some(entry) = entry_of(target, i.opcode()) else {
         return Err(unsupported(w, i, c.pc));
     };
-    let shape = entry.shape;
+    let mut shape = entry.shape;
+    let words = i.words();
+    let mut mods = Mods::from_words(words[0], words.get(1).copied().unwrap_or(0));
+    let mut kernel = entry.kernel.as_ref();
+    // gfx950 `*_f8f6f4`: CBSZ and BLGP are the A and B formats.
+    let formats;
+    if shape.f8f6f4 {
+        kernel = crate::mfma::f8f6f4_kernel(shape, mods.cbsz, mods.blgp);
+        let Some(s) = shape.with_formats(mods.cbsz, mods.blgp) else {
+            return Err(unsupported(w, i, c.pc));
+        };
+        if mods.abid != 0 {
+            return Err(unsupported(w, i, c.pc));
+        }
+        formats = s;
+        shape = &formats;
+        (mods.cbsz, mods.blgp) = (0, 0);
+    }
     let (Some(d), Some(a), Some(b), Some(cc)) = (
         c.dst(0).copied(),
         c.src(0).copied(),
@@ -53,9 +67,7 @@ pub(super) fn mfma_op(
     ) else {
         return Err(unsupported(w, i, c.pc));
     };
-    let words = i.words();
-    let mods = Mods::from_words(words[0], words.get(1).copied().unwrap_or(0));
-    if let Some(kern) = &entry.kernel {
+    if let Some(kern) = kernel {
         if let Some(r) = in_place(w, kern, target, [&d, &a, &b, &cc], &mods) {
             return r
                 .map(|()| Flow::Continue)
@@ -90,8 +102,16 @@ pub(super) fn mfma_op(
     };
     let av = gather(&a, shape.a_regs());
     let bv = gather(&b, shape.b_regs());
-    let cv = gather(&cc, shape.cd_regs());
-    let out = mfma(shape, target, &av, &bv, &cv, &mods).map_err(|_| unsupported(w, i, c.pc))?;
+    let out = if shape.sparse {
+        // SMFMAC: src2 is the index register, C is D's old value.
+        let index = gather(&cc, 1)[0];
+        let acc = gather(&d, shape.cd_regs());
+        crate::mfma::smfmac(shape, target, &av, &bv, &index, &acc, &mods)
+    } else {
+        let cv = gather(&cc, shape.cd_regs());
+        mfma(shape, target, &av, &bv, &cv, &mods)
+    }
+    .map_err(|_| unsupported(w, i, c.pc))?;
     // Every lane of D is written, whatever EXEC (whole registers; one past
     // the file is dropped).
     for (k, r) in out.iter().enumerate() {
@@ -245,17 +265,22 @@ struct Entry {
 /// only for the opcodes a program uses).
 fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
     use crate::mfma::{DenseKernel, Shape, Target as MT};
-    type Table = Vec<[OnceLock<Option<Entry>>; 2]>;
+    type Table = Vec<[OnceLock<Option<Entry>>; 3]>;
     static T: OnceLock<Table> = OnceLock::new();
     if op.is_invalid() {
         return None;
     }
     let t = T.get_or_init(|| {
         Opcode::all()
-            .map(|_| [OnceLock::new(), OnceLock::new()])
+            .map(|_| [OnceLock::new(), OnceLock::new(), OnceLock::new()])
             .collect()
     });
-    t.get(op.index() as usize)?[usize::from(target == MT::Gfx942)]
+    let slot = match target {
+        MT::Gfx90a => 0,
+        MT::Gfx942 => 1,
+        MT::Gfx950 => 2,
+    };
+    t.get(op.index() as usize)?[slot]
         .get_or_init(|| {
             if sem::of(op).sem != Sem::Mfma {
                 return None;
@@ -268,4 +293,15 @@ fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
             })
         })
         .as_ref()
+}
+
+/// The matrix-core processor of an ISA target (gfx90a, gfx950; gfx942 for
+/// the rest of the GFX940 family).
+pub(super) fn mfma_target(t: Target) -> crate::mfma::Target {
+    use crate::mfma::Target as MT;
+    match t {
+        Target::Gfx90a => MT::Gfx90a,
+        Target::Gfx950 => MT::Gfx950,
+        _ => MT::Gfx942,
+    }
 }

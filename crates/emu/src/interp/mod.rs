@@ -70,6 +70,8 @@ mod cmp;
 mod control;
 mod ds;
 mod fast;
+mod gfx950;
+pub use gfx950::has_semantics_on;
 mod gpr_idx;
 mod mfma;
 mod regs;
@@ -930,6 +932,8 @@ fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
             // No semantics yet.
             (Space::Buffer | Space::TypedBuffer, _) => None,
         },
+        // gfx950's transposing reads: no semantics yet (D51).
+        Sem::Ds(sem::DsOp::ReadTr { .. }) => None,
         Sem::Ds(_) => Some(ds),
         Sem::Branch(_) => Some(control::branch),
         Sem::Control(Control::GprIdxIdx) => Some(gpr_idx::set_idx),

@@ -656,17 +656,11 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::CosF16
         | Valu::CvtF16I16
         | Valu::CvtF16U16
-        | Valu::CvtF32Bf8
-        | Valu::CvtF32Fp8
         | Valu::CvtFlrI32F32
         | Valu::CvtI16F16
         | Valu::CvtNormI16F16
         | Valu::CvtNormU16F16
         | Valu::CvtOffF32I4
-        | Valu::CvtPkBf8F32
-        | Valu::CvtPkF32Bf8
-        | Valu::CvtPkF32Fp8
-        | Valu::CvtPkFp8F32
         | Valu::CvtPkU8F32
         | Valu::CvtPkaccumU8F32
         | Valu::CvtPknormI16F16
@@ -674,8 +668,6 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::CvtPknormU16F16
         | Valu::CvtPknormU16F32
         | Valu::CvtRpiI32F32
-        | Valu::CvtSrBf8F32
-        | Valu::CvtSrFp8F32
         | Valu::CvtU16F16
         | Valu::DivFixupF16
         | Valu::DivFixupLegacyF16
@@ -723,6 +715,82 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::SqrtF16
         | Valu::SwapB32
         | Valu::TruncF16 => return valu_ext::handler(op),
+        // The fp8/bf8 conversions: gfx942's FNUZ formats only (gfx950's are
+        // OCP: D51).
+        Valu::CvtF32Bf8
+        | Valu::CvtF32Fp8
+        | Valu::CvtPkBf8F32
+        | Valu::CvtPkF32Bf8
+        | Valu::CvtPkF32Fp8
+        | Valu::CvtPkFp8F32
+        | Valu::CvtSrBf8F32
+        | Valu::CvtSrFp8F32 => gfx950::fnuz_only,
+        // gfx950 (CDNA4).
+        Valu::AshrPkI8I32
+        | Valu::AshrPkU8I32
+        | Valu::Bitop3B16
+        | Valu::Bitop3B32
+        | Valu::CvtF32Bf16
+        | Valu::CvtPkBf16F32
+        | Valu::CvtPkF16F32
+        | Valu::Dot2F32Bf16
+        | Valu::Dot2cF32Bf16
+        | Valu::Maximum3F32
+        | Valu::Minimum3F32
+        | Valu::Permlane16SwapB32
+        | Valu::Permlane32SwapB32 => return gfx950::handler(op),
+        // gfx950 operations without semantics yet (D51; listed in
+        // tests/coverage_gaps.txt).
+        Valu::PrngB32 | Valu::CvtSrBf16F32 | Valu::CvtSrF16F32 => return None,
+        Valu::CvtScalef322xpk16Bf6F32
+        | Valu::CvtScalef322xpk16Fp6F32
+        | Valu::CvtScalef32F16Bf8
+        | Valu::CvtScalef32F16Fp8
+        | Valu::CvtScalef32F32Bf8
+        | Valu::CvtScalef32F32Fp8
+        | Valu::CvtScalef32Pk32Bf16Bf6
+        | Valu::CvtScalef32Pk32Bf16Fp6
+        | Valu::CvtScalef32Pk32Bf6Bf16
+        | Valu::CvtScalef32Pk32Bf6F16
+        | Valu::CvtScalef32Pk32F16Bf6
+        | Valu::CvtScalef32Pk32F16Fp6
+        | Valu::CvtScalef32Pk32F32Bf6
+        | Valu::CvtScalef32Pk32F32Fp6
+        | Valu::CvtScalef32Pk32Fp6Bf16
+        | Valu::CvtScalef32Pk32Fp6F16
+        | Valu::CvtScalef32PkBf16Bf8
+        | Valu::CvtScalef32PkBf16Fp4
+        | Valu::CvtScalef32PkBf16Fp8
+        | Valu::CvtScalef32PkBf8Bf16
+        | Valu::CvtScalef32PkBf8F16
+        | Valu::CvtScalef32PkBf8F32
+        | Valu::CvtScalef32PkF16Bf8
+        | Valu::CvtScalef32PkF16Fp4
+        | Valu::CvtScalef32PkF16Fp8
+        | Valu::CvtScalef32PkF32Bf8
+        | Valu::CvtScalef32PkF32Fp4
+        | Valu::CvtScalef32PkF32Fp8
+        | Valu::CvtScalef32PkFp4Bf16
+        | Valu::CvtScalef32PkFp4F16
+        | Valu::CvtScalef32PkFp4F32
+        | Valu::CvtScalef32PkFp8Bf16
+        | Valu::CvtScalef32PkFp8F16
+        | Valu::CvtScalef32PkFp8F32
+        | Valu::CvtScalef32SrBf8Bf16
+        | Valu::CvtScalef32SrBf8F16
+        | Valu::CvtScalef32SrBf8F32
+        | Valu::CvtScalef32SrFp8Bf16
+        | Valu::CvtScalef32SrFp8F16
+        | Valu::CvtScalef32SrFp8F32
+        | Valu::CvtScalef32SrPk32Bf6Bf16
+        | Valu::CvtScalef32SrPk32Bf6F16
+        | Valu::CvtScalef32SrPk32Bf6F32
+        | Valu::CvtScalef32SrPk32Fp6Bf16
+        | Valu::CvtScalef32SrPk32Fp6F16
+        | Valu::CvtScalef32SrPk32Fp6F32
+        | Valu::CvtScalef32SrPkFp4Bf16
+        | Valu::CvtScalef32SrPkFp4F16
+        | Valu::CvtScalef32SrPkFp4F32 => return gfx950::scaled(op),
     })
 }
 
@@ -801,6 +869,18 @@ pub(super) fn vop3p(
         Packed::MinI16 => (|a, b, _, _, _| pk::pk_min_i16(a, b), false, false, 2),
         Packed::MaxU16 => (|a, b, _, _, _| pk::pk_max_u16(a, b), false, false, 2),
         Packed::MinU16 => (|a, b, _, _, _| pk::pk_min_u16(a, b), false, false, 2),
+        Packed::Minimum3F16 => (
+            |a, b, c, m, _| alu::gfx950::pk_minmax3_f16(a, b, c, false, m),
+            true,
+            false,
+            3,
+        ),
+        Packed::Maximum3F16 => (
+            |a, b, c, m, _| alu::gfx950::pk_minmax3_f16(a, b, c, true, m),
+            true,
+            false,
+            3,
+        ),
         // Their own handlers (`vop3p_f32`, `pk_mov_b32`).
         Packed::AddF32 | Packed::MulF32 | Packed::FmaF32 | Packed::MovB32 => {
             return Err(unsupported(w, i, c.pc))

@@ -81,3 +81,75 @@ pub(crate) fn flush_f32(x: f32) -> f32 {
         x
     }
 }
+
+/// An OCP microscaling element format (OCP MX v1.0, section 5.3):
+/// exponent and mantissa widths, bias, and how the top exponent is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ocp {
+    ebits: u32,
+    mbits: u32,
+    bias: i32,
+    top: Top,
+}
+
+/// What the all-ones exponent field holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Top {
+    /// Numbers, except S.1111.111 which is NaN (E4M3).
+    NanAllOnes,
+    /// Infinity (mantissa 0) and NaN (E5M2, as IEEE).
+    Ieee,
+    /// Numbers only (FP6, FP4).
+    Finite,
+}
+
+/// OCP FP8 E4M3 (bias 7, largest 448).
+pub(crate) const E4M3: Ocp = Ocp {
+    ebits: 4,
+    mbits: 3,
+    bias: 7,
+    top: Top::NanAllOnes,
+};
+/// OCP FP8 E5M2 (bias 15, largest 57344, infinities).
+pub(crate) const E5M2: Ocp = Ocp {
+    ebits: 5,
+    mbits: 2,
+    bias: 15,
+    top: Top::Ieee,
+};
+/// OCP FP4 E2M1 (bias 1, largest 6).
+pub(crate) const E2M1: Ocp = Ocp {
+    ebits: 2,
+    mbits: 1,
+    bias: 1,
+    top: Top::Finite,
+};
+
+/// The low `1 + ebits + mbits` bits of `b` in OCP format `f` as f32
+/// (exact: every value of these formats is an f32).
+pub(crate) fn ocp_to_f32(b: u32, f: Ocp) -> f32 {
+    let w = 1 + f.ebits + f.mbits;
+    let b = b & ((1 << w) - 1);
+    let neg = b >> (w - 1) & 1 == 1;
+    let e = (b >> f.mbits) & ((1 << f.ebits) - 1);
+    let m = b & ((1 << f.mbits) - 1);
+    let top = e == (1 << f.ebits) - 1;
+    let mag = match f.top {
+        Top::NanAllOnes if top && m == (1 << f.mbits) - 1 => return f32::NAN,
+        Top::Ieee if top && m == 0 => f32::INFINITY,
+        Top::Ieee if top => return f32::NAN,
+        _ => {
+            let scale = (1u32 << f.mbits) as f32;
+            if e == 0 {
+                m as f32 / scale * 2f32.powi(1 - f.bias)
+            } else {
+                (1.0 + m as f32 / scale) * 2f32.powi(e as i32 - f.bias)
+            }
+        }
+    };
+    if neg {
+        -mag
+    } else {
+        mag
+    }
+}

@@ -35,17 +35,18 @@
 //! [`Shape::b_slot`] and [`Shape::cd_slot`], and the tests check every shape
 //! and modifier against the general evaluation bit for bit.
 
+use super::float::{ocp_to_f32, E2M1, E4M3, E5M2};
 use super::{blgp_lane, broadcast_block, plan, AccType, InType, MfmaError, Mods, Shape, Target};
 use crate::wave::{VReg, LANES};
 use multiversion::multiversion;
 
 /// The most f32 values an A or B fragment holds (`K·M·blocks` of the dense
-/// shapes: at most 8 items × 64 lanes).
-pub const MAX_FRAG: usize = 512;
+/// shapes: at most 32 items × 64 lanes, gfx950's f8f6f4 at K = 128).
+pub const MAX_FRAG: usize = 2048;
 /// The most output rows (`M·blocks`).
 const MAX_ROWS: usize = 64;
-/// The most A or B registers.
-const MAX_IN_REGS: usize = 4;
+/// The most A or B registers (gfx950's f8f6f4 with fp8: 8).
+const MAX_IN_REGS: usize = 8;
 
 const F32_QNAN: u32 = super::F32_QNAN;
 
@@ -453,6 +454,9 @@ fn widen(p: In, regs: &[VReg], out: &mut [f32]) {
         (InType::Bf16, _) => items::<2>(p, regs, out, |w| f32::from_bits(w << 16)),
         (InType::Fp8, _) => items::<4>(p, regs, out, |w| fnuz_bits_to_f32::<3, 8>(w & 0xFF)),
         (InType::Bf8, _) => items::<4>(p, regs, out, |w| fnuz_bits_to_f32::<2, 16>(w & 0xFF)),
+        (InType::Fp8Ocp, _) => items::<4>(p, regs, out, |w| ocp_to_f32(w, E4M3)),
+        (InType::Bf8Ocp, _) => items::<4>(p, regs, out, |w| ocp_to_f32(w, E5M2)),
+        (InType::Fp4, _) => items::<8>(p, regs, out, |w| ocp_to_f32(w, E2M1)),
         (InType::F32, false) => items::<1>(p, regs, out, f32::from_bits),
         (InType::F32, true) => items::<1>(p, regs, out, |w| f32::from_bits(flush_bits(w))),
         (InType::Xf32, false) => items::<1>(p, regs, out, |w| f32::from_bits(xf32_bits(w))),
@@ -668,7 +672,7 @@ mod tests {
             let Some(kern) = DenseKernel::new(s) else {
                 continue;
             };
-            for t in [Target::Gfx90a, Target::Gfx942] {
+            for t in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
                 let Some(v) = s.variant(t) else {
                     continue;
                 };

@@ -113,6 +113,9 @@ pub enum Target {
     Gfx90a,
     /// CDNA3 (MI300).
     Gfx942,
+    /// CDNA4 (MI350): gfx942's operations without xf32, with OCP fp8/bf8,
+    /// plus the doubled-K shapes and the f8f6f4 MFMAs.
+    Gfx950,
 }
 
 impl fmt::Display for Target {
@@ -120,6 +123,7 @@ impl fmt::Display for Target {
         f.write_str(match self {
             Target::Gfx90a => "gfx90a",
             Target::Gfx942 => "gfx942",
+            Target::Gfx950 => "gfx950",
         })
     }
 }
@@ -141,6 +145,12 @@ pub enum InType {
     Fp8,
     /// gfx942 bf8: E5M2, bias 16, NaN = 0x80, no infinities.
     Bf8,
+    /// OCP fp8 (gfx950): E4M3FN, bias 7, NaN = S.1111.111, no infinities.
+    Fp8Ocp,
+    /// OCP bf8 (gfx950): E5M2, bias 15, infinities and NaNs as IEEE.
+    Bf8Ocp,
+    /// OCP fp4 (gfx950 f8f6f4): E2M1, bias 1, no infinities or NaNs.
+    Fp4,
     /// IEEE binary64.
     F64,
 }
@@ -149,7 +159,8 @@ impl InType {
     /// Storage bits per element.
     pub const fn bits(self) -> u32 {
         match self {
-            InType::I8 | InType::Fp8 | InType::Bf8 => 8,
+            InType::Fp4 => 4,
+            InType::I8 | InType::Fp8 | InType::Bf8 | InType::Fp8Ocp | InType::Bf8Ocp => 8,
             InType::F16 | InType::Bf16 => 16,
             InType::F32 | InType::Xf32 => 32,
             InType::F64 => 64,
@@ -207,6 +218,8 @@ pub struct Shape {
     pub gfx90a: Option<Variant>,
     /// The instruction on gfx942, if it exists there.
     pub gfx942: Option<Variant>,
+    /// The instruction on gfx950, if it exists there.
+    pub gfx950: Option<Variant>,
     /// Rows of A, C, D per block.
     pub m: usize,
     /// Columns of B, C, D per block.
@@ -225,6 +238,10 @@ pub struct Shape {
     pub sparse: bool,
     /// CBSZ/ABID broadcast of A blocks is available.
     pub broadcast: bool,
+    /// gfx950 `*_f8f6f4`: CBSZ and BLGP pick the A and B formats (0 fp8,
+    /// 1 bf8, 2 fp6, 3 bf6, 4 fp4; see [`Shape::with_formats`]); `a`/`b`
+    /// are fp8 here.
+    pub f8f6f4: bool,
 }
 
 /// Where one matrix element lives: `bits` bits at `shift` of lane `lane`
@@ -297,14 +314,33 @@ impl Shape {
         match target {
             Target::Gfx90a => self.gfx90a.as_ref(),
             Target::Gfx942 => self.gfx942.as_ref(),
+            Target::Gfx950 => self.gfx950.as_ref(),
         }
+    }
+
+    /// A `*_f8f6f4` shape with the A and B formats CBSZ (`a`) and BLGP
+    /// (`b`) select: 0 fp8, 1 bf8, 4 fp4 (OCP). `None` for fp6/bf6 (2, 3:
+    /// not modelled, D51) and values above 4. The operand registers follow
+    /// from the element width (8 for fp8/bf8, 4 for fp4 at K = 128/64).
+    pub fn with_formats(&self, a: u8, b: u8) -> Option<Shape> {
+        let ty = |f: u8| match f {
+            0 => Some(InType::Fp8Ocp),
+            1 => Some(InType::Bf8Ocp),
+            4 => Some(InType::Fp4),
+            _ => None,
+        };
+        Some(Shape {
+            a: ty(a)?,
+            b: ty(b)?,
+            ..*self
+        })
     }
 
     /// A name for messages: the gfx90a mnemonic, else the gfx942 one.
     pub fn name(&self) -> &'static str {
-        match (&self.gfx90a, &self.gfx942) {
-            (Some(v), _) | (None, Some(v)) => v.name,
-            (None, None) => "?",
+        match (&self.gfx90a, &self.gfx942, &self.gfx950) {
+            (Some(v), _, _) | (None, Some(v), _) | (None, None, Some(v)) => v.name,
+            (None, None, None) => "?",
         }
     }
 
@@ -319,7 +355,7 @@ impl Shape {
         if let Some(s) = SHAPES.iter().find(on) {
             return Some(s);
         }
-        if target != Target::Gfx942 {
+        if target == Target::Gfx90a {
             return None;
         }
         let want = loose_name(name);
@@ -522,6 +558,21 @@ fn loose_name(name: &str) -> String {
         .collect()
 }
 
+/// The prepared kernel of a gfx950 `*_f8f6f4` shape (`shape.f8f6f4`) with
+/// A format `a` and B format `b` (CBSZ, BLGP), built once per combination.
+pub fn f8f6f4_kernel(shape: &Shape, a: u8, b: u8) -> Option<&'static DenseKernel> {
+    use std::sync::OnceLock;
+    type Table = [[OnceLock<Option<DenseKernel>>; 5]; 5];
+    static BY_M: [Table; 2] = [const { [const { [const { OnceLock::new() }; 5] }; 5] }; 2];
+    if !shape.f8f6f4 || a > 4 || b > 4 {
+        return None;
+    }
+    let t = &BY_M[usize::from(shape.m == 32)];
+    t[usize::from(a)][usize::from(b)]
+        .get_or_init(|| DenseKernel::new(&shape.with_formats(a, b)?))
+        .as_ref()
+}
+
 /// Instruction modifiers of a matrix instruction.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Mods {
@@ -711,6 +762,9 @@ fn to_f32(ty: InType, raw: u64, flush: bool) -> f32 {
         InType::Bf16 => float::bf16_to_f32(raw as u16),
         InType::Fp8 => float::fp8_to_f32(raw as u8),
         InType::Bf8 => float::bf8_to_f32(raw as u8),
+        InType::Fp8Ocp => float::ocp_to_f32(raw as u32, float::E4M3),
+        InType::Bf8Ocp => float::ocp_to_f32(raw as u32, float::E5M2),
+        InType::Fp4 => float::ocp_to_f32(raw as u32, float::E2M1),
         InType::I8 => f32::from(raw as u8 as i8),
         InType::F64 => f64::from_bits(raw) as f32,
     }

@@ -1,4 +1,4 @@
-//! The table of MFMA/SMFMAC instructions on gfx90a and gfx942.
+//! The table of MFMA/SMFMAC instructions on gfx90a, gfx942 and gfx950.
 //!
 //! One row per distinct operation; an operation both targets have (same
 //! shape, types and layout) is one row with a variant per target, since the
@@ -15,6 +15,14 @@
 //! multi-block shapes and the two f32 K-split shapes; on gfx942 the f64
 //! shapes use BLGP as negate bits; CBSZ/ABID broadcast exists for the
 //! multi-block non-f64 shapes.
+//!
+//! gfx950 (CDNA4) has gfx942's rows under the same mnemonics and opcodes,
+//! except xf32 (removed) and the fp8/bf8 ones, whose inputs are the OCP
+//! formats there: those are rows of their own (`Fp8Ocp`, `Bf8Ocp`). Its
+//! additions (LLVM 22 opcodes): the doubled-K f16/bf16/i8 MFMAs and the
+//! two `*_f8f6f4` MFMAs, whose A/B formats CBSZ/BLGP select
+//! ([`Shape::with_formats`]). The gfx950-only SMFMAC shapes are not here
+//! yet (their index-register layout at the larger K is not pinned: D51).
 
 use super::{AccType, BlgpUse, InType, Shape, Variant};
 
@@ -35,9 +43,16 @@ const fn row(
     acc: AccType,
     sparse: bool,
 ) -> Shape {
+    // gfx950 keeps gfx942's operations but xf32 and the FNUZ 8-bit ones.
+    let gfx950 = if matches!(a, Xf32 | Fp8 | Bf8) || matches!(b, Xf32 | Fp8 | Bf8) {
+        None
+    } else {
+        gfx942
+    };
     Shape {
         gfx90a,
         gfx942,
+        gfx950,
         m,
         n,
         k,
@@ -47,16 +62,54 @@ const fn row(
         acc,
         sparse,
         broadcast: blocks > 1 && !matches!(acc, AccType::F64),
+        f8f6f4: false,
+    }
+}
+
+/// A gfx950-only row.
+#[allow(clippy::too_many_arguments)]
+const fn row950(
+    gfx950: Option<Variant>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: InType,
+    b: InType,
+    acc: AccType,
+    sparse: bool,
+) -> Shape {
+    Shape {
+        gfx90a: None,
+        gfx942: None,
+        gfx950,
+        m,
+        n,
+        k,
+        blocks: 1,
+        a,
+        b,
+        acc,
+        sparse,
+        broadcast: false,
+        f8f6f4: false,
+    }
+}
+
+/// A gfx950 `*_f8f6f4` row (fp8 by default; CBSZ/BLGP pick the formats).
+const fn f8f6f4(gfx950: Option<Variant>, m: usize, n: usize, k: usize) -> Shape {
+    Shape {
+        f8f6f4: true,
+        ..row950(gfx950, m, n, k, Fp8Ocp, Fp8Ocp, AF32, false)
     }
 }
 
 use AccType::{F32 as AF32, F64 as AF64, I32 as AI32};
 use BlgpUse::{LaneGroups as L, Negate as Neg, Unsupported as U};
-use InType::{Bf16, Bf8, Fp8, Xf32, F16, F32, F64, I8};
+use InType::{Bf16, Bf8, Bf8Ocp, Fp8, Fp8Ocp, Xf32, F16, F32, F64, I8};
 
 const N: Option<Variant> = None;
 
-/// Every MFMA/SMFMAC operation of gfx90a and gfx942.
+/// Every MFMA/SMFMAC operation of gfx90a, gfx942 and gfx950.
 #[rustfmt::skip]
 pub static SHAPES: &[Shape] = &[
     // f32 inputs.
@@ -121,4 +174,32 @@ pub static SHAPES: &[Shape] = &[
     row(N, v("v_smfmac_f32_32x32x32_bf8_fp8", 0x7d, U), 32, 32, 32, 1, Bf8, Fp8, AF32, true),
     row(N, v("v_smfmac_f32_32x32x32_fp8_bf8", 0x7e, U), 32, 32, 32, 1, Fp8, Bf8, AF32, true),
     row(N, v("v_smfmac_f32_32x32x32_fp8_fp8", 0x7f, U), 32, 32, 32, 1, Fp8, Fp8, AF32, true),
+    // gfx950: the fp8/bf8 operations in the OCP formats (same mnemonics and
+    // opcodes as gfx942's).
+    row950(v("v_mfma_f32_16x16x32_bf8_bf8", 0x70, U), 16, 16, 32, Bf8Ocp, Bf8Ocp, AF32, false),
+    row950(v("v_mfma_f32_16x16x32_bf8_fp8", 0x71, U), 16, 16, 32, Bf8Ocp, Fp8Ocp, AF32, false),
+    row950(v("v_mfma_f32_16x16x32_fp8_bf8", 0x72, U), 16, 16, 32, Fp8Ocp, Bf8Ocp, AF32, false),
+    row950(v("v_mfma_f32_16x16x32_fp8_fp8", 0x73, U), 16, 16, 32, Fp8Ocp, Fp8Ocp, AF32, false),
+    row950(v("v_mfma_f32_32x32x16_bf8_bf8", 0x74, U), 32, 32, 16, Bf8Ocp, Bf8Ocp, AF32, false),
+    row950(v("v_mfma_f32_32x32x16_bf8_fp8", 0x75, U), 32, 32, 16, Bf8Ocp, Fp8Ocp, AF32, false),
+    row950(v("v_mfma_f32_32x32x16_fp8_bf8", 0x76, U), 32, 32, 16, Fp8Ocp, Bf8Ocp, AF32, false),
+    row950(v("v_mfma_f32_32x32x16_fp8_fp8", 0x77, U), 32, 32, 16, Fp8Ocp, Fp8Ocp, AF32, false),
+    row950(v("v_smfmac_f32_16x16x64_bf8_bf8", 0x78, U), 16, 16, 64, Bf8Ocp, Bf8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_16x16x64_bf8_fp8", 0x79, U), 16, 16, 64, Bf8Ocp, Fp8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_16x16x64_fp8_bf8", 0x7a, U), 16, 16, 64, Fp8Ocp, Bf8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_16x16x64_fp8_fp8", 0x7b, U), 16, 16, 64, Fp8Ocp, Fp8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_32x32x32_bf8_bf8", 0x7c, U), 32, 32, 32, Bf8Ocp, Bf8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_32x32x32_bf8_fp8", 0x7d, U), 32, 32, 32, Bf8Ocp, Fp8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_32x32x32_fp8_bf8", 0x7e, U), 32, 32, 32, Fp8Ocp, Bf8Ocp, AF32, true),
+    row950(v("v_smfmac_f32_32x32x32_fp8_fp8", 0x7f, U), 32, 32, 32, Fp8Ocp, Fp8Ocp, AF32, true),
+    // gfx950: doubled K.
+    row950(v("v_mfma_f32_16x16x32_bf16", 0x35, U), 16, 16, 32, Bf16, Bf16, AF32, false),
+    row950(v("v_mfma_f32_32x32x16_bf16", 0x37, U), 32, 32, 16, Bf16, Bf16, AF32, false),
+    row950(v("v_mfma_f32_16x16x32_f16", 0x54, U), 16, 16, 32, F16, F16, AF32, false),
+    row950(v("v_mfma_f32_32x32x16_f16", 0x55, U), 32, 32, 16, F16, F16, AF32, false),
+    row950(v("v_mfma_i32_16x16x64_i8", 0x36, U), 16, 16, 64, I8, I8, AI32, false),
+    row950(v("v_mfma_i32_32x32x32_i8", 0x38, U), 32, 32, 32, I8, I8, AI32, false),
+    // gfx950: f8f6f4 (formats from CBSZ/BLGP).
+    f8f6f4(v("v_mfma_f32_16x16x128_f8f6f4", 0x2d, U), 16, 16, 128),
+    f8f6f4(v("v_mfma_f32_32x32x64_f8f6f4", 0x2e, U), 32, 32, 64),
 ];

@@ -46,6 +46,10 @@ pub enum Valu {
     AndB32,
     /// `v_and_or_b32`
     AndOrB32,
+    /// `v_ashr_pk_i8_i32`
+    AshrPkI8I32,
+    /// `v_ashr_pk_u8_i32`
+    AshrPkU8I32,
     /// `v_ashrrev_i16`
     AshrrevI16,
     /// `v_ashrrev_i32`
@@ -64,6 +68,10 @@ pub enum Valu {
     BfmB32,
     /// `v_bfrev_b32`
     BfrevB32,
+    /// `v_bitop3_b16`
+    Bitop3B16,
+    /// `v_bitop3_b32`
+    Bitop3B32,
     /// `v_ceil_f16`
     CeilF16,
     /// `v_ceil_f32`
@@ -82,6 +90,8 @@ pub enum Valu {
     CvtF16I16,
     /// `v_cvt_f16_u16`
     CvtF16U16,
+    /// `v_cvt_f32_bf16`
+    CvtF32Bf16,
     /// `v_cvt_f32_bf8`
     CvtF32Bf8,
     /// `v_cvt_f32_f16`
@@ -122,8 +132,12 @@ pub enum Valu {
     CvtNormU16F16,
     /// `v_cvt_off_f32_i4`
     CvtOffF32I4,
+    /// `v_cvt_pk_bf16_f32`
+    CvtPkBf16F32,
     /// `v_cvt_pk_bf8_f32`
     CvtPkBf8F32,
+    /// `v_cvt_pk_f16_f32`
+    CvtPkF16F32,
     /// `v_cvt_pk_f32_bf8`
     CvtPkF32Bf8,
     /// `v_cvt_pk_f32_fp8`
@@ -150,8 +164,110 @@ pub enum Valu {
     CvtPkrtzF16F32,
     /// `v_cvt_rpi_i32_f32`
     CvtRpiI32F32,
+    /// `v_cvt_scalef32_2xpk16_bf6_f32`
+    CvtScalef322xpk16Bf6F32,
+    /// `v_cvt_scalef32_2xpk16_fp6_f32`
+    CvtScalef322xpk16Fp6F32,
+    /// `v_cvt_scalef32_f16_bf8`
+    CvtScalef32F16Bf8,
+    /// `v_cvt_scalef32_f16_fp8`
+    CvtScalef32F16Fp8,
+    /// `v_cvt_scalef32_f32_bf8`
+    CvtScalef32F32Bf8,
+    /// `v_cvt_scalef32_f32_fp8`
+    CvtScalef32F32Fp8,
+    /// `v_cvt_scalef32_pk32_bf16_bf6`
+    CvtScalef32Pk32Bf16Bf6,
+    /// `v_cvt_scalef32_pk32_bf16_fp6`
+    CvtScalef32Pk32Bf16Fp6,
+    /// `v_cvt_scalef32_pk32_bf6_bf16`
+    CvtScalef32Pk32Bf6Bf16,
+    /// `v_cvt_scalef32_pk32_bf6_f16`
+    CvtScalef32Pk32Bf6F16,
+    /// `v_cvt_scalef32_pk32_f16_bf6`
+    CvtScalef32Pk32F16Bf6,
+    /// `v_cvt_scalef32_pk32_f16_fp6`
+    CvtScalef32Pk32F16Fp6,
+    /// `v_cvt_scalef32_pk32_f32_bf6`
+    CvtScalef32Pk32F32Bf6,
+    /// `v_cvt_scalef32_pk32_f32_fp6`
+    CvtScalef32Pk32F32Fp6,
+    /// `v_cvt_scalef32_pk32_fp6_bf16`
+    CvtScalef32Pk32Fp6Bf16,
+    /// `v_cvt_scalef32_pk32_fp6_f16`
+    CvtScalef32Pk32Fp6F16,
+    /// `v_cvt_scalef32_pk_bf16_bf8`
+    CvtScalef32PkBf16Bf8,
+    /// `v_cvt_scalef32_pk_bf16_fp4`
+    CvtScalef32PkBf16Fp4,
+    /// `v_cvt_scalef32_pk_bf16_fp8`
+    CvtScalef32PkBf16Fp8,
+    /// `v_cvt_scalef32_pk_bf8_bf16`
+    CvtScalef32PkBf8Bf16,
+    /// `v_cvt_scalef32_pk_bf8_f16`
+    CvtScalef32PkBf8F16,
+    /// `v_cvt_scalef32_pk_bf8_f32`
+    CvtScalef32PkBf8F32,
+    /// `v_cvt_scalef32_pk_f16_bf8`
+    CvtScalef32PkF16Bf8,
+    /// `v_cvt_scalef32_pk_f16_fp4`
+    CvtScalef32PkF16Fp4,
+    /// `v_cvt_scalef32_pk_f16_fp8`
+    CvtScalef32PkF16Fp8,
+    /// `v_cvt_scalef32_pk_f32_bf8`
+    CvtScalef32PkF32Bf8,
+    /// `v_cvt_scalef32_pk_f32_fp4`
+    CvtScalef32PkF32Fp4,
+    /// `v_cvt_scalef32_pk_f32_fp8`
+    CvtScalef32PkF32Fp8,
+    /// `v_cvt_scalef32_pk_fp4_bf16`
+    CvtScalef32PkFp4Bf16,
+    /// `v_cvt_scalef32_pk_fp4_f16`
+    CvtScalef32PkFp4F16,
+    /// `v_cvt_scalef32_pk_fp4_f32`
+    CvtScalef32PkFp4F32,
+    /// `v_cvt_scalef32_pk_fp8_bf16`
+    CvtScalef32PkFp8Bf16,
+    /// `v_cvt_scalef32_pk_fp8_f16`
+    CvtScalef32PkFp8F16,
+    /// `v_cvt_scalef32_pk_fp8_f32`
+    CvtScalef32PkFp8F32,
+    /// `v_cvt_scalef32_sr_bf8_bf16`
+    CvtScalef32SrBf8Bf16,
+    /// `v_cvt_scalef32_sr_bf8_f16`
+    CvtScalef32SrBf8F16,
+    /// `v_cvt_scalef32_sr_bf8_f32`
+    CvtScalef32SrBf8F32,
+    /// `v_cvt_scalef32_sr_fp8_bf16`
+    CvtScalef32SrFp8Bf16,
+    /// `v_cvt_scalef32_sr_fp8_f16`
+    CvtScalef32SrFp8F16,
+    /// `v_cvt_scalef32_sr_fp8_f32`
+    CvtScalef32SrFp8F32,
+    /// `v_cvt_scalef32_sr_pk32_bf6_bf16`
+    CvtScalef32SrPk32Bf6Bf16,
+    /// `v_cvt_scalef32_sr_pk32_bf6_f16`
+    CvtScalef32SrPk32Bf6F16,
+    /// `v_cvt_scalef32_sr_pk32_bf6_f32`
+    CvtScalef32SrPk32Bf6F32,
+    /// `v_cvt_scalef32_sr_pk32_fp6_bf16`
+    CvtScalef32SrPk32Fp6Bf16,
+    /// `v_cvt_scalef32_sr_pk32_fp6_f16`
+    CvtScalef32SrPk32Fp6F16,
+    /// `v_cvt_scalef32_sr_pk32_fp6_f32`
+    CvtScalef32SrPk32Fp6F32,
+    /// `v_cvt_scalef32_sr_pk_fp4_bf16`
+    CvtScalef32SrPkFp4Bf16,
+    /// `v_cvt_scalef32_sr_pk_fp4_f16`
+    CvtScalef32SrPkFp4F16,
+    /// `v_cvt_scalef32_sr_pk_fp4_f32`
+    CvtScalef32SrPkFp4F32,
+    /// `v_cvt_sr_bf16_f32`
+    CvtSrBf16F32,
     /// `v_cvt_sr_bf8_f32`
     CvtSrBf8F32,
+    /// `v_cvt_sr_f16_f32`
+    CvtSrF16F32,
     /// `v_cvt_sr_fp8_f32`
     CvtSrFp8F32,
     /// `v_cvt_u16_f16`
@@ -176,12 +292,16 @@ pub enum Valu {
     DivScaleF32,
     /// `v_div_scale_f64`
     DivScaleF64,
+    /// `v_dot2_f32_bf16`
+    Dot2F32Bf16,
     /// `v_dot2_f32_f16`
     Dot2F32F16,
     /// `v_dot2_i32_i16`
     Dot2I32I16,
     /// `v_dot2_u32_u16`
     Dot2U32U16,
+    /// `v_dot2c_f32_bf16`
+    Dot2cF32Bf16,
     /// `v_dot2c_f32_f16`
     Dot2cF32F16,
     /// `v_dot2c_i32_i16`
@@ -354,6 +474,8 @@ pub enum Valu {
     MaxU16,
     /// `v_max_u32`
     MaxU32,
+    /// `v_maximum3_f32`
+    Maximum3F32,
     /// `v_mbcnt_hi_u32_b32`
     MbcntHiU32B32,
     /// `v_mbcnt_lo_u32_b32`
@@ -396,6 +518,8 @@ pub enum Valu {
     MinU16,
     /// `v_min_u32`
     MinU32,
+    /// `v_minimum3_f32`
+    Minimum3F32,
     /// `v_mov_b32`
     MovB32,
     /// `v_mov_b64`
@@ -440,8 +564,14 @@ pub enum Valu {
     PackB32F16,
     /// `v_perm_b32`
     PermB32,
+    /// `v_permlane16_swap_b32`
+    Permlane16SwapB32,
+    /// `v_permlane32_swap_b32`
+    Permlane32SwapB32,
     /// `v_pk_fmac_f16`
     PkFmacF16,
+    /// `v_prng_b32`
+    PrngB32,
     /// `v_qsad_pk_u16_u8`
     QsadPkU16U8,
     /// `v_rcp_f16`
@@ -786,12 +916,16 @@ pub enum Packed {
     MaxI16,
     /// `v_pk_max_u16`
     MaxU16,
+    /// `v_pk_maximum3_f16`
+    Maximum3F16,
     /// `v_pk_min_f16`
     MinF16,
     /// `v_pk_min_i16`
     MinI16,
     /// `v_pk_min_u16`
     MinU16,
+    /// `v_pk_minimum3_f16`
+    Minimum3F16,
     /// `v_pk_mov_b32`
     MovB32,
     /// `v_pk_mul_f16`
@@ -2195,7 +2329,7 @@ pub static SEM: [Desc; 6786] = [
     // v_mac_f32_e32
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32Bf16), partial: Partial::Full, float: true },
     // v_lshrrev_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f32_e32
@@ -2727,25 +2861,25 @@ pub static SEM: [Desc; 6786] = [
     // v_log_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_exp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_swap_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlane16SwapB32), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane32_swap_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlane32SwapB32), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_floor_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_e32
@@ -5149,7 +5283,7 @@ pub static SEM: [Desc; 6786] = [
     // v_mac_f32_e64
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32Bf16), partial: Partial::Full, float: true },
     // v_add_co_u32_e64
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_e64
@@ -5415,13 +5549,13 @@ pub static SEM: [Desc; 6786] = [
     // v_cvt_pk_f32_bf8_e64
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_prng_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_permlane16_swap_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlane16SwapB32), partial: Partial::Full, float: false },
     // v_permlane32_swap_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlane32SwapB32), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_mad_legacy_f32
     Desc { sem: Sem::Valu(Valu::MadLegacyF32), partial: Partial::Full, float: true },
     // v_mad_f32
@@ -5587,115 +5721,115 @@ pub static SEM: [Desc; 6786] = [
     // v_lshl_add_u64
     Desc { sem: Sem::Valu(Valu::LshlAddU64), partial: Partial::Full, float: false },
     // v_bitop3_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Bitop3B16), partial: Partial::ByOpSel, float: false },
     // v_bitop3_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Bitop3B32), partial: Partial::Full, float: false },
     // v_cvt_scalef32_pk_fp8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkFp8F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_bf8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkBf8F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_fp8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrFp8F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_bf8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrBf8F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_f32_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_f32_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_f32_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32F32Fp8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_f32_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32F32Bf8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_fp4_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkFp4F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk_fp4_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPkFp4F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_f32_fp4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkF32Fp4), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_fp8_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkFp8F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_bf8_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkBf8F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_fp8_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrFp8F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_scalef32_sr_bf8_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrBf8F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_scalef32_pk_fp8_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkFp8Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_bf8_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkBf8Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_fp8_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrFp8Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_bf8_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrBf8Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_f16_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkF16Fp8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_f16_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkF16Bf8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_f16_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32F16Fp8), partial: Partial::ByOpSel, float: true },
     // v_cvt_scalef32_f16_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32F16Bf8), partial: Partial::ByOpSel, float: true },
     // v_cvt_scalef32_pk_fp4_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkFp4F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_fp4_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkFp4Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk_fp4_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPkFp4F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk_fp4_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPkFp4Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_f16_fp4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkF16Fp4), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_bf16_fp4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkBf16Fp4), partial: Partial::Full, float: true },
     // v_cvt_scalef32_2xpk16_fp6_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef322xpk16Fp6F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_2xpk16_bf6_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef322xpk16Bf6F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk32_fp6_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPk32Fp6F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk32_bf6_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPk32Bf6F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_f32_fp6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32F32Fp6), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_f32_bf6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32F32Bf6), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_fp6_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32Fp6F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_fp6_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32Fp6Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_bf6_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32Bf6F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_bf6_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32Bf6Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk32_fp6_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPk32Fp6F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk32_fp6_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPk32Fp6Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk32_bf6_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPk32Bf6F16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_sr_pk32_bf6_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32SrPk32Bf6Bf16), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_f16_fp6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32F16Fp6), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_bf16_fp6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32Bf16Fp6), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_f16_bf6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32F16Bf6), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk32_bf16_bf6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32Pk32Bf16Bf6), partial: Partial::Full, float: true },
     // v_ashr_pk_i8_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrPkI8I32), partial: Partial::Full, float: true },
     // v_ashr_pk_u8_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrPkU8I32), partial: Partial::Full, float: true },
     // v_cvt_pk_f16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_bf16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkBf16F32), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_bf16_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkBf16Fp8), partial: Partial::Full, float: true },
     // v_cvt_scalef32_pk_bf16_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtScalef32PkBf16Bf8), partial: Partial::Full, float: true },
     // v_add_f64
     Desc { sem: Sem::Valu(Valu::AddF64), partial: Partial::Full, float: true },
     // v_add_f64
@@ -5787,13 +5921,13 @@ pub static SEM: [Desc; 6786] = [
     // v_cvt_sr_bf8_f32
     Desc { sem: Sem::Valu(Valu::CvtSrBf8F32), partial: Partial::Full, float: true },
     // v_cvt_sr_f16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtSrF16F32), partial: Partial::ByOpSel, float: true },
     // v_cvt_sr_bf16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtSrBf16F32), partial: Partial::Full, float: true },
     // v_minimum3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Minimum3F32), partial: Partial::Full, float: true },
     // v_maximum3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Maximum3F32), partial: Partial::Full, float: true },
     // v_pk_mad_i16
     Desc { sem: Sem::Packed(Packed::MadI16), partial: Partial::Full, float: true },
     // v_pk_mul_lo_u16
@@ -5833,11 +5967,11 @@ pub static SEM: [Desc; 6786] = [
     // v_pk_max_f16
     Desc { sem: Sem::Packed(Packed::MaxF16), partial: Partial::Full, float: true },
     // v_dot2_f32_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2F32Bf16), partial: Partial::Full, float: true },
     // v_pk_minimum3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::Minimum3F16), partial: Partial::Full, float: true },
     // v_pk_maximum3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::Maximum3F16), partial: Partial::Full, float: true },
     // v_fma_mix_f32
     Desc { sem: Sem::Valu(Valu::FmaMixF32), partial: Partial::Full, float: true },
     // v_mad_mix_f32
@@ -5865,7 +5999,7 @@ pub static SEM: [Desc; 6786] = [
     // v_dot8_u32_u4
     Desc { sem: Sem::Valu(Valu::Dot8U32U4), partial: Partial::Full, float: false },
     // v_mfma_ld_scale_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_pk_fma_f32
     Desc { sem: Sem::Packed(Packed::FmaF32), partial: Partial::Full, float: true },
     // v_pk_mul_f32
@@ -5879,27 +6013,27 @@ pub static SEM: [Desc; 6786] = [
     // v_accvgpr_write_b32
     Desc { sem: Sem::Valu(Valu::AccvgprWriteB32), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x128_f8f6f4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x64_f8f6f4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x32_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_16x16x64_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x16_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x32_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_16x16x64_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_i32_16x16x128_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_16x16x128_bf8_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_16x16x128_bf8_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_16x16x128_fp8_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x8_xf32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x4_xf32
@@ -5923,7 +6057,7 @@ pub static SEM: [Desc; 6786] = [
     // v_mfma_f32_4x4x1f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_smfmac_f32_16x16x128_fp8_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x2f32
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x2_f32
@@ -5937,9 +6071,9 @@ pub static SEM: [Desc; 6786] = [
     // v_mfma_f32_16x16x4f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_smfmac_f32_32x32x32_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_i32_32x32x64_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x4f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x4_2b_f16
@@ -5959,7 +6093,7 @@ pub static SEM: [Desc; 6786] = [
     // v_mfma_f32_4x4x4f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_smfmac_f32_32x32x64_bf8_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x8f16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x8_f16
@@ -5973,9 +6107,9 @@ pub static SEM: [Desc; 6786] = [
     // v_mfma_f32_16x16x16f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_smfmac_f32_32x32x64_bf8_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_32x32x64_fp8_bf8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x4i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x4_2b_i8
@@ -5995,27 +6129,27 @@ pub static SEM: [Desc; 6786] = [
     // v_mfma_i32_4x4x4i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_smfmac_f32_32x32x64_fp8_fp8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x8i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x8i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_16x16x32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_16x16x16i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_16x16x16i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mfma_f32_32x32x16_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_32x32x16_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_i32_16x16x32_i8
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_16x16x64_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_smfmac_f32_32x32x32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_32x32x4_2b_bf16
     Desc { sem: Sem::Mfma, partial: Partial::Full, float: true },
     // v_mfma_f32_16x16x4_4b_bf16
@@ -6481,7 +6615,7 @@ pub static SEM: [Desc; 6786] = [
     // v_log_f16_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_prng_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::BySdwa, float: false },
     // v_exp_f16_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_frexp_mant_f16_sdwa
@@ -6489,7 +6623,7 @@ pub static SEM: [Desc; 6786] = [
     // v_frexp_exp_i16_f16_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_cvt_f32_bf16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::BySdwa, float: true },
     // v_floor_f16_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_ceil_f16_sdwa
@@ -7227,7 +7361,7 @@ pub static SEM: [Desc; 6786] = [
     // v_mac_f32_dpp
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32Bf16), partial: Partial::Full, float: true },
     // v_lshrrev_b32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f32_dpp
@@ -7713,7 +7847,7 @@ pub static SEM: [Desc; 6786] = [
     // v_log_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_exp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f16_dpp
@@ -7733,7 +7867,7 @@ pub static SEM: [Desc; 6786] = [
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_dpp
@@ -8885,13 +9019,13 @@ pub static SEM: [Desc; 6786] = [
     // ds_write_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b64_tr_b4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::ReadTr { bits: 4 }), partial: Partial::Full, float: false },
     // ds_read_b96_tr_b6
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::ReadTr { bits: 6 }), partial: Partial::Full, float: false },
     // ds_read_b64_tr_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::ReadTr { bits: 8 }), partial: Partial::Full, float: false },
     // ds_read_b64_tr_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::ReadTr { bits: 16 }), partial: Partial::Full, float: false },
     // ds_read_b96
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_read_b96
@@ -9323,9 +9457,9 @@ pub static SEM: [Desc; 6786] = [
     // global_atomic_dec_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_lds_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::LoadToLds, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_lds_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::LoadToLds, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_ubyte
     Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_ubyte
@@ -9613,7 +9747,7 @@ pub static SEM: [Desc; 6786] = [
     // buffer_atomic_max_f64
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_pk_add_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_swap_x2
     Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_swap_x2
