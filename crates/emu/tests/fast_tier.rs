@@ -700,7 +700,7 @@ fn fast_mnemonics(co: &[u8], target: &str) -> BTreeSet<String> {
         let inst = lathe_isa::decode(t, &bytes[off..]);
         let pc = text.address + off as u64;
         if lathe_emu::interp::has_fast_uop(t, &bytes[off..], pc) {
-            out.insert(base(inst.opcode().info().name).to_string());
+            out.insert(base(inst.opcode().info().name()).to_string());
         }
         off += inst.len().max(4);
     }

@@ -64,7 +64,7 @@ pub fn record(kernel: &str, grid: [u32; 3], block: [u32; 3], load_delta: i64, re
                 .and_then(|r| {
                     let mut b = [0u8; 16];
                     let _ = r.mem.view().read_bytes(**pc, &mut b);
-                    Some(lathe_isa::decode(r.gpu.target?, &b).info().name)
+                    Some(lathe_isa::decode(r.gpu.target?, &b).info().name())
                 })
                 .unwrap_or("");
             json!([local(**pc), c.waves, c.lanes, op])

@@ -121,12 +121,27 @@ def render(entries, data, version):
                 used.add(c)
                 m["const"] = c
 
-    # Operand lists.
+    # Strings: one blob, each text a packed `offset << 8 | length` (D52:
+    # pointer-free tables are not relocated at start-up).
+    blob, packed = [], {}
+
+    def text(t):
+        if t not in packed:
+            assert len(t) < 256 and t.isascii(), t
+            at = sum(len(x) for x in blob)
+            packed[t] = at << 8 | len(t)
+            blob.append(t)
+        return packed[t]
+
+    text(".long")
+    # Operand lists: one array, each list a packed `start << 8 | length`.
     oplists = {}
+    nspecs = 0
     for m in merged:
         ops = m["sig"][3]
         if ops not in oplists:
-            oplists[ops] = "O%d" % len(oplists)
+            oplists[ops] = nspecs << 8 | (len(ops) - 1)
+            nspecs += len(ops) - 1
 
     out = []
     w = out.append
@@ -145,24 +160,34 @@ def render(entries, data, version):
     w("    OperandSpec::new(enc, field, kind, width, ty, access, mods, rc)\n}\n\n")
     w("/// LLVM register-class names for `/*Invalid register*/` comments.\n")
     w("pub(crate) static RC_NAMES: [&str; %d] = [%s];\n\n" % (len(rcs), ", ".join(rust_str(r) for r in rcs)))
-    for ops, name in oplists.items():
-        items = []
+    w("/// Every opcode's printed operands, list after list (`OpInfo`'s `start << 8 | length`).\n")
+    w("pub(crate) static OPERANDS: [OperandSpec; %d] = [\n" % nspecs)
+    for ops in oplists:
         enc_r = ENC_RUST[ops[0]]
         for (field, kind, width, ty, acc, mods, rc) in ops[1:]:
             mb = " | ".join(mods) if mods else "0"
-            items.append("o(E::%s, F::%s, K::%s, %d, T::%s, A::%s, %s, %d)" % (
+            w("    o(E::%s, F::%s, K::%s, %d, T::%s, A::%s, %s, %d),\n" % (
                 enc_r, field, kind, width, ty, acc, mb, rc))
-        w("static %s: [OperandSpec; %d] = [%s];\n" % (name, len(ops) - 1, ", ".join(items)))
-    w("\n/// Every opcode, all targets.\n")
-    w("pub(crate) static OPS: [OpInfo; %d] = [\n" % len(merged))
-    for m in merged:
-        enc, code, name, ops = m["sig"]
-        fl = ", ".join(" | ".join(f) if f else "0" for f in m["flags"])
-        zero = ", ".join("[0x%x, 0x%x]" % z for z in m["zero"])
-        one = ", ".join("[0x%x, 0x%x]" % z for z in m["one"])
-        w("    OpInfo { name: %s, enc: E::%s, code: 0x%x, targets: %d, operands: &%s, flags: [%s], zero: [%s], one: [%s] },\n" % (
-            rust_str(name), ENC_RUST[enc], code, m["targets"], oplists[ops], fl, zero, one))
     w("];\n\n")
+    w("/// Every opcode, all targets.\n")
+    w("pub(crate) static OPS: [OpInfo; %d] = [\n" % len(merged))
+    for i, m in enumerate(merged):
+        enc, code, name, ops = m["sig"]
+        w("    OpInfo { name: %d, enc: E::%s, code: 0x%x, index: %d, targets: %d, operands: %d },\n" % (
+            text(name), ENC_RUST[enc], code, i, m["targets"], oplists[ops]))
+    w("];\n\n")
+    w("/// `flags` bits by column, then opcode.\n")
+    w("pub(crate) static FLAGS: [[u64; %d]; %d] = [\n" % (len(merged), len(cols)))
+    for ti in range(len(cols)):
+        w("    [%s],\n" % ", ".join(" | ".join(m["flags"][ti]) if m["flags"][ti] else "0"
+                                 for m in merged))
+    w("];\n\n")
+    for nm, key, doc in (("ZERO", "zero", "must be zero"), ("ONE", "one", "must be one")):
+        w("/// Bits of each word that %s, by column, then opcode.\n" % doc)
+        w("pub(crate) static %s: [[[u32; 2]; %d]; %d] = [\n" % (nm, len(merged), len(cols)))
+        for ti in range(len(cols)):
+            w("    [%s],\n" % ", ".join("[0x%x, 0x%x]" % m[key][ti] for m in merged))
+        w("];\n\n")
 
     # Decode tables.
     ranges = []
@@ -197,10 +222,10 @@ def render(entries, data, version):
 
     # Symbol tables.
     w("/// `hwreg()` register names by id, per target (empty = print the number).\n")
-    w("pub(crate) static HWREG_NAMES: [[&str; 64]; %d] = [\n" % len(cols))
+    w("pub(crate) static HWREG_NAMES: [[u32; 64]; %d] = [\n" % len(cols))
     for cpu in cols:
         hw = data[cpu + ":symbols"]["hwreg"]
-        w("    [%s],\n" % ", ".join(rust_str(hw.get(str(i), "")) for i in range(64)))
+        w("    [%s],\n" % ", ".join(str(text(hw.get(str(i), ""))) for i in range(64)))
     w("];\n\n")
     w("/// `s_delay_alu` names: instid values 0-15, then instskip values 0-7, per target\n")
     w("/// (empty = not printed; all empty where there is no s_delay_alu).\n")
@@ -218,32 +243,32 @@ def render(entries, data, version):
     w("];\n\n")
     w("/// GFX12 `th:`/`scope:` texts for `th << 2 | scope`: loads, stores, atomics,\n")
     w("/// per target (empty strings where there are none).\n")
-    w("pub(crate) static CPOL: [[[&str; 32]; 3]; %d] = [\n" % len(cols))
+    w("pub(crate) static CPOL: [[[u32; 32]; 3]; %d] = [\n" % len(cols))
     for cpu in cols:
         cp = data[cpu + ":symbols"].get("cpol", {})
         w("    [%s],\n" % ", ".join(
-            "[%s]" % ", ".join(rust_str(t) for t in (cp.get(c) or [""] * 32))
+            "[%s]" % ", ".join(str(text(t)) for t in (cp.get(c) or [""] * 32))
             for c, _ in P.CPOL_PROBES))
     w("];\n\n")
     msgs = [data[cpu + ":symbols"]["sendmsg"] for cpu in cols]
     for cpu, msg in zip(cols, msgs):
         w("/// `sendmsg()` text for each immediate below 1024 (empty = print it in decimal), %s.\n" % cpu)
-        w("static SENDMSG_%s: [&str; 1024] = [\n" % ident(cpu))
+        w("static SENDMSG_%s: [u32; 1024] = [\n" % ident(cpu))
         for i in range(0, 1024, 8):
-            w("    " + ", ".join(rust_str(msg.get(str(v), "")) for v in range(i, i + 8)) + ",\n")
+            w("    " + ", ".join(str(text(msg.get(str(v), ""))) for v in range(i, i + 8)) + ",\n")
         w("];\n\n")
     for cpu in cols:
         fm = data[cpu + ":symbols"]["format"]
         w("/// MTBUF `format:[...]` text for each dfmt | nfmt << 4 (empty = not printed), %s.\n" % cpu)
-        w("static MTBUF_FORMAT_%s: [&str; 128] = [\n" % ident(cpu))
+        w("static MTBUF_FORMAT_%s: [u32; 128] = [\n" % ident(cpu))
         for i in range(0, 128, 4):
-            w("    " + ", ".join(rust_str(fm.get(str(v), "")) for v in range(i, i + 4)) + ",\n")
+            w("    " + ", ".join(str(text(fm.get(str(v), ""))) for v in range(i, i + 4)) + ",\n")
         w("];\n\n")
     w("/// MTBUF format texts by target.\n")
-    w("pub(crate) static MTBUF_FORMAT: [&[&str; 128]; %d] = [%s];\n\n" % (
+    w("pub(crate) static MTBUF_FORMAT: [&[u32; 128]; %d] = [%s];\n\n" % (
         len(cols), ", ".join("&MTBUF_FORMAT_%s" % ident(c) for c in cols)))
     w("/// `sendmsg()` texts by target.\n")
-    w("pub(crate) static SENDMSG: [&[&str; 1024]; %d] = [%s];\n\n" % (
+    w("pub(crate) static SENDMSG: [&[u32; 1024]; %d] = [%s];\n\n" % (
         len(cols), ", ".join("&SENDMSG_%s" % ident(c) for c in cols)))
 
     # MIMG vdata widths by dmask | d16 << 4 (0 = not decodable).
@@ -254,6 +279,9 @@ def render(entries, data, version):
     for i, ws in mimg:
         w("    (%d, [%s]),\n" % (i, ", ".join(str(x) for x in ws)))
     w("];\n\n")
+    w("/// Every text of the tables, one after another (a packed text is\n")
+    w("/// `offset << 8 | length`; `\".long\"` is at 0).\n")
+    w("pub(crate) static TEXT: &str = %s;\n\n" % rust_str("".join(blob)))
     w("#[allow(missing_docs)]\nimpl Opcode {\n")
     for i, m in enumerate(merged):
         w("    pub const %s: Opcode = Opcode(%d);\n" % (m["const"], i))

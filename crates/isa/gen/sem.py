@@ -33,7 +33,13 @@ def entries():
     src = open(TABLE).read()
     start = src.index("pub(crate) static OPS:")
     body = src[start:src.index("\n];", start)]
-    out = re.findall(r'name: "([^"]+)",\s*enc: E::(\w+),\s*code: \w+,\s*targets: (\d+),', body)
+    # Names are packed texts (`offset << 8 | length`) in the TEXT blob (D52).
+    blob = re.search(r'static TEXT: &str = "((?:[^"\\]|\\.)*)";', src)
+    if not blob:
+        raise SystemExit("no TEXT blob in %s" % TABLE)
+    blob = re.sub(r"\\(.)", r"\1", blob.group(1))
+    out = [(blob[int(n) >> 8:(int(n) >> 8) + (int(n) & 0xFF)], e, t) for n, e, t in re.findall(
+        r"name: (\d+),\s*enc: E::(\w+),\s*code: \w+,\s*index: \d+,\s*targets: (\d+),", body)]
     if not out:
         raise SystemExit("no OPS entries in %s" % TABLE)
     # Table columns of the processors the emulator runs (gfx90a, gfx942,

@@ -125,7 +125,7 @@ impl Instruction {
             // LLVM's assembler sets every `op_sel_hi` bit the opcode leaves
             // free (also where it is not printed, e.g. v_accvgpr_read),
             // except for the mixed-precision ops where 0 is the default.
-            Encoding::Vop3p if !info.name.contains("_mix_") => {
+            Encoding::Vop3p if !info.name().contains("_mix_") => {
                 let zero = info.zero_bits(target);
                 words[0] |= (1 << 14) & !zero[0];
                 words[1] |= (3 << 27) & !zero[1];
@@ -153,15 +153,15 @@ impl Instruction {
             // GFX10 v_cmpx_*_e64 write EXEC only; the assembler puts
             // exec_lo in the (unprinted) destination field.
             Encoding::Vop3Gfx10
-                if info.name.starts_with("v_cmpx_")
+                if info.name().starts_with("v_cmpx_")
                     && !info
-                        .operands
+                        .operands()
                         .iter()
                         .any(|o| matches!(o.field, Field::Vdst | Field::Sdst)) =>
             {
                 words[0] |= 0x7E;
             }
-            Encoding::Vop3pGfx10 if !info.name.contains("_mix_") => {
+            Encoding::Vop3pGfx10 if !info.name().contains("_mix_") => {
                 let zero = info.zero_bits(target);
                 words[0] |= (1 << 14) & !zero[0];
                 words[1] |= (3 << 27) & !zero[1];
@@ -234,12 +234,12 @@ impl InstBuilder {
                 let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
                 let code = crate::enc::bits(self.words[0], lo, width) as u16;
                 Opcode::lookup(self.target, Encoding::VopdY, code)
-                    .map_or(&[][..], |o| o.info().operands)
+                    .map_or(&[][..], |o| o.info().operands())
             }
             _ => &[],
         };
         let specs: Vec<_> = info
-            .operands
+            .operands()
             .iter()
             .chain(y)
             .filter(|s| {
@@ -264,7 +264,7 @@ impl InstBuilder {
     /// `saddr` off) are set by the operands.
     pub fn modifiers(mut self, m: &crate::modifiers::Modifiers) -> InstBuilder {
         let info = self.opcode.info();
-        crate::modifiers::apply(&mut self.words, info.enc, info.operands, m);
+        crate::modifiers::apply(&mut self.words, info.enc, info.operands(), m);
         self
     }
 
@@ -381,10 +381,10 @@ impl InstBuilder {
     /// Sets one operand by its index in the opcode's operand list.
     pub fn operand(self, index: usize, value: Operand) -> Result<InstBuilder, BuildError> {
         let info = self.opcode.info();
-        let Some(spec) = info.operands.get(index) else {
+        let Some(spec) = info.operands().get(index) else {
             return Err(BuildError::OperandCount {
                 opcode: self.opcode,
-                expected: info.operands.len(),
+                expected: info.operands().len(),
                 got: index + 1,
             });
         };

@@ -178,8 +178,8 @@ impl Instruction {
             return ops;
         }
         let info = self.info();
-        let y = self.vopd_y().map_or(&[][..], |y| y.info().operands);
-        for (i, spec) in info.operands.iter().chain(y).enumerate() {
+        let y = self.vopd_y().map_or(&[][..], |y| y.info().operands());
+        for (i, spec) in info.operands().iter().chain(y).enumerate() {
             let value = self.operand_value(spec);
             let mut op = Op::new(value, *spec);
             if spec.kind == Kind::SReg && !matches!(value, Operand::Reg(_)) {

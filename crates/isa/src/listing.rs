@@ -594,7 +594,7 @@ impl LineCache {
 #[inline]
 fn is_sopp_branch(inst: &Instruction) -> bool {
     let info = inst.info();
-    info.enc == Encoding::Sopp && info.operands.iter().any(|s| s.kind == Kind::Branch)
+    info.enc == Encoding::Sopp && info.operands().iter().any(|s| s.kind == Kind::Branch)
 }
 
 /// `v` (below 2^48) as 12 uppercase hex digits into `d` (12 bytes).

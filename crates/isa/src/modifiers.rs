@@ -469,7 +469,7 @@ impl Instruction {
     pub fn modifiers(&self) -> Modifiers {
         let mut m = Modifiers::default();
         let info = self.info();
-        for &(k, (w, lo, width)) in layout(info.enc, vop3b(info.enc, info.operands)) {
+        for &(k, (w, lo, width)) in layout(info.enc, vop3b(info.enc, info.operands())) {
             m.set(k, bits(self.w(w), lo, width));
         }
         match info.enc {

@@ -30,7 +30,7 @@ impl Opcode {
     /// The mnemonic as LLVM prints it (`v_add_f32_e32`).
     #[inline]
     pub fn name(self) -> &'static str {
-        self.info().name
+        self.info().name()
     }
 
     /// True for [`Opcode::INVALID`].
@@ -71,11 +71,11 @@ impl Opcode {
             return self;
         }
         match Opcode::lookup(target, info.enc, info.code) {
-            Some(o) if o.name() == info.name => o,
+            Some(o) if o.name() == info.name() => o,
             // Another generation: the same mnemonic in the same encoding
             // family (`s_mov_b32` is SOP1 0 on GFX9, 3 on GFX10).
             _ => Opcode::all_for(target)
-                .find(|o| o.name() == info.name && o.info().enc.family() == info.enc.family())
+                .find(|o| o.name() == info.name() && o.info().enc.family() == info.enc.family())
                 .unwrap_or(self),
         }
     }
@@ -106,14 +106,13 @@ impl fmt::Display for Opcode {
 }
 
 pub(crate) static INVALID_INFO: OpInfo = OpInfo {
-    name: ".long",
+    // ".long", the first text of the blob.
+    name: 5,
     enc: Encoding::Invalid,
     code: 0,
+    index: u16::MAX,
     targets: 0,
-    operands: &[],
-    flags: [0; gen::COLUMNS],
-    zero: [[0, 0]; gen::COLUMNS],
-    one: [[0, 0]; gen::COLUMNS],
+    operands: 0,
 };
 
 /// Instruction encodings (microcode formats).
@@ -564,26 +563,39 @@ impl OperandSpec {
 /// Static description of an opcode.
 #[derive(Debug)]
 pub struct OpInfo {
-    /// Mnemonic as LLVM prints it.
-    pub name: &'static str,
+    /// Mnemonic as a packed text (see `generated::text`); [`OpInfo::name`].
+    pub(crate) name: u32,
     /// Encoding.
     pub enc: Encoding,
     /// Value of the encoding's opcode field.
     pub code: u16,
+    /// Index in the table (`u16::MAX` for [`Opcode::INVALID`]): the row of
+    /// the per-column tables (`gen::FLAGS`, `gen::ZERO`, `gen::ONE`).
+    pub(crate) index: u16,
     /// Bit mask of table columns (see [`Target`]'s `index`) supporting it.
     pub(crate) targets: u32,
-    /// Printed operands, in order.
-    pub operands: &'static [OperandSpec],
-    /// [`flags`] bits, per table column.
-    pub(crate) flags: [u64; gen::COLUMNS],
-    /// Bits (per word) that must be zero for LLVM to accept the encoding,
-    /// per table column.
-    pub(crate) zero: [[u32; 2]; gen::COLUMNS],
-    /// Bits (per word) that must be one, per table column.
-    pub(crate) one: [[u32; 2]; gen::COLUMNS],
+    /// Printed operands as `start << 8 | length` in `gen::OPERANDS`;
+    /// [`OpInfo::operands`].
+    pub(crate) operands: u32,
 }
 
 impl OpInfo {
+    /// Mnemonic as LLVM prints it.
+    #[inline]
+    pub fn name(&self) -> &'static str {
+        crate::generated::text(self.name)
+    }
+
+    /// Printed operands, in order.
+    #[inline]
+    pub fn operands(&self) -> &'static [OperandSpec] {
+        let (start, len) = (
+            (self.operands >> 8) as usize,
+            (self.operands & 0xFF) as usize,
+        );
+        gen::OPERANDS.get(start..start + len).unwrap_or(&[])
+    }
+
     /// True if `target` has this opcode.
     #[inline]
     pub fn supports(&self, target: Target) -> bool {
@@ -593,25 +605,37 @@ impl OpInfo {
     /// [`flags`] bits of this opcode on `target`.
     #[inline]
     pub fn flags(&self, target: Target) -> u64 {
-        self.flags[target.index()]
+        gen::FLAGS
+            .get(target.index())
+            .and_then(|c| c.get(self.index as usize))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// True if any of `f` ([`flags`]) is set on `target`.
     #[inline]
     pub fn has(&self, target: Target, f: u64) -> bool {
-        self.flags[target.index()] & f != 0
+        self.flags(target) & f != 0
     }
 
     /// Bits of each word that must be zero on `target`.
     #[inline]
     pub fn zero_bits(&self, target: Target) -> [u32; 2] {
-        self.zero[target.index()]
+        gen::ZERO
+            .get(target.index())
+            .and_then(|c| c.get(self.index as usize))
+            .copied()
+            .unwrap_or([0, 0])
     }
 
     /// Bits of each word that must be one on `target`.
     #[inline]
     pub fn one_bits(&self, target: Target) -> [u32; 2] {
-        self.one[target.index()]
+        gen::ONE
+            .get(target.index())
+            .and_then(|c| c.get(self.index as usize))
+            .copied()
+            .unwrap_or([0, 0])
     }
 }
 
@@ -784,3 +808,10 @@ pub mod flags {
     /// The returning (GLC) form of this atomic cannot use AGPRs.
     pub const RTN_NO_ACC: u64 = 1 << 63;
 }
+
+// The per-column tables have one row per table column.
+const _: () = assert!(
+    gen::FLAGS.len() == gen::COLUMNS
+        && gen::ZERO.len() == gen::COLUMNS
+        && gen::ONE.len() == gen::COLUMNS
+);

@@ -68,10 +68,10 @@ impl Instruction {
     /// The text of a valid instruction from its operands.
     fn write_with(&self, ops: &Operands, out: &mut impl Write) -> fmt::Result {
         let info = self.info();
-        out.write_str(info.name)?;
+        out.write_str(info.name())?;
         if let Some(y) = self.vopd_y() {
             // VOPD: `X operands :: Y operands`.
-            let n = info.operands.len().min(ops.len());
+            let n = info.operands().len().min(ops.len());
             let mut x = Operands::default();
             let mut yo = Operands::default();
             for (i, op) in ops.iter().enumerate() {
@@ -83,7 +83,7 @@ impl Instruction {
             }
             write_operand_list(self, &x, out)?;
             out.write_str(" :: ")?;
-            out.write_str(y.info().name)?;
+            out.write_str(y.info().name())?;
             return write_operand_list(self, &yo, out);
         }
         if info.enc.is_gfx12() {

@@ -44,7 +44,7 @@ fn bad_wide_scalar(v: u32) -> bool {
 pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) -> Option<bool> {
     let mut needs_lit = false;
     let rtn_off = enc_is_flat(enc) && info.has(inst.target(), flags::RTN_GLC) && !inst.bit(16);
-    for spec in info.operands {
+    for spec in info.operands() {
         if spec.pos[2] == 0 {
             if matches!(spec.kind, Kind::Lit32 | Kind::LitImm32) {
                 needs_lit = true;

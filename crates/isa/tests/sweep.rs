@@ -329,7 +329,7 @@ fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(String, u
 fn known_crash(op: Opcode, p: &[u32]) -> bool {
     let w0 = p[0];
     let w1 = p.get(1).copied().unwrap_or(0);
-    let has = |f: lathe_isa::Field| op.info().operands.iter().any(|o| o.field == f);
+    let has = |f: lathe_isa::Field| op.info().operands().iter().any(|o| o.field == f);
     use lathe_isa::Field as F;
     match w0 >> 26 {
         // VOP3 / VOP3P / MAI sources that are operands.

@@ -141,7 +141,7 @@ impl Selector {
         }) && self
             .opcode
             .as_ref()
-            .is_none_or(|r| r.is_match(inst.info().name))
+            .is_none_or(|r| r.is_match(inst.info().name()))
             && self.range.is_none_or(|(lo, hi)| lo <= addr && addr < hi)
             && self.skip.as_ref().is_none_or(|s| !s.contains(&addr))
     }

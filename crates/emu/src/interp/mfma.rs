@@ -287,7 +287,7 @@ fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
             }
             // The MFMA table is keyed by mnemonic (its own data, one
             // entry per shape).
-            Shape::find(target, op.info().name).map(|shape| Entry {
+            Shape::find(target, op.info().name()).map(|shape| Entry {
                 shape,
                 kernel: DenseKernel::new(shape),
             })

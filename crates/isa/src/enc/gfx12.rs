@@ -282,7 +282,7 @@ fn write_policy(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
             .get(inst.target().index())
             .and_then(|c| c.get(class))
             .and_then(|c| c.get(i))
-            .copied()
+            .map(|&p| crate::generated::text(p))
             .unwrap_or("");
         if !text.is_empty() {
             out.write_char(' ')?;

@@ -25,7 +25,7 @@ pub(crate) fn vdata_width(inst: &Instruction) -> Option<u8> {
     if !inst.bit(16) || inst.target().needs_aligned_vgprs() {
         return Some(w);
     }
-    if !inst.info().name.contains("atomic") {
+    if !inst.info().name().contains("atomic") {
         return Some(w + 1);
     }
     // Atomics have variants only for the widths the table lists; LLVM

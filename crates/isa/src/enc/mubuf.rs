@@ -65,7 +65,7 @@ pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) ->
         let text = gen::MTBUF_FORMAT
             .get(inst.target().index())
             .and_then(|t| t.get(fmt as usize))
-            .copied()
+            .map(|&p| crate::generated::text(p))
             .unwrap_or("");
         if !text.is_empty() {
             out.write_char(' ')?;

@@ -19,7 +19,7 @@ pub(crate) fn write_hwreg(target: Target, v: u32, out: &mut impl Write) -> fmt::
     let name = gen::HWREG_NAMES
         .get(target.index())
         .and_then(|t| t.get(id as usize))
-        .copied()
+        .map(|&p| crate::generated::text(p))
         .unwrap_or("");
     if name.is_empty() {
         write_u32(out, id)?;
@@ -42,7 +42,7 @@ pub(crate) fn write_sendmsg(target: Target, v: u32, out: &mut impl Write) -> fmt
     let text = gen::SENDMSG
         .get(target.index())
         .and_then(|t| t.get((v & 0x3FF) as usize))
-        .copied()
+        .map(|&p| crate::generated::text(p))
         .unwrap_or("");
     let symbolic = text
         .strip_prefix("sendmsg(")

@@ -9,7 +9,7 @@ use std::fmt::{self, Write};
 /// Number of source operands (src0..src2) the opcode prints.
 pub(crate) fn num_srcs(inst: &Instruction) -> usize {
     inst.info()
-        .operands
+        .operands()
         .iter()
         .filter(|o| {
             matches!(

@@ -83,7 +83,7 @@ pub(crate) fn print_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Resul
 /// formats need (`cbsz` for A, `blgp` for B: fp8/bf8 8 VGPRs, fp6/bf6 6,
 /// fp4 4; the reserved values 5-7 keep 8).
 pub(crate) fn adjust_mai_operands(inst: &Instruction, ops: &mut crate::operand::Operands) {
-    if !inst.info().name.ends_with("_f8f6f4") {
+    if !inst.info().name().ends_with("_f8f6f4") {
         return;
     }
     let width = |fmt: u32| match fmt {
