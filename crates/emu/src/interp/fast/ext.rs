@@ -225,29 +225,37 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
     Out::Next
 }
 
-/// f32 `max` (`MAX`) or `min` of flushed inputs: the host compare, and
-/// [`alu::float`] for NaNs (signalling ones are quieted under IEEE) and
-/// equal values (the sign of zeros).
+/// f32 `max` (`MAX`) or `min` over the lanes, inputs flushed per `FI`.
+/// A lane whose inputs are strictly ordered, or are the same non-NaN
+/// bits, takes the host compare's pick in one branch-free pass (so the
+/// loop vectorises); any other lane (a NaN, or zeros of different
+/// signs) is [`alu::float`]'s, which quiets signalling NaNs under IEEE
+/// and orders -0 below +0.
 #[inline(always)]
-fn minmax<const MAX: bool>(a: u32, b: u32, m: alu::Mode) -> u32 {
-    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
-    if x < y {
-        if MAX {
-            b
-        } else {
-            a
-        }
-    } else if y < x {
-        if MAX {
-            a
-        } else {
-            b
-        }
-    } else if MAX {
-        alu::float::max::<F32>(u64::from(a), u64::from(b), m) as u32
-    } else {
-        alu::float::min::<F32>(u64::from(a), u64::from(b), m) as u32
+fn minmax<const MAX: bool, const FI: bool>(a: &[u32; LANES], b: &[u32; LANES], m: alu::Mode) -> [u32; LANES] {
+    let mut r = [0u32; LANES];
+    let mut odd = [0u32; LANES];
+    for l in 0..LANES {
+        let (x, y) = (flush32(FI, a[l]), flush32(FI, b[l]));
+        let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+        let (lt, gt) = (fx < fy, fy < fx);
+        let take_b = if MAX { lt } else { gt };
+        r[l] = if take_b { y } else { x };
+        odd[l] = u32::from(!(lt | gt | (fx == fy && x == y)));
     }
+    if odd.iter().fold(0, |s, &o| s | o) != 0 {
+        for l in 0..LANES {
+            if odd[l] != 0 {
+                let (x, y) = (u64::from(flush32(FI, a[l])), u64::from(flush32(FI, b[l])));
+                r[l] = if MAX {
+                    alu::float::max::<F32>(x, y, m)
+                } else {
+                    alu::float::min::<F32>(x, y, m)
+                } as u32;
+            }
+        }
+    }
+    r
 }
 
 /// A lane operation on f64 values, monomorphic per µop (inlined into the
@@ -372,7 +380,6 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op.pair_dst() {
         return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask);
     }
-    let fi = |x: u32| flush32(fz.input, x);
     match f.op {
         Cndmask => {
             let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
@@ -412,12 +419,16 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         MulHiI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             alu::int::mul_hi_i32(a.at(l), b.at(l))
         })),
-        MaxF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            minmax::<true>(fi(a.at(l)), fi(b.at(l)), m)
-        })),
-        MinF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            minmax::<false>(fi(a.at(l)), fi(b.at(l)), m)
-        })),
+        MaxF | MinF => {
+            let (a, b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+            let r = match (f.op == MaxF, fz.input) {
+                (true, false) => minmax::<true, false>(&a, &b, m),
+                (true, true) => minmax::<true, true>(&a, &b, m),
+                (false, false) => minmax::<false, false>(&a, &b, m),
+                (false, true) => minmax::<false, true>(&a, &b, m),
+            };
+            store32(d, &r);
+        }
         Med3F => {
             let (a, b, c) = (
                 row32(f, 0, cells, sg),
