@@ -72,6 +72,24 @@ fn row64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u64; LA
     }
 }
 
+/// `r[l] = g(l)` for every lane, as a plain loop inlined into the caller
+/// (`std::array::from_fn` and `<[T; N]>::map` over 64 lanes were left as
+/// calls, a fifth of `act_approx`'s time).
+#[inline(always)]
+fn each<U: Copy + Default>(g: impl Fn(usize) -> U) -> [U; LANES] {
+    let mut r = [U::default(); LANES];
+    for (l, x) in r.iter_mut().enumerate() {
+        *x = g(l);
+    }
+    r
+}
+
+/// `r[l] = g(a[l])` for every lane ([`each`]).
+#[inline(always)]
+fn map64<T: Copy, U: Copy + Default>(a: &[T; LANES], g: impl Fn(T) -> U) -> [U; LANES] {
+    each(|l| g(a[l]))
+}
+
 #[inline(always)]
 pub(super) fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
     for (d, x) in d.iter().zip(r) {
@@ -178,15 +196,15 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
         match f.op {
             FOp::CmpU32 => order_mask(&row32(f, 0, cells, sg), &row32(f, 1, cells, sg), acc),
             FOp::CmpI32 => order_mask(
-                &row32(f, 0, cells, sg).map(|x| x as i32),
-                &row32(f, 1, cells, sg).map(|x| x as i32),
+                &map64(&row32(f, 0, cells, sg), |x| x as i32),
+                &map64(&row32(f, 1, cells, sg), |x| x as i32),
                 acc,
             ),
             FOp::CmpF32 => {
                 let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
                 mods32::<FI>(f, 0, &mut a);
                 mods32::<FI>(f, 1, &mut b);
-                order_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), acc)
+                order_mask(&map64(&a, f32::from_bits), &map64(&b, f32::from_bits), acc)
             }
             FOp::ClassF32 => {
                 // The raw bits, `abs`/`neg` applied, never flushed.
@@ -201,8 +219,8 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
             }
             FOp::CmpU64 => order_mask(&row64(f, 0, cells, sg), &row64(f, 1, cells, sg), acc),
             FOp::CmpI64 => order_mask(
-                &row64(f, 0, cells, sg).map(|x| x as i64),
-                &row64(f, 1, cells, sg).map(|x| x as i64),
+                &map64(&row64(f, 0, cells, sg), |x| x as i64),
+                &map64(&row64(f, 1, cells, sg), |x| x as i64),
                 acc,
             ),
             _ => {
@@ -214,7 +232,7 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
                     mods64::<false>(f, 0, &mut a);
                     mods64::<false>(f, 1, &mut b);
                 }
-                order_mask(&a.map(f64::from_bits), &b.map(f64::from_bits), acc)
+                order_mask(&map64(&a, f64::from_bits), &map64(&b, f64::from_bits), acc)
             }
         }
     } & w.exec;
@@ -450,23 +468,23 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         // saturate, NaN to 0; a denormal truncates to 0 flushed or not).
         CvtI32F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| f32::from_bits(x) as i32 as u32));
+            store32(d, &map64(&a, |x| f32::from_bits(x) as i32 as u32));
         }
         CvtU32F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| f32::from_bits(x) as u32));
+            store32(d, &map64(&a, |x| f32::from_bits(x) as u32));
         }
         CvtF16F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
+            store32(d, &map64(&a, |x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
         }
         CvtF32F16 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| alu::cvt::cvt_f32_f16(x as u16, m)));
+            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f16(x as u16, m)));
         }
         CvtF32F64 => {
             let a = row64(f, 0, cells, sg);
-            store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
+            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f64(x, m)));
         }
         PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 => pk16(f, cells, sg, d, m),
         PackB32F16 => {
@@ -478,7 +496,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
             };
             store32(
                 d,
-                &std::array::from_fn(|l| half(0, a[l]) | half(1, b[l]) << 16),
+                &each(|l| half(0, a[l]) | half(1, b[l]) << 16),
             );
         }
         // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
@@ -506,7 +524,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
 fn half_row(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
     let h = f.half[k];
     let bit = |i: u8| h >> i & 1 == 1;
-    row32(f, k, cells, sg).map(|x| {
+    map64(&row32(f, k, cells, sg), |x| {
         let y = alu::packed::pk_operand(x, bit(0), bit(1));
         alu::packed::pk_neg_f16(y, bit(2), bit(3))
     })
@@ -520,12 +538,12 @@ fn pk16(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS], d: &[Cell<u32>; LANES]
     let r: [u32; LANES] = match f.op {
         FOp::PkFmaF16 => {
             let c = half_row(f, 2, cells, sg);
-            std::array::from_fn(|l| pk::pk_fma_f16(a[l], b[l], c[l], m))
+            each(|l| pk::pk_fma_f16(a[l], b[l], c[l], m))
         }
-        FOp::PkAddF16 => std::array::from_fn(|l| pk::pk_add_f16(a[l], b[l], m)),
-        FOp::PkMulF16 => std::array::from_fn(|l| pk::pk_mul_f16(a[l], b[l], m)),
-        FOp::PkMaxF16 => std::array::from_fn(|l| pk::pk_max_f16(a[l], b[l], m)),
-        _ => std::array::from_fn(|l| pk::pk_min_f16(a[l], b[l], m)),
+        FOp::PkAddF16 => each(|l| pk::pk_add_f16(a[l], b[l], m)),
+        FOp::PkMulF16 => each(|l| pk::pk_mul_f16(a[l], b[l], m)),
+        FOp::PkMaxF16 => each(|l| pk::pk_max_f16(a[l], b[l], m)),
+        _ => each(|l| pk::pk_min_f16(a[l], b[l], m)),
     };
     store32(d, &r);
 }
@@ -544,9 +562,9 @@ fn wide(
     use FOp::*;
     let fz = Flush::f64(m.bits());
     let r = match f.op {
-        CvtF64U32 => row32(f, 0, cells, sg).map(alu::cvt::cvt_f64_u32),
-        CvtF64I32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_i32(x as i32)),
-        CvtF64F32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_f32(x, m)),
+        CvtF64U32 => map64(&row32(f, 0, cells, sg), alu::cvt::cvt_f64_u32),
+        CvtF64I32 => map64(&row32(f, 0, cells, sg), |x| alu::cvt::cvt_f64_i32(x as i32)),
+        CvtF64F32 => map64(&row32(f, 0, cells, sg), |x| alu::cvt::cvt_f64_f32(x, m)),
         Lshl64 | Lshr64 | Ashr64 => {
             let (s, v) = (row32(f, 0, cells, sg), row64(f, 1, cells, sg));
             let mut r = [0u64; LANES];
@@ -583,7 +601,7 @@ fn wide(
         RcpF64 => {
             let mut a = row64(f, 0, cells, sg);
             mods64::<false>(f, 0, &mut a);
-            a.map(|x| alu::trans::rcp_f64(x, m))
+            map64(&a, |x| alu::trans::rcp_f64(x, m))
         }
         DivFmasF64 | DivFixupF64 => {
             let [a, b, c] = rows3(f, cells, sg);
