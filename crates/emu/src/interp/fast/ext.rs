@@ -250,7 +250,11 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
 /// signs) is [`alu::float`]'s, which quiets signalling NaNs under IEEE
 /// and orders -0 below +0.
 #[inline(always)]
-fn minmax<const MAX: bool, const FI: bool>(a: &[u32; LANES], b: &[u32; LANES], m: alu::Mode) -> [u32; LANES] {
+fn minmax<const MAX: bool, const FI: bool>(
+    a: &[u32; LANES],
+    b: &[u32; LANES],
+    m: alu::Mode,
+) -> [u32; LANES] {
     let mut r = [0u32; LANES];
     let mut odd = [0u32; LANES];
     for l in 0..LANES {
@@ -494,10 +498,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
                 let v = if h & 1 == 1 { x >> 16 } else { x & 0xffff };
                 alu::float::input_mods::<F16>(u64::from(v), h >> 4 & 1 == 1, h >> 2 & 1 == 1) as u32
             };
-            store32(
-                d,
-                &each(|l| half(0, a[l]) | half(1, b[l]) << 16),
-            );
+            store32(d, &each(|l| half(0, a[l]) | half(1, b[l]) << 16));
         }
         // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
         DivFmasF32 | DivFixupF32 => {
