@@ -613,7 +613,13 @@ fn asm(target: &str, flush: bool, lanes: Lanes, part: &[&str]) -> (String, u32) 
     } else {
         "  s_mov_b64 exec, s[36:37]"
     };
-    let body = format!("{mode}\n{part}\n{ops}\n{restore}");
+    // Every result register starts with a different value per lane, so
+    // a µop that clobbers (or zeroes) an inactive lane differs from the
+    // general handler, which leaves it alone.
+    let seed: String = (40..40 + results)
+        .map(|r| format!("  v_xor_b32_e32 v{r}, 0x5a5a{r:04x}, v0\n"))
+        .collect();
+    let body = format!("{mode}\n{seed}{part}\n{ops}\n{restore}");
     let text = common::kernel(target, "fastops", &body, &stores, results, "");
     (text, results)
 }

@@ -38,8 +38,10 @@ fn run_full(f: &Fast, w: &mut Wave) -> Out {
 /// ([`run_full`]: lane operations have no side effects), then the
 /// inactive lanes of its destination VGPRs restored and a carry-out mask
 /// cleared there, as the general handlers leave them (they compute only
-/// active lanes and write `carry & EXEC`).
-#[inline(never)]
+/// active lanes and write `carry & EXEC`). The save and the blend are
+/// compiled in the AVX2 clone too (divergent loops run every vector µop
+/// through here).
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
 fn masked(f: &Fast, w: &mut Wave) -> Out {
     let dst = usize::from(f.dst);
     let n = 1 + usize::from(f.op.pair_dst() || f.op.packed());
@@ -48,7 +50,7 @@ fn masked(f: &Fast, w: &mut Wave) -> Out {
     }
     let mut old = [[0u32; LANES]; 2];
     old[..n].copy_from_slice(&w.vgpr[dst..dst + n]);
-    let out = run_full(f, w);
+    let out = exec(f, w);
     if out == Out::Declined {
         return out;
     }

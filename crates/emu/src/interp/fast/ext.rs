@@ -72,6 +72,24 @@ fn row64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u64; LA
     }
 }
 
+/// `r[l] = g(l)` for every lane, as a plain loop inlined into the caller
+/// (`std::array::from_fn` and `<[T; N]>::map` over 64 lanes were left as
+/// calls, a fifth of `act_approx`'s time).
+#[inline(always)]
+fn each<U: Copy + Default>(g: impl Fn(usize) -> U) -> [U; LANES] {
+    let mut r = [U::default(); LANES];
+    for (l, x) in r.iter_mut().enumerate() {
+        *x = g(l);
+    }
+    r
+}
+
+/// `r[l] = g(a[l])` for every lane ([`each`]).
+#[inline(always)]
+fn map64<T: Copy, U: Copy + Default>(a: &[T; LANES], g: impl Fn(T) -> U) -> [U; LANES] {
+    each(|l| g(a[l]))
+}
+
 #[inline(always)]
 pub(super) fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
     for (d, x) in d.iter().zip(r) {
@@ -178,15 +196,15 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
         match f.op {
             FOp::CmpU32 => order_mask(&row32(f, 0, cells, sg), &row32(f, 1, cells, sg), acc),
             FOp::CmpI32 => order_mask(
-                &row32(f, 0, cells, sg).map(|x| x as i32),
-                &row32(f, 1, cells, sg).map(|x| x as i32),
+                &map64(&row32(f, 0, cells, sg), |x| x as i32),
+                &map64(&row32(f, 1, cells, sg), |x| x as i32),
                 acc,
             ),
             FOp::CmpF32 => {
                 let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
                 mods32::<FI>(f, 0, &mut a);
                 mods32::<FI>(f, 1, &mut b);
-                order_mask(&a.map(f32::from_bits), &b.map(f32::from_bits), acc)
+                order_mask(&map64(&a, f32::from_bits), &map64(&b, f32::from_bits), acc)
             }
             FOp::ClassF32 => {
                 // The raw bits, `abs`/`neg` applied, never flushed.
@@ -201,8 +219,8 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
             }
             FOp::CmpU64 => order_mask(&row64(f, 0, cells, sg), &row64(f, 1, cells, sg), acc),
             FOp::CmpI64 => order_mask(
-                &row64(f, 0, cells, sg).map(|x| x as i64),
-                &row64(f, 1, cells, sg).map(|x| x as i64),
+                &map64(&row64(f, 0, cells, sg), |x| x as i64),
+                &map64(&row64(f, 1, cells, sg), |x| x as i64),
                 acc,
             ),
             _ => {
@@ -214,7 +232,7 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
                     mods64::<false>(f, 0, &mut a);
                     mods64::<false>(f, 1, &mut b);
                 }
-                order_mask(&a.map(f64::from_bits), &b.map(f64::from_bits), acc)
+                order_mask(&map64(&a, f64::from_bits), &map64(&b, f64::from_bits), acc)
             }
         }
     } & w.exec;
@@ -225,29 +243,41 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
     Out::Next
 }
 
-/// f32 `max` (`MAX`) or `min` of flushed inputs: the host compare, and
-/// [`alu::float`] for NaNs (signalling ones are quieted under IEEE) and
-/// equal values (the sign of zeros).
+/// f32 `max` (`MAX`) or `min` over the lanes, inputs flushed per `FI`.
+/// A lane whose inputs are strictly ordered, or are the same non-NaN
+/// bits, takes the host compare's pick in one branch-free pass (so the
+/// loop vectorises); any other lane (a NaN, or zeros of different
+/// signs) is [`alu::float`]'s, which quiets signalling NaNs under IEEE
+/// and orders -0 below +0.
 #[inline(always)]
-fn minmax<const MAX: bool>(a: u32, b: u32, m: alu::Mode) -> u32 {
-    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
-    if x < y {
-        if MAX {
-            b
-        } else {
-            a
-        }
-    } else if y < x {
-        if MAX {
-            a
-        } else {
-            b
-        }
-    } else if MAX {
-        alu::float::max::<F32>(u64::from(a), u64::from(b), m) as u32
-    } else {
-        alu::float::min::<F32>(u64::from(a), u64::from(b), m) as u32
+fn minmax<const MAX: bool, const FI: bool>(
+    a: &[u32; LANES],
+    b: &[u32; LANES],
+    m: alu::Mode,
+) -> [u32; LANES] {
+    let mut r = [0u32; LANES];
+    let mut odd = [0u32; LANES];
+    for l in 0..LANES {
+        let (x, y) = (flush32(FI, a[l]), flush32(FI, b[l]));
+        let (fx, fy) = (f32::from_bits(x), f32::from_bits(y));
+        let (lt, gt) = (fx < fy, fy < fx);
+        let take_b = if MAX { lt } else { gt };
+        r[l] = if take_b { y } else { x };
+        odd[l] = u32::from(!(lt | gt | (fx == fy && x == y)));
     }
+    if odd.iter().fold(0, |s, &o| s | o) != 0 {
+        for l in 0..LANES {
+            if odd[l] != 0 {
+                let (x, y) = (u64::from(flush32(FI, a[l])), u64::from(flush32(FI, b[l])));
+                r[l] = if MAX {
+                    alu::float::max::<F32>(x, y, m)
+                } else {
+                    alu::float::min::<F32>(x, y, m)
+                } as u32;
+            }
+        }
+    }
+    r
 }
 
 /// A lane operation on f64 values, monomorphic per µop (inlined into the
@@ -372,7 +402,6 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     if f.op.pair_dst() {
         return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask);
     }
-    let fi = |x: u32| flush32(fz.input, x);
     match f.op {
         Cndmask => {
             let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
@@ -412,12 +441,16 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         MulHiI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
             alu::int::mul_hi_i32(a.at(l), b.at(l))
         })),
-        MaxF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            minmax::<true>(fi(a.at(l)), fi(b.at(l)), m)
-        })),
-        MinF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            minmax::<false>(fi(a.at(l)), fi(b.at(l)), m)
-        })),
+        MaxF | MinF => {
+            let (a, b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
+            let r = match (f.op == MaxF, fz.input) {
+                (true, false) => minmax::<true, false>(&a, &b, m),
+                (true, true) => minmax::<true, true>(&a, &b, m),
+                (false, false) => minmax::<false, false>(&a, &b, m),
+                (false, true) => minmax::<false, true>(&a, &b, m),
+            };
+            store32(d, &r);
+        }
         Med3F => {
             let (a, b, c) = (
                 row32(f, 0, cells, sg),
@@ -439,23 +472,23 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
         // saturate, NaN to 0; a denormal truncates to 0 flushed or not).
         CvtI32F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| f32::from_bits(x) as i32 as u32));
+            store32(d, &map64(&a, |x| f32::from_bits(x) as i32 as u32));
         }
         CvtU32F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| f32::from_bits(x) as u32));
+            store32(d, &map64(&a, |x| f32::from_bits(x) as u32));
         }
         CvtF16F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
+            store32(d, &map64(&a, |x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
         }
         CvtF32F16 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &a.map(|x| alu::cvt::cvt_f32_f16(x as u16, m)));
+            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f16(x as u16, m)));
         }
         CvtF32F64 => {
             let a = row64(f, 0, cells, sg);
-            store32(d, &a.map(|x| alu::cvt::cvt_f32_f64(x, m)));
+            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f64(x, m)));
         }
         PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 => pk16(f, cells, sg, d, m),
         PackB32F16 => {
@@ -465,10 +498,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
                 let v = if h & 1 == 1 { x >> 16 } else { x & 0xffff };
                 alu::float::input_mods::<F16>(u64::from(v), h >> 4 & 1 == 1, h >> 2 & 1 == 1) as u32
             };
-            store32(
-                d,
-                &std::array::from_fn(|l| half(0, a[l]) | half(1, b[l]) << 16),
-            );
+            store32(d, &each(|l| half(0, a[l]) | half(1, b[l]) << 16));
         }
         // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
         DivFmasF32 | DivFixupF32 => {
@@ -495,7 +525,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
 fn half_row(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32; LANES] {
     let h = f.half[k];
     let bit = |i: u8| h >> i & 1 == 1;
-    row32(f, k, cells, sg).map(|x| {
+    map64(&row32(f, k, cells, sg), |x| {
         let y = alu::packed::pk_operand(x, bit(0), bit(1));
         alu::packed::pk_neg_f16(y, bit(2), bit(3))
     })
@@ -509,12 +539,12 @@ fn pk16(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS], d: &[Cell<u32>; LANES]
     let r: [u32; LANES] = match f.op {
         FOp::PkFmaF16 => {
             let c = half_row(f, 2, cells, sg);
-            std::array::from_fn(|l| pk::pk_fma_f16(a[l], b[l], c[l], m))
+            each(|l| pk::pk_fma_f16(a[l], b[l], c[l], m))
         }
-        FOp::PkAddF16 => std::array::from_fn(|l| pk::pk_add_f16(a[l], b[l], m)),
-        FOp::PkMulF16 => std::array::from_fn(|l| pk::pk_mul_f16(a[l], b[l], m)),
-        FOp::PkMaxF16 => std::array::from_fn(|l| pk::pk_max_f16(a[l], b[l], m)),
-        _ => std::array::from_fn(|l| pk::pk_min_f16(a[l], b[l], m)),
+        FOp::PkAddF16 => each(|l| pk::pk_add_f16(a[l], b[l], m)),
+        FOp::PkMulF16 => each(|l| pk::pk_mul_f16(a[l], b[l], m)),
+        FOp::PkMaxF16 => each(|l| pk::pk_max_f16(a[l], b[l], m)),
+        _ => each(|l| pk::pk_min_f16(a[l], b[l], m)),
     };
     store32(d, &r);
 }
@@ -533,9 +563,9 @@ fn wide(
     use FOp::*;
     let fz = Flush::f64(m.bits());
     let r = match f.op {
-        CvtF64U32 => row32(f, 0, cells, sg).map(alu::cvt::cvt_f64_u32),
-        CvtF64I32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_i32(x as i32)),
-        CvtF64F32 => row32(f, 0, cells, sg).map(|x| alu::cvt::cvt_f64_f32(x, m)),
+        CvtF64U32 => map64(&row32(f, 0, cells, sg), alu::cvt::cvt_f64_u32),
+        CvtF64I32 => map64(&row32(f, 0, cells, sg), |x| alu::cvt::cvt_f64_i32(x as i32)),
+        CvtF64F32 => map64(&row32(f, 0, cells, sg), |x| alu::cvt::cvt_f64_f32(x, m)),
         Lshl64 | Lshr64 | Ashr64 => {
             let (s, v) = (row32(f, 0, cells, sg), row64(f, 1, cells, sg));
             let mut r = [0u64; LANES];
@@ -572,7 +602,7 @@ fn wide(
         RcpF64 => {
             let mut a = row64(f, 0, cells, sg);
             mods64::<false>(f, 0, &mut a);
-            a.map(|x| alu::trans::rcp_f64(x, m))
+            map64(&a, |x| alu::trans::rcp_f64(x, m))
         }
         DivFmasF64 | DivFixupF64 => {
             let [a, b, c] = rows3(f, cells, sg);
