@@ -433,14 +433,6 @@ fn dispatch_impl(
                 }
                 started.fetch_add(my_started, Ordering::Relaxed);
                 waves_run.fetch_add(my_waves, Ordering::Relaxed);
-                let mine = code.harvest(&mut exec.counts);
-                let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-                if c.is_empty() {
-                    *c = mine;
-                } else {
-                    c.extend(mine);
-                }
-                drop(c);
                 if let Some(u) = &exec.uop_counts {
                     let mut c = uop_counts.lock().unwrap_or_else(|p| p.into_inner());
                     if c.len() < u.len() {
@@ -457,8 +449,16 @@ fn dispatch_impl(
                         all.merge(&tagged);
                     }
                 }
-                let (buffers, decodes) = exec.keep();
+                let (mut buffers, decodes) = exec.keep();
                 code.decodes = decodes;
+                let mine = code.harvest(&mut buffers.counts);
+                let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
+                if c.is_empty() {
+                    *c = mine;
+                } else {
+                    c.extend(mine);
+                }
+                drop(c);
                 kept::give(kept::Worker { buffers, wg }, code);
             }
         }
