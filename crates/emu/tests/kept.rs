@@ -35,12 +35,22 @@ fn i32_arg(v: i32) -> Arg {
 fn counts_are_per_dispatch_across_kernels_and_threads() {
     let reduce = session("reduce.hip");
     let n = 1000;
-    let input: Vec<u8> = (0..n).flat_map(|i| ((i % 7) as f32).to_le_bytes()).collect();
+    let input: Vec<u8> = (0..n)
+        .flat_map(|i| ((i % 7) as f32).to_le_bytes())
+        .collect();
     let sum_args = || [buf(input.clone()), buf(vec![0; 16]), i32_arg(n)];
     let fib_args = || [buf(vec![0; 64 * 4])];
     let launches: [(&str, Shape, Vec<Arg>); 2] = [
-        ("_Z9block_sumPKfPfi", Shape::linear(1024, 256), sum_args().to_vec()),
-        ("_Z10fib_kernelPi", Shape::linear(64, 64), fib_args().to_vec()),
+        (
+            "_Z9block_sumPKfPfi",
+            Shape::linear(1024, 256),
+            sum_args().to_vec(),
+        ),
+        (
+            "_Z10fib_kernelPi",
+            Shape::linear(64, 64),
+            fib_args().to_vec(),
+        ),
     ];
     // The ground truth: per-PC counts of a recorded run.
     let truth: Vec<u64> = launches

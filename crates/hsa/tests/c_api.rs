@@ -181,7 +181,11 @@ fn rewritten_code_runs_as_rewritten() {
     let co = device_code_object("rewrite_kernels");
     let exe = support::gcc("code_rewrite", &[]);
     for threads in ["1", "2"] {
-        let o = run(&exe, &[co.to_str().expect("utf-8")], &[("LATHE_THREADS", threads)]);
+        let o = run(
+            &exe,
+            &[co.to_str().expect("utf-8")],
+            &[("LATHE_THREADS", threads)],
+        );
         support::assert_ok(&o, "code_rewrite");
     }
 }

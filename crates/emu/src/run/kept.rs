@@ -161,10 +161,7 @@ impl Code {
             let mut done = 0;
             while done < len {
                 let n = (len - done).min(buf.len());
-                if view
-                    .read_bytes(start + done as u64, &mut buf[..n])
-                    .is_err()
-                {
+                if view.read_bytes(start + done as u64, &mut buf[..n]).is_err() {
                     return false;
                 }
                 if buf[..n] != self.bytes[at + done..at + done + n] {
