@@ -29,7 +29,7 @@ Every result line names its cause when it fails: build error, a stop of
 the emulator (the first stderr line naming it), timeout (with the launches
 that finished), non-zero exit, or the program's own FAIL.
 
-Results (2026-11-27 13:00-13:30, branch h-lat3 at 7e0a5a4 (kept decodes,
+Results (2026-11-27 13:00-13:30, branch h-lat3 at e1a82d2 (kept decodes,
 D49), ci profile; `--threads 1,2 --timeout 180`, 2 cores shared with
 other helpers' builds, load average 8-14): 36 of 40 passed on both
 thread counts; no verdict differed between 1 and 2 threads. black-scholes
