@@ -29,6 +29,16 @@ Every result line names its cause when it fails: build error, a stop of
 the emulator (the first stderr line naming it), timeout (with the launches
 that finished), non-zero exit, or the program's own FAIL.
 
+Results (2026-11-27 13:00-13:30, branch h-lat3 at e1a82d2 (kept decodes,
+D49), ci profile; `--threads 1,2 --timeout 180`, 2 cores shared with
+other helpers' builds, load average 8-14): 36 of 40 passed on both
+thread counts; no verdict differed between 1 and 2 threads. black-scholes
+now passes (109 s on 1 thread, 96 s on 2), nqueen "12 6 1" in 29 / 24 s.
+The four failures are timeouts with no launch finished in 180 s
+(emulator speed, none an emulator stop): ace, concurrentKernels
+(clockRate x 20 ms spin), rsbench ("-s small -m event"; a reduced run
+still has no independent checksum reference: not done), sosfil.
+
 Re-timing of the six timeouts (2026-11-27, main at 4ef36bb, ci profile;
 `--in-place --threads 1 --timeout 180 --only
 nqueen,ace,black-scholes,sosfil,rsbench,concurrentKernels`, load average

@@ -25,7 +25,9 @@ use crate::dispatch::{AqlDispatch, DispatchSgprs, Geometry, GeometryError, WaveP
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
 use crate::record::Recorder;
-use crate::wave::{run_workgroup, Flow, Step, Wave, Workgroup, LANES};
+use crate::wave::{run_workgroup, Flow, Step, Wave, LANES};
+
+mod kept;
 
 /// Dispatch options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,7 +293,8 @@ fn dispatch_impl(
     let next = Padded(AtomicU64::new(0));
     let failed = Padded(AtomicBool::new(false));
     let error: Mutex<Option<Stop>> = Mutex::new(None);
-    let counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    // (count slot, wave-instructions) of every thread.
+    let counts: Mutex<Vec<(u32, u64)>> = Mutex::new(Vec::new());
     let uop_counts: Mutex<Vec<u64>> = Mutex::new(Vec::new());
     let recorded: Mutex<Option<Recorder>> = Mutex::new(record.then(Recorder::default));
     let waves_run = AtomicU64::new(0);
@@ -313,7 +316,16 @@ fn dispatch_impl(
         let uop_counts = &uop_counts;
         {
             {
-                let mut exec = Exec::new(mem.view(), target);
+                // Kept from earlier dispatches (D49): the kernel's decodes
+                // (checked against the code bytes), counters, waves, LDS.
+                let key = kept::Key {
+                    target,
+                    kernel: k.descriptor_address,
+                };
+                let kept::Worker { buffers, mut wg } = kept::take_worker();
+                let mut code = kept::take_code(key, mem);
+                let decodes = std::mem::take(&mut code.decodes);
+                let mut exec = Exec::resume(mem.view(), target, buffers, decodes);
                 exec.check_waitcnt = opts.check_waitcnt;
                 exec.fast = opts.fast_tier;
                 if opts.count_uops {
@@ -332,11 +344,6 @@ fn dispatch_impl(
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 // The work-group in flight: its waves and LDS are reused in
                 // place by the next one (no per-group allocation or moves).
-                let mut wg = Workgroup {
-                    id: [0; 3],
-                    lds: Vec::new(),
-                    waves: Vec::new(),
-                };
                 // Work-groups claimed but not started, and what this thread
                 // ran (published once, at the end).
                 let mut claimed = 0..0;
@@ -428,20 +435,6 @@ fn dispatch_impl(
                 }
                 started.fetch_add(my_started, Ordering::Relaxed);
                 waves_run.fetch_add(my_waves, Ordering::Relaxed);
-                let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-                if c.is_empty() {
-                    // The first (or only) thread hands its counts over
-                    // rather than adding them into zeros.
-                    *c = std::mem::take(&mut exec.counts);
-                } else {
-                    if c.len() < exec.counts.len() {
-                        c.resize(exec.counts.len(), 0);
-                    }
-                    for (a, b) in c.iter_mut().zip(&exec.counts) {
-                        *a += b;
-                    }
-                }
-                drop(c);
                 if let Some(u) = &exec.uop_counts {
                     let mut c = uop_counts.lock().unwrap_or_else(|p| p.into_inner());
                     if c.len() < u.len() {
@@ -458,6 +451,17 @@ fn dispatch_impl(
                         all.merge(&tagged);
                     }
                 }
+                let (mut buffers, decodes) = exec.keep();
+                code.decodes = decodes;
+                let mine = code.harvest(&mut buffers.counts);
+                let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
+                if c.is_empty() {
+                    *c = mine;
+                } else {
+                    c.extend(mine);
+                }
+                drop(c);
+                kept::give(kept::Worker { buffers, wg }, code);
             }
         }
     };
@@ -489,8 +493,12 @@ fn dispatch_impl(
             stop,
         });
     }
-    let counts = counts.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mut per_opcode = nonzero(&counts);
+    let counts = merge(counts.into_inner().unwrap_or_else(|p| p.into_inner()));
+    let wave_instructions = counts.iter().map(|&(_, n)| n).sum();
+    let mut per_opcode: Vec<(Opcode, u64)> = counts
+        .iter()
+        .filter_map(|&(s, n)| Some((opcode(s)?, n)))
+        .collect();
     per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let uop_counts = uop_counts.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut per_opcode_uops: Vec<(Opcode, u64)> = Opcode::all()
@@ -503,11 +511,11 @@ fn dispatch_impl(
         uop_instructions,
         std::env::var_os("LATHE_UOP_STATS").is_some(),
     ) {
-        let total: u64 = counts.iter().sum();
+        let total: u64 = wave_instructions;
         // The opcodes that took the general path, most frequent first.
-        let mut general: Vec<(Opcode, u64)> = Opcode::all()
-            .zip(counts.iter().copied())
-            .map(|(o, n)| {
+        let mut general: Vec<(Opcode, u64)> = per_opcode
+            .iter()
+            .map(|&(o, n)| {
                 (
                     o,
                     n - uop_counts.get(o.index() as usize).copied().unwrap_or(0),
@@ -531,7 +539,7 @@ fn dispatch_impl(
         Report {
             workgroups: total_wgs,
             waves: waves_run.into_inner(),
-            wave_instructions: counts.iter().sum(),
+            wave_instructions,
             per_opcode,
             elapsed: start.elapsed(),
             threads,
@@ -542,24 +550,25 @@ fn dispatch_impl(
     ))
 }
 
-/// The opcodes with a non-zero count, in opcode order. Counts are mostly
-/// zero (a kernel uses a few dozen of thousands of opcodes), so whole runs
-/// of zeros are skipped at once: a launch's fixed cost stays small.
-fn nonzero(counts: &[u64]) -> Vec<(Opcode, u64)> {
-    let mut out = Vec::new();
-    let mut ops = Opcode::all();
-    for chunk in counts.chunks(16) {
-        if chunk.iter().fold(0, |a, &n| a | n) == 0 {
-            ops.by_ref().take(chunk.len()).for_each(drop);
-            continue;
+/// Per-thread (slot, count) lists summed per slot, in slot order.
+fn merge(mut counts: Vec<(u32, u64)>) -> Vec<(u32, u64)> {
+    counts.sort_unstable_by_key(|&(s, _)| s);
+    counts.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 += b.1;
         }
-        for (&n, o) in chunk.iter().zip(ops.by_ref()) {
-            if n > 0 {
-                out.push((o, n));
-            }
-        }
-    }
-    out
+        same
+    });
+    counts
+}
+
+/// The opcode counted in `slot` (`None`: the slot of undecodable words).
+fn opcode(slot: u32) -> Option<Opcode> {
+    static ALL: std::sync::OnceLock<Vec<Opcode>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| Opcode::all().collect())
+        .get(slot as usize)
+        .copied()
 }
 
 /// A value alone on its cache line (two lines: adjacent-line prefetch).

@@ -167,3 +167,25 @@ fn queue_packets_run_in_order_whoever_runs_them() {
         }
     }
 }
+
+/// A kernel whose code is rewritten between dispatches (the other
+/// kernel's code copied over it with `hsa_memory_copy`, then its own
+/// copied back) runs the code as it is now: kept decodes (D49) are
+/// dropped when the bytes they came from change. On 1 and 2 emulator
+/// threads (8 work-groups, so both workers keep decodes).
+#[test]
+fn rewritten_code_runs_as_rewritten() {
+    if !have("hipcc") || !have("gcc") {
+        return;
+    }
+    let co = device_code_object("rewrite_kernels");
+    let exe = support::gcc("code_rewrite", &[]);
+    for threads in ["1", "2"] {
+        let o = run(
+            &exe,
+            &[co.to_str().expect("utf-8")],
+            &[("LATHE_THREADS", threads)],
+        );
+        support::assert_ok(&o, "code_rewrite");
+    }
+}

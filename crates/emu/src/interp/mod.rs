@@ -1267,3 +1267,123 @@ impl Step for Exec<'_> {
         }
     }
 }
+
+// ------------------------------------------------- state kept across dispatches
+
+/// One kernel's decoded instructions, kept from one dispatch to the next
+/// by [`crate::run`] (issue 20): a launch then decodes nothing again. It
+/// is only valid while the code bytes it was decoded from are unchanged;
+/// the keeper checks them ([`Decodes::each`] gives every instruction's
+/// words) before each dispatch and starts empty when they differ.
+#[derive(Default)]
+pub struct Decodes {
+    cache: DecodeCache,
+    /// The target the instructions were decoded for.
+    target: Option<Target>,
+}
+
+impl std::fmt::Debug for Decodes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decodes").field("len", &self.len()).finish()
+    }
+}
+
+impl std::fmt::Debug for Buffers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffers").finish_non_exhaustive()
+    }
+}
+
+impl Decodes {
+    /// Instructions held.
+    pub fn len(&self) -> usize {
+        self.cache.arena.len()
+    }
+
+    /// True when nothing is decoded.
+    pub fn is_empty(&self) -> bool {
+        self.cache.arena.is_empty()
+    }
+
+    /// Calls `f(pc, words, count slot)` for every decoded instruction.
+    pub fn each(&self, mut f: impl FnMut(u64, &[u32], u32)) {
+        for (&page, &t) in &self.cache.pages {
+            for (i, &k) in self.cache.tables[t].iter().enumerate() {
+                if let Some(d) = k.checked_sub(1).map(|k| &self.cache.arena[k as usize]) {
+                    f(page << 12 | (i as u64) << 2, d.inst.words(), d.slot);
+                }
+            }
+        }
+        for (&pc, &k) in &self.cache.odd {
+            let d = &self.cache.arena[k];
+            f(pc, d.inst.words(), d.slot);
+        }
+    }
+}
+
+/// The kernel-independent buffers of an [`Exec`], kept between dispatches
+/// so a launch allocates and zeroes nothing: the lane buffers and the
+/// per-opcode counts (all zero when handed back in).
+pub struct Buffers {
+    bufs: Box<Bufs>,
+    /// Per opcode slot; the keeper zeroes the slots it reads.
+    pub counts: Vec<u64>,
+}
+
+impl Default for Buffers {
+    fn default() -> Self {
+        Buffers {
+            bufs: Box::default(),
+            counts: vec![0; Opcode::all().count() + 1],
+        }
+    }
+}
+
+impl<'m> Exec<'m> {
+    /// [`Exec::new`] from kept parts: `decodes` must hold what the code
+    /// at its addresses decodes to now (the caller checked), and
+    /// `buffers.counts` must be all zero. Decodes for another target are
+    /// dropped.
+    pub fn resume(view: MemView<'m>, target: Target, buffers: Buffers, decodes: Decodes) -> Self {
+        let cache = if decodes.target == Some(target) {
+            decodes.cache
+        } else {
+            DecodeCache::default()
+        };
+        Exec {
+            core: Core {
+                view,
+                mem_log: None,
+                interrupt: None,
+                bufs: buffers.bufs,
+                lds_shadow: Vec::new(),
+                race: None,
+                global: None,
+            },
+            target,
+            counts: buffers.counts,
+            check_waitcnt: true,
+            deadline: None,
+            ticks: 0,
+            trace: trace_enabled(),
+            cache,
+            recorder: None,
+            fast: true,
+            uop_counts: None,
+        }
+    }
+
+    /// The parts [`Exec::resume`] takes, for the next dispatch.
+    pub fn keep(self) -> (Buffers, Decodes) {
+        (
+            Buffers {
+                bufs: self.core.bufs,
+                counts: self.counts,
+            },
+            Decodes {
+                cache: self.cache,
+                target: Some(self.target),
+            },
+        )
+    }
+}
