@@ -3,7 +3,7 @@
 //! * the `lathe-cases` corpus's clang-22 cases, built by clang-22 for
 //!   gfx950 at -O0 and -O3, each checked against its CPU reference (a stop
 //!   at an unsupported instruction fails too);
-//! * LDS past 64 KiB: `k_lds_big.hip` with 150 KiB of dynamic LDS runs
+//! * LDS past 64 KiB: `lds_big.hip` with 150 KiB of dynamic LDS runs
 //!   correctly on gfx950 (160 KiB per work-group, `sem::lds_bytes`) and the
 //!   same kernel built for gfx90a is refused with a clear error.
 //!
@@ -135,7 +135,7 @@ fn corpus_cases_match_their_cpu_references_on_gfx950() {
 const WORDS: u32 = 150 * 1024 / 4;
 
 fn lds_big(target: &'static str) -> Result<Vec<u32>, SessionError> {
-    let co = std::fs::read(Build::new("k_lds_big.hip", &[target], Output::CodeObject).build())
+    let co = std::fs::read(Build::new("lds_big.hip", &[target], Output::CodeObject).build())
         .expect("code object");
     let session = Session::load(target.parse().expect("target"), &[&co]).expect("load");
     let input: Vec<u8> = (0..WORDS)

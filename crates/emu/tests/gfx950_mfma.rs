@@ -1,5 +1,5 @@
 //! gfx950 (CDNA4) matrix instructions through the interpreter, against a
-//! CPU GEMM: `corpus/hip/k_mfma950.hip` (clang-22, gfx950) runs
+//! CPU GEMM: `corpus/hip/mfma_gfx950.hip` (clang-22, gfx950) runs
 //! `v_mfma_f32_16x16x128_f8f6f4` with fp8 x fp8, bf8 x fp4 and fp4 x bf8
 //! operands (CBSZ/BLGP formats) and `v_mfma_f32_16x16x32_bf16`, on random
 //! codes of every finite value of each format (subnormals and zeros
@@ -93,7 +93,7 @@ fn pack(codes: &[u32], bits: u32) -> Vec<u8> {
 }
 
 fn run(kernel: &str, a: Vec<u8>, b: Vec<u8>, c: &[f32]) -> Vec<f32> {
-    let co = std::fs::read(Build::new("k_mfma950.hip", &["gfx950"], Output::CodeObject).build())
+    let co = std::fs::read(Build::new("mfma_gfx950.hip", &["gfx950"], Output::CodeObject).build())
         .expect("code object");
     let s = Session::load("gfx950".parse().expect("target"), &[&co]).expect("load");
     let buf = |name: &str, bytes: Vec<u8>| Arg::Buffer {
