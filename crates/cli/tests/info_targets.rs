@@ -117,6 +117,8 @@ fn builds_for(name: &str, c: Config) -> Result<(), &'static str> {
         "k_mfma.hip" if !matches!(c.arch, "gfx90a" | "gfx942") => Err("gfx90a/gfx942 MFMA"),
         "bench_emu.hip" | "occupancy.hip" if !c.agprs() => Err("MFMA/AGPRs"),
         "k_dpp.hip" if !c.gfx9() => Err("GFX9 DPP controls"),
+        // CDNA4 builtins (f8f6f4 and scaled MFMAs).
+        "bench_gfx950.hip" | "mfma_gfx950.hip" if c.arch != "gfx950" => Err("gfx950 MFMAs"),
         _ => Ok(()),
     }
 }
