@@ -1,0 +1,101 @@
+//! One `lathe-cases` case built for a target and run on the emulator,
+//! its outputs checked against the case's CPU reference: shared by
+//! `cases.rs` (gfx90a, gfx942) and `gfx950_cases.rs`.
+
+use lathe_cases::{build, Case, Run, Value};
+use lathe_emu::interp::Stop;
+use lathe_emu::launch::{Arg, Fill};
+use lathe_emu::run::{DispatchError, Options};
+use lathe_emu::session::{Session, SessionError, Shape};
+
+pub enum Outcome {
+    Pass,
+    Unsupported(String),
+    Fail(String),
+}
+
+pub fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Options) -> Outcome {
+    let co = std::fs::read(build::linked_code_object(case, target, opt)).expect("code object");
+    let session = match Session::load(target.parse().expect("target"), &[&co]) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Fail(format!("load: {e}")),
+    };
+    let args: Vec<Arg> = case
+        .args
+        .iter()
+        .map(|a| match &a.value {
+            Value::Buffer { bytes, .. } => Arg::Buffer {
+                name: a.name.into(),
+                size: bytes.len() as u64,
+                fill: Fill::Bytes(bytes.clone()),
+                output: None,
+            },
+            v => {
+                let (ty, bytes) = match v {
+                    Value::U32(x) => ("u32", x.to_le_bytes().to_vec()),
+                    Value::I32(x) => ("i32", x.to_le_bytes().to_vec()),
+                    Value::U64(x) => ("u64", x.to_le_bytes().to_vec()),
+                    Value::I64(x) => ("i64", x.to_le_bytes().to_vec()),
+                    Value::F32(x) => ("f32", x.to_le_bytes().to_vec()),
+                    Value::F64(x) => ("f64", x.to_le_bytes().to_vec()),
+                    Value::Buffer { .. } => unreachable!("handled above"),
+                };
+                Arg::Scalar {
+                    ty: ty.into(),
+                    bytes,
+                }
+            }
+        })
+        .collect();
+    let dims = if case.grid[2] > 1 || case.block[2] > 1 {
+        3
+    } else if case.grid[1] > 1 || case.block[1] > 1 {
+        2
+    } else {
+        1
+    };
+    let shape = Shape {
+        grid: case.grid,
+        block: case.block,
+        dims,
+        dynamic_lds: case.dyn_lds,
+    };
+    let (_report, bufs) = match session.launch(case.kernel, shape, &args, opts) {
+        Ok(r) => r,
+        Err(SessionError::Dispatch(DispatchError::Stopped {
+            stop: Stop::Unsupported { inst, .. },
+            ..
+        })) => return Outcome::Unsupported(inst),
+        Err(e) => return Outcome::Fail(e.to_string()),
+    };
+    let mut outputs = Vec::new();
+    for (a, b) in case
+        .args
+        .iter()
+        .filter(|a| matches!(a.value, Value::Buffer { .. }))
+        .zip(&bufs)
+    {
+        outputs.push((
+            a.name.to_string(),
+            session.download(b.addr, b.size).expect("read back"),
+        ));
+    }
+    for g in &case.globals {
+        let Some(sym) = session.exe.symbol(g.symbol) else {
+            return Outcome::Fail(format!("global {} not found", g.symbol));
+        };
+        let mut addr = sym.address;
+        if g.managed {
+            let p = session.download(addr, 8).expect("pointer");
+            addr = u64::from_le_bytes(p.try_into().expect("8"));
+        }
+        match session.download(addr, g.size as u64) {
+            Ok(v) => outputs.push((g.symbol.to_string(), v)),
+            Err(e) => return Outcome::Fail(format!("global {}: {e}", g.symbol)),
+        }
+    }
+    match case.check(&Run::new(outputs)) {
+        Ok(()) => Outcome::Pass,
+        Err(e) => Outcome::Fail(e),
+    }
+}
