@@ -400,6 +400,10 @@ def kind_of(enc, field, tok, an, idx):
             return "SdwaSrc"
         return "VReg"
     if field in ("ssrc0", "ssrc1"):
+        # `s_sendmsg_rtn_b32/b64` (GFX11+): the 8-bit source field is a
+        # message id, printed with `s_sendmsg`'s texts (`sendmsg(MSG_RTN_*)`).
+        if tok.startswith("sendmsg("):
+            return "SendMsg"
         return "SSrc"
     if field == "soffset":
         return "SSrc" if fam(enc) in ("MUBUF", "MTBUF") else "SReg"
@@ -473,7 +477,9 @@ def lit_token_index(an):
     if an.rec["nwords"] <= P.ENCODINGS.get(an.enc, {"nwords": 99})["nwords"]:
         return None
     for i, t in enumerate(an.ops):
-        if t in ("0xbf800000", "-1.0"):
+        # GFX12.5's `v_fmamk_f64`/`v_fmaak_f64` K is 64 bits (two s_nop
+        # words of the probe's slot).
+        if t in ("0xbf800000", "-1.0", "0xbf800000bf800000"):
             return i
     return None
 
@@ -508,6 +514,11 @@ def reg_class_info(samples):
     return rc, bad
 
 
+# Modifiers GFX12.5 prints that the tables cannot express yet (D54).
+UNPRINTED_MODS = ("scale_sel", "matrix_a_reuse", "matrix_b_reuse", "matrix_a_fmt",
+                  "matrix_b_fmt")
+
+
 def analyze(rec, cpu):
     an = Analysis(rec)
     enc = rec["enc"]
@@ -520,6 +531,10 @@ def analyze(rec, cpu):
     for i, tok in enumerate(an.ops):
         field = vf.get(i)
         if i == litidx:
+            if tok == "0xbf800000bf800000":
+                operands.append(dict(field="Lit", kind="Lit64", width=2, ty="F64", access="R",
+                                     mods=set()))
+                continue
             operands.append(dict(field="Lit", kind="Lit32" if tok.startswith("0x") else "LitImm32",
                                  width=1, ty="None", access="R", mods=set()))
             continue
@@ -681,7 +696,23 @@ def analyze(rec, cpu):
         else:
             problems.append("byte_sel bits %r" % sel)
     zero, one = an.zero_mask(), an.one_mask()
-    if enc in ("GLOBAL_10", "SCRATCH_10", "GLOBAL_11", "SCRATCH_11", "GLOBAL_12", "SCRATCH_12"):
+    # GFX12.5 modifiers no table flag stands for yet (D50, D54): a word
+    # that would print one decodes as invalid (`.long`) rather than
+    # without it.
+    for b, t in rec["scan"].items():
+        if b.isdigit() and t and any(m in t and m not in rec["text"] for m in UNPRINTED_MODS):
+            zero[int(b) // 32] |= 1 << (int(b) % 32)
+    flags -= set(UNPRINTED_MODS)
+    # GFX12.5's VFLAT takes an SGPR base like VGLOBAL (`flat_load_b32 v2,
+    # v0, s[4:5]`); `null`, the probes' value, prints nothing. The
+    # operand goes last (after a returning atomic's destination, which
+    # `enc::gfx12` moves to the front).
+    flat_saddr = enc == "FLAT_12" and cpu.startswith("gfx125")
+    if flat_saddr:
+        operands.append(dict(field="Saddr", kind="SReg", width=2, ty="None", access="R",
+                             mods=set(), pfield="saddr"))
+    if flat_saddr or enc in ("GLOBAL_10", "SCRATCH_10", "GLOBAL_11", "SCRATCH_11", "GLOBAL_12",
+                             "SCRATCH_12"):
         # GFX10 `saddr` is a register or `null` (0x7D, the probes' value):
         # single-bit flips of it say nothing about which values are valid.
         w, lo, width = an.fields["saddr"]

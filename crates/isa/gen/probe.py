@@ -38,6 +38,8 @@ for _cpu in ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "
              # image BVH; the fingerprints decide the columns.
              "gfx1010", "gfx1011", "gfx1012", "gfx1013", "gfx10-1-generic"]:
     ALL_TARGETS += [_cpu, _cpu + ":w64"]
+# GFX12.5 (D50, D54): wave32 only (LLVM 22 refuses `wavefrontsize64`).
+ALL_TARGETS += ["gfx1250", "gfx1251"]
 TARGETS = [t for t in os.environ.get("LATHE_ISA_TARGETS", ",".join(ALL_TARGETS)).split(",") if t]
 # The GFX940 family: `sc0 sc1 nt` cache bits, scratch SVE bit.
 GFX940 = ["gfx942", "gfx950", "gfx9-4-generic"]

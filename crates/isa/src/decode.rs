@@ -236,11 +236,23 @@ fn decode_as(
             return invalid;
         }
         match crate::validate::scan_operands(&inst, Encoding::VopdY, yi) {
-            Some(l) => needs_lit |= l,
+            Some(l) => needs_lit = needs_lit.max(l),
             None => return invalid,
         }
     }
-    if needs_lit {
+    if needs_lit == 2 {
+        // GFX12.5's 64-bit literal: two dwords, after a one-word
+        // instruction only (a VOP3 one would need four words).
+        let (Some(lo), Some(hi)) = (get(nbase), get(nbase + 1)) else {
+            return invalid;
+        };
+        if nbase != 1 {
+            return invalid;
+        }
+        inst.words[1] = lo;
+        inst.words[2] = hi;
+        inst.len += 8;
+    } else if needs_lit == 1 {
         match enc {
             // LLVM 22 crashes on these; there is no output to match.
             Encoding::Vop3

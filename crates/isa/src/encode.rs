@@ -173,6 +173,7 @@ impl Instruction {
             opcode,
             words,
             literal: None,
+            literal_hi: None,
             error: if info.supports(target) {
                 None
             } else {
@@ -217,6 +218,8 @@ pub struct InstBuilder {
     opcode: Opcode,
     words: [u32; 3],
     literal: Option<u32>,
+    /// The high dword of GFX12.5's 64-bit literal (D54).
+    literal_hi: Option<u32>,
     error: Option<BuildError>,
 }
 
@@ -408,6 +411,11 @@ impl InstBuilder {
         let enc = self.opcode.info().enc;
         let raw: u32 = match (kind, value) {
             (Kind::Vcc | Kind::Off, _) => return Ok(self),
+            (Kind::Lit64, Operand::Literal64(v)) => {
+                self.literal = Some(v as u32);
+                self.literal_hi = Some((v >> 32) as u32);
+                return Ok(self);
+            }
             (Kind::Lit32 | Kind::LitImm32, Operand::Literal(v)) => {
                 self.literal = Some(v);
                 return Ok(self);
@@ -471,6 +479,11 @@ impl InstBuilder {
                     Operand::Literal(l) => {
                         self.literal = Some(l);
                         255
+                    }
+                    Operand::Literal64(l) if self.target.is_gfx1250() => {
+                        self.literal = Some(l as u32);
+                        self.literal_hi = Some((l >> 32) as u32);
+                        254
                     }
                     _ => return Err(err()),
                 };
@@ -565,6 +578,7 @@ impl InstBuilder {
         if let Some(l) = self.literal {
             words.push(l);
         }
+        words.extend(self.literal_hi);
         let got = decode_words(self.target, words[0], |i| words.get(i).copied());
         match got {
             i if i.opcode == self.opcode && i.words() == words.as_slice() => Ok(i),

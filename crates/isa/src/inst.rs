@@ -160,6 +160,14 @@ impl Instruction {
         (self.len as usize / 4 > base).then(|| self.w(base))
     }
 
+    /// GFX12.5's 64-bit literal (two trailing dwords), if the instruction
+    /// has one.
+    pub fn literal64(&self) -> Option<u64> {
+        let base = enc::base_words(self.encoding());
+        (self.len as usize / 4 == base + 2)
+            .then(|| self.w(base) as u64 | (self.w(base + 1) as u64) << 32)
+    }
+
     /// The Y operation of a VOPD (dual-issue) instruction, whose
     /// [`opcode`](Instruction::opcode) is the X one; `None` otherwise.
     pub fn vopd_y(&self) -> Option<Opcode> {
@@ -231,6 +239,15 @@ impl Instruction {
     pub(crate) fn operand_value(&self, spec: &OperandSpec) -> Operand {
         let raw = self.spec_raw(spec).unwrap_or(0);
         let width = spec.width.max(1);
+        if raw == 254
+            && self.target.is_gfx1250()
+            && matches!(
+                spec.kind,
+                Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc
+            )
+        {
+            return Operand::Literal64(self.literal64().unwrap_or(0));
+        }
         match spec.kind {
             Kind::SReg if raw >= 128 => src_operand(raw, width, self.literal()),
             Kind::SReg => Operand::Reg(RegRange::sgpr(raw as u16, width)),
@@ -268,6 +285,7 @@ impl Instruction {
                 }
             }
             Kind::Lit32 | Kind::LitImm32 => Operand::Literal(self.literal().unwrap_or(0)),
+            Kind::Lit64 => Operand::Literal64(self.literal64().unwrap_or(0)),
             // `vcc_lo` in wave32 code (width 1).
             Kind::Vcc => Operand::Reg(RegRange::sgpr(106, width)),
             Kind::Off => Operand::Off,

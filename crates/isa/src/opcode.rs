@@ -373,6 +373,9 @@ pub enum Kind {
     Lit32,
     /// The literal dword, printed like a 32-bit immediate (`-1.0`, `0x1234`).
     LitImm32,
+    /// GFX12.5 `v_fmamk_f64`/`v_fmaak_f64` K: a 64-bit literal (two
+    /// trailing dwords, D54).
+    Lit64,
     /// Fixed `vcc` (not encoded).
     Vcc,
     /// Fixed `off` (not encoded).

@@ -125,6 +125,9 @@ pub enum Operand {
     Float(InlineFloat),
     /// The instruction's 32-bit literal (encoding 255, or madmk/madak K).
     Literal(u32),
+    /// GFX12.5's 64-bit literal: source encoding 254 or `v_fmamk_f64`'s K,
+    /// two trailing dwords (D54).
+    Literal64(u64),
     /// A non-register immediate field (simm16, hwreg, waitcnt, SMEM offset,
     /// `s_set_gpr_idx_on` mode, ...).
     Imm(i64),

@@ -284,6 +284,7 @@ pub(crate) fn write_value(inst: &Instruction, op: &Op, out: &mut impl Write) -> 
             }
             write_literal(out, v, spec.ty)
         }
+        Operand::Literal64(v) => write_literal64(out, v, spec),
         Operand::Imm(v) => write_imm(inst, spec.kind, v, out),
         Operand::Branch(b) => write_u64(out, b as u16 as u64),
         Operand::Off => out.write_str("off"),
@@ -377,6 +378,41 @@ pub(crate) fn write_literal(out: &mut impl Write, v: u32, ty: Ty) -> fmt::Result
             out.write_str("/*Invalid immediate*/")
         }
     }
+}
+
+/// GFX12.5's 64-bit literal as LLVM 22 prints it (D54): `lit64(...)` when
+/// it fits in 32 bits; a 32-bit operand uses the low half (an inline
+/// constant by name, else hex); a 64-bit one an inline constant by name,
+/// an f64's high half when the low half is zero, else all 64 bits in hex.
+/// `v_fmamk_f64`'s K has no inline forms.
+fn write_literal64(out: &mut impl Write, v: u64, spec: &crate::opcode::OperandSpec) -> fmt::Result {
+    let (lo, hi) = (v as u32, (v >> 32) as u32);
+    if hi == 0 {
+        out.write_str("lit64(")?;
+        write_hex(out, v)?;
+        return out.write_char(')');
+    }
+    if spec.kind == Kind::Lit64 {
+        return write_hex(out, if lo == 0 { hi as u64 } else { v });
+    }
+    if spec.width < 2 {
+        return write_imm32(out, lo);
+    }
+    if (-16..0).contains(&(v as i64)) {
+        return write_i64(out, v as i64);
+    }
+    if v == 0x3FC4_5F30_6DC9_C882 {
+        return out.write_str("0.15915494309189532");
+    }
+    if lo == 0 {
+        if let Some(n) = f64_hi_name(hi) {
+            return out.write_str(n);
+        }
+        if spec.ty == Ty::F64 {
+            return write_hex(out, hi as u64);
+        }
+    }
+    write_hex(out, v)
 }
 
 /// bf16 bit patterns of the inline constants 0.5, -0.5, ..., -4.0, 1/(2*pi).

@@ -171,6 +171,12 @@ pub enum Target {
     /// gfx10-1-generic running wave64 code.
     #[doc(hidden)]
     Gfx101GenericW64 = 61,
+    /// GFX12.5 (MI400 series), wave32 only (LLVM 22 refuses
+    /// `wavefrontsize64` there): 64-bit literals, VOPD3, VFLAT `saddr`,
+    /// `s_wait_xcnt`, bitop3, scaled conversions (D50, D54).
+    Gfx1250 = 62,
+    /// GFX12.5 with the DP-ALU DPP forms (`row_share` only), wave32 only.
+    Gfx1251 = 63,
 }
 
 /// Error for an unknown or unsupported processor name.
@@ -191,7 +197,7 @@ pub enum TargetError {
 impl Target {
     /// Every supported processor, in LLVM's order (each GFX10+ one in its
     /// wave32 form).
-    pub const ALL: [Target; 37] = [
+    pub const ALL: [Target; 39] = [
         Target::Gfx900,
         Target::Gfx902,
         Target::Gfx904,
@@ -229,6 +235,8 @@ impl Target {
         Target::Gfx1200,
         Target::Gfx1201,
         Target::Gfx12Generic,
+        Target::Gfx1250,
+        Target::Gfx1251,
     ];
 
     /// Parses a processor name or target id (`gfx90a`, `gfx942:xnack+`,
@@ -320,6 +328,13 @@ impl Target {
         self == Target::Gfx908 || self.needs_aligned_vgprs()
     }
 
+    /// True for GFX12.5 (gfx1250, gfx1251): source encoding 254 is a
+    /// 64-bit (two-dword) literal, FLAT takes an SGPR base (D54).
+    #[inline]
+    pub fn is_gfx1250(self) -> bool {
+        matches!(self, Target::Gfx1250 | Target::Gfx1251)
+    }
+
     /// Wave size: 64 on GFX9; on GFX10+ 32 unless the target was made
     /// with [`Target::with_wave_size`]`(64)`.
     #[inline]
@@ -331,7 +346,7 @@ impl Target {
 /// (name, generation, variant, wave size) of every `Target`, by
 /// discriminant (the order of the generator's `ALL_TARGETS`, which `COLUMN`
 /// follows).
-static VARIANTS: [(&str, u8, Target, u32); 62] = [
+static VARIANTS: [(&str, u8, Target, u32); 64] = [
     ("gfx90a", 9, Target::Gfx90a, 64),
     ("gfx942", 9, Target::Gfx942, 64),
     ("gfx900", 9, Target::Gfx900, 64),
@@ -394,6 +409,8 @@ static VARIANTS: [(&str, u8, Target, u32); 62] = [
     ("gfx1013", 10, Target::Gfx1013W64, 64),
     ("gfx10-1-generic", 10, Target::Gfx101Generic, 32),
     ("gfx10-1-generic", 10, Target::Gfx101GenericW64, 64),
+    ("gfx1250", 12, Target::Gfx1250, 32),
+    ("gfx1251", 12, Target::Gfx1251, 32),
 ];
 
 impl fmt::Display for Target {
@@ -425,11 +442,14 @@ mod tests {
             Ok(Target::Gfx90a)
         );
         assert_eq!(
-            Target::from_name("gfx1250"),
+            Target::from_name("gfx1300"),
             Err(TargetError::Unsupported {
-                name: "gfx1250".into()
+                name: "gfx1300".into()
             })
         );
+        assert_eq!(Target::from_name("gfx1250:xnack+"), Ok(Target::Gfx1250));
+        assert_eq!(Target::Gfx1250.with_wave_size(64), None);
+        assert_eq!(Target::Gfx1251.wave_size(), 32);
         assert_eq!(
             Target::Gfx1030.with_wave_size(64).map(Target::wave_size),
             Some(64)
@@ -469,7 +489,10 @@ mod tests {
         }
         // Each GFX10+ processor has both sizes, wave32 first (the banner's
         // `:w64` line follows its wave32 line).
-        for t in Target::ALL.into_iter().filter(|t| t.generation() >= 10) {
+        for t in Target::ALL
+            .into_iter()
+            .filter(|t| t.generation() >= 10 && !t.is_gfx1250())
+        {
             let w64 = t.with_wave_size(64).expect("GFX10+ runs wave64");
             assert_eq!((t.wave_size(), w64.wave_size()), (32, 64));
             assert_eq!(w64 as usize, t as usize + 1);

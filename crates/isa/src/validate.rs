@@ -39,15 +39,18 @@ fn bad_wide_scalar(v: u32) -> bool {
 
 /// Checks every operand field of a freshly assembled instruction (before its
 /// literal is read). Returns `None` when LLVM would reject the words,
-/// otherwise whether the instruction is followed by a literal dword.
+/// otherwise how many literal dwords follow: 0, 1, or 2 (GFX12.5's 64-bit
+/// literal, D54).
 #[inline(always)]
-pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) -> Option<bool> {
-    let mut needs_lit = false;
+pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) -> Option<u8> {
+    let mut needs_lit = 0u8;
     let rtn_off = enc_is_flat(enc) && info.has(inst.target(), flags::RTN_GLC) && !inst.bit(16);
     for spec in info.operands() {
         if spec.pos[2] == 0 {
-            if matches!(spec.kind, Kind::Lit32 | Kind::LitImm32) {
-                needs_lit = true;
+            match spec.kind {
+                Kind::Lit32 | Kind::LitImm32 => needs_lit = needs_lit.max(1),
+                Kind::Lit64 => needs_lit = 2,
+                _ => {}
             }
             continue;
         }
@@ -66,7 +69,11 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
         match spec.kind {
             Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
                 if raw == 255 {
-                    needs_lit = true;
+                    needs_lit = needs_lit.max(1);
+                    continue;
+                }
+                if raw == 254 && inst.target().is_gfx1250() {
+                    needs_lit = 2;
                     continue;
                 }
                 if src_reserved(raw) {
@@ -111,7 +118,7 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
             Kind::SReg => {
                 if raw == 255 && spec.field == Field::Vdst {
                     // v_readlane's vdst of 255 makes LLVM read a literal.
-                    needs_lit = true;
+                    needs_lit = needs_lit.max(1);
                     continue;
                 }
                 if raw >= 128 && (src_reserved(raw) || raw == 255) {

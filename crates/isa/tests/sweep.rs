@@ -627,6 +627,73 @@ fn every_imm16_value_against_llvm() {
     assert!(mismatches.is_empty());
 }
 
+/// `s_sendmsg_rtn_b32/b64` (GFX11+) hold a message id in their 8-bit source
+/// field, which LLVM prints with `s_sendmsg`'s texts (`sendmsg(MSG_RTN_*)`,
+/// `sendmsg(MSG_INTERRUPT)`, `sendmsg(135, 0, 0)`), not as a source operand.
+/// Every id, both widths, one processor per GFX11+ table column, against
+/// llvm-objdump; each one re-encodes and reads no register.
+#[test]
+fn sendmsg_rtn_every_message_against_llvm() {
+    let mut total = 0usize;
+    let mut names = 0usize;
+    let mut mismatches = Vec::new();
+    let mut columns = 0;
+    for (target, _) in sweep_targets() {
+        if target.generation() < 11 {
+            continue;
+        }
+        columns += 1;
+        let mut probes = Vec::new();
+        for (op, sdst) in [
+            (Opcode::S_SENDMSG_RTN_B32, 7u32),
+            (Opcode::S_SENDMSG_RTN_B64, 10),
+        ] {
+            let base = builder_words(target, op)[0] & !0x7F_00FF;
+            for v in 0..256u32 {
+                probes.push(vec![base | sdst << 16 | v]);
+            }
+        }
+        let theirs = llvm(target, &probes);
+        for (p, t) in probes.iter().zip(theirs) {
+            total += 1;
+            let bytes: Vec<u8> = p.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let ours = decode(target, &bytes);
+            let ours_t = (!ours.is_invalid()).then(|| (ours.to_string(), ours.len() / 4));
+            if ours_t != t {
+                mismatches.push(format!("{target} {p:08x?}: ours {ours_t:?}, llvm {t:?}"));
+                continue;
+            }
+            let Some((text, _)) = t else { continue };
+            names += usize::from(text.contains("sendmsg(MSG_RTN_"));
+            assert_eq!(ours.encode(), bytes, "re-encoding {text}");
+            assert!(
+                ours.regs_read().iter().next().is_none(),
+                "{text} reads {:?}",
+                ours.regs_read()
+            );
+        }
+    }
+    eprintln!(
+        "sendmsg_rtn: {columns} columns, {total} probes, {names} MSG_RTN_ names, {} mismatches",
+        mismatches.len()
+    );
+    for m in mismatches.iter().take(show_max()) {
+        eprintln!("{m}");
+    }
+    assert!(mismatches.is_empty());
+    // At least GFX11's seven MSG_RTN_ names in each column, both widths.
+    assert!(
+        columns >= 3 && names >= columns * 14,
+        "{columns} columns, {names} names"
+    );
+    // The word `__builtin_trap()` emits on gfx1100.
+    let trap = decode(Target::Gfx1100, &0xBE80_4C80u32.to_le_bytes());
+    assert_eq!(
+        trap.to_string(),
+        "s_sendmsg_rtn_b32 s0, sendmsg(MSG_RTN_GET_DOORBELL)"
+    );
+}
+
 /// Assembles one line with llvm-mc; `None` if this target rejects it.
 fn assemble_line(target: Target, line: &str) -> Option<Vec<u32>> {
     let out = Command::new(lathe_testkit::llvm_tool("llvm-mc"))

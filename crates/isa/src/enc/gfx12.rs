@@ -84,6 +84,8 @@ fn offset(inst: &Instruction) -> i64 {
 pub(crate) fn valid(inst: &Instruction) -> bool {
     match inst.encoding() {
         Encoding::GlobalGfx12 => !matches!(inst.bits(0, 0, 7), 0x6B | 0x7D | 0x7F),
+        // GFX12.5's VFLAT `saddr` (D54); elsewhere the masks keep it `null`.
+        Encoding::FlatGfx12 => !matches!(inst.bits(0, 0, 7), 0x6B | 0x7D | 0x7F),
         Encoding::MubufGfx12 => !inst.bit(95),
         _ => true,
     }
@@ -138,8 +140,24 @@ fn adjust_flat(inst: &Instruction, ops: &mut Operands) {
     adjust_return(inst, ops, Field::Vdst);
     let enc = inst.encoding();
     let saddr = inst.bits(0, 0, 7);
+    // GFX12.5 VFLAT rows list `saddr` (D54); `null` is not printed.
+    let flat_saddr = enc == Encoding::FlatGfx12 && inst.target().is_gfx1250();
     for op in ops.as_mut_slice() {
         match (enc, op.spec.field) {
+            (Encoding::FlatGfx12, Field::Saddr) => {
+                if saddr == NULL {
+                    op.value = Operand::Off;
+                    op.spec.kind = Kind::Off;
+                } else {
+                    op.value = Operand::Reg(RegRange::sgpr(saddr as u16, 2));
+                    op.spec.kind = Kind::SReg;
+                    op.spec.width = 2;
+                }
+            }
+            (Encoding::FlatGfx12, Field::Addr) if flat_saddr && saddr != NULL => {
+                op.spec.width = 1;
+                op.value = Operand::Reg(RegRange::vgpr(inst.bits(2, 0, 8) as u16, 1));
+            }
             (Encoding::GlobalGfx12 | Encoding::ScratchGfx12, Field::Saddr) => {
                 if saddr == NULL {
                     op.value = Operand::Off;
@@ -241,7 +259,10 @@ pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) ->
             }
         }
         _ => {
-            write_operand_list(inst, ops, out)?;
+            // A GFX12.5 VFLAT `saddr` of `null` prints nothing.
+            let skip = inst.encoding() == Encoding::FlatGfx12
+                && matches!(ops.last(), Some(o) if o.spec.field == Field::Saddr && o.spec.kind == Kind::Off);
+            write_operand_list(inst, &ops[..ops.len() - skip as usize], out)?;
             let off = offset(inst);
             if inst.has(flags::OFFSET) && off != 0 {
                 out.write_str(" offset:")?;

@@ -941,33 +941,47 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 6786] = [
+pub static SEM: [Desc; 7615] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
+    // s_add_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_u32
     Desc { sem: Sem::Salu(Salu::SubU32), partial: Partial::Full, float: false },
     // s_sub_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_i32
     Desc { sem: Sem::Salu(Salu::AddI32), partial: Partial::Full, float: false },
+    // s_add_co_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_co_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_i32
     Desc { sem: Sem::Salu(Salu::SubI32), partial: Partial::Full, float: false },
     // s_sub_co_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_co_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_addc_u32
     Desc { sem: Sem::Salu(Salu::AddcU32), partial: Partial::Full, float: false },
+    // s_add_co_ci_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_co_ci_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_subb_u32
     Desc { sem: Sem::Salu(Salu::SubbU32), partial: Partial::Full, float: false },
     // s_sub_co_ci_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_co_ci_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_i32
     Desc { sem: Sem::Salu(Salu::MinI32), partial: Partial::Full, float: false },
+    // s_absdiff_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_absdiff_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_u32
@@ -976,29 +990,43 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Salu(Salu::MaxI32), partial: Partial::Full, float: false },
     // s_lshl_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_lshl_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_u32
     Desc { sem: Sem::Salu(Salu::MaxU32), partial: Partial::Full, float: false },
+    // s_lshl_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cselect_b32
     Desc { sem: Sem::Salu(Salu::CselectB32), partial: Partial::Full, float: false },
     // s_lshr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_lshr_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cselect_b64
     Desc { sem: Sem::Salu(Salu::CselectB64), partial: Partial::Full, float: false },
+    // s_lshr_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_b32
     Desc { sem: Sem::Salu(Salu::AndB32), partial: Partial::Full, float: false },
     // s_ashr_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ashr_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_b64
     Desc { sem: Sem::Salu(Salu::AndB64), partial: Partial::Full, float: false },
+    // s_ashr_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ashr_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_b32
     Desc { sem: Sem::Salu(Salu::OrB32), partial: Partial::Full, float: false },
     // s_and_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_lshl1_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1008,9 +1036,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_lshl2_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b32
     Desc { sem: Sem::Salu(Salu::XorB32), partial: Partial::Full, float: false },
     // s_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_lshl3_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl3_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1020,9 +1052,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_lshl4_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_b32
     Desc { sem: Sem::Salu(Salu::Andn2B32), partial: Partial::Full, float: false },
     // s_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1032,9 +1068,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_min_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn2_b32
     Desc { sem: Sem::Salu(Salu::Orn2B32), partial: Partial::Full, float: false },
     // s_andn2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1044,9 +1084,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_max_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b32
     Desc { sem: Sem::Salu(Salu::NandB32), partial: Partial::Full, float: false },
     // s_orn2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1062,6 +1106,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b64
     Desc { sem: Sem::Salu(Salu::NorB64), partial: Partial::Full, float: false },
     // s_nand_b64
@@ -1071,6 +1117,8 @@ pub static SEM: [Desc; 6786] = [
     // s_xnor_b32
     Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
     // s_nor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1086,6 +1134,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_nand_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl_b64
     Desc { sem: Sem::Salu(Salu::LshlB64), partial: Partial::Full, float: false },
     // s_xnor_b64
@@ -1095,6 +1145,8 @@ pub static SEM: [Desc; 6786] = [
     // s_lshr_b32
     Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
     // s_lshl_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_nor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1110,6 +1162,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_xnor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ashr_i64
     Desc { sem: Sem::Salu(Salu::AshrI64), partial: Partial::Full, float: false },
     // s_lshr_b64
@@ -1119,6 +1173,8 @@ pub static SEM: [Desc; 6786] = [
     // s_bfm_b32
     Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
     // s_ashr_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1134,6 +1190,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_or_not1_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u32
     Desc { sem: Sem::Salu(Salu::BfeU32), partial: Partial::Full, float: false },
     // s_bfm_b64
@@ -1146,9 +1204,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bfe_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u64
     Desc { sem: Sem::Salu(Salu::BfeU64), partial: Partial::Full, float: false },
     // s_bfe_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bfe_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1158,9 +1220,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bfe_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_g_fork
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
     // s_bfe_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bfe_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1170,8 +1236,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bfm_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_restore_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
+    // s_bfm_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_u32
@@ -1180,12 +1250,18 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_i32
     Desc { sem: Sem::Salu(Salu::MulHiI32), partial: Partial::Full, float: false },
     // s_mul_hi_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_hi_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
     Desc { sem: Sem::Salu(Salu::Lshl1AddU32), partial: Partial::Full, float: false },
+    // s_mul_hi_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
@@ -1194,17 +1270,27 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Salu(Salu::Lshl3AddU32), partial: Partial::Full, float: false },
     // s_cselect_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cselect_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
     Desc { sem: Sem::Salu(Salu::Lshl4AddU32), partial: Partial::Full, float: false },
     // s_cselect_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_pack_ll_b32_b16
     Desc { sem: Sem::Salu(Salu::PackLlB32B16), partial: Partial::Full, float: false },
+    // s_pack_ll_b32_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_pack_lh_b32_b16
     Desc { sem: Sem::Salu(Salu::PackLhB32B16), partial: Partial::Full, float: false },
+    // s_pack_lh_b32_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_pack_hh_b32_b16
     Desc { sem: Sem::Salu(Salu::PackHhB32B16), partial: Partial::Full, float: false },
+    // s_pack_hh_b32_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_pack_hl_b32_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_pack_hl_b32_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1212,9 +1298,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_min_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1222,17 +1314,33 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_max_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmaak_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_fmaak_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_fmamk_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmamk_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmac_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_fmac_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_pk_rtz_f16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_pk_rtz_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sub_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1240,19 +1348,35 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_num_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_min_num_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_max_num_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_num_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_mul_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_fmac_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_fmac_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_minimum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_minimum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_maximum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_maximum_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_minimum_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_minimum_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_maximum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_maximum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1344,6 +1468,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Control(Control::SetRegImm), partial: Partial::Full, float: false },
     // s_call_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_call_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_call_b64
     Desc { sem: Sem::Control(Control::Call), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
@@ -1376,10 +1502,14 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mov_b32
     Desc { sem: Sem::Salu(Salu::MovB32), partial: Partial::Full, float: false },
+    // s_mov_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mov_b64
     Desc { sem: Sem::Salu(Salu::MovB64), partial: Partial::Full, float: false },
     // s_cmov_b32
     Desc { sem: Sem::Salu(Salu::CmovB32), partial: Partial::Full, float: false },
+    // s_cmov_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmov_b64
     Desc { sem: Sem::Salu(Salu::CmovB64), partial: Partial::Full, float: false },
     // s_mov_b32
@@ -1387,6 +1517,8 @@ pub static SEM: [Desc; 6786] = [
     // s_not_b32
     Desc { sem: Sem::Salu(Salu::NotB32), partial: Partial::Full, float: false },
     // s_mov_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_brev_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_brev_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1400,6 +1532,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
     // s_cmov_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_get_shader_cycles_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b64
     Desc { sem: Sem::Salu(Salu::WqmB64), partial: Partial::Full, float: false },
     // s_not_b32
@@ -1407,6 +1541,8 @@ pub static SEM: [Desc; 6786] = [
     // s_brev_b32
     Desc { sem: Sem::Salu(Salu::BrevB32), partial: Partial::Full, float: false },
     // s_not_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ctz_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ctz_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1422,6 +1558,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_clz_i32_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_clz_i32_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B64), partial: Partial::Full, float: false },
     // s_brev_b32
@@ -1431,6 +1569,8 @@ pub static SEM: [Desc; 6786] = [
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
     // s_brev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cls_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cls_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1446,9 +1586,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sext_i32_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff0_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff0I32B64), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sext_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1458,9 +1602,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bitset0_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff1_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff1I32B64), partial: Partial::Full, float: false },
     // s_ff0_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bitset0_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1470,9 +1618,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bitset1_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_b64
     Desc { sem: Sem::Salu(Salu::FlbitI32B64), partial: Partial::Full, float: false },
     // s_ff1_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bitset1_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1482,15 +1634,21 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bitreplicate_b64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_i64
     Desc { sem: Sem::Salu(Salu::FlbitI32I64), partial: Partial::Full, float: false },
     // s_flbit_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_abs_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i8
     Desc { sem: Sem::Salu(Salu::SextI32I8), partial: Partial::Full, float: false },
     // s_flbit_i32_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bcnt0_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1506,6 +1664,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_bcnt1_i32_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b64
     Desc { sem: Sem::Salu(Salu::Bitset0B64), partial: Partial::Full, float: false },
     // s_sext_i32_i8
@@ -1515,6 +1675,8 @@ pub static SEM: [Desc; 6786] = [
     // s_bitset1_b32
     Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
     // s_sext_i32_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_quadmask_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_quadmask_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1530,6 +1692,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_wqm_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setpc_b64
     Desc { sem: Sem::Control(Control::SetPc), partial: Partial::Full, float: false },
     // s_bitset1_b32
@@ -1539,6 +1703,8 @@ pub static SEM: [Desc; 6786] = [
     // s_swappc_b64
     Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
     // s_bitset1_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_not_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_not_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1554,6 +1720,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_saveexec_b64
     Desc { sem: Sem::Salu(Salu::OrSaveexecB64), partial: Partial::Full, float: false },
     // s_swappc_b64
@@ -1566,6 +1734,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_or_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_or_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2SaveexecB64), partial: Partial::Full, float: false },
     // s_or_saveexec_b64
@@ -1573,6 +1743,8 @@ pub static SEM: [Desc; 6786] = [
     // s_orn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_xor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1588,6 +1760,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_nand_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::XnorSaveexecB64), partial: Partial::Full, float: false },
     // s_andn2_saveexec_b64
@@ -1597,6 +1771,8 @@ pub static SEM: [Desc; 6786] = [
     // s_quadmask_b32
     Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
     // s_orn2_saveexec_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_nor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1612,6 +1788,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_xnor_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
     Desc { sem: Sem::Salu(Salu::MovrelsB64), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b64
@@ -1619,6 +1797,8 @@ pub static SEM: [Desc; 6786] = [
     // s_movreld_b32
     Desc { sem: Sem::Salu(Salu::MovreldB32), partial: Partial::Full, float: false },
     // s_quadmask_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1634,6 +1814,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_or_not0_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b64
@@ -1644,12 +1826,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_not1_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_set_gpr_idx_idx
     Desc { sem: Sem::Control(Control::GprIdxIdx), partial: Partial::Full, float: false },
+    // s_or_not1_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_not1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_saveexec_b64
@@ -1662,12 +1848,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_and_not0_wrexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b64
     Desc { sem: Sem::Salu(Salu::Andn1WrexecB64), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_wrexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2WrexecB64), partial: Partial::Full, float: false },
+    // s_and_not1_wrexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not1_wrexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
@@ -1696,11 +1886,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_movrels_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_movreld_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1712,6 +1906,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_movrelsd_2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b32
@@ -1720,14 +1916,24 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_getpc_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_get_pc_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setpc_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_set_pc_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_swappc_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_swap_pc_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
+    // s_rfe_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_add_pc_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sendmsg_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sendmsg_rtn_b64
@@ -1744,70 +1950,138 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_alloc_vgpr
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_alloc_vgpr
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_wakeup_barrier
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sleep_var
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_sleep_var
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ceil_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ceil_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_floor_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_floor_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_trunc_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_trunc_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_rndne_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rndne_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f32_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f32_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f32_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f32_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_i32_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_i32_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_u32_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_u32_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_hi_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cvt_hi_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ceil_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_ceil_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_floor_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_floor_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_trunc_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_trunc_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_rndne_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rndne_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_eq_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_eq_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lg_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_lg_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_gt_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_gt_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_ge_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_ge_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lt_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_lt_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_le_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::I32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_le_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_eq_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_eq_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lg_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_lg_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_gt_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::U32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_gt_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_ge_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::U32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_ge_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lt_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::U32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_lt_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_le_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::U32, imm: false }), partial: Partial::Full, float: false },
+    // s_cmp_le_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitcmp0_b32
     Desc { sem: Sem::Salu(Salu::Bitcmp0B32), partial: Partial::Full, float: false },
+    // s_bitcmp0_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitcmp1_b32
     Desc { sem: Sem::Salu(Salu::Bitcmp1B32), partial: Partial::Full, float: false },
+    // s_bitcmp1_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitcmp0_b64
     Desc { sem: Sem::Salu(Salu::Bitcmp0B64), partial: Partial::Full, float: false },
+    // s_bitcmp0_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitcmp1_b64
     Desc { sem: Sem::Salu(Salu::Bitcmp1B64), partial: Partial::Full, float: false },
+    // s_bitcmp1_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setvskip
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // s_cmp_eq_u64
@@ -1822,57 +2096,113 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U64, imm: false }), partial: Partial::Full, float: false },
     // s_cmp_lt_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_eq_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_eq_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_le_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_le_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_gt_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_gt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lg_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lg_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ge_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_ge_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_o_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_o_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_u_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_u_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nge_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nge_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nlg_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlg_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_ngt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ngt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nle_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nle_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_neq_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_neq_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nlt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_eq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_eq_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_le_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_le_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_gt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_gt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_lg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_lg_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_ge_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ge_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_o_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_o_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_u_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_u_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nge_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nge_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nlg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_ngt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_ngt_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nle_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nle_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_neq_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_neq_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_cmp_nlt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cmp_nlt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -1894,12 +2224,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Branch(Cond::Scc0), partial: Partial::Full, float: false },
     // s_set_inst_prefetch_distance
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_monitor_sleep
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_scc1
     Desc { sem: Sem::Branch(Cond::Scc1), partial: Partial::Full, float: false },
     // s_clause
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_vccz
     Desc { sem: Sem::Branch(Cond::Vccz), partial: Partial::Full, float: false },
+    // s_set_vgpr_msb
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_vccnz
     Desc { sem: Sem::Branch(Cond::Vccnz), partial: Partial::Full, float: false },
     // s_delay_alu
@@ -2034,6 +2368,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_barrier
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_setprio_inc_wg
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_loadcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_storecnt
@@ -2044,6 +2380,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_expcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_wait_xcnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_dscnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_kmcnt
@@ -2051,6 +2389,10 @@ pub static SEM: [Desc; 6786] = [
     // s_wait_loadcnt_dscnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_storecnt_dscnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_wait_asynccnt
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // s_wait_tensorcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_dword
     Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
@@ -2238,6 +2580,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f32_e32
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_add_f32_e32
@@ -2261,6 +2605,8 @@ pub static SEM: [Desc; 6786] = [
     // v_mul_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_legacy_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_i32_i24_e32
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
@@ -2294,8 +2640,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_num_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_num_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u32_e32
     Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
+    // v_max_num_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_u32_e32
@@ -2338,6 +2688,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::MadmkF32), partial: Partial::Full, float: true },
     // v_fmamk_f32
     Desc { sem: Sem::Valu(Valu::FmamkF32), partial: Partial::Full, float: true },
+    // v_fmac_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_madak_f32
     Desc { sem: Sem::Valu(Valu::MadakF32), partial: Partial::Full, float: true },
     // v_fmaak_f32
@@ -2378,6 +2730,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshlrev_b64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f16_e32
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_add_co_ci_u32_e32
@@ -2402,8 +2756,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_f16_e32
     Desc { sem: Sem::Valu(Valu::MacF16), partial: Partial::Full, float: true },
+    // v_fmamk_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_madmk_f16
     Desc { sem: Sem::Valu(Valu::MadmkF16), partial: Partial::Full, float: true },
+    // v_fmaak_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_madak_f16
     Desc { sem: Sem::Valu(Valu::MadakF16), partial: Partial::Full, float: true },
     // v_add_nc_u32_e32
@@ -2422,17 +2780,23 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_nc_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e32
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_nc_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e32
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e32
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
@@ -2554,6 +2918,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::ReadfirstlaneB32), partial: Partial::Full, float: false },
     // v_readfirstlane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_readfirstlane_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
     // v_cvt_i32_f64_e32
@@ -2638,10 +3004,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f32_e32
     Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
+    // v_mov_b64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f32_e32
     Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::Full, float: true },
+    // v_tanh_f32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f32_e32
     Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
+    // v_tanh_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f32_e32
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_fract_f32_e32
@@ -2702,6 +3074,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_rcp_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e32
@@ -2709,6 +3083,8 @@ pub static SEM: [Desc; 6786] = [
     // v_frexp_mant_f64_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
     // v_frexp_mant_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -2722,6 +3098,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f32_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
+    // v_sqrt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_clrexcp
@@ -2760,12 +3138,18 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_exp_i32_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f16_e32
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_mant_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f16_e32
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
+    // v_fract_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f16_e32
@@ -2788,8 +3172,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_movrels_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrels_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_e32
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
+    // v_movrelsd_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_movrelsd_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_e32
@@ -2802,12 +3190,20 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_movrelsd_2_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrelsd_2_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_e32
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
+    // v_permlane16_swap_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cos_f16_e32
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
+    // v_tanh_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_legacy_f32_e32
     Desc { sem: Sem::Valu(Valu::ExpLegacyF32), partial: Partial::Full, float: true },
+    // v_prng_b32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_legacy_f32_e32
     Desc { sem: Sem::Valu(Valu::LogLegacyF32), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e32
@@ -2922,9 +3318,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swap_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swaprel_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swaprel_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -2946,7 +3348,39 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_fp8_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f32_fp8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f32_bf8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk4_i4_i8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk4_u4_u8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_fp8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_bf8_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sqrt_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_log_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sin_bf16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_bf16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -3256,8 +3690,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_eq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e32
@@ -3268,8 +3706,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_gt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f64_e32
@@ -3280,8 +3722,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_ge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f64_e32
@@ -3292,8 +3738,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_u_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e32
@@ -3304,8 +3754,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f64_e32
@@ -3316,8 +3770,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nle_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f64_e32
@@ -3328,8 +3786,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
+    // v_cmp_nlt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f64_e32
@@ -3612,8 +4074,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
@@ -3624,8 +4090,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
@@ -3636,8 +4106,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
@@ -3660,8 +4134,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_eq_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
@@ -3672,8 +4150,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_gt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
@@ -3684,8 +4166,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
+    // v_cmp_ge_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
@@ -3835,6 +4321,8 @@ pub static SEM: [Desc; 6786] = [
     // v_cmpx_tru_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4044,11 +4532,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4060,11 +4552,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4076,11 +4572,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4092,11 +4592,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4106,9 +4610,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4118,9 +4626,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4130,9 +4642,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4390,9 +4906,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4402,9 +4922,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4414,9 +4938,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4438,9 +4966,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4450,9 +4982,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4462,9 +4998,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u64_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -4703,6 +5243,8 @@ pub static SEM: [Desc; 6786] = [
     // v_cmpx_t_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f16_e32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -7282,6 +7824,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2acc_f32_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_add_f32_dpp
@@ -7298,6 +7842,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_i32_i24_dpp
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
+    // v_mul_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_i32_i24_dpp
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_mul_legacy_f32_dpp
@@ -7328,8 +7874,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_dot4c_i32_i8_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_num_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u32_dpp
     Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
+    // v_max_num_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_u32_dpp
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_f32_dpp
@@ -7366,6 +7916,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fmac_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
@@ -7399,6 +7951,8 @@ pub static SEM: [Desc; 6786] = [
     // v_add_f16_dpp
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_mac_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshlrev_b64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
@@ -7436,11 +7990,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_nc_u64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_dpp
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_nc_u64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
@@ -7628,10 +8186,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f32_dpp
     Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
+    // v_mov_b64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f32_dpp
     Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::Full, float: true },
+    // v_tanh_f32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f32_dpp
     Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
+    // v_tanh_f16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f32_dpp
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_fract_f32_dpp
@@ -7740,10 +8304,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
+    // v_frexp_exp_i32_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f16_dpp
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
+    // v_frexp_mant_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f16_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
+    // v_fract_f64_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f16_dpp
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f32_dpp
@@ -7780,8 +8350,12 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
+    // v_tanh_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_legacy_f32_dpp
     Desc { sem: Sem::Valu(Valu::ExpLegacyF32), partial: Partial::Full, float: true },
+    // v_prng_b32_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_legacy_f32_dpp
     Desc { sem: Sem::Valu(Valu::LogLegacyF32), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_dpp
@@ -7941,6 +8515,34 @@ pub static SEM: [Desc; 6786] = [
     // v_cvt_f32_fp8_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk4_i4_i8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk4_u4_u8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_fp8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_bf8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_fp8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_bf8_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sqrt_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_log_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sin_bf16_dpp
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_bf16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10502,9 +11104,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10514,9 +11122,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10526,9 +11140,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_u_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10538,6 +11158,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f64_e64
@@ -10546,9 +11170,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nle_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10762,9 +11392,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10774,9 +11410,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10794,9 +11436,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_eq_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10806,9 +11454,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_gt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -10829,6 +11483,8 @@ pub static SEM: [Desc; 6786] = [
     // v_cmp_class_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmp_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11034,9 +11690,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11046,9 +11706,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11058,9 +11722,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lg_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11070,9 +11738,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_o_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11082,9 +11754,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nge_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11094,9 +11770,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ngt_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11106,9 +11786,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_neq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11284,7 +11968,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11292,7 +11980,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11300,7 +11992,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_i64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11316,7 +12012,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_lt_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11324,7 +12024,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_le_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11332,7 +12036,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ne_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11444,9 +12152,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cmpx_class_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11464,6 +12176,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_legacy_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_legacy_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_dx9_zero_f32_e64
@@ -11479,6 +12193,10 @@ pub static SEM: [Desc; 6786] = [
     // v_mul_hi_u32_u24_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_num_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_num_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_num_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11499,6 +12217,8 @@ pub static SEM: [Desc; 6786] = [
     // v_lshrrev_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fmac_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11522,6 +12242,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshlrev_b64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
@@ -11544,13 +12266,19 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_nc_u64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sub_nc_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mul_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11718,6 +12446,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_i32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f64_i32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_i32_e64
@@ -11748,6 +12480,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f64_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_ubyte0_e64
@@ -11760,19 +12496,37 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_u32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f64_u32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trunc_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ceil_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rndne_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_floor_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pipeflush
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mov_b16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_mov_b64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_tanh_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_tanh_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_fract_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11796,9 +12550,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rcp_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sqrt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11824,7 +12584,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_exp_i32_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_frexp_mant_f64_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fract_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11838,9 +12604,21 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_movrels_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrels_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrelsd_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_movrelsd_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_movrelsd_2_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_movrelsd_2_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane16_swap_b32_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_tanh_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_prng_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
@@ -11944,7 +12722,39 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_fp8_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f32_fp8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f32_bf8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f32_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk4_i4_i8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sat_pk4_u4_u8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_f16_fp8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_cvt_f16_bf8_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_rcp_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sqrt_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_rsq_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_log_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_exp_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_sin_bf16_e64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cos_bf16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_dx9_zero_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -11967,6 +12777,8 @@ pub static SEM: [Desc; 6786] = [
     // v_bfi_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12014,6 +12826,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_fixup_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_fixup_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max3_num_f32
@@ -12034,7 +12848,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_med3_num_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_bitop3_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_bitop3_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_fmas_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_fmas_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_fmas_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12042,9 +12864,17 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_qsad_pk_u16_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_qsad_pk_u16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mqsad_pk_u16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mqsad_pk_u16_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mqsad_u32_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mqsad_u32_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_perm_pk16_b4_u4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xor3_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12052,6 +12882,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mad_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_perm_pk16_b6_u4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_perm_pk16_b8_u4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_perm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xad_u32
@@ -12094,6 +12928,8 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_lshl_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mad_i16
@@ -12120,6 +12956,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane16_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlanex16_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlanex16_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16
@@ -12132,12 +12972,20 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_maxmin_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_add_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_add_min_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_add_min_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_u32
@@ -12170,26 +13018,152 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_maximumminimum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_permlane_bcast_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane_up_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane_down_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_s_exp_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_exp_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_exp_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_exp_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_log_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_log_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_log_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_log_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_rcp_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rcp_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rcp_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_rcp_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_rsq_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rsq_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rsq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_rsq_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_sqrt_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_sqrt_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_sqrt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_s_sqrt_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_ashr_pk_i8_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashr_pk_u8_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_fp4_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_fp8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_bf8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_f16_fp4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_bf16_fp4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_f32_fp4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_f16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_bf16_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_f32_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_f16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_bf16_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk8_f32_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_fp4_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_fp4_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_fp8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_bf8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_fp4_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_fp4_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_fp4_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_fp8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_fp8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_bf8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk8_bf8_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_fp8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_fp8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_bf8_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk8_bf8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk16_f16_fp6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk16_bf16_fp6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk16_f32_fp6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk16_f16_bf6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk16_bf16_bf6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scale_pk16_f32_bf6
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk16_fp6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk16_bf6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk16_fp6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk16_bf6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk16_fp6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_pk16_bf6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk16_fp6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk16_bf6_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk16_fp6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk16_bf6_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk16_fp6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_scalef32_sr_pk16_bf6_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_nc_u64_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_nc_i64_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_scale_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_scale_f32
@@ -12198,9 +13172,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_scale_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_div_scale_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u64_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u64_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_co_u64_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_co_u64_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12211,6 +13189,8 @@ pub static SEM: [Desc; 6786] = [
     // v_mad_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i64_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_mad_co_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_co_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12282,9 +13262,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlane16_var_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_permlanex16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlanex16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12306,9 +13290,19 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // v_permlane_idx_gen_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_min_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12342,11 +13336,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ldexp_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_trig_preop_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trig_preop_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12366,11 +13364,19 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_lshrrev_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_ashrrev_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_minimum_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_minimum_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_maximum_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maximum_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12410,6 +13416,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_readlane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_readlane_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_writelane_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lane, float: false },
     // v_writelane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lane, float: false },
     // v_ldexp_f32
@@ -12460,16 +13470,32 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add3_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_bf16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_sr_pk_bf16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshl_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_f16_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_sr_pk_f16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or3_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_fp8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u32_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_pk_bf8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_sr_fp8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mad_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_cvt_sr_bf8_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_b32
@@ -12514,13 +13540,19 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_min_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_fma_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_max_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_max_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_u32_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_max_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_i32_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12544,12 +13576,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_maximum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_fma_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_mix_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_mixlo_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // v_fma_mixhi_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    // v_pk_add_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_f32_fp8_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_f32_bf8_fp8
@@ -12558,13 +13594,55 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_f32_bf8_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
-    // v_wmma_f32_16x16x16_f16
+    // v_pk_mul_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_mul_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min_num_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max_num_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_min_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_add_min_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max3_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max3_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min3_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min3_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x128_f8f6f4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_minimum3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_maximum3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_min3_num_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_pk_max3_num_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_mix_f32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_mixlo_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_fma_mixhi_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12582,6 +13660,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f16_16x16x16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f16_16x16x16_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_bf16_16x16x16_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_bf16_16x16x16_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_bf16_16x16x16_bf16
@@ -12597,6 +13679,10 @@ pub static SEM: [Desc; 6786] = [
     // v_wmma_i32_16x16x16_iu8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_i32_16x16x16_iu8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_i32_16x16x16_iu8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_i32_16x16x16_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_i32_16x16x16_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12610,9 +13696,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_fp8_fp8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_fp8_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_bf8_fp8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_bf8_fp8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12622,9 +13714,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_f32_16x16x16_bf8_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x16_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_i32_16x16x32_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_wmma_i32_16x16x32_iu4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_i32_16x16x32_iu4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12634,9 +13732,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f16_16x16x32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f16_16x16x32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f16_16x16x32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_bf16_16x16x32_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_bf16_16x16x32_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12646,9 +13750,15 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_i32_16x16x32_iu8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_i32_16x16x32_iu8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_i32_16x16x32_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_i32_16x16x32_iu4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_i32_16x16x32_iu4
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_i32_16x16x64_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_i32_16x16x64_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12658,6 +13768,10 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_fp8_fp8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x32_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x32_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_fp8_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_fp8_bf8
@@ -12666,9 +13780,71 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_bf8_fp8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x32_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_bf8_bf8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swmmac_f32_16x16x32_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x32_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x4_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f16_16x16x32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_bf16_16x16x32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_bf16f32_16x16x32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x64_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x64_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f16_16x16x64_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_bf16_16x16x64_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_bf16f32_16x16x64_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x64_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x64_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x64_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f32_16x16x64_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f16_16x16x64_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f16_16x16x64_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f16_16x16x64_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_f16_16x16x64_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_wmma_i32_16x16x64_iu8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x128_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x128_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x128_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f32_16x16x128_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f16_16x16x128_fp8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f16_16x16x128_fp8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f16_16x16x128_bf8_fp8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_f16_16x16x128_bf8_bf8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_swmmac_i32_16x16x128_iu8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12782,7 +13958,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_storexchg_2addr_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_storexchg_2addr_stride64_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12814,7 +13994,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_2addr_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_2addr_stride64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12842,27 +14026,53 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_mskor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12870,7 +14080,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_store_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_store_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12878,7 +14092,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_store_2addr_stride64_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpstore_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpstore_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12890,35 +14108,69 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_atomic_async_barrier_arrive_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_sub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_rsub_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_inc_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_dec_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_rtn_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_and_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_or_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_xor_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_mskor_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12926,7 +14178,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_storexchg_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_storexchg_2addr_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12934,7 +14190,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_storexchg_2addr_stride64_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_cmpstore_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpstore_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12946,11 +14206,21 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_num_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_min_num_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_num_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_max_num_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_add_rtn_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_atomic_barrier_arrive_rtn_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12958,7 +14228,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_2addr_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -12967,6 +14241,8 @@ pub static SEM: [Desc; 6786] = [
     // ds_add_gs_reg_rtn
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_gs_reg_rtn
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_condxchg32_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_condxchg32_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -13100,7 +14376,11 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -13110,11 +14390,23 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_bvh_stack_push8_pop2_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_tr4_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_tr6_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_tr16_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_tr8_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // ds_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14020,6 +15312,16 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_sub_nc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_lshrrev_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_ashrrev_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_min_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_b64
@@ -14120,7 +15422,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14132,7 +15440,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14157,6 +15471,8 @@ pub static SEM: [Desc; 6786] = [
     // buffer_store_d16_hi_format_x
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_cmpswap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14186,27 +15502,53 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_swap_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_cmpswap_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_min_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_max_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_max_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_max_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14216,163 +15558,337 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_pk_add_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_pk_add_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_min_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // buffer_atomic_max_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_i16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_d16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_d16_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_d16_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_hi_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_d16_hi_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_hi_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_d16_hi_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_d16_hi_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_d16_hi_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_d16_hi_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_store_d16_hi_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_cmpswap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_add_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_clamp_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_sub_clamp_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_min_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_max_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_xor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_inc_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_inc_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_dec_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_dec_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_swap_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_swap_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_cmpswap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_sub_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_max_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_or_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_inc_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_dec_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_dec_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_cond_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cond_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_min_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_max_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_pk_add_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_pk_add_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_min_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_atomic_max_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_prefetch_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_monitor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_monitor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // flat_load_monitor_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_i8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_u16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_d16_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_d16_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_d16_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_hi_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_d16_hi_u8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_d16_hi_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_hi_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_d16_hi_b16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_d16_hi_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_d16_hi_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14386,55 +15902,109 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_swap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_cmpswap_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_sub_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_clamp_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_sub_clamp_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_min_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_and_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_or_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_inc_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_inc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_dec_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_dec_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_swap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_swap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_cmpswap_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_add_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_min_i64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_min_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_max_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_and_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_xor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_inc_u64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14442,13 +16012,27 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cond_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_cond_sub_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_min_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_block
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_block
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_block
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_block
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14456,15 +16040,73 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_tr_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_tr16_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_tr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_tr_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_tr8_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_pk_add_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_pk_add_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_pk_add_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_pk_add_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_min_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_atomic_max_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_prefetch_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_async_to_lds_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_async_to_lds_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_async_to_lds_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_async_to_lds_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_async_from_lds_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_async_from_lds_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_async_from_lds_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_store_async_from_lds_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_async_to_lds_b8
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_async_to_lds_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_async_to_lds_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // cluster_load_async_to_lds_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // tensor_save
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // tensor_stop
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_monitor_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_monitor_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_monitor_b128
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_ordered_add_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_tr4_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // global_load_tr6_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14478,7 +16120,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14490,7 +16138,13 @@ pub static SEM: [Desc; 6786] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_b64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_b96
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
@@ -14511,6 +16165,10 @@ pub static SEM: [Desc; 6786] = [
     // scratch_store_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_block
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_load_block
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // scratch_store_block
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_block
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
