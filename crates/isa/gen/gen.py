@@ -577,6 +577,10 @@ def analyze(rec, cpu):
         rc = None
         if kind in ("SSrc", "VSrc", "AvSrc", "ASrc", "SdwaSrc"):
             samples = src_samples(an, field, i)
+            if cpu.startswith("gfx125"):
+                # Source 254 is a 64-bit literal there (D54): the probe's
+                # value is the slot's padding words, not a constant.
+                samples.pop("254", None)
             if not samples and kind == "SdwaSrc":
                 samples = {"248": "0.15915494"}
             if (samples.get("0") or "").startswith("gpr_idx("):

@@ -395,6 +395,47 @@ fn write_literal64(out: &mut impl Write, v: u64, spec: &crate::opcode::OperandSp
     if spec.kind == Kind::Lit64 {
         return write_hex(out, if lo == 0 { hi as u64 } else { v });
     }
+    match spec.ty {
+        // An operand that takes no immediate: the low half, flagged.
+        Ty::Reg => {
+            write_imm32(out, lo)?;
+            return out.write_str("/*Invalid immediate*/");
+        }
+        // 16-bit operands: as a 32-bit literal of the low half would
+        // print, an inline value bare instead of `lit(...)`.
+        Ty::F16 | Ty::BF16 => {
+            let h = lo as u16;
+            let table = if spec.ty == Ty::BF16 {
+                &BF16_INLINE
+            } else {
+                &F16_INLINE
+            };
+            if (-16..=64).contains(&(h as i16)) {
+                return write_i64(out, h as i16 as i64);
+            }
+            if let Some(i) = table.iter().position(|&b| b == h) {
+                return out.write_str(F32_INLINE[i].1);
+            }
+            let shown = if spec.ty == Ty::BF16 { lo } else { h as u32 };
+            return write_hex(out, shown as u64);
+        }
+        Ty::I16 if !is_inline32(lo) => return write_hex(out, (lo & 0xFFFF) as u64),
+        Ty::V2F16 | Ty::V2I16 | Ty::V2BF16 => {
+            let table = if spec.ty == Ty::V2BF16 {
+                &BF16_INLINE
+            } else {
+                &F16_INLINE
+            };
+            if (-16..=64).contains(&(lo as i32)) {
+                return write_i64(out, lo as i32 as i64);
+            }
+            if let Some(i) = table.iter().position(|&b| b as u32 == lo) {
+                return out.write_str(F32_INLINE[i].1);
+            }
+            return write_hex(out, lo as u64);
+        }
+        _ => {}
+    }
     if spec.width < 2 {
         return write_imm32(out, lo);
     }
@@ -517,7 +558,7 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
     };
     let misaligned = r.count >= 2
         && r.first % 2 != 0
-        && inst.target().needs_aligned_vgprs()
+        && (inst.target().needs_aligned_vgprs() || inst.target().is_gfx1250())
         && spec.mods & align_flag != 0;
     let bad = match r.file {
         RegFile::Scalar if inline_value => false,

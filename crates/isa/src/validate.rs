@@ -44,12 +44,22 @@ fn bad_wide_scalar(v: u32) -> bool {
 #[inline(always)]
 pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) -> Option<u8> {
     let mut needs_lit = 0u8;
+    // A K literal (`v_fmamk_*`, `s_fmaak_*`) and a source literal share
+    // their dwords: on GFX12.5 both must then be 32-bit or both 64-bit
+    // (D54).
+    let (mut k_lit, mut src_lit) = (0u8, 0u8);
     let rtn_off = enc_is_flat(enc) && info.has(inst.target(), flags::RTN_GLC) && !inst.bit(16);
     for spec in info.operands() {
         if spec.pos[2] == 0 {
             match spec.kind {
-                Kind::Lit32 | Kind::LitImm32 => needs_lit = needs_lit.max(1),
-                Kind::Lit64 => needs_lit = 2,
+                Kind::Lit32 | Kind::LitImm32 => {
+                    needs_lit = needs_lit.max(1);
+                    k_lit = 1;
+                }
+                Kind::Lit64 => {
+                    needs_lit = 2;
+                    k_lit = 2;
+                }
                 _ => {}
             }
             continue;
@@ -70,10 +80,12 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
             Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc => {
                 if raw == 255 {
                     needs_lit = needs_lit.max(1);
+                    src_lit = src_lit.max(1);
                     continue;
                 }
                 if raw == 254 && inst.target().is_gfx1250() {
                     needs_lit = 2;
+                    src_lit = 2;
                     continue;
                 }
                 if src_reserved(raw) {
@@ -121,6 +133,11 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
                     needs_lit = needs_lit.max(1);
                     continue;
                 }
+                if raw == 254 && spec.field == Field::Vdst && inst.target().is_gfx1250() {
+                    // ... and of 254 a 64-bit one on GFX12.5.
+                    needs_lit = 2;
+                    continue;
+                }
                 if raw >= 128 && (src_reserved(raw) || raw == 255) {
                     return None;
                 }
@@ -144,6 +161,9 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
             }
             _ => {}
         }
+    }
+    if k_lit != 0 && src_lit != 0 && k_lit != src_lit {
+        return None;
     }
     Some(needs_lit)
 }

@@ -269,7 +269,10 @@ pub fn jax_code_objects() -> Vec<JaxObject> {
 /// four objects of each non-generic one.
 pub fn is_variant(target: Target) -> bool {
     target.generation() >= 10
-        && !matches!(target.name(), "gfx1010" | "gfx1030" | "gfx1100" | "gfx1201")
+        && !matches!(
+            target.name(),
+            "gfx1010" | "gfx1030" | "gfx1100" | "gfx1201" | "gfx1250"
+        )
 }
 
 /// The corpus sources built for [`is_variant`] targets: control flow,
