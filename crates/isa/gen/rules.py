@@ -61,9 +61,11 @@ def semantics(e):
             f.add("READS_M0")
         if b == "s_set_gpr_idx_idx":
             f.add("WRITES_M0")
-        if b == "s_setpc_b64" or b == "s_rfe_b64":
+        # GFX12.5 renames the PC operations (`s_set_pc_i64`, ...) and adds
+        # `s_add_pc_i64` (PC += source, D54).
+        if b in ("s_setpc_b64", "s_rfe_b64", "s_set_pc_i64", "s_rfe_i64", "s_add_pc_i64"):
             f.add("INDIRECT")
-        if b == "s_swappc_b64":
+        if b in ("s_swappc_b64", "s_swap_pc_i64"):
             f.update({"INDIRECT", "CALL"})
         if b == "s_cbranch_join":
             f.add("INDIRECT")
@@ -77,7 +79,7 @@ def semantics(e):
             f.add("WRITES_SCC")
         if b == "s_cmovk_i32":
             f.add("READS_SCC")
-        if b == "s_call_b64":
+        if b in ("s_call_b64", "s_call_i64"):
             f.add("CALL")
         if b == "s_cbranch_i_fork":
             f.add("CBRANCH")

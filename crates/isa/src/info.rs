@@ -94,17 +94,18 @@ impl Instruction {
         self.has(flags::INDIRECT)
     }
 
-    /// Return: `s_setpc_b64` (how functions return on AMDGPU).
+    /// Return: `s_setpc_b64` (how functions return on AMDGPU; GFX12.5
+    /// names it `s_set_pc_i64`).
     pub fn is_return(&self) -> bool {
         // By name: each generation has its own entry (opcode value).
-        self.opcode.name() == "s_setpc_b64"
+        matches!(self.opcode.name(), "s_setpc_b64" | "s_set_pc_i64")
     }
 
     /// Ends a basic block: `s_endpgm*`, branches, `s_setpc_b64`,
     /// `s_swappc_b64`, `s_rfe_b64`, `s_trap`.
     pub fn is_terminator(&self) -> bool {
         self.has(flags::BRANCH | flags::CBRANCH | flags::ENDPGM | flags::TRAP | flags::INDIRECT)
-            || self.opcode.name() == "s_call_b64"
+            || matches!(self.opcode.name(), "s_call_b64" | "s_call_i64")
     }
 
     /// The memory class accessed.
