@@ -447,7 +447,7 @@ def simm16_kind(an):
         return idx, "Depctr"
     if tok0.startswith("gpr_idx("):
         return idx, "GprIdx"
-    if "<" in an.cmt or an.mn in ("s_call_b64", "s_cbranch_i_fork"):
+    if "<" in an.cmt or an.mn in ("s_call_b64", "s_call_i64", "s_cbranch_i_fork"):
         return idx, "Branch"
     if an.mn == "s_endpgm":
         return idx, "Endpgm"
