@@ -56,7 +56,7 @@ pub fn write_listing(
     let listing = Listing::new(target, code, base_addr, symbols, style);
     match style {
         Style::LlvmObjdump => {
-            let mut cache = LineCache::new();
+            let mut cache = LineCache::for_code(code.len());
             let mut buf = Vec::new();
             let mut pos = listing.start();
             // Bounded chunks: a few hundred KB at a time.
@@ -437,6 +437,17 @@ impl LineCache {
     /// A cache with the default size (16 Ki lines, fits a core's L2).
     pub fn new() -> LineCache {
         LineCache::with_bits(14)
+    }
+
+    /// A cache sized for `code_len` bytes of code: one slot per 8 bytes
+    /// (about one per instruction), at least 256 and at most
+    /// [`LineCache::new`]'s 16 Ki. A small code object then touches a few
+    /// pages of slots instead of 384 KB (each first touch is a page fault,
+    /// which at the size of the jax wheel's code objects costs as much as
+    /// the formatting).
+    pub fn for_code(code_len: usize) -> LineCache {
+        let slots = (code_len / 8).max(1);
+        LineCache::with_bits(slots.next_power_of_two().trailing_zeros().clamp(8, 14))
     }
 
     /// A cache of `2^bits` lines; 0 disables caching (every line is
