@@ -1,20 +1,41 @@
 #!/usr/bin/env python3
-"""Benchmark and check: `lathe disasm --format llvm` against
-`llvm-objdump -d --no-show-raw-insn --no-leading-addr --mcpu=<processor>` on
-every code object of the jax-rocm7-plugin wheel (`.cache/`, installed by
-scripts/setup.sh) for each processor asked for -- by default gfx1201
-(GFX12), gfx1151 (GFX11.5), gfx1100 (GFX11), gfx1030 (GFX10.3) and gfx1010,
-gfx1012 (GFX10.1), and gfx90a for
-comparison; any processor lathe-isa decodes can be named. Per processor: the listings are compared line by line after
-collapsing whitespace (any difference exits 1), then both tools are timed
-over all its objects, alternating, --runs times; reported as median and
-spread (bench/stats.py).
+"""Benchmark and check (issue 18): `lathe disasm --format llvm` against
+`llvm-objdump -d --no-show-raw-insn --no-leading-addr --mcpu=<processor>`
+(LLVM 22) on every code object of the jax-rocm7-plugin wheel (`.cache/`,
+installed by scripts/setup.sh), per GPU generation.
 
-Usage: bench/disasm_jax.py [--targets gfx1201,gfx1151,gfx1100,gfx1030,gfx1010,gfx1012,gfx90a] [--runs N]
+What is compared. Both tools get the same files: every code object of every
+CCOB bundle in the wheel's libraries, extracted once beforehand with
+`lathe bundle extract --all` (llvm-objdump cannot read a CCOB bundle inside
+a host library). The extraction is timed and reported on its own line and
+counted on neither side. Each tool is run once per code object, with its
+listing on stdout going to /dev/null, so each side pays its own process
+start-up per object, as a user running it per file would.
+
+Check. Every object's two listings are compared line by line (any
+difference exits 1). Normalised, as documented: whitespace runs collapsed
+to one space, empty lines dropped, and llvm-objdump's header before the
+first `<symbol>:` label (file name and format, section title) dropped,
+since lathe prints the listing only.
+
+Timing. Per run, the generations in turn, each tool over all of that
+generation's objects, the tools' order alternating from run to run; the
+ratio is the median of the per-run ratios llvm-objdump / lathe (paired:
+both sides of a pair saw similar machine load), with its range. Wall time
+and CPU time (user + system of the child processes, from rusage, much less
+sensitive to a busy machine) are both reported. `--baseline BIN` times a
+second lathe binary (e.g. main's) in the same runs, paired the same way.
+A start-up line times `lathe --version`, `/bin/true` and
+`llvm-objdump --version`.
+
+Usage: bench/disasm_jax.py [--runs N] [--generations GFX9,GFX11,...]
+                           [--baseline /work/main/target/release/lathe]
 """
 import argparse
 import glob
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -22,20 +43,55 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stats import describe, fail, ratio  # noqa: E402
+from stats import describe, fail, median  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OBJDUMP = "/usr/lib/llvm-22/bin/llvm-objdump"
+GENERATIONS = ["GFX9", "GFX10.1", "GFX10.3", "GFX11", "GFX11.5", "GFX12", "GFX12.5"]
+
+
+def generation(proc):
+    """GFX9, GFX10.1, ... for a processor name (`gfx1151` -> GFX11.5)."""
+    m = re.fullmatch(r"gfx(\d+?)([0-9a-f])([0-9a-f])", proc)
+    if not m:
+        return None
+    major, minor = m.group(1), m.group(2)
+    if major == "9":
+        return "GFX9"
+    g = f"GFX{major}"
+    return g if minor == "0" else f"{g}.{int(minor, 16)}"
 
 
 def squash(text):
     return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
 
 
+def timed(cmd, check=True):
+    """Runs cmd (stdout to /dev/null); returns (wall, cpu) seconds."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=None if check else subprocess.DEVNULL,
+                   check=check)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def ratios(peer, ours):
+    rs = [p / o for p, o in zip(peer, ours)]
+    return f"{median(rs):.1f}x (per-run {min(rs):.1f}x..{max(rs):.1f}x, n={len(rs)})"
+
+
+def ms(xs):
+    return describe(xs, "ms", 1e3, "{:.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--targets", default="gfx1201,gfx1151,gfx1100,gfx1030,gfx1010,gfx1012,gfx90a")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--generations", default=",".join(GENERATIONS),
+                    help="comma-separated subset of " + ",".join(GENERATIONS))
+    ap.add_argument("--baseline", help="another lathe binary timed in the same runs")
     a = ap.parse_args()
     libs = sorted(glob.glob(os.path.join(ROOT, ".cache", "jax-rocm7-plugin", "**", "*.so*"),
                             recursive=True))
@@ -43,50 +99,105 @@ def main():
         sys.exit("needs the jax-rocm7-plugin wheel in .cache: run scripts/setup.sh")
     lathe = os.environ.get("LATHE_BIN")
     if not lathe:
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "lathe-cli"], cwd=ROOT,
+                       check=True)
         lathe = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
                              "release/lathe")
+    wanted = a.generations.split(",")
+    with open("/proc/loadavg") as f:
+        print(f"load average at start: {' '.join(f.read().split()[:3])} "
+              f"({os.cpu_count()} CPUs)")
     wd = tempfile.mkdtemp(prefix="lathe-disasm-jax-")
     try:
-        for proc in a.targets.split(","):
-            objs = []
-            for i, lib in enumerate(libs):
-                out = os.path.join(wd, proc, str(i))
-                r = subprocess.run([lathe, "-q", "bundle", "extract", lib, "-t", proc, "-o", out],
-                                   capture_output=True)
-                if r.returncode == 0:
-                    objs += sorted(glob.glob(os.path.join(out, "*.co")))
-            if not objs:
-                print(f"{proc}: no code objects in the wheel")
-                continue
-            lines = 0
-            for p in objs:
+        # Extraction, once, timed on its own.
+        objs = {}
+        ext = []
+        for i, lib in enumerate(libs):
+            out = os.path.join(wd, str(i))
+            # Libraries without device code fail ("no offload bundles"):
+            # they have nothing to list.
+            ext.append(timed([lathe, "-q", "bundle", "extract", "--all", lib, "-o", out],
+                             check=False)[0])
+            for p in sorted(glob.glob(os.path.join(out, "*.co"))):
+                proc = re.search(r"--(gfx[0-9a-f]+)", os.path.basename(p))
+                g = proc and generation(proc.group(1))
+                if g in wanted:
+                    objs.setdefault(g, []).append((proc.group(1), p))
+        total = sum(len(v) for v in objs.values())
+        print(f"extraction (lathe bundle extract --all, {len(libs)} libraries, {total} code "
+              f"objects; counted on neither side): {sum(ext) * 1e3:.1f} ms")
+        if not objs:
+            sys.exit("no code objects of the generations asked for in the wheel")
+
+        # Check: identical listings.
+        lines = {}
+        for g, items in objs.items():
+            n = 0
+            for proc, p in items:
                 ours = squash(subprocess.run([lathe, "-q", "disasm", "--format", "llvm", p],
                                              capture_output=True, text=True, check=True).stdout)
                 theirs = squash(subprocess.run(
-                    [OBJDUMP, "-d", "--no-show-raw-insn", "--no-leading-addr", "--mcpu=" + proc, p],
-                    capture_output=True, text=True, check=True).stdout)
+                    [OBJDUMP, "-d", "--no-show-raw-insn", "--no-leading-addr", "--mcpu=" + proc,
+                     p], capture_output=True, text=True, check=True).stdout)
                 while theirs and not theirs[0].endswith(">:"):
                     theirs.pop(0)
-                lines += sum(1 for x in theirs if not x.endswith(">:"))
+                n += sum(1 for x in theirs if not x.endswith(">:"))
                 diffs = [(x, y) for x, y in zip(ours, theirs) if x != y]
                 if diffs or len(ours) != len(theirs):
-                    fail(f"{proc} {p}: {len(diffs)} differing lines, first {diffs[:1]}, "
+                    fail(f"{g} {p}: {len(diffs)} differing lines, first {diffs[:1]}, "
                          f"{len(ours)} vs {len(theirs)} lines")
-            times = {"lathe": [], "llvm": []}
-            for _ in range(a.runs):
-                for tool, cmd in (("lathe", lambda p: [lathe, "-q", "disasm", "--format", "llvm", p,
-                                                       "-o", os.devnull]),
-                                  ("llvm", lambda p: [OBJDUMP, "-d", "--no-show-raw-insn",
-                                                      "--no-leading-addr", "--mcpu=" + proc, p])):
-                    t0 = time.perf_counter()
-                    for p in objs:
-                        subprocess.run(cmd(p), stdout=subprocess.DEVNULL, check=True)
-                    times[tool].append(time.perf_counter() - t0)
-            print(f"{proc}: {len(objs)} code objects, {lines} instruction lines, 0 differing lines")
-            print(f"  lathe disasm: {describe(times['lathe'], 's', 1, '{:.3f}')}")
-            print(f"  llvm-objdump: {describe(times['llvm'], 's', 1, '{:.3f}')}")
-            print(f"  speed-up: {ratio(times['llvm'], times['lathe'])}")
+            lines[g] = n
+
+        # Start-up.
+        st = {"lathe --version": [lathe, "--version"], "/bin/true": ["/bin/true"],
+              "llvm-objdump --version": [OBJDUMP, "--version"]}
+        if a.baseline:
+            st["baseline --version"] = [a.baseline, "--version"]
+        print("start-up (median of 30, wall / CPU):")
+        for name, cmd in st.items():
+            xs = [timed(cmd) for _ in range(30)]
+            print(f"  {name:24} {median([x[0] for x in xs]) * 1e3:6.2f} ms / "
+                  f"{median([x[1] for x in xs]) * 1e3:6.2f} ms")
+
+        # Timing.
+        tools = {
+            "lathe": lambda proc, p: [lathe, "-q", "disasm", "--format", "llvm", p],
+            "llvm": lambda proc, p: [OBJDUMP, "-d", "--no-show-raw-insn", "--no-leading-addr",
+                                     "--mcpu=" + proc, p],
+        }
+        if a.baseline:
+            tools["baseline"] = lambda proc, p: [a.baseline, "-q", "disasm", "--format", "llvm",
+                                                 p]
+        wall = {g: {t: [] for t in tools} for g in objs}
+        cpu = {g: {t: [] for t in tools} for g in objs}
+        order = list(tools)
+        for r in range(a.runs):
+            for g in (x for x in GENERATIONS if x in objs):
+                for t in (order if r % 2 == 0 else order[::-1]):
+                    w = c = 0.0
+                    for proc, p in objs[g]:
+                        dw, dc = timed(tools[t](proc, p))
+                        w += dw
+                        c += dc
+                    wall[g][t].append(w)
+                    cpu[g][t].append(c)
+        for g in (x for x in GENERATIONS if x in objs):
+            procs = sorted({proc for proc, _ in objs[g]})
+            print(f"{g}: {len(objs[g])} code objects ({', '.join(procs)}), {lines[g]} "
+                  f"instruction lines, 0 differing lines")
+            for t, name in (("lathe", "lathe disasm"), ("baseline", "baseline lathe"),
+                            ("llvm", "llvm-objdump")):
+                if t in tools:
+                    print(f"  {name:15} wall {ms(wall[g][t])}")
+                    print(f"  {'':15} CPU  {ms(cpu[g][t])}")
+            print(f"  speed-up over llvm-objdump: wall {ratios(wall[g]['llvm'], wall[g]['lathe'])}"
+                  f", CPU {ratios(cpu[g]['llvm'], cpu[g]['lathe'])}")
+            if a.baseline:
+                print(f"  speed-up over baseline: wall "
+                      f"{ratios(wall[g]['baseline'], wall[g]['lathe'])}, CPU "
+                      f"{ratios(cpu[g]['baseline'], cpu[g]['lathe'])}")
+        with open("/proc/loadavg") as f:
+            print(f"load average at end: {' '.join(f.read().split()[:3])}")
     finally:
         shutil.rmtree(wd, ignore_errors=True)
 

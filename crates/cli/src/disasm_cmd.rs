@@ -27,6 +27,11 @@ use crate::{DisasmArgs, FormatArg};
 const PART_BYTES: usize = 32 << 10;
 /// Sections smaller than this are formatted on the calling thread.
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
+/// Code bytes per chunk written by one thread (about 60 KB of text): the
+/// chunk buffer is reused, so it stays in cache and its pages are touched
+/// (page-faulted) once, where a buffer of the whole listing would fault in
+/// every page of it.
+const CHUNK_BYTES: usize = 4 << 10;
 
 /// `lathe disasm FILE...`.
 pub fn run_all(ctx: &Ctx, a: DisasmArgs) -> Result<()> {
@@ -317,7 +322,7 @@ fn write_listing(
         return write_sequential(
             listing,
             listing.start(),
-            &mut LineCache::new(),
+            &mut LineCache::for_code(listing.code_len()),
             notes,
             source,
             sink,
@@ -332,7 +337,7 @@ fn write_listing(
         return write_sequential(
             listing,
             listing.start(),
-            &mut LineCache::new(),
+            &mut LineCache::for_code(listing.code_len()),
             notes,
             None,
             sink,
@@ -445,10 +450,10 @@ fn write_sequential(
     source: Option<&Source<'_>>,
     sink: &mut Sink,
 ) -> Result<()> {
-    let mut buf = Vec::with_capacity(1 << 20);
+    let mut buf = Vec::with_capacity(128 << 10);
     while pos.offset() < listing.code_len() {
         buf.clear();
-        let until = pos.offset().saturating_add(PART_BYTES);
+        let until = pos.offset().saturating_add(CHUNK_BYTES);
         pos = listing.write_part(&mut buf, pos, until, cache);
         let text = annotate(notes, &buf);
         match source {

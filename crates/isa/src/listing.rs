@@ -56,7 +56,7 @@ pub fn write_listing(
     let listing = Listing::new(target, code, base_addr, symbols, style);
     match style {
         Style::LlvmObjdump => {
-            let mut cache = LineCache::new();
+            let mut cache = LineCache::for_code(code.len());
             let mut buf = Vec::new();
             let mut pos = listing.start();
             // Bounded chunks: a few hundred KB at a time.
@@ -439,6 +439,25 @@ impl LineCache {
         LineCache::with_bits(14)
     }
 
+    /// A cache sized for `code_len` bytes of code: one slot per 16 bytes
+    /// (real code repeats about half its instructions, of 8 bytes on
+    /// average), at least 256 and at most [`LineCache::new`]'s 16 Ki, and
+    /// room for the text of about as many lines reserved up front. A small
+    /// code object then touches a few pages of slots instead of 384 KB,
+    /// and the text store is not copied as it grows (each first touch of a
+    /// page is a page fault, which at the size of the jax wheel's code
+    /// objects costs as much as the formatting).
+    pub fn for_code(code_len: usize) -> LineCache {
+        let slots = (code_len / 16).max(1);
+        let mut c = LineCache::with_bits(slots.next_power_of_two().trailing_zeros().clamp(8, 14));
+        if !c.slots.is_empty() {
+            // About 80 bytes of text per cached line; pages of the
+            // reservation that are never written are never faulted in.
+            c.arena.reserve(code_len.saturating_mul(6).min(ARENA_MAX));
+        }
+        c
+    }
+
     /// A cache of `2^bits` lines; 0 disables caching (every line is
     /// formatted).
     pub fn with_bits(bits: u32) -> LineCache {
@@ -787,6 +806,34 @@ mod tests {
         )
         .is_ok());
         assert_eq!(s.as_bytes(), &seq[..]);
+    }
+
+    #[test]
+    fn a_cache_sized_for_the_code_gives_the_same_text() {
+        assert_eq!(LineCache::for_code(100).slots.len(), 256);
+        assert_eq!(LineCache::for_code(72 << 10).slots.len(), 8 << 10);
+        assert_eq!(LineCache::for_code(64 << 20).slots.len(), 16 << 10);
+        // The same instructions many times over: most lines are copies.
+        let code = words(&[0xBE80_00FF, 0x1234_5678, 0x7E00_0301, 0xBF80_0000].repeat(64));
+        let syms = [ListingSymbol {
+            name: "f",
+            addr: 0,
+            size: code.len() as u64,
+        }];
+        let l = Listing::new(Target::Gfx90a, &code, 0, &syms, Style::LlvmObjdump);
+        let mut sized = LineCache::for_code(code.len());
+        let mut out = Vec::new();
+        l.write_part(&mut out, l.start(), l.code_len(), &mut sized);
+        let mut plain = Vec::new();
+        l.write_part(
+            &mut plain,
+            l.start(),
+            l.code_len(),
+            &mut LineCache::with_bits(0),
+        );
+        assert_eq!(out, plain);
+        let (lines, hits) = sized.stats();
+        assert_eq!((lines, hits), (192, 189));
     }
 
     #[test]
