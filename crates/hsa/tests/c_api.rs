@@ -196,8 +196,10 @@ fn rewritten_code_runs_as_rewritten() {
 /// lock) collides with the freed region and fails, which HIP turns into
 /// hipErrorOutOfMemory (issue 20: threads.hip's hipStreamCreate under
 /// `lathe exec --check`). 200 lock/unlock rounds, each followed by a
-/// hinted mapping at the old alias, a new lock of the same size and a
-/// queue creation; without memcheck too.
+/// hinted mapping at the old alias, a new lock of the same size and two
+/// queue creations whose indices must work (a queue made after the
+/// thread's last look-up must be found: the per-thread view of the queue
+/// table, D56); without memcheck too.
 #[test]
 fn unlocked_aliases_stay_reserved_under_memcheck() {
     if !have("gcc") {

@@ -12,7 +12,9 @@
  * alias's pages out again (an mmap hint at the old alias must not land
  * there), that locking a buffer of the same size works (a fresh mapping
  * of that size goes where the last one was freed), that a queue can be
- * created (its ring is a fresh allocation) and that the locked alias
+ * created (its ring is a fresh allocation; a second one after the first
+ * was used, and both queues' write indices must read back what was added: the
+ * per-thread view of the queue table, D56) and that the locked alias
  * reaches the host bytes. Prints "lock_reuse: ok". */
 #include <hsa.h>
 #include <hsa_ext_amd.h>
@@ -75,6 +77,18 @@ int main(void) {
       fprintf(stderr, "round %d: hsa_queue_create after an unlock failed: %#x\n", i, s);
       return 1;
     }
+    /* A second queue made after the first was used: this thread's cached
+     * view of the queue table must see it (D56). */
+    hsa_queue_add_write_index_relaxed(q, 3);
+    hsa_queue_t* q2 = NULL;
+    OK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_MULTI, NULL, NULL, UINT32_MAX, UINT32_MAX, &q2));
+    hsa_queue_add_write_index_relaxed(q2, 5);
+    if (hsa_queue_load_write_index_relaxed(q) != 3 || hsa_queue_load_write_index_relaxed(q2) != 5) {
+      fprintf(stderr, "round %d: write indices %lu and %lu, want 3 and 5\n", i,
+              (unsigned long)hsa_queue_load_write_index_relaxed(q), (unsigned long)hsa_queue_load_write_index_relaxed(q2));
+      return 1;
+    }
+    OK(hsa_queue_destroy(q2));
     OK(hsa_queue_destroy(q));
     OK(hsa_amd_memory_unlock(host));
     munmap(host, len);
