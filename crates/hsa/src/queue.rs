@@ -59,13 +59,56 @@ struct QueueState {
     helped: AtomicU64,
 }
 
+/// The queue table, changed only by create and destroy (which then bump
+/// [`GEN`]). Every other look-up goes through a thread's own snapshot of
+/// it ([`with_snapshot`]): HIP reads and bumps a queue's indices several
+/// times per launch, and a waiter scans the queues on every wait (D56).
 fn queues() -> std::sync::MutexGuard<'static, HashMap<u64, Arc<QueueState>>> {
     static Q: OnceLock<Mutex<HashMap<u64, Arc<QueueState>>>> = OnceLock::new();
     lock(Q.get_or_init(|| Mutex::new(HashMap::new())))
 }
 
+/// Bumped after every change of the queue table.
+static GEN: AtomicU64 = AtomicU64::new(1);
+
+type Snapshot = Arc<[Arc<QueueState>]>;
+
+thread_local! {
+    /// This thread's copy of the queue table and the [`GEN`] it was taken
+    /// at (0: none yet).
+    static SNAP: std::cell::RefCell<(u64, Snapshot)> =
+        std::cell::RefCell::new((0, Arc::from(Vec::new())));
+}
+
+/// The queues as of now: this thread's snapshot while the table has not
+/// changed since it was taken (an atomic load and a reference count, no
+/// lock, no allocation), else a fresh one. A queue destroyed while the
+/// caller holds the snapshot stays readable (its `Arc`), and [`step`]
+/// checks `stop` under the runner lock.
+fn snapshot() -> Snapshot {
+    let gen = GEN.load(Ordering::Acquire);
+    SNAP.with(|cell| {
+        if let Ok(s) = cell.try_borrow() {
+            if s.0 == gen {
+                return Arc::clone(&s.1);
+            }
+        }
+        // Taken after `gen` was read, so it is at least that new; a change
+        // in between bumps GEN again and the next call refreshes.
+        let list: Snapshot = queues().values().cloned().collect();
+        if let Ok(mut s) = cell.try_borrow_mut() {
+            *s = (gen, Arc::clone(&list));
+        }
+        list
+    })
+}
+
+fn with_snapshot<T>(f: impl FnOnce(&[Arc<QueueState>]) -> T) -> T {
+    f(&snapshot())
+}
+
 fn queue_of(q: *const HsaQueue) -> Option<Arc<QueueState>> {
-    queues().get(&(q as u64)).cloned()
+    with_snapshot(|l| l.iter().find(|s| s.addr == q as u64).cloned())
 }
 
 fn amd(q: &QueueState) -> *mut AmdQueue {
@@ -101,6 +144,9 @@ fn packet_bytes(q: &QueueState, index: u64) -> [u8; 64] {
 
 /// Every queue made by an interceptor-aware create, with its handler.
 static INTERCEPTS: Mutex<Vec<(u64, InterceptHandler, u64)>> = Mutex::new(Vec::new());
+/// Whether an interceptor was ever registered (until then a packet skips
+/// the look-up).
+static ANY_INTERCEPT: AtomicBool = AtomicBool::new(false);
 
 #[allow(clippy::too_many_arguments)]
 pub fn create(
@@ -218,6 +264,7 @@ pub fn create(
         }
     }
     queues().insert(addr, st);
+    GEN.fetch_add(1, Ordering::Release);
     put(out as *mut c_void, addr as *mut HsaQueue)
 }
 
@@ -228,6 +275,7 @@ pub fn destroy(q: *mut HsaQueue) -> Status {
             format!("hsa_queue_destroy: {q:?} is not a queue"),
         );
     };
+    GEN.fetch_add(1, Ordering::Release);
     st.stop.store(true, Ordering::Release);
     st.bell.wake();
     rt::ring();
@@ -261,13 +309,11 @@ pub fn inactivate(q: *mut HsaQueue) -> Status {
 }
 
 fn with_queue<T: Default>(q: *const HsaQueue, f: impl FnOnce(&QueueState) -> T) -> T {
-    match queue_of(q) {
-        Some(st) => f(&st),
-        None => {
-            crate::trace::note(&format!("{q:?} is not a queue"));
-            T::default()
-        }
-    }
+    let found = with_snapshot(|l| l.iter().find(|s| s.addr == q as u64).map(|s| f(s)));
+    found.unwrap_or_else(|| {
+        crate::trace::note(&format!("{q:?} is not a queue"));
+        T::default()
+    })
 }
 
 pub fn load_read_index(q: *const HsaQueue) -> u64 {
@@ -410,6 +456,7 @@ pub fn intercept_register(
         return ERROR_INVALID_QUEUE;
     }
     lock(&INTERCEPTS).push((q as u64, handler, data as u64));
+    ANY_INTERCEPT.store(true, Ordering::Release);
     SUCCESS
 }
 
@@ -472,10 +519,14 @@ fn step(q: &Arc<QueueState>, waiter: bool) -> Step {
     if waiter && !barrier_met(&bytes) {
         return Step::Blocked;
     }
-    let intercept = lock(&INTERCEPTS)
-        .iter()
-        .find(|(a, _, _)| *a == q.addr)
-        .map(|(_, f, d)| (*f, *d));
+    let intercept = if ANY_INTERCEPT.load(Ordering::Acquire) {
+        lock(&INTERCEPTS)
+            .iter()
+            .find(|(a, _, _)| *a == q.addr)
+            .map(|(_, f, d)| (*f, *d))
+    } else {
+        None
+    };
     match intercept {
         Some((f, d)) => {
             CURRENT.with(|c| *c.borrow_mut() = Some((Arc::clone(q), rd)));
@@ -600,9 +651,9 @@ fn process(q: Arc<QueueState>) {
 /// and including it on this thread, in order (D44). Returns whether it ran
 /// any. Queues whose packets are being run elsewhere are left alone.
 pub fn help(signals: &[Signal]) -> bool {
-    let list: Vec<Arc<QueueState>> = queues().values().cloned().collect();
+    let list = snapshot();
     let mut ran = false;
-    for q in list {
+    for q in list.iter() {
         let _g = match q.runner.try_lock() {
             Ok(g) => g,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
@@ -611,11 +662,11 @@ pub fn help(signals: &[Signal]) -> bool {
         if q.stop.load(Ordering::Acquire) {
             continue;
         }
-        let Some(target) = awaited(&q, signals) else {
+        let Some(target) = awaited(q, signals) else {
             continue;
         };
-        while read_index(&q).load(Ordering::Acquire) <= target {
-            if step(&q, true) != Step::Ran {
+        while read_index(q).load(Ordering::Acquire) <= target {
+            if step(q, true) != Step::Ran {
                 break;
             }
             ran = true;
@@ -651,7 +702,13 @@ fn awaited(q: &QueueState, signals: &[Signal]) -> Option<u64> {
 fn run_packet(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     let hdr = u16::from_le_bytes([b[0], b[1]]);
     let completion = h(u64::from_le_bytes(b[56..64].try_into().unwrap_or([0; 8])));
-    let start = rt::now_ticks();
+    // Timestamps only for a packet that signals (a dispatch HIP follows
+    // with a barrier has none).
+    let start = if completion.handle != 0 {
+        rt::now_ticks()
+    } else {
+        0
+    };
     match hdr & 0xff {
         PACKET_TYPE_KERNEL_DISPATCH => run_dispatch(q, index, b),
         PACKET_TYPE_BARRIER_AND | PACKET_TYPE_BARRIER_OR => {
@@ -793,7 +850,9 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     let original = k.original.as_ref().filter(|_| rt::measuring());
     let mut original_count = None;
     let capture = crate::capture::before(r, &k, &pkt, &ctx, b);
-    let start_ns = rt::now_ticks();
+    // Clock reads cost a launch tens of nanoseconds each: only when measured.
+    let measuring = rt::measuring();
+    let start_ns = if measuring { rt::now_ticks() } else { 0 };
     let result = if let (Some(orig), None) = (original, crate::truth::enabled()) {
         lathe_emu::run::dispatch_recorded(&r.mem, target, r.gpu.arch, &launch, &opts).map(
             |(rep, rec)| {
@@ -823,14 +882,14 @@ fn run_dispatch(q: &Arc<QueueState>, index: u64, b: &[u8; 64]) {
     } else {
         dispatch_from_queue(&r.mem, target, r.gpu.arch, &launch, &opts, ctx)
     };
-    let end_ns = rt::now_ticks();
+    let end_ns = if measuring { rt::now_ticks() } else { 0 };
     crate::capture::after(capture, &result);
     crate::check::after_dispatch(&k.name, pkt.workgroup_size, &result);
     match result {
         Ok(rep) => {
             static DISPATCHES: AtomicU64 = AtomicU64::new(1);
             let dispatch = DISPATCHES.fetch_add(1, Ordering::Relaxed);
-            if !rt::measuring() {
+            if !measuring {
                 return;
             }
             let kd = &k.info.descriptor;

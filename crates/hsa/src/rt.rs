@@ -305,7 +305,9 @@ pub fn wait_until<T>(
     mut help: impl FnMut() -> bool,
     mut done: impl FnMut() -> Option<T>,
 ) -> Option<T> {
-    let spin_until = Instant::now() + SPIN;
+    // The spin's end is fixed on the first check that finds nothing to
+    // do: a wait that helps and is then satisfied reads no clock (D56).
+    let mut spin_until = None;
     let mut n = 0u32;
     loop {
         if let Some(v) = done() {
@@ -318,7 +320,7 @@ pub fn wait_until<T>(
         if deadline.is_some_and(|d| now >= d) {
             return None;
         }
-        if now >= spin_until {
+        if now >= *spin_until.get_or_insert(now + SPIN) {
             break;
         }
         n += 1;
@@ -433,27 +435,52 @@ impl Doorbell {
     }
 }
 
-fn doorbells() -> MutexGuard<'static, BTreeMap<u64, std::sync::Arc<Doorbell>>> {
-    static D: OnceLock<Mutex<BTreeMap<u64, std::sync::Arc<Doorbell>>>> = OnceLock::new();
-    lock(D.get_or_init(|| Mutex::new(BTreeMap::new())))
+type Doorbells = std::sync::Arc<[(u64, std::sync::Arc<Doorbell>)]>;
+
+/// The doorbells by signal handle. Every doorbell store looks its signal
+/// up, so readers use a per-thread copy checked against `DOORBELL_GEN`
+/// (bumped after every change), as the queue table does (D56).
+static DOORBELLS: Mutex<Vec<(u64, std::sync::Arc<Doorbell>)>> = Mutex::new(Vec::new());
+static DOORBELL_GEN: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static DOORBELL_SNAP: std::cell::RefCell<(u64, Doorbells)> =
+        std::cell::RefCell::new((0, std::sync::Arc::from(Vec::new())));
+}
+
+fn doorbells() -> Doorbells {
+    let gen = DOORBELL_GEN.load(Ordering::Acquire);
+    DOORBELL_SNAP.with(|cell| {
+        if let Ok(s) = cell.try_borrow() {
+            if s.0 == gen {
+                return std::sync::Arc::clone(&s.1);
+            }
+        }
+        let list: Doorbells = lock(&DOORBELLS).iter().cloned().collect();
+        if let Ok(mut s) = cell.try_borrow_mut() {
+            *s = (gen, std::sync::Arc::clone(&list));
+        }
+        list
+    })
 }
 
 /// Registers signal `handle` as a queue's doorbell.
 pub fn add_doorbell(handle: u64) -> std::sync::Arc<Doorbell> {
     let d = std::sync::Arc::new(Doorbell::default());
-    doorbells().insert(handle, std::sync::Arc::clone(&d));
+    lock(&DOORBELLS).push((handle, std::sync::Arc::clone(&d)));
+    DOORBELL_GEN.fetch_add(1, Ordering::Release);
     d
 }
 
 /// Forgets a doorbell (its queue is gone).
 pub fn remove_doorbell(handle: u64) {
-    doorbells().remove(&handle);
+    lock(&DOORBELLS).retain(|(h, _)| *h != handle);
+    DOORBELL_GEN.fetch_add(1, Ordering::Release);
 }
 
 /// A doorbell signal was written: wakes its processor if it listens.
 pub fn doorbell_rung(handle: u64) {
-    let d = doorbells().get(&handle).cloned();
-    if let Some(d) = d {
+    if let Some((_, d)) = doorbells().iter().find(|(h, _)| *h == handle) {
         d.rang();
     }
 }
