@@ -2,7 +2,8 @@
 //! (`lathe_isa::sem`): compares of every width and form (VOPC, VOP3, SDWA
 //! with byte/word selects and sign extension, `v_cmpx`), integer clamps,
 //! `v_pack_b32_f16`, the scalar operations added with it, `s_cmpk` with
-//! a 16-bit immediate above 0x7fff and `s_getreg` of `SH_MEM_BASES`.
+//! a 16-bit immediate above 0x7fff, `s_getreg` of `SH_MEM_BASES`, and
+//! every scalar ALU operation with its SCC.
 //!
 //! A kernel written in assembly (clang-22, `ld.lld -shared`, gfx90a and
 //! gfx942) runs each operation over random per-lane inputs (16-bit halves
@@ -158,7 +159,157 @@ const CASES: &[(&str, Check)] = &[
         "s_nand_saveexec_b64 s[30:31], s[20:21]\n s_mov_b64 s[32:33], exec\n RESTORE\n s_xor_b32 s30, s30, s32\n SCALAR",
         Check::Uniform(|u| u[6] ^ !(u[0] & u[6])),
     ),
+    // ---- Every scalar operation (SOP1/SOP2/SOPC/SOPK): the result, and
+    // with "SCC" SCC folded into bit 31 (s29 = SCC ? 1 << 31 : 0). 64-bit
+    // results are folded to 32 bits with "HI" (s30 ^= s31 before SCC).
+    ("s_not_b32 s30, s20\n SCC\n SCALAR", Check::Uniform(|u| sc(!u[0], !u[0] != 0))),
+    ("s_not_b64 s[30:31], s[20:21]\n HI\n SCALAR", Check::Uniform(|u| !u[0] ^ !u[1])),
+    ("s_brev_b32 s30, s20\n SCALAR", Check::Uniform(|u| u[0].reverse_bits())),
+    ("s_brev_b64 s[30:31], s[20:21]\n SCALAR", Check::Uniform(|u| u[1].reverse_bits())),
+    ("s_sext_i32_i8 s30, s20\n SCALAR", Check::Uniform(|u| u[0] as u8 as i8 as i32 as u32)),
+    ("s_sext_i32_i16 s30, s20\n SCALAR", Check::Uniform(|u| u[0] as u16 as i16 as i32 as u32)),
+    ("s_abs_i32 s30, s20\n SCC\n SCALAR", Check::Uniform(|u| { let r = (u[0] as i32).unsigned_abs(); sc(r, r != 0) })),
+    ("s_abs_i32 s30, 0x80000000\n SCC\n SCALAR", Check::Uniform(|_| sc(0x8000_0000, true))),
+    ("s_bcnt1_i32_b32 s30, s20\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0].count_ones(), u[0] != 0))),
+    ("s_bcnt1_i32_b64 s30, s[20:21]\n SCC\n SCALAR", Check::Uniform(|u| { let r = u64v(u[0], u[1]).count_ones(); sc(r, r != 0) })),
+    ("s_bcnt0_i32_b64 s30, s[20:21]\n SCC\n SCALAR", Check::Uniform(|u| { let r = u64v(u[0], u[1]).count_zeros(); sc(r, r != 0) })),
+    ("s_and_b32 s28, s20, 0xff\n s_bcnt0_i32_b32 s30, s28\n SCALAR", Check::Uniform(|u| (u[0] & 0xff).count_zeros())),
+    ("s_and_b32 s28, s20, 0xfff00\n s_ff1_i32_b32 s30, s28\n SCALAR", Check::Uniform(|u| ffs(u[0] & 0xfff00))),
+    ("s_mov_b32 s28, 0\n s_mov_b32 s29, s21\n s_ff1_i32_b64 s30, s[28:29]\n SCALAR", Check::Uniform(|u| if u[1] == 0 { u32::MAX } else { 32 + u[1].trailing_zeros() })),
+    ("s_ff0_i32_b64 s30, s[20:21]\n SCALAR", Check::Uniform(|u| { let v = !u64v(u[0], u[1]); if v == 0 { u32::MAX } else { v.trailing_zeros() } })),
+    ("s_flbit_i32_b32 s30, s20\n SCALAR", Check::Uniform(|u| if u[0] == 0 { u32::MAX } else { u[0].leading_zeros() })),
+    ("s_lshr_b32 s28, s20, s21\n s_flbit_i32_b32 s30, s28\n SCALAR", Check::Uniform(|u| { let v = u[0] >> (u[1] & 31); if v == 0 { u32::MAX } else { v.leading_zeros() } })),
+    ("s_flbit_i32_b64 s30, s[20:21]\n SCALAR", Check::Uniform(|u| { let v = u64v(u[0], u[1]); if v == 0 { u32::MAX } else { v.leading_zeros() } })),
+    ("s_flbit_i32 s30, s20\n SCALAR", Check::Uniform(|u| { let v = if (u[0] as i32) < 0 { !u[0] } else { u[0] }; if v == 0 { u32::MAX } else { v.leading_zeros() } })),
+    ("s_flbit_i32_i64 s30, s[20:21]\n SCALAR", Check::Uniform(|u| { let v = u64v(u[0], u[1]); let v = if (v as i64) < 0 { !v } else { v }; if v == 0 { u32::MAX } else { v.leading_zeros() } })),
+    ("s_bitreplicate_b64_b32 s[30:31], s20\n HI\n SCALAR", Check::Uniform(|u| { let r: u64 = (0..32).filter(|b| u[0] >> b & 1 != 0).map(|b| 3u64 << (2 * b)).sum(); (r as u32) ^ (r >> 32) as u32 })),
+    ("s_quadmask_b64 s[30:31], s[20:21]\n SCC\n SCALAR", Check::Uniform(|u| { let v = u64v(u[0], u[1]); let r: u32 = (0..16).filter(|q| v >> (4 * q) & 0xf != 0).map(|q| 1 << q).sum(); sc(r, r != 0) })),
+    ("s_and_b32 s28, s20, 0x10204080\n s_wqm_b32 s30, s28\n SCC\n SCALAR", Check::Uniform(|u| { let v = u[0] & 0x1020_4080; let r: u32 = (0..8).filter(|q| v >> (4 * q) & 0xf != 0).map(|q| 0xf << (4 * q)).sum(); sc(r, r != 0) })),
+    ("s_wqm_b64 s[30:31], s[20:21]\n HI\n SCALAR", Check::Uniform(|u| { let v = u64v(u[0], u[1]); let r: u64 = (0..16).filter(|q| v >> (4 * q) & 0xf != 0).map(|q| 0xfu64 << (4 * q)).sum(); (r as u32) ^ (r >> 32) as u32 })),
+    ("s_mov_b32 s30, s22\n s_cmp_lt_u32 s20, s21\n s_cmov_b32 s30, s23\n SCALAR", Check::Uniform(|u| if u[0] < u[1] { u[3] } else { u[2] })),
+    ("s_mov_b64 s[30:31], s[22:23]\n s_cmp_lt_u32 s20, s21\n s_cmov_b64 s[30:31], s[24:25]\n HI\n SCALAR", Check::Uniform(|u| if u[0] < u[1] { u[4] ^ u[5] } else { u[2] ^ u[3] })),
+    ("s_mov_b32 s30, s22\n s_cmp_lt_u32 s20, s21\n s_cmovk_i32 s30, 0x8765\n SCALAR", Check::Uniform(|u| if u[0] < u[1] { 0xffff_8765 } else { u[2] })),
+    // saveexec: s30 = the old EXEC's low half ^ the new one's; SCC = new EXEC != 0.
+    ("s_and_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| s & e))),
+    ("s_or_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| s | e))),
+    ("s_xor_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| s ^ e))),
+    ("s_andn2_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| s & !e))),
+    ("s_orn2_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| s | !e))),
+    ("s_nor_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| !(s | e)))),
+    ("s_xnor_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| !(s ^ e)))),
+    ("s_andn1_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| !s & e))),
+    ("s_orn1_saveexec_b64 s[30:31], s[20:21]\n SAVEEXEC", Check::Uniform(|u| sx(u, |s, e| !s | e))),
+    // wrexec: SDST = the new EXEC.
+    ("s_andn1_wrexec_b64 s[30:31], s[20:21]\n s_cselect_b32 s29, 0x80000000, 0\n RESTORE\n s_xor_b32 s30, s30, s29\n SCALAR", Check::Uniform(|u| { let n = !u64v(u[0], u[1]) & u64v(u[6], u[7]); sc(n as u32, n != 0) })),
+    ("s_andn2_wrexec_b64 s[30:31], s[20:21]\n s_cselect_b32 s29, 0x80000000, 0\n RESTORE\n s_xor_b32 s30, s30, s29\n SCALAR", Check::Uniform(|u| { let n = u64v(u[0], u[1]) & !u64v(u[6], u[7]); sc(n as u32, n != 0) })),
+    ("s_add_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| { let (r, c) = u[0].overflowing_add(u[1]); sc(r, c) })),
+    ("s_sub_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0].wrapping_sub(u[1]), u[1] > u[0]))),
+    ("s_add_i32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| { let (r, o) = (u[0] as i32).overflowing_add(u[1] as i32); sc(r as u32, o) })),
+    ("s_sub_i32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| { let (r, o) = (u[0] as i32).overflowing_sub(u[1] as i32); sc(r as u32, o) })),
+    ("s_cmp_lt_u32 s22, s23\n s_addc_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| { let t = u64::from(u[0]) + u64::from(u[1]) + u64::from(u[2] < u[3]); sc(t as u32, t >> 32 != 0) })),
+    ("s_cmp_lt_u32 s22, s23\n s_subb_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| { let ci = u32::from(u[2] < u[3]); sc(u[0].wrapping_sub(u[1]).wrapping_sub(ci), u64::from(u[1]) + u64::from(ci) > u64::from(u[0])) })),
+    ("s_mul_i32 s30, s20, s21\n SCALAR", Check::Uniform(|u| u[0].wrapping_mul(u[1]))),
+    ("s_mul_hi_u32 s30, s20, s21\n SCALAR", Check::Uniform(|u| ((u64::from(u[0]) * u64::from(u[1])) >> 32) as u32)),
+    ("s_mul_hi_i32 s30, s20, s21\n SCALAR", Check::Uniform(|u| ((i64::from(u[0] as i32) * i64::from(u[1] as i32)) >> 32) as u32)),
+    ("s_and_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] & u[1]))),
+    ("s_or_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] | u[1]))),
+    ("s_xor_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] ^ u[1]))),
+    ("s_andn2_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] & !u[1]))),
+    ("s_orn2_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] | !u[1]))),
+    ("s_nand_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(!(u[0] & u[1])))),
+    ("s_nor_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(!(u[0] | u[1])))),
+    ("s_xnor_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(!(u[0] ^ u[1])))),
+    ("s_and_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(u64v(u[0], u[1]) & u64v(u[2], u[3])))),
+    ("s_or_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(u64v(u[0], u[1]) | u64v(u[2], u[3])))),
+    ("s_xor_b64 s[30:31], s[20:21], s[20:21]\n SCC64\n SCALAR", Check::Uniform(|_| nz64(0))),
+    ("s_andn2_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(u64v(u[0], u[1]) & !u64v(u[2], u[3])))),
+    ("s_orn2_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(u64v(u[0], u[1]) | !u64v(u[2], u[3])))),
+    ("s_nand_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(!(u64v(u[0], u[1]) & u64v(u[2], u[3]))))),
+    ("s_nor_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(!(u64v(u[0], u[1]) | u64v(u[2], u[3]))))),
+    ("s_xnor_b64 s[30:31], s[20:21], s[22:23]\n SCC64\n SCALAR", Check::Uniform(|u| nz64(!(u64v(u[0], u[1]) ^ u64v(u[2], u[3]))))),
+    ("s_lshl_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] << (u[1] & 31)))),
+    ("s_lshr_b32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(u[0] >> (u[1] & 31)))),
+    ("s_ashr_i32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| nz(((u[0] as i32) >> (u[1] & 31)) as u32))),
+    ("s_lshl_b64 s[30:31], s[20:21], s22\n SCC64\n SCALAR", Check::Uniform(|u| nz64(u64v(u[0], u[1]) << (u[2] & 63)))),
+    ("s_lshr_b64 s[30:31], s[20:21], s22\n SCC64\n SCALAR", Check::Uniform(|u| nz64(u64v(u[0], u[1]) >> (u[2] & 63)))),
+    ("s_ashr_i64 s[30:31], s[20:21], s22\n SCC64\n SCALAR", Check::Uniform(|u| nz64(((u64v(u[0], u[1]) as i64) >> (u[2] & 63)) as u64))),
+    ("s_lshl1_add_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| lsha(1, u[0], u[1]))),
+    ("s_lshl2_add_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| lsha(2, u[0], u[1]))),
+    ("s_lshl3_add_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| lsha(3, u[0], u[1]))),
+    ("s_lshl4_add_u32 s30, s20, s21\n SCC\n SCALAR", Check::Uniform(|u| lsha(4, u[0], u[1]))),
+    ("s_min_i32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc((u[0] as i32).min(u[2] as i32) as u32, (u[0] as i32) < (u[2] as i32)))),
+    ("s_min_u32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0].min(u[2]), u[0] < u[2]))),
+    ("s_max_i32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc((u[0] as i32).max(u[2] as i32) as u32, (u[0] as i32) > (u[2] as i32)))),
+    ("s_max_u32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0].max(u[2]), u[0] > u[2]))),
+    ("s_cmp_lt_u32 s22, s23\n s_cselect_b32 s30, s20, s21\n SCALAR", Check::Uniform(|u| if u[2] < u[3] { u[0] } else { u[1] })),
+    ("s_cmp_lt_u32 s22, s23\n s_cselect_b64 s[30:31], s[20:21], s[24:25]\n HI\n SCALAR", Check::Uniform(|u| if u[2] < u[3] { u[0] ^ u[1] } else { u[4] ^ u[5] })),
+    ("s_and_b32 s28, s21, 0x3f001f\n s_bfe_u32 s30, s20, s28\n SCC\n SCALAR", Check::Uniform(|u| { let c = u[1] & 0x3f_001f; nz(bfe64(u64::from(u[0]), c & 31, c >> 16, 32, false) as u32) })),
+    ("s_and_b32 s28, s21, 0x3f001f\n s_bfe_i32 s30, s20, s28\n SCC\n SCALAR", Check::Uniform(|u| { let c = u[1] & 0x3f_001f; nz(bfe64(u64::from(u[0]), c & 31, c >> 16, 32, true) as u32) })),
+    ("s_and_b32 s28, s22, 0x7f003f\n s_bfe_i64 s[30:31], s[20:21], s28\n SCC64\n SCALAR", Check::Uniform(|u| { let c = u[2] & 0x7f_003f; nz64(bfe64(u64v(u[0], u[1]), c & 63, c >> 16, 64, true)) })),
+    ("s_bfm_b32 s30, s20, s21\n SCALAR", Check::Uniform(|u| ((1u64 << (u[0] & 31)) as u32).wrapping_sub(1) << (u[1] & 31))),
+    ("s_bfm_b64 s[30:31], s20, s21\n HI\n SCALAR", Check::Uniform(|u| { let r = ((1u128 << (u[0] & 63)) as u64).wrapping_sub(1) << (u[1] & 63); (r as u32) ^ (r >> 32) as u32 })),
+    ("s_pack_ll_b32_b16 s30, s20, s21\n SCALAR", Check::Uniform(|u| u[0] & 0xffff | u[1] << 16)),
+    ("s_pack_lh_b32_b16 s30, s20, s21\n SCALAR", Check::Uniform(|u| u[0] & 0xffff | u[1] & 0xffff_0000)),
+    ("s_pack_hh_b32_b16 s30, s20, s21\n SCALAR", Check::Uniform(|u| u[0] >> 16 | u[1] & 0xffff_0000)),
+    ("s_bitcmp0_b32 s20, s21\n s_cselect_b32 s30, 1, 0\n SCALAR", Check::Uniform(|u| u32::from(u[0] >> (u[1] & 31) & 1 == 0))),
+    ("s_bitcmp1_b32 s20, s21\n s_cselect_b32 s30, 1, 0\n SCALAR", Check::Uniform(|u| u32::from(u[0] >> (u[1] & 31) & 1 == 1))),
+    ("s_bitcmp0_b64 s[20:21], s22\n s_cselect_b32 s30, 1, 0\n SCALAR", Check::Uniform(|u| u32::from(u64v(u[0], u[1]) >> (u[2] & 63) & 1 == 0))),
+    ("s_bitcmp1_b64 s[20:21], s22\n s_cselect_b32 s30, 1, 0\n SCALAR", Check::Uniform(|u| u32::from(u64v(u[0], u[1]) >> (u[2] & 63) & 1 == 1))),
+    ("s_mov_b32 s30, s20\n s_addk_i32 s30, 0x9abc\n SCC\n SCALAR", Check::Uniform(|u| { let (r, o) = (u[0] as i32).overflowing_add(0x9abc_u16 as i16 as i32); sc(r as u32, o) })),
+    ("s_mov_b32 s30, s20\n s_mulk_i32 s30, 0x9abc\n SCALAR", Check::Uniform(|u| u[0].wrapping_mul(0x9abc_u16 as i16 as i32 as u32))),
 ];
+
+/// A scalar result with SCC in bit 31 (the "SCC" fold).
+fn sc(r: u32, scc: bool) -> u32 {
+    r ^ u32::from(scc) << 31
+}
+/// A result whose SCC is "result != 0".
+fn nz(r: u32) -> u32 {
+    sc(r, r != 0)
+}
+/// A 64-bit result folded to 32 bits, with SCC = "result != 0".
+fn nz64(r: u64) -> u32 {
+    sc(r as u32 ^ (r >> 32) as u32, r != 0)
+}
+/// `s_lshlN_add_u32`: SCC is the carry out of the 64-bit `(a << n) + b`.
+fn lsha(n: u32, a: u32, b: u32) -> u32 {
+    let v = (u64::from(a) << n) + u64::from(b);
+    sc(v as u32, v >> 32 != 0)
+}
+/// Index of the lowest set bit, or -1.
+fn ffs(x: u32) -> u32 {
+    if x == 0 {
+        u32::MAX
+    } else {
+        x.trailing_zeros()
+    }
+}
+/// A bit-field extract of `bits`-bit `v`: `width` bits from `off`, sign-
+/// extended when `signed`; a width of 0 gives 0, a width of `bits` or
+/// more the whole shifted value.
+fn bfe64(v: u64, off: u32, width: u32, bits: u32, signed: bool) -> u64 {
+    let v = v >> off;
+    if width == 0 {
+        return 0;
+    }
+    if width >= bits {
+        return v;
+    }
+    let m = (1u64 << width) - 1;
+    let f = v & m;
+    if signed && (f >> (width - 1)) & 1 == 1 {
+        f | !m
+    } else {
+        f
+    }
+}
+/// `s_<op>_saveexec_b64 s[30:31], s[20:21]` under the wave's EXEC
+/// pattern: the old EXEC's low half ^ the new one's, SCC = new EXEC != 0.
+fn sx(u: &[u32], f: fn(u64, u64) -> u64) -> u32 {
+    let e = u64v(u[6], u[7]);
+    let n = f(u64v(u[0], u[1]), e);
+    sc(e as u32 ^ n as u32, n != 0)
+}
 
 /// Whether the kernel runs with f32 denormals flushed (MODE), for the
 /// references.
@@ -252,6 +403,17 @@ fn asm(target: &str, flush: bool) -> (String, u32) {
                 "MASK",
                 "v_mov_b32_e32 vR, vcc_lo\n v_mov_b32_e32 vQ, vcc_hi",
             )
+            .replace(
+                "SAVEEXEC",
+                "s_cselect_b32 s29, 0x80000000, 0\n s_mov_b64 s[32:33], exec\n RESTORE\n \
+                 s_xor_b32 s30, s30, s32\n s_xor_b32 s30, s30, s29\n SCALAR",
+            )
+            .replace(
+                "SCC64",
+                "s_cselect_b32 s29, 0x80000000, 0\n s_xor_b32 s30, s30, s31\n s_xor_b32 s30, s30, s29",
+            )
+            .replace("SCC", "s_cselect_b32 s29, 0x80000000, 0\n s_xor_b32 s30, s30, s29")
+            .replace("HI", "s_xor_b32 s30, s30, s31")
             .replace("SCALAR", "v_mov_b32_e32 vR, s30")
             .replace("RESTORE", "s_mov_b32 exec_lo, s26\n s_mov_b32 exec_hi, s27")
             .replace("vR", &format!("v{r}"))
@@ -311,9 +473,13 @@ fn inputs() -> Vec<u32> {
     v
 }
 
-fn run(co: &[u8], target: &str, results: u32, input: &[u32]) -> Vec<u32> {
+/// Runs the kernel; `fast` picks the fast tier's µops where they exist,
+/// otherwise every instruction runs through the general handlers (both
+/// tiers are checked against the references).
+fn run(co: &[u8], target: &str, results: u32, input: &[u32], fast: bool) -> Vec<u32> {
     let opts = Options {
         threads: 1,
+        fast_tier: fast,
         ..Options::default()
     };
     common::launch(co, target, "semops", results, input, &opts).0
@@ -322,12 +488,17 @@ fn run(co: &[u8], target: &str, results: u32, input: &[u32]) -> Vec<u32> {
 #[test]
 fn described_operations_match_the_reference() {
     let input = inputs();
-    for (target, flush) in [("gfx90a", false), ("gfx942", false), ("gfx90a", true)] {
+    for (target, flush, fast) in [
+        ("gfx90a", false, true),
+        ("gfx942", false, true),
+        ("gfx90a", true, true),
+        ("gfx90a", false, false),
+    ] {
         FLUSH.store(flush, Relaxed);
         let (text, results) = asm(target, flush);
         let path = lathe_testkit::assemble_shared(target, "semops", &text);
         let co = std::fs::read(&path).expect("code object");
-        let out = run(&co, target, results, &input);
+        let out = run(&co, target, results, &input, fast);
         let mut failures = Vec::new();
         for g in 0..WAVES as usize {
             let uni = &input[g * IN..(g + 1) * IN];
@@ -359,7 +530,7 @@ fn described_operations_match_the_reference() {
                     for (k, want) in want.iter().enumerate() {
                         if got(k) != *want {
                             failures.push(format!(
-                                "{target} flush={flush} wave {g} lane {l} `{}` result {k}: got {:#010x}, want {want:#010x} (inputs {:08x?})",
+                                "{target} flush={flush} fast={fast} wave {g} lane {l} `{}` result {k}: got {:#010x}, want {want:#010x} (inputs {:08x?})",
                                 line.lines().next().unwrap_or(""),
                                 got(k),
                                 x
