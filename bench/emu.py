@@ -163,6 +163,7 @@ BENCH_SRC = os.path.join(ROOT, "corpus/hip/bench_emu.hip")
 # Kernels written as ordinary HIP code (compares, selects, clamps, 64-bit
 # address arithmetic, division, f16/packed f16, f64): issue 17.
 ORDINARY_SRC = os.path.join(ROOT, "corpus/hip/bench_ordinary.hip")
+USER_SRC = os.path.join(ROOT, "bench/hip/user_noise.hip")
 CLANG = "/usr/lib/llvm-22/bin/clang++"
 
 
@@ -603,6 +604,46 @@ def check_saxpy(n, a, reps):
     return check
 
 
+def mix32(x):
+    m = 0xFFFFFFFF
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & m
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & m
+    return x ^ (x >> 16)
+
+
+def ref_user_noise(i, iters):
+    """bench/hip/user_noise.hip's lane `i`: the key exactly, the f32 sum
+    in binary64 (compared with a tolerance: clang may contract the f32
+    expressions into fmas)."""
+    m = 0xFFFFFFFF
+    h = mix32((i & m) ^ 0x9E3779B9)
+    x = (i & 1023) / 1024.0
+    acc, cursor = 0.0, i * 3
+    for k in range(iters):
+        h = mix32((h + k) & m)
+        r = (h >> 8) / 16777216.0
+        y = x * r - 0.5 * r * r
+        y = y - 0.125 if y > 0.125 else y * 2.0 + 0.01
+        acc += min(max(y, -0.75), 0.75)
+        cursor += (h & 15) + 1
+        acc += (cursor & 255) / 256.0
+    return acc, (h ^ (cursor >> 3)) & m
+
+
+def check_user_noise(n, iters):
+    want = once(lambda: {i: ref_user_noise(i, iters) for i in sample(n)})
+
+    def check(d):
+        fo, uo = floats_b(d["out"]), words(d["keys"])
+        for i, (acc, key) in want().items():
+            if uo[i] != key or not close_abs(fo[i], acc, 1e-3, 1.0):
+                return f"lane {i}: ({fo[i]}, {uo[i]:#x}), want ({acc}, {key:#x})"
+        return None
+    return check
+
+
 def stencil_input(width, height):
     return [((k * 37) % 1000) / 500.0 - 0.75 for k in range(width * height)]
 
@@ -718,6 +759,13 @@ def class_jobs(scale, tmp):
     jobs.append(("ordinary: stencil_f64", "_Z11stencil_f64PdPKdii", sw, 256,
                  [f"buf:out:{8 * sw * sh}", f"buf:in:@{sp}", f"i32:{sw}", f"i32:{sh}"],
                  ["out"], check_stencil(sw, sh), "gfx90a", ORDINARY_SRC))
+    # Written outside the project's kernel files, as ordinary user code
+    # (bench/hip/user_noise.hip): hashing, clamps, selects, 64-bit indices.
+    nu, itu = 4096 * scale, 1000
+    jobs.append(("user: user_noise", "_Z10user_noisePfPjPKfxi", nu, 256,
+                 [f"buf:out:{4 * nu}", f"buf:keys:{4 * nu}", "buf:table:1024:iota_f32",
+                  f"u64:{nu}", f"i32:{itu}"],
+                 ["out", "keys"], check_user_noise(nu, itu), "gfx90a", USER_SRC))
     jobs = [j if len(j) >= 8 else j + ("gfx90a",) for j in jobs]
     return [j if len(j) == 9 else j + (BENCH_SRC,) for j in jobs]
 

@@ -435,6 +435,9 @@ fn dispatch_impl(
                 }
                 started.fetch_add(my_started, Ordering::Relaxed);
                 waves_run.fetch_add(my_waves, Ordering::Relaxed);
+                // The µop loop counts per decoded instruction: into the
+                // per-opcode counts before they are read.
+                exec.fold_counts();
                 if let Some(u) = &exec.uop_counts {
                     let mut c = uop_counts.lock().unwrap_or_else(|p| p.into_inner());
                     if c.len() < u.len() {

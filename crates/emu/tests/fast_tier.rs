@@ -98,6 +98,10 @@ const OPS: &[&str] = &[
     "v_pk_fma_f32 v[R:Q], v[16:17], s[20:21], v[12:13] op_sel:[0,1,0]",
     "v_pk_mov_b32 v[R:Q], v[16:17], v[16:17] op_sel:[0,1]\n  v_pk_fma_f32 v[R:Q], v[R:Q], 0.5, v[12:13] op_sel_hi:[1,0,1]",
     "v_pk_mul_f32 v[R:Q], v[10:11], s[22:23] op_sel_hi:[1,0]",
+    // The high result reads the low destination (clang's `x * r, r * r`
+    // with `r` in the destination pair): the high half is written first.
+    "v_pk_mov_b32 v[R:Q], v[12:13], v[16:17] op_sel:[0,1]\n  v_pk_mul_f32 v[R:Q], v[10:11], v[R:Q] op_sel_hi:[1,0]",
+    "v_pk_mov_b32 v[R:Q], v[14:15], v[12:13] op_sel:[1,0]\n  v_pk_fma_f32 v[R:Q], v[R:Q], v[16:17], v[R:Q] op_sel_hi:[0,1,0]",
     "v_pk_mul_f32 v[R:Q], v[14:15], v[16:17] neg_lo:[0,1]",
     "v_pk_add_f32 v[R:Q], v[12:13], v[14:15]",
     "v_pk_add_f32 v[R:Q], v[12:13], 1.0 op_sel_hi:[1,0] neg_hi:[1,0]",
@@ -291,6 +295,9 @@ const OPS: &[&str] = &[
     "v_ldexp_f64 v[R:Q], v[10:11], v12",
     "v_bfe_i32 vP, v13, 0, 7\n  v_ldexp_f64 v[R:Q], v[14:15], vP",
     "v_ldexp_f64 v[R:Q], -|v[16:17]|, -3",
+    // zeros of both signs keep their value (and sign) whatever the exponent
+    "v_ldexp_f64 v[R:Q], 0, v12",
+    "v_mov_b32_e32 vR, 0\n  v_mov_b32_e32 vQ, 0x80000000\n  v_ldexp_f64 v[R:Q], v[R:Q], v12",
     // borrows: VCC or an SGPR pair out and in; equal operands
     "v_sub_co_u32_e32 vR, vcc, v10, v11\n  VCC3",
     "v_subrev_co_u32_e32 vR, vcc, s20, v11\n  VCC3",
@@ -735,6 +742,18 @@ fn fast_tier_matches_the_general_handlers() {
                     off.uop_instructions,
                     Some(0),
                     "{target}: µops with the tier off"
+                );
+                // The per-opcode counts (the ground truth the
+                // instrumentation tools are checked against) do not
+                // depend on the tier: the µop loop's per-record counters
+                // are folded into them exactly.
+                assert_eq!(
+                    off.per_opcode, on.per_opcode,
+                    "{target} flush={flush} {lanes:?} part {part}: per-opcode counts differ with the tier on"
+                );
+                assert!(
+                    on.uop_instructions.unwrap_or(0) > 0,
+                    "{target} flush={flush} {lanes:?} part {part}: no µop ran"
                 );
                 // Under every EXEC (full, lanes 37..63 off, `exec_lo == 0`)
                 // every instruction of FAST ran as a µop: a µop that

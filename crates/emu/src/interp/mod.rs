@@ -338,14 +338,6 @@ struct Decoded {
     /// Constant sources, splatted.
     consts: Option<Box<Consts>>,
     regs: crate::waitcnt::Regs,
-    /// The fast-tier µop ([`fast`]), when the instruction has one.
-    fast: Option<fast::Fast>,
-    /// Arena index + 1 of the instruction at `pc + len` once looked up
-    /// (0: not yet): the fast lane follows straight-line code without a
-    /// cache lookup.
-    next: std::cell::Cell<u32>,
-    /// The same for the branch target, once taken.
-    taken: std::cell::Cell<u32>,
 }
 
 /// What a [`Decoded`] instruction needs of `step`, as bits.
@@ -374,6 +366,11 @@ mod flags {
 /// a lookup in a loop is a compare and two loads.
 struct DecodeCache {
     arena: Vec<Decoded>,
+    /// The µop record ([`fast::Rec`]) of each arena entry, same index:
+    /// what the µop loop reads, apart from the large decoded form.
+    recs: Vec<fast::Rec>,
+    /// Scratch for µops under a partial EXEC ([`fast::Save`]).
+    save: Box<fast::Save>,
     /// Per code page: arena index + 1 per dword (0: not decoded yet).
     tables: Vec<Box<[u32; 1024]>>,
     /// Page number (address >> 12) to its table.
@@ -388,6 +385,8 @@ impl Default for DecodeCache {
     fn default() -> Self {
         DecodeCache {
             arena: Vec::new(),
+            recs: Vec::new(),
+            save: Box::new([[0; crate::wave::LANES]; 2]),
             tables: Vec::new(),
             pages: HashMap::default(),
             odd: HashMap::default(),
@@ -420,10 +419,12 @@ impl DecodeCache {
         &self.arena[k]
     }
 
-    /// Records `d` as the instruction at `pc` (not yet recorded).
-    fn insert(&mut self, pc: u64, d: Decoded) -> &Decoded {
+    /// Records `d`, with its µop record `r`, as the instruction at `pc`
+    /// (not yet recorded); returns its arena slot.
+    fn insert(&mut self, pc: u64, d: Decoded, r: fast::Rec) -> usize {
         let k = self.arena.len();
         self.arena.push(d);
+        self.recs.push(r);
         if pc & 3 != 0 {
             self.odd.insert(pc, k);
         } else {
@@ -434,7 +435,7 @@ impl DecodeCache {
             }
             self.tables[t][((pc & 0xfff) >> 2) as usize] = k as u32 + 1;
         }
-        &self.arena[k]
+        k
     }
 }
 
@@ -715,7 +716,7 @@ impl<'m> Exec<'m> {
         target: Target,
         pc: u64,
         w: &Wave,
-    ) -> Result<Decoded, Stop> {
+    ) -> Result<(Decoded, fast::Rec), Stop> {
         let mut bytes = [0u8; 12];
         let mut n = 12;
         loop {
@@ -751,7 +752,12 @@ impl<'m> Exec<'m> {
         let flag = |on: bool, f: u8| if on { f } else { 0 };
         let ops = OpList::of(&inst.operands());
         let consts = Consts::of(&ops);
-        Ok(Decoded {
+        let rec = fast::Rec::new(
+            fast::Fast::of(&inst, pc, &ops),
+            inst.len() as u32,
+            inst.branch_target(pc),
+        );
+        let d = Decoded {
             sem: desc.sem,
             handler: if invalid {
                 None
@@ -782,11 +788,9 @@ impl<'m> Exec<'m> {
             ops,
             consts,
             regs: crate::waitcnt::Regs::of(&inst),
-            fast: fast::Fast::of(&inst, pc, &ops),
-            next: std::cell::Cell::new(0),
-            taken: std::cell::Cell::new(0),
             inst,
-        })
+        };
+        Ok((d, rec))
     }
 }
 
@@ -970,13 +974,14 @@ impl Exec<'_> {
             uop_counts,
         } = self;
         // `hint`: the cache entry at `pc`, when the fast lane looked it up.
-        let d: &Decoded = match hint.or_else(|| cache.find(pc)) {
-            Some(k) => cache.get(k),
+        let k = match hint.or_else(|| cache.find(pc)) {
+            Some(k) => k,
             None => {
-                let d = Exec::decode_at(&mut core.view, *target, pc, w)?;
-                cache.insert(pc, d)
+                let (d, r) = Exec::decode_at(&mut core.view, *target, pc, w)?;
+                cache.insert(pc, d, r)
             }
         };
+        let d: &Decoded = &cache.arena[k];
         let inst = &d.inst;
         let f = d.flags;
         if let Some(c) = counts.get_mut(d.slot as usize) {
@@ -1052,9 +1057,9 @@ impl Exec<'_> {
                 }
             }
         }
-        if let Some(fu) = &d.fast {
+        if let Some(fu) = &cache.recs[k].f {
             if indexed.is_none() && *fast_on {
-                let out = fast::run(fu, w);
+                let out = fast::run(fu, w, &mut cache.save);
                 if out != fast::Out::Declined {
                     if let Some(u) = uop_counts.as_mut().and_then(|u| u.get_mut(d.slot as usize)) {
                         *u += 1;
@@ -1108,10 +1113,10 @@ impl Exec<'_> {
 
 impl Exec<'_> {
     /// Runs the fast-tier µops ([`fast`]) from `w.pc` on, at most
-    /// `budget` of them, while the wave has no GPR indexing and nothing
-    /// outstanding for the `s_waitcnt` check (µops change neither, so they
-    /// are checked once; whole-wave vector µops also need a full EXEC,
-    /// checked per µop). Counts each as
+    /// `budget` of them, while the wave has no GPR indexing (µops do not
+    /// change it, so it is checked once; under a partial EXEC whole-wave
+    /// vector µops put inactive lanes back, and with memory results owed
+    /// each µop's registers go through the `s_waitcnt` check first). Counts each as
     /// [`Exec::exec_one`] would and returns how many ran and the cache
     /// entry at `w.pc` when known; the first instruction without a µop (or
     /// whose µop declines) is left at `w.pc` for `exec_one`, which then
@@ -1121,17 +1126,31 @@ impl Exec<'_> {
         let Some(k) = self.cache.find(w.pc) else {
             return (0, None);
         };
-        if w.gpr_idx.is_some() || (self.check_waitcnt && w.waitcnt.owes()) {
+        if w.gpr_idx.is_some() {
             return (0, Some(k));
         }
-        fast::lane(
-            &mut self.cache,
-            &mut self.counts,
-            self.uop_counts.as_deref_mut(),
-            w,
-            k,
-            budget,
-        )
+        fast::lane(&mut self.cache, w, k, budget, self.check_waitcnt)
+    }
+
+    /// Adds what the µop loop counted per decoded instruction
+    /// ([`fast::Rec`]) into [`Exec::counts`] (and [`Exec::uop_counts`]
+    /// when on), and zeroes those counters. The µop loop counts per
+    /// record, not per opcode, so `counts` is exact only after this: the
+    /// dispatch calls it after its work loop ([`Exec::keep`] too).
+    pub fn fold_counts(&mut self) {
+        for (r, d) in self.cache.recs.iter_mut().zip(&self.cache.arena) {
+            if r.runs == 0 {
+                continue;
+            }
+            let slot = d.slot as usize;
+            if let Some(c) = self.counts.get_mut(slot) {
+                *c += r.runs;
+            }
+            if let Some(u) = self.uop_counts.as_mut().and_then(|u| u.get_mut(slot)) {
+                *u += r.runs;
+            }
+            r.runs = 0;
+        }
     }
 }
 
@@ -1245,7 +1264,7 @@ impl Step for Exec<'_> {
                 inst: match self.cache.find(w.pc) {
                     Some(k) => self.cache.get(k).inst.to_string(),
                     None => match Exec::decode_at(&mut self.core.view, self.target, w.pc, w) {
-                        Ok(d) => d.inst.to_string(),
+                        Ok((d, _)) => d.inst.to_string(),
                         Err(_) => "<instruction fetch fault>".into(),
                     },
                 },
@@ -1374,7 +1393,8 @@ impl<'m> Exec<'m> {
     }
 
     /// The parts [`Exec::resume`] takes, for the next dispatch.
-    pub fn keep(self) -> (Buffers, Decodes) {
+    pub fn keep(mut self) -> (Buffers, Decodes) {
+        self.fold_counts();
         (
             Buffers {
                 bufs: self.core.bufs,

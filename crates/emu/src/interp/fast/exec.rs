@@ -5,7 +5,7 @@ use std::cell::Cell;
 use multiversion::multiversion;
 
 use super::lanes::{apply, apply_nan, reg, splat, Lanes};
-use super::{ext, FOp, Fast, Out, Part, Src};
+use super::{ext, FOp, Fast, Out, Src};
 use crate::interp::regs::sreg_read;
 use crate::interp::valu::{mode_modelled, Flush, M};
 use crate::interp::DecodeCache;
@@ -14,48 +14,44 @@ use crate::wave::{Wave, LANES, SGPRS};
 use crate::xlane::{sdwa_src, SdwaSel};
 use lathe_isa::reg::sreg::EXEC_LO;
 
-/// Executes `f` on `w` under any EXEC. Returns [`Out::Declined`], having
-/// changed nothing, when the general handler must run instead: a register
-/// outside the wave's file or a MODE the fast tier does not model.
-///
-/// Under a partial EXEC a whole-wave vector µop computes every lane and
-/// [`masked`] then puts back the inactive lanes of what it wrote.
-pub(in crate::interp) fn run(f: &Fast, w: &mut Wave) -> Out {
-    if f.route.full && w.exec != u64::MAX {
-        masked(f, w)
-    } else {
-        run_full(f, w)
-    }
+/// Executes `f` on `w` under any EXEC (`save`: scratch for [`step`]).
+/// Returns [`Out::Declined`], having changed nothing, when the general
+/// handler must run instead: a register outside the wave's file or a
+/// MODE the fast tier does not model. Compiled apart (the AVX2/FMA
+/// version chosen at run time).
+#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+pub(in crate::interp) fn run(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
+    step(f, w, save)
 }
 
-/// [`exec`] compiled apart (the AVX2/FMA clone chosen at run time).
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
-fn run_full(f: &Fast, w: &mut Wave) -> Out {
-    exec(f, w)
-}
+/// The destination rows of a whole-wave µop under a partial EXEC, kept
+/// while it runs (one buffer per decode cache, so nothing is zeroed per
+/// µop).
+pub(in crate::interp) type Save = [[u32; LANES]; 2];
 
-/// A whole-wave vector µop under a partial EXEC: every lane computed
-/// ([`run_full`]: lane operations have no side effects), then the
-/// inactive lanes of its destination VGPRs restored and a carry-out mask
-/// cleared there, as the general handlers leave them (they compute only
-/// active lanes and write `carry & EXEC`). The save and the blend are
-/// compiled in the AVX2 clone too (divergent loops run every vector µop
-/// through here).
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
-fn masked(f: &Fast, w: &mut Wave) -> Out {
+/// One µop under any EXEC, [`exec`] inlined once. Under a partial EXEC a
+/// whole-wave vector µop computes every lane (lane operations have no
+/// side effects), then the inactive lanes of its destination VGPRs are
+/// restored from `save` and a carry-out mask cleared there, as the
+/// general handlers leave them (they compute only active lanes and write
+/// `carry & EXEC`).
+#[inline(always)]
+fn step(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
+    let partial = f.route.full && w.exec != u64::MAX;
     let dst = usize::from(f.dst);
     let n = 1 + usize::from(f.op.pair_dst() || f.op.packed());
-    if dst + n > w.vgpr.len() {
-        return Out::Declined;
+    if partial {
+        if dst + n > w.vgpr.len() {
+            return Out::Declined;
+        }
+        save[..n].copy_from_slice(&w.vgpr[dst..dst + n]);
     }
-    let mut old = [[0u32; LANES]; 2];
-    old[..n].copy_from_slice(&w.vgpr[dst..dst + n]);
     let out = exec(f, w);
-    if out == Out::Declined {
+    if !partial || out == Out::Declined {
         return out;
     }
     let on = ext::lane_bits(w.exec);
-    for (r, o) in w.vgpr[dst..dst + n].iter_mut().zip(&old) {
+    for (r, o) in w.vgpr[dst..dst + n].iter_mut().zip(save.iter()) {
         for l in 0..LANES {
             r[l] = (r[l] & on[l]) | (o[l] & !on[l]);
         }
@@ -69,67 +65,65 @@ fn masked(f: &Fast, w: &mut Wave) -> Out {
 
 /// Runs the µops of straight-line code from the decode-cache entry `k`
 /// (the instruction at `w.pc`) on, at most `budget` of them, counting
-/// each in `counts` and `w.instructions` and advancing `w.pc`; stops at
-/// the first entry without a µop or whose µop declines. The caller has checked what µops
-/// cannot change (no GPR indexing, nothing owed to `s_waitcnt`); EXEC,
-/// which `v_cmpx` µops write, is checked before each whole-wave µop.
-/// Returns how many ran and the cache entry of the
-/// instruction now at `w.pc`, when it is decoded.
+/// each in its record ([`super::Rec::runs`], folded into the per-opcode
+/// counts by `Exec::fold_counts`) and in `w.instructions`, and advancing
+/// `w.pc`; stops at the first entry without a µop, whose µop declines or
+/// (`check_waitcnt`) that reads or writes a register a memory access
+/// still owes. The caller has checked what µops cannot change (no GPR
+/// indexing); EXEC, which `v_cmpx` µops write, is checked before each
+/// whole-wave µop. Returns how many ran and the cache
+/// entry of the instruction now at `w.pc`, when it is decoded.
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 pub(in crate::interp) fn lane(
     cache: &mut DecodeCache,
-    counts: &mut [u64],
-    uops: Option<&mut [u64]>,
     w: &mut Wave,
     k: usize,
     budget: u64,
+    check_waitcnt: bool,
 ) -> (u64, Option<usize>) {
-    let (mut uops, mut k) = (uops, k);
+    let mut k = k;
     let mut n = 0;
-    while n < budget {
-        let d = &cache.arena[k];
-        let Some(f) = &d.fast else { break };
-        let out = if f.route.full && w.exec != u64::MAX {
-            masked(f, w)
-        } else {
-            exec(f, w)
-        };
+    let at = loop {
+        if n >= budget {
+            break Some(k);
+        }
+        // A µop touching a register a memory access still owes is left
+        // to the general path, which reports the missing `s_waitcnt`.
+        if check_waitcnt && w.waitcnt.owes() && w.waitcnt.check(&cache.arena[k].regs).is_some() {
+            break Some(k);
+        }
+        let r = &mut cache.recs[k];
+        let Some(f) = &r.f else { break Some(k) };
+        let out = step(f, w, &mut cache.save);
         let taken = match out {
-            Out::Declined => break,
+            Out::Declined => break Some(k),
             Out::Next => {
-                w.pc += u64::from(d.len);
+                w.pc += u64::from(r.len);
                 false
             }
             Out::Taken => {
                 // Only branches with a decoded target get a µop.
-                w.pc = d.target.unwrap_or(w.pc + u64::from(d.len));
+                w.pc = r.target.unwrap_or(w.pc + u64::from(r.len));
                 true
             }
         };
         n += 1;
-        w.instructions += 1;
-        if let Some(c) = counts.get_mut(d.slot as usize) {
-            *c += 1;
-        }
-        // Counting µops per opcode (off by default): one predictable
-        // branch per µop, not a second copy of the loop.
-        if let Some(c) = uops.as_deref_mut().and_then(|u| u.get_mut(d.slot as usize)) {
-            *c += 1;
-        }
-        let link = if taken { d.taken.get() } else { d.next.get() };
+        r.runs += 1;
+        let link = if taken { r.taken } else { r.next };
         k = match link {
             0 => match cache.find(w.pc) {
                 Some(j) => {
-                    let d = &cache.arena[k];
-                    (if taken { &d.taken } else { &d.next }).set(j as u32 + 1);
+                    let r = &mut cache.recs[k];
+                    *(if taken { &mut r.taken } else { &mut r.next }) = j as u32 + 1;
                     j
                 }
-                None => return (n, None),
+                None => break None,
             },
             j => j as usize - 1,
         };
-    }
-    (n, Some(k))
+    };
+    w.instructions += n;
+    (n, at)
 }
 
 /// [`run`]'s body, inlined into each compiled version.
@@ -150,146 +144,149 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     } else {
         f
     };
-    match f.route.part {
-        Part::Wide => return wide(f, w),
-        Part::Carry => return carry(f, w),
-        Part::Ext => return ext::exec(f, w),
-        Part::Salu | Part::Lanes => {}
-    }
-    if f.route.part == Part::Salu {
-        // Scalar sources of scalar µops: any scalar register.
-        let res = |s: Src| match s {
-            Src::S(r) => sreg_read(w, r),
-            Src::K(c) => c,
-            Src::V(_) => 0,
-        };
-        let (a, b) = (res(f.src[0]), res(f.src[1]));
-        if f.op == FOp::WriteLane {
-            w.vgpr[dst][b as usize & (LANES - 1)] = a;
-            return Out::Next;
-        }
-        return scalar(f, w, [a, b]);
-    }
-    // VGPR numbers were checked against the file above; scalar sources
-    // are plain SGPRs (the register file and the SGPRs are disjoint
-    // fields, borrowed apart).
-    let mode = w.mode;
-    let sg = &w.sgpr;
-    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
-    let d = reg(cells, dst);
+    // One match over the µop, its arms the µops' bodies (each helper is
+    // inlined here, and this function into each compiled version of
+    // [`lane`] and [`run`]): one jump per µop.
     use FOp::*;
     match f.op {
-        Mov => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| a.at(l))),
-        Not => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| !a.at(l))),
-        Add => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_add(b.at(l))))
-        }
-        Sub => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_sub(b.at(l))))
-        }
-        Subrev => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l).wrapping_sub(a.at(l))))
-        }
-        And => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) & b.at(l))),
-        Or => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) | b.at(l))),
-        Xor => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l) ^ b.at(l))),
-        Lshl => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l) << (a.at(l) & 31)))
-        }
-        Lshr => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| b.at(l) >> (a.at(l) & 31)))
-        }
-        Ashr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            ((b.at(l) as i32) >> (a.at(l) & 31)) as u32
-        })),
-        MulLo => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).wrapping_mul(b.at(l))))
-        }
-        MulHi => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            ((u64::from(a.at(l)) * u64::from(b.at(l))) >> 32) as u32
-        })),
-        MulU24 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            (a.at(l) & 0xff_ffff).wrapping_mul(b.at(l) & 0xff_ffff)
-        })),
-        MinU => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).min(b.at(l))))
-        }
-        MaxU => {
-            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| a.at(l).max(b.at(l))))
-        }
-        MinI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            (a.at(l) as i32).min(b.at(l) as i32) as u32
-        })),
-        MaxI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
-            (a.at(l) as i32).max(b.at(l) as i32) as u32
-        })),
-        Add3 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            a.at(l).wrapping_add(b.at(l)).wrapping_add(c.at(l))
-        })),
-        LshlAdd => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            (a.at(l) << (b.at(l) & 31)).wrapping_add(c.at(l))
-        })),
-        AddLshl => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            a.at(l).wrapping_add(b.at(l)) << (c.at(l) & 31)
-        })),
-        LshlOr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            (a.at(l) << (b.at(l) & 31)) | c.at(l)
-        })),
-        AndOr => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            (a.at(l) & b.at(l)) | c.at(l)
-        })),
-        Or3 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            a.at(l) | b.at(l) | c.at(l)
-        })),
-        Xad => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            (a.at(l) ^ b.at(l)).wrapping_add(c.at(l))
-        })),
-        Bfi => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            let m = a.at(l);
-            (m & b.at(l)) | (!m & c.at(l))
-        })),
-        MadU24 => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            (a.at(l) & 0xff_ffff)
-                .wrapping_mul(b.at(l) & 0xff_ffff)
-                .wrapping_add(c.at(l))
-        })),
+        Mov => lanes1(f, w, |a| a),
+        Not => lanes1(f, w, |a| !a),
+        Add => lanes2(f, w, |a, b| a.wrapping_add(b)),
+        Sub => lanes2(f, w, |a, b| a.wrapping_sub(b)),
+        Subrev => lanes2(f, w, |a, b| b.wrapping_sub(a)),
+        And => lanes2(f, w, |a, b| a & b),
+        Or => lanes2(f, w, |a, b| a | b),
+        Xor => lanes2(f, w, |a, b| a ^ b),
+        Lshl => lanes2(f, w, |a, b| b << (a & 31)),
+        Lshr => lanes2(f, w, |a, b| b >> (a & 31)),
+        Ashr => lanes2(f, w, |a, b| ((b as i32) >> (a & 31)) as u32),
+        MulLo => lanes2(f, w, |a, b| a.wrapping_mul(b)),
+        MulHi => lanes2(f, w, |a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
+        MulU24 => lanes2(f, w, |a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+        MinU => lanes2(f, w, |a, b| a.min(b)),
+        MaxU => lanes2(f, w, |a, b| a.max(b)),
+        MinI => lanes2(f, w, |a, b| (a as i32).min(b as i32) as u32),
+        MaxI => lanes2(f, w, |a, b| (a as i32).max(b as i32) as u32),
+        Add3 => lanes3(f, w, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+        LshlAdd => lanes3(f, w, |a, b, c| (a << (b & 31)).wrapping_add(c)),
+        AddLshl => lanes3(f, w, |a, b, c| a.wrapping_add(b) << (c & 31)),
+        LshlOr => lanes3(f, w, |a, b, c| (a << (b & 31)) | c),
+        AndOr => lanes3(f, w, |a, b, c| (a & b) | c),
+        Or3 => lanes3(f, w, |a, b, c| a | b | c),
+        Xad => lanes3(f, w, |a, b, c| (a ^ b).wrapping_add(c)),
+        Bfi => lanes3(f, w, |m, b, c| (m & b) | (!m & c)),
+        MadU24 => lanes3(f, w, |a, b, c| {
+            (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)
+        }),
         AddF | SubF | SubrevF | MulF | FmaF | FmacF | RcpF | RsqF | SqrtF | PkFma | PkMul
         | PkAdd => {
+            let mode = w.mode;
             let fz = Flush::f32(mode);
-            return match (fz.input, fz.output) {
+            let sg = &w.sgpr;
+            let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+            let d = reg(cells, dst);
+            match (fz.input, fz.output) {
                 (false, false) => float::<false, false>(f, cells, sg, d, mode),
                 (true, true) => float::<true, true>(f, cells, sg, d, mode),
                 (true, false) => float::<true, false>(f, cells, sg, d, mode),
                 (false, true) => float::<false, true>(f, cells, sg, d, mode),
-            };
+            }
         }
-        // Scalar µops returned above.
-        _ => return Out::Declined,
+        AddCo | AddcCo | SubCo | SubrevCo | SubbCo | SubbrevCo => carry(f, w),
+        SMov64 | SAnd64 | SOr64 | SXor64 | SAndn2_64 | SLshl64 | SLshr64 | SAshr64 | SCselect64
+        | SAndSaveexec | SOrSaveexec | SAndn2Saveexec => wide(f, w),
+        WriteLane => {
+            let (a, b) = (sres(w, f.src[0]), sres(w, f.src[1]));
+            w.vgpr[dst][b as usize & (LANES - 1)] = a;
+            Out::Next
+        }
+        SMov | SAddU32 | SSubU32 | SAddI32 | SSubI32 | SAnd | SOr | SXor | SLshl | SLshr
+        | SMulI32 | SMulHiU32 | SMulHiI32 | SAshr | SAndn2 | SNot | SMinI | SMinU | SMaxI
+        | SMaxU | SLshlAdd | SCmpU | SCmpI | SAddcU32 | SCselect | ReadLane | SNop | SBitcmp0
+        | SBitcmp1 | Branch | BranchScc0 | BranchScc1 | BranchVccz | BranchVccnz | BranchExecz
+        | BranchExecnz => {
+            // Scalar sources of scalar µops: any scalar register.
+            let (a, b) = (sres(w, f.src[0]), sres(w, f.src[1]));
+            scalar(f, w, [a, b])
+        }
+        CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64 | ClassF32 | Cndmask | Med3I
+        | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit | MulHiI | MaxF | MinF
+        | Med3F | CvtF32U32 | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16
+        | CvtF64U32 | CvtF64I32 | CvtF64F32 | CvtF32F64 | Lshl64 | Lshr64 | Ashr64 | MadU64U32
+        | PkMov | AddF64 | MulF64 | FmaF64 | FmacF64 | LdexpF64 | RcpF64 | DivScaleF64
+        | DivFmasF64 | DivFixupF64 | DivScaleF32 | DivFmasF32 | DivFixupF32 | PkFmaF16
+        | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 | PackB32F16 => ext::exec(f, w),
     }
+}
+
+/// A scalar µop's source: any scalar register, or a constant.
+#[inline(always)]
+fn sres(w: &Wave, s: Src) -> u32 {
+    match s {
+        Src::S(r) => sreg_read(w, r),
+        Src::K(c) => c,
+        Src::V(_) => 0,
+    }
+}
+
+/// `d = op(a)` over the lanes of a one-source integer µop (VGPR numbers
+/// were checked against the file; scalar sources are plain SGPRs, and the
+/// register file and the SGPRs are disjoint fields, borrowed apart).
+#[inline(always)]
+fn lanes1(f: &Fast, w: &mut Wave, op: impl Fn(u32) -> u32) -> Out {
+    let sg = &w.sgpr;
+    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+    let d = reg(cells, usize::from(f.dst));
+    kinds!(cells, sg, [f.src[0] => a], apply(d, |l| op(a.at(l))));
+    Out::Next
+}
+
+/// [`lanes1`] for two sources.
+#[inline(always)]
+fn lanes2(f: &Fast, w: &mut Wave, op: impl Fn(u32, u32) -> u32) -> Out {
+    let sg = &w.sgpr;
+    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+    let d = reg(cells, usize::from(f.dst));
+    kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| op(a.at(l), b.at(l))));
+    Out::Next
+}
+
+/// [`lanes1`] for three sources.
+#[inline(always)]
+fn lanes3(f: &Fast, w: &mut Wave, op: impl Fn(u32, u32, u32) -> u32) -> Out {
+    let sg = &w.sgpr;
+    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+    let d = reg(cells, usize::from(f.dst));
+    kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+        op(a.at(l), b.at(l), c.at(l))
+    }));
     Out::Next
 }
 
 /// An SDWA µop's selected source fields ([`Fast::sel`]) written into
 /// the wave's temporary VGPRs (as the general SDWA wrapper stages them,
-/// with [`sdwa_src`]), and the µop reading them there.
-#[inline(never)]
+/// with [`sdwa_src`]), and the µop reading them there. The select is
+/// decided once per µop and the lanes run as a plain loop (inlined into
+/// the AVX2 version of the µop loop: it vectorises).
+#[inline(always)]
 fn stage(f: &Fast, w: &mut Wave) -> Fast {
     let mut g = *f;
+    let base = w.temp_base();
     for k in 0..2 {
         let code = f.sel[k];
         let Some(sel) = SdwaSel::decode(code & 7).filter(|_| code != super::NO_SEL) else {
             continue;
         };
         let sext = code >> 3 & 1 == 1;
-        let t = w.temp_base() + k;
+        let src = match f.src[k] {
+            Src::V(r) => w.vgpr[usize::from(r)],
+            s => [splat(&w.sgpr, s); LANES],
+        };
+        let t = &mut w.vgpr[base + k];
         for l in 0..LANES {
-            let v = match f.src[k] {
-                Src::V(r) => w.vgpr[usize::from(r)][l],
-                s => splat(&w.sgpr, s),
-            };
-            w.vgpr[t][l] = sdwa_src(v, sel, sext);
+            t[l] = sdwa_src(src[l], sel, sext);
         }
-        g.src[k] = Src::V(t as u16);
+        g.src[k] = Src::V((base + k) as u16);
     }
     g
 }
@@ -344,7 +341,12 @@ fn float<const FI: bool, const FO: bool>(
             // by lane, as there.
             let m = crate::alu::Mode::from_bits(mode);
             let dh = reg(cells, dst + 1);
-            for (half, dd, srcs) in [(0, d, f.src), (1, dh, f.hi)] {
+            let halves = if f.pred & 1 == 1 {
+                [(1, dh, f.hi), (0, d, f.src)]
+            } else {
+                [(0, d, f.src), (1, dh, f.hi)]
+            };
+            for (half, dd, srcs) in halves {
                 let x = |k: usize| {
                     if half == 0 {
                         f.xor[k]

@@ -11,8 +11,6 @@
 
 use std::cell::Cell;
 
-use multiversion::multiversion;
-
 use super::lanes::{apply, reg, splat, Lanes};
 use super::{FOp, Fast, Out, Src};
 use crate::alu;
@@ -351,44 +349,40 @@ fn f64op_mode<O: F64Op>(f: &Fast, rows: [[u64; LANES]; 3], nsrc: usize, fz: Flus
     }
 }
 
-/// `v_ldexp_f64` of one lane: a normal input whose result stays normal
-/// only has its exponent field changed (exact, no rounding, nothing to
-/// flush); anything else is [`alu::float::ldexp_f64`].
+/// `v_ldexp_f64` of one lane, branch-free: a zero is returned as it is
+/// and a normal input whose result stays normal only has its exponent
+/// field changed (exact, no rounding, nothing to flush); the flag is
+/// false for anything else, which [`alu::float::ldexp_f64`] computes.
 #[inline(always)]
-fn ldexp64(a: u64, n: u32, m: alu::Mode) -> u64 {
+fn ldexp64(a: u64, n: u32) -> (u64, bool) {
     let e = (a >> 52 & 0x7ff) as i64;
     let t = e + i64::from(n as i32);
-    if (1..0x7ff).contains(&e) && (1..0x7ff).contains(&t) {
-        (a & !(0x7ff << 52)) | (t as u64) << 52
-    } else {
-        alu::float::ldexp_f64(a, n as i32, m)
-    }
+    let normal = ((e - 1) as u64) < 0x7fe && ((t - 1) as u64) < 0x7fe;
+    let zero = a << 1 == 0;
+    let scaled = (a & !(0x7ff << 52)) | (t as u64 & 0x7ff) << 52;
+    (if zero { a } else { scaled }, normal | zero)
 }
 
-/// The µops of this module (full EXEC, registers checked by the caller).
-/// Compiled apart from the first set's loop (the AVX2/FMA clone chosen at
-/// run time as there), so the lane loops are not copied into every
-/// version of [`super::exec::lane`]; every helper is inlined into it.
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+/// The µops of this module (registers checked by the caller), inlined
+/// into the arm of [`super::exec`]'s match that covers them, so into the
+/// AVX2/FMA version of the µop loop with no call or second dispatcher.
+#[inline(always)]
 pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     let fz = Flush::f32(w.mode);
-    use FOp::*;
-    if f.op.compare() {
-        return if fz.input {
-            compare::<true>(f, w)
-        } else {
-            compare::<false>(f, w)
-        };
-    }
     let m = alu::Mode::from_bits(w.mode);
-    if f.op == MadU64U32 {
-        return mad64(f, w);
-    }
-    if f.op == DivScaleF64 {
-        return div_scale64(f, w, m);
-    }
-    if f.op == DivScaleF32 {
-        return div_scale32(f, w, m);
+    use FOp::*;
+    match f.op {
+        CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64 | ClassF32 => {
+            return if fz.input {
+                compare::<true>(f, w)
+            } else {
+                compare::<false>(f, w)
+            };
+        }
+        MadU64U32 => return mad64(f, w),
+        DivScaleF64 => return div_scale64(f, w, m),
+        DivScaleF32 => return div_scale32(f, w, m),
+        _ => {}
     }
     let cmask = if matches!(f.op, Cndmask | DivFmasF64 | DivFmasF32) {
         pair(&w.sgpr, f.carry[1])
@@ -592,8 +586,20 @@ fn wide(
             // `abs`/`neg` only; `alu::float::ldexp` flushes per MODE.
             mods64::<false>(f, 0, &mut a);
             let mut r = [0u64; LANES];
+            let mut ok = [0u8; LANES];
             for l in 0..LANES {
-                r[l] = ldexp64(a[l], n[l], m);
+                let (x, k) = ldexp64(a[l], n[l]);
+                r[l] = x;
+                ok[l] = u8::from(k);
+            }
+            // The other lanes (denormals, infinities, NaNs, results
+            // leaving the normal range) as the general handler.
+            if pack(&ok) != u64::MAX {
+                for l in 0..LANES {
+                    if ok[l] == 0 {
+                        r[l] = alu::float::ldexp_f64(a[l], n[l] as i32, m);
+                    }
+                }
             }
             r
         }

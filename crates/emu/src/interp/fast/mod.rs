@@ -734,7 +734,8 @@ pub(super) struct Fast {
     /// giving the carry-in.
     carry: [u16; 2],
     /// Compares: the orderings the predicate accepts ([`accepts`]);
-    /// `v_pk_mov_b32`: its op_sel bits.
+    /// `v_pk_mov_b32`: its op_sel bits; packed f32: 1 when the high
+    /// result is written first.
     pred: u8,
     /// `v_cmpx`: the mask goes to EXEC too.
     x: bool,
@@ -1113,11 +1114,16 @@ impl Fast {
                 };
                 f.and[k] = u32::MAX;
                 f.neg_hi |= ((w0 >> (8 + k) & 1) as u8) << k;
-                // The low result is written first: no source of the high
-                // result may read it.
-                if f.hi[k] == Src::V(dst) {
+            }
+            // The low result is written first unless a source of the high
+            // result reads it: then the high one first (`pred` bit 0), if
+            // no source of the low result reads that.
+            let n = op.sources();
+            if f.hi[..n].contains(&Src::V(dst)) {
+                if f.src[..n].contains(&Src::V(dst + 1)) {
                     return None;
                 }
+                f.pred = 1;
             }
             f.top = dst + 2;
         }
@@ -1168,9 +1174,44 @@ pub(super) enum Out {
     Taken,
 }
 
+/// What the µop loop ([`lane`]) reads of one decoded instruction, kept
+/// apart from the large decoded form (`interp::Decoded`) in an array of
+/// its own: the µop, the links to the next records and a counter.
+#[derive(Debug)]
+pub(super) struct Rec {
+    /// The µop, when the instruction has one.
+    pub(super) f: Option<Fast>,
+    /// Wave-instructions this record ran in the µop loop since the last
+    /// `Exec::fold_counts` (folded into the per-opcode counts there).
+    pub(super) runs: u64,
+    /// Direct branch target.
+    target: Option<u64>,
+    /// Length in bytes.
+    len: u32,
+    /// Record index + 1 of the instruction at `pc + len` once looked up
+    /// (0: not yet), so straight-line code is followed without a cache
+    /// lookup.
+    next: u32,
+    /// The same for the branch target, once taken.
+    taken: u32,
+}
+
+impl Rec {
+    pub(super) fn new(f: Option<Fast>, len: u32, target: Option<u64>) -> Rec {
+        Rec {
+            f,
+            runs: 0,
+            target,
+            len,
+            next: 0,
+            taken: 0,
+        }
+    }
+}
+
 #[macro_use]
 mod lanes;
 mod exec;
 mod ext;
 
-pub(super) use exec::{lane, run};
+pub(super) use exec::{lane, run, Save};
