@@ -61,10 +61,16 @@ pub fn run_all(ctx: &Ctx, a: DisasmArgs) -> Result<()> {
     sink.finish()
 }
 
-/// What lathe-isa lacks for a processor it refuses, by generation.
+/// Why lathe-isa refuses a processor: its tables cover every processor
+/// LLVM 22 lists from gfx900 on, so what is left is older.
 fn missing(proc_: &str) -> &'static str {
-    if proc_.starts_with("gfx125") || proc_ == "gfx12-5-generic" {
-        "GFX12.5 (gfx1250, gfx1251) is not in lathe-isa's tables"
+    let pre_gfx9 = proc_
+        .strip_prefix("gfx")
+        .and_then(|n| n.chars().next())
+        .is_some_and(|c| ('6'..='8').contains(&c))
+        && proc_.len() == 6;
+    if pre_gfx9 {
+        "lathe-isa's tables start at GFX9 (gfx900)"
     } else {
         "not in lathe-isa's tables"
     }

@@ -272,32 +272,13 @@ fn bad_inputs_fail_with_clear_errors() {
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot open /nonexistent/file"));
 }
 
-/// Collapses whitespace runs, as the comparison does.
-fn squash(s: &str) -> Vec<String> {
-    s.lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
 #[test]
 fn disasm_llvm_format_matches_llvm_objdump() {
     for arch in ["gfx90a", "gfx942"] {
         let co = Build::new("reduce.hip", &[arch], Output::CodeObject).build();
-        let ours = lathe_ok(&["disasm", co.to_str().expect("path"), "--format", "llvm"]);
-        let theirs = run_text(
-            Command::new(llvm_tool("llvm-objdump"))
-                .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
-                .arg(format!("--mcpu={arch}"))
-                .arg(&co),
-        );
-        // llvm-objdump adds a file header and a section header; compare from
-        // the first symbol label on.
-        let theirs: Vec<String> = squash(&theirs)
-            .into_iter()
-            .skip_while(|l| !l.ends_with(">:"))
-            .collect();
-        let ours = squash(&ours);
+        // llvm-objdump adds a file header and a section header; compared
+        // from the first symbol label on.
+        let (ours, theirs) = common::listings(&co, arch, &[]);
         assert!(!ours.is_empty());
         assert_eq!(ours, theirs, "{arch}: listing differs from llvm-objdump");
     }

@@ -1,23 +1,14 @@
-//! `lathe disasm` on GFX10+ code objects: GFX10.1, gfx1030, gfx1100, the other
-//! GFX10.3/GFX11 processors' and GFX12's wave32 and wave64 listings equal llvm-objdump's (the wave size comes from the kernel descriptors);
-//! processors lathe-isa has no tables for are refused, naming what is
-//! missing.
+//! `lathe disasm` on GFX10+ code objects: the listings of GFX10.1,
+//! gfx1030, gfx1100, the other GFX10.3/GFX11 processors and GFX12, wave32
+//! and wave64 (the wave size comes from the kernel descriptors), and of
+//! GFX12.5 (wave32 only), equal llvm-objdump's.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
-use std::process::Command;
-
 mod common;
 
-use common::lathe_ok;
-use lathe_testkit::{llvm_tool, run_text, Build, Output};
-
-fn squash(s: &str) -> Vec<String> {
-    s.lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|l| !l.is_empty())
-        .collect()
-}
+use common::listings;
+use lathe_testkit::{Build, Output};
 
 #[test]
 fn gfx1030_wave32_and_wave64_listings_match_llvm_objdump() {
@@ -60,19 +51,7 @@ fn wave32_and_wave64_listings_match(proc_: &'static str) {
             b.opt = "-O3";
             b.extra.extend(flag);
             let co = b.build();
-            let ours = lathe_ok(&["disasm", co.to_str().unwrap(), "--format", "llvm"]);
-            let theirs = run_text(
-                Command::new(llvm_tool("llvm-objdump"))
-                    .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
-                    .arg(format!("--mcpu={proc_}"))
-                    .args(mattr)
-                    .arg(&co),
-            );
-            let theirs: Vec<String> = squash(&theirs)
-                .into_iter()
-                .skip_while(|l| !l.ends_with(">:"))
-                .collect();
-            let ours = squash(&ours);
+            let (ours, theirs) = listings(&co, proc_, mattr.as_slice());
             assert!(
                 ours.len() > 50,
                 "{proc_} {src} wave{wave}: {} lines",
@@ -107,18 +86,7 @@ fn gfx12_5_listing_matches_llvm_objdump() {
     let mut b = Build::new("reduce.hip", &["gfx1250"], Output::CodeObject);
     b.opt = "-O0";
     let co = b.build();
-    let ours = lathe_ok(&["disasm", co.to_str().unwrap(), "--format", "llvm"]);
-    let theirs = run_text(
-        Command::new(llvm_tool("llvm-objdump"))
-            .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
-            .arg("--mcpu=gfx1250")
-            .arg(&co),
-    );
-    let theirs: Vec<String> = squash(&theirs)
-        .into_iter()
-        .skip_while(|l| !l.ends_with(">:"))
-        .collect();
-    let ours = squash(&ours);
+    let (ours, theirs) = listings(&co, "gfx1250", &[]);
     assert!(ours.len() > 50, "gfx1250: {} lines", ours.len());
     assert_eq!(ours, theirs, "gfx1250: listing differs from llvm-objdump");
 }

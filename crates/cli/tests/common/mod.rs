@@ -2,7 +2,7 @@
 //! each uses part of it).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -179,4 +179,33 @@ pub fn occupancy_remarks(text: &str) -> std::collections::BTreeMap<String, u64> 
         }
     }
     v
+}
+
+/// Collapses whitespace runs and drops empty lines, as the issue's
+/// comparison with llvm-objdump does.
+pub fn squash(s: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// `lathe disasm --format llvm` of the code object `co`, and llvm-objdump
+/// 22's listing of it for `mcpu` with `mattr` (both [`squash`]ed;
+/// llvm-objdump's file and section headers, before the first symbol
+/// label, left out): `(ours, theirs)`.
+pub fn listings(co: &Path, mcpu: &str, mattr: &[&str]) -> (Vec<String>, Vec<String>) {
+    let ours = lathe_ok(&["disasm", co.to_str().expect("path"), "--format", "llvm"]);
+    let theirs = lathe_testkit::run_text(
+        Command::new(lathe_testkit::llvm_tool("llvm-objdump"))
+            .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
+            .arg(format!("--mcpu={mcpu}"))
+            .args(mattr)
+            .arg(co),
+    );
+    let theirs = squash(&theirs)
+        .into_iter()
+        .skip_while(|l| !l.ends_with(">:"))
+        .collect();
+    (squash(&ours), theirs)
 }
