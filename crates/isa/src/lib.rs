@@ -1,21 +1,4 @@
-//! `lathe-isa`: AMDGPU machine code — decode, encode and print (exactly as
-//! LLVM 22's disassembler prints it), for GFX9, GFX10.3 and GFX11 processors
-//! (the crate README lists them).
-//!
-//! The instruction set is described once, as data: `gen/gen.py` probes LLVM
-//! 22's disassembler for every opcode of every encoding and writes the
-//! tables in [`generated`] (mnemonics, operand shapes, printed modifiers,
-//! must-be-zero bits, constant types). The hand-written code is per
-//! encoding (field layouts, modifier printing) in `enc/`. See the crate
-//! README for the table format and how to regenerate.
-//!
-//! ```
-//! use lathe_isa::{decode, Target};
-//! let inst = decode(Target::Gfx90a, &[0x01, 0x02, 0x00, 0x80]);
-//! assert_eq!(inst.to_string(), "s_add_u32 s0, s1, s2");
-//! assert_eq!(inst.len(), 4);
-//! assert_eq!(inst.encode(), vec![0x01, 0x02, 0x00, 0x80]);
-//! ```
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod decode;
