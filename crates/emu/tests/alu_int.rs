@@ -541,7 +541,7 @@ fn salu_results_and_scc() {
         );
         assert_eq!(
             salu::max_u32(a, b),
-            if a >= b { (a, true) } else { (b, false) }
+            if a > b { (a, true) } else { (b, false) }
         );
         let (rr, sc) = salu::bitop_b32(salu::BitOp::Andn2, a, b);
         assert_eq!((rr, sc), (a & !b, a & !b != 0));

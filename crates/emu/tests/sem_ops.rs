@@ -241,6 +241,10 @@ const CASES: &[(&str, Check)] = &[
     ("s_min_u32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0].min(u[2]), u[0] < u[2]))),
     ("s_max_i32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc((u[0] as i32).max(u[2] as i32) as u32, (u[0] as i32) > (u[2] as i32)))),
     ("s_max_u32 s30, s20, s22\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0].max(u[2]), u[0] > u[2]))),
+    // Equal operands: SCC is clear for min and max alike (strict compares).
+    ("s_max_u32 s30, s20, s20\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0], false))),
+    ("s_max_i32 s30, s21, s21\n SCC\n SCALAR", Check::Uniform(|u| sc(u[1], false))),
+    ("s_min_u32 s30, s20, s20\n SCC\n SCALAR", Check::Uniform(|u| sc(u[0], false))),
     ("s_cmp_lt_u32 s22, s23\n s_cselect_b32 s30, s20, s21\n SCALAR", Check::Uniform(|u| if u[2] < u[3] { u[0] } else { u[1] })),
     ("s_cmp_lt_u32 s22, s23\n s_cselect_b64 s[30:31], s[20:21], s[24:25]\n HI\n SCALAR", Check::Uniform(|u| if u[2] < u[3] { u[0] ^ u[1] } else { u[4] ^ u[5] })),
     ("s_and_b32 s28, s21, 0x3f001f\n s_bfe_u32 s30, s20, s28\n SCC\n SCALAR", Check::Uniform(|u| { let c = u[1] & 0x3f_001f; nz(bfe64(u64::from(u[0]), c & 31, c >> 16, 32, false) as u32) })),

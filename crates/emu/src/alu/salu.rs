@@ -85,16 +85,21 @@ pub fn min_u32(a: u32, b: u32) -> (u32, bool) {
     let s = a < b;
     (if s { a } else { b }, s)
 }
-/// `s_max_i32`: (max, SCC = a >= b).
+/// `s_max_i32`: (max, SCC = a > b). The CDNA3/RDNA4 manuals' pseudocode
+/// says `SCC = S0 >= S1`, but the Vega manual's text ("SCC = 1 if S0 is
+/// the maximum", `D = S0 > S1 ? S0 : S1`) and hardware-tested emulators
+/// (tinygrad's, which patches the pseudocode to a strict compare for
+/// equal operands) say strict; the fast tier and the earlier handler did
+/// the same, so equal operands clear SCC.
 #[inline]
 pub fn max_i32(a: u32, b: u32) -> (u32, bool) {
-    let s = (a as i32) >= (b as i32);
+    let s = (a as i32) > (b as i32);
     (if s { a } else { b }, s)
 }
-/// `s_max_u32`: (max, SCC = a >= b).
+/// `s_max_u32`: (max, SCC = a > b), strict as [`max_i32`].
 #[inline]
 pub fn max_u32(a: u32, b: u32) -> (u32, bool) {
-    let s = a >= b;
+    let s = a > b;
     (if s { a } else { b }, s)
 }
 /// `s_cselect_b32/b64`: SCC ? a : b.
