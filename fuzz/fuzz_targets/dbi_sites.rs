@@ -84,17 +84,10 @@ fn fixture() -> &'static Fixture {
         let name = std::env::var("LATHE_DBI_FUZZ_CASE").unwrap_or_else(|_| "saxpy".into());
         let case = lathe_cases::by_name(&name).expect("LATHE_DBI_FUZZ_CASE names a case");
         let co = std::fs::read(build::linked_code_object(&case, "gfx90a", "-O3")).expect("co");
-        let dims = if case.grid[2] > 1 || case.block[2] > 1 {
-            3
-        } else if case.grid[1] > 1 || case.block[1] > 1 {
-            2
-        } else {
-            1
-        };
         let shape = Shape {
             grid: case.block,
             block: case.block,
-            dims,
+            dims: case.dims(),
             dynamic_lds: case.dyn_lds,
         };
         let args = args_of(&case);

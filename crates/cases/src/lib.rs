@@ -231,6 +231,18 @@ pub const ALL_TARGETS: &[&str] = &["gfx90a", "gfx942"];
 pub const HIPCC_TARGETS: &[&str] = &["gfx90a"];
 
 impl Case {
+    /// The dispatch's dimension count: 3 when the grid or block has a
+    /// third dimension, 2 when it has a second, otherwise 1.
+    pub fn dims(&self) -> u32 {
+        if self.grid[2] > 1 || self.block[2] > 1 {
+            3
+        } else if self.grid[1] > 1 || self.block[1] > 1 {
+            2
+        } else {
+            1
+        }
+    }
+
     /// Initial bytes of buffer `name`.
     pub fn bytes(&self, name: &str) -> &[u8] {
         match self.arg(name) {

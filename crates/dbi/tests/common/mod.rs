@@ -27,17 +27,10 @@ pub fn args_of(case: &Case) -> Vec<Arg> {
 }
 
 pub fn shape_of(case: &Case) -> Shape {
-    let dims = if case.grid[2] > 1 || case.block[2] > 1 {
-        3
-    } else if case.grid[1] > 1 || case.block[1] > 1 {
-        2
-    } else {
-        1
-    };
     Shape {
         grid: case.grid,
         block: case.block,
-        dims,
+        dims: case.dims(),
         dynamic_lds: case.dyn_lds,
     }
 }

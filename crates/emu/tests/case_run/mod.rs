@@ -31,15 +31,7 @@ pub fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Opt
                 output: None,
             },
             v => {
-                let (ty, bytes) = match v {
-                    Value::U32(x) => ("u32", x.to_le_bytes().to_vec()),
-                    Value::I32(x) => ("i32", x.to_le_bytes().to_vec()),
-                    Value::U64(x) => ("u64", x.to_le_bytes().to_vec()),
-                    Value::I64(x) => ("i64", x.to_le_bytes().to_vec()),
-                    Value::F32(x) => ("f32", x.to_le_bytes().to_vec()),
-                    Value::F64(x) => ("f64", x.to_le_bytes().to_vec()),
-                    Value::Buffer { .. } => unreachable!("handled above"),
-                };
+                let (ty, bytes) = v.scalar().expect("a by-value argument");
                 Arg::Scalar {
                     ty: ty.into(),
                     bytes,
@@ -47,17 +39,10 @@ pub fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Opt
             }
         })
         .collect();
-    let dims = if case.grid[2] > 1 || case.block[2] > 1 {
-        3
-    } else if case.grid[1] > 1 || case.block[1] > 1 {
-        2
-    } else {
-        1
-    };
     let shape = Shape {
         grid: case.grid,
         block: case.block,
-        dims,
+        dims: case.dims(),
         dynamic_lds: case.dyn_lds,
     };
     let (_report, bufs) = match session.launch(case.kernel, shape, &args, opts) {
