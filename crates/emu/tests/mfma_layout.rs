@@ -356,3 +356,59 @@ fn slot_read_write() {
     assert_eq!((regs[0][3], regs[1][3]), (0x5566_7788, 0x1122_3344));
     assert_eq!(wide.read(&regs), 0x1122_3344_5566_7788);
 }
+
+/// The interpreter finds an MFMA's row by the decoder's encoding and
+/// opcode field ([`Shape::of_opcode`]), not by its mnemonic; the table's
+/// mnemonics are checked here against the ISA tables: every opcode the ISA
+/// describes as a matrix operation on gfx90a, gfx942 and gfx950 is the
+/// row its spelling names (or has no row, and then no semantics there),
+/// and every row's variant is an ISA opcode of that spelling and code.
+#[test]
+fn rows_are_keyed_by_the_isa_opcode_and_agree_with_its_mnemonics() {
+    use lathe_isa::{Encoding, Opcode, Sem};
+    let isa = |t: Target| match t {
+        Target::Gfx90a => lathe_isa::Target::Gfx90a,
+        Target::Gfx942 => lathe_isa::Target::Gfx942,
+        Target::Gfx950 => lathe_isa::Target::Gfx950,
+    };
+    let mut keyed = 0;
+    for t in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
+        for op in Opcode::all_for(isa(t)) {
+            if lathe_isa::sem::of(op).sem != Sem::Mfma {
+                continue;
+            }
+            let info = op.info();
+            let by_code = Shape::of_opcode(t, op);
+            assert_eq!(
+                by_code,
+                Shape::find(t, info.name()),
+                "{} (opcode {:#x}) on {t}: the row its opcode selects is not the row its name does",
+                info.name(),
+                info.code
+            );
+            if let Some(s) = by_code {
+                assert_eq!(s.variant(t).map(|v| v.name), Some(info.name()));
+                keyed += 1;
+            }
+        }
+        for s in SHAPES {
+            if let Some(v) = s.variant(t) {
+                let op = Opcode::from_name(isa(t), v.name)
+                    .unwrap_or_else(|| panic!("{} is not an opcode of {t}", v.name));
+                assert_eq!(
+                    (op.info().enc, op.info().code),
+                    (Encoding::Mai, u16::from(v.opcode)),
+                    "{} on {t}",
+                    v.name
+                );
+                assert_eq!(Shape::of_opcode(t, op), Some(s));
+            }
+        }
+    }
+    // Every variant of every row was reached from an ISA opcode.
+    let variants: usize = [Target::Gfx90a, Target::Gfx942, Target::Gfx950]
+        .into_iter()
+        .map(|t| SHAPES.iter().filter(|s| s.variant(t).is_some()).count())
+        .sum();
+    assert_eq!(keyed, variants);
+}

@@ -252,7 +252,7 @@ pub fn has_semantics_on(op: Opcode, target: Target) -> bool {
     }
     let fnuz = sem::fp8_format(target) == sem::Fp8Format::Fnuz;
     match sem::of(op).sem {
-        Sem::Mfma => Shape::find(super::mfma::mfma_target(target), op.info().name()).is_some(),
+        Sem::Mfma => Shape::of_opcode(super::mfma::mfma_target(target), op).is_some(),
         Sem::Valu(
             Valu::CvtF32Bf8
             | Valu::CvtF32Fp8

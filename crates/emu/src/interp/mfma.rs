@@ -285,9 +285,7 @@ fn entry_of(target: crate::mfma::Target, op: Opcode) -> Option<&'static Entry> {
             if sem::of(op).sem != Sem::Mfma {
                 return None;
             }
-            // The MFMA table is keyed by mnemonic (its own data, one
-            // entry per shape).
-            Shape::find(target, op.info().name()).map(|shape| Entry {
+            Shape::of_opcode(target, op).map(|shape| Entry {
                 shape,
                 kernel: DenseKernel::new(shape),
             })

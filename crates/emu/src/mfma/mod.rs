@@ -365,6 +365,18 @@ impl Shape {
         })
     }
 
+    /// The operation a decoded matrix opcode performs on `target`, keyed by
+    /// its encoding and opcode field (the decoder's data, not its
+    /// mnemonic): `None` for an opcode outside the VOP3P-MAI space or one
+    /// the table has no row for.
+    pub fn of_opcode(target: Target, op: lathe_isa::Opcode) -> Option<&'static Shape> {
+        let info = op.info();
+        if info.enc != lathe_isa::Encoding::Mai {
+            return None;
+        }
+        Self::by_opcode(target, u8::try_from(info.code).ok()?)
+    }
+
     /// The operation with VOP3P-MAI opcode `opcode` on `target`.
     pub fn by_opcode(target: Target, opcode: u8) -> Option<&'static Shape> {
         SHAPES
