@@ -22,7 +22,7 @@ mod spirv_info;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Lathe: inspect, extract, disassemble and run AMD GPU code objects, with or without an AMD GPU.
 #[derive(Debug, Parser)]
@@ -43,22 +43,64 @@ enum Command {
     /// Summarise a code object, bundle or HIP host binary: bundles, kernels with
     /// descriptor and metadata, device functions, variables, and the host
     /// handle → kernel map. Without FILE, shows the embedded demo library.
-    Info(InfoArgs),
+    Info(Lazy<InfoArgs>),
     /// Clang offload bundles: list, extract, pack.
     #[command(subcommand)]
     Bundle(BundleCmd),
     /// Disassemble kernels and device functions.
-    Disasm(DisasmArgs),
+    Disasm(Lazy<DisasmArgs>),
     /// Run a kernel (or a sequence of kernels) on the emulator (no GPU needed).
-    Run(RunArgs),
+    Run(Lazy<RunArgs>),
     /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
-    Exec(exec_cmd::ExecArgs),
+    Exec(Lazy<exec_cmd::ExecArgs>),
     /// Replay a dispatch captured by `lathe exec --capture` on the emulator and compare memory with the capture.
-    Replay(replay_cmd::ReplayArgs),
+    Replay(Lazy<replay_cmd::ReplayArgs>),
     /// Control-flow graph, call graph and live registers of a kernel.
-    Cfg(CfgArgs),
+    Cfg(Lazy<CfgArgs>),
     /// Write a code object instrumented with a built-in tool.
-    Instrument(InstrumentArgs),
+    Instrument(Lazy<InstrumentArgs>),
+}
+
+/// A subcommand's arguments, added to its `clap::Command` only when that
+/// subcommand is parsed or its help shown (`Command::defer`), not at every
+/// start: building every subcommand's arguments cost `lathe disasm` on a
+/// small code object a tenth of its run (D58). The subcommand's `about`
+/// (the variant's doc comment) is kept over any the arguments' struct sets.
+#[derive(Debug)]
+struct Lazy<T>(T);
+
+impl<T: FromArgMatches> FromArgMatches for Lazy<T> {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Lazy)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+}
+
+impl<T: Args> Args for Lazy<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|c| keep_about(c, T::augment_args))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|c| keep_about(c, T::augment_args_for_update))
+    }
+
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+}
+
+/// `add(cmd)` with `cmd`'s about texts as they were.
+fn keep_about(cmd: clap::Command, add: fn(clap::Command) -> clap::Command) -> clap::Command {
+    use clap::builder::Resettable;
+    let keep = |t: Option<&clap::builder::StyledStr>| {
+        t.cloned().map_or(Resettable::Reset, Resettable::Value)
+    };
+    let (about, long) = (keep(cmd.get_about()), keep(cmd.get_long_about()));
+    add(cmd).about(about).long_about(long)
 }
 
 #[derive(Debug, Args)]
@@ -202,9 +244,9 @@ enum BundleCmd {
         file: PathBuf,
     },
     /// Write the selected code object of every bundle in FILE into DIR.
-    Extract(ExtractArgs),
+    Extract(Lazy<ExtractArgs>),
     /// Write a bundle (plain or compressed) from code objects.
-    Pack(PackArgs),
+    Pack(Lazy<PackArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -319,16 +361,16 @@ fn main() -> ExitCode {
         progress: !cli.quiet,
     };
     let result = match cli.command {
-        Command::Info(a) => info_cmd::run(&ctx, a),
+        Command::Info(a) => info_cmd::run(&ctx, a.0),
         Command::Bundle(BundleCmd::List { file }) => bundle_cmd::list(&ctx, &file),
-        Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a),
-        Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
-        Command::Disasm(a) => disasm_cmd::run_all(&ctx, a),
-        Command::Run(a) => run_cmd::run(&ctx, a),
-        Command::Cfg(a) => cfg_cmd::run(&ctx, a),
-        Command::Instrument(a) => instrument_cmd::run(&ctx, a),
-        Command::Exec(a) => exec_cmd::run(&ctx, a),
-        Command::Replay(a) => replay_cmd::run(&ctx, a),
+        Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a.0),
+        Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a.0),
+        Command::Disasm(a) => disasm_cmd::run_all(&ctx, a.0),
+        Command::Run(a) => run_cmd::run(&ctx, a.0),
+        Command::Cfg(a) => cfg_cmd::run(&ctx, a.0),
+        Command::Instrument(a) => instrument_cmd::run(&ctx, a.0),
+        Command::Exec(a) => exec_cmd::run(&ctx, a.0),
+        Command::Replay(a) => replay_cmd::run(&ctx, a.0),
     };
     // A run stopped by SIGINT/SIGTERM exits as a shell reports a process
     // the signal killed, after saying why (lathe run).
