@@ -26,7 +26,9 @@ and CPU time (user + system of the child processes, from rusage, much less
 sensitive to a busy machine) are both reported. `--baseline BIN` times a
 second lathe binary (e.g. main's) in the same runs, paired the same way.
 A start-up line times `lathe --version`, `/bin/true` and
-`llvm-objdump --version`.
+`llvm-objdump --version`; a phases line splits lathe's CPU time into
+start-up, the fixed cost of a disasm run and the cost per line (from the
+objects with the fewest and the most lines).
 
 Usage: bench/disasm_jax.py [--runs N] [--generations GFX9,GFX11,...]
                            [--baseline /work/main/target/release/lathe]
@@ -131,6 +133,7 @@ def main():
 
         # Check: identical listings.
         lines = {}
+        per_object = {}
         for g, items in objs.items():
             n = 0
             for proc, p in items:
@@ -141,7 +144,9 @@ def main():
                      p], capture_output=True, text=True, check=True).stdout)
                 while theirs and not theirs[0].endswith(">:"):
                     theirs.pop(0)
-                n += sum(1 for x in theirs if not x.endswith(">:"))
+                k = sum(1 for x in theirs if not x.endswith(">:"))
+                per_object[p] = k
+                n += k
                 diffs = [(x, y) for x, y in zip(ours, theirs) if x != y]
                 if diffs or len(ours) != len(theirs):
                     fail(f"{g} {p}: {len(diffs)} differing lines, first {diffs[:1]}, "
@@ -158,6 +163,25 @@ def main():
             xs = [timed(cmd) for _ in range(30)]
             print(f"  {name:24} {median([x[0] for x in xs]) * 1e3:6.2f} ms / "
                   f"{median([x[1] for x in xs]) * 1e3:6.2f} ms")
+
+        # Where lathe's time goes: the run on the object with the fewest
+        # lines, less `lathe --version`, is the fixed cost of a disasm run
+        # (reading the file, the tables and code paged in); the slope
+        # between the fewest and the most lines is the cost of a line.
+        by_lines = sorted((n, p) for p, n in per_object.items())
+        if len(by_lines) >= 2:
+            (n0, p0), (n1, p1) = by_lines[0], by_lines[-1]
+            cpu = {}
+            for name, cmd in (("version", [lathe, "--version"]),
+                              ("small", [lathe, "-q", "disasm", "--format", "llvm", p0]),
+                              ("large", [lathe, "-q", "disasm", "--format", "llvm", p1])):
+                cpu[name] = median([timed(cmd)[1] for _ in range(30)])
+            print(f"lathe phases (CPU, median of 30): start-up (--version) "
+                  f"{cpu['version'] * 1e3:.2f} ms; a disasm run's fixed cost "
+                  f"{(cpu['small'] - cpu['version']) * 1e3:.2f} ms (object of {n0} lines: "
+                  f"{cpu['small'] * 1e3:.2f} ms); per line "
+                  f"{(cpu['large'] - cpu['small']) / max(n1 - n0, 1) * 1e9:.0f} ns "
+                  f"(object of {n1} lines: {cpu['large'] * 1e3:.2f} ms)")
 
         # Timing.
         tools = {
