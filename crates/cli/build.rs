@@ -19,8 +19,8 @@
 //! directory, which the binaries' link (only theirs) searches first, each
 //! pointing at the static archives: `libc.so` = `GROUP(libc.a libgcc.a
 //! libgcc_eh.a)`, `libgcc_s.so` = `libgcc_eh.a`, and so on. If an archive
-//! is missing, or `LATHE_DYNAMIC=1` is set, the binary is linked
-//! dynamically as before (still `-no-pie`).
+//! is missing, the build is a cross build, or `LATHE_DYNAMIC=1` is set,
+//! the binary is linked dynamically as before (still `-no-pie`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,6 +47,11 @@ fn main() {
     }
     println!("cargo:rustc-link-arg-bins=-no-pie");
     if std::env::var_os("LATHE_DYNAMIC").is_some_and(|v| v == "1") {
+        return;
+    }
+    // `cc -print-file-name` names the host's archives: a cross build stays
+    // dynamic.
+    if std::env::var("TARGET").ok() != std::env::var("HOST").ok() {
         return;
     }
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
