@@ -26,7 +26,9 @@ and CPU time (user + system of the child processes, from rusage, much less
 sensitive to a busy machine) are both reported. `--baseline BIN` times a
 second lathe binary (e.g. main's) in the same runs, paired the same way.
 A start-up line times `lathe --version`, `/bin/true` and
-`llvm-objdump --version`.
+`llvm-objdump --version`; a phases line splits lathe's CPU time into a
+cost per run and a cost per line (from the objects with the fewest and
+the most lines), with `/bin/true` for the floor of a process start.
 
 Usage: bench/disasm_jax.py [--runs N] [--generations GFX9,GFX11,...]
                            [--baseline /work/main/target/release/lathe]
@@ -131,6 +133,7 @@ def main():
 
         # Check: identical listings.
         lines = {}
+        per_object = {}
         for g, items in objs.items():
             n = 0
             for proc, p in items:
@@ -141,7 +144,9 @@ def main():
                      p], capture_output=True, text=True, check=True).stdout)
                 while theirs and not theirs[0].endswith(">:"):
                     theirs.pop(0)
-                n += sum(1 for x in theirs if not x.endswith(">:"))
+                k = sum(1 for x in theirs if not x.endswith(">:"))
+                per_object[p] = k
+                n += k
                 diffs = [(x, y) for x, y in zip(ours, theirs) if x != y]
                 if diffs or len(ours) != len(theirs):
                     fail(f"{g} {p}: {len(diffs)} differing lines, first {diffs[:1]}, "
@@ -158,6 +163,25 @@ def main():
             xs = [timed(cmd) for _ in range(30)]
             print(f"  {name:24} {median([x[0] for x in xs]) * 1e3:6.2f} ms / "
                   f"{median([x[1] for x in xs]) * 1e3:6.2f} ms")
+
+        # Where lathe's time goes: the runs on the objects with the fewest
+        # and the most lines give the cost of a line (the slope) and the
+        # cost of a run without lines (the intercept), which holds process
+        # start-up (`/bin/true` is a floor: exec, the C library's start)
+        # and a disasm run's fixed work (the file, the tables paged in).
+        by_lines = sorted((n, p) for p, n in per_object.items())
+        if len(by_lines) >= 2:
+            (n0, p0), (n1, p1) = by_lines[0], by_lines[-1]
+            cpu = {}
+            for name, cmd in (("true", ["/bin/true"]),
+                              ("small", [lathe, "-q", "disasm", "--format", "llvm", p0]),
+                              ("large", [lathe, "-q", "disasm", "--format", "llvm", p1])):
+                cpu[name] = median([timed(cmd)[1] for _ in range(30)])
+            per_line = (cpu["large"] - cpu["small"]) / max(n1 - n0, 1)
+            print(f"lathe phases (CPU, median of 30): per run {(cpu['small'] - n0 * per_line) * 1e3:.2f}"
+                  f" ms (/bin/true {cpu['true'] * 1e3:.2f} ms), per line {per_line * 1e9:.0f} ns "
+                  f"(objects of {n0} and {n1} lines: {cpu['small'] * 1e3:.2f} and "
+                  f"{cpu['large'] * 1e3:.2f} ms)")
 
         # Timing.
         tools = {

@@ -22,7 +22,7 @@ mod spirv_info;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// Lathe: inspect, extract, disassemble and run AMD GPU code objects, with or without an AMD GPU.
 #[derive(Debug, Parser)]
@@ -43,22 +43,64 @@ enum Command {
     /// Summarise a code object, bundle or HIP host binary: bundles, kernels with
     /// descriptor and metadata, device functions, variables, and the host
     /// handle → kernel map. Without FILE, shows the embedded demo library.
-    Info(InfoArgs),
+    Info(Lazy<InfoArgs>),
     /// Clang offload bundles: list, extract, pack.
     #[command(subcommand)]
     Bundle(BundleCmd),
     /// Disassemble kernels and device functions.
-    Disasm(DisasmArgs),
+    Disasm(Lazy<DisasmArgs>),
     /// Run a kernel (or a sequence of kernels) on the emulator (no GPU needed).
-    Run(RunArgs),
+    Run(Lazy<RunArgs>),
     /// Run an unmodified HIP program with its kernels on the emulator: `lathe exec -- ./app args…`.
-    Exec(exec_cmd::ExecArgs),
+    Exec(Lazy<exec_cmd::ExecArgs>),
     /// Replay a dispatch captured by `lathe exec --capture` on the emulator and compare memory with the capture.
-    Replay(replay_cmd::ReplayArgs),
+    Replay(Lazy<replay_cmd::ReplayArgs>),
     /// Control-flow graph, call graph and live registers of a kernel.
-    Cfg(CfgArgs),
+    Cfg(Lazy<CfgArgs>),
     /// Write a code object instrumented with a built-in tool.
-    Instrument(InstrumentArgs),
+    Instrument(Lazy<InstrumentArgs>),
+}
+
+/// A subcommand's arguments, added to its `clap::Command` only when that
+/// subcommand is parsed or its help shown (`Command::defer`), not at every
+/// start: building every subcommand's arguments cost `lathe disasm` on a
+/// small code object a tenth of its run (D58). The subcommand's `about`
+/// (the variant's doc comment) is kept over any the arguments' struct sets.
+#[derive(Debug)]
+struct Lazy<T>(T);
+
+impl<T: FromArgMatches> FromArgMatches for Lazy<T> {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Lazy)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+}
+
+impl<T: Args> Args for Lazy<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|c| keep_about(c, T::augment_args))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|c| keep_about(c, T::augment_args_for_update))
+    }
+
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+}
+
+/// `add(cmd)` with `cmd`'s about texts as they were.
+fn keep_about(cmd: clap::Command, add: fn(clap::Command) -> clap::Command) -> clap::Command {
+    use clap::builder::Resettable;
+    let keep = |t: Option<&clap::builder::StyledStr>| {
+        t.cloned().map_or(Resettable::Reset, Resettable::Value)
+    };
+    let (about, long) = (keep(cmd.get_about()), keep(cmd.get_long_about()));
+    add(cmd).about(about).long_about(long)
 }
 
 #[derive(Debug, Args)]
@@ -202,9 +244,9 @@ enum BundleCmd {
         file: PathBuf,
     },
     /// Write the selected code object of every bundle in FILE into DIR.
-    Extract(ExtractArgs),
+    Extract(Lazy<ExtractArgs>),
     /// Write a bundle (plain or compressed) from code objects.
-    Pack(PackArgs),
+    Pack(Lazy<PackArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -312,23 +354,74 @@ pub enum FormatArg {
     Llvm,
 }
 
+/// The command line of the most common short run, `lathe [-q] disasm
+/// [--format llvm|lathe] FILE...` (each option at most once, no other
+/// options, files not starting with `-`), read without clap; anything else
+/// is `None` and goes to clap. Building clap's command tree and parsing
+/// with it cost a `lathe disasm` of a small code object about a tenth of
+/// its run: heap and stack pages touched for the first time, code paged
+/// in (D58). `tests::the_quick_path_reads_what_clap_reads` holds the two
+/// to the same result.
+fn quick_cli(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let mut quiet = false;
+    let mut format = None;
+    let mut disasm = false;
+    let mut files = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("-q" | "--quiet") if !quiet => quiet = true,
+            Some("disasm") if !disasm && files.is_empty() => disasm = true,
+            Some("--format") if disasm && format.is_none() => {
+                format = Some(match it.next()?.to_str()? {
+                    "llvm" => FormatArg::Llvm,
+                    "lathe" => FormatArg::Lathe,
+                    _ => return None,
+                });
+            }
+            _ if disasm && !a.is_empty() && !a.as_encoded_bytes().starts_with(b"-") => {
+                files.push(PathBuf::from(a));
+            }
+            _ => return None,
+        }
+    }
+    if files.is_empty() {
+        return None;
+    }
+    Some(Cli {
+        json: false,
+        quiet,
+        command: Command::Disasm(Lazy(DisasmArgs {
+            files,
+            kernel: None,
+            target: None,
+            policy: None,
+            format: format.unwrap_or(FormatArg::Lathe),
+            output: None,
+            threads: 1,
+            source: false,
+        })),
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = quick_cli(&args).unwrap_or_else(|| Cli::parse_from(args));
     let ctx = output::Ctx {
         json: cli.json,
         progress: !cli.quiet,
     };
     let result = match cli.command {
-        Command::Info(a) => info_cmd::run(&ctx, a),
+        Command::Info(a) => info_cmd::run(&ctx, a.0),
         Command::Bundle(BundleCmd::List { file }) => bundle_cmd::list(&ctx, &file),
-        Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a),
-        Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a),
-        Command::Disasm(a) => disasm_cmd::run_all(&ctx, a),
-        Command::Run(a) => run_cmd::run(&ctx, a),
-        Command::Cfg(a) => cfg_cmd::run(&ctx, a),
-        Command::Instrument(a) => instrument_cmd::run(&ctx, a),
-        Command::Exec(a) => exec_cmd::run(&ctx, a),
-        Command::Replay(a) => replay_cmd::run(&ctx, a),
+        Command::Bundle(BundleCmd::Extract(a)) => bundle_cmd::extract(&ctx, a.0),
+        Command::Bundle(BundleCmd::Pack(a)) => bundle_cmd::pack(&ctx, a.0),
+        Command::Disasm(a) => disasm_cmd::run_all(&ctx, a.0),
+        Command::Run(a) => run_cmd::run(&ctx, a.0),
+        Command::Cfg(a) => cfg_cmd::run(&ctx, a.0),
+        Command::Instrument(a) => instrument_cmd::run(&ctx, a.0),
+        Command::Exec(a) => exec_cmd::run(&ctx, a.0),
+        Command::Replay(a) => replay_cmd::run(&ctx, a.0),
     };
     // A run stopped by SIGINT/SIGTERM exits as a shell reports a process
     // the signal killed, after saying why (lathe run).
@@ -377,4 +470,50 @@ fn error_chain(e: &anyhow::Error) -> Vec<String> {
         out.push(m);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<std::ffi::OsString> {
+        s.split_whitespace().map(Into::into).collect()
+    }
+
+    /// The quick path gives what clap gives, option for option, on the
+    /// command lines it takes; the others it leaves to clap.
+    #[test]
+    fn the_quick_path_reads_what_clap_reads() {
+        for line in [
+            "lathe disasm a.co",
+            "lathe -q disasm a.co",
+            "lathe --quiet disasm --format llvm a.co b.co",
+            "lathe disasm -q --format lathe a.co",
+            "lathe disasm --format llvm a.co -q",
+            "lathe disasm a.co --format llvm b.co",
+            "lathe disasm disasm",
+        ] {
+            let quick = quick_cli(&argv(line)).unwrap_or_else(|| panic!("{line}: not taken"));
+            let clap = Cli::try_parse_from(argv(line)).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(format!("{quick:?}"), format!("{clap:?}"), "{line}");
+        }
+        for line in [
+            "lathe",
+            "lathe disasm",
+            "lathe -q -q disasm a.co",
+            "lathe disasm --format llvm",
+            "lathe disasm --format=llvm a.co",
+            "lathe disasm --format intel a.co",
+            "lathe disasm --format llvm --format llvm a.co",
+            "lathe disasm --kernel k a.co",
+            "lathe disasm --json a.co",
+            "lathe disasm a.co --threads 2",
+            "lathe disasm -- -a.co",
+            "lathe disasm --help",
+            "lathe a.co disasm",
+            "lathe info a.co",
+        ] {
+            assert!(quick_cli(&argv(line)).is_none(), "{line}: taken");
+        }
+    }
 }
