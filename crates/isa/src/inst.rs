@@ -168,14 +168,12 @@ impl Instruction {
             .then(|| self.w(base) as u64 | (self.w(base + 1) as u64) << 32)
     }
 
-    /// The Y operation of a VOPD (dual-issue) instruction, whose
+    /// The Y operation of a VOPD or VOPD3 (dual-issue) instruction, whose
     /// [`opcode`](Instruction::opcode) is the X one; `None` otherwise.
     pub fn vopd_y(&self) -> Option<Opcode> {
-        if self.encoding() != Encoding::VopdX {
-            return None;
-        }
-        let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
-        Opcode::lookup(self.target, Encoding::VopdY, self.bits(0, lo, width) as u16)
+        let yenc = enc::vopd_y_enc(self.encoding())?;
+        let (_, _, lo, width) = enc::opcode_pos(yenc);
+        Opcode::lookup(self.target, yenc, self.bits(0, lo, width) as u16)
     }
 
     /// The decoded operands, in printed order (for VOPD, the X operation's
@@ -262,7 +260,7 @@ impl Instruction {
                 }
                 _ => src_operand(raw, width, self.literal()),
             },
-            Kind::VReg if spec.field == Field::VdstY => {
+            Kind::VReg if spec.field == Field::VdstY && self.encoding() == Encoding::VopdX => {
                 let x = self.bits(1, 24, 1);
                 Operand::Reg(RegRange::vgpr((raw << 1 | (x ^ 1)) as u16, width))
             }
@@ -368,6 +366,10 @@ impl Instruction {
             return;
         };
         let (neg, abs, sext) = match self.encoding().family() {
+            Encoding::Vopd3X => {
+                let neg = enc::vopd3::neg_bit(&op.spec).is_some_and(|b| self.bit(b));
+                (neg, false, false)
+            }
             Encoding::Vop3 => (self.bit(61 + si), self.bit(8 + si), false),
             Encoding::Vop3p => (self.bit(61 + si), self.bit(8 + si), false),
             Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {

@@ -108,6 +108,11 @@ pub struct Modifiers {
     pub nv: bool,
     /// GFX12 `scale_offset`.
     pub scale_offset: bool,
+    /// VOPD3 (GFX12.5): the X half's `bitop3:` byte when it is
+    /// `v_dual_bitop2_b32` (its src2 field).
+    pub bitop3: u8,
+    /// VOPD3: the Y half's `bitop3:` byte (`v_dual_bitop2_b32`).
+    pub bitop3_y: u8,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -198,6 +203,8 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
         E::SmemGfx11 => return &[(Scc, (0, 13, 1)), (Glc, (0, 14, 1))],
         E::VopdX => return &[(VopdY, (0, 17, 5))],
+        // VOPD3: neg bits 2:0 are X's sources, 5:3 Y's (D57).
+        E::Vopd3X => return &[(VopdY, (0, 12, 6)), (Neg, (1, 9, 6))],
         E::FlatGfx11 | E::GlobalGfx11 | E::ScratchGfx11 => {
             return &[
                 (Offset, (0, 0, 13)),
@@ -494,6 +501,10 @@ impl Instruction {
             }
             Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
                 m.offset = ((self.bits(2, 8, 24) << 8) as i32) >> 8;
+            }
+            Encoding::Vopd3X => {
+                m.bitop3 = crate::enc::vopd3::bitop3(self, false).unwrap_or(0);
+                m.bitop3_y = crate::enc::vopd3::bitop3(self, true).unwrap_or(0);
             }
             _ => {}
         }

@@ -82,9 +82,17 @@ impl Instruction {
                 }
             }
             write_operand_list(self, &x, out)?;
+            let vopd3 = info.enc == Encoding::Vopd3X;
+            if vopd3 {
+                enc::vopd3::write_bitop3(self, false, out)?;
+            }
             out.write_str(" :: ")?;
             out.write_str(y.info().name())?;
-            return write_operand_list(self, &yo, out);
+            write_operand_list(self, &yo, out)?;
+            if vopd3 {
+                enc::vopd3::write_bitop3(self, true, out)?;
+            }
+            return Ok(());
         }
         if info.enc.is_gfx12() {
             return enc::gfx12::print(self, ops, out);
