@@ -248,7 +248,16 @@ fn decode_as(
             None => return invalid,
         }
     }
-    if needs_lit == 2 {
+    if enc == Encoding::Vopd3X && needs_lit != 0 {
+        // VOPD3 with a 32-bit literal is four words, more than an
+        // `Instruction` holds. A 64-bit one (source 254) LLVM 22 reads
+        // from the instruction's own words 1 and 2 (as if it followed a
+        // one-word instruction) and consumes three words; only 32-bit
+        // operands take it here (D57).
+        if !enc::vopd3::lit64_in_place(&inst) {
+            return invalid;
+        }
+    } else if needs_lit == 2 {
         // GFX12.5's 64-bit literal: two dwords, after a one-word
         // instruction only (a VOP3 one would need four words).
         let (Some(lo), Some(hi)) = (get(nbase), get(nbase + 1)) else {

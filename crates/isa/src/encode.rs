@@ -590,10 +590,18 @@ impl InstBuilder {
         let mut words = self.words.to_vec();
         let nbase = enc::base_words(self.opcode.info().enc);
         words.truncate(nbase);
-        if let Some(l) = self.literal {
-            words.push(l);
+        let in_place = self.opcode.info().enc == Encoding::Vopd3X
+            && self.literal_hi.is_some()
+            && self.literal == words.get(1).copied()
+            && self.literal_hi == words.get(2).copied();
+        if !in_place {
+            // (A VOPD3 64-bit literal is its own words 1-2, D57; any other
+            // value makes the check below fail.)
+            if let Some(l) = self.literal {
+                words.push(l);
+            }
+            words.extend(self.literal_hi);
         }
-        words.extend(self.literal_hi);
         let got = decode_words(self.target, words[0], |i| words.get(i).copied());
         match got {
             i if i.opcode == self.opcode && i.words() == words.as_slice() => Ok(i),

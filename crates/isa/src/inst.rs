@@ -156,6 +156,10 @@ impl Instruction {
 
     /// The trailing literal dword, if the instruction has one.
     pub fn literal(&self) -> Option<u32> {
+        if self.encoding() == Encoding::Vopd3X {
+            // Only with a 64-bit literal, in words 1-2 (D57).
+            return enc::vopd3::has_lit64(self).then(|| self.w(1));
+        }
         let base = enc::base_words(self.encoding());
         (self.len as usize / 4 > base).then(|| self.w(base))
     }
@@ -163,6 +167,10 @@ impl Instruction {
     /// GFX12.5's 64-bit literal (two trailing dwords), if the instruction
     /// has one.
     pub fn literal64(&self) -> Option<u64> {
+        if self.encoding() == Encoding::Vopd3X {
+            return enc::vopd3::has_lit64(self)
+                .then(|| self.w(1) as u64 | (self.w(2) as u64) << 32);
+        }
         let base = enc::base_words(self.encoding());
         (self.len as usize / 4 == base + 2)
             .then(|| self.w(base) as u64 | (self.w(base + 1) as u64) << 32)

@@ -104,7 +104,10 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
                 if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
                     return None;
                 }
-                if spec.width >= 2 && bad_wide_scalar(raw) {
+                // GFX12 sources take s[102:103] and s[104:105] from an odd
+                // register too (aligned down, with a warning), VOPD3 as VOP3.
+                let odd_ok = inst.target().generation() >= 12 && matches!(raw, 103 | 105);
+                if spec.width >= 2 && bad_wide_scalar(raw) && !odd_ok {
                     return None;
                 }
             }

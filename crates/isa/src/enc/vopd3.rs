@@ -60,3 +60,22 @@ pub(crate) fn write_bitop3(inst: &Instruction, y: bool, out: &mut impl Write) ->
         }
     }
 }
+
+/// The two src0 fields (X's, Y's).
+fn src0s(inst: &Instruction) -> [u32; 2] {
+    [inst.bits(0, 0, 9), inst.bits(1, 0, 9)]
+}
+
+/// True if a src0 is 254, GFX12.5's 64-bit literal, which LLVM 22 reads
+/// from words 1 and 2 of the VOPD3 word itself.
+pub(crate) fn has_lit64(inst: &Instruction) -> bool {
+    inst.target().is_gfx1250() && src0s(inst).contains(&254)
+}
+
+/// Whether a VOPD3 word whose operands ask for a literal decodes in three
+/// words: with a 64-bit literal (254), whose words 1-2 a 32-bit literal
+/// source (255) then also reads (its low half); with only 32-bit literals
+/// it is four words.
+pub(crate) fn lit64_in_place(inst: &Instruction) -> bool {
+    has_lit64(inst)
+}
