@@ -1218,7 +1218,7 @@ fn gfx1250_vopd3_pairs_against_llvm() {
 /// One VOPD3 word of the pair `x` :: `y` (plus a literal dword): variant
 /// `k` even keeps the fields the halves must leave zero clear.
 fn vopd3_variant(target: Target, x: Opcode, y: Opcode, rng: &mut Rng, k: usize) -> Vec<u32> {
-    let mut reg8 = |rng: &mut Rng| match rng.below(4) {
+    let reg8 = |rng: &mut Rng| match rng.below(4) {
         0 => rng.below(256),
         1 => rng.below(24) * 2,
         2 => rng.pick(&[0, 1, 3, 106, 107, 124, 125, 126, 127, 128, 240, 255]),
