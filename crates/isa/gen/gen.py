@@ -53,6 +53,7 @@ ENC_RUST = OrderedDict([
     ("VOPDY_11", "VopdY"),
     ("SMEM_12", "SmemGfx12"), ("MUBUF_12", "MubufGfx12"), ("FLAT_12", "FlatGfx12"),
     ("GLOBAL_12", "GlobalGfx12"), ("SCRATCH_12", "ScratchGfx12"),
+    ("VOPD3X_12", "Vopd3X"), ("VOPD3Y_12", "Vopd3Y"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -63,7 +64,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "FLAT_10": 128, "GLOBAL_10": 128, "SCRATCH_10": 128, "MUBUF_10": 128,
             "SMEM_11": 256, "MUBUF_11": 256, "FLAT_11": 128, "GLOBAL_11": 128,
             "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32,
-            "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256}
+            "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256,
+            "VOPD3X_12": 64, "VOPD3Y_12": 64}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -385,6 +387,9 @@ def kind_of(enc, field, tok, an, idx):
                 acc_affects = True
     if field == "simm16":
         return None  # decided by simm16_kind
+    if field == "src2" and fam(enc) in ("VOPD3X", "VOPD3Y"):
+        # VOPD3's 8-bit src2: a VGPR (`fma`) or an SGPR (`cndmask`'s mask).
+        return "VReg" if cls == "v" else "SReg"
     if field in ("src0", "src1", "src2"):
         if enc.startswith("SDWA_"):
             return "SdwaSrc"
@@ -729,6 +734,13 @@ def analyze(rec, cpu):
         # VBUFFER offsets are unsigned: the sign bit (word 2, bit 31) is
         # rejected for every opcode; `enc::gfx12::valid` checks it.
         zero[2] &= ~0x80000000
+    if enc == "VOPD3Y_12":
+        # The Y half of VOPD3 has no must-be bits in word 0 (its opcode and
+        # the X half are fixed); its word-2 masks (an unused vsrc1/src2 must
+        # be zero) take word 0's place in the tables (D57).
+        if zero[0] or one[0]:
+            problems.append("VOPD3 Y bits in word 0: %x %x" % (zero[0], one[0]))
+        zero[0], one[0], zero[2], one[2] = zero[2], one[2], 0, 0
     if zero[2] or one[2]:
         problems.append("invalid bits in word 2: %x %x" % (zero[2], one[2]))
     zero, one = zero[:2], one[:2]

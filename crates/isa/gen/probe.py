@@ -292,6 +292,29 @@ for _seg, _name in ((0, "FLAT_12"), (2, "GLOBAL_12"), (1, "SCRATCH_12")):
                     th=F(1, 20, 3), data=F(1, 23, 8), addr=F(2, 0, 8), offset=F(2, 8, 24)),
         templates=([dict(addr=24, data=16, saddr=NULL11, vdst=8, sve=1)] if _seg == 1 else [])
         + [dict(addr=24, data=16, saddr=NULL11, vdst=8), dict(saddr=NULL11), dict()])
+# GFX12.5 VOPD3 (D57): 96-bit dual issue, word 0 bits 31:24 = 0xCF. Each
+# half has three sources (src0 9 bits; vsrc1 and src2 8 bits, src2 also an
+# SGPR or `v_dual_bitop2_b32`'s `bitop3:` byte) and per-source `neg` bits;
+# the destinations are whole 8-bit VGPRs (no parity trick). Probed like
+# VOPD: the other half fixed to v_dual_mov_b32 and left out of the scan.
+# Bits 11:9 of word 0 and 15 of word 1 belong to neither half (both scan
+# them). Only GFX12.5 has it (`encodings`).
+VOPD3_FIELDS = (dict(src0=F(0, 0, 9), neg=F(1, 9, 3), vsrc1=F(1, 16, 8), src2=F(1, 24, 8),
+                     vdst=F(2, 0, 8)),
+                dict(src0=F(1, 0, 9), neg=F(1, 12, 3), vsrc1=F(2, 8, 8), src2=F(2, 16, 8),
+                     vdst=F(2, 24, 8)))
+ENCODINGS12["VOPD3X_12"] = dict(
+    nwords=3, mask=0xFF000000, value=0xCF000000 | VOPD_MOV << 12, op=F(0, 18, 6), ops=range(64),
+    half=0, fixed=[0x3F << 12, 0x1FF | 7 << 12, 0xFFFFFF00], fields=VOPD3_FIELDS[0],
+    templates=[dict(vdst=8, src0=256 + 16, vsrc1=24, src2=32, _w1=256 + 33, _w2=5 << 24),
+               dict(vdst=8, src0=256 + 16, vsrc1=24, _w1=256 + 33, _w2=5 << 24),
+               dict(vdst=8, src0=256 + 16, _w1=256 + 33, _w2=5 << 24)])
+ENCODINGS12["VOPD3Y_12"] = dict(
+    nwords=3, mask=0xFF000000, value=0xCF000000 | VOPD_MOV << 18, op=F(0, 12, 6), ops=range(64),
+    half=1, fixed=[0x3F << 18 | 0x1FF, 7 << 9 | 0xFFFF0000, 0xFF], fields=VOPD3_FIELDS[1],
+    templates=[dict(vdst=8, src0=256 + 16, vsrc1=24, src2=32, _w0=256 + 33, _w2=5),
+               dict(vdst=8, src0=256 + 16, vsrc1=24, _w0=256 + 33, _w2=5),
+               dict(vdst=8, src0=256 + 16, _w0=256 + 33, _w2=5)])
 ENCODINGS.update(ENCODINGS12)
 # Encodings shared by GFX9, GFX10, GFX11 and GFX12 (same layout and
 # decode-table space; the opcode numbers are per column).
@@ -314,7 +337,12 @@ def generation(cpu):
 
 
 def encodings(cpu):
-    """The encodings probed for `cpu`, in table order."""
+    """The encodings probed for `cpu`, in table order (VOPD3 on GFX12.5
+    only)."""
+    return [e for e in _encodings(cpu) if not e.startswith("VOPD3") or cpu.startswith("gfx125")]
+
+
+def _encodings(cpu):
     g = generation(cpu)
     if g == 9:
         return [e for e in ENCODINGS if not e.endswith(("_10", "_11"))]
@@ -357,7 +385,7 @@ def build(enc, op, tmpl):
     words[0] |= e["value"]
     put(words, e["op"], op)
     for k, v in tmpl.items():
-        if k in ("_w0", "_w1"):
+        if k in ("_w0", "_w1", "_w2"):
             words[int(k[2])] |= v
         elif not k.startswith("_"):
             put(words, e["fields"][k], v)
@@ -522,11 +550,14 @@ LITERALS = [0x3F800000, 0x12345678, 0x3C00, 0x1, 0xBFF00000, 0xFFFFFFF0, 0x80000
             0xC400, 0x4400, 0xFFC0, 0x3F000000]
 # Source fields, per encoding; VOP3/VOP3P/MAI/MUBUF/MTBUF literals make LLVM 22 crash, so
 # those fields get no literal probes.
-SRC_FIELDS = {"VOPDX": ["src0"], "VOPDY": ["src0"], "SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
+SRC_FIELDS = {"VOPDX": ["src0"], "VOPDY": ["src0"], "VOPD3X": ["src0"], "VOPD3Y": ["src0"],
+              "SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
-NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12"}
+# VOPD3 with a literal is four words (an `Instruction` holds three, D57).
+NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12",
+              "VOPD3X_12", "VOPD3Y_12"}
 
 
 SIMM16_VALUES = [0, 1, 3, 0x1234, 0x7FFF, 0x8000, 0xFFFF, 0xC07F, 0x0F70, 0x1F, 0x3F80, 0x22]
@@ -596,6 +627,7 @@ REG_FIELDS = {
     "MTBUF": ["vaddr", "vdata", "srsrc"], "MIMG": ["vaddr", "vdata", "srsrc", "ssamp"],
     "SDWA_VOP2": ["vdst", "vsrc1"], "SDWA_VOP1": ["vdst"], "SDWA_VOPC": ["vsrc1"],
     "DPP_VOP2": ["vdst", "vsrc1", "src0"], "DPP_VOP1": ["vdst", "src0"],
+    "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
 # Bit selecting AGPRs for the data operands, per encoding.

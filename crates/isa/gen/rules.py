@@ -11,7 +11,9 @@ import re
 
 SOP = ("SOP2", "SOPK", "SOP1", "SOPC")
 VALU = ("VOP2", "VOP1", "VOPC", "VOP3", "VOP3P", "MAI", "SDWA_VOP2", "SDWA_VOP1", "SDWA_VOPC",
-        "DPP_VOP2", "DPP_VOP1", "DPP_VOPC")
+        "DPP_VOP2", "DPP_VOP1", "DPP_VOPC",
+        # Dual issue: each half is a VALU operation under EXEC (D57).
+        "VOPDX", "VOPDY", "VOPD3X", "VOPD3Y")
 VMEM = ("FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "MIMG")
 
 SCC_WRITERS_SOP2 = re.compile(
@@ -123,6 +125,10 @@ def semantics(e):
             f.update({"READS_VCC", "WRITES_VCC"})
         if b == "v_cndmask_b32":
             f.add("READS_VCC")
+    # VOPD's cndmask reads vcc_lo without printing it (VOPD3's names its
+    # mask as src2).
+    if enc in ("VOPDX", "VOPDY") and b == "v_dual_cndmask_b32":
+        f.add("READS_VCC")
     if enc == "VOP3" and b in ("v_div_fmas_f32", "v_div_fmas_f64"):
         f.add("READS_VCC")
 
@@ -187,6 +193,13 @@ def fix_access(e):
     if enc == "SOP1" and (b.startswith("s_cmov_") or b.startswith("s_bitset")):
         setacc("Sdst", "RW")
     if enc in ("VOP2", "VOP3", "SDWA_VOP2", "DPP_VOP2") and re.match(r"^v_(mac|fmac)_|^v_pk_fmac|^v_dot\dc_", b):
+        setacc("Vdst", "RW")
+    # Dual issue (VOPD, VOPD3): `fmac` and `dot2acc` accumulate into their
+    # destination (D57); so does VOP2's `v_dot2acc_f32_*` (GFX11+).
+    if enc in ("VOPDX", "VOPDY", "VOPD3X", "VOPD3Y") and re.match(r"^v_dual_(fmac|dot2acc)_", b):
+        setacc("Vdst", "RW")
+        setacc("VdstY", "RW")
+    if enc in ("VOP2", "DPP_VOP2") and b.startswith("v_dot2acc_"):
         setacc("Vdst", "RW")
     if b == "v_writelane_b32":
         setacc("Vdst", "RW")

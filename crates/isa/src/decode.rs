@@ -24,6 +24,8 @@ pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
         use Encoding as E;
         return Some(match w0 >> 26 {
             0x32 => E::VopdX,
+            // VOPD3 (GFX12.5; 0xCF: VOP3P's major opcode with bits 25:24 set).
+            0x33 if (w0 >> 24) & 3 == 3 && target.is_gfx1250() => E::Vopd3X,
             0x3D => E::SmemGfx12,
             0x35 => E::Vop3Gfx10,
             0x33 if (w0 >> 23) & 7 == 0 => E::Vop3pGfx10,
@@ -225,22 +227,37 @@ fn decode_as(
     let Some(mut needs_lit) = crate::validate::scan_operands(&inst, enc, info) else {
         return invalid;
     };
-    if enc == Encoding::VopdX {
+    if let Some(yenc) = enc::vopd_y_enc(enc) {
         // The Y half: its opcode, must-be-zero bits and operands.
         let Some(y) = inst.vopd_y() else {
             return invalid;
         };
         let yi = y.info();
         let z = yi.zero_bits(target);
-        if (w0 & z[0]) | (w1 & z[1]) != 0 {
+        if yenc == Encoding::Vopd3Y {
+            // VOPD3's Y masks hold word 2 in word 0's place (D57).
+            let o = yi.one_bits(target);
+            if (w2 & z[0]) | (w1 & z[1]) | ((w2 & o[0]) ^ o[0]) | ((w1 & o[1]) ^ o[1]) != 0 {
+                return invalid;
+            }
+        } else if (w0 & z[0]) | (w1 & z[1]) != 0 {
             return invalid;
         }
-        match crate::validate::scan_operands(&inst, Encoding::VopdY, yi) {
+        match crate::validate::scan_operands(&inst, yenc, yi) {
             Some(l) => needs_lit = needs_lit.max(l),
             None => return invalid,
         }
     }
-    if needs_lit == 2 {
+    if enc == Encoding::Vopd3X && needs_lit != 0 {
+        // VOPD3 with a 32-bit literal is four words, more than an
+        // `Instruction` holds. A 64-bit one (source 254) LLVM 22 reads
+        // from the instruction's own words 1 and 2 (as if it followed a
+        // one-word instruction) and consumes three words; only 32-bit
+        // operands take it here (D57).
+        if !enc::vopd3::lit64_in_place(&inst) {
+            return invalid;
+        }
+    } else if needs_lit == 2 {
         // GFX12.5's 64-bit literal: two dwords, after a one-word
         // instruction only (a VOP3 one would need four words).
         let (Some(lo), Some(hi)) = (get(nbase), get(nbase + 1)) else {

@@ -232,14 +232,13 @@ impl InstBuilder {
         }
         let info = self.opcode.info();
         // VOPD: the Y operation (its opcode set by the modifiers) follows.
-        let y = match info.enc {
-            Encoding::VopdX => {
-                let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
+        let y = match enc::vopd_y_enc(info.enc) {
+            Some(yenc) => {
+                let (_, _, lo, width) = enc::opcode_pos(yenc);
                 let code = crate::enc::bits(self.words[0], lo, width) as u16;
-                Opcode::lookup(self.target, Encoding::VopdY, code)
-                    .map_or(&[][..], |o| o.info().operands())
+                Opcode::lookup(self.target, yenc, code).map_or(&[][..], |o| o.info().operands())
             }
-            _ => &[],
+            None => &[],
         };
         let specs: Vec<_> = info
             .operands()
@@ -268,6 +267,21 @@ impl InstBuilder {
     pub fn modifiers(mut self, m: &crate::modifiers::Modifiers) -> InstBuilder {
         let info = self.opcode.info();
         crate::modifiers::apply(&mut self.words, info.enc, info.operands(), m);
+        if info.enc == Encoding::Vopd3X {
+            // `v_dual_bitop2_b32`'s `bitop3:` byte is its src2 field.
+            let probe = Instruction {
+                words: self.words,
+                opcode: self.opcode,
+                len: 12,
+                target: self.target,
+            };
+            for (y, v) in [(false, m.bitop3), (true, m.bitop3_y)] {
+                if enc::vopd3::bitop3(&probe, y).is_some() {
+                    let (w, lo) = enc::vopd3::bitop3_pos(y);
+                    set_bits(&mut self.words[w], lo, 8, v as u32);
+                }
+            }
+        }
         self
     }
 
@@ -368,6 +382,7 @@ impl InstBuilder {
                         let b = if si == 0 { 32 + 20 } else { 32 + 22 };
                         (Some(b), Some(b + 1), None)
                     }
+                    Encoding::Vopd3X => (enc::vopd3::neg_bit(&spec), None, None),
                     _ => (None, None, None),
                 };
                 for (flag, bit) in [(op.neg, neg), (op.abs, abs), (op.sext, sext)] {
@@ -575,10 +590,18 @@ impl InstBuilder {
         let mut words = self.words.to_vec();
         let nbase = enc::base_words(self.opcode.info().enc);
         words.truncate(nbase);
-        if let Some(l) = self.literal {
-            words.push(l);
+        let in_place = self.opcode.info().enc == Encoding::Vopd3X
+            && self.literal_hi.is_some()
+            && self.literal == words.get(1).copied()
+            && self.literal_hi == words.get(2).copied();
+        if !in_place {
+            // (A VOPD3 64-bit literal is its own words 1-2, D57; any other
+            // value makes the check below fail.)
+            if let Some(l) = self.literal {
+                words.push(l);
+            }
+            words.extend(self.literal_hi);
         }
-        words.extend(self.literal_hi);
         let got = decode_words(self.target, words[0], |i| words.get(i).copied());
         match got {
             i if i.opcode == self.opcode && i.words() == words.as_slice() => Ok(i),

@@ -188,7 +188,8 @@ impl Instruction {
                 implicit: false,
             });
         }
-        let fl = self.flags();
+        // A dual-issue word's implicit registers are both halves' (D57).
+        let fl = self.flags() | self.vopd_y().map_or(0, |y| y.info().flags(self.target));
         let mut imp = |reg: RegRange, read: u64, write: u64| {
             let (r, w) = (fl & read != 0, fl & write != 0);
             if r || w {

@@ -156,6 +156,10 @@ impl Instruction {
 
     /// The trailing literal dword, if the instruction has one.
     pub fn literal(&self) -> Option<u32> {
+        if self.encoding() == Encoding::Vopd3X {
+            // Only with a 64-bit literal, in words 1-2 (D57).
+            return enc::vopd3::has_lit64(self).then(|| self.w(1));
+        }
         let base = enc::base_words(self.encoding());
         (self.len as usize / 4 > base).then(|| self.w(base))
     }
@@ -163,19 +167,21 @@ impl Instruction {
     /// GFX12.5's 64-bit literal (two trailing dwords), if the instruction
     /// has one.
     pub fn literal64(&self) -> Option<u64> {
+        if self.encoding() == Encoding::Vopd3X {
+            return enc::vopd3::has_lit64(self)
+                .then(|| self.w(1) as u64 | (self.w(2) as u64) << 32);
+        }
         let base = enc::base_words(self.encoding());
         (self.len as usize / 4 == base + 2)
             .then(|| self.w(base) as u64 | (self.w(base + 1) as u64) << 32)
     }
 
-    /// The Y operation of a VOPD (dual-issue) instruction, whose
+    /// The Y operation of a VOPD or VOPD3 (dual-issue) instruction, whose
     /// [`opcode`](Instruction::opcode) is the X one; `None` otherwise.
     pub fn vopd_y(&self) -> Option<Opcode> {
-        if self.encoding() != Encoding::VopdX {
-            return None;
-        }
-        let (_, _, lo, width) = enc::opcode_pos(Encoding::VopdY);
-        Opcode::lookup(self.target, Encoding::VopdY, self.bits(0, lo, width) as u16)
+        let yenc = enc::vopd_y_enc(self.encoding())?;
+        let (_, _, lo, width) = enc::opcode_pos(yenc);
+        Opcode::lookup(self.target, yenc, self.bits(0, lo, width) as u16)
     }
 
     /// The decoded operands, in printed order (for VOPD, the X operation's
@@ -262,7 +268,7 @@ impl Instruction {
                 }
                 _ => src_operand(raw, width, self.literal()),
             },
-            Kind::VReg if spec.field == Field::VdstY => {
+            Kind::VReg if spec.field == Field::VdstY && self.encoding() == Encoding::VopdX => {
                 let x = self.bits(1, 24, 1);
                 Operand::Reg(RegRange::vgpr((raw << 1 | (x ^ 1)) as u16, width))
             }
@@ -368,6 +374,10 @@ impl Instruction {
             return;
         };
         let (neg, abs, sext) = match self.encoding().family() {
+            Encoding::Vopd3X => {
+                let neg = enc::vopd3::neg_bit(&op.spec).is_some_and(|b| self.bit(b));
+                (neg, false, false)
+            }
             Encoding::Vop3 => (self.bit(61 + si), self.bit(8 + si), false),
             Encoding::Vop3p => (self.bit(61 + si), self.bit(8 + si), false),
             Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {

@@ -108,6 +108,15 @@ pub struct Modifiers {
     pub nv: bool,
     /// GFX12 `scale_offset`.
     pub scale_offset: bool,
+    /// VOPD3 (GFX12.5): the X half's `bitop3:` byte when it is
+    /// `v_dual_bitop2_b32` (its src2 field).
+    pub bitop3: u8,
+    /// VOPD3: the Y half's `bitop3:` byte (`v_dual_bitop2_b32`).
+    pub bitop3_y: u8,
+    /// VOPD3: the bits no field uses (bits 2:0 are word 0's bits 11:9, bit
+    /// 3 word 1's bit 15). LLVM 22 ignores them, except inside the 64-bit
+    /// literal it reads from words 1-2 (D57).
+    pub vopd3_free: u8,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -164,6 +173,8 @@ enum M {
     Scope,
     Nv,
     ScaleOffset,
+    Free0,
+    Free1,
 }
 
 /// The modifier fields of `enc` (for VOP3, `vop3b` when bits 14:8 hold a
@@ -198,6 +209,15 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         E::SmemGfx10 => return &[(Scc, (0, 14, 1)), (Glc, (0, 16, 1))],
         E::SmemGfx11 => return &[(Scc, (0, 13, 1)), (Glc, (0, 14, 1))],
         E::VopdX => return &[(VopdY, (0, 17, 5))],
+        // VOPD3: neg bits 2:0 are X's sources, 5:3 Y's (D57).
+        E::Vopd3X => {
+            return &[
+                (VopdY, (0, 12, 6)),
+                (Neg, (1, 9, 6)),
+                (Free0, (0, 9, 3)),
+                (Free1, (1, 15, 1)),
+            ]
+        }
         E::FlatGfx11 | E::GlobalGfx11 | E::ScratchGfx11 => {
             return &[
                 (Offset, (0, 0, 13)),
@@ -405,6 +425,8 @@ impl Modifiers {
             Scope => self.scope as u32,
             Nv => self.nv as u32,
             ScaleOffset => self.scale_offset as u32,
+            Free0 => (self.vopd3_free & 7) as u32,
+            Free1 => (self.vopd3_free >> 3 & 1) as u32,
         }
     }
 
@@ -460,6 +482,8 @@ impl Modifiers {
             Scope => self.scope = v as u8,
             Nv => self.nv = v != 0,
             ScaleOffset => self.scale_offset = v != 0,
+            Free0 => self.vopd3_free |= v as u8,
+            Free1 => self.vopd3_free |= (v as u8) << 3,
         }
     }
 }
@@ -494,6 +518,10 @@ impl Instruction {
             }
             Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
                 m.offset = ((self.bits(2, 8, 24) << 8) as i32) >> 8;
+            }
+            Encoding::Vopd3X => {
+                m.bitop3 = crate::enc::vopd3::bitop3(self, false).unwrap_or(0);
+                m.bitop3_y = crate::enc::vopd3::bitop3(self, true).unwrap_or(0);
             }
             _ => {}
         }

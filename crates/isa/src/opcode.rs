@@ -216,6 +216,13 @@ pub enum Encoding {
     GlobalGfx12,
     /// VSCRATCH (GFX12; `sve` in bit 49).
     ScratchGfx12,
+    /// VOPD3 dual issue (GFX12.5, D57): 96 bits, word 0 bits 31:24 =
+    /// `0xCF`; the X operation's opcode (bits 23:18). The Y operation
+    /// ([`Instruction::vopd_y`](crate::Instruction::vopd_y)) is a `Vopd3Y`
+    /// entry whose opcode value (bits 17:12) is a modifier of this one.
+    Vopd3X,
+    /// The Y half of a VOPD3 word (table entries only).
+    Vopd3Y,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }

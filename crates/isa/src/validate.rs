@@ -64,11 +64,8 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
             }
             continue;
         }
-        let raw = bits(
-            inst.words[spec.pos[0] as usize & 1],
-            spec.pos[1],
-            spec.pos[2],
-        );
+        // Word 2 too (VOPD3's Y operands, D57).
+        let raw = bits(inst.w(spec.pos[0] as usize), spec.pos[1], spec.pos[2]);
         // The rules below use GFX9/10's numbering (`m0` 124, `null` 125).
         let raw = match spec.kind {
             Kind::SSrc | Kind::VSrc | Kind::ASrc | Kind::AvSrc | Kind::SReg if raw < 128 => {
@@ -107,7 +104,10 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
                 if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
                     return None;
                 }
-                if spec.width >= 2 && bad_wide_scalar(raw) {
+                // GFX12 sources take s[102:103] and s[104:105] from an odd
+                // register too (aligned down, with a warning), VOPD3 as VOP3.
+                let odd_ok = inst.target().generation() >= 12 && matches!(raw, 103 | 105);
+                if spec.width >= 2 && bad_wide_scalar(raw) && !odd_ok {
                     return None;
                 }
             }

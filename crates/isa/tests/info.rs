@@ -141,6 +141,76 @@ fn implicit_registers() {
     assert!(writes(&acc, RegRange::agpr(1, 1)) && reads(&acc, RegRange::vgpr(2, 1)));
 }
 
+/// GFX12.5 VOPD3 (D57): both destinations and every source of both halves
+/// reach the register queries lathe-dbi lifts from (`for_each_reg`). The
+/// first three words are clang-22's for gfx1250 (the corpus, -O3), printed
+/// as llvm-objdump prints them; the fourth, an accumulating `fmac`, is
+/// llvm-mc's.
+#[test]
+fn vopd3_defs_and_uses() {
+    let t = Target::Gfx1250;
+    let v = |n: u16| RegRange::vgpr(n, 1);
+    let vcc_lo = RegRange::sgpr(106, 1);
+    type Case = ([u32; 3], &'static str, Vec<RegRange>, Vec<RegRange>);
+    let cases: Vec<Case> = vec![
+        (
+            [0xCF4D_310D, 0x0B0C_130E, 0x100B_0C0F],
+            "v_dual_fma_f32 v15, -v13, v12, v11 :: v_dual_fma_f32 v16, -v14, v12, v11",
+            vec![v(15), v(16)],
+            vec![v(13), v(12), v(11), v(14)],
+        ),
+        (
+            [0xCF84_911A, 0x0018_011D, 0x0B6A_130E],
+            "v_dual_add_f64 v[14:15], v[26:27], v[24:25] :: v_dual_cndmask_b32 v11, v29, v19, vcc_lo",
+            vec![RegRange::vgpr(14, 2), v(11)],
+            vec![RegRange::vgpr(26, 2), RegRange::vgpr(24, 2), v(29), v(19), vcc_lo],
+        ),
+        (
+            [0xCF25_2104, 0x6A06_0103, 0x0314_0804],
+            "v_dual_cndmask_b32 v4, v4, v6, vcc_lo :: v_dual_bitop2_b32 v3, v3, v8 bitop3:0x14",
+            vec![v(4), v(3)],
+            vec![v(4), v(6), vcc_lo, v(3), v(8)],
+        ),
+    ];
+    let fmac = one(t, "v_dual_fmac_f32 v0, -v1, v2 :: v_dual_mov_b32 v3, v4");
+    let w = fmac.words();
+    let mut all = cases;
+    all.push((
+        [w[0], w[1], w[2]],
+        "v_dual_fmac_f32 v0, -v1, v2 :: v_dual_mov_b32 v3, v4",
+        vec![v(0), v(3)],
+        vec![v(1), v(2), v(0), v(4)],
+    ));
+    for (words, text, defs, uses) in all {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let i = decode(t, &bytes);
+        assert_eq!(i.to_string(), text);
+        assert_eq!(i.len(), 12, "{text}");
+        let (mut d, mut u) = (Vec::new(), Vec::new());
+        i.for_each_reg(|a| {
+            if a.implicit {
+                assert!(!a.write, "{text}: implicit write of {:?}", a.reg);
+                return;
+            }
+            if a.write {
+                d.push(a.reg);
+            }
+            if a.read {
+                u.push(a.reg);
+            }
+        });
+        // (Both halves may read one register: compared as sets.)
+        let sorted = |mut x: Vec<RegRange>| {
+            x.sort_by_key(|r| (r.file as u8, r.first, r.count));
+            x.dedup();
+            x
+        };
+        assert_eq!(sorted(d), sorted(defs), "{text}: registers written");
+        assert_eq!(sorted(u), sorted(uses), "{text}: registers read");
+        assert!(reads(&i, RegRange::EXEC), "{text}: reads exec");
+    }
+}
+
 #[test]
 fn memory_and_counters() {
     let t = Target::Gfx90a;

@@ -15,6 +15,7 @@ pub(crate) mod smem;
 pub(crate) mod sop;
 pub(crate) mod vop;
 pub(crate) mod vop3p;
+pub(crate) mod vopd3;
 
 use crate::opcode::{Encoding, Field};
 
@@ -73,6 +74,15 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         (E::VopdY, F::Src0) => (1, 0, 9),
         (E::VopdY, F::Vsrc1) => (1, 9, 8),
         (E::VopdY, F::VdstY) => (1, 17, 7),
+        // VOPD3 (D57): whole 8-bit registers in vsrc1, src2 and vdst.
+        (E::Vopd3X, F::Src0) => (0, 0, 9),
+        (E::Vopd3X, F::Vsrc1) => (1, 16, 8),
+        (E::Vopd3X, F::Src2) => (1, 24, 8),
+        (E::Vopd3X, F::Vdst) => (2, 0, 8),
+        (E::Vopd3Y, F::Src0) => (1, 0, 9),
+        (E::Vopd3Y, F::Vsrc1) => (2, 8, 8),
+        (E::Vopd3Y, F::Src2) => (2, 16, 8),
+        (E::Vopd3Y, F::Vdst) => (2, 24, 8),
         (E::Sop2, F::Sdst) | (E::Sopk, F::Sdst) | (E::Sop1, F::Sdst) => (0, 16, 7),
         (E::Sop2 | E::Sop1 | E::Sopc, F::Ssrc0) => (0, 0, 8),
         (E::Sop2 | E::Sopc, F::Ssrc1) => (0, 8, 8),
@@ -136,6 +146,7 @@ pub(crate) fn base_words(enc: Encoding) -> usize {
         E::Sop2 | E::Sopk | E::Sop1 | E::Sopc | E::Sopp | E::Vop2 | E::Vop1 | E::Vopc => 1,
         E::Invalid => 1,
         E::MubufGfx12 | E::FlatGfx12 | E::GlobalGfx12 | E::ScratchGfx12 => 3,
+        E::Vopd3X | E::Vopd3Y => 3,
         _ => 2,
     }
 }
@@ -183,7 +194,19 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::FlatGfx12 => (0xFF00_0000, 0xEC00_0000, 14, 8),
         E::GlobalGfx12 => (0xFF00_0000, 0xEE00_0000, 14, 8),
         E::ScratchGfx12 => (0xFF00_0000, 0xED00_0000, 14, 8),
+        E::Vopd3X => (0xFF00_0000, 0xCF00_0000, 18, 6),
+        E::Vopd3Y => (0xFF00_0000, 0xCF00_0000, 12, 6),
         E::Invalid => (0, 0, 0, 0),
+    }
+}
+
+/// The encoding of the Y half of a dual-issue X encoding (VOPD, VOPD3).
+#[inline]
+pub(crate) fn vopd_y_enc(enc: Encoding) -> Option<Encoding> {
+    match enc {
+        Encoding::VopdX => Some(Encoding::VopdY),
+        Encoding::Vopd3X => Some(Encoding::Vopd3Y),
+        _ => None,
     }
 }
 

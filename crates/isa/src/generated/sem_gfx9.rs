@@ -941,7 +941,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 7615] = [
+pub static SEM: [Desc; 7659] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_add_co_u32
@@ -16171,5 +16171,93 @@ pub static SEM: [Desc; 7615] = [
     // scratch_store_block
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_block
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_fmac_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mul_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_sub_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_subrev_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mul_dx9_zero_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mov_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_cndmask_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_max_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_min_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_dot2acc_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_dot2acc_f32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_add_nc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_lshlrev_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_fma_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_sub_nc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_lshrrev_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_ashrrev_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_fma_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_add_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mul_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_max_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_min_num_f64
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_fmac_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mul_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_add_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_sub_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_subrev_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mul_dx9_zero_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_mov_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_cndmask_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_max_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_min_num_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_dot2acc_f32_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_dot2acc_f32_bf16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_add_nc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_lshlrev_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_bitop2_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_fma_f32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_sub_nc_u32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_lshrrev_b32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_ashrrev_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_max_i32
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_dual_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
 ];

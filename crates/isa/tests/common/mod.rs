@@ -169,35 +169,6 @@ pub fn diff_listings(ours: &str, theirs: &str) -> Vec<(String, String)> {
     d
 }
 
-/// The address in a listing line's `// ADDR:` comment.
-fn line_addr(l: &str) -> Option<u64> {
-    let a = l.split("// ").nth(1)?.split(':').next()?;
-    u64::from_str_radix(a, 16).ok()
-}
-
-/// Splits GFX12.5 VOPD3 lines (not decoded yet, D54) off `diffs`: a
-/// `v_dual_*` line llvm-objdump prints for a 96-bit word that starts with
-/// `0xCF`, which we list as `.long` and whatever its other two words
-/// decode as on their own (lines llvm-objdump does not have). Returns how many VOPD3
-/// instructions were dropped; the other differences stay in `diffs`.
-pub fn drop_vopd3(target: Target, diffs: &mut Vec<(String, String)>) -> usize {
-    if !target.is_gfx1250() {
-        return 0;
-    }
-    let starts: Vec<u64> = diffs
-        .iter()
-        .filter(|(a, b)| b.starts_with("v_dual_") && a.starts_with(".long 0xcf"))
-        .filter_map(|(a, _)| line_addr(a))
-        .collect();
-    diffs.retain(|(a, b)| {
-        let Some(at) = line_addr(a) else { return true };
-        let head = starts.contains(&at) && b.starts_with("v_dual_");
-        let tail = b.is_empty() && starts.iter().any(|&s| at == s + 4 || at == s + 8);
-        !(head || tail)
-    });
-    starts.len()
-}
-
 /// `target` with the wave size of the code object's first kernel
 /// descriptor (its `ENABLE_WAVEFRONT_SIZE32` bit, kernel_code_properties bit
 /// 10) on GFX10+; `target` itself on GFX9 or without descriptors.
