@@ -29,6 +29,33 @@ Every result line names its cause when it fails: build error, a stop of
 the emulator (the first stderr line naming it), timeout (with the launches
 that finished), non-zero exit, or the program's own FAIL.
 
+Results (2026-11-27 19:34-20:10, branch h-wide1: the whole-wave FLAT
+path and rsbench's CPU reference, D59; ci profile; `--in-place --threads
+1,2 --timeout 180 --only
+ace,concurrentKernels,black-scholes,nqueen,rsbench` with main's binary
+(c3eba8b: none of these five has a FLAT instruction, the only path the
+branch changes in the emulator) and `--only sosfil` with the branch's;
+2 cores shared with three other helpers' builds, load average 9-12):
+  - rsbench now passes: "-s small -m event -l 20000" in 12 s (1 thread)
+    and 24 s (2 threads), checksum 70370 on both, equal to its OpenMP
+    twin's on the CPU (CPU_REFERENCE);
+  - nqueen passes (13 / 13 s); black-scholes passed on 2 threads (98 s)
+    and timed out on 1 (180 s): at this load it sits at the limit;
+  - ace, concurrentKernels and sosfil: timeouts with no launch finished,
+    on both thread counts. The causes are the work compiled into them,
+    not one slow path (D59): ace's first launch alone is 2.0e8
+    wave-instructions (63 s at this load) of seven, after 3.6 GB of
+    first-touch page faults; concurrentKernels' clock_block loops
+    clockRate x 20 = 3.4e7 times over 88 instructions in a one-lane wave
+    (3.0e9 wave-instructions per kernel, about 165 s of a whole core
+    each at 18 M/s); sosfil is 62 launches of 3.8e8 wave-instructions
+    (2.4e10 in all). The whole-wave FLAT path makes sosfil's kernels
+    1.31x faster in CPU time (D59), far from the 100x it would need.
+The other 34 programs were not rerun (results below). By the script's
+rule (both thread counts pass) the sample stands at 36 of 40 at this
+load: rsbench gained, black-scholes lost to the load on 1 thread; 37 on
+2 threads.
+
 Results (2026-11-27 13:00-13:30, branch h-lat3 at e1a82d2 (kept decodes,
 D49), ci profile; `--threads 1,2 --timeout 180`, 2 cores shared with
 other helpers' builds, load average 8-14): 36 of 40 passed on both
