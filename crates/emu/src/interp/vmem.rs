@@ -437,6 +437,87 @@ pub(super) fn flat_addrs(
     }
 }
 
+/// A FLAT load or store of whole dwords for the whole wave at once, when
+/// every active lane's address is in the LDS aperture or global memory
+/// (none private): the LDS lanes' accesses are checked up front and the
+/// global lanes go through one [`MemView::gather_dwords`] or
+/// [`MemView::scatter_dwords`], so nothing is done unless all of it can
+/// be (no lane faults). Returns `false`, having changed nothing, when the
+/// lane-by-lane path must run instead (it also reports any fault). A
+/// generic pointer to `__shared__` memory, as in a loop over
+/// `lane == 0 ? global : lds` operands, is the common case.
+#[allow(clippy::too_many_arguments)]
+fn flat_dwords(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    lds: &mut [u8],
+    addr_op: &Option<Op>,
+    saddr: &Option<Op>,
+    offset: i64,
+    n: u32,
+    is_store: bool,
+    data: Option<Op>,
+    vdst: Option<Op>,
+) -> bool {
+    let dw = (n / 4) as usize;
+    let reg = if is_store { data } else { vdst };
+    let Some(Operand::Reg(r)) = reg.map(|d| d.value) else {
+        return false;
+    };
+    let f = r.first as usize;
+    if r.file != RegFile::Vgpr || f + dw > w.temp_base() || w.exec == 0 {
+        return false;
+    }
+    let addrs = flat_addrs(w, addr_op.as_ref(), saddr.as_ref(), offset);
+    let (mut global, mut shared) = (0u64, 0u64);
+    let mut m = w.exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = addrs[l];
+        if (SHARED_APERTURE..SHARED_APERTURE + APERTURE_SIZE).contains(&a) {
+            // Inside the LDS allocation, or the lane-by-lane path reports it.
+            if a - SHARED_APERTURE + u64::from(n) > lds.len() as u64 {
+                return false;
+            }
+            shared |= 1 << l;
+        } else if (PRIVATE_APERTURE..PRIVATE_APERTURE + APERTURE_SIZE).contains(&a) {
+            return false;
+        } else {
+            global |= 1 << l;
+        }
+    }
+    // Global lanes first: the only part that can refuse (then nothing has
+    // been written).
+    if global != 0 {
+        let done = if is_store {
+            x.view.scatter_dwords(&addrs, global, &w.vgpr[f..f + dw])
+        } else {
+            x.view.gather_dwords(&addrs, global, &mut w.vgpr[f..f + dw])
+        };
+        if !done {
+            return false;
+        }
+    }
+    // LDS lanes in lane order (a later lane's store wins, as lane by lane).
+    let mut m = shared;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let o = (addrs[l] - SHARED_APERTURE) as usize;
+        for k in 0..dw {
+            let at = o + 4 * k;
+            if is_store {
+                lds[at..at + 4].copy_from_slice(&w.vgpr[f + k][l].to_le_bytes());
+            } else {
+                let b = &lds[at..at + 4];
+                w.vgpr[f + k][l] = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+        }
+    }
+    true
+}
+
 /// FLAT, GLOBAL and SCRATCH loads, stores and atomics.
 pub(super) fn vmem(
     x: &mut Core<'_>,
@@ -522,6 +603,13 @@ pub(super) fn vmem(
                 write_loaded(w, &vd, &bytes, w.exec, n, signed, m.d16);
             }
         }
+        return Ok(Flow::Continue);
+    }
+    if enc == Encoding::Flat
+        && !is_atomic
+        && n % 4 == 0
+        && flat_dwords(x, w, lds, &addr_op, &saddr, offset, n, is_store, data, vdst)
+    {
         return Ok(Flow::Continue);
     }
     let stored = match (is_store && !is_atomic, data.map(|d| d.value)) {
