@@ -6,8 +6,9 @@
 //! into runs of inserted instructions (probes, spills, register saves,
 //! long jumps), each ending at an original instruction. Every register an
 //! inserted run writes must be dead before that original instruction (by
-//! the original program's [`Liveness`]), or read by the run before its
-//! first write there (saved: to a VGPR lane, to scratch, to an SGPR pair).
+//! the original program's [`Liveness`]; a register no original
+//! instruction names counts as dead), or read by the run before its first
+//! write there (saved: to a VGPR lane, to scratch, to an SGPR pair).
 //!
 //! A register picked as dead while it is live, a reservation overlapping
 //! the program's registers, or a live VGPR or SGPR used without being
@@ -53,6 +54,17 @@ pub fn check_lifted(
     addr_map: &[(u64, u64)],
 ) -> Result<Checked, String> {
     let map = AddrMap::new(addr_map);
+    // Registers some original instruction reads or writes. Liveness calls
+    // everything live before a call it cannot resolve; a register no
+    // instruction names carries none of the program's values (callees
+    // keep the callee-saved ones, where such components get their probe
+    // registers), so only named registers count.
+    let mut named = RegSet::default();
+    for f in &live.functions {
+        for e in &f.effects {
+            named = named.union(&e.uses).union(&e.defs);
+        }
+    }
     let mut c = Checked::default();
     for f in &q.functions {
         // The current run: registers written, and those read before
@@ -72,7 +84,7 @@ pub fn check_lifted(
                     let k = of
                         .index_of(old)
                         .ok_or_else(|| format!("original {old:#x} is no instruction"))?;
-                    let need = live.functions[fi].before[k];
+                    let need = live.functions[fi].before[k].intersect(&named);
                     let lost = written.intersect(&need);
                     let unsaved = RegSet {
                         s: lost.s & !saved.s,
