@@ -1,20 +1,23 @@
 //! Fuzzes the rewriter with random site selections on one corpus kernel
 //! (`LATHE_DBI_FUZZ_CASE`, default `saxpy`; gfx90a -O3, built with
 //! clang-22 through lathe-cases): the bytes choose 1–4 requests (where,
-//! instruction class/opcode, counter probe) and the register mode; the
-//! instrumented kernel must load, run with the waitcnt check on, and write
-//! bit-identical outputs.
+//! instruction class/opcode, counter probe) and the register mode.
 //!
-//! For speed, the kernel is lifted and its liveness computed once, and
-//! both the reference run and each instrumented run cover one work-group
-//! of the case's grid (every site kind still runs; the outputs are
-//! compared with the plain kernel's on the same grid).
+//! Every input is checked statically, without running (one parse and
+//! lift of the output for both checks): the output lifts again with
+//! every original instruction still there, word for word
+//! ([`lathe_dbi::verify::check`]), and every register the probe code
+//! writes is dead where it runs or saved first, by the original program's
+//! liveness ([`lathe_dbi::verify_regs::check`]).
 //!
-//! Running is what costs: loading the new code object and emulating it.
-//! So one input in [`RUN_EVERY`] (chosen by its bytes, so a crash always
-//! reproduces) is run; every input, run or not, is checked statically by
-//! [`lathe_dbi::verify::check`]: the output lifts again and every original
-//! instruction is still there, word for word.
+//! Running is what costs (loading the new code object and emulating it),
+//! so one input in [`RUN_EVERY`] (chosen by its bytes, so a crash always
+//! reproduces) is also run: the instrumented kernel must load, run with
+//! the waitcnt check on, and write bit-identical outputs. For speed, the
+//! kernel is lifted and its liveness computed once, and both the
+//! reference run and each instrumented run cover one work-group of the
+//! case's grid (every site kind still runs; the outputs are compared with
+//! the plain kernel's on the same grid).
 #![no_main]
 
 use std::sync::OnceLock;
@@ -120,8 +123,19 @@ fn lifted() -> &'static Lifted {
     })
 }
 
-/// One input in this many is also run (see the module docs).
-const RUN_EVERY: u8 = 8;
+/// One input in this many is also run (see the module docs), unless
+/// `LATHE_DBI_FUZZ_RUN_EVERY` says otherwise (1: every input; 0: none).
+const RUN_EVERY: u32 = 64;
+
+fn run_every() -> u32 {
+    static N: OnceLock<u32> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("LATHE_DBI_FUZZ_RUN_EVERY")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(RUN_EVERY)
+    })
+}
 
 fuzz_target!(|data: &[u8]| {
     let f = fixture();
@@ -130,11 +144,21 @@ fuzz_target!(|data: &[u8]| {
     let lanes = data.last().is_some_and(|b| b & 1 != 0);
     let out = instrument_lifted_with(obj, p, live, &reqs, &RwOptions::lane_mode(lanes))
         .expect("instrumenting a corpus kernel");
-    if let Err(e) = lathe_dbi::verify::check(p, &out.code_object, &out.addr_map) {
+    // Both checks on one parse and lift of the output (lifting is most
+    // of what a static check costs).
+    let co = CodeObject::parse(&out.code_object).expect("the output parses");
+    let q = Program::lift(&co).expect("the output lifts");
+    if let Err(e) = lathe_dbi::verify::check_lifted(p, &q, &out.addr_map) {
         panic!("instrumented code object: {e}");
     }
-    let pick = data.iter().fold(0u8, |a, b| a.wrapping_add(*b));
-    if pick % RUN_EVERY == 0 {
+    if let Err(e) = lathe_dbi::verify_regs::check_lifted(p, live, &q, &out.addr_map) {
+        panic!("probe registers: {e}");
+    }
+    let pick = data
+        .iter()
+        .fold(0u32, |a, &b| a.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let every = run_every();
+    if every != 0 && pick % every == 0 {
         assert_eq!(run(&out.code_object, f, Some(out.data_size)), f.want);
     }
 });

@@ -15,6 +15,7 @@ pub mod rewrite;
 pub mod scratch;
 pub mod tools;
 pub mod verify;
+pub mod verify_regs;
 
 pub use lift::{Block, Function, FunctionKind, Program};
 pub use live::{Liveness, RegSet};

@@ -44,6 +44,16 @@ pub struct Checked {
 pub fn check(original: &Program, out: &[u8], addr_map: &[(u64, u64)]) -> Result<Checked, String> {
     let co = CodeObject::parse(out).map_err(|e| format!("does not parse: {e}"))?;
     let q = Program::lift(&co).map_err(|e| format!("does not lift: {e}"))?;
+    check_lifted(original, &q, addr_map)
+}
+
+/// [`check`] on the instrumented code object, already parsed and lifted
+/// (`q`).
+pub fn check_lifted(
+    original: &Program,
+    q: &Program,
+    addr_map: &[(u64, u64)],
+) -> Result<Checked, String> {
     if q.unresolved.len() > original.unresolved.len() {
         return Err(format!(
             "{} unresolved after instrumenting, {} before: first {:?}",

@@ -652,3 +652,73 @@ fn probe_scratch_on_register_stress_kernels() {
     }
     assert_eq!(done, 12);
 }
+
+/// Where nothing is free, checked statically (no run): every tool and
+/// random site selections, in both register modes, on every variant and
+/// target; the probe code must leave each register live after it
+/// unwritten or saved first ([`lathe_dbi::verify_regs`]): the borrowed
+/// SGPRs and spilled VGPRs, which the reserved-register path never needs.
+#[test]
+fn probes_on_register_stress_kernels_keep_live_registers_statically() {
+    use lathe_dbi::rewrite::{instrument_lifted_with, Options as RwOptions};
+    use lathe_dbi::tools::requests_from_bytes;
+    let mut rng = lathe_cases::Prng::new(0x57a7_1c5e);
+    let (mut outs, mut saved, mut spilled, mut refused) = (0, 0, 0, 0);
+    let mut failed = Vec::new();
+    for target in ["gfx90a", "gfx942"] {
+        for v in VARIANTS {
+            let co = std::fs::read(build(v, target)).expect("code object");
+            let obj = CodeObject::parse(&co).expect("parse");
+            let p = lathe_dbi::Program::lift(&obj).expect("lift");
+            let live = lathe_dbi::Liveness::compute(&p);
+            for k in 0..(Tool::ALL.len() + 24) {
+                let (what, reqs) = match Tool::ALL.get(k) {
+                    Some(&t) => (
+                        t.name().to_string(),
+                        tools::requests(t, None, 64).expect("requests"),
+                    ),
+                    None => {
+                        let b: Vec<u8> = (0..16).map(|_| rng.next_u32() as u8).collect();
+                        (format!("{b:02x?}"), requests_from_bytes(&b))
+                    }
+                };
+                for lanes in [false, true] {
+                    let what = format!("{} {target} {what} lanes {lanes}", v.name);
+                    let out = match instrument_lifted_with(
+                        &obj,
+                        &p,
+                        &live,
+                        &reqs,
+                        &RwOptions::lane_mode(lanes),
+                    ) {
+                        Ok(o) => o,
+                        Err(lathe_dbi::Error::NoRegisters { .. }) => {
+                            refused += 1;
+                            continue;
+                        }
+                        Err(e) => {
+                            failed.push(format!("{what}: {e}"));
+                            continue;
+                        }
+                    };
+                    outs += 1;
+                    spilled += out.spilled_sites;
+                    match lathe_dbi::verify_regs::check(&p, &live, &out.code_object, &out.addr_map)
+                    {
+                        Ok(c) => saved += c.saved,
+                        Err(e) => failed.push(format!("{what}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "stress kernels, static: {outs} instrumented, {spilled} sites spilled, {saved} probe runs \
+         saving a live register, {refused} refused"
+    );
+    for f in failed.iter().take(20) {
+        eprintln!("  {f}");
+    }
+    assert!(failed.is_empty(), "{} failed", failed.len());
+    assert!(outs > 100 && spilled > 0 && saved > 0);
+}
