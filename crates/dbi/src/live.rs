@@ -295,8 +295,14 @@ pub fn effects(inst: &Instruction) -> Effects {
     // A printed implicit `vcc` (VOP2 carry-out, VOPC e32) is listed as
     // read by the instruction info; it is read only when the opcode reads
     // VCC (carry-in, v_cndmask) or an explicit source names it.
+    // A dual-issue word reads VCC when either half does (a VOPD Y-half
+    // `v_dual_cndmask_b32` reads `vcc_lo` whatever the X half is).
+    let reads_vcc = |flags: u64| flags & lathe_isa::opcode::flags::READS_VCC != 0;
     if e.uses.contains(RegRange::VCC)
-        && inst.flags() & lathe_isa::opcode::flags::READS_VCC == 0
+        && !reads_vcc(inst.flags())
+        && !inst
+            .vopd_y()
+            .is_some_and(|y| reads_vcc(y.info().flags(inst.target())))
         && !inst.operands().iter().any(|o| {
             o.spec.field != lathe_isa::Field::Implicit
                 && o.spec.is_read()

@@ -293,3 +293,30 @@ fn one_half_of_exec(half: &str) {
         f.insts[w - 1].inst
     );
 }
+
+/// A dual-issue word reads VCC when either half does: a GFX11 VOPD whose Y
+/// half is `v_dual_cndmask_b32` reads `vcc_lo` (its lane mask), although the
+/// X half (`v_dual_mul_f32`) reads no VCC; one whose halves read none does
+/// not. Encodings from llvm-mc 22 (`-mcpu=gfx1100`).
+#[test]
+fn a_vopd_y_half_cndmask_reads_vcc_lo() {
+    use lathe_isa::Target;
+    let vcc_lo = RegRange::sgpr(106, 1);
+    let decode = |bytes: &[u8]| {
+        let inst = lathe_isa::decode(Target::Gfx1100, bytes);
+        assert!(!inst.is_invalid(), "{bytes:x?}");
+        inst
+    };
+    // v_dual_mul_f32 v0, v1, v2 :: v_dual_cndmask_b32 v3, v4, v5
+    let y_cnd = decode(&[0x01, 0x05, 0xd2, 0xc8, 0x04, 0x0b, 0x02, 0x00]);
+    assert!(
+        lathe_dbi::live::effects(&y_cnd).uses.contains(vcc_lo),
+        "the Y half's lane mask is not read"
+    );
+    // v_dual_cndmask_b32 v0, v1, v2 :: v_dual_mul_f32 v3, v4, v5
+    let x_cnd = decode(&[0x01, 0x05, 0x46, 0xca, 0x04, 0x0b, 0x02, 0x00]);
+    assert!(lathe_dbi::live::effects(&x_cnd).uses.contains(vcc_lo));
+    // v_dual_mul_f32 v0, v1, v2 :: v_dual_add_f32 v3, v4, v5
+    let none = decode(&[0x01, 0x05, 0xc8, 0xc8, 0x04, 0x0b, 0x02, 0x00]);
+    assert!(!lathe_dbi::live::effects(&none).uses.contains(RegRange::VCC));
+}
