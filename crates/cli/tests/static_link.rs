@@ -1,6 +1,7 @@
-//! The `lathe` binary is linked statically where the C toolchain has the
-//! static archives (D58): no `PT_INTERP` program header (no dynamic
-//! loader), no `PT_DYNAMIC`, and it runs.
+//! How the `lathe` binary is linked (D55, D58): always position-dependent
+//! (`ET_EXEC`); built with `LATHE_STATIC=1` where the C toolchain has the
+//! static archives, statically (no `PT_INTERP` program header, no
+//! `PT_DYNAMIC`); otherwise dynamically. Either way it runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
@@ -24,14 +25,21 @@ fn segment_types(elf: &[u8]) -> Vec<u32> {
 }
 
 #[test]
-fn lathe_is_static_where_the_archives_exist() {
+fn lathe_is_position_dependent_and_static_only_on_request() {
     if !cfg!(all(target_os = "linux", target_env = "gnu")) {
         return;
     }
-    if std::env::var_os("LATHE_DYNAMIC").is_some_and(|v| v == "1") {
-        eprintln!("skipping: LATHE_DYNAMIC=1");
-        return;
-    }
+    let bin = env!("CARGO_BIN_EXE_lathe");
+    let elf = std::fs::read(bin).unwrap();
+    const ET_EXEC: u16 = 2;
+    assert_eq!(
+        u16::from_le_bytes([elf[16], elf[17]]),
+        ET_EXEC,
+        "{bin} is not position-dependent (D55)"
+    );
+    let types = segment_types(&elf);
+    assert!(!types.is_empty());
+    let asked = option_env!("LATHE_STATIC") == Some("1");
     let have_archives = ["libc.a", "libm.a", "libgcc_eh.a"].iter().all(|a| {
         Command::new("cc")
             .arg(format!("-print-file-name={a}"))
@@ -40,18 +48,12 @@ fn lathe_is_static_where_the_archives_exist() {
                 std::path::Path::new(String::from_utf8_lossy(&o.stdout).trim()).is_absolute()
             })
     });
-    if !have_archives {
-        eprintln!("skipping: the C toolchain has no static glibc archives");
-        return;
-    }
-    let bin = env!("CARGO_BIN_EXE_lathe");
-    let types = segment_types(&std::fs::read(bin).unwrap());
-    assert!(!types.is_empty());
-    assert!(
-        !types.contains(&PT_INTERP),
-        "{bin} asks for a dynamic loader"
+    let is_static = !types.contains(&PT_INTERP) && !types.contains(&PT_DYNAMIC);
+    assert_eq!(
+        is_static,
+        asked && have_archives,
+        "{bin}: static {is_static}, LATHE_STATIC=1 at build time {asked}, static archives {have_archives}"
     );
-    assert!(!types.contains(&PT_DYNAMIC), "{bin} has a dynamic section");
     let out = Command::new(bin).arg("--version").output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("lathe "));
