@@ -52,7 +52,7 @@ fn main() {
     // that a stray write 4 KiB past a 64-byte `lathe run` buffer landed in
     // another allocation instead of faulting (exec_daily.rs). Until device
     // allocations keep guard gaps of their own, the default stays dynamic.
-    if !std::env::var_os("LATHE_STATIC").is_some_and(|v| v == "1") {
+    if std::env::var_os("LATHE_STATIC").is_none_or(|v| v != "1") {
         return;
     }
     // `cc -print-file-name` names the host's archives: a cross build stays
