@@ -243,6 +243,16 @@ impl Case {
         }
     }
 
+    /// The optimisation levels the case is built at: [`build::OPTS`] for
+    /// a clang-22 case, `-O3` only for a hipcc one.
+    pub fn opts(&self) -> &'static [&'static str] {
+        if self.hipcc {
+            &["-O3"]
+        } else {
+            build::OPTS
+        }
+    }
+
     /// Initial bytes of buffer `name`.
     pub fn bytes(&self, name: &str) -> &[u8] {
         match self.arg(name) {

@@ -18,11 +18,7 @@ fn random_sites_keep_outputs_identical() {
         if !case.targets.contains(&"gfx90a") {
             continue;
         }
-        let opts: &[&'static str] = if case.hipcc {
-            &["-O3"]
-        } else {
-            &["-O0", "-O3"]
-        };
+        let opts = case.opts();
         for &opt in opts {
             one(&case, "gfx90a", opt, &mut rng, &mut st);
         }

@@ -55,11 +55,7 @@ fn probes_on_corpus_kernels_keep_live_registers_statically() {
         if !case.targets.contains(&"gfx90a") {
             continue;
         }
-        let opts: &[&'static str] = if case.hipcc {
-            &["-O3"]
-        } else {
-            &["-O0", "-O3"]
-        };
+        let opts = case.opts();
         for &opt in opts {
             let co = std::fs::read(build::linked_code_object(&case, "gfx90a", opt)).expect("co");
             let obj = CodeObject::parse(&co).expect("parse");

@@ -35,11 +35,7 @@ fn probe_scratch_on_every_case() {
     let mut dynamic_runs = 0;
     let mut failed = Vec::new();
     for case in lathe_cases::all() {
-        let opts_levels: &[&'static str] = if case.hipcc {
-            &["-O3"]
-        } else {
-            &["-O0", "-O3"]
-        };
+        let opts_levels = case.opts();
         for (&target, &opt) in case
             .targets
             .iter()

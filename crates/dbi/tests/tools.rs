@@ -29,11 +29,7 @@ fn every_tool_on_every_case_is_exact() {
             if !matches!(target, "gfx90a" | "gfx942") {
                 continue;
             }
-            let opts: &[&'static str] = if case.hipcc {
-                &["-O3"]
-            } else {
-                &["-O0", "-O3"]
-            };
+            let opts = case.opts();
             for &opt in opts {
                 match check(&case, target, opt, &mut overhead) {
                     Ok(()) => passed += 1,

@@ -23,11 +23,7 @@ fn corpus_cases_match_their_cpu_references() {
             if !matches!(target, "gfx90a" | "gfx942") {
                 continue;
             }
-            let opts: &[&'static str] = if case.hipcc {
-                &["-O3"]
-            } else {
-                &["-O0", "-O3"]
-            };
+            let opts = case.opts();
             for &opt in opts {
                 let label = format!("{} {target} {opt}", case.name);
                 match run_case(&case, target, opt, &Options::default()) {
