@@ -264,8 +264,10 @@ pub struct Effects {
 /// VOP3's `op_sel` selects), it is not DPP (lanes a row or bank mask
 /// disables keep their value), and it is not a non-returning atomic.
 fn whole_vector_write(inst: &Instruction) -> bool {
-    !(matches!(inst.encoding(), Encoding::Vop1Dpp | Encoding::Vop2Dpp)
-        || sem::of(inst.opcode()).partial != Partial::Full
+    !(matches!(
+        inst.encoding(),
+        Encoding::Vop1Dpp | Encoding::Vop2Dpp | Encoding::Vop3Dpp
+    ) || sem::of(inst.opcode()).partial != Partial::Full
         || inst.is_atomic() && !inst.is_load()
         || inst.opcode() == Opcode::V_ACCVGPR_MOV_B32)
 }

@@ -26,7 +26,7 @@ FLAG_OF_MOD = {
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",
                 "wave_shr", "wave_ror", "row_newbcast", "nops_acc", "nops_tfe", "nops_d16",
-                "nops_dmask", "/*", "fi",
+                "nops_dmask", "/*", "fi", "dpp8", "row_share", "row_xmask",
                 # `byte_sel` becomes byte_sel_lo/hi (gen.analyze); SWMMAC
                 # `index_key:` is not printed yet (README, "Not covered yet").
                 "byte_sel", "index_key"}

@@ -371,6 +371,34 @@ DPP_FIELDS = dict(src0=F(1, 0, 8), dpp_ctrl=F(1, 8, 9), bound_ctrl=F(1, 19, 1),
                   src0_neg=F(1, 20, 1), src0_abs=F(1, 21, 1), src1_neg=F(1, 22, 1),
                   src1_abs=F(1, 23, 1), bank_mask=F(1, 24, 4), row_mask=F(1, 28, 4))
 DPP_TEMPLATE = 16 | 0xE4 << 8 | 0xF << 24 | 0xF << 28
+# VOP3 DPP (GFX11+): a VOP3 word whose src0 field is 0xFA (DPP16) or 0xE9
+# (DPP8; 0xEA is DPP8 with `fi:1`), then a third dword. DPP16's third dword
+# is the VOP1/VOP2 DPP dword without the neg/abs bits (VOP3 has its own);
+# DPP8's holds src0 and eight 3-bit lane selects.
+DPP3_FIELDS = dict(src0=F(2, 0, 8), dpp_ctrl=F(2, 8, 9), fi=F(2, 18, 1), bound_ctrl=F(2, 19, 1),
+                   bank_mask=F(2, 24, 4), row_mask=F(2, 28, 4))
+DPP8_3_FIELDS = dict(src0=F(2, 0, 8), dpp8=F(2, 8, 24))
+DPP8_ID = sum(i << (3 * i) for i in range(8))
+DPP8_TEMPLATE = 16 | DPP8_ID << 8
+SRC0_DPP16, SRC0_DPP8, SRC0_DPP8_FI = 0xFA, 0xE9, 0xEA
+VOP3_DPP = ("DPP_VOP3_10", "DPP8_VOP3_10")
+
+
+def has_vop3_dpp(cpu):
+    """VOP3 DPP is probed on GFX12 and GFX12.5 (D61). GFX11 has it too, but
+    LLVM 22 decodes a GFX11 word with the true16 tables first and falls
+    back to the fake16 ones on operand combinations (an SGPR src1, a
+    non-zero unused src2) the per-field probes cannot see, printing the
+    same word with or without `.l`/`.h` and `op_sel`: it stays `.long`."""
+    return generation(cpu) >= 12
+
+
+def vop3_dpp_fields(enc):
+    """Fields of a VOP3 DPP16/DPP8 record: VOP3's, src0 from the third
+    dword."""
+    f = dict(ENCODINGS["VOP3_10"]["fields"])
+    f.update(DPP3_FIELDS if enc == "DPP_VOP3_10" else DPP8_3_FIELDS)
+    return f
 
 
 def put(words, f, v):
@@ -490,12 +518,21 @@ def enumerate_ops(cpu):
             keys.append((r, "SDWA"))
         probes.append([w0 | 0xFA, DPP_TEMPLATE])
         keys.append((r, "DPP"))
+    for r in list(recs):
+        # VOP3 DPP16 and DPP8 (GFX11+).
+        if r["enc"] != "VOP3_10" or not has_vop3_dpp(cpu):
+            continue
+        w0, w1 = r["base"][0], r["base"][1] & ~0x1FF
+        probes.append([w0, w1 | SRC0_DPP16, DPP_TEMPLATE])
+        keys.append((r, "DPP"))
+        probes.append([w0, w1 | SRC0_DPP8, DPP8_TEMPLATE])
+        keys.append((r, "DPP8"))
     res = disasm(cpu, probes)
     seen = set()
     for (r, kind), p, (text, nw) in zip(keys, probes, res):
         # LLVM reading an SDWA/DPP word as the 32-bit form (v_nop) is not an
         # SDWA/DPP opcode.
-        if nw != 2:
+        if nw != len(p):
             continue
         if text is None or text == "<crash>" or (kind, r["enc"], r["op"]) in seen:
             continue
@@ -510,7 +547,11 @@ def bit_scans(cpu, recs):
     probes, spans = [], []
     for r in recs:
         enc = r["enc"]
-        if enc.startswith(("SDWA_", "DPP_")):
+        if enc in VOP3_DPP:
+            fixed = fixed_bits("VOP3_10") + [0]
+            fixed[1] |= 0x1FF  # src0 = 0xFA/0xE9 selects the form
+            nwu = 3
+        elif enc.startswith(("SDWA_", "DPP_")):
             fixed = fixed_bits(enc.split("_", 1)[1]) + [0]
             fixed[0] |= 0x1FF  # src0 = 0xF9/0xFA selects the form
             nwu = 2
@@ -550,13 +591,13 @@ LITERALS = [0x3F800000, 0x12345678, 0x3C00, 0x1, 0xBFF00000, 0xFFFFFFF0, 0x80000
             0xC400, 0x4400, 0xFFC0, 0x3F000000]
 # Source fields, per encoding; VOP3/VOP3P/MAI/MUBUF/MTBUF literals make LLVM 22 crash, so
 # those fields get no literal probes.
-SRC_FIELDS = {"VOPDX": ["src0"], "VOPDY": ["src0"], "VOPD3X": ["src0"], "VOPD3Y": ["src0"],
+SRC_FIELDS = {"DPP_VOP3": ["src1", "src2"], "DPP8_VOP3": ["src1", "src2"], "VOPDX": ["src0"], "VOPDY": ["src0"], "VOPD3X": ["src0"], "VOPD3Y": ["src0"],
               "SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
 # VOPD3 with a literal is four words (an `Instruction` holds three, D57).
-NO_LITERAL = {"VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12",
+NO_LITERAL = {"DPP_VOP3_10", "DPP8_VOP3_10", "VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12",
               "VOPD3X_12", "VOPD3Y_12"}
 
 
@@ -590,7 +631,7 @@ def type_probes(cpu, recs):
             continue
         if fam(enc) not in SRC_FIELDS:
             continue
-        e = ENCODINGS[enc]
+        e = dict(fields=vop3_dpp_fields(enc), nwords=3) if enc in VOP3_DPP else ENCODINGS[enc]
         for f in SRC_FIELDS[fam(enc)]:
             w, lo, width = e["fields"][f]
             for v in SRC_VALUES + ([255] if enc not in NO_LITERAL else []):
@@ -627,6 +668,7 @@ REG_FIELDS = {
     "MTBUF": ["vaddr", "vdata", "srsrc"], "MIMG": ["vaddr", "vdata", "srsrc", "ssamp"],
     "SDWA_VOP2": ["vdst", "vsrc1"], "SDWA_VOP1": ["vdst"], "SDWA_VOPC": ["vsrc1"],
     "DPP_VOP2": ["vdst", "vsrc1", "src0"], "DPP_VOP1": ["vdst", "src0"],
+    "DPP_VOP3": ["vdst", "src0"], "DPP8_VOP3": ["vdst", "src0"],
     "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
@@ -641,7 +683,10 @@ def class_probes(cpu, recs):
         enc = r["enc"]
         if fam(enc) not in REG_FIELDS:
             continue
-        if enc.startswith("SDWA_"):
+        if enc in VOP3_DPP:
+            fields = vop3_dpp_fields(enc)
+            nwords = 3
+        elif enc.startswith("SDWA_"):
             fields = dict(ENCODINGS[enc[5:]]["fields"], **SDWA_FIELDS)
             nwords = 2
         elif enc.startswith("DPP_"):

@@ -26,13 +26,14 @@ SCC_WRITERS_SOP1 = re.compile(
 
 
 def base_name(name):
-    return re.sub(r"_(e32|e64|sdwa|dpp)$", "", name)
+    return re.sub(r"(_e64_dpp|_e32|_e64|_sdwa|_dpp)$", "", name)
 
 
 def semantics(e):
     """Semantic flag names for table entry `e` (from gen.analyze)."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
+    enc = "VOP3" if enc in ("DPP_VOP3", "DPP8_VOP3") else enc  # VOP3 DPP: VOP3's rules
     b = base_name(name)
     f = set()
     if enc in SOP:
@@ -176,6 +177,7 @@ def fix_access(e):
     """Adjust operand access modes that depend on the mnemonic."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
+    enc = "VOP3" if enc in ("DPP_VOP3", "DPP8_VOP3") else enc  # VOP3 DPP: VOP3's rules
     b = base_name(name)
     ops = e["operands"]
     for o in ops:

@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE = os.path.join(HERE, "..", "src", "generated", "gfx9.rs")
 OUT = os.path.join(HERE, "..", "src", "generated", "sem_gfx9.rs")
 
-SUFFIXES = ("_e32", "_e64", "_sdwa", "_dpp")
+SUFFIXES = ("_e64_dpp", "_e32", "_e64", "_sdwa", "_dpp")
 
 
 def entries():

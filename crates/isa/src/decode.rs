@@ -154,6 +154,21 @@ pub(crate) fn decode_words(
     let Some(enc) = classify(target, w0) else {
         return Instruction::invalid(target, w0);
     };
+    if enc == Encoding::Vop3Gfx10 && target.generation() >= 11 {
+        // VOP3 DPP16/DPP8 (D61): word 1's src0 field selects the form; an
+        // opcode without one decodes as plain VOP3 (as LLVM does).
+        let dpp = match get(1).map(|w1| w1 & 0x1FF) {
+            Some(enc::SRC0_DPP) => Some(Encoding::Vop3Dpp),
+            Some(enc::SRC0_DPP8 | enc::SRC0_DPP8_FI) => Some(Encoding::Vop3Dpp8),
+            _ => None,
+        };
+        if let Some(d) = dpp {
+            let r = decode_as(target, d, w0, &get);
+            if !r.is_invalid() {
+                return r;
+            }
+        }
+    }
     let r = decode_as(target, enc, w0, &get);
     if !r.is_invalid() {
         return r;

@@ -122,6 +122,16 @@ impl Instruction {
                 // quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf
                 words[1] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
             }
+            // VOP3 DPP (D61): the same defaults in word 2; DPP8 the
+            // identity lane selects.
+            Encoding::Vop3Dpp => {
+                words[1] |= enc::SRC0_DPP;
+                words[2] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
+            }
+            Encoding::Vop3Dpp8 => {
+                words[1] |= enc::SRC0_DPP8;
+                words[2] = enc::sdwa_dpp::DPP8_IDENTITY << 8;
+            }
             // LLVM's assembler sets every `op_sel_hi` bit the opcode leaves
             // free (also where it is not printed, e.g. v_accvgpr_read),
             // except for the mixed-precision ops where 0 is the default.

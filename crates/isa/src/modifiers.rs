@@ -54,8 +54,12 @@ pub struct Modifiers {
     pub bank_mask: u8,
     /// DPP `bound_ctrl`.
     pub bound_ctrl: bool,
-    /// GFX10 DPP `fi:1` (fetch inactive lanes).
+    /// GFX10 DPP `fi:1` (fetch inactive lanes; VOP3 DPP8: word 1's src0
+    /// value `0xEA` instead of `0xE9`).
     pub fi: bool,
+    /// DPP8 lane selects (VOP3 DPP8, D61): lane i of each group of eight
+    /// reads lane `dpp8 >> 3i & 7`.
+    pub dpp8: u32,
     /// GFX10 MUBUF `tfe` (the load also writes a fault status register).
     pub tfe: bool,
     /// Immediate offset: DS `offset`/`offset0` (16 or 8 bits), FLAT
@@ -175,6 +179,8 @@ enum M {
     ScaleOffset,
     Free0,
     Free1,
+    Dpp8,
+    Dpp8Fi,
 }
 
 /// The modifier fields of `enc` (for VOP3, `vop3b` when bits 14:8 hold a
@@ -184,6 +190,54 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
     use M::*;
     // GFX10: `dlc` is kept in the `scc` field (the bit GFX10 has instead).
     match enc {
+        // VOP3 DPP (D61): VOP3's fields, then the third dword's controls
+        // (DPP8: `fi` is word 1's src0 value, 0xE9 or 0xEA).
+        E::Vop3Dpp if vop3b => {
+            return &[
+                (Clamp, (0, 15, 1)),
+                (Omod, (1, 27, 2)),
+                (Neg, (1, 29, 3)),
+                (DppCtrl, (2, 8, 9)),
+                (Fi, (2, 18, 1)),
+                (BoundCtrl, (2, 19, 1)),
+                (BankMask, (2, 24, 4)),
+                (RowMask, (2, 28, 4)),
+            ]
+        }
+        E::Vop3Dpp => {
+            return &[
+                (Abs, (0, 8, 3)),
+                (OpSel, (0, 11, 4)),
+                (Clamp, (0, 15, 1)),
+                (Omod, (1, 27, 2)),
+                (Neg, (1, 29, 3)),
+                (DppCtrl, (2, 8, 9)),
+                (Fi, (2, 18, 1)),
+                (BoundCtrl, (2, 19, 1)),
+                (BankMask, (2, 24, 4)),
+                (RowMask, (2, 28, 4)),
+            ]
+        }
+        E::Vop3Dpp8 if vop3b => {
+            return &[
+                (Clamp, (0, 15, 1)),
+                (Omod, (1, 27, 2)),
+                (Neg, (1, 29, 3)),
+                (Dpp8Fi, (1, 0, 9)),
+                (Dpp8, (2, 8, 24)),
+            ]
+        }
+        E::Vop3Dpp8 => {
+            return &[
+                (Abs, (0, 8, 3)),
+                (OpSel, (0, 11, 4)),
+                (Clamp, (0, 15, 1)),
+                (Omod, (1, 27, 2)),
+                (Neg, (1, 29, 3)),
+                (Dpp8Fi, (1, 0, 9)),
+                (Dpp8, (2, 8, 24)),
+            ]
+        }
         E::DsGfx10 => return &[(Offset, (0, 0, 8)), (Offset1, (0, 8, 8)), (Gds, (0, 17, 1))],
         E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => {
             return &[
@@ -427,6 +481,8 @@ impl Modifiers {
             ScaleOffset => self.scale_offset as u32,
             Free0 => (self.vopd3_free & 7) as u32,
             Free1 => (self.vopd3_free >> 3 & 1) as u32,
+            Dpp8 => self.dpp8,
+            Dpp8Fi => crate::enc::SRC0_DPP8 + self.fi as u32,
         }
     }
 
@@ -484,6 +540,8 @@ impl Modifiers {
             ScaleOffset => self.scale_offset = v != 0,
             Free0 => self.vopd3_free |= v as u8,
             Free1 => self.vopd3_free |= (v as u8) << 3,
+            Dpp8 => self.dpp8 = v,
+            Dpp8Fi => self.fi = v == crate::enc::SRC0_DPP8_FI,
         }
     }
 }

@@ -223,6 +223,12 @@ pub enum Encoding {
     Vopd3X,
     /// The Y half of a VOPD3 word (table entries only).
     Vopd3Y,
+    /// VOP3 with a DPP16 third dword (GFX11+, D61): word 1's src0 field is
+    /// `0xFA`; src0 (a VGPR) and the lane controls are in word 2.
+    Vop3Dpp,
+    /// VOP3 with a DPP8 third dword (GFX11+, D61): word 1's src0 field is
+    /// `0xE9` (`0xEA`: `fi:1`); word 2 holds src0 and eight lane selects.
+    Vop3Dpp8,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -235,7 +241,7 @@ impl Encoding {
     pub const fn family(self) -> Encoding {
         match self {
             Encoding::SmemGfx10 => Encoding::Smem,
-            Encoding::Vop3Gfx10 => Encoding::Vop3,
+            Encoding::Vop3Gfx10 | Encoding::Vop3Dpp | Encoding::Vop3Dpp8 => Encoding::Vop3,
             Encoding::Vop3pGfx10 => Encoding::Vop3p,
             Encoding::DsGfx10 => Encoding::Ds,
             Encoding::FlatGfx10 => Encoding::Flat,

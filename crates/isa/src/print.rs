@@ -112,7 +112,14 @@ impl Instruction {
             _ => {
                 write_operand_list(self, ops, out)?;
                 match info.enc.family() {
-                    Encoding::Vop3 => enc::vop::print_vop3_mods(self, out),
+                    Encoding::Vop3 => {
+                        enc::vop::print_vop3_mods(self, out)?;
+                        match info.enc {
+                            Encoding::Vop3Dpp => enc::sdwa_dpp::print_dpp_mods_in(self, 2, out),
+                            Encoding::Vop3Dpp8 => enc::sdwa_dpp::print_dpp8_mods(self, out),
+                            _ => Ok(()),
+                        }
+                    }
                     Encoding::Vop3p => enc::vop3p::print_mods(self, out),
                     Encoding::Mai => enc::vop3p::print_mai_mods(self, out),
                     Encoding::Vop2Sdwa | Encoding::Vop1Sdwa | Encoding::VopcSdwa => {

@@ -11,6 +11,7 @@
 
 mod common;
 
+use common::llvm;
 use lathe_isa::{decode, Encoding, Opcode, Target};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -222,125 +223,6 @@ fn fixed_mask(enc: Encoding) -> [u32; 2] {
         E::Vopd3X => [0xFFFC_0000, 0],
         _ => [0xFFFF_FFFF, 0],
     }
-}
-
-/// Runs LLVM on `probes` (each in a 16-byte slot); returns per probe the
-/// printed text (with objdump's trailing comment part after the words) and
-/// the number of words consumed, or None for `.long`.
-fn llvm(target: Target, probes: &[Vec<u32>]) -> Vec<Option<(String, usize)>> {
-    // Chunks keep the cost of isolating a crashing probe small.
-    let mut out = Vec::with_capacity(probes.len());
-    for c in probes.chunks(4096) {
-        out.extend(llvm_bisect(target, c));
-    }
-    out
-}
-
-fn llvm_bisect(target: Target, probes: &[Vec<u32>]) -> Vec<Option<(String, usize)>> {
-    if probes.is_empty() {
-        return vec![];
-    }
-    match llvm_try(target, probes) {
-        Some(r) => r,
-        None if probes.len() == 1 => vec![Some(("<crash>".into(), 0))],
-        None => {
-            let mid = probes.len() / 2;
-            let mut a = llvm_bisect(target, &probes[..mid]);
-            a.extend(llvm_bisect(target, &probes[mid..]));
-            a
-        }
-    }
-}
-
-fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(String, usize)>>> {
-    let dir = lathe_testkit::cache_dir().join("isa-sweep");
-    std::fs::create_dir_all(&dir).unwrap();
-    // Tests run on parallel threads of one process: name files uniquely.
-    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tag = format!("{}-{n}-{}", std::process::id(), target.name());
-    let s = dir.join(format!("{tag}.s"));
-    let o = dir.join(format!("{tag}.o"));
-    let mut src = String::from(".text\n");
-    for p in probes {
-        src.push_str(".long ");
-        for i in 0..4 {
-            let w = p.get(i).copied().unwrap_or(0xBF80_0000);
-            if i > 0 {
-                src.push(',');
-            }
-            write!(src, "0x{w:08x}").unwrap();
-        }
-        src.push('\n');
-    }
-    std::fs::write(&s, src).unwrap();
-    lathe_testkit::run(
-        Command::new(lathe_testkit::llvm_tool("llvm-mc"))
-            .args(["-triple=amdgcn-amd-amdhsa", "-filetype=obj"])
-            .arg(format!("-mcpu={}", target.name()))
-            .arg(&s)
-            .arg("-o")
-            .arg(&o),
-    );
-    let out = Command::new(lathe_testkit::llvm_tool("llvm-objdump"))
-        .args(["-d", "--no-show-raw-insn", "--no-leading-addr"])
-        .arg(format!("--mcpu={}", target.name()))
-        .arg(&o)
-        .env("LLVM_DISABLE_SYMBOLIZATION", "1")
-        .output()
-        .unwrap();
-    if !out.status.success() {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut res = vec![None; probes.len()];
-    for line in text.lines() {
-        let Some(l) = line.strip_prefix('\t') else {
-            continue;
-        };
-        let Some(pos) = l.rfind("// ") else { continue };
-        let (inst, rest) = l.split_at(pos);
-        let rest = &rest[3..];
-        let Some((addr, tail)) = rest.split_once(": ") else {
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(addr, 16) else {
-            continue;
-        };
-        if addr % 16 != 0 {
-            continue;
-        }
-        let mut nw = 0;
-        let mut after = String::new();
-        for (i, tok) in tail.split(' ').enumerate() {
-            if after.is_empty() && tok.len() == 8 && tok.chars().all(|c| c.is_ascii_hexdigit()) {
-                nw += 1;
-            } else {
-                after = tail.split(' ').skip(i).collect::<Vec<_>>().join(" ");
-                break;
-            }
-        }
-        let inst = inst.trim_end().to_string();
-        let idx = (addr / 16) as usize;
-        if idx < res.len() {
-            res[idx] = if inst.starts_with(".long") {
-                None
-            } else {
-                // Keep warnings (not branch-target comments).
-                let warn = after
-                    .find(" ; Warning")
-                    .map(|p| after[p..].to_string())
-                    .or_else(|| {
-                        after
-                            .strip_prefix("; Warning")
-                            .map(|r| format!(" ; Warning{r}"))
-                    })
-                    .unwrap_or_default();
-                Some((format!("{inst}{warn}"), nw))
-            };
-        }
-    }
-    Some(res)
 }
 
 /// Inputs LLVM 22's disassembler crashes on (literal operands where the

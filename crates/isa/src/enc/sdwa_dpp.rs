@@ -80,16 +80,42 @@ pub(crate) fn print_sdwa_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
     Ok(())
 }
 
-/// DPP control field (bits 16:8 of the second dword).
-pub(crate) fn dpp_ctrl(inst: &Instruction) -> u32 {
-    inst.bits(1, 8, 9)
-}
+/// DPP8 lane selects that leave every lane in place (`dpp8:[0,1,...,7]`).
+pub(crate) const DPP8_IDENTITY: u32 = 0o76543210;
 
 pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
-    let c = dpp_ctrl(inst);
+    print_dpp_mods_in(inst, 1, out)
+}
+
+/// VOP3 DPP8 (D61): `dpp8:[..]` from word 2, `fi:1` when word 1's src0
+/// field is `0xEA`.
+pub(crate) fn print_dpp8_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+    out.write_str(" dpp8:[")?;
+    let sel = inst.bits(2, 8, 24);
+    for i in 0..8 {
+        if i > 0 {
+            out.write_char(',')?;
+        }
+        write_dec(out, (sel >> (3 * i)) & 7)?;
+    }
+    out.write_char(']')?;
+    if inst.bits(1, 0, 9) == super::SRC0_DPP8_FI {
+        out.write_str(" fi:1")?;
+    }
+    Ok(())
+}
+
+/// The DPP16 controls of the dword `w` (1: VOP1/VOP2/VOPC DPP, 2: VOP3
+/// DPP).
+pub(crate) fn print_dpp_mods_in(inst: &Instruction, w: usize, out: &mut impl Write) -> fmt::Result {
+    let c = inst.bits(w, 8, 9);
+    let base = 32 * w as u32;
     out.write_char(' ')?;
     let gfx10 = inst.target().generation() >= 10;
-    if gfx10 {
+    if gfx10 && inst.has(flags::DPP_DP) && !(0x150..=0x15F).contains(&c) {
+        // GFX12.5's f64 DPP (gfx1251) takes row_share only.
+        out.write_str(" /* DP ALU dpp only supports row_share */")?;
+    } else if gfx10 {
         write_dpp_ctrl_gfx10(c, out)?;
     } else if inst.has(flags::DPP_DP) && !(0x150..=0x15F).contains(&c) {
         out.write_str(" /* DP ALU dpp only supports row_newbcast */")?;
@@ -102,13 +128,13 @@ pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::R
         write_dpp_ctrl(c, out)?;
     }
     out.write_str(" row_mask:")?;
-    crate::print::write_hex(out, inst.bits(1, 28, 4) as u64)?;
+    crate::print::write_hex(out, inst.bits(w, 28, 4) as u64)?;
     out.write_str(" bank_mask:")?;
-    crate::print::write_hex(out, inst.bits(1, 24, 4) as u64)?;
-    if inst.bit(32 + 19) {
+    crate::print::write_hex(out, inst.bits(w, 24, 4) as u64)?;
+    if inst.bit(base + 19) {
         out.write_str(" bound_ctrl:1")?;
     }
-    if gfx10 && inst.bit(32 + 18) {
+    if gfx10 && inst.bit(base + 18) {
         out.write_str(" fi:1")?;
     }
     Ok(())

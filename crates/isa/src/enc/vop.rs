@@ -35,6 +35,23 @@ pub(crate) fn write_omod(v: u32, out: &mut impl Write) -> fmt::Result {
 }
 
 pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+    // The fp8/bf8 conversions' `byte_sel` takes two op_sel bits; VOP3 DPP
+    // prints it before `clamp` (D61).
+    let (byte_sel, byte_bits) = if inst.has(flags::BYTE_SEL_LO) {
+        (inst.bits(0, 12, 1) | inst.bits(0, 11, 1) << 1, 0b0011)
+    } else if inst.has(flags::BYTE_SEL_HI) {
+        (inst.bits(0, 13, 2), 0b1100)
+    } else {
+        (0, 0)
+    };
+    let dpp = matches!(
+        inst.encoding(),
+        crate::opcode::Encoding::Vop3Dpp | crate::opcode::Encoding::Vop3Dpp8
+    );
+    if dpp {
+        // VOP3 DPP prints `bitop3:` before `op_sel` (D61).
+        write_bitop3(inst, out)?;
+    }
     if inst.has(flags::OP_SEL) {
         // Sources, then the destination bit (bit 3 of the field).
         let n = match inst.flags() & flags::OPSEL_N_MASK {
@@ -43,7 +60,7 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
             flags::OPSEL_N2 => 1,
             _ => num_srcs(inst),
         };
-        let sel = inst.bits(0, 11, 4);
+        let sel = inst.bits(0, 11, 4) & if dpp { !byte_bits } else { 0xF };
         if sel & (((1 << n) - 1) | 8) != 0 {
             out.write_str(" op_sel:[")?;
             for i in 0..n {
@@ -54,6 +71,25 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
             out.write_char(']')?;
         }
     }
+    if !dpp {
+        write_bitop3(inst, out)?;
+    }
+    if dpp {
+        write_byte_sel(byte_sel, out)?;
+    }
+    if inst.has(flags::CLAMP) && inst.bit(15) {
+        out.write_str(" clamp")?;
+    }
+    if inst.has(flags::OMOD) {
+        write_omod(omod(inst), out)?;
+    }
+    if !dpp {
+        write_byte_sel(byte_sel, out)?;
+    }
+    Ok(())
+}
+
+fn write_bitop3(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     if inst.has(flags::BITOP3) {
         let v = inst.bits(1, 29, 3) | inst.bits(0, 8, 3) << 3 | inst.bits(1, 27, 2) << 6;
         if v != 0 {
@@ -66,22 +102,13 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
             }
         }
     }
-    if inst.has(flags::CLAMP) && inst.bit(15) {
-        out.write_str(" clamp")?;
-    }
-    if inst.has(flags::OMOD) {
-        write_omod(omod(inst), out)?;
-    }
-    let byte_sel = if inst.has(flags::BYTE_SEL_LO) {
-        inst.bits(0, 12, 1) | inst.bits(0, 11, 1) << 1
-    } else if inst.has(flags::BYTE_SEL_HI) {
-        inst.bits(0, 13, 2)
-    } else {
-        0
-    };
-    if byte_sel != 0 {
+    Ok(())
+}
+
+fn write_byte_sel(v: u32, out: &mut impl Write) -> fmt::Result {
+    if v != 0 {
         out.write_str(" byte_sel:")?;
-        out.write_char(char::from(b'0' + byte_sel as u8))?;
+        out.write_char(char::from(b'0' + v as u8))?;
     }
     Ok(())
 }
