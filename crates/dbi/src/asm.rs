@@ -87,10 +87,29 @@ pub fn build_m(
     m: &Modifiers,
     ops: &[Operand],
 ) -> Result<Instruction, BuildError> {
-    Instruction::build(t, op)
-        .modifiers(m)
-        .operands(ops)?
-        .finish()
+    // Probes are the same few instructions at every site: encode each
+    // distinct (target, opcode, modifiers, operands) once per thread. The
+    // encoder is a pure function of these, so a hit returns exactly what
+    // encoding again would; the table is bounded (cleared when full).
+    type Key = (Target, Opcode, Modifiers, Vec<Operand>);
+    thread_local! {
+        static BUILT: std::cell::RefCell<std::collections::HashMap<Key, Result<Instruction, BuildError>>> =
+            std::cell::RefCell::default();
+    }
+    const MAX_BUILT: usize = 4096;
+    let key: Key = (t, op, *m, ops.to_vec());
+    if let Some(hit) = BUILT.with(|b| b.borrow().get(&key).cloned()) {
+        return hit;
+    }
+    let built = Instruction::build(t, op).modifiers(m).operands(ops).and_then(|b| b.finish());
+    BUILT.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.len() >= MAX_BUILT {
+            b.clear();
+        }
+        b.insert(key, built.clone());
+    });
+    built
 }
 
 /// An SMEM load `op sdata, s[sbase:sbase+1], off` with an immediate
