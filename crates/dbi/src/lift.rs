@@ -537,9 +537,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
         let next = (bi + 1 < blocks.len()).then_some(bi + 1);
         let mut succs = Vec::new();
         let op = inst.opcode();
-        if let Some(t) =
-            pc_relative_target(inst, x.addr).filter(|_| op != Opcode::S_CALL_B64)
-        {
+        if let Some(t) = pc_relative_target(inst, x.addr).filter(|_| op != Opcode::S_CALL_B64) {
             if let Some(ti) = f.index_of(t) {
                 succs.push(block_of[ti]);
             } else {

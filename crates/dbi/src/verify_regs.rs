@@ -91,7 +91,8 @@ pub fn check_lifted(
         }
     }
     let mut c = Checked::default();
-    let mut memo: HashMap<Words, (Effects, Option<RegRange>)> = HashMap::new();
+    let mut memo: HashMap<Words, (Effects, Option<RegRange>), crate::asm::FastHash> =
+        HashMap::default();
     for f in &q.functions {
         // The current run: registers written, and those read before
         // their first write in it.
@@ -109,9 +110,7 @@ pub fn check_lifted(
             while pairs.get(j).is_some_and(|&(n, _)| n <= i.addr) {
                 j += 1;
             }
-            let orig = j
-                .checked_sub(1)
-                .map(|k| (pairs[k].1, pairs[k].0 == i.addr));
+            let orig = j.checked_sub(1).map(|k| (pairs[k].1, pairs[k].0 == i.addr));
             match orig {
                 Some((old, true)) => {
                     let Some(start) = first.take() else {

@@ -120,18 +120,30 @@ fn misaligned_register_tuples_are_found_as_llvm_rejects_them() {
     // s_load_dwordx4 s[4:7], s[4:5], 0x0; sdata 2: s[2:5].
     let load = |sdata: u8| [0x02 | sdata << 6, sdata >> 2, 0x0a, 0xc0, 0, 0, 0, 0];
     assert_eq!(odd(Target::Gfx90a, &load(4)), None);
-    assert_eq!(odd(Target::Gfx90a, &load(2)).map(|r| r.to_string()), Some("s[2:5]".into()));
+    assert_eq!(
+        odd(Target::Gfx90a, &load(2)).map(|r| r.to_string()),
+        Some("s[2:5]".into())
+    );
     // global_load_dwordx2 v[2:3], v[4:5], off; vaddr 5, then vdst 3.
     let gl = |vaddr: u8, vdst: u8| [0x00, 0x80, 0x54, 0xdc, vaddr, 0x00, 0x7f, vdst];
     assert_eq!(odd(Target::Gfx90a, &gl(4, 2)), None);
-    assert_eq!(odd(Target::Gfx90a, &gl(5, 2)).map(|r| r.to_string()), Some("v[5:6]".into()));
-    assert_eq!(odd(Target::Gfx942, &gl(4, 3)).map(|r| r.to_string()), Some("v[3:4]".into()));
+    assert_eq!(
+        odd(Target::Gfx90a, &gl(5, 2)).map(|r| r.to_string()),
+        Some("v[5:6]".into())
+    );
+    assert_eq!(
+        odd(Target::Gfx942, &gl(4, 3)).map(|r| r.to_string()),
+        Some("v[3:4]".into())
+    );
     // gfx908 has no VGPR alignment rule.
     assert_eq!(odd(Target::Gfx908, &gl(5, 3)), None);
     // v_mfma_f32_4x4x1f32 a[0:3], v0, v1, a[0:3]; vdst 1: a[1:4].
     let mfma = |vdst: u8| [vdst, 0x80, 0xc2, 0xd3, 0x00, 0x03, 0x02, 0x04];
     assert_eq!(odd(Target::Gfx90a, &mfma(0)), None);
-    assert_eq!(odd(Target::Gfx90a, &mfma(1)).map(|r| r.to_string()), Some("a[1:4]".into()));
+    assert_eq!(
+        odd(Target::Gfx90a, &mfma(1)).map(|r| r.to_string()),
+        Some("a[1:4]".into())
+    );
 }
 
 /// A kernel using every VGPR (so probes spill theirs) where v1 and v2 are
@@ -224,5 +236,8 @@ fn probe_vgpr_tuples_stay_aligned_where_only_an_odd_pair_is_free() {
         eprintln!("  {f}");
     }
     assert!(failed.is_empty(), "{} failed", failed.len());
-    assert!(outs == 48 && spilled > 0, "{outs} instrumented, {spilled} spilled");
+    assert!(
+        outs == 48 && spilled > 0,
+        "{outs} instrumented, {spilled} spilled"
+    );
 }
