@@ -184,7 +184,8 @@ pub fn check_lifted(
 ///
 /// - SGPR and TTMP tuples, on every target: a pair starts at an even
 ///   register, a wider tuple at a multiple of 4 (`s[1:2]` and `s[2:5]`
-///   are invalid; the hardware ignores the low bits of the field);
+///   are invalid; LLVM's disassembler reads such a field as the
+///   aligned tuple below it, with a warning);
 /// - VGPR and AGPR tuples (64-bit and wider operands, MFMA sources and
 ///   accumulators) start at an even register on gfx90a and gfx94x
 ///   ([`Target::needs_aligned_vgprs`](lathe_isa::Target::needs_aligned_vgprs))
