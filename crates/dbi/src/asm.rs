@@ -75,6 +75,41 @@ pub(crate) fn konst(v: u32) -> Operand {
     }
 }
 
+/// A multiply-rotate hasher for the rewriter's memo tables (keys are
+/// small register and opcode numbers; nothing adversarial): the standard
+/// SipHash cost more than the encoding it saved.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u16(&mut self, v: u16) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+/// [`FastHasher`] for `HashMap`.
+pub(crate) type FastHash = std::hash::BuildHasherDefault<FastHasher>;
+
 /// `op` with printed operands `ops` and default modifiers.
 pub fn build(t: Target, op: Opcode, ops: &[Operand]) -> Result<Instruction, BuildError> {
     build_m(t, op, &Modifiers::default(), ops)
@@ -87,10 +122,32 @@ pub fn build_m(
     m: &Modifiers,
     ops: &[Operand],
 ) -> Result<Instruction, BuildError> {
-    Instruction::build(t, op)
+    // Probes are the same few instructions at every site: encode each
+    // distinct (target, opcode, modifiers, operands) once per thread. The
+    // encoder is a pure function of these, so a hit returns exactly what
+    // encoding again would; the table is bounded (cleared when full).
+    type Key = (Target, Opcode, Modifiers, Vec<Operand>);
+    type Table = std::collections::HashMap<Key, Result<Instruction, BuildError>, FastHash>;
+    thread_local! {
+        static BUILT: std::cell::RefCell<Table> = std::cell::RefCell::default();
+    }
+    const MAX_BUILT: usize = 4096;
+    let key: Key = (t, op, *m, ops.to_vec());
+    if let Some(hit) = BUILT.with(|b| b.borrow().get(&key).cloned()) {
+        return hit;
+    }
+    let built = Instruction::build(t, op)
         .modifiers(m)
-        .operands(ops)?
-        .finish()
+        .operands(ops)
+        .and_then(|b| b.finish());
+    BUILT.with(|b| {
+        let mut b = b.borrow_mut();
+        if b.len() >= MAX_BUILT {
+            b.clear();
+        }
+        b.insert(key, built.clone());
+    });
+    built
 }
 
 /// An SMEM load `op sdata, s[sbase:sbase+1], off` with an immediate

@@ -468,7 +468,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
         if inst.is_invalid() {
             unres(f, i, "invalid instruction");
         }
-        if let Some(t) = inst.branch_target(x.addr) {
+        if let Some(t) = pc_relative_target(inst, x.addr) {
             if inst.opcode() == Opcode::S_CALL_B64 {
                 calls.push(Call {
                     site: i,
@@ -537,10 +537,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
         let next = (bi + 1 < blocks.len()).then_some(bi + 1);
         let mut succs = Vec::new();
         let op = inst.opcode();
-        if let Some(t) = inst
-            .branch_target(x.addr)
-            .filter(|_| op != Opcode::S_CALL_B64)
-        {
+        if let Some(t) = pc_relative_target(inst, x.addr).filter(|_| op != Opcode::S_CALL_B64) {
             if let Some(ti) = f.index_of(t) {
                 succs.push(block_of[ti]);
             } else {
@@ -585,4 +582,22 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
     f.exits = exits;
     f.block_of = block_of;
     f.calls = calls;
+}
+
+/// [`Instruction::branch_target`](lathe_isa::Instruction::branch_target),
+/// asked only of opcodes with a branch-offset operand (a table look-up):
+/// decoding every operand of every instruction to find none was most of
+/// what lifting cost.
+fn pc_relative_target(inst: &lathe_isa::Instruction, addr: u64) -> Option<u64> {
+    let has = !inst.is_invalid()
+        && inst
+            .info()
+            .operands()
+            .iter()
+            .any(|s| s.kind == lathe_isa::Kind::Branch);
+    if has {
+        inst.branch_target(addr)
+    } else {
+        None
+    }
 }

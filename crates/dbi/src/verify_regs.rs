@@ -14,12 +14,37 @@
 //! the program's registers, or a live VGPR or SGPR used without being
 //! saved first is what this catches. It does not check that a saved value
 //! is restored (running does: `random_sites.rs`, `stress.rs`).
+//!
+//! Every inserted instruction's register tuples must also be aligned as
+//! the ISA requires ([`misaligned`]): a probe handed an odd VGPR pair on
+//! gfx90a encodes, but names registers the hardware does not.
+
+use std::collections::HashMap;
 
 use lathe_codeobj::CodeObject;
+use lathe_isa::opcode::mods;
+use lathe_isa::{Instruction, Kind, Operand, RegFile, RegRange, Target};
 
 use crate::addr_map::AddrMap;
 use crate::lift::Program;
-use crate::live::{effects, Liveness, RegSet};
+use crate::live::{effects, Effects, Liveness, RegSet};
+
+/// An instruction's words and target, as a key: the words are the whole
+/// instruction (at most 12 bytes: GFX9's longest is 8 and a literal).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Words(Target, [u32; 3], usize);
+
+impl Words {
+    fn of(inst: &Instruction) -> Option<Words> {
+        let w = inst.words();
+        if inst.len() > 12 || w.len() > 3 {
+            return None;
+        }
+        let mut k = [0u32; 3];
+        k[..w.len()].copy_from_slice(w);
+        Some(Words(inst.target(), k, inst.len()))
+    }
+}
 
 /// What [`check_lifted`] verified.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -66,13 +91,27 @@ pub fn check_lifted(
         }
     }
     let mut c = Checked::default();
+    let mut memo: HashMap<Words, (Effects, Option<RegRange>), crate::asm::FastHash> =
+        HashMap::default();
     for f in &q.functions {
         // The current run: registers written, and those read before
         // their first write in it.
         let (mut written, mut saved) = (RegSet::default(), RegSet::default());
         let mut first: Option<u64> = None;
+        // `map.original(i.addr)`, walking the sorted pairs alongside the
+        // function's ascending addresses instead of searching per
+        // instruction.
+        let pairs = map.pairs();
+        let mut j = f
+            .insts
+            .first()
+            .map_or(0, |i0| pairs.partition_point(|&(n, _)| n < i0.addr));
         for i in &f.insts {
-            match map.original(i.addr) {
+            while pairs.get(j).is_some_and(|&(n, _)| n <= i.addr) {
+                j += 1;
+            }
+            let orig = j.checked_sub(1).map(|k| (pairs[k].1, pairs[k].0 == i.addr));
+            match orig {
                 Some((old, true)) => {
                     let Some(start) = first.take() else {
                         continue;
@@ -110,7 +149,20 @@ pub fn check_lifted(
                 _ => {
                     first.get_or_insert(i.addr);
                     c.inserted += 1;
-                    let e = effects(&i.inst);
+                    // Probe code repeats: decode each distinct word
+                    // sequence's operands once.
+                    let look = || (effects(&i.inst), misaligned(&i.inst));
+                    let (e, bad) = match Words::of(&i.inst) {
+                        Some(key) => *memo.entry(key).or_insert_with(look),
+                        None => look(),
+                    };
+                    if let Some(r) = bad {
+                        return Err(format!(
+                            "probe instruction at {:#x} ({}, in {}) names {r}, a misaligned \
+                             register tuple",
+                            i.addr, i.inst, f.name
+                        ));
+                    }
                     let fresh = e.uses.intersect(&RegSet {
                         s: !written.s,
                         scc: !written.scc,
@@ -124,4 +176,54 @@ pub fn check_lifted(
         }
     }
     Ok(c)
+}
+
+/// The first register tuple `inst` names that is misaligned for its
+/// target, if any. The rules are LLVM's (AMDGPU 22, which rejects such
+/// operands in assembly and flags them when disassembling):
+///
+/// - SGPR and TTMP tuples, on every target: a pair starts at an even
+///   register, a wider tuple at a multiple of 4 (`s[1:2]` and `s[2:5]`
+///   are invalid; LLVM's disassembler reads such a field as the
+///   aligned tuple below it, with a warning);
+/// - VGPR and AGPR tuples (64-bit and wider operands, MFMA sources and
+///   accumulators) start at an even register on gfx90a and gfx94x
+///   ([`Target::needs_aligned_vgprs`](lathe_isa::Target::needs_aligned_vgprs))
+///   wherever the operand's register class is an aligned one: the ISA
+///   tables' [`mods::ALIGN`] (or [`mods::ALIGN_ACC`] for an AGPR in an
+///   operand that takes either file), generated from LLVM's classes.
+pub fn misaligned(inst: &Instruction) -> Option<RegRange> {
+    let t = inst.target();
+    let vector_rule = t.needs_aligned_vgprs() || t.is_gfx1250();
+    for op in inst.operands().as_slice() {
+        let Operand::Reg(r) = op.value else {
+            continue;
+        };
+        if r.count < 2 {
+            continue;
+        }
+        let bad = match r.file {
+            RegFile::Scalar => {
+                let align = if r.count == 2 { 2 } else { 4 };
+                match r.first {
+                    0..=101 => r.first % align != 0,
+                    108..=123 => (r.first - 108) % align != 0,
+                    _ => false,
+                }
+            }
+            RegFile::Vgpr | RegFile::Agpr => {
+                let either = matches!(op.kind(), Kind::AvReg | Kind::AvSrc);
+                let flag = if either && r.file == RegFile::Agpr {
+                    mods::ALIGN_ACC
+                } else {
+                    mods::ALIGN
+                };
+                vector_rule && r.first % 2 != 0 && op.spec.mods & flag != 0
+            }
+        };
+        if bad {
+            return Some(r);
+        }
+    }
+    None
 }
