@@ -61,7 +61,7 @@ use crate::alu;
 use crate::check::{Access, Kind};
 use crate::lanes;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
-use crate::wave::{Flow, Step, VReg, Wave, LANES};
+use crate::wave::{Flow, Step, VReg, Wave, WaveSize, LANES};
 
 #[macro_use]
 mod macros;

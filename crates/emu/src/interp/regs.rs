@@ -34,6 +34,9 @@ pub(super) fn sreg_write(w: &mut Wave, n: u16, v: u32) {
         108..=123 => w.ttmp[(n - 108) as usize] = v,
         M0 => w.m0 = v,
         EXEC_LO => w.exec = (w.exec & !0xffff_ffff) | u64::from(v),
+        // Wave32 has no lanes above 31: EXEC_HI's writes are dropped, so
+        // EXEC never names a lane the wave does not have (D65).
+        EXEC_HI if w.size == WaveSize::W32 => {}
         EXEC_HI => w.exec = (w.exec & 0xffff_ffff) | (u64::from(v) << 32),
         _ => {}
     }
@@ -80,7 +83,9 @@ pub(super) fn s32(w: &Wave, op: &Op) -> u32 {
     }
 }
 
-/// Scalar 64-bit read.
+/// Scalar 64-bit read. An operand one register wide (a lane mask in
+/// wave32 code: `vcc_lo`, a VOP3 `sdst`, a `_b32` saveexec source) reads
+/// that register alone, zero-extended.
 pub(super) fn s64(w: &Wave, op: &Op) -> u64 {
     match op.value {
         Operand::Reg(r) if r.file == RegFile::Scalar => {
@@ -88,6 +93,7 @@ pub(super) fn s64(w: &Wave, op: &Op) -> u64 {
             match r.first {
                 SRC_SHARED_BASE => SHARED_APERTURE,
                 SRC_PRIVATE_BASE => PRIVATE_APERTURE,
+                n if r.count == 1 => u64::from(sreg_read(w, n)),
                 EXEC_LO => w.exec,
                 n => u64::from(sreg_read(w, n)) | (u64::from(sreg_read(w, n + 1)) << 32),
             }
@@ -104,11 +110,15 @@ pub(super) fn s_write32(w: &mut Wave, op: &Op, v: u32) {
     }
 }
 
+/// Scalar 64-bit write; to an operand one register wide (a wave32 lane
+/// mask) only the low half, the next register left alone.
 pub(super) fn s_write64(w: &mut Wave, op: &Op, v: u64) {
     if let Operand::Reg(r) = op.value {
         if r.file == RegFile::Scalar {
             sreg_write(w, r.first, v as u32);
-            sreg_write(w, r.first + 1, (v >> 32) as u32);
+            if r.count != 1 {
+                sreg_write(w, r.first + 1, (v >> 32) as u32);
+            }
         }
     }
 }

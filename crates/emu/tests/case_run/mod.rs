@@ -14,8 +14,25 @@ pub enum Outcome {
     Fail(String),
 }
 
+#[allow(dead_code)] // gfx1030_cases builds its own code objects
 pub fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Options) -> Outcome {
-    let co = std::fs::read(build::linked_code_object(case, target, opt)).expect("code object");
+    run_code_object(
+        case,
+        target,
+        &build::linked_code_object(case, target, opt),
+        opts,
+    )
+}
+
+/// [`run_case`] on a code object built elsewhere (another wave size).
+#[allow(dead_code)] // each test binary uses one of the two
+pub fn run_code_object(
+    case: &Case,
+    target: &'static str,
+    path: &std::path::Path,
+    opts: &Options,
+) -> Outcome {
+    let co = std::fs::read(path).expect("code object");
     let session = match Session::load(target.parse().expect("target"), &[&co]) {
         Ok(s) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
