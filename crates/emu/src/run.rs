@@ -338,10 +338,11 @@ fn dispatch_impl(
                 let decodes = std::mem::take(&mut code.decodes);
                 let mut exec = Exec::resume(mem.view(), target, buffers, decodes);
                 exec.check_waitcnt = opts.check_waitcnt;
-                // The fast tier's µops are wave64's (full-pair VCC and
-                // carry masks): wave32 waves take the general handlers
-                // (D65).
-                exec.fast = opts.fast_tier && target.wave_size() == 64;
+                // The fast tier's µops are GFX9 wave64's (full-pair VCC
+                // and carry masks, VOPC `v_cmpx` writing VCC too): GFX10
+                // waves take the general handlers until its lowering reads
+                // GFX10's operand lists (D65).
+                exec.fast = opts.fast_tier && target.generation() == 9;
                 if opts.count_uops {
                     exec.uop_counts = Some(vec![0; exec.counts.len()]);
                 }

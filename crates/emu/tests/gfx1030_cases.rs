@@ -250,3 +250,88 @@ fn wave32_cross_lane_operations_match_a_32_lane_model() {
         );
     }
 }
+
+/// Not a test: the emulator's rate on one case in gfx1030 wave32 and
+/// wave64 next to gfx90a, paired runs (`cargo test --profile ci -p
+/// lathe-emu --test gfx1030_cases -- --ignored --nocapture rate`).
+#[test]
+#[ignore]
+fn rate_gfx1030_next_to_gfx90a() {
+    let name = std::env::var("LATHE_RATE_CASE").unwrap_or_else(|_| "collatz_steps".into());
+    let runs: usize = std::env::var("LATHE_RATE_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let mut case = lathe_cases::all()
+        .into_iter()
+        .find(|c| c.name == name)
+        .expect("case");
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let rate = |case: &Case, target: &'static str, co: &PathBuf, fast: bool| {
+        let bytes = std::fs::read(co).expect("code object");
+        let s = Session::load(target.parse().expect("target"), &[&bytes]).expect("load");
+        let args = case_run::args(case);
+        let shape = Shape {
+            grid: case.grid,
+            block: case.block,
+            dims: case.dims(),
+            dynamic_lds: case.dyn_lds,
+        };
+        let o = Options {
+            fast_tier: fast,
+            ..opts
+        };
+        let (r, _) = s.launch(case.kernel, shape, &args, &o).expect("runs");
+        (
+            r.wave_instructions as f64 / r.elapsed.as_secs_f64(),
+            r.wave_instructions,
+        )
+    };
+    case.targets = &["gfx90a"];
+    let co90 = build::linked_code_object(&case, "gfx90a", "-O3");
+    let c90 = case.clone();
+    case.targets = &["gfx1030"];
+    let (co32, co64) = (code_object(&case, "-O3", 32), code_object(&case, "-O3", 64));
+    // Columns: gfx90a with µops, gfx90a general handlers only (the tier
+    // GFX10 waves run, D65), gfx1030 wave32, gfx1030 wave64.
+    let mut rows: Vec<[f64; 4]> = Vec::new();
+    let mut n = [0u64; 4];
+    for _ in 0..runs {
+        let (a, na) = rate(&c90, "gfx90a", &co90, true);
+        let (g, ng) = rate(&c90, "gfx90a", &co90, false);
+        let (b, nb) = rate(&case, "gfx1030", &co32, true);
+        let (c, nc) = rate(&case, "gfx1030", &co64, true);
+        n = [na, ng, nb, nc];
+        rows.push([a, g, b, c]);
+    }
+    let stat = |k: usize, ratio: bool| {
+        let mut v: Vec<f64> = rows
+            .iter()
+            .map(|r| if ratio { r[k] / r[1] } else { r[k] })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    eprintln!(
+        "case {name}, {runs} paired runs, one thread; wave-instructions per run gfx90a {} / {} / wave32 {} / wave64 {}",
+        n[0], n[1], n[2], n[3]
+    );
+    for (k, label) in [
+        (0, "gfx90a µops"),
+        (1, "gfx90a general"),
+        (2, "gfx1030 wave32"),
+        (3, "gfx1030 wave64"),
+    ] {
+        let (m, lo, hi) = stat(k, false);
+        let (rm, rlo, rhi) = stat(k, true);
+        eprintln!(
+            "{label:16} {:8.1} M wave-instr/s (min {:.1}, max {:.1}); per run vs gfx90a general {rm:.2}x ({rlo:.2}-{rhi:.2})",
+            m / 1e6,
+            lo / 1e6,
+            hi / 1e6
+        );
+    }
+}

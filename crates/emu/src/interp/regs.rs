@@ -93,6 +93,9 @@ pub(super) fn s64(w: &Wave, op: &Op) -> u64 {
             match r.first {
                 SRC_SHARED_BASE => SHARED_APERTURE,
                 SRC_PRIVATE_BASE => PRIVATE_APERTURE,
+                // `null` as a pair (GFX10+ wave64 code) is null, not
+                // null and EXEC_LO.
+                NULL => 0,
                 n if r.count == 1 => u64::from(sreg_read(w, n)),
                 EXEC_LO => w.exec,
                 n => u64::from(sreg_read(w, n)) | (u64::from(sreg_read(w, n + 1)) << 32),
@@ -114,7 +117,9 @@ pub(super) fn s_write32(w: &mut Wave, op: &Op, v: u32) {
 /// mask) only the low half, the next register left alone.
 pub(super) fn s_write64(w: &mut Wave, op: &Op, v: u64) {
     if let Operand::Reg(r) = op.value {
-        if r.file == RegFile::Scalar {
+        // `null` as a pair (a wave64 VOP3 `sdst` of GFX10+) discards the
+        // value: it must not reach EXEC_LO, the register after it.
+        if r.file == RegFile::Scalar && r.first != lathe_isa::reg::sreg::NULL {
             sreg_write(w, r.first, v as u32);
             if r.count != 1 {
                 sreg_write(w, r.first + 1, (v >> 32) as u32);
@@ -351,7 +356,7 @@ pub(super) fn f64_mods(op: &Op, v: u64) -> u64 {
 
 /// VOP3 output modifiers (clamp, omod) from the instruction words.
 pub(super) fn vop3_clamp_omod(inst: &Instruction) -> (bool, u32) {
-    if inst.encoding() != Encoding::Vop3 {
+    if inst.encoding().family() != Encoding::Vop3 {
         return (false, 0);
     }
     let w = inst.words();

@@ -1084,7 +1084,7 @@ pub(super) fn valu_f16(
     let Sem::Valu(op) = c.sem else {
         return Err(unsupported(w, i, c.pc));
     };
-    if i.encoding() == Encoding::Vop3
+    if i.encoding().family() == Encoding::Vop3
         && (i.words()[0] >> 11 & 0xf != 0 || vop3_clamp_omod(i) != (false, 0))
     {
         return Err(unsupported(w, i, c.pc));
@@ -1300,7 +1300,7 @@ pub(super) fn ints(
         _ => return Err(unsupported(w, i, c.pc)),
     };
     let (clamp, omod) = vop3_clamp_omod(i);
-    let op_sel = i.encoding() == Encoding::Vop3 && i.words()[0] >> 11 & 0xf != 0;
+    let op_sel = i.encoding().family() == Encoding::Vop3 && i.words()[0] >> 11 & 0xf != 0;
     if omod != 0 || op_sel || (clamp && !clamps) {
         return Err(unsupported(w, i, c.pc));
     }

@@ -37,8 +37,13 @@ pub fn run_code_object(
         Ok(s) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
-    let args: Vec<Arg> = case
-        .args
+    let args = args(case);
+    check_launch(case, &session, &args, opts)
+}
+
+/// The case's arguments as launch arguments.
+pub fn args(case: &Case) -> Vec<Arg> {
+    case.args
         .iter()
         .map(|a| match &a.value {
             Value::Buffer { bytes, .. } => Arg::Buffer {
@@ -55,14 +60,17 @@ pub fn run_code_object(
                 }
             }
         })
-        .collect();
+        .collect()
+}
+
+fn check_launch(case: &Case, session: &Session, args: &[Arg], opts: &Options) -> Outcome {
     let shape = Shape {
         grid: case.grid,
         block: case.block,
         dims: case.dims(),
         dynamic_lds: case.dyn_lds,
     };
-    let (_report, bufs) = match session.launch(case.kernel, shape, &args, opts) {
+    let (_report, bufs) = match session.launch(case.kernel, shape, args, opts) {
         Ok(r) => r,
         Err(SessionError::Dispatch(DispatchError::Stopped {
             stop: Stop::Unsupported { inst, .. },
