@@ -147,6 +147,10 @@ pub enum DispatchError {
     /// (`lathe_isa::sem::lds_bytes`).
     #[error("kernel needs {0} bytes of LDS ({2} has {1} per work-group)")]
     Lds(u64, u64, Target),
+    /// The kernel's generation and wave size are not a row of
+    /// [`crate::dispatch::EMULATED`].
+    #[error(transparent)]
+    NotEmulated(#[from] crate::dispatch::NotEmulated),
     /// Scratch or runtime memory could not be allocated.
     #[error("cannot allocate dispatch memory: {0}")]
     Memory(#[from] MemError),
@@ -236,6 +240,15 @@ fn dispatch_impl(
     let start = Instant::now();
     let geo = l.geometry;
     let k = l.kernel;
+    // What every wave starts with, worked out once; its wave size (the
+    // kernel descriptor's, D42) picks the decoding (wave32 code names
+    // one-SGPR lane masks) and must be a row the interpreter runs.
+    let plan = WavePlan::new(&k.descriptor, arch, &geo);
+    let lanes = plan.wave_size().lanes();
+    if let Some(p) = lathe_bundle::target::Processor::from_name(target.name()) {
+        crate::dispatch::check_emulated(l.name, p, lanes)?;
+    }
+    let target = target.with_wave_size(lanes).unwrap_or(target);
     let lds_size = u64::from(k.group_segment_size) + u64::from(l.dynamic_lds);
     let lds_limit = u64::from(lathe_isa::sem::lds_bytes(target));
     if lds_size > lds_limit {
@@ -248,7 +261,7 @@ fn dispatch_impl(
     };
     let total_wgs = geo.total_workgroups();
     let threads = threads.min(total_wgs.max(1) as usize).max(1);
-    let waves_per_wg = geo.waves_in([0, 0, 0], crate::dispatch::WAVE_SIZE) as u64;
+    let waves_per_wg = u64::from(plan.waves_in([0, 0, 0]));
     let per_lane = (u64::from(k.private_segment_size)
         + if k.dynamic_stack {
             u64::from(opts.dynamic_stack)
@@ -300,8 +313,6 @@ fn dispatch_impl(
     let waves_run = AtomicU64::new(0);
     let started = AtomicU64::new(0);
     let deadline = opts.timeout.map(|t| (start + t, t));
-    // What every wave starts with, worked out once.
-    let plan = WavePlan::new(&k.descriptor, arch, &geo);
     let regs = k.descriptor.allocated_vgprs(arch) as usize;
     let mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1).bits();
     // racecheck's global shadow, one per dispatch (D33).
@@ -327,7 +338,11 @@ fn dispatch_impl(
                 let decodes = std::mem::take(&mut code.decodes);
                 let mut exec = Exec::resume(mem.view(), target, buffers, decodes);
                 exec.check_waitcnt = opts.check_waitcnt;
-                exec.fast = opts.fast_tier;
+                // The fast tier's µops are GFX9 wave64's (full-pair VCC
+                // and carry masks, VOPC `v_cmpx` writing VCC too): GFX10
+                // waves take the general handlers until its lowering reads
+                // GFX10's operand lists (D65).
+                exec.fast = opts.fast_tier && target.generation() == 9;
                 if opts.count_uops {
                     exec.uop_counts = Some(vec![0; exec.counts.len()]);
                 }
@@ -363,7 +378,7 @@ fn dispatch_impl(
                     };
                     my_started += 1;
                     let wg_id = geo.workgroup_id(i);
-                    let nwaves = geo.waves_in(wg_id, crate::dispatch::WAVE_SIZE);
+                    let nwaves = plan.waves_in(wg_id);
                     let d = DispatchSgprs {
                         private_segment_buffer: scratch_srd(slot_base),
                         dispatch_ptr: packet,
@@ -388,6 +403,7 @@ fn dispatch_impl(
                                 &mut wg.waves[last]
                             }
                         };
+                        w.size = plan.wave_size();
                         w.exec = plan.init(&d, wg_id, wv, offset as u32, &mut w.sgpr, &mut w.vgpr);
                         w.flat_scratch = slot_base + offset;
                         w.mode = mode;

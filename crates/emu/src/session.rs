@@ -23,9 +23,9 @@ pub enum SessionError {
     /// The agent is not an emulated target.
     #[error("agent {0}: {1}")]
     Target(String, lathe_isa::TargetError),
-    /// The agent's ISA is decoded but not emulated (GFX10+).
+    /// The agent's ISA is decoded but not emulated (GFX11+).
     #[error(
-        "agent {0}: {1} code can be disassembled but not run yet; the emulator runs GFX9 wave64 code (gfx90a, gfx942, gfx950, D42)"
+        "agent {0}: {1} code can be disassembled but not run yet; the emulator runs GFX9 wave64 code (gfx90a, gfx942, gfx950, D42) and GFX10 wave32 and wave64 code (gfx1030, D65)"
     )]
     NotEmulated(String, String),
     /// Loading failed.
@@ -107,7 +107,8 @@ impl Session {
     pub fn load(agent: TargetId, code_objects: &[&[u8]]) -> Result<Session, SessionError> {
         let target = Target::from_name(agent.processor.name())
             .map_err(|e| SessionError::Target(agent.to_string(), e))?;
-        if target.generation() != 9 {
+        let family = agent.processor.family();
+        if !crate::dispatch::EMULATED.iter().any(|(f, _)| *f == family) {
             return Err(SessionError::NotEmulated(
                 agent.to_string(),
                 target.name().to_string(),

@@ -15,9 +15,10 @@ pub const LANES: usize = 64;
 /// Lanes per wave as data (D42): wave64 on GFX9, wave32 or wave64 on
 /// GFX10+ as the kernel descriptor says. Dispatch set-up
 /// ([`crate::dispatch::WavePlan`]) sizes waves and their initial EXEC by
-/// it; the interpreter still runs wave64 only, and
-/// [`crate::dispatch::check_emulated`] refuses other kernels before any
-/// wave starts.
+/// it, and each [`Wave`] carries it ([`Wave::size`]): a wave32 wave keeps
+/// its register files 64 lanes wide but EXEC's high half zero, so every
+/// lane loop leaves lanes 32–63 alone, and its lane masks are one SGPR
+/// (D65).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WaveSize {
     /// 32 lanes: lane masks are one SGPR (EXEC_LO, VCC_LO).
@@ -108,7 +109,7 @@ pub enum WaveStatus {
     Ended,
 }
 
-/// Architectural state of one wave64.
+/// Architectural state of one wave (wave64 or wave32, [`Wave::size`]).
 #[derive(Clone)]
 pub struct Wave {
     /// Scalar registers (s0..s101 and aliases).
@@ -119,8 +120,10 @@ pub struct Wave {
     pub vgpr: Box<[VReg]>,
     /// Accumulation registers a0..a255.
     pub agpr: Box<[VReg]>,
-    /// Lane mask.
+    /// Lane mask (in wave32 the high half stays zero).
     pub exec: u64,
+    /// Lanes per wave: how VCC and the lane-select operations read.
+    pub size: WaveSize,
     /// Scalar condition code.
     pub scc: bool,
     /// M0.
@@ -185,6 +188,7 @@ impl Wave {
             vgpr: vec![[0u32; LANES]; vgprs.min(VGPRS) + TEMPS].into_boxed_slice(),
             agpr: vec![[0u32; LANES]; agprs.min(VGPRS)].into_boxed_slice(),
             exec: 0,
+            size: WaveSize::W64,
             scc: false,
             m0: 0,
             pc,
@@ -213,6 +217,7 @@ impl Wave {
                 vgpr,
                 agpr,
                 exec,
+                size: _,
                 scc,
                 m0,
                 pc: p,
@@ -245,15 +250,20 @@ impl Wave {
         self.vgpr.len() - TEMPS
     }
 
-    /// VCC (s106–s107).
+    /// VCC (s106–s107; in wave32 VCC_LO alone).
+    #[inline]
     pub fn vcc(&self) -> u64 {
-        u64::from(self.sgpr[106]) | (u64::from(self.sgpr[107]) << 32)
+        self.size.read_mask(self.sgpr[106], self.sgpr[107])
     }
 
-    /// Sets VCC.
+    /// Sets VCC (in wave32 VCC_LO alone; VCC_HI is left as it was).
+    #[inline]
     pub fn set_vcc(&mut self, v: u64) {
-        self.sgpr[106] = v as u32;
-        self.sgpr[107] = (v >> 32) as u32;
+        let (lo, hi) = self.size.write_mask(v);
+        self.sgpr[106] = lo;
+        if let Some(hi) = hi {
+            self.sgpr[107] = hi;
+        }
     }
 
     /// Whether lane `l` is active.

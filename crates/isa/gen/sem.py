@@ -43,12 +43,13 @@ def entries():
     if not out:
         raise SystemExit("no OPS entries in %s" % TABLE)
     # Table columns of the processors the emulator runs (gfx90a, gfx942,
-    # gfx950: `Target` discriminants 0, 1 and 9).
+    # gfx950, gfx1030 wave32 and wave64: `Target` discriminants 0, 1, 9, 12
+    # and 13).
     col = re.search(r"static COLUMN: \[u8; \d+\] = \[([^\]]*)\]", src)
     if not col:
         raise SystemExit("no COLUMN table in %s" % TABLE)
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
-    emulated = (1 << cols[0]) | (1 << cols[1]) | (1 << cols[9])
+    emulated = (1 << cols[0]) | (1 << cols[1]) | (1 << cols[9]) | (1 << cols[12]) | (1 << cols[13])
     # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family.
     return [(name, enc.replace("Gfx10", "").replace("Gfx11", ""), int(t) & emulated != 0) for name, enc, t in out]
 
@@ -230,6 +231,17 @@ CONTROL = {
     "s_decperflevel": "PerfLevel", "s_wakeup": "Wakeup", "v_nop": "Nop", "v_clrexcp": "Nop",
     "s_atc_probe": "Cache", "s_atc_probe_buffer": "Cache", "s_dcache_inv_vol": "Cache",
     "s_dcache_wb_vol": "Cache",
+    # GFX10 cache invalidations (L0, L1); the emulator's memory is coherent.
+    "s_gl1_inv": "Cache", "buffer_gl0_inv": "Cache", "buffer_gl1_inv": "Cache",
+    # GFX10 hints: instruction clauses and prefetch, dependency counters (the
+    # interpreter completes each instruction before the next), the version
+    # word and the padding after a kernel's end.
+    "s_clause": "Nop", "s_inst_prefetch": "Nop", "s_waitcnt_depctr": "Nop",
+    "s_version": "Nop", "s_code_end": "Nop", "s_ttracedata_imm": "TraceData",
+    # GFX10 counts stores in VS_CNT; the waitcnt checker counts them with
+    # the loads in VM_CNT, so `s_waitcnt vmcnt` already waits for them
+    # (conservative: it can only make more results ready, D65).
+    "s_waitcnt_vscnt": "Nop",
 }
 UNSUPPORTED = {
     "s_endpgm_ordered_ps_done": WHY_GRAPHICS, "s_setkill": WHY_GRAPHICS,
@@ -242,7 +254,18 @@ UNSUPPORTED = {
     "s_cbranch_i_fork": "Why::Removed", "s_cbranch_join": "Why::Removed",
     "v_screen_partition_4se_b32": WHY_GRAPHICS, "v_cubeid_f32": WHY_GRAPHICS,
     "v_cubema_f32": WHY_GRAPHICS, "v_cubesc_f32": WHY_GRAPHICS, "v_cubetc_f32": WHY_GRAPHICS,
+    # Ordered append through GDS.
+    "ds_ordered_count": "Why::Gds",
 }
+# GFX10 rows the emulator does not run yet (D65): float atomics under GFX10's
+# names (f32 min/max with GFX10's NaN and denormal rules, float compare-swap),
+# saturating `csub`, and the lane-indexed `addtid` global forms.
+for _n in ("flat", "global", "buffer"):
+    for _a in ("fcmpswap", "fmin", "fmax", "fcmpswap_x2", "fmin_x2", "fmax_x2"):
+        UNSUPPORTED["%s_atomic_%s" % (_n, _a)] = "Why::NotEmulated"
+for _n in ("global_atomic_csub", "buffer_atomic_csub", "global_load_dword_addtid",
+           "global_store_dword_addtid"):
+    UNSUPPORTED[_n] = "Why::NotEmulated"
 BRANCH = {"s_branch": "Always", "s_cbranch_scc0": "Scc0", "s_cbranch_scc1": "Scc1",
           "s_cbranch_vccz": "Vccz", "s_cbranch_vccnz": "Vccnz", "s_cbranch_execz": "Execz",
           "s_cbranch_execnz": "Execnz", "s_cbranch_cdbgsys": "CdbgSys",

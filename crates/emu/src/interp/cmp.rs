@@ -106,9 +106,12 @@ fn read(w: &Wave, op: &Op, l: usize, ty: NumTy) -> u64 {
 
 /// Writes a compare's lane mask: to its SGPR-pair destination (VOP3,
 /// SDWA with `sdst`) or VCC, and to EXEC for `v_cmpx`.
+/// A `v_cmpx` that names no destination (GFX10+'s VOPC encoding) writes
+/// EXEC alone, as the decoded operands say; GFX9's names VCC.
 fn write_mask(w: &mut Wave, c: &Ctx, k: sem::Cmp, mask: u64) {
     match c.dst(0).copied() {
         Some(d) => s_write64(w, &d, mask),
+        None if k.exec => {}
         None => w.set_vcc(mask),
     }
     if k.exec {

@@ -40,6 +40,14 @@ pub(super) fn handler(op: Control) -> Option<Handler> {
         },
         Control::SetReg | Control::SetRegImm => |_x, w, _l, i, c| {
             let (id, off, size) = hwreg(i);
+            // GFX10's FLAT_SCR_LO/HI (hwreg 20, 21): a kernel sets its
+            // flat-scratch base from FLAT_SCRATCH_INIT plus its wave offset,
+            // the base the dispatcher already gave the wave
+            // (`Wave::flat_scratch`), so the write changes nothing (D65),
+            // as a GFX9 kernel's write of the FLAT_SCRATCH pair does not.
+            if matches!(id, HW_REG_FLAT_SCR_LO | HW_REG_FLAT_SCR_HI) {
+                return Ok(Flow::Continue);
+            }
             if id != HW_REG_MODE {
                 return Err(unsupported(w, i, c.pc));
             }

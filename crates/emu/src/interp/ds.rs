@@ -49,7 +49,7 @@ pub(super) fn ds(
             if !w.active(l) {
                 continue;
             }
-            let sel = ((sels[l] as u64 + off16) >> 2 & 63) as usize;
+            let sel = ((sels[l] as u64 + off16) >> 2 & u64::from(w.size.lanes() - 1)) as usize;
             if backward {
                 out[l] = if w.active(sel) { src[sel] } else { 0 };
                 written[l] = true;

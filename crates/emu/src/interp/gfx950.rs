@@ -71,7 +71,7 @@ fn lane_op(
         return Err(unsupported(w, i, c.pc));
     };
     let (clamp, omod) = vop3_clamp_omod(i);
-    let vop3 = i.encoding() == Encoding::Vop3;
+    let vop3 = i.encoding().family() == Encoding::Vop3;
     // op_sel[3] (the destination half) is not part of bitop3's table.
     let opsel = if vop3 { i.words()[0] >> 11 & 0xf } else { 0 };
     // bitop3's table sits where other VOP3 instructions keep `abs` and

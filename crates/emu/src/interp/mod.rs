@@ -61,7 +61,7 @@ use crate::alu;
 use crate::check::{Access, Kind};
 use crate::lanes;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
-use crate::wave::{Flow, Step, VReg, Wave, LANES};
+use crate::wave::{Flow, Step, VReg, Wave, WaveSize, LANES};
 
 #[macro_use]
 mod macros;
@@ -775,7 +775,7 @@ impl<'m> Exec<'m> {
                 | flag(mfma, flags::MFMA)
                 | flag(wc.vm || wc.lgkm || wc.exp, flags::COUNTERS)
                 | flag(op == Opcode::S_WAITCNT, flags::WAITCNT)
-                | flag(is_valu(enc), flags::VALU)
+                | flag(is_valu(enc.family()), flags::VALU)
                 | flag(
                     matches!(enc, Encoding::Vop1Sdwa | Encoding::Vop2Sdwa),
                     flags::SDWA,

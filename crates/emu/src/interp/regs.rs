@@ -34,6 +34,9 @@ pub(super) fn sreg_write(w: &mut Wave, n: u16, v: u32) {
         108..=123 => w.ttmp[(n - 108) as usize] = v,
         M0 => w.m0 = v,
         EXEC_LO => w.exec = (w.exec & !0xffff_ffff) | u64::from(v),
+        // Wave32 has no lanes above 31: EXEC_HI's writes are dropped, so
+        // EXEC never names a lane the wave does not have (D65).
+        EXEC_HI if w.size == WaveSize::W32 => {}
         EXEC_HI => w.exec = (w.exec & 0xffff_ffff) | (u64::from(v) << 32),
         _ => {}
     }
@@ -80,7 +83,9 @@ pub(super) fn s32(w: &Wave, op: &Op) -> u32 {
     }
 }
 
-/// Scalar 64-bit read.
+/// Scalar 64-bit read. An operand one register wide (a lane mask in
+/// wave32 code: `vcc_lo`, a VOP3 `sdst`, a `_b32` saveexec source) reads
+/// that register alone, zero-extended.
 pub(super) fn s64(w: &Wave, op: &Op) -> u64 {
     match op.value {
         Operand::Reg(r) if r.file == RegFile::Scalar => {
@@ -88,6 +93,10 @@ pub(super) fn s64(w: &Wave, op: &Op) -> u64 {
             match r.first {
                 SRC_SHARED_BASE => SHARED_APERTURE,
                 SRC_PRIVATE_BASE => PRIVATE_APERTURE,
+                // `null` as a pair (GFX10+ wave64 code) is null, not
+                // null and EXEC_LO.
+                NULL => 0,
+                n if r.count == 1 => u64::from(sreg_read(w, n)),
                 EXEC_LO => w.exec,
                 n => u64::from(sreg_read(w, n)) | (u64::from(sreg_read(w, n + 1)) << 32),
             }
@@ -104,11 +113,17 @@ pub(super) fn s_write32(w: &mut Wave, op: &Op, v: u32) {
     }
 }
 
+/// Scalar 64-bit write; to an operand one register wide (a wave32 lane
+/// mask) only the low half, the next register left alone.
 pub(super) fn s_write64(w: &mut Wave, op: &Op, v: u64) {
     if let Operand::Reg(r) = op.value {
-        if r.file == RegFile::Scalar {
+        // `null` as a pair (a wave64 VOP3 `sdst` of GFX10+) discards the
+        // value: it must not reach EXEC_LO, the register after it.
+        if r.file == RegFile::Scalar && r.first != lathe_isa::reg::sreg::NULL {
             sreg_write(w, r.first, v as u32);
-            sreg_write(w, r.first + 1, (v >> 32) as u32);
+            if r.count != 1 {
+                sreg_write(w, r.first + 1, (v >> 32) as u32);
+            }
         }
     }
 }
@@ -341,7 +356,7 @@ pub(super) fn f64_mods(op: &Op, v: u64) -> u64 {
 
 /// VOP3 output modifiers (clamp, omod) from the instruction words.
 pub(super) fn vop3_clamp_omod(inst: &Instruction) -> (bool, u32) {
-    if inst.encoding() != Encoding::Vop3 {
+    if inst.encoding().family() != Encoding::Vop3 {
         return (false, 0);
     }
     let w = inst.words();

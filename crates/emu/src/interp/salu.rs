@@ -21,6 +21,8 @@ pub(super) fn hwreg(i: &Instruction) -> (u32, u32, u32) {
 
 pub(super) const HW_REG_MODE: u32 = 1;
 pub(super) const HW_REG_SH_MEM_BASES: u32 = 15;
+pub(super) const HW_REG_FLAT_SCR_LO: u32 = 20;
+pub(super) const HW_REG_FLAT_SCR_HI: u32 = 21;
 
 /// `s_cmp*` and `s_cmpk*`: the predicate of the description on two
 /// scalars (`s_cmpk`: the SIMM16, sign-extended for `i32`, zero-extended
@@ -175,6 +177,36 @@ pub(super) fn run(
         Salu::Orn1SaveexecB64 => exec(true, !r64(w, s0)? | e),
         Salu::Andn1WrexecB64 => exec(false, !r64(w, s0)? & e),
         Salu::Andn2WrexecB64 => exec(false, r64(w, s0)? & !e),
+        // The wave32 forms (GFX10+): the same operations on EXEC_LO; SDST is
+        // one SGPR (the operand's width) and EXEC keeps only the wave's
+        // lanes (below).
+        Salu::AndSaveexecB32 => exec(true, r64(w, s0)? & e),
+        Salu::OrSaveexecB32 => exec(true, r64(w, s0)? | e),
+        Salu::XorSaveexecB32 => exec(true, r64(w, s0)? ^ e),
+        Salu::Andn2SaveexecB32 => exec(true, r64(w, s0)? & !e),
+        Salu::Orn2SaveexecB32 => exec(true, r64(w, s0)? | !e),
+        Salu::NandSaveexecB32 => exec(true, !(r64(w, s0)? & e)),
+        Salu::NorSaveexecB32 => exec(true, !(r64(w, s0)? | e)),
+        Salu::XnorSaveexecB32 => exec(true, !(r64(w, s0)? ^ e)),
+        Salu::Andn1SaveexecB32 => exec(true, !r64(w, s0)? & e),
+        Salu::Orn1SaveexecB32 => exec(true, !r64(w, s0)? | e),
+        Salu::Andn1WrexecB32 => exec(false, !r64(w, s0)? & e),
+        Salu::Andn2WrexecB32 => exec(false, r64(w, s0)? & !e),
+        // GFX10 MODE shortcuts: SIMM16[3:0] into MODE's rounding (3:0) or
+        // denormal (7:4) bits.
+        Salu::RoundMode | Salu::DenormMode => {
+            let at = if op == Salu::RoundMode { 0 } else { 4 };
+            w.mode = (w.mode & !(0xf << at)) | (u32::from(simm()) & 0xf) << at;
+            Out::None
+        }
+        // Not modelled yet: stop (D65).
+        Salu::Movrelsd2B32
+        | Salu::SubvectorLoopBegin
+        | Salu::SubvectorLoopEnd
+        | Salu::WaitIdle
+        | Salu::WaitcntExpcnt
+        | Salu::WaitcntLgkmcnt
+        | Salu::WaitcntVmcnt => return Err(bad(w)),
         // M0-relative: SGPR[source + M0] into SDST, or S0 into SGPR[SDST + M0].
         Salu::MovrelsB32 | Salu::MovrelsB64 | Salu::MovreldB32 | Salu::MovreldB64 => {
             return movrel(w, i, c, op);
@@ -259,6 +291,7 @@ pub(super) fn run(
             // In the manual's order: SDST first, then EXEC (an SDST of
             // EXEC itself ends with the new EXEC).
             let old = w.exec;
+            let exec = exec & w.size.full_mask();
             s_write64(w, &d, if save { old } else { exec });
             w.exec = exec;
             w.scc = exec != 0;

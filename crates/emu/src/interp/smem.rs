@@ -24,7 +24,12 @@ pub(super) fn smem_load(
             .map_or(0, |o| u64::from(s32(w, o))),
         None => 0,
     };
-    let addr = s64(w, &base).wrapping_add(off);
+    // An SGPR offset beside the immediate (GFX9's SOE forms, GFX10's
+    // `soffset`; GFX10's `null` reads 0).
+    let soff = c
+        .by_field(Field::Soffset)
+        .map_or(0, |o| u64::from(s32(w, o)));
+    let addr = s64(w, &base).wrapping_add(off).wrapping_add(soff);
     let Operand::Reg(r) = d.value else {
         return Err(unsupported(w, i, c.pc));
     };

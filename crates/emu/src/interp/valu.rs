@@ -200,6 +200,27 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         Valu::AddcCoU32 => carry::<{ Carry::ADD }, true>,
         Valu::SubbCoU32 => carry::<{ Carry::SUB }, true>,
         Valu::SubbrevCoU32 => carry::<{ Carry::SUBREV }, true>,
+        // GFX10's names of the carry forms (`_co_ci`: carry in and out).
+        Valu::AddCoCiU32 => carry::<{ Carry::ADD }, true>,
+        Valu::SubCoCiU32 => carry::<{ Carry::SUB }, true>,
+        Valu::SubrevCoCiU32 => carry::<{ Carry::SUBREV }, true>,
+        Valu::Xor3B32 => valu_u32!(|a, b, s| a ^ b ^ s),
+        // GFX10 rows not modelled yet: they stop (D65).
+        Valu::FmacF16
+        | Valu::FmaakF16
+        | Valu::FmamkF16
+        | Valu::FmaLegacyF32
+        | Valu::FmacLegacyF32
+        | Valu::Permlane16B32
+        | Valu::Permlanex16B32
+        | Valu::MovrelsB32
+        | Valu::MovreldB32
+        | Valu::MovrelsdB32
+        | Valu::Movrelsd2B32
+        | Valu::SwaprelB32
+        | Valu::MullitF32
+        | Valu::Pipeflush
+        | Valu::Illegal => return None,
         Valu::MadU64U32 => mad64!(false),
         Valu::MadI64I32 => mad64!(true),
         Valu::LshlrevB64 => shift64!(|v, s| v << s),
@@ -221,7 +242,7 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
             if let (Some(d), Some(s), Some(sel)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             {
-                let lane = (s32(w, &sel) & 63) as usize;
+                let lane = (s32(w, &sel) & (w.size.lanes() - 1)) as usize;
                 let v = v32(w, &s, lane);
                 s_write32(w, &d, v);
             }
@@ -231,7 +252,7 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
             if let (Some(d), Some(s), Some(sel)) =
                 (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
             {
-                let lane = (s32(w, &sel) & 63) as usize;
+                let lane = (s32(w, &sel) & (w.size.lanes() - 1)) as usize;
                 let v = s32(w, &s);
                 vwrite(w, &d, lane, 0, v);
             }
@@ -512,8 +533,8 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
             }
             Ok(Flow::Continue)
         },
-        Valu::AddU16 => valu_u32!(|a, b| (a as u16).wrapping_add(b as u16) as u32),
-        Valu::SubU16 => valu_u32!(|a, b| (a as u16).wrapping_sub(b as u16) as u32),
+        Valu::AddU16 | Valu::AddNcU16 => valu_u32!(|a, b| (a as u16).wrapping_add(b as u16) as u32),
+        Valu::SubU16 | Valu::SubNcU16 => valu_u32!(|a, b| (a as u16).wrapping_sub(b as u16) as u32),
         Valu::SubrevU16 => valu_u32!(|a, b| (b as u16).wrapping_sub(a as u16) as u32),
         Valu::MulLoU16 => valu_u32!(|a, b| (a as u16).wrapping_mul(b as u16) as u32),
         Valu::LshlrevB16 => valu_u32!(|a, b| ((b as u16) << (a & 15)) as u32),
@@ -624,6 +645,13 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::SubrevU32
         | Valu::AddI32
         | Valu::SubI32
+        | Valu::AddNcU32
+        | Valu::SubNcU32
+        | Valu::SubrevNcU32
+        | Valu::AddNcI32
+        | Valu::SubNcI32
+        | Valu::AddNcI16
+        | Valu::SubNcI16
         | Valu::XnorB32
         | Valu::BfmB32
         | Valu::FfbhI32
@@ -1056,7 +1084,7 @@ pub(super) fn valu_f16(
     let Sem::Valu(op) = c.sem else {
         return Err(unsupported(w, i, c.pc));
     };
-    if i.encoding() == Encoding::Vop3
+    if i.encoding().family() == Encoding::Vop3
         && (i.words()[0] >> 11 & 0xf != 0 || vop3_clamp_omod(i) != (false, 0))
     {
         return Err(unsupported(w, i, c.pc));
@@ -1182,20 +1210,21 @@ pub(super) fn ints(
     };
     // (operation, sources, clamp defined)
     let (f, n, clamps): (F, usize, bool) = match op {
-        Valu::AddU32 => (|x, y, _, cl| a::add_u32(x, y, cl), 2, true),
-        Valu::SubU32 => (|x, y, _, cl| a::sub_u32(x, y, cl), 2, true),
-        Valu::SubrevU32 => (|x, y, _, cl| a::sub_u32(y, x, cl), 2, true),
-        Valu::AddI32 => (|x, y, _, cl| a::add_i32(x, y, cl), 2, true),
-        Valu::SubI32 => (|x, y, _, cl| a::sub_i32(x, y, cl), 2, true),
+        // GFX10 names the no-carry forms `_nc`.
+        Valu::AddU32 | Valu::AddNcU32 => (|x, y, _, cl| a::add_u32(x, y, cl), 2, true),
+        Valu::SubU32 | Valu::SubNcU32 => (|x, y, _, cl| a::sub_u32(x, y, cl), 2, true),
+        Valu::SubrevU32 | Valu::SubrevNcU32 => (|x, y, _, cl| a::sub_u32(y, x, cl), 2, true),
+        Valu::AddI32 | Valu::AddNcI32 => (|x, y, _, cl| a::add_i32(x, y, cl), 2, true),
+        Valu::SubI32 | Valu::SubNcI32 => (|x, y, _, cl| a::sub_i32(x, y, cl), 2, true),
         Valu::XnorB32 => (|x, y, _, _| !(x ^ y), 2, false),
         Valu::BfmB32 => (|x, y, _, _| a::bfm_b32(x, y), 2, false),
         Valu::FfbhI32 => (|x, _, _, _| a::ffbh_i32(x), 1, false),
-        Valu::AddI16 => (
+        Valu::AddI16 | Valu::AddNcI16 => (
             |x, y, _, cl| a::add_i16(x as u16, y as u16, cl).into(),
             2,
             true,
         ),
-        Valu::SubI16 => (
+        Valu::SubI16 | Valu::SubNcI16 => (
             |x, y, _, cl| a::sub_i16(x as u16, y as u16, cl).into(),
             2,
             true,
@@ -1271,7 +1300,7 @@ pub(super) fn ints(
         _ => return Err(unsupported(w, i, c.pc)),
     };
     let (clamp, omod) = vop3_clamp_omod(i);
-    let op_sel = i.encoding() == Encoding::Vop3 && i.words()[0] >> 11 & 0xf != 0;
+    let op_sel = i.encoding().family() == Encoding::Vop3 && i.words()[0] >> 11 & 0xf != 0;
     if omod != 0 || op_sel || (clamp && !clamps) {
         return Err(unsupported(w, i, c.pc));
     }

@@ -139,7 +139,7 @@ fn lane_op(
         return Err(unsupported(w, i, c.pc));
     };
     let (clamp, omod) = vop3_clamp_omod(i);
-    let opsel = if i.encoding() == Encoding::Vop3 {
+    let opsel = if i.encoding().family() == Encoding::Vop3 {
         i.words()[0] >> 11 & 0xf
     } else {
         0
@@ -517,7 +517,7 @@ fn fp8_cvt(
     if omod != 0 {
         return Err(unsupported(w, i, c.pc));
     }
-    let opsel = if i.encoding() == Encoding::Vop3 {
+    let opsel = if i.encoding().family() == Encoding::Vop3 {
         i.words()[0] >> 11 & 0xf
     } else {
         0

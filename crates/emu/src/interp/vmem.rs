@@ -133,6 +133,18 @@ pub(super) fn buffer_private(seg: u64, p: u64, l: usize) -> u64 {
     seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4)
 }
 
+/// The immediate offset of a FLAT/GLOBAL/SCRATCH word: GFX9's 13 bits
+/// (FLAT's low 12 unsigned, the others signed); GFX10's 12 (bit 12 is
+/// `dlc`), signed for GLOBAL and SCRATCH.
+pub(super) fn flat_offset(i: &Instruction) -> i64 {
+    let w0 = i.words()[0];
+    match i.encoding() {
+        Encoding::Flat | Encoding::FlatGfx10 => i64::from(w0 & 0xfff),
+        Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => i64::from(((w0 << 20) as i32) >> 20),
+        _ => i64::from((((w0 & 0x1fff) << 19) as i32) >> 19),
+    }
+}
+
 /// Where one lane's access goes after flat/private/LDS resolution.
 pub(super) enum Place {
     Global(u64),
@@ -526,13 +538,9 @@ pub(super) fn vmem(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    let enc = i.encoding();
+    let enc = i.encoding().family();
     let w0 = i.words()[0];
-    let raw_off = w0 & 0x1fff;
-    let offset: i64 = match enc {
-        Encoding::Flat => i64::from(raw_off & 0xfff),
-        _ => i64::from(((raw_off << 19) as i32) >> 19),
-    };
+    let offset = flat_offset(i);
     let glc = w0 >> 16 & 1 == 1;
     let m = mem_op(i.opcode());
     let (n, signed, is_atomic, is_store) = (m.width, m.signed, m.atomic, m.store);
@@ -1108,7 +1116,7 @@ fn load_to_lds(
     offset: i64,
     m: MemOp,
 ) -> Result<Flow, Stop> {
-    let scratch = i.encoding() == Encoding::Scratch;
+    let scratch = i.encoding().family() == Encoding::Scratch;
     let addr_op = c.by_field(Field::Addr).copied();
     let saddr = c
         .by_field(Field::Saddr)

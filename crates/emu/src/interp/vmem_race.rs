@@ -47,18 +47,14 @@ pub(super) fn before(x: &mut Core<'_>, w: &Wave, i: &Instruction, c: &Ctx) -> Op
     let live = match m.space {
         Space::Buffer => buffer_addrs(w, i, c, n, &mut addrs)?,
         _ => {
-            let raw = w0 & 0x1fff;
-            let offset = match i.encoding() {
-                Encoding::Flat => i64::from(raw & 0xfff),
-                _ => i64::from(((raw << 19) as i32) >> 19),
-            };
+            let offset = flat_offset(i);
             let addr_op = c.by_field(Field::Addr);
             let saddr = c
                 .by_field(Field::Saddr)
                 .filter(|o| !matches!(o.value, Operand::Off));
             addrs = flat_addrs(w, addr_op, saddr, offset);
             let mut live = w.exec;
-            if i.encoding() == Encoding::Flat {
+            if i.encoding().family() == Encoding::Flat {
                 for l in lanes_of(w.exec) {
                     if !matches!(flat_place(w, addrs[l], l), Place::Global(g) if g == addrs[l]) {
                         live &= !(1 << l);

@@ -14,14 +14,36 @@ pub enum Outcome {
     Fail(String),
 }
 
+#[allow(dead_code)] // gfx1030_cases builds its own code objects
 pub fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Options) -> Outcome {
-    let co = std::fs::read(build::linked_code_object(case, target, opt)).expect("code object");
+    run_code_object(
+        case,
+        target,
+        &build::linked_code_object(case, target, opt),
+        opts,
+    )
+}
+
+/// [`run_case`] on a code object built elsewhere (another wave size).
+#[allow(dead_code)] // each test binary uses one of the two
+pub fn run_code_object(
+    case: &Case,
+    target: &'static str,
+    path: &std::path::Path,
+    opts: &Options,
+) -> Outcome {
+    let co = std::fs::read(path).expect("code object");
     let session = match Session::load(target.parse().expect("target"), &[&co]) {
         Ok(s) => s,
         Err(e) => return Outcome::Fail(format!("load: {e}")),
     };
-    let args: Vec<Arg> = case
-        .args
+    let args = args(case);
+    check_launch(case, &session, &args, opts)
+}
+
+/// The case's arguments as launch arguments.
+pub fn args(case: &Case) -> Vec<Arg> {
+    case.args
         .iter()
         .map(|a| match &a.value {
             Value::Buffer { bytes, .. } => Arg::Buffer {
@@ -38,14 +60,17 @@ pub fn run_case(case: &Case, target: &'static str, opt: &'static str, opts: &Opt
                 }
             }
         })
-        .collect();
+        .collect()
+}
+
+fn check_launch(case: &Case, session: &Session, args: &[Arg], opts: &Options) -> Outcome {
     let shape = Shape {
         grid: case.grid,
         block: case.block,
         dims: case.dims(),
         dynamic_lds: case.dyn_lds,
     };
-    let (_report, bufs) = match session.launch(case.kernel, shape, &args, opts) {
+    let (_report, bufs) = match session.launch(case.kernel, shape, args, opts) {
         Ok(r) => r,
         Err(SessionError::Dispatch(DispatchError::Stopped {
             stop: Stop::Unsupported { inst, .. },

@@ -18,6 +18,8 @@ pub enum Valu {
     AccvgprWriteB32,
     /// `v_add3_u32`
     Add3U32,
+    /// `v_add_co_ci_u32`
+    AddCoCiU32,
     /// `v_add_co_u32`
     AddCoU32,
     /// `v_add_f16`
@@ -32,6 +34,14 @@ pub enum Valu {
     AddI32,
     /// `v_add_lshl_u32`
     AddLshlU32,
+    /// `v_add_nc_i16`
+    AddNcI16,
+    /// `v_add_nc_i32`
+    AddNcI32,
+    /// `v_add_nc_u16`
+    AddNcU16,
+    /// `v_add_nc_u32`
+    AddNcU32,
     /// `v_add_u16`
     AddU16,
     /// `v_add_u32`
@@ -344,18 +354,28 @@ pub enum Valu {
     FmaF64,
     /// `v_fma_legacy_f16`
     FmaLegacyF16,
+    /// `v_fma_legacy_f32`
+    FmaLegacyF32,
     /// `v_fma_mix_f32`
     FmaMixF32,
     /// `v_fma_mixhi_f16`
     FmaMixhiF16,
     /// `v_fma_mixlo_f16`
     FmaMixloF16,
+    /// `v_fmaak_f16`
+    FmaakF16,
     /// `v_fmaak_f32`
     FmaakF32,
+    /// `v_fmac_f16`
+    FmacF16,
     /// `v_fmac_f32`
     FmacF32,
     /// `v_fmac_f64`
     FmacF64,
+    /// `v_fmac_legacy_f32`
+    FmacLegacyF32,
+    /// `v_fmamk_f16`
+    FmamkF16,
     /// `v_fmamk_f32`
     FmamkF32,
     /// `v_fract_f16`
@@ -376,6 +396,8 @@ pub enum Valu {
     FrexpMantF32,
     /// `v_frexp_mant_f64`
     FrexpMantF64,
+    /// `v_illegal`
+    Illegal,
     /// `v_ldexp_f16`
     LdexpF16,
     /// `v_ldexp_f32`
@@ -524,6 +546,14 @@ pub enum Valu {
     MovB32,
     /// `v_mov_b64`
     MovB64,
+    /// `v_movreld_b32`
+    MovreldB32,
+    /// `v_movrels_b32`
+    MovrelsB32,
+    /// `v_movrelsd_2_b32`
+    Movrelsd2B32,
+    /// `v_movrelsd_b32`
+    MovrelsdB32,
     /// `v_mqsad_pk_u16_u8`
     MqsadPkU16U8,
     /// `v_mqsad_u32_u8`
@@ -554,6 +584,8 @@ pub enum Valu {
     MulLoU32,
     /// `v_mul_u32_u24`
     MulU32U24,
+    /// `v_mullit_f32`
+    MullitF32,
     /// `v_not_b32`
     NotB32,
     /// `v_or3_b32`
@@ -564,10 +596,16 @@ pub enum Valu {
     PackB32F16,
     /// `v_perm_b32`
     PermB32,
+    /// `v_permlane16_b32`
+    Permlane16B32,
     /// `v_permlane16_swap_b32`
     Permlane16SwapB32,
     /// `v_permlane32_swap_b32`
     Permlane32SwapB32,
+    /// `v_permlanex16_b32`
+    Permlanex16B32,
+    /// `v_pipeflush`
+    Pipeflush,
     /// `v_pk_fmac_f16`
     PkFmacF16,
     /// `v_prng_b32`
@@ -618,6 +656,8 @@ pub enum Valu {
     SqrtF32,
     /// `v_sqrt_f64`
     SqrtF64,
+    /// `v_sub_co_ci_u32`
+    SubCoCiU32,
     /// `v_sub_co_u32`
     SubCoU32,
     /// `v_sub_f16`
@@ -628,6 +668,14 @@ pub enum Valu {
     SubI16,
     /// `v_sub_i32`
     SubI32,
+    /// `v_sub_nc_i16`
+    SubNcI16,
+    /// `v_sub_nc_i32`
+    SubNcI32,
+    /// `v_sub_nc_u16`
+    SubNcU16,
+    /// `v_sub_nc_u32`
+    SubNcU32,
     /// `v_sub_u16`
     SubU16,
     /// `v_sub_u32`
@@ -636,18 +684,24 @@ pub enum Valu {
     SubbCoU32,
     /// `v_subbrev_co_u32`
     SubbrevCoU32,
+    /// `v_subrev_co_ci_u32`
+    SubrevCoCiU32,
     /// `v_subrev_co_u32`
     SubrevCoU32,
     /// `v_subrev_f16`
     SubrevF16,
     /// `v_subrev_f32`
     SubrevF32,
+    /// `v_subrev_nc_u32`
+    SubrevNcU32,
     /// `v_subrev_u16`
     SubrevU16,
     /// `v_subrev_u32`
     SubrevU32,
     /// `v_swap_b32`
     SwapB32,
+    /// `v_swaprel_b32`
+    SwaprelB32,
     /// `v_trig_preop_f64`
     TrigPreopF64,
     /// `v_trunc_f16`
@@ -662,6 +716,8 @@ pub enum Valu {
     XadU32,
     /// `v_xnor_b32`
     XnorB32,
+    /// `v_xor3_b32`
+    Xor3B32,
     /// `v_xor_b32`
     XorB32,
 }
@@ -685,18 +741,28 @@ pub enum Salu {
     AndB32,
     /// `s_and_b64`
     AndB64,
+    /// `s_and_saveexec_b32`
+    AndSaveexecB32,
     /// `s_and_saveexec_b64`
     AndSaveexecB64,
+    /// `s_andn1_saveexec_b32`
+    Andn1SaveexecB32,
     /// `s_andn1_saveexec_b64`
     Andn1SaveexecB64,
+    /// `s_andn1_wrexec_b32`
+    Andn1WrexecB32,
     /// `s_andn1_wrexec_b64`
     Andn1WrexecB64,
     /// `s_andn2_b32`
     Andn2B32,
     /// `s_andn2_b64`
     Andn2B64,
+    /// `s_andn2_saveexec_b32`
+    Andn2SaveexecB32,
     /// `s_andn2_saveexec_b64`
     Andn2SaveexecB64,
+    /// `s_andn2_wrexec_b32`
+    Andn2WrexecB32,
     /// `s_andn2_wrexec_b64`
     Andn2WrexecB64,
     /// `s_ashr_i32`
@@ -755,6 +821,8 @@ pub enum Salu {
     CselectB32,
     /// `s_cselect_b64`
     CselectB64,
+    /// `s_denorm_mode`
+    DenormMode,
     /// `s_ff0_i32_b32`
     Ff0I32B32,
     /// `s_ff0_i32_b64`
@@ -809,6 +877,8 @@ pub enum Salu {
     MovrelsB32,
     /// `s_movrels_b64`
     MovrelsB64,
+    /// `s_movrelsd_2_b32`
+    Movrelsd2B32,
     /// `s_mul_hi_i32`
     MulHiI32,
     /// `s_mul_hi_u32`
@@ -821,12 +891,16 @@ pub enum Salu {
     NandB32,
     /// `s_nand_b64`
     NandB64,
+    /// `s_nand_saveexec_b32`
+    NandSaveexecB32,
     /// `s_nand_saveexec_b64`
     NandSaveexecB64,
     /// `s_nor_b32`
     NorB32,
     /// `s_nor_b64`
     NorB64,
+    /// `s_nor_saveexec_b32`
+    NorSaveexecB32,
     /// `s_nor_saveexec_b64`
     NorSaveexecB64,
     /// `s_not_b32`
@@ -837,14 +911,20 @@ pub enum Salu {
     OrB32,
     /// `s_or_b64`
     OrB64,
+    /// `s_or_saveexec_b32`
+    OrSaveexecB32,
     /// `s_or_saveexec_b64`
     OrSaveexecB64,
+    /// `s_orn1_saveexec_b32`
+    Orn1SaveexecB32,
     /// `s_orn1_saveexec_b64`
     Orn1SaveexecB64,
     /// `s_orn2_b32`
     Orn2B32,
     /// `s_orn2_b64`
     Orn2B64,
+    /// `s_orn2_saveexec_b32`
+    Orn2SaveexecB32,
     /// `s_orn2_saveexec_b64`
     Orn2SaveexecB64,
     /// `s_pack_hh_b32_b16`
@@ -857,6 +937,8 @@ pub enum Salu {
     QuadmaskB32,
     /// `s_quadmask_b64`
     QuadmaskB64,
+    /// `s_round_mode`
+    RoundMode,
     /// `s_sext_i32_i16`
     SextI32I16,
     /// `s_sext_i32_i8`
@@ -867,6 +949,18 @@ pub enum Salu {
     SubU32,
     /// `s_subb_u32`
     SubbU32,
+    /// `s_subvector_loop_begin`
+    SubvectorLoopBegin,
+    /// `s_subvector_loop_end`
+    SubvectorLoopEnd,
+    /// `s_wait_idle`
+    WaitIdle,
+    /// `s_waitcnt_expcnt`
+    WaitcntExpcnt,
+    /// `s_waitcnt_lgkmcnt`
+    WaitcntLgkmcnt,
+    /// `s_waitcnt_vmcnt`
+    WaitcntVmcnt,
     /// `s_wqm_b32`
     WqmB32,
     /// `s_wqm_b64`
@@ -875,12 +969,16 @@ pub enum Salu {
     XnorB32,
     /// `s_xnor_b64`
     XnorB64,
+    /// `s_xnor_saveexec_b32`
+    XnorSaveexecB32,
     /// `s_xnor_saveexec_b64`
     XnorSaveexecB64,
     /// `s_xor_b32`
     XorB32,
     /// `s_xor_b64`
     XorB64,
+    /// `s_xor_saveexec_b32`
+    XorSaveexecB32,
     /// `s_xor_saveexec_b64`
     XorSaveexecB64,
 }
@@ -1025,7 +1123,7 @@ pub static SEM: [Desc; 8540] = [
     // s_or_b32
     Desc { sem: Sem::Salu(Salu::OrB32), partial: Partial::Full, float: false },
     // s_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndB32), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
@@ -1033,7 +1131,7 @@ pub static SEM: [Desc; 8540] = [
     // s_or_b64
     Desc { sem: Sem::Salu(Salu::OrB64), partial: Partial::Full, float: false },
     // s_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndB64), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
@@ -1041,7 +1139,7 @@ pub static SEM: [Desc; 8540] = [
     // s_xor_b32
     Desc { sem: Sem::Salu(Salu::XorB32), partial: Partial::Full, float: false },
     // s_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrB32), partial: Partial::Full, float: false },
     // s_lshl3_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl3_add_u32
@@ -1049,7 +1147,7 @@ pub static SEM: [Desc; 8540] = [
     // s_xor_b64
     Desc { sem: Sem::Salu(Salu::XorB64), partial: Partial::Full, float: false },
     // s_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrB64), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
@@ -1057,7 +1155,7 @@ pub static SEM: [Desc; 8540] = [
     // s_andn2_b32
     Desc { sem: Sem::Salu(Salu::Andn2B32), partial: Partial::Full, float: false },
     // s_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorB32), partial: Partial::Full, float: false },
     // s_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_i32
@@ -1065,7 +1163,7 @@ pub static SEM: [Desc; 8540] = [
     // s_andn2_b64
     Desc { sem: Sem::Salu(Salu::Andn2B64), partial: Partial::Full, float: false },
     // s_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorB64), partial: Partial::Full, float: false },
     // s_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_u32
@@ -1073,7 +1171,7 @@ pub static SEM: [Desc; 8540] = [
     // s_orn2_b32
     Desc { sem: Sem::Salu(Salu::Orn2B32), partial: Partial::Full, float: false },
     // s_andn2_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2B32), partial: Partial::Full, float: false },
     // s_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_i32
@@ -1081,7 +1179,7 @@ pub static SEM: [Desc; 8540] = [
     // s_orn2_b64
     Desc { sem: Sem::Salu(Salu::Orn2B64), partial: Partial::Full, float: false },
     // s_andn2_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2B64), partial: Partial::Full, float: false },
     // s_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_u32
@@ -1089,7 +1187,7 @@ pub static SEM: [Desc; 8540] = [
     // s_nand_b32
     Desc { sem: Sem::Salu(Salu::NandB32), partial: Partial::Full, float: false },
     // s_orn2_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2B32), partial: Partial::Full, float: false },
     // s_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_b32
@@ -1097,13 +1195,13 @@ pub static SEM: [Desc; 8540] = [
     // s_nand_b64
     Desc { sem: Sem::Salu(Salu::NandB64), partial: Partial::Full, float: false },
     // s_orn2_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2B64), partial: Partial::Full, float: false },
     // s_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Salu(Salu::NorB32), partial: Partial::Full, float: false },
     // s_nand_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandB32), partial: Partial::Full, float: false },
     // s_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_b32
@@ -1111,13 +1209,13 @@ pub static SEM: [Desc; 8540] = [
     // s_nor_b64
     Desc { sem: Sem::Salu(Salu::NorB64), partial: Partial::Full, float: false },
     // s_nand_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandB64), partial: Partial::Full, float: false },
     // s_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
     // s_nor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorB32), partial: Partial::Full, float: false },
     // s_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b32
@@ -1125,13 +1223,13 @@ pub static SEM: [Desc; 8540] = [
     // s_xnor_b64
     Desc { sem: Sem::Salu(Salu::XnorB64), partial: Partial::Full, float: false },
     // s_nor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorB64), partial: Partial::Full, float: false },
     // s_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl_b32
     Desc { sem: Sem::Salu(Salu::LshlB32), partial: Partial::Full, float: false },
     // s_xnor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
     // s_nand_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b32
@@ -1139,13 +1237,13 @@ pub static SEM: [Desc; 8540] = [
     // s_lshl_b64
     Desc { sem: Sem::Salu(Salu::LshlB64), partial: Partial::Full, float: false },
     // s_xnor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorB64), partial: Partial::Full, float: false },
     // s_nand_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshr_b32
     Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
     // s_lshl_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshlB32), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b32
@@ -1153,13 +1251,13 @@ pub static SEM: [Desc; 8540] = [
     // s_lshr_b64
     Desc { sem: Sem::Salu(Salu::LshrB64), partial: Partial::Full, float: false },
     // s_lshl_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshlB64), partial: Partial::Full, float: false },
     // s_nor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ashr_i32
     Desc { sem: Sem::Salu(Salu::AshrI32), partial: Partial::Full, float: false },
     // s_lshr_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_b32
@@ -1167,13 +1265,13 @@ pub static SEM: [Desc; 8540] = [
     // s_ashr_i64
     Desc { sem: Sem::Salu(Salu::AshrI64), partial: Partial::Full, float: false },
     // s_lshr_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshrB64), partial: Partial::Full, float: false },
     // s_xnor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
     // s_ashr_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AshrI32), partial: Partial::Full, float: false },
     // s_and_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not1_b32
@@ -1181,13 +1279,13 @@ pub static SEM: [Desc; 8540] = [
     // s_bfm_b64
     Desc { sem: Sem::Salu(Salu::BfmB64), partial: Partial::Full, float: false },
     // s_ashr_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AshrI64), partial: Partial::Full, float: false },
     // s_and_not1_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Salu(Salu::MulI32), partial: Partial::Full, float: false },
     // s_bfm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
     // s_or_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_not1_b32
@@ -1195,13 +1293,13 @@ pub static SEM: [Desc; 8540] = [
     // s_bfe_u32
     Desc { sem: Sem::Salu(Salu::BfeU32), partial: Partial::Full, float: false },
     // s_bfm_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfmB64), partial: Partial::Full, float: false },
     // s_or_not1_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i32
     Desc { sem: Sem::Salu(Salu::BfeI32), partial: Partial::Full, float: false },
     // s_mul_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulI32), partial: Partial::Full, float: false },
     // s_bfe_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u32
@@ -1209,7 +1307,7 @@ pub static SEM: [Desc; 8540] = [
     // s_bfe_u64
     Desc { sem: Sem::Salu(Salu::BfeU64), partial: Partial::Full, float: false },
     // s_bfe_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeU32), partial: Partial::Full, float: false },
     // s_bfe_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i32
@@ -1217,7 +1315,7 @@ pub static SEM: [Desc; 8540] = [
     // s_bfe_i64
     Desc { sem: Sem::Salu(Salu::BfeI64), partial: Partial::Full, float: false },
     // s_bfe_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeI32), partial: Partial::Full, float: false },
     // s_bfe_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u64
@@ -1225,7 +1323,7 @@ pub static SEM: [Desc; 8540] = [
     // s_cbranch_g_fork
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
     // s_bfe_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeU64), partial: Partial::Full, float: false },
     // s_bfe_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i64
@@ -1233,7 +1331,7 @@ pub static SEM: [Desc; 8540] = [
     // s_absdiff_i32
     Desc { sem: Sem::Salu(Salu::AbsdiffI32), partial: Partial::Full, float: false },
     // s_bfe_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeI64), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b32
@@ -1247,7 +1345,7 @@ pub static SEM: [Desc; 8540] = [
     // s_mul_hi_u32
     Desc { sem: Sem::Salu(Salu::MulHiU32), partial: Partial::Full, float: false },
     // s_absdiff_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AbsdiffI32), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_i32
@@ -1289,13 +1387,13 @@ pub static SEM: [Desc; 8540] = [
     // s_pack_hh_b32_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulHiU32), partial: Partial::Full, float: false },
     // s_pack_hl_b32_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_pack_hl_b32_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulHiI32), partial: Partial::Full, float: false },
     // s_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_f32
@@ -1391,77 +1489,77 @@ pub static SEM: [Desc; 8540] = [
     // s_cmovk_i32
     Desc { sem: Sem::Salu(Salu::CmovkI32), partial: Partial::Full, float: false },
     // s_version
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cmpk_eq_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmovk_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CmovkI32), partial: Partial::Full, float: false },
     // s_cmpk_lg_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_eq_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_gt_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lg_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_ge_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_gt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lt_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_ge_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_le_i32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_eq_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_le_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::I32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lg_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_eq_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_gt_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lg_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_ge_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_gt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Gt, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lt_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_ge_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ge, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_le_u32
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_cmpk_lt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Lt, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_addk_i32
     Desc { sem: Sem::Salu(Salu::AddkI32), partial: Partial::Full, float: false },
     // s_cmpk_le_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Le, ty: NumTy::U32, imm: true }), partial: Partial::Full, float: false },
     // s_mulk_i32
     Desc { sem: Sem::Salu(Salu::MulkI32), partial: Partial::Full, float: false },
     // s_addk_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddkI32), partial: Partial::Full, float: false },
     // s_addk_co_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_i_fork
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
     // s_mulk_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulkI32), partial: Partial::Full, float: false },
     // s_getreg_b32
     Desc { sem: Sem::Control(Control::GetReg), partial: Partial::Full, float: false },
     // s_setreg_b32
     Desc { sem: Sem::Control(Control::SetReg), partial: Partial::Full, float: false },
     // s_getreg_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::GetReg), partial: Partial::Full, float: false },
     // s_setreg_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SetReg), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
@@ -1473,33 +1571,33 @@ pub static SEM: [Desc; 8540] = [
     // s_call_b64
     Desc { sem: Sem::Control(Control::Call), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SetRegImm), partial: Partial::Full, float: false },
     // s_call_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Call), partial: Partial::Full, float: false },
     // s_subvector_loop_begin
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_waitcnt_vscnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_subvector_loop_end
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_waitcnt_vmcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitcntVmcnt), partial: Partial::Full, float: false },
     // s_waitcnt_vscnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_waitcnt_expcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitcntExpcnt), partial: Partial::Full, float: false },
     // s_waitcnt_vmcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_waitcnt_lgkmcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitcntLgkmcnt), partial: Partial::Full, float: false },
     // s_waitcnt_expcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_subvector_loop_begin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubvectorLoopBegin), partial: Partial::Full, float: false },
     // s_waitcnt_lgkmcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_subvector_loop_end
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubvectorLoopEnd), partial: Partial::Full, float: false },
     // s_mov_b32
     Desc { sem: Sem::Salu(Salu::MovB32), partial: Partial::Full, float: false },
     // s_mov_b32
@@ -1513,11 +1611,11 @@ pub static SEM: [Desc; 8540] = [
     // s_cmov_b64
     Desc { sem: Sem::Salu(Salu::CmovB64), partial: Partial::Full, float: false },
     // s_mov_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovB32), partial: Partial::Full, float: false },
     // s_not_b32
     Desc { sem: Sem::Salu(Salu::NotB32), partial: Partial::Full, float: false },
     // s_mov_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovB64), partial: Partial::Full, float: false },
     // s_brev_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_brev_b32
@@ -1525,23 +1623,23 @@ pub static SEM: [Desc; 8540] = [
     // s_not_b64
     Desc { sem: Sem::Salu(Salu::NotB64), partial: Partial::Full, float: false },
     // s_cmov_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CmovB32), partial: Partial::Full, float: false },
     // s_brev_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b32
     Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
     // s_cmov_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CmovB64), partial: Partial::Full, float: false },
     // s_get_shader_cycles_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b64
     Desc { sem: Sem::Salu(Salu::WqmB64), partial: Partial::Full, float: false },
     // s_not_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NotB32), partial: Partial::Full, float: false },
     // s_brev_b32
     Desc { sem: Sem::Salu(Salu::BrevB32), partial: Partial::Full, float: false },
     // s_not_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NotB64), partial: Partial::Full, float: false },
     // s_ctz_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ctz_i32_b32
@@ -1549,13 +1647,13 @@ pub static SEM: [Desc; 8540] = [
     // s_brev_b64
     Desc { sem: Sem::Salu(Salu::BrevB64), partial: Partial::Full, float: false },
     // s_wqm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
     // s_ctz_i32_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B32), partial: Partial::Full, float: false },
     // s_wqm_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WqmB64), partial: Partial::Full, float: false },
     // s_clz_i32_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_clz_i32_u32
@@ -1563,13 +1661,13 @@ pub static SEM: [Desc; 8540] = [
     // s_bcnt0_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B64), partial: Partial::Full, float: false },
     // s_brev_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BrevB32), partial: Partial::Full, float: false },
     // s_clz_i32_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
     // s_brev_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BrevB64), partial: Partial::Full, float: false },
     // s_cls_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cls_i32
@@ -1577,13 +1675,13 @@ pub static SEM: [Desc; 8540] = [
     // s_bcnt1_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B64), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt0I32B32), partial: Partial::Full, float: false },
     // s_cls_i32_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff0_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff0I32B32), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt0I32B64), partial: Partial::Full, float: false },
     // s_sext_i32_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i8
@@ -1591,7 +1689,7 @@ pub static SEM: [Desc; 8540] = [
     // s_ff0_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff0I32B64), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
     // s_sext_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i16
@@ -1599,7 +1697,7 @@ pub static SEM: [Desc; 8540] = [
     // s_ff1_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff1I32B32), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt1I32B64), partial: Partial::Full, float: false },
     // s_bitset0_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b32
@@ -1607,7 +1705,7 @@ pub static SEM: [Desc; 8540] = [
     // s_ff1_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff1I32B64), partial: Partial::Full, float: false },
     // s_ff0_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Ff0I32B32), partial: Partial::Full, float: false },
     // s_bitset0_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b64
@@ -1615,7 +1713,7 @@ pub static SEM: [Desc; 8540] = [
     // s_flbit_i32_b32
     Desc { sem: Sem::Salu(Salu::FlbitI32B32), partial: Partial::Full, float: false },
     // s_ff0_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Ff0I32B64), partial: Partial::Full, float: false },
     // s_bitset1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b32
@@ -1623,7 +1721,7 @@ pub static SEM: [Desc; 8540] = [
     // s_flbit_i32_b64
     Desc { sem: Sem::Salu(Salu::FlbitI32B64), partial: Partial::Full, float: false },
     // s_ff1_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Ff1I32B32), partial: Partial::Full, float: false },
     // s_bitset1_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b64
@@ -1631,7 +1729,7 @@ pub static SEM: [Desc; 8540] = [
     // s_flbit_i32
     Desc { sem: Sem::Salu(Salu::FlbitI32), partial: Partial::Full, float: false },
     // s_ff1_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Ff1I32B64), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
@@ -1639,7 +1737,7 @@ pub static SEM: [Desc; 8540] = [
     // s_flbit_i32_i64
     Desc { sem: Sem::Salu(Salu::FlbitI32I64), partial: Partial::Full, float: false },
     // s_flbit_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32B32), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_abs_i32
@@ -1647,7 +1745,7 @@ pub static SEM: [Desc; 8540] = [
     // s_sext_i32_i8
     Desc { sem: Sem::Salu(Salu::SextI32I8), partial: Partial::Full, float: false },
     // s_flbit_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32B64), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
@@ -1655,13 +1753,13 @@ pub static SEM: [Desc; 8540] = [
     // s_sext_i32_i16
     Desc { sem: Sem::Salu(Salu::SextI32I16), partial: Partial::Full, float: false },
     // s_flbit_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b32
     Desc { sem: Sem::Salu(Salu::Bitset0B32), partial: Partial::Full, float: false },
     // s_flbit_i32_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32I64), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
@@ -1669,13 +1767,13 @@ pub static SEM: [Desc; 8540] = [
     // s_bitset0_b64
     Desc { sem: Sem::Salu(Salu::Bitset0B64), partial: Partial::Full, float: false },
     // s_sext_i32_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SextI32I8), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b32
     Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
     // s_sext_i32_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SextI32I16), partial: Partial::Full, float: false },
     // s_quadmask_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_quadmask_b32
@@ -1683,13 +1781,13 @@ pub static SEM: [Desc; 8540] = [
     // s_bitset1_b64
     Desc { sem: Sem::Salu(Salu::Bitset1B64), partial: Partial::Full, float: false },
     // s_bitset0_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset0B32), partial: Partial::Full, float: false },
     // s_quadmask_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_getpc_b64
     Desc { sem: Sem::Control(Control::GetPc), partial: Partial::Full, float: false },
     // s_bitset0_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset0B64), partial: Partial::Full, float: false },
     // s_wqm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wqm_b32
@@ -1697,13 +1795,13 @@ pub static SEM: [Desc; 8540] = [
     // s_setpc_b64
     Desc { sem: Sem::Control(Control::SetPc), partial: Partial::Full, float: false },
     // s_bitset1_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
     // s_wqm_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_swappc_b64
     Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
     // s_bitset1_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset1B64), partial: Partial::Full, float: false },
     // s_not_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_not_b32
@@ -1711,13 +1809,13 @@ pub static SEM: [Desc; 8540] = [
     // s_rfe_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_getpc_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::GetPc), partial: Partial::Full, float: false },
     // s_not_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
     Desc { sem: Sem::Salu(Salu::AndSaveexecB64), partial: Partial::Full, float: false },
     // s_setpc_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SetPc), partial: Partial::Full, float: false },
     // s_and_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_saveexec_b32
@@ -1725,7 +1823,7 @@ pub static SEM: [Desc; 8540] = [
     // s_or_saveexec_b64
     Desc { sem: Sem::Salu(Salu::OrSaveexecB64), partial: Partial::Full, float: false },
     // s_swappc_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
@@ -1743,7 +1841,7 @@ pub static SEM: [Desc; 8540] = [
     // s_orn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_saveexec_b32
@@ -1751,13 +1849,13 @@ pub static SEM: [Desc; 8540] = [
     // s_nand_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NandSaveexecB64), partial: Partial::Full, float: false },
     // s_or_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NorSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorSaveexecB64), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
@@ -1765,13 +1863,13 @@ pub static SEM: [Desc; 8540] = [
     // s_xnor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::XnorSaveexecB64), partial: Partial::Full, float: false },
     // s_andn2_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2SaveexecB64), partial: Partial::Full, float: false },
     // s_nand_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_quadmask_b32
     Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
     // s_orn2_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
@@ -1779,13 +1877,13 @@ pub static SEM: [Desc; 8540] = [
     // s_quadmask_b64
     Desc { sem: Sem::Salu(Salu::QuadmaskB64), partial: Partial::Full, float: false },
     // s_nand_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandSaveexecB64), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Salu(Salu::MovrelsB32), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorSaveexecB64), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
@@ -1793,11 +1891,11 @@ pub static SEM: [Desc; 8540] = [
     // s_movrels_b64
     Desc { sem: Sem::Salu(Salu::MovrelsB64), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorSaveexecB64), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Salu(Salu::MovreldB32), partial: Partial::Full, float: false },
     // s_quadmask_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b32
@@ -1805,31 +1903,31 @@ pub static SEM: [Desc; 8540] = [
     // s_movreld_b64
     Desc { sem: Sem::Salu(Salu::MovreldB64), partial: Partial::Full, float: false },
     // s_quadmask_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::QuadmaskB64), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_join
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
     // s_movrels_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovrelsB32), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovrelsB64), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Salu(Salu::AbsI32), partial: Partial::Full, float: false },
     // s_movreld_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovreldB32), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovreldB64), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_set_gpr_idx_idx
@@ -1845,7 +1943,7 @@ pub static SEM: [Desc; 8540] = [
     // s_orn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn1SaveexecB64), partial: Partial::Full, float: false },
     // s_abs_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AbsI32), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b32
@@ -1863,57 +1961,57 @@ pub static SEM: [Desc; 8540] = [
     // s_bitreplicate_b64_b32
     Desc { sem: Sem::Salu(Salu::BitreplicateB64B32), partial: Partial::Full, float: false },
     // s_andn1_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1SaveexecB64), partial: Partial::Full, float: false },
     // s_and_not1_wrexec_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn1SaveexecB64), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1WrexecB64), partial: Partial::Full, float: false },
     // s_andn2_wrexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2WrexecB64), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BitreplicateB64B32), partial: Partial::Full, float: false },
     // s_and_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndSaveexecB32), partial: Partial::Full, float: false },
     // s_or_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrSaveexecB32), partial: Partial::Full, float: false },
     // s_xor_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorSaveexecB32), partial: Partial::Full, float: false },
     // s_andn2_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2SaveexecB32), partial: Partial::Full, float: false },
     // s_orn2_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2SaveexecB32), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandSaveexecB32), partial: Partial::Full, float: false },
     // s_movrels_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorSaveexecB32), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorSaveexecB32), partial: Partial::Full, float: false },
     // s_movreld_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1SaveexecB32), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn1SaveexecB32), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1WrexecB32), partial: Partial::Full, float: false },
     // s_andn2_wrexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2WrexecB32), partial: Partial::Full, float: false },
     // s_getpc_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_get_pc_i64
@@ -1923,7 +2021,7 @@ pub static SEM: [Desc; 8540] = [
     // s_set_pc_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Movrelsd2B32), partial: Partial::Full, float: false },
     // s_swappc_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_swap_pc_i64
@@ -2305,29 +2403,29 @@ pub static SEM: [Desc; 8540] = [
     // s_endpgm_ordered_ps_done
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // s_code_end
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_inst_prefetch
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_branch
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_clause
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_scc0
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_idle
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitIdle), partial: Partial::Full, float: false },
     // s_cbranch_scc1
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_waitcnt_depctr
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_vccz
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_round_mode
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::RoundMode), partial: Partial::Full, float: false },
     // s_cbranch_vccnz
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_denorm_mode
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::DenormMode), partial: Partial::Full, float: false },
     // s_cbranch_execz
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_execnz
@@ -2335,7 +2433,7 @@ pub static SEM: [Desc; 8540] = [
     // s_cbranch_cdbgsys
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ttracedata_imm
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::TraceData), partial: Partial::Full, float: false },
     // s_cbranch_cdbguser
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_cdbgsys_or_user
@@ -2565,17 +2663,17 @@ pub static SEM: [Desc; 8540] = [
     // v_cndmask_b32_e32
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_illegal
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Illegal), partial: Partial::Full, float: false },
     // v_add_f32_e32
     Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_cndmask_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_cndmask_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_sub_f32_e32
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_dot2acc_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64_e32
@@ -2585,21 +2683,21 @@ pub static SEM: [Desc; 8540] = [
     // v_subrev_f32_e32
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_add_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_fmac_f64_e32
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
     // v_mul_legacy_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_mul_f32_e32
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_subrev_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_e32
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_fmac_legacy_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_fmac_dx9_zero_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f64_e32
@@ -2611,33 +2709,33 @@ pub static SEM: [Desc; 8540] = [
     // v_mul_hi_i32_i24_e32
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_mul_legacy_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_dx9_zero_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_u32_u24_e32
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_mul_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_hi_u32_u24_e32
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_mul_i32_i24_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_min_f32_e32
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_mul_hi_i32_i24_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_max_f32_e32
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_mul_u32_u24_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_min_i32_e32
     Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
     // v_mul_hi_u32_u24_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_max_i32_e32
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_dot4c_i32_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
     // v_min_num_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_num_f64_e32
@@ -2651,27 +2749,27 @@ pub static SEM: [Desc; 8540] = [
     // v_max_u32_e32
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_lshrrev_b32_e32
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_ashrrev_i32_e32
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_min_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e32
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_max_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_and_b32_e32
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_min_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_or_b32_e32
     Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
     // v_max_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_xor_b32_e32
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_min_num_f32_e32
@@ -2681,7 +2779,7 @@ pub static SEM: [Desc; 8540] = [
     // v_dot2c_f32_bf16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cF32Bf16), partial: Partial::Full, float: true },
     // v_lshrrev_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_num_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_madmk_f32
@@ -2695,7 +2793,7 @@ pub static SEM: [Desc; 8540] = [
     // v_fmaak_f32
     Desc { sem: Sem::Valu(Valu::FmaakF32), partial: Partial::Full, float: true },
     // v_ashrrev_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_e32
@@ -2705,25 +2803,25 @@ pub static SEM: [Desc; 8540] = [
     // v_sub_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_and_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_addc_co_u32_e32
     Desc { sem: Sem::Valu(Valu::AddcCoU32), partial: Partial::Full, float: false },
     // v_or_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
     // v_subb_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubbCoU32), partial: Partial::Full, float: false },
     // v_xor_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_subbrev_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubbrevCoU32), partial: Partial::Full, float: false },
     // v_xnor_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_add_f16_e32
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_lshlrev_b64_e32
@@ -2765,57 +2863,57 @@ pub static SEM: [Desc; 8540] = [
     // v_madak_f16
     Desc { sem: Sem::Valu(Valu::MadakF16), partial: Partial::Full, float: true },
     // v_add_nc_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::Full, float: false },
     // v_add_u16_e32
     Desc { sem: Sem::Valu(Valu::AddU16), partial: Partial::Full, float: false },
     // v_sub_nc_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU32), partial: Partial::Full, float: false },
     // v_sub_u16_e32
     Desc { sem: Sem::Valu(Valu::SubU16), partial: Partial::Full, float: false },
     // v_subrev_nc_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevNcU32), partial: Partial::Full, float: false },
     // v_subrev_u16_e32
     Desc { sem: Sem::Valu(Valu::SubrevU16), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_nc_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e32
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_nc_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e32
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_mul_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e32
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_fmac_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_ashrrev_i16_e32
     Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_fmamk_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmamkF32), partial: Partial::Full, float: true },
     // v_max_f16_e32
     Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_fmaak_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaakF32), partial: Partial::Full, float: true },
     // v_min_f16_e32
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_max_u16_e32
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_cvt_pkrtz_f16_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_rtz_f16_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i16_e32
@@ -2829,7 +2927,7 @@ pub static SEM: [Desc; 8540] = [
     // v_min_i16_e32
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f16_e32
@@ -2837,7 +2935,7 @@ pub static SEM: [Desc; 8540] = [
     // v_ldexp_f16_e32
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f16_e32
@@ -2845,7 +2943,7 @@ pub static SEM: [Desc; 8540] = [
     // v_add_u32_e32
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::Full, float: false },
     // v_subrev_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f16_e32
@@ -2853,7 +2951,7 @@ pub static SEM: [Desc; 8540] = [
     // v_sub_u32_e32
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::Full, float: false },
     // v_mul_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f16_e32
@@ -2861,7 +2959,7 @@ pub static SEM: [Desc; 8540] = [
     // v_subrev_u32_e32
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::Full, float: false },
     // v_fmac_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f16_e32
@@ -2869,7 +2967,7 @@ pub static SEM: [Desc; 8540] = [
     // v_dot2c_f32_f16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_fmamk_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmamkF16), partial: Partial::Full, float: true },
     // v_fmamk_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmamk_f16
@@ -2877,7 +2975,7 @@ pub static SEM: [Desc; 8540] = [
     // v_dot2c_i32_i16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cI32I16), partial: Partial::Full, float: false },
     // v_fmaak_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaakF16), partial: Partial::Full, float: true },
     // v_fmaak_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmaak_f16
@@ -2885,19 +2983,19 @@ pub static SEM: [Desc; 8540] = [
     // v_dot4c_i32_i8_e32
     Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
     // v_max_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_max_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot8c_i32_i4_e32
     Desc { sem: Sem::Valu(Valu::Dot8cI32I4), partial: Partial::Full, float: false },
     // v_min_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_min_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f32_e32
     Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f16_e32
@@ -2905,7 +3003,7 @@ pub static SEM: [Desc; 8540] = [
     // v_pk_fmac_f16_e32
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_pk_fmac_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_pk_fmac_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xnor_b32_e32
@@ -2923,11 +3021,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_i32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
     // v_cvt_i32_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
     // v_cvt_f64_i32_e32
     Desc { sem: Sem::Valu(Valu::CvtF64I32), partial: Partial::Full, float: true },
     // v_cvt_f64_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF64I32), partial: Partial::Full, float: true },
     // v_cvt_f32_i32_e32
     Desc { sem: Sem::Valu(Valu::CvtF32I32), partial: Partial::Full, float: true },
     // v_cvt_f32_u32_e32
@@ -2957,11 +3055,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_f32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtF32F64), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F64), partial: Partial::Full, float: true },
     // v_cvt_f64_f32_e32
     Desc { sem: Sem::Valu(Valu::CvtF64F32), partial: Partial::Full, float: true },
     // v_cvt_f64_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF64F32), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte0_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Ubyte0), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte1_e32
@@ -2973,31 +3071,31 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_u32_f64_e32
     Desc { sem: Sem::Valu(Valu::CvtU32F64), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU32F64), partial: Partial::Full, float: true },
     // v_cvt_f64_u32_e32
     Desc { sem: Sem::Valu(Valu::CvtF64U32), partial: Partial::Full, float: true },
     // v_cvt_f64_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF64U32), partial: Partial::Full, float: true },
     // v_trunc_f64_e32
     Desc { sem: Sem::Valu(Valu::TruncF64), partial: Partial::Full, float: true },
     // v_trunc_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF64), partial: Partial::Full, float: true },
     // v_ceil_f64_e32
     Desc { sem: Sem::Valu(Valu::CeilF64), partial: Partial::Full, float: true },
     // v_ceil_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF64), partial: Partial::Full, float: true },
     // v_rndne_f64_e32
     Desc { sem: Sem::Valu(Valu::RndneF64), partial: Partial::Full, float: true },
     // v_rndne_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF64), partial: Partial::Full, float: true },
     // v_floor_f64_e32
     Desc { sem: Sem::Valu(Valu::FloorF64), partial: Partial::Full, float: true },
     // v_floor_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF64), partial: Partial::Full, float: true },
     // v_fract_f32_e32
     Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_pipeflush
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Pipeflush), partial: Partial::Full, float: false },
     // v_trunc_f32_e32
     Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_mov_b16_e32
@@ -3017,29 +3115,29 @@ pub static SEM: [Desc; 8540] = [
     // v_exp_f32_e32
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_fract_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_log_f32_e32
     Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
     // v_trunc_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_rcp_f32_e32
     Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
     // v_ceil_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_rcp_iflag_f32_e32
     Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
     // v_rndne_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::Full, float: true },
     // v_rsq_f32_e32
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_floor_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
     // v_rcp_f64_e32
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
     // v_rcp_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_rsq_f64_e32
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
     // v_rsq_f64_e32
@@ -3047,7 +3145,7 @@ pub static SEM: [Desc; 8540] = [
     // v_sqrt_f32_e32
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_log_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_e32
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
     // v_sqrt_f64_e32
@@ -3057,11 +3155,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cos_f32_e32
     Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
     // v_rcp_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
     // v_not_b32_e32
     Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
     // v_rcp_iflag_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
     // v_bfrev_b32_e32
     Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_ffbh_u32_e32
@@ -3069,11 +3167,11 @@ pub static SEM: [Desc; 8540] = [
     // v_ffbl_b32_e32
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_rsq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_ffbh_i32_e32
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_rcp_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
     // v_rcp_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e32
@@ -3085,7 +3183,7 @@ pub static SEM: [Desc; 8540] = [
     // v_frexp_mant_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
     // v_rsq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e32
@@ -3095,89 +3193,89 @@ pub static SEM: [Desc; 8540] = [
     // v_frexp_exp_i32_f32_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_sqrt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
     // v_sqrt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_clrexcp
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // v_sin_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
     // v_screen_partition_4se_b32_e32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_not_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
     // v_mov_b64_e32
     Desc { sem: Sem::Valu(Valu::MovB64), partial: Partial::Full, float: false },
     // v_bfrev_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_ffbh_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_ffbl_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_ffbh_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cls_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f16_e32
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
     // v_frexp_mant_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f16_e32
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_fract_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF64), partial: Partial::Full, float: true },
     // v_fract_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f16_e32
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_log_f16_e32
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
     // v_exp_f16_e32
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_clrexcp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_movreld_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovreldB32), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_movrels_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsB32), partial: Partial::Full, float: false },
     // v_movrels_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_e32
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_movrelsd_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsdB32), partial: Partial::Full, float: false },
     // v_movrelsd_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_e32
@@ -3189,7 +3287,7 @@ pub static SEM: [Desc; 8540] = [
     // v_fract_f16_e32
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_movrelsd_2_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Movrelsd2B32), partial: Partial::Full, float: false },
     // v_movrelsd_2_b32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_e32
@@ -3213,111 +3311,111 @@ pub static SEM: [Desc; 8540] = [
     // v_sat_pk_u8_i16_e32
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swap_b32
     Desc { sem: Sem::Valu(Valu::SwapB32), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_accvgpr_mov_b32
     Desc { sem: Sem::Valu(Valu::AccvgprMovB32), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_rcp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_sqrt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_fp8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_rsq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_log_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_e32
     Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_exp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_swap_b32_e32
     Desc { sem: Sem::Valu(Valu::Permlane16SwapB32), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane32_swap_b32_e32
     Desc { sem: Sem::Valu(Valu::Permlane32SwapB32), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_floor_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cos_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sat_pk_u8_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_i16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_u16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SwapB32), partial: Partial::Full, float: false },
     // v_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swap_b16
@@ -3327,7 +3425,7 @@ pub static SEM: [Desc; 8540] = [
     // v_permlane64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_swaprel_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SwaprelB32), partial: Partial::Full, float: false },
     // v_swaprel_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b16_e32
@@ -3383,17 +3481,17 @@ pub static SEM: [Desc; 8540] = [
     // v_cos_bf16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e32
@@ -3403,9 +3501,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
@@ -3415,9 +3513,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e32
@@ -3427,9 +3525,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
@@ -3439,9 +3537,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e32
@@ -3451,9 +3549,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
@@ -3463,9 +3561,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e32
@@ -3475,9 +3573,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e32
@@ -3487,9 +3585,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e32
@@ -3499,9 +3597,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e32
@@ -3511,9 +3609,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e32
@@ -3523,9 +3621,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ngt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e32
@@ -3535,9 +3633,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e32
@@ -3547,9 +3645,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_neq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e32
@@ -3559,9 +3657,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f16_e32
@@ -3569,7 +3667,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f32_e32
@@ -3577,7 +3675,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f32_e32
@@ -3587,7 +3685,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f32_e32
@@ -3597,7 +3695,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f32_e32
@@ -3605,7 +3703,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f32_e32
@@ -3613,67 +3711,67 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f32_e32
@@ -3681,127 +3779,127 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f64_e32
@@ -3809,11 +3907,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
@@ -3825,7 +3923,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
@@ -3837,7 +3935,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
@@ -3849,7 +3947,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
@@ -3861,7 +3959,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
@@ -3873,7 +3971,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
@@ -3885,15 +3983,15 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
@@ -3905,7 +4003,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
@@ -3917,7 +4015,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
@@ -3929,7 +4027,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
@@ -3941,7 +4039,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
@@ -3953,7 +4051,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
@@ -3965,7 +4063,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_tru_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_i32_e32
@@ -4329,207 +4427,207 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e32
@@ -4537,9 +4635,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e32
@@ -4547,9 +4645,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e32
@@ -4557,9 +4655,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e32
@@ -4567,9 +4665,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e32
@@ -4577,9 +4675,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e32
@@ -4587,9 +4685,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_t_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e32
@@ -4597,9 +4695,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_f_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f64_e32
@@ -4607,7 +4705,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e32
@@ -4615,7 +4713,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e32
@@ -4623,7 +4721,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e32
@@ -4631,7 +4729,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e32
@@ -4639,7 +4737,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e32
@@ -4647,7 +4745,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e32
@@ -4659,11 +4757,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
@@ -4671,7 +4769,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
@@ -4679,7 +4777,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
@@ -4687,7 +4785,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
@@ -4695,7 +4793,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
@@ -4703,7 +4801,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
@@ -4711,15 +4809,15 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_t_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
@@ -4727,7 +4825,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
@@ -4735,7 +4833,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
@@ -4743,7 +4841,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
@@ -4751,7 +4849,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
@@ -4759,7 +4857,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
@@ -4769,141 +4867,141 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_le_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_u32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
@@ -4911,7 +5009,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
@@ -4919,7 +5017,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
@@ -4927,7 +5025,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
@@ -4935,7 +5033,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
@@ -4943,7 +5041,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
@@ -4951,19 +5049,19 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
@@ -4971,7 +5069,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
@@ -4979,7 +5077,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
@@ -4987,7 +5085,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
@@ -4995,7 +5093,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
@@ -5003,7 +5101,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
@@ -5011,7 +5109,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
@@ -5019,213 +5117,213 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_f_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e32
@@ -5235,7 +5333,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e32
@@ -5243,7 +5341,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_t_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e32
@@ -6789,49 +6887,49 @@ pub static SEM: [Desc; 8540] = [
     // v_add_f32_sdwa
     Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::BySdwa, float: true },
     // v_cndmask_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::BySdwa, float: false },
     // v_cndmask_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::BySdwa, float: false },
     // v_sub_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::BySdwa, float: true },
     // v_subrev_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::BySdwa, float: true },
     // v_add_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::BySdwa, float: true },
     // v_mul_legacy_f32_sdwa
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
     // v_sub_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::BySdwa, float: true },
     // v_mul_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::BySdwa, float: true },
     // v_subrev_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::BySdwa, float: true },
     // v_mul_i32_i24_sdwa
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::BySdwa, float: false },
     // v_mul_hi_i32_i24_sdwa
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::BySdwa, float: false },
     // v_mul_legacy_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::BySdwa, float: true },
     // v_mul_u32_u24_sdwa
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::BySdwa, float: false },
     // v_mul_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::BySdwa, float: true },
     // v_mul_hi_u32_u24_sdwa
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::BySdwa, float: false },
     // v_mul_i32_i24_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::BySdwa, float: false },
     // v_min_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::BySdwa, float: true },
     // v_mul_hi_i32_i24_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::BySdwa, float: false },
     // v_max_f32_sdwa
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::BySdwa, float: true },
     // v_mul_u32_u24_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::BySdwa, float: false },
     // v_min_i32_sdwa
     Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::BySdwa, float: false },
     // v_mul_hi_u32_u24_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::BySdwa, float: false },
     // v_max_i32_sdwa
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::BySdwa, float: false },
     // v_min_u32_sdwa
@@ -6839,55 +6937,55 @@ pub static SEM: [Desc; 8540] = [
     // v_max_u32_sdwa
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::BySdwa, float: false },
     // v_min_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::BySdwa, float: true },
     // v_lshrrev_b32_sdwa
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::BySdwa, float: false },
     // v_max_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::BySdwa, float: true },
     // v_ashrrev_i32_sdwa
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::BySdwa, float: false },
     // v_min_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::BySdwa, float: false },
     // v_lshlrev_b32_sdwa
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::BySdwa, float: false },
     // v_max_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::BySdwa, float: false },
     // v_and_b32_sdwa
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::BySdwa, float: false },
     // v_min_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::BySdwa, float: false },
     // v_or_b32_sdwa
     Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::BySdwa, float: false },
     // v_max_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::BySdwa, float: false },
     // v_xor_b32_sdwa
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::BySdwa, float: false },
     // v_lshrrev_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::BySdwa, float: false },
     // v_ashrrev_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::BySdwa, float: false },
     // v_add_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::BySdwa, float: false },
     // v_sub_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::BySdwa, float: false },
     // v_lshlrev_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::BySdwa, float: false },
     // v_subrev_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::BySdwa, float: false },
     // v_and_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::BySdwa, float: false },
     // v_addc_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::AddcCoU32), partial: Partial::BySdwa, float: false },
     // v_or_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::BySdwa, float: false },
     // v_subb_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubbCoU32), partial: Partial::BySdwa, float: false },
     // v_xor_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::BySdwa, float: false },
     // v_subbrev_co_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubbrevCoU32), partial: Partial::BySdwa, float: false },
     // v_xnor_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::BySdwa, float: false },
     // v_add_f16_sdwa
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::BySdwa, float: true },
     // v_sub_f16_sdwa
@@ -6897,33 +6995,33 @@ pub static SEM: [Desc; 8540] = [
     // v_mul_f16_sdwa
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::BySdwa, float: true },
     // v_add_nc_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::BySdwa, float: false },
     // v_add_u16_sdwa
     Desc { sem: Sem::Valu(Valu::AddU16), partial: Partial::BySdwa, float: false },
     // v_sub_nc_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU32), partial: Partial::BySdwa, float: false },
     // v_sub_u16_sdwa
     Desc { sem: Sem::Valu(Valu::SubU16), partial: Partial::BySdwa, float: false },
     // v_subrev_nc_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevNcU32), partial: Partial::BySdwa, float: false },
     // v_subrev_u16_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevU16), partial: Partial::BySdwa, float: false },
     // v_add_co_ci_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::BySdwa, float: false },
     // v_add_co_ci_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::BySdwa, float: false },
     // v_mul_lo_u16_sdwa
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::BySdwa, float: false },
     // v_sub_co_ci_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::BySdwa, float: false },
     // v_sub_co_ci_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::BySdwa, float: false },
     // v_lshlrev_b16_sdwa
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::BySdwa, float: false },
     // v_subrev_co_ci_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::BySdwa, float: false },
     // v_subrev_co_ci_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::BySdwa, float: false },
     // v_lshrrev_b16_sdwa
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::BySdwa, float: false },
     // v_ashrrev_i16_sdwa
@@ -6935,7 +7033,7 @@ pub static SEM: [Desc; 8540] = [
     // v_max_u16_sdwa
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::BySdwa, float: false },
     // v_cvt_pkrtz_f16_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::BySdwa, float: true },
     // v_max_i16_sdwa
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::BySdwa, float: false },
     // v_min_u16_sdwa
@@ -6943,27 +7041,27 @@ pub static SEM: [Desc; 8540] = [
     // v_min_i16_sdwa
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::BySdwa, float: false },
     // v_add_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::BySdwa, float: true },
     // v_ldexp_f16_sdwa
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::BySdwa, float: true },
     // v_sub_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::BySdwa, float: true },
     // v_add_u32_sdwa
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::BySdwa, float: false },
     // v_subrev_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::BySdwa, float: true },
     // v_sub_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::BySdwa, float: false },
     // v_mul_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::BySdwa, float: true },
     // v_subrev_u32_sdwa
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::BySdwa, float: false },
     // v_max_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::BySdwa, float: true },
     // v_min_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::BySdwa, float: true },
     // v_ldexp_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::BySdwa, float: true },
     // v_pk_fmac_f16_sdwa
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::BySdwa, float: true },
     // v_xnor_b32_sdwa
@@ -7009,39 +7107,39 @@ pub static SEM: [Desc; 8540] = [
     // v_exp_f32_sdwa
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::BySdwa, float: true },
     // v_fract_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::BySdwa, float: true },
     // v_log_f32_sdwa
     Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::BySdwa, float: true },
     // v_trunc_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::BySdwa, float: true },
     // v_rcp_f32_sdwa
     Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::BySdwa, float: true },
     // v_ceil_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::BySdwa, float: true },
     // v_rcp_iflag_f32_sdwa
     Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::BySdwa, float: true },
     // v_rndne_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::BySdwa, float: true },
     // v_rsq_f32_sdwa
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::BySdwa, float: true },
     // v_floor_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::BySdwa, float: true },
     // v_exp_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::BySdwa, float: true },
     // v_sqrt_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::BySdwa, float: true },
     // v_log_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::BySdwa, float: true },
     // v_sin_f32_sdwa
     Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::BySdwa, float: true },
     // v_cos_f32_sdwa
     Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::BySdwa, float: true },
     // v_rcp_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::BySdwa, float: true },
     // v_not_b32_sdwa
     Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::BySdwa, float: false },
     // v_rcp_iflag_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::BySdwa, float: true },
     // v_bfrev_b32_sdwa
     Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::BySdwa, float: false },
     // v_ffbh_u32_sdwa
@@ -7049,37 +7147,37 @@ pub static SEM: [Desc; 8540] = [
     // v_ffbl_b32_sdwa
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::BySdwa, float: false },
     // v_rsq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::BySdwa, float: true },
     // v_ffbh_i32_sdwa
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::BySdwa, float: false },
     // v_frexp_exp_i32_f32_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::BySdwa, float: true },
     // v_sqrt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::BySdwa, float: true },
     // v_frexp_mant_f32_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::BySdwa, float: true },
     // v_sin_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::BySdwa, float: true },
     // v_cos_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::BySdwa, float: true },
     // v_screen_partition_4se_b32_sdwa
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_not_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::BySdwa, float: false },
     // v_bfrev_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::BySdwa, float: false },
     // v_cvt_f16_u16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::BySdwa, float: true },
     // v_ffbh_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::BySdwa, float: false },
     // v_cvt_f16_i16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::BySdwa, float: true },
     // v_ffbl_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::BySdwa, float: false },
     // v_cvt_u16_f16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::BySdwa, float: true },
     // v_ffbh_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::BySdwa, float: false },
     // v_cvt_i16_f16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::BySdwa, float: true },
     // v_rcp_f16_sdwa
@@ -7089,25 +7187,25 @@ pub static SEM: [Desc; 8540] = [
     // v_rsq_f16_sdwa
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::BySdwa, float: true },
     // v_frexp_exp_i32_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::BySdwa, float: true },
     // v_log_f16_sdwa
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::BySdwa, float: true },
     // v_frexp_mant_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::BySdwa, float: true },
     // v_exp_f16_sdwa
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::BySdwa, float: true },
     // v_frexp_mant_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::BySdwa, float: true },
     // v_movreld_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MovreldB32), partial: Partial::BySdwa, float: false },
     // v_frexp_exp_i16_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::BySdwa, float: true },
     // v_movrels_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsB32), partial: Partial::BySdwa, float: false },
     // v_floor_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::BySdwa, float: true },
     // v_movrelsd_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsdB32), partial: Partial::BySdwa, float: false },
     // v_ceil_f16_sdwa
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::BySdwa, float: true },
     // v_trunc_f16_sdwa
@@ -7117,7 +7215,7 @@ pub static SEM: [Desc; 8540] = [
     // v_fract_f16_sdwa
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::BySdwa, float: true },
     // v_movrelsd_2_b32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::Movrelsd2B32), partial: Partial::BySdwa, float: false },
     // v_sin_f16_sdwa
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::BySdwa, float: true },
     // v_cos_f16_sdwa
@@ -7133,163 +7231,163 @@ pub static SEM: [Desc; 8540] = [
     // v_sat_pk_u8_i16_sdwa
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::BySdwa, float: true },
     // v_cvt_f16_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::BySdwa, float: true },
     // v_cvt_f16_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::BySdwa, float: true },
     // v_cvt_u16_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::BySdwa, float: true },
     // v_cvt_i16_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::BySdwa, float: true },
     // v_cvt_f32_fp8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::BySdwa, float: true },
     // v_rcp_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::BySdwa, float: true },
     // v_cvt_f32_bf8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::BySdwa, float: true },
     // v_sqrt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::BySdwa, float: true },
     // v_cvt_pk_f32_fp8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::BySdwa, float: true },
     // v_rsq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::BySdwa, float: true },
     // v_cvt_pk_f32_bf8_sdwa
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::BySdwa, float: true },
     // v_log_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::BySdwa, float: true },
     // v_prng_b32_sdwa
     Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::BySdwa, float: false },
     // v_exp_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::BySdwa, float: true },
     // v_frexp_mant_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::BySdwa, float: true },
     // v_frexp_exp_i16_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::BySdwa, float: true },
     // v_cvt_f32_bf16_sdwa
     Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::BySdwa, float: true },
     // v_floor_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::BySdwa, float: true },
     // v_ceil_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::BySdwa, float: true },
     // v_trunc_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::BySdwa, float: true },
     // v_rndne_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::BySdwa, float: true },
     // v_fract_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::BySdwa, float: true },
     // v_sin_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::BySdwa, float: true },
     // v_cos_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::BySdwa, float: true },
     // v_sat_pk_u8_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::BySdwa, float: true },
     // v_cvt_norm_i16_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::BySdwa, float: true },
     // v_cvt_norm_u16_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::BySdwa, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::BySdwa, float: true },
     // v_cmp_f_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_sdwa
@@ -7419,101 +7517,101 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_tru_f32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_sdwa
@@ -7535,27 +7633,27 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i16_sdwa
@@ -7579,249 +7677,249 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_lt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u16_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ne_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_o_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_u32_sdwa
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f16_sdwa
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cndmask_b32_dpp
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_add_f32_dpp
     Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_cndmask_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_cndmask_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_sub_f32_dpp
     Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_dot2acc_f32_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64_dpp
@@ -7829,17 +7927,17 @@ pub static SEM: [Desc; 8540] = [
     // v_subrev_f32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_add_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_fmac_f64_dpp
     Desc { sem: Sem::Valu(Valu::FmacF64), partial: Partial::Full, float: true },
     // v_mul_legacy_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_mul_f32_dpp
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_subrev_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_dpp
     Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_mul_f64_dpp
@@ -7847,33 +7945,33 @@ pub static SEM: [Desc; 8540] = [
     // v_mul_hi_i32_i24_dpp
     Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_mul_legacy_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_dx9_zero_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_u32_u24_dpp
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_mul_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_hi_u32_u24_dpp
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_mul_i32_i24_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_min_f32_dpp
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_mul_hi_i32_i24_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_max_f32_dpp
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_mul_u32_u24_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_min_i32_dpp
     Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
     // v_mul_hi_u32_u24_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_max_i32_dpp
     Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_dot4c_i32_i8_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
     // v_min_num_f64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u32_dpp
@@ -7883,27 +7981,27 @@ pub static SEM: [Desc; 8540] = [
     // v_max_u32_dpp
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_lshrrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_ashrrev_i32_dpp
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_min_i32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_max_i32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_and_b32_dpp
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_min_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_or_b32_dpp
     Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
     // v_max_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_xor_b32_dpp
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_min_num_f32_dpp
@@ -7913,13 +8011,13 @@ pub static SEM: [Desc; 8540] = [
     // v_dot2c_f32_bf16_dpp
     Desc { sem: Sem::Valu(Valu::Dot2cF32Bf16), partial: Partial::Full, float: true },
     // v_lshrrev_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_num_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_dpp
@@ -7929,25 +8027,25 @@ pub static SEM: [Desc; 8540] = [
     // v_sub_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_and_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_addc_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddcCoU32), partial: Partial::Full, float: false },
     // v_or_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
     // v_subb_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubbCoU32), partial: Partial::Full, float: false },
     // v_xor_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_subbrev_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubbrevCoU32), partial: Partial::Full, float: false },
     // v_xnor_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_add_f16_dpp
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_mac_f32_dpp
@@ -7975,41 +8073,41 @@ pub static SEM: [Desc; 8540] = [
     // v_mac_f16_dpp
     Desc { sem: Sem::Valu(Valu::MacF16), partial: Partial::Full, float: true },
     // v_add_nc_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::Full, float: false },
     // v_add_u16_dpp
     Desc { sem: Sem::Valu(Valu::AddU16), partial: Partial::Full, float: false },
     // v_sub_nc_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU32), partial: Partial::Full, float: false },
     // v_sub_u16_dpp
     Desc { sem: Sem::Valu(Valu::SubU16), partial: Partial::Full, float: false },
     // v_subrev_nc_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevNcU32), partial: Partial::Full, float: false },
     // v_subrev_u16_dpp
     Desc { sem: Sem::Valu(Valu::SubrevU16), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_nc_u64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_dpp
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_nc_u64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_lshrrev_b16_dpp
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_fmac_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_ashrrev_i16_dpp
     Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_max_f16_dpp
@@ -8019,7 +8117,7 @@ pub static SEM: [Desc; 8540] = [
     // v_max_u16_dpp
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_cvt_pkrtz_f16_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_rtz_f16_f32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i16_dpp
@@ -8033,7 +8131,7 @@ pub static SEM: [Desc; 8540] = [
     // v_min_i16_dpp
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f16_dpp
@@ -8041,7 +8139,7 @@ pub static SEM: [Desc; 8540] = [
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f16_dpp
@@ -8049,7 +8147,7 @@ pub static SEM: [Desc; 8540] = [
     // v_add_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::Full, float: false },
     // v_subrev_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f16_dpp
@@ -8057,7 +8155,7 @@ pub static SEM: [Desc; 8540] = [
     // v_sub_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::Full, float: false },
     // v_mul_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f16_dpp
@@ -8065,7 +8163,7 @@ pub static SEM: [Desc; 8540] = [
     // v_subrev_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::Full, float: false },
     // v_fmac_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f16_dpp
@@ -8077,19 +8175,19 @@ pub static SEM: [Desc; 8540] = [
     // v_dot4c_i32_i8_dpp
     Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
     // v_max_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_max_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot8c_i32_i4_dpp
     Desc { sem: Sem::Valu(Valu::Dot8cI32I4), partial: Partial::Full, float: false },
     // v_min_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_min_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f32_dpp
     Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f16_dpp
@@ -8199,29 +8297,29 @@ pub static SEM: [Desc; 8540] = [
     // v_exp_f32_dpp
     Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_fract_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_log_f32_dpp
     Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
     // v_trunc_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_rcp_f32_dpp
     Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
     // v_ceil_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_rcp_iflag_f32_dpp
     Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
     // v_rndne_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::Full, float: true },
     // v_rsq_f32_dpp
     Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_floor_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
     // v_rcp_f64_dpp
     Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
     // v_rcp_f64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_rsq_f64_dpp
     Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
     // v_rsq_f64_dpp
@@ -8229,7 +8327,7 @@ pub static SEM: [Desc; 8540] = [
     // v_sqrt_f32_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_log_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
     // v_sqrt_f64_dpp
@@ -8239,11 +8337,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cos_f32_dpp
     Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
     // v_rcp_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
     // v_not_b32_dpp
     Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
     // v_rcp_iflag_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
     // v_bfrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_ffbh_u32_dpp
@@ -8251,7 +8349,7 @@ pub static SEM: [Desc; 8540] = [
     // v_ffbl_b32_dpp
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_rsq_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_ffbh_i32_dpp
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_dpp
@@ -8269,37 +8367,37 @@ pub static SEM: [Desc; 8540] = [
     // v_frexp_exp_i32_f32_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_sqrt_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
     // v_sin_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
     // v_screen_partition_4se_b32_dpp
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_not_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
     // v_mov_b64_dpp
     Desc { sem: Sem::Valu(Valu::MovB64), partial: Partial::Full, float: false },
     // v_bfrev_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_ffbh_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_ffbl_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_ffbh_i32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cls_i32_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
@@ -8317,25 +8415,25 @@ pub static SEM: [Desc; 8540] = [
     // v_rsq_f16_dpp
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_log_f16_dpp
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
     // v_exp_f16_dpp
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_movreld_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovreldB32), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_movrels_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsB32), partial: Partial::Full, float: false },
     // v_floor_f16_dpp
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_movrelsd_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsdB32), partial: Partial::Full, float: false },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
@@ -8345,7 +8443,7 @@ pub static SEM: [Desc; 8540] = [
     // v_fract_f16_dpp
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_movrelsd_2_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Movrelsd2B32), partial: Partial::Full, float: false },
     // v_sin_f16_dpp
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
@@ -8365,25 +8463,25 @@ pub static SEM: [Desc; 8540] = [
     // v_sat_pk_u8_i16_dpp
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
@@ -8391,7 +8489,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_f32_fp8_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f16_dpp
@@ -8399,7 +8497,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_sqrt_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f16_dpp
@@ -8407,7 +8505,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_pk_f32_fp8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f16_dpp
@@ -8415,7 +8513,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_pk_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_log_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_f16_dpp
@@ -8423,19 +8521,19 @@ pub static SEM: [Desc; 8540] = [
     // v_prng_b32_dpp
     Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_exp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_dpp
@@ -8443,59 +8541,59 @@ pub static SEM: [Desc; 8540] = [
     // v_cvt_f32_bf16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cos_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cos_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sat_pk_u8_i16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_u16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_u16_f16_dpp
@@ -9581,7 +9679,7 @@ pub static SEM: [Desc; 8540] = [
     // ds_append
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_ordered_count
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_add_src2_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_src2_u64
@@ -10649,15 +10747,15 @@ pub static SEM: [Desc; 8540] = [
     // image_sample_c_cd_cl_o
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // s_load_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_dwordx8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 8, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_dwordx16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 16, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_scratch_load_dword
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_scratch_load_dwordx2
@@ -10665,15 +10763,15 @@ pub static SEM: [Desc; 8540] = [
     // s_scratch_load_dwordx4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_buffer_load_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_dwordx8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 8, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_dwordx16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 16, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_store_dword
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_store_dwordx2
@@ -10693,19 +10791,19 @@ pub static SEM: [Desc; 8540] = [
     // s_buffer_store_dwordx4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_gl1_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_dcache_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_dcache_wb
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_memtime
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Time(Clock::Shader), partial: Partial::Full, float: false },
     // s_memrealtime
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Time(Clock::Real), partial: Partial::Full, float: false },
     // s_atc_probe
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe_buffer
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_dcache_discard
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_dcache_discard_x2
@@ -10817,17 +10915,17 @@ pub static SEM: [Desc; 8540] = [
     // s_atomic_dec_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e64
@@ -10837,9 +10935,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e64
@@ -10849,9 +10947,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_eq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e64
@@ -10861,9 +10959,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_le_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e64
@@ -10873,9 +10971,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_gt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e64
@@ -10885,9 +10983,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e64
@@ -10897,9 +10995,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e64
@@ -10909,9 +11007,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_o_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e64
@@ -10921,9 +11019,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_u_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e64
@@ -10933,9 +11031,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e64
@@ -10945,9 +11043,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nlg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e64
@@ -10957,9 +11055,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ngt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e64
@@ -10969,9 +11067,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nle_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e64
@@ -10981,9 +11079,9 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_neq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e64
@@ -10993,209 +11091,209 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_nlt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_tru_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
@@ -11205,7 +11303,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
@@ -11215,7 +11313,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_eq_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
@@ -11225,7 +11323,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_le_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
@@ -11235,7 +11333,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_gt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
@@ -11245,7 +11343,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ne_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
@@ -11255,11 +11353,11 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ge_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
@@ -11269,7 +11367,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_lt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
@@ -11279,7 +11377,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_eq_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
@@ -11289,7 +11387,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_le_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
@@ -11299,7 +11397,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_gt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
@@ -11309,7 +11407,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ne_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
@@ -11319,7 +11417,7 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_ge_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64
@@ -11491,307 +11589,307 @@ pub static SEM: [Desc; 8540] = [
     // v_cmp_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
@@ -11799,377 +11897,377 @@ pub static SEM: [Desc; 8540] = [
     // v_cmpx_t_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_le_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_add_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_sub_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_subrev_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_fmac_legacy_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_fmac_dx9_zero_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f64_e64
@@ -12179,19 +12277,19 @@ pub static SEM: [Desc; 8540] = [
     // v_mul_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_legacy_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_dx9_zero_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_mul_hi_i32_i24_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_mul_u32_u24_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_mul_hi_u32_u24_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_min_num_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_num_f64_e64
@@ -12201,43 +12299,43 @@ pub static SEM: [Desc; 8540] = [
     // v_max_num_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_max_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_min_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
     // v_max_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_min_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_max_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_num_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_num_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_or_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
     // v_xor_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_xnor_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_lshlrev_b64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_f32_e64
@@ -12257,33 +12355,33 @@ pub static SEM: [Desc; 8540] = [
     // v_subrev_co_ci_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_nc_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::Full, float: false },
     // v_sub_nc_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU32), partial: Partial::Full, float: false },
     // v_subrev_nc_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevNcU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_nc_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_nc_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_mul_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fmac_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_cvt_pkrtz_f16_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_rtz_f16_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_num_f16_e64
@@ -12291,47 +12389,47 @@ pub static SEM: [Desc; 8540] = [
     // v_max_num_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_add_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::ByOpSel, float: true },
     // v_add_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sub_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::ByOpSel, float: true },
     // v_sub_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_subrev_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::ByOpSel, float: true },
     // v_subrev_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mul_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::ByOpSel, float: true },
     // v_mul_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_fmac_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::ByOpSel, float: true },
     // v_fmac_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_max_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::ByOpSel, float: true },
     // v_max_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_min_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::ByOpSel, float: true },
     // v_min_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_ldexp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::ByOpSel, float: true },
     // v_ldexp_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_fma_legacy_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaLegacyF32), partial: Partial::Full, float: true },
     // v_mad_legacy_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i32_i24
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I24), partial: Partial::Full, float: false },
     // v_mad_u32_u24
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U24), partial: Partial::Full, float: false },
     // v_cubeid_f32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_cubesc_f32
@@ -12341,185 +12439,185 @@ pub static SEM: [Desc; 8540] = [
     // v_cubema_f32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_bfe_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfeU32), partial: Partial::Full, float: false },
     // v_bfe_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfeI32), partial: Partial::Full, float: false },
     // v_bfi_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfiB32), partial: Partial::Full, float: false },
     // v_fma_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF32), partial: Partial::Full, float: true },
     // v_fma_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF64), partial: Partial::Full, float: true },
     // v_lerp_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LerpU8), partial: Partial::Full, float: false },
     // v_alignbit_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_mullit_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MullitF32), partial: Partial::Full, float: true },
     // v_min3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F32), partial: Partial::Full, float: true },
     // v_min3_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I32), partial: Partial::Full, float: false },
     // v_min3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U32), partial: Partial::Full, float: false },
     // v_max3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F32), partial: Partial::Full, float: true },
     // v_max3_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I32), partial: Partial::Full, float: false },
     // v_max3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U32), partial: Partial::Full, float: false },
     // v_med3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F32), partial: Partial::Full, float: true },
     // v_med3_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I32), partial: Partial::Full, float: false },
     // v_med3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U32), partial: Partial::Full, float: false },
     // v_sad_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU8), partial: Partial::Full, float: false },
     // v_sad_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadHiU8), partial: Partial::Full, float: false },
     // v_sad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU16), partial: Partial::Full, float: false },
     // v_sad_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU32), partial: Partial::Full, float: false },
     // v_cvt_pk_u8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkU8F32), partial: Partial::Full, float: true },
     // v_div_fixup_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF32), partial: Partial::Full, float: true },
     // v_div_fixup_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF64), partial: Partial::Full, float: true },
     // v_add_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF64), partial: Partial::Full, float: true },
     // v_mul_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF64), partial: Partial::Full, float: true },
     // v_min_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF64), partial: Partial::Full, float: true },
     // v_max_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF64), partial: Partial::Full, float: true },
     // v_ldexp_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF64), partial: Partial::Full, float: true },
     // v_mul_lo_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU32), partial: Partial::Full, float: false },
     // v_mul_hi_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32), partial: Partial::Full, float: false },
     // v_mul_lo_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_hi_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32), partial: Partial::Full, float: false },
     // v_div_scale_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF32), partial: Partial::Full, float: true },
     // v_div_scale_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF32), partial: Partial::Full, float: true },
     // v_div_scale_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF64), partial: Partial::Full, float: true },
     // v_div_scale_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF64), partial: Partial::Full, float: true },
     // v_div_fmas_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFmasF32), partial: Partial::Full, float: true },
     // v_div_fmas_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFmasF64), partial: Partial::Full, float: true },
     // v_msad_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MsadU8), partial: Partial::Full, float: false },
     // v_qsad_pk_u16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::QsadPkU16U8), partial: Partial::Full, float: true },
     // v_mqsad_pk_u16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MqsadPkU16U8), partial: Partial::Full, float: true },
     // v_trig_preop_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TrigPreopF64), partial: Partial::Full, float: true },
     // v_mqsad_u32_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MqsadU32U8), partial: Partial::Full, float: false },
     // v_mad_u64_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_u64_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_i64_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_mad_i64_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_xor3_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Xor3B32), partial: Partial::Full, float: false },
     // v_nop
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // v_mov_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI32F64), partial: Partial::Full, float: true },
     // v_cvt_i32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF64I32), partial: Partial::Full, float: true },
     // v_cvt_f64_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32I32), partial: Partial::Full, float: true },
     // v_cvt_f32_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32U32), partial: Partial::Full, float: true },
     // v_cvt_u32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU32F32), partial: Partial::Full, float: true },
     // v_cvt_i32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI32F32), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_f32_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_rpi_i32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_nearest_i32_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_flr_i32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_floor_i32_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_off_f32_i4_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F64), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF64F32), partial: Partial::Full, float: true },
     // v_cvt_f64_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_ubyte0_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte0), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte1_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte1), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte2_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte2), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte3_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte3), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU32F64), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF64U32), partial: Partial::Full, float: true },
     // v_cvt_f64_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF64), partial: Partial::Full, float: true },
     // v_trunc_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF64), partial: Partial::Full, float: true },
     // v_ceil_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF64), partial: Partial::Full, float: true },
     // v_rndne_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF64), partial: Partial::Full, float: true },
     // v_floor_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pipeflush
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Pipeflush), partial: Partial::Full, float: false },
     // v_mov_b16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mov_b64_e64
@@ -12529,89 +12627,89 @@ pub static SEM: [Desc; 8540] = [
     // v_tanh_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_fract_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_trunc_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_ceil_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_rndne_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::Full, float: true },
     // v_floor_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
     // v_exp_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_log_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
     // v_rcp_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
     // v_rcp_iflag_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
     // v_rsq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_rcp_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF64), partial: Partial::Full, float: true },
     // v_rcp_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF64), partial: Partial::Full, float: true },
     // v_rsq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_sqrt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF64), partial: Partial::Full, float: true },
     // v_sqrt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
     // v_not_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
     // v_bfrev_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_ffbh_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ffbl_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ffbh_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cls_i32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF64), partial: Partial::Full, float: true },
     // v_frexp_mant_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF64), partial: Partial::Full, float: true },
     // v_fract_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
     // v_clrexcp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // v_movreld_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovreldB32), partial: Partial::Full, float: false },
     // v_movrels_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsB32), partial: Partial::Full, float: false },
     // v_movrels_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_movrelsd_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsdB32), partial: Partial::Full, float: false },
     // v_movrelsd_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_movrelsd_2_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Movrelsd2B32), partial: Partial::Full, float: false },
     // v_movrelsd_2_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_swap_b32_e64
@@ -12621,87 +12719,87 @@ pub static SEM: [Desc; 8540] = [
     // v_prng_b32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_f16_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_u16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_u16_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_i16_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_rcp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::ByOpSel, float: true },
     // v_rcp_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sqrt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::ByOpSel, float: true },
     // v_sqrt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_rsq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::ByOpSel, float: true },
     // v_rsq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_log_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::ByOpSel, float: true },
     // v_log_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_exp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::ByOpSel, float: true },
     // v_exp_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_frexp_mant_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::ByOpSel, float: true },
     // v_frexp_mant_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_frexp_exp_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::ByOpSel, float: true },
     // v_frexp_exp_i16_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_floor_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::ByOpSel, float: true },
     // v_floor_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_ceil_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::ByOpSel, float: true },
     // v_ceil_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_trunc_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::ByOpSel, float: true },
     // v_trunc_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_rndne_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::ByOpSel, float: true },
     // v_rndne_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_fract_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::ByOpSel, float: true },
     // v_fract_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sin_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::ByOpSel, float: true },
     // v_sin_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cos_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::ByOpSel, float: true },
     // v_cos_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sat_pk_u8_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_norm_i16_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_norm_u16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_norm_u16_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_not_b16_e64
@@ -13185,7 +13283,7 @@ pub static SEM: [Desc; 8540] = [
     // v_mad_co_u64_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
     // v_mad_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i64_i32
@@ -13197,13 +13295,13 @@ pub static SEM: [Desc; 8540] = [
     // v_mad_co_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB64), partial: Partial::Full, float: false },
     // v_add_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI64), partial: Partial::Full, float: false },
     // v_sub_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_u32
@@ -13213,91 +13311,91 @@ pub static SEM: [Desc; 8540] = [
     // v_subrev_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_nc_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::ByOpSel, float: false },
     // v_add_nc_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mul_lo_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::ByOpSel, float: false },
     // v_mul_lo_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_pk_i16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::ByOpSel, float: false },
     // v_cvt_pk_u16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::ByOpSel, float: false },
     // v_max_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::ByOpSel, float: false },
     // v_max_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_max_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::ByOpSel, float: false },
     // v_max_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_min_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::ByOpSel, float: false },
     // v_min_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_min_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::ByOpSel, float: false },
     // v_min_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_add_nc_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::ByOpSel, float: false },
     // v_add_nc_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_add_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_add_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_permlane16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_permlanex16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlanex16_var_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pack_b32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_pack_b32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pknorm_i16_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPknormI16F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_i16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_i16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pknorm_u16_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPknormU16F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_u16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_u16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::ByOpSel, float: false },
     // v_permlane_idx_gen_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_subrev_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_i64
@@ -13371,7 +13469,7 @@ pub static SEM: [Desc; 8540] = [
     // v_ashrrev_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::ByOpSel, float: false },
     // v_minimum_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minimum_f64
@@ -13381,191 +13479,191 @@ pub static SEM: [Desc; 8540] = [
     // v_maximum_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_perm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PermB32), partial: Partial::Full, float: false },
     // v_xad_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XadU32), partial: Partial::Full, float: false },
     // v_lshl_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlAddU32), partial: Partial::Full, float: false },
     // v_add_lshl_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddLshlU32), partial: Partial::Full, float: false },
     // v_fma_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::ByOpSel, float: true },
     // v_min3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::ByOpSel, float: true },
     // v_min3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::ByOpSel, float: false },
     // v_min3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::ByOpSel, float: false },
     // v_max3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::ByOpSel, float: true },
     // v_max3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::ByOpSel, float: false },
     // v_max3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::ByOpSel, float: false },
     // v_med3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::ByOpSel, float: true },
     // v_med3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::ByOpSel, float: false },
     // v_mad_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::ByOpSel, float: false },
     // v_div_fixup_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::ByOpSel, float: true },
     // v_readlane_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ReadlaneB32), partial: Partial::Full, float: false },
     // v_readlane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_readlane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_writelane_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lane, float: false },
+    Desc { sem: Sem::Valu(Valu::WritelaneB32), partial: Partial::Lane, float: false },
     // v_writelane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lane, float: false },
     // v_ldexp_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF32), partial: Partial::Full, float: true },
     // v_and_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_and_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_bfm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_or_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_or_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_bcnt_u32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BcntU32B32), partial: Partial::Full, float: false },
     // v_xor_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_xor_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mbcnt_lo_u32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MbcntLoU32B32), partial: Partial::Full, float: false },
     // v_minimum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mbcnt_hi_u32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MbcntHiU32B32), partial: Partial::Full, float: false },
     // v_maximum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minimum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_pknorm_i16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPknormI16F32), partial: Partial::Full, float: true },
     // v_maximum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_cvt_pknorm_u16_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPknormU16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_fp8_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_u16_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkU16U32), partial: Partial::Full, float: true },
     // v_cvt_pk_bf8_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_i16_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkI16I32), partial: Partial::Full, float: true },
     // v_cvt_sr_fp8_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_sr_bf8_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Add3U32), partial: Partial::Full, float: false },
     // v_cvt_pk_bf16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_sr_pk_bf16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshl_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlOrB32), partial: Partial::Full, float: false },
     // v_cvt_pk_f16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_sr_pk_f16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndOrB32), partial: Partial::Full, float: false },
     // v_or3_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Or3B32), partial: Partial::Full, float: false },
     // v_cvt_pk_fp8_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u32_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_cvt_pk_bf8_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_sr_fp8_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_mad_i32_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_cvt_sr_bf8_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI32), partial: Partial::Full, float: false },
     // v_permlane16_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlane16B32), partial: Partial::Full, float: false },
     // v_permlanex16_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlanex16B32), partial: Partial::Full, float: false },
     // v_add_nc_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI32), partial: Partial::Full, float: false },
     // v_pk_mad_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MadI16), partial: Partial::Full, float: true },
     // v_pk_mul_lo_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MulLoU16), partial: Partial::Full, float: true },
     // v_pk_add_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::AddI16), partial: Partial::Full, float: true },
     // v_pk_sub_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::SubI16), partial: Partial::Full, float: true },
     // v_pk_lshlrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::LshlrevB16), partial: Partial::Full, float: true },
     // v_pk_lshrrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::LshrrevB16), partial: Partial::Full, float: true },
     // v_pk_ashrrev_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::AshrrevI16), partial: Partial::Full, float: true },
     // v_pk_max_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MaxI16), partial: Partial::Full, float: true },
     // v_pk_min_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MinI16), partial: Partial::Full, float: true },
     // v_pk_mad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MadU16), partial: Partial::Full, float: true },
     // v_pk_add_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::AddU16), partial: Partial::Full, float: true },
     // v_pk_sub_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::SubU16), partial: Partial::Full, float: true },
     // v_pk_max_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MaxU16), partial: Partial::Full, float: true },
     // v_pk_min_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MinU16), partial: Partial::Full, float: true },
     // v_pk_fma_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::FmaF16), partial: Partial::Full, float: true },
     // v_pk_add_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::AddF16), partial: Partial::Full, float: true },
     // v_pk_mul_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MulF16), partial: Partial::Full, float: true },
     // v_pk_min_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MinF16), partial: Partial::Full, float: true },
     // v_pk_fma_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_max_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MaxF16), partial: Partial::Full, float: true },
     // v_dot2_f32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2F32F16), partial: Partial::Full, float: true },
     // v_dot2_i32_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2I32I16), partial: Partial::Full, float: false },
     // v_pk_add_max_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_u32_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2U32U16), partial: Partial::Full, float: false },
     // v_pk_add_max_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_i32_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot4I32I8), partial: Partial::Full, float: false },
     // v_dot4_i32_iu8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_u32_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot4U32U8), partial: Partial::Full, float: false },
     // v_dot8_i32_i4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot8I32I4), partial: Partial::Full, float: false },
     // v_dot8_i32_iu4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot8_u32_u4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot8U32U4), partial: Partial::Full, float: false },
     // v_dot2_f32_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_min_num_f16
@@ -13579,11 +13677,11 @@ pub static SEM: [Desc; 8540] = [
     // v_pk_fma_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_mix_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaMixF32), partial: Partial::Full, float: true },
     // v_fma_mixlo_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaMixloF16), partial: Partial::Lo16, float: true },
     // v_fma_mixhi_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaMixhiF16), partial: Partial::Hi16, float: true },
     // v_pk_add_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4_f32_fp8_bf8
@@ -13847,63 +13945,63 @@ pub static SEM: [Desc; 8540] = [
     // v_swmmac_i32_16x16x128_iu8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_rsub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_mskor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_write_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2st64_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_nop
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::Nop), partial: Partial::Full, float: false },
     // ds_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_gws_sema_release_all
     Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_gws_init
@@ -13917,201 +14015,201 @@ pub static SEM: [Desc; 8540] = [
     // ds_gws_barrier
     Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_write_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_sub_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_rsub_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_inc_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_dec_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_rtn_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_rtn_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_rtn_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_and_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_or_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_xor_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_mskor_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_wrxchg_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_rtn_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_num_rtn_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_num_rtn_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrap_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Wrap, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_swizzle_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::Swizzle), partial: Partial::Full, float: false },
     // ds_read_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_consume
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::Consume), partial: Partial::Full, float: false },
     // ds_append
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::Append), partial: Partial::Full, float: false },
     // ds_ordered_count
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_rsub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_inc_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_mskor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2st64_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpstore_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::No }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_num_f64
@@ -14119,97 +14217,97 @@ pub static SEM: [Desc; 8540] = [
     // ds_add_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_atomic_async_barrier_arrive_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_sub_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_rsub_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Rsub, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_rsub_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_inc_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_inc_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_dec_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_dec_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_rtn_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_rtn_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_rtn_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_and_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_and_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_or_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_or_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_xor_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_xor_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_mskor_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Mskor, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_mskor_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpstore_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpStF, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_rtn_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMin, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_min_num_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_min_num_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_rtn_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FMax, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_max_num_rtn_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_max_num_rtn_f64
@@ -14219,19 +14317,19 @@ pub static SEM: [Desc; 8540] = [
     // ds_atomic_barrier_arrive_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b64
@@ -14243,7 +14341,7 @@ pub static SEM: [Desc; 8540] = [
     // ds_sub_gs_reg_rtn
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_condxchg32_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CondXchg32, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_condxchg32_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_src2_u32
@@ -14287,35 +14385,35 @@ pub static SEM: [Desc; 8540] = [
     // ds_pk_add_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_store_b8_d16_hi
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b16_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_store_b16_d16_hi
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u8_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_load_u8_d16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_load_u8_d16_hi
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_load_i8_d16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_load_i8_d16_hi
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u16_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_load_u16_d16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_u16_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_load_u16_d16_hi
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cond_sub_rtn_u32
@@ -14329,17 +14427,17 @@ pub static SEM: [Desc; 8540] = [
     // ds_bvh_stack_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_addtid_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::WriteAddTid), partial: Partial::Full, float: false },
     // ds_store_addtid_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_addtid_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::ReadAddTid), partial: Partial::Full, float: false },
     // ds_load_addtid_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_permute_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::Permute), partial: Partial::Full, float: false },
     // ds_bpermute_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::Bpermute), partial: Partial::Full, float: false },
     // ds_add_src2_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_src2_u64
@@ -14373,13 +14471,13 @@ pub static SEM: [Desc; 8540] = [
     // ds_max_src2_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_store_b128
@@ -14399,87 +14497,87 @@ pub static SEM: [Desc; 8540] = [
     // ds_load_tr8_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_ubyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_sbyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_ushort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_sshort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_byte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_byte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // flat_store_short
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // flat_store_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_atomic_swap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_sub
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_smin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_umin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_smax
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_umax
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_and
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_or
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_xor
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_inc
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_dec
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_fcmpswap
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_fmin
@@ -14487,31 +14585,31 @@ pub static SEM: [Desc; 8540] = [
     // flat_atomic_fmax
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_swap_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_sub_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_smin_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_umin_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_smax_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_umax_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_and_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_or_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_xor_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_inc_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_dec_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_fcmpswap_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_fmin_x2
@@ -14519,81 +14617,81 @@ pub static SEM: [Desc; 8540] = [
     // flat_atomic_fmax_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_ubyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_sbyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_ushort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_sshort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_dword_addtid
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_dword_addtid
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_byte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_byte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // global_store_short
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // global_store_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_atomic_swap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_sub
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_csub
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_smin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_umin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_smax
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_umax
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_and
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_or
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_xor
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_inc
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_dec
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_fcmpswap
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_fmin
@@ -14601,31 +14699,31 @@ pub static SEM: [Desc; 8540] = [
     // global_atomic_fmax
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_swap_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_sub_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_smin_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_umin_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_smax_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_umax_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_and_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_or_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_xor_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_inc_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_dec_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_fcmpswap_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_fmin_x2
@@ -14633,141 +14731,141 @@ pub static SEM: [Desc; 8540] = [
     // global_atomic_fmax_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_ubyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_sbyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_ushort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_sshort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_byte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_byte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // scratch_store_short
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // scratch_store_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_ubyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_sbyte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_ushort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_sshort
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_byte
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_byte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // buffer_store_short
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // buffer_store_dword
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_dwordx2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_dwordx4
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_dwordx3
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_ubyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_ubyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_sbyte_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_sbyte_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_short_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_short_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_format_d16_hi_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: true }), partial: Partial::Hi16, float: false },
     // buffer_store_format_d16_hi_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: true }), partial: Partial::Full, float: false },
     // buffer_atomic_swap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_add
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_csub
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_smin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_umin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_smax
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_umax
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_and
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_or
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_xor
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_inc
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_dec
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_fcmpswap
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_fmin
@@ -14775,31 +14873,31 @@ pub static SEM: [Desc; 8540] = [
     // buffer_atomic_fmax
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_swap_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_add_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_smin_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_umin_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_smax_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_umax_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_and_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_or_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_xor_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_inc_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_dec_x2
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_fcmpswap_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_fmin_x2
@@ -14807,9 +14905,9 @@ pub static SEM: [Desc; 8540] = [
     // buffer_atomic_fmax_x2
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_gl0_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // buffer_gl1_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_b64
