@@ -491,7 +491,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave, on: u64) -> Out {
     let dst = usize::from(f.dst);
     let d = reg(cells, dst);
     if f.op.pair_dst() {
-        return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask, on);
+        return wide(f, cells, sg, d, reg(cells, dst + 1), m, [cmask, on]);
     }
     match f.op {
         Cndmask if on != u64::MAX => each_on(on, |l| {
@@ -672,7 +672,8 @@ fn pk16(
     store32(d, &r, on);
 }
 
-/// The µops writing a VGPR pair.
+/// The µops writing a VGPR pair (`vcc`: `v_div_fmas_f64`'s lane mask;
+/// `on`: a sparse EXEC, or `u64::MAX`).
 #[inline(always)]
 fn wide(
     f: &Fast,
@@ -681,8 +682,7 @@ fn wide(
     d: &[Cell<u32>; LANES],
     dh: &[Cell<u32>; LANES],
     m: alu::Mode,
-    vcc: u64,
-    on: u64,
+    [vcc, on]: [u64; 2],
 ) -> Out {
     use FOp::*;
     let fz = Flush::f64(m.bits());
