@@ -29,6 +29,13 @@ Every result line names its cause when it fails: build error, a stop of
 the emulator (the first stderr line naming it), timeout (with the launches
 that finished), non-zero exit, or the program's own FAIL.
 
+Results (2026-11-27 23:26, branch h-lane1: sparse-EXEC µops, D62; ci
+profile; `--in-place --threads 1,2 --timeout 180 --only
+concurrentKernels`, load average 20-22 on the 2 shared cores):
+concurrentKernels now passes, in 81.3 s (1 thread) and 74.7 s (2
+threads): its one-lane `clock_block` runs at about 70 M
+wave-instructions per CPU second, 3.1x the whole-wave µops (D62).
+
 Results (2026-11-27 19:34-20:10, branch h-wide1: the whole-wave FLAT
 path and rsbench's CPU reference, D59; ci profile; `--in-place --threads
 1,2 --timeout 180 --only

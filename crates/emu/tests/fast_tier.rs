@@ -584,6 +584,9 @@ enum Lanes {
     Partial,
     /// Lanes 0..31 off: `exec_lo == 0` with `exec_hi != 0`.
     HiOnly,
+    /// Only the lanes of the mask (1 to 4 of them: the µops' sparse
+    /// form, which computes and writes only those).
+    Sparse(u64),
 }
 
 impl Lanes {
@@ -592,6 +595,7 @@ impl Lanes {
             Lanes::Full => true,
             Lanes::Partial => lane < 37,
             Lanes::HiOnly => lane >= 32,
+            Lanes::Sparse(m) => m >> lane & 1 == 1,
         }
     }
 }
@@ -607,13 +611,19 @@ fn asm(target: &str, flush: bool, lanes: Lanes, part: &[&str]) -> (String, u32) 
     };
     // Lanes 37..63 off, restored for the stores.
     let part = match lanes {
-        Lanes::Full => "",
-        Lanes::Partial => "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc",
+        Lanes::Full => String::new(),
+        Lanes::Partial => "  v_cmp_gt_u32_e32 vcc, 37, v0\n  s_and_saveexec_b64 s[36:37], vcc".to_string(),
         // (A 64-bit µop: `s_mov_b32 exec_lo` is no µop, and every
         // instruction of the FAST forms must run as one.)
         Lanes::HiOnly => {
             "  s_mov_b64 s[36:37], exec\n  s_mov_b32 s38, 0\n  s_mov_b32 s39, -1\n  s_and_b64 exec, exec, s[38:39]"
+                .to_string()
         }
+        Lanes::Sparse(m) => format!(
+            "  s_mov_b64 s[36:37], exec\n  s_mov_b32 s38, {:#x}\n  s_mov_b32 s39, {:#x}\n  s_and_b64 exec, exec, s[38:39]",
+            m as u32,
+            (m >> 32) as u32
+        ),
     };
     let restore = if lanes == Lanes::Full {
         ""
@@ -635,6 +645,7 @@ fn build(target: &str, flush: bool, lanes: Lanes, part: usize) -> (PathBuf, u32)
     let ops = parts().nth(part).expect("a part");
     let (text, results) = asm(target, flush, lanes, ops);
     let name = match (flush, lanes) {
+        (_, Lanes::Sparse(m)) => &format!("fastops-sparse{m:x}-{flush}"),
         (false, Lanes::Full) => "fastops",
         (true, _) => "fastops-ftz",
         (_, Lanes::Partial) => "fastops-partial",
@@ -720,6 +731,18 @@ fn fast_mnemonics(co: &[u8], target: &str) -> BTreeSet<String> {
     out
 }
 
+/// A random EXEC of `bits` lanes (seeded by the target), lane 63 among
+/// them when `bits` is 4 so the top lane is always covered.
+fn sparse_exec(target: &str, bits: u32) -> u64 {
+    let seed: u64 = target.bytes().map(u64::from).sum();
+    let mut rng = Rng::new(0x5ba7 ^ seed << 8 ^ u64::from(bits));
+    let mut m = if bits == 4 { 1u64 << 63 } else { 0 };
+    while m.count_ones() < bits {
+        m |= 1 << (rng.u32() % 64);
+    }
+    m
+}
+
 #[test]
 fn fast_tier_matches_the_general_handlers() {
     let input = inputs();
@@ -729,6 +752,9 @@ fn fast_tier_matches_the_general_handlers() {
             (true, Lanes::Full),
             (false, Lanes::Partial),
             (false, Lanes::HiOnly),
+            (false, Lanes::Sparse(sparse_exec(target, 1))),
+            (false, Lanes::Sparse(sparse_exec(target, 4))),
+            (true, Lanes::Sparse(sparse_exec(target, 3))),
         ] {
             let mut covered = BTreeSet::new();
             let mut first = None;

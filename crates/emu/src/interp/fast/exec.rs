@@ -4,7 +4,7 @@ use std::cell::Cell;
 
 use multiversion::multiversion;
 
-use super::lanes::{apply, apply_nan, reg, splat, Lanes};
+use super::lanes::{apply, apply_nan, each_on, reg, splat, Lanes};
 use super::{ext, FOp, Fast, Out, Src};
 use crate::interp::regs::sreg_read;
 use crate::interp::valu::{mode_modelled, Flush, M};
@@ -29,15 +29,26 @@ pub(in crate::interp) fn run(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
 /// µop).
 pub(in crate::interp) type Save = [[u32; LANES]; 2];
 
+/// At most this many active lanes make a µop with a sparse form
+/// ([`super::Route::sparse`]) compute only them: below it a lane at a
+/// time costs less than the 64-lane loop plus the save and restore of
+/// the inactive lanes.
+pub(in crate::interp) const SPARSE_LANES: u32 = 8;
+
 /// One µop under any EXEC, [`exec`] inlined once. Under a partial EXEC a
 /// whole-wave vector µop computes every lane (lane operations have no
 /// side effects), then the inactive lanes of its destination VGPRs are
 /// restored from `save` and a carry-out mask cleared there, as the
 /// general handlers leave them (they compute only active lanes and write
-/// `carry & EXEC`).
+/// `carry & EXEC`). Under a sparse EXEC (at most [`SPARSE_LANES`] lanes)
+/// a µop with a sparse form computes and writes only the active lanes
+/// (its carry or compare mask has no other bit), so its cost follows
+/// EXEC and nothing is saved or restored.
 #[inline(always)]
 fn step(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
-    let partial = f.route.full && w.exec != u64::MAX;
+    let sparse = f.route.sparse && w.exec.count_ones() <= SPARSE_LANES;
+    let on = if sparse { w.exec } else { u64::MAX };
+    let partial = f.route.full && w.exec != u64::MAX && !sparse;
     let dst = usize::from(f.dst);
     let n = 1 + usize::from(f.op.pair_dst() || f.op.packed());
     if partial {
@@ -46,7 +57,7 @@ fn step(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
         }
         save[..n].copy_from_slice(&w.vgpr[dst..dst + n]);
     }
-    let out = exec(f, w);
+    let out = exec(f, w, on);
     if !partial || out == Out::Declined {
         return out;
     }
@@ -126,9 +137,10 @@ pub(in crate::interp) fn lane(
     (n, at)
 }
 
-/// [`run`]'s body, inlined into each compiled version.
+/// [`run`]'s body, inlined into each compiled version: `on` is EXEC
+/// when [`step`] chose the µop's sparse form, `u64::MAX` otherwise.
 #[inline(always)]
-fn exec(f: &Fast, w: &mut Wave) -> Out {
+fn exec(f: &Fast, w: &mut Wave, on: u64) -> Out {
     let n = w.vgpr.len();
     if f.route.moded && w.mode != M.bits() && !mode_modelled(w.mode, false) {
         return Out::Declined;
@@ -149,33 +161,35 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
     // [`lane`] and [`run`]): one jump per µop.
     use FOp::*;
     match f.op {
-        Mov => lanes1(f, w, |a| a),
-        Not => lanes1(f, w, |a| !a),
-        Add => lanes2(f, w, |a, b| a.wrapping_add(b)),
-        Sub => lanes2(f, w, |a, b| a.wrapping_sub(b)),
-        Subrev => lanes2(f, w, |a, b| b.wrapping_sub(a)),
-        And => lanes2(f, w, |a, b| a & b),
-        Or => lanes2(f, w, |a, b| a | b),
-        Xor => lanes2(f, w, |a, b| a ^ b),
-        Lshl => lanes2(f, w, |a, b| b << (a & 31)),
-        Lshr => lanes2(f, w, |a, b| b >> (a & 31)),
-        Ashr => lanes2(f, w, |a, b| ((b as i32) >> (a & 31)) as u32),
-        MulLo => lanes2(f, w, |a, b| a.wrapping_mul(b)),
-        MulHi => lanes2(f, w, |a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
-        MulU24 => lanes2(f, w, |a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
-        MinU => lanes2(f, w, |a, b| a.min(b)),
-        MaxU => lanes2(f, w, |a, b| a.max(b)),
-        MinI => lanes2(f, w, |a, b| (a as i32).min(b as i32) as u32),
-        MaxI => lanes2(f, w, |a, b| (a as i32).max(b as i32) as u32),
-        Add3 => lanes3(f, w, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
-        LshlAdd => lanes3(f, w, |a, b, c| (a << (b & 31)).wrapping_add(c)),
-        AddLshl => lanes3(f, w, |a, b, c| a.wrapping_add(b) << (c & 31)),
-        LshlOr => lanes3(f, w, |a, b, c| (a << (b & 31)) | c),
-        AndOr => lanes3(f, w, |a, b, c| (a & b) | c),
-        Or3 => lanes3(f, w, |a, b, c| a | b | c),
-        Xad => lanes3(f, w, |a, b, c| (a ^ b).wrapping_add(c)),
-        Bfi => lanes3(f, w, |m, b, c| (m & b) | (!m & c)),
-        MadU24 => lanes3(f, w, |a, b, c| {
+        Mov => lanes1(f, w, on, |a| a),
+        Not => lanes1(f, w, on, |a| !a),
+        Add => lanes2(f, w, on, |a, b| a.wrapping_add(b)),
+        Sub => lanes2(f, w, on, |a, b| a.wrapping_sub(b)),
+        Subrev => lanes2(f, w, on, |a, b| b.wrapping_sub(a)),
+        And => lanes2(f, w, on, |a, b| a & b),
+        Or => lanes2(f, w, on, |a, b| a | b),
+        Xor => lanes2(f, w, on, |a, b| a ^ b),
+        Lshl => lanes2(f, w, on, |a, b| b << (a & 31)),
+        Lshr => lanes2(f, w, on, |a, b| b >> (a & 31)),
+        Ashr => lanes2(f, w, on, |a, b| ((b as i32) >> (a & 31)) as u32),
+        MulLo => lanes2(f, w, on, |a, b| a.wrapping_mul(b)),
+        MulHi => lanes2(f, w, on, |a, b| {
+            ((u64::from(a) * u64::from(b)) >> 32) as u32
+        }),
+        MulU24 => lanes2(f, w, on, |a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
+        MinU => lanes2(f, w, on, |a, b| a.min(b)),
+        MaxU => lanes2(f, w, on, |a, b| a.max(b)),
+        MinI => lanes2(f, w, on, |a, b| (a as i32).min(b as i32) as u32),
+        MaxI => lanes2(f, w, on, |a, b| (a as i32).max(b as i32) as u32),
+        Add3 => lanes3(f, w, on, |a, b, c| a.wrapping_add(b).wrapping_add(c)),
+        LshlAdd => lanes3(f, w, on, |a, b, c| (a << (b & 31)).wrapping_add(c)),
+        AddLshl => lanes3(f, w, on, |a, b, c| a.wrapping_add(b) << (c & 31)),
+        LshlOr => lanes3(f, w, on, |a, b, c| (a << (b & 31)) | c),
+        AndOr => lanes3(f, w, on, |a, b, c| (a & b) | c),
+        Or3 => lanes3(f, w, on, |a, b, c| a | b | c),
+        Xad => lanes3(f, w, on, |a, b, c| (a ^ b).wrapping_add(c)),
+        Bfi => lanes3(f, w, on, |m, b, c| (m & b) | (!m & c)),
+        MadU24 => lanes3(f, w, on, |a, b, c| {
             (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(c)
         }),
         AddF | SubF | SubrevF | MulF | FmaF | FmacF | RcpF | RsqF | SqrtF | PkFma | PkMul
@@ -186,13 +200,13 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
             let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
             let d = reg(cells, dst);
             match (fz.input, fz.output) {
-                (false, false) => float::<false, false>(f, cells, sg, d, mode),
-                (true, true) => float::<true, true>(f, cells, sg, d, mode),
-                (true, false) => float::<true, false>(f, cells, sg, d, mode),
-                (false, true) => float::<false, true>(f, cells, sg, d, mode),
+                (false, false) => float::<false, false>(f, cells, sg, d, mode, on),
+                (true, true) => float::<true, true>(f, cells, sg, d, mode, on),
+                (true, false) => float::<true, false>(f, cells, sg, d, mode, on),
+                (false, true) => float::<false, true>(f, cells, sg, d, mode, on),
             }
         }
-        AddCo | AddcCo | SubCo | SubrevCo | SubbCo | SubbrevCo => carry(f, w),
+        AddCo | AddcCo | SubCo | SubrevCo | SubbCo | SubbrevCo => carry(f, w, on),
         SMov64 | SAnd64 | SOr64 | SXor64 | SAndn2_64 | SLshl64 | SLshr64 | SAshr64 | SCselect64
         | SAndSaveexec | SOrSaveexec | SAndn2Saveexec => wide(f, w),
         WriteLane => {
@@ -215,7 +229,7 @@ fn exec(f: &Fast, w: &mut Wave) -> Out {
         | CvtF64U32 | CvtF64I32 | CvtF64F32 | CvtF32F64 | Lshl64 | Lshr64 | Ashr64 | MadU64U32
         | PkMov | AddF64 | MulF64 | FmaF64 | FmacF64 | LdexpF64 | RcpF64 | DivScaleF64
         | DivFmasF64 | DivFixupF64 | DivScaleF32 | DivFmasF32 | DivFixupF32 | PkFmaF16
-        | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 | PackB32F16 => ext::exec(f, w),
+        | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 | PackB32F16 => ext::exec(f, w, on),
     }
 }
 
@@ -233,31 +247,31 @@ fn sres(w: &Wave, s: Src) -> u32 {
 /// were checked against the file; scalar sources are plain SGPRs, and the
 /// register file and the SGPRs are disjoint fields, borrowed apart).
 #[inline(always)]
-fn lanes1(f: &Fast, w: &mut Wave, op: impl Fn(u32) -> u32) -> Out {
+fn lanes1(f: &Fast, w: &mut Wave, on: u64, op: impl Fn(u32) -> u32) -> Out {
     let sg = &w.sgpr;
     let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
     let d = reg(cells, usize::from(f.dst));
-    kinds!(cells, sg, [f.src[0] => a], apply(d, |l| op(a.at(l))));
+    kinds!(cells, sg, [f.src[0] => a], apply(d, on, |l| op(a.at(l))));
     Out::Next
 }
 
 /// [`lanes1`] for two sources.
 #[inline(always)]
-fn lanes2(f: &Fast, w: &mut Wave, op: impl Fn(u32, u32) -> u32) -> Out {
+fn lanes2(f: &Fast, w: &mut Wave, on: u64, op: impl Fn(u32, u32) -> u32) -> Out {
     let sg = &w.sgpr;
     let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
     let d = reg(cells, usize::from(f.dst));
-    kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| op(a.at(l), b.at(l))));
+    kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| op(a.at(l), b.at(l))));
     Out::Next
 }
 
 /// [`lanes1`] for three sources.
 #[inline(always)]
-fn lanes3(f: &Fast, w: &mut Wave, op: impl Fn(u32, u32, u32) -> u32) -> Out {
+fn lanes3(f: &Fast, w: &mut Wave, on: u64, op: impl Fn(u32, u32, u32) -> u32) -> Out {
     let sg = &w.sgpr;
     let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
     let d = reg(cells, usize::from(f.dst));
-    kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+    kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
         op(a.at(l), b.at(l), c.at(l))
     }));
     Out::Next
@@ -301,6 +315,7 @@ fn float<const FI: bool, const FO: bool>(
     sg: &[u32; SGPRS],
     d: &[Cell<u32>; LANES],
     mode: u32,
+    on: u64,
 ) -> Out {
     let [and0, and1, and2] = f.and;
     let [xor0, xor1, xor2] = f.xor;
@@ -309,31 +324,31 @@ fn float<const FI: bool, const FO: bool>(
     let dst = f.dst as usize;
     use FOp::*;
     match f.op {
-        AddF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+        AddF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| {
             out(fl(a.at(l), and0, xor0) + fl(b.at(l), and1, xor1))
         })),
-        SubF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+        SubF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| {
             out(fl(a.at(l), and0, xor0) - fl(b.at(l), and1, xor1))
         })),
-        SubrevF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+        SubrevF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| {
             out(fl(b.at(l), and1, xor1) - fl(a.at(l), and0, xor0))
         })),
-        MulF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+        MulF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| {
             out(fl(a.at(l), and0, xor0) * fl(b.at(l), and1, xor1))
         })),
-        FmaF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+        FmaF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
             out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(c.at(l), and2, xor2)))
         })),
-        RcpF => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| {
+        RcpF => kinds!(cells, sg, [f.src[0] => a], apply(d, on, |l| {
             out(1.0 / fl(a.at(l), and0, xor0))
         })),
-        RsqF => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| {
+        RsqF => kinds!(cells, sg, [f.src[0] => a], apply(d, on, |l| {
             out((1.0 / f64::from(fl(a.at(l), and0, xor0)).sqrt()) as f32)
         })),
-        SqrtF => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| {
+        SqrtF => kinds!(cells, sg, [f.src[0] => a], apply(d, on, |l| {
             out(fl(a.at(l), and0, xor0).sqrt())
         })),
-        FmacF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+        FmacF => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| {
             out(fl(a.at(l), and0, xor0).mul_add(fl(b.at(l), and1, xor1), fl(d[l].get(), u32::MAX, 0)))
         })),
         PkFma | PkMul | PkAdd => {
@@ -360,14 +375,16 @@ fn float<const FI: bool, const FO: bool>(
                 let mx = u32::MAX;
                 match f.op {
                     PkFma => {
-                        kinds!(cells, sg, [srcs[0] => a, srcs[1] => b, srcs[2] => c], apply_nan(dd, |l| {
+                        kinds!(cells, sg, [srcs[0] => a, srcs[1] => b, srcs[2] => c], apply_nan(dd, on, |l| {
                         out(fl(a.at(l), mx, x0).mul_add(fl(b.at(l), mx, x1), fl(c.at(l), mx, x2)))
                     }, |l| crate::alu::float::fma_f32(a.at(l) ^ x0, b.at(l) ^ x1, c.at(l) ^ x2, m)))
                     }
-                    PkMul => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, |l| {
+                    PkMul => {
+                        kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, on, |l| {
                         out(fl(a.at(l), mx, x0) * fl(b.at(l), mx, x1))
-                    }, |l| crate::alu::float::mul_f32(a.at(l) ^ x0, b.at(l) ^ x1, m))),
-                    _ => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, |l| {
+                    }, |l| crate::alu::float::mul_f32(a.at(l) ^ x0, b.at(l) ^ x1, m)))
+                    }
+                    _ => kinds!(cells, sg, [srcs[0] => a, srcs[1] => b], apply_nan(dd, on, |l| {
                         out(fl(a.at(l), mx, x0) + fl(b.at(l), mx, x1))
                     }, |l| crate::alu::float::add_f32(a.at(l) ^ x0, b.at(l) ^ x1, m))),
                 }
@@ -547,7 +564,7 @@ fn set64(w: &mut Wave, d: u16, v: u64) {
 /// the carry-in pair). Each lane is [`crate::alu::int`]'s; the carries are
 /// gathered as bytes and packed, so the loop vectorises.
 #[inline(always)]
-fn carry(f: &Fast, w: &mut Wave) -> Out {
+fn carry(f: &Fast, w: &mut Wave, on: u64) -> Out {
     use crate::alu::int::{addc_co_u32, subb_co_u32, subbrev_co_u32};
     let cin = if f.op.carry_in() {
         ext::pair(&w.sgpr, f.carry[1])
@@ -557,16 +574,34 @@ fn carry(f: &Fast, w: &mut Wave) -> Out {
     let cout = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
-        let (a, b) = (ext::row32(f, 0, cells, sg), ext::row32(f, 1, cells, sg));
         let d = reg(cells, usize::from(f.dst));
         match f.op {
-            FOp::AddCo | FOp::AddcCo => carry_lanes(d, &a, &b, cin, addc_co_u32),
-            FOp::SubCo | FOp::SubbCo => carry_lanes(d, &a, &b, cin, subb_co_u32),
-            _ => carry_lanes(d, &a, &b, cin, subbrev_co_u32),
+            FOp::AddCo | FOp::AddcCo => carry_any(f, cells, sg, d, cin, on, addc_co_u32),
+            FOp::SubCo | FOp::SubbCo => carry_any(f, cells, sg, d, cin, on, subb_co_u32),
+            _ => carry_any(f, cells, sg, d, cin, on, subbrev_co_u32),
         }
     };
     ext::set_pair(&mut w.sgpr, f.carry[0], cout);
     Out::Next
+}
+
+/// [`carry_lanes`], or [`carry_sparse`] under a sparse EXEC `on`.
+#[inline(always)]
+fn carry_any(
+    f: &Fast,
+    cells: &[Cell<u32>],
+    sg: &[u32; SGPRS],
+    d: &[Cell<u32>; LANES],
+    cin: u64,
+    on: u64,
+    op: impl Fn(u32, u32, bool, bool) -> (u32, bool),
+) -> u64 {
+    if on == u64::MAX {
+        let (a, b) = (ext::row32(f, 0, cells, sg), ext::row32(f, 1, cells, sg));
+        carry_lanes(d, &a, &b, cin, op)
+    } else {
+        carry_sparse(d, |k, l| ext::lane32(f, k, cells, sg, l), cin, on, op)
+    }
 }
 
 /// `d = op(a, b, carry-in)` per lane (no clamp: the µop declines it),
@@ -587,6 +622,25 @@ fn carry_lanes(
         r[l] = x;
         c[l] = u8::from(k);
     }
-    ext::store32(d, &r);
+    ext::store32(d, &r, u64::MAX);
     ext::pack(&c)
+}
+
+/// [`carry_lanes`] on the lanes of a sparse EXEC `on` only (`src(k, l)`:
+/// source `k` in lane `l`); the carry-out mask has no other bit.
+#[inline(always)]
+fn carry_sparse(
+    d: &[Cell<u32>; LANES],
+    src: impl Fn(usize, usize) -> u32,
+    cin: u64,
+    on: u64,
+    op: impl Fn(u32, u32, bool, bool) -> (u32, bool),
+) -> u64 {
+    let mut c = 0u64;
+    each_on(on, |l| {
+        let (x, k) = op(src(0, l), src(1, l), cin >> l & 1 == 1, false);
+        d[l].set(x);
+        c |= u64::from(k) << l;
+    });
+    c
 }

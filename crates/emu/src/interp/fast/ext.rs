@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 
-use super::lanes::{apply, reg, splat, Lanes};
+use super::lanes::{apply, each_on, reg, splat, Lanes};
 use super::{FOp, Fast, Out, Src};
 use crate::alu;
 use crate::alu::soft::{F16, F32};
@@ -88,15 +88,52 @@ fn map64<T: Copy, U: Copy + Default>(a: &[T; LANES], g: impl Fn(T) -> U) -> [U; 
     each(|l| g(a[l]))
 }
 
+/// Source `k` of `f` in lane `l`: the lane of a VGPR, or the one value
+/// of an SGPR or constant (a sparse µop's operand read).
 #[inline(always)]
-pub(super) fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES]) {
+pub(super) fn lane32(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS], l: usize) -> u32 {
+    match f.src[k] {
+        Src::V(r) => cells[usize::from(r) * LANES + l].get(),
+        s => splat(sg, s),
+    }
+}
+
+/// Source `k` of `f` in lane `l` as 64 bits ([`row64`]'s lane).
+#[inline(always)]
+fn lane64(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS], l: usize) -> u64 {
+    match f.src[k] {
+        Src::V(r) => {
+            let r = usize::from(r) * LANES + l;
+            u64::from(cells[r].get()) | u64::from(cells[r + LANES].get()) << 32
+        }
+        Src::S(r) => pair(sg, r),
+        Src::K(_) => f.k64[k],
+    }
+}
+
+/// `d = r` on every lane, or only on the lanes of a sparse EXEC `on`
+/// ([`super::lanes::apply`]).
+#[inline(always)]
+pub(super) fn store32(d: &[Cell<u32>; LANES], r: &[u32; LANES], on: u64) {
+    if on != u64::MAX {
+        each_on(on, |l| d[l].set(r[l]));
+        return;
+    }
     for (d, x) in d.iter().zip(r) {
         d.set(*x);
     }
 }
 
+/// [`store32`] of 64-bit lanes into a VGPR pair.
 #[inline(always)]
-fn store64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], r: &[u64; LANES]) {
+fn store64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], r: &[u64; LANES], on: u64) {
+    if on != u64::MAX {
+        each_on(on, |l| {
+            d[l].set(r[l] as u32);
+            dh[l].set((r[l] >> 32) as u32);
+        });
+        return;
+    }
     for l in 0..LANES {
         d[l].set(r[l] as u32);
         dh[l].set((r[l] >> 32) as u32);
@@ -107,25 +144,36 @@ fn store64(d: &[Cell<u32>; LANES], dh: &[Cell<u32>; LANES], r: &[u64; LANES]) {
 /// the input flushing of MODE, over the whole row.
 #[inline(always)]
 fn mods64<const FI: bool>(f: &Fast, k: usize, a: &mut [u64; LANES]) {
+    for x in a.iter_mut() {
+        *x = mod64::<FI>(f, k, *x);
+    }
+}
+
+/// [`mods64`] of one value.
+#[inline(always)]
+fn mod64<const FI: bool>(f: &Fast, k: usize, x: u64) -> u64 {
     let and = u64::from(f.and[k]) << 32 | 0xffff_ffff;
     let xor = u64::from(f.xor[k]) << 32;
-    for x in a.iter_mut() {
-        let v = (*x & and) ^ xor;
-        *x = if FI && v & 0x7ff0_0000_0000_0000 == 0 {
-            v & 1 << 63
-        } else {
-            v
-        };
+    let v = (x & and) ^ xor;
+    if FI && v & 0x7ff0_0000_0000_0000 == 0 {
+        v & 1 << 63
+    } else {
+        v
     }
 }
 
 /// `abs`/`neg` and input flushing of an f32 source over the whole row.
 #[inline(always)]
 fn mods32<const FI: bool>(f: &Fast, k: usize, a: &mut [u32; LANES]) {
-    let (and, xor) = (f.and[k], f.xor[k]);
     for x in a.iter_mut() {
-        *x = flush32(FI, (*x & and) ^ xor);
+        *x = mod32::<FI>(f, k, *x);
     }
+}
+
+/// [`mods32`] of one value.
+#[inline(always)]
+fn mod32<const FI: bool>(f: &Fast, k: usize, x: u32) -> u32 {
+    flush32(FI, (x & f.and[k]) ^ f.xor[k])
 }
 
 /// Eight 0/1 bytes packed into the low 8 bits (byte `i` to bit `i`): one
@@ -153,12 +201,18 @@ pub(super) fn pack(bits: &[u8; LANES]) -> u64 {
 fn order_mask<T: Copy + PartialOrd>(a: &[T; LANES], b: &[T; LANES], acc: [bool; 4]) -> u64 {
     let mut bits = [0u8; LANES];
     for l in 0..LANES {
-        let (x, y) = (a[l], b[l]);
-        let (lt, eq, gt) = (x < y, x == y, x > y);
-        let un = !(lt | eq | gt);
-        bits[l] = u8::from((lt & acc[0]) | (eq & acc[1]) | (gt & acc[2]) | (un & acc[3]));
+        bits[l] = u8::from(order(a[l], b[l], acc));
     }
     pack(&bits)
+}
+
+/// Whether the ordering of `x` and `y` is one the predicate accepts
+/// (one lane of [`order_mask`]).
+#[inline(always)]
+fn order<T: Copy + PartialOrd>(x: T, y: T, acc: [bool; 4]) -> bool {
+    let (lt, eq, gt) = (x < y, x == y, x > y);
+    let un = !(lt | eq | gt);
+    (lt & acc[0]) | (eq & acc[1]) | (gt & acc[2]) | (un & acc[3])
 }
 
 /// A lane mask spread over the lanes: all ones where bit `l` is set
@@ -186,9 +240,11 @@ fn accepts(f: &Fast) -> [bool; 4] {
 /// predicate accepts; inactive lanes 0 (as the general handler); the mask
 /// to the destination pair, and to EXEC for `v_cmpx`.
 #[inline(always)]
-fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
+fn compare<const FI: bool>(f: &Fast, w: &mut Wave, on: u64) -> Out {
     let acc = accepts(f);
-    let m = {
+    let m = if on != u64::MAX {
+        compare_sparse::<FI>(f, w, on, acc)
+    } else {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         match f.op {
@@ -239,6 +295,47 @@ fn compare<const FI: bool>(f: &Fast, w: &mut Wave) -> Out {
         w.exec = m;
     }
     Out::Next
+}
+
+/// [`compare`] under a sparse EXEC: each active lane's bit, its
+/// operands read as [`row32`]/[`row64`] and modified as [`mods32`] and
+/// [`mods64`] would, compared by [`order`] (the other lanes' bits 0).
+#[inline(always)]
+fn compare_sparse<const FI: bool>(f: &Fast, w: &mut Wave, on: u64, acc: [bool; 4]) -> u64 {
+    let fi64 = Flush::f64(w.mode).input;
+    let sg = &w.sgpr;
+    let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
+    let mut m = 0u64;
+    each_on(on, |l| {
+        let (a, b) = (
+            |k| lane32(f, k, cells, sg, l),
+            |k| lane64(f, k, cells, sg, l),
+        );
+        let hit = match f.op {
+            FOp::CmpU32 => order(a(0), a(1), acc),
+            FOp::CmpI32 => order(a(0) as i32, a(1) as i32, acc),
+            FOp::CmpF32 => order(
+                f32::from_bits(mod32::<FI>(f, 0, a(0))),
+                f32::from_bits(mod32::<FI>(f, 1, a(1))),
+                acc,
+            ),
+            FOp::ClassF32 => {
+                alu::cmp::cmp_class_f32(mod32::<false>(f, 0, a(0)), mod32::<false>(f, 1, a(1)))
+            }
+            FOp::CmpU64 => order(b(0), b(1), acc),
+            FOp::CmpI64 => order(b(0) as i64, b(1) as i64, acc),
+            _ => {
+                let (x, y) = if fi64 {
+                    (mod64::<true>(f, 0, b(0)), mod64::<true>(f, 1, b(1)))
+                } else {
+                    (mod64::<false>(f, 0, b(0)), mod64::<false>(f, 1, b(1)))
+                };
+                order(f64::from_bits(x), f64::from_bits(y), acc)
+            }
+        };
+        m |= u64::from(hit) << l;
+    });
+    m
 }
 
 /// f32 `max` (`MAX`) or `min` over the lanes, inputs flushed per `FI`.
@@ -367,21 +464,21 @@ fn ldexp64(a: u64, n: u32) -> (u64, bool) {
 /// into the arm of [`super::exec`]'s match that covers them, so into the
 /// AVX2/FMA version of the µop loop with no call or second dispatcher.
 #[inline(always)]
-pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
+pub(super) fn exec(f: &Fast, w: &mut Wave, on: u64) -> Out {
     let fz = Flush::f32(w.mode);
     let m = alu::Mode::from_bits(w.mode);
     use FOp::*;
     match f.op {
         CmpI32 | CmpU32 | CmpF32 | CmpI64 | CmpU64 | CmpF64 | ClassF32 => {
             return if fz.input {
-                compare::<true>(f, w)
+                compare::<true>(f, w, on)
             } else {
-                compare::<false>(f, w)
+                compare::<false>(f, w, on)
             };
         }
-        MadU64U32 => return mad64(f, w),
-        DivScaleF64 => return div_scale64(f, w, m),
-        DivScaleF32 => return div_scale32(f, w, m),
+        MadU64U32 => return mad64(f, w, on),
+        DivScaleF64 => return div_scale64(f, w, m, on),
+        DivScaleF32 => return div_scale32(f, w, m, on),
         _ => {}
     }
     let cmask = if matches!(f.op, Cndmask | DivFmasF64 | DivFmasF32) {
@@ -394,9 +491,14 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
     let dst = usize::from(f.dst);
     let d = reg(cells, dst);
     if f.op.pair_dst() {
-        return wide(f, cells, sg, d, reg(cells, dst + 1), m, cmask);
+        return wide(f, cells, sg, d, reg(cells, dst + 1), m, [cmask, on]);
     }
     match f.op {
+        Cndmask if on != u64::MAX => each_on(on, |l| {
+            let (a, b) = (lane32(f, 0, cells, sg, l), lane32(f, 1, cells, sg, l));
+            let (a, b) = (mod32::<false>(f, 0, a), mod32::<false>(f, 1, b));
+            d[l].set(if cmask >> l & 1 == 1 { b } else { a });
+        }),
         Cndmask => {
             let (mut a, mut b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
             mods32::<false>(f, 0, &mut a);
@@ -406,33 +508,47 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
             for l in 0..LANES {
                 r[l] = (a[l] & !sel[l]) | (b[l] & sel[l]);
             }
-            store32(d, &r);
+            store32(d, &r, on);
         }
-        Med3I => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::med3_i32(a.at(l), b.at(l), c.at(l))
-        })),
-        Med3U => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::med3_u32(a.at(l), b.at(l), c.at(l))
-        })),
-        Min3I => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::min3_i32(a.at(l), b.at(l), c.at(l))
-        })),
-        Min3U => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::min3_u32(a.at(l), b.at(l), c.at(l))
-        })),
-        Max3I => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::max3_i32(a.at(l), b.at(l), c.at(l))
-        })),
-        Max3U => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::max3_u32(a.at(l), b.at(l), c.at(l))
-        })),
-        BfeU => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
+        Med3I => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::med3_i32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        Med3U => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::med3_u32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        Min3I => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::min3_i32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        Min3U => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::min3_u32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        Max3I => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::max3_i32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        Max3U => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::max3_u32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        BfeU => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
             alu::int::bfe_u32(a.at(l), b.at(l) & 31, c.at(l) & 31)
         })),
-        Alignbit => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, |l| {
-            alu::int::alignbit_b32(a.at(l), b.at(l), c.at(l))
-        })),
-        MulHiI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, |l| {
+        Alignbit => {
+            kinds!(cells, sg, [f.src[0] => a, f.src[1] => b, f.src[2] => c], apply(d, on, |l| {
+                alu::int::alignbit_b32(a.at(l), b.at(l), c.at(l))
+            }))
+        }
+        MulHiI => kinds!(cells, sg, [f.src[0] => a, f.src[1] => b], apply(d, on, |l| {
             alu::int::mul_hi_i32(a.at(l), b.at(l))
         })),
         MaxF | MinF => {
@@ -443,7 +559,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
                 (false, false) => minmax::<false, false>(&a, &b, m),
                 (false, true) => minmax::<false, true>(&a, &b, m),
             };
-            store32(d, &r);
+            store32(d, &r, on);
         }
         Med3F => {
             let (a, b, c) = (
@@ -456,35 +572,41 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
                 r[l] = alu::float::med3::<F32>(u64::from(a[l]), u64::from(b[l]), u64::from(c[l]), m)
                     as u32;
             }
-            store32(d, &r);
+            store32(d, &r, on);
         }
-        CvtF32U32 => kinds!(cells, sg, [f.src[0] => a], apply(d, |l| (a.at(l) as f32).to_bits())),
+        CvtF32U32 => {
+            kinds!(cells, sg, [f.src[0] => a], apply(d, on, |l| (a.at(l) as f32).to_bits()))
+        }
         CvtF32I32 => {
-            kinds!(cells, sg, [f.src[0] => a], apply(d, |l| (a.at(l) as i32 as f32).to_bits()))
+            kinds!(cells, sg, [f.src[0] => a], apply(d, on, |l| (a.at(l) as i32 as f32).to_bits()))
         }
         // The host's saturating conversion is `alu::cvt`'s (truncate,
         // saturate, NaN to 0; a denormal truncates to 0 flushed or not).
         CvtI32F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &map64(&a, |x| f32::from_bits(x) as i32 as u32));
+            store32(d, &map64(&a, |x| f32::from_bits(x) as i32 as u32), on);
         }
         CvtU32F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &map64(&a, |x| f32::from_bits(x) as u32));
+            store32(d, &map64(&a, |x| f32::from_bits(x) as u32), on);
         }
         CvtF16F32 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &map64(&a, |x| u32::from(alu::cvt::cvt_f16_f32(x, m))));
+            store32(
+                d,
+                &map64(&a, |x| u32::from(alu::cvt::cvt_f16_f32(x, m))),
+                on,
+            );
         }
         CvtF32F16 => {
             let a = row32(f, 0, cells, sg);
-            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f16(x as u16, m)));
+            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f16(x as u16, m)), on);
         }
         CvtF32F64 => {
             let a = row64(f, 0, cells, sg);
-            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f64(x, m)));
+            store32(d, &map64(&a, |x| alu::cvt::cvt_f32_f64(x, m)), on);
         }
-        PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 => pk16(f, cells, sg, d, m),
+        PkFmaF16 | PkAddF16 | PkMulF16 | PkMaxF16 | PkMinF16 => pk16(f, cells, sg, d, m, on),
         PackB32F16 => {
             let (a, b) = (row32(f, 0, cells, sg), row32(f, 1, cells, sg));
             let half = |k: usize, x: u32| {
@@ -492,7 +614,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
                 let v = if h & 1 == 1 { x >> 16 } else { x & 0xffff };
                 alu::float::input_mods::<F16>(u64::from(v), h >> 4 & 1 == 1, h >> 2 & 1 == 1) as u32
             };
-            store32(d, &each(|l| half(0, a[l]) | half(1, b[l]) << 16));
+            store32(d, &each(|l| half(0, a[l]) | half(1, b[l]) << 16), on);
         }
         // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
         DivFmasF32 | DivFixupF32 => {
@@ -505,7 +627,7 @@ pub(super) fn exec(f: &Fast, w: &mut Wave) -> Out {
                     alu::float::div_fixup_f32(a[l], b[l], c[l])
                 };
             }
-            store32(d, &r);
+            store32(d, &r, on);
         }
         _ => return Out::Declined,
     }
@@ -527,7 +649,14 @@ fn half_row(f: &Fast, k: usize, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [u32;
 
 /// The packed f16 µops: each lane [`alu::packed`]'s operation.
 #[inline(always)]
-fn pk16(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS], d: &[Cell<u32>; LANES], m: alu::Mode) {
+fn pk16(
+    f: &Fast,
+    cells: &[Cell<u32>],
+    sg: &[u32; SGPRS],
+    d: &[Cell<u32>; LANES],
+    m: alu::Mode,
+    on: u64,
+) {
     use alu::packed as pk;
     let (a, b) = (half_row(f, 0, cells, sg), half_row(f, 1, cells, sg));
     let r: [u32; LANES] = match f.op {
@@ -540,10 +669,11 @@ fn pk16(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS], d: &[Cell<u32>; LANES]
         FOp::PkMaxF16 => each(|l| pk::pk_max_f16(a[l], b[l], m)),
         _ => each(|l| pk::pk_min_f16(a[l], b[l], m)),
     };
-    store32(d, &r);
+    store32(d, &r, on);
 }
 
-/// The µops writing a VGPR pair.
+/// The µops writing a VGPR pair (`vcc`: `v_div_fmas_f64`'s lane mask;
+/// `on`: a sparse EXEC, or `u64::MAX`).
 #[inline(always)]
 fn wide(
     f: &Fast,
@@ -552,7 +682,7 @@ fn wide(
     d: &[Cell<u32>; LANES],
     dh: &[Cell<u32>; LANES],
     m: alu::Mode,
-    vcc: u64,
+    [vcc, on]: [u64; 2],
 ) -> Out {
     use FOp::*;
     let fz = Flush::f64(m.bits());
@@ -571,6 +701,15 @@ fn wide(
                 };
             }
             r
+        }
+        PkMov if on != u64::MAX => {
+            let (s0, s1) = (32 * u32::from(f.pred & 1), 32 * u32::from(f.pred >> 1 & 1));
+            each_on(on, |l| {
+                let (a, b) = (lane64(f, 0, cells, sg, l), lane64(f, 1, cells, sg, l));
+                d[l].set((a >> s0) as u32);
+                dh[l].set((b >> s1) as u32);
+            });
+            return Out::Next;
         }
         PkMov => {
             let (a, b) = (row64(f, 0, cells, sg), row64(f, 1, cells, sg));
@@ -643,7 +782,7 @@ fn wide(
         }
         _ => return Out::Declined,
     };
-    store64(d, dh, &r);
+    store64(d, dh, &r, on);
     Out::Next
 }
 
@@ -670,7 +809,7 @@ fn rows3_32(f: &Fast, cells: &[Cell<u32>], sg: &[u32; SGPRS]) -> [[u32; LANES]; 
 /// `v_div_scale_f32`: the scaled values into the VGPR, the flags as a
 /// lane mask into the SGPR pair `carry[0]`.
 #[inline(always)]
-fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
+fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode, on: u64) -> Out {
     let flags = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
@@ -683,7 +822,7 @@ fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
             r[l] = x;
             k[l] = u8::from(fl);
         }
-        store32(d, &r);
+        store32(d, &r, on);
         pack(&k)
     };
     set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
@@ -693,7 +832,7 @@ fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
 /// `v_div_scale_f64`: the scaled values into the VGPR pair, the flags as
 /// a lane mask into the SGPR pair `carry[0]`.
 #[inline(always)]
-fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
+fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode, on: u64) -> Out {
     let flags = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
@@ -707,7 +846,7 @@ fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
             r[l] = x;
             k[l] = u8::from(fl);
         }
-        store64(d, dh, &r);
+        store64(d, dh, &r, on);
         pack(&k)
     };
     set_pair(&mut w.sgpr, f.carry[0], flags & w.exec);
@@ -717,7 +856,7 @@ fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode) -> Out {
 /// `v_mad_u64_u32`: the 64-bit sums into the VGPR pair, the carries as a
 /// lane mask into the SGPR pair `carry[0]` (inactive lanes 0).
 #[inline(always)]
-fn mad64(f: &Fast, w: &mut Wave) -> Out {
+fn mad64(f: &Fast, w: &mut Wave, on: u64) -> Out {
     let carries = {
         let sg = &w.sgpr;
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
@@ -735,7 +874,7 @@ fn mad64(f: &Fast, w: &mut Wave) -> Out {
             r[l] = x;
             k[l] = u8::from(cy);
         }
-        store64(d, dh, &r);
+        store64(d, dh, &r, on);
         pack(&k)
     };
     let m = carries & w.exec;

@@ -46,11 +46,28 @@ pub(super) fn splat(sg: &[u32; SGPRS], s: Src) -> u32 {
     }
 }
 
+/// The lanes of a sparse EXEC in turn (lowest first): `on` is EXEC when
+/// [`super::exec`] chose the sparse form of a µop, `u64::MAX` otherwise.
+#[inline(always)]
+pub(super) fn each_on(on: u64, mut g: impl FnMut(usize)) {
+    let mut m = on;
+    while m != 0 {
+        g(m.trailing_zeros() as usize);
+        m &= m - 1;
+    }
+}
+
 /// `d[l] = f(l)` for every lane, eight lanes at a time: each group's
 /// sources are read before its results are written, so `d` may be a
-/// source.
+/// source. Under a sparse EXEC (`on` not `u64::MAX`) only the lanes of
+/// `on`, one at a time (each lane's sources are its own, read before its
+/// result is written), and the others are left as they were.
 #[inline(always)]
-pub(super) fn apply(d: &[Cell<u32>; LANES], f: impl Fn(usize) -> u32) {
+pub(super) fn apply(d: &[Cell<u32>; LANES], on: u64, f: impl Fn(usize) -> u32) {
+    if on != u64::MAX {
+        each_on(on, |l| d[l].set(f(l)));
+        return;
+    }
     let mut c = 0;
     while c < LANES {
         let mut r = [0u32; 8];
@@ -64,14 +81,28 @@ pub(super) fn apply(d: &[Cell<u32>; LANES], f: impl Fn(usize) -> u32) {
     }
 }
 
+/// Whether `x` is an f32 NaN.
+#[inline(always)]
+fn nan32(x: u32) -> bool {
+    x & 0x7fff_ffff > 0x7f80_0000
+}
+
 /// [`apply`], with the lanes whose result is a NaN recomputed by `fix`
 /// (from the same, not yet overwritten, sources).
 #[inline(always)]
 pub(super) fn apply_nan(
     d: &[Cell<u32>; LANES],
+    on: u64,
     f: impl Fn(usize) -> u32,
     fix: impl Fn(usize) -> u32,
 ) {
+    if on != u64::MAX {
+        each_on(on, |l| {
+            let x = f(l);
+            d[l].set(if nan32(x) { fix(l) } else { x });
+        });
+        return;
+    }
     let mut c = 0;
     while c < LANES {
         let mut r = [0u32; 8];
@@ -81,11 +112,11 @@ pub(super) fn apply_nan(
         // Branch-free, so the check stays a vector compare.
         let mut nan = 0u32;
         for x in r {
-            nan |= u32::from(x & 0x7fff_ffff > 0x7f80_0000);
+            nan |= u32::from(nan32(x));
         }
         if nan != 0 {
             for (i, x) in r.iter_mut().enumerate() {
-                if *x & 0x7fff_ffff > 0x7f80_0000 {
+                if nan32(*x) {
                     *x = fix(c + i);
                 }
             }

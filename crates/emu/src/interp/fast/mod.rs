@@ -760,6 +760,10 @@ pub(super) struct Route {
     full: bool,
     /// Follows MODE ([`FOp::moded`]).
     moded: bool,
+    /// Has a sparse form (every vector µop): under an EXEC of at most
+    /// [`exec::SPARSE_LANES`] lanes it reads and writes only the active
+    /// lanes ([`exec`]'s `on`).
+    sparse: bool,
     /// Which part of [`exec`] runs it.
     part: Part,
     /// SDWA form with a source select ([`Fast::sel`]).
@@ -785,6 +789,7 @@ impl Route {
     fn of(op: FOp) -> Route {
         Route {
             full: op.full_exec(),
+            sparse: op.full_exec() || op.compare(),
             moded: op.moded(),
             part: if op.wide() {
                 Part::Wide
