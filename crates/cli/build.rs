@@ -3,8 +3,8 @@
 //! * Position-dependent (`-no-pie`, D55): a PIE binary this size carries
 //!   ~17,500 relative relocations that the dynamic loader applies at every
 //!   start, writing (page-faulting) every page of `.data.rel.ro`.
-//! * Statically linked (D58), with `LATHE_STATIC=1` only, when the C
-//!   toolchain has the static archives
+//! * Statically linked (D58, D63) when the C toolchain has the static
+//!   archives
 //!   (`libc.a`, `libm.a`, `libgcc_eh.a`, …): no dynamic loader at all (no
 //!   library look-ups, mappings and symbol binding, no second run of
 //!   libgcc's CPU detection, whose `cpuid`s trap to the hypervisor on a VM).
@@ -20,8 +20,8 @@
 //! directory, which the binaries' link (only theirs) searches first, each
 //! pointing at the static archives: `libc.so` = `GROUP(libc.a libgcc.a
 //! libgcc_eh.a)`, `libgcc_s.so` = `libgcc_eh.a`, and so on. If an archive
-//! is missing, the build is a cross build, or `LATHE_STATIC=1` is not set,
-//! the binary is linked dynamically as before (still `-no-pie`).
+//! is missing, the build is a cross build, or `LATHE_DYNAMIC=1` is set at
+//! build time, the binary is linked dynamically (still `-no-pie`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,19 +40,19 @@ const SHIMS: &[(&str, &[&str])] = &[
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-env-changed=LATHE_STATIC");
+    println!("cargo:rerun-if-env-changed=LATHE_DYNAMIC");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os != "linux" || env != "gnu" {
         return;
     }
     println!("cargo:rustc-link-arg-bins=-no-pie");
-    // Static only on request (D58): under the static binary the emulator's
-    // device allocations, which are host heap addresses, were laid out so
-    // that a stray write 4 KiB past a 64-byte `lathe run` buffer landed in
-    // another allocation instead of faulting (exec_daily.rs). Until device
-    // allocations keep guard gaps of their own, the default stays dynamic.
-    if std::env::var_os("LATHE_STATIC").is_none_or(|v| v != "1") {
+    // Static unless opted out. D58 made it opt-in for a while: device
+    // allocations were host heap addresses, and the static binary's heap
+    // put one right after a `lathe run` buffer, so a stray write past it
+    // went unreported. Since D63 every allocation has its own mapping and
+    // a guard, whatever the link.
+    if std::env::var_os("LATHE_DYNAMIC").is_some_and(|v| v == "1") {
         return;
     }
     // `cc -print-file-name` names the host's archives: a cross build stays

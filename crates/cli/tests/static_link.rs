@@ -1,7 +1,8 @@
 //! How the `lathe` binary is linked (D55, D58): always position-dependent
-//! (`ET_EXEC`); built with `LATHE_STATIC=1` where the C toolchain has the
-//! static archives, statically (no `PT_INTERP` program header, no
-//! `PT_DYNAMIC`); otherwise dynamically. Either way it runs.
+//! (`ET_EXEC`); where the C toolchain has the static archives and
+//! `LATHE_DYNAMIC=1` was not set at build time, statically (no `PT_INTERP`
+//! program header, no `PT_DYNAMIC`, D63); otherwise dynamically. Either
+//! way it runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code
 
@@ -25,7 +26,7 @@ fn segment_types(elf: &[u8]) -> Vec<u32> {
 }
 
 #[test]
-fn lathe_is_position_dependent_and_static_only_on_request() {
+fn lathe_is_position_dependent_and_static_unless_opted_out() {
     if !cfg!(all(target_os = "linux", target_env = "gnu")) {
         return;
     }
@@ -39,7 +40,7 @@ fn lathe_is_position_dependent_and_static_only_on_request() {
     );
     let types = segment_types(&elf);
     assert!(!types.is_empty());
-    let asked = option_env!("LATHE_STATIC") == Some("1");
+    let asked = option_env!("LATHE_DYNAMIC") != Some("1");
     let have_archives = ["libc.a", "libm.a", "libgcc_eh.a"].iter().all(|a| {
         Command::new("cc")
             .arg(format!("-print-file-name={a}"))
@@ -52,7 +53,7 @@ fn lathe_is_position_dependent_and_static_only_on_request() {
     assert_eq!(
         is_static,
         asked && have_archives,
-        "{bin}: static {is_static}, LATHE_STATIC=1 at build time {asked}, static archives {have_archives}"
+        "{bin}: static {is_static}, LATHE_DYNAMIC=1 not set at build time {asked}, static archives {have_archives}"
     );
     let out = Command::new(bin).arg("--version").output().unwrap();
     assert!(out.status.success());

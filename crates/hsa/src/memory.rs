@@ -285,6 +285,21 @@ pub fn agents_allow_access(
     SUCCESS
 }
 
+const ALIAS_PAGE: u64 = 4096;
+
+/// Bytes reserved for a locked range's alias at page offset `offset`: its
+/// pages, then a guard no region holds, as after every pool allocation
+/// ([`lathe_emu::mem::GUARD`], D63), so a device access past the end of
+/// locked memory faults instead of landing in whatever was mapped next.
+fn alias_span(offset: u64, size: u64) -> u64 {
+    offset
+        .checked_add(size)
+        .and_then(|n| n.checked_next_multiple_of(ALIAS_PAGE))
+        .and_then(|n| n.checked_add(lathe_emu::mem::GUARD))
+        // No such reservation exists: `mmap` refuses it.
+        .unwrap_or(u64::MAX)
+}
+
 /// Locks `[host, host+size)`: the GPU reaches it at an alias address in
 /// reserved (inaccessible to the host) address space, with the same page
 /// offset. Returns the alias.
@@ -307,11 +322,11 @@ fn lock_range(host: u64, size: u64) -> Result<u64, Status> {
     if r.mem.find(host, size).is_some() {
         return Ok(host);
     }
-    let page = 4096u64;
-    let offset = host % page;
-    let span = (offset + size).next_multiple_of(page);
+    let offset = host % ALIAS_PAGE;
+    let span = alias_span(offset, size);
     // SAFETY: an anonymous PROT_NONE reservation; it only claims address
-    // space so no host allocation can ever sit at the alias.
+    // space so no host allocation can ever sit at the alias, nor in the
+    // guard after it (D63).
     let base = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
@@ -420,15 +435,14 @@ pub fn memory_unlock(host: *mut c_void) -> Status {
                 // flake). A PROT_NONE reservation costs address space
                 // only.
                 if !crate::check::checks().memcheck {
-                    let page = 4096u64;
-                    let offset = device % page;
+                    let offset = device % ALIAS_PAGE;
                     // SAFETY: unmapping the reservation made in
                     // `lock_range`; the region using it was just removed
                     // from the table (no quarantine).
                     unsafe {
                         libc::munmap(
                             (device - offset) as *mut c_void,
-                            (offset + size).next_multiple_of(page) as usize,
+                            alias_span(offset, size) as usize,
                         )
                     };
                 }

@@ -43,15 +43,16 @@
 //! the fault reported (and the first faulting lane) never depends on which
 //! path was tried.
 
-use std::alloc::{self, Layout};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, RwLock};
 
+mod pages;
 mod raw;
 mod touch;
 mod view;
 
+pub use pages::GUARD;
 pub use raw::rmw;
 pub use touch::{Touched, TOUCH_PAGE_SHIFT};
 pub use view::MemView;
@@ -166,21 +167,16 @@ pub enum MemError {
     BadRange(u64, u64),
 }
 
-/// Backing storage of a region.
-enum Backing {
-    /// Owned by the region: allocated zeroed with `layout`, freed on drop.
-    Owned(Layout),
-    /// Registered by the caller, who keeps it valid (see `register_host`).
-    Borrowed,
-}
-
 /// One contiguous region of device-visible memory.
 pub struct Region {
     start: u64,
     len: u64,
     kind: RegionKind,
     writable: bool,
-    backing: Backing,
+    /// The mapping of an owned region ([`DeviceMemory::allocate_sized`]),
+    /// unmapped when the region is dropped; `None` for memory registered by
+    /// the caller, who keeps it valid (see `register_host`).
+    _pages: Option<pages::Pages>,
     /// Added (wrapping) to a device address to get the host address of its
     /// byte: 0 except for aliases ([`DeviceMemory::register_host_alias`]).
     host_delta: u64,
@@ -230,17 +226,6 @@ impl Region {
     }
 }
 
-impl Drop for Region {
-    fn drop(&mut self) {
-        if let Backing::Owned(layout) = self.backing {
-            // SAFETY: `start` was returned by `alloc_zeroed(layout)` in
-            // `DeviceMemory::allocate` and is freed exactly once, here, when
-            // the last `Arc<Region>` (table entry or view cache) goes away.
-            unsafe { alloc::dealloc(self.start as usize as *mut u8, layout) }
-        }
-    }
-}
-
 /// The allocation table of one emulated device.
 #[derive(Debug, Default)]
 pub struct DeviceMemory {
@@ -261,7 +246,10 @@ impl DeviceMemory {
 
     /// Allocates `len` zeroed bytes aligned to `align` (a power of two, at
     /// least 256 like the HSA runtime). Returns the device address, which is
-    /// also the host address of the bytes.
+    /// also the host address of the bytes. Every allocation has pages of its
+    /// own and is followed by [`GUARD`] bytes of address space that no
+    /// region ever holds, so an access that starts less than that past its
+    /// end faults naming it (D63).
     pub fn allocate(&self, len: u64, align: u64, kind: RegionKind) -> Result<u64, MemError> {
         self.allocate_sized(len, len, align, kind, false)
     }
@@ -281,20 +269,16 @@ impl DeviceMemory {
             return Err(MemError::BadRange(0, len));
         }
         let size = usize::try_from(len).map_err(|_| MemError::OutOfMemory(len))?;
-        let align = usize::try_from(align.max(256)).map_err(|_| MemError::OutOfMemory(len))?;
-        let layout =
-            Layout::from_size_align(size, align).map_err(|_| MemError::OutOfMemory(len))?;
-        // SAFETY: `layout` has non-zero size (checked above).
-        let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        if ptr.is_null() {
+        if !align.is_power_of_two() {
             return Err(MemError::OutOfMemory(len));
         }
+        let pages = pages::Pages::map(len, align.max(256)).ok_or(MemError::OutOfMemory(len))?;
         let region = Region {
-            start: ptr as usize as u64,
+            start: pages.start(),
             len,
             kind,
             writable: true,
-            backing: Backing::Owned(layout),
+            _pages: Some(pages),
             host_delta: 0,
             limit: asked.min(len),
             freed: AtomicBool::new(false),
@@ -328,7 +312,7 @@ impl DeviceMemory {
             len,
             kind,
             writable,
-            backing: Backing::Borrowed,
+            _pages: None,
             host_delta: 0,
             limit: len,
             freed: AtomicBool::new(false),
@@ -362,7 +346,7 @@ impl DeviceMemory {
             len,
             kind,
             writable,
-            backing: Backing::Borrowed,
+            _pages: None,
             host_delta: host.wrapping_sub(device),
             limit: len,
             freed: AtomicBool::new(false),

@@ -251,3 +251,115 @@ fn touch_tracking_notes_each_lanes_page_only_while_on() {
         .collect();
     assert_eq!(t.pages(), want);
 }
+
+/// An access that starts 1 byte, 1 page, 4 KiB or up to [`GUARD`] past the
+/// end of an allocation faults naming that allocation, whatever the sizes
+/// and alignments of it and of the allocations made around it (D63: with
+/// heap placement, a neighbour could sit right there).
+#[test]
+fn accesses_past_the_end_fault_naming_the_allocation_whatever_the_sizes() {
+    let mem = DeviceMemory::new();
+    let sizes = [
+        1u64, 4, 63, 64, 255, 256, 4092, 4095, 4096, 4097, 8192, 65536, 100_003,
+    ];
+    let mut allocs = Vec::new();
+    for round in 0..6u64 {
+        for (i, &len) in sizes.iter().enumerate() {
+            let align = if (i as u64 + round) % 3 == 0 {
+                4096
+            } else {
+                256
+            };
+            let a = mem.allocate(len, align, RegionKind::Device).expect("alloc");
+            assert_eq!(a % align, 0);
+            allocs.push((a, len));
+        }
+    }
+    // Some host memory registered in between, as `lathe exec` does.
+    let mut host = vec![0u8; 3 * 4096];
+    // SAFETY: `host` outlives every access below and is unregistered
+    // before it is dropped.
+    let h = unsafe { mem.register_host(host.as_mut_ptr(), 3 * 4096, true, RegionKind::Host) }
+        .expect("register");
+    let mut v = mem.view();
+    for &(a, len) in &allocs {
+        // The last bytes are there.
+        v.store(a + len - 1, [0x5a]).expect("last byte");
+        let end = a + len;
+        let page_end = end.next_multiple_of(4096);
+        let offsets = [
+            0,
+            1,
+            page_end - end,
+            page_end - end + 4096,
+            4096,
+            4096 + 1,
+            GUARD - 4,
+            page_end - end + GUARD - 4,
+        ];
+        for off in offsets {
+            let named = |r: Result<(), Fault>, at: u64, what: &str| match r {
+                Err(Fault::Unmapped {
+                    addr,
+                    nearest: Some(n),
+                    ..
+                }) => {
+                    assert_eq!(addr, at, "{what} {off} past {len} bytes");
+                    assert_eq!(n, (a, len), "{what} {off} past {len} bytes names it");
+                }
+                other => panic!("{what} {off} past a {len}-byte allocation: {other:?}"),
+            };
+            let at = end + off;
+            named(v.load_u32(at).map(drop), at, "read");
+            named(v.store_u32(at, 1), at, "write");
+            let at4 = at.next_multiple_of(4);
+            named(v.atomic(at4, 4, AtomicOp::Add, 1).map(drop), at4, "atomic");
+        }
+        // A wave whose lanes store bytes 4 KiB apart from the last byte on:
+        // lane 1 is the first faulting lane.
+        let addrs: [u64; 64] = std::array::from_fn(|l| end - 1 + 4096 * l as u64);
+        let data = [[7u8; 16]; 64];
+        match v.scatter(&addrs, u64::MAX, 1, &data) {
+            Err((lane, Fault::Unmapped { nearest, .. })) => {
+                assert_eq!(lane, 1, "first faulting lane past {len} bytes");
+                assert_eq!(nearest, Some((a, len)));
+            }
+            other => panic!("scatter past {len} bytes: {other:?}"),
+        }
+    }
+    drop(v);
+    mem.free(h).expect("unregister");
+    drop(host);
+    for &(a, _) in &allocs {
+        mem.free(a).expect("free");
+    }
+    assert_eq!(mem.region_count(), 0);
+}
+
+/// Owned allocations are zeroed, aligned, usable to their last byte, and
+/// their memory goes back when the last view lets go (quarantine keeps it).
+#[test]
+fn owned_pages_zeroed_aligned_and_kept_under_quarantine() {
+    let mem = DeviceMemory::new();
+    for &(len, align) in &[
+        (1u64, 256u64),
+        (5000, 4096),
+        (3 << 20, 1 << 16),
+        (64, 1 << 21),
+    ] {
+        let a = mem.allocate(len, align, RegionKind::Device).expect("alloc");
+        assert_eq!(a % align, 0);
+        let mut buf = vec![1u8; len as usize];
+        let mut v = mem.view();
+        v.read_bytes(a, &mut buf).expect("read");
+        assert!(buf.iter().all(|&b| b == 0), "{len} bytes zeroed");
+        v.write_bytes(a, &vec![0xab; len as usize]).expect("write");
+        assert_eq!(v.load::<1>(a + len - 1), Ok([0xab]));
+    }
+    assert!(mem.allocate(64, 3000, RegionKind::Device).is_err());
+    mem.set_quarantine(true);
+    let a = mem.allocate(64, 256, RegionKind::Device).expect("alloc");
+    mem.free(a).expect("free");
+    assert!(mem.find(a, 4).is_some(), "quarantined, still mapped");
+    assert_eq!(mem.free(a), Err(MemError::NotAllocated(a)));
+}
