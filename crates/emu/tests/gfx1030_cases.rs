@@ -26,10 +26,9 @@ use case_run::{run_code_object, Outcome};
 const SHFL: &str = "the case and its CPU reference assume 64-lane waves (k_shfl.hip)";
 const DPP: &str = "does not build for GFX10: GFX9-only DPP controls (row_bcast, wave shifts)";
 const MFMA: &str = "does not build: gfx1030 has no MFMA";
-const SCRATCH32: &str = "wave32 scratch: private rows are 64 lanes wide, LLVM's wave-scaled stack offsets need 32-lane rows (vmem::private_phys, buffer_private)";
 
-/// (case, wave size, optimisation, why it does not pass). The wave32
-/// scratch rows are a known bug (D65), the others are not gfx1030 code.
+/// (case, wave size, optimisation, why it does not pass): none of them is
+/// gfx1030 code as written.
 const KNOWN: &[(&str, u32, &str, &str)] = &[
     ("wave_sum_xor_f32", 32, "-O0", SHFL),
     ("wave_sum_xor_f32", 32, "-O3", SHFL),
@@ -77,14 +76,6 @@ const KNOWN: &[(&str, u32, &str, &str)] = &[
     ("mfma_bf16", 32, "-O3", MFMA),
     ("mfma_bf16", 64, "-O0", MFMA),
     ("mfma_bf16", 64, "-O3", MFMA),
-    ("atomic_cas_loops", 32, "-O0", SCRATCH32),
-    ("atomic_fadd", 32, "-O0", SCRATCH32),
-    ("recursion_mix", 32, "-O0", SCRATCH32),
-    ("recursion_mix", 32, "-O3", SCRATCH32),
-    ("ackermann", 32, "-O0", SCRATCH32),
-    ("sort_local", 32, "-O0", SCRATCH32),
-    ("sort_local", 32, "-O3", SCRATCH32),
-    ("devlib_gcd", 32, "-O0", SCRATCH32),
 ];
 
 /// The case's code object for gfx1030 at `opt` and `wave` lanes per wave.

@@ -128,9 +128,11 @@ pub(super) fn rmw_of(op: sem::AtomicOp) -> Option<AtomicOp> {
 
 /// Device address of byte `p` of lane `l` in a buffer view of the
 /// swizzled private segment at `seg` (MUBUF/MTBUF with ADD_TID_ENABLE):
-/// 4-byte elements, 64 lanes per row.
-pub(super) fn buffer_private(seg: u64, p: u64, l: usize) -> u64 {
-    seg.wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4)
+/// 4-byte elements, one row per dword of `lanes` lanes (the index stride
+/// is the wave size: 64, or 32 in wave32, where LLVM also scales stack
+/// offsets by 32).
+pub(super) fn buffer_private(seg: u64, p: u64, l: usize, lanes: u32) -> u64 {
+    seg.wrapping_add((p / 4) * 4 * u64::from(lanes) + l as u64 * 4 + p % 4)
 }
 
 /// The immediate offset of a FLAT/GLOBAL/SCRATCH word: GFX9's 13 bits
@@ -152,10 +154,9 @@ pub(super) enum Place {
 }
 
 /// Device address of private (scratch) byte `p` of lane `l`: dwords are
-/// interleaved across the 64 lanes, as for the swizzled private segment.
+/// interleaved across the wave's lanes, as for the swizzled private segment.
 pub(super) fn private_phys(w: &Wave, p: u64, l: usize) -> u64 {
-    w.flat_scratch
-        .wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4)
+    buffer_private(w.flat_scratch, p, l, w.size.lanes())
 }
 
 pub(super) fn flat_place(w: &Wave, addr: u64, l: usize) -> Place {
@@ -892,7 +893,7 @@ pub(super) fn mubuf(
                 log.push(crate::record::MemAccess {
                     pc: c.pc,
                     lane: l as u8,
-                    addr: (base + soff).wrapping_add((p / 4) * 256 + l as u64 * 4 + p % 4),
+                    addr: buffer_private(base + soff, p, l, w.size.lanes()),
                 });
             }
         } else {
@@ -939,7 +940,7 @@ pub(super) fn mubuf(
         return Err(unsupported(w, i, c.pc));
     };
     if let Some((d, nf, sm)) = typed {
-        let seg = add_tid.then_some(base + soff);
+        let seg = add_tid.then_some((base + soff, w.size.lanes()));
         return super::vmem_typed::typed(
             x,
             w,
@@ -957,7 +958,8 @@ pub(super) fn mubuf(
         // each lane's dwords are interleaved with the other lanes' (64
         // lanes x 4 bytes per row), so an access is split at dword edges.
         let seg = base + soff;
-        let phys = |p: u64, l: usize| buffer_private(seg, p, l);
+        let lanes = w.size.lanes();
+        let phys = |p: u64, l: usize| buffer_private(seg, p, l, lanes);
         // Fast path: every lane at the same dword-aligned offset (spills,
         // stack slots), so dword k of the wave is one 256-byte row. If a
         // row access faults, the lane-by-lane path below reports it.

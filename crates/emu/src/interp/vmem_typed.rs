@@ -25,16 +25,17 @@ use super::*;
 use alu::bufmt::{self, Dfmt, Nfmt};
 
 /// Reads (`store` false) or writes lane `l`'s bytes `buf` at `addr`, or at
-/// byte `addr` of the swizzled private segment `seg`.
+/// byte `addr` of the swizzled private segment `seg` (its base and the
+/// wave's lanes).
 fn access(
     x: &mut Core<'_>,
-    seg: Option<u64>,
+    seg: Option<(u64, u32)>,
     addr: u64,
     l: usize,
     buf: &mut [u8],
     store: bool,
 ) -> Result<(), Fault> {
-    let Some(seg) = seg else {
+    let Some((seg, lanes)) = seg else {
         return if store {
             x.view.write_bytes(addr, buf)
         } else {
@@ -45,7 +46,7 @@ fn access(
     let mut k = 0;
     while k < n {
         let chunk = (n - k).min(4 - (addr + k) % 4);
-        let a = vmem::buffer_private(seg, addr + k, l);
+        let a = vmem::buffer_private(seg, addr + k, l, lanes);
         let part = &mut buf[k as usize..(k + chunk) as usize];
         if store {
             x.view.write_bytes(a, part)?;
@@ -65,7 +66,7 @@ pub(super) fn typed(
     c: &Ctx,
     addrs: &[u64; LANES],
     live: u64,
-    seg: Option<u64>,
+    seg: Option<(u64, u32)>,
     (d, nf, m, dst_sel): (Dfmt, Nfmt, sem::Mem, Option<[u32; 4]>),
     vdata: Op,
 ) -> Result<Flow, Stop> {
