@@ -11,30 +11,11 @@
 
 mod common;
 
-use common::llvm;
+use common::{llvm, Rng};
 use lathe_isa::{decode, Encoding, Opcode, Target};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::Command;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn u32(&mut self) -> u32 {
-        (self.next() >> 16) as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
-        v[self.below(v.len() as u32) as usize]
-    }
-}
 
 /// Interesting source-operand values (9-bit VOP sources).
 const SRC9: &[u32] = &[

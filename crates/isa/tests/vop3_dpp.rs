@@ -11,25 +11,9 @@
 
 mod common;
 
-use common::llvm;
+use common::{llvm, Rng};
 use lathe_isa::{decode, Encoding, Instruction, Opcode, RegRange, Target};
 use std::process::Command;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn u32(&mut self) -> u32 {
-        (self.next() >> 16) as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-}
 
 /// Source values worth trying in the 9-bit src1/src2 fields: SGPRs, VCC,
 /// special registers, inline constants, literal (255), VGPRs.

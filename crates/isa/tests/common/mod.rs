@@ -536,3 +536,23 @@ pub fn llvm_try(target: Target, probes: &[Vec<u32>]) -> Option<Vec<Option<(Strin
     }
     Some(res)
 }
+
+/// A xorshift64 generator for the sweeps (deterministic per seed).
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn u32(&mut self) -> u32 {
+        (self.next() >> 16) as u32
+    }
+    pub fn below(&mut self, n: u32) -> u32 {
+        (self.next() % n as u64) as u32
+    }
+    pub fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len() as u32) as usize]
+    }
+}
