@@ -183,6 +183,32 @@ enum M {
     Dpp8Fi,
 }
 
+/// VOP3 DPP16's modifier fields (D61): VOP3's, then the third dword's
+/// lane controls.
+const VOP3_DPP: &[(M, P)] = &[
+    (M::Abs, (0, 8, 3)),
+    (M::OpSel, (0, 11, 4)),
+    (M::Clamp, (0, 15, 1)),
+    (M::Omod, (1, 27, 2)),
+    (M::Neg, (1, 29, 3)),
+    (M::DppCtrl, (2, 8, 9)),
+    (M::Fi, (2, 18, 1)),
+    (M::BoundCtrl, (2, 19, 1)),
+    (M::BankMask, (2, 24, 4)),
+    (M::RowMask, (2, 28, 4)),
+];
+
+/// VOP3 DPP8's (D61): `fi` is word 1's src0 value, 0xE9 or 0xEA.
+const VOP3_DPP8: &[(M, P)] = &[
+    (M::Abs, (0, 8, 3)),
+    (M::OpSel, (0, 11, 4)),
+    (M::Clamp, (0, 15, 1)),
+    (M::Omod, (1, 27, 2)),
+    (M::Neg, (1, 29, 3)),
+    (M::Dpp8Fi, (1, 0, 9)),
+    (M::Dpp8, (2, 8, 24)),
+];
+
 /// The modifier fields of `enc` (for VOP3, `vop3b` when bits 14:8 hold a
 /// scalar destination).
 fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
@@ -192,52 +218,10 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
     match enc {
         // VOP3 DPP (D61): VOP3's fields, then the third dword's controls
         // (DPP8: `fi` is word 1's src0 value, 0xE9 or 0xEA).
-        E::Vop3Dpp if vop3b => {
-            return &[
-                (Clamp, (0, 15, 1)),
-                (Omod, (1, 27, 2)),
-                (Neg, (1, 29, 3)),
-                (DppCtrl, (2, 8, 9)),
-                (Fi, (2, 18, 1)),
-                (BoundCtrl, (2, 19, 1)),
-                (BankMask, (2, 24, 4)),
-                (RowMask, (2, 28, 4)),
-            ]
-        }
-        E::Vop3Dpp => {
-            return &[
-                (Abs, (0, 8, 3)),
-                (OpSel, (0, 11, 4)),
-                (Clamp, (0, 15, 1)),
-                (Omod, (1, 27, 2)),
-                (Neg, (1, 29, 3)),
-                (DppCtrl, (2, 8, 9)),
-                (Fi, (2, 18, 1)),
-                (BoundCtrl, (2, 19, 1)),
-                (BankMask, (2, 24, 4)),
-                (RowMask, (2, 28, 4)),
-            ]
-        }
-        E::Vop3Dpp8 if vop3b => {
-            return &[
-                (Clamp, (0, 15, 1)),
-                (Omod, (1, 27, 2)),
-                (Neg, (1, 29, 3)),
-                (Dpp8Fi, (1, 0, 9)),
-                (Dpp8, (2, 8, 24)),
-            ]
-        }
-        E::Vop3Dpp8 => {
-            return &[
-                (Abs, (0, 8, 3)),
-                (OpSel, (0, 11, 4)),
-                (Clamp, (0, 15, 1)),
-                (Omod, (1, 27, 2)),
-                (Neg, (1, 29, 3)),
-                (Dpp8Fi, (1, 0, 9)),
-                (Dpp8, (2, 8, 24)),
-            ]
-        }
+        // VOP3b keeps its scalar destination where `abs` and `op_sel`
+        // are: the same fields without the first two.
+        E::Vop3Dpp => return if vop3b { &VOP3_DPP[2..] } else { VOP3_DPP },
+        E::Vop3Dpp8 => return if vop3b { &VOP3_DPP8[2..] } else { VOP3_DPP8 },
         E::DsGfx10 => return &[(Offset, (0, 0, 8)), (Offset1, (0, 8, 8)), (Gds, (0, 17, 1))],
         E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => {
             return &[
