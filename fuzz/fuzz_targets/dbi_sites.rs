@@ -14,7 +14,9 @@
 //! so one input in [`RUN_EVERY`] (chosen by its bytes, so a crash always
 //! reproduces) is also run: the instrumented kernel must load, run with
 //! the waitcnt check on, and write bit-identical outputs. For speed, the
-//! kernel is lifted and its liveness computed once, and both the
+//! kernel is lifted, its liveness computed and its rewrite prepared
+//! ([`lathe_dbi::rewrite::Prepared`]: symbols, descriptors, components)
+//! once, and both the
 //! reference run and each instrumented run cover one work-group of the
 //! case's grid (every site kind still runs; the outputs are compared with
 //! the plain kernel's on the same grid).
@@ -24,7 +26,7 @@ use std::sync::OnceLock;
 
 use lathe_cases::{build, Case, Value};
 use lathe_codeobj::CodeObject;
-use lathe_dbi::rewrite::{instrument_lifted_with, Options as RwOptions};
+use lathe_dbi::rewrite::{instrument_prepared, Options as RwOptions, Prepared};
 use lathe_dbi::tools::requests_from_bytes;
 use lathe_dbi::{Liveness, Program};
 use lathe_emu::launch::{Arg, Fill};
@@ -123,6 +125,16 @@ fn lifted() -> &'static Lifted {
     })
 }
 
+/// What instrumenting the kernel needs whatever the sites (symbols,
+/// descriptors, components, registers used), prepared once.
+fn prepared() -> &'static Prepared<'static> {
+    static P: OnceLock<Prepared<'static>> = OnceLock::new();
+    P.get_or_init(|| {
+        let l = lifted();
+        Prepared::new(&l.obj, &l.p, &l.live).expect("prepare")
+    })
+}
+
 /// One input in this many is also run (see the module docs), unless
 /// `LATHE_DBI_FUZZ_RUN_EVERY` says otherwise (1: every input; 0: none).
 const RUN_EVERY: u32 = 64;
@@ -142,8 +154,15 @@ fuzz_target!(|data: &[u8]| {
     let Lifted { obj, p, live } = lifted();
     let reqs = requests_from_bytes(data);
     let lanes = data.last().is_some_and(|b| b & 1 != 0);
-    let out = instrument_lifted_with(obj, p, live, &reqs, &RwOptions::lane_mode(lanes))
-        .expect("instrumenting a corpus kernel");
+    let out = instrument_prepared(
+        prepared(),
+        obj,
+        p,
+        live,
+        &reqs,
+        &RwOptions::lane_mode(lanes),
+    )
+    .expect("instrumenting a corpus kernel");
     // Both checks on one parse and lift of the output (lifting is most
     // of what a static check costs).
     let co = CodeObject::parse(&out.code_object).expect("the output parses");

@@ -126,20 +126,31 @@ pub fn build_m(
     // distinct (target, opcode, modifiers, operands) once per thread. The
     // encoder is a pure function of these, so a hit returns exactly what
     // encoding again would; the table is bounded (cleared when full).
-    type Key = (Target, Opcode, Modifiers, Vec<Operand>);
+    // The key holds the operands inline (padded, with their count): a
+    // look-up allocates nothing. Longer lists are not kept.
+    const MAX_OPS: usize = 6;
+    type Key = (Target, Opcode, Modifiers, u8, [Operand; MAX_OPS]);
     type Table = std::collections::HashMap<Key, Result<Instruction, BuildError>, FastHash>;
     thread_local! {
         static BUILT: std::cell::RefCell<Table> = std::cell::RefCell::default();
     }
     const MAX_BUILT: usize = 4096;
-    let key: Key = (t, op, *m, ops.to_vec());
+    let encode = || {
+        Instruction::build(t, op)
+            .modifiers(m)
+            .operands(ops)
+            .and_then(|b| b.finish())
+    };
+    if ops.len() > MAX_OPS {
+        return encode();
+    }
+    let mut inline = [Operand::Int(0); MAX_OPS];
+    inline[..ops.len()].copy_from_slice(ops);
+    let key: Key = (t, op, *m, ops.len() as u8, inline);
     if let Some(hit) = BUILT.with(|b| b.borrow().get(&key).cloned()) {
         return hit;
     }
-    let built = Instruction::build(t, op)
-        .modifiers(m)
-        .operands(ops)
-        .and_then(|b| b.finish());
+    let built = encode();
     BUILT.with(|b| {
         let mut b = b.borrow_mut();
         if b.len() >= MAX_BUILT {

@@ -84,6 +84,9 @@ pub enum Error {
     /// Reading probe data back failed.
     #[error("reading probe data: {0}")]
     ProbeData(String),
+    /// A [`rewrite::Prepared`] used with a program it was not made for.
+    #[error("the prepared rewrite was made for another program")]
+    Prepared,
     /// A HIP tool (hook) error.
     #[error(transparent)]
     Hook(#[from] hook::HookError),

@@ -91,8 +91,17 @@ pub fn check_lifted(
         }
     }
     let mut c = Checked::default();
-    let mut memo: HashMap<Words, (Effects, Option<RegRange>), crate::asm::FastHash> =
-        HashMap::default();
+    // Probe code repeats, within an output and from one output to the
+    // next (the fuzzer checks thousands): each distinct word sequence's
+    // effects and alignment are computed once per thread. Both are
+    // functions of the words and the target alone, so a hit is what
+    // computing again would give; the table is bounded (cleared when
+    // full).
+    type Memo = HashMap<Words, (Effects, Option<RegRange>), crate::asm::FastHash>;
+    thread_local! {
+        static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::default();
+    }
+    const MAX_MEMO: usize = 4096;
     for f in &q.functions {
         // The current run: registers written, and those read before
         // their first write in it.
@@ -149,11 +158,15 @@ pub fn check_lifted(
                 _ => {
                     first.get_or_insert(i.addr);
                     c.inserted += 1;
-                    // Probe code repeats: decode each distinct word
-                    // sequence's operands once.
                     let look = || (effects(&i.inst), misaligned(&i.inst));
                     let (e, bad) = match Words::of(&i.inst) {
-                        Some(key) => *memo.entry(key).or_insert_with(look),
+                        Some(key) => MEMO.with(|m| {
+                            let mut m = m.borrow_mut();
+                            if m.len() >= MAX_MEMO && !m.contains_key(&key) {
+                                m.clear();
+                            }
+                            *m.entry(key).or_insert_with(look)
+                        }),
                         None => look(),
                     };
                     if let Some(r) = bad {

@@ -43,9 +43,11 @@ pub(crate) fn function_code(
     let (t, architected, no_regs) = (plan.t, plan.architected, plan.no_regs);
     let (comp, comp_regs, comp_area, comp_sp) =
         (&plan.comp, &plan.comp_regs, &plan.comp_area, &plan.comp_sp);
-    let (effs, kd_of, covered, req_area) = (&plan.effs, &plan.kd_of, &plan.covered, &plan.req_area);
+    let prep = plan.prep;
+    let (effs, kd_of) = (&prep.effs, &prep.kd_of);
+    let (covered, req_area) = (&plan.covered, &plan.req_area);
     let (needs_preamble, plans) = (&plan.needs_preamble, &plan.plans);
-    let (kernarg_sgpr, kernarg_size) = (&plan.kernarg_sgpr, &plan.kernarg_size);
+    let (kernarg_sgpr, kernarg_size) = (&prep.kernarg_sgpr, &prep.kernarg_size);
     let eff_of = |fi: usize, i: usize| -> &crate::live::Effects { &effs[fi][i] };
     let any_sites = !requests.is_empty();
     let mut sites = std::mem::take(sites_out);
@@ -326,7 +328,7 @@ pub(crate) fn function_code(
             function_index: fi,
             inst_index: i,
             pc: f.insts[i].addr,
-            inst: f.insts[i].inst.to_string(),
+            inst: prep.inst_text(p, fi, i),
             at,
             slot: s,
             scc_live: live_at.scc,

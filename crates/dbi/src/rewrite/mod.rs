@@ -56,6 +56,7 @@ mod layout;
 mod memtrace;
 mod patch;
 mod plan;
+mod prepare;
 mod probe;
 mod regs;
 mod site;
@@ -70,6 +71,7 @@ pub use memtrace::{
 };
 pub use plan::Options;
 use plan::RewritePlan;
+pub use prepare::Prepared;
 pub use probe::{CounterProbe, KernargProbe, Probe, ProbeCx, SymRef};
 pub use site::{writes_exec, InstClass, Request, Selector, Site, Where};
 
@@ -137,7 +139,30 @@ pub fn instrument_lifted_with(
     if p.target.generation() != 9 {
         return Err(Error::NotInstrumentable(p.target.name().to_string()));
     }
-    let plan = RewritePlan::new(co, p, live, requests, opts)?;
+    let prep = Prepared::new(co, p, live)?;
+    instrument_prepared(&prep, co, p, live, requests, opts)
+}
+
+/// [`instrument_lifted_with`] with the request-independent work done
+/// once ([`Prepared`], made from the same `co`, `p` and `live`): for
+/// instrumenting one code object many times. The output is the same as
+/// [`instrument_lifted_with`]'s.
+pub fn instrument_prepared(
+    prep: &Prepared<'_>,
+    co: &CodeObject<'_>,
+    p: &Program,
+    live: &Liveness,
+    requests: &[Request],
+    opts: &Options,
+) -> Result<Instrumented, Error> {
+    // Probes, register reuse and scratch set-up are GFX9's (issue 23).
+    if p.target.generation() != 9 {
+        return Err(Error::NotInstrumentable(p.target.name().to_string()));
+    }
+    if !prep.fits(p) {
+        return Err(Error::Prepared);
+    }
+    let plan = RewritePlan::new(prep, p, requests, opts)?;
     // Build items.
     let mut sites: Vec<Site> = Vec::new();
     let mut slot: u32 = 0;

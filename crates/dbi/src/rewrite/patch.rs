@@ -166,17 +166,15 @@ pub(crate) fn patch_kernels(
     emitted: Emitted,
 ) -> Result<Patched, Error> {
     let RewritePlan {
-        arch,
         comp,
         comp_used,
-        syms,
         architected,
         plans,
         comp_regs,
-        descriptors,
         ..
     } = plan;
-    let (arch, architected) = (*arch, *architected);
+    let (arch, syms, descriptors) = (plan.prep.arch, &plan.prep.syms, &plan.prep.descriptors);
+    let architected = *architected;
     let fn_new = &emitted.fn_new;
     // Descriptors.
     let mut new_counts: HashMap<String, NewCounts> = HashMap::new();

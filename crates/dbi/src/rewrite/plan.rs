@@ -5,15 +5,14 @@
 
 use std::collections::HashMap;
 
-use lathe_codeobj::kd::{KdArch, KernelDescriptor, SgprRole};
-use lathe_codeobj::CodeObject;
 use lathe_isa::{RegRange, Target};
 
-use super::regs::{components, reserve, CompRegs};
+use super::prepare::Prepared;
+use super::regs::{reserve, CompRegs};
 use super::site::Request;
 use crate::asm::Reserved;
 use crate::lift::{FunctionKind, Program};
-use crate::live::{Liveness, RegSet};
+use crate::live::RegSet;
 use crate::scratch::Plan;
 use crate::Error;
 
@@ -37,20 +36,15 @@ impl Options {
 
 /// Everything the phases after planning need.
 pub(crate) struct RewritePlan<'a> {
-    /// The processor's descriptor layout.
-    pub(crate) arch: KdArch,
+    /// What does not depend on the requests.
+    pub(crate) prep: &'a Prepared<'a>,
     /// ISA target.
     pub(crate) t: Target,
     /// Call-graph component of each function.
-    pub(crate) comp: Vec<usize>,
-    /// What each instruction reads and writes, per function.
-    pub(crate) effs: Vec<std::borrow::Cow<'a, [crate::live::Effects]>>,
-    /// Registers each component reads or writes (and initial SGPRs).
+    pub(crate) comp: &'a [usize],
+    /// Registers each component reads or writes (and initial SGPRs, and
+    /// the SGPRs the kernels' new scratch set-up takes).
     pub(crate) comp_used: Vec<RegSet>,
-    /// The code object's symbols.
-    pub(crate) syms: lathe_codeobj::symbols::Symbols<'a>,
-    /// Kernel descriptors by function index.
-    pub(crate) kd_of: Vec<(usize, KernelDescriptor)>,
     /// Per request, the functions it covers.
     pub(crate) covered: Vec<Vec<bool>>,
     /// Architected flat scratch (gfx94x).
@@ -73,69 +67,25 @@ pub(crate) struct RewritePlan<'a> {
     pub(crate) first_regs: Reserved,
     /// Kernels left without probes, and why.
     pub(crate) skipped: Vec<(String, String)>,
-    /// Kernarg-pointer SGPR per kernel.
-    pub(crate) kernarg_sgpr: HashMap<&'a str, u16>,
-    /// Kernarg segment size per kernel.
-    pub(crate) kernarg_size: HashMap<&'a str, u32>,
-    /// (kernel, descriptor address, descriptor) of every kernel.
-    pub(crate) descriptors: Vec<(&'a str, u64, KernelDescriptor)>,
 }
 
 impl<'a> RewritePlan<'a> {
-    /// Plans the rewrite of `p` for `requests`.
+    /// Plans the rewrite of `p` (prepared as `prep`) for `requests`.
     pub(crate) fn new(
-        co: &CodeObject<'a>,
+        prep: &'a Prepared<'a>,
         p: &Program,
-        live: &'a Liveness,
         requests: &[Request],
         opts: &Options,
     ) -> Result<RewritePlan<'a>, Error> {
-        let tid = co.target().ok_or(Error::NoTarget)?;
-        let arch = KdArch::for_processor(tid.processor);
-        let t = p.target;
-        // Registers are reserved per component of the call graph (functions
-        // that call each other share their reservation); a component with no
-        // registers to spare is copied without probes and reported.
-        let comp = components(p);
-        let ncomp = comp.iter().copied().max().map_or(0, |m| m + 1);
-        // What each instruction reads and writes (from the liveness, else
-        // computed).
-        let effs: Vec<std::borrow::Cow<'_, [crate::live::Effects]>> = p
-            .functions
-            .iter()
-            .enumerate()
-            .map(|(fi, f)| match live.functions.get(fi) {
-                Some(l) if l.effects.len() == f.insts.len() => {
-                    std::borrow::Cow::Borrowed(&l.effects[..])
-                }
-                _ => f
-                    .insts
-                    .iter()
-                    .map(|x| crate::live::effects(&x.inst))
-                    .collect(),
-            })
-            .collect();
-        let eff_of = |fi: usize, i: usize| -> &crate::live::Effects { &effs[fi][i] };
-        let mut comp_used = vec![RegSet::default(); ncomp];
-        for (fi, f) in p.functions.iter().enumerate() {
-            let u = &mut comp_used[comp[fi]];
-            for i in 0..f.insts.len() {
-                let e = eff_of(fi, i);
-                *u = u.union(&e.uses).union(&e.defs);
-            }
-            u.add(RegRange::vgpr(0, 3));
-            if opts.force_lane_mode {
-                u.add(RegRange::sgpr(0, 102));
-            }
-        }
-        let syms = co.symbols()?;
-        let mut kd_of: Vec<(usize, KernelDescriptor)> = Vec::new();
-        for k in syms.kernels() {
-            if let (Ok(d), Some(fi)) = (&k.descriptor, p.function(k.name)) {
-                for s in d.initial_sgprs(arch) {
-                    comp_used[comp[fi]].add(RegRange::sgpr(s.first as u16, s.count as u8));
-                }
-                kd_of.push((fi, *d));
+        let arch = prep.arch;
+        let t = prep.t;
+        let comp = &prep.comp[..];
+        let ncomp = prep.ncomp;
+        let kd_of = &prep.kd_of;
+        let mut comp_used = prep.comp_used.clone();
+        if opts.force_lane_mode {
+            for &c in comp {
+                comp_used[c].add(RegRange::sgpr(0, 102));
             }
         }
         // Which functions each request covers: selected kernels and what they
@@ -150,7 +100,7 @@ impl<'a> RewritePlan<'a> {
                         .as_ref()
                         .is_none_or(|re| re.is_match(&f.name))
                 {
-                    for g in crate::cfg::reachable(p, fi) {
+                    for &g in &prep.reach[fi] {
                         cov[g] = true;
                     }
                 }
@@ -170,12 +120,7 @@ impl<'a> RewritePlan<'a> {
             }
         }
         // Components calling functions outside the code object.
-        let mut comp_external = vec![false; ncomp];
-        for (fi, f) in p.functions.iter().enumerate() {
-            if f.calls.iter().any(|c| c.callee.is_none()) {
-                comp_external[comp[fi]] = true;
-            }
-        }
+        let mut comp_external = prep.comp_external.clone();
         // Probes calling other code objects (hooks): the same.
         for (ri, cov) in covered.iter().enumerate() {
             if requests[ri].probe.calls_external() {
@@ -214,11 +159,11 @@ impl<'a> RewritePlan<'a> {
         let needs_preamble: Vec<bool> = (0..p.functions.len())
             .map(|fi| {
                 p.functions[fi].kind == FunctionKind::Kernel
-                    && crate::cfg::reachable(p, fi).iter().any(|&g| covered_any[g])
+                    && prep.reach[fi].iter().any(|&g| covered_any[g])
             })
             .collect();
         let mut comp_area = vec![0u32; ncomp];
-        for (fi, d) in &kd_of {
+        for (fi, d) in kd_of {
             let c = comp[*fi];
             if first[c] && needs_preamble[*fi] {
                 comp_area[c] = comp_area[c].max(crate::scratch::frame_end(d));
@@ -244,7 +189,7 @@ impl<'a> RewritePlan<'a> {
             }
         }
         let mut comp_sp = vec![false; ncomp];
-        for (fi, d) in &kd_of {
+        for (fi, d) in kd_of {
             let c = comp[*fi];
             if !first[c] || !needs_preamble[*fi] {
                 continue;
@@ -269,7 +214,7 @@ impl<'a> RewritePlan<'a> {
         }
         // Components using the stack pointer: no plans (their kernels keep
         // their own scratch set-up), areas relative to s32.
-        for (fi, _) in &kd_of {
+        for (fi, _) in kd_of {
             if comp_sp[comp[*fi]] {
                 plans.remove(fi);
             }
@@ -342,32 +287,11 @@ impl<'a> RewritePlan<'a> {
                 }
             }
         }
-        // Kernarg pointer SGPR per kernel.
-        let mut kernarg_sgpr: HashMap<&str, u16> = HashMap::new();
-        let mut kernarg_size: HashMap<&str, u32> = HashMap::new();
-        let mut descriptors = Vec::new();
-        for k in syms.kernels() {
-            let (Ok(d), Some(ds)) = (&k.descriptor, &k.descriptor_symbol) else {
-                continue;
-            };
-            if let Some(s) = d
-                .initial_sgprs(arch)
-                .iter()
-                .find(|s| s.role == SgprRole::KernargSegmentPtr)
-            {
-                kernarg_sgpr.insert(k.name, s.first as u16);
-            }
-            kernarg_size.insert(k.name, d.kernarg_size);
-            descriptors.push((k.name, ds.value, *d));
-        }
         Ok(RewritePlan {
-            arch,
+            prep,
             t,
             comp,
-            effs,
             comp_used,
-            syms,
-            kd_of,
             covered,
             architected,
             req_area,
@@ -379,9 +303,6 @@ impl<'a> RewritePlan<'a> {
             no_regs,
             first_regs,
             skipped,
-            kernarg_sgpr,
-            kernarg_size,
-            descriptors,
         })
     }
 }
