@@ -64,7 +64,7 @@ pub fn check_lifted(
     }
     let map = AddrMap::new(addr_map);
     // Original address -> (function, index) of its instruction in `q`.
-    let mut at: HashMap<u64, (usize, usize)> = HashMap::new();
+    let mut at: HashMap<u64, (usize, usize), crate::asm::FastHash> = HashMap::default();
     for (fi, f) in q.functions.iter().enumerate() {
         for (ii, i) in f.insts.iter().enumerate() {
             if let Some((old, true)) = map.original(i.addr) {

@@ -38,7 +38,13 @@ impl ProbeCode {
             refs.insert(r.add + 1, (r.getpc, true, name));
         }
         for (k, inst) in self.insts.drain(..).enumerate() {
-            match refs.remove(&k) {
+            // Most probe code references no symbol: no look-up then.
+            let r = if refs.is_empty() {
+                None
+            } else {
+                refs.remove(&k)
+            };
+            match r {
                 Some((g, hi, name)) => items.push(Item::PcAdd {
                     inst,
                     getpc: base + g,
