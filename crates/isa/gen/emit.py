@@ -32,7 +32,8 @@ IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl
                 "byte_sel", "index_key"}
 MOD_BITS = {"neg": "NEG", "abs": "ABS", "sext": "SEXT", "bad_sgpr": "BAD_SGPR",
             "bad_vgpr": "BAD_VGPR", "bad_lds": "BAD_LDS", "bad_imm": None, "align": "ALIGN",
-            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC", "t16": "T16"}
+            "bad_m0": "BAD_M0", "align_acc": "ALIGN_ACC", "bad_exec": "BAD_EXEC", "t16": "T16",
+            "lo128": "LO128"}
 
 
 def const_name(name):

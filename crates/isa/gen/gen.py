@@ -55,6 +55,7 @@ ENC_RUST = OrderedDict([
     ("GLOBAL_12", "GlobalGfx12"), ("SCRATCH_12", "ScratchGfx12"),
     ("VOPD3X_12", "Vopd3X"), ("VOPD3Y_12", "Vopd3Y"),
     ("DPP_VOP3_10", "Vop3Dpp"), ("DPP8_VOP3_10", "Vop3Dpp8"),
+    ("DPP8_VOP2", "Vop2Dpp8"), ("DPP8_VOP1", "Vop1Dpp8"), ("DPP8_VOPC", "VopcDpp8"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -66,7 +67,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "SMEM_11": 256, "MUBUF_11": 256, "FLAT_11": 128, "GLOBAL_11": 128,
             "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32,
             "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256,
-            "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024}
+            "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024,
+            "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -97,6 +99,11 @@ def fields_of(enc):
         f = dict(P.ENCODINGS[enc[4:]]["fields"])
         f.pop("src0")
         f.update(P.DPP_FIELDS)
+        return f
+    if enc in P.DPP8_32:
+        f = dict(P.ENCODINGS[enc[5:]]["fields"])
+        f.pop("src0")
+        f.update(P.DPP8_32_FIELDS)
         return f
     f = dict(P.ENCODINGS[enc]["fields"])
     if fam(enc) == "VOP3":
@@ -404,7 +411,7 @@ def kind_of(enc, field, tok, an, idx):
             # VOP3 DPP: src0 is the lane-shuffled VGPR of the third dword;
             # src1/src2 are VOP3's 9-bit sources.
             return "VReg" if field == "src0" else "VSrc"
-        if enc.startswith("DPP_"):
+        if enc.startswith("DPP_") or enc in P.DPP8_32:
             return "VReg"
         if acc_affects:
             return "AvSrc"
@@ -631,7 +638,11 @@ def analyze(rec, cpu):
                     mods_i.add("align_acc")
                     continue
                 rc = m.group(1)
-                if k == "124":
+                if k == "128" and width == 1 and o2[i].startswith("v128"):
+                    # GFX12's fake16 VALU forms take v0-v127 only
+                    # (`VGPR_32_Lo128`, D66).
+                    mods_i.add("lo128")
+                elif k == "124":
                     mods_i.add("bad_m0")
                 elif k == "254":
                     mods_i.add("bad_lds")
@@ -768,6 +779,18 @@ def main():
                           os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json"))
     if "--cached" in sys.argv and os.path.exists(path):
         data = json.load(open(path))
+        # Caches written before 32-bit DPP8 was probed (D66): its records
+        # are probed and added to each column's representative.
+        done = set(data.get("dpp8_32", []))
+        old = [g[0] for g in data["groups"] if g[0] not in done]
+        if old:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+                added = list(ex.map(lambda c: P.add_dpp8_32(c, data[c]), old))
+            print("32-bit DPP8 records added:", dict(zip(old, added)), file=sys.stderr)
+            data["dpp8_32"] = sorted(done | set(old))
+            with open(path, "w") as f:
+                json.dump(data, f)
         # Processors the cache does not have yet (a new generation) are
         # probed and added; the cached ones are kept.
         have = {c for g in data["groups"] for c in g}
@@ -790,6 +813,7 @@ def main():
             if rest:
                 new = P.probe_all(full="--full" in sys.argv, targets=rest)
                 data["groups"] += new.pop("groups")
+                data["dpp8_32"] += new.pop("dpp8_32")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)

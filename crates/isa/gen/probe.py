@@ -382,6 +382,17 @@ DPP8_ID = sum(i << (3 * i) for i in range(8))
 DPP8_TEMPLATE = 16 | DPP8_ID << 8
 SRC0_DPP16, SRC0_DPP8, SRC0_DPP8_FI = 0xFA, 0xE9, 0xEA
 VOP3_DPP = ("DPP_VOP3_10", "DPP8_VOP3_10")
+# DPP8 of the 32-bit encodings (GFX10+, D66): a VOP1/VOP2/VOPC word whose
+# src0 field is 0xE9 (0xEA: `fi:1`), then a dword with src0 in bits 7:0 and
+# eight 3-bit lane selects in 31:8 (the VOP3 DPP8 dword, one word earlier).
+DPP8_32 = ("DPP8_VOP1", "DPP8_VOP2", "DPP8_VOPC")
+DPP8_32_FIELDS = dict(src0=F(1, 0, 8), dpp8=F(1, 8, 24))
+
+
+def has_dpp8_32(cpu):
+    """32-bit DPP8 is probed from GFX10 on (GFX9 has no DPP8); which
+    opcodes have it is the probes'."""
+    return generation(cpu) >= 10
 
 
 def has_vop3_dpp(cpu):
@@ -527,6 +538,7 @@ def enumerate_ops(cpu):
         keys.append((r, "DPP"))
         probes.append([w0, w1 | SRC0_DPP8, DPP8_TEMPLATE])
         keys.append((r, "DPP8"))
+    probes_dpp8_32(cpu, recs, probes, keys)
     res = disasm(cpu, probes)
     seen = set()
     for (r, kind), p, (text, nw) in zip(keys, probes, res):
@@ -542,6 +554,36 @@ def enumerate_ops(cpu):
     return recs
 
 
+def probes_dpp8_32(cpu, recs, probes, keys):
+    """Stage B's 32-bit DPP8 probes (D66): one per VOP1/VOP2/VOPC record."""
+    if not has_dpp8_32(cpu):
+        return
+    for r in list(recs):
+        if r["enc"] in ("VOP1", "VOP2", "VOPC"):
+            probes.append([(r["base"][0] & ~0x1FF) | SRC0_DPP8, DPP8_TEMPLATE])
+            keys.append((r, "DPP8"))
+
+
+def add_dpp8_32(cpu, recs):
+    """Adds the 32-bit DPP8 records (stages B-D) to a cached probe of `cpu`
+    made before they were probed; the records land where a probe from
+    scratch puts them (after the VOP3 DPP ones)."""
+    probes, keys = [], []
+    probes_dpp8_32(cpu, recs, probes, keys)
+    new, seen = [], set()
+    for (r, kind), p, (text, nw) in zip(keys, probes, disasm(cpu, probes)):
+        if nw != len(p) or text is None or text == "<crash>" or (kind, r["enc"], r["op"]) in seen:
+            continue
+        seen.add((kind, r["enc"], r["op"]))
+        new.append(dict(enc=kind + "_" + r["enc"], op=r["op"], template=0, base=p, text=text,
+                        nwords=nw))
+    bit_scans(cpu, new)
+    type_probes(cpu, new)
+    class_probes(cpu, new)
+    recs.extend(new)
+    return len(new)
+
+
 def bit_scans(cpu, recs):
     """Stage C: flip every non-opcode bit of each base word."""
     probes, spans = [], []
@@ -551,9 +593,9 @@ def bit_scans(cpu, recs):
             fixed = fixed_bits("VOP3_10") + [0]
             fixed[1] |= 0x1FF  # src0 = 0xFA/0xE9 selects the form
             nwu = 3
-        elif enc.startswith(("SDWA_", "DPP_")):
+        elif enc.startswith(("SDWA_", "DPP_", "DPP8_")):
             fixed = fixed_bits(enc.split("_", 1)[1]) + [0]
-            fixed[0] |= 0x1FF  # src0 = 0xF9/0xFA selects the form
+            fixed[0] |= 0x1FF  # src0 = 0xF9/0xFA/0xE9 selects the form
             nwu = 2
         else:
             fixed = fixed_bits(enc)
@@ -669,6 +711,8 @@ REG_FIELDS = {
     "SDWA_VOP2": ["vdst", "vsrc1"], "SDWA_VOP1": ["vdst"], "SDWA_VOPC": ["vsrc1"],
     "DPP_VOP2": ["vdst", "vsrc1", "src0"], "DPP_VOP1": ["vdst", "src0"],
     "DPP_VOP3": ["vdst", "src0"], "DPP8_VOP3": ["vdst", "src0"],
+    "DPP8_VOP2": ["vdst", "vsrc1", "src0"], "DPP8_VOP1": ["vdst", "src0"],
+    "DPP8_VOPC": ["vsrc1", "src0"],
     "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
@@ -691,6 +735,9 @@ def class_probes(cpu, recs):
             nwords = 2
         elif enc.startswith("DPP_"):
             fields = dict(ENCODINGS[enc[4:]]["fields"], **DPP_FIELDS)
+            nwords = 2
+        elif enc in DPP8_32:
+            fields = dict(ENCODINGS[enc[5:]]["fields"], **DPP8_32_FIELDS)
             nwords = 2
         else:
             fields = ENCODINGS[enc]["fields"]
@@ -917,7 +964,9 @@ def probe_all(full=False, jobs=None, targets=None):
         todo = [c for g in groups for c in (g if full else g[:1])]
         # enumerate_ops output is deterministic: reuse the fingerprint's.
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
-    out = {"groups": groups}
+    # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
+    # older caches).
+    out = {"groups": groups, "dpp8_32": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]

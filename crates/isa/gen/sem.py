@@ -379,7 +379,9 @@ def render():
     rows = []
     variants = {"Valu": set(), "Salu": set(), "Packed": set()}
     for name, enc, emulated in es:
-        if not emulated:
+        # DPP8 (D66) is decoded from GFX10 on, where the emulator runs
+        # gfx1030; the interpreter has no lane selects: not emulated.
+        if not emulated or enc.endswith("Dpp8"):
             # Only on processors the emulator does not run yet (gfx900-908,
             # gfx950): listed, with that reason, until it does (a graphics
             # or GDS row keeps its own reason).

@@ -75,17 +75,22 @@ pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
             _ => return None,
         });
     }
-    classify_gfx9(w0)
+    classify_gfx9(w0, target.generation() >= 10)
 }
 
-/// The GFX9 encodings (the 32-bit ones are shared with GFX10).
+/// The GFX9 encodings (the 32-bit ones are shared with GFX10+, which adds
+/// their DPP8 forms: `gfx10`).
 #[inline]
-fn classify_gfx9(w0: u32) -> Option<Encoding> {
+fn classify_gfx9(w0: u32, gfx10: bool) -> Option<Encoding> {
     use Encoding as E;
     if w0 >> 31 == 0 {
         let op = (w0 >> 25) & 0x3F;
         let src0 = w0 & 0x1FF;
         return Some(match (op, src0) {
+            // DPP8 (GFX10+, D66); on GFX9 these src0 values are reserved.
+            (0x3E, enc::SRC0_DPP8 | enc::SRC0_DPP8_FI) if gfx10 => E::VopcDpp8,
+            (0x3F, enc::SRC0_DPP8 | enc::SRC0_DPP8_FI) if gfx10 => E::Vop1Dpp8,
+            (0..=0x3D, enc::SRC0_DPP8 | enc::SRC0_DPP8_FI) if gfx10 => E::Vop2Dpp8,
             (0x3E, enc::SRC0_SDWA) => E::VopcSdwa,
             (0x3E, enc::SRC0_DPP) => E::VopcDpp,
             (0x3E, _) => E::Vopc,
@@ -176,9 +181,15 @@ pub(crate) fn decode_words(
     // An SDWA/DPP word LLVM cannot decode as such is retried as the plain
     // 32-bit encoding (valid for opcodes that ignore src0, e.g. v_nop).
     match enc {
-        Encoding::Vop1Sdwa | Encoding::Vop1Dpp => decode_as(target, Encoding::Vop1, w0, &get),
-        Encoding::Vop2Sdwa | Encoding::Vop2Dpp => decode_as(target, Encoding::Vop2, w0, &get),
-        Encoding::VopcSdwa | Encoding::VopcDpp => decode_as(target, Encoding::Vopc, w0, &get),
+        Encoding::Vop1Sdwa | Encoding::Vop1Dpp | Encoding::Vop1Dpp8 => {
+            decode_as(target, Encoding::Vop1, w0, &get)
+        }
+        Encoding::Vop2Sdwa | Encoding::Vop2Dpp | Encoding::Vop2Dpp8 => {
+            decode_as(target, Encoding::Vop2, w0, &get)
+        }
+        Encoding::VopcSdwa | Encoding::VopcDpp | Encoding::VopcDpp8 => {
+            decode_as(target, Encoding::Vopc, w0, &get)
+        }
         _ => r,
     }
 }

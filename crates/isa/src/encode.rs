@@ -132,6 +132,11 @@ impl Instruction {
                 words[1] |= enc::SRC0_DPP8;
                 words[2] = enc::sdwa_dpp::DPP8_IDENTITY << 8;
             }
+            // 32-bit DPP8 (D66): the same, one word earlier.
+            Encoding::Vop2Dpp8 | Encoding::Vop1Dpp8 | Encoding::VopcDpp8 => {
+                words[0] |= enc::SRC0_DPP8;
+                words[1] = enc::sdwa_dpp::DPP8_IDENTITY << 8;
+            }
             // LLVM's assembler sets every `op_sel_hi` bit the opcode leaves
             // free (also where it is not printed, e.g. v_accvgpr_read),
             // except for the mixed-precision ops where 0 is the default.

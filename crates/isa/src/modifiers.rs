@@ -222,6 +222,10 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         // are: the same fields without the first two.
         E::Vop3Dpp => return if vop3b { &VOP3_DPP[2..] } else { VOP3_DPP },
         E::Vop3Dpp8 => return if vop3b { &VOP3_DPP8[2..] } else { VOP3_DPP8 },
+        // 32-bit DPP8 (D66): `fi` is word 0's src0 value, the selects word 1.
+        E::Vop2Dpp8 | E::Vop1Dpp8 | E::VopcDpp8 => {
+            return &[(Dpp8Fi, (0, 0, 9)), (Dpp8, (1, 8, 24))]
+        }
         E::DsGfx10 => return &[(Offset, (0, 0, 8)), (Offset1, (0, 8, 8)), (Gds, (0, 17, 1))],
         E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => {
             return &[

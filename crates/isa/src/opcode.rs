@@ -229,6 +229,13 @@ pub enum Encoding {
     /// VOP3 with a DPP8 third dword (GFX11+, D61): word 1's src0 field is
     /// `0xE9` (`0xEA`: `fi:1`); word 2 holds src0 and eight lane selects.
     Vop3Dpp8,
+    /// VOP2 with a DPP8 second dword (GFX10+, D66): word 0's src0 field is
+    /// `0xE9` (`0xEA`: `fi:1`); word 1 holds src0 and eight lane selects.
+    Vop2Dpp8,
+    /// VOP1 with a DPP8 second dword (GFX10+, D66).
+    Vop1Dpp8,
+    /// VOPC with a DPP8 second dword (GFX11+, D66).
+    VopcDpp8,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -493,6 +500,9 @@ pub mod mods {
     /// A true16 operand (GFX11+): a 16-bit half of a VGPR, printed `v0.l`
     /// or `v0.h` ([`Op::hi`](crate::operand::Op::hi) says which).
     pub const T16: u16 = 1024;
+    /// Only v0-v127 are valid here (GFX12's 16-bit VALU forms, LLVM's
+    /// `VGPR_32_Lo128`): a higher VGPR draws the comment (D66).
+    pub const LO128: u16 = 2048;
 }
 
 /// One printed operand of an opcode.

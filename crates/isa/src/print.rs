@@ -116,7 +116,7 @@ impl Instruction {
                         enc::vop::print_vop3_mods(self, out)?;
                         match info.enc {
                             Encoding::Vop3Dpp => enc::sdwa_dpp::print_dpp_mods_in(self, 2, out),
-                            Encoding::Vop3Dpp8 => enc::sdwa_dpp::print_dpp8_mods(self, out),
+                            Encoding::Vop3Dpp8 => enc::sdwa_dpp::print_dpp8_mods(self, 2, out),
                             _ => Ok(()),
                         }
                     }
@@ -127,6 +127,9 @@ impl Instruction {
                     }
                     Encoding::Vop2Dpp | Encoding::Vop1Dpp | Encoding::VopcDpp => {
                         enc::sdwa_dpp::print_dpp_mods(self, out)
+                    }
+                    Encoding::Vop2Dpp8 | Encoding::Vop1Dpp8 | Encoding::VopcDpp8 => {
+                        enc::sdwa_dpp::print_dpp8_mods(self, 1, out)
                     }
                     Encoding::Ds => enc::ds::print_mods(self, out),
                     _ => Ok(()),
@@ -584,7 +587,11 @@ fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> 
             spec.mods & (mods::BAD_EXEC | mods::BAD_SGPR) != 0
         }
         RegFile::Scalar => spec.mods & mods::BAD_SGPR != 0,
-        RegFile::Vgpr => (spec.mods & mods::BAD_VGPR != 0 && is_src_kind(spec.kind)) || misaligned,
+        RegFile::Vgpr => {
+            (spec.mods & mods::BAD_VGPR != 0 && is_src_kind(spec.kind))
+                || misaligned
+                || (spec.mods & mods::LO128 != 0 && r.first >= 128)
+        }
         RegFile::Agpr => misaligned,
     };
     if bad {

@@ -94,19 +94,43 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         (E::Smem, F::Offset) => (1, 0, 21),
         (E::Smem, F::Soffset) => (1, 25, 7),
         (E::Vop2 | E::Vopc, F::Src0) | (E::Vop1, F::Src0) => (0, 0, 9),
-        (E::Vop2 | E::Vopc | E::Vop2Sdwa | E::VopcSdwa | E::Vop2Dpp | E::VopcDpp, F::Vsrc1) => {
-            (0, 9, 8)
-        }
-        (E::Vop2 | E::Vop1 | E::Vop2Sdwa | E::Vop1Sdwa | E::Vop2Dpp | E::Vop1Dpp, F::Vdst) => {
-            (0, 17, 8)
-        }
+        (
+            E::Vop2
+            | E::Vopc
+            | E::Vop2Sdwa
+            | E::VopcSdwa
+            | E::Vop2Dpp
+            | E::VopcDpp
+            | E::Vop2Dpp8
+            | E::VopcDpp8,
+            F::Vsrc1,
+        ) => (0, 9, 8),
+        (
+            E::Vop2
+            | E::Vop1
+            | E::Vop2Sdwa
+            | E::Vop1Sdwa
+            | E::Vop2Dpp
+            | E::Vop1Dpp
+            | E::Vop2Dpp8
+            | E::Vop1Dpp8,
+            F::Vdst,
+        ) => (0, 17, 8),
         (E::Vop3 | E::Vop3p | E::Mai, F::Vdst) => (0, 0, 8),
         (E::Vop3, F::Sdst) => (0, 8, 7),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src0) => (1, 0, 9),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src1) => (1, 9, 9),
         (E::Vop3 | E::Vop3p | E::Mai, F::Src2) => (1, 18, 9),
         (
-            E::Vop2Sdwa | E::Vop1Sdwa | E::VopcSdwa | E::Vop2Dpp | E::Vop1Dpp | E::VopcDpp,
+            E::Vop2Sdwa
+            | E::Vop1Sdwa
+            | E::VopcSdwa
+            | E::Vop2Dpp
+            | E::Vop1Dpp
+            | E::VopcDpp
+            | E::Vop2Dpp8
+            | E::Vop1Dpp8
+            | E::VopcDpp8,
             F::Src0,
         ) => (1, 0, 8),
         (E::VopcSdwa, F::Sdst) => (1, 8, 7),
@@ -164,9 +188,9 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::Sopc => (0xFF80_0000, 0xBF00_0000, 16, 7),
         E::Sopp => (0xFF80_0000, 0xBF80_0000, 16, 7),
         E::Smem => (0xFC00_0000, 0xC000_0000, 18, 8),
-        E::Vop2 | E::Vop2Sdwa | E::Vop2Dpp => (0x8000_0000, 0, 25, 6),
-        E::Vop1 | E::Vop1Sdwa | E::Vop1Dpp => (0xFE00_0000, 0x7E00_0000, 9, 8),
-        E::Vopc | E::VopcSdwa | E::VopcDpp => (0xFE00_0000, 0x7C00_0000, 17, 8),
+        E::Vop2 | E::Vop2Sdwa | E::Vop2Dpp | E::Vop2Dpp8 => (0x8000_0000, 0, 25, 6),
+        E::Vop1 | E::Vop1Sdwa | E::Vop1Dpp | E::Vop1Dpp8 => (0xFE00_0000, 0x7E00_0000, 9, 8),
+        E::Vopc | E::VopcSdwa | E::VopcDpp | E::VopcDpp8 => (0xFE00_0000, 0x7C00_0000, 17, 8),
         E::Vop3 => (0xFC00_0000, 0xD000_0000, 16, 10),
         E::Vop3p | E::Mai => (0xFF80_0000, 0xD380_0000, 16, 7),
         E::Ds => (0xFC00_0000, 0xD800_0000, 17, 8),
@@ -215,6 +239,7 @@ pub(crate) fn vopd_y_enc(enc: Encoding) -> Option<Encoding> {
 /// Word-0 bits 8..0 value selecting the SDWA / DPP forms.
 pub(crate) const SRC0_SDWA: u32 = 0xF9;
 pub(crate) const SRC0_DPP: u32 = 0xFA;
-/// VOP3 word-1 src0 values selecting DPP8 (GFX10+), and DPP8 with `fi:1`.
+/// Source-0 values selecting DPP8 (GFX10+), and DPP8 with `fi:1`: word 1's
+/// src0 field in VOP3, word 0's in VOP1/VOP2/VOPC.
 pub(crate) const SRC0_DPP8: u32 = 0xE9;
 pub(crate) const SRC0_DPP8_FI: u32 = 0xEA;

@@ -87,11 +87,11 @@ pub(crate) fn print_dpp_mods(inst: &Instruction, out: &mut impl Write) -> fmt::R
     print_dpp_mods_in(inst, 1, out)
 }
 
-/// VOP3 DPP8 (D61): `dpp8:[..]` from word 2, `fi:1` when word 1's src0
-/// field is `0xEA`.
-pub(crate) fn print_dpp8_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+/// DPP8: `dpp8:[..]` from word `w` (2: VOP3 DPP8, D61; 1: VOP1/VOP2/VOPC,
+/// D66), `fi:1` when the src0 field of the word before it is `0xEA`.
+pub(crate) fn print_dpp8_mods(inst: &Instruction, w: usize, out: &mut impl Write) -> fmt::Result {
     out.write_str(" dpp8:[")?;
-    let sel = inst.bits(2, 8, 24);
+    let sel = inst.bits(w, 8, 24);
     for i in 0..8 {
         if i > 0 {
             out.write_char(',')?;
@@ -99,7 +99,7 @@ pub(crate) fn print_dpp8_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
         write_dec(out, (sel >> (3 * i)) & 7)?;
     }
     out.write_char(']')?;
-    if inst.bits(1, 0, 9) == super::SRC0_DPP8_FI {
+    if inst.bits(w - 1, 0, 9) == super::SRC0_DPP8_FI {
         out.write_str(" fi:1")?;
     }
     Ok(())
