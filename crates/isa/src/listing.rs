@@ -351,8 +351,8 @@ fn push_hex_lower(out: &mut Vec<u8>, v: u64) {
 }
 
 /// Appends the objdump line of `inst` (4 bytes or more) at `addr`; returns
-/// the offsets (from the line start) of the address, of the end of the
-/// words and of the warnings.
+/// the length of the instruction text (after the tab) and whether the line
+/// carries warnings.
 fn format_line(
     out: &mut Vec<u8>,
     warn_buf: &mut Vec<u8>,
@@ -360,50 +360,67 @@ fn format_line(
     addr: u64,
     branch: bool,
     syms: &[ListingSymbol<'_>],
-) -> (usize, usize, usize) {
+) -> (usize, bool) {
     let start = out.len();
     out.push(b'\t');
     warn_buf.clear();
     let _ = inst.write_text_and_warnings(&mut Bytes(out), &mut Bytes(warn_buf));
+    let text = out.len() - start - 1;
+    line_tail(out, start, inst, addr, branch, syms);
+    let warned = !warn_buf.is_empty();
+    if warned {
+        // The newline goes after the warnings.
+        out.pop();
+        out.extend_from_slice(warn_buf);
+        out.push(b'\n');
+    }
+    (text, warned)
+}
+
+/// Finishes the line begun at `start` (its tab and text written): the
+/// padding, `// ADDRESS:` and the words, a branch's target, the newline.
+#[inline]
+fn line_tail(
+    out: &mut Vec<u8>,
+    start: usize,
+    inst: &Instruction,
+    addr: u64,
+    branch: bool,
+    syms: &[ListingSymbol<'_>],
+) {
     pad_comment(out, start);
-    let at = out.len() - start;
     push_hex_upper(out, addr, 12);
     out.push(b':');
     for &w in inst.words() {
         out.push(b' ');
         push_hex_upper(out, w as u64, 8);
     }
-    let words_end = out.len() - start;
     if branch {
         if let Some(t) = inst.branch_target(addr) {
             out.push(b' ');
             write_sym_off_bytes(out, syms, t);
         }
     }
-    let warn = out.len() - start;
-    out.extend_from_slice(warn_buf);
     out.push(b'\n');
-    (at, words_end, warn)
 }
 
 /// One cached line.
 #[derive(Clone, Copy)]
 struct Slot {
     key: Instruction,
-    /// Start of the line in the arena.
+    /// Start of the instruction text in the arena.
     start: u32,
-    /// Length of the cached text; 0 for an empty slot. Whole line with its
-    /// newline, or for branches up to the words.
+    /// Length of the cached text; 0 for an empty slot.
     len: u16,
-    /// Offset of the 12 address digits.
-    at: u8,
-    /// A SOPP branch: the target comment follows the cached text.
+    /// A SOPP branch: the line ends with the target's `<sym+off>`.
     branch: bool,
 }
 
-/// Memo of objdump-style lines by instruction, the address digits to be
-/// patched: real code repeats most of its instructions, and copying a line
-/// is much cheaper than formatting it. Direct-mapped and bounded; one per
+/// Memo of instruction texts by instruction: real code repeats most of its
+/// instructions, and copying a text is much cheaper than formatting it.
+/// Only the text is kept (the padding, address and words are written per
+/// line, D67): the store then touches a third of the pages a whole line
+/// would, and each first touch of a page is a page fault. Direct-mapped and bounded; one per
 /// thread.
 pub struct LineCache {
     slots: Vec<Slot>,
@@ -451,9 +468,9 @@ impl LineCache {
         let slots = (code_len / 16).max(1);
         let mut c = LineCache::with_bits(slots.next_power_of_two().trailing_zeros().clamp(8, 14));
         if !c.slots.is_empty() {
-            // About 80 bytes of text per cached line; pages of the
+            // About 30 bytes of text per cached instruction; pages of the
             // reservation that are never written are never faulted in.
-            c.arena.reserve(code_len.saturating_mul(6).min(ARENA_MAX));
+            c.arena.reserve(code_len.saturating_mul(3).min(ARENA_MAX));
         }
         c
     }
@@ -466,7 +483,6 @@ impl LineCache {
             key: Instruction::invalid(Target::Gfx90a, 0),
             start: 0,
             len: 0,
-            at: 0,
             branch: false,
         };
         LineCache {
@@ -534,19 +550,11 @@ impl LineCache {
         }
         self.hits += 1;
         self.lines += 1;
-        let (s, n, at) = (slot.start as usize, slot.len as usize, slot.at as usize);
+        let (s, n) = (slot.start as usize, slot.len as usize);
         let o = out.len();
+        out.push(b'\t');
         out.extend_from_slice(self.arena.get(s..s + n).unwrap_or_default());
-        if let Some(d) = out.get_mut(o + at..o + at + 12) {
-            hex12_upper(d, addr);
-        }
-        if slot.branch {
-            if let Some(t) = inst.branch_target(addr) {
-                out.push(b' ');
-                write_sym_off_bytes(out, syms, t);
-            }
-            out.push(b'\n');
-        }
+        line_tail(out, o, inst, addr, slot.branch, syms);
         Some(inst.len())
     }
 
@@ -561,32 +569,25 @@ impl LineCache {
     ) {
         let branch = is_sopp_branch(inst);
         let start = out.len();
-        let (at, words_end, warn) = format_line(out, &mut self.warn, inst, addr, branch, syms);
+        let (text, warned) = format_line(out, &mut self.warn, inst, addr, branch, syms);
         if self.slots.is_empty() || addr >= 1 << 48 || inst.is_invalid() {
             return;
         }
         self.lines += 1;
         // Only instructions whose length the first word's encoding decides
-        // (not SDWA/DPP words decoded as the plain encoding).
+        // (not SDWA/DPP words decoded as the plain encoding), and without
+        // warnings (rare: misaligned scalar tuples).
         let nbase = enc::base_words(inst.encoding());
-        if crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words) != Some(nbase) {
+        if warned
+            || crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words)
+                != Some(nbase)
+        {
             return;
         }
-        // Branches keep the text up to the words (the target comment and
-        // newline are added per use); they never carry warnings.
-        let line = out.get(start..).unwrap_or_default();
-        let keep = if branch {
-            if line.len() != warn + 1 {
-                return;
-            }
-            words_end
-        } else {
-            line.len()
-        };
-        let (Ok(len), Ok(at)) = (u16::try_from(keep), u8::try_from(at)) else {
+        let Ok(len) = u16::try_from(text) else {
             return;
         };
-        if self.arena.len() + keep > ARENA_MAX {
+        if self.arena.len() + text > ARENA_MAX {
             // Full: start over.
             self.arena.clear();
             for s in &mut self.slots {
@@ -594,7 +595,8 @@ impl LineCache {
             }
         }
         let astart = self.arena.len() as u32;
-        self.arena.extend_from_slice(&line[..keep]);
+        self.arena
+            .extend_from_slice(out.get(start + 1..start + 1 + text).unwrap_or_default());
         let w1 = if nbase == 1 { 0 } else { inst.words[1] };
         let idx = self.index(inst.words[0], w1);
         if let Some(slot) = self.slots.get_mut(idx) {
@@ -602,7 +604,6 @@ impl LineCache {
                 key: *inst,
                 start: astart,
                 len,
-                at,
                 branch,
             };
         }

@@ -174,3 +174,67 @@ fn lathe_style_labels_every_branch() {
         check_lathe(t, &common::read_text(&path));
     }
 }
+
+/// Each kind of cached line twice (the second copy comes from the line
+/// cache, D67): a branch (its target differs per copy), an instruction
+/// with a literal (two words), a misaligned scalar pair (LLVM warns: never
+/// cached) and plain one-word instructions, at addresses whose digits
+/// differ in several places.
+const REPEATS: &str = r#"
+.text
+.globl f
+.type f,@function
+f:
+  s_mov_b32 s0, 0x12345678
+  v_add_f32_e32 v0, 0x40490fdb, v1
+  s_cbranch_scc0 g
+  s_load_dwordx2 s[2:3], s[4:5], 0x10
+  v_mov_b32_e32 v2, v3
+  .long 0xc0060043, 0x00000000
+  s_mov_b32 s0, 0x12345678
+  v_add_f32_e32 v0, 0x40490fdb, v1
+  s_cbranch_scc0 g
+  s_load_dwordx2 s[2:3], s[4:5], 0x10
+  v_mov_b32_e32 v2, v3
+  .long 0xc0060043, 0x00000000
+  .fill 300, 4, 0xbf800000
+  s_cbranch_scc0 g
+  v_mov_b32_e32 v2, v3
+  s_endpgm
+.size f, .-f
+.globl g
+.type g,@function
+g:
+  s_cbranch_scc0 f
+  s_endpgm
+.size g, .-g
+"#;
+
+#[test]
+fn cached_lines_match_llvm_objdump_and_uncached_ones() {
+    use lathe_isa::listing::{LineCache, Listing};
+    use lathe_isa::Style;
+    let t = Target::Gfx90a;
+    let path = assemble_obj(t, "repeats", REPEATS);
+    let text = common::read_text(&path);
+    let ours = common::our_listing(t, &text);
+    let theirs = common::objdump_listing(t, &path);
+    let diff = common::diff_listings(&ours, &theirs);
+    assert!(diff.is_empty(), "{diff:#?}\nours:\n{ours}\nobjdump:\n{theirs}");
+    assert_eq!(theirs.matches("isn't aligned").count(), 2, "{theirs}");
+    // The same bytes through a cache and without one.
+    let syms = symbols(&text);
+    let l = Listing::new(t, &text.bytes, text.addr, &syms, Style::LlvmObjdump);
+    let mut cached = Vec::new();
+    let mut cache = LineCache::with_bits(10);
+    l.write_part(&mut cached, l.start(), l.code_len(), &mut cache);
+    let mut plain = Vec::new();
+    l.write_part(&mut plain, l.start(), l.code_len(), &mut LineCache::with_bits(0));
+    assert_eq!(
+        String::from_utf8(cached).unwrap(),
+        String::from_utf8(plain).unwrap()
+    );
+    // s_nop runs, the second copies and the branches came from the cache.
+    let (lines, hits) = cache.stats();
+    assert!(hits >= 300 + 8, "{lines} lines, {hits} hits");
+}
