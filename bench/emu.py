@@ -164,6 +164,7 @@ BENCH_SRC = os.path.join(ROOT, "corpus/hip/bench_emu.hip")
 # address arithmetic, division, f16/packed f16, f64): issue 17.
 ORDINARY_SRC = os.path.join(ROOT, "corpus/hip/bench_ordinary.hip")
 USER_SRC = os.path.join(ROOT, "bench/hip/user_noise.hip")
+TONE_SRC = os.path.join(ROOT, "bench/hip/tone_map.hip")
 CLANG = "/usr/lib/llvm-22/bin/clang++"
 
 
@@ -644,6 +645,63 @@ def check_user_noise(n, iters):
     return check
 
 
+TONE_NPIX = 4096
+
+
+def tone_image():
+    """bench/hip/tone_map.hip's input: TONE_NPIX hashed RGBA8 pixels."""
+    return [mix32(k * 0x9E3779B9 & 0xFFFFFFFF) for k in range(TONE_NPIX)]
+
+
+def ref_tone_map(i, px_of, exposure, passes):
+    """tone_map's thread `i`: (sum of the quantised channels and alphas,
+    last luminance, sum of the luminances), each f32 operation rounded
+    to binary32 (clang may contract some into fmas: compared with a
+    tolerance)."""
+    def tone(c, e):
+        v = f32(f32(f32(c * c) * f32(0.5 + f32(0.5 * c))) * e)
+        return f32(v / f32(1.0 + v))
+
+    def quant(v):
+        return min(max(math.floor(f32(f32(v * 255.0) + 0.5)), 0), 255)
+
+    q, total, y = 0, 0.0, 0.0
+    inv = f32(1.0 / 255.0)
+    for p in range(passes):
+        px = px_of[(i * 7 + p * 61) & (TONE_NPIX - 1)]
+        e = f32(exposure * f32(1.0 + f32(0.0625 * (p & 7))))
+        r = tone(f32((px & 255) * inv), e)
+        g = tone(f32((px >> 8 & 255) * inv), e)
+        b = tone(f32((px >> 16 & 255) * inv), e)
+        y = f32(f32(f32(f32(0.2126) * r) + f32(f32(0.7152) * g)) + f32(f32(0.0722) * b))
+        if y < f32(0.05):
+            r = g = b = y
+        elif y > f32(0.6):
+            lift = f32(0.25 * f32(y - f32(0.6)))
+            r, g, b = (min(f32(c + lift), 1.0) for c in (r, g, b))
+        q += quant(max(r, 0.0)) + quant(g) + quant(b) + (px >> 24)
+        total += y
+    return q & 0xFFFFFFFF, y, total
+
+
+def check_tone_map(n, exposure, passes):
+    want = once(lambda: (lambda img: {i: ref_tone_map(i, img, exposure, passes)
+                                      for i in sample(n)})(tone_image()))
+
+    def check(d):
+        qs = words(d["qsum"])
+        lum = struct.unpack(f"<{len(d['lum']) // 2}e", d["lum"])
+        ys = struct.unpack(f"<{len(d['ysum']) // 8}d", d["ysum"])
+        for i, (q, y, total) in want().items():
+            # A quantised channel may differ by one where a contracted
+            # fma rounds across a half: a few per thread at most.
+            if abs(qs[i] - q) > 8 or not close_abs(lum[i], y, 2e-3, 1e-3) \
+                    or not close_abs(ys[i], total, 1e-5, 1.0):
+                return f"thread {i}: ({qs[i]}, {lum[i]}, {ys[i]}), want ({q}, {y}, {total})"
+        return None
+    return check
+
+
 def stencil_input(width, height):
     return [((k * 37) % 1000) / 500.0 - 0.75 for k in range(width * height)]
 
@@ -766,6 +824,17 @@ def class_jobs(scale, tmp):
                  [f"buf:out:{4 * nu}", f"buf:keys:{4 * nu}", "buf:table:1024:iota_f32",
                   f"u64:{nu}", f"i32:{itu}"],
                  ["out", "keys"], check_user_noise(nu, itu), "gfx90a", USER_SRC))
+    # A second kernel in user style (bench/hip/tone_map.hip): an image
+    # tone-mapping pass (unpack, division, selects, clamps, quantisation,
+    # f16 and f64 results), through a divergent branch.
+    nt, passes, expo = 4096 * scale, 500, 1.5
+    tp = os.path.join(tmp, "tone_img.bin")
+    with open(tp, "wb") as f:
+        f.write(struct.pack(f"<{TONE_NPIX}I", *tone_image()))
+    jobs.append(("user: tone_map", "_Z8tone_mapPjPDF16_PdPKjifi", nt, 256,
+                 [f"buf:qsum:{4 * nt}", f"buf:lum:{2 * nt}", f"buf:ysum:{8 * nt}", f"buf:img:@{tp}",
+                  f"i32:{TONE_NPIX}", f"f32:{expo}", f"i32:{passes}"],
+                 ["qsum", "lum", "ysum"], check_tone_map(nt, expo, passes), "gfx90a", TONE_SRC))
     jobs = [j if len(j) >= 8 else j + ("gfx90a",) for j in jobs]
     return [j if len(j) == 9 else j + (BENCH_SRC,) for j in jobs]
 

@@ -642,6 +642,23 @@ pub fn div_scale<F: Arith>(s0: u64, s1: u64, s2: u64, m: Mode) -> (u64, bool) {
     let feq = |x: u64, y: u64| soft::compare::<F>(x, y) == Some(std::cmp::Ordering::Equal);
     let e1 = soft::biased_exp::<F>(s1);
     let e2 = soft::biased_exp::<F>(s2);
+    // The usual case first, decided by the exponents alone: both normal,
+    // so neither is zero nor S1 denormal; e2 - e1 below the threshold;
+    // 1/S1 and S2/S1 at least the smallest normal (their quotient's lower
+    // bound, 2^(en - ed - 1), is, as in
+    // `quotient_below_normal_by_exponents`); S2 not tiny. Every branch
+    // below is then not taken and D is S0: the same answer without the
+    // two divisions.
+    let normal = |e: i32| e > 0 && e < F::EMAX_BIASED;
+    if normal(e1)
+        && normal(e2)
+        && e2 - e1 < diff_thresh
+        && e1 <= 2 * F::BIAS - 2
+        && e2 - e1 >= 2 - F::BIAS
+        && e2 > tiny_exp
+    {
+        return (s0, false);
+    }
     if soft::is_zero::<F>(s2) || soft::is_zero::<F>(s1) {
         return (F::DEFAULT_NAN, false);
     }

@@ -187,6 +187,8 @@ pub(super) enum FOp {
     CvtU32F32,
     CvtF16F32,
     CvtF32F16,
+    /// `v_cvt_f32_ubyte{n}`: the byte in `pred` ([`crate::alu::cvt`]).
+    CvtF32Ubyte,
     // 64-bit results (a VGPR pair) or 64-bit sources.
     CvtF64U32,
     CvtF64I32,
@@ -323,6 +325,10 @@ impl FOp {
                 Valu::CvtU32F32 => CvtU32F32,
                 Valu::CvtF16F32 => CvtF16F32,
                 Valu::CvtF32F16 => CvtF32F16,
+                Valu::CvtF32Ubyte0 => return Some((CvtF32Ubyte, 0, false)),
+                Valu::CvtF32Ubyte1 => return Some((CvtF32Ubyte, 1, false)),
+                Valu::CvtF32Ubyte2 => return Some((CvtF32Ubyte, 2, false)),
+                Valu::CvtF32Ubyte3 => return Some((CvtF32Ubyte, 3, false)),
                 Valu::CvtF64U32 => CvtF64U32,
                 Valu::CvtF64I32 => CvtF64I32,
                 Valu::CvtF32F64 => CvtF32F64,
@@ -429,7 +435,7 @@ impl FOp {
             | BranchExecnz => 0,
             Mov | Not | SMov | SNot | SMov64 | SAndSaveexec | SOrSaveexec | SAndn2Saveexec
             | CvtF32U32 | CvtF32I32 | CvtI32F32 | CvtU32F32 | CvtF16F32 | CvtF32F16 | CvtF64U32
-            | CvtF64I32 | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
+            | CvtF32Ubyte | CvtF64I32 | CvtF64F32 | CvtF32F64 | RcpF | RsqF | SqrtF | RcpF64 => 1,
             Add3 | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | Xad | Bfi | MadU24 | FmaF | PkFma
             | PkFmaF16 | Med3I | Med3U | Min3I | Min3U | Max3I | Max3U | BfeU | Alignbit
             | Med3F | MadU64U32 | FmaF64 | DivScaleF64 | DivFmasF64 | DivFixupF64 | DivScaleF32
@@ -576,6 +582,7 @@ impl FOp {
                     | CvtU32F32
                     | CvtF16F32
                     | CvtF32F16
+                    | CvtF32Ubyte
                     | CvtF32F64
                     | DivScaleF32
                     | DivFmasF32
