@@ -1,14 +1,67 @@
 //! VALU integer operations with GFX9/CDNA semantics.
 //!
-//! Trivial bitwise operations (`v_and_b32`, `v_or_b32`, `v_xor_b32`,
-//! `v_not_b32`, `v_xnor_b32`, `v_mov_b32`, `v_cndmask_b32`) are one Rust
-//! operator each and are left to the interpreter; everything with a shift
-//! mask, a carry, a saturation or a table lives here.
-//!
 //! Shift amounts are masked to the operand width (5 bits for 32-bit, 4 for
 //! 16-bit, 6 for 64-bit) as the manual's `S[4:0]` notation says. The
 //! `clamp` arguments are the VOP3 clamp bit, which on integer adds and
 //! subtracts saturates in the instruction's integer domain.
+
+// ---- moves, bitwise, min/max ---------------------------------------------------
+
+/// `v_mov_b32` (and the `v_accvgpr_*` moves).
+#[inline]
+pub fn mov_b32(a: u32) -> u32 {
+    a
+}
+/// `v_not_b32`.
+#[inline]
+pub fn not_b32(a: u32) -> u32 {
+    !a
+}
+/// `v_and_b32`.
+#[inline]
+pub fn and_b32(a: u32, b: u32) -> u32 {
+    a & b
+}
+/// `v_or_b32`.
+#[inline]
+pub fn or_b32(a: u32, b: u32) -> u32 {
+    a | b
+}
+/// `v_xor_b32`.
+#[inline]
+pub fn xor_b32(a: u32, b: u32) -> u32 {
+    a ^ b
+}
+/// `v_xnor_b32`.
+#[inline]
+pub fn xnor_b32(a: u32, b: u32) -> u32 {
+    !(a ^ b)
+}
+/// `v_xor3_b32`.
+#[inline]
+pub fn xor3_b32(a: u32, b: u32, c: u32) -> u32 {
+    a ^ b ^ c
+}
+/// `v_min_u32`.
+#[inline]
+pub fn min_u32(a: u32, b: u32) -> u32 {
+    a.min(b)
+}
+/// `v_max_u32`.
+#[inline]
+pub fn max_u32(a: u32, b: u32) -> u32 {
+    a.max(b)
+}
+/// `v_min_i32`.
+#[inline]
+pub fn min_i32(a: u32, b: u32) -> u32 {
+    (a as i32).min(b as i32) as u32
+}
+/// `v_max_i32`.
+#[inline]
+pub fn max_i32(a: u32, b: u32) -> u32 {
+    (a as i32).max(b as i32) as u32
+}
 
 // ---- multiplies -------------------------------------------------------------
 
@@ -639,7 +692,7 @@ pub fn lshrrev_b16(shift: u16, val: u16) -> u16 {
 pub fn ashrrev_i16(shift: u16, val: u16) -> u16 {
     ((val as i16) >> (shift & 15)) as u16
 }
-/// `v_max_i16` / `v_min_i16` / `v_max_u16` / `v_min_u16`.
+/// `v_max_i16`.
 #[inline]
 pub fn max_i16(a: u16, b: u16) -> u16 {
     (a as i16).max(b as i16) as u16
@@ -648,6 +701,16 @@ pub fn max_i16(a: u16, b: u16) -> u16 {
 #[inline]
 pub fn min_i16(a: u16, b: u16) -> u16 {
     (a as i16).min(b as i16) as u16
+}
+/// `v_max_u16`.
+#[inline]
+pub fn max_u16(a: u16, b: u16) -> u16 {
+    a.max(b)
+}
+/// `v_min_u16`.
+#[inline]
+pub fn min_u16(a: u16, b: u16) -> u16 {
+    a.min(b)
 }
 
 // ---- dot products (VOP3P) ------------------------------------------------------------

@@ -14,13 +14,15 @@
 //! * [`float`] — add/mul/fma/mad, legacy multiplies, min/max/med3, integral
 //!   rounding, fract/frexp/ldexp, input/output modifiers, and the division
 //!   helpers `v_div_scale`/`v_div_fmas`/`v_div_fixup`.
+//! * [`host`] — f32/f64 lane operations on host floats (nearest-even), for
+//!   the interpreter's vectorised lane loops.
 //! * [`trans`] — rcp/rsq/sqrt/exp/log/sin/cos.
 //! * [`trig`] — `v_trig_preop_f64` (segments of 2/π).
 //! * [`bufmt`] — typed-buffer (MTBUF) data and number formats.
 //! * [`cvt`] — conversions, bf16, normalised packing, 16-bit halves.
 //! * [`fp8`] — gfx942 FP8/BF8 (FNUZ) conversions.
 //! * [`gfx950`] — CDNA4's minimum3/maximum3, bitop3, ashr_pk, cvt_pk.
-//! * [`int`] — VALU integer ops (multiplies, carries, shifts, bitfields,
+//! * [`int`] — VALU integer ops (moves, bitwise, min/max, multiplies, carries, shifts, bitfields,
 //!   permutes, SAD, 16-bit ops, dot products).
 //! * [`packed`] — VOP3P packed 16-bit and packed f32 ops.
 //! * [`salu`] — scalar ops and which of them write SCC.
@@ -37,6 +39,7 @@ pub mod cvt;
 pub mod float;
 pub mod fp8;
 pub mod gfx950;
+pub mod host;
 pub mod int;
 pub mod mode;
 pub mod packed;

@@ -34,9 +34,11 @@
 //!
 //! Where semantics live, by family: `control` (SOPP: branches, barrier,
 //! `s_endpgm`, messages), `salu` (SOP1/SOP2/SOPC/SOPK), `smem` (scalar
-//! loads), `valu` (VOP1/VOP2/VOP3/VOP3P and the float MODE), `cmp`
-//! (`v_cmp*` in every form), the remaining handler-building macros
-//! (`macros`), `mfma`, `vmem` (FLAT/GLOBAL/SCRATCH and
+//! loads), `valu` (VOP1/VOP2/VOP3/VOP3P and the float MODE: an
+//! exhaustive `match` on the `Sem::Valu` row naming each row's operand
+//! shape and its one `alu` lane function), `vop` (the generic handlers of
+//! those shapes: operand fetch, the lane loop, the EXEC-masked write),
+//! `cmp` (`v_cmp*` in every form), `mfma`, `vmem` (FLAT/GLOBAL/SCRATCH and
 //! MUBUF), `ds` (LDS), `sdwa` (SDWA and DPP wrappers); operand reads
 //! and writes are in `regs`. This module holds the dispatch: the decode
 //! cache, the handler table and the interpreter loop ([`Step::run`]).
@@ -63,8 +65,6 @@ use crate::lanes;
 use crate::mem::{rmw, AccessKind, AtomicOp, Fault, MemView};
 use crate::wave::{Flow, Step, VReg, Wave, WaveSize, LANES};
 
-#[macro_use]
-mod macros;
 mod buffer_atomic;
 mod cmp;
 mod control;
@@ -84,6 +84,7 @@ mod valu_ext;
 mod vmem;
 mod vmem_race;
 mod vmem_typed;
+mod vop;
 
 use ds::*;
 use mfma::*;

@@ -47,22 +47,6 @@ impl Flush {
         Flush::of(alu::Mode::from_bits(mode).denorm_f64_f16)
     }
     #[inline]
-    pub(super) fn in32(self, x: f32) -> f32 {
-        if self.input && x.is_subnormal() {
-            f32::from_bits(x.to_bits() & 0x8000_0000)
-        } else {
-            x
-        }
-    }
-    #[inline]
-    pub(super) fn out32(self, x: f32) -> f32 {
-        Flush {
-            input: self.output,
-            output: false,
-        }
-        .in32(x)
-    }
-    #[inline]
     pub(super) fn in64(self, x: f64) -> f64 {
         if self.input && x.is_subnormal() {
             f64::from_bits(x.to_bits() & (1 << 63))
@@ -94,106 +78,116 @@ pub(super) fn mode_modelled(mode: u32, mfma: bool) -> bool {
         && m.dx10_clamp
 }
 
-/// `v_mad_f32`/`v_mac_f32`/`v_madak_f32`/`v_madmk_f32`: the product is
-/// rounded before the add (not fused), and denormals are flushed whatever
-/// MODE says (inputs, the product and the result), as `alu::float::mad`
-/// defines it.
-pub(super) fn mad_legacy_f32(a: f32, b: f32, c: f32) -> f32 {
-    let f = Flush {
-        input: true,
-        output: true,
-    };
-    f.out32(f.out32(f.in32(a) * f.in32(b)) + f.in32(c))
-}
-
 /// The VOP1/VOP2/VOP3 handler of `op`.
 pub(super) fn handler(op: Valu) -> Option<Handler> {
+    use alu::{cvt, float as fl, host, int, trans};
+    use vop::{d2, d3, each, f1, f2, f3, mac, u1, u2, u3, Flag, In};
+    // Each row: its operand shape (a generic handler of `vop`) and its one
+    // `alu` lane function; the adapters only cast, reorder or fix
+    // arguments.
     Some(match op {
         // ---- VOP1 / VOP2 / VOP3, integer
-        Valu::MovB32 => valu_u32!(|a| a),
-        Valu::NotB32 => valu_u32!(|a| !a),
-        Valu::BfrevB32 => valu_u32!(|a| a.reverse_bits()),
-        Valu::FfbhU32 => valu_u32!(|a| if a == 0 { u32::MAX } else { a.leading_zeros() }),
-        Valu::FfblB32 => valu_u32!(|a| if a == 0 { u32::MAX } else { a.trailing_zeros() }),
-        Valu::AndB32 => valu_u32!(|a, b| a & b),
-        Valu::OrB32 => valu_u32!(|a, b| a | b),
-        Valu::XorB32 => valu_u32!(|a, b| a ^ b),
-        Valu::LshlrevB32 => valu_u32!(|a, b| b << (a & 31)),
-        Valu::LshrrevB32 => valu_u32!(|a, b| b >> (a & 31)),
-        Valu::AshrrevI32 => valu_u32!(|a, b| ((b as i32) >> (a & 31)) as u32),
-        Valu::MinU32 => valu_u32!(|a, b| a.min(b)),
-        Valu::MaxU32 => valu_u32!(|a, b| a.max(b)),
-        Valu::MinI32 => valu_u32!(|a, b| (a as i32).min(b as i32) as u32),
-        Valu::MaxI32 => valu_u32!(|a, b| (a as i32).max(b as i32) as u32),
-        Valu::MulLoU32 => valu_u32!(|a, b| a.wrapping_mul(b)),
-        Valu::MulHiU32 => valu_u32!(|a, b| ((u64::from(a) * u64::from(b)) >> 32) as u32),
-        Valu::MulHiI32 => {
-            valu_u32!(|a, b| ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32)
+        Valu::MovB32 | Valu::AccvgprWriteB32 | Valu::AccvgprReadB32 | Valu::AccvgprMovB32 => {
+            |x, w, _, i, c| u1(x, w, i, c, int::mov_b32)
         }
-        Valu::MulU32U24 => valu_u32!(|a, b| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff)),
-        Valu::MulI32I24 => {
-            valu_u32!(|a, b| (((a << 8) as i32 >> 8).wrapping_mul((b << 8) as i32 >> 8)) as u32)
-        }
-        Valu::MulHiI32I24 => valu_u32!(|a, b| crate::alu::int::mul_hi_i32_i24(a, b)),
-        Valu::MulHiU32U24 => {
-            valu_u32!(|a, b| ((u64::from(a & 0xff_ffff) * u64::from(b & 0xff_ffff)) >> 32) as u32)
-        }
-        Valu::AddLshlU32 => valu_u32!(|a, b, s| a.wrapping_add(b) << (s & 31)),
-        Valu::LshlAddU32 => valu_u32!(|a, b, s| (a << (b & 31)).wrapping_add(s)),
-        Valu::LshlOrB32 => valu_u32!(|a, b, s| (a << (b & 31)) | s),
-        Valu::AndOrB32 => valu_u32!(|a, b, s| (a & b) | s),
-        Valu::Or3B32 => valu_u32!(|a, b, s| a | b | s),
-        Valu::XadU32 => valu_u32!(|a, b, s| (a ^ b).wrapping_add(s)),
-        Valu::Add3U32 => valu_u32!(|a, b, s| a.wrapping_add(b).wrapping_add(s)),
+        Valu::NotB32 => |x, w, _, i, c| u1(x, w, i, c, int::not_b32),
+        Valu::BfrevB32 => |x, w, _, i, c| u1(x, w, i, c, int::bfrev_b32),
+        Valu::FfbhU32 => |x, w, _, i, c| u1(x, w, i, c, int::ffbh_u32),
+        Valu::FfblB32 => |x, w, _, i, c| u1(x, w, i, c, int::ffbl_b32),
+        Valu::AndB32 => |x, w, _, i, c| u2(x, w, i, c, int::and_b32),
+        Valu::OrB32 => |x, w, _, i, c| u2(x, w, i, c, int::or_b32),
+        Valu::XorB32 => |x, w, _, i, c| u2(x, w, i, c, int::xor_b32),
+        Valu::LshlrevB32 => |x, w, _, i, c| u2(x, w, i, c, int::lshlrev_b32),
+        Valu::LshrrevB32 => |x, w, _, i, c| u2(x, w, i, c, int::lshrrev_b32),
+        Valu::AshrrevI32 => |x, w, _, i, c| u2(x, w, i, c, int::ashrrev_i32),
+        Valu::MinU32 => |x, w, _, i, c| u2(x, w, i, c, int::min_u32),
+        Valu::MaxU32 => |x, w, _, i, c| u2(x, w, i, c, int::max_u32),
+        Valu::MinI32 => |x, w, _, i, c| u2(x, w, i, c, int::min_i32),
+        Valu::MaxI32 => |x, w, _, i, c| u2(x, w, i, c, int::max_i32),
+        Valu::MulLoU32 => |x, w, _, i, c| u2(x, w, i, c, int::mul_lo_u32),
+        Valu::MulHiU32 => |x, w, _, i, c| u2(x, w, i, c, int::mul_hi_u32),
+        Valu::MulHiI32 => |x, w, _, i, c| u2(x, w, i, c, int::mul_hi_i32),
+        Valu::MulU32U24 => |x, w, _, i, c| u2(x, w, i, c, int::mul_u32_u24),
+        Valu::MulI32I24 => |x, w, _, i, c| u2(x, w, i, c, int::mul_i32_i24),
+        Valu::MulHiI32I24 => |x, w, _, i, c| u2(x, w, i, c, int::mul_hi_i32_i24),
+        Valu::MulHiU32U24 => |x, w, _, i, c| u2(x, w, i, c, int::mul_hi_u32_u24),
+        Valu::AddLshlU32 => |x, w, _, i, c| u3(x, w, i, c, int::add_lshl_u32),
+        Valu::LshlAddU32 => |x, w, _, i, c| u3(x, w, i, c, int::lshl_add_u32),
+        Valu::LshlOrB32 => |x, w, _, i, c| u3(x, w, i, c, int::lshl_or_b32),
+        Valu::AndOrB32 => |x, w, _, i, c| u3(x, w, i, c, int::and_or_b32),
+        Valu::Or3B32 => |x, w, _, i, c| u3(x, w, i, c, int::or3_b32),
+        Valu::Xor3B32 => |x, w, _, i, c| u3(x, w, i, c, int::xor3_b32),
+        Valu::XadU32 => |x, w, _, i, c| u3(x, w, i, c, int::xad_u32),
+        Valu::Add3U32 => |x, w, _, i, c| u3(x, w, i, c, int::add3_u32),
         Valu::MadU32U24 => {
-            valu_u32!(|a, b, s| (a & 0xff_ffff).wrapping_mul(b & 0xff_ffff).wrapping_add(s))
+            |x, w, _, i, c| u3(x, w, i, c, |a, b, s| int::mad_u32_u24(a, b, s, false))
         }
-        Valu::MadI32I24 => valu_u32!(|a, b, s| (((a << 8) as i32 >> 8)
-            .wrapping_mul((b << 8) as i32 >> 8))
-        .wrapping_add(s as i32) as u32),
-        Valu::BfeU32 => valu_u32!(|a, b, s| bfe_u32(a, b & 31, s & 31)),
-        Valu::BfeI32 => valu_u32!(|a, b, s| bfe_i32(a, b & 31, s & 31)),
-        Valu::BfiB32 => valu_u32!(|a, b, s| (a & b) | (!a & s)),
-        Valu::AlignbitB32 => {
-            valu_u32!(|a, b, s| (((u64::from(a) << 32) | u64::from(b)) >> (s & 31)) as u32)
+        Valu::MadI32I24 => {
+            |x, w, _, i, c| u3(x, w, i, c, |a, b, s| int::mad_i32_i24(a, b, s, false))
         }
-        Valu::AlignbyteB32 => {
-            valu_u32!(|a, b, s| (((u64::from(a) << 32) | u64::from(b)) >> (8 * (s & 3))) as u32)
-        }
-        Valu::Min3U32 => valu_u32!(|a, b, s| a.min(b).min(s)),
-        Valu::Max3U32 => valu_u32!(|a, b, s| a.max(b).max(s)),
-        Valu::Min3I32 => valu_u32!(|a, b, s| (a as i32).min(b as i32).min(s as i32) as u32),
-        Valu::Max3I32 => valu_u32!(|a, b, s| (a as i32).max(b as i32).max(s as i32) as u32),
-        Valu::Med3I32 => valu_u32!(|a, b, s| med3(a as i32, b as i32, s as i32) as u32),
-        Valu::Med3U32 => valu_u32!(|a, b, s| med3(a, b, s)),
-        Valu::BcntU32B32 => valu_u32!(|a, b| a.count_ones().wrapping_add(b)),
-        Valu::MbcntLoU32B32 => mbcnt!(false),
-        Valu::MbcntHiU32B32 => mbcnt!(true),
-        Valu::CndmaskB32 => |x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
-            let Bufs {
-                src: [p0, p1, ..],
-                out: [out, ..],
-            } = &mut *x.bufs;
-            let (va, vb) = (
-                src_f32(w, &s0, c.konst(0), p0),
-                src_f32(w, &s1, c.konst(1), p1),
-            );
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = if mask >> l & 1 == 1 {
-                    vb.at(l)
-                } else {
-                    va.at(l)
-                };
-            }
-            write_lanes32(w, &d, out);
-            Ok(Flow::Continue)
+        Valu::BfeU32 => |x, w, _, i, c| u3(x, w, i, c, int::bfe_u32),
+        Valu::BfeI32 => |x, w, _, i, c| u3(x, w, i, c, int::bfe_i32),
+        Valu::BfiB32 => |x, w, _, i, c| u3(x, w, i, c, int::bfi_b32),
+        Valu::AlignbitB32 => |x, w, _, i, c| u3(x, w, i, c, int::alignbit_b32),
+        Valu::AlignbyteB32 => |x, w, _, i, c| u3(x, w, i, c, int::alignbyte_b32),
+        Valu::Min3U32 => |x, w, _, i, c| u3(x, w, i, c, int::min3_u32),
+        Valu::Max3U32 => |x, w, _, i, c| u3(x, w, i, c, int::max3_u32),
+        Valu::Min3I32 => |x, w, _, i, c| u3(x, w, i, c, int::min3_i32),
+        Valu::Max3I32 => |x, w, _, i, c| u3(x, w, i, c, int::max3_i32),
+        Valu::Med3I32 => |x, w, _, i, c| u3(x, w, i, c, int::med3_i32),
+        Valu::Med3U32 => |x, w, _, i, c| u3(x, w, i, c, int::med3_u32),
+        Valu::PermB32 => |x, w, _, i, c| u3(x, w, i, c, int::perm_b32),
+        Valu::BcntU32B32 => |x, w, _, i, c| u2(x, w, i, c, int::bcnt_u32_b32),
+        Valu::MbcntLoU32B32 => |_, w, _, i, c| vop::mbcnt(w, i, c, int::mbcnt_lo_u32_b32),
+        Valu::MbcntHiU32B32 => |_, w, _, i, c| vop::mbcnt(w, i, c, int::mbcnt_hi_u32_b32),
+        Valu::AddU16 | Valu::AddNcU16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::add_u16(a as u16, b as u16, false).into()
+            })
         },
+        Valu::SubU16 | Valu::SubNcU16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::sub_u16(a as u16, b as u16, false).into()
+            })
+        },
+        Valu::SubrevU16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::sub_u16(b as u16, a as u16, false).into()
+            })
+        },
+        Valu::MulLoU16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::mul_lo_u16(a as u16, b as u16, false).into()
+            })
+        },
+        Valu::LshlrevB16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::lshlrev_b16(a as u16, b as u16).into()
+            })
+        },
+        Valu::LshrrevB16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::lshrrev_b16(a as u16, b as u16).into()
+            })
+        },
+        Valu::AshrrevI16 => |x, w, _, i, c| {
+            u2(x, w, i, c, |a, b| {
+                int::ashrrev_i16(a as u16, b as u16).into()
+            })
+        },
+        Valu::MaxU16 => {
+            |x, w, _, i, c| u2(x, w, i, c, |a, b| int::max_u16(a as u16, b as u16).into())
+        }
+        Valu::MinU16 => {
+            |x, w, _, i, c| u2(x, w, i, c, |a, b| int::min_u16(a as u16, b as u16).into())
+        }
+        Valu::MaxI16 => {
+            |x, w, _, i, c| u2(x, w, i, c, |a, b| int::max_i16(a as u16, b as u16).into())
+        }
+        Valu::MinI16 => {
+            |x, w, _, i, c| u2(x, w, i, c, |a, b| int::min_i16(a as u16, b as u16).into())
+        }
+        Valu::CndmaskB32 => cndmask,
         Valu::AddCoU32 => carry::<{ Carry::ADD }, false>,
         Valu::SubCoU32 => carry::<{ Carry::SUB }, false>,
         Valu::SubrevCoU32 => carry::<{ Carry::SUBREV }, false>,
@@ -204,7 +198,6 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         Valu::AddCoCiU32 => carry::<{ Carry::ADD }, true>,
         Valu::SubCoCiU32 => carry::<{ Carry::SUB }, true>,
         Valu::SubrevCoCiU32 => carry::<{ Carry::SUBREV }, true>,
-        Valu::Xor3B32 => valu_u32!(|a, b, s| a ^ b ^ s),
         // GFX10 rows not modelled yet: they stop (D65).
         Valu::FmacF16
         | Valu::FmaakF16
@@ -221,418 +214,205 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         | Valu::MullitF32
         | Valu::Pipeflush
         | Valu::Illegal => return None,
-        Valu::MadU64U32 => mad64!(false),
-        Valu::MadI64I32 => mad64!(true),
-        Valu::LshlrevB64 => shift64!(|v, s| v << s),
-        Valu::LshrrevB64 => shift64!(|v, s| v >> s),
-        Valu::AshrrevI64 => shift64!(|v, s| ((v as i64) >> s) as u64),
-        Valu::ReadfirstlaneB32 => |_x, w, _l, _i, c| {
-            if let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) {
-                let lane = if w.exec == 0 {
-                    0
-                } else {
-                    w.exec.trailing_zeros() as usize
-                };
-                let v = v32(w, &s, lane);
-                s_write32(w, &d, v);
-            }
-            Ok(Flow::Continue)
+        Valu::MadU64U32 => |_, w, _, i, c| {
+            each::<3, true>(
+                w,
+                i,
+                c,
+                [In::B32, In::B32, In::B64],
+                Flag::Sdst,
+                |[a, b, s], _| int::mad_u64_u32(a as u32, b as u32, s),
+            )
         },
-        Valu::ReadlaneB32 => |_x, w, _l, _i, c| {
-            if let (Some(d), Some(s), Some(sel)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            {
-                let lane = (s32(w, &sel) & (w.size.lanes() - 1)) as usize;
-                let v = v32(w, &s, lane);
-                s_write32(w, &d, v);
-            }
-            Ok(Flow::Continue)
+        Valu::MadI64I32 => |_, w, _, i, c| {
+            each::<3, true>(
+                w,
+                i,
+                c,
+                [In::B32, In::B32, In::B64],
+                Flag::Sdst,
+                |[a, b, s], _| int::mad_i64_i32(a as u32, b as u32, s),
+            )
         },
-        Valu::WritelaneB32 => |_x, w, _l, _i, c| {
-            if let (Some(d), Some(s), Some(sel)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            {
-                let lane = (s32(w, &sel) & (w.size.lanes() - 1)) as usize;
-                let v = s32(w, &s);
-                vwrite(w, &d, lane, 0, v);
-            }
-            Ok(Flow::Continue)
+        Valu::LshlrevB64 => |x, w, _, i, c| vop::shift64(x, w, i, c, int::lshlrev_b64),
+        Valu::LshrrevB64 => |x, w, _, i, c| vop::shift64(x, w, i, c, int::lshrrev_b64),
+        Valu::AshrrevI64 => |x, w, _, i, c| vop::shift64(x, w, i, c, int::ashrrev_i64),
+        Valu::LshlAddU64 => |_, w, _, i, c| {
+            each::<3, true>(
+                w,
+                i,
+                c,
+                [In::B64, In::B32, In::B64],
+                Flag::No,
+                |[a, b, s], _| (int::lshl_add_u64(a, b as u32, s), false),
+            )
         },
-        Valu::AccvgprWriteB32 | Valu::AccvgprReadB32 | Valu::AccvgprMovB32 => valu_u32!(|a| a),
+        Valu::MovB64 => {
+            |_, w, _, i, c| each::<1, true>(w, i, c, [In::B64], Flag::No, |[a], _| (a, false))
+        }
+        Valu::ReadfirstlaneB32 => readfirstlane,
+        Valu::ReadlaneB32 => readlane,
+        Valu::WritelaneB32 => writelane,
         // ---- VALU float
-        Valu::AddF32 => valu_f32!(|a, b| a + b),
-        Valu::SubF32 => valu_f32!(|a, b| a - b),
-        Valu::SubrevF32 => valu_f32!(|a, b| b - a),
-        Valu::MulF32 => valu_f32!(|a, b| a * b),
-        Valu::MinF32 => {
-            valu_u32!(
-                |a, b| alu::float::min::<alu::soft::F32>(u64::from(a), u64::from(b), md()) as u32
-            )
+        Valu::AddF32 => |x, w, _, i, c| f2(x, w, i, c, host::add_f32),
+        Valu::SubF32 => |x, w, _, i, c| f2(x, w, i, c, host::sub_f32),
+        Valu::SubrevF32 => |x, w, _, i, c| f2(x, w, i, c, |a, b| host::sub_f32(b, a)),
+        Valu::MulF32 => |x, w, _, i, c| f2(x, w, i, c, host::mul_f32),
+        Valu::MinF32 => |x, w, _, i, c| u2(x, w, i, c, |a, b| fl::min_f32(a, b, md())),
+        Valu::MaxF32 => |x, w, _, i, c| u2(x, w, i, c, |a, b| fl::max_f32(a, b, md())),
+        Valu::Max3F32 => |x, w, _, i, c| u3(x, w, i, c, |a, b, s| fl::max3_f32(a, b, s, md())),
+        Valu::Min3F32 => |x, w, _, i, c| u3(x, w, i, c, |a, b, s| fl::min3_f32(a, b, s, md())),
+        Valu::Med3F32 => |x, w, _, i, c| u3(x, w, i, c, |a, b, s| fl::med3_f32(a, b, s, md())),
+        Valu::FmaF32 | Valu::FmaakF32 | Valu::FmamkF32 => {
+            |x, w, _, i, c| f3(x, w, i, c, host::fma_f32)
         }
-        Valu::MaxF32 => {
-            valu_u32!(
-                |a, b| alu::float::max::<alu::soft::F32>(u64::from(a), u64::from(b), md()) as u32
-            )
+        Valu::MadF32 | Valu::MadakF32 | Valu::MadmkF32 => {
+            |x, w, _, i, c| f3(x, w, i, c, host::mad_f32)
         }
-        Valu::FmaF32 => valu_f32!(|a, b, c| a.mul_add(b, c)),
-        Valu::FmacF32 => mac_f32!(|a, b, c| a.mul_add(b, c)),
-        Valu::MacF32 => mac_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
-        Valu::FmacF64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
-                    let b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
-                    let r = a.mul_add(b, f64::from_bits(v64(w, &d, l))).to_bits();
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::FmacF32 => |x, w, _, i, c| mac(x, w, i, c, host::fma_f32),
+        Valu::MacF32 => |x, w, _, i, c| mac(x, w, i, c, host::mad_f32),
+        Valu::RcpF32 => |x, w, _, i, c| f1(x, w, i, c, host::rcp_f32),
+        Valu::RsqF32 => |x, w, _, i, c| f1(x, w, i, c, host::rsq_f32),
+        Valu::SqrtF32 => |x, w, _, i, c| f1(x, w, i, c, host::sqrt_f32),
+        Valu::ExpF32 | Valu::ExpLegacyF32 => |x, w, _, i, c| f1(x, w, i, c, host::exp_f32),
+        Valu::LogF32 | Valu::LogLegacyF32 => |x, w, _, i, c| f1(x, w, i, c, host::log_f32),
+        Valu::SinF32 => |x, w, _, i, c| f1(x, w, i, c, host::sin_f32),
+        Valu::CosF32 => |x, w, _, i, c| f1(x, w, i, c, host::cos_f32),
+        Valu::TruncF32 => |x, w, _, i, c| f1(x, w, i, c, host::trunc_f32),
+        Valu::CeilF32 => |x, w, _, i, c| f1(x, w, i, c, host::ceil_f32),
+        Valu::FloorF32 => |x, w, _, i, c| f1(x, w, i, c, host::floor_f32),
+        Valu::RndneF32 => |x, w, _, i, c| f1(x, w, i, c, host::rndne_f32),
+        Valu::FractF32 => |x, w, _, i, c| f1(x, w, i, c, host::fract_f32),
+        Valu::LdexpF32 => |_, w, _, i, c| {
+            each::<2, false>(w, i, c, [In::F32, In::B32], Flag::No, |[a, e], _| {
+                let r = host::ldexp_f32(f32::from_bits(a as u32), e as u32 as i32);
+                (r.to_bits().into(), false)
+            })
         },
-        Valu::RcpIflagF32 => valu_u32!(|a| alu::trans::rcp_iflag_f32(a, md())),
-        Valu::CvtF64F32 => unary64_from32!(|a| alu::cvt::cvt_f64_f32(a, md())),
-        Valu::CvtF32F64 => unary32_from64!(|a| alu::cvt::cvt_f32_f64(a, md())),
-        Valu::CvtI32F64 => unary32_from64!(|a| alu::cvt::cvt_i32_f64(a) as u32),
-        Valu::CvtU32F64 => unary32_from64!(|a| alu::cvt::cvt_u32_f64(a)),
-        Valu::CvtF64I32 => unary64_from32!(|a| alu::cvt::cvt_f64_i32(a as i32)),
-        Valu::CvtF64U32 => unary64_from32!(|a| alu::cvt::cvt_f64_u32(a)),
-        Valu::CvtF16F32 => valu_u32!(|a| u32::from(alu::cvt::cvt_f16_f32(a, md()))),
-        Valu::CvtF32F16 => valu_u32!(|a| alu::cvt::cvt_f32_f16(a as u16, md())),
-        Valu::CvtPkrtzF16F32 => valu_u32!(|a, b| alu::cvt::cvt_pkrtz_f16_f32(a, b, md())),
-        Valu::PermB32 => valu_u32!(|a, b, c| alu::int::perm_b32(a, b, c)),
-        Valu::RcpF64 => unary64!(|a| alu::trans::rcp_f64(a, md())),
-        Valu::SqrtF64 => unary64!(|a| alu::trans::sqrt_f64(a, md())),
-        Valu::RsqF64 => unary64!(|a| alu::trans::rsq_f64(a, md())),
-        Valu::RndneF64 => unary64!(|a| alu::float::rndne::<alu::soft::F64>(a, md())),
-        Valu::FloorF64 => unary64!(|a| alu::float::floor::<alu::soft::F64>(a, md())),
-        Valu::TruncF64 => unary64!(|a| alu::float::trunc::<alu::soft::F64>(a, md())),
-        Valu::CeilF64 => unary64!(|a| alu::float::ceil::<alu::soft::F64>(a, md())),
-        Valu::FractF64 => unary64!(|a| alu::float::fract::<alu::soft::F64>(a, md())),
-        Valu::FrexpMantF32 => {
-            valu_u32!(|a| alu::float::frexp_mant::<alu::soft::F32>(u64::from(a), md()) as u32)
+        Valu::RcpIflagF32 => |x, w, _, i, c| u1(x, w, i, c, |a| trans::rcp_iflag_f32(a, md())),
+        Valu::FrexpMantF32 => |x, w, _, i, c| u1(x, w, i, c, |a| fl::frexp_mant_f32(a, md())),
+        Valu::FrexpExpI32F32 => {
+            |x, w, _, i, c| u1(x, w, i, c, |a| fl::frexp_exp_f32(a, md()) as u32)
         }
-        Valu::FrexpExpI32F32 => valu_u32!(|a| alu::float::frexp_exp_f32(a, md()) as u32),
-        Valu::FrexpMantF64 => unary64!(|a| alu::float::frexp_mant::<alu::soft::F64>(a, md())),
-        Valu::FrexpExpI32F64 => unary32_from64!(|a| alu::float::frexp_exp_f64(a, md()) as u32),
-        Valu::LdexpF64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r = alu::float::ldexp_f64(
-                        f64_mods(&s0, v64(w, &s0, l)),
-                        v32(w, &s1, l) as i32,
-                        md(),
-                    );
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::CvtF16F32 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f16_f32(a, md()).into()),
+        Valu::CvtF32F16 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_f16(a as u16, md())),
+        Valu::CvtPkrtzF16F32 => {
+            |x, w, _, i, c| u2(x, w, i, c, |a, b| cvt::cvt_pkrtz_f16_f32(a, b, md()))
+        }
+        // Exact in nearest-even, the only rounding float code runs under.
+        Valu::CvtF32I32 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_i32(a as i32, M)),
+        Valu::CvtF32U32 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_u32(a, M)),
+        Valu::CvtI32F32 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_i32_f32(a) as u32),
+        Valu::CvtU32F32 => |x, w, _, i, c| u1(x, w, i, c, cvt::cvt_u32_f32),
+        Valu::CvtF32Ubyte0 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_ubyte(a, 0)),
+        Valu::CvtF32Ubyte1 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_ubyte(a, 1)),
+        Valu::CvtF32Ubyte2 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_ubyte(a, 2)),
+        Valu::CvtF32Ubyte3 => |x, w, _, i, c| u1(x, w, i, c, |a| cvt::cvt_f32_ubyte(a, 3)),
+        Valu::AddF64 => |x, w, _, i, c| d2(x, w, i, c, host::add_f64),
+        Valu::MulF64 => |x, w, _, i, c| d2(x, w, i, c, host::mul_f64),
+        Valu::MinF64 => |x, w, _, i, c| {
+            d2(x, w, i, c, |a, b| {
+                f64::from_bits(fl::min_f64(a.to_bits(), b.to_bits(), md()))
+            })
         },
-        Valu::TrigPreopF64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r =
-                        alu::trig::trig_preop_f64(f64_mods(&s0, v64(w, &s0, l)), v32(w, &s1, l));
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::MaxF64 => |x, w, _, i, c| {
+            d2(x, w, i, c, |a, b| {
+                f64::from_bits(fl::max_f64(a.to_bits(), b.to_bits(), md()))
+            })
         },
-        Valu::DivScaleF32 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            let mut vcc = 0u64;
-            for l in 0..LANES {
-                if w.active(l) {
-                    let (r, f) = alu::float::div_scale_f32(
-                        f32_mods(&s0, v32(w, &s0, l)),
-                        f32_mods(&s1, v32(w, &s1, l)),
-                        f32_mods(&s2, v32(w, &s2, l)),
-                        md(),
-                    );
-                    vwrite(w, &d, l, 0, r);
-                    vcc |= u64::from(f) << l;
-                }
-            }
-            match c.dst(1).copied() {
-                Some(sd) => s_write64(w, &sd, vcc),
-                None => w.set_vcc(vcc),
-            }
-            Ok(Flow::Continue)
+        Valu::FmaF64 => |x, w, _, i, c| d3(x, w, i, c, host::fma_f64),
+        Valu::FmacF64 => fmac_f64,
+        Valu::CvtF64F32 => |_, w, _, i, c| {
+            each::<1, true>(w, i, c, [In::F32], Flag::No, |[a], _| {
+                (cvt::cvt_f64_f32(a as u32, md()), false)
+            })
         },
-        Valu::DivScaleF64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            let mut vcc = 0u64;
-            for l in 0..LANES {
-                if w.active(l) {
-                    let (r, f) = alu::float::div_scale_f64(
-                        f64_mods(&s0, v64(w, &s0, l)),
-                        f64_mods(&s1, v64(w, &s1, l)),
-                        f64_mods(&s2, v64(w, &s2, l)),
-                        md(),
-                    );
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                    vcc |= u64::from(f) << l;
-                }
-            }
-            match c.dst(1).copied() {
-                Some(sd) => s_write64(w, &sd, vcc),
-                None => w.set_vcc(vcc),
-            }
-            Ok(Flow::Continue)
+        Valu::CvtF64I32 => |_, w, _, i, c| {
+            each::<1, true>(w, i, c, [In::F32], Flag::No, |[a], _| {
+                (cvt::cvt_f64_i32(a as u32 as i32), false)
+            })
         },
-        Valu::DivFmasF32 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            let vcc = w.vcc();
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r = alu::float::div_fmas_f32(
-                        f32_mods(&s0, v32(w, &s0, l)),
-                        f32_mods(&s1, v32(w, &s1, l)),
-                        f32_mods(&s2, v32(w, &s2, l)),
-                        vcc >> l & 1 == 1,
-                        md(),
-                    );
-                    vwrite(w, &d, l, 0, r);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::CvtF64U32 => |_, w, _, i, c| {
+            each::<1, true>(w, i, c, [In::F32], Flag::No, |[a], _| {
+                (cvt::cvt_f64_u32(a as u32), false)
+            })
         },
-        Valu::DivFmasF64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            let vcc = w.vcc();
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r = alu::float::div_fmas_f64(
-                        f64_mods(&s0, v64(w, &s0, l)),
-                        f64_mods(&s1, v64(w, &s1, l)),
-                        f64_mods(&s2, v64(w, &s2, l)),
-                        vcc >> l & 1 == 1,
-                        md(),
-                    );
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::CvtF32F64 => |_, w, _, i, c| {
+            each::<1, false>(w, i, c, [In::F64], Flag::No, |[a], _| {
+                (cvt::cvt_f32_f64(a, md()).into(), false)
+            })
         },
-        Valu::DivFixupF32 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r = alu::float::div_fixup_f32(
-                        f32_mods(&s0, v32(w, &s0, l)),
-                        f32_mods(&s1, v32(w, &s1, l)),
-                        f32_mods(&s2, v32(w, &s2, l)),
-                    );
-                    vwrite(w, &d, l, 0, r);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::CvtI32F64 => |_, w, _, i, c| {
+            each::<1, false>(w, i, c, [In::F64], Flag::No, |[a], _| {
+                (cvt::cvt_i32_f64(a) as u32 as u64, false)
+            })
         },
-        Valu::DivFixupF64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let r = alu::float::div_fixup_f64(
-                        f64_mods(&s0, v64(w, &s0, l)),
-                        f64_mods(&s1, v64(w, &s1, l)),
-                        f64_mods(&s2, v64(w, &s2, l)),
-                    );
-                    vwrite(w, &d, l, 0, r as u32);
-                    vwrite(w, &d, l, 1, (r >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::CvtU32F64 => |_, w, _, i, c| {
+            each::<1, false>(w, i, c, [In::F64], Flag::No, |[a], _| {
+                (cvt::cvt_u32_f64(a).into(), false)
+            })
         },
-        Valu::MovB64 => |_x, w, _l, _i, c| {
-            if let (Some(d), Some(s0)) = (c.dst(0).copied(), c.src(0).copied()) {
-                for l in 0..LANES {
-                    if w.active(l) {
-                        let v = v64(w, &s0, l);
-                        vwrite(w, &d, l, 0, v as u32);
-                        vwrite(w, &d, l, 1, (v >> 32) as u32);
-                    }
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::FrexpExpI32F64 => |_, w, _, i, c| {
+            each::<1, false>(w, i, c, [In::F64], Flag::No, |[a], _| {
+                (fl::frexp_exp_f64(a, md()) as u32 as u64, false)
+            })
         },
-        Valu::LshlAddU64 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1), Some(s2)) = (
-                c.dst(0).copied(),
-                c.src(0).copied(),
-                c.src(1).copied(),
-                c.src(2).copied(),
-            ) else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let v = (v64(w, &s0, l) << (v32(w, &s1, l) & 63)).wrapping_add(v64(w, &s2, l));
-                    vwrite(w, &d, l, 0, v as u32);
-                    vwrite(w, &d, l, 1, (v >> 32) as u32);
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::RcpF64 => |_, w, _, i, c| unary64(w, i, c, trans::rcp_f64),
+        Valu::SqrtF64 => |_, w, _, i, c| unary64(w, i, c, trans::sqrt_f64),
+        Valu::RsqF64 => |_, w, _, i, c| unary64(w, i, c, trans::rsq_f64),
+        Valu::RndneF64 => |_, w, _, i, c| unary64(w, i, c, fl::rndne_f64),
+        Valu::FloorF64 => |_, w, _, i, c| unary64(w, i, c, fl::floor_f64),
+        Valu::TruncF64 => |_, w, _, i, c| unary64(w, i, c, fl::trunc_f64),
+        Valu::CeilF64 => |_, w, _, i, c| unary64(w, i, c, fl::ceil_f64),
+        Valu::FractF64 => |_, w, _, i, c| unary64(w, i, c, fl::fract_f64),
+        Valu::FrexpMantF64 => |_, w, _, i, c| unary64(w, i, c, fl::frexp_mant_f64),
+        Valu::LdexpF64 => |_, w, _, i, c| {
+            each::<2, true>(w, i, c, [In::F64, In::B32], Flag::No, |[a, e], _| {
+                (fl::ldexp_f64(a, e as u32 as i32, md()), false)
+            })
         },
-        Valu::AddU16 | Valu::AddNcU16 => valu_u32!(|a, b| (a as u16).wrapping_add(b as u16) as u32),
-        Valu::SubU16 | Valu::SubNcU16 => valu_u32!(|a, b| (a as u16).wrapping_sub(b as u16) as u32),
-        Valu::SubrevU16 => valu_u32!(|a, b| (b as u16).wrapping_sub(a as u16) as u32),
-        Valu::MulLoU16 => valu_u32!(|a, b| (a as u16).wrapping_mul(b as u16) as u32),
-        Valu::LshlrevB16 => valu_u32!(|a, b| ((b as u16) << (a & 15)) as u32),
-        Valu::LshrrevB16 => valu_u32!(|a, b| ((b as u16) >> (a & 15)) as u32),
-        Valu::AshrrevI16 => valu_u32!(|a, b| ((b as i16) >> (a & 15)) as u16 as u32),
-        Valu::MaxU16 => valu_u32!(|a, b| (a as u16).max(b as u16) as u32),
-        Valu::MinU16 => valu_u32!(|a, b| (a as u16).min(b as u16) as u32),
-        Valu::MaxI16 => valu_u32!(|a, b| (a as i16).max(b as i16) as u16 as u32),
-        Valu::MinI16 => valu_u32!(|a, b| (a as i16).min(b as i16) as u16 as u32),
-        Valu::MadF32 => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
-        Valu::FmaakF32 | Valu::FmamkF32 => valu_f32!(|a, b, c| a.mul_add(b, c)),
-        Valu::MadakF32 | Valu::MadmkF32 => valu_f32!(|a, b, c| mad_legacy_f32(a, b, c)),
-        Valu::Max3F32 => valu_u32!(|a, b, c| alu::float::max3::<alu::soft::F32>(
-            u64::from(a),
-            u64::from(b),
-            u64::from(c),
-            md()
-        ) as u32),
-        Valu::Min3F32 => valu_u32!(|a, b, c| alu::float::min3::<alu::soft::F32>(
-            u64::from(a),
-            u64::from(b),
-            u64::from(c),
-            md()
-        ) as u32),
-        Valu::Med3F32 => valu_u32!(|a, b, c| alu::float::med3::<alu::soft::F32>(
-            u64::from(a),
-            u64::from(b),
-            u64::from(c),
-            md()
-        ) as u32),
-        Valu::LdexpF32 => |_x, w, _l, _i, c| {
-            let (Some(d), Some(s0), Some(s1)) =
-                (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
-            else {
-                return Err(unsupported(w, _i, c.pc));
-            };
-            for l in 0..LANES {
-                if w.active(l) {
-                    let a = f32::from_bits(f32_mods(&s0, v32(w, &s0, l)));
-                    let e = v32(w, &s1, l) as i32;
-                    vwrite(w, &d, l, 0, ldexp_f32(a, e).to_bits());
-                }
-            }
-            Ok(Flow::Continue)
+        Valu::TrigPreopF64 => |_, w, _, i, c| {
+            each::<2, true>(w, i, c, [In::F64, In::B32], Flag::No, |[a, s], _| {
+                (alu::trig::trig_preop_f64(a, s as u32), false)
+            })
         },
-        Valu::RcpF32 => valu_f32!(|a| 1.0 / a),
-        Valu::RsqF32 => valu_f32!(|a| (1.0 / f64::from(a).sqrt()) as f32),
-        Valu::SqrtF32 => valu_f32!(|a| a.sqrt()),
-        // The legacy forms (GFX9 VOP1 75/76) have the same definition in
-        // AMD's Vega, MI100, MI200 and MI300 manuals: `D.f = pow(2.0, S0.f)`
-        // and `D.f = log2(S0.f)`, "with legacy semantics" that no manual
-        // spells out; they run the IEEE special values of v_exp_f32 and
-        // v_log_f32 (exp2(-inf) = +0, log2(+-0) = -inf, log2(x < 0) = NaN).
-        Valu::ExpF32 | Valu::ExpLegacyF32 => valu_f32!(|a| f64::from(a).exp2() as f32),
-        Valu::LogF32 | Valu::LogLegacyF32 => valu_f32!(|a| f64::from(a).log2() as f32),
-        // The input is in revolutions (sin(2*pi*a)); x - round(x) is exact for every
-        // f32, so the reduction to [-0.5, 0.5] keeps the sign and relative
-        // precision of small inputs (sin(+-0) = +-0).
-        Valu::SinF32 => valu_f32!(|a| if a == 0.0 {
-            a
-        } else {
-            let r = f64::from(a) - f64::from(a).round();
-            (r * std::f64::consts::TAU).sin() as f32
-        }),
-        Valu::CosF32 => valu_f32!(|a| {
-            let r = f64::from(a) - f64::from(a).round();
-            (r * std::f64::consts::TAU).cos() as f32
-        }),
-        Valu::TruncF32 => valu_f32!(|a| a.trunc()),
-        Valu::CeilF32 => valu_f32!(|a| a.ceil()),
-        Valu::FloorF32 => valu_f32!(|a| a.floor()),
-        Valu::RndneF32 => valu_f32!(|a| a.round_ties_even()),
-        Valu::FractF32 => valu_f32!(|a| if a.is_infinite() {
-            f32::NAN
-        } else {
-            (a - a.floor()).min(f32::from_bits(0x3f7f_ffff))
-        }),
-        Valu::CvtF32I32 => valu_u32!(|a| (a as i32 as f32).to_bits()),
-        Valu::CvtF32U32 => valu_u32!(|a| (a as f32).to_bits()),
-        Valu::CvtI32F32 => valu_u32!(|a| f32_to_i32(f32::from_bits(a)) as u32),
-        Valu::CvtU32F32 => valu_u32!(|a| f32_to_u32(f32::from_bits(a))),
-        Valu::CvtF32Ubyte0 => valu_u32!(|a| ((a & 0xff) as f32).to_bits()),
-        Valu::CvtF32Ubyte1 => valu_u32!(|a| ((a >> 8 & 0xff) as f32).to_bits()),
-        Valu::CvtF32Ubyte2 => valu_u32!(|a| ((a >> 16 & 0xff) as f32).to_bits()),
-        Valu::CvtF32Ubyte3 => valu_u32!(|a| ((a >> 24) as f32).to_bits()),
-        Valu::AddF64 => valu_f64!(|a, b| a + b),
-        Valu::MulF64 => valu_f64!(|a, b| a * b),
-        Valu::MinF64 => valu_f64!(|a, b| f64::from_bits(alu::float::min::<alu::soft::F64>(
-            a.to_bits(),
-            b.to_bits(),
-            md()
-        ))),
-        Valu::MaxF64 => valu_f64!(|a, b| f64::from_bits(alu::float::max::<alu::soft::F64>(
-            a.to_bits(),
-            b.to_bits(),
-            md()
-        ))),
-        Valu::FmaF64 => valu_f64!(|a, b, c| a.mul_add(b, c)),
+        Valu::DivScaleF32 => |_, w, _, i, c| {
+            each::<3, false>(w, i, c, [In::F32; 3], Flag::SdstOrVcc, |[a, b, s], _| {
+                let (r, f) = fl::div_scale_f32(a as u32, b as u32, s as u32, md());
+                (r.into(), f)
+            })
+        },
+        Valu::DivScaleF64 => |_, w, _, i, c| {
+            each::<3, true>(w, i, c, [In::F64; 3], Flag::SdstOrVcc, |[a, b, s], _| {
+                fl::div_scale_f64(a, b, s, md())
+            })
+        },
+        Valu::DivFmasF32 => |_, w, _, i, c| {
+            each::<3, false>(w, i, c, [In::F32; 3], Flag::VccIn, |[a, b, s], v| {
+                (
+                    fl::div_fmas_f32(a as u32, b as u32, s as u32, v, md()).into(),
+                    false,
+                )
+            })
+        },
+        Valu::DivFmasF64 => |_, w, _, i, c| {
+            each::<3, true>(w, i, c, [In::F64; 3], Flag::VccIn, |[a, b, s], v| {
+                (fl::div_fmas_f64(a, b, s, v, md()), false)
+            })
+        },
+        Valu::DivFixupF32 => |_, w, _, i, c| {
+            each::<3, false>(w, i, c, [In::F32; 3], Flag::No, |[a, b, s], _| {
+                (
+                    fl::div_fixup_f32(a as u32, b as u32, s as u32).into(),
+                    false,
+                )
+            })
+        },
+        Valu::DivFixupF64 => |_, w, _, i, c| {
+            each::<3, true>(w, i, c, [In::F64; 3], Flag::No, |[a, b, s], _| {
+                (fl::div_fixup_f64(a, b, s), false)
+            })
+        },
         Valu::AddF16
         | Valu::SubF16
         | Valu::SubrevF16
@@ -1119,48 +899,6 @@ pub(super) fn valu_f16(
     Ok(Flow::Continue)
 }
 
-pub(super) fn bfe_u32(a: u32, off: u32, width: u32) -> u32 {
-    if width == 0 {
-        return 0;
-    }
-    let v = u64::from(a) >> off;
-    (v & ((1u64 << width.min(32)) - 1)) as u32
-}
-
-pub(super) fn bfe_i32(a: u32, off: u32, width: u32) -> u32 {
-    if width == 0 {
-        return 0;
-    }
-    let width = width.min(32);
-    let v = bfe_u32(a, off, width);
-    let shift = 32 - width;
-    (((v << shift) as i32) >> shift) as u32
-}
-
-pub(super) fn med3<T: Ord + Copy>(a: T, b: T, c: T) -> T {
-    a.max(b).min(a.min(b).max(c))
-}
-
-pub(super) fn ldexp_f32(a: f32, e: i32) -> f32 {
-    (f64::from(a) * 2f64.powi(e.clamp(-400, 400))) as f32
-}
-
-pub(super) fn f32_to_i32(x: f32) -> i32 {
-    if x.is_nan() {
-        0
-    } else {
-        x as i32
-    }
-}
-
-pub(super) fn f32_to_u32(x: f32) -> u32 {
-    if x.is_nan() {
-        0
-    } else {
-        x as u32
-    }
-}
-
 /// `v_pk_mov_b32`: op_sel[0] picks the half of src0 for the low result,
 /// op_sel[1] the half of src1 for the high result.
 pub(super) fn pk_mov_b32(
@@ -1216,7 +954,7 @@ pub(super) fn ints(
         Valu::SubrevU32 | Valu::SubrevNcU32 => (|x, y, _, cl| a::sub_u32(y, x, cl), 2, true),
         Valu::AddI32 | Valu::AddNcI32 => (|x, y, _, cl| a::add_i32(x, y, cl), 2, true),
         Valu::SubI32 | Valu::SubNcI32 => (|x, y, _, cl| a::sub_i32(x, y, cl), 2, true),
-        Valu::XnorB32 => (|x, y, _, _| !(x ^ y), 2, false),
+        Valu::XnorB32 => (|x, y, _, _| a::xnor_b32(x, y), 2, false),
         Valu::BfmB32 => (|x, y, _, _| a::bfm_b32(x, y), 2, false),
         Valu::FfbhI32 => (|x, _, _, _| a::ffbh_i32(x), 1, false),
         Valu::AddI16 | Valu::AddNcI16 => (
@@ -1286,14 +1024,11 @@ pub(super) fn ints(
         Valu::MsadU8 => (|x, y, z, _| a::msad_u8(x, y, z), 3, false),
         Valu::LerpU8 => (|x, y, z, _| a::lerp_u8(x, y, z), 3, false),
         Valu::CvtPkI16I32 => (
-            |x, y, _, _| {
-                let sat = |v: u32| (v as i32).clamp(-0x8000, 0x7fff) as u32 & 0xffff;
-                sat(x) | sat(y) << 16
-            },
+            |x, y, _, _| alu::cvt::cvt_pk_i16_i32(x as i32, y as i32),
             2,
             false,
         ),
-        Valu::CvtPkU16U32 => (|x, y, _, _| x.min(0xffff) | y.min(0xffff) << 16, 2, false),
+        Valu::CvtPkU16U32 => (|x, y, _, _| alu::cvt::cvt_pk_u16_u32(x, y), 2, false),
         // The halves as selected by op_sel, float neg/abs on bit 15: a bit
         // move, so MODE plays no part.
         Valu::PackB32F16 => return pack_b32_f16(w, i, c),
@@ -1405,5 +1140,136 @@ fn carry<const OP: u8, const CIN: bool>(
         Some(cd) => s_write64(w, &cd, cout),
         None => w.set_vcc(cout),
     }
+    Ok(Flow::Continue)
+}
+
+/// A 64-bit source with f64 `abs`/`neg` to a 64-bit result, one active
+/// lane at a time (`v_rcp_f64`, `v_floor_f64` …).
+fn unary64(
+    w: &mut Wave,
+    i: &Instruction,
+    c: &Ctx,
+    f: fn(u64, alu::Mode) -> u64,
+) -> Result<Flow, Stop> {
+    vop::each::<1, true>(w, i, c, [vop::In::F64], vop::Flag::No, |[a], _| {
+        (f(a, md()), false)
+    })
+}
+
+/// `v_fmac_f64`: `a * b + dst` with one rounding ([`alu::host::fma_f64`]),
+/// the destination read without modifiers.
+fn fmac_f64(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s0), Some(s1)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    for l in 0..LANES {
+        if w.active(l) {
+            let a = f64::from_bits(f64_mods(&s0, v64(w, &s0, l)));
+            let b = f64::from_bits(f64_mods(&s1, v64(w, &s1, l)));
+            let r = alu::host::fma_f64(a, b, f64::from_bits(v64(w, &d, l))).to_bits();
+            vwrite(w, &d, l, 0, r as u32);
+            vwrite(w, &d, l, 1, (r >> 32) as u32);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// `v_cndmask_b32`: src1 where the lane's mask bit (src2, or VCC) is set,
+/// else src0 (with `abs`/`neg` on each).
+fn cndmask(
+    x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s0), Some(s1)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let mask = c.src(2).map_or(w.vcc(), |m| s64(w, m));
+    let Bufs {
+        src: [p0, p1, ..],
+        out: [out, ..],
+    } = &mut *x.bufs;
+    let (va, vb) = (
+        src_f32(w, &s0, c.konst(0), p0),
+        src_f32(w, &s1, c.konst(1), p1),
+    );
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = if mask >> l & 1 == 1 {
+            vb.at(l)
+        } else {
+            va.at(l)
+        };
+    }
+    write_lanes32(w, &d, out);
+    Ok(Flow::Continue)
+}
+
+/// `v_readfirstlane_b32`: the first active lane's value (lane 0 under an
+/// empty EXEC) to an SGPR.
+fn readfirstlane(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s)) = (c.dst(0).copied(), c.src(0).copied()) else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let lane = if w.exec == 0 {
+        0
+    } else {
+        w.exec.trailing_zeros() as usize
+    };
+    let v = v32(w, &s, lane);
+    s_write32(w, &d, v);
+    Ok(Flow::Continue)
+}
+
+/// `v_readlane_b32`: the lane the SGPR selects (modulo the wave size) to an
+/// SGPR.
+fn readlane(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s), Some(sel)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let lane = (s32(w, &sel) & (w.size.lanes() - 1)) as usize;
+    let v = v32(w, &s, lane);
+    s_write32(w, &d, v);
+    Ok(Flow::Continue)
+}
+
+/// `v_writelane_b32`: an SGPR (or constant) into the selected lane, EXEC
+/// ignored.
+fn writelane(
+    _x: &mut Core<'_>,
+    w: &mut Wave,
+    _l: &mut [u8],
+    i: &Instruction,
+    c: &Ctx,
+) -> Result<Flow, Stop> {
+    let (Some(d), Some(s), Some(sel)) = (c.dst(0).copied(), c.src(0).copied(), c.src(1).copied())
+    else {
+        return Err(unsupported(w, i, c.pc));
+    };
+    let lane = (s32(w, &sel) & (w.size.lanes() - 1)) as usize;
+    let v = s32(w, &s);
+    vwrite(w, &d, lane, 0, v);
     Ok(Flow::Continue)
 }
