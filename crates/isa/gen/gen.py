@@ -775,10 +775,18 @@ def main():
     check = "--check" in sys.argv
     # Named per table layout: a cache with GFX10 records must not be read
     # by a GFX9-only generator (another checkout sharing /tmp).
+    # The name changed with the 32-bit DPP8 records (D66): a generator
+    # without them must not read them, so the older cache is only read
+    # (and upgraded into the new file), never rewritten.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json"))
-    if "--cached" in sys.argv and os.path.exists(path):
-        data = json.load(open(path))
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-dpp8.json"))
+    older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json")
+    if "LATHE_ISA_PROBE_CACHE" not in os.environ and not os.path.exists(path):
+        path_in = older
+    else:
+        path_in = path
+    if "--cached" in sys.argv and os.path.exists(path_in):
+        data = json.load(open(path_in))
         # Caches written before 32-bit DPP8 was probed (D66): its records
         # are probed and added to each column's representative.
         done = set(data.get("dpp8_32", []))
