@@ -9,6 +9,9 @@
 //! `v_fma_mixhi_f16` and a 16-bit VOP3 writing its high half (`op_sel`)
 //! whole writes, and `v_mul_hi_u32`
 //! a partial one.
+//!
+//! The same assembled instructions check which ones the `valu` site class
+//! selects on every generation.
 
 use std::process::Command;
 
@@ -93,5 +96,54 @@ fn partial_vector_writes_keep_the_register_live() {
             let i = inst(mcpu, t, text);
             assert!(kills_v(&i, 1), "{mcpu}: {text} must kill v1");
         }
+    }
+}
+
+/// `--class valu` selects vector ALU instructions in every encoding the
+/// ISA decodes, not only GFX9's: GFX10's VOP3, VOP1 DPP8, and both halves
+/// of a GFX11 VOPD pair; scalar and memory instructions stay out.
+#[test]
+fn the_valu_class_covers_every_generations_vector_encodings() {
+    use lathe_dbi::rewrite::InstClass;
+    let valu = [
+        ("gfx1030", Target::Gfx1030, "v_add3_u32 v1, v2, v3, v4"),
+        ("gfx1030", Target::Gfx1030, "v_cmp_eq_u32_e64 s5, v1, v2"),
+        (
+            "gfx1030",
+            Target::Gfx1030,
+            "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]",
+        ),
+        (
+            "gfx1100",
+            Target::Gfx1100,
+            "v_add_f32_dpp v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]",
+        ),
+        (
+            "gfx1100",
+            Target::Gfx1100,
+            "v_dual_mul_f32 v0, v1, v2 :: v_dual_add_f32 v3, v4, v5",
+        ),
+        ("gfx90a", Target::Gfx90a, "v_add_u32_e64 v1, v2, v3"),
+    ];
+    for (mcpu, t, text) in valu {
+        let i = inst(mcpu, t, text);
+        assert!(
+            InstClass::Valu.matches(&i),
+            "{mcpu} `{text}` is VALU ({:?})",
+            i.encoding()
+        );
+    }
+    let not = [
+        ("gfx1030", Target::Gfx1030, "s_add_u32 s1, s2, s3"),
+        (
+            "gfx1030",
+            Target::Gfx1030,
+            "global_load_dword v1, v[2:3], off",
+        ),
+        ("gfx1100", Target::Gfx1100, "ds_read_b32 v1, v2"),
+    ];
+    for (mcpu, t, text) in not {
+        let i = inst(mcpu, t, text);
+        assert!(!InstClass::Valu.matches(&i), "{mcpu} `{text}` is not VALU");
     }
 }
