@@ -220,7 +220,10 @@ fn cached_lines_match_llvm_objdump_and_uncached_ones() {
     let ours = common::our_listing(t, &text);
     let theirs = common::objdump_listing(t, &path);
     let diff = common::diff_listings(&ours, &theirs);
-    assert!(diff.is_empty(), "{diff:#?}\nours:\n{ours}\nobjdump:\n{theirs}");
+    assert!(
+        diff.is_empty(),
+        "{diff:#?}\nours:\n{ours}\nobjdump:\n{theirs}"
+    );
     assert_eq!(theirs.matches("isn't aligned").count(), 2, "{theirs}");
     // The same bytes through a cache and without one.
     let syms = symbols(&text);
@@ -229,7 +232,12 @@ fn cached_lines_match_llvm_objdump_and_uncached_ones() {
     let mut cache = LineCache::with_bits(10);
     l.write_part(&mut cached, l.start(), l.code_len(), &mut cache);
     let mut plain = Vec::new();
-    l.write_part(&mut plain, l.start(), l.code_len(), &mut LineCache::with_bits(0));
+    l.write_part(
+        &mut plain,
+        l.start(),
+        l.code_len(),
+        &mut LineCache::with_bits(0),
+    );
     assert_eq!(
         String::from_utf8(cached).unwrap(),
         String::from_utf8(plain).unwrap()
