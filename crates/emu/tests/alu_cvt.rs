@@ -274,7 +274,6 @@ fn bf16_helpers() {
         if f32::from_bits(x).is_nan() {
             let b = f32_to_bf16(x, Round::NearestEven);
             assert!(is_nan(BF, b as u64));
-            assert!(is_nan(BF, f32_to_bf16_trunc(x) as u64));
             continue;
         }
         let (neg, n, e) = split(S, x as u64);
@@ -285,7 +284,6 @@ fn bf16_helpers() {
                 "{x:08x} {rm:?}"
             );
         }
-        assert_eq!(f32_to_bf16_trunc(x), (x >> 16) as u16);
     }
     for b in 0..=u16::MAX {
         let f = bf16_to_f32(b);
@@ -294,11 +292,6 @@ fn bf16_helpers() {
             assert_eq!(f32_to_bf16(f, Round::NearestEven), b);
         }
     }
-    assert_eq!(
-        f32_to_bf16_trunc(0x7f80_0001),
-        0x7fc0,
-        "NaN payload in low bits only"
-    );
     assert_eq!(
         cvt_pk_bf16_f32(0x3f80_8000, 0x3f81_8000),
         0x3f82_3f80,
@@ -345,8 +338,6 @@ fn normalised_and_packing_helpers() {
     assert_eq!(pack_b32_b16(0x1234, 0xabcd), 0xabcd_1234);
     assert_eq!(half(0xabcd_1234, true), 0xabcd);
     assert_eq!(half(0xabcd_1234, false), 0x1234);
-    assert_eq!(write_half(0xabcd_1234, 0x5555, true), 0x5555_1234);
-    assert_eq!(write_half(0xabcd_1234, 0x5555, false), 0xabcd_5555);
     assert_eq!(f64_to_f16(65520.0, Round::NearestEven), 0x7c00);
     assert_eq!(f64_to_f16(65519.99, Round::NearestEven), 0x7bff);
     assert_eq!(f16_to_f64(0x0001), 2f64.powi(-24));

@@ -34,6 +34,9 @@ enum Check {
     Mask(fn(&[u32], &[u32]) -> bool),
     /// vR: f(uniform), the same in every active lane.
     Uniform(fn(&[u32]) -> u32),
+    /// As `Lane` for an f32 result, where any NaN matches any NaN (the
+    /// host computing the reference keeps no NaN payload or sign rule).
+    Float(fn(&[u32], &[u32]) -> u32),
 }
 
 /// `MASK` copies VCC, `SMASK` s[30:31], into vR/vQ.
@@ -115,6 +118,58 @@ const CASES: &[(&str, Check)] = &[
         "v_pack_b32_f16 vR, -v10, |v11| op_sel:[0,1]",
         Check::Lane(|x, _| (x[0] ^ 0x8000) & 0xffff | (x[1] & 0x7fff_0000)),
     ),
+    // ---- VALU rows through the generic handlers (valu::handler → vop):
+    // operand order, 16-bit halves, carries with equal operands, VCC in
+    // and out in both halves, NaN/±0/denormal f32 and f64.
+    ("v_and_b32_e32 vR, v10, v11", Check::Lane(|x, _| x[0] & x[1])),
+    ("v_or3_b32 vR, v10, v11, s20", Check::Lane(|x, u| x[0] | x[1] | u[0])),
+    ("v_xad_u32 vR, v10, v11, v12", Check::Lane(|x, _| (x[0] ^ x[1]).wrapping_add(x[2]))),
+    ("v_not_b32_e32 vR, v10", Check::Lane(|x, _| !x[0])),
+    ("v_min_i32_e32 vR, v10, v11", Check::Lane(|x, _| (x[0] as i32).min(x[1] as i32) as u32)),
+    ("v_max_u32_e32 vR, s20, v11", Check::Lane(|x, u| u[0].max(x[1]))),
+    ("v_lshlrev_b32_e32 vR, v10, v11", Check::Lane(|x, _| x[1] << (x[0] & 31))),
+    ("v_ashrrev_i32_e64 vR, v11, v10", Check::Lane(|x, _| ((x[0] as i32) >> (x[1] & 31)) as u32)),
+    ("v_bfe_u32 vR, v10, v11, v12", Check::Lane(|x, _| bfe64(u64::from(x[0]), x[1] & 31, x[2] & 31, 32, false) as u32)),
+    ("v_bfe_i32 vR, v10, v11, v12", Check::Lane(|x, _| bfe64(u64::from(x[0]), x[1] & 31, x[2] & 31, 32, true) as u32)),
+    ("v_mul_hi_i32 vR, v10, v11", Check::Lane(|x, _| ((i64::from(x[0] as i32) * i64::from(x[1] as i32)) >> 32) as u32)),
+    ("v_mad_u32_u24 vR, v10, v11, v12", Check::Lane(|x, _| (x[0] & 0xff_ffff).wrapping_mul(x[1] & 0xff_ffff).wrapping_add(x[2]))),
+    ("v_alignbit_b32 vR, v10, v11, v12", Check::Lane(|x, _| (u64v(x[1], x[0]) >> (x[2] & 31)) as u32)),
+    ("v_med3_i32 vR, v10, v11, v12", Check::Lane(|x, _| { let mut v = [x[0] as i32, x[1] as i32, x[2] as i32]; v.sort(); v[1] as u32 })),
+    ("v_sub_u16_e32 vR, v10, v11", Check::Lane(|x, _| u32::from((x[0] as u16).wrapping_sub(x[1] as u16)))),
+    ("v_subrev_u16_e32 vR, v10, v11", Check::Lane(|x, _| u32::from((x[1] as u16).wrapping_sub(x[0] as u16)))),
+    ("v_ashrrev_i16_e32 vR, v10, v11", Check::Lane(|x, _| u32::from(((x[1] as i16) >> (x[0] & 15)) as u16))),
+    ("v_max_u16_e32 vR, v10, v11", Check::Lane(|x, _| u32::from((x[0] as u16).max(x[1] as u16)))),
+    ("v_min_i16_e32 vR, v10, v11", Check::Lane(|x, _| u32::from((x[0] as i16).min(x[1] as i16) as u16))),
+    ("v_bcnt_u32_b32 vR, v10, v11", Check::Lane(|x, _| x[0].count_ones().wrapping_add(x[1]))),
+    ("s_mov_b32 s28, 0x0c010704\n v_perm_b32 vR, v10, v11, s28", Check::Lane(|x, _| { let b = |k: u32| (u64v(x[1], x[0]) >> (8 * k)) as u8 as u32; b(4) | b(7) << 8 | b(1) << 16 })),
+    ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_cndmask_b32_e32 vR, v12, v13, vcc", Check::Lane(|x, _| if x[0] < x[1] { x[3] } else { x[2] })),
+    ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_addc_co_u32_e32 vR, vcc, v10, v11, vcc", Check::Lane(|x, _| x[0].wrapping_add(x[1]).wrapping_add(u32::from(x[0] < x[1])))),
+    ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_addc_co_u32_e32 vR, vcc, v10, v11, vcc\n MASK", Check::Mask(|x, _| u64::from(x[0]) + u64::from(x[1]) + u64::from(x[0] < x[1]) >> 32 != 0)),
+    ("v_add_co_u32_e64 vR, s[30:31], v10, v10\n SMASK", Check::Mask(|x, _| x[0] >> 31 == 1)),
+    ("v_sub_co_u32_e64 vR, s[30:31], v10, v10\n SMASK", Check::Mask(|_, _| false)),
+    ("v_subrev_co_u32_e32 vR, vcc, v10, v11\n MASK", Check::Mask(|x, _| x[0] > x[1])),
+    ("v_mad_u64_u32 v[6:7], s[30:31], v10, v11, v[12:13]\n v_xor_b32_e32 vR, v6, v7", Check::Lane(|x, _| { let r = (u64::from(x[0]) * u64::from(x[1])).wrapping_add(u64v(x[2], x[3])); r as u32 ^ (r >> 32) as u32 })),
+    ("v_mad_u64_u32 v[6:7], s[30:31], v10, v11, v[12:13]\n SMASK", Check::Mask(|x, _| (u128::from(x[0]) * u128::from(x[1]) + u128::from(u64v(x[2], x[3]))) >> 64 != 0)),
+    ("v_lshrrev_b64 v[6:7], v10, v[12:13]\n v_xor_b32_e32 vR, v6, v7", Check::Lane(|x, _| { let r = u64v(x[2], x[3]) >> (x[0] & 63); r as u32 ^ (r >> 32) as u32 })),
+    ("v_add_f32_e32 vR, v12, v13", Check::Float(|x, _| fo(f32v(x[2]) + f32v(x[3])))),
+    ("v_sub_f32_e32 vR, v12, v13", Check::Float(|x, _| fo(f32v(x[2]) - f32v(x[3])))),
+    ("v_subrev_f32_e32 vR, v12, v13", Check::Float(|x, _| fo(f32v(x[3]) - f32v(x[2])))),
+    ("v_mul_f32_e64 vR, -v12, |v13|", Check::Float(|x, _| fo(-f32v(x[2]) * f32v(x[3]).abs()))),
+    ("v_fma_f32 vR, v12, v13, v14", Check::Float(|x, _| fo(f32v(x[2]).mul_add(f32v(x[3]), f32v(x[4]))))),
+    ("v_mov_b32_e32 vR, v14\n v_fmac_f32_e32 vR, v12, v13", Check::Float(|x, _| fo(f32v(x[2]).mul_add(f32v(x[3]), f32v(x[4]))))),
+    ("v_add_f32_e64 vR, v12, v13 clamp", Check::Lane(|x, _| { let r = f32::from_bits(fo(f32v(x[2]) + f32v(x[3]))); if r.is_nan() { 0 } else { r.clamp(0.0, 1.0).to_bits() } })),
+    ("v_mul_f32_e64 vR, v12, v13 mul:2", Check::Lane(|x, _| fo(f32v(x[2]) * f32v(x[3]) * 2.0))),
+    ("v_rcp_f32_e32 vR, v12", Check::Float(|x, _| fo(1.0 / f32v(x[2])))),
+    ("v_sqrt_f32_e32 vR, v12", Check::Float(|x, _| fo(f32v(x[2]).sqrt()))),
+    ("v_floor_f32_e32 vR, v12", Check::Float(|x, _| fo(f32v(x[2]).floor()))),
+    ("v_rndne_f32_e32 vR, v12", Check::Float(|x, _| fo(f32v(x[2]).round_ties_even()))),
+    ("v_cvt_f32_i32_e32 vR, v10", Check::Lane(|x, _| (x[0] as i32 as f32).to_bits())),
+    ("v_cvt_u32_f32_e32 vR, v12", Check::Lane(|x, _| { let f = f32::from_bits(x[2]); if f.is_nan() { 0 } else { f as u32 } })),
+    ("v_cvt_f32_ubyte2_e32 vR, v10", Check::Lane(|x, _| ((x[0] >> 16 & 0xff) as f32).to_bits())),
+    ("v_add_f64 v[6:7], v[12:13], v[14:15]\n v_xor_b32_e32 vR, v6, v7", Check::Lane(|x, _| fold64(f64v(x[2], x[3]) + f64v(x[4], x[5])))),
+    ("v_fma_f64 v[6:7], -v[12:13], v[14:15], v[12:13]\n v_xor_b32_e32 vR, v6, v7", Check::Lane(|x, _| fold64((-f64v(x[2], x[3])).mul_add(f64v(x[4], x[5]), f64v(x[2], x[3]))))),
+    ("v_cvt_f64_i32_e32 v[6:7], v10\n v_xor_b32_e32 vR, v6, v7", Check::Lane(|x, _| fold64(f64::from(x[0] as i32)))),
+    ("v_cvt_i32_f64_e32 vR, v[12:13]", Check::Lane(|x, _| { let f = f64v(x[2], x[3]); if f.is_nan() { 0 } else { f as i32 as u32 } })),
     ("s_mov_b32 s30, s21\n s_bitset0_b32 s30, s20\n SCALAR", Check::Uniform(|u| u[1] & !(1 << (u[0] & 31)))),
     ("s_mov_b32 s30, s21\n s_bitset1_b32 s30, s22\n SCALAR", Check::Uniform(|u| u[1] | 1 << (u[2] & 31))),
     (
@@ -330,6 +385,18 @@ fn f32v(x: u32) -> f32 {
     }
 }
 
+/// An f32 result as the hardware writes it: denormals flushed to signed
+/// zeros when MODE flushes them.
+fn fo(r: f32) -> u32 {
+    f32v(r.to_bits()).to_bits()
+}
+
+/// An f64 result's bits folded to 32 (low ^ high).
+fn fold64(r: f64) -> u32 {
+    let b = r.to_bits();
+    b as u32 ^ (b >> 32) as u32
+}
+
 fn f16(x: u32) -> f32 {
     // IEEE half from its bits, exactly (independent of the emulator).
     let h = x as u16;
@@ -527,12 +594,15 @@ fn described_operations_match_the_reference() {
                     let active = exec >> l & 1 == 1;
                     let want: Vec<u32> = match (active, check) {
                         (false, c) => vec![SENTINEL; width(c) as usize],
-                        (true, Check::Lane(f)) => vec![f(x, uni)],
+                        (true, Check::Lane(f) | Check::Float(f)) => vec![f(x, uni)],
                         (true, Check::Uniform(f)) => vec![f(uni)],
                         (true, Check::Mask(_)) => vec![mask as u32, (mask >> 32) as u32],
                     };
                     for (k, want) in want.iter().enumerate() {
-                        if got(k) != *want {
+                        let both_nan = matches!(check, Check::Float(_))
+                            && f32::from_bits(got(k)).is_nan()
+                            && f32::from_bits(*want).is_nan();
+                        if got(k) != *want && !both_nan {
                             failures.push(format!(
                                 "{target} flush={flush} fast={fast} wave {g} lane {l} `{}` result {k}: got {:#010x}, want {want:#010x} (inputs {:08x?})",
                                 line.lines().next().unwrap_or(""),

@@ -220,18 +220,6 @@ pub fn bf16_to_f32(a: u16) -> u32 {
 pub fn f32_to_bf16(a: u32, rm: Round) -> u16 {
     soft::convert::<F32, BF16>(a as u64, rm) as u16
 }
-/// f32 to bf16 by truncation (dropping the low 16 bits), as some software
-/// paths do; NaNs stay NaNs (a NaN whose payload is only in the dropped
-/// bits is quieted).
-#[inline]
-pub fn f32_to_bf16_trunc(a: u32) -> u16 {
-    let r = (a >> 16) as u16;
-    if soft::is_nan::<F32>(a as u64) {
-        r | 0x40
-    } else {
-        r
-    }
-}
 /// Two f32 to a packed bf16 pair (`a` low), nearest-even.
 #[inline]
 pub fn cvt_pk_bf16_f32(a: u32, b: u32) -> u32 {
@@ -344,16 +332,6 @@ pub fn half(x: u32, hi: bool) -> u16 {
         (x >> 16) as u16
     } else {
         x as u16
-    }
-}
-/// Writes a 16-bit result into one half of `old` (`op_sel[3]` chooses the
-/// half), keeping the other half.
-#[inline]
-pub fn write_half(old: u32, v: u16, hi: bool) -> u32 {
-    if hi {
-        (old & 0xffff) | (v as u32) << 16
-    } else {
-        (old & 0xffff_0000) | v as u32
     }
 }
 

@@ -848,7 +848,7 @@ macro_rules! wrap1 {
 
 wrap2! {
     add_f16 = add<F16>(u16); add_f32 = add<F32>(u32); add_f64 = add<F64>(u64);
-    sub_f16 = sub<F16>(u16); sub_f32 = sub<F32>(u32); sub_f64 = sub<F64>(u64);
+    sub_f32 = sub<F32>(u32);
     mul_f16 = mul<F16>(u16); mul_f32 = mul<F32>(u32); mul_f64 = mul<F64>(u64);
     min_f16 = min<F16>(u16); min_f32 = min<F32>(u32); min_f64 = min<F64>(u64);
     max_f16 = max<F16>(u16); max_f32 = max<F32>(u32); max_f64 = max<F64>(u64);

@@ -308,21 +308,6 @@ pub fn lshl_add_u64(a: u64, b: u32, c: u64) -> u64 {
     let s = if s > 4 { 0 } else { s };
     (a << s).wrapping_add(c)
 }
-/// `v_bitop3_b32` (gfx950): bit i of the result is `ttbl` bit
-/// `{a[i], b[i], c[i]}`.
-#[inline]
-pub fn bitop3_b32(a: u32, b: u32, c: u32, ttbl: u8) -> u32 {
-    let mut r = 0;
-    for k in 0..8u32 {
-        if ttbl >> k & 1 != 0 {
-            let x = if k & 4 != 0 { a } else { !a };
-            let y = if k & 2 != 0 { b } else { !b };
-            let z = if k & 1 != 0 { c } else { !c };
-            r |= x & y & z;
-        }
-    }
-    r
-}
 
 /// `v_bfe_u32`: `(a >> off[4:0]) & ((1 << width[4:0]) - 1)` (width 0 gives
 /// 0).

@@ -29,15 +29,6 @@ pub fn pk_neg_f16(x: u32, neg_lo: bool, neg_hi: bool) -> u32 {
     x ^ (neg_lo as u32) << 15 ^ (neg_hi as u32) << 31
 }
 
-/// Builds a packed f32 operand from a 64-bit register pair: `op_sel` picks
-/// the 32-bit half for the low lane, `op_sel_hi` for the high lane.
-#[inline]
-pub fn pk_f32_operand(x: u64, op_sel: bool, op_sel_hi: bool) -> u64 {
-    let lo = if op_sel { x >> 32 } else { x & 0xffff_ffff };
-    let hi = if op_sel_hi { x >> 32 } else { x & 0xffff_ffff };
-    lo | hi << 32
-}
-
 /// Applies `neg_lo`/`neg_hi` to a packed f32 operand.
 #[inline]
 pub fn pk_neg_f32(x: u64, neg_lo: bool, neg_hi: bool) -> u64 {
@@ -154,40 +145,7 @@ pub fn pk_max_f16(a: u32, b: u32, m: Mode) -> u32 {
 pub fn pk_min_f16(a: u32, b: u32, m: Mode) -> u32 {
     lanes2(a, b, |x, y| float::min_f16(x, y, m))
 }
-/// The VOP3P clamp modifier on a packed f16 result (each lane into
-/// [0, 1]).
-#[inline]
-pub fn pk_clamp_f16(r: u32, m: Mode) -> u32 {
-    lanes2(r, 0, |x, _| float::clamp::<F16>(x as u64, m) as u16)
-}
 
-#[inline]
-fn lanes2_f32(a: u64, b: u64, f: impl Fn(u32, u32) -> u32) -> u64 {
-    f(a as u32, b as u32) as u64 | (f((a >> 32) as u32, (b >> 32) as u32) as u64) << 32
-}
-
-/// `v_pk_fma_f32` (gfx90a+): two f32 fused multiply-adds.
-#[inline]
-pub fn pk_fma_f32(a: u64, b: u64, c: u64, m: Mode) -> u64 {
-    let lo = float::fma_f32(a as u32, b as u32, c as u32, m);
-    let hi = float::fma_f32((a >> 32) as u32, (b >> 32) as u32, (c >> 32) as u32, m);
-    lo as u64 | (hi as u64) << 32
-}
-/// `v_pk_mul_f32`.
-#[inline]
-pub fn pk_mul_f32(a: u64, b: u64, m: Mode) -> u64 {
-    lanes2_f32(a, b, |x, y| float::mul_f32(x, y, m))
-}
-/// `v_pk_add_f32`.
-#[inline]
-pub fn pk_add_f32(a: u64, b: u64, m: Mode) -> u64 {
-    lanes2_f32(a, b, |x, y| float::add_f32(x, y, m))
-}
-/// The VOP3P clamp modifier on a packed f32 result.
-#[inline]
-pub fn pk_clamp_f32(r: u64, m: Mode) -> u64 {
-    lanes2_f32(r, 0, |x, _| float::clamp::<F32>(x as u64, m) as u32)
-}
 /// `v_pk_mov_b32`: low result = the 32-bit half of `a` chosen by
 /// `op_sel[0]`, high result = the half of `b` chosen by `op_sel[1]`.
 #[inline]

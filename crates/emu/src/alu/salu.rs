@@ -540,13 +540,3 @@ pub fn cmp_u32(op: ICmp, a: u32, b: u32) -> bool {
 pub fn cmp_u64(op: ICmp, a: u64, b: u64) -> bool {
     icmp(op, a, b)
 }
-/// `s_cmpk_*_i32`: against the sign-extended 16-bit immediate.
-#[inline]
-pub fn cmpk_i32(op: ICmp, a: u32, imm: u16) -> bool {
-    icmp(op, a as i32, imm as i16 as i32)
-}
-/// `s_cmpk_*_u32`: against the zero-extended 16-bit immediate.
-#[inline]
-pub fn cmpk_u32(op: ICmp, a: u32, imm: u16) -> bool {
-    icmp(op, a, imm as u32)
-}
