@@ -144,7 +144,7 @@ const CASES: &[(&str, Check)] = &[
     ("s_mov_b32 s28, 0x0c010704\n v_perm_b32 vR, v10, v11, s28", Check::Lane(|x, _| { let b = |k: u32| (u64v(x[1], x[0]) >> (8 * k)) as u8 as u32; b(4) | b(7) << 8 | b(1) << 16 })),
     ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_cndmask_b32_e32 vR, v12, v13, vcc", Check::Lane(|x, _| if x[0] < x[1] { x[3] } else { x[2] })),
     ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_addc_co_u32_e32 vR, vcc, v10, v11, vcc", Check::Lane(|x, _| x[0].wrapping_add(x[1]).wrapping_add(u32::from(x[0] < x[1])))),
-    ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_addc_co_u32_e32 vR, vcc, v10, v11, vcc\n MASK", Check::Mask(|x, _| u64::from(x[0]) + u64::from(x[1]) + u64::from(x[0] < x[1]) >> 32 != 0)),
+    ("v_cmp_lt_u32_e32 vcc, v10, v11\n v_addc_co_u32_e32 vR, vcc, v10, v11, vcc\n MASK", Check::Mask(|x, _| (u64::from(x[0]) + u64::from(x[1]) + u64::from(x[0] < x[1])) >> 32 != 0)),
     ("v_add_co_u32_e64 vR, s[30:31], v10, v10\n SMASK", Check::Mask(|x, _| x[0] >> 31 == 1)),
     ("v_sub_co_u32_e64 vR, s[30:31], v10, v10\n SMASK", Check::Mask(|_, _| false)),
     ("v_subrev_co_u32_e32 vR, vcc, v10, v11\n MASK", Check::Mask(|x, _| x[0] > x[1])),
