@@ -11,9 +11,8 @@
 
 mod common;
 
-use common::{llvm, Rng};
+use common::{assemble, llvm, Rng};
 use lathe_isa::{decode, Encoding, Instruction, Opcode, RegRange, Target};
-use std::process::Command;
 
 /// Source values worth trying in the 9-bit src1/src2 fields: SGPRs, VCC,
 /// special registers, inline constants, literal (255), VGPRs.
@@ -274,36 +273,6 @@ fn vop3_dpp_sweep_against_llvm() {
         mismatches.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-/// llvm-mc's encoding of `line` for `target` (`--show-encoding`).
-fn assemble(target: Target, line: &str) -> Vec<u8> {
-    let mut child = Command::new(lathe_testkit::llvm_tool("llvm-mc"))
-        .args(["-triple=amdgcn-amd-amdhsa", "--show-encoding"])
-        .arg(format!("-mcpu={}", target.name()))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write as _;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(line.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    let enc = text
-        .split("encoding: [")
-        .nth(1)
-        .unwrap()
-        .split(']')
-        .next()
-        .unwrap();
-    enc.split(',')
-        .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
-        .collect()
 }
 
 /// Instructions written by hand, assembled by llvm-mc: we decode each to

@@ -556,3 +556,33 @@ impl Rng {
         v[self.below(v.len() as u32) as usize]
     }
 }
+
+/// llvm-mc's encoding of `line` for `target` (`--show-encoding`).
+pub fn assemble(target: Target, line: &str) -> Vec<u8> {
+    let mut child = Command::new(lathe_testkit::llvm_tool("llvm-mc"))
+        .args(["-triple=amdgcn-amd-amdhsa", "--show-encoding"])
+        .arg(format!("-mcpu={}", target.name()))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(line.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let enc = text
+        .split("encoding: [")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{target}: llvm-mc rejects {line}"))
+        .split(']')
+        .next()
+        .unwrap();
+    enc.split(',')
+        .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap())
+        .collect()
+}
