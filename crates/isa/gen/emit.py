@@ -22,6 +22,7 @@ FLAG_OF_MOD = {
     "th": "TH", "scope": "SCOPE", "nv": "NV", "scale_offset": "SCALE_OFFSET",
     "th_store": "TH_STORE", "th_atomic": "TH_ATOMIC",
     "byte_sel_lo": "BYTE_SEL_LO", "byte_sel_hi": "BYTE_SEL_HI",
+    "opsel_no_dst": "OPSEL_NO_DST", "opsel_skip01": "OPSEL_SKIP01",
 }
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",

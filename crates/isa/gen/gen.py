@@ -56,6 +56,7 @@ ENC_RUST = OrderedDict([
     ("VOPD3X_12", "Vopd3X"), ("VOPD3Y_12", "Vopd3Y"),
     ("DPP_VOP3_10", "Vop3Dpp"), ("DPP8_VOP3_10", "Vop3Dpp8"),
     ("DPP8_VOP2", "Vop2Dpp8"), ("DPP8_VOP1", "Vop1Dpp8"), ("DPP8_VOPC", "VopcDpp8"),
+    ("DPP_VOP3F16_10", "Vop3DppF16"), ("DPP8_VOP3F16_10", "Vop3Dpp8F16"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -68,7 +69,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32,
             "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256,
             "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024,
-            "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256}
+            "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256,
+            "DPP_VOP3F16_10": 1024, "DPP8_VOP3F16_10": 1024}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -542,6 +544,20 @@ UNPRINTED_MODS = ("scale_sel", "matrix_a_reuse", "matrix_b_reuse", "matrix_a_fmt
                   "matrix_b_fmt")
 
 
+def opsel_dpp_flags(rec, an, flags):
+    """VOP3 DPP's `op_sel` list, from single-bit flips (D71): whether its
+    last entry is src1 (bit 12) rather than the destination (bit 14), and
+    whether LLVM leaves bits 0 and 1 unprinted though it prints others."""
+    texts = {b: rec["scan"].get(str(b)) or "" for b in an.field_bits("op_sel")}
+    lists = {b: re.search(r"op_sel:\[([0-9,]+)\]", t) for b, t in texts.items()}
+    lists = {b: m.group(1).split(",") for b, m in lists.items() if m}
+    if 12 in lists and len(lists[12]) == 2 and lists[12][-1] == "1" and 14 not in lists:
+        flags.add("opsel_no_dst")
+    if lists and 11 not in lists and 12 not in lists and all(
+            texts[b] == rec["text"] for b in (11, 12)):
+        flags.add("opsel_skip01")
+
+
 def analyze(rec, cpu):
     an = Analysis(rec)
     enc = rec["enc"]
@@ -712,6 +728,8 @@ def analyze(rec, cpu):
         m = t and re.search(r"op_sel:\[([0-9,]+)\]", t)
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
+        if enc in P.VOP3_DPP:
+            opsel_dpp_flags(rec, an, flags)
     # GFX12 fp8/bf8 conversions: `byte_sel:` is two op_sel bits; which
     # ones (and which is the low bit) from the texts of single flips.
     if "byte_sel" in flags:
@@ -778,9 +796,12 @@ def main():
     # The name changed with the 32-bit DPP8 records (D66): a generator
     # without them must not read them, so the older cache is only read
     # (and upgraded into the new file), never rewritten.
+    # Renamed again with GFX11's VOP3 DPP records (D71), for the same reason.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-dpp8.json"))
-    older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json")
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-gfx11dpp.json"))
+    older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-dpp8.json")
+    if not os.path.exists(older):
+        older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json")
     if "LATHE_ISA_PROBE_CACHE" not in os.environ and not os.path.exists(path):
         path_in = older
     else:
@@ -797,6 +818,17 @@ def main():
                 added = list(ex.map(lambda c: P.add_dpp8_32(c, data[c]), old))
             print("32-bit DPP8 records added:", dict(zip(old, added)), file=sys.stderr)
             data["dpp8_32"] = sorted(done | set(old))
+            with open(path, "w") as f:
+                json.dump(data, f)
+        # Caches written before GFX11's VOP3 DPP was probed (D71).
+        done = set(data.get("gfx11_vop3_dpp", []))
+        old = [g[0] for g in data["groups"] if g[0] not in done]
+        if old:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+                added = list(ex.map(lambda c: P.add_gfx11_vop3_dpp(c, data[c]), old))
+            print("GFX11 VOP3 DPP records added:", dict(zip(old, added)), file=sys.stderr)
+            data["gfx11_vop3_dpp"] = sorted(done | set(old))
             with open(path, "w") as f:
                 json.dump(data, f)
         # Processors the cache does not have yet (a new generation) are
@@ -822,6 +854,7 @@ def main():
                 new = P.probe_all(full="--full" in sys.argv, targets=rest)
                 data["groups"] += new.pop("groups")
                 data["dpp8_32"] += new.pop("dpp8_32")
+                data["gfx11_vop3_dpp"] += new.pop("gfx11_vop3_dpp")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)

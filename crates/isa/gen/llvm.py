@@ -27,9 +27,15 @@ def llvm_version():
 
 def cpu_args(cpu):
     """`gfx1030:w64` -> ("gfx1030", ["--mattr=+wavefrontsize64"]): a wave64
-    probe of a processor whose default (for the disassembler) is wave32."""
-    name, _, wave = cpu.partition(":")
-    return name, (["--mattr=+wavefrontsize64"] if wave == "w64" else [])
+    probe of a processor whose default (for the disassembler) is wave32;
+    `gfx1100:fake16` (or `gfx1100:w64:fake16`) reads GFX11 without the
+    true16 tables."""
+    name, *tags = cpu.split(":")
+    attrs = ["+wavefrontsize64"] if "w64" in tags else []
+    # `:fake16`: GFX11's fake16 reading alone (the true16 tables disabled;
+    # D71 probes both readings of a VOP3 DPP word).
+    attrs += ["-real-true16"] if "fake16" in tags else []
+    return name, (["--mattr=" + ",".join(attrs)] if attrs else [])
 
 
 CRASHED = []  # probes that make llvm-objdump crash (reported, treated as invalid)

@@ -381,7 +381,10 @@ DPP8_3_FIELDS = dict(src0=F(2, 0, 8), dpp8=F(2, 8, 24))
 DPP8_ID = sum(i << (3 * i) for i in range(8))
 DPP8_TEMPLATE = 16 | DPP8_ID << 8
 SRC0_DPP16, SRC0_DPP8, SRC0_DPP8_FI = 0xFA, 0xE9, 0xEA
-VOP3_DPP = ("DPP_VOP3_10", "DPP8_VOP3_10")
+# GFX11's fake16 readings of the opcodes whose VOP3 DPP word LLVM reads
+# with the true16 tables first (D71): the fallback rows.
+VOP3_DPP_F16 = ("DPP_VOP3F16_10", "DPP8_VOP3F16_10")
+VOP3_DPP = ("DPP_VOP3_10", "DPP8_VOP3_10") + VOP3_DPP_F16
 # DPP8 of the 32-bit encodings (GFX10+, D66): a VOP1/VOP2/VOPC word whose
 # src0 field is 0xE9 (0xEA: `fi:1`), then a dword with src0 in bits 7:0 and
 # eight 3-bit lane selects in 31:8 (the VOP3 DPP8 dword, one word earlier).
@@ -396,11 +399,9 @@ def has_dpp8_32(cpu):
 
 
 def has_vop3_dpp(cpu):
-    """VOP3 DPP is probed on GFX12 and GFX12.5 (D61). GFX11 has it too, but
-    LLVM 22 decodes a GFX11 word with the true16 tables first and falls
-    back to the fake16 ones on operand combinations (an SGPR src1, a
-    non-zero unused src2) the per-field probes cannot see, printing the
-    same word with or without `.l`/`.h` and `op_sel`: it stays `.long`."""
+    """VOP3 DPP is probed in stage B on GFX12 and GFX12.5 (D61); GFX11's
+    has two readings per 16-bit opcode and its own stage
+    (`add_gfx11_vop3_dpp`, D71)."""
     return generation(cpu) >= 12
 
 
@@ -408,7 +409,7 @@ def vop3_dpp_fields(enc):
     """Fields of a VOP3 DPP16/DPP8 record: VOP3's, src0 from the third
     dword."""
     f = dict(ENCODINGS["VOP3_10"]["fields"])
-    f.update(DPP3_FIELDS if enc == "DPP_VOP3_10" else DPP8_3_FIELDS)
+    f.update(DPP3_FIELDS if enc.startswith("DPP_") else DPP8_3_FIELDS)
     return f
 
 
@@ -584,6 +585,62 @@ def add_dpp8_32(cpu, recs):
     return len(new)
 
 
+def add_gfx11_vop3_dpp(cpu, recs):
+    """GFX11's VOP3 DPP16/DPP8 records (D71), stages B-D; appended to
+    `recs`. Returns how many were added (0 off GFX11).
+
+    LLVM 22 decodes a GFX11 VOP3 DPP word with the true16 table first and
+    the fake16 one when the true16 decoder rejects it. Each opcode gets
+    its default reading (`DPP_VOP3_10`/`DPP8_VOP3_10`) and, where the
+    fake16 reading (`cpu:fake16`, the true16 tables off) prints the base
+    word differently, a fallback record (`DPP_VOP3F16_10`/
+    `DPP8_VOP3F16_10`) probed under that reading. Which words the true16
+    decoder rejects is learned bit by bit: every bit-scan word of a
+    two-reading record is also read as fake16, and a flip whose default
+    text is the fake16 text (LLVM fell back) is recorded as invalid for
+    the true16 record, so its must-be-zero/must-be-one masks say when the
+    fallback record applies (op_sel bits of unused operands; a src2 that
+    is not a VGPR for `v_alignbit_b32`/`v_alignbyte_b32`)."""
+    if generation(cpu) != 11:
+        return 0
+    f16 = cpu + ":fake16"
+    probes, keys = [], []
+    for r in recs:
+        if r["enc"] != "VOP3_10":
+            continue
+        w0, w1 = r["base"][0], r["base"][1] & ~0x1FF
+        probes.append([w0, w1 | SRC0_DPP16, DPP_TEMPLATE])
+        keys.append((r, "DPP"))
+        probes.append([w0, w1 | SRC0_DPP8, DPP8_TEMPLATE])
+        keys.append((r, "DPP8"))
+    true16, fake16, seen = [], [], set()
+    for (r, kind), p, (t, nw), (tf, nwf) in zip(keys, probes, disasm(cpu, probes), disasm(f16, probes)):
+        if nw != len(p) or t is None or t == "<crash>" or (kind, r["op"]) in seen:
+            continue
+        seen.add((kind, r["op"]))
+        rec = dict(enc=kind + "_VOP3_10", op=r["op"], template=0, base=p, text=t, nwords=nw)
+        true16.append(rec)
+        if tf is not None and tf != "<crash>" and nwf == len(p) and tf != t:
+            rec["_two"] = True
+            fake16.append(dict(enc=kind + "_VOP3F16_10", op=r["op"], template=0, base=p,
+                               text=tf, nwords=nwf))
+    bit_scans(cpu, true16)
+    two = [r for r in true16 if r.pop("_two", False)]
+    shadow = [dict(r) for r in two]
+    bit_scans(f16, shadow)
+    for r, s in zip(two, shadow):
+        for b, t in r["scan"].items():
+            if t is not None and t == s["scan"][b]:
+                r["scan"][b] = None  # the true16 decoder rejected it
+    type_probes(cpu, true16)
+    class_probes(cpu, true16)
+    bit_scans(f16, fake16)
+    type_probes(f16, fake16)
+    class_probes(f16, fake16)
+    recs.extend(true16 + fake16)
+    return len(true16) + len(fake16)
+
+
 def bit_scans(cpu, recs):
     """Stage C: flip every non-opcode bit of each base word."""
     probes, spans = [], []
@@ -633,13 +690,14 @@ LITERALS = [0x3F800000, 0x12345678, 0x3C00, 0x1, 0xBFF00000, 0xFFFFFFF0, 0x80000
             0xC400, 0x4400, 0xFFC0, 0x3F000000]
 # Source fields, per encoding; VOP3/VOP3P/MAI/MUBUF/MTBUF literals make LLVM 22 crash, so
 # those fields get no literal probes.
-SRC_FIELDS = {"DPP_VOP3": ["src1", "src2"], "DPP8_VOP3": ["src1", "src2"], "VOPDX": ["src0"], "VOPDY": ["src0"], "VOPD3X": ["src0"], "VOPD3Y": ["src0"],
+SRC_FIELDS = {"DPP_VOP3": ["src1", "src2"], "DPP8_VOP3": ["src1", "src2"],
+              "DPP_VOP3F16": ["src1", "src2"], "DPP8_VOP3F16": ["src1", "src2"], "VOPDX": ["src0"], "VOPDY": ["src0"], "VOPD3X": ["src0"], "VOPD3Y": ["src0"],
               "SOP2": ["ssrc0", "ssrc1"], "SOP1": ["ssrc0"], "SOPC": ["ssrc0", "ssrc1"],
               "VOP2": ["src0"], "VOP1": ["src0"], "VOPC": ["src0"],
               "VOP3": ["src0", "src1", "src2"], "VOP3P": ["src0", "src1", "src2"],
               "MAI": ["src0", "src1", "src2"], "MUBUF": ["soffset"], "MTBUF": ["soffset"]}
 # VOPD3 with a literal is four words (an `Instruction` holds three, D57).
-NO_LITERAL = {"DPP_VOP3_10", "DPP8_VOP3_10", "VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12",
+NO_LITERAL = {"DPP_VOP3_10", "DPP8_VOP3_10", "DPP_VOP3F16_10", "DPP8_VOP3F16_10", "VOP3", "VOP3P", "MAI", "MUBUF", "MTBUF", "MUBUF_10", "MUBUF_11", "MUBUF_12",
               "VOPD3X_12", "VOPD3Y_12"}
 
 
@@ -711,6 +769,7 @@ REG_FIELDS = {
     "SDWA_VOP2": ["vdst", "vsrc1"], "SDWA_VOP1": ["vdst"], "SDWA_VOPC": ["vsrc1"],
     "DPP_VOP2": ["vdst", "vsrc1", "src0"], "DPP_VOP1": ["vdst", "src0"],
     "DPP_VOP3": ["vdst", "src0"], "DPP8_VOP3": ["vdst", "src0"],
+    "DPP_VOP3F16": ["vdst", "src0"], "DPP8_VOP3F16": ["vdst", "src0"],
     "DPP8_VOP2": ["vdst", "vsrc1", "src0"], "DPP8_VOP1": ["vdst", "src0"],
     "DPP8_VOPC": ["vsrc1", "src0"],
     "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
@@ -934,6 +993,7 @@ def full_probe(cpu, recs=None):
     type_probes(cpu, recs)
     class_probes(cpu, recs)
     mimg_widths(cpu, recs)
+    add_gfx11_vop3_dpp(cpu, recs)
     return recs
 
 
@@ -966,7 +1026,7 @@ def probe_all(full=False, jobs=None, targets=None):
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
-    out = {"groups": groups, "dpp8_32": todo}
+    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]
