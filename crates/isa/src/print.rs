@@ -115,8 +115,12 @@ impl Instruction {
                     Encoding::Vop3 => {
                         enc::vop::print_vop3_mods(self, out)?;
                         match info.enc {
-                            Encoding::Vop3Dpp => enc::sdwa_dpp::print_dpp_mods_in(self, 2, out),
-                            Encoding::Vop3Dpp8 => enc::sdwa_dpp::print_dpp8_mods(self, 2, out),
+                            Encoding::Vop3Dpp | Encoding::Vop3DppF16 => {
+                                enc::sdwa_dpp::print_dpp_mods_in(self, 2, out)
+                            }
+                            Encoding::Vop3Dpp8 | Encoding::Vop3Dpp8F16 => {
+                                enc::sdwa_dpp::print_dpp8_mods(self, 2, out)
+                            }
                             _ => Ok(()),
                         }
                     }
