@@ -172,6 +172,18 @@ pub(crate) fn decode_words(
             if !r.is_invalid() {
                 return r;
             }
+            // GFX11 (D71): a word the true16 reading rejects is read with
+            // the fake16 table, as LLVM's decoder falls back.
+            if target.generation() == 11 {
+                let f = match d {
+                    Encoding::Vop3Dpp => Encoding::Vop3DppF16,
+                    _ => Encoding::Vop3Dpp8F16,
+                };
+                let r = decode_as(target, f, w0, &get);
+                if !r.is_invalid() {
+                    return r;
+                }
+            }
         }
     }
     let r = decode_as(target, enc, w0, &get);

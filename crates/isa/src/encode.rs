@@ -124,11 +124,11 @@ impl Instruction {
             }
             // VOP3 DPP (D61): the same defaults in word 2; DPP8 the
             // identity lane selects.
-            Encoding::Vop3Dpp => {
+            Encoding::Vop3Dpp | Encoding::Vop3DppF16 => {
                 words[1] |= enc::SRC0_DPP;
                 words[2] = 0xE4 << 8 | 0xF << 24 | 0xF << 28;
             }
-            Encoding::Vop3Dpp8 => {
+            Encoding::Vop3Dpp8 | Encoding::Vop3Dpp8F16 => {
                 words[1] |= enc::SRC0_DPP8;
                 words[2] = enc::sdwa_dpp::DPP8_IDENTITY << 8;
             }

@@ -220,8 +220,8 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
         // (DPP8: `fi` is word 1's src0 value, 0xE9 or 0xEA).
         // VOP3b keeps its scalar destination where `abs` and `op_sel`
         // are: the same fields without the first two.
-        E::Vop3Dpp => return if vop3b { &VOP3_DPP[2..] } else { VOP3_DPP },
-        E::Vop3Dpp8 => return if vop3b { &VOP3_DPP8[2..] } else { VOP3_DPP8 },
+        E::Vop3Dpp | E::Vop3DppF16 => return if vop3b { &VOP3_DPP[2..] } else { VOP3_DPP },
+        E::Vop3Dpp8 | E::Vop3Dpp8F16 => return if vop3b { &VOP3_DPP8[2..] } else { VOP3_DPP8 },
         // 32-bit DPP8 (D66): `fi` is word 0's src0 value, the selects word 1.
         E::Vop2Dpp8 | E::Vop1Dpp8 | E::VopcDpp8 => {
             return &[(Dpp8Fi, (0, 0, 9)), (Dpp8, (1, 8, 24))]

@@ -236,6 +236,14 @@ pub enum Encoding {
     Vop1Dpp8,
     /// VOPC with a DPP8 second dword (GFX11+, D66).
     VopcDpp8,
+    /// GFX11's fake16 reading of a [`Vop3Dpp`](Encoding::Vop3Dpp) word
+    /// (D71): LLVM reads a 16-bit opcode's word with the true16 table
+    /// first and falls back to this one when the true16 decoder rejects
+    /// it (an `op_sel` bit of an operand the opcode lacks, ...). Same layout.
+    Vop3DppF16,
+    /// GFX11's fake16 reading of a [`Vop3Dpp8`](Encoding::Vop3Dpp8) word
+    /// (D71).
+    Vop3Dpp8F16,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -248,7 +256,11 @@ impl Encoding {
     pub const fn family(self) -> Encoding {
         match self {
             Encoding::SmemGfx10 => Encoding::Smem,
-            Encoding::Vop3Gfx10 | Encoding::Vop3Dpp | Encoding::Vop3Dpp8 => Encoding::Vop3,
+            Encoding::Vop3Gfx10
+            | Encoding::Vop3Dpp
+            | Encoding::Vop3Dpp8
+            | Encoding::Vop3DppF16
+            | Encoding::Vop3Dpp8F16 => Encoding::Vop3,
             Encoding::Vop3pGfx10 => Encoding::Vop3p,
             Encoding::DsGfx10 => Encoding::Ds,
             Encoding::FlatGfx10 => Encoding::Flat,
@@ -699,6 +711,14 @@ pub mod flags {
     pub const SRC0_SEL: u64 = 1 << 11;
     /// Prints `src1_sel:` (SDWA).
     pub const SRC1_SEL: u64 = 1 << 12;
+    /// VOP3 DPP (D71, an SDWA-only bit reused): the `op_sel` list names
+    /// sources only, no destination entry (GFX11's VOPC DPP forms print
+    /// `op_sel:[src0,src1]`; their VOP3 form adds the destination).
+    pub const OPSEL_NO_DST: u64 = SRC1_SEL;
+    /// VOP3 DPP (D71, an SDWA-only bit reused): LLVM does not print
+    /// `op_sel` bits 0 and 1 (`v_dot2_f16_f16`/`v_dot2_bf16_bf16`'s DPP
+    /// forms; the VOP3 form prints them).
+    pub const OPSEL_SKIP01: u64 = SRC0_SEL;
     /// Prints `offset:` (16-bit DS offset, MUBUF/FLAT offset, SMEM offset).
     pub const OFFSET: u64 = 1 << 13;
     /// Prints `offset0:` / `offset1:` (DS two-address forms).

@@ -57,7 +57,9 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
             }
         }
         // VOP3 DPP (D61): src0 is an 8-bit VGPR in word 2; the rest is VOP3's.
-        E::Vop3Dpp | E::Vop3Dpp8 if matches!(field, F::Src0) => return Some((2, 0, 8)),
+        E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 if matches!(field, F::Src0) => {
+            return Some((2, 0, 8))
+        }
         E::MubufGfx12 => {
             return match field {
                 F::Soffset => Some((0, 0, 7)),
@@ -172,7 +174,7 @@ pub(crate) fn base_words(enc: Encoding) -> usize {
         E::Sop2 | E::Sopk | E::Sop1 | E::Sopc | E::Sopp | E::Vop2 | E::Vop1 | E::Vopc => 1,
         E::Invalid => 1,
         E::MubufGfx12 | E::FlatGfx12 | E::GlobalGfx12 | E::ScratchGfx12 => 3,
-        E::Vopd3X | E::Vopd3Y | E::Vop3Dpp | E::Vop3Dpp8 => 3,
+        E::Vopd3X | E::Vopd3Y | E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 => 3,
         _ => 2,
     }
 }
@@ -201,7 +203,9 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::Mtbuf => (0xFC00_0000, 0xE800_0000, 15, 4),
         E::Mimg => (0xFC00_0000, 0xF000_0000, 18, 7),
         E::SmemGfx10 => (0xFC00_0000, 0xF400_0000, 18, 8),
-        E::Vop3Gfx10 | E::Vop3Dpp | E::Vop3Dpp8 => (0xFC00_0000, 0xD400_0000, 16, 10),
+        E::Vop3Gfx10 | E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 => {
+            (0xFC00_0000, 0xD400_0000, 16, 10)
+        }
         E::Vop3pGfx10 => (0xFF80_0000, 0xCC00_0000, 16, 7),
         E::DsGfx10 => (0xFC00_0000, 0xD800_0000, 18, 8),
         E::FlatGfx10 => (0xFC00_C000, 0xDC00_0000, 18, 7),

@@ -46,7 +46,10 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
     };
     let dpp = matches!(
         inst.encoding(),
-        crate::opcode::Encoding::Vop3Dpp | crate::opcode::Encoding::Vop3Dpp8
+        crate::opcode::Encoding::Vop3Dpp
+            | crate::opcode::Encoding::Vop3Dpp8
+            | crate::opcode::Encoding::Vop3DppF16
+            | crate::opcode::Encoding::Vop3Dpp8F16
     );
     if dpp {
         // VOP3 DPP prints `bitop3:` before `op_sel` (D61).
@@ -60,14 +63,24 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
             flags::OPSEL_N2 => 1,
             _ => num_srcs(inst),
         };
-        let sel = inst.bits(0, 11, 4) & if dpp { !byte_bits } else { 0xF };
-        if sel & (((1 << n) - 1) | 8) != 0 {
+        let mut sel = inst.bits(0, 11, 4) & if dpp { !byte_bits } else { 0xF };
+        // VOP3 DPP (D71): bits 0-1 some opcodes do not print; a list of
+        // sources only (GFX11's VOPC), its last entry src1's bit.
+        if dpp && inst.has(flags::OPSEL_SKIP01) {
+            sel &= !3;
+        }
+        let last = if dpp && inst.has(flags::OPSEL_NO_DST) {
+            n
+        } else {
+            3
+        };
+        if sel & (((1 << n) - 1) | 1 << last) != 0 {
             out.write_str(" op_sel:[")?;
             for i in 0..n {
                 out.write_char(if sel >> i & 1 != 0 { '1' } else { '0' })?;
                 out.write_char(',')?;
             }
-            out.write_char(if sel & 8 != 0 { '1' } else { '0' })?;
+            out.write_char(if sel >> last & 1 != 0 { '1' } else { '0' })?;
             out.write_char(']')?;
         }
     }
