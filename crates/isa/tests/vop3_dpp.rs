@@ -1,7 +1,9 @@
-//! VOP3 DPP16 and DPP8 (GFX11, GFX11.5, GFX12, GFX12.5; D61) against
-//! llvm-objdump 22: every `Vop3Dpp`/`Vop3Dpp8` opcode of one processor per
-//! table column, with random fields (VOP3's modifiers and sources, the
-//! third dword's lane controls, DPP8's `fi`), decoded by us and by LLVM.
+//! VOP3 DPP16 and DPP8 (GFX11, GFX11.5, GFX12, GFX12.5; D61, D71) against
+//! llvm-objdump 22: every `Vop3Dpp`/`Vop3Dpp8` opcode (and GFX11's fake16
+//! fallbacks `Vop3DppF16`/`Vop3Dpp8F16`) of every GFX11 processor and one
+//! GFX12+ processor per table column, with random fields (VOP3's modifiers
+//! and sources, the third dword's lane controls, DPP8's `fi`), decoded by
+//! us and by LLVM.
 //! Validity, length and text must agree; every valid word must re-encode
 //! to itself and rebuild exactly from its typed parts (opcode, operands,
 //! modifiers). `LATHE_DPP_SWEEP=<n>` sets the variants per opcode
@@ -13,6 +15,18 @@ mod common;
 
 use common::{assemble, llvm, Rng};
 use lathe_isa::{decode, Encoding, Instruction, Opcode, RegRange, Target};
+
+/// The VOP3 DPP encodings: DPP16, DPP8 and GFX11's fake16 readings (D71).
+fn is_vop3_dpp(e: Encoding) -> bool {
+    matches!(
+        e,
+        Encoding::Vop3Dpp | Encoding::Vop3Dpp8 | Encoding::Vop3DppF16 | Encoding::Vop3Dpp8F16
+    )
+}
+
+fn is_dpp8(e: Encoding) -> bool {
+    matches!(e, Encoding::Vop3Dpp8 | Encoding::Vop3Dpp8F16)
+}
 
 /// Source values worth trying in the 9-bit src1/src2 fields: SGPRs, VCC,
 /// special registers, inline constants, literal (255), VGPRs.
@@ -56,12 +70,12 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
         9,
         SRC9[rng.below(SRC9.len() as u32) as usize],
     );
-    if info.enc == Encoding::Vop3Dpp8 && rng.below(2) == 0 {
+    if is_dpp8(info.enc) && rng.below(2) == 0 {
         set(&mut w[1], 0, 9, 0xEA); // fi:1
     }
     // Word 2: src0 and the lane controls.
     w[2] = rng.u32();
-    if info.enc == Encoding::Vop3Dpp {
+    if !is_dpp8(info.enc) {
         set(
             &mut w[2],
             8,
@@ -83,7 +97,8 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
 /// Bits of a VOP3 DPP word no operand or modifier holds: the src1/src2
 /// fields of an opcode without that source, the destination field of
 /// one without a destination, DPP16's word-2 bits 23:20 and
-/// 17. LLVM ignores them; a typed rebuild leaves them zero.
+/// 17, the `op_sel` bits of a GFX11 fake16 reading that prints none (D71).
+/// LLVM ignores them; a typed rebuild leaves them zero.
 fn ignored(inst: Instruction) -> [u32; 3] {
     let has = |f| inst.info().operands().iter().any(|o| o.field == f);
     let mut m = [0u32; 3];
@@ -96,19 +111,26 @@ fn ignored(inst: Instruction) -> [u32; 3] {
     if !has(lathe_isa::Field::Src2) {
         m[1] |= 0x1FF << 18;
     }
-    if inst.encoding() == Encoding::Vop3Dpp {
+    if !is_dpp8(inst.encoding()) {
         m[2] |= 0xF << 20 | 1 << 17;
+    }
+    if matches!(
+        inst.encoding(),
+        Encoding::Vop3DppF16 | Encoding::Vop3Dpp8F16
+    ) && !inst.to_string().contains("op_sel")
+    {
+        m[0] |= 0xF << 11;
     }
     m
 }
 
-/// One processor per table column that has VOP3 DPP (GFX12, GFX12.5),
-/// both wave sizes.
+/// Every GFX11 processor and one GFX12+ processor per table column (VOP3
+/// DPP exists from GFX11 on), both wave sizes.
 fn targets() -> Vec<Target> {
     let mut out: Vec<Target> = Vec::new();
-    for t in Target::ALL.iter().copied().filter(|t| t.generation() >= 12) {
+    for t in Target::ALL.iter().copied().filter(|t| t.generation() >= 11) {
         for t in [Some(t), t.with_wave_size(64)].into_iter().flatten() {
-            if !out.iter().any(|u| u.table_column() == t.table_column()) {
+            if t.generation() == 11 || !out.iter().any(|u| u.table_column() == t.table_column()) {
                 out.push(t);
             }
         }
@@ -129,7 +151,7 @@ fn vop3_dpp_sweep_against_llvm() {
     let (mut all_probes, mut all_valid) = (0usize, 0usize);
     for target in targets() {
         let ops: Vec<Opcode> = Opcode::all_for(target)
-            .filter(|o| matches!(o.info().enc, Encoding::Vop3Dpp | Encoding::Vop3Dpp8))
+            .filter(|o| is_vop3_dpp(o.info().enc))
             .collect();
         let mut rng = Rng(0x51ED_2701_ABCD_0001 ^ target as u64);
         let mut probes = Vec::new();
@@ -142,7 +164,7 @@ fn vop3_dpp_sweep_against_llvm() {
         }
         let theirs = llvm(target, &probes);
         let (mut valid, mut dpp16, mut dpp8, mut exact) = (0usize, 0usize, 0usize, 0usize);
-        let mut four = 0usize;
+        let (mut four, mut fake16) = (0usize, 0usize);
         let mut ignored_only = 0usize;
         let mut seen_ok = std::collections::BTreeSet::new();
         for ((p, &op), t) in probes.iter().zip(&owners).zip(theirs) {
@@ -180,9 +202,15 @@ fn vop3_dpp_sweep_against_llvm() {
             let Some((text, _)) = t else { continue };
             valid += 1;
             match ours.encoding() {
-                Encoding::Vop3Dpp => dpp16 += 1,
-                Encoding::Vop3Dpp8 => dpp8 += 1,
-                _ => {}
+                e if !is_vop3_dpp(e) => {}
+                e if is_dpp8(e) => dpp8 += 1,
+                _ => dpp16 += 1,
+            }
+            if matches!(
+                ours.encoding(),
+                Encoding::Vop3DppF16 | Encoding::Vop3Dpp8F16
+            ) {
+                fake16 += 1;
             }
             if ours.opcode() == op {
                 seen_ok.insert(op);
@@ -221,7 +249,8 @@ fn vop3_dpp_sweep_against_llvm() {
         }
         report += &format!(
             "{target}: {} opcodes, {} probes, {valid} valid ({dpp16} DPP16, {dpp8} DPP8), \
-             {exact} rebuilt exactly, {} opcodes seen valid, {four} with a literal (4 words)\n",
+             {exact} rebuilt exactly, {} opcodes seen valid, {four} with a literal (4 words), \
+             {fake16} read as fake16\n",
             ops.len(),
             probes.len(),
             seen_ok.len()
@@ -325,13 +354,97 @@ fn assembled_vop3_dpp_against_llvm_mc() {
     }
 }
 
-/// GFX11's VOP3 DPP stays `.long` (D61): LLVM 22 prints the same word with
-/// or without true16 names depending on operand combinations.
+/// GFX11 (D71), written by hand and assembled by llvm-mc: the true16
+/// readings (`v1.l`, `op_sel`) decode to llvm-mc's text and re-encode to
+/// its bytes; then words LLVM reads with the fake16 table (an `op_sel` bit
+/// of a source the opcode lacks, an SGPR `v_alignbit_b32` src2) decode to
+/// llvm-objdump's text as the fake16 encodings and re-encode to themselves.
 #[test]
-fn gfx11_vop3_dpp_is_not_decoded() {
-    let bytes = assemble(
-        Target::Gfx1100,
+fn assembled_gfx11_vop3_dpp_against_llvm() {
+    let lines = [
+        "v_add_f16_e64_dpp v1.l, v2.l, v3.l quad_perm:[1,0,2,3] row_mask:0xf bank_mask:0xf",
+        "v_add_f16_e64_dpp v1.h, v2.h, v3.l op_sel:[1,0,1] row_shl:1 row_mask:0xf bank_mask:0xf",
+        "v_add_f16_e64_dpp v1.l, -v2.h, |v3.h| op_sel:[1,1,0] dpp8:[7,6,5,4,3,2,1,0]",
+        "v_fma_f16_e64_dpp v1.l, v2.l, v3.h, v4.h op_sel:[0,1,1,0] row_shr:2 row_mask:0xf bank_mask:0xf",
+        "v_cvt_f32_f16_e64_dpp v1, v2.h op_sel:[1,0] row_ror:3 row_mask:0xf bank_mask:0xf",
+        "v_cmp_lt_f16_e64_dpp s5, v2.l, v3.h op_sel:[0,1] row_shl:1 row_mask:0xf bank_mask:0xf",
+        "v_alignbit_b32_e64_dpp v1, v2, v3, v4.l dpp8:[7,6,5,4,3,2,1,0]",
+        "v_add_nc_u16_e64_dpp v1.h, v2.l, v3.h op_sel:[0,1,1] row_shl:1 row_mask:0xf bank_mask:0xf",
+        "v_mov_b16_e64_dpp v1.h, v2.l op_sel:[0,1] row_shl:1 row_mask:0xf bank_mask:0xf",
         "v_add_f32_e64_dpp v1, v2, v3 quad_perm:[1,0,2,3] row_mask:0xf bank_mask:0xf",
-    );
-    assert!(decode(Target::Gfx1100, &bytes).is_invalid());
+        "v_fma_f32_e64_dpp v1, v2, v3, s4 row_shl:1 row_mask:0xf bank_mask:0xf",
+    ];
+    // (line, word, bit set): LLVM's true16 decoder rejects the result.
+    let fallbacks = [
+        (lines[0], 0, 13), // op_sel of src2, which v_add_f16 lacks
+        (lines[2], 0, 13),
+        (lines[4], 0, 12), // op_sel of src1, which v_cvt_f32_f16 lacks
+        (lines[5], 0, 13),
+    ];
+    for target in [
+        Target::Gfx1100,
+        Target::Gfx1103,
+        Target::Gfx1150,
+        Target::Gfx11Generic,
+    ] {
+        for line in lines {
+            let bytes = assemble(target, line);
+            let inst = decode(target, &bytes);
+            assert_eq!(inst.to_string(), line, "{target}: {bytes:02x?}");
+            assert_eq!(inst.len(), 12, "{target} {line}");
+            assert_eq!(inst.encode(), bytes, "{target} {line}");
+            let read = inst.regs_read();
+            assert!(
+                read.contains(RegRange::vgpr(2, 1)),
+                "{target} {line}: {read:?}"
+            );
+            assert!(
+                read.iter().any(|r| r.first == 126),
+                "{target} {line}: {read:?}"
+            );
+        }
+        let mut probes = Vec::new();
+        for (line, w, bit) in fallbacks {
+            let bytes = assemble(target, line);
+            let mut words: Vec<u32> = bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            words[w] |= 1 << bit;
+            probes.push(words);
+        }
+        // v_alignbit_b32's true16 src2 is a VGPR: s4 is read as fake16.
+        let mut w = words_of(&assemble(target, lines[6]));
+        w[1] &= !(0x1FF << 18);
+        w[1] |= 4 << 18;
+        probes.push(w);
+        let theirs = llvm(target, &probes);
+        for (p, t) in probes.iter().zip(theirs) {
+            let (text, n) = t.unwrap_or_else(|| panic!("{target} {p:08x?}: LLVM rejects it"));
+            assert_eq!(n, 3, "{target} {text}");
+            assert!(
+                !text.contains(".l") && !text.contains(".h"),
+                "{target} {text}"
+            );
+            let bytes: Vec<u8> = p.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let inst = decode(target, &bytes);
+            assert_eq!(inst.to_string(), text, "{target} {p:08x?}");
+            assert!(
+                matches!(
+                    inst.encoding(),
+                    Encoding::Vop3DppF16 | Encoding::Vop3Dpp8F16
+                ),
+                "{target} {text}: {:?}",
+                inst.encoding()
+            );
+            assert_eq!(inst.encode(), bytes, "{target} {text}");
+        }
+    }
+}
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
