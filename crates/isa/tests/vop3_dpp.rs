@@ -149,6 +149,7 @@ fn vop3_dpp_sweep_against_llvm() {
     let mut failures = Vec::new();
     let mut report = String::new();
     let (mut all_probes, mut all_valid) = (0usize, 0usize);
+    let mut gfx11_text = 0usize;
     for target in targets() {
         let ops: Vec<Opcode> = Opcode::all_for(target)
             .filter(|o| is_vop3_dpp(o.info().enc))
@@ -193,6 +194,13 @@ fn vop3_dpp_sweep_against_llvm() {
                 continue;
             }
             if ours_t != t {
+                // GFX11 (D71): both read the word but print it differently
+                // is what a wrong true16/fake16 choice looks like; none may
+                // remain. (Validity from bit combinations and a misaligned
+                // wave64 carry-out LLVM only warns about are the residual.)
+                if target.generation() == 11 && ours_t.is_some() && t.is_some() {
+                    gfx11_text += 1;
+                }
                 mismatches.push(format!(
                     "{target} {op:?} {:08x?}\n    ours: {ours_t:?}\n    llvm: {t:?}",
                     &p[..3]
@@ -290,14 +298,18 @@ fn vop3_dpp_sweep_against_llvm() {
     for m in &inexact {
         eprintln!("inexact rebuild: {m}");
     }
-    // The residual (D61): validity LLVM decides from operand combinations
-    // (an SGPR src1 with some dpp_ctrl values, an odd s[102:103] carry-out),
-    // the GFX12.5 VOP3-only opcodes whose 255/254 source LLVM reads from
-    // the word itself, and `v_dot2_{f16_f16,bf16_bf16}`'s `op_sel` bits 0-1
-    // that GFX12's DPP form does not print. Under 1 % of the valid words;
-    // a larger count is a regression.
+    // The residual (D61, D71): validity LLVM decides from operand and bit
+    // combinations (an SGPR src1 with some dpp_ctrl values, several op_sel
+    // bits, an odd s[102:103] carry-out it only warns about), and the
+    // GFX12.5 VOP3-only opcodes whose 255/254 source LLVM reads from the
+    // word itself. Under 0.2 % of the valid words (0.11 % measured); a
+    // larger count is a regression.
+    assert_eq!(
+        gfx11_text, 0,
+        "GFX11 words both decoders read but print differently"
+    );
     assert!(
-        mismatches.len() * 100 <= all_valid,
+        mismatches.len() * 500 <= all_valid,
         "{} mismatches of {all_valid} valid probes",
         mismatches.len()
     );
