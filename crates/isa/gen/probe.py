@@ -614,7 +614,8 @@ def add_gfx11_vop3_dpp(cpu, recs):
         probes.append([w0, w1 | SRC0_DPP8, DPP8_TEMPLATE])
         keys.append((r, "DPP8"))
     true16, fake16, seen = [], [], set()
-    for (r, kind), p, (t, nw), (tf, nwf) in zip(keys, probes, disasm(cpu, probes), disasm(f16, probes)):
+    readings = zip(keys, probes, disasm(cpu, probes), disasm(f16, probes))
+    for (r, kind), p, (t, nw), (tf, nwf) in readings:
         if nw != len(p) or t is None or t == "<crash>" or (kind, r["op"]) in seen:
             continue
         seen.add((kind, r["op"]))

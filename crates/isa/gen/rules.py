@@ -25,6 +25,10 @@ SCC_WRITERS_SOP1 = re.compile(
     r"_saveexec_b64$|_wrexec_b64$|^s_abs_i32$")
 
 
+# VOP3 DPP families (D61; GFX11's fake16 readings, D71).
+VOP3_DPP_FAMS = ("DPP_VOP3", "DPP8_VOP3", "DPP_VOP3F16", "DPP8_VOP3F16")
+
+
 def base_name(name):
     return re.sub(r"(_e64_dpp|_e32|_e64|_sdwa|_dpp)$", "", name)
 
@@ -33,7 +37,7 @@ def semantics(e):
     """Semantic flag names for table entry `e` (from gen.analyze)."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
-    enc = "VOP3" if enc in ("DPP_VOP3", "DPP8_VOP3", "DPP_VOP3F16", "DPP8_VOP3F16") else enc  # VOP3 DPP: VOP3's rules
+    enc = "VOP3" if enc in VOP3_DPP_FAMS else enc  # VOP3 DPP: VOP3's rules
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
     f = set()
@@ -178,7 +182,7 @@ def fix_access(e):
     """Adjust operand access modes that depend on the mnemonic."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
-    enc = "VOP3" if enc in ("DPP_VOP3", "DPP8_VOP3", "DPP_VOP3F16", "DPP8_VOP3F16") else enc  # VOP3 DPP: VOP3's rules
+    enc = "VOP3" if enc in VOP3_DPP_FAMS else enc  # VOP3 DPP: VOP3's rules
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
     ops = e["operands"]
