@@ -231,7 +231,8 @@ impl<'a> Listing<'a> {
                     continue;
                 }
             }
-            if let Some(n) = cache.hit(out, rest, self.target, addr, syms) {
+            let mut nbase = None;
+            if let Some(n) = cache.hit(out, rest, self.target, addr, syms, &mut nbase) {
                 off += n;
                 continue;
             }
@@ -252,7 +253,7 @@ impl<'a> Listing<'a> {
                 off += inst.len().max(1);
                 continue;
             }
-            cache.line(out, &inst, addr, syms);
+            cache.line(out, &inst, addr, syms, nbase);
             off += inst.len();
         }
         Position { off, sym: si }
@@ -516,7 +517,9 @@ impl LineCache {
     /// Appends the line of the instruction at the start of `code` (at
     /// `addr`) if the cache has it, without decoding: an entry is used only
     /// when the bytes the decoder would read are those it was decoded
-    /// from. Returns the instruction's length.
+    /// from. Returns the instruction's length; on a miss, `nbase` holds the
+    /// base words of the first word's encoding when they were looked up
+    /// (for [`LineCache::line`]).
     #[inline]
     fn hit(
         &mut self,
@@ -525,6 +528,7 @@ impl LineCache {
         target: Target,
         addr: u64,
         syms: &[ListingSymbol<'_>],
+        nbase: &mut Option<usize>,
     ) -> Option<usize> {
         if self.slots.is_empty() || addr >= 1 << 48 {
             return None;
@@ -534,7 +538,9 @@ impl LineCache {
                 .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
         let w0 = word(0)?;
-        let w1 = match enc::base_words(crate::decode::classify(target, w0)?) {
+        let base = enc::base_words(crate::decode::classify(target, w0)?);
+        *nbase = Some(base);
+        let w1 = match base {
             1 => 0,
             _ => word(1)?,
         };
@@ -559,13 +565,15 @@ impl LineCache {
     }
 
     /// Formats the line of `inst` (decoded, 4 bytes or more) at `addr` and
-    /// remembers it.
+    /// remembers it; `first_base` is the base words of its first word's
+    /// encoding if [`LineCache::hit`] looked them up.
     fn line(
         &mut self,
         out: &mut Vec<u8>,
         inst: &Instruction,
         addr: u64,
         syms: &[ListingSymbol<'_>],
+        first_base: Option<usize>,
     ) {
         let branch = is_sopp_branch(inst);
         let start = out.len();
@@ -578,10 +586,9 @@ impl LineCache {
         // (not SDWA/DPP words decoded as the plain encoding), and without
         // warnings (rare: misaligned scalar tuples).
         let nbase = enc::base_words(inst.encoding());
-        if warned
-            || crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words)
-                != Some(nbase)
-        {
+        let first = first_base
+            .or_else(|| crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words));
+        if warned || first != Some(nbase) {
             return;
         }
         let Ok(len) = u16::try_from(text) else {
