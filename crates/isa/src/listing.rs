@@ -42,6 +42,10 @@ pub enum Style {
 /// Column (after the leading tab) where llvm-objdump starts its comment.
 const COMMENT_COLUMN: usize = 59;
 
+/// The longest comment before a branch target or warning: `// `, twelve
+/// address digits, `:`, and three words of ` XXXXXXXX`.
+const TAIL_MAX: usize = 16 + 3 * 9;
+
 /// Writes a listing of `code` (the bytes of the section loaded at
 /// `base_addr`) with `symbols` (those inside the section; others are
 /// ignored).
@@ -389,12 +393,35 @@ fn line_tail(
     branch: bool,
     syms: &[ListingSymbol<'_>],
 ) {
-    pad_comment(out, start);
-    push_hex_upper(out, addr, 12);
-    out.push(b':');
-    for &w in inst.words() {
-        out.push(b' ');
-        push_hex_upper(out, w as u64, 8);
+    if addr < 1 << 48 {
+        // The padding, `// ADDRESS:` and the words assembled in place and
+        // appended at once (one capacity check and copy instead of a dozen,
+        // D73).
+        let width = out.len() - start - 1;
+        let pad = COMMENT_COLUMN.saturating_sub(width);
+        let mut t = [b' '; COMMENT_COLUMN + TAIL_MAX];
+        let mut n = pad;
+        if let Some(d) = t.get_mut(n..n + 16) {
+            d[..3].copy_from_slice(b"// ");
+            hex12_upper(&mut d[3..15], addr);
+            d[15] = b':';
+        }
+        n += 16;
+        for &w in inst.words() {
+            if let Some(d) = t.get_mut(n..n + 9) {
+                d[1..].copy_from_slice(&hex8(w));
+            }
+            n += 9;
+        }
+        out.extend_from_slice(t.get(..n).unwrap_or_default());
+    } else {
+        pad_comment(out, start);
+        push_hex_upper(out, addr, 12);
+        out.push(b':');
+        for &w in inst.words() {
+            out.push(b' ');
+            push_hex_upper(out, w as u64, 8);
+        }
     }
     if branch {
         if let Some(t) = inst.branch_target(addr) {
