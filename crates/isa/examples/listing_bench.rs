@@ -14,6 +14,7 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 use std::time::Instant;
 
 struct Text {
+    target: Target,
     code: Vec<u8>,
     base: u64,
     syms: Vec<(String, u64, u64)>,
@@ -33,7 +34,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 syms.push((s.name()?.to_string(), s.address(), s.size()));
             }
         }
+        // The processor from the file name (`...--gfx1100.co`), else gfx90a.
+        let stem = a.trim_end_matches(".co");
+        let target = Target::from_name(stem).unwrap_or(Target::Gfx90a);
         texts.push(Text {
+            target,
             code: text.data()?.to_vec(),
             base: text.address(),
             syms,
@@ -62,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         size: *s,
                     })
                     .collect();
-                let l = Listing::new(Target::Gfx90a, &t.code, t.base, &syms, Style::LlvmObjdump);
+                let l = Listing::new(t.target, &t.code, t.base, &syms, Style::LlvmObjdump);
                 out.clear();
                 // Fresh per code object, as in one `lathe disasm` run.
                 let mut cache = LineCache::with_bits(bits);

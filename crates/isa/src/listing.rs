@@ -42,6 +42,10 @@ pub enum Style {
 /// Column (after the leading tab) where llvm-objdump starts its comment.
 const COMMENT_COLUMN: usize = 59;
 
+/// The longest comment before a branch target or warning: `// `, twelve
+/// address digits, `:`, and three words of ` XXXXXXXX`.
+const TAIL_MAX: usize = 16 + 3 * 9;
+
 /// Writes a listing of `code` (the bytes of the section loaded at
 /// `base_addr`) with `symbols` (those inside the section; others are
 /// ignored).
@@ -231,7 +235,8 @@ impl<'a> Listing<'a> {
                     continue;
                 }
             }
-            if let Some(n) = cache.hit(out, rest, self.target, addr, syms) {
+            let mut nbase = None;
+            if let Some(n) = cache.hit(out, rest, self.target, addr, syms, &mut nbase) {
                 off += n;
                 continue;
             }
@@ -252,7 +257,7 @@ impl<'a> Listing<'a> {
                 off += inst.len().max(1);
                 continue;
             }
-            cache.line(out, &inst, addr, syms);
+            cache.line(out, &inst, addr, syms, nbase);
             off += inst.len();
         }
         Position { off, sym: si }
@@ -388,12 +393,35 @@ fn line_tail(
     branch: bool,
     syms: &[ListingSymbol<'_>],
 ) {
-    pad_comment(out, start);
-    push_hex_upper(out, addr, 12);
-    out.push(b':');
-    for &w in inst.words() {
-        out.push(b' ');
-        push_hex_upper(out, w as u64, 8);
+    if addr < 1 << 48 {
+        // The padding, `// ADDRESS:` and the words assembled in place and
+        // appended at once (one capacity check and copy instead of a dozen,
+        // D73).
+        let width = out.len() - start - 1;
+        let pad = COMMENT_COLUMN.saturating_sub(width);
+        let mut t = [b' '; COMMENT_COLUMN + TAIL_MAX];
+        let mut n = pad;
+        if let Some(d) = t.get_mut(n..n + 16) {
+            d[..3].copy_from_slice(b"// ");
+            hex12_upper(&mut d[3..15], addr);
+            d[15] = b':';
+        }
+        n += 16;
+        for &w in inst.words() {
+            if let Some(d) = t.get_mut(n..n + 9) {
+                d[1..].copy_from_slice(&hex8(w));
+            }
+            n += 9;
+        }
+        out.extend_from_slice(t.get(..n).unwrap_or_default());
+    } else {
+        pad_comment(out, start);
+        push_hex_upper(out, addr, 12);
+        out.push(b':');
+        for &w in inst.words() {
+            out.push(b' ');
+            push_hex_upper(out, w as u64, 8);
+        }
     }
     if branch {
         if let Some(t) = inst.branch_target(addr) {
@@ -516,7 +544,9 @@ impl LineCache {
     /// Appends the line of the instruction at the start of `code` (at
     /// `addr`) if the cache has it, without decoding: an entry is used only
     /// when the bytes the decoder would read are those it was decoded
-    /// from. Returns the instruction's length.
+    /// from. Returns the instruction's length; on a miss, `nbase` holds the
+    /// base words of the first word's encoding when they were looked up
+    /// (for [`LineCache::line`]).
     #[inline]
     fn hit(
         &mut self,
@@ -525,6 +555,7 @@ impl LineCache {
         target: Target,
         addr: u64,
         syms: &[ListingSymbol<'_>],
+        nbase: &mut Option<usize>,
     ) -> Option<usize> {
         if self.slots.is_empty() || addr >= 1 << 48 {
             return None;
@@ -534,7 +565,9 @@ impl LineCache {
                 .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
         let w0 = word(0)?;
-        let w1 = match enc::base_words(crate::decode::classify(target, w0)?) {
+        let base = enc::base_words(crate::decode::classify(target, w0)?);
+        *nbase = Some(base);
+        let w1 = match base {
             1 => 0,
             _ => word(1)?,
         };
@@ -559,13 +592,15 @@ impl LineCache {
     }
 
     /// Formats the line of `inst` (decoded, 4 bytes or more) at `addr` and
-    /// remembers it.
+    /// remembers it; `first_base` is the base words of its first word's
+    /// encoding if [`LineCache::hit`] looked them up.
     fn line(
         &mut self,
         out: &mut Vec<u8>,
         inst: &Instruction,
         addr: u64,
         syms: &[ListingSymbol<'_>],
+        first_base: Option<usize>,
     ) {
         let branch = is_sopp_branch(inst);
         let start = out.len();
@@ -578,10 +613,9 @@ impl LineCache {
         // (not SDWA/DPP words decoded as the plain encoding), and without
         // warnings (rare: misaligned scalar tuples).
         let nbase = enc::base_words(inst.encoding());
-        if warned
-            || crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words)
-                != Some(nbase)
-        {
+        let first = first_base
+            .or_else(|| crate::decode::classify(inst.target, inst.words[0]).map(enc::base_words));
+        if warned || first != Some(nbase) {
             return;
         }
         let Ok(len) = u16::try_from(text) else {

@@ -220,12 +220,25 @@ const EMPTY_SPEC: OperandSpec = OperandSpec {
     pos: [0, 0, 0],
 };
 
+/// An empty list, built once at compile time: `operands()` starts from a
+/// copy of it for every cold line (building it op by op stalled on
+/// store forwarding, D73).
+const EMPTY_OPERANDS: Operands = Operands {
+    ops: [Op {
+        value: Operand::Off,
+        spec: EMPTY_SPEC,
+        neg: false,
+        abs: false,
+        sext: false,
+        hi: false,
+    }; MAX_OPERANDS],
+    len: 0,
+};
+
 impl Default for Operands {
+    #[inline]
     fn default() -> Self {
-        Operands {
-            ops: [Op::new(Operand::Off, EMPTY_SPEC); MAX_OPERANDS],
-            len: 0,
-        }
+        EMPTY_OPERANDS
     }
 }
 

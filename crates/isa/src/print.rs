@@ -8,6 +8,18 @@ use crate::opcode::{mods, Encoding, Kind, Ty};
 use crate::operand::{Op, Operand, Operands};
 use crate::reg::{self, RegFile, RegRange};
 use std::fmt::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// When set, the printer skips its fast paths (single registers by table,
+/// operands without modifiers) and takes the general code only: the
+/// reference the fast paths are tested against (D73). Both print the same
+/// text, so the switch changes no output, only the path.
+static REFERENCE_ONLY: AtomicBool = AtomicBool::new(false);
+
+#[inline]
+fn fast_paths() -> bool {
+    !REFERENCE_ONLY.load(Ordering::Relaxed)
+}
 
 impl fmt::Display for Instruction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -16,6 +28,15 @@ impl fmt::Display for Instruction {
 }
 
 impl Instruction {
+    /// Test hook: `true` makes every later print (any thread) take the
+    /// printer's general (reference) paths only, `false` (the default) its
+    /// fast ones. The text is the same either way; `tests/print_paths.rs`
+    /// checks that it is.
+    #[doc(hidden)]
+    pub fn set_reference_printer(on: bool) {
+        REFERENCE_ONLY.store(on, Ordering::Relaxed);
+    }
+
     /// Writes the instruction text (no leading tab, no comment).
     pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         if self.is_invalid() {
@@ -251,6 +272,10 @@ fn op_raw_scalar(_op: &Op, r: RegRange) -> u32 {
 
 /// Writes one operand with its source modifiers.
 pub(crate) fn write_operand(inst: &Instruction, op: &Op, out: &mut impl Write) -> fmt::Result {
+    if !(op.sext | op.neg | op.abs) && fast_paths() {
+        // Most operands carry no source modifier.
+        return write_value(inst, op, out);
+    }
     let is_imm = matches!(
         op.value,
         Operand::Int(_) | Operand::Float(_) | Operand::Literal(_) | Operand::Literal64(_)
@@ -539,27 +564,49 @@ pub(crate) fn write_imm32(out: &mut impl Write, v: u32) -> fmt::Result {
     write_hex(out, v as u64)
 }
 
+/// Flags under which a VGPR or AGPR operand prints more than its name
+/// (true16 halves, register-class comments).
+const VREG_FLAGS: u16 = mods::T16 | mods::BAD_VGPR | mods::LO128 | mods::ALIGN | mods::ALIGN_ACC;
+
 fn write_reg(inst: &Instruction, op: &Op, r: RegRange, out: &mut impl Write) -> fmt::Result {
     let spec = &op.spec;
-    let mut r = r;
-    // Scalar tuples are at most 16 registers (SGPR_512) in LLVM.
-    if r.file == RegFile::Scalar {
-        r.count = r.count.min(16);
-    }
-    // Misaligned scalar tuples print aligned down (with a warning).
-    if r.file == RegFile::Scalar && r.count >= 2 {
-        let gfx10 = inst.target().generation() >= 10;
-        let (base, idx) = match r.first {
-            0..=101 => (0, r.first),
-            102..=105 if gfx10 => (0, r.first),
-            108..=123 => (108, r.first - 108),
-            _ => (r.first, 0),
-        };
-        let align = if r.count == 2 { 2 } else { 4 };
-        if idx % align != 0 {
-            r.first = base + idx - idx % align;
+    // The common cases first, from the range's fields as plain values (the
+    // general path below rebuilds the range, D73): a vector register
+    // without flags, one SGPR s0..s101 without a class comment.
+    let (file, first, count) = (r.file, r.first, r.count);
+    if fast_paths() {
+        match file {
+            RegFile::Vgpr | RegFile::Agpr if spec.mods & VREG_FLAGS == 0 => {
+                return write_reg_name(out, r);
+            }
+            RegFile::Scalar if count <= 1 && first <= 101 && spec.mods & mods::BAD_SGPR == 0 => {
+                return out.write_str(reg_name1(b's', first));
+            }
+            _ => {}
         }
     }
+    // Scalar tuples are at most 16 registers (SGPR_512) in LLVM.
+    let count = if file == RegFile::Scalar {
+        count.min(16)
+    } else {
+        count
+    };
+    let mut first = first;
+    // Misaligned scalar tuples print aligned down (with a warning).
+    if file == RegFile::Scalar && count >= 2 {
+        let gfx10 = inst.target().generation() >= 10;
+        let (base, idx) = match first {
+            0..=101 => (0, first),
+            102..=105 if gfx10 => (0, first),
+            108..=123 => (108, first - 108),
+            _ => (first, 0),
+        };
+        let align = if count == 2 { 2 } else { 4 };
+        if idx % align != 0 {
+            first = base + idx - idx % align;
+        }
+    }
+    let r = RegRange { file, first, count };
     if r.file == RegFile::Scalar
         && (102..=105).contains(&r.first)
         && inst.target().generation() >= 10
@@ -644,12 +691,15 @@ fn write_default_class(out: &mut impl Write, kind: Kind, r: RegRange) -> fmt::Re
 /// VGPRs, AGPRs and SGPRs.
 #[inline]
 fn write_reg_name(out: &mut impl Write, r: RegRange) -> fmt::Result {
-    let prefix = match r.file {
-        RegFile::Vgpr => "v",
-        RegFile::Agpr => "a",
-        RegFile::Scalar if r.first <= 101 => "s",
+    let (prefix, p) = match r.file {
+        RegFile::Vgpr => ("v", b'v'),
+        RegFile::Agpr => ("a", b'a'),
+        RegFile::Scalar if r.first <= 101 => ("s", b's'),
         RegFile::Scalar => return r.write(out),
     };
+    if r.count <= 1 && r.first <= 255 && fast_paths() {
+        return out.write_str(reg_name1(p, r.first));
+    }
     out.write_str(prefix)?;
     if r.count <= 1 {
         return write_dec(out, r.first as u32);
@@ -659,6 +709,56 @@ fn write_reg_name(out: &mut impl Write, r: RegRange) -> fmt::Result {
     out.write_char(':')?;
     write_dec(out, r.first as u32 + r.count as u32 - 1)?;
     out.write_char(']')
+}
+
+// --- register names -------------------------------------------------------
+
+/// `v0`..`v255`, then `a0`..`a255`, then `s0`..`s255`, 4 bytes each
+/// (padded with spaces past the name): a single register's name is one
+/// slice of this table (D73).
+const REG_NAME_BYTES: [u8; 3 * 256 * 4] = {
+    let mut t = [b' '; 3 * 256 * 4];
+    let prefixes = [b'v', b'a', b's'];
+    let mut f = 0;
+    while f < 3 {
+        let mut i = 0;
+        while i < 256 {
+            let at = (f * 256 + i) * 4;
+            t[at] = prefixes[f];
+            if i < 10 {
+                t[at + 1] = b'0' + i as u8;
+            } else if i < 100 {
+                t[at + 1] = b'0' + (i / 10) as u8;
+                t[at + 2] = b'0' + (i % 10) as u8;
+            } else {
+                t[at + 1] = b'0' + (i / 100) as u8;
+                t[at + 2] = b'0' + (i / 10 % 10) as u8;
+                t[at + 3] = b'0' + (i % 10) as u8;
+            }
+            i += 1;
+        }
+        f += 1;
+    }
+    t
+};
+const REG_NAMES: &str = match std::str::from_utf8(&REG_NAME_BYTES) {
+    Ok(s) => s,
+    Err(_) => panic!("register names are ASCII"),
+};
+
+/// The name of one register `{prefix}{n}` (`prefix` `v`, `a` or `s`,
+/// `n` below 256) from [`REG_NAMES`].
+#[inline]
+fn reg_name1(prefix: u8, n: u16) -> &'static str {
+    let f = match prefix {
+        b'v' => 0,
+        b'a' => 1,
+        _ => 2,
+    };
+    let n = n as usize & 0xFF;
+    let len = 2 + (n >= 10) as usize + (n >= 100) as usize;
+    let at = (f * 256 + n) * 4;
+    REG_NAMES.get(at..at + len).unwrap_or("?")
 }
 
 // --- number formatting ----------------------------------------------------
