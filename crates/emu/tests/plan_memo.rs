@@ -119,7 +119,12 @@ fn kernels_in_turn_with_other_shapes_get_their_own_start_state() {
                         [x / blk[0], y / blk[1], z / blk[2]],
                         [x % blk[0], y % blk[1], z % blk[2]],
                     );
-                    let id = t[0] | t[1] << 4 | t[2] << 8 | b[0] << 12 | b[1] << 18 | b[2] << 24;
+                    let id = t[0]
+                        | (t[1] << 4)
+                        | (t[2] << 8)
+                        | (b[0] << 12)
+                        | (b[1] << 18)
+                        | (b[2] << 24);
                     assert_eq!(ids[p], id, "grid3d_ids round {round} at {x},{y},{z}");
                     let zn = (z + 1) % d as u32;
                     let q = ((zn * h as u32 + y) * w as u32 + x) as usize;
