@@ -22,7 +22,14 @@ gfx90a, run through Debian's libamdhip64.so.5), side by side in one run:
 Reports median and spread (min..max) over --repeat runs and exits non-zero
 if any output check fails. Usage: bench/hsa.py [--repeat N] [--launches N]
 [--mib N] [--n N] [--threads N] [--loaded] [--bindir DIR] [--latency-only]
-[--baseline DIR]
+[--baseline DIR] [--cpu N]
+
+--cpu N also measures the CPU time of a launch (`perf stat -e task-clock`,
+user + system, all threads): a run of N launches of each pattern minus a
+run of none, per pair of launches (one of each pattern), --repeat times,
+interleaved with the baseline's when given, with per-pair ratios; the
+wall clock under shared cores is this cost divided by the thread's share
+of a core (D56).
 
 --bindir takes lathe and libhsa_runtime64.so from DIR (e.g. target/ci)
 instead of building the release profile; --latency-only skips the
@@ -54,6 +61,8 @@ def main():
     ap.add_argument("--baseline", help="a directory with another libhsa_runtime64.so to run interleaved (latency)")
     ap.add_argument("--bindir", help="use lathe and libhsa_runtime64.so from here (no build)")
     ap.add_argument("--latency-only", action="store_true", help="only the launch-latency part")
+    ap.add_argument("--cpu", type=int, default=0, metavar="N",
+                    help="also CPU per launch pair from perf stat task-clock: N launches minus none")
     a = ap.parse_args()
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
     if a.bindir:
@@ -125,6 +134,36 @@ def main():
             if a.baseline and all(len(got[(n, k)]) == a.repeat for n, _ in libs):
                 ratio = [b / t for t, b in zip(got[("this", k)], got[("baseline", k)])]
                 print(f"  baseline / this per run ({k}): {spread(ratio)}")
+
+    if a.cpu:
+        cpu = {name: [] for name, _ in libs}
+
+        def task_ms(d, n):
+            with tempfile.NamedTemporaryFile("r", suffix=".perf") as f:
+                run(["perf", "stat", "-x", ",", "-e", "task-clock", "-o", f.name,
+                     exe["latency"], str(n), "1"], {"LD_LIBRARY_PATH": d})
+                for l in f.read().splitlines():
+                    parts = l.split(",")
+                    if len(parts) > 2 and parts[2].startswith("task-clock"):
+                        return float(parts[0])
+            return None
+
+        for i in range(a.repeat):
+            # Alternate which runtime goes first, so a drift in the load
+            # does not favour one.
+            for name, d in (libs if i % 2 == 0 else libs[::-1]):
+                full, none = task_ms(d, a.cpu), task_ms(d, 0)
+                if full is None or none is None:
+                    failed = True
+                    print(f"FAILED: no task-clock from perf stat ({name})", file=sys.stderr)
+                    continue
+                cpu[name].append(1000 * (full - none) / a.cpu)
+        for name, _ in libs:
+            if cpu[name]:
+                print(f"CPU per launch pair (us, task-clock, {a.cpu} of each minus none; {name}): {spread(cpu[name])}")
+        if a.baseline and all(len(cpu[n]) == a.repeat for n, _ in libs):
+            ratio = [b / t for t, b in zip(cpu["this"], cpu["baseline"])]
+            print(f"  baseline / this per pair (CPU): {spread(ratio)}")
 
     if a.latency_only:
         sys.exit(1 if failed else 0)

@@ -288,7 +288,9 @@ pub fn wave_start(
 /// allocation; [`wave_start`] gives the same state as a [`WaveStart`].
 #[derive(Debug, Clone)]
 pub struct WavePlan {
-    sgprs: Vec<InitialSgpr>,
+    /// Shared: a plan kept for a kernel is reused by its next dispatches
+    /// with their own geometry ([`WavePlan::with_geometry`]).
+    sgprs: std::sync::Arc<[InitialSgpr]>,
     geo: Geometry,
     /// Work-item IDs packed into v0 ([`packs_workitem_ids`]).
     packs: bool,
@@ -302,11 +304,24 @@ impl WavePlan {
     /// The plan of a dispatch of `kd` over `geo`.
     pub fn new(kd: &KernelDescriptor, arch: KdArch, geo: &Geometry) -> Self {
         WavePlan {
-            sgprs: kd.initial_sgprs(arch),
+            sgprs: kd.initial_sgprs(arch).into(),
             geo: *geo,
             packs: packs_workitem_ids(arch),
             dims: (kd.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as usize,
             wave: WaveSize::from_lanes(kd.wavefront_size(arch)).unwrap_or(WaveSize::W64),
+        }
+    }
+
+    /// This plan for another dispatch of the same kernel descriptor on the
+    /// same architecture: everything but the geometry depends on those two
+    /// alone, so the SGPR layout is shared, not worked out again.
+    pub fn with_geometry(&self, geo: &Geometry) -> Self {
+        WavePlan {
+            sgprs: std::sync::Arc::clone(&self.sgprs),
+            geo: *geo,
+            packs: self.packs,
+            dims: self.dims,
+            wave: self.wave,
         }
     }
 
@@ -341,7 +356,7 @@ impl WavePlan {
         mut f: impl FnMut(u32, u32),
     ) {
         let waves = self.waves_in(wg);
-        for s in &self.sgprs {
+        for s in self.sgprs.iter() {
             sgpr_values(s, d, wg, wave, waves, wave_scratch_offset, &mut f);
         }
     }

@@ -10,8 +10,9 @@
 //! kernel's microsecond-long groups do not make the threads fight over
 //! one line. Which thread runs a group never changes a result: groups are
 //! independent, and each thread's registers, LDS and counters are its own.
-//! Wave start state is worked out once per dispatch ([`WavePlan`]) and
-//! written into waves reused from the previous group.
+//! Wave start state is worked out once per dispatch
+//! ([`crate::dispatch::WavePlan`], its SGPR layout once per kernel: `memo`)
+//! and written into waves reused from the previous group.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -21,13 +22,14 @@ use lathe_codeobj::kd::KdArch;
 use lathe_isa::{Opcode, Target};
 use lathe_loader::KernelInfo;
 
-use crate::dispatch::{AqlDispatch, DispatchSgprs, Geometry, GeometryError, WavePlan};
+use crate::dispatch::{AqlDispatch, DispatchSgprs, Geometry, GeometryError};
 use crate::interp::{Exec, Stop};
 use crate::mem::{DeviceMemory, MemError, RegionKind};
 use crate::record::Recorder;
 use crate::wave::{run_workgroup, Flow, Step, Wave, LANES};
 
 mod kept;
+mod memo;
 
 /// Dispatch options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,9 +245,9 @@ fn dispatch_impl(
     // What every wave starts with, worked out once; its wave size (the
     // kernel descriptor's, D42) picks the decoding (wave32 code names
     // one-SGPR lane masks) and must be a row the interpreter runs.
-    let plan = WavePlan::new(&k.descriptor, arch, &geo);
+    let plan = memo::plan(&k.descriptor, arch, &geo);
     let lanes = plan.wave_size().lanes();
-    if let Some(p) = lathe_bundle::target::Processor::from_name(target.name()) {
+    if let Some(p) = memo::processor(target) {
         crate::dispatch::check_emulated(l.name, p, lanes)?;
     }
     let target = target.with_wave_size(lanes).unwrap_or(target);
@@ -335,7 +337,7 @@ fn dispatch_impl(
                 };
                 let kept::Worker { buffers, mut wg } = kept::take_worker();
                 let mut code = kept::take_code(key, mem);
-                let decodes = std::mem::take(&mut code.decodes);
+                let decodes = code.decodes.take().unwrap_or_default();
                 let mut exec = Exec::resume(mem.view(), target, buffers, decodes);
                 exec.check_waitcnt = opts.check_waitcnt;
                 // The fast tier's µops are GFX9 wave64's (full-pair VCC
@@ -354,8 +356,9 @@ fn dispatch_impl(
                     exec.enable_recording();
                 }
                 // Recording: the accesses of each scheduling slice, tagged
-                // with the slice's wave.
-                let mut tagged = Recorder::default();
+                // with the slice's wave (nothing built when not recording:
+                // a map's hasher reads thread-local keys).
+                let mut tagged = record.then(Recorder::default);
                 let slot_base = scratch.map_or(0, |b| b + slot * t as u64);
                 // The work-group in flight: its waves and LDS are reused in
                 // place by the next one (no per-group allocation or moves).
@@ -413,10 +416,10 @@ fn dispatch_impl(
                     wg.lds.clear();
                     wg.lds.resize(lds_size as usize, 0u8);
                     exec.start_workgroup(lds_size as usize);
-                    let ran = if record {
+                    let ran = if let Some(log) = tagged.as_mut() {
                         let mut t = Tagging {
                             exec: &mut exec,
-                            log: &mut tagged,
+                            log,
                         };
                         run_workgroup(&mut wg, &mut t, 64, opts.budget_per_workgroup)
                     } else {
@@ -463,22 +466,18 @@ fn dispatch_impl(
                         *a += b;
                     }
                 }
-                if let Some(r) = exec.take_recording() {
+                if let (Some(r), Some(tagged)) = (exec.take_recording(), tagged.as_mut()) {
                     tagged.merge(&r);
                     let mut all = recorded.lock().unwrap_or_else(|p| p.into_inner());
                     if let Some(all) = all.as_mut() {
-                        all.merge(&tagged);
+                        all.merge(tagged);
                     }
                 }
                 let (mut buffers, decodes) = exec.keep();
-                code.decodes = decodes;
-                let mine = code.harvest(&mut buffers.counts);
+                code.decodes = Some(decodes);
+                // Straight into the dispatch's list (no list per thread).
                 let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
-                if c.is_empty() {
-                    *c = mine;
-                } else {
-                    c.extend(mine);
-                }
+                code.harvest(&mut buffers.counts, &mut c);
                 drop(c);
                 kept::give(kept::Worker { buffers, wg }, code);
             }
@@ -514,22 +513,26 @@ fn dispatch_impl(
     }
     let counts = merge(counts.into_inner().unwrap_or_else(|p| p.into_inner()));
     let wave_instructions = counts.iter().map(|&(_, n)| n).sum();
-    let mut per_opcode: Vec<(Opcode, u64)> = counts
-        .iter()
-        .filter_map(|&(s, n)| Some((opcode(s)?, n)))
-        .collect();
-    per_opcode.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut per_opcode: Vec<(Opcode, u64)> = Vec::with_capacity(counts.len());
+    per_opcode.extend(counts.iter().filter_map(|&(s, n)| Some((opcode(s)?, n))));
+    per_opcode.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let uop_counts = uop_counts.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mut per_opcode_uops: Vec<(Opcode, u64)> = Opcode::all()
-        .zip(uop_counts.iter().copied())
-        .filter(|(_, n)| *n > 0)
-        .collect();
-    per_opcode_uops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    // Only when counted (empty otherwise): not a walk of every opcode per
+    // dispatch.
+    let mut per_opcode_uops: Vec<(Opcode, u64)> = Vec::new();
+    if opts.count_uops {
+        per_opcode_uops.extend(
+            Opcode::all()
+                .zip(uop_counts.iter().copied())
+                .filter(|(_, n)| *n > 0),
+        );
+        per_opcode_uops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
     let uop_instructions = opts.count_uops.then(|| uop_counts.iter().sum::<u64>());
-    if let (Some(u), true) = (
-        uop_instructions,
-        std::env::var_os("LATHE_UOP_STATS").is_some(),
-    ) {
+    // The environment only when counted: reading it takes the process's
+    // environment lock and walks every variable, on every dispatch.
+    let print_uops = uop_instructions.filter(|_| std::env::var_os("LATHE_UOP_STATS").is_some());
+    if let Some(u) = print_uops {
         let total: u64 = wave_instructions;
         // The opcodes that took the general path, most frequent first.
         let mut general: Vec<(Opcode, u64)> = per_opcode

@@ -66,7 +66,8 @@ pub(super) struct Key {
 /// One kernel's decoded instructions and the code bytes they came from.
 pub(super) struct Code {
     key: Key,
-    pub decodes: Decodes,
+    /// `None` while a dispatch runs them (taking them out builds nothing).
+    pub decodes: Option<Decodes>,
     /// `decodes.len()` when `runs`, `bytes` and `slots` were worked out.
     built: usize,
     /// Contiguous runs of decoded code: (address, length), their bytes
@@ -115,7 +116,7 @@ pub(super) fn take_code(key: Key, mem: &DeviceMemory) -> Code {
         Some(c) if !c.poisoned && c.matches(mem) => c,
         _ => Code {
             key,
-            decodes: Decodes::default(),
+            decodes: None,
             built: 0,
             runs: Vec::new(),
             bytes: Vec::new(),
@@ -138,8 +139,7 @@ pub(super) fn give(worker: Worker, mut code: Code) {
     code.stamp = p.clock;
     p.codes.push(code);
     while p.codes.len() > CODES
-        || (p.codes.len() > 1
-            && p.codes.iter().map(|c| c.decodes.len()).sum::<usize>() > INSTRUCTIONS)
+        || (p.codes.len() > 1 && p.codes.iter().map(Code::len).sum::<usize>() > INSTRUCTIONS)
     {
         let oldest = p
             .codes
@@ -152,6 +152,11 @@ pub(super) fn give(worker: Worker, mut code: Code) {
 }
 
 impl Code {
+    /// Decoded instructions kept.
+    fn len(&self) -> usize {
+        self.decodes.as_ref().map_or(0, Decodes::len)
+    }
+
     /// Whether every kept decode's words are still the bytes at its address.
     fn matches(&self, mem: &DeviceMemory) -> bool {
         let mut view = mem.view();
@@ -177,14 +182,17 @@ impl Code {
     /// Works out the runs, their bytes and the count slots again when the
     /// dispatch decoded something new.
     fn settle(&mut self) {
-        if self.decodes.len() == self.built {
+        let Some(decodes) = self.decodes.as_ref() else {
+            return;
+        };
+        if decodes.len() == self.built {
             return;
         }
-        self.built = self.decodes.len();
+        self.built = decodes.len();
         let mut insts: Vec<(u64, Vec<u8>)> = Vec::with_capacity(self.built);
         let mut seen = Vec::<u64>::new();
         self.slots.clear();
-        self.decodes.each(|pc, words, slot| {
+        decodes.each(|pc, words, slot| {
             insts.push((pc, words.iter().flat_map(|w| w.to_le_bytes()).collect()));
             let (word, bit) = (slot as usize / 64, slot % 64);
             if seen.len() <= word {
@@ -226,10 +234,9 @@ impl Code {
 
     /// Reads this dispatch's per-opcode counts out of `counts` (only the
     /// slots of the decoded instructions: nothing else counts) and zeroes
-    /// them: (slot, count) for the non-zero ones.
-    pub fn harvest(&mut self, counts: &mut [u64]) -> Vec<(u32, u64)> {
+    /// them: (slot, count) for the non-zero ones, appended to `out`.
+    pub fn harvest(&mut self, counts: &mut [u64], out: &mut Vec<(u32, u64)>) {
         self.settle();
-        let mut out = Vec::new();
         for &s in &self.slots {
             if let Some(c) = counts.get_mut(s as usize) {
                 if *c > 0 {
@@ -237,6 +244,5 @@ impl Code {
                 }
             }
         }
-        out
     }
 }
