@@ -107,11 +107,19 @@ pub fn check_lifted(
         // their first write in it.
         let (mut written, mut saved) = (RegSet::default(), RegSet::default());
         let mut first: Option<u64> = None;
-        for (i, orig) in f
+        // `map.original(i.addr)`, walking the sorted pairs alongside the
+        // function's ascending addresses instead of searching per
+        // instruction.
+        let pairs = map.pairs();
+        let mut j = f
             .insts
-            .iter()
-            .zip(crate::verify::originals(map.pairs(), &f.insts))
-        {
+            .first()
+            .map_or(0, |i0| pairs.partition_point(|&(n, _)| n < i0.addr));
+        for i in &f.insts {
+            while pairs.get(j).is_some_and(|&(n, _)| n <= i.addr) {
+                j += 1;
+            }
+            let orig = j.checked_sub(1).map(|k| (pairs[k].1, pairs[k].0 == i.addr));
             match orig {
                 Some((old, true)) => {
                     let Some(start) = first.take() else {
