@@ -178,7 +178,7 @@ fn rewrites_match_the_recorded_digests() {
             for c in (0..CASES.len()).rev() {
                 let got = format!("{:016x}", run(c, k, fresh));
                 let w = &want[&key(c, k)];
-                if &got != w {
+                if got != *w {
                     failed.push(format!(
                         "{} ({:02x?}, lanes {}, {}): {got}, recorded {w}",
                         key(c, k),
