@@ -6,7 +6,7 @@
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegRange, Target};
 
 /// Registers reserved for probes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Reserved {
     /// SGPR pair holding the probe-data buffer address.
     pub ptr: u16,
@@ -128,8 +128,11 @@ pub fn build_m(
     // encoding again would; the table is bounded (cleared when full).
     // The key holds the operands inline (padded, with their count): a
     // look-up allocates nothing. Longer lists are not kept.
+    const MAX_OPS: usize = 6;
+    type Key = (Target, Opcode, Modifiers, u8, [Operand; MAX_OPS]);
+    type Table = std::collections::HashMap<Key, Result<Instruction, BuildError>, FastHash>;
     thread_local! {
-        static BUILT: std::cell::RefCell<BuiltTable> = std::cell::RefCell::default();
+        static BUILT: std::cell::RefCell<Table> = std::cell::RefCell::default();
     }
     const MAX_BUILT: usize = 4096;
     let encode = || {
@@ -143,13 +146,7 @@ pub fn build_m(
     }
     let mut inline = [Operand::Int(0); MAX_OPS];
     inline[..ops.len()].copy_from_slice(ops);
-    let key = BuiltKey {
-        t,
-        op,
-        m: *m,
-        n: ops.len() as u8,
-        ops: inline,
-    };
+    let key: Key = (t, op, *m, ops.len() as u8, inline);
     if let Some(hit) = BUILT.with(|b| b.borrow().get(&key).cloned()) {
         return hit;
     }
@@ -163,32 +160,6 @@ pub fn build_m(
     });
     built
 }
-
-/// Operands [`build_m`]'s memo keeps inline.
-const MAX_OPS: usize = 6;
-
-/// [`build_m`]'s memo key. Equality is on every field; the hash covers
-/// only what varies between the rewriter's instructions (opcode, the
-/// memory offset, the operands in use), which is consistent with it
-/// (equal keys hash alike) and half the hashing of the whole key.
-#[derive(PartialEq, Eq)]
-struct BuiltKey {
-    t: Target,
-    op: Opcode,
-    m: Modifiers,
-    n: u8,
-    ops: [Operand; MAX_OPS],
-}
-
-impl std::hash::Hash for BuiltKey {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.op.hash(h);
-        h.write_u64(self.m.offset as u64);
-        self.ops[..usize::from(self.n)].hash(h);
-    }
-}
-
-type BuiltTable = std::collections::HashMap<BuiltKey, Result<Instruction, BuildError>, FastHash>;
 
 /// An SMEM load `op sdata, s[sbase:sbase+1], off` with an immediate
 /// offset (GFX9 encoding: the builder's operand list has no immediate

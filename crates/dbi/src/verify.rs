@@ -18,6 +18,8 @@
 //! does (`crates/dbi/tests/tools.rs`, `random_sites.rs`) — but it catches
 //! lost, duplicated or altered original instructions cheaply.
 
+use std::collections::HashMap;
+
 use lathe_codeobj::CodeObject;
 use lathe_isa::opcode::flags;
 
@@ -33,26 +35,6 @@ pub struct Checked {
     pub same_opcode: usize,
     /// Instructions the instrumented code lifts to (originals and probes).
     pub instructions: usize,
-}
-
-/// `map.original(i.addr)` for each of `insts` (ascending addresses), by
-/// walking `pairs` (sorted by instrumented address, as
-/// [`AddrMap::pairs`]) alongside instead of searching per instruction:
-/// the original instruction each stands for and whether it is that
-/// instruction itself.
-pub(crate) fn originals<'a>(
-    pairs: &'a [(u64, u64)],
-    insts: &'a [Inst],
-) -> impl Iterator<Item = Option<(u64, bool)>> + 'a {
-    let mut j = insts
-        .first()
-        .map_or(0, |i0| pairs.partition_point(|&(n, _)| n < i0.addr));
-    insts.iter().map(move |i| {
-        while pairs.get(j).is_some_and(|&(n, _)| n <= i.addr) {
-            j += 1;
-        }
-        j.checked_sub(1).map(|k| (pairs[k].1, pairs[k].0 == i.addr))
-    })
 }
 
 /// Checks the instrumented code object `out`, with its address map
@@ -81,20 +63,16 @@ pub fn check_lifted(
         ));
     }
     let map = AddrMap::new(addr_map);
-    // (original address, function, index) of every original instruction
-    // in `q`, sorted by the original address: one walk of the sorted map
-    // alongside each function's ascending addresses.
-    let mut at: Vec<(u64, usize, usize)> = Vec::with_capacity(addr_map.len());
+    // Original address -> (function, index) of its instruction in `q`.
+    let mut at: HashMap<u64, (usize, usize), crate::asm::FastHash> = HashMap::default();
     for (fi, f) in q.functions.iter().enumerate() {
-        for (ii, orig) in originals(map.pairs(), &f.insts).enumerate() {
-            if let Some((old, true)) = orig {
-                at.push((old, fi, ii));
+        for (ii, i) in f.insts.iter().enumerate() {
+            if let Some((old, true)) = map.original(i.addr) {
+                if at.insert(old, (fi, ii)).is_some() {
+                    return Err(format!("original {old:#x} is mapped twice"));
+                }
             }
         }
-    }
-    at.sort_unstable();
-    if let Some(w) = at.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(format!("original {:#x} is mapped twice", w[0].0));
     }
     let mut c = Checked {
         instructions: q.functions.iter().map(|f| f.insts.len()).sum(),
@@ -110,10 +88,9 @@ pub fn check_lifted(
             .collect();
         for (k, i) in f.insts.iter().enumerate() {
             let place = || format!("{}+{:#x} ({})", f.name, i.addr - f.addr, i.inst);
-            let (fi, ii) = at
-                .binary_search_by_key(&i.addr, |&(old, _, _)| old)
-                .map(|k| (at[k].1, at[k].2))
-                .map_err(|_| format!("{} is not in the instrumented code", place()))?;
+            let &(fi, ii) = at
+                .get(&i.addr)
+                .ok_or_else(|| format!("{} is not in the instrumented code", place()))?;
             let new: &Inst = &q.functions[fi].insts[ii];
             if i.inst.flags() & flow != 0 || pcrel.contains(&k) {
                 let relaxed = i.inst.flags() & flow != 0

@@ -48,10 +48,6 @@ pub(crate) fn function_code(
     let (covered, req_area) = (&plan.covered, &plan.req_area);
     let (needs_preamble, plans) = (&plan.needs_preamble, &plan.plans);
     let (kernarg_sgpr, kernarg_size) = (&prep.kernarg_sgpr, &prep.kernarg_size);
-    // The function's kernarg pointer and size, looked up once (not per
-    // site).
-    let ka_sgpr = kernarg_sgpr.get(f.name.as_str()).copied();
-    let ka_size = kernarg_size.get(f.name.as_str()).copied().unwrap_or(0);
     let eff_of = |fi: usize, i: usize| -> &crate::live::Effects { &effs[fi][i] };
     let any_sites = !requests.is_empty();
     let mut sites = std::mem::take(sites_out);
@@ -259,8 +255,8 @@ pub(crate) fn function_code(
             regs: &sregs,
             slot: s,
             live: live_at,
-            kernarg_sgpr: ka_sgpr,
-            kernarg_size: ka_size,
+            kernarg_sgpr: kernarg_sgpr.get(f.name.as_str()).copied(),
+            kernarg_size: kernarg_size.get(f.name.as_str()).copied().unwrap_or(0),
             kind: f.kind,
             shared: shared_off[ri],
             site: sites.len() as u32,

@@ -127,52 +127,9 @@ impl Probe for CounterProbe {
         }
     }
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
-        // The code is a function of the target, the registers, the slot
-        // and `lanes` alone (nothing else of `cx` is read): each distinct
-        // combination is built once per thread and copied at every site
-        // that repeats it (the same registers and slot recur from one
-        // rewrite of a code object to the next). Bounded: cleared when
-        // full. Errors are not kept.
-        type Key = (Target, Reserved, u32, bool);
-        type Table = std::collections::HashMap<Key, Vec<Instruction>, FastHash>;
-        thread_local! {
-            static CODE: std::cell::RefCell<Table> = std::cell::RefCell::default();
-        }
-        const MAX_CODE: usize = 4096;
-        let key: Key = (cx.target, *cx.regs, cx.slot, self.lanes);
-        let hit = CODE.with(|c| {
-            c.borrow().get(&key).map(|code| {
-                out.extend_from_slice(code);
-            })
-        });
-        if hit.is_some() {
-            return Ok(());
-        }
-        let mut code = Vec::new();
-        self.build_code(cx.target, cx.regs, cx.slot, &mut code)?;
-        out.extend_from_slice(&code);
-        CODE.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= MAX_CODE {
-                c.clear();
-            }
-            c.insert(key, code);
-        });
-        Ok(())
-    }
-}
-
-impl CounterProbe {
-    /// [`Probe::emit`]'s code, built.
-    fn build_code(
-        &self,
-        t: Target,
-        r: &Reserved,
-        slot: u32,
-        out: &mut Vec<Instruction>,
-    ) -> Result<(), BuildError> {
+        let (t, r) = (cx.target, cx.regs);
         exec_one(t, r, out)?;
-        let (va, off) = slot_address(t, r, slot, 8, out)?;
+        let (va, off) = slot_address(t, r, cx.slot, 8, out)?;
         out.push(atomic_add_x2(t, r, va, r.vdata, off)?);
         if self.lanes {
             out.push(build(

@@ -179,15 +179,9 @@ pub(crate) fn reserve(
 /// neither in `live` nor in `taken`; marks it taken.
 pub(crate) fn pick_dead(live: &RegSet, taken: &mut RegSet, count: u16) -> Option<u16> {
     let step = count.max(1);
-    // SGPR r is bit r of the scalar space: a run is free when none of its
-    // bits is set in either set.
-    let busy = live.s | taken.s;
-    let run = 1u128
-        .checked_shl(u32::from(count))
-        .map_or(u128::MAX, |b| b - 1);
     let mut k = 0;
     while k + count <= 102 {
-        if (busy >> k) & run == 0 {
+        if (k..k + count).all(|r| !live.has_sreg(r) && !taken.has_sreg(r)) {
             taken.add(RegRange::sgpr(k, count as u8));
             return Some(k);
         }
