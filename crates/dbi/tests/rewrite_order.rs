@@ -1,18 +1,23 @@
-//! The rewriter's output is pinned: for a fixed list of random site
-//! selections on six corpus kernels (both register modes), a digest of
-//! everything a rewrite returns (code object bytes, address map, sites,
-//! probe-data size, registers, scratch, relocations, or the error) must
-//! equal the one recorded in `tests/data/rewrite_digests.txt`, which was
-//! written by the rewriter of `main` at b0a7db6 (before D74's caches).
+//! A rewrite's output does not depend on what the rewriter did before:
+//! for a fixed list of random site selections on six corpus kernels (both
+//! register modes), a digest of everything a rewrite returns (code object
+//! bytes, address map, sites, probe-data size, registers, scratch,
+//! relocations, or the error) is computed twice in one run, and the two
+//! must agree:
 //!
-//! The rewrites run in a different order from the recording (cases
-//! interleaved, selections backwards, each twice: with a reused
-//! [`Prepared`] and fresh), so that anything a cache carries from one
-//! rewrite into the next (the encoder memo, the probe templates, the
-//! writer's template of the original file) changes a digest.
+//! * the reference: on a thread of its own (empty per-thread memos), each
+//!   selection in order, each rewrite from scratch
+//!   (`instrument_lifted_with`);
+//! * the check: on another thread, cases interleaved, selections
+//!   backwards, each twice, with a reused [`Prepared`] and from scratch.
 //!
-//! `LATHE_DBI_GOLDEN=write` rewrites the file instead (in recording order).
+//! So anything a cache carries from one rewrite into the next (the
+//! encoder memo, `verify_regs`' effects, the [`Prepared`] half) changes a
+//! digest. The reference is computed in the same run rather than stored,
+//! so the test does not pin the bytes of whichever clang-22 built the
+//! corpus.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use lathe_cases::build;
@@ -34,11 +39,6 @@ const CASES: [(&str, &str); 6] = [
 
 /// Selections per case.
 const PER_CASE: usize = 40;
-
-const FILE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/data/rewrite_digests.txt"
-);
 
 /// FNV-1a, 64 bits.
 fn fnv(h: &mut u64, bytes: &[u8]) {
@@ -94,10 +94,6 @@ fn digest(r: &Result<Instrumented, lathe_dbi::Error>) -> u64 {
     h
 }
 
-struct Loaded {
-    co: Vec<u8>,
-}
-
 /// The selections of case `c`: (input bytes, lane mode), from a PRNG
 /// seeded per case.
 fn selections(c: usize) -> Vec<(Vec<u8>, bool)> {
@@ -116,20 +112,20 @@ fn key(c: usize, k: usize) -> String {
     format!("{name} {opt} {k}")
 }
 
-#[test]
-fn rewrites_match_the_recorded_digests() {
-    let loaded: Vec<Loaded> = CASES
+/// The digest of every selection, keyed by [`key`]: in recording order
+/// when `check` is false, else interleaved and backwards, prepared then
+/// fresh (returning the digests of both passes).
+fn digests(check: bool) -> Vec<(String, bool, u64)> {
+    let loaded: Vec<Vec<u8>> = CASES
         .iter()
         .map(|(name, opt)| {
             let case = lathe_cases::by_name(name).expect("corpus case");
-            Loaded {
-                co: std::fs::read(build::linked_code_object(&case, "gfx90a", opt)).expect("co"),
-            }
+            std::fs::read(build::linked_code_object(&case, "gfx90a", opt)).expect("co")
         })
         .collect();
     let objs: Vec<CodeObject<'_>> = loaded
         .iter()
-        .map(|l| CodeObject::parse(&l.co).expect("parse"))
+        .map(|co| CodeObject::parse(co).expect("parse"))
         .collect();
     let progs: Vec<Program> = objs
         .iter()
@@ -151,49 +147,54 @@ fn rewrites_match_the_recorded_digests() {
         };
         digest(&r)
     };
-    if std::env::var("LATHE_DBI_GOLDEN").as_deref() == Ok("write") {
-        let mut s = String::new();
+    let mut out = Vec::new();
+    if !check {
         for c in 0..CASES.len() {
             for k in 0..PER_CASE {
-                let _ = writeln!(s, "{} {:016x}", key(c, k), run(c, k, true));
+                out.push((key(c, k), true, run(c, k, true)));
             }
         }
-        std::fs::create_dir_all(std::path::Path::new(FILE).parent().expect("dir")).expect("mkdir");
-        std::fs::write(FILE, s).expect("write digests");
-        return;
+        return out;
     }
-    let want: std::collections::HashMap<String, String> = std::fs::read_to_string(FILE)
-        .expect("tests/data/rewrite_digests.txt")
-        .lines()
-        .filter_map(|l| l.rsplit_once(' '))
-        .map(|(k, d)| (k.to_string(), d.to_string()))
-        .collect();
-    assert_eq!(want.len(), CASES.len() * PER_CASE, "digest file incomplete");
-    let mut failed = Vec::new();
-    let mut compared = 0;
-    // Backwards through the selections, cases interleaved; prepared
-    // first, fresh after.
     for fresh in [false, true] {
         for k in (0..PER_CASE).rev() {
             for c in (0..CASES.len()).rev() {
-                let got = format!("{:016x}", run(c, k, fresh));
-                let w = &want[&key(c, k)];
-                if got != *w {
-                    failed.push(format!(
-                        "{} ({:02x?}, lanes {}, {}): {got}, recorded {w}",
-                        key(c, k),
-                        sels[c][k].0,
-                        sels[c][k].1,
-                        if fresh { "fresh" } else { "prepared" }
-                    ));
-                }
-                compared += 1;
+                let mut name = key(c, k);
+                let _ = write!(name, " ({:02x?}, lanes {})", sels[c][k].0, sels[c][k].1);
+                out.push((name, fresh, run(c, k, fresh)));
             }
         }
     }
-    eprintln!("golden rewrites: {compared} compared");
+    out
+}
+
+#[test]
+fn rewrites_do_not_depend_on_what_ran_before() {
+    // Each on a thread of its own: per-thread memos start empty.
+    let want: HashMap<String, u64> = std::thread::spawn(|| digests(false))
+        .join()
+        .expect("reference thread")
+        .into_iter()
+        .map(|(k, _, d)| (k, d))
+        .collect();
+    assert_eq!(want.len(), CASES.len() * PER_CASE);
+    let got = std::thread::spawn(|| digests(true))
+        .join()
+        .expect("check thread");
+    let mut failed = Vec::new();
+    for (name, fresh, d) in &got {
+        let k = name.split(" (").next().unwrap_or(name);
+        let w = want[k];
+        if *d != w {
+            failed.push(format!(
+                "{name}, {}: {d:016x}, from scratch in order {w:016x}",
+                if *fresh { "fresh" } else { "prepared" }
+            ));
+        }
+    }
+    eprintln!("rewrites compared: {}", got.len());
     for f in &failed {
         eprintln!("  {f}");
     }
-    assert!(failed.is_empty(), "{} of {compared} differ", failed.len());
+    assert!(failed.is_empty(), "{} of {} differ", failed.len(), got.len());
 }
