@@ -33,6 +33,7 @@ from collections import Counter, OrderedDict
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import probe as P  # noqa: E402
+import vimage as V  # noqa: E402
 from llvm import llvm_version  # noqa: E402
 from tok import COMMENT, is_t16, parse_reg, tokenize  # noqa: E402
 
@@ -56,6 +57,7 @@ ENC_RUST = OrderedDict([
     ("VOPD3X_12", "Vopd3X"), ("VOPD3Y_12", "Vopd3Y"),
     ("DPP_VOP3_10", "Vop3Dpp"), ("DPP8_VOP3_10", "Vop3Dpp8"),
     ("DPP8_VOP2", "Vop2Dpp8"), ("DPP8_VOP1", "Vop1Dpp8"), ("DPP8_VOPC", "VopcDpp8"),
+    ("VIMAGE_12", "VimageGfx12"), ("VSAMPLE_12", "VsampleGfx12"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -68,7 +70,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "SCRATCH_11": 128, "VOPDX_11": 16, "VOPDY_11": 32,
             "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256,
             "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024,
-            "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256}
+            "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256, "VIMAGE_12": 256,
+            "VSAMPLE_12": 256}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -763,11 +766,23 @@ def analyze(rec, cpu):
         if zero[0] or one[0]:
             problems.append("VOPD3 Y bits in word 0: %x %x" % (zero[0], one[0]))
         zero[0], one[0], zero[2], one[2] = zero[2], one[2], 0, 0
+    if enc in V.ENCODINGS:
+        # VIMAGE/VSAMPLE (D72): which address fields must be zero depends
+        # on dim/a16 (the `vimage` probe stage); the masks leave them out.
+        for name in V.ADDR_FIELDS[enc]:
+            w, lo, width = an.fields[name]
+            zero[w] &= ~(((1 << width) - 1) << lo)
+            one[w] &= ~(((1 << width) - 1) << lo)
+        # Their `dim`, `r128`, `unorm` and `lwe` have flags of their own.
+        flags = {"img_" + m if m in ("dim", "r128", "unorm", "lwe") else m for m in flags}
+        if "vimage" not in rec:
+            problems.append("no vimage probes")
+        problems += rec.get("vimage_problems", [])
     if zero[2] or one[2]:
         problems.append("invalid bits in word 2: %x %x" % (zero[2], one[2]))
     zero, one = zero[:2], one[:2]
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=zero,
-                one=one, mimg_widths=rec.get("mimg_widths"),
+                one=one, mimg_widths=rec.get("mimg_widths"), vimage=rec.get("vimage"),
                 flags=flags, problems=problems, nwords=rec["nwords"])
 
 
@@ -778,13 +793,16 @@ def main():
     # The name changed with the 32-bit DPP8 records (D66): a generator
     # without them must not read them, so the older cache is only read
     # (and upgraded into the new file), never rewritten.
+    # The name changed again with the VIMAGE/VSAMPLE records (D72): the
+    # first run reads the DPP8 cache (or the one before it) and writes this
+    # one, leaving the older files as their generators expect them.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-dpp8.json"))
-    older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json")
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-vimage.json"))
+    older = [os.path.join(tempfile.gettempdir(), n) for n in
+             ("lathe-isa-probe-gfx9-12-dpp8.json", "lathe-isa-probe-gfx9-12.json")]
+    path_in = path
     if "LATHE_ISA_PROBE_CACHE" not in os.environ and not os.path.exists(path):
-        path_in = older
-    else:
-        path_in = path
+        path_in = next((p for p in older if os.path.exists(p)), older[-1])
     if "--cached" in sys.argv and os.path.exists(path_in):
         data = json.load(open(path_in))
         # Caches written before 32-bit DPP8 was probed (D66): its records
@@ -797,6 +815,20 @@ def main():
                 added = list(ex.map(lambda c: P.add_dpp8_32(c, data[c]), old))
             print("32-bit DPP8 records added:", dict(zip(old, added)), file=sys.stderr)
             data["dpp8_32"] = sorted(done | set(old))
+            with open(path, "w") as f:
+                json.dump(data, f)
+        # Caches written before VIMAGE/VSAMPLE were probed (D72): their
+        # records are probed and added to each GFX12 column (gfx1250 and
+        # gfx1251 have no image instructions in LLVM 22).
+        done = set(data.get("vimage", []))
+        old = [g[0] for g in data["groups"] if g[0] not in done]
+        if old:
+            from concurrent.futures import ThreadPoolExecutor
+            stages = [P.bit_scans, P.type_probes, P.class_probes]
+            with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+                added = list(ex.map(lambda c: V.add_vimage(c, data[c], stages), old))
+            print("VIMAGE/VSAMPLE records added:", dict(zip(old, added)), file=sys.stderr)
+            data["vimage"] = sorted(done | set(old))
             with open(path, "w") as f:
                 json.dump(data, f)
         # Processors the cache does not have yet (a new generation) are
@@ -822,6 +854,7 @@ def main():
                 new = P.probe_all(full="--full" in sys.argv, targets=rest)
                 data["groups"] += new.pop("groups")
                 data["dpp8_32"] += new.pop("dpp8_32")
+                data["vimage"] += new.pop("vimage")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)
