@@ -5,7 +5,7 @@
 //! unused ones zero or not), resource and sampler, decoded by us and by
 //! LLVM. Validity, length and text must agree; every valid word must
 //! re-encode to itself and rebuild exactly from its typed parts.
-//! `LATHE_VIMAGE_SWEEP=<n>` sets the variants per opcode (default 48).
+//! `LATHE_VIMAGE_SWEEP=<n>` sets the variants per opcode (default 64).
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a test failure
 
@@ -47,14 +47,23 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
         }
     }
     set(&mut w[0], 22, 4, rng.u32()); // dmask
+    let bvh = rng.below(4) == 0;
+    if bvh {
+        // The BVH opcodes' forms: dmask 0xf, r128, dim 1D, a16 or not,
+        // no other flag, no cache policy.
+        set(&mut w[0], 22, 4, 0xF);
+        set(&mut w[0], 0, 8, 1 << 4 | (rng.below(2) << 6));
+    }
     set(&mut w[1], 0, 8, rng.below(240)); // vdata
     set(&mut w[1], 9, 9, sgpr(rng)); // rsrc
-    set(&mut w[1], 18, 5, rng.u32()); // scope, th
+    if !bvh {
+        set(&mut w[1], 18, 5, rng.u32()); // scope, th (BVH: none)
+    }
     if sample {
         set(&mut w[1], 8, 1, (rng.below(4) == 0) as u32); // lwe
         set(&mut w[1], 23, 9, sgpr(rng)); // sampler
     } else {
-        set(&mut w[1], 23, 1, (rng.below(4) == 0) as u32); // tfe
+        set(&mut w[1], 23, 1, (!bvh && rng.below(4) == 0) as u32); // tfe
         if rng.below(2) == 0 {
             set(&mut w[1], 24, 8, rng.below(240)); // fifth address
         }
@@ -92,7 +101,7 @@ fn vimage_sweep_against_llvm() {
     let per_op: usize = std::env::var("LATHE_VIMAGE_SWEEP")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(48);
+        .unwrap_or(64);
     let mut mismatches = Vec::new();
     let mut failures = Vec::new();
     let mut report = String::new();
@@ -112,8 +121,9 @@ fn vimage_sweep_against_llvm() {
         }
         let theirs = llvm(target, &probes);
         let (mut valid, mut exact) = (0usize, 0usize);
+        let (mut vop3p, mut rerun) = (0usize, 0usize);
         let mut seen_ok = std::collections::BTreeSet::new();
-        for ((p, &op), t) in probes.iter().zip(&owners).zip(theirs) {
+        for ((p, &op), mut t) in probes.iter().zip(&owners).zip(theirs) {
             let bytes: Vec<u8> = p.iter().flat_map(|w| w.to_le_bytes()).collect();
             let ours = decode(target, &bytes);
             let ours_t = (!ours.is_invalid()).then(|| {
@@ -121,6 +131,21 @@ fn vimage_sweep_against_llvm() {
                 ours.write_warnings(&mut s).unwrap();
                 (s, ours.len() / 4)
             });
+            if ours_t != t {
+                // In a batch the previous slot's last words can decode as
+                // a 96-bit instruction that runs into this slot: ask
+                // again with the probe alone.
+                t = llvm(target, std::slice::from_ref(p)).remove(0);
+                rerun += 1;
+            }
+            if ours_t != t && p[0] >> 23 == 0x1A7 {
+                // Word 0 bits 31:23 of 0x1A7 (dmask bits 3:1 set) are also
+                // the VOP3P prefix of LLVM's `v_fma_mix*` decoder table,
+                // which LLVM 22 tries first on GFX12: it prints
+                // `v_fma_mix*` or rejects the word (D72, residual).
+                vop3p += 1;
+                continue;
+            }
             if t.as_ref().is_some_and(|(s, _)| s == "<crash>") {
                 assert!(
                     ours_t.is_none(),
@@ -170,10 +195,11 @@ fn vimage_sweep_against_llvm() {
                 m
             };
             match rebuilt {
-                Ok(r) if r.to_string() == ours.to_string() && {
-                    let m = used(&ours);
-                    (0..3).all(|i| (r.words()[i] ^ ours.words()[i]) & m[i] == 0)
-                } =>
+                Ok(r)
+                    if r.to_string() == ours.to_string() && {
+                        let m = used(&ours);
+                        (0..3).all(|i| (r.words()[i] ^ ours.words()[i]) & m[i] == 0)
+                    } =>
                 {
                     exact += 1
                 }
@@ -185,13 +211,19 @@ fn vimage_sweep_against_llvm() {
             }
         }
         report += &format!(
-            "{target}: {} opcodes, {} probes, {valid} valid, {exact} rebuilt, {} opcodes seen valid\n",
+            "{target}: {} opcodes, {} probes, {valid} valid, {exact} rebuilt, {} opcodes seen valid, \
+             {rerun} asked again alone, {vop3p} differ under the v_fma_mix prefix\n",
             ops.len(),
             probes.len(),
             seen_ok.len()
         );
         if ops.len() < 80 || valid * 5 < probes.len() {
             failures.push(format!("{target}: too few opcodes or valid probes"));
+        }
+        // The residual bound: the `v_fma_mix` prefix class only, at most
+        // 1 % of the probes.
+        if vop3p * 100 > probes.len() {
+            failures.push(format!("{target}: {vop3p} v_fma_mix-prefix residuals"));
         }
         if seen_ok.len() != ops.len() {
             let missing: Vec<_> = ops

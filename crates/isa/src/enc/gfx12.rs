@@ -224,7 +224,9 @@ fn adjust_buffer(inst: &Instruction, ops: &mut Operands) {
 /// The text after the mnemonic.
 pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) -> fmt::Result {
     match inst.encoding() {
-        Encoding::VimageGfx12 | Encoding::VsampleGfx12 => return super::vimage::print(inst, ops, out),
+        Encoding::VimageGfx12 | Encoding::VsampleGfx12 => {
+            return super::vimage::print(inst, ops, out)
+        }
         Encoding::SmemGfx12 => {
             let mut first = true;
             let mut reg_offset = false;

@@ -13,8 +13,8 @@ pub(crate) mod mubuf;
 pub(crate) mod sdwa_dpp;
 pub(crate) mod smem;
 pub(crate) mod sop;
-pub(crate) mod vop;
 pub(crate) mod vimage;
+pub(crate) mod vop;
 pub(crate) mod vop3p;
 pub(crate) mod vopd3;
 
