@@ -292,7 +292,9 @@ def render(entries, data, version):
     w("/// unused field must be zero; `0x80` on field 0: LLVM keeps the raw\n")
     w("/// form), the data width for each `dmask | d16 << 4 | tfe << 5 | lwe << 6`\n")
     w("/// (0: invalid; `0x80`: the raw form), and the raw form's data width.\n")
-    w("pub(crate) static VIMAGE: [(u16, [[u8; 5]; 17], [u8; 128], u8); %d] = [\n" % len(vim))
+    w("pub(crate) type VimageRow = (u16, [[u8; 5]; 17], [u8; 128], u8);\n\n")
+    w("/// The VIMAGE/VSAMPLE rows.\n")
+    w("pub(crate) static VIMAGE: [VimageRow; %d] = [\n" % len(vim))
     for i, v in vim:
         w("    (%d, [%s], [%s], %d),\n" % (
             i, ", ".join("[%s]" % ", ".join(str(x) for x in e) for e in v["addr"]),

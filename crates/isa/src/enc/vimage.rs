@@ -40,9 +40,7 @@ const DIM: [&str; 8] = [
     "2D_MSAA_ARRAY",
 ];
 
-type Row = (u16, [[u8; 5]; 17], [u8; 128], u8);
-
-fn row(inst: &Instruction) -> Option<&'static Row> {
+fn row(inst: &Instruction) -> Option<&'static gen::VimageRow> {
     let i = inst.opcode().index();
     gen::VIMAGE
         .binary_search_by_key(&i, |r| r.0)
