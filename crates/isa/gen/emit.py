@@ -23,6 +23,9 @@ FLAG_OF_MOD = {
     "th_store": "TH_STORE", "th_atomic": "TH_ATOMIC",
     "byte_sel_lo": "BYTE_SEL_LO", "byte_sel_hi": "BYTE_SEL_HI",
     "opsel_no_dst": "OPSEL_NO_DST", "opsel_skip01": "OPSEL_SKIP01",
+    # VIMAGE/VSAMPLE (D72; gen.analyze renames them).
+    "img_dim": "IMG_DIM", "img_r128": "IMG_R128", "img_unorm": "IMG_UNORM",
+    "img_lwe": "IMG_LWE",
 }
 IGNORED_MODS = {"", "quad_perm", "row_mask", "bank_mask", "bound_ctrl", "row_shl", "row_shr",
                 "row_ror", "row_mirror", "row_half_mirror", "row_bcast", "wave_shl", "wave_rol",
@@ -280,6 +283,23 @@ def render(entries, data, version):
     w("pub(crate) static MIMG_WIDTHS: [(u16, [u8; 32]); %d] = [\n" % len(mimg))
     for i, ws in mimg:
         w("    (%d, [%s]),\n" % (i, ", ".join(str(x) for x in ws)))
+    w("];\n\n")
+    # VIMAGE/VSAMPLE (D72): address layouts by dim | a16 << 3 (entry 16:
+    # the raw layout), data widths by dmask | d16 << 4 | tfe << 5 |
+    # lwe << 6, and the raw data width.
+    vim = [(i, m["e"]["vimage"]) for i, m in enumerate(merged) if m["e"].get("vimage")]
+    w("/// VIMAGE/VSAMPLE (D72), by opcode index: the address field widths for\n")
+    w("/// each `dim | a16 << 3` (index 16: LLVM's raw layout; `0x40`: the\n")
+    w("/// unused field must be zero; `0x80` on field 0: LLVM keeps the raw\n")
+    w("/// form), the data width for each `dmask | d16 << 4 | tfe << 5 | lwe << 6`\n")
+    w("/// (0: invalid; `0x80`: the raw form), and the raw form's data width.\n")
+    w("pub(crate) type VimageRow = (u16, [[u8; 5]; 17], [u8; 128], u8);\n\n")
+    w("/// The VIMAGE/VSAMPLE rows.\n")
+    w("pub(crate) static VIMAGE: [VimageRow; %d] = [\n" % len(vim))
+    for i, v in vim:
+        w("    (%d, [%s], [%s], %d),\n" % (
+            i, ", ".join("[%s]" % ", ".join(str(x) for x in e) for e in v["addr"]),
+            ", ".join(str(x) for x in v["widths"]), v["raw_width"]))
     w("];\n\n")
     w("/// Every text of the tables, one after another (a packed text is\n")
     w("/// `offset << 8 | length`; `\".long\"` is at 0).\n")

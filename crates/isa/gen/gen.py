@@ -33,6 +33,7 @@ from collections import Counter, OrderedDict
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import probe as P  # noqa: E402
+import vimage as V  # noqa: E402
 from llvm import llvm_version  # noqa: E402
 from tok import COMMENT, is_t16, parse_reg, tokenize  # noqa: E402
 
@@ -57,6 +58,7 @@ ENC_RUST = OrderedDict([
     ("DPP_VOP3_10", "Vop3Dpp"), ("DPP8_VOP3_10", "Vop3Dpp8"),
     ("DPP8_VOP2", "Vop2Dpp8"), ("DPP8_VOP1", "Vop1Dpp8"), ("DPP8_VOPC", "VopcDpp8"),
     ("DPP_VOP3F16_10", "Vop3DppF16"), ("DPP8_VOP3F16_10", "Vop3Dpp8F16"),
+    ("VIMAGE_12", "VimageGfx12"), ("VSAMPLE_12", "VsampleGfx12"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -70,7 +72,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "SMEM_12": 64, "MUBUF_12": 256, "FLAT_12": 256, "GLOBAL_12": 256, "SCRATCH_12": 256,
             "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024,
             "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256,
-            "DPP_VOP3F16_10": 1024, "DPP8_VOP3F16_10": 1024}
+            "DPP_VOP3F16_10": 1024, "DPP8_VOP3F16_10": 1024, "VIMAGE_12": 256,
+            "VSAMPLE_12": 256}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -781,11 +784,23 @@ def analyze(rec, cpu):
         if zero[0] or one[0]:
             problems.append("VOPD3 Y bits in word 0: %x %x" % (zero[0], one[0]))
         zero[0], one[0], zero[2], one[2] = zero[2], one[2], 0, 0
+    if enc in V.ENCODINGS:
+        # VIMAGE/VSAMPLE (D72): which address fields must be zero depends
+        # on dim/a16 (the `vimage` probe stage); the masks leave them out.
+        for name in V.ADDR_FIELDS[enc]:
+            w, lo, width = an.fields[name]
+            zero[w] &= ~(((1 << width) - 1) << lo)
+            one[w] &= ~(((1 << width) - 1) << lo)
+        # Their `dim`, `r128`, `unorm` and `lwe` have flags of their own.
+        flags = {"img_" + m if m in ("dim", "r128", "unorm", "lwe") else m for m in flags}
+        if "vimage" not in rec:
+            problems.append("no vimage probes")
+        problems += rec.get("vimage_problems", [])
     if zero[2] or one[2]:
         problems.append("invalid bits in word 2: %x %x" % (zero[2], one[2]))
     zero, one = zero[:2], one[:2]
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=zero,
-                one=one, mimg_widths=rec.get("mimg_widths"),
+                one=one, mimg_widths=rec.get("mimg_widths"), vimage=rec.get("vimage"),
                 flags=flags, problems=problems, nwords=rec["nwords"])
 
 
@@ -796,16 +811,18 @@ def main():
     # The name changed with the 32-bit DPP8 records (D66): a generator
     # without them must not read them, so the older cache is only read
     # (and upgraded into the new file), never rewritten.
-    # Renamed again with GFX11's VOP3 DPP records (D71), for the same reason.
+    # The name changed again with GFX11's VOP3 DPP records (D71) and the
+    # VIMAGE/VSAMPLE records (D72): the first run reads the newest older
+    # cache and writes this one, leaving the older files as their
+    # generators expect them.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-gfx11dpp.json"))
-    older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-dpp8.json")
-    if not os.path.exists(older):
-        older = os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12.json")
+                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-gfx11dpp-vimage.json"))
+    older = [os.path.join(tempfile.gettempdir(), n) for n in
+             ("lathe-isa-probe-gfx9-12-gfx11dpp.json", "lathe-isa-probe-gfx9-12-vimage.json",
+              "lathe-isa-probe-gfx9-12-dpp8.json", "lathe-isa-probe-gfx9-12.json")]
+    path_in = path
     if "LATHE_ISA_PROBE_CACHE" not in os.environ and not os.path.exists(path):
-        path_in = older
-    else:
-        path_in = path
+        path_in = next((p for p in older if os.path.exists(p)), older[-1])
     if "--cached" in sys.argv and os.path.exists(path_in):
         data = json.load(open(path_in))
         # Caches written before 32-bit DPP8 was probed (D66): its records
@@ -829,6 +846,20 @@ def main():
                 added = list(ex.map(lambda c: P.add_gfx11_vop3_dpp(c, data[c]), old))
             print("GFX11 VOP3 DPP records added:", dict(zip(old, added)), file=sys.stderr)
             data["gfx11_vop3_dpp"] = sorted(done | set(old))
+            with open(path, "w") as f:
+                json.dump(data, f)
+        # Caches written before VIMAGE/VSAMPLE were probed (D72): their
+        # records are probed and added to each GFX12 column (gfx1250 and
+        # gfx1251 have no image instructions in LLVM 22).
+        done = set(data.get("vimage", []))
+        old = [g[0] for g in data["groups"] if g[0] not in done]
+        if old:
+            from concurrent.futures import ThreadPoolExecutor
+            stages = [P.bit_scans, P.type_probes, P.class_probes]
+            with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+                added = list(ex.map(lambda c: V.add_vimage(c, data[c], stages), old))
+            print("VIMAGE/VSAMPLE records added:", dict(zip(old, added)), file=sys.stderr)
+            data["vimage"] = sorted(done | set(old))
             with open(path, "w") as f:
                 json.dump(data, f)
         # Processors the cache does not have yet (a new generation) are
@@ -855,6 +886,7 @@ def main():
                 data["groups"] += new.pop("groups")
                 data["dpp8_32"] += new.pop("dpp8_32")
                 data["gfx11_vop3_dpp"] += new.pop("gfx11_vop3_dpp")
+                data["vimage"] += new.pop("vimage")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)

@@ -316,6 +316,9 @@ ENCODINGS12["VOPD3Y_12"] = dict(
                dict(vdst=8, src0=256 + 16, vsrc1=24, _w0=256 + 33, _w2=5),
                dict(vdst=8, src0=256 + 16, _w0=256 + 33, _w2=5)])
 ENCODINGS.update(ENCODINGS12)
+# GFX12 VIMAGE/VSAMPLE (D72): layouts and their probe stage in vimage.py.
+import vimage  # noqa: E402
+ENCODINGS.update(vimage.ENCODINGS)
 # Encodings shared by GFX9, GFX10, GFX11 and GFX12 (same layout and
 # decode-table space; the opcode numbers are per column).
 SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
@@ -339,7 +342,8 @@ def generation(cpu):
 def encodings(cpu):
     """The encodings probed for `cpu`, in table order (VOPD3 on GFX12.5
     only)."""
-    return [e for e in _encodings(cpu) if not e.startswith("VOPD3") or cpu.startswith("gfx125")]
+    return [e for e in _encodings(cpu) if not e.startswith("VOPD3") or cpu.startswith("gfx125")
+            if e not in vimage.ENCODINGS or vimage.has_images(cpu)]
 
 
 def _encodings(cpu):
@@ -774,6 +778,7 @@ REG_FIELDS = {
     "DPP8_VOP2": ["vdst", "vsrc1", "src0"], "DPP8_VOP1": ["vdst", "src0"],
     "DPP8_VOPC": ["vsrc1", "src0"],
     "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
+    "VIMAGE": ["vdata", "srsrc"], "VSAMPLE": ["vdata", "srsrc", "ssamp"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
 # Bit selecting AGPRs for the data operands, per encoding.
@@ -995,6 +1000,7 @@ def full_probe(cpu, recs=None):
     class_probes(cpu, recs)
     mimg_widths(cpu, recs)
     add_gfx11_vop3_dpp(cpu, recs)
+    vimage.probe_vimage(cpu, recs)
     return recs
 
 
@@ -1027,7 +1033,7 @@ def probe_all(full=False, jobs=None, targets=None):
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
-    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo}
+    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]

@@ -37,6 +37,9 @@ pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
                 _ => return None,
             },
             0x31 => E::MubufGfx12,
+            // VIMAGE/VSAMPLE (D72; not on GFX12.5, whose tables have none).
+            0x34 => E::VimageGfx12,
+            0x39 => E::VsampleGfx12,
             _ => return None,
         });
     }

@@ -121,6 +121,11 @@ pub struct Modifiers {
     /// 3 word 1's bit 15). LLVM 22 ignores them, except inside the 64-bit
     /// literal it reads from words 1-2 (D57).
     pub vopd3_free: u8,
+    /// VIMAGE/VSAMPLE `dim:` (GFX12, D72: 0 `SQ_RSRC_IMG_1D` ...
+    /// 7 `SQ_RSRC_IMG_2D_MSAA_ARRAY`).
+    pub dim: u8,
+    /// VIMAGE/VSAMPLE `r128`.
+    pub r128: bool,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -181,6 +186,8 @@ enum M {
     Free1,
     Dpp8,
     Dpp8Fi,
+    Dim,
+    R128,
 }
 
 /// VOP3 DPP16's modifier fields (D61): VOP3's, then the third dword's
@@ -283,6 +290,34 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
                 (Scope, (1, 18, 2)),
                 (Th, (1, 20, 3)),
                 (Offset, (2, 8, 24)),
+            ]
+        }
+        E::VimageGfx12 => {
+            return &[
+                (Dim, (0, 0, 3)),
+                (R128, (0, 4, 1)),
+                (D16, (0, 5, 1)),
+                (A16, (0, 6, 1)),
+                (Nv, (0, 7, 1)),
+                (Dmask, (0, 22, 4)),
+                (Scope, (1, 18, 2)),
+                (Th, (1, 20, 3)),
+                (Tfe, (1, 23, 1)),
+            ]
+        }
+        E::VsampleGfx12 => {
+            return &[
+                (Dim, (0, 0, 3)),
+                (Tfe, (0, 3, 1)),
+                (R128, (0, 4, 1)),
+                (D16, (0, 5, 1)),
+                (A16, (0, 6, 1)),
+                (Nv, (0, 7, 1)),
+                (Unorm, (0, 13, 1)),
+                (Dmask, (0, 22, 4)),
+                (Lwe, (1, 8, 1)),
+                (Scope, (1, 18, 2)),
+                (Th, (1, 20, 3)),
             ]
         }
         E::MubufGfx12 => {
@@ -471,6 +506,8 @@ impl Modifiers {
             Free1 => (self.vopd3_free >> 3 & 1) as u32,
             Dpp8 => self.dpp8,
             Dpp8Fi => crate::enc::SRC0_DPP8 + self.fi as u32,
+            Dim => self.dim as u32,
+            R128 => self.r128 as u32,
         }
     }
 
@@ -530,6 +567,8 @@ impl Modifiers {
             Free1 => self.vopd3_free |= (v as u8) << 3,
             Dpp8 => self.dpp8 = v,
             Dpp8Fi => self.fi = v == crate::enc::SRC0_DPP8_FI,
+            Dim => self.dim = v as u8,
+            R128 => self.r128 = v != 0,
         }
     }
 }

@@ -244,6 +244,13 @@ pub enum Encoding {
     /// GFX11's fake16 reading of a [`Vop3Dpp8`](Encoding::Vop3Dpp8) word
     /// (D71).
     Vop3Dpp8F16,
+    /// VIMAGE (GFX12 image load/store/atomic/BVH, D72): 96 bits, word 0
+    /// bits 31:26 = `0x34`; `vdata`, the resource and a fifth address in
+    /// word 1, four address registers in word 2 (`enc::vimage`).
+    VimageGfx12,
+    /// VSAMPLE (GFX12 sample/gather, D72): 96 bits, word 0 bits 31:26 =
+    /// `0x39`; the sampler in word 1 bits 31:23.
+    VsampleGfx12,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -290,6 +297,8 @@ impl Encoding {
                 | Encoding::FlatGfx12
                 | Encoding::GlobalGfx12
                 | Encoding::ScratchGfx12
+                | Encoding::VimageGfx12
+                | Encoding::VsampleGfx12
         )
     }
 
@@ -371,6 +380,15 @@ pub enum Field {
     VdstY,
     /// Not encoded (printed implicit operand such as `vcc` or `off`).
     Implicit,
+    /// VIMAGE/VSAMPLE second to fifth address registers (D72; the first is
+    /// `Vaddr`).
+    Vaddr1,
+    /// Third address register.
+    Vaddr2,
+    /// Fourth address register.
+    Vaddr3,
+    /// Fifth address register (VIMAGE only).
+    Vaddr4,
 }
 
 /// How an operand's field value is interpreted and printed.
@@ -782,6 +800,17 @@ pub mod flags {
     /// VOP3: prints `byte_sel:` from `op_sel` bits 2 (low) and 3 (high).
     /// Shares [`ABID`]'s bit, which only MAI uses.
     pub const BYTE_SEL_HI: u64 = ABID;
+    // --- GFX12 VIMAGE/VSAMPLE (D72): image words have no VALU modifiers,
+    // so their own flags reuse those bits (`dmask`, `tfe`, `a16`, `d16`
+    // keep MIMG's).
+    /// Prints `dim:` (VIMAGE/VSAMPLE).
+    pub const IMG_DIM: u64 = CLAMP;
+    /// Prints `r128` (VIMAGE/VSAMPLE).
+    pub const IMG_R128: u64 = OMOD;
+    /// Prints `unorm` (VSAMPLE).
+    pub const IMG_UNORM: u64 = OP_SEL;
+    /// Prints `lwe` (VSAMPLE).
+    pub const IMG_LWE: u64 = OP_SEL_HI;
 
     // --- semantics -------------------------------------------------------
     /// Unconditional PC-relative branch (`s_branch`).

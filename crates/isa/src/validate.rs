@@ -141,13 +141,18 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
                 if raw >= 128 && (src_reserved(raw) || raw == 255) {
                     return None;
                 }
-                if spec.width >= 3 && is_special(raw) {
+                // A VIMAGE/VSAMPLE sampler of s102-s105 that LLVM aligns
+                // down into s[100:103] (D72).
+                let image = matches!(enc, Encoding::VimageGfx12 | Encoding::VsampleGfx12)
+                    && (102..=105).contains(&raw)
+                    && (raw & !3) + spec.width as u32 <= 106;
+                if spec.width >= 3 && is_special(raw) && !image {
                     return None;
                 }
                 if raw < 128 && !scalar_tuple_fits(raw, spec.width) {
                     return None;
                 }
-                if spec.width >= 2 && bad_wide_scalar(raw) {
+                if spec.width >= 2 && bad_wide_scalar(raw) && !image {
                     return None;
                 }
             }

@@ -87,6 +87,7 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
         // GFX12.5's VFLAT `saddr` (D54); elsewhere the masks keep it `null`.
         Encoding::FlatGfx12 => !matches!(inst.bits(0, 0, 7), 0x6B | 0x7D | 0x7F),
         Encoding::MubufGfx12 => !inst.bit(95),
+        Encoding::VimageGfx12 | Encoding::VsampleGfx12 => super::vimage::form(inst).is_some(),
         _ => true,
     }
 }
@@ -111,6 +112,7 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             }
         }
         Encoding::MubufGfx12 => adjust_buffer(inst, ops),
+        Encoding::VimageGfx12 | Encoding::VsampleGfx12 => super::vimage::adjust_operands(inst, ops),
         Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
             adjust_flat(inst, ops)
         }
@@ -222,6 +224,9 @@ fn adjust_buffer(inst: &Instruction, ops: &mut Operands) {
 /// The text after the mnemonic.
 pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) -> fmt::Result {
     match inst.encoding() {
+        Encoding::VimageGfx12 | Encoding::VsampleGfx12 => {
+            return super::vimage::print(inst, ops, out)
+        }
         Encoding::SmemGfx12 => {
             let mut first = true;
             let mut reg_offset = false;
@@ -279,7 +284,7 @@ pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) ->
 
 /// `scale_offset`, `th:`, `scope:` and `nv`, each where the opcode prints
 /// it and its bits are set.
-fn write_policy(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
+pub(crate) fn write_policy(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     let b = bits_of(inst.encoding());
     if b.scale_offset < 96 && inst.has(flags::SCALE_OFFSET) && inst.bit(b.scale_offset) {
         out.write_str(" scale_offset")?;

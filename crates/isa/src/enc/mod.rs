@@ -13,6 +13,7 @@ pub(crate) mod mubuf;
 pub(crate) mod sdwa_dpp;
 pub(crate) mod smem;
 pub(crate) mod sop;
+pub(crate) mod vimage;
 pub(crate) mod vop;
 pub(crate) mod vop3p;
 pub(crate) mod vopd3;
@@ -59,6 +60,19 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         // VOP3 DPP (D61): src0 is an 8-bit VGPR in word 2; the rest is VOP3's.
         E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 if matches!(field, F::Src0) => {
             return Some((2, 0, 8))
+        }
+        E::VimageGfx12 | E::VsampleGfx12 => {
+            return match field {
+                F::Vdata => Some((1, 0, 8)),
+                F::Srsrc => Some((1, 9, 9)),
+                F::Ssamp if matches!(enc, E::VsampleGfx12) => Some((1, 23, 9)),
+                F::Vaddr => Some((2, 0, 8)),
+                F::Vaddr1 => Some((2, 8, 8)),
+                F::Vaddr2 => Some((2, 16, 8)),
+                F::Vaddr3 => Some((2, 24, 8)),
+                F::Vaddr4 if matches!(enc, E::VimageGfx12) => Some((1, 24, 8)),
+                _ => None,
+            }
         }
         E::MubufGfx12 => {
             return match field {
@@ -174,6 +188,7 @@ pub(crate) fn base_words(enc: Encoding) -> usize {
         E::Sop2 | E::Sopk | E::Sop1 | E::Sopc | E::Sopp | E::Vop2 | E::Vop1 | E::Vopc => 1,
         E::Invalid => 1,
         E::MubufGfx12 | E::FlatGfx12 | E::GlobalGfx12 | E::ScratchGfx12 => 3,
+        E::VimageGfx12 | E::VsampleGfx12 => 3,
         E::Vopd3X | E::Vopd3Y | E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 => 3,
         _ => 2,
     }
@@ -224,6 +239,8 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::FlatGfx12 => (0xFF00_0000, 0xEC00_0000, 14, 8),
         E::GlobalGfx12 => (0xFF00_0000, 0xEE00_0000, 14, 8),
         E::ScratchGfx12 => (0xFF00_0000, 0xED00_0000, 14, 8),
+        E::VimageGfx12 => (0xFC00_0000, 0xD000_0000, 14, 8),
+        E::VsampleGfx12 => (0xFC00_0000, 0xE400_0000, 14, 8),
         E::Vopd3X => (0xFF00_0000, 0xCF00_0000, 18, 6),
         E::Vopd3Y => (0xFF00_0000, 0xCF00_0000, 12, 6),
         E::Invalid => (0, 0, 0, 0),
