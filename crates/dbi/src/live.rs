@@ -20,7 +20,7 @@
 use std::fmt;
 
 use lathe_isa::sem::{self, Partial};
-use lathe_isa::{Encoding, Instruction, Opcode, Operand, RegFile, RegRange};
+use lathe_isa::{Instruction, Opcode, Operand, RegFile, RegRange};
 
 use crate::lift::{Exit, FunctionKind, Program};
 
@@ -261,13 +261,11 @@ pub struct Effects {
 /// True if a vector write of `inst` replaces whole 32-bit registers in the
 /// active lanes: its semantic description says it writes all of the
 /// destination (not a 16-bit half, one lane, or what SDWA or a 16-bit
-/// VOP3's `op_sel` selects), it is not DPP (lanes a row or bank mask
+/// VOP3's `op_sel` selects), it is not DPP16 (lanes a row or bank mask
 /// disables keep their value), and it is not a non-returning atomic.
 fn whole_vector_write(inst: &Instruction) -> bool {
-    !(matches!(
-        inst.encoding(),
-        Encoding::Vop1Dpp | Encoding::Vop2Dpp | Encoding::Vop3Dpp
-    ) || sem::of(inst.opcode()).partial != Partial::Full
+    !(inst.encoding().has_dpp_masks()
+        || sem::of(inst.opcode()).partial != Partial::Full
         || inst.is_atomic() && !inst.is_load()
         || inst.opcode() == Opcode::V_ACCVGPR_MOV_B32)
 }

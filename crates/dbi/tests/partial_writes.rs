@@ -147,3 +147,34 @@ fn the_valu_class_covers_every_generations_vector_encodings() {
         assert!(!InstClass::Valu.matches(&i), "{mcpu} `{text}` is not VALU");
     }
 }
+
+/// GFX11's VOP3 DPP16 words that LLVM reads with the fake16 table (D71:
+/// `v_alignbit_b32` with an SGPR src2 falls back from true16) are VALU,
+/// and their row/bank masks keep the destination live; the true16 reading
+/// of the same opcode behaves the same.
+#[test]
+fn gfx11_fake16_vop3_dpp16_is_valu_and_a_partial_write() {
+    use lathe_dbi::rewrite::InstClass;
+    for (text, enc) in [
+        (
+            "v_alignbit_b32_e64_dpp v1, v2, v3, s3 row_shl:1 row_mask:0x5 bank_mask:0xf",
+            lathe_isa::Encoding::Vop3DppF16,
+        ),
+        (
+            "v_alignbit_b32_e64_dpp v1, v2, v3, v4 row_shl:1 row_mask:0x5 bank_mask:0xf",
+            lathe_isa::Encoding::Vop3Dpp,
+        ),
+    ] {
+        let i = inst("gfx1100", Target::Gfx1100, text);
+        assert_eq!(i.encoding(), enc, "gfx1100 `{text}` decodes as {enc:?}");
+        assert!(InstClass::Valu.matches(&i), "gfx1100 `{text}` is VALU");
+        assert!(!kills_v(&i, 1), "gfx1100 `{text}` must not kill v1");
+    }
+    // DPP8 has no masks: a whole write.
+    let i = inst(
+        "gfx1100",
+        Target::Gfx1100,
+        "v_alignbit_b32_e64_dpp v1, v2, v3, v4 dpp8:[7,6,5,4,3,2,1,0]",
+    );
+    assert!(kills_v(&i, 1), "gfx1100 VOP3 DPP8 kills v1");
+}

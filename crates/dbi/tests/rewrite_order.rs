@@ -196,5 +196,10 @@ fn rewrites_do_not_depend_on_what_ran_before() {
     for f in &failed {
         eprintln!("  {f}");
     }
-    assert!(failed.is_empty(), "{} of {} differ", failed.len(), got.len());
+    assert!(
+        failed.is_empty(),
+        "{} of {} differ",
+        failed.len(),
+        got.len()
+    );
 }

@@ -78,7 +78,7 @@ impl InstClass {
                 inst.encoding(),
                 E::Sop1 | E::Sop2 | E::Sopc | E::Sopk | E::Sopp
             ),
-            InstClass::Valu => is_valu(inst.encoding()),
+            InstClass::Valu => inst.encoding().is_valu(),
             InstClass::Smem => inst.memory_class() == M::Scalar,
             InstClass::Vmem => matches!(
                 inst.memory_class(),
@@ -89,40 +89,6 @@ impl InstClass {
             InstClass::Branch => inst.is_branch() || inst.is_call() || inst.is_indirect_branch(),
             InstClass::ExecWrite => writes_exec(inst),
         }
-    }
-}
-
-/// True for the vector ALU encodings of every generation (GFX9's, GFX10's
-/// VOP3/VOP3P, DPP8 and VOPC DPP, GFX11+'s VOP3 DPP and both VOPD halves).
-fn is_valu(e: lathe_isa::Encoding) -> bool {
-    use lathe_isa::Encoding as E;
-    match e {
-        E::Vop1
-        | E::Vop2
-        | E::Vopc
-        | E::Vop3
-        | E::Vop3p
-        | E::Mai
-        | E::Vop1Sdwa
-        | E::Vop2Sdwa
-        | E::VopcSdwa
-        | E::Vop1Dpp
-        | E::Vop2Dpp
-        | E::VopcDpp
-        | E::Vop1Dpp8
-        | E::Vop2Dpp8
-        | E::VopcDpp8
-        | E::Vop3Gfx10
-        | E::Vop3pGfx10
-        | E::Vop3Dpp
-        | E::Vop3Dpp8
-        | E::VopdX
-        | E::VopdY
-        | E::Vopd3X
-        | E::Vopd3Y => true,
-        // `Encoding` is non-exhaustive: every other encoding (scalar, memory,
-        // invalid) is not VALU.
-        _ => false,
     }
 }
 
