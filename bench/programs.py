@@ -29,6 +29,20 @@ Every result line names its cause when it fails: build error, a stop of
 the emulator (the first stderr line naming it), timeout (with the launches
 that finished), non-zero exit, or the program's own FAIL.
 
+Results (2026-11-28 06:04-06:50, main at b0a7db6, release profile
+(`cargo build --release`, `--lathe target/release/lathe`, LATHE_HSA_LIB
+its libhsa_runtime64.so); `--in-place --threads 1,2 --timeout 180`, the
+whole sample, 2 cores shared with five helpers' builds, load average
+13-22): 38 of 40 passed on both thread counts, and no verdict differed
+between 1 and 2 threads. The two failures are ace and sosfil, timeouts
+with no launch finished on either thread count: the work compiled into
+them (D59: ace's first launch 2.0e8 wave-instructions after 3.6 GB of
+first-touch page faults; sosfil 62 launches of 3.8e8), not an emulator
+stop. black-scholes 128 / 139 s, concurrentKernels 76 / 99 s, rsbench
+24 / 16 s (checksum 70370, equal to its OpenMP twin's; rsbench was
+rerun alone after extracting src/rsbench-omp, which the first pass
+lacked).
+
 Results (2026-11-27 23:26, branch h-lane1: sparse-EXEC µops, D62; ci
 profile; `--in-place --threads 1,2 --timeout 180 --only
 concurrentKernels`, load average 20-22 on the 2 shared cores):
