@@ -255,6 +255,17 @@ pub enum Encoding {
     Invalid,
 }
 
+/// [`Encoding::kind`]'s classes.
+#[derive(Clone, Copy)]
+enum EncodingKind {
+    /// Vector ALU without lane masks.
+    Valu,
+    /// Vector ALU with DPP16's row and bank masks.
+    ValuDppMasks,
+    /// Scalar, memory, image or invalid.
+    Other,
+}
+
 impl Encoding {
     /// The GFX9 encoding whose operand fields this one shares (the GFX10
     /// layouts moved the opcode, prefix and some modifier bits, not the
@@ -309,14 +320,16 @@ impl Encoding {
         self.family() as u8 != self as u8
     }
 
-    /// True for the vector ALU encodings of every generation (VOP1/2/3/C/3P,
-    /// MAI, SDWA, DPP16, DPP8, VOP3 DPP, both VOPD halves). The match
-    /// names every encoding, so a new one does not compile until it is
-    /// classified here (lathe-dbi's site classes and liveness read this).
+    /// What kind of instruction the encoding holds. The match names every
+    /// encoding, so a new one does not compile until it is classified here
+    /// (lathe-dbi's site classes and liveness read [`is_valu`](Self::is_valu)
+    /// and [`has_dpp_masks`](Self::has_dpp_masks)).
     #[inline]
-    pub const fn is_valu(self) -> bool {
+    const fn kind(self) -> EncodingKind {
         use Encoding as E;
+        use EncodingKind as K;
         match self {
+            E::Vop1Dpp | E::Vop2Dpp | E::VopcDpp | E::Vop3Dpp | E::Vop3DppF16 => K::ValuDppMasks,
             E::Vop1
             | E::Vop2
             | E::Vopc
@@ -326,22 +339,17 @@ impl Encoding {
             | E::Vop1Sdwa
             | E::Vop2Sdwa
             | E::VopcSdwa
-            | E::Vop1Dpp
-            | E::Vop2Dpp
-            | E::VopcDpp
             | E::Vop1Dpp8
             | E::Vop2Dpp8
             | E::VopcDpp8
             | E::Vop3Gfx10
             | E::Vop3pGfx10
-            | E::Vop3Dpp
             | E::Vop3Dpp8
-            | E::Vop3DppF16
             | E::Vop3Dpp8F16
             | E::VopdX
             | E::VopdY
             | E::Vopd3X
-            | E::Vopd3Y => true,
+            | E::Vopd3Y => K::Valu,
             E::Sop2
             | E::Sopk
             | E::Sop1
@@ -373,72 +381,24 @@ impl Encoding {
             | E::Mimg
             | E::VimageGfx12
             | E::VsampleGfx12
-            | E::Invalid => false,
+            | E::Invalid => K::Other,
         }
+    }
+
+    /// True for the vector ALU encodings of every generation (VOP1/2/3/C/3P,
+    /// MAI, SDWA, DPP16, DPP8, VOP3 DPP, both VOPD halves).
+    #[inline]
+    pub const fn is_valu(self) -> bool {
+        !matches!(self.kind(), EncodingKind::Other)
     }
 
     /// True for the DPP16 forms, whose `row_mask`/`bank_mask` can leave
     /// active lanes unwritten (a lane they disable keeps its destination
     /// value), so a write is never known to replace a whole register.
-    /// DPP8 has no masks. Named exhaustively, as [`is_valu`](Self::is_valu).
+    /// DPP8 has no masks.
     #[inline]
     pub const fn has_dpp_masks(self) -> bool {
-        use Encoding as E;
-        match self {
-            E::Vop1Dpp | E::Vop2Dpp | E::VopcDpp | E::Vop3Dpp | E::Vop3DppF16 => true,
-            E::Vop1
-            | E::Vop2
-            | E::Vopc
-            | E::Vop3
-            | E::Vop3p
-            | E::Mai
-            | E::Vop1Sdwa
-            | E::Vop2Sdwa
-            | E::VopcSdwa
-            | E::Vop1Dpp8
-            | E::Vop2Dpp8
-            | E::VopcDpp8
-            | E::Vop3Gfx10
-            | E::Vop3pGfx10
-            | E::Vop3Dpp8
-            | E::Vop3Dpp8F16
-            | E::VopdX
-            | E::VopdY
-            | E::Vopd3X
-            | E::Vopd3Y
-            | E::Sop2
-            | E::Sopk
-            | E::Sop1
-            | E::Sopc
-            | E::Sopp
-            | E::Smem
-            | E::SmemGfx10
-            | E::SmemGfx11
-            | E::SmemGfx12
-            | E::Ds
-            | E::DsGfx10
-            | E::Flat
-            | E::Global
-            | E::Scratch
-            | E::FlatGfx10
-            | E::GlobalGfx10
-            | E::ScratchGfx10
-            | E::FlatGfx11
-            | E::GlobalGfx11
-            | E::ScratchGfx11
-            | E::FlatGfx12
-            | E::GlobalGfx12
-            | E::ScratchGfx12
-            | E::Mubuf
-            | E::Mtbuf
-            | E::MubufGfx10
-            | E::MubufGfx11
-            | E::MubufGfx12
-            | E::Mimg
-            | E::VimageGfx12
-            | E::VsampleGfx12
-            | E::Invalid => false,
-        }
+        matches!(self.kind(), EncodingKind::ValuDppMasks)
     }
 
     /// The GFX10-style layout (`Vop3Gfx10`, `FlatGfx10`, ...) with the same
