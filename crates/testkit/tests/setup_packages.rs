@@ -150,6 +150,12 @@ const PROGRAMS: &[Program] = &[
         "bench/programs.py (HeCBench programs' own Makefiles)",
     ),
     p(
+        "/usr/bin/perf",
+        "linux-perf",
+        List::Bench,
+        "bench/hsa.py --cpu (perf stat task-clock per launch)",
+    ),
+    p(
         "/usr/lib/llvm-15/bin/clang++",
         "clang-15",
         List::Tests,
@@ -537,7 +543,12 @@ fn owners(path: &Path) -> Vec<String> {
         return Vec::new();
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().next().unwrap_or("");
+    // A diverted file (linux-perf diverts `/usr/bin/perf`) is listed after
+    // `diversion by PKG from: …` / `… to: …` lines.
+    let line = text
+        .lines()
+        .find(|l| !l.starts_with("diversion by "))
+        .unwrap_or("");
     let pkgs = line.split(": ").next().unwrap_or("");
     pkgs.split(", ")
         .map(|p| p.split(':').next().unwrap().trim().to_string())
