@@ -825,41 +825,27 @@ def main():
         path_in = next((p for p in older if os.path.exists(p)), older[-1])
     if "--cached" in sys.argv and os.path.exists(path_in):
         data = json.load(open(path_in))
-        # Caches written before 32-bit DPP8 was probed (D66): its records
-        # are probed and added to each column's representative.
-        done = set(data.get("dpp8_32", []))
-        old = [g[0] for g in data["groups"] if g[0] not in done]
-        if old:
+        # Caches written before a probe stage existed: the stage's records
+        # are probed and added to each column's representative, in this
+        # order, and the upgraded cache written to `path`. 32-bit DPP8
+        # (D66); GFX11's VOP3 DPP (D71); VIMAGE/VSAMPLE (D72: GFX12 columns
+        # only, gfx1250 and gfx1251 have no image instructions in LLVM 22).
+        vimage_stages = [P.bit_scans, P.type_probes, P.class_probes]
+        upgrades = [
+            ("dpp8_32", "32-bit DPP8", P.add_dpp8_32),
+            ("gfx11_vop3_dpp", "GFX11 VOP3 DPP", P.add_gfx11_vop3_dpp),
+            ("vimage", "VIMAGE/VSAMPLE", lambda c, recs: V.add_vimage(c, recs, vimage_stages)),
+        ]
+        for key, what, add in upgrades:
+            done = set(data.get(key, []))
+            old = [g[0] for g in data["groups"] if g[0] not in done]
+            if not old:
+                continue
             from concurrent.futures import ThreadPoolExecutor
             with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-                added = list(ex.map(lambda c: P.add_dpp8_32(c, data[c]), old))
-            print("32-bit DPP8 records added:", dict(zip(old, added)), file=sys.stderr)
-            data["dpp8_32"] = sorted(done | set(old))
-            with open(path, "w") as f:
-                json.dump(data, f)
-        # Caches written before GFX11's VOP3 DPP was probed (D71).
-        done = set(data.get("gfx11_vop3_dpp", []))
-        old = [g[0] for g in data["groups"] if g[0] not in done]
-        if old:
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-                added = list(ex.map(lambda c: P.add_gfx11_vop3_dpp(c, data[c]), old))
-            print("GFX11 VOP3 DPP records added:", dict(zip(old, added)), file=sys.stderr)
-            data["gfx11_vop3_dpp"] = sorted(done | set(old))
-            with open(path, "w") as f:
-                json.dump(data, f)
-        # Caches written before VIMAGE/VSAMPLE were probed (D72): their
-        # records are probed and added to each GFX12 column (gfx1250 and
-        # gfx1251 have no image instructions in LLVM 22).
-        done = set(data.get("vimage", []))
-        old = [g[0] for g in data["groups"] if g[0] not in done]
-        if old:
-            from concurrent.futures import ThreadPoolExecutor
-            stages = [P.bit_scans, P.type_probes, P.class_probes]
-            with ThreadPoolExecutor(os.cpu_count() or 1) as ex:
-                added = list(ex.map(lambda c: V.add_vimage(c, data[c], stages), old))
-            print("VIMAGE/VSAMPLE records added:", dict(zip(old, added)), file=sys.stderr)
-            data["vimage"] = sorted(done | set(old))
+                added = list(ex.map(lambda c: add(c, data[c]), old))
+            print(what, "records added:", dict(zip(old, added)), file=sys.stderr)
+            data[key] = sorted(done | set(old))
             with open(path, "w") as f:
                 json.dump(data, f)
         # Processors the cache does not have yet (a new generation) are
