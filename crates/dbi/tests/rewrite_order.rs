@@ -12,8 +12,10 @@
 //!   backwards, each twice, with a reused [`Prepared`] and from scratch.
 //!
 //! So anything a cache carries from one rewrite into the next (the
-//! encoder memo, `verify_regs`' effects, the [`Prepared`] half) changes a
-//! digest. The reference is computed in the same run rather than stored,
+//! encoder memo, `verify_regs`' effects, the [`Prepared`] half, as the
+//! `dbi_sites` fuzzer reuses it) changes a digest, and a prepared rewrite
+//! must equal a fresh one. A [`Prepared`] made for another program is
+//! refused. The reference is computed in the same run rather than stored,
 //! so the test does not pin the bytes of whichever clang-22 built the
 //! corpus.
 
@@ -115,7 +117,7 @@ fn key(c: usize, k: usize) -> String {
 /// The digest of every selection, keyed by [`key`]: in recording order
 /// when `check` is false, else interleaved and backwards, prepared then
 /// fresh (returning the digests of both passes).
-fn digests(check: bool) -> Vec<(String, bool, u64)> {
+fn digests(check: bool) -> Vec<(String, bool, u64, usize)> {
     let loaded: Vec<Vec<u8>> = CASES
         .iter()
         .map(|(name, opt)| {
@@ -145,13 +147,14 @@ fn digests(check: bool) -> Vec<(String, bool, u64)> {
         } else {
             instrument_prepared(&preps[c], &objs[c], &progs[c], &lives[c], &reqs, &opts)
         };
-        digest(&r)
+        (digest(&r), r.as_ref().map_or(0, |o| o.sites.len()))
     };
     let mut out = Vec::new();
     if !check {
         for c in 0..CASES.len() {
             for k in 0..PER_CASE {
-                out.push((key(c, k), true, run(c, k, true)));
+                let (d, sites) = run(c, k, true);
+                out.push((key(c, k), true, d, sites));
             }
         }
         return out;
@@ -161,7 +164,8 @@ fn digests(check: bool) -> Vec<(String, bool, u64)> {
             for c in (0..CASES.len()).rev() {
                 let mut name = key(c, k);
                 let _ = write!(name, " ({:02x?}, lanes {})", sels[c][k].0, sels[c][k].1);
-                out.push((name, fresh, run(c, k, fresh)));
+                let (d, sites) = run(c, k, fresh);
+                out.push((name, fresh, d, sites));
             }
         }
     }
@@ -171,18 +175,19 @@ fn digests(check: bool) -> Vec<(String, bool, u64)> {
 #[test]
 fn rewrites_do_not_depend_on_what_ran_before() {
     // Each on a thread of its own: per-thread memos start empty.
-    let want: HashMap<String, u64> = std::thread::spawn(|| digests(false))
+    let reference = std::thread::spawn(|| digests(false))
         .join()
-        .expect("reference thread")
-        .into_iter()
-        .map(|(k, _, d)| (k, d))
-        .collect();
+        .expect("reference thread");
+    let sites: usize = reference.iter().map(|r| r.3).sum();
+    let want: HashMap<String, u64> = reference.into_iter().map(|(k, _, d, _)| (k, d)).collect();
     assert_eq!(want.len(), CASES.len() * PER_CASE);
+    // Not a comparison of errors alone: the selections place sites.
+    assert!(sites > CASES.len() * PER_CASE, "{sites} sites placed");
     let got = std::thread::spawn(|| digests(true))
         .join()
         .expect("check thread");
     let mut failed = Vec::new();
-    for (name, fresh, d) in &got {
+    for (name, fresh, d, _) in &got {
         let k = name.split(" (").next().unwrap_or(name);
         let w = want[k];
         if *d != w {
@@ -192,7 +197,7 @@ fn rewrites_do_not_depend_on_what_ran_before() {
             ));
         }
     }
-    eprintln!("rewrites compared: {}", got.len());
+    eprintln!("rewrites compared: {}, {sites} sites each pass", got.len());
     for f in &failed {
         eprintln!("  {f}");
     }
@@ -202,4 +207,27 @@ fn rewrites_do_not_depend_on_what_ran_before() {
         failed.len(),
         got.len()
     );
+}
+
+#[test]
+fn prepared_for_another_program_is_refused() {
+    let load = |name: &str| {
+        let case = lathe_cases::by_name(name).expect("corpus case");
+        std::fs::read(build::linked_code_object(&case, "gfx90a", "-O3")).expect("co")
+    };
+    let (a, b) = (load("saxpy"), load("sort_local"));
+    let (oa, ob) = (
+        CodeObject::parse(&a).expect("parse"),
+        CodeObject::parse(&b).expect("parse"),
+    );
+    let (pa, pb) = (
+        Program::lift(&oa).expect("lift"),
+        Program::lift(&ob).expect("lift"),
+    );
+    let (la, lb) = (Liveness::compute(&pa), Liveness::compute(&pb));
+    let prep = Prepared::new(&oa, &pa, &la).expect("prepare");
+    let reqs = requests_from_bytes(&[0, 1, 2, 3]);
+    let e = instrument_prepared(&prep, &ob, &pb, &lb, &reqs, &RwOptions::default())
+        .expect_err("a plan for saxpy used on sort_local");
+    assert!(matches!(e, lathe_dbi::Error::Prepared), "{e}");
 }

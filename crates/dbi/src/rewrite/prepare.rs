@@ -7,7 +7,7 @@
 //! fuzzer, a tool trying several selections) builds it once and passes it
 //! to [`super::instrument_prepared`]; [`super::instrument_lifted_with`]
 //! builds a fresh one per call. The output is byte for byte the same
-//! either way (`crates/dbi/tests/prepared.rs`).
+//! either way (`crates/dbi/tests/rewrite_order.rs`).
 //!
 //! Nothing in it depends on the requests or [`super::Options`], and
 //! nothing in it changes after [`Prepared::new`] (the instruction texts
