@@ -1,10 +1,15 @@
 //! What a dispatch keeps from the previous dispatches of a kernel (D49's
-//! decodes, D75's wave-plan memo, the kept waves and LDS) must never
-//! leak into the next one: kernels with different initial SGPR layouts
-//! (work-group IDs in one, two or three dimensions, scratch, dynamic LDS)
-//! dispatched in turn, each time with another grid, work-group size,
-//! argument values and LDS size, on the same host thread, give exactly
-//! the results a CPU reference gives.
+//! decodes, the per-opcode counters, D75's wave-plan memo, the kept waves
+//! and LDS) must never leak into the next one:
+//!
+//! * kernels with different initial SGPR layouts (work-group IDs in one,
+//!   two or three dimensions, scratch, dynamic LDS) dispatched in turn,
+//!   each time with another grid, work-group size, argument values and
+//!   LDS size, on the same host thread, give exactly the results a CPU
+//!   reference gives;
+//! * every launch of a kernel, between launches of other kernels and on 1
+//!   or 2 threads, counts what the ground-truth recorder counts for it
+//!   (per-PC, an independent path).
 
 use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
@@ -167,5 +172,65 @@ fn kernels_in_turn_with_other_shapes_get_their_own_start_state() {
         );
         let want: Vec<u32> = data.iter().rev().map(|&x| x as u32).collect();
         assert_eq!(words(&got), want, "reverse_dynamic round {round}");
+    }
+}
+
+#[test]
+fn counts_are_per_dispatch_across_kernels_and_threads() {
+    let reduce = session("reduce.hip");
+    let n = 1000;
+    let input: Vec<u8> = (0..n)
+        .flat_map(|i| ((i % 7) as f32).to_le_bytes())
+        .collect();
+    let sum_args = || [buf(input.clone()), buf(vec![0; 16]), i32_arg(n)];
+    let fib_args = || [buf(vec![0; 64 * 4])];
+    let launches: [(&str, Shape, Vec<Arg>); 2] = [
+        (
+            "_Z9block_sumPKfPfi",
+            Shape::linear(1024, 256),
+            sum_args().to_vec(),
+        ),
+        (
+            "_Z10fib_kernelPi",
+            Shape::linear(64, 64),
+            fib_args().to_vec(),
+        ),
+    ];
+    // The ground truth: per-PC counts of a recorded run.
+    let truth: Vec<u64> = launches
+        .iter()
+        .map(|(k, shape, args)| {
+            let (r, _, rec) = reduce
+                .launch_recorded(k, *shape, args, &Options::default())
+                .expect("runs");
+            let per_pc: u64 = rec.per_pc.values().map(|c| c.waves).sum();
+            assert_eq!(r.wave_instructions, per_pc, "{k}: recorded run");
+            assert!(per_pc > 100, "{k}: {per_pc} wave-instructions");
+            per_pc
+        })
+        .collect();
+    let mut first = vec![None; launches.len()];
+    for threads in [1, 2, 1, 2] {
+        let opts = Options {
+            threads,
+            ..Options::default()
+        };
+        for (i, (k, shape, args)) in launches.iter().enumerate() {
+            for _ in 0..2 {
+                let (r, _) = reduce.launch(k, *shape, args, &opts).expect("runs");
+                assert_eq!(
+                    r.wave_instructions, truth[i],
+                    "{k} on {threads} thread(s): counted {} wave-instructions, the recorder {}",
+                    r.wave_instructions, truth[i]
+                );
+                let sum: u64 = r.per_opcode.iter().map(|(_, c)| c).sum();
+                assert_eq!(sum, r.wave_instructions, "{k}: per-opcode counts");
+                // The per-opcode split is the same every time.
+                match &first[i] {
+                    None => first[i] = Some(r.per_opcode.clone()),
+                    Some(p) => assert_eq!(p, &r.per_opcode, "{k} on {threads} thread(s)"),
+                }
+            }
+        }
     }
 }
