@@ -3,7 +3,9 @@
 //! [`Operands`](crate::operand::Operands) array.
 //!
 //! It covers the encodings whose operands need no per-encoding adjustment
-//! (SOP1/SOP2/SOPK/SOPC/SOPP, VOP1/VOP2/VOPC, VOP3, VOP3P, DS) and, within
+//! (SOP1/SOP2/SOPK/SOPC/SOPP, VOP1/VOP2/VOPC, VOP3, VOP3P, DS; GFX9's
+//! FLAT and GLOBAL, whose address operands it sets as
+//! `enc::flat::adjust_operands` does) and, within
 //! them, the common operand values: VGPRs without register-class flags,
 //! aligned SGPR tuples and the named scalar registers `vcc`/`exec`/`m0`/
 //! `null`, inline integers and floats, the literal. Any other operand is
@@ -15,11 +17,12 @@
 //! prints every opcode both ways.
 
 use super::{
-    fast_paths, reg_name1, scalar_misalignment, write_dec, write_literal, write_operand, VREG_FLAGS,
+    fast_paths, reg_name1, scalar_misalignment, write_dec, write_i64, write_literal, write_operand,
+    VREG_FLAGS,
 };
 use crate::enc;
 use crate::inst::Instruction;
-use crate::opcode::{mods, Encoding, Field, Kind, OperandSpec, Ty};
+use crate::opcode::{flags, mods, Encoding, Field, Kind, OperandSpec, Ty};
 use crate::operand::{InlineFloat, Operand, MAX_OPERANDS};
 use crate::reg::{sgpr_code, RegFile};
 use crate::target::Target;
@@ -51,6 +54,8 @@ enum Tail {
     Vop3,
     Vop3p,
     Ds,
+    /// GFX9 FLAT and GLOBAL without a returning or LDS-DMA form.
+    Flat,
 }
 
 /// The encodings this printer covers: those whose operands
@@ -69,6 +74,7 @@ fn tail(enc: Encoding) -> Option<Tail> {
         Encoding::Vop3 | Encoding::Vop3Gfx10 => Tail::Vop3,
         Encoding::Vop3p | Encoding::Vop3pGfx10 => Tail::Vop3p,
         Encoding::Ds | Encoding::DsGfx10 => Tail::Ds,
+        Encoding::Flat | Encoding::Global => Tail::Flat,
         _ => return None,
     })
 }
@@ -85,6 +91,12 @@ pub(crate) fn write<W: Sink>(inst: &Instruction, out: &mut W) -> bool {
     };
     // GFX12.5's 64-bit literals (source encoding 254) take the general path.
     if inst.target().is_gfx1250() || info.operands().len() > MAX_OPERANDS {
+        return false;
+    }
+    // The operand lists `enc::flat::adjust_operands` reorders or shortens.
+    if matches!(tail, Tail::Flat)
+        && (inst.has(flags::RTN_GLC) || (inst.has(flags::LDS_DMA) && inst.bit(13)))
+    {
         return false;
     }
     let start = out.mark();
@@ -115,6 +127,8 @@ fn write_text<W: Sink>(inst: &Instruction, tail: Tail, out: &mut W) -> fmt::Resu
     for spec in info.operands() {
         let tok = if spec.mods & mods::T16 != 0 || (vop3 && has_src_mods(inst, spec)) {
             Tok::General
+        } else if matches!(tail, Tail::Flat) && matches!(spec.field, Field::Saddr | Field::Addr) {
+            flat_address(inst, spec)?
         } else {
             classify(inst, target, spec)
         };
@@ -170,7 +184,42 @@ fn write_text<W: Sink>(inst: &Instruction, tail: Tail, out: &mut W) -> fmt::Resu
         Tail::Vop3 => enc::vop::print_vop3_mods(inst, out),
         Tail::Vop3p => enc::vop3p::print_mods(inst, out),
         Tail::Ds => enc::ds::print_mods(inst, out),
+        Tail::Flat => {
+            // As `enc::flat::print`.
+            if inst.has(flags::OFFSET) {
+                let off = enc::flat::offset(inst);
+                if off != 0 {
+                    out.write_str(" offset:")?;
+                    write_i64(out, off)?;
+                }
+            }
+            enc::flat::write_cpol(inst, 16, 17, 25, out)?;
+            if inst.has(flags::LDS) && inst.bit(13) {
+                out.write_str(" lds")?;
+            }
+            Ok(())
+        }
     }
+}
+
+/// GLOBAL's `saddr` (`off` or an SGPR pair) and `vaddr` (a VGPR pair
+/// without `saddr`), as `enc::flat::adjust_operands` sets them; FLAT's
+/// from the spec. Err for a misaligned pair (a warning).
+#[inline]
+fn flat_address(inst: &Instruction, spec: &OperandSpec) -> Result<Tok, fmt::Error> {
+    if inst.encoding() != Encoding::Global {
+        return Ok(classify(inst, inst.target(), spec));
+    }
+    let saddr = inst.bits(1, 16, 7);
+    let off = saddr == enc::flat::SADDR_OFF;
+    Ok(match spec.field {
+        Field::Saddr if off => Tok::Name("off"),
+        Field::Saddr => match sgpr(inst.target(), spec, saddr, 2) {
+            Tok::General => return Err(fmt::Error),
+            t => t,
+        },
+        _ => vgpr(spec, inst.bits(1, 0, 8), if off { 2 } else { 1 }),
+    })
 }
 
 /// Whether a VOP3/VOP3P source has its `neg` or `abs` bit set (as
@@ -195,10 +244,13 @@ fn has_src_mods(inst: &Instruction, spec: &OperandSpec) -> bool {
 #[inline]
 fn classify(inst: &Instruction, target: Target, spec: &OperandSpec) -> Tok {
     let width = spec.width.max(1) as u32;
-    let vreg_plain = spec.mods & VREG_FLAGS == 0;
     match spec.kind {
-        Kind::VReg if vreg_plain => match inst.spec_raw(spec) {
-            Some(raw) => Tok::Vgpr(raw, width),
+        Kind::VReg => match inst.spec_raw(spec) {
+            Some(raw) => vgpr(spec, raw, width),
+            None => Tok::General,
+        },
+        Kind::AvReg if !inst.acc_bit(spec.field) => match inst.spec_raw(spec) {
+            Some(raw) => vgpr(spec, raw, width),
             None => Tok::General,
         },
         Kind::SReg => match inst.spec_raw(spec) {
@@ -223,12 +275,27 @@ fn classify(inst: &Instruction, target: Target, spec: &OperandSpec) -> Tok {
                     (Some(f), _) => Tok::Name(f.name(false)),
                 },
                 255 => Tok::Literal(inst.literal().unwrap_or(0), spec.ty),
-                256..=511 if vreg_plain => Tok::Vgpr(raw - 256, width),
+                256..=511 => vgpr(spec, raw - 256, width),
                 _ => Tok::General,
             }
         }
         _ => Tok::General,
     }
+}
+
+/// A VGPR operand `v{n}` (`count` registers) if it prints as its bare
+/// name: no true16 half and no register-class comment (an alignment
+/// rule only matters for an odd tuple).
+#[inline]
+fn vgpr(spec: &OperandSpec, n: u32, count: u32) -> Tok {
+    let m = spec.mods;
+    if m & (VREG_FLAGS & !(mods::ALIGN | mods::ALIGN_ACC)) != 0 {
+        return Tok::General;
+    }
+    if m & (mods::ALIGN | mods::ALIGN_ACC) != 0 && count >= 2 && n % 2 != 0 {
+        return Tok::General;
+    }
+    Tok::Vgpr(n, count)
 }
 
 /// A scalar register operand (field value `raw`, below 128): aligned SGPR
