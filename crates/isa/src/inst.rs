@@ -193,19 +193,8 @@ impl Instruction {
         }
         let info = self.info();
         let y = self.vopd_y().map_or(&[][..], |y| y.info().operands());
-        for (i, spec) in info.operands().iter().chain(y).enumerate() {
-            let value = self.operand_value(spec);
-            let mut op = Op::new(value, *spec);
-            if spec.kind == Kind::SReg && !matches!(value, Operand::Reg(_)) {
-                // An 8-bit scalar destination field holding a constant:
-                // LLVM prints it as an invalid immediate.
-                op.spec.ty = crate::opcode::Ty::Reg;
-            }
-            self.apply_src_mods(i, &mut op);
-            if spec.mods & crate::opcode::mods::T16 != 0 {
-                self.apply_t16(&mut op);
-            }
-            ops.push(op);
+        for spec in info.operands().iter().chain(y) {
+            ops.push(self.operand_op(spec));
         }
         if info.enc.is_gfx12() {
             enc::gfx12::adjust_operands(self, &mut ops);
@@ -225,6 +214,26 @@ impl Instruction {
             }
         }
         ops
+    }
+
+    /// One operand as [`Instruction::operands`] builds it before the
+    /// per-encoding adjustments (value, source modifiers, true16 half); the
+    /// cold printer (`print::cold`) builds the operands it does not print
+    /// itself one at a time with this.
+    #[inline]
+    pub(crate) fn operand_op(&self, spec: &OperandSpec) -> Op {
+        let value = self.operand_value(spec);
+        let mut op = Op::new(value, *spec);
+        if spec.kind == Kind::SReg && !matches!(value, Operand::Reg(_)) {
+            // An 8-bit scalar destination field holding a constant:
+            // LLVM prints it as an invalid immediate.
+            op.spec.ty = crate::opcode::Ty::Reg;
+        }
+        self.apply_src_mods(&mut op);
+        if spec.mods & crate::opcode::mods::T16 != 0 {
+            self.apply_t16(&mut op);
+        }
+        op
     }
 
     fn adjust_operands(&self, ops: &mut Operands) {
@@ -364,7 +373,7 @@ impl Instruction {
         }
     }
 
-    fn apply_src_mods(&self, _i: usize, op: &mut Op) {
+    fn apply_src_mods(&self, op: &mut Op) {
         use crate::opcode::mods;
         let m = op.spec.mods;
         if m & (mods::NEG | mods::ABS | mods::SEXT) == 0 {

@@ -295,6 +295,17 @@ impl Write for Bytes<'_> {
     }
 }
 
+impl crate::print::cold::Sink for Bytes<'_> {
+    #[inline]
+    fn mark(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn reset(&mut self, at: usize) {
+        self.0.truncate(at);
+    }
+}
+
 /// Pads the line begun at `start` (with its tab) to the comment column and
 /// starts the comment.
 #[inline]
@@ -369,7 +380,10 @@ fn format_line(
     let start = out.len();
     out.push(b'\t');
     warn_buf.clear();
-    let _ = inst.write_text_and_warnings(&mut Bytes(out), &mut Bytes(warn_buf));
+    // The cold printer first (D80); it prints no line with a warning.
+    if !crate::print::cold::write(inst, &mut Bytes(out)) {
+        let _ = inst.write_text_and_warnings(&mut Bytes(out), &mut Bytes(warn_buf));
+    }
     let text = out.len() - start - 1;
     line_tail(out, start, inst, addr, branch, syms);
     let warned = !warn_buf.is_empty();

@@ -10,6 +10,8 @@ use crate::reg::{self, RegFile, RegRange};
 use std::fmt::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+pub(crate) mod cold;
+
 /// When set, the printer skips its fast paths (single registers by table,
 /// operands without modifiers) and takes the general code only: the
 /// reference the fast paths are tested against (D73). Both print the same
@@ -37,10 +39,21 @@ impl Instruction {
         REFERENCE_ONLY.store(on, Ordering::Relaxed);
     }
 
+    /// Test hook: whether the cold printer (D80) prints this instruction
+    /// itself (rather than handing it to the general printer).
+    #[doc(hidden)]
+    pub fn prints_cold(&self) -> bool {
+        cold::write(self, &mut cold::LineBuf::new())
+    }
+
     /// Writes the instruction text (no leading tab, no comment).
     pub fn write_to(&self, out: &mut impl Write) -> fmt::Result {
         if self.is_invalid() {
             return self.write_invalid(out);
+        }
+        let mut line = cold::LineBuf::new();
+        if cold::write(self, &mut line) {
+            return out.write_str(line.as_str());
         }
         self.write_with(&self.operands(), out)
     }

@@ -8,7 +8,9 @@
 //! modifier bits) are decoded and printed both ways; text and warnings must
 //! be the same. The wheel and corpus tests hold the fast text to
 //! llvm-objdump; this one holds the two paths to each other on operand
-//! kinds real code rarely has.
+//! kinds real code rarely has. Most probes of the common encodings (SOP*,
+//! VOP1/2/C/3/3P, DS) go through the cold printer (D80), which prints
+//! operands from their specs and fields; the rest through the general one.
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a test failure
 
@@ -104,8 +106,13 @@ fn fast_paths_print_what_the_reference_printer_prints() {
     // How often each fast path had something to do: registers by file and
     // count, so a sweep that stopped reaching one shows up here.
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    // Probes the cold printer (D80) printed itself, per generation.
+    let mut cold: BTreeMap<u8, (usize, usize)> = BTreeMap::new();
     for ((target, inst), want) in probes.iter().zip(&reference) {
         let got = text_and_warnings(inst);
+        let c = cold.entry(target.generation()).or_default();
+        c.0 += inst.prints_cold() as usize;
+        c.1 += 1;
         for op in inst.operands().iter() {
             let key = match op.value.reg() {
                 Some(r) if r.file == RegFile::Vgpr && r.count == 1 => "one VGPR",
@@ -133,12 +140,19 @@ fn fast_paths_print_what_the_reference_printer_prints() {
         .filter(|((_, i), want)| &text_and_warnings(i) != *want)
         .count();
     eprintln!("{} valid probes; operands by kind: {seen:?}", probes.len());
+    eprintln!("printed by the cold printer, per generation (cold, all): {cold:?}");
     assert!(
         ndiff == 0,
         "{ndiff} of {} probes print differently:\n{}",
         probes.len(),
         diffs.join("\n")
     );
+    for (generation, &(c, all)) in &cold {
+        assert!(
+            c * 5 >= all,
+            "the cold printer took only {c} of {all} GFX{generation} probes"
+        );
+    }
     for k in [
         "one VGPR",
         "VGPR tuple",
