@@ -280,7 +280,14 @@ pub(crate) fn write_operand(inst: &Instruction, op: &Op, out: &mut impl Write) -
         op.value,
         Operand::Int(_) | Operand::Float(_) | Operand::Literal(_) | Operand::Literal64(_)
     );
-    let neg_fn = op.neg && !op.abs && is_imm;
+    let mut neg_fn = op.neg && !op.abs && is_imm;
+    if neg_fn && matches!(op.value, Operand::Literal(_) | Operand::Literal64(_)) {
+        // LLVM 22 holds a literal it prints as `lit(..)`/`lit64(..)` as an
+        // expression, and negates an expression with `-` (D79).
+        let mut s = String::new();
+        write_value(inst, op, &mut s)?;
+        neg_fn = !s.starts_with("lit");
+    }
     if op.sext {
         out.write_str("sext(")?;
     }
