@@ -59,6 +59,7 @@ ENC_RUST = OrderedDict([
     ("DPP8_VOP2", "Vop2Dpp8"), ("DPP8_VOP1", "Vop1Dpp8"), ("DPP8_VOPC", "VopcDpp8"),
     ("DPP_VOP3F16_10", "Vop3DppF16"), ("DPP8_VOP3F16_10", "Vop3Dpp8F16"),
     ("VIMAGE_12", "VimageGfx12"), ("VSAMPLE_12", "VsampleGfx12"),
+    ("VOP3F16_10", "Vop3F16"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -73,7 +74,7 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024,
             "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256,
             "DPP_VOP3F16_10": 1024, "DPP8_VOP3F16_10": 1024, "VIMAGE_12": 256,
-            "VSAMPLE_12": 256}
+            "VSAMPLE_12": 256, "VOP3F16_10": 1024}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -731,8 +732,8 @@ def analyze(rec, cpu):
         m = t and re.search(r"op_sel:\[([0-9,]+)\]", t)
         if m:
             flags.add("opsel_n%d" % len(m.group(1).split(",")))
-        if enc in P.VOP3_DPP:
-            opsel_dpp_flags(rec, an, flags)
+        if enc in P.VOP3_DPP or (enc == "VOP3_10" and P.generation(cpu) == 11):
+            opsel_dpp_flags(rec, an, flags)  # GFX11's plain VOP3 too (D79)
     # GFX12 fp8/bf8 conversions: `byte_sel:` is two op_sel bits; which
     # ones (and which is the low bit) from the texts of single flips.
     if "byte_sel" in flags:
@@ -812,13 +813,15 @@ def main():
     # without them must not read them, so the older cache is only read
     # (and upgraded into the new file), never rewritten.
     # The name changed again with GFX11's VOP3 DPP records (D71) and the
-    # VIMAGE/VSAMPLE records (D72): the first run reads the newest older
+    # VIMAGE/VSAMPLE records (D72), and with GFX11's plain VOP3 fake16
+    # records (D79): the first run reads the newest older
     # cache and writes this one, leaving the older files as their
     # generators expect them.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
-                          os.path.join(tempfile.gettempdir(), "lathe-isa-probe-gfx9-12-gfx11dpp-vimage.json"))
+                          os.path.join(tempfile.gettempdir(),
+                                       "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16.json"))
     older = [os.path.join(tempfile.gettempdir(), n) for n in
-             ("lathe-isa-probe-gfx9-12-gfx11dpp.json", "lathe-isa-probe-gfx9-12-vimage.json",
+             ("lathe-isa-probe-gfx9-12-gfx11dpp-vimage.json", "lathe-isa-probe-gfx9-12-gfx11dpp.json", "lathe-isa-probe-gfx9-12-vimage.json",
               "lathe-isa-probe-gfx9-12-dpp8.json", "lathe-isa-probe-gfx9-12.json")]
     path_in = path
     if "LATHE_ISA_PROBE_CACHE" not in os.environ and not os.path.exists(path):
@@ -835,6 +838,7 @@ def main():
             ("dpp8_32", "32-bit DPP8", P.add_dpp8_32),
             ("gfx11_vop3_dpp", "GFX11 VOP3 DPP", P.add_gfx11_vop3_dpp),
             ("vimage", "VIMAGE/VSAMPLE", lambda c, recs: V.add_vimage(c, recs, vimage_stages)),
+            ("gfx11_vop3_t16", "GFX11 VOP3 fake16", P.t16.add_gfx11_vop3_t16),
         ]
         for key, what, add in upgrades:
             done = set(data.get(key, []))
@@ -873,6 +877,7 @@ def main():
                 data["dpp8_32"] += new.pop("dpp8_32")
                 data["gfx11_vop3_dpp"] += new.pop("gfx11_vop3_dpp")
                 data["vimage"] += new.pop("vimage")
+                data["gfx11_vop3_t16"] += new.pop("gfx11_vop3_t16")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)
@@ -909,7 +914,11 @@ def main():
             P.project_vopd(rec)
             if not rec["text"]:
                 continue
-            e = analyze(rec, cpu)
+            if rec["enc"] == P.t16.ENC:
+                # GFX11's fake16 VOP3 fallback (D79): VOP3's layout.
+                e = dict(analyze(dict(rec, enc=P.t16.LAYOUT), cpu), enc=P.t16.ENC)
+            else:
+                e = analyze(rec, cpu)
             if e["problems"] and rec["enc"] in P.VOP3_DPP:
                 # A VOP3 DPP form whose operands the model cannot print
                 # (`v_fmac_*_e64_dpp`: src1 constants print as raw hex) is

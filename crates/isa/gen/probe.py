@@ -319,6 +319,8 @@ ENCODINGS.update(ENCODINGS12)
 # GFX12 VIMAGE/VSAMPLE (D72): layouts and their probe stage in vimage.py.
 import vimage  # noqa: E402
 ENCODINGS.update(vimage.ENCODINGS)
+# GFX11's plain VOP3 fake16 fallback (D79): its probe stage in t16.py.
+import t16  # noqa: E402
 # Encodings shared by GFX9, GFX10, GFX11 and GFX12 (same layout and
 # decode-table space; the opcode numbers are per column).
 SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
@@ -1001,6 +1003,7 @@ def full_probe(cpu, recs=None):
     mimg_widths(cpu, recs)
     add_gfx11_vop3_dpp(cpu, recs)
     vimage.probe_vimage(cpu, recs)
+    t16.add_gfx11_vop3_t16(cpu, recs)
     return recs
 
 
@@ -1033,7 +1036,8 @@ def probe_all(full=False, jobs=None, targets=None):
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
-    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo}
+    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo,
+           "gfx11_vop3_t16": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]

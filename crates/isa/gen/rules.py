@@ -27,6 +27,8 @@ SCC_WRITERS_SOP1 = re.compile(
 
 # VOP3 DPP families (D61; GFX11's fake16 readings, D71).
 VOP3_DPP_FAMS = ("DPP_VOP3", "DPP8_VOP3", "DPP_VOP3F16", "DPP8_VOP3F16")
+# Families with VOP3's rules: the DPP forms and GFX11's fake16 VOP3 (D79).
+VOP3_FAMS = VOP3_DPP_FAMS + ("VOP3F16",)
 
 
 def base_name(name):
@@ -37,7 +39,7 @@ def semantics(e):
     """Semantic flag names for table entry `e` (from gen.analyze)."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
-    enc = "VOP3" if enc in VOP3_DPP_FAMS else enc  # VOP3 DPP: VOP3's rules
+    enc = "VOP3" if enc in VOP3_FAMS else enc  # VOP3 DPP, fake16 VOP3: VOP3's rules
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
     f = set()
@@ -182,7 +184,7 @@ def fix_access(e):
     """Adjust operand access modes that depend on the mnemonic."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
-    enc = "VOP3" if enc in VOP3_DPP_FAMS else enc  # VOP3 DPP: VOP3's rules
+    enc = "VOP3" if enc in VOP3_FAMS else enc  # VOP3 DPP, fake16 VOP3: VOP3's rules
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
     ops = e["operands"]

@@ -50,8 +50,10 @@ def entries():
         raise SystemExit("no COLUMN table in %s" % TABLE)
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
     emulated = (1 << cols[0]) | (1 << cols[1]) | (1 << cols[9]) | (1 << cols[12]) | (1 << cols[13])
-    # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family.
-    return [(name, enc.replace("Gfx10", "").replace("Gfx11", ""), int(t) & emulated != 0) for name, enc, t in out]
+    # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family,
+    # and GFX11's fake16 VOP3 reading (`Vop3F16`, D79) like VOP3.
+    return [(name, enc.replace("Gfx10", "").replace("Gfx11", "").replace("Vop3F16", "Vop3"),
+             int(t) & emulated != 0) for name, enc, t in out]
 
 
 def base(name):

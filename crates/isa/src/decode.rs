@@ -193,6 +193,11 @@ pub(crate) fn decode_words(
     if !r.is_invalid() {
         return r;
     }
+    // GFX11 (D79): a plain VOP3 word the true16 reading rejects is read
+    // with the fake16 table, as LLVM's decoder falls back.
+    if enc == Encoding::Vop3Gfx10 && target.generation() == 11 {
+        return decode_as(target, Encoding::Vop3F16, w0, &get);
+    }
     // An SDWA/DPP word LLVM cannot decode as such is retried as the plain
     // 32-bit encoding (valid for opcodes that ignore src0, e.g. v_nop).
     match enc {

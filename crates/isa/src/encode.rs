@@ -167,7 +167,7 @@ impl Instruction {
             }
             // GFX10 v_cmpx_*_e64 write EXEC only; the assembler puts
             // exec_lo in the (unprinted) destination field.
-            Encoding::Vop3Gfx10
+            Encoding::Vop3Gfx10 | Encoding::Vop3F16
                 if info.name().starts_with("v_cmpx_")
                     && !info
                         .operands()

@@ -251,6 +251,12 @@ pub enum Encoding {
     /// VSAMPLE (GFX12 sample/gather, D72): 96 bits, word 0 bits 31:26 =
     /// `0x39`; the sampler in word 1 bits 31:23.
     VsampleGfx12,
+    /// GFX11's fake16 reading of a plain [`Vop3Gfx10`](Encoding::Vop3Gfx10)
+    /// word (D79): LLVM reads a 16-bit opcode's word with the true16 table
+    /// first and falls back to this one when the true16 decoder rejects it
+    /// (an `op_sel` bit of an operand the opcode lacks, a source that is
+    /// not a VGPR where the true16 operand must be one). Same layout.
+    Vop3F16,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -275,6 +281,7 @@ impl Encoding {
         match self {
             Encoding::SmemGfx10 => Encoding::Smem,
             Encoding::Vop3Gfx10
+            | Encoding::Vop3F16
             | Encoding::Vop3Dpp
             | Encoding::Vop3Dpp8
             | Encoding::Vop3DppF16
@@ -343,6 +350,7 @@ impl Encoding {
             | E::Vop2Dpp8
             | E::VopcDpp8
             | E::Vop3Gfx10
+            | E::Vop3F16
             | E::Vop3pGfx10
             | E::Vop3Dpp8
             | E::Vop3Dpp8F16

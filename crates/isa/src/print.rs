@@ -283,6 +283,15 @@ fn op_raw_scalar(_op: &Op, r: RegRange) -> u32 {
     r.first as u32
 }
 
+/// Whether `op` (a literal) prints as `lit(..)`/`lit64(..)`. Cold and out
+/// of line: only negated literals ask.
+#[cold]
+#[inline(never)]
+fn prints_as_lit(inst: &Instruction, op: &Op) -> bool {
+    let mut s = String::new();
+    write_value(inst, op, &mut s).is_ok() && s.starts_with("lit")
+}
+
 /// Writes one operand with its source modifiers.
 pub(crate) fn write_operand(inst: &Instruction, op: &Op, out: &mut impl Write) -> fmt::Result {
     if !(op.sext | op.neg | op.abs) && fast_paths() {
@@ -293,7 +302,13 @@ pub(crate) fn write_operand(inst: &Instruction, op: &Op, out: &mut impl Write) -
         op.value,
         Operand::Int(_) | Operand::Float(_) | Operand::Literal(_) | Operand::Literal64(_)
     );
-    let neg_fn = op.neg && !op.abs && is_imm;
+    // LLVM 22 holds a literal it prints as `lit(..)`/`lit64(..)` as an
+    // expression, and negates an expression with `-` (D79).
+    let neg_fn = op.neg
+        && !op.abs
+        && is_imm
+        && !(matches!(op.value, Operand::Literal(_) | Operand::Literal64(_))
+            && prints_as_lit(inst, op));
     if op.sext {
         out.write_str("sext(")?;
     }

@@ -192,7 +192,7 @@ fn fixed_mask(enc: Encoding) -> [u32; 2] {
         E::Mtbuf => [0xFC07_8000, 0],
         E::Mimg => [0xFDFC_0000, 0],
         E::SmemGfx10 => [0xFFFC_0000, 0],
-        E::Vop3Gfx10 | E::Vop3pGfx10 => [0xFFFF_0000, 0],
+        E::Vop3Gfx10 | E::Vop3F16 | E::Vop3pGfx10 => [0xFFFF_0000, 0],
         E::DsGfx10 => [0xFFFC_0000, 0],
         E::FlatGfx10 | E::GlobalGfx10 | E::ScratchGfx10 => [0xFDFC_C000, 0],
         E::MubufGfx10 => [0xFFFC_0000, 0],

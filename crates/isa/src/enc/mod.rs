@@ -218,7 +218,7 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::Mtbuf => (0xFC00_0000, 0xE800_0000, 15, 4),
         E::Mimg => (0xFC00_0000, 0xF000_0000, 18, 7),
         E::SmemGfx10 => (0xFC00_0000, 0xF400_0000, 18, 8),
-        E::Vop3Gfx10 | E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 => {
+        E::Vop3Gfx10 | E::Vop3F16 | E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 => {
             (0xFC00_0000, 0xD400_0000, 16, 10)
         }
         E::Vop3pGfx10 => (0xFF80_0000, 0xCC00_0000, 16, 7),

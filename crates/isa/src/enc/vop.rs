@@ -64,16 +64,14 @@ pub(crate) fn print_vop3_mods(inst: &Instruction, out: &mut impl Write) -> fmt::
             _ => num_srcs(inst),
         };
         let mut sel = inst.bits(0, 11, 4) & if dpp { !byte_bits } else { 0xF };
-        // VOP3 DPP (D71): bits 0-1 some opcodes do not print; a list of
-        // sources only (GFX11's VOPC), its last entry src1's bit.
-        if dpp && inst.has(flags::OPSEL_SKIP01) {
+        // VOP3 DPP (D71) and GFX11's VOP3 (D79): bits 0-1 some opcodes do
+        // not print; a list of sources only (GFX11's VOPC, `v_cmpx`,
+        // `v_permlane*`), its last entry src1's bit. (The flags reuse
+        // SDWA-only bits, which no VOP3 row has.)
+        if inst.has(flags::OPSEL_SKIP01) {
             sel &= !3;
         }
-        let last = if dpp && inst.has(flags::OPSEL_NO_DST) {
-            n
-        } else {
-            3
-        };
+        let last = if inst.has(flags::OPSEL_NO_DST) { n } else { 3 };
         if sel & (((1 << n) - 1) | 1 << last) != 0 {
             out.write_str(" op_sel:[")?;
             for i in 0..n {
