@@ -319,6 +319,9 @@ ENCODINGS.update(ENCODINGS12)
 # GFX12 VIMAGE/VSAMPLE (D72): layouts and their probe stage in vimage.py.
 import vimage  # noqa: E402
 ENCODINGS.update(vimage.ENCODINGS)
+# GFX10/GFX11 MIMG (D81): layouts and their probe stage in mimg10.py.
+import mimg10  # noqa: E402
+ENCODINGS.update(mimg10.ENCODINGS)
 # Encodings shared by GFX9, GFX10, GFX11 and GFX12 (same layout and
 # decode-table space; the opcode numbers are per column).
 SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
@@ -779,6 +782,7 @@ REG_FIELDS = {
     "DPP8_VOPC": ["vsrc1", "src0"],
     "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
     "VIMAGE": ["vdata", "srsrc"], "VSAMPLE": ["vdata", "srsrc", "ssamp"],
+    "MIMG_HI": ["vaddr", "vdata", "srsrc"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
 # Bit selecting AGPRs for the data operands, per encoding.
@@ -1001,6 +1005,7 @@ def full_probe(cpu, recs=None):
     mimg_widths(cpu, recs)
     add_gfx11_vop3_dpp(cpu, recs)
     vimage.probe_vimage(cpu, recs)
+    mimg10.probe_mimg10(cpu, recs)
     return recs
 
 
@@ -1033,7 +1038,8 @@ def probe_all(full=False, jobs=None, targets=None):
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
-    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo}
+    out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo,
+           "mimg10": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]

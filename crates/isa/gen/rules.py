@@ -37,6 +37,7 @@ def semantics(e):
     """Semantic flag names for table entry `e` (from gen.analyze)."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
+    enc = "MIMG" if enc == "MIMG_HI" else enc  # GFX10 opcodes 0x80-0xFF (D81)
     enc = "VOP3" if enc in VOP3_DPP_FAMS else enc  # VOP3 DPP: VOP3's rules
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
@@ -182,6 +183,7 @@ def fix_access(e):
     """Adjust operand access modes that depend on the mnemonic."""
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
+    enc = "MIMG" if enc == "MIMG_HI" else enc  # GFX10 opcodes 0x80-0xFF (D81)
     enc = "VOP3" if enc in VOP3_DPP_FAMS else enc  # VOP3 DPP: VOP3's rules
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
