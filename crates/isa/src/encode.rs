@@ -603,7 +603,7 @@ impl InstBuilder {
             return Err(e);
         }
         let mut words = self.words.to_vec();
-        let nbase = enc::base_words(self.opcode.info().enc);
+        let nbase = enc::words_of(self.opcode.info().enc, words[0]);
         words.truncate(nbase);
         let in_place = self.opcode.info().enc == Encoding::Vopd3X
             && self.literal_hi.is_some()
