@@ -75,7 +75,7 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
                 F::Vaddr3 => Some((2, 16, 8)),
                 F::Vaddr4 => Some((2, 24, 8)),
                 _ => None,
-            }
+            };
         }
         E::VimageGfx12 | E::VsampleGfx12 => {
             return match field {
