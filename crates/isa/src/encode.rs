@@ -473,6 +473,15 @@ impl InstBuilder {
             (Kind::SRegX2, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 2 == 0 => {
                 r.first as u32 / 2
             }
+            // A GFX11 MIMG resource or sampler of `null` (D81: s124, the
+            // field's 31).
+            (Kind::SRegX4, Operand::Reg(r))
+                if r.file == RegFile::Scalar
+                    && r.first == 125
+                    && self.opcode.info().enc == Encoding::MimgGfx11 =>
+            {
+                31
+            }
             (Kind::SRegX4, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 4 == 0 => {
                 r.first as u32 / 4
             }

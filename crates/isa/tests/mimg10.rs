@@ -72,8 +72,14 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
     }
     set(&mut w0, 8, 4, rng.u32()); // dmask
     if rng.below(4) == 0 {
-        // The BVH opcodes' forms: dmask 0xf, r128 (and unorm on GFX10).
+        // The BVH opcodes' forms: dmask 0xf, r128 (and unorm on GFX10),
+        // dim 1D, no NSA on GFX10 (eleven or more addresses).
         set(&mut w0, 8, 4, 0xF);
+        if gfx11 {
+            set(&mut w0, 2, 3, 0);
+        } else {
+            set(&mut w0, 1, 5, 0);
+        }
         w0 |= 1 << 15;
         if !gfx11 {
             w0 |= 1 << 12;
@@ -160,13 +166,14 @@ fn mimg10_sweep_against_llvm() {
                 ours.write_warnings(&mut s).unwrap();
                 (s, ours.len() / 4)
             });
-            if ours_t != t && rerun < 1000 {
+            let long = ours_t.is_none() && t.as_ref().is_some_and(|(_, n)| *n > 3);
+            if ours_t != t && !long && rerun < 1000 {
                 // The previous slot's last words can run into this slot:
                 // ask again with the probe alone.
                 t = llvm(target, std::slice::from_ref(p)).remove(0);
                 rerun += 1;
             }
-            if ours_t.is_none() && t.as_ref().is_some_and(|(_, n)| *n > 3) {
+            if long {
                 // A GFX10 NSA word of four or five dwords: longer than an
                 // `Instruction` (D81, residual).
                 long_nsa += 1;

@@ -152,14 +152,6 @@ pub(crate) fn set_operands(
     }
 }
 
-/// A GFX11 MIMG resource or sampler field of s124: LLVM prints `null`
-/// (D81).
-fn is_null11(inst: &Instruction, op: &Op) -> bool {
-    inst.encoding() == Encoding::MimgGfx11
-        && matches!(op.spec.field, Field::Srsrc | Field::Ssamp)
-        && matches!(op.value, Operand::Reg(r) if r.first == 124)
-}
-
 fn is_addr(f: Field) -> bool {
     ADDR.contains(&f)
 }
@@ -201,11 +193,7 @@ pub(crate) fn write_operands(
             i += n;
             continue;
         }
-        if is_null11(inst, &ops[i]) {
-            out.write_str("null")?;
-        } else {
-            write_operand(inst, &ops[i], out)?;
-        }
+        write_operand(inst, &ops[i], out)?;
         i += 1;
     }
     Ok(())
