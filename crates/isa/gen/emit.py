@@ -1,5 +1,6 @@
 """Stage 3 of the lathe-isa generator: render the analysed entries as Rust."""
 
+import json
 import re
 
 import probe as P
@@ -82,6 +83,10 @@ def render(entries, data, version):
             rules.fix_access(e)
             ops = (e["enc"],) + tuple(operand_key(o, rcs) for o in e["operands"])
             sig = (e["enc"], e["code"], e["name"], ops)
+            if e.get("mimg10"):
+                # GFX10/11 MIMG (D81): columns with other probed forms
+                # get rows of their own.
+                sig += (json.dumps(e["mimg10"], sort_keys=True),)
             if sig not in index:
                 index[sig] = len(merged)
                 merged.append(dict(sig=sig, targets=0, e=e, flags=[[]] * len(cols),
@@ -177,7 +182,7 @@ def render(entries, data, version):
     w("/// Every opcode, all targets.\n")
     w("pub(crate) static OPS: [OpInfo; %d] = [\n" % len(merged))
     for i, m in enumerate(merged):
-        enc, code, name, ops = m["sig"]
+        enc, code, name, ops = m["sig"][:4]
         w("    OpInfo { name: %d, enc: E::%s, code: 0x%x, index: %d, targets: %d, operands: %d },\n" % (
             text(name), ENC_RUST[enc], code, i, m["targets"], oplists[ops]))
     w("];\n\n")
@@ -300,6 +305,45 @@ def render(entries, data, version):
         w("    (%d, [%s], [%s], %d),\n" % (
             i, ", ".join("[%s]" % ", ".join(str(x) for x in e) for e in v["addr"]),
             ", ".join(str(x) for x in v["widths"]), v["raw_width"]))
+    w("];\n\n")
+    # GFX10/11 MIMG (D81): the plain and NSA forms of each opcode, as
+    # deduplicated `MimgForm`s: the class of each key, each class's output
+    # per entry, the address layouts.
+    m10 = [(i, m["e"]["mimg10"]) for i, m in enumerate(merged) if m["e"].get("mimg10")]
+    forms = []
+
+    def form_index(f):
+        k = json.dumps(f, sort_keys=True)
+        if k not in forms:
+            forms.append(k)
+        return forms.index(k)
+    rows10 = [(i, form_index(v["plain"]), form_index(v["nsa"]), int(v["nsa_space2"]))
+              for i, v in m10]
+    fl = [json.loads(k) for k in forms]
+    nc = max([len(f["classes"]) for f in fl] + [1])
+    nl = max([len(f["layouts"]) for f in fl] + [1])
+    w("/// GFX10/11 MIMG (D81): one form (plain, or NSA with one extra dword):\n")
+    w("/// the class of each `dmask | d16 << 4 | tfe << 5 | lwe << 6` key (0:\n")
+    w("/// invalid), per class the output for each `dim | a16 << 3` entry\n")
+    w("/// (`data width << 4 | layout`, `0xFF`: invalid), and the address\n")
+    w("/// layouts (field widths; `0x40`: the unused field must be zero).\n")
+    w("pub(crate) type MimgForm = ([u8; 128], [[u8; 16]; %d], [[u8; 5]; %d]);\n\n" % (nc, nl))
+    w("/// The distinct MIMG forms.\n")
+    w("pub(crate) static MIMG_FORMS: [MimgForm; %d] = [\n" % len(fl))
+    for f in fl:
+        cls = f["classes"] + [[0xFF] * 16] * (nc - len(f["classes"]))
+        lays = f["layouts"] + [[0] * 5] * (nl - len(f["layouts"]))
+        w("    ([%s], [%s], [%s]),\n" % (
+            ", ".join(str(x) for x in f["keys"]),
+            ", ".join("[%s]" % ", ".join(str(x) for x in c) for c in cls),
+            ", ".join("[%s]" % ", ".join(str(x) for x in l) for l in lays)))
+    w("];\n\n")
+    w("/// GFX10/11 MIMG rows by opcode index: the plain form, the NSA form\n")
+    w("/// (indices into `MIMG_FORMS`), 1 if the NSA form prints two spaces\n")
+    w("/// after the mnemonic.\n")
+    w("pub(crate) static MIMG10: [(u16, u16, u16, u8); %d] = [\n" % len(rows10))
+    for r in rows10:
+        w("    (%d, %d, %d, %d),\n" % r)
     w("];\n\n")
     w("/// Every text of the tables, one after another (a packed text is\n")
     w("/// `offset << 8 | length`; `\".long\"` is at 0).\n")

@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import probe as P  # noqa: E402
 import vimage as V  # noqa: E402
+import mimg10 as M10  # noqa: E402
 from llvm import llvm_version  # noqa: E402
 from tok import COMMENT, is_t16, parse_reg, tokenize  # noqa: E402
 
@@ -60,6 +61,8 @@ ENC_RUST = OrderedDict([
     ("DPP_VOP3F16_10", "Vop3DppF16"), ("DPP8_VOP3F16_10", "Vop3Dpp8F16"),
     ("VIMAGE_12", "VimageGfx12"), ("VSAMPLE_12", "VsampleGfx12"),
     ("VOP3F16_10", "Vop3F16"),
+
+    ("MIMG_10", "MimgGfx10"), ("MIMG_HI_10", "MimgHiGfx10"), ("MIMG_11", "MimgGfx11"),
 ])
 # Size of each encoding's opcode space (decode table length).
 OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SMEM": 256,
@@ -74,7 +77,8 @@ OP_SPACE = {"SOP2": 128, "SOPK": 32, "SOP1": 256, "SOPC": 128, "SOPP": 128, "SME
             "VOPD3X_12": 64, "VOPD3Y_12": 64, "DPP_VOP3_10": 1024, "DPP8_VOP3_10": 1024,
             "DPP8_VOP2": 64, "DPP8_VOP1": 256, "DPP8_VOPC": 256,
             "DPP_VOP3F16_10": 1024, "DPP8_VOP3F16_10": 1024, "VIMAGE_12": 256,
-            "VSAMPLE_12": 256, "VOP3F16_10": 1024}
+            "VSAMPLE_12": 256, "VOP3F16_10": 1024, "MIMG_10": 128, "MIMG_HI_10": 128,
+            "MIMG_11": 256}
 fam = P.fam
 
 # Probe field name -> Rust Field variant, for fields that hold operands.
@@ -797,11 +801,22 @@ def analyze(rec, cpu):
         if "vimage" not in rec:
             problems.append("no vimage probes")
         problems += rec.get("vimage_problems", [])
+    if enc in M10.ENCODINGS:
+        # GFX10/11 MIMG (D81): the NSA bits select the form (`mimg10`
+        # probe stage), not an invalid word.
+        w, lo, width = M10.ENCODINGS[enc]["fields"]["nsa"]
+        zero[w] &= ~(((1 << width) - 1) << lo)
+        one[w] &= ~(((1 << width) - 1) << lo)
+        flags = {"img_" + m if m in ("dim", "r128", "unorm", "lwe") else m for m in flags}
+        if "mimg10" not in rec:
+            problems.append("no mimg10 probes")
+        problems += rec.get("mimg10_problems", [])
     if zero[2] or one[2]:
         problems.append("invalid bits in word 2: %x %x" % (zero[2], one[2]))
     zero, one = zero[:2], one[:2]
     return dict(name=an.mn, enc=enc, code=rec["op"], operands=operands, zero=zero,
                 one=one, mimg_widths=rec.get("mimg_widths"), vimage=rec.get("vimage"),
+                mimg10=rec.get("mimg10"),
                 flags=flags, problems=problems, nwords=rec["nwords"])
 
 
@@ -812,16 +827,19 @@ def main():
     # The name changed with the 32-bit DPP8 records (D66): a generator
     # without them must not read them, so the older cache is only read
     # (and upgraded into the new file), never rewritten.
-    # The name changed again with GFX11's VOP3 DPP records (D71) and the
-    # VIMAGE/VSAMPLE records (D72), and with GFX11's plain VOP3 fake16
-    # records (D79): the first run reads the newest older
+    # The name changed again with GFX11's VOP3 DPP records (D71), the
+    # VIMAGE/VSAMPLE records (D72), GFX11's plain VOP3 fake16 records
+    # (D79) and GFX10/11 MIMG (D81): the first run reads the newest older
     # cache and writes this one, leaving the older files as their
     # generators expect them.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
                           os.path.join(tempfile.gettempdir(),
-                                       "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16.json"))
+                                       "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16-mimg10.json"))
     older = [os.path.join(tempfile.gettempdir(), n) for n in
-             ("lathe-isa-probe-gfx9-12-gfx11dpp-vimage.json", "lathe-isa-probe-gfx9-12-gfx11dpp.json", "lathe-isa-probe-gfx9-12-vimage.json",
+             ("lathe-isa-probe-gfx9-12-gfx11dpp-vimage-mimg10.json",
+              "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16.json",
+              "lathe-isa-probe-gfx9-12-gfx11dpp-vimage.json",
+              "lathe-isa-probe-gfx9-12-gfx11dpp.json", "lathe-isa-probe-gfx9-12-vimage.json",
               "lathe-isa-probe-gfx9-12-dpp8.json", "lathe-isa-probe-gfx9-12.json")]
     path_in = path
     if "LATHE_ISA_PROBE_CACHE" not in os.environ and not os.path.exists(path):
@@ -839,7 +857,12 @@ def main():
             ("gfx11_vop3_dpp", "GFX11 VOP3 DPP", P.add_gfx11_vop3_dpp),
             ("vimage", "VIMAGE/VSAMPLE", lambda c, recs: V.add_vimage(c, recs, vimage_stages)),
             ("gfx11_vop3_t16", "GFX11 VOP3 fake16", P.t16.add_gfx11_vop3_t16),
+            # GFX10/11 MIMG (D81): columns whose processors print other
+            # MIMG opcodes (gfx1013) are split first.
+            ("mimg10", "GFX10/11 MIMG", lambda c, recs: M10.add_mimg10(c, recs, vimage_stages)),
         ]
+        if "mimg10" not in data:
+            print("MIMG columns split off:", M10.split_groups(data), file=sys.stderr)
         for key, what, add in upgrades:
             done = set(data.get(key, []))
             old = [g[0] for g in data["groups"] if g[0] not in done]
@@ -878,6 +901,7 @@ def main():
                 data["gfx11_vop3_dpp"] += new.pop("gfx11_vop3_dpp")
                 data["vimage"] += new.pop("vimage")
                 data["gfx11_vop3_t16"] += new.pop("gfx11_vop3_t16")
+                data["mimg10"] += new.pop("mimg10")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)

@@ -321,6 +321,9 @@ import vimage  # noqa: E402
 ENCODINGS.update(vimage.ENCODINGS)
 # GFX11's plain VOP3 fake16 fallback (D79): its probe stage in t16.py.
 import t16  # noqa: E402
+# GFX10/GFX11 MIMG (D81): layouts and their probe stage in mimg10.py.
+import mimg10  # noqa: E402
+ENCODINGS.update(mimg10.ENCODINGS)
 # Encodings shared by GFX9, GFX10, GFX11 and GFX12 (same layout and
 # decode-table space; the opcode numbers are per column).
 SHARED = ("SOP2", "SOPK", "SOP1", "SOPC", "SOPP", "VOP2", "VOP1", "VOPC")
@@ -781,6 +784,7 @@ REG_FIELDS = {
     "DPP8_VOPC": ["vsrc1", "src0"],
     "VOPD3X": ["vdst", "vsrc1", "src2"], "VOPD3Y": ["vdst", "vsrc1", "src2"],
     "VIMAGE": ["vdata", "srsrc"], "VSAMPLE": ["vdata", "srsrc", "ssamp"],
+    "MIMG_HI": ["vaddr", "vdata", "srsrc"],
 }
 REG_VALUES = [1, 3, 124, 125, 126, 235, 254, 128, 255]
 # Bit selecting AGPRs for the data operands, per encoding.
@@ -1004,6 +1008,7 @@ def full_probe(cpu, recs=None):
     add_gfx11_vop3_dpp(cpu, recs)
     vimage.probe_vimage(cpu, recs)
     t16.add_gfx11_vop3_t16(cpu, recs)
+    mimg10.probe_mimg10(cpu, recs)
     return recs
 
 
@@ -1037,7 +1042,7 @@ def probe_all(full=False, jobs=None, targets=None):
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
     out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo,
-           "gfx11_vop3_t16": todo}
+           "gfx11_vop3_t16": todo, "mimg10": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]

@@ -40,6 +40,8 @@ def semantics(e):
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
     enc = "VOP3" if enc in VOP3_FAMS else enc  # VOP3 DPP, fake16 VOP3: VOP3's rules
+
+    enc = "MIMG" if enc == "MIMG_HI" else enc  # GFX10 opcodes 0x80-0xFF (D81)
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
     f = set()
@@ -185,6 +187,8 @@ def fix_access(e):
     enc, name = e["enc"], e["name"]
     enc = enc[:-3] if enc.endswith(("_10", "_11", "_12")) else enc  # same rules on GFX10-12
     enc = "VOP3" if enc in VOP3_FAMS else enc  # VOP3 DPP, fake16 VOP3: VOP3's rules
+
+    enc = "MIMG" if enc == "MIMG_HI" else enc  # GFX10 opcodes 0x80-0xFF (D81)
     enc = enc.replace("DPP8_", "DPP_")  # 32-bit DPP8 (D66): the DPP16 forms' rules
     b = base_name(name)
     ops = e["operands"]

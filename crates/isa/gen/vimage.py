@@ -84,7 +84,10 @@ def parse(text):
     None."""
     if not text:
         return None
-    _, ops, _, _ = tokenize(text)
+    # LLVM prints most GFX10/11 NSA forms with two spaces after the
+    # mnemonic (D81).
+    mn, _, rest = text.partition(" ")
+    _, ops, _, _ = tokenize(mn + " " + rest.lstrip(" "))
     if len(ops) < 2:
         return None
     d = parse_reg(ops[0])
@@ -99,16 +102,16 @@ def parse(text):
     return d[2], [r[2] for r in regs]
 
 
-def _base(rec, fields):
+def _base(rec, fields, addr_fields=ADDR_FIELDS):
     w = list(rec["base"][:3])
-    for name in ADDR_FIELDS[rec["enc"]]:
+    for name in addr_fields[rec["enc"]]:
         _set(w, fields[name], 0)
     _set(w, fields["vaddr"], ADDR0)
     return w
 
 
-def _word(r, f, key, k):
-    p = _base(r, f)
+def _word(r, f, key, k, addr_fields=ADDR_FIELDS):
+    p = _base(r, f, addr_fields)
     _set(p, f["dim"], k & 7)
     _set(p, f["a16"], k >> 3)
     _set(p, f["dmask"], key & 15)
@@ -124,9 +127,12 @@ def _mode(xs):
     return max(sorted(set(xs)), key=xs.count) if xs else None
 
 
-def probe_vimage(cpu, recs):
+def probe_vimage(cpu, recs, encodings=ENCODINGS, addr_fields=ADDR_FIELDS):
     """The stage: adds `vimage` = dict(addr=[[u8; 5]; 17], widths=[u8; 128],
-    raw_width) to every VIMAGE/VSAMPLE record of `cpu`."""
+    raw_width) to every VIMAGE/VSAMPLE record of `cpu`. `encodings` and
+    `addr_fields` name other image layouts with the same keys (GFX10/11
+    MIMG, `mimg10.py`)."""
+    ENCODINGS, ADDR_FIELDS = encodings, addr_fields
     mine = [r for r in recs if r["enc"] in ENCODINGS]
     if not mine:
         return
@@ -137,7 +143,7 @@ def probe_vimage(cpu, recs):
         f = ENCODINGS[r["enc"]]["fields"]
         for key in range(128 if "lwe" in f else 64):
             for k in range(16):
-                probes.append(_word(r, f, key, k))
+                probes.append(_word(r, f, key, k, ADDR_FIELDS))
                 keys.append((ri, key, k))
     got = {}
     for (ri, key, k), (t, n) in zip(keys, disasm(cpu, probes)):
@@ -194,7 +200,7 @@ def probe_vimage(cpu, recs):
             if key is None or it["ref"][k] is None:
                 continue
             for i in range(len(it["ref"][k]), len(names)):
-                q = _word(r, f, key, k)
+                q = _word(r, f, key, k, ADDR_FIELDS)
                 _set(q, f[names[i]], 0x30)
                 probes.append(q)
                 keys.append((ri, k, i))
@@ -236,7 +242,14 @@ def add_vimage(cpu, recs, stage_fns):
     """Adds the VIMAGE/VSAMPLE records (stages A-D and this one) to a cached
     probe of `cpu` made before they were probed, where a probe from scratch
     puts them (after the other stage-A records)."""
+    return add_records(cpu, recs, stage_fns, ENCODINGS, probe_vimage)
+
+
+def add_records(cpu, recs, stage_fns, encodings, stage):
+    """Adds the records of `encodings` (stages A-D, then `stage`) to a
+    cached probe of `cpu`, where a probe from scratch puts them."""
     import probe as P
+    ENCODINGS = encodings
     probes, keys = [], []
     for enc in P.encodings(cpu):
         if enc not in ENCODINGS:
@@ -255,8 +268,9 @@ def add_vimage(cpu, recs, stage_fns):
     new = [found[k] for k in sorted(found, key=lambda k: (order.index(k[0]), k[1]))]
     for fn in stage_fns:
         fn(cpu, new)
-    probe_vimage(cpu, new)
+    stage(cpu, new)
+    last = max(order.index(e) for e in ENCODINGS)
     at = next((i for i, r in enumerate(recs) if r["enc"] not in P.ENCODINGS
-               or order.index(r["enc"]) > order.index("VIMAGE_12")), len(recs))
+               or order.index(r["enc"]) > last), len(recs))
     recs[at:at] = new
     return len(new)

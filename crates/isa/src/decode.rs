@@ -58,6 +58,7 @@ pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
                 _ => return None,
             },
             0x38 => E::MubufGfx11,
+            0x3C => E::MimgGfx11,
             _ => return None,
         });
     }
@@ -75,6 +76,9 @@ pub(crate) fn classify(target: Target, w0: u32) -> Option<Encoding> {
                 _ => return None,
             },
             0x38 => E::MubufGfx10,
+            // MIMG (D81): word 0 bit 0 is opcode bit 7.
+            0x3C if w0 & 1 != 0 => E::MimgHiGfx10,
+            0x3C => E::MimgGfx10,
             _ => return None,
         });
     }
@@ -222,7 +226,11 @@ fn decode_as(
     get: &impl Fn(usize) -> Option<u32>,
 ) -> Instruction {
     let invalid = Instruction::invalid(target, w0);
-    let nbase = enc::base_words(enc);
+    let nbase = enc::words_of(enc, w0);
+    if nbase > 3 {
+        // A GFX10 MIMG word with more than one NSA dword (D81).
+        return invalid;
+    }
     let w1 = if nbase > 1 {
         match get(1) {
             Some(w) => w,

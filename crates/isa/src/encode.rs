@@ -473,6 +473,15 @@ impl InstBuilder {
             (Kind::SRegX2, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 2 == 0 => {
                 r.first as u32 / 2
             }
+            // A GFX11 MIMG resource or sampler of `null` (D81: s124, the
+            // field's 31).
+            (Kind::SRegX4, Operand::Reg(r))
+                if r.file == RegFile::Scalar
+                    && r.first == 125
+                    && self.opcode.info().enc == Encoding::MimgGfx11 =>
+            {
+                31
+            }
             (Kind::SRegX4, Operand::Reg(r)) if r.file == RegFile::Scalar && r.first % 4 == 0 => {
                 r.first as u32 / 4
             }
@@ -603,7 +612,7 @@ impl InstBuilder {
             return Err(e);
         }
         let mut words = self.words.to_vec();
-        let nbase = enc::base_words(self.opcode.info().enc);
+        let nbase = enc::words_of(self.opcode.info().enc, words[0]);
         words.truncate(nbase);
         let in_place = self.opcode.info().enc == Encoding::Vopd3X
             && self.literal_hi.is_some()

@@ -125,7 +125,9 @@ impl Instruction {
             Encoding::Global => MemoryClass::Global,
             Encoding::Scratch => MemoryClass::Scratch,
             Encoding::Mubuf | Encoding::Mtbuf => MemoryClass::Buffer,
-            Encoding::Mimg => MemoryClass::Image,
+            Encoding::Mimg | Encoding::MimgGfx10 | Encoding::MimgHiGfx10 | Encoding::MimgGfx11 => {
+                MemoryClass::Image
+            }
             _ => MemoryClass::None,
         }
     }

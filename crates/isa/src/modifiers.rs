@@ -126,6 +126,9 @@ pub struct Modifiers {
     pub dim: u8,
     /// VIMAGE/VSAMPLE `r128`.
     pub r128: bool,
+    /// GFX10/11 MIMG NSA dwords (D81): extra dwords of address registers
+    /// (GFX10's field holds 0-3, GFX11's 0-1).
+    pub nsa: u8,
 }
 
 /// One modifier bit-field: (word, low bit, width).
@@ -188,6 +191,7 @@ enum M {
     Dpp8Fi,
     Dim,
     R128,
+    Nsa,
 }
 
 /// VOP3 DPP16's modifier fields (D61): VOP3's, then the third dword's
@@ -303,6 +307,40 @@ fn layout(enc: Encoding, vop3b: bool) -> &'static [(M, P)] {
                 (Scope, (1, 18, 2)),
                 (Th, (1, 20, 3)),
                 (Tfe, (1, 23, 1)),
+            ]
+        }
+        // GFX10/11 MIMG (D81; `dlc` in the `scc` field, as for GFX10's
+        // other encodings).
+        E::MimgGfx10 | E::MimgHiGfx10 => {
+            return &[
+                (Nsa, (0, 1, 2)),
+                (Dim, (0, 3, 3)),
+                (Scc, (0, 7, 1)),
+                (Dmask, (0, 8, 4)),
+                (Unorm, (0, 12, 1)),
+                (Glc, (0, 13, 1)),
+                (R128, (0, 15, 1)),
+                (Tfe, (0, 16, 1)),
+                (Lwe, (0, 17, 1)),
+                (Slc, (0, 25, 1)),
+                (A16, (1, 30, 1)),
+                (D16, (1, 31, 1)),
+            ]
+        }
+        E::MimgGfx11 => {
+            return &[
+                (Nsa, (0, 0, 1)),
+                (Dim, (0, 2, 3)),
+                (Unorm, (0, 7, 1)),
+                (Dmask, (0, 8, 4)),
+                (Slc, (0, 12, 1)),
+                (Scc, (0, 13, 1)),
+                (Glc, (0, 14, 1)),
+                (R128, (0, 15, 1)),
+                (A16, (0, 16, 1)),
+                (D16, (0, 17, 1)),
+                (Tfe, (1, 21, 1)),
+                (Lwe, (1, 22, 1)),
             ]
         }
         E::VsampleGfx12 => {
@@ -508,6 +546,7 @@ impl Modifiers {
             Dpp8Fi => crate::enc::SRC0_DPP8 + self.fi as u32,
             Dim => self.dim as u32,
             R128 => self.r128 as u32,
+            Nsa => self.nsa as u32,
         }
     }
 
@@ -569,6 +608,7 @@ impl Modifiers {
             Dpp8Fi => self.fi = v == crate::enc::SRC0_DPP8_FI,
             Dim => self.dim = v as u8,
             R128 => self.r128 = v != 0,
+            Nsa => self.nsa = v as u8,
         }
     }
 }

@@ -257,6 +257,17 @@ pub enum Encoding {
     /// (an `op_sel` bit of an operand the opcode lacks, a source that is
     /// not a VGPR where the true16 operand must be one). Same layout.
     Vop3F16,
+
+    /// MIMG, GFX10 layout (D81): 64 bits, NSA count in bits 2:1 (one extra
+    /// dword of address registers per four more addresses), `dim` 5:3,
+    /// opcode bits 6:0 in 24:18 and bit 7 in bit 0 (clear here).
+    MimgGfx10,
+    /// GFX10 MIMG opcodes 0x80-0xFF (word 0 bit 0 set: `image_msaa_load`,
+    /// the `_g16` samples, the BVH opcodes; D81).
+    MimgHiGfx10,
+    /// MIMG, GFX11 layout (D81): NSA bit 0 (one extra dword), `dim` 4:2,
+    /// 8-bit opcode, `tfe`/`lwe` in word 1.
+    MimgGfx11,
     /// Not an instruction ([`Opcode::INVALID`]).
     Invalid,
 }
@@ -305,7 +316,8 @@ impl Encoding {
         }
     }
 
-    /// True for the GFX12 layouts (`enc::gfx12` prints and adjusts them).
+    /// True for the GFX12 layouts and GFX10/11 MIMG, whose address lists
+    /// are VIMAGE's (D81): `enc::gfx12` validates, adjusts and prints them.
     #[inline]
     pub const fn is_gfx12(self) -> bool {
         matches!(
@@ -317,6 +329,9 @@ impl Encoding {
                 | Encoding::ScratchGfx12
                 | Encoding::VimageGfx12
                 | Encoding::VsampleGfx12
+                | Encoding::MimgGfx10
+                | Encoding::MimgHiGfx10
+                | Encoding::MimgGfx11
         )
     }
 
@@ -389,6 +404,9 @@ impl Encoding {
             | E::Mimg
             | E::VimageGfx12
             | E::VsampleGfx12
+            | E::MimgGfx10
+            | E::MimgHiGfx10
+            | E::MimgGfx11
             | E::Invalid => K::Other,
         }
     }

@@ -120,6 +120,10 @@ pub(crate) fn scan_operands(inst: &Instruction, enc: Encoding, info: &OpInfo) ->
             }
             Kind::SRegX2 | Kind::SRegX4 => {
                 let r = raw * if spec.kind == Kind::SRegX2 { 2 } else { 4 };
+                // A GFX11 MIMG resource or sampler of s124 is `null` (D81).
+                if r == 124 && enc == Encoding::MimgGfx11 {
+                    continue;
+                }
                 if bad_wide_scalar(r) || (spec.width >= 3 && is_special(r)) {
                     return None;
                 }

@@ -88,6 +88,9 @@ pub(crate) fn valid(inst: &Instruction) -> bool {
         Encoding::FlatGfx12 => !matches!(inst.bits(0, 0, 7), 0x6B | 0x7D | 0x7F),
         Encoding::MubufGfx12 => !inst.bit(95),
         Encoding::VimageGfx12 | Encoding::VsampleGfx12 => super::vimage::form(inst).is_some(),
+        Encoding::MimgGfx10 | Encoding::MimgHiGfx10 | Encoding::MimgGfx11 => {
+            super::mimg10::form(inst).is_some()
+        }
         _ => true,
     }
 }
@@ -113,6 +116,9 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
         }
         Encoding::MubufGfx12 => adjust_buffer(inst, ops),
         Encoding::VimageGfx12 | Encoding::VsampleGfx12 => super::vimage::adjust_operands(inst, ops),
+        Encoding::MimgGfx10 | Encoding::MimgHiGfx10 | Encoding::MimgGfx11 => {
+            super::mimg10::adjust_operands(inst, ops)
+        }
         Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
             adjust_flat(inst, ops)
         }
@@ -226,6 +232,9 @@ pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) ->
     match inst.encoding() {
         Encoding::VimageGfx12 | Encoding::VsampleGfx12 => {
             return super::vimage::print(inst, ops, out)
+        }
+        Encoding::MimgGfx10 | Encoding::MimgHiGfx10 | Encoding::MimgGfx11 => {
+            return super::mimg10::print(inst, ops, out)
         }
         Encoding::SmemGfx12 => {
             let mut first = true;

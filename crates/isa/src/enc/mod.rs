@@ -9,6 +9,7 @@ pub(crate) mod flat;
 pub(crate) mod gfx10;
 pub(crate) mod gfx12;
 pub(crate) mod mimg;
+pub(crate) mod mimg10;
 pub(crate) mod mubuf;
 pub(crate) mod sdwa_dpp;
 pub(crate) mod smem;
@@ -60,6 +61,21 @@ pub(crate) const fn field_pos(enc: Encoding, field: Field) -> Option<Pos> {
         // VOP3 DPP (D61): src0 is an 8-bit VGPR in word 2; the rest is VOP3's.
         E::Vop3Dpp | E::Vop3Dpp8 | E::Vop3DppF16 | E::Vop3Dpp8F16 if matches!(field, F::Src0) => {
             return Some((2, 0, 8))
+        }
+        E::MimgGfx10 | E::MimgHiGfx10 | E::MimgGfx11 => {
+            return match field {
+                F::Vaddr => Some((1, 0, 8)),
+                F::Vdata => Some((1, 8, 8)),
+                F::Srsrc => Some((1, 16, 5)),
+                F::Ssamp if matches!(enc, E::MimgGfx11) => Some((1, 26, 5)),
+                F::Ssamp => Some((1, 21, 5)),
+                // The NSA dword (D81).
+                F::Vaddr1 => Some((2, 0, 8)),
+                F::Vaddr2 => Some((2, 8, 8)),
+                F::Vaddr3 => Some((2, 16, 8)),
+                F::Vaddr4 => Some((2, 24, 8)),
+                _ => None,
+            };
         }
         E::VimageGfx12 | E::VsampleGfx12 => {
             return match field {
@@ -194,6 +210,13 @@ pub(crate) fn base_words(enc: Encoding) -> usize {
     }
 }
 
+/// Number of words of an instruction of `enc` whose word 0 is `w0`, without
+/// literal: the base words and a GFX10/11 MIMG word's NSA dwords (D81).
+#[inline]
+pub(crate) fn words_of(enc: Encoding, w0: u32) -> usize {
+    base_words(enc) + mimg10::nsa_dwords(enc, w0)
+}
+
 /// Position of the opcode field and the fixed prefix bits of an encoding:
 /// (word-0 prefix mask, prefix value, opcode lo, opcode width).
 pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
@@ -241,6 +264,9 @@ pub(crate) fn opcode_pos(enc: Encoding) -> (u32, u32, u8, u8) {
         E::ScratchGfx12 => (0xFF00_0000, 0xED00_0000, 14, 8),
         E::VimageGfx12 => (0xFC00_0000, 0xD000_0000, 14, 8),
         E::VsampleGfx12 => (0xFC00_0000, 0xE400_0000, 14, 8),
+        E::MimgGfx10 => (0xFC00_0001, 0xF000_0000, 18, 7),
+        E::MimgHiGfx10 => (0xFC00_0001, 0xF000_0001, 18, 7),
+        E::MimgGfx11 => (0xFC00_0000, 0xF000_0000, 18, 8),
         E::Vopd3X => (0xFF00_0000, 0xCF00_0000, 18, 6),
         E::Vopd3Y => (0xFF00_0000, 0xCF00_0000, 12, 6),
         E::Invalid => (0, 0, 0, 0),

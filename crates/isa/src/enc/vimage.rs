@@ -29,7 +29,7 @@ const ADDR: [Field; 5] = [
 ];
 
 /// `dim:` names (LLVM's `SQ_RSRC_IMG_*`).
-const DIM: [&str; 8] = [
+pub(crate) const DIM: [&str; 8] = [
     "1D",
     "2D",
     "3D",
@@ -103,9 +103,20 @@ pub(crate) fn form(inst: &Instruction) -> Option<([u8; 5], u8)> {
 }
 
 pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
-    let Some((lay, data)) = form(inst) else {
-        return;
-    };
+    if let Some((lay, data)) = form(inst) {
+        set_operands(ops, lay, data, |i| addr_field(inst, i));
+    }
+}
+
+/// Sets vdata's width to `data` and inserts one VGPR operand per used
+/// address field of `lay` after `Vaddr` (whose raw value `addr(i)` gives);
+/// GFX10/11 MIMG too (D81).
+pub(crate) fn set_operands(
+    ops: &mut Operands,
+    lay: [u8; 5],
+    data: u8,
+    addr: impl Fn(usize) -> u32,
+) {
     let mut at = None;
     for (i, op) in ops.as_mut_slice().iter_mut().enumerate() {
         match op.spec.field {
@@ -118,7 +129,7 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
             Field::Vaddr => {
                 op.spec.width = lay[0];
                 op.spec.kind = Kind::VReg;
-                op.value = Operand::Reg(RegRange::vgpr(addr_field(inst, 0) as u16, lay[0]));
+                op.value = Operand::Reg(RegRange::vgpr(addr(0) as u16, lay[0]));
                 at = Some(i);
             }
             _ => {}
@@ -136,7 +147,7 @@ pub(crate) fn adjust_operands(inst: &Instruction, ops: &mut Operands) {
         spec.field = ADDR[i];
         spec.width = lay[i];
         spec.pos = [0, 0, 0];
-        let value = Operand::Reg(RegRange::vgpr(addr_field(inst, i) as u16, lay[i]));
+        let value = Operand::Reg(RegRange::vgpr(addr(i) as u16, lay[i]));
         ops.insert(at + 1, Op::new(value, spec));
     }
 }
@@ -147,6 +158,17 @@ fn is_addr(f: Field) -> bool {
 
 /// The text after the mnemonic.
 pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) -> fmt::Result {
+    write_operands(inst, ops, out)?;
+    write_mods(inst, out)
+}
+
+/// The operands, consecutive address fields as one list (`[v4, v[5:6]]`);
+/// GFX10/11 MIMG too (D81).
+pub(crate) fn write_operands(
+    inst: &Instruction,
+    ops: &Operands,
+    out: &mut impl Write,
+) -> fmt::Result {
     let ops = ops.as_slice();
     let mut i = 0;
     while i < ops.len() {
@@ -174,6 +196,10 @@ pub(crate) fn print(inst: &Instruction, ops: &Operands, out: &mut impl Write) ->
         write_operand(inst, &ops[i], out)?;
         i += 1;
     }
+    Ok(())
+}
+
+fn write_mods(inst: &Instruction, out: &mut impl Write) -> fmt::Result {
     let dmask = inst.bits(0, 22, 4);
     if inst.has(flags::DMASK) && dmask != 0 {
         out.write_str(" dmask:")?;

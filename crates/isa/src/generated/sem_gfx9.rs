@@ -1039,7 +1039,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 9969] = [
+pub static SEM: [Desc; 10163] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_add_co_u32
@@ -20978,4 +20978,392 @@ pub static SEM: [Desc; 9969] = [
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_xor_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    // image_load
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_mip
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_pck_sgn
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_mip_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_mip_pck_sgn
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store_mip
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store_mip_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_get_resinfo
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_add
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_and
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_or
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_fcmpswap
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_fmin
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_fmax
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_l_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_l_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_l_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_b_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_l_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_b_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_get_lod
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4h
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_msaa_load
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_bvh_intersect_ray
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_bvh64_intersect_ray
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_cl_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_cl_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cd_cl_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cd_cl_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_mip
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_pck_sgn
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_mip_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_load_mip_pck_sgn
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store_mip
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_store_mip_pck
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_swap
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_cmpswap
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_add
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_sub
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_smin
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_umin
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_smax
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_umax
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_and
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_or
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_xor
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_inc
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_atomic_dec
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_get_resinfo
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_msaa_load
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_l_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_l_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_lz
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_lz_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_get_lod
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_b_cl_o
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_c_d_cl_o_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_sample_d_cl_g16
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_l
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_b
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4_c_b_cl
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_gather4h
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
 ];
