@@ -777,7 +777,7 @@ impl<'m> Exec<'m> {
                 | flag(float, flags::FLOAT)
                 | flag(mfma, flags::MFMA)
                 | flag(wc.vm || wc.lgkm || wc.exp, flags::COUNTERS)
-                | flag(op == Opcode::S_WAITCNT, flags::WAITCNT)
+                | flag(desc.sem == Sem::Control(Control::Waitcnt), flags::WAITCNT)
                 | flag(is_valu(enc.family()), flags::VALU)
                 | flag(
                     matches!(enc, Encoding::Vop1Sdwa | Encoding::Vop2Sdwa),
