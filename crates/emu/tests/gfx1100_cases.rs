@@ -482,7 +482,10 @@ fn true16_operands_read_and_write_the_halves_they_name() {
         let y = b & 0xffff_0000 | max(x >> 16, b & 0xffff);
         let z = c & 0xffff | min(y >> 16, x & 0xffff) << 16;
         assert_eq!(
-            out[3 * k..3 * k + 3].iter().map(|&v| v as u32).collect::<Vec<_>>(),
+            out[3 * k..3 * k + 3]
+                .iter()
+                .map(|&v| v as u32)
+                .collect::<Vec<_>>(),
             vec![x, y, z],
             "item {k}: v_max_f16 v10.h, v10.l, v11.h; v_max_f16_e64 v11.l, v10.h, v11.l; \
              v_min_f16_e64 v12.h, v11.h, v10.l"

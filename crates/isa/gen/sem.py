@@ -329,11 +329,11 @@ GFX11_ALU = {"s_ctz_i32_b32": "s_ff1_i32_b32", "s_ctz_i32_b64": "s_ff1_i32_b64",
 # listed, so a kernel using one stops as not emulated.
 GFX11_NOT_EMULATED = {
     "s_pack_hl_b32_b16", "s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64", "s_wait_event",
-    "v_and_b16", "v_or_b16", "v_xor_b16", "v_not_b16", "v_mov_b16", "v_swap_b16",
+    "v_or_b16", "v_xor_b16", "v_not_b16", "v_swap_b16",
     "v_cndmask_b16", "v_cvt_i32_i16", "v_cvt_u32_u16", "v_cvt_pk_i16_f32", "v_cvt_pk_u16_f32",
     "v_cvt_pk_norm_i16_f16", "v_cvt_pk_norm_u16_f16", "v_cvt_pk_norm_i16_f32",
     "v_cvt_pk_norm_u16_f32", "v_dot2_bf16_bf16", "v_dot2_f16_f16", "v_dot4_i32_iu8",
-    "v_dot8_i32_iu4", "v_maxmin_f32", "v_minmax_f32", "v_maxmin_f16", "v_minmax_f16", "v_maxmin_i32", "v_minmax_i32",
+    "v_dot8_i32_iu4", "v_maxmin_f16", "v_minmax_f16", "v_maxmin_i32", "v_minmax_i32",
     "v_maxmin_u32", "v_minmax_u32", "v_permlane64_b32", "v_dual_dot2acc_f32_bf16",
     "v_dual_dot2acc_f32_f16", "v_dual_mul_dx9_zero_f32",
     "v_wmma_bf16_16x16x16_bf16", "v_wmma_f16_16x16x16_f16", "v_wmma_f32_16x16x16_bf16",
@@ -379,10 +379,22 @@ def gfx11_alias(name):
     return name
 
 
+# GFX11 true16 operations that are a 32-bit row's operation on the low 16
+# bits: the emulator's true16 wrapper (`interp/t16.rs`) stages `.h` sources
+# into low halves and writes the low 16 bits of the result into the half
+# the destination names. Their fake16 readings (`...F16` encodings) would
+# write all 32 bits: not emulated.
+GFX11_T16_ALIAS = {"v_mov_b16": "v_mov_b32", "v_and_b16": "v_and_b32"}
+
+
 def classify(name, enc):
     """(sem expression, valu variant or None, salu variant or None, packed variant or None)."""
     if base(name) in GFX11_NOT_EMULATED:
         return why("Why::NotEmulated")
+    if base(name) in GFX11_T16_ALIAS:
+        if enc.endswith("F16"):
+            return why("Why::NotEmulated")
+        name = GFX11_T16_ALIAS[base(name)] + name[len(base(name)):]
     name = gfx11_alias(name)
     b = base(name)
     if b in UNSUPPORTED:

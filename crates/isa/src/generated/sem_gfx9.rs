@@ -52,6 +52,8 @@ pub enum Valu {
     AlignbitB32,
     /// `v_alignbyte_b32`
     AlignbyteB32,
+    /// `v_and_b16`
+    AndB32,
     /// `v_and_b32`
     AndB32,
     /// `v_and_or_b32`
@@ -498,6 +500,8 @@ pub enum Valu {
     MaxU32,
     /// `v_maximum3_f32`
     Maximum3F32,
+    /// `v_maxmin_f32`
+    MaxminF32,
     /// `v_mbcnt_hi_u32_b32`
     MbcntHiU32B32,
     /// `v_mbcnt_lo_u32_b32`
@@ -542,6 +546,10 @@ pub enum Valu {
     MinU32,
     /// `v_minimum3_f32`
     Minimum3F32,
+    /// `v_minmax_f32`
+    MinmaxF32,
+    /// `v_mov_b16`
+    MovB32,
     /// `v_mov_b32`
     MovB32,
     /// `v_mov_b64`
@@ -3099,7 +3107,7 @@ pub static SEM: [Desc; 9807] = [
     // v_trunc_f32_e32
     Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_mov_b16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_ceil_f32_e32
     Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_mov_b64_e32
@@ -8281,7 +8289,7 @@ pub static SEM: [Desc; 9807] = [
     // v_trunc_f32_dpp
     Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_mov_b16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_ceil_f32_dpp
     Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_mov_b64_dpp
@@ -12619,7 +12627,7 @@ pub static SEM: [Desc; 9807] = [
     // v_pipeflush
     Desc { sem: Sem::Valu(Valu::Pipeflush), partial: Partial::Full, float: false },
     // v_mov_b16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::ByOpSel, float: false },
     // v_mov_b64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_tanh_f32_e64
@@ -13069,11 +13077,11 @@ pub static SEM: [Desc; 9807] = [
     // v_cndmask_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxminF32), partial: Partial::Full, float: true },
     // v_add_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinmaxF32), partial: Partial::Full, float: true },
     // v_add_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f16
@@ -13523,9 +13531,9 @@ pub static SEM: [Desc; 9807] = [
     // v_ldexp_f32
     Desc { sem: Sem::Valu(Valu::LdexpF32), partial: Partial::Full, float: true },
     // v_and_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::ByOpSel, float: false },
     // v_and_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_bfm_b32
     Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_or_b16
@@ -17059,7 +17067,7 @@ pub static SEM: [Desc; 9807] = [
     // v_floor_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mov_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_mov_b64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_tanh_f32_e64_dpp
@@ -17429,11 +17437,11 @@ pub static SEM: [Desc; 9807] = [
     // v_cndmask_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxminF32), partial: Partial::Full, float: true },
     // v_add_max_i32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinmaxF32), partial: Partial::Full, float: true },
     // v_add_max_u32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f16_e64_dpp
@@ -17613,7 +17621,7 @@ pub static SEM: [Desc; 9807] = [
     // v_maximum_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b16_e64_dpp
