@@ -493,7 +493,7 @@ BANNER = """\
 def render():
     es = entries()
     rows = []
-    variants = {"Valu": set(), "Salu": set(), "Packed": set()}
+    variants = {"Valu": {}, "Salu": {}, "Packed": {}}
     for name, enc, emulated in es:
         # DPP8 (D66) is decoded from GFX10 on, where the emulator runs
         # gfx1030; the interpreter has no lane selects: not emulated.
@@ -519,7 +519,12 @@ def render():
         for fam in variants:
             m = re.match(r"Sem::%s\(%s::(\w+)\)" % (fam, fam), s)
             if m:
-                variants[fam].add((m.group(1), base(gfx11_alias(name))))
+                # One variant per operation, documented by its first name
+                # in sorted order (GFX11 names of a GFX9 row share it).
+                v, b = m.group(1), base(gfx11_alias(name))
+                b = GFX11_T16_ALIAS.get(b, b)
+                if v not in variants[fam] or b < variants[fam][v]:
+                    variants[fam][v] = b
         rows.append((name, s, partial(name, enc, s), is_float(name, s)))
     out = [BANNER, "",
            "//! Generated semantic description, one row per `Opcode` (see [`crate::sem`]).",
@@ -533,7 +538,7 @@ def render():
         out.append("/// %s" % docs[fam])
         out.append("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]")
         out.append("pub enum %s {" % fam)
-        for v, b in sorted(variants[fam]):
+        for v, b in sorted(variants[fam].items()):
             out.append("    /// `%s`" % b)
             out.append("    %s," % v)
         out.append("}")

@@ -52,8 +52,6 @@ pub enum Valu {
     AlignbitB32,
     /// `v_alignbyte_b32`
     AlignbyteB32,
-    /// `v_and_b16`
-    AndB32,
     /// `v_and_b32`
     AndB32,
     /// `v_and_or_b32`
@@ -548,8 +546,6 @@ pub enum Valu {
     Minimum3F32,
     /// `v_minmax_f32`
     MinmaxF32,
-    /// `v_mov_b16`
-    MovB32,
     /// `v_mov_b32`
     MovB32,
     /// `v_mov_b64`
