@@ -79,13 +79,13 @@ mod salu;
 mod sdwa;
 mod smem;
 mod smem_rw;
+mod t16;
 mod valu;
 mod valu_ext;
 mod vmem;
 mod vmem_race;
 mod vmem_typed;
 mod vop;
-mod t16;
 mod vopd;
 
 use ds::*;
