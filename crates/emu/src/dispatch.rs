@@ -17,12 +17,17 @@ pub use lathe_codeobj::aql::{AqlDispatch, Geometry, GeometryError, AQL_PACKET_SI
 pub const WAVE_SIZE: u32 = 64;
 
 /// The (generation, wave size) pairs the interpreter runs (D42): GFX9
-/// wave64, and GFX10 in both wave sizes (D65: GFX10.3's rows of the
-/// semantics column; a GFX10.1-only row stops as not emulated). Other
-/// generations are added as rows here once the interpreter has their
-/// semantics; nothing else branches on the generation.
-pub const EMULATED: &[(Family, u32)] =
-    &[(Family::Gfx9, 64), (Family::Gfx10, 64), (Family::Gfx10, 32)];
+/// wave64, GFX10 in both wave sizes (D65: GFX10.3's rows of the semantics
+/// column; a GFX10.1-only row stops as not emulated) and GFX11 in both
+/// (D77: gfx1100's rows). Other generations are added as rows here once the
+/// interpreter has their semantics; nothing else branches on the generation.
+pub const EMULATED: &[(Family, u32)] = &[
+    (Family::Gfx9, 64),
+    (Family::Gfx10, 64),
+    (Family::Gfx10, 32),
+    (Family::Gfx11, 64),
+    (Family::Gfx11, 32),
+];
 
 /// A kernel the emulator cannot run yet: its wave size and GFX IP.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

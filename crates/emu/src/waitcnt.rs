@@ -247,6 +247,22 @@ pub fn decode_gfx9(imm: u16) -> [(Counter, u32); 3] {
     ]
 }
 
+/// The counter values an `s_waitcnt` immediate waits for on `target`:
+/// GFX9's layout ([`decode_gfx9`]) up to GFX10 (whose lgkmcnt has two more
+/// bits, 13:12, that LLVM leaves at zero when it waits on it), GFX11's from
+/// GFX11 on (vmcnt 15:10, lgkmcnt 9:4, expcnt 2:0).
+pub fn decode_for(target: lathe_isa::Target, imm: u16) -> [(Counter, u32); 3] {
+    if target.generation() < 11 {
+        return decode_gfx9(imm);
+    }
+    let v = u32::from(imm);
+    [
+        (Counter::Vm, v >> 10 & 0x3f),
+        (Counter::Exp, v & 7),
+        (Counter::Lgkm, v >> 4 & 0x3f),
+    ]
+}
+
 impl Default for Tracker {
     fn default() -> Self {
         Tracker {

@@ -43,13 +43,14 @@ def entries():
     if not out:
         raise SystemExit("no OPS entries in %s" % TABLE)
     # Table columns of the processors the emulator runs (gfx90a, gfx942,
-    # gfx950, gfx1030 wave32 and wave64: `Target` discriminants 0, 1, 9, 12
-    # and 13).
+    # gfx950, gfx1030 wave32 and wave64, gfx1100 wave32 and wave64:
+    # `Target` discriminants 0, 1, 9, 12, 13, 14 and 15).
     col = re.search(r"static COLUMN: \[u8; \d+\] = \[([^\]]*)\]", src)
     if not col:
         raise SystemExit("no COLUMN table in %s" % TABLE)
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
-    emulated = (1 << cols[0]) | (1 << cols[1]) | (1 << cols[9]) | (1 << cols[12]) | (1 << cols[13])
+    emulated = ((1 << cols[0]) | (1 << cols[1]) | (1 << cols[9]) | (1 << cols[12]) | (1 << cols[13])
+                | (1 << cols[14]) | (1 << cols[15]))
     # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family,
     # and GFX11's fake16 VOP3 reading (`Vop3F16`, D79) like VOP3.
     return [(name, enc.replace("Gfx10", "").replace("Gfx11", "").replace("Vop3F16", "Vop3"),
@@ -71,7 +72,7 @@ NUM_TY = {t: t.capitalize() for t in
           ("i16", "u16", "f16", "i32", "u32", "f32", "i64", "u64", "f64", "b32", "b64")}
 INT_PRED = {"f": "F", "lt": "Lt", "eq": "Eq", "le": "Le", "gt": "Gt", "ne": "Ne", "lg": "Ne",
             "ge": "Ge", "t": "T"}
-FLT_PRED = {"f": "F", "lt": "Lt", "eq": "Eq", "le": "Le", "gt": "Gt", "lg": "Lg", "ge": "Ge",
+FLT_PRED = {"f": "F", "t": "T", "lt": "Lt", "eq": "Eq", "le": "Le", "gt": "Gt", "lg": "Lg", "ge": "Ge",
             "o": "O", "u": "U", "nge": "Nge", "nlg": "Nlg", "ngt": "Ngt", "nle": "Nle",
             "neq": "Neq", "nlt": "Nlt", "tru": "T", "class": "Class"}
 
@@ -240,6 +241,9 @@ CONTROL = {
     # word and the padding after a kernel's end.
     "s_clause": "Nop", "s_inst_prefetch": "Nop", "s_waitcnt_depctr": "Nop",
     "s_version": "Nop", "s_code_end": "Nop", "s_ttracedata_imm": "TraceData",
+    # GFX11 scheduling hints: the dependency between VALU instructions
+    # (`s_delay_alu`), and the clause and prefetch controls above.
+    "s_delay_alu": "Nop",
     # GFX10 counts stores in VS_CNT; the waitcnt checker counts them with
     # the loads in VM_CNT, so `s_waitcnt vmcnt` already waits for them
     # (conservative: it can only make more results ready, D65).
@@ -258,6 +262,9 @@ UNSUPPORTED = {
     "v_cubema_f32": WHY_GRAPHICS, "v_cubesc_f32": WHY_GRAPHICS, "v_cubetc_f32": WHY_GRAPHICS,
     # Ordered append through GDS.
     "ds_ordered_count": "Why::Gds",
+    # GFX11 GDS registers and the ray tracer's stack.
+    "ds_add_gs_reg_rtn": "Why::Gds", "ds_sub_gs_reg_rtn": "Why::Gds",
+    "ds_bvh_stack_rtn_b32": WHY_GRAPHICS,
 }
 # GFX10 rows the emulator does not run yet (D65): float atomics under GFX10's
 # names (f32 min/max with GFX10's NaN and denormal rules, float compare-swap),
@@ -280,8 +287,117 @@ PARTIAL_LO = {"v_fma_mixlo_f16"}
 PARTIAL_HI = {"v_fma_mixhi_f16"}
 
 
+# GFX11 renamed the memory operations after their data type (`_b32` for
+# `_dword`, `_u8` for `_ubyte`, DS `load`/`store` for `read`/`write`), and
+# some ALU operations; each such name is read as the GFX9/GFX10 name of the
+# same operation (D77). Table rows, not a branch on the target: a name
+# means the same operation on every processor that has it.
+GFX11_MEM_TYPES = [("load_d16_hi_u8", "load_ubyte_d16_hi"), ("load_d16_hi_i8", "load_sbyte_d16_hi"),
+                   ("load_d16_hi_b16", "load_short_d16_hi"), ("load_d16_u8", "load_ubyte_d16"),
+                   ("load_d16_i8", "load_sbyte_d16"), ("load_d16_b16", "load_short_d16"),
+                   ("store_d16_hi_b8", "store_byte_d16_hi"),
+                   ("store_d16_hi_b16", "store_short_d16_hi"),
+                   ("load_d16_hi_format_", "load_format_d16_hi_"),
+                   ("store_d16_hi_format_", "store_format_d16_hi_"),
+                   ("load_d16_format_", "load_format_d16_"),
+                   ("store_d16_format_", "store_format_d16_"),
+                   ("load_u8", "load_ubyte"), ("load_i8", "load_sbyte"),
+                   ("load_u16", "load_ushort"), ("load_i16", "load_sshort"),
+                   ("store_b8", "store_byte"), ("store_b16", "store_short"),
+                   ("_b32", "_dword"), ("_b64", "_dwordx2"), ("_b96", "_dwordx3"),
+                   ("_b128", "_dwordx4"), ("_b256", "_dwordx8"), ("_b512", "_dwordx16")]
+GFX11_ATOMIC = {"swap_b32": "swap", "cmpswap_b32": "cmpswap", "add_u32": "add", "sub_u32": "sub",
+                "csub_u32": "csub", "min_i32": "smin", "min_u32": "umin", "max_i32": "smax",
+                "max_u32": "umax", "and_b32": "and", "or_b32": "or", "xor_b32": "xor",
+                "inc_u32": "inc", "dec_u32": "dec", "cmpswap_f32": "fcmpswap", "min_f32": "fmin",
+                "max_f32": "fmax"}
+GFX11_DS = [("storexchg_2addr_stride64_rtn_", "wrxchg2st64_rtn_"),
+            ("storexchg_2addr_rtn_", "wrxchg2_rtn_"), ("storexchg_rtn_", "wrxchg_rtn_"),
+            ("store_2addr_stride64_", "write2st64_"), ("store_2addr_", "write2_"),
+            ("load_2addr_stride64_", "read2st64_"), ("load_2addr_", "read2_"),
+            ("store_addtid_", "write_addtid_"), ("load_addtid_", "read_addtid_"),
+            ("store_", "write_"), ("load_", "read_")]
+GFX11_ALU = {"s_ctz_i32_b32": "s_ff1_i32_b32", "s_ctz_i32_b64": "s_ff1_i32_b64",
+             "s_clz_i32_u32": "s_flbit_i32_b32", "s_clz_i32_u64": "s_flbit_i32_b64",
+             "s_cls_i32": "s_flbit_i32", "s_cls_i32_i64": "s_flbit_i32_i64",
+             "v_clz_i32_u32": "v_ffbh_u32", "v_ctz_i32_b32": "v_ffbl_b32", "v_cls_i32": "v_ffbh_i32",
+             "v_cvt_floor_i32_f32": "v_cvt_flr_i32_f32",
+             "v_cvt_nearest_i32_f32": "v_cvt_rpi_i32_f32",
+             "v_cvt_pk_rtz_f16_f32": "v_cvt_pkrtz_f16_f32",
+             "v_mul_dx9_zero_f32": "v_mul_legacy_f32", "v_fmac_dx9_zero_f32": "v_fmac_legacy_f32",
+             "v_fma_dx9_zero_f32": "v_fma_legacy_f32", "v_dot2acc_f32_f16": "v_dot2c_f32_f16",
+             "s_set_inst_prefetch_distance": "s_inst_prefetch"}
+# GFX11 operations with no GFX9/GFX10 counterpart the interpreter runs yet:
+# listed, so a kernel using one stops as not emulated.
+GFX11_NOT_EMULATED = {
+    "s_pack_hl_b32_b16", "s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64", "s_wait_event",
+    "v_or_b16", "v_xor_b16", "v_not_b16", "v_swap_b16",
+    "v_cndmask_b16", "v_cvt_i32_i16", "v_cvt_u32_u16", "v_cvt_pk_i16_f32", "v_cvt_pk_u16_f32",
+    "v_cvt_pk_norm_i16_f16", "v_cvt_pk_norm_u16_f16", "v_cvt_pk_norm_i16_f32",
+    "v_cvt_pk_norm_u16_f32", "v_dot2_bf16_bf16", "v_dot2_f16_f16", "v_dot4_i32_iu8",
+    "v_dot8_i32_iu4", "v_maxmin_f16", "v_minmax_f16", "v_maxmin_i32", "v_minmax_i32",
+    "v_maxmin_u32", "v_minmax_u32", "v_permlane64_b32", "v_dual_dot2acc_f32_bf16",
+    "v_dual_dot2acc_f32_f16", "v_dual_mul_dx9_zero_f32",
+    "v_wmma_bf16_16x16x16_bf16", "v_wmma_f16_16x16x16_f16", "v_wmma_f32_16x16x16_bf16",
+    "v_wmma_f32_16x16x16_f16", "v_wmma_i32_16x16x16_iu4", "v_wmma_i32_16x16x16_iu8",
+    # GFX11's DS compare-store takes the new value in data0 and the compare
+    # value in data1 (GFX9's `ds_cmpst` the other way round): not modelled.
+    "ds_cmpstore_b32", "ds_cmpstore_f32", "ds_cmpstore_b64", "ds_cmpstore_f64",
+    "ds_cmpstore_rtn_b32", "ds_cmpstore_rtn_f32", "ds_cmpstore_rtn_b64", "ds_cmpstore_rtn_f64",
+}
+
+
+def gfx11_alias(name):
+    """The GFX9/GFX10 name of a GFX11 operation (the name itself otherwise)."""
+    b = base(name)
+    suffix = name[len(b):]
+    m = re.fullmatch(r"(flat|global|scratch|buffer)_atomic_(\w+?)_([biuf])(32|64)", b)
+    # (`_f64` atomics keep their GFX9 names.)
+    if m and "%s_%s32" % (m.group(2), m.group(3)) in GFX11_ATOMIC and m.group(3) + m.group(
+            4) != "f64":
+        a = GFX11_ATOMIC["%s_%s32" % (m.group(2), m.group(3))]
+        return "%s_atomic_%s%s%s" % (m.group(1), a, "_x2" if m.group(4) == "64" else "", suffix)
+    m = re.fullmatch(r"(flat|global|scratch|buffer|s|s_buffer)_(load|store)_(\w+)", b)
+    if m and re.search(r"_(b|u|i)(8|16|32|64|96|128|256|512)$|format_", b):
+        rest = "%s_%s" % (m.group(2), m.group(3))
+        for old, new in GFX11_MEM_TYPES:
+            if old in rest:
+                rest = rest.replace(old, new, 1)
+                break
+        if rest.endswith("_addtid_dword"):
+            rest = rest[:-len("_addtid_dword")] + "_dword_addtid"
+        return "%s_%s%s" % (m.group(1), rest, suffix)
+    if b.startswith("ds_") and not b.startswith("ds_cmpstore"):
+        for old, new in GFX11_DS:
+            if b[3:].startswith(old):
+                return "ds_" + new + b[3 + len(old):] + suffix
+    if b.startswith("v_dual_"):
+        return "v_" + b[len("v_dual_"):] + suffix
+    m = re.fullmatch(r"s_(and|or)_not([01])_(\w+)", b)
+    if m:
+        return "s_%sn%s_%s%s" % (m.group(1), "2" if m.group(2) == "1" else "1", m.group(3), suffix)
+    if b in GFX11_ALU:
+        return GFX11_ALU[b] + suffix
+    return name
+
+
+# GFX11 true16 operations that are a 32-bit row's operation on the low 16
+# bits: the emulator's true16 wrapper (`interp/t16.rs`) stages `.h` sources
+# into low halves and writes the low 16 bits of the result into the half
+# the destination names. Their fake16 readings (`...F16` encodings) would
+# write all 32 bits: not emulated.
+GFX11_T16_ALIAS = {"v_mov_b16": "v_mov_b32", "v_and_b16": "v_and_b32"}
+
+
 def classify(name, enc):
     """(sem expression, valu variant or None, salu variant or None, packed variant or None)."""
+    if base(name) in GFX11_NOT_EMULATED:
+        return why("Why::NotEmulated")
+    if base(name) in GFX11_T16_ALIAS:
+        if enc.endswith("F16"):
+            return why("Why::NotEmulated")
+        name = GFX11_T16_ALIAS[base(name)] + name[len(base(name)):]
+    name = gfx11_alias(name)
     b = base(name)
     if b in UNSUPPORTED:
         return why(UNSUPPORTED[b])
@@ -379,7 +495,7 @@ BANNER = """\
 def render():
     es = entries()
     rows = []
-    variants = {"Valu": set(), "Salu": set(), "Packed": set()}
+    variants = {"Valu": {}, "Salu": {}, "Packed": {}}
     for name, enc, emulated in es:
         # DPP8 (D66) is decoded from GFX10 on, where the emulator runs
         # gfx1030; the interpreter has no lane selects: not emulated.
@@ -405,7 +521,12 @@ def render():
         for fam in variants:
             m = re.match(r"Sem::%s\(%s::(\w+)\)" % (fam, fam), s)
             if m:
-                variants[fam].add((m.group(1), base(name)))
+                # One variant per operation, documented by its first name
+                # in sorted order (GFX11 names of a GFX9 row share it).
+                v, b = m.group(1), base(gfx11_alias(name))
+                b = GFX11_T16_ALIAS.get(b, b)
+                if v not in variants[fam] or b < variants[fam][v]:
+                    variants[fam][v] = b
         rows.append((name, s, partial(name, enc, s), is_float(name, s)))
     out = [BANNER, "",
            "//! Generated semantic description, one row per `Opcode` (see [`crate::sem`]).",
@@ -419,7 +540,7 @@ def render():
         out.append("/// %s" % docs[fam])
         out.append("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]")
         out.append("pub enum %s {" % fam)
-        for v, b in sorted(variants[fam]):
+        for v, b in sorted(variants[fam].items()):
             out.append("    /// `%s`" % b)
             out.append("    %s," % v)
         out.append("}")

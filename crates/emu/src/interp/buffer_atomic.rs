@@ -22,6 +22,10 @@ pub(super) fn mubuf_atomic(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
+    if i.encoding() == Encoding::MubufGfx11 {
+        // GFX11's MUBUF layout (`offen`/`idxen` in word 1): not modelled (D77).
+        return Err(unsupported(w, i, c.pc));
+    }
     let w0 = i.words()[0];
     let inst_off = u64::from(w0 & 0xfff);
     let offen = w0 >> 12 & 1 == 1;

@@ -79,12 +79,14 @@ mod salu;
 mod sdwa;
 mod smem;
 mod smem_rw;
+mod t16;
 mod valu;
 mod valu_ext;
 mod vmem;
 mod vmem_race;
 mod vmem_typed;
 mod vop;
+mod vopd;
 
 use ds::*;
 use mfma::*;
@@ -775,7 +777,7 @@ impl<'m> Exec<'m> {
                 | flag(float, flags::FLOAT)
                 | flag(mfma, flags::MFMA)
                 | flag(wc.vm || wc.lgkm || wc.exp, flags::COUNTERS)
-                | flag(op == Opcode::S_WAITCNT, flags::WAITCNT)
+                | flag(desc.sem == Sem::Control(Control::Waitcnt), flags::WAITCNT)
                 | flag(is_valu(enc.family()), flags::VALU)
                 | flag(
                     matches!(enc, Encoding::Vop1Sdwa | Encoding::Vop2Sdwa),
@@ -865,7 +867,20 @@ fn handlers() -> &'static [Option<Handler>] {
     static T: OnceLock<Vec<Option<Handler>>> = OnceLock::new();
     T.get_or_init(|| {
         Opcode::all()
-            .map(|o| handler_for(o.info().enc, sem::of(o).sem))
+            .map(|o| {
+                let h = handler_for(o.info().enc, sem::of(o).sem);
+                // GFX11's true16 rows: the row's handler on the halves
+                // the operands name (`t16`).
+                if h.is_some()
+                    && matches!(sem::of(o).sem, Sem::Valu(_) | Sem::Cmp(_))
+                    && o.info().enc != Encoding::VopdX
+                    && t16::has_t16(o)
+                {
+                    Some(t16::t16 as Handler)
+                } else {
+                    h
+                }
+            })
             .collect()
     })
 }
@@ -913,6 +928,8 @@ fn index_operands(ops: &mut OpList, mask: u8, idx: u32) {
 /// not modelled yet).
 fn handler_for(enc: Encoding, sem: Sem) -> Option<Handler> {
     match sem {
+        // VOPD: the X row's handler runs both halves (`vopd`).
+        Sem::Valu(_) if enc == Encoding::VopdX => Some(vopd::vopd),
         Sem::Valu(op) => valu::handler(op),
         // VOPC SDWA writes a lane mask with its own sdst rules.
         Sem::Cmp(_) if enc == Encoding::VopcSdwa => Some(cmp::vcmp_sdwa),
@@ -1046,7 +1063,7 @@ impl Exec<'_> {
         if *check_waitcnt {
             if f & flags::WAITCNT != 0 {
                 let imm = inst.words().first().map_or(0, |w| *w as u16);
-                w.waitcnt.wait(&crate::waitcnt::decode_gfx9(imm));
+                w.waitcnt.wait(&crate::waitcnt::decode_for(*target, imm));
             } else if w.waitcnt.owes() {
                 if let Some(hazard) = w.waitcnt.check(&d.regs) {
                     return Err(Stop::MissingWait {

@@ -263,6 +263,17 @@ pub(super) fn handler(op: Valu) -> Option<Handler> {
         Valu::Max3F32 => |x, w, _, i, c| u3(x, w, i, c, |a, b, s| fl::max3_f32(a, b, s, md())),
         Valu::Min3F32 => |x, w, _, i, c| u3(x, w, i, c, |a, b, s| fl::min3_f32(a, b, s, md())),
         Valu::Med3F32 => |x, w, _, i, c| u3(x, w, i, c, |a, b, s| fl::med3_f32(a, b, s, md())),
+        // GFX11: min(max(S0, S1), S2) and max(min(S0, S1), S2) (D77).
+        Valu::MaxminF32 => |x, w, _, i, c| {
+            u3(x, w, i, c, |a, b, s| {
+                fl::min_f32(fl::max_f32(a, b, md()), s, md())
+            })
+        },
+        Valu::MinmaxF32 => |x, w, _, i, c| {
+            u3(x, w, i, c, |a, b, s| {
+                fl::max_f32(fl::min_f32(a, b, md()), s, md())
+            })
+        },
         Valu::FmaF32 | Valu::FmaakF32 | Valu::FmamkF32 => {
             |x, w, _, i, c| f3(x, w, i, c, host::fma_f32)
         }

@@ -137,7 +137,8 @@ pub(super) fn buffer_private(seg: u64, p: u64, l: usize, lanes: u32) -> u64 {
 
 /// The immediate offset of a FLAT/GLOBAL/SCRATCH word: GFX9's 13 bits
 /// (FLAT's low 12 unsigned, the others signed); GFX10's 12 (bit 12 is
-/// `dlc`), signed for GLOBAL and SCRATCH.
+/// `dlc`), signed for GLOBAL and SCRATCH; GFX11's 13, signed (LLVM keeps
+/// a FLAT-segment offset non-negative).
 pub(super) fn flat_offset(i: &Instruction) -> i64 {
     let w0 = i.words()[0];
     match i.encoding() {
@@ -145,6 +146,16 @@ pub(super) fn flat_offset(i: &Instruction) -> i64 {
         Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => i64::from(((w0 << 20) as i32) >> 20),
         _ => i64::from((((w0 & 0x1fff) << 19) as i32) >> 19),
     }
+}
+
+/// Whether a FLAT/GLOBAL/SCRATCH word has `glc` set (an atomic returns the
+/// old value): bit 16 up to GFX10, bit 14 in GFX11's layouts.
+pub(super) fn flat_glc(i: &Instruction) -> bool {
+    let bit = match i.encoding() {
+        Encoding::FlatGfx11 | Encoding::GlobalGfx11 | Encoding::ScratchGfx11 => 14,
+        _ => 16,
+    };
+    i.words()[0] >> bit & 1 == 1
 }
 
 /// Where one lane's access goes after flat/private/LDS resolution.
@@ -540,9 +551,8 @@ pub(super) fn vmem(
     c: &Ctx,
 ) -> Result<Flow, Stop> {
     let enc = i.encoding().family();
-    let w0 = i.words()[0];
     let offset = flat_offset(i);
-    let glc = w0 >> 16 & 1 == 1;
+    let glc = flat_glc(i);
     let m = mem_op(i.opcode());
     let (n, signed, is_atomic, is_store) = (m.width, m.signed, m.atomic, m.store);
     if m.unmodelled || m.format {
@@ -775,6 +785,11 @@ pub(super) fn mubuf(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
+    if i.encoding() == Encoding::MubufGfx11 {
+        // GFX11 moved `offen`/`idxen` to word 1 and the LDS bit away: not
+        // modelled (D77; clang's compute code uses GLOBAL instead).
+        return Err(unsupported(w, i, c.pc));
+    }
     let w0 = i.words()[0];
     let inst_off = u64::from(w0 & 0xfff);
     let offen = w0 >> 12 & 1 == 1;

@@ -498,6 +498,8 @@ pub enum Valu {
     MaxU32,
     /// `v_maximum3_f32`
     Maximum3F32,
+    /// `v_maxmin_f32`
+    MaxminF32,
     /// `v_mbcnt_hi_u32_b32`
     MbcntHiU32B32,
     /// `v_mbcnt_lo_u32_b32`
@@ -542,6 +544,8 @@ pub enum Valu {
     MinU32,
     /// `v_minimum3_f32`
     Minimum3F32,
+    /// `v_minmax_f32`
+    MinmaxF32,
     /// `v_mov_b32`
     MovB32,
     /// `v_mov_b64`
@@ -1079,7 +1083,7 @@ pub static SEM: [Desc; 10163] = [
     // s_min_i32
     Desc { sem: Sem::Salu(Salu::MinI32), partial: Partial::Full, float: false },
     // s_absdiff_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AbsdiffI32), partial: Partial::Full, float: false },
     // s_absdiff_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_u32
@@ -1087,37 +1091,37 @@ pub static SEM: [Desc; 10163] = [
     // s_max_i32
     Desc { sem: Sem::Salu(Salu::MaxI32), partial: Partial::Full, float: false },
     // s_lshl_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshlB32), partial: Partial::Full, float: false },
     // s_lshl_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_max_u32
     Desc { sem: Sem::Salu(Salu::MaxU32), partial: Partial::Full, float: false },
     // s_lshl_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshlB64), partial: Partial::Full, float: false },
     // s_lshl_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cselect_b32
     Desc { sem: Sem::Salu(Salu::CselectB32), partial: Partial::Full, float: false },
     // s_lshr_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
     // s_lshr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cselect_b64
     Desc { sem: Sem::Salu(Salu::CselectB64), partial: Partial::Full, float: false },
     // s_lshr_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::LshrB64), partial: Partial::Full, float: false },
     // s_lshr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_b32
     Desc { sem: Sem::Salu(Salu::AndB32), partial: Partial::Full, float: false },
     // s_ashr_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AshrI32), partial: Partial::Full, float: false },
     // s_ashr_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_and_b64
     Desc { sem: Sem::Salu(Salu::AndB64), partial: Partial::Full, float: false },
     // s_ashr_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AshrI64), partial: Partial::Full, float: false },
     // s_ashr_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_b32
@@ -1125,7 +1129,7 @@ pub static SEM: [Desc; 10163] = [
     // s_and_b32
     Desc { sem: Sem::Salu(Salu::AndB32), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Lshl1AddU32), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_b64
@@ -1133,7 +1137,7 @@ pub static SEM: [Desc; 10163] = [
     // s_and_b64
     Desc { sem: Sem::Salu(Salu::AndB64), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Lshl2AddU32), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b32
@@ -1141,7 +1145,7 @@ pub static SEM: [Desc; 10163] = [
     // s_or_b32
     Desc { sem: Sem::Salu(Salu::OrB32), partial: Partial::Full, float: false },
     // s_lshl3_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Lshl3AddU32), partial: Partial::Full, float: false },
     // s_lshl3_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xor_b64
@@ -1149,7 +1153,7 @@ pub static SEM: [Desc; 10163] = [
     // s_or_b64
     Desc { sem: Sem::Salu(Salu::OrB64), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Lshl4AddU32), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_b32
@@ -1157,7 +1161,7 @@ pub static SEM: [Desc; 10163] = [
     // s_xor_b32
     Desc { sem: Sem::Salu(Salu::XorB32), partial: Partial::Full, float: false },
     // s_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MinI32), partial: Partial::Full, float: false },
     // s_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_b64
@@ -1165,7 +1169,7 @@ pub static SEM: [Desc; 10163] = [
     // s_xor_b64
     Desc { sem: Sem::Salu(Salu::XorB64), partial: Partial::Full, float: false },
     // s_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MinU32), partial: Partial::Full, float: false },
     // s_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn2_b32
@@ -1173,7 +1177,7 @@ pub static SEM: [Desc; 10163] = [
     // s_andn2_b32
     Desc { sem: Sem::Salu(Salu::Andn2B32), partial: Partial::Full, float: false },
     // s_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MaxI32), partial: Partial::Full, float: false },
     // s_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn2_b64
@@ -1181,7 +1185,7 @@ pub static SEM: [Desc; 10163] = [
     // s_andn2_b64
     Desc { sem: Sem::Salu(Salu::Andn2B64), partial: Partial::Full, float: false },
     // s_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MaxU32), partial: Partial::Full, float: false },
     // s_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b32
@@ -1189,7 +1193,7 @@ pub static SEM: [Desc; 10163] = [
     // s_orn2_b32
     Desc { sem: Sem::Salu(Salu::Orn2B32), partial: Partial::Full, float: false },
     // s_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndB32), partial: Partial::Full, float: false },
     // s_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_b64
@@ -1197,13 +1201,13 @@ pub static SEM: [Desc; 10163] = [
     // s_orn2_b64
     Desc { sem: Sem::Salu(Salu::Orn2B64), partial: Partial::Full, float: false },
     // s_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndB64), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Salu(Salu::NorB32), partial: Partial::Full, float: false },
     // s_nand_b32
     Desc { sem: Sem::Salu(Salu::NandB32), partial: Partial::Full, float: false },
     // s_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrB32), partial: Partial::Full, float: false },
     // s_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nor_b64
@@ -1211,13 +1215,13 @@ pub static SEM: [Desc; 10163] = [
     // s_nand_b64
     Desc { sem: Sem::Salu(Salu::NandB64), partial: Partial::Full, float: false },
     // s_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrB64), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Salu(Salu::NorB32), partial: Partial::Full, float: false },
     // s_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorB32), partial: Partial::Full, float: false },
     // s_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_b64
@@ -1225,13 +1229,13 @@ pub static SEM: [Desc; 10163] = [
     // s_nor_b64
     Desc { sem: Sem::Salu(Salu::NorB64), partial: Partial::Full, float: false },
     // s_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorB64), partial: Partial::Full, float: false },
     // s_lshl_b32
     Desc { sem: Sem::Salu(Salu::LshlB32), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
     // s_nand_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandB32), partial: Partial::Full, float: false },
     // s_nand_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl_b64
@@ -1239,13 +1243,13 @@ pub static SEM: [Desc; 10163] = [
     // s_xnor_b64
     Desc { sem: Sem::Salu(Salu::XnorB64), partial: Partial::Full, float: false },
     // s_nand_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandB64), partial: Partial::Full, float: false },
     // s_lshr_b32
     Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
     // s_lshl_b32
     Desc { sem: Sem::Salu(Salu::LshlB32), partial: Partial::Full, float: false },
     // s_nor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorB32), partial: Partial::Full, float: false },
     // s_nor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshr_b64
@@ -1253,13 +1257,13 @@ pub static SEM: [Desc; 10163] = [
     // s_lshl_b64
     Desc { sem: Sem::Salu(Salu::LshlB64), partial: Partial::Full, float: false },
     // s_nor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorB64), partial: Partial::Full, float: false },
     // s_ashr_i32
     Desc { sem: Sem::Salu(Salu::AshrI32), partial: Partial::Full, float: false },
     // s_lshr_b32
     Desc { sem: Sem::Salu(Salu::LshrB32), partial: Partial::Full, float: false },
     // s_xnor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorB32), partial: Partial::Full, float: false },
     // s_xnor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ashr_i64
@@ -1267,13 +1271,13 @@ pub static SEM: [Desc; 10163] = [
     // s_lshr_b64
     Desc { sem: Sem::Salu(Salu::LshrB64), partial: Partial::Full, float: false },
     // s_xnor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorB64), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
     // s_ashr_i32
     Desc { sem: Sem::Salu(Salu::AshrI32), partial: Partial::Full, float: false },
     // s_and_not1_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2B32), partial: Partial::Full, float: false },
     // s_and_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfm_b64
@@ -1281,13 +1285,13 @@ pub static SEM: [Desc; 10163] = [
     // s_ashr_i64
     Desc { sem: Sem::Salu(Salu::AshrI64), partial: Partial::Full, float: false },
     // s_and_not1_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2B64), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Salu(Salu::MulI32), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
     // s_or_not1_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2B32), partial: Partial::Full, float: false },
     // s_or_not1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u32
@@ -1295,13 +1299,13 @@ pub static SEM: [Desc; 10163] = [
     // s_bfm_b64
     Desc { sem: Sem::Salu(Salu::BfmB64), partial: Partial::Full, float: false },
     // s_or_not1_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2B64), partial: Partial::Full, float: false },
     // s_bfe_i32
     Desc { sem: Sem::Salu(Salu::BfeI32), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Salu(Salu::MulI32), partial: Partial::Full, float: false },
     // s_bfe_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeU32), partial: Partial::Full, float: false },
     // s_bfe_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_u64
@@ -1309,7 +1313,7 @@ pub static SEM: [Desc; 10163] = [
     // s_bfe_u32
     Desc { sem: Sem::Salu(Salu::BfeU32), partial: Partial::Full, float: false },
     // s_bfe_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeI32), partial: Partial::Full, float: false },
     // s_bfe_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bfe_i64
@@ -1317,7 +1321,7 @@ pub static SEM: [Desc; 10163] = [
     // s_bfe_i32
     Desc { sem: Sem::Salu(Salu::BfeI32), partial: Partial::Full, float: false },
     // s_bfe_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeU64), partial: Partial::Full, float: false },
     // s_bfe_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_g_fork
@@ -1325,7 +1329,7 @@ pub static SEM: [Desc; 10163] = [
     // s_bfe_u64
     Desc { sem: Sem::Salu(Salu::BfeU64), partial: Partial::Full, float: false },
     // s_bfe_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfeI64), partial: Partial::Full, float: false },
     // s_bfe_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_absdiff_i32
@@ -1333,13 +1337,13 @@ pub static SEM: [Desc; 10163] = [
     // s_bfe_i64
     Desc { sem: Sem::Salu(Salu::BfeI64), partial: Partial::Full, float: false },
     // s_bfm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfmB32), partial: Partial::Full, float: false },
     // s_bfm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_restore_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_bfm_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BfmB64), partial: Partial::Full, float: false },
     // s_bfm_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_u32
@@ -1347,19 +1351,19 @@ pub static SEM: [Desc; 10163] = [
     // s_absdiff_i32
     Desc { sem: Sem::Salu(Salu::AbsdiffI32), partial: Partial::Full, float: false },
     // s_mul_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulI32), partial: Partial::Full, float: false },
     // s_mul_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_hi_i32
     Desc { sem: Sem::Salu(Salu::MulHiI32), partial: Partial::Full, float: false },
     // s_mul_hi_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulHiU32), partial: Partial::Full, float: false },
     // s_mul_hi_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl1_add_u32
     Desc { sem: Sem::Salu(Salu::Lshl1AddU32), partial: Partial::Full, float: false },
     // s_mul_hi_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulHiI32), partial: Partial::Full, float: false },
     // s_mul_hi_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl2_add_u32
@@ -1367,13 +1371,13 @@ pub static SEM: [Desc; 10163] = [
     // s_lshl3_add_u32
     Desc { sem: Sem::Salu(Salu::Lshl3AddU32), partial: Partial::Full, float: false },
     // s_cselect_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CselectB32), partial: Partial::Full, float: false },
     // s_cselect_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_lshl4_add_u32
     Desc { sem: Sem::Salu(Salu::Lshl4AddU32), partial: Partial::Full, float: false },
     // s_cselect_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CselectB64), partial: Partial::Full, float: false },
     // s_pack_ll_b32_b16
     Desc { sem: Sem::Salu(Salu::PackLlB32B16), partial: Partial::Full, float: false },
     // s_pack_ll_b32_b16
@@ -1561,11 +1565,11 @@ pub static SEM: [Desc; 10163] = [
     // s_setreg_b32
     Desc { sem: Sem::Control(Control::SetReg), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SetRegImm), partial: Partial::Full, float: false },
     // s_setreg_imm32_b32
     Desc { sem: Sem::Control(Control::SetRegImm), partial: Partial::Full, float: false },
     // s_call_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Call), partial: Partial::Full, float: false },
     // s_call_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_call_b64
@@ -1575,27 +1579,27 @@ pub static SEM: [Desc; 10163] = [
     // s_call_b64
     Desc { sem: Sem::Control(Control::Call), partial: Partial::Full, float: false },
     // s_subvector_loop_begin
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubvectorLoopBegin), partial: Partial::Full, float: false },
     // s_waitcnt_vscnt
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_subvector_loop_end
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubvectorLoopEnd), partial: Partial::Full, float: false },
     // s_waitcnt_vmcnt
     Desc { sem: Sem::Salu(Salu::WaitcntVmcnt), partial: Partial::Full, float: false },
     // s_waitcnt_vscnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_waitcnt_expcnt
     Desc { sem: Sem::Salu(Salu::WaitcntExpcnt), partial: Partial::Full, float: false },
     // s_waitcnt_vmcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitcntVmcnt), partial: Partial::Full, float: false },
     // s_waitcnt_lgkmcnt
     Desc { sem: Sem::Salu(Salu::WaitcntLgkmcnt), partial: Partial::Full, float: false },
     // s_waitcnt_expcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitcntExpcnt), partial: Partial::Full, float: false },
     // s_subvector_loop_begin
     Desc { sem: Sem::Salu(Salu::SubvectorLoopBegin), partial: Partial::Full, float: false },
     // s_waitcnt_lgkmcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitcntLgkmcnt), partial: Partial::Full, float: false },
     // s_subvector_loop_end
     Desc { sem: Sem::Salu(Salu::SubvectorLoopEnd), partial: Partial::Full, float: false },
     // s_mov_b32
@@ -1617,7 +1621,7 @@ pub static SEM: [Desc; 10163] = [
     // s_mov_b64
     Desc { sem: Sem::Salu(Salu::MovB64), partial: Partial::Full, float: false },
     // s_brev_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BrevB32), partial: Partial::Full, float: false },
     // s_brev_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_not_b64
@@ -1625,7 +1629,7 @@ pub static SEM: [Desc; 10163] = [
     // s_cmov_b32
     Desc { sem: Sem::Salu(Salu::CmovB32), partial: Partial::Full, float: false },
     // s_brev_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BrevB64), partial: Partial::Full, float: false },
     // s_wqm_b32
     Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
     // s_cmov_b64
@@ -1641,7 +1645,7 @@ pub static SEM: [Desc; 10163] = [
     // s_not_b64
     Desc { sem: Sem::Salu(Salu::NotB64), partial: Partial::Full, float: false },
     // s_ctz_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Ff1I32B32), partial: Partial::Full, float: false },
     // s_ctz_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_brev_b64
@@ -1649,13 +1653,13 @@ pub static SEM: [Desc; 10163] = [
     // s_wqm_b32
     Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
     // s_ctz_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Ff1I32B64), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B32), partial: Partial::Full, float: false },
     // s_wqm_b64
     Desc { sem: Sem::Salu(Salu::WqmB64), partial: Partial::Full, float: false },
     // s_clz_i32_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32B32), partial: Partial::Full, float: false },
     // s_clz_i32_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
@@ -1663,13 +1667,13 @@ pub static SEM: [Desc; 10163] = [
     // s_brev_b32
     Desc { sem: Sem::Salu(Salu::BrevB32), partial: Partial::Full, float: false },
     // s_clz_i32_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32B64), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
     // s_brev_b64
     Desc { sem: Sem::Salu(Salu::BrevB64), partial: Partial::Full, float: false },
     // s_cls_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32), partial: Partial::Full, float: false },
     // s_cls_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b64
@@ -1677,13 +1681,13 @@ pub static SEM: [Desc; 10163] = [
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B32), partial: Partial::Full, float: false },
     // s_cls_i32_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::FlbitI32I64), partial: Partial::Full, float: false },
     // s_ff0_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff0I32B32), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt0I32B64), partial: Partial::Full, float: false },
     // s_sext_i32_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SextI32I8), partial: Partial::Full, float: false },
     // s_sext_i32_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff0_i32_b64
@@ -1691,7 +1695,7 @@ pub static SEM: [Desc; 10163] = [
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
     // s_sext_i32_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SextI32I16), partial: Partial::Full, float: false },
     // s_sext_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff1_i32_b32
@@ -1699,7 +1703,7 @@ pub static SEM: [Desc; 10163] = [
     // s_bcnt1_i32_b64
     Desc { sem: Sem::Salu(Salu::Bcnt1I32B64), partial: Partial::Full, float: false },
     // s_bitset0_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset0B32), partial: Partial::Full, float: false },
     // s_bitset0_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_ff1_i32_b64
@@ -1707,7 +1711,7 @@ pub static SEM: [Desc; 10163] = [
     // s_ff0_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff0I32B32), partial: Partial::Full, float: false },
     // s_bitset0_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset0B64), partial: Partial::Full, float: false },
     // s_bitset0_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_b32
@@ -1715,7 +1719,7 @@ pub static SEM: [Desc; 10163] = [
     // s_ff0_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff0I32B64), partial: Partial::Full, float: false },
     // s_bitset1_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
     // s_bitset1_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_b64
@@ -1723,7 +1727,7 @@ pub static SEM: [Desc; 10163] = [
     // s_ff1_i32_b32
     Desc { sem: Sem::Salu(Salu::Ff1I32B32), partial: Partial::Full, float: false },
     // s_bitset1_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bitset1B64), partial: Partial::Full, float: false },
     // s_bitset1_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32
@@ -1731,7 +1735,7 @@ pub static SEM: [Desc; 10163] = [
     // s_ff1_i32_b64
     Desc { sem: Sem::Salu(Salu::Ff1I32B64), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::BitreplicateB64B32), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_flbit_i32_i64
@@ -1739,7 +1743,7 @@ pub static SEM: [Desc; 10163] = [
     // s_flbit_i32_b32
     Desc { sem: Sem::Salu(Salu::FlbitI32B32), partial: Partial::Full, float: false },
     // s_abs_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AbsI32), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i8
@@ -1747,7 +1751,7 @@ pub static SEM: [Desc; 10163] = [
     // s_flbit_i32_b64
     Desc { sem: Sem::Salu(Salu::FlbitI32B64), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt0I32B32), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sext_i32_i16
@@ -1755,13 +1759,13 @@ pub static SEM: [Desc; 10163] = [
     // s_flbit_i32
     Desc { sem: Sem::Salu(Salu::FlbitI32), partial: Partial::Full, float: false },
     // s_bcnt0_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt0I32B64), partial: Partial::Full, float: false },
     // s_bitset0_b32
     Desc { sem: Sem::Salu(Salu::Bitset0B32), partial: Partial::Full, float: false },
     // s_flbit_i32_i64
     Desc { sem: Sem::Salu(Salu::FlbitI32I64), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt1I32B32), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset0_b64
@@ -1769,13 +1773,13 @@ pub static SEM: [Desc; 10163] = [
     // s_sext_i32_i8
     Desc { sem: Sem::Salu(Salu::SextI32I8), partial: Partial::Full, float: false },
     // s_bcnt1_i32_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Bcnt1I32B64), partial: Partial::Full, float: false },
     // s_bitset1_b32
     Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
     // s_sext_i32_i16
     Desc { sem: Sem::Salu(Salu::SextI32I16), partial: Partial::Full, float: false },
     // s_quadmask_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
     // s_quadmask_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitset1_b64
@@ -1783,13 +1787,13 @@ pub static SEM: [Desc; 10163] = [
     // s_bitset0_b32
     Desc { sem: Sem::Salu(Salu::Bitset0B32), partial: Partial::Full, float: false },
     // s_quadmask_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::QuadmaskB64), partial: Partial::Full, float: false },
     // s_getpc_b64
     Desc { sem: Sem::Control(Control::GetPc), partial: Partial::Full, float: false },
     // s_bitset0_b64
     Desc { sem: Sem::Salu(Salu::Bitset0B64), partial: Partial::Full, float: false },
     // s_wqm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WqmB32), partial: Partial::Full, float: false },
     // s_wqm_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setpc_b64
@@ -1797,13 +1801,13 @@ pub static SEM: [Desc; 10163] = [
     // s_bitset1_b32
     Desc { sem: Sem::Salu(Salu::Bitset1B32), partial: Partial::Full, float: false },
     // s_wqm_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WqmB64), partial: Partial::Full, float: false },
     // s_swappc_b64
     Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
     // s_bitset1_b64
     Desc { sem: Sem::Salu(Salu::Bitset1B64), partial: Partial::Full, float: false },
     // s_not_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NotB32), partial: Partial::Full, float: false },
     // s_not_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_b64
@@ -1811,13 +1815,13 @@ pub static SEM: [Desc; 10163] = [
     // s_getpc_b64
     Desc { sem: Sem::Control(Control::GetPc), partial: Partial::Full, float: false },
     // s_not_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NotB64), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
     Desc { sem: Sem::Salu(Salu::AndSaveexecB64), partial: Partial::Full, float: false },
     // s_setpc_b64
     Desc { sem: Sem::Control(Control::SetPc), partial: Partial::Full, float: false },
     // s_and_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndSaveexecB32), partial: Partial::Full, float: false },
     // s_and_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_or_saveexec_b64
@@ -1825,25 +1829,25 @@ pub static SEM: [Desc; 10163] = [
     // s_swappc_b64
     Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AndSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::XorSaveexecB64), partial: Partial::Full, float: false },
     // s_rfe_b64
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_or_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrSaveexecB32), partial: Partial::Full, float: false },
     // s_or_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2SaveexecB64), partial: Partial::Full, float: false },
     // s_or_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::OrSaveexecB64), partial: Partial::Full, float: false },
     // s_orn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
     // s_and_saveexec_b64
     Desc { sem: Sem::Salu(Salu::AndSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorSaveexecB32), partial: Partial::Full, float: false },
     // s_xor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b64
@@ -1851,13 +1855,13 @@ pub static SEM: [Desc; 10163] = [
     // s_or_saveexec_b64
     Desc { sem: Sem::Salu(Salu::OrSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XorSaveexecB64), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NorSaveexecB64), partial: Partial::Full, float: false },
     // s_xor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::XorSaveexecB64), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandSaveexecB32), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b64
@@ -1865,13 +1869,13 @@ pub static SEM: [Desc; 10163] = [
     // s_andn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2SaveexecB64), partial: Partial::Full, float: false },
     // s_nand_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NandSaveexecB64), partial: Partial::Full, float: false },
     // s_quadmask_b32
     Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
     // s_orn2_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorSaveexecB32), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_quadmask_b64
@@ -1879,13 +1883,13 @@ pub static SEM: [Desc; 10163] = [
     // s_nand_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NandSaveexecB64), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::NorSaveexecB64), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Salu(Salu::MovrelsB32), partial: Partial::Full, float: false },
     // s_nor_saveexec_b64
     Desc { sem: Sem::Salu(Salu::NorSaveexecB64), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::XnorSaveexecB32), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
@@ -1897,7 +1901,7 @@ pub static SEM: [Desc; 10163] = [
     // s_quadmask_b32
     Desc { sem: Sem::Salu(Salu::QuadmaskB32), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1SaveexecB32), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b64
@@ -1905,57 +1909,57 @@ pub static SEM: [Desc; 10163] = [
     // s_quadmask_b64
     Desc { sem: Sem::Salu(Salu::QuadmaskB64), partial: Partial::Full, float: false },
     // s_and_not0_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1SaveexecB64), partial: Partial::Full, float: false },
     // s_cbranch_join
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Salu(Salu::MovrelsB32), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn1SaveexecB32), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrels_b64
     Desc { sem: Sem::Salu(Salu::MovrelsB64), partial: Partial::Full, float: false },
     // s_or_not0_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn1SaveexecB64), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Salu(Salu::AbsI32), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Salu(Salu::MovreldB32), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2SaveexecB32), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movreld_b64
     Desc { sem: Sem::Salu(Salu::MovreldB64), partial: Partial::Full, float: false },
     // s_and_not1_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2SaveexecB64), partial: Partial::Full, float: false },
     // s_set_gpr_idx_idx
     Desc { sem: Sem::Control(Control::GprIdxIdx), partial: Partial::Full, float: false },
     // s_or_not1_saveexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2SaveexecB32), partial: Partial::Full, float: false },
     // s_or_not1_saveexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn1SaveexecB64), partial: Partial::Full, float: false },
     // s_or_not1_saveexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Orn2SaveexecB64), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn1SaveexecB64), partial: Partial::Full, float: false },
     // s_abs_i32
     Desc { sem: Sem::Salu(Salu::AbsI32), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1WrexecB32), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b64
     Desc { sem: Sem::Salu(Salu::Andn1WrexecB64), partial: Partial::Full, float: false },
     // s_and_not0_wrexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn1WrexecB64), partial: Partial::Full, float: false },
     // s_andn2_wrexec_b64
     Desc { sem: Sem::Salu(Salu::Andn2WrexecB64), partial: Partial::Full, float: false },
     // s_and_not1_wrexec_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2WrexecB32), partial: Partial::Full, float: false },
     // s_and_not1_wrexec_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_bitreplicate_b64_b32
@@ -1963,7 +1967,7 @@ pub static SEM: [Desc; 10163] = [
     // s_andn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Andn1SaveexecB64), partial: Partial::Full, float: false },
     // s_and_not1_wrexec_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Andn2WrexecB64), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b64
     Desc { sem: Sem::Salu(Salu::Orn1SaveexecB64), partial: Partial::Full, float: false },
     // s_andn1_wrexec_b64
@@ -1983,27 +1987,27 @@ pub static SEM: [Desc; 10163] = [
     // s_orn2_saveexec_b32
     Desc { sem: Sem::Salu(Salu::Orn2SaveexecB32), partial: Partial::Full, float: false },
     // s_movrels_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovrelsB32), partial: Partial::Full, float: false },
     // s_movrels_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_nand_saveexec_b32
     Desc { sem: Sem::Salu(Salu::NandSaveexecB32), partial: Partial::Full, float: false },
     // s_movrels_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovrelsB64), partial: Partial::Full, float: false },
     // s_nor_saveexec_b32
     Desc { sem: Sem::Salu(Salu::NorSaveexecB32), partial: Partial::Full, float: false },
     // s_movreld_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovreldB32), partial: Partial::Full, float: false },
     // s_movreld_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_xnor_saveexec_b32
     Desc { sem: Sem::Salu(Salu::XnorSaveexecB32), partial: Partial::Full, float: false },
     // s_movreld_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MovreldB64), partial: Partial::Full, float: false },
     // s_andn1_saveexec_b32
     Desc { sem: Sem::Salu(Salu::Andn1SaveexecB32), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::Movrelsd2B32), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_orn1_saveexec_b32
@@ -2013,17 +2017,17 @@ pub static SEM: [Desc; 10163] = [
     // s_andn2_wrexec_b32
     Desc { sem: Sem::Salu(Salu::Andn2WrexecB32), partial: Partial::Full, float: false },
     // s_getpc_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::GetPc), partial: Partial::Full, float: false },
     // s_get_pc_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_setpc_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SetPc), partial: Partial::Full, float: false },
     // s_set_pc_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_movrelsd_2_b32
     Desc { sem: Sem::Salu(Salu::Movrelsd2B32), partial: Partial::Full, float: false },
     // s_swappc_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SwapPc), partial: Partial::Full, float: false },
     // s_swap_pc_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_rfe_b64
@@ -2183,11 +2187,11 @@ pub static SEM: [Desc; 10163] = [
     // s_setvskip
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // s_cmp_eq_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U64, imm: false }), partial: Partial::Full, float: false },
     // s_set_gpr_idx_on
     Desc { sem: Sem::Control(Control::GprIdxOn), partial: Partial::Full, float: false },
     // s_cmp_lg_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::SCmp(SCmp { pred: Pred::Ne, ty: NumTy::U64, imm: false }), partial: Partial::Full, float: false },
     // s_cmp_eq_u64
     Desc { sem: Sem::SCmp(SCmp { pred: Pred::Eq, ty: NumTy::U64, imm: false }), partial: Partial::Full, float: false },
     // s_cmp_lg_u64
@@ -2317,17 +2321,17 @@ pub static SEM: [Desc; 10163] = [
     // s_wakeup
     Desc { sem: Sem::Control(Control::Wakeup), partial: Partial::Full, float: false },
     // s_sleep
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Sleep), partial: Partial::Full, float: false },
     // s_cbranch_scc0
     Desc { sem: Sem::Branch(Cond::Scc0), partial: Partial::Full, float: false },
     // s_set_inst_prefetch_distance
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_monitor_sleep
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_scc1
     Desc { sem: Sem::Branch(Cond::Scc1), partial: Partial::Full, float: false },
     // s_clause
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_vccz
     Desc { sem: Sem::Branch(Cond::Vccz), partial: Partial::Full, float: false },
     // s_set_vgpr_msb
@@ -2335,21 +2339,21 @@ pub static SEM: [Desc; 10163] = [
     // s_cbranch_vccnz
     Desc { sem: Sem::Branch(Cond::Vccnz), partial: Partial::Full, float: false },
     // s_delay_alu
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_execz
     Desc { sem: Sem::Branch(Cond::Execz), partial: Partial::Full, float: false },
     // s_waitcnt_depctr
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_wait_alu
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cbranch_execnz
     Desc { sem: Sem::Branch(Cond::Execnz), partial: Partial::Full, float: false },
     // s_waitcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_barrier
     Desc { sem: Sem::Control(Control::Barrier), partial: Partial::Full, float: false },
     // s_wait_idle
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::WaitIdle), partial: Partial::Full, float: false },
     // s_setkill
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // s_wait_event
@@ -2365,15 +2369,15 @@ pub static SEM: [Desc; 10163] = [
     // s_sendmsg
     Desc { sem: Sem::Control(Control::SendMsg), partial: Partial::Full, float: false },
     // s_trap
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Trap), partial: Partial::Full, float: false },
     // s_sendmsghalt
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_round_mode
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::RoundMode), partial: Partial::Full, float: false },
     // s_trap
     Desc { sem: Sem::Control(Control::Trap), partial: Partial::Full, float: false },
     // s_denorm_mode
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::DenormMode), partial: Partial::Full, float: false },
     // s_icache_inv
     Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_incperflevel
@@ -2407,65 +2411,65 @@ pub static SEM: [Desc; 10163] = [
     // s_inst_prefetch
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_branch
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Always), partial: Partial::Full, float: false },
     // s_clause
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_scc0
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Scc0), partial: Partial::Full, float: false },
     // s_wait_idle
     Desc { sem: Sem::Salu(Salu::WaitIdle), partial: Partial::Full, float: false },
     // s_cbranch_scc1
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Scc1), partial: Partial::Full, float: false },
     // s_waitcnt_depctr
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_vccz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Vccz), partial: Partial::Full, float: false },
     // s_round_mode
     Desc { sem: Sem::Salu(Salu::RoundMode), partial: Partial::Full, float: false },
     // s_cbranch_vccnz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Vccnz), partial: Partial::Full, float: false },
     // s_denorm_mode
     Desc { sem: Sem::Salu(Salu::DenormMode), partial: Partial::Full, float: false },
     // s_cbranch_execz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Execz), partial: Partial::Full, float: false },
     // s_cbranch_execnz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::Execnz), partial: Partial::Full, float: false },
     // s_cbranch_cdbgsys
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::CdbgSys), partial: Partial::Full, float: false },
     // s_ttracedata_imm
     Desc { sem: Sem::Control(Control::TraceData), partial: Partial::Full, float: false },
     // s_cbranch_cdbguser
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::CdbgUser), partial: Partial::Full, float: false },
     // s_cbranch_cdbgsys_or_user
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::CdbgSysOrUser), partial: Partial::Full, float: false },
     // s_cbranch_cdbgsys_and_user
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Branch(Cond::CdbgSysAndUser), partial: Partial::Full, float: false },
     // s_endpgm
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Endpgm), partial: Partial::Full, float: false },
     // s_endpgm_saved
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_endpgm_ordered_ps_done
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // s_wakeup
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Wakeup), partial: Partial::Full, float: false },
     // s_setprio
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SetPrio), partial: Partial::Full, float: false },
     // s_sendmsg
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::SendMsg), partial: Partial::Full, float: false },
     // s_sendmsghalt
     Desc { sem: Sem::Unsupported(Why::TrapHandler), partial: Partial::Full, float: false },
     // s_incperflevel
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::PerfLevel), partial: Partial::Full, float: false },
     // s_decperflevel
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::PerfLevel), partial: Partial::Full, float: false },
     // s_ttracedata
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::TraceData), partial: Partial::Full, float: false },
     // s_ttracedata_imm
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::TraceData), partial: Partial::Full, float: false },
     // s_icache_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_barrier
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Barrier), partial: Partial::Full, float: false },
     // s_setprio_inc_wg
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_loadcnt
@@ -2675,7 +2679,7 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2c_f32_f16
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_dot2acc_f32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_add_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f64_e32
@@ -2699,7 +2703,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_legacy_f32_e32
     Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_fmac_dx9_zero_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_mul_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_legacy_f32_e32
@@ -2711,7 +2715,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_legacy_f32_e32
     Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_dx9_zero_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_u32_u24_e32
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_mul_f32_e32
@@ -2795,17 +2799,17 @@ pub static SEM: [Desc; 10163] = [
     // v_ashrrev_i32_e32
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_add_co_u32_e32
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_sub_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e32
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_subrev_co_u32_e32
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_and_b32_e32
@@ -2833,25 +2837,25 @@ pub static SEM: [Desc; 10163] = [
     // v_sub_f16_e32
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_add_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_madmk_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f16_e32
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_sub_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_madak_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f16_e32
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_subrev_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_mac_f16_e32
     Desc { sem: Sem::Valu(Valu::MacF16), partial: Partial::Full, float: true },
     // v_fmamk_f64
@@ -2915,7 +2919,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_pkrtz_f16_f32_e32
     Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_rtz_f16_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_max_i16_e32
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_num_f16_e32
@@ -2929,7 +2933,7 @@ pub static SEM: [Desc; 10163] = [
     // v_add_f16_e32
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f16_e32
@@ -2937,7 +2941,7 @@ pub static SEM: [Desc; 10163] = [
     // v_sub_f16_e32
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_u32_e32
@@ -2945,7 +2949,7 @@ pub static SEM: [Desc; 10163] = [
     // v_subrev_f16_e32
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_u32_e32
@@ -2953,7 +2957,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_f16_e32
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_u32_e32
@@ -2961,7 +2965,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_f16_e32
     Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2c_f32_f16_e32
@@ -2969,7 +2973,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmamk_f16
     Desc { sem: Sem::Valu(Valu::FmamkF16), partial: Partial::Full, float: true },
     // v_fmamk_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmamkF16), partial: Partial::Full, float: true },
     // v_fmamk_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2c_i32_i16_e32
@@ -2977,7 +2981,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmaak_f16
     Desc { sem: Sem::Valu(Valu::FmaakF16), partial: Partial::Full, float: true },
     // v_fmaak_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaakF16), partial: Partial::Full, float: true },
     // v_fmaak_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot4c_i32_i8_e32
@@ -2985,19 +2989,19 @@ pub static SEM: [Desc; 10163] = [
     // v_max_f16_e32
     Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_max_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_dot8c_i32_i4_e32
     Desc { sem: Sem::Valu(Valu::Dot8cI32I4), partial: Partial::Full, float: false },
     // v_min_f16_e32
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_min_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_fmac_f32_e32
     Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_fmac_f16_e32
@@ -3005,7 +3009,7 @@ pub static SEM: [Desc; 10163] = [
     // v_pk_fmac_f16
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_pk_fmac_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_xnor_b32_e32
     Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_nop
@@ -3015,7 +3019,7 @@ pub static SEM: [Desc; 10163] = [
     // v_readfirstlane_b32
     Desc { sem: Sem::Valu(Valu::ReadfirstlaneB32), partial: Partial::Full, float: false },
     // v_readfirstlane_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ReadfirstlaneB32), partial: Partial::Full, float: false },
     // v_readfirstlane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e32
@@ -3037,19 +3041,19 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_f32_e32
     Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_rpi_i32_f32_e32
     Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_nearest_i32_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_flr_i32_f32_e32
     Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_floor_i32_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_off_f32_i4_e32
     Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e32
@@ -3099,7 +3103,7 @@ pub static SEM: [Desc; 10163] = [
     // v_trunc_f32_e32
     Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_mov_b16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_ceil_f32_e32
     Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_mov_b64_e32
@@ -3219,19 +3223,19 @@ pub static SEM: [Desc; 10163] = [
     // v_ffbh_u32_e32
     Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_ffbl_b32_e32
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_ffbh_i32_e32
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cls_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e32
@@ -3313,107 +3317,107 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_u16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_swap_b32
     Desc { sem: Sem::Valu(Valu::SwapB32), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_e32
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_accvgpr_mov_b32
     Desc { sem: Sem::Valu(Valu::AccvgprMovB32), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_f32_fp8_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_rcp_f16_e32
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_cvt_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_sqrt_f16_e32
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_fp8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_rsq_f16_e32
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_e32
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_log_f16_e32
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_prng_b32_e32
     Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_exp_f16_e32
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_permlane16_swap_b32_e32
     Desc { sem: Sem::Valu(Valu::Permlane16SwapB32), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e32
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_permlane32_swap_b32_e32
     Desc { sem: Sem::Valu(Valu::Permlane32SwapB32), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_cvt_f32_bf16_e32
     Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_floor_f16_e32
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e32
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e32
     Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e32
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_e32
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_sin_f16_e32
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_e32
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e32
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e32
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_swap_b32
     Desc { sem: Sem::Valu(Valu::SwapB32), partial: Partial::Full, float: false },
     // v_swap_b32
@@ -3485,17 +3489,17 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e32
@@ -3505,9 +3509,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
@@ -3517,9 +3521,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e32
@@ -3529,9 +3533,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
@@ -3541,9 +3545,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e32
@@ -3553,9 +3557,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
@@ -3565,9 +3569,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_o_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e32
@@ -3577,9 +3581,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_u_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e32
@@ -3589,9 +3593,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e32
@@ -3601,9 +3605,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e32
@@ -3613,9 +3617,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ngt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e32
@@ -3625,9 +3629,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nle_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e32
@@ -3637,9 +3641,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_neq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e32
@@ -3649,9 +3653,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e32
@@ -3661,25 +3665,25 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_tru_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
@@ -3687,9 +3691,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e32
@@ -3697,85 +3701,85 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_o_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e32
@@ -3901,9 +3905,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_tru_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_f64_e32
@@ -3913,9 +3917,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
@@ -3925,9 +3929,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
@@ -3937,9 +3941,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
@@ -3949,9 +3953,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
@@ -3961,9 +3965,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lg_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
@@ -3973,9 +3977,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
@@ -3993,9 +3997,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nge_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
@@ -4005,9 +4009,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlg_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
@@ -4017,9 +4021,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ngt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
@@ -4029,9 +4033,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nle_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
@@ -4041,9 +4045,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
@@ -4053,9 +4057,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
@@ -4067,219 +4071,219 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ne_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_o_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_u_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_nge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_nlg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ngt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_nle_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_neq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ne_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_nlt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_tru_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_u_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_tru_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e32
@@ -4401,9 +4405,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e32
@@ -4413,17 +4417,17 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e32
@@ -4431,13 +4435,13 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
@@ -4445,7 +4449,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
@@ -4453,7 +4457,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
@@ -4461,7 +4465,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
@@ -4469,7 +4473,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
@@ -4477,7 +4481,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
@@ -4485,7 +4489,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e32
@@ -4493,7 +4497,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
@@ -4501,7 +4505,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
@@ -4509,7 +4513,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
@@ -4517,7 +4521,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
@@ -4525,7 +4529,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
@@ -4533,7 +4537,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
@@ -4541,7 +4545,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e32
@@ -4549,71 +4553,71 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
@@ -4621,7 +4625,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e32
@@ -4629,7 +4633,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
@@ -4639,7 +4643,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
@@ -4649,7 +4653,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
@@ -4659,7 +4663,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
@@ -4669,7 +4673,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
@@ -4679,7 +4683,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i16_e32
@@ -4689,7 +4693,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_t_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_u16_e32
@@ -4699,7 +4703,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
@@ -4707,7 +4711,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
@@ -4715,7 +4719,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
@@ -4723,7 +4727,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
@@ -4731,7 +4735,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
@@ -4739,7 +4743,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
@@ -4747,13 +4751,13 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_t_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
@@ -4763,7 +4767,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
@@ -4771,7 +4775,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
@@ -4779,7 +4783,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
@@ -4787,7 +4791,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
@@ -4795,7 +4799,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
@@ -4803,7 +4807,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i16_e32
@@ -4819,7 +4823,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
@@ -4827,7 +4831,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
@@ -4835,7 +4839,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
@@ -4843,7 +4847,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
@@ -4851,7 +4855,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
@@ -4859,7 +4863,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u16_e32
@@ -4871,7 +4875,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
@@ -4879,7 +4883,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
@@ -4887,7 +4891,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
@@ -4895,7 +4899,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
@@ -4903,7 +4907,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
@@ -4911,7 +4915,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
@@ -4919,7 +4923,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
@@ -4927,7 +4931,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e32
@@ -4935,7 +4939,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e32
@@ -4943,7 +4947,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e32
@@ -4951,7 +4955,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e32
@@ -4959,7 +4963,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_le_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e32
@@ -4967,7 +4971,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e32
@@ -4975,7 +4979,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e32
@@ -4983,7 +4987,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e32
@@ -4991,19 +4995,19 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_u32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e32
@@ -5011,7 +5015,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e32
@@ -5019,7 +5023,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e32
@@ -5027,7 +5031,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e32
@@ -5035,7 +5039,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ne_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e32
@@ -5043,7 +5047,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e32
@@ -5051,19 +5055,19 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_t_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e32
@@ -5071,7 +5075,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_e32
@@ -5079,7 +5083,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e32
@@ -5087,7 +5091,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_e32
@@ -5095,7 +5099,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e32
@@ -5103,7 +5107,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_e32
@@ -5111,7 +5115,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_u64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e32
@@ -5325,7 +5329,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
@@ -5335,7 +5339,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u64_e32
@@ -5343,7 +5347,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_tru_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
@@ -7921,7 +7925,7 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2c_f32_f16_dpp
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_dot2acc_f32_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_add_f64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f32_dpp
@@ -7947,7 +7951,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_legacy_f32_dpp
     Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_dx9_zero_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_u32_u24_dpp
     Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_mul_f32_dpp
@@ -8019,17 +8023,17 @@ pub static SEM: [Desc; 10163] = [
     // v_ashrrev_i32_dpp
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_add_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_lshrrev_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_sub_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_subrev_co_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_and_b32_dpp
@@ -8055,21 +8059,21 @@ pub static SEM: [Desc; 10163] = [
     // v_sub_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_add_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_sub_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_mul_f16_dpp
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_subrev_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_mac_f16_dpp
     Desc { sem: Sem::Valu(Valu::MacF16), partial: Partial::Full, float: true },
     // v_add_nc_u32_dpp
@@ -8119,7 +8123,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_pkrtz_f16_f32_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_rtz_f16_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_max_i16_dpp
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_num_f16_dpp
@@ -8133,7 +8137,7 @@ pub static SEM: [Desc; 10163] = [
     // v_add_f16_dpp
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f16_dpp
@@ -8141,7 +8145,7 @@ pub static SEM: [Desc; 10163] = [
     // v_sub_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_u32_dpp
@@ -8149,7 +8153,7 @@ pub static SEM: [Desc; 10163] = [
     // v_subrev_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_u32_dpp
@@ -8157,7 +8161,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_f16_dpp
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_u32_dpp
@@ -8165,7 +8169,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_f16_dpp
     Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2c_f32_f16_dpp
@@ -8177,19 +8181,19 @@ pub static SEM: [Desc; 10163] = [
     // v_max_f16_dpp
     Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_max_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_dot8c_i32_i4_dpp
     Desc { sem: Sem::Valu(Valu::Dot8cI32I4), partial: Partial::Full, float: false },
     // v_min_f16_dpp
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_min_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_fmac_f32_dpp
     Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_fmac_f16_dpp
@@ -8219,21 +8223,21 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_f32_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_rpi_i32_f32_dpp
     Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_nearest_i32_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_flr_i32_f32_dpp
     Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_floor_i32_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_off_f32_i4_dpp
     Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_dpp
@@ -8281,7 +8285,7 @@ pub static SEM: [Desc; 10163] = [
     // v_trunc_f32_dpp
     Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_mov_b16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_ceil_f32_dpp
     Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_mov_b64_dpp
@@ -8387,19 +8391,19 @@ pub static SEM: [Desc; 10163] = [
     // v_ffbh_u32_dpp
     Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_ffbl_b32_dpp
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_ffbh_i32_dpp
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cls_i32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_dpp
@@ -8465,25 +8469,25 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_dpp
@@ -8491,7 +8495,7 @@ pub static SEM: [Desc; 10163] = [
     // v_rcp_f16_dpp
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf8_dpp
@@ -8499,7 +8503,7 @@ pub static SEM: [Desc; 10163] = [
     // v_sqrt_f16_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_fp8_dpp
@@ -8507,7 +8511,7 @@ pub static SEM: [Desc; 10163] = [
     // v_rsq_f16_dpp
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_dpp
@@ -8515,7 +8519,7 @@ pub static SEM: [Desc; 10163] = [
     // v_log_f16_dpp
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_dpp
@@ -8523,19 +8527,19 @@ pub static SEM: [Desc; 10163] = [
     // v_exp_f16_dpp
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_dpp
@@ -8543,59 +8547,59 @@ pub static SEM: [Desc; 10163] = [
     // v_floor_f16_dpp
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f16_dpp
     Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f16_dpp
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f16_dpp
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_dpp
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cos_f16_dpp
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sat_pk_u8_i16_dpp
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b16_dpp
@@ -8643,539 +8647,539 @@ pub static SEM: [Desc; 10163] = [
     // v_cos_bf16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // ds_add_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_u32
@@ -10919,17 +10923,17 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e64
@@ -10939,9 +10943,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e64
@@ -10951,9 +10955,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e64
@@ -10963,9 +10967,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e64
@@ -10975,9 +10979,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lg_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e64
@@ -10987,9 +10991,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e64
@@ -10999,9 +11003,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_o_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e64
@@ -11011,9 +11015,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_u_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e64
@@ -11023,9 +11027,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nge_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e64
@@ -11035,9 +11039,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlg_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e64
@@ -11047,9 +11051,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ngt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e64
@@ -11059,9 +11063,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nle_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e64
@@ -11071,9 +11075,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_neq_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e64
@@ -11083,9 +11087,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e64
@@ -11095,105 +11099,105 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_tru_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_le_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_o_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f64_e64
@@ -11287,17 +11291,17 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_tru_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
@@ -11305,9 +11309,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
@@ -11315,9 +11319,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
@@ -11325,9 +11329,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
@@ -11335,9 +11339,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
@@ -11345,9 +11349,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
@@ -11359,9 +11363,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
@@ -11369,9 +11373,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
@@ -11379,9 +11383,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
@@ -11389,9 +11393,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
@@ -11399,9 +11403,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
@@ -11409,9 +11413,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
@@ -11419,173 +11423,173 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_tru_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64
@@ -11593,13 +11597,13 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_f_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64
@@ -11607,7 +11611,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64
@@ -11615,7 +11619,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64
@@ -11623,7 +11627,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64
@@ -11631,7 +11635,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64
@@ -11639,7 +11643,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64
@@ -11647,7 +11651,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_t_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64
@@ -11655,7 +11659,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
@@ -11663,7 +11667,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
@@ -11671,7 +11675,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
@@ -11679,7 +11683,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
@@ -11687,7 +11691,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
@@ -11695,7 +11699,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
@@ -11703,7 +11707,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64
@@ -11711,83 +11715,83 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_o_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i64_e64
@@ -11795,7 +11799,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i64_e64
@@ -11803,7 +11807,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i64_e64
@@ -11811,7 +11815,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i64_e64
@@ -11819,7 +11823,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i64_e64
@@ -11827,7 +11831,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_i64_e64
@@ -11835,7 +11839,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_t_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f64_e64
@@ -11843,7 +11847,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
@@ -11851,7 +11855,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nge_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
@@ -11859,7 +11863,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
@@ -11867,7 +11871,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
@@ -11875,7 +11879,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
@@ -11883,7 +11887,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
@@ -11891,47 +11895,47 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e64
@@ -11941,211 +11945,211 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_le_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_t_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ne_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_u64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U64, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u64_e64
@@ -12239,17 +12243,17 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64
@@ -12269,7 +12273,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_legacy_f32_e64
     Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_fmac_dx9_zero_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_mul_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mac_legacy_f32_e64
@@ -12279,7 +12283,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_legacy_f32_e64
     Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_dx9_zero_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_f32_e64
     Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_e64
@@ -12321,13 +12325,13 @@ pub static SEM: [Desc; 10163] = [
     // v_ashrrev_i32_e64
     Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e64
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_and_b32_e64
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_or_b32_e64
@@ -12343,17 +12347,17 @@ pub static SEM: [Desc; 10163] = [
     // v_lshlrev_b64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_add_nc_u32_e64
     Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::Full, float: false },
     // v_sub_nc_u32_e64
@@ -12383,7 +12387,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_pkrtz_f16_f32_e64
     Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_rtz_f16_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_min_num_f16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_max_num_f16_e64
@@ -12391,35 +12395,35 @@ pub static SEM: [Desc; 10163] = [
     // v_add_f16_e64
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::ByOpSel, float: true },
     // v_add_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::ByOpSel, float: true },
     // v_sub_f16_e64
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::ByOpSel, float: true },
     // v_sub_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::ByOpSel, float: true },
     // v_subrev_f16_e64
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::ByOpSel, float: true },
     // v_subrev_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::ByOpSel, float: true },
     // v_mul_f16_e64
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::ByOpSel, float: true },
     // v_mul_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::ByOpSel, float: true },
     // v_fmac_f16_e64
     Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::ByOpSel, float: true },
     // v_fmac_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::ByOpSel, float: true },
     // v_max_f16_e64
     Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::ByOpSel, float: true },
     // v_max_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::ByOpSel, float: true },
     // v_min_f16_e64
     Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::ByOpSel, float: true },
     // v_min_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::ByOpSel, float: true },
     // v_ldexp_f16_e64
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::ByOpSel, float: true },
     // v_ldexp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::ByOpSel, float: true },
     // v_fma_legacy_f32
     Desc { sem: Sem::Valu(Valu::FmaLegacyF32), partial: Partial::Full, float: true },
     // v_mad_legacy_f32
@@ -12561,19 +12565,19 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_f32_e64
     Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::ByOpSel, float: true },
     // v_cvt_f32_f16_e64
     Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_rpi_i32_f32_e64
     Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_nearest_i32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_flr_i32_f32_e64
     Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_floor_i32_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_off_f32_i4_e64
     Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e64
@@ -12619,7 +12623,7 @@ pub static SEM: [Desc; 10163] = [
     // v_pipeflush
     Desc { sem: Sem::Valu(Valu::Pipeflush), partial: Partial::Full, float: false },
     // v_mov_b16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::ByOpSel, float: false },
     // v_mov_b64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_tanh_f32_e64
@@ -12671,15 +12675,15 @@ pub static SEM: [Desc; 10163] = [
     // v_ffbh_u32_e64
     Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_ffbl_b32_e64
     Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_ffbh_i32_e64
     Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_cls_i32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e64
     Desc { sem: Sem::Valu(Valu::FrexpExpI32F64), partial: Partial::Full, float: true },
     // v_frexp_exp_i32_f64_e64
@@ -12721,91 +12725,91 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_u16_e64
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_i16_e64
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::ByOpSel, float: true },
     // v_cvt_u16_f16_e64
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_u16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_i16_f16_e64
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::ByOpSel, float: true },
     // v_rcp_f16_e64
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::ByOpSel, float: true },
     // v_rcp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::ByOpSel, float: true },
     // v_sqrt_f16_e64
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::ByOpSel, float: true },
     // v_sqrt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::ByOpSel, float: true },
     // v_rsq_f16_e64
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::ByOpSel, float: true },
     // v_rsq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::ByOpSel, float: true },
     // v_log_f16_e64
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::ByOpSel, float: true },
     // v_log_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::ByOpSel, float: true },
     // v_exp_f16_e64
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::ByOpSel, float: true },
     // v_exp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::ByOpSel, float: true },
     // v_frexp_mant_f16_e64
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::ByOpSel, float: true },
     // v_frexp_mant_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::ByOpSel, float: true },
     // v_frexp_exp_i16_f16_e64
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::ByOpSel, float: true },
     // v_frexp_exp_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::ByOpSel, float: true },
     // v_floor_f16_e64
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::ByOpSel, float: true },
     // v_floor_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::ByOpSel, float: true },
     // v_ceil_f16_e64
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::ByOpSel, float: true },
     // v_ceil_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::ByOpSel, float: true },
     // v_trunc_f16_e64
     Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::ByOpSel, float: true },
     // v_trunc_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::ByOpSel, float: true },
     // v_rndne_f16_e64
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::ByOpSel, float: true },
     // v_rndne_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::ByOpSel, float: true },
     // v_fract_f16_e64
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::ByOpSel, float: true },
     // v_fract_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::ByOpSel, float: true },
     // v_sin_f16_e64
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::ByOpSel, float: true },
     // v_sin_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::ByOpSel, float: true },
     // v_cos_f16_e64
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::ByOpSel, float: true },
     // v_cos_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::ByOpSel, float: true },
     // v_sat_pk_u8_i16_e64
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64
     Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_norm_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_norm_u16_f16_e64
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_norm_u16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::ByOpSel, float: true },
     // v_not_b16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_i16_e64
@@ -12855,11 +12859,11 @@ pub static SEM: [Desc; 10163] = [
     // v_cos_bf16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fma_dx9_zero_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaLegacyF32), partial: Partial::Full, float: true },
     // v_mad_i32_i24
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I24), partial: Partial::Full, float: false },
     // v_mad_u32_u24
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U24), partial: Partial::Full, float: false },
     // v_cubeid_f32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_cubesc_f32
@@ -12869,61 +12873,61 @@ pub static SEM: [Desc; 10163] = [
     // v_cubema_f32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_bfe_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfeU32), partial: Partial::Full, float: false },
     // v_bfe_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfeI32), partial: Partial::Full, float: false },
     // v_bfi_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfiB32), partial: Partial::Full, float: false },
     // v_fma_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF32), partial: Partial::Full, float: true },
     // v_fma_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF64), partial: Partial::Full, float: true },
     // v_fma_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lerp_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LerpU8), partial: Partial::Full, float: false },
     // v_alignbit_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbit_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_alignbyte_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mullit_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MullitF32), partial: Partial::Full, float: true },
     // v_min3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F32), partial: Partial::Full, float: true },
     // v_min3_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I32), partial: Partial::Full, float: false },
     // v_min3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U32), partial: Partial::Full, float: false },
     // v_max3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F32), partial: Partial::Full, float: true },
     // v_max3_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I32), partial: Partial::Full, float: false },
     // v_max3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U32), partial: Partial::Full, float: false },
     // v_med3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F32), partial: Partial::Full, float: true },
     // v_med3_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I32), partial: Partial::Full, float: false },
     // v_med3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U32), partial: Partial::Full, float: false },
     // v_sad_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU8), partial: Partial::Full, float: false },
     // v_sad_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadHiU8), partial: Partial::Full, float: false },
     // v_sad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU16), partial: Partial::Full, float: false },
     // v_sad_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU32), partial: Partial::Full, float: false },
     // v_cvt_pk_u8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkU8F32), partial: Partial::Full, float: true },
     // v_div_fixup_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF32), partial: Partial::Full, float: true },
     // v_div_fixup_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF64), partial: Partial::Full, float: true },
     // v_div_fixup_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_num_f32
@@ -12953,31 +12957,31 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_fmas_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFmasF32), partial: Partial::Full, float: true },
     // v_div_fmas_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFmasF64), partial: Partial::Full, float: true },
     // v_div_fmas_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_msad_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MsadU8), partial: Partial::Full, float: false },
     // v_qsad_pk_u16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::QsadPkU16U8), partial: Partial::Full, float: true },
     // v_qsad_pk_u16_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mqsad_pk_u16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MqsadPkU16U8), partial: Partial::Full, float: true },
     // v_mqsad_pk_u16_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mqsad_u32_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MqsadU32U8), partial: Partial::Full, float: false },
     // v_mqsad_u32_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_perm_pk16_b4_u4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xor3_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Xor3B32), partial: Partial::Full, float: false },
     // v_mad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::ByOpSel, float: false },
     // v_mad_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_perm_pk16_b6_u4
@@ -12985,103 +12989,103 @@ pub static SEM: [Desc; 10163] = [
     // v_perm_pk16_b8_u4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_perm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PermB32), partial: Partial::Full, float: false },
     // v_xad_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XadU32), partial: Partial::Full, float: false },
     // v_lshl_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlAddU32), partial: Partial::Full, float: false },
     // v_add_lshl_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddLshlU32), partial: Partial::Full, float: false },
     // v_fma_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::ByOpSel, float: true },
     // v_fma_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_min3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::ByOpSel, float: true },
     // v_min3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::ByOpSel, float: false },
     // v_min3_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_min3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::ByOpSel, float: false },
     // v_min3_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_max3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::ByOpSel, float: true },
     // v_max3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::ByOpSel, float: false },
     // v_max3_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_max3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::ByOpSel, float: false },
     // v_max3_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_med3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::ByOpSel, float: true },
     // v_med3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::ByOpSel, float: false },
     // v_med3_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_lshl_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::ByOpSel, float: false },
     // v_mad_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_div_fixup_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::ByOpSel, float: true },
     // v_div_fixup_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_add3_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Add3U32), partial: Partial::Full, float: false },
     // v_lshl_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlOrB32), partial: Partial::Full, float: false },
     // v_and_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndOrB32), partial: Partial::Full, float: false },
     // v_or3_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Or3B32), partial: Partial::Full, float: false },
     // v_mad_u32_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_u32_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i32_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_mad_i32_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane16_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlane16B32), partial: Partial::Full, float: false },
     // v_permlane16_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlanex16_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Permlanex16B32), partial: Partial::Full, float: false },
     // v_permlanex16_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxminF32), partial: Partial::Full, float: true },
     // v_add_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinmaxF32), partial: Partial::Full, float: true },
     // v_add_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_u32
@@ -13093,9 +13097,9 @@ pub static SEM: [Desc; 10163] = [
     // v_minmax_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_f16_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_f16_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_bf16_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_bf16_bf16
@@ -13263,19 +13267,19 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_nc_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_scale_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF32), partial: Partial::Full, float: true },
     // v_div_scale_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF32), partial: Partial::Full, float: true },
     // v_div_scale_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF64), partial: Partial::Full, float: true },
     // v_div_scale_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivScaleF64), partial: Partial::Full, float: true },
     // v_div_scale_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u64_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_u64_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_co_u64_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_co_u64_u32
@@ -13285,9 +13289,9 @@ pub static SEM: [Desc; 10163] = [
     // v_lshlrev_b64
     Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
     // v_mad_i64_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_mad_i64_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_mad_co_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_co_i64_i32
@@ -13297,31 +13301,31 @@ pub static SEM: [Desc; 10163] = [
     // v_lshrrev_b64
     Desc { sem: Sem::Valu(Valu::LshrrevB64), partial: Partial::Full, float: false },
     // v_add_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_add_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_ashrrev_i64
     Desc { sem: Sem::Valu(Valu::AshrrevI64), partial: Partial::Full, float: false },
     // v_sub_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_subrev_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_subrev_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_add_nc_u16
     Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::ByOpSel, float: false },
     // v_add_nc_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_u16
     Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::ByOpSel, float: false },
     // v_mul_lo_u16
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::ByOpSel, float: false },
     // v_mul_lo_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::ByOpSel, float: false },
     // v_cvt_pk_i16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16
@@ -13333,27 +13337,27 @@ pub static SEM: [Desc; 10163] = [
     // v_max_u16
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::ByOpSel, float: false },
     // v_max_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::ByOpSel, float: false },
     // v_max_i16
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::ByOpSel, float: false },
     // v_max_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::ByOpSel, float: false },
     // v_min_u16
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::ByOpSel, float: false },
     // v_min_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::ByOpSel, float: false },
     // v_min_i16
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::ByOpSel, float: false },
     // v_min_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::ByOpSel, float: false },
     // v_add_nc_i16
     Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::ByOpSel, float: false },
     // v_add_nc_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i16
     Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::ByOpSel, float: false },
     // v_add_co_u32
     Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_add_co_u32
@@ -13373,7 +13377,7 @@ pub static SEM: [Desc; 10163] = [
     // v_pack_b32_f16
     Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_pack_b32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_cvt_pknorm_i16_f16
     Desc { sem: Sem::Valu(Valu::CvtPknormI16F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_i16_f16
@@ -13403,69 +13407,69 @@ pub static SEM: [Desc; 10163] = [
     // v_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF32), partial: Partial::Full, float: true },
     // v_bfm_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_bcnt_u32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BcntU32B32), partial: Partial::Full, float: false },
     // v_mbcnt_lo_u32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MbcntLoU32B32), partial: Partial::Full, float: false },
     // v_mbcnt_hi_u32_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MbcntHiU32B32), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_i16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_u16_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_u16_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkU16U32), partial: Partial::Full, float: true },
     // v_cvt_pk_i16_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkI16I32), partial: Partial::Full, float: true },
     // v_sub_nc_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI32), partial: Partial::Full, float: false },
     // v_add_nc_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI32), partial: Partial::Full, float: false },
     // v_add_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF64), partial: Partial::Full, float: true },
     // v_mul_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF64), partial: Partial::Full, float: true },
     // v_min_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF64), partial: Partial::Full, float: true },
     // v_max_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF64), partial: Partial::Full, float: true },
     // v_ldexp_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF64), partial: Partial::Full, float: true },
     // v_ldexp_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU32), partial: Partial::Full, float: false },
     // v_mul_hi_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32), partial: Partial::Full, float: false },
     // v_mul_hi_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32), partial: Partial::Full, float: false },
     // v_trig_preop_f64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TrigPreopF64), partial: Partial::Full, float: true },
     // v_trig_preop_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::ByOpSel, float: false },
     // v_lshlrev_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_lshrrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::ByOpSel, float: false },
     // v_lshrrev_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_ashrrev_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::ByOpSel, float: false },
     // v_ashrrev_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_lshlrev_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
     // v_lshrrev_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB64), partial: Partial::Full, float: false },
     // v_lshrrev_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI64), partial: Partial::Full, float: false },
     // v_ashrrev_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_u16
@@ -13513,7 +13517,7 @@ pub static SEM: [Desc; 10163] = [
     // v_readlane_b32
     Desc { sem: Sem::Valu(Valu::ReadlaneB32), partial: Partial::Full, float: false },
     // v_readlane_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ReadlaneB32), partial: Partial::Full, float: false },
     // v_readlane_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_writelane_b32
@@ -13523,21 +13527,21 @@ pub static SEM: [Desc; 10163] = [
     // v_ldexp_f32
     Desc { sem: Sem::Valu(Valu::LdexpF32), partial: Partial::Full, float: true },
     // v_and_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::ByOpSel, float: false },
     // v_and_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_bfm_b32
     Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_or_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_bcnt_u32_b32
     Desc { sem: Sem::Valu(Valu::BcntU32B32), partial: Partial::Full, float: false },
     // v_xor_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xor_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mbcnt_lo_u32_b32
     Desc { sem: Sem::Valu(Valu::MbcntLoU32B32), partial: Partial::Full, float: false },
     // v_minimum_f32
@@ -13665,7 +13669,7 @@ pub static SEM: [Desc; 10163] = [
     // v_dot8_u32_u4
     Desc { sem: Sem::Valu(Valu::Dot8U32U4), partial: Partial::Full, float: false },
     // v_dot2_f32_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Dot2F32Bf16), partial: Partial::Full, float: true },
     // v_pk_min_num_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_max_num_f16
@@ -13973,15 +13977,15 @@ pub static SEM: [Desc; 10163] = [
     // ds_write_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_write2_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_write2st64_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpst_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSt, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_cmpstore_b32
@@ -14017,11 +14021,11 @@ pub static SEM: [Desc; 10163] = [
     // ds_write_b8
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_write_b16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_rtn_u32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_sub_rtn_u32
@@ -14051,17 +14055,17 @@ pub static SEM: [Desc; 10163] = [
     // ds_wrxchg_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b32
@@ -14087,35 +14091,35 @@ pub static SEM: [Desc; 10163] = [
     // ds_read_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_read2_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b32
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_i8
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_read_u8
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_read_i16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_read_u16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_consume
     Desc { sem: Sem::Ds(DsOp::Consume), partial: Partial::Full, float: false },
     // ds_append
@@ -14177,19 +14181,19 @@ pub static SEM: [Desc; 10163] = [
     // ds_write_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write2st64_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_b64
@@ -14275,19 +14279,19 @@ pub static SEM: [Desc; 10163] = [
     // ds_wrxchg_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_wrxchg2st64_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Xchg2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_storexchg_2addr_stride64_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_cmpst_rtn_b64
@@ -14319,27 +14323,27 @@ pub static SEM: [Desc; 10163] = [
     // ds_read_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: false }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read2st64_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load2 { st64: true }, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_2addr_stride64_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_add_rtn_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_add_gs_reg_rtn
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_sub_gs_reg_rtn
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Gds), partial: Partial::Full, float: false },
     // ds_condxchg32_rtn_b64
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::CondXchg32, ret: Ret::Yes }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_condxchg32_rtn_b64
@@ -14387,35 +14391,35 @@ pub static SEM: [Desc; 10163] = [
     // ds_write_b8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_store_b8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_write_b16_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_store_b16_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_read_u8_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_load_u8_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_read_u8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_load_u8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_read_i8_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_load_i8_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_read_i8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_load_i8_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_read_u16_d16
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_load_u16_d16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // ds_read_u16_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_load_u16_d16_hi
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // ds_cond_sub_rtn_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_sub_clamp_rtn_u32
@@ -14425,15 +14429,15 @@ pub static SEM: [Desc; 10163] = [
     // ds_pk_add_rtn_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_bvh_stack_rtn_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // ds_write_addtid_b32
     Desc { sem: Sem::Ds(DsOp::WriteAddTid), partial: Partial::Full, float: false },
     // ds_store_addtid_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::WriteAddTid), partial: Partial::Full, float: false },
     // ds_read_addtid_b32
     Desc { sem: Sem::Ds(DsOp::ReadAddTid), partial: Partial::Full, float: false },
     // ds_load_addtid_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Ds(DsOp::ReadAddTid), partial: Partial::Full, float: false },
     // ds_permute_b32
     Desc { sem: Sem::Ds(DsOp::Permute), partial: Partial::Full, float: false },
     // ds_bpermute_b32
@@ -14473,13 +14477,13 @@ pub static SEM: [Desc; 10163] = [
     // ds_write_b96
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_write_b128
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_bvh_stack_push4_pop1_rtn_b32
@@ -14499,13 +14503,13 @@ pub static SEM: [Desc; 10163] = [
     // ds_read_b96
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_read_b128
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_ubyte
@@ -14909,171 +14913,171 @@ pub static SEM: [Desc; 10163] = [
     // buffer_gl1_inv
     Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b256
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 8, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b512
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 16, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b256
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 8, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b512
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 16, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_gl1_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_dcache_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe_buffer
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // buffer_load_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_d16_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_store_d16_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_d16_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_d16_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_d16_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // buffer_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // buffer_load_d16_hi_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: true }), partial: Partial::Hi16, float: false },
     // buffer_store_d16_hi_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: true }), partial: Partial::Full, float: false },
     // buffer_gl0_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // buffer_gl1_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_csub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_f32
@@ -15081,103 +15085,103 @@ pub static SEM: [Desc; 10163] = [
     // buffer_atomic_max_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // flat_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_swap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_f32
@@ -15185,109 +15189,109 @@ pub static SEM: [Desc; 10163] = [
     // flat_atomic_max_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // global_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // global_load_addtid_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_addtid_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_csub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_swap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_f32
@@ -15295,77 +15299,77 @@ pub static SEM: [Desc; 10163] = [
     // global_atomic_max_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // scratch_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // v_dual_fmac_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_dual_fmaak_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaakF32), partial: Partial::Full, float: true },
     // v_dual_fmamk_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmamkF32), partial: Partial::Full, float: true },
     // v_dual_mul_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_dual_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_dual_sub_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_dual_subrev_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_dual_mul_dx9_zero_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_mov_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_dual_cndmask_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_dual_max_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_dual_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_min_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_dual_min_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_dot2acc_f32_f16
@@ -15373,31 +15377,31 @@ pub static SEM: [Desc; 10163] = [
     // v_dual_dot2acc_f32_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_fmac_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF32), partial: Partial::Full, float: true },
     // v_dual_fmaak_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaakF32), partial: Partial::Full, float: true },
     // v_dual_fmamk_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmamkF32), partial: Partial::Full, float: true },
     // v_dual_mul_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_dual_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_dual_sub_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_dual_subrev_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_dual_mul_dx9_zero_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_mov_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_dual_cndmask_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_dual_max_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_dual_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_min_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_dual_min_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_dot2acc_f32_f16
@@ -15405,11 +15409,11 @@ pub static SEM: [Desc; 10163] = [
     // v_dual_dot2acc_f32_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_add_nc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::Full, float: false },
     // v_dual_lshlrev_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_dual_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_dual_sub_nc_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_lshrrev_b32
@@ -16359,693 +16363,693 @@ pub static SEM: [Desc; 10163] = [
     // v_dual_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lg_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_o_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_u_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nge_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlg_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ngt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nle_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_neq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_nlt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_class_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmpx_class_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cndmask_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_cndmask_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_add_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF32), partial: Partial::Full, float: true },
     // v_sub_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF32), partial: Partial::Full, float: true },
     // v_subrev_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF32), partial: Partial::Full, float: true },
     // v_mul_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_dx9_zero_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLegacyF32), partial: Partial::Full, float: true },
     // v_mul_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF32), partial: Partial::Full, float: true },
     // v_mul_i32_i24_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulI32I24), partial: Partial::Full, float: false },
     // v_mul_hi_i32_i24_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiI32I24), partial: Partial::Full, float: false },
     // v_mul_u32_u24_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulU32U24), partial: Partial::Full, float: false },
     // v_mul_hi_u32_u24_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_min_num_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_max_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_min_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI32), partial: Partial::Full, float: false },
     // v_max_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI32), partial: Partial::Full, float: false },
     // v_min_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_max_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_num_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI32), partial: Partial::Full, float: false },
     // v_and_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_or_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::OrB32), partial: Partial::Full, float: false },
     // v_xor_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_xnor_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_lshlrev_b64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_add_co_ci_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_sub_co_ci_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_subrev_co_ci_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoCiU32), partial: Partial::Full, float: false },
     // v_add_nc_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU32), partial: Partial::Full, float: false },
     // v_sub_nc_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU32), partial: Partial::Full, float: false },
     // v_subrev_nc_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevNcU32), partial: Partial::Full, float: false },
     // v_add_nc_u64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_nc_u64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_rtz_f16_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_min_num_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_min_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mov_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_i32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32I32), partial: Partial::Full, float: true },
     // v_cvt_f32_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32U32), partial: Partial::Full, float: true },
     // v_cvt_u32_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU32F32), partial: Partial::Full, float: true },
     // v_cvt_i32_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI32F32), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_nearest_i32_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_floor_i32_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtFlrI32F32), partial: Partial::Full, float: true },
     // v_cvt_off_f32_i4_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtOffF32I4), partial: Partial::Full, float: true },
     // v_cvt_f32_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_ubyte0_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte0), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte1_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte1), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte2_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte2), partial: Partial::Full, float: true },
     // v_cvt_f32_ubyte3_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Ubyte3), partial: Partial::Full, float: true },
     // v_cvt_u32_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f64_u32_e64_dpp
@@ -17059,7 +17063,7 @@ pub static SEM: [Desc; 10163] = [
     // v_floor_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mov_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_mov_b64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_tanh_f32_e64_dpp
@@ -17067,41 +17071,41 @@ pub static SEM: [Desc; 10163] = [
     // v_tanh_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF32), partial: Partial::Full, float: true },
     // v_trunc_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF32), partial: Partial::Full, float: true },
     // v_ceil_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF32), partial: Partial::Full, float: true },
     // v_rndne_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF32), partial: Partial::Full, float: true },
     // v_floor_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF32), partial: Partial::Full, float: true },
     // v_exp_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF32), partial: Partial::Full, float: true },
     // v_log_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF32), partial: Partial::Full, float: true },
     // v_rcp_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF32), partial: Partial::Full, float: true },
     // v_rcp_iflag_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpIflagF32), partial: Partial::Full, float: true },
     // v_rsq_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF32), partial: Partial::Full, float: true },
     // v_sqrt_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF32), partial: Partial::Full, float: true },
     // v_sin_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF32), partial: Partial::Full, float: true },
     // v_cos_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF32), partial: Partial::Full, float: true },
     // v_not_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::NotB32), partial: Partial::Full, float: false },
     // v_bfrev_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfrevB32), partial: Partial::Full, float: false },
     // v_clz_i32_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhU32), partial: Partial::Full, float: false },
     // v_ctz_i32_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfblB32), partial: Partial::Full, float: false },
     // v_cls_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FfbhI32), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f64_e64_dpp
@@ -17109,103 +17113,103 @@ pub static SEM: [Desc; 10163] = [
     // v_fract_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i32_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI32F32), partial: Partial::Full, float: true },
     // v_frexp_mant_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF32), partial: Partial::Full, float: true },
     // v_movreld_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovreldB32), partial: Partial::Full, float: false },
     // v_movrels_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsB32), partial: Partial::Full, float: false },
     // v_movrelsd_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MovrelsdB32), partial: Partial::Full, float: false },
     // v_movrelsd_2_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Movrelsd2B32), partial: Partial::Full, float: false },
     // v_tanh_bf16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_prng_b32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f16_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rcp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sqrt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rsq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_log_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_exp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_mant_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_frexp_exp_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_floor_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ceil_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_trunc_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_rndne_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_fract_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sin_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cos_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sat_pk_u8_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_norm_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b16_e64_dpp
@@ -17253,9 +17257,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cos_bf16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i32_i24_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I24), partial: Partial::Full, float: false },
     // v_mad_u32_u24_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U24), partial: Partial::Full, float: false },
     // v_cubeid_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_cubesc_f32_e64_dpp
@@ -17265,55 +17269,55 @@ pub static SEM: [Desc; 10163] = [
     // v_cubema_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_bfe_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfeU32), partial: Partial::Full, float: false },
     // v_bfe_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfeI32), partial: Partial::Full, float: false },
     // v_bfi_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfiB32), partial: Partial::Full, float: false },
     // v_fma_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF32), partial: Partial::Full, float: true },
     // v_fma_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lerp_u8_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LerpU8), partial: Partial::Full, float: false },
     // v_alignbit_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbit_b32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_alignbyte_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mullit_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MullitF32), partial: Partial::Full, float: true },
     // v_min3_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F32), partial: Partial::Full, float: true },
     // v_min3_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I32), partial: Partial::Full, float: false },
     // v_min3_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U32), partial: Partial::Full, float: false },
     // v_max3_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F32), partial: Partial::Full, float: true },
     // v_max3_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I32), partial: Partial::Full, float: false },
     // v_max3_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U32), partial: Partial::Full, float: false },
     // v_med3_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F32), partial: Partial::Full, float: true },
     // v_med3_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I32), partial: Partial::Full, float: false },
     // v_med3_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U32), partial: Partial::Full, float: false },
     // v_sad_u8_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU8), partial: Partial::Full, float: false },
     // v_sad_hi_u8_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadHiU8), partial: Partial::Full, float: false },
     // v_sad_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU16), partial: Partial::Full, float: false },
     // v_sad_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SadU32), partial: Partial::Full, float: false },
     // v_cvt_pk_u8_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkU8F32), partial: Partial::Full, float: true },
     // v_div_fixup_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_num_f32_e64_dpp
@@ -17345,79 +17349,79 @@ pub static SEM: [Desc; 10163] = [
     // v_div_fmas_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_msad_u8_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MsadU8), partial: Partial::Full, float: false },
     // v_xor3_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Xor3B32), partial: Partial::Full, float: false },
     // v_mad_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::Full, float: false },
     // v_mad_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_perm_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PermB32), partial: Partial::Full, float: false },
     // v_xad_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::XadU32), partial: Partial::Full, float: false },
     // v_lshl_add_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlAddU32), partial: Partial::Full, float: false },
     // v_add_lshl_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddLshlU32), partial: Partial::Full, float: false },
     // v_fma_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::Full, float: true },
     // v_fma_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::Full, float: true },
     // v_min3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::Full, float: false },
     // v_min3_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::Full, float: false },
     // v_min3_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::Full, float: true },
     // v_max3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::Full, float: false },
     // v_max3_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::Full, float: false },
     // v_max3_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_med3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::Full, float: true },
     // v_med3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::Full, float: false },
     // v_med3_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_med3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::Full, float: false },
     // v_med3_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshl_add_u64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::Full, float: false },
     // v_mad_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_div_fixup_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::Full, float: true },
     // v_div_fixup_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add3_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Add3U32), partial: Partial::Full, float: false },
     // v_lshl_or_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlOrB32), partial: Partial::Full, float: false },
     // v_and_or_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndOrB32), partial: Partial::Full, float: false },
     // v_or3_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Or3B32), partial: Partial::Full, float: false },
     // v_mad_u32_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_u32_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i32_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_mad_i32_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
@@ -17429,11 +17433,11 @@ pub static SEM: [Desc; 10163] = [
     // v_cndmask_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxminF32), partial: Partial::Full, float: true },
     // v_add_max_i32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinmaxF32), partial: Partial::Full, float: true },
     // v_add_max_u32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f16_e64_dpp
@@ -17491,27 +17495,27 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_co_i64_i32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_co_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_add_co_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_sub_co_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubCoU32), partial: Partial::Full, float: false },
     // v_subrev_co_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_subrev_co_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevCoU32), partial: Partial::Full, float: false },
     // v_add_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::Full, float: false },
     // v_add_nc_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::Full, float: false },
     // v_sub_nc_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_i16_f32_e64_dpp
@@ -17519,31 +17523,31 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_pk_u16_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_max_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_max_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_min_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::Full, float: false },
     // v_add_nc_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sub_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::Full, float: false },
     // v_sub_nc_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pack_b32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_pack_b32_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_i16_f16_e64_dpp
@@ -17563,27 +17567,27 @@ pub static SEM: [Desc; 10163] = [
     // v_max_i64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ldexp_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF32), partial: Partial::Full, float: true },
     // v_bfm_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_bcnt_u32_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::BcntU32B32), partial: Partial::Full, float: false },
     // v_mbcnt_lo_u32_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MbcntLoU32B32), partial: Partial::Full, float: false },
     // v_mbcnt_hi_u32_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MbcntHiU32B32), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_i16_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_u16_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_u16_u32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkU16U32), partial: Partial::Full, float: true },
     // v_cvt_pk_i16_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkI16I32), partial: Partial::Full, float: true },
     // v_sub_nc_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI32), partial: Partial::Full, float: false },
     // v_add_nc_i32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI32), partial: Partial::Full, float: false },
     // v_ldexp_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_lo_u32_e64_dpp
@@ -17593,15 +17597,15 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_hi_i32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b64_e64_dpp
@@ -17613,7 +17617,7 @@ pub static SEM: [Desc; 10163] = [
     // v_maximum_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b16_e64_dpp
@@ -19829,239 +19833,239 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_class_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_add_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_sub_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_mul_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_max_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_min_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_rcp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_log_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_exp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_floor_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_sin_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_not_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_i16_e64_dpp
@@ -20069,39 +20073,39 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_u32_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_alignbit_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_mad_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::Full, float: false },
     // v_fma_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::Full, float: true },
     // v_min3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::Full, float: true },
     // v_min3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::Full, float: false },
     // v_min3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::Full, float: false },
     // v_max3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::Full, float: true },
     // v_max3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::Full, float: false },
     // v_max3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::Full, float: false },
     // v_med3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::Full, float: true },
     // v_med3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::Full, float: false },
     // v_med3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::Full, float: false },
     // v_mad_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::Full, float: false },
     // v_div_fixup_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::Full, float: true },
     // v_mad_u32_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_i32_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
@@ -20115,35 +20119,35 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2_bf16_bf16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::Full, float: false },
     // v_sub_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_max_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_max_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::Full, float: false },
     // v_sub_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::Full, float: false },
     // v_pack_b32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_i16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_u16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b16_e64_dpp
@@ -20151,239 +20155,239 @@ pub static SEM: [Desc; 10163] = [
     // v_xor_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_add_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_sub_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_mul_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_max_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_min_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_rcp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_log_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_exp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_floor_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_sin_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_not_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_i16_e64_dpp
@@ -20391,39 +20395,39 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_u32_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_alignbit_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_mad_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::Full, float: false },
     // v_fma_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::Full, float: true },
     // v_min3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::Full, float: true },
     // v_min3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::Full, float: false },
     // v_min3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::Full, float: false },
     // v_max3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::Full, float: true },
     // v_max3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::Full, float: false },
     // v_max3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::Full, float: false },
     // v_med3_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::Full, float: true },
     // v_med3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::Full, float: false },
     // v_med3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::Full, float: false },
     // v_mad_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::Full, float: false },
     // v_div_fixup_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::Full, float: true },
     // v_mad_u32_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_i32_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
@@ -20437,35 +20441,35 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2_bf16_bf16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::Full, float: false },
     // v_sub_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_max_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_max_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::Full, float: false },
     // v_sub_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::Full, float: false },
     // v_pack_b32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_i16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_u16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b16_e64_dpp
@@ -20655,329 +20659,329 @@ pub static SEM: [Desc; 10163] = [
     // image_gather4h
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // v_cmp_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_f_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_add_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::ByOpSel, float: true },
     // v_sub_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::ByOpSel, float: true },
     // v_subrev_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::ByOpSel, float: true },
     // v_mul_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::ByOpSel, float: true },
     // v_fmac_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::ByOpSel, float: true },
     // v_max_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::ByOpSel, float: true },
     // v_min_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::ByOpSel, float: true },
     // v_ldexp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::ByOpSel, float: true },
     // v_cvt_f32_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::ByOpSel, float: true },
     // v_cvt_f16_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::ByOpSel, float: true },
     // v_cvt_u16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::ByOpSel, float: true },
     // v_rcp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::ByOpSel, float: true },
     // v_sqrt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::ByOpSel, float: true },
     // v_rsq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::ByOpSel, float: true },
     // v_log_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::ByOpSel, float: true },
     // v_exp_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::ByOpSel, float: true },
     // v_frexp_mant_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::ByOpSel, float: true },
     // v_frexp_exp_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::ByOpSel, float: true },
     // v_floor_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::ByOpSel, float: true },
     // v_ceil_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::ByOpSel, float: true },
     // v_trunc_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::ByOpSel, float: true },
     // v_rndne_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::ByOpSel, float: true },
     // v_fract_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::ByOpSel, float: true },
     // v_sin_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::ByOpSel, float: true },
     // v_cos_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::ByOpSel, float: true },
     // v_sat_pk_u8_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::ByOpSel, float: true },
     // v_cvt_norm_u16_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::ByOpSel, float: true },
     // v_not_b16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_i32_i16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_u32_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_alignbit_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_mad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::ByOpSel, float: false },
     // v_fma_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::ByOpSel, float: true },
     // v_min3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::ByOpSel, float: true },
     // v_min3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::ByOpSel, float: false },
     // v_min3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::ByOpSel, float: false },
     // v_max3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::ByOpSel, float: true },
     // v_max3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::ByOpSel, float: false },
     // v_max3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::ByOpSel, float: false },
     // v_med3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::ByOpSel, float: true },
     // v_med3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::ByOpSel, float: false },
     // v_mad_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::ByOpSel, float: false },
     // v_div_fixup_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::ByOpSel, float: true },
     // v_mad_u32_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_i32_i16
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
+    // v_cndmask_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
-    // v_cndmask_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_f16_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dot2_bf16_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_nc_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::ByOpSel, float: false },
     // v_mul_lo_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::ByOpSel, float: false },
     // v_max_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::ByOpSel, float: false },
     // v_max_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::ByOpSel, float: false },
     // v_min_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::ByOpSel, float: false },
     // v_min_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::ByOpSel, float: false },
     // v_add_nc_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::ByOpSel, float: false },
     // v_sub_nc_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::ByOpSel, float: false },
     // v_pack_b32_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_i16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_u16_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::ByOpSel, float: false },
     // v_lshrrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::ByOpSel, float: false },
     // v_ashrrev_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::ByOpSel, float: false },
     // v_and_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::ByOpSel, float: false },
     // v_or_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_xor_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // image_load
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_load_mip
