@@ -144,6 +144,41 @@ pub struct Gap {
     pub bytes: Vec<u8>,
 }
 
+/// `target` running the code object's wave size: GFX10+ kernels say theirs
+/// in the descriptor (`ENABLE_WAVEFRONT_SIZE32`), and device functions run
+/// in their callers' waves, so one size covers the object. Decoding and
+/// every probe follow it (one-SGPR lane masks in wave32). A code object
+/// whose kernels disagree is refused.
+fn code_wave_target(
+    co: &CodeObject<'_>,
+    target: Target,
+    syms: &lathe_codeobj::Symbols<'_>,
+) -> Result<Target, Error> {
+    let Some(tid) = co.target() else {
+        return Ok(target);
+    };
+    let arch = lathe_codeobj::KdArch::for_processor(tid.processor);
+    let mut size: Option<(u32, &str)> = None;
+    for k in syms.kernels() {
+        let Ok(d) = &k.descriptor else { continue };
+        let w = d.wavefront_size(arch);
+        match size {
+            Some((s, first)) if s != w => {
+                return Err(Error::Unsupported {
+                    function: k.name.to_string(),
+                    addr: k.entry.unwrap_or(0),
+                    why: format!("wave{w} kernel in a code object whose {first} is wave{s}"),
+                })
+            }
+            Some(_) => {}
+            None => size = Some((w, k.name)),
+        }
+    }
+    Ok(size
+        .and_then(|(w, _)| target.with_wave_size(w))
+        .unwrap_or(target))
+}
+
 /// A branch, call or address computation whose target is not recovered.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Unresolved {
@@ -179,6 +214,7 @@ impl Program {
         let target = Target::from_name(tid.processor.name())
             .map_err(|e| Error::Target(tid.to_string(), e))?;
         let syms = co.symbols()?;
+        let target = code_wave_target(co, target, &syms)?;
         let exec_sections: Vec<_> = co
             .sections()
             .iter()

@@ -274,7 +274,16 @@ fn whole_vector_write(inst: &Instruction) -> bool {
 pub fn effects(inst: &Instruction) -> Effects {
     let mut e = Effects::default();
     let whole = whole_vector_write(inst);
-    inst.for_each_reg(|a| {
+    // In wave32 the implicit EXEC and VCC are `exec_lo` and `vcc_lo`: the
+    // high halves are neither read nor written.
+    let mask = crate::asm::mask_sgprs(inst.target());
+    inst.for_each_reg(|mut a| {
+        if a.implicit
+            && a.reg.file == RegFile::Scalar
+            && (a.reg == RegRange::EXEC || a.reg == RegRange::VCC)
+        {
+            a.reg = RegRange::sgpr(a.reg.first, mask);
+        }
         if a.read {
             e.uses.add(a.reg);
         }
@@ -298,7 +307,12 @@ pub fn effects(inst: &Instruction) -> Effects {
     // A dual-issue word reads VCC when either half does (a VOPD Y-half
     // `v_dual_cndmask_b32` reads `vcc_lo` whatever the X half is).
     let reads_vcc = |flags: u64| flags & lathe_isa::opcode::flags::READS_VCC != 0;
-    if e.uses.contains(RegRange::VCC)
+    // VCC is `vcc_lo` alone in wave32.
+    let vcc = RegRange::sgpr(
+        lathe_isa::reg::sreg::VCC_LO,
+        crate::asm::mask_sgprs(inst.target()),
+    );
+    if e.uses.contains(vcc)
         && !reads_vcc(inst.flags())
         && !inst
             .vopd_y()
@@ -309,7 +323,7 @@ pub fn effects(inst: &Instruction) -> Effects {
                 && matches!(o.value, Operand::Reg(r) if r.file == RegFile::Scalar && r.overlaps(&RegRange::VCC))
         })
     {
-        e.uses.remove(RegRange::VCC);
+        e.uses.remove(vcc);
     }
     // Conditional moves keep the old value when the condition is false.
     if inst.flags() & lathe_isa::opcode::flags::CBRANCH != 0

@@ -741,13 +741,15 @@ fn access_size(inst: &lathe_isa::Instruction) -> u32 {
 }
 
 /// The immediate offset the emulator adds (FLAT: 12 bits; GLOBAL and
-/// SCRATCH: 13 bits signed; DS: the 16-bit offset field).
+/// SCRATCH: 13 bits signed on GFX9, 12 on GFX10, where bit 12 is `dlc`;
+/// DS: the 16-bit offset field).
 fn imm_offset(inst: &lathe_isa::Instruction) -> i64 {
     let w0 = inst.words().first().copied().unwrap_or(0);
+    let bits = crate::asm::max_global_offset(inst.target()).count_ones() + 1;
     match inst.encoding() {
         lathe_isa::Encoding::Flat => i64::from(w0 & 0xfff),
         lathe_isa::Encoding::Ds => i64::from(w0 & 0xffff),
-        _ => i64::from(((w0 & 0x1fff) << 19) as i32 >> 19),
+        _ => i64::from((w0 << (32 - bits)) as i32 >> (32 - bits)),
     }
 }
 
