@@ -172,6 +172,7 @@ pub fn smem_load(
     sbase: u16,
     off: u32,
 ) -> Result<Instruction, BuildError> {
+    let op = op.for_target(t);
     let code = u32::from(op.info().code);
     let (w0, w1) = if t.generation() >= 10 {
         // GFX10: no IMM bit; the 21-bit offset is always added, with
@@ -237,6 +238,50 @@ pub fn vcc_mask(t: Target) -> Operand {
 /// pair in wave64).
 pub fn mask_reg(t: Target, s: u16) -> Operand {
     sreg(s, mask_sgprs(t))
+}
+
+/// The instruction's opcode under the GFX9 name the rewriter compares
+/// with (`Opcode::S_ADD_U32`, `Opcode::S_SWAPPC_B64`, ...): GFX10 words
+/// decode to GFX10's own table entries (`s_mov_b32` is SOP1 0 on GFX9, 3
+/// on GFX10), so an entry of another generation is mapped to gfx90a's
+/// entry of the same mnemonic and encoding family (memoised). GFX9 code
+/// is returned as decoded.
+pub fn canon(inst: &Instruction) -> Opcode {
+    let op = inst.opcode();
+    if inst.target().generation() == 9 {
+        return op;
+    }
+    thread_local! {
+        static CANON: std::cell::RefCell<std::collections::HashMap<Opcode, Opcode, FastHash>> =
+            std::cell::RefCell::default();
+    }
+    if let Some(c) = CANON.with(|m| m.borrow().get(&op).copied()) {
+        return c;
+    }
+    let c = op.for_target(Target::Gfx90a);
+    CANON.with(|m| m.borrow_mut().insert(op, c));
+    c
+}
+
+/// The memory class of `inst`, read through its encoding family so GFX10
+/// words (`GlobalGfx10`, `SmemGfx10`, `DsGfx10`, ...) are classed as
+/// their GFX9 forms are ([`Instruction::memory_class`] matches the GFX9
+/// encodings only). GFX10 DS is LDS (Lathe's compute code has no GDS).
+pub fn memory_class(inst: &Instruction) -> lathe_isa::MemoryClass {
+    use lathe_isa::{Encoding as E, MemoryClass as M};
+    let enc = inst.encoding();
+    if enc.family() == enc {
+        return inst.memory_class();
+    }
+    match enc.family() {
+        E::Smem => M::Scalar,
+        E::Flat => M::Flat,
+        E::Global => M::Global,
+        E::Scratch => M::Scratch,
+        E::Mubuf | E::Mtbuf => M::Buffer,
+        E::Ds if inst.is_load() || inst.is_store() || inst.is_atomic() => M::Lds,
+        _ => inst.memory_class(),
+    }
 }
 
 /// The first of `ops` that `t` has (the generations name some VALU

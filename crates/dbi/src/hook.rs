@@ -465,13 +465,13 @@ fn reach_via_got(
 fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegSet {
     let f = &p.functions[fi];
     let eff = &live.functions[fi].effects;
-    let is_ret = |i: &Instruction| matches!(i.opcode(), Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64);
+    let is_ret = |i: &Instruction| matches!(crate::asm::canon(&i), Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64);
     // Prologue saves of registers to the stack (whole-wave saves of the
     // VGPRs the function uses for SGPR spills) read them without using
     // their values.
     let is_stack = |i: &Instruction| {
         matches!(
-            i.memory_class(),
+            crate::asm::memory_class(i),
             lathe_isa::MemoryClass::Scratch | lathe_isa::MemoryClass::Buffer
         )
     };
@@ -487,7 +487,7 @@ fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegS
                 continue;
             }
             let mut u = e.uses;
-            if x.inst.opcode() == Opcode::V_WRITELANE_B32 {
+            if crate::asm::canon(&x.inst) == Opcode::V_WRITELANE_B32 {
                 // One lane written (SGPR spills): the other lanes' values
                 // are not used.
                 for k in 0..4 {
@@ -541,10 +541,10 @@ fn frame_need(
         if dst != Some(RegRange::sgpr(32, 1)) || !i.writes_reg_any() {
             continue;
         }
-        let k = match i.opcode() {
+        let k = match crate::asm::canon(&i) {
             Opcode::S_ADD_U32 | Opcode::S_ADD_I32 | Opcode::S_ADDK_I32 => {
                 ops.iter().skip(1).find_map(|o| match o.value {
-                    Operand::Literal(v) if i.opcode() == Opcode::S_ADDK_I32 => {
+                    Operand::Literal(v) if crate::asm::canon(&i) == Opcode::S_ADDK_I32 => {
                         Some(v as u16 as i16 as i32 as u32)
                     }
                     Operand::Literal(v) => Some(v),

@@ -267,7 +267,7 @@ fn whole_vector_write(inst: &Instruction) -> bool {
     !(inst.encoding().has_dpp_masks()
         || sem::of(inst.opcode()).partial != Partial::Full
         || inst.is_atomic() && !inst.is_load()
-        || inst.opcode() == Opcode::V_ACCVGPR_MOV_B32)
+        || crate::asm::canon(&inst) == Opcode::V_ACCVGPR_MOV_B32)
 }
 
 /// The effects of one instruction.
@@ -328,7 +328,7 @@ pub fn effects(inst: &Instruction) -> Effects {
     // Conditional moves keep the old value when the condition is false.
     if inst.flags() & lathe_isa::opcode::flags::CBRANCH != 0
         || matches!(
-            inst.opcode(),
+            crate::asm::canon(&inst),
             Opcode::S_CMOV_B32
                 | Opcode::S_CMOV_B64
                 | Opcode::S_CMOVK_I32
@@ -379,7 +379,13 @@ pub fn writes_exec(e: &Effects) -> bool {
 const EXEC_LO: u16 = 126;
 
 fn is_exec_all_ones(inst: &Instruction) -> bool {
-    if inst.opcode() != Opcode::S_MOV_B64 {
+    // `s_mov_b64 exec, -1`; `s_mov_b32 exec_lo, -1` in wave32.
+    let mov = if crate::asm::mask_sgprs(inst.target()) == 1 {
+        Opcode::S_MOV_B32
+    } else {
+        Opcode::S_MOV_B64
+    };
+    if crate::asm::canon(inst) != mov {
         return false;
     }
     let ops = inst.operands();
@@ -631,7 +637,7 @@ fn function_liveness(
                 let e = &effects[i];
                 let inst = &f.insts[i].inst;
                 let mut sc = live;
-                let is_call = inst.opcode() != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
+                let is_call = crate::asm::canon(&inst) != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
                 if is_call {
                     // The callee reads its live-in; nothing is killed
                     // except the return address the call writes.

@@ -26,6 +26,18 @@ fn every_tool_on_every_clang_case_is_exact_on_gfx1030_wave32_and_wave64() {
             for opt in ["-O0", "-O3"] {
                 let co =
                     std::fs::read(gfx1030_build::code_object(c, opt, wave)).expect("code object");
+                // For looking at a failure: the instrumented objects.
+                if let Ok(dir) = std::env::var("LATHE_DBI_DUMP") {
+                    for t in lathe_dbi::tools::Tool::ALL {
+                        if let Ok(b) = lathe_dbi::tools::instrument(&co, t, None) {
+                            let _ = std::fs::write(
+                                format!("{dir}/{}-w{wave}{opt}-{}.co", c.name, t.name()),
+                                &b.out.code_object,
+                            );
+                        }
+                    }
+                    let _ = std::fs::write(format!("{dir}/{}-w{wave}{opt}.co", c.name), &co);
+                }
                 match check_co(c, "gfx1030", &co, &mut overhead) {
                     Ok(()) => passed += 1,
                     Err(e) => failed.push(format!("{} wave{wave} {opt}: {e}", c.name)),

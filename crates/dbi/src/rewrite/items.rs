@@ -348,7 +348,7 @@ pub(crate) fn function_code(
                             // Only where control falls through.
                             let falls = !x.inst.is_terminator()
                                 || x.inst.is_cond_branch()
-                                || x.inst.opcode() == Opcode::S_SWAPPC_B64;
+                                || crate::asm::canon(&x.inst) == Opcode::S_SWAPPC_B64;
                             if falls {
                                 add_site(
                                     &mut sites,
@@ -633,7 +633,7 @@ pub(crate) fn function_code(
             .then(|| inst.branch_target(x.addr))
             .flatten()
         {
-            if inst.opcode() == Opcode::S_CALL_B64 {
+            if crate::asm::canon(&inst) == Opcode::S_CALL_B64 {
                 // A direct call: re-targeted to the callee's new copy
                 // (relaxed to s_getpc + add + s_swappc when out of
                 // range; SCC is saved in a dead or reserved SGPR).

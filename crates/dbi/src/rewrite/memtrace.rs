@@ -224,7 +224,7 @@ impl Probe for MemTraceProbe {
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
         use lathe_isa::{Encoding, Field};
         let (t, r) = (cx.target, cx.regs);
-        let enc = cx.inst.encoding();
+        let enc = cx.inst.encoding().family();
         let ops = cx.inst.operands();
         let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
         let scratch = enc == Encoding::Scratch;
