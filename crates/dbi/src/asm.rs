@@ -301,6 +301,12 @@ pub(crate) fn add_u32(t: Target) -> Opcode {
     first_on(t, &[Opcode::V_ADD_U32_E32, Opcode::V_ADD_NC_U32_E32])
 }
 
+/// The VOP3 add with carry-out (`v_add_co_u32_e64`, GFX10's
+/// `v_add_co_u32`).
+pub(crate) fn add_co_u32(t: Target) -> Opcode {
+    first_on(t, &[Opcode::V_ADD_CO_U32_E64, Opcode::V_ADD_CO_U32])
+}
+
 /// The VOP3 add with carry-in and carry-out (`v_addc_co_u32`,
 /// `v_add_co_ci_u32`).
 pub(crate) fn addc_u32(t: Target) -> Opcode {

@@ -50,7 +50,8 @@ use std::sync::{Arc, Mutex};
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
 
 use crate::asm::{
-    addc_u32, build, build_m, exec_mask, konst, mask_mov, mask_reg, mask_sgprs, sreg, vreg, waitcnt,
+    add_co_u32, addc_u32, build, build_m, exec_mask, konst, mask_mov, mask_reg, mask_sgprs, sreg,
+    vreg, waitcnt,
 };
 use crate::lift::Program;
 use crate::live::{Liveness, RegSet};
@@ -465,7 +466,12 @@ fn reach_via_got(
 fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegSet {
     let f = &p.functions[fi];
     let eff = &live.functions[fi].effects;
-    let is_ret = |i: &Instruction| matches!(crate::asm::canon(&i), Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64);
+    let is_ret = |i: &Instruction| {
+        matches!(
+            crate::asm::canon(&i),
+            Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64
+        )
+    };
     // Prologue saves of registers to the stack (whole-wave saves of the
     // VGPRs the function uses for SGPR spills) read them without using
     // their values.
@@ -831,7 +837,7 @@ impl HookProbe {
                         b.push(mov(k + 1, sreg(s + 1, 1))?);
                         b.push(build(
                             t,
-                            Opcode::V_ADD_CO_U32_E64,
+                            add_co_u32(t),
                             &[vreg(k, 1), mask_reg(t, t2), sreg(s, 1), vreg(k, 1)],
                         )?);
                         b.push(build(

@@ -637,7 +637,8 @@ fn function_liveness(
                 let e = &effects[i];
                 let inst = &f.insts[i].inst;
                 let mut sc = live;
-                let is_call = crate::asm::canon(&inst) != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
+                let is_call =
+                    crate::asm::canon(&inst) != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
                 if is_call {
                     // The callee reads its live-in; nothing is killed
                     // except the return address the call writes.

@@ -15,13 +15,24 @@ fn random_sites_keep_outputs_identical_on_gfx1030_wave32_and_wave64() {
     let (cases, skipped) = gfx1030_build::cases();
     let mut st = Stats::default();
     let mut rng = lathe_cases::Prng::new(0x1030_5173);
+    // For looking at a failure: one case (`LATHE_DBI_CASE`), -O0
+    // (`LATHE_DBI_O0`).
+    let only = std::env::var("LATHE_DBI_CASE").ok();
+    let opt = if std::env::var_os("LATHE_DBI_O0").is_some() {
+        "-O0"
+    } else {
+        "-O3"
+    };
     for c in &cases {
+        if only.as_deref().is_some_and(|o| o != c.name) {
+            continue;
+        }
         for wave in [32, 64] {
-            let co = std::fs::read(gfx1030_build::code_object(c, "-O3", wave)).expect("co");
+            let co = std::fs::read(gfx1030_build::code_object(c, opt, wave)).expect("co");
             one_co(
                 c,
                 "gfx1030",
-                &format!("wave{wave} -O3"),
+                &format!("wave{wave} {opt}"),
                 &co,
                 &mut rng,
                 &mut st,

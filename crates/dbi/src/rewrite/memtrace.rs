@@ -423,7 +423,7 @@ impl Probe for MemTraceProbe {
             (_, Some(s)) => {
                 body.push(build(
                     t,
-                    Opcode::V_ADD_CO_U32_E64,
+                    add_co_u32(t),
                     &[
                         vreg(pa, 1),
                         mask_reg(t, r.t2),
@@ -654,7 +654,7 @@ pub(crate) fn mubuf_address(
     )?);
     out.push(build(
         t,
-        Opcode::V_ADD_CO_U32_E64,
+        add_co_u32(t),
         &[vreg(lo, 1), mask_reg(t, r.t2), sreg(rsrc, 1), vreg(lo, 1)],
     )?);
     out.push(build(
@@ -670,7 +670,7 @@ pub(crate) fn mubuf_address(
     )?);
     out.push(build(
         t,
-        Opcode::V_ADD_CO_U32_E64,
+        add_co_u32(t),
         &[vreg(lo, 1), mask_reg(t, r.t2), soff, vreg(lo, 1)],
     )?);
     out.push(build(
