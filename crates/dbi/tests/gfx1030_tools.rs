@@ -62,3 +62,84 @@ fn every_tool_on_every_clang_case_is_exact_on_gfx1030_wave32_and_wave64() {
     assert!(failed.is_empty(), "{} runs failed", failed.len());
     assert!(passed > 0);
 }
+
+/// The benchmark (not a test; `--ignored`): dynamic wave-instructions of
+/// the instrumented run over the original's, per case, for the counting
+/// tools and `mem-trace`, on gfx1030 wave32 and wave64 next to gfx90a for
+/// the same case at -O3, as paired per-case ratios (gfx1030 over gfx90a):
+/// median and spread (min, quartiles, max). The counts are the
+/// emulator's, so the figures do not depend on the machine's load.
+#[test]
+#[ignore]
+fn overhead_on_gfx1030_next_to_gfx90a() {
+    use lathe_dbi::tools::Tool;
+    use lathe_emu::run::Options;
+    use lathe_emu::session::Session;
+    let (cases, _) = gfx1030_build::cases();
+    let opts = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    let ro = lathe_dbi_run::builtin::RunOptions {
+        record: false,
+        force_lane_mode: false,
+        trace_capacity: None,
+    };
+    // Instrumented over original wave-instructions, or None.
+    let ratio = |c: &lathe_cases::Case, co: &[u8], target: &str, tool: Tool| -> Option<f64> {
+        let agent: lathe_bundle::TargetId = target.parse().ok()?;
+        let args = common::args_of(c);
+        let shape = common::shape_of(c);
+        let base = Session::load(agent.clone(), &[co]).ok()?;
+        let (rep, _) = base.launch(c.kernel, shape, &args, &opts).ok()?;
+        let (run, _) =
+            lathe_dbi_run::builtin::run(agent, &[co], c.kernel, tool, shape, &args, &opts, &ro)
+                .ok()?;
+        Some(run.report.wave_instructions as f64 / rep.wave_instructions.max(1) as f64)
+    };
+    let stats = |mut v: Vec<f64>| -> String {
+        if v.is_empty() {
+            return "no cases".into();
+        }
+        v.sort_by(|a, b| a.total_cmp(b));
+        let q = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+        format!(
+            "median {:.3} (min {:.3}, q1 {:.3}, q3 {:.3}, max {:.3}; {} cases)",
+            q(0.5),
+            q(0.0),
+            q(0.25),
+            q(0.75),
+            q(1.0),
+            v.len()
+        )
+    };
+    for tool in [Tool::InstrCount, Tool::BlockCount, Tool::MemTrace] {
+        let (mut r32, mut r64, mut r90, mut p32, mut p64) = (vec![], vec![], vec![], vec![], vec![]);
+        for c in &cases {
+            let mut g = c.clone();
+            g.targets = &["gfx90a"];
+            let co90 = std::fs::read(lathe_cases::build::linked_code_object(&g, "gfx90a", "-O3"))
+                .expect("gfx90a code object");
+            let co32 = std::fs::read(gfx1030_build::code_object(c, "-O3", 32)).expect("w32");
+            let co64 = std::fs::read(gfx1030_build::code_object(c, "-O3", 64)).expect("w64");
+            let (a, b, d) = (
+                ratio(&g, &co90, "gfx90a", tool),
+                ratio(c, &co32, "gfx1030", tool),
+                ratio(c, &co64, "gfx1030", tool),
+            );
+            if let (Some(a), Some(b), Some(d)) = (a, b, d) {
+                r90.push(a);
+                r32.push(b);
+                r64.push(d);
+                p32.push(b / a);
+                p64.push(d / a);
+            }
+        }
+        eprintln!("{}: instrumented / original wave-instructions", tool.name());
+        eprintln!("  gfx90a         {}", stats(r90));
+        eprintln!("  gfx1030 wave32 {}", stats(r32));
+        eprintln!("  gfx1030 wave64 {}", stats(r64));
+        eprintln!("  paired wave32 / gfx90a {}", stats(p32));
+        eprintln!("  paired wave64 / gfx90a {}", stats(p64));
+    }
+}

@@ -515,7 +515,7 @@ pub(crate) fn mubuf_parts(
 /// MUBUF access into `vaux+2 : vaux+3`, the address the emulator records:
 /// `base + index × stride + offset + soffset` for a raw buffer, and for a
 /// descriptor with ADD_TID_ENABLE (the swizzled private segment) `base +
-/// soffset + (p / 4) × 256 + lane × 4 + p % 4` with `p = offset`. Which
+/// soffset + (p / 4) × 4 × lanes + lane × 4 + p % 4` with `p = offset`. Which
 /// one is chosen per wave from the descriptor's bit, so one probe serves
 /// both. Uses `vaux..vaux+3`, `tmp` and `t2`; VALU only (no SCC).
 pub(crate) fn mubuf_address(
@@ -555,7 +555,8 @@ pub(crate) fn mubuf_address(
     };
     out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(p, 1), vo])?);
     out.push(build(t, add_u32(t), &[vreg(p, 1), konst(imm), vreg(p, 1)])?);
-    // Swizzled: swz = (p / 4) × 256 + lane × 4 + p % 4 (lo as temporary).
+    // Swizzled: swz = (p / 4) × 4 × lanes + lane × 4 + p % 4 (lo as
+    // temporary).
     out.push(build(
         t,
         Opcode::V_MBCNT_LO_U32_B32,
@@ -589,7 +590,12 @@ pub(crate) fn mubuf_address(
     out.push(build(
         t,
         Opcode::V_LSHLREV_B32_E32,
-        &[vreg(lo, 1), Operand::Int(8), vreg(lo, 1)],
+        // A row is lanes × 4 bytes: 256 in wave64, 128 in wave32.
+        &[
+            vreg(lo, 1),
+            Operand::Int((t.wave_size() * 4).trailing_zeros() as i8),
+            vreg(lo, 1),
+        ],
     )?);
     out.push(build(
         t,
