@@ -468,7 +468,7 @@ fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegS
     let eff = &live.functions[fi].effects;
     let is_ret = |i: &Instruction| {
         matches!(
-            crate::asm::canon(&i),
+            crate::asm::canon(i),
             Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64
         )
     };
@@ -547,10 +547,10 @@ fn frame_need(
         if dst != Some(RegRange::sgpr(32, 1)) || !i.writes_reg_any() {
             continue;
         }
-        let k = match crate::asm::canon(&i) {
+        let k = match crate::asm::canon(i) {
             Opcode::S_ADD_U32 | Opcode::S_ADD_I32 | Opcode::S_ADDK_I32 => {
                 ops.iter().skip(1).find_map(|o| match o.value {
-                    Operand::Literal(v) if crate::asm::canon(&i) == Opcode::S_ADDK_I32 => {
+                    Operand::Literal(v) if crate::asm::canon(i) == Opcode::S_ADDK_I32 => {
                         Some(v as u16 as i16 as i32 as u32)
                     }
                     Operand::Literal(v) => Some(v),

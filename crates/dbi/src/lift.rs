@@ -378,7 +378,7 @@ fn sreg_of(op: &Operand) -> Option<RegRange> {
 /// The literal K of `s_add_u32 d, d, K` / `s_addc_u32 d, d, K` (either
 /// source order) when `d` is `reg`.
 fn add_literal(inst: &Instruction, op: Opcode, reg: u16) -> Option<u32> {
-    if crate::asm::canon(&inst) != op {
+    if crate::asm::canon(inst) != op {
         return None;
     }
     let ops = inst.operands();
@@ -505,7 +505,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
             unres(f, i, "invalid instruction");
         }
         if let Some(t) = pc_relative_target(inst, x.addr) {
-            if crate::asm::canon(&inst) == Opcode::S_CALL_B64 {
+            if crate::asm::canon(inst) == Opcode::S_CALL_B64 {
                 calls.push(Call {
                     site: i,
                     target: Some(t),
@@ -517,7 +517,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
                 unres(f, i, "branch target outside the function");
             }
         }
-        match crate::asm::canon(&inst) {
+        match crate::asm::canon(inst) {
             Opcode::S_SWAPPC_B64 => {
                 let src = inst.operands().get(1).and_then(|o| sreg_of(&o.value));
                 let t = src.and_then(|r| pair_target(f, i, r.first));
@@ -572,7 +572,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
         let inst = &x.inst;
         let next = (bi + 1 < blocks.len()).then_some(bi + 1);
         let mut succs = Vec::new();
-        let op = crate::asm::canon(&inst);
+        let op = crate::asm::canon(inst);
         if let Some(t) = pc_relative_target(inst, x.addr).filter(|_| op != Opcode::S_CALL_B64) {
             if let Some(ti) = f.index_of(t) {
                 succs.push(block_of[ti]);

@@ -267,7 +267,7 @@ fn whole_vector_write(inst: &Instruction) -> bool {
     !(inst.encoding().has_dpp_masks()
         || sem::of(inst.opcode()).partial != Partial::Full
         || inst.is_atomic() && !inst.is_load()
-        || crate::asm::canon(&inst) == Opcode::V_ACCVGPR_MOV_B32)
+        || crate::asm::canon(inst) == Opcode::V_ACCVGPR_MOV_B32)
 }
 
 /// The effects of one instruction.
@@ -334,7 +334,7 @@ pub fn effects(inst: &Instruction) -> Effects {
     // Conditional moves keep the old value when the condition is false.
     if inst.flags() & lathe_isa::opcode::flags::CBRANCH != 0
         || matches!(
-            crate::asm::canon(&inst),
+            crate::asm::canon(inst),
             Opcode::S_CMOV_B32
                 | Opcode::S_CMOV_B64
                 | Opcode::S_CMOVK_I32
@@ -644,7 +644,7 @@ fn function_liveness(
                 let inst = &f.insts[i].inst;
                 let mut sc = live;
                 let is_call =
-                    crate::asm::canon(&inst) != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
+                    crate::asm::canon(inst) != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
                 if is_call {
                     // The callee reads its live-in; nothing is killed
                     // except the return address the call writes.

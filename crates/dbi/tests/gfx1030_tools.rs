@@ -17,9 +17,17 @@ fn every_tool_on_every_clang_case_is_exact_on_gfx1030_wave32_and_wave64() {
     let mut failed = Vec::new();
     let mut passed = 0;
     let mut overhead = Overhead::new();
+    // For looking at a failure: one case (`LATHE_DBI_CASE`), or shard
+    // `k/n` of the cases (`LATHE_DBI_SHARD`).
     let only = std::env::var("LATHE_DBI_CASE").ok();
-    for c in &cases {
-        if only.as_deref().is_some_and(|o| o != c.name) {
+    let shard: Option<(usize, usize)> = std::env::var("LATHE_DBI_SHARD").ok().and_then(|s| {
+        let (k, n) = s.split_once('/')?;
+        Some((k.parse().ok()?, n.parse().ok()?))
+    });
+    for (ci, c) in cases.iter().enumerate() {
+        if only.as_deref().is_some_and(|o| o != c.name)
+            || shard.is_some_and(|(k, n)| n > 0 && ci % n != k)
+        {
             continue;
         }
         for wave in [32, 64] {
@@ -114,7 +122,8 @@ fn overhead_on_gfx1030_next_to_gfx90a() {
         )
     };
     for tool in [Tool::InstrCount, Tool::BlockCount, Tool::MemTrace] {
-        let (mut r32, mut r64, mut r90, mut p32, mut p64) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut r32, mut r64, mut r90, mut p32, mut p64) =
+            (vec![], vec![], vec![], vec![], vec![]);
         for c in &cases {
             let mut g = c.clone();
             g.targets = &["gfx90a"];

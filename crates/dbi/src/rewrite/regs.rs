@@ -276,7 +276,7 @@ pub(crate) fn pending_scalar_loads(
     let mut before = vec![RegSet::default(); n];
     let xfer = |i: usize, st: RegSet| -> RegSet {
         let inst = &f.insts[i].inst;
-        if crate::asm::canon(&inst) == Opcode::S_WAITCNT {
+        if crate::asm::canon(inst) == Opcode::S_WAITCNT {
             let (_, _, lgkm) = lathe_isa::imm::waitcnt_fields(inst.words()[0] & 0xffff);
             if lgkm == 0 {
                 return RegSet::default();
@@ -380,9 +380,9 @@ pub(crate) fn gpr_idx_modes(f: &crate::Function) -> (Vec<Option<i64>>, Vec<Optio
         for i in blk.start..blk.end {
             before[i] = m;
             let inst = &f.insts[i].inst;
-            if crate::asm::canon(&inst) == Opcode::S_SET_GPR_IDX_ON {
+            if crate::asm::canon(inst) == Opcode::S_SET_GPR_IDX_ON {
                 m = Some(i64::from(inst.words()[0] >> 8 & 0xf));
-            } else if crate::asm::canon(&inst) == Opcode::S_SET_GPR_IDX_OFF {
+            } else if crate::asm::canon(inst) == Opcode::S_SET_GPR_IDX_OFF {
                 m = None;
             }
             after[i] = m;
