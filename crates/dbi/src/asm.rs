@@ -172,17 +172,33 @@ pub fn smem_load(
     sbase: u16,
     off: u32,
 ) -> Result<Instruction, BuildError> {
+    let op = op.for_target(t);
     let code = u32::from(op.info().code);
-    let w0 =
-        0xc000_0000 | (code << 18) | (1 << 17) | (u32::from(sdata) << 6) | (u32::from(sbase) >> 1);
+    let (w0, w1) = if t.generation() >= 10 {
+        // GFX10: no IMM bit; the 21-bit offset is always added, with
+        // `soffset` = null (reads 0).
+        (
+            0xf400_0000 | (code << 18) | (u32::from(sdata) << 6) | (u32::from(sbase) >> 1),
+            (u32::from(lathe_isa::reg::sreg::NULL) << 25) | (off & 0xf_ffff),
+        )
+    } else {
+        (
+            0xc000_0000
+                | (code << 18)
+                | (1 << 17)
+                | (u32::from(sdata) << 6)
+                | (u32::from(sbase) >> 1),
+            off & 0xf_ffff,
+        )
+    };
     let mut b = [0u8; 8];
     b[..4].copy_from_slice(&w0.to_le_bytes());
-    b[4..].copy_from_slice(&(off & 0xf_ffff).to_le_bytes());
+    b[4..].copy_from_slice(&w1.to_le_bytes());
     let i = lathe_isa::decode(t, &b);
     if i.opcode() != op || i.len() != 8 {
         return Err(BuildError::Invalid {
             opcode: op,
-            words: vec![w0, off],
+            words: vec![w0, w1],
         });
     }
     Ok(i)
@@ -190,32 +206,146 @@ pub fn smem_load(
 
 /// `s_waitcnt` with the given counts (max = no wait on that counter).
 pub fn waitcnt(t: Target, vm: u32, lgkm: u32) -> Result<Instruction, BuildError> {
-    let imm = lathe_isa::imm::waitcnt_encode(vm, 7, lgkm);
+    let mut imm = lathe_isa::imm::waitcnt_encode(vm, 7, lgkm);
+    // GFX10 widens lgkmcnt to bits 13:8: "no wait" (15 on GFX9) is 63.
+    if t.generation() == 10 && lgkm >= 15 {
+        imm |= 0x3f << 8;
+    }
     build(t, Opcode::S_WAITCNT, &[Operand::Imm(i64::from(imm))])
 }
 
-/// `s_mov_b64 s[save], exec; s_mov_b64 exec, 1`.
+/// SGPRs in a lane mask on `t`: 1 in wave32 (EXEC_LO, VCC_LO, a VOP3
+/// `sdst`), 2 in wave64.
+pub fn mask_sgprs(t: Target) -> u8 {
+    if t.wave_size() == 32 {
+        1
+    } else {
+        2
+    }
+}
+
+/// EXEC as a lane mask on `t`: `exec_lo` in wave32, `exec` in wave64.
+pub fn exec_mask(t: Target) -> Operand {
+    Operand::Reg(RegRange::sgpr(lathe_isa::reg::sreg::EXEC_LO, mask_sgprs(t)))
+}
+
+/// VCC as a lane mask on `t`: `vcc_lo` in wave32, `vcc` in wave64.
+pub fn vcc_mask(t: Target) -> Operand {
+    Operand::Reg(RegRange::sgpr(lathe_isa::reg::sreg::VCC_LO, mask_sgprs(t)))
+}
+
+/// The lane mask held in SGPRs from `s` on `t` (one SGPR in wave32, a
+/// pair in wave64).
+pub fn mask_reg(t: Target, s: u16) -> Operand {
+    sreg(s, mask_sgprs(t))
+}
+
+/// The instruction's opcode under the GFX9 name the rewriter compares
+/// with (`Opcode::S_ADD_U32`, `Opcode::S_SWAPPC_B64`, ...): GFX10 words
+/// decode to GFX10's own table entries (`s_mov_b32` is SOP1 0 on GFX9, 3
+/// on GFX10), so an entry of another generation is mapped to gfx90a's
+/// entry of the same mnemonic and encoding family (memoised). GFX9 code
+/// is returned as decoded.
+pub fn canon(inst: &Instruction) -> Opcode {
+    let op = inst.opcode();
+    if inst.target().generation() == 9 {
+        return op;
+    }
+    thread_local! {
+        static CANON: std::cell::RefCell<std::collections::HashMap<Opcode, Opcode, FastHash>> =
+            std::cell::RefCell::default();
+    }
+    if let Some(c) = CANON.with(|m| m.borrow().get(&op).copied()) {
+        return c;
+    }
+    let c = op.for_target(Target::Gfx90a);
+    CANON.with(|m| m.borrow_mut().insert(op, c));
+    c
+}
+
+/// The memory class of `inst`, read through its encoding family so GFX10
+/// words (`GlobalGfx10`, `SmemGfx10`, `DsGfx10`, ...) are classed as
+/// their GFX9 forms are ([`Instruction::memory_class`] matches the GFX9
+/// encodings only). GFX10 DS is LDS (Lathe's compute code has no GDS).
+pub fn memory_class(inst: &Instruction) -> lathe_isa::MemoryClass {
+    use lathe_isa::{Encoding as E, MemoryClass as M};
+    let enc = inst.encoding();
+    if enc.family() == enc {
+        return inst.memory_class();
+    }
+    match enc.family() {
+        E::Smem => M::Scalar,
+        E::Flat => M::Flat,
+        E::Global => M::Global,
+        E::Scratch => M::Scratch,
+        E::Mubuf | E::Mtbuf => M::Buffer,
+        E::Ds if inst.is_load() || inst.is_store() || inst.is_atomic() => M::Lds,
+        _ => inst.memory_class(),
+    }
+}
+
+/// True for GFX10's wave32 `s_*_saveexec_b32`/`s_*_wrexec_b32`, which
+/// read and write `exec_lo`: lathe-isa's tables flag only the `_b64`
+/// forms as EXEC readers and writers (`gen/rules.py`), so dbi adds the
+/// implicit `exec_lo` itself (liveness, exec-writing sites, `instr-count`
+/// regions). Without it a wave32 whole-wave region (`s_or_saveexec_b32
+/// s48, -1`) was counted with the lanes before it.
+pub fn writes_exec_lo_implicitly(inst: &Instruction) -> bool {
+    let name = inst.opcode().name();
+    inst.encoding().family() == lathe_isa::Encoding::Sop1
+        && (name.ends_with("_saveexec_b32") || name.ends_with("_wrexec_b32"))
+}
+
+/// The first of `ops` that `t` has (the generations name some VALU
+/// instructions differently: GFX9's `v_add_u32` is GFX10's
+/// `v_add_nc_u32`); the first one when none is there, so the encoder
+/// reports it.
+fn first_on(t: Target, ops: &[Opcode]) -> Opcode {
+    ops.iter()
+        .copied()
+        .find(|o| o.for_target(t).info().supports(t))
+        .unwrap_or(ops[0])
+}
+
+/// The 32-bit VALU add without carry-out, e32 (`v_add_u32`,
+/// `v_add_nc_u32`).
+pub(crate) fn add_u32(t: Target) -> Opcode {
+    first_on(t, &[Opcode::V_ADD_U32_E32, Opcode::V_ADD_NC_U32_E32])
+}
+
+/// The VOP3 add with carry-out (`v_add_co_u32_e64`, GFX10's
+/// `v_add_co_u32`).
+pub(crate) fn add_co_u32(t: Target) -> Opcode {
+    first_on(t, &[Opcode::V_ADD_CO_U32_E64, Opcode::V_ADD_CO_U32])
+}
+
+/// The VOP3 add with carry-in and carry-out (`v_addc_co_u32`,
+/// `v_add_co_ci_u32`).
+pub(crate) fn addc_u32(t: Target) -> Opcode {
+    first_on(t, &[Opcode::V_ADDC_CO_U32_E64, Opcode::V_ADD_CO_CI_U32_E64])
+}
+
+/// `s_mov_b32`/`s_mov_b64 dst, src` for a lane mask on `t`.
+pub fn mask_mov(t: Target, dst: Operand, src: Operand) -> Result<Instruction, BuildError> {
+    let op = if mask_sgprs(t) == 1 {
+        Opcode::S_MOV_B32
+    } else {
+        Opcode::S_MOV_B64
+    };
+    build(t, op, &[dst, src])
+}
+
+/// `s_mov_b64 s[save], exec; s_mov_b64 exec, 1` (`_b32` and `exec_lo` in
+/// wave32).
 pub fn exec_one(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
-    out.push(build(
-        t,
-        Opcode::S_MOV_B64,
-        &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
-    )?);
-    out.push(build(
-        t,
-        Opcode::S_MOV_B64,
-        &[Operand::Reg(RegRange::EXEC), Operand::Int(1)],
-    )?);
+    out.push(mask_mov(t, mask_reg(t, r.save), exec_mask(t))?);
+    out.push(mask_mov(t, exec_mask(t), Operand::Int(1))?);
     Ok(())
 }
 
-/// `s_mov_b64 exec, s[save]`.
+/// `s_mov_b64 exec, s[save]` (`_b32` and `exec_lo` in wave32).
 pub fn exec_restore(t: Target, r: &Reserved, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
-    out.push(build(
-        t,
-        Opcode::S_MOV_B64,
-        &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
-    )?);
+    out.push(mask_mov(t, exec_mask(t), mask_reg(t, r.save))?);
     Ok(())
 }
 
@@ -237,9 +367,19 @@ pub fn atomic_add_x2(
     )
 }
 
+/// The largest immediate offset of a GLOBAL instruction on `t`: 13 bits
+/// signed on GFX9, 12 bits signed on GFX10 (bit 12 is `dlc`).
+pub fn max_global_offset(t: Target) -> u32 {
+    if t.generation() == 10 {
+        2047
+    } else {
+        4095
+    }
+}
+
 /// The VGPR holding a slot's offset and the immediate: the zero VGPR and
-/// the slot as immediate while it fits GFX9's 13-bit signed offset,
-/// else `v_mov_b32 vtmp, slot` and 0.
+/// the slot as immediate while it fits the target's signed GLOBAL offset
+/// ([`max_global_offset`]), else `v_mov_b32 vtmp, slot` and 0.
 pub(crate) fn slot_address(
     t: Target,
     r: &Reserved,
@@ -247,7 +387,7 @@ pub(crate) fn slot_address(
     span: u32,
     out: &mut Vec<Instruction>,
 ) -> Result<(u16, i32), BuildError> {
-    if slot + span <= 4095 {
+    if slot + span <= max_global_offset(t) {
         Ok((r.voff, slot as i32))
     } else {
         out.push(build(

@@ -49,7 +49,10 @@ use std::sync::{Arc, Mutex};
 
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
 
-use crate::asm::{build, build_m, konst, sreg, vreg, waitcnt};
+use crate::asm::{
+    add_co_u32, addc_u32, build, build_m, exec_mask, konst, mask_mov, mask_reg, mask_sgprs, sreg,
+    vreg, waitcnt,
+};
 use crate::lift::Program;
 use crate::live::{Liveness, RegSet};
 use crate::rewrite::{Probe, ProbeCx, SymRef};
@@ -463,13 +466,18 @@ fn reach_via_got(
 fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegSet {
     let f = &p.functions[fi];
     let eff = &live.functions[fi].effects;
-    let is_ret = |i: &Instruction| matches!(i.opcode(), Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64);
+    let is_ret = |i: &Instruction| {
+        matches!(
+            crate::asm::canon(i),
+            Opcode::S_SETPC_B64 | Opcode::S_SWAPPC_B64
+        )
+    };
     // Prologue saves of registers to the stack (whole-wave saves of the
     // VGPRs the function uses for SGPR spills) read them without using
     // their values.
     let is_stack = |i: &Instruction| {
         matches!(
-            i.memory_class(),
+            crate::asm::memory_class(i),
             lathe_isa::MemoryClass::Scratch | lathe_isa::MemoryClass::Buffer
         )
     };
@@ -485,7 +493,7 @@ fn entry_reads(p: &Program, live: &Liveness, fi: usize, reach: &[usize]) -> RegS
                 continue;
             }
             let mut u = e.uses;
-            if x.inst.opcode() == Opcode::V_WRITELANE_B32 {
+            if crate::asm::canon(&x.inst) == Opcode::V_WRITELANE_B32 {
                 // One lane written (SGPR spills): the other lanes' values
                 // are not used.
                 for k in 0..4 {
@@ -539,10 +547,10 @@ fn frame_need(
         if dst != Some(RegRange::sgpr(32, 1)) || !i.writes_reg_any() {
             continue;
         }
-        let k = match i.opcode() {
+        let k = match crate::asm::canon(i) {
             Opcode::S_ADD_U32 | Opcode::S_ADD_I32 | Opcode::S_ADDK_I32 => {
                 ops.iter().skip(1).find_map(|o| match o.value {
-                    Operand::Literal(v) if i.opcode() == Opcode::S_ADDK_I32 => {
+                    Operand::Literal(v) if crate::asm::canon(i) == Opcode::S_ADDK_I32 => {
                         Some(v as u16 as i16 as i32 as u32)
                     }
                     Operand::Literal(v) => Some(v),
@@ -615,16 +623,8 @@ impl Probe for KernargSaver {
         let (t, r) = (cx.target, cx.regs);
         // Every lane's copy (a hook may run in lanes inactive at entry,
         // after the kernel sets EXEC itself). SCC is dead at entry.
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
-        )?);
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-        )?);
+        out.push(mask_mov(t, mask_reg(t, r.save), exec_mask(t))?);
+        out.push(mask_mov(t, exec_mask(t), Operand::Int(-1))?);
         out.push(build(
             t,
             Opcode::S_MOV_B32,
@@ -661,11 +661,7 @@ impl Probe for KernargSaver {
                 }
             }
         }
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
-        )?);
+        out.push(mask_mov(t, exec_mask(t), mask_reg(t, r.save))?);
         Ok(())
     }
 }
@@ -841,18 +837,18 @@ impl HookProbe {
                         b.push(mov(k + 1, sreg(s + 1, 1))?);
                         b.push(build(
                             t,
-                            Opcode::V_ADD_CO_U32_E64,
-                            &[vreg(k, 1), sreg(t2, 2), sreg(s, 1), vreg(k, 1)],
+                            add_co_u32(t),
+                            &[vreg(k, 1), mask_reg(t, t2), sreg(s, 1), vreg(k, 1)],
                         )?);
                         b.push(build(
                             t,
-                            Opcode::V_ADDC_CO_U32_E64,
+                            addc_u32(t),
                             &[
                                 vreg(k + 1, 1),
-                                sreg(t2, 2),
+                                mask_reg(t, t2),
                                 vreg(k + 1, 1),
                                 Operand::Int(0),
-                                sreg(t2, 2),
+                                mask_reg(t, t2),
                             ],
                         )?);
                     } else {
@@ -865,7 +861,7 @@ impl HookProbe {
                         Arg::GridDim(_) => (ka.block_count[ax as usize], Opcode::GLOBAL_LOAD_DWORD),
                         _ => (ka.group_size[ax as usize], Opcode::GLOBAL_LOAD_USHORT),
                     };
-                    match off.filter(|&o| o < 4096) {
+                    match off.filter(|&o| o <= crate::asm::max_global_offset(t)) {
                         Some(off) => b.push(kernarg_load(t, op, k, tpair, off)?),
                         None if ka.dispatch_sgpr.is_some() => {
                             // Computed at entry from the dispatch packet
@@ -1066,16 +1062,8 @@ impl Probe for HookProbe {
                 &[sreg(scc, 1), Operand::Int(1), Operand::Int(0)],
             )?);
         }
-        b.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[sreg(e, 2), Operand::Reg(RegRange::EXEC)],
-        )?);
-        b.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-        )?);
+        b.push(mask_mov(t, mask_reg(t, e), exec_mask(t))?);
+        b.push(mask_mov(t, exec_mask(t), Operand::Int(-1))?);
         b.push(area_base(t, tp, area, sp)?);
         for &v in &save_v {
             let off = slot_of(v).unwrap_or(0);
@@ -1104,22 +1092,19 @@ impl Probe for HookProbe {
             )?);
         }
         b.push(store_dword(t, w, tp, sgpr_slot)?);
-        b.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
-        )?);
+        b.push(mask_mov(t, exec_mask(t), mask_reg(t, e))?);
         if self.inactive_waves {
             // No active lane: call in lane 0.
+            let (cmp, sel) = if mask_sgprs(t) == 1 {
+                (Opcode::S_CMP_EQ_U32, Opcode::S_CSELECT_B32)
+            } else {
+                (Opcode::S_CMP_EQ_U64, Opcode::S_CSELECT_B64)
+            };
+            b.push(build(t, cmp, &[mask_reg(t, e), Operand::Int(0)])?);
             b.push(build(
                 t,
-                Opcode::S_CMP_EQ_U64,
-                &[sreg(e, 2), Operand::Int(0)],
-            )?);
-            b.push(build(
-                t,
-                Opcode::S_CSELECT_B64,
-                &[Operand::Reg(RegRange::EXEC), Operand::Int(1), sreg(e, 2)],
+                sel,
+                &[exec_mask(t), Operand::Int(1), mask_reg(t, e)],
             )?);
         }
         // Arguments.
@@ -1181,11 +1166,7 @@ impl Probe for HookProbe {
             )?);
         }
         // Restore (the site's EXEC comes back from the saved lanes).
-        b.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-        )?);
+        b.push(mask_mov(t, exec_mask(t), Operand::Int(-1))?);
         b.push(area_base(t, tp, area, sp)?);
         b.push(load_dword(t, w, tp, sgpr_slot)?);
         for &v in &save_v {
@@ -1213,11 +1194,7 @@ impl Probe for HookProbe {
                 &[sreg(scc, 1), vreg(w, 1), konst(63)],
             )?);
         }
-        b.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
-        )?);
+        b.push(mask_mov(t, exec_mask(t), mask_reg(t, e))?);
         if live.scc {
             b.push(build(
                 t,

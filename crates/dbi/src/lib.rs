@@ -35,7 +35,9 @@ pub enum Error {
     #[error("target {0}: {1}")]
     Target(String, lathe_isa::TargetError),
     /// The processor's code can be lifted but not instrumented yet.
-    #[error("{0} code can be disassembled and lifted but not instrumented yet (GFX9 only)")]
+    #[error(
+        "{0} code can be disassembled and lifted but not instrumented yet (GFX9 and GFX10 only)"
+    )]
     NotInstrumentable(String),
     /// No function matched.
     #[error("no kernel or function named {0}")]

@@ -144,6 +144,41 @@ pub struct Gap {
     pub bytes: Vec<u8>,
 }
 
+/// `target` running the code object's wave size: GFX10+ kernels say theirs
+/// in the descriptor (`ENABLE_WAVEFRONT_SIZE32`), and device functions run
+/// in their callers' waves, so one size covers the object. Decoding and
+/// every probe follow it (one-SGPR lane masks in wave32). A code object
+/// whose kernels disagree is refused.
+fn code_wave_target(
+    co: &CodeObject<'_>,
+    target: Target,
+    syms: &lathe_codeobj::Symbols<'_>,
+) -> Result<Target, Error> {
+    let Some(tid) = co.target() else {
+        return Ok(target);
+    };
+    let arch = lathe_codeobj::KdArch::for_processor(tid.processor);
+    let mut size: Option<(u32, &str)> = None;
+    for k in syms.kernels() {
+        let Ok(d) = &k.descriptor else { continue };
+        let w = d.wavefront_size(arch);
+        match size {
+            Some((s, first)) if s != w => {
+                return Err(Error::Unsupported {
+                    function: k.name.to_string(),
+                    addr: k.entry.unwrap_or(0),
+                    why: format!("wave{w} kernel in a code object whose {first} is wave{s}"),
+                })
+            }
+            Some(_) => {}
+            None => size = Some((w, k.name)),
+        }
+    }
+    Ok(size
+        .and_then(|(w, _)| target.with_wave_size(w))
+        .unwrap_or(target))
+}
+
 /// A branch, call or address computation whose target is not recovered.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Unresolved {
@@ -179,6 +214,7 @@ impl Program {
         let target = Target::from_name(tid.processor.name())
             .map_err(|e| Error::Target(tid.to_string(), e))?;
         let syms = co.symbols()?;
+        let target = code_wave_target(co, target, &syms)?;
         let exec_sections: Vec<_> = co
             .sections()
             .iter()
@@ -342,7 +378,7 @@ fn sreg_of(op: &Operand) -> Option<RegRange> {
 /// The literal K of `s_add_u32 d, d, K` / `s_addc_u32 d, d, K` (either
 /// source order) when `d` is `reg`.
 fn add_literal(inst: &Instruction, op: Opcode, reg: u16) -> Option<u32> {
-    if inst.opcode() != op {
+    if crate::asm::canon(inst) != op {
         return None;
     }
     let ops = inst.operands();
@@ -380,7 +416,7 @@ fn writes_sreg(inst: &Instruction, reg: u16) -> bool {
 fn find_pcrel(f: &Function) -> Vec<PcRel> {
     let mut out = Vec::new();
     for (i, gi) in f.insts.iter().enumerate() {
-        if gi.inst.opcode() != Opcode::S_GETPC_B64 {
+        if crate::asm::canon(&gi.inst) != Opcode::S_GETPC_B64 {
             continue;
         }
         let Some(d) = gi.inst.operands().first().and_then(|o| sreg_of(&o.value)) else {
@@ -469,7 +505,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
             unres(f, i, "invalid instruction");
         }
         if let Some(t) = pc_relative_target(inst, x.addr) {
-            if inst.opcode() == Opcode::S_CALL_B64 {
+            if crate::asm::canon(inst) == Opcode::S_CALL_B64 {
                 calls.push(Call {
                     site: i,
                     target: Some(t),
@@ -481,7 +517,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
                 unres(f, i, "branch target outside the function");
             }
         }
-        match inst.opcode() {
+        match crate::asm::canon(inst) {
             Opcode::S_SWAPPC_B64 => {
                 let src = inst.operands().get(1).and_then(|o| sreg_of(&o.value));
                 let t = src.and_then(|r| pair_target(f, i, r.first));
@@ -536,7 +572,7 @@ fn build_cfg(f: &mut Function, entries: &HashMap<u64, usize>, unresolved: &mut V
         let inst = &x.inst;
         let next = (bi + 1 < blocks.len()).then_some(bi + 1);
         let mut succs = Vec::new();
-        let op = inst.opcode();
+        let op = crate::asm::canon(inst);
         if let Some(t) = pc_relative_target(inst, x.addr).filter(|_| op != Opcode::S_CALL_B64) {
             if let Some(ti) = f.index_of(t) {
                 succs.push(block_of[ti]);

@@ -267,14 +267,23 @@ fn whole_vector_write(inst: &Instruction) -> bool {
     !(inst.encoding().has_dpp_masks()
         || sem::of(inst.opcode()).partial != Partial::Full
         || inst.is_atomic() && !inst.is_load()
-        || inst.opcode() == Opcode::V_ACCVGPR_MOV_B32)
+        || crate::asm::canon(inst) == Opcode::V_ACCVGPR_MOV_B32)
 }
 
 /// The effects of one instruction.
 pub fn effects(inst: &Instruction) -> Effects {
     let mut e = Effects::default();
     let whole = whole_vector_write(inst);
-    inst.for_each_reg(|a| {
+    // In wave32 the implicit EXEC and VCC are `exec_lo` and `vcc_lo`: the
+    // high halves are neither read nor written.
+    let mask = crate::asm::mask_sgprs(inst.target());
+    inst.for_each_reg(|mut a| {
+        if a.implicit
+            && a.reg.file == RegFile::Scalar
+            && (a.reg == RegRange::EXEC || a.reg == RegRange::VCC)
+        {
+            a.reg = RegRange::sgpr(a.reg.first, mask);
+        }
         if a.read {
             e.uses.add(a.reg);
         }
@@ -292,13 +301,24 @@ pub fn effects(inst: &Instruction) -> Effects {
             }
         }
     });
+    if crate::asm::writes_exec_lo_implicitly(inst) {
+        let lo = RegRange::sgpr(lathe_isa::reg::sreg::EXEC_LO, 1);
+        e.uses.add(lo);
+        e.defs.add(lo);
+        e.kills_scalar.add(lo);
+    }
     // A printed implicit `vcc` (VOP2 carry-out, VOPC e32) is listed as
     // read by the instruction info; it is read only when the opcode reads
     // VCC (carry-in, v_cndmask) or an explicit source names it.
     // A dual-issue word reads VCC when either half does (a VOPD Y-half
     // `v_dual_cndmask_b32` reads `vcc_lo` whatever the X half is).
     let reads_vcc = |flags: u64| flags & lathe_isa::opcode::flags::READS_VCC != 0;
-    if e.uses.contains(RegRange::VCC)
+    // VCC is `vcc_lo` alone in wave32.
+    let vcc = RegRange::sgpr(
+        lathe_isa::reg::sreg::VCC_LO,
+        crate::asm::mask_sgprs(inst.target()),
+    );
+    if e.uses.contains(vcc)
         && !reads_vcc(inst.flags())
         && !inst
             .vopd_y()
@@ -309,12 +329,12 @@ pub fn effects(inst: &Instruction) -> Effects {
                 && matches!(o.value, Operand::Reg(r) if r.file == RegFile::Scalar && r.overlaps(&RegRange::VCC))
         })
     {
-        e.uses.remove(RegRange::VCC);
+        e.uses.remove(vcc);
     }
     // Conditional moves keep the old value when the condition is false.
     if inst.flags() & lathe_isa::opcode::flags::CBRANCH != 0
         || matches!(
-            inst.opcode(),
+            crate::asm::canon(inst),
             Opcode::S_CMOV_B32
                 | Opcode::S_CMOV_B64
                 | Opcode::S_CMOVK_I32
@@ -365,7 +385,13 @@ pub fn writes_exec(e: &Effects) -> bool {
 const EXEC_LO: u16 = 126;
 
 fn is_exec_all_ones(inst: &Instruction) -> bool {
-    if inst.opcode() != Opcode::S_MOV_B64 {
+    // `s_mov_b64 exec, -1`; `s_mov_b32 exec_lo, -1` in wave32.
+    let mov = if crate::asm::mask_sgprs(inst.target()) == 1 {
+        Opcode::S_MOV_B32
+    } else {
+        Opcode::S_MOV_B64
+    };
+    if crate::asm::canon(inst) != mov {
         return false;
     }
     let ops = inst.operands();
@@ -617,7 +643,8 @@ fn function_liveness(
                 let e = &effects[i];
                 let inst = &f.insts[i].inst;
                 let mut sc = live;
-                let is_call = inst.opcode() != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
+                let is_call =
+                    crate::asm::canon(inst) != Opcode::S_SETPC_B64 && call_at.contains_key(&i);
                 if is_call {
                     // The callee reads its live-in; nothing is killed
                     // except the return address the call writes.

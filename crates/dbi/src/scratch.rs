@@ -149,18 +149,20 @@ pub struct ScratchCx {
     /// Flat scratch is architected (gfx942): no descriptor, `FLAT_SCRATCH`
     /// set by the hardware.
     pub architected: bool,
+    /// Lanes per wave (the wave-scaled stack pointer's factor).
+    pub lanes: u32,
 }
 
 impl ScratchCx {
     /// The value a callee following the AMDGPU calling convention expects
     /// in `s32` (its stack pointer) for its frame to start at the
-    /// request's area: the area times 64 (wave-scaled) with a buffer
-    /// descriptor, the area itself with architected flat scratch.
+    /// request's area: the area times the wave size (wave-scaled) with a
+    /// buffer descriptor, the area itself with architected flat scratch.
     pub fn stack_pointer(&self) -> u32 {
         if self.architected {
             self.area
         } else {
-            self.area * 64
+            self.area * self.lanes
         }
     }
 }
@@ -175,8 +177,8 @@ pub enum ScratchError {
         /// User SGPRs needed.
         need: u32,
     },
-    /// Not a GFX9-class processor.
-    #[error("scratch set-up is implemented for GFX9-class processors only")]
+    /// Not a GFX9- or GFX10-class processor.
+    #[error("scratch set-up is implemented for GFX9- and GFX10-class processors only")]
     Arch,
     /// The area would end past the most scratch a lane can have
     /// ([`MAX_LANE_SCRATCH`]).
@@ -226,7 +228,7 @@ impl Plan {
         bytes: u32,
     ) -> Result<Plan, ScratchError> {
         use lathe_bundle::target::Family;
-        if !matches!(arch.family, Family::Gfx9) {
+        if !matches!(arch.family, Family::Gfx9 | Family::Gfx10) {
             return Err(ScratchError::Arch);
         }
         let old_size = d.private_segment_fixed_size;
@@ -344,17 +346,46 @@ impl Plan {
         out: &mut Vec<Instruction>,
     ) -> Result<(), BuildError> {
         if let Some((psb, fsi, woff)) = self.sources {
-            let fs = lathe_isa::reg::sreg::FLAT_SCRATCH_LO;
-            out.push(build(
-                t,
-                Opcode::S_ADD_U32,
-                &[sreg(fs, 1), sreg(fsi, 1), sreg(woff, 1)],
-            )?);
-            out.push(build(
-                t,
-                Opcode::S_ADDC_U32,
-                &[sreg(fs + 1, 1), sreg(fsi + 1, 1), Operand::Int(0)],
-            )?);
+            if t.generation() >= 10 {
+                // GFX10: FLAT_SCRATCH is no SGPR pair but the hardware
+                // registers FLAT_SCR_LO/HI, written with `s_setreg`. The
+                // sum is formed in the init pair and taken back out, so
+                // the original code finds the init value it expects.
+                out.push(build(
+                    t,
+                    Opcode::S_ADD_U32,
+                    &[sreg(fsi, 1), sreg(fsi, 1), sreg(woff, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_ADDC_U32,
+                    &[sreg(fsi + 1, 1), sreg(fsi + 1, 1), Operand::Int(0)],
+                )?);
+                out.push(setreg(t, HWREG_FLAT_SCR_LO, fsi)?);
+                out.push(setreg(t, HWREG_FLAT_SCR_LO + 1, fsi + 1)?);
+                out.push(build(
+                    t,
+                    Opcode::S_SUB_U32,
+                    &[sreg(fsi, 1), sreg(fsi, 1), sreg(woff, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_SUBB_U32,
+                    &[sreg(fsi + 1, 1), sreg(fsi + 1, 1), Operand::Int(0)],
+                )?);
+            } else {
+                let fs = lathe_isa::reg::sreg::FLAT_SCRATCH_LO;
+                out.push(build(
+                    t,
+                    Opcode::S_ADD_U32,
+                    &[sreg(fs, 1), sreg(fsi, 1), sreg(woff, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_ADDC_U32,
+                    &[sreg(fs + 1, 1), sreg(fsi + 1, 1), Operand::Int(0)],
+                )?);
+            }
             if let Some(r) = rsrc {
                 out.push(build(
                     t,
@@ -380,9 +411,29 @@ impl Plan {
     }
 }
 
-/// A GFX9 `scratch_*` dword access with an SGPR base and no VGPR address
+/// `hwreg` id of FLAT_SCR_LO (GFX10; FLAT_SCR_HI is the next one).
+pub const HWREG_FLAT_SCR_LO: u32 = 20;
+
+/// `s_setreg_b32 hwreg(id, 0, 32), s[src]`, assembled from its SOPK
+/// fields and checked by decoding.
+fn setreg(t: Target, id: u32, src: u16) -> Result<Instruction, BuildError> {
+    let op = Opcode::S_SETREG_B32.for_target(t);
+    let simm = id | (31 << 11);
+    let w = 0xb000_0000 | (u32::from(op.info().code) << 23) | (u32::from(src) << 16) | simm;
+    let i = lathe_isa::decode(t, &w.to_le_bytes());
+    if i.opcode() != op || i.len() != 4 {
+        return Err(BuildError::Invalid {
+            opcode: op,
+            words: vec![w],
+        });
+    }
+    Ok(i)
+}
+
+/// A `scratch_*` dword access with an SGPR base and no VGPR address
 /// (`off`), assembled from its fields (the builder's operand list has no
-/// `off` form for the address VGPR) and checked by decoding.
+/// `off` form for the address VGPR) and checked by decoding. The offset
+/// is 13 bits signed on GFX9, 12 on GFX10 (bit 12 is `dlc` there).
 fn scratch_sgpr(
     t: Target,
     op: Opcode,
@@ -391,7 +442,9 @@ fn scratch_sgpr(
     base: u16,
     off: u32,
 ) -> Result<Instruction, BuildError> {
-    let w0 = 0xdc00_4000 | (u32::from(op.info().code) << 18) | (off & 0x1fff);
+    let op = op.for_target(t);
+    let max = crate::asm::max_global_offset(t);
+    let w0 = 0xdc00_4000 | (u32::from(op.info().code) << 18) | (off & max);
     let w1 = (u32::from(data & 0xff) << 8)
         | (u32::from(base & 0x7f) << 16)
         | (u32::from(vdst & 0xff) << 24);
@@ -399,7 +452,7 @@ fn scratch_sgpr(
     b[..4].copy_from_slice(&w0.to_le_bytes());
     b[4..].copy_from_slice(&w1.to_le_bytes());
     let i = lathe_isa::decode(t, &b);
-    if i.opcode() != op || i.len() != 8 || off > 4095 {
+    if i.opcode() != op || i.len() != 8 || off > max {
         return Err(BuildError::Invalid {
             opcode: op,
             words: vec![w0, w1],

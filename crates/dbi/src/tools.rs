@@ -741,13 +741,15 @@ fn access_size(inst: &lathe_isa::Instruction) -> u32 {
 }
 
 /// The immediate offset the emulator adds (FLAT: 12 bits; GLOBAL and
-/// SCRATCH: 13 bits signed; DS: the 16-bit offset field).
+/// SCRATCH: 13 bits signed on GFX9, 12 on GFX10, where bit 12 is `dlc`;
+/// DS: the 16-bit offset field).
 fn imm_offset(inst: &lathe_isa::Instruction) -> i64 {
     let w0 = inst.words().first().copied().unwrap_or(0);
-    match inst.encoding() {
+    let bits = crate::asm::max_global_offset(inst.target()).count_ones() + 1;
+    match inst.encoding().family() {
         lathe_isa::Encoding::Flat => i64::from(w0 & 0xfff),
         lathe_isa::Encoding::Ds => i64::from(w0 & 0xffff),
-        _ => i64::from(((w0 & 0x1fff) << 19) as i32 >> 19),
+        _ => i64::from((w0 << (32 - bits)) as i32 >> (32 - bits)),
     }
 }
 
@@ -783,7 +785,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         } else {
             "load"
         };
-        let space = match inst.encoding() {
+        let space = match inst.encoding().family() {
             lathe_isa::Encoding::Global => "global",
             lathe_isa::Encoding::Ds => "lds",
             lathe_isa::Encoding::Scratch => "scratch",
@@ -793,7 +795,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         let size = access_size(inst);
         // The MUBUF probe records the whole address (its offset sits
         // inside the private segment's swizzle).
-        let off = if inst.encoding() == lathe_isa::Encoding::Mubuf {
+        let off = if inst.encoding().family() == lathe_isa::Encoding::Mubuf {
             0
         } else {
             imm_offset(inst)
@@ -801,7 +803,7 @@ pub fn decode_trace(b: &ToolBuild, data: &[u8]) -> Trace {
         // SCRATCH offsets and LDS addresses are 32 bits: the offset
         // field wraps (clang folds `tile[63 - t]` into a negative base).
         let scratch = matches!(
-            inst.encoding(),
+            inst.encoding().family(),
             lathe_isa::Encoding::Scratch | lathe_isa::Encoding::Ds
         );
         for lane in 0..64u8 {

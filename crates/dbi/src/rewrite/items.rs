@@ -132,6 +132,7 @@ pub(crate) fn function_code(
             bytes: r.probe.scratch_bytes(),
             rsrc: cr.rsrc,
             architected,
+            lanes: t.wave_size(),
         });
         let want_rsrc = scx.is_some() && !architected;
         let mut sregs = regs;
@@ -171,22 +172,8 @@ pub(crate) fn function_code(
             }
             // Outstanding loads into the borrowed VGPRs land first.
             out.push(waitcnt(t, 0, 0).map_err(enc)?);
-            out.push(
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[sreg(e, 2), Operand::Reg(RegRange::EXEC)],
-                )
-                .map_err(enc)?,
-            );
-            out.push(
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-                )
-                .map_err(enc)?,
-            );
+            out.push(mask_mov(t, mask_reg(t, e), exec_mask(t)).map_err(enc)?);
+            out.push(mask_mov(t, exec_mask(t), Operand::Int(-1)).map_err(enc)?);
             if cr.lanes {
                 out.push(build(t, Opcode::S_MOV_B32, &[sreg(a, 1), konst(area)]).map_err(enc)?);
             }
@@ -241,14 +228,7 @@ pub(crate) fn function_code(
                     build(t, Opcode::V_MOV_B32_E32, &[vreg(v, 1), Operand::Int(k)]).map_err(enc)?,
                 );
             }
-            out.push(
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
-                )
-                .map_err(enc)?,
-            );
+            out.push(mask_mov(t, exec_mask(t), mask_reg(t, e)).map_err(enc)?);
         }
         let cx = ProbeCx {
             target: t,
@@ -280,14 +260,7 @@ pub(crate) fn function_code(
         }));
         out.insts.extend(code);
         if cr.vspill {
-            out.push(
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-                )
-                .map_err(enc)?,
-            );
+            out.push(mask_mov(t, exec_mask(t), Operand::Int(-1)).map_err(enc)?);
         }
         if let (true, Some(vs)) = (cr.lanes, state_v) {
             for (sg, lane) in &saved {
@@ -302,14 +275,7 @@ pub(crate) fn function_code(
                 out.push(crate::scratch::load_dword(t, *v, a, *off).map_err(enc)?);
             }
             out.push(waitcnt(t, 0, 15).map_err(enc)?);
-            out.push(
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
-                )
-                .map_err(enc)?,
-            );
+            out.push(mask_mov(t, exec_mask(t), mask_reg(t, e)).map_err(enc)?);
         }
         if let Some(m) = idx_mode {
             out.push(
@@ -382,7 +348,7 @@ pub(crate) fn function_code(
                             // Only where control falls through.
                             let falls = !x.inst.is_terminator()
                                 || x.inst.is_cond_branch()
-                                || x.inst.opcode() == Opcode::S_SWAPPC_B64;
+                                || crate::asm::canon(&x.inst) == Opcode::S_SWAPPC_B64;
                             if falls {
                                 add_site(
                                     &mut sites,
@@ -593,23 +559,11 @@ pub(crate) fn function_code(
             let e = pick_dead(&entry_live, &mut taken, 2).ok_or_else(|| no_entry("SGPR pair"))?;
             let a = pick_dead(&entry_live, &mut taken, 1).ok_or_else(|| no_entry("SGPR"))?;
             for i in [
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[sreg(e, 2), Operand::Reg(RegRange::EXEC)],
-                ),
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-                ),
+                mask_mov(t, mask_reg(t, e), exec_mask(t)),
+                mask_mov(t, exec_mask(t), Operand::Int(-1)),
                 build(t, Opcode::S_MOV_B32, &[sreg(a, 1), konst(area)]),
                 crate::scratch::store_dword(t, vs, a, 0),
-                build(
-                    t,
-                    Opcode::S_MOV_B64,
-                    &[Operand::Reg(RegRange::EXEC), sreg(e, 2)],
-                ),
+                mask_mov(t, exec_mask(t), mask_reg(t, e)),
             ] {
                 items.push(Item::Fixed(i.map_err(pe)?));
             }
@@ -679,7 +633,7 @@ pub(crate) fn function_code(
             .then(|| inst.branch_target(x.addr))
             .flatten()
         {
-            if inst.opcode() == Opcode::S_CALL_B64 {
+            if crate::asm::canon(&inst) == Opcode::S_CALL_B64 {
                 // A direct call: re-targeted to the callee's new copy
                 // (relaxed to s_getpc + add + s_swappc when out of
                 // range; SCC is saved in a dead or reserved SGPR).

@@ -83,11 +83,7 @@ impl Probe for MemTraceEntry {
         // SCC is dead at kernel entry. x in tmp, y in tmp+1, z in t2; the
         // group size in t2+1 and scc.
         let (x, y, z, gs, gy) = (r.tmp, r.tmp + 1, r.t2, r.t2 + 1, r.scc);
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[sreg(r.save, 2), Operand::Reg(RegRange::EXEC)],
-        )?);
+        out.push(mask_mov(t, mask_reg(t, r.save), exec_mask(t))?);
         out.push(build(
             t,
             Opcode::V_READFIRSTLANE_B32,
@@ -163,14 +159,14 @@ impl Probe for MemTraceEntry {
         out.push(build(
             t,
             Opcode::S_LSHR_B32,
-            &[sreg(x, 1), sreg(x, 1), Operand::Int(6)],
+            &[
+                sreg(x, 1),
+                sreg(x, 1),
+                Operand::Int(t.wave_size().trailing_zeros() as i8),
+            ],
         )?);
         // Every lane's copy (a later site may run in lanes inactive here).
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), Operand::Int(-1)],
-        )?);
+        out.push(mask_mov(t, exec_mask(t), Operand::Int(-1))?);
         out.push(build(
             t,
             Opcode::S_MOV_B32,
@@ -228,7 +224,7 @@ impl Probe for MemTraceProbe {
     fn emit(&self, cx: &ProbeCx<'_>, out: &mut Vec<Instruction>) -> Result<(), BuildError> {
         use lathe_isa::{Encoding, Field};
         let (t, r) = (cx.target, cx.regs);
-        let enc = cx.inst.encoding();
+        let enc = cx.inst.encoding().family();
         let ops = cx.inst.operands();
         let by = |f: Field| ops.iter().find(|o| o.spec.field == f).map(|o| o.value);
         let scratch = enc == Encoding::Scratch;
@@ -272,19 +268,15 @@ impl Probe for MemTraceProbe {
         out.push(build(
             t,
             Opcode::V_CMP_LE_U32_E64,
-            &[sreg(r.t2, 2), vreg(pa, 1), vreg(ret, 1)],
+            &[mask_reg(t, r.t2), vreg(pa, 1), vreg(ret, 1)],
         )?);
         out.push(build(
             t,
             Opcode::V_CMP_GT_U32_E64,
-            &[sreg(r.tmp, 2), vreg(pa, 1), vreg(ret, 1)],
+            &[mask_reg(t, r.tmp), vreg(pa, 1), vreg(ret, 1)],
         )?);
         // Full: count the drop.
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), sreg(r.t2, 2)],
-        )?);
+        out.push(mask_mov(t, exec_mask(t), mask_reg(t, r.t2))?);
         let mut m8 = Modifiers::default();
         m8.offset = 8;
         out.push(build_m(
@@ -293,11 +285,7 @@ impl Probe for MemTraceProbe {
             &m8,
             &[vreg(r.vtmp, 1), vreg(r.vdata, 2), sreg(r.ptr, 2)],
         )?);
-        out.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), sreg(r.tmp, 2)],
-        )?);
+        out.push(mask_mov(t, exec_mask(t), mask_reg(t, r.tmp))?);
         // The record body, skipped when full.
         let mut body = Vec::with_capacity(24);
         // ret = ring + 16 + ret * TRACE_RECORD (lane 0).
@@ -308,7 +296,7 @@ impl Probe for MemTraceProbe {
         )?);
         body.push(build(
             t,
-            Opcode::V_ADD_U32_E32,
+            add_u32(t),
             &[vreg(ret, 1), Operand::Literal(ring + 16), vreg(ret, 1)],
         )?);
         body.push(build(
@@ -326,10 +314,16 @@ impl Probe for MemTraceProbe {
             Opcode::V_MOV_B32_E32,
             &[vreg(pa, 1), sreg(r.save, 1)],
         )?);
+        // EXEC's high half (none in wave32: 0).
+        let exec_hi = if mask_sgprs(t) == 2 {
+            sreg(r.save + 1, 1)
+        } else {
+            Operand::Int(0)
+        };
         body.push(build(
             t,
             Opcode::V_MOV_B32_E32,
-            &[vreg(pa + 1, 1), sreg(r.save + 1, 1)],
+            &[vreg(pa + 1, 1), exec_hi],
         )?);
         body.push(build_m(
             t,
@@ -364,11 +358,7 @@ impl Probe for MemTraceProbe {
             &[sreg(r.scc, 1), vreg(ret, 1)],
         )?);
         // Every active lane: its address at record + 32 + 8 * lane.
-        body.push(build(
-            t,
-            Opcode::S_MOV_B64,
-            &[Operand::Reg(RegRange::EXEC), sreg(r.save, 2)],
-        )?);
+        body.push(mask_mov(t, exec_mask(t), mask_reg(t, r.save))?);
         body.push(build(
             t,
             Opcode::V_MBCNT_LO_U32_B32,
@@ -386,7 +376,7 @@ impl Probe for MemTraceProbe {
         )?);
         body.push(build(
             t,
-            Opcode::V_ADD_U32_E32,
+            add_u32(t),
             &[vreg(r.vtmp, 1), sreg(r.scc, 1), vreg(r.vtmp, 1)],
         )?);
         if scratch {
@@ -394,7 +384,7 @@ impl Probe for MemTraceProbe {
             let lo = match (saddr, vaddr) {
                 (Some(sa), Some(va)) => build(
                     t,
-                    Opcode::V_ADD_U32_E32,
+                    add_u32(t),
                     &[vreg(pa, 1), sreg(sa.first, 1), vreg(va.first, 1)],
                 )?,
                 (Some(sa), None) => {
@@ -433,10 +423,10 @@ impl Probe for MemTraceProbe {
             (_, Some(s)) => {
                 body.push(build(
                     t,
-                    Opcode::V_ADD_CO_U32_E64,
+                    add_co_u32(t),
                     &[
                         vreg(pa, 1),
-                        sreg(r.t2, 2),
+                        mask_reg(t, r.t2),
                         sreg(s.first, 1),
                         vreg(addr.first, 1),
                     ],
@@ -448,13 +438,13 @@ impl Probe for MemTraceProbe {
                 )?);
                 body.push(build(
                     t,
-                    Opcode::V_ADDC_CO_U32_E64,
+                    addc_u32(t),
                     &[
                         vreg(pa + 1, 1),
-                        sreg(r.t2, 2),
+                        mask_reg(t, r.t2),
                         vreg(pa + 1, 1),
                         Operand::Int(0),
-                        sreg(r.t2, 2),
+                        mask_reg(t, r.t2),
                     ],
                 )?);
             }
@@ -525,7 +515,7 @@ pub(crate) fn mubuf_parts(
 /// MUBUF access into `vaux+2 : vaux+3`, the address the emulator records:
 /// `base + index × stride + offset + soffset` for a raw buffer, and for a
 /// descriptor with ADD_TID_ENABLE (the swizzled private segment) `base +
-/// soffset + (p / 4) × 256 + lane × 4 + p % 4` with `p = offset`. Which
+/// soffset + (p / 4) × 4 × lanes + lane × 4 + p % 4` with `p = offset`. Which
 /// one is chosen per wave from the descriptor's bit, so one probe serves
 /// both. Uses `vaux..vaux+3`, `tmp` and `t2`; VALU only (no SCC).
 pub(crate) fn mubuf_address(
@@ -554,7 +544,7 @@ pub(crate) fn mubuf_address(
     out.push(build(
         t,
         Opcode::V_CMP_NE_U32_E64,
-        &[sreg(r.tmp, 2), Operand::Int(0), vreg(p, 1)],
+        &[mask_reg(t, r.tmp), Operand::Int(0), vreg(p, 1)],
     )?);
     // p = the lane's offset register (second of the pair with idxen) +
     // the instruction's offset.
@@ -564,12 +554,9 @@ pub(crate) fn mubuf_address(
         _ => Operand::Int(0),
     };
     out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(p, 1), vo])?);
-    out.push(build(
-        t,
-        Opcode::V_ADD_U32_E32,
-        &[vreg(p, 1), konst(imm), vreg(p, 1)],
-    )?);
-    // Swizzled: swz = (p / 4) × 256 + lane × 4 + p % 4 (lo as temporary).
+    out.push(build(t, add_u32(t), &[vreg(p, 1), konst(imm), vreg(p, 1)])?);
+    // Swizzled: swz = (p / 4) × 4 × lanes + lane × 4 + p % 4 (lo as
+    // temporary).
     out.push(build(
         t,
         Opcode::V_MBCNT_LO_U32_B32,
@@ -603,7 +590,12 @@ pub(crate) fn mubuf_address(
     out.push(build(
         t,
         Opcode::V_LSHLREV_B32_E32,
-        &[vreg(lo, 1), Operand::Int(8), vreg(lo, 1)],
+        // A row is lanes × 4 bytes: 256 in wave64, 128 in wave32.
+        &[
+            vreg(lo, 1),
+            Operand::Int((t.wave_size() * 4).trailing_zeros() as i8),
+            vreg(lo, 1),
+        ],
     )?);
     out.push(build(
         t,
@@ -633,7 +625,7 @@ pub(crate) fn mubuf_address(
             Opcode::V_MAD_U64_U32,
             &[
                 vreg(lo, 2),
-                sreg(r.t2, 2),
+                mask_reg(t, r.t2),
                 vreg(first, 1),
                 vreg(p, 1),
                 vreg(lo, 2),
@@ -644,12 +636,17 @@ pub(crate) fn mubuf_address(
     out.push(build(
         t,
         Opcode::V_CNDMASK_B32_E64,
-        &[vreg(lo, 1), vreg(lo, 1), vreg(swz, 1), sreg(r.tmp, 2)],
+        &[vreg(lo, 1), vreg(lo, 1), vreg(swz, 1), mask_reg(t, r.tmp)],
     )?);
     out.push(build(
         t,
         Opcode::V_CNDMASK_B32_E64,
-        &[vreg(hi, 1), vreg(hi, 1), Operand::Int(0), sreg(r.tmp, 2)],
+        &[
+            vreg(hi, 1),
+            vreg(hi, 1),
+            Operand::Int(0),
+            mask_reg(t, r.tmp),
+        ],
     )?);
     out.push(build(
         t,
@@ -663,34 +660,34 @@ pub(crate) fn mubuf_address(
     )?);
     out.push(build(
         t,
-        Opcode::V_ADD_CO_U32_E64,
-        &[vreg(lo, 1), sreg(r.t2, 2), sreg(rsrc, 1), vreg(lo, 1)],
+        add_co_u32(t),
+        &[vreg(lo, 1), mask_reg(t, r.t2), sreg(rsrc, 1), vreg(lo, 1)],
     )?);
     out.push(build(
         t,
-        Opcode::V_ADDC_CO_U32_E64,
+        addc_u32(t),
         &[
             vreg(hi, 1),
-            sreg(r.t2, 2),
+            mask_reg(t, r.t2),
             vreg(p, 1),
             vreg(hi, 1),
-            sreg(r.t2, 2),
+            mask_reg(t, r.t2),
         ],
     )?);
     out.push(build(
         t,
-        Opcode::V_ADD_CO_U32_E64,
-        &[vreg(lo, 1), sreg(r.t2, 2), soff, vreg(lo, 1)],
+        add_co_u32(t),
+        &[vreg(lo, 1), mask_reg(t, r.t2), soff, vreg(lo, 1)],
     )?);
     out.push(build(
         t,
-        Opcode::V_ADDC_CO_U32_E64,
+        addc_u32(t),
         &[
             vreg(hi, 1),
-            sreg(r.t2, 2),
+            mask_reg(t, r.t2),
             Operand::Int(0),
             vreg(hi, 1),
-            sreg(r.t2, 2),
+            mask_reg(t, r.t2),
         ],
     )?);
     Ok(())

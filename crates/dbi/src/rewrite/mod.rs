@@ -135,8 +135,9 @@ pub fn instrument_lifted_with(
     requests: &[Request],
     opts: &Options,
 ) -> Result<Instrumented, Error> {
-    // Probes, register reuse and scratch set-up are GFX9's (issue 23).
-    if p.target.generation() != 9 {
+    // Probes and register reuse follow the target's wave size and
+    // encodings on GFX9 and GFX10 (D78); GFX11+ is not done (issue 23).
+    if !matches!(p.target.generation(), 9 | 10) {
         return Err(Error::NotInstrumentable(p.target.name().to_string()));
     }
     let prep = Prepared::new(co, p, live)?;
@@ -155,8 +156,9 @@ pub fn instrument_prepared(
     requests: &[Request],
     opts: &Options,
 ) -> Result<Instrumented, Error> {
-    // Probes, register reuse and scratch set-up are GFX9's (issue 23).
-    if p.target.generation() != 9 {
+    // Probes and register reuse follow the target's wave size and
+    // encodings on GFX9 and GFX10 (D78); GFX11+ is not done (issue 23).
+    if !matches!(p.target.generation(), 9 | 10) {
         return Err(Error::NotInstrumentable(p.target.name().to_string()));
     }
     if !prep.fits(p) {

@@ -137,11 +137,14 @@ impl Probe for CounterProbe {
                 Opcode::V_BCNT_U32_B32,
                 &[vreg(r.vcnt, 1), sreg(r.save, 1), Operand::Int(0)],
             )?);
-            out.push(build(
-                t,
-                Opcode::V_BCNT_U32_B32,
-                &[vreg(r.vcnt, 1), sreg(r.save + 1, 1), vreg(r.vcnt, 1)],
-            )?);
+            // EXEC's high half (wave64 only).
+            if mask_sgprs(t) == 2 {
+                out.push(build(
+                    t,
+                    Opcode::V_BCNT_U32_B32,
+                    &[vreg(r.vcnt, 1), sreg(r.save + 1, 1), vreg(r.vcnt, 1)],
+                )?);
+            }
             out.push(atomic_add_x2(t, r, va, r.vcnt, off + 8)?);
         }
         exec_restore(t, r, out)

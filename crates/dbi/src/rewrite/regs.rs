@@ -276,12 +276,12 @@ pub(crate) fn pending_scalar_loads(
     let mut before = vec![RegSet::default(); n];
     let xfer = |i: usize, st: RegSet| -> RegSet {
         let inst = &f.insts[i].inst;
-        if inst.opcode() == Opcode::S_WAITCNT {
+        if crate::asm::canon(inst) == Opcode::S_WAITCNT {
             let (_, _, lgkm) = lathe_isa::imm::waitcnt_fields(inst.words()[0] & 0xffff);
             if lgkm == 0 {
                 return RegSet::default();
             }
-        } else if inst.memory_class() == lathe_isa::MemoryClass::Scalar {
+        } else if crate::asm::memory_class(inst) == lathe_isa::MemoryClass::Scalar {
             return RegSet {
                 s: st.s | effs[i].defs.s,
                 ..st
@@ -360,7 +360,7 @@ pub(crate) fn s32_set_before(f: &crate::Function, effs: &[crate::live::Effects])
 /// Scalar registers an instruction's scalar load leaves in flight (all of
 /// its SGPR writes for SMEM loads, none otherwise).
 pub(crate) fn pending_after_mask(inst: &Instruction) -> u128 {
-    if inst.memory_class() == lathe_isa::MemoryClass::Scalar {
+    if crate::asm::memory_class(inst) == lathe_isa::MemoryClass::Scalar {
         u128::MAX
     } else {
         0
@@ -380,9 +380,9 @@ pub(crate) fn gpr_idx_modes(f: &crate::Function) -> (Vec<Option<i64>>, Vec<Optio
         for i in blk.start..blk.end {
             before[i] = m;
             let inst = &f.insts[i].inst;
-            if inst.opcode() == Opcode::S_SET_GPR_IDX_ON {
+            if crate::asm::canon(inst) == Opcode::S_SET_GPR_IDX_ON {
                 m = Some(i64::from(inst.words()[0] >> 8 & 0xf));
-            } else if inst.opcode() == Opcode::S_SET_GPR_IDX_OFF {
+            } else if crate::asm::canon(inst) == Opcode::S_SET_GPR_IDX_OFF {
                 m = None;
             }
             after[i] = m;

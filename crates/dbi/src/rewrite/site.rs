@@ -75,17 +75,17 @@ impl InstClass {
         use lathe_isa::{Encoding as E, MemoryClass as M};
         match self {
             InstClass::Salu => matches!(
-                inst.encoding(),
+                inst.encoding().family(),
                 E::Sop1 | E::Sop2 | E::Sopc | E::Sopk | E::Sopp
             ),
             InstClass::Valu => inst.encoding().is_valu(),
-            InstClass::Smem => inst.memory_class() == M::Scalar,
+            InstClass::Smem => crate::asm::memory_class(inst) == M::Scalar,
             InstClass::Vmem => matches!(
-                inst.memory_class(),
+                crate::asm::memory_class(inst),
                 M::Global | M::Flat | M::Scratch | M::Buffer | M::Image
             ),
-            InstClass::Lds => matches!(inst.memory_class(), M::Lds | M::Gds),
-            InstClass::Memory => inst.memory_class() != M::None,
+            InstClass::Lds => matches!(crate::asm::memory_class(inst), M::Lds | M::Gds),
+            InstClass::Memory => crate::asm::memory_class(inst) != M::None,
             InstClass::Branch => inst.is_branch() || inst.is_call() || inst.is_indirect_branch(),
             InstClass::ExecWrite => writes_exec(inst),
         }
@@ -94,7 +94,7 @@ impl InstClass {
 
 /// True if `inst` writes EXEC.
 pub fn writes_exec(inst: &Instruction) -> bool {
-    let mut w = false;
+    let mut w = crate::asm::writes_exec_lo_implicitly(inst);
     inst.for_each_reg(|a| {
         if a.write && a.reg.file == RegFile::Scalar && a.reg.overlaps(&RegRange::EXEC) {
             w = true;

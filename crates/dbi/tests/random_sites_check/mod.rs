@@ -34,6 +34,20 @@ pub fn one(
     st: &mut Stats,
 ) {
     let co = std::fs::read(build::linked_code_object(case, target, opt)).expect("co");
+    one_co(case, target, opt, &co, rng, st)
+}
+
+/// [`one`] on a code object already built for `target` at `opt` (`opt`
+/// only labels the runs).
+pub fn one_co(
+    case: &Case,
+    target: &'static str,
+    opt: &str,
+    co: &[u8],
+    rng: &mut lathe_cases::Prng,
+    st: &mut Stats,
+) {
+    let co = co.to_vec();
     let args = common::args_of(case);
     let shape = common::shape_of(case);
     let eopts = Options {

@@ -32,6 +32,18 @@ pub fn check(
 ) -> Result<(), String> {
     let co =
         std::fs::read(build::linked_code_object(case, target, opt)).map_err(|e| e.to_string())?;
+    check_co(case, target, &co, overhead)
+}
+
+/// [`check`] on a code object already built for `target` (a GFX10+ one
+/// in either wave size).
+pub fn check_co(
+    case: &Case,
+    target: &'static str,
+    co: &[u8],
+    overhead: &mut Overhead,
+) -> Result<(), String> {
+    let co = co.to_vec();
     let agent: lathe_bundle::TargetId = target.parse().map_err(|e| format!("{e:?}"))?;
     let args = args_of(case);
     let shape = shape_of(case);
