@@ -202,6 +202,12 @@ pub fn cvt_f32_f64(a: u64, m: Mode) -> u32 {
 /// `v_cvt_f64_f32`: exact; f32 denormal inputs flushed per the f32 mode.
 #[inline]
 pub fn cvt_f64_f32(a: u32, m: Mode) -> u64 {
+    // A normal input or a zero widens exactly on the host (nothing to
+    // flush or quiet); denormals, infinities and NaNs go the soft way.
+    let e = a >> 23 & 0xff;
+    if (e != 0 && e != 0xff) || a << 1 == 0 {
+        return f64::from(f32::from_bits(a)).to_bits();
+    }
     let a = flush_in::<F32>(a as u64, m.f32());
     soft::convert::<F32, F64>(a, Round::NearestEven)
 }

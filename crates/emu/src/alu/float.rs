@@ -605,6 +605,30 @@ pub fn ldexp<F: Arith>(a: u64, n: i32, m: Mode) -> u64 {
 // ---------------------------------------------------------------------------
 // Division helpers (clang's IEEE division expansion).
 
+/// [`div_scale`]'s usual case, decided by the exponents of `s1` (the
+/// denominator) and `s2` (the numerator) alone: both normal, so neither
+/// is zero nor S1 denormal; e2 - e1 below the threshold; 1/S1 and S2/S1
+/// at least the smallest normal (their quotient's lower bound,
+/// 2^(en - ed - 1), is, as in `quotient_below_normal_by_exponents`); S2
+/// not tiny. Every branch of the pseudocode is then not taken and the
+/// result is `(s0, false)`, without the two divisions. Branch-free, so a
+/// loop over lanes of it vectorises (the fast tier runs it over a whole
+/// row and sends only the other lanes to [`div_scale`]).
+#[inline(always)]
+pub fn div_scale_usual<F: Arith>(s1: u64, s2: u64) -> bool {
+    let diff_thresh = if F::BITS == 64 { 768 } else { 96 };
+    let tiny_exp = if F::BITS == 64 { 53 } else { 23 };
+    let e1 = soft::biased_exp::<F>(s1);
+    let e2 = soft::biased_exp::<F>(s2);
+    let normal = |e: i32| (e > 0) & (e < F::EMAX_BIASED);
+    normal(e1)
+        & normal(e2)
+        & (e2 - e1 < diff_thresh)
+        & (e1 <= 2 * F::BIAS - 2)
+        & (e2 - e1 >= 2 - F::BIAS)
+        & (e2 > tiny_exp)
+}
+
 /// `v_div_scale_f32/f64` per the ISA pseudocode: returns `(D, VCC bit)`.
 ///
 /// `s0` is the value to scale (the numerator or the denominator), `s1` the
@@ -642,21 +666,7 @@ pub fn div_scale<F: Arith>(s0: u64, s1: u64, s2: u64, m: Mode) -> (u64, bool) {
     let feq = |x: u64, y: u64| soft::compare::<F>(x, y) == Some(std::cmp::Ordering::Equal);
     let e1 = soft::biased_exp::<F>(s1);
     let e2 = soft::biased_exp::<F>(s2);
-    // The usual case first, decided by the exponents alone: both normal,
-    // so neither is zero nor S1 denormal; e2 - e1 below the threshold;
-    // 1/S1 and S2/S1 at least the smallest normal (their quotient's lower
-    // bound, 2^(en - ed - 1), is, as in
-    // `quotient_below_normal_by_exponents`); S2 not tiny. Every branch
-    // below is then not taken and D is S0: the same answer without the
-    // two divisions.
-    let normal = |e: i32| e > 0 && e < F::EMAX_BIASED;
-    if normal(e1)
-        && normal(e2)
-        && e2 - e1 < diff_thresh
-        && e1 <= 2 * F::BIAS - 2
-        && e2 - e1 >= 2 - F::BIAS
-        && e2 > tiny_exp
-    {
+    if div_scale_usual::<F>(s1, s2) {
         return (s0, false);
     }
     if soft::is_zero::<F>(s2) || soft::is_zero::<F>(s1) {
@@ -727,6 +737,24 @@ pub fn quotient_below_normal_by_exponents<F: Format>(n: u64, d: u64) -> Option<b
     }
 }
 
+/// [`div_fmas`]'s usual case: no VCC scaling, round to nearest even,
+/// and a host FMA result that is neither a NaN (so no input was one)
+/// nor denormal (nothing to flush); then that result is
+/// [`div_fmas`]'s. Returns it and whether the case holds (when it does
+/// not, the value means nothing). Branch-free, so a loop over lanes of
+/// it vectorises.
+#[inline(always)]
+pub fn div_fmas_usual<F: Arith>(a: u64, b: u64, c: u64, vcc: bool, m: Mode) -> (u64, bool) {
+    let rne = F::ctl(m).round == Round::NearestEven;
+    match F::host_fma(a, b, c) {
+        Some(r) => (
+            r,
+            !vcc & rne & !soft::is_nan::<F>(r) & !soft::is_denorm::<F>(r),
+        ),
+        None => (0, false),
+    }
+}
+
 /// `v_div_fmas_f32/f64`: fma(a, b, c) with one rounding; if `vcc`, the
 /// exact result is scaled before rounding by 2^64 (f64: 2^128) when c's
 /// biased exponent exceeds the bias, else by 2^-64 (f64: 2^-128). The
@@ -736,6 +764,10 @@ pub fn quotient_below_normal_by_exponents<F: Format>(n: u64, d: u64) -> Option<b
 /// result is flushed per mode.
 #[inline]
 pub fn div_fmas<F: Arith>(a: u64, b: u64, c: u64, vcc: bool, m: Mode) -> u64 {
+    let (r, usual) = div_fmas_usual::<F>(a, b, c, vcc, m);
+    if usual {
+        return r;
+    }
     let ctl = F::ctl(m);
     let scale = if !vcc {
         0
@@ -762,6 +794,25 @@ pub fn div_fmas<F: Arith>(a: u64, b: u64, c: u64, vcc: bool, m: Mode) -> u64 {
     flush_out::<F>(r, ctl)
 }
 
+/// [`div_fixup`]'s usual case: numerator and denominator normal (no
+/// NaN, zero or infinity among them), their exponents less than the
+/// underflow limit apart (f32/f64), and a quotient `s0` that is not a
+/// NaN; then none of the special cases applies and the result is `s0`'s
+/// magnitude with the sign sign(s1) ^ sign(s2). Returns it and whether
+/// the case holds. Branch-free, so a loop over lanes of it vectorises.
+#[inline(always)]
+pub fn div_fixup_usual<F: Arith>(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
+    let (e1, e2) = (soft::biased_exp::<F>(s1), soft::biased_exp::<F>(s2));
+    let normal = |e: i32| (e > 0) & (e < F::EMAX_BIASED);
+    let limit = if F::BITS == 64 { -1075 } else { -150 };
+    let above = F::BITS == 16 || e2 - e1 >= limit;
+    let neg = soft::sign::<F>(s1) != soft::sign::<F>(s2);
+    (
+        soft::signed_zero::<F>(neg) | soft::abs::<F>(s0),
+        normal(e1) & normal(e2) & above & !soft::is_nan::<F>(s0),
+    )
+}
+
 /// `v_div_fixup_f16/f32/f64` per the ISA pseudocode: `s0` the quotient, `s1`
 /// the denominator, `s2` the numerator. Special cases in order: NaN
 /// numerator, NaN denominator (quieted), 0/0 and inf/inf (the negative
@@ -773,6 +824,10 @@ pub fn div_fmas<F: Arith>(a: u64, b: u64, c: u64, vcc: bool, m: Mode) -> u64 {
 /// has no underflow case.
 #[inline]
 pub fn div_fixup<F: Arith>(s0: u64, s1: u64, s2: u64) -> u64 {
+    let (r, usual) = div_fixup_usual::<F>(s0, s1, s2);
+    if usual {
+        return r;
+    }
     let neg = soft::sign::<F>(s1) != soft::sign::<F>(s2);
     let sz = soft::signed_zero::<F>(neg);
     if soft::is_nan::<F>(s2) {
@@ -905,6 +960,38 @@ pub fn ldexp_f64(a: u64, n: i32, m: Mode) -> u64 {
 pub fn div_scale_f32(s0: u32, s1: u32, s2: u32, m: Mode) -> (u32, bool) {
     let (d, vcc) = div_scale::<F32>(s0 as u64, s1 as u64, s2 as u64, m);
     (d as u32, vcc)
+}
+/// [`div_scale_usual`] for f32.
+#[inline(always)]
+pub fn div_scale_usual_f32(s1: u32, s2: u32) -> bool {
+    div_scale_usual::<F32>(s1 as u64, s2 as u64)
+}
+/// [`div_scale_usual`] for f64.
+#[inline(always)]
+pub fn div_scale_usual_f64(s1: u64, s2: u64) -> bool {
+    div_scale_usual::<F64>(s1, s2)
+}
+/// [`div_fmas_usual`] for f32.
+#[inline(always)]
+pub fn div_fmas_usual_f32(a: u32, b: u32, c: u32, vcc: bool, m: Mode) -> (u32, bool) {
+    let (r, ok) = div_fmas_usual::<F32>(a as u64, b as u64, c as u64, vcc, m);
+    (r as u32, ok)
+}
+/// [`div_fmas_usual`] for f64.
+#[inline(always)]
+pub fn div_fmas_usual_f64(a: u64, b: u64, c: u64, vcc: bool, m: Mode) -> (u64, bool) {
+    div_fmas_usual::<F64>(a, b, c, vcc, m)
+}
+/// [`div_fixup_usual`] for f32.
+#[inline(always)]
+pub fn div_fixup_usual_f32(s0: u32, s1: u32, s2: u32) -> (u32, bool) {
+    let (r, ok) = div_fixup_usual::<F32>(s0 as u64, s1 as u64, s2 as u64);
+    (r as u32, ok)
+}
+/// [`div_fixup_usual`] for f64.
+#[inline(always)]
+pub fn div_fixup_usual_f64(s0: u64, s1: u64, s2: u64) -> (u64, bool) {
+    div_fixup_usual::<F64>(s0, s1, s2)
 }
 /// [`div_scale`] for f64.
 #[inline]

@@ -173,9 +173,12 @@ pub fn mad_i64_i32(a: u32, b: u32, c: u64) -> (u64, bool) {
 /// (the carry still reports the overflow).
 #[inline]
 pub fn addc_co_u32(a: u32, b: u32, cin: bool, clamp: bool) -> (u32, bool) {
-    let v = a as u64 + b as u64 + cin as u64;
-    let carry = v >> 32 != 0;
-    let r = if clamp && carry { u32::MAX } else { v as u32 };
+    // In 32-bit steps (the carry is either step's), so a loop over lanes
+    // vectorises eight lanes wide.
+    let (s, c1) = a.overflowing_add(b);
+    let (v, c2) = s.overflowing_add(u32::from(cin));
+    let carry = c1 | c2;
+    let r = if clamp && carry { u32::MAX } else { v };
     (r, carry)
 }
 /// `v_sub_co_u32` / `v_subb_co_u32`: a - b - bin, returning the difference
@@ -183,12 +186,12 @@ pub fn addc_co_u32(a: u32, b: u32, cin: bool, clamp: bool) -> (u32, bool) {
 /// saturates at 0.
 #[inline]
 pub fn subb_co_u32(a: u32, b: u32, bin: bool, clamp: bool) -> (u32, bool) {
-    let borrow = b as u64 + bin as u64 > a as u64;
-    let r = if clamp && borrow {
-        0
-    } else {
-        a.wrapping_sub(b).wrapping_sub(bin as u32)
-    };
+    // In 32-bit steps, as `addc_co_u32`: b + bin > a exactly when either
+    // step borrows.
+    let (t, b1) = a.overflowing_sub(b);
+    let (v, b2) = t.overflowing_sub(u32::from(bin));
+    let borrow = b1 | b2;
+    let r = if clamp && borrow { 0 } else { v };
     (r, borrow)
 }
 /// `v_subrev_co_u32` / `v_subbrev_co_u32`: b - a - bin.

@@ -19,7 +19,7 @@ use lathe_isa::reg::sreg::EXEC_LO;
 /// handler must run instead: a register outside the wave's file or a
 /// MODE the fast tier does not model. Compiled apart (the AVX2/FMA
 /// version chosen at run time).
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+#[multiversion(targets("x86_64+avx2+fma+f16c+popcnt+bmi1+bmi2+lzcnt"))]
 pub(in crate::interp) fn run(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
     step(f, w, save)
 }
@@ -46,11 +46,18 @@ pub(in crate::interp) const SPARSE_LANES: u32 = 8;
 /// EXEC and nothing is saved or restored.
 #[inline(always)]
 fn step(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
-    let sparse = f.route.sparse && w.exec.count_ones() <= SPARSE_LANES;
+    // A full EXEC (the usual case) decides both without a count.
+    let full = w.exec == u64::MAX;
+    let sparse = !full && f.route.sparse && w.exec.count_ones() <= SPARSE_LANES;
     let on = if sparse { w.exec } else { u64::MAX };
-    let partial = f.route.full && w.exec != u64::MAX && !sparse;
+    let partial = !full && f.route.full && !sparse;
     let dst = usize::from(f.dst);
-    let n = 1 + usize::from(f.op.pair_dst() || f.op.packed());
+    // Only a partial EXEC needs the destination's width.
+    let n = if partial {
+        1 + usize::from(f.op.pair_dst() || f.op.packed())
+    } else {
+        1
+    };
     if partial {
         if dst + n > w.vgpr.len() {
             return Out::Declined;
@@ -84,7 +91,7 @@ fn step(f: &Fast, w: &mut Wave, save: &mut Save) -> Out {
 /// indexing); EXEC, which `v_cmpx` µops write, is checked before each
 /// whole-wave µop. Returns how many ran and the cache
 /// entry of the instruction now at `w.pc`, when it is decoded.
-#[multiversion(targets("x86_64+avx2+fma+f16c"))]
+#[multiversion(targets("x86_64+avx2+fma+f16c+popcnt+bmi1+bmi2+lzcnt"))]
 pub(in crate::interp) fn lane(
     cache: &mut DecodeCache,
     w: &mut Wave,

@@ -82,6 +82,32 @@ fn each<U: Copy + Default>(g: impl Fn(usize) -> U) -> [U; LANES] {
     r
 }
 
+/// `r[l]` = the value of `fast(l)` when its flag says the lane's usual
+/// case holds, else `slow(l)`: one branch-free pass over the lanes (it
+/// vectorises), then only the other lanes through `slow`, the whole
+/// `alu` function whose usual case `fast` is.
+#[inline(always)]
+fn usual<U: Copy + Default>(
+    fast: impl Fn(usize) -> (U, bool),
+    slow: impl Fn(usize) -> U,
+) -> [U; LANES] {
+    let mut r = [U::default(); LANES];
+    let mut odd = [0u8; LANES];
+    for l in 0..LANES {
+        let (x, ok) = fast(l);
+        r[l] = x;
+        odd[l] = u8::from(!ok);
+    }
+    if odd.iter().fold(0, |s, &o| s | o) != 0 {
+        for l in 0..LANES {
+            if odd[l] != 0 {
+                r[l] = slow(l);
+            }
+        }
+    }
+    r
+}
+
 /// `r[l] = g(a[l])` for every lane ([`each`]).
 #[inline(always)]
 fn map64<T: Copy, U: Copy + Default>(a: &[T; LANES], g: impl Fn(T) -> U) -> [U; LANES] {
@@ -621,16 +647,23 @@ pub(super) fn exec(f: &Fast, w: &mut Wave, on: u64) -> Out {
             store32(d, &each(|l| half(0, a[l]) | half(1, b[l]) << 16), on);
         }
         // As the general handlers: `abs`/`neg` applied, MODE inside `alu`.
-        DivFmasF32 | DivFixupF32 => {
+        // Each lane's usual case in one branch-free pass (it vectorises),
+        // the other lanes through the whole `alu` function.
+        DivFmasF32 => {
             let [a, b, c] = rows3_32(f, cells, sg);
-            let mut r = [0u32; LANES];
-            for l in 0..LANES {
-                r[l] = if f.op == DivFmasF32 {
-                    alu::float::div_fmas_f32(a[l], b[l], c[l], cmask >> l & 1 == 1, m)
-                } else {
-                    alu::float::div_fixup_f32(a[l], b[l], c[l])
-                };
-            }
+            let sel = lane_bits(cmask);
+            let r = usual(
+                |l| alu::float::div_fmas_usual_f32(a[l], b[l], c[l], sel[l] != 0, m),
+                |l| alu::float::div_fmas_f32(a[l], b[l], c[l], sel[l] != 0, m),
+            );
+            store32(d, &r, on);
+        }
+        DivFixupF32 => {
+            let [a, b, c] = rows3_32(f, cells, sg);
+            let r = usual(
+                |l| alu::float::div_fixup_usual_f32(a[l], b[l], c[l]),
+                |l| alu::float::div_fixup_f32(a[l], b[l], c[l]),
+            );
             store32(d, &r, on);
         }
         _ => return Out::Declined,
@@ -753,18 +786,20 @@ fn wide(
             mods64::<false>(f, 0, &mut a);
             map64(&a, |x| alu::trans::rcp_f64(x, m))
         }
-        DivFmasF64 | DivFixupF64 => {
+        DivFmasF64 => {
             let [a, b, c] = rows3(f, cells, sg);
             let sel = lane_bits(vcc);
-            let mut r = [0u64; LANES];
-            for l in 0..LANES {
-                r[l] = if f.op == DivFmasF64 {
-                    alu::float::div_fmas_f64(a[l], b[l], c[l], sel[l] != 0, m)
-                } else {
-                    alu::float::div_fixup_f64(a[l], b[l], c[l])
-                };
-            }
-            r
+            usual(
+                |l| alu::float::div_fmas_usual_f64(a[l], b[l], c[l], sel[l] != 0, m),
+                |l| alu::float::div_fmas_f64(a[l], b[l], c[l], sel[l] != 0, m),
+            )
+        }
+        DivFixupF64 => {
+            let [a, b, c] = rows3(f, cells, sg);
+            usual(
+                |l| alu::float::div_fixup_usual_f64(a[l], b[l], c[l]),
+                |l| alu::float::div_fixup_f64(a[l], b[l], c[l]),
+            )
         }
         AddF64 | MulF64 | FmaF64 | FmacF64 => {
             let z = [0u64; LANES];
@@ -830,12 +865,23 @@ fn div_scale32(f: &Fast, w: &mut Wave, m: alu::Mode, on: u64) -> Out {
         let cells = Cell::from_mut(w.vgpr.as_flattened_mut()).as_slice_of_cells();
         let d = reg(cells, usize::from(f.dst));
         let [a, b, c] = rows3_32(f, cells, sg);
-        let mut r = [0u32; LANES];
+        // The usual lanes' result is `(s0, false)`, decided by the
+        // exponents in one branch-free pass; only the others run
+        // the whole `alu` function.
+        let mut r = a;
         let mut k = [0u8; LANES];
+        let mut odd = [0u8; LANES];
         for l in 0..LANES {
-            let (x, fl) = alu::float::div_scale_f32(a[l], b[l], c[l], m);
-            r[l] = x;
-            k[l] = u8::from(fl);
+            odd[l] = u8::from(!alu::float::div_scale_usual_f32(b[l], c[l]));
+        }
+        if odd.iter().fold(0, |s, &o| s | o) != 0 {
+            for l in 0..LANES {
+                if odd[l] != 0 {
+                    let (x, fl) = alu::float::div_scale_f32(a[l], b[l], c[l], m);
+                    r[l] = x;
+                    k[l] = u8::from(fl);
+                }
+            }
         }
         store32(d, &r, on);
         pack(&k)
@@ -854,12 +900,21 @@ fn div_scale64(f: &Fast, w: &mut Wave, m: alu::Mode, on: u64) -> Out {
         let dst = usize::from(f.dst);
         let (d, dh) = (reg(cells, dst), reg(cells, dst + 1));
         let [a, b, c] = rows3(f, cells, sg);
-        let mut r = [0u64; LANES];
+        // As [`div_scale32`].
+        let mut r = a;
         let mut k = [0u8; LANES];
+        let mut odd = [0u8; LANES];
         for l in 0..LANES {
-            let (x, fl) = alu::float::div_scale_f64(a[l], b[l], c[l], m);
-            r[l] = x;
-            k[l] = u8::from(fl);
+            odd[l] = u8::from(!alu::float::div_scale_usual_f64(b[l], c[l]));
+        }
+        if odd.iter().fold(0, |s, &o| s | o) != 0 {
+            for l in 0..LANES {
+                if odd[l] != 0 {
+                    let (x, fl) = alu::float::div_scale_f64(a[l], b[l], c[l], m);
+                    r[l] = x;
+                    k[l] = u8::from(fl);
+                }
+            }
         }
         store64(d, dh, &r, on);
         pack(&k)
