@@ -284,18 +284,6 @@ pub fn memory_class(inst: &Instruction) -> lathe_isa::MemoryClass {
     }
 }
 
-/// True for GFX10's wave32 `s_*_saveexec_b32`/`s_*_wrexec_b32`, which
-/// read and write `exec_lo`: lathe-isa's tables flag only the `_b64`
-/// forms as EXEC readers and writers (`gen/rules.py`), so dbi adds the
-/// implicit `exec_lo` itself (liveness, exec-writing sites, `instr-count`
-/// regions). Without it a wave32 whole-wave region (`s_or_saveexec_b32
-/// s48, -1`) was counted with the lanes before it.
-pub fn writes_exec_lo_implicitly(inst: &Instruction) -> bool {
-    let name = inst.opcode().name();
-    inst.encoding().family() == lathe_isa::Encoding::Sop1
-        && (name.ends_with("_saveexec_b32") || name.ends_with("_wrexec_b32"))
-}
-
 /// The first of `ops` that `t` has (the generations name some VALU
 /// instructions differently: GFX9's `v_add_u32` is GFX10's
 /// `v_add_nc_u32`); the first one when none is there, so the encoder

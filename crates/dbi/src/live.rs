@@ -301,12 +301,6 @@ pub fn effects(inst: &Instruction) -> Effects {
             }
         }
     });
-    if crate::asm::writes_exec_lo_implicitly(inst) {
-        let lo = RegRange::sgpr(lathe_isa::reg::sreg::EXEC_LO, 1);
-        e.uses.add(lo);
-        e.defs.add(lo);
-        e.kills_scalar.add(lo);
-    }
     // A printed implicit `vcc` (VOP2 carry-out, VOPC e32) is listed as
     // read by the instruction info; it is read only when the opcode reads
     // VCC (carry-in, v_cndmask) or an explicit source names it.

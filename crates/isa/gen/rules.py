@@ -18,11 +18,12 @@ VMEM = ("FLAT", "GLOBAL", "SCRATCH", "MUBUF", "MTBUF", "MIMG")
 
 SCC_WRITERS_SOP2 = re.compile(
     r"^s_(add|sub|addc|subb)_[iu]32$|^s_(min|max)_[iu]32$|"
-    r"^s_(and|or|xor|andn2|orn2|nand|nor|xnor)_b(32|64)$|^s_(lshl|lshr)_b(32|64)$|"
+    r"^s_(add|sub)_co_[iu]32$|^s_(add|sub)_co_ci_u32$|"  # GFX12's names
+    r"^s_(and|or|xor|andn2|orn2|and_not1|or_not1|nand|nor|xnor)_b(32|64)$|^s_(lshl|lshr)_b(32|64)$|"
     r"^s_ashr_i(32|64)$|^s_bfe_[iu](32|64)$|^s_absdiff_i32$|^s_lshl[1-4]_add_u32$")
 SCC_WRITERS_SOP1 = re.compile(
     r"^s_(not|wqm)_b(32|64)$|^s_bcnt[01]_i32_b(32|64)$|^s_quadmask_b(32|64)$|"
-    r"_saveexec_b64$|_wrexec_b64$|^s_abs_i32$")
+    r"_saveexec_b(32|64)$|_wrexec_b(32|64)$|^s_abs_i32$")
 
 
 # VOP3 DPP families (D61; GFX11's fake16 readings, D71).
@@ -60,14 +61,16 @@ def semantics(e):
     if enc == "SOP2":
         if SCC_WRITERS_SOP2.search(b):
             f.add("WRITES_SCC")
-        if re.match(r"^s_(addc|subb)_u32$|^s_cselect_", b):
+        if re.match(r"^s_(addc|subb)_u32$|^s_(add|sub)_co_ci_u32$|^s_cselect_", b):
             f.add("READS_SCC")
     if enc == "SOP1":
         if SCC_WRITERS_SOP1.search(b):
             f.add("WRITES_SCC")
         if b.startswith("s_cmov_"):
             f.add("READS_SCC")
-        if b.endswith("_saveexec_b64") or b.endswith("_wrexec_b64"):
+        # Every wave size's forms (GFX10+ `_b32` for wave32, GFX11's
+        # `s_and_not1_saveexec_*` names).
+        if re.search(r"_saveexec_b(32|64)$|_wrexec_b(32|64)$", b):
             f.update({"READS_EXEC", "WRITES_EXEC"})
         if b.startswith("s_movrel"):
             f.add("READS_M0")

@@ -94,7 +94,7 @@ impl InstClass {
 
 /// True if `inst` writes EXEC.
 pub fn writes_exec(inst: &Instruction) -> bool {
-    let mut w = crate::asm::writes_exec_lo_implicitly(inst);
+    let mut w = false;
     inst.for_each_reg(|a| {
         if a.write && a.reg.file == RegFile::Scalar && a.reg.overlaps(&RegRange::EXEC) {
             w = true;
