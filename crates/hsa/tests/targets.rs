@@ -2,9 +2,9 @@
 //! (tests/c/agent_info.c, gcc against Debian's ROCm 5.2 headers) reads
 //! each agent's properties, compared here with the products' public
 //! specifications; a clang-22 kernel (tests/hip/iota3.hip) runs on the
-//! CDNA4 agent, checked on the host, and stops with a clear message on
-//! the RDNA agents whose code the emulator does not run yet (GFX11 and
-//! GFX12; gfx1030's runs since D65).
+//! CDNA4 and RDNA3 agents, checked on the host, and stops with a clear
+//! message on the RDNA4 agent, whose code the emulator does not run yet
+//! (gfx1030's runs since D65, gfx1100's since D77).
 
 mod support;
 
@@ -203,13 +203,19 @@ fn iota3(arch: &str, extra: &[&str]) -> PathBuf {
 }
 
 #[test]
-fn a_cdna4_agent_runs_gfx950_code() {
+fn cdna4_and_rdna3_agents_run_their_code() {
     if !have("gcc") {
         return;
     }
     let exe = agent_info();
-    for arch in ["gfx950", "gfx90a"] {
-        let co = iota3(arch, &[]);
+    // gfx1100 runs since D77, in both wave sizes.
+    for (arch, extra) in [
+        ("gfx950", &[][..]),
+        ("gfx90a", &[][..]),
+        ("gfx1100", &[][..]),
+        ("gfx1100", &["-mwavefrontsize64"][..]),
+    ] {
+        let co = iota3(arch, extra);
         let o = run(
             &exe,
             &[co.to_str().expect("utf-8")],
@@ -230,9 +236,8 @@ fn rdna_dispatches_stop_naming_the_kernel_and_what_is_missing() {
     }
     let exe = agent_info();
     for (arch, extra, want) in [
-        ("gfx1100", &[][..], "wave32/GFX11.0"),
-        ("gfx1100", &["-mwavefrontsize64"][..], "wave64/GFX11.0"),
         ("gfx1201", &[][..], "wave32/GFX12.0"),
+        ("gfx1201", &["-mwavefrontsize64"][..], "wave64/GFX12.0"),
     ] {
         let co = iota3(arch, extra);
         let o = run(
