@@ -631,22 +631,22 @@ mod tests {
     }
 
     #[test]
-    fn gfx9_wave64_and_gfx10_are_emulated() {
+    fn gfx9_wave64_gfx10_and_gfx11_are_emulated() {
         let p = |n| Processor::from_name(n).expect(n);
-        for n in ["gfx90a", "gfx942", "gfx950", "gfx908", "gfx1030"] {
+        for n in ["gfx90a", "gfx942", "gfx950", "gfx908", "gfx1030", "gfx1100"] {
             assert_eq!(check_emulated("k", p(n), 64), Ok(()), "{n}");
         }
         assert_eq!(check_emulated("k", p("gfx1030"), 32), Ok(()));
-        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1100"), 32).expect_err("gfx1100");
+        assert_eq!(check_emulated("k", p("gfx1100"), 32), Ok(()));
+        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1201"), 32).expect_err("gfx1201");
         assert_eq!(
             e.to_string(),
-            "kernel _Z4axpyPfPKffi: wave32/GFX11.0 execution not yet emulated (the emulator runs GFX9 wave64 code, GFX10 wave64 code, GFX10 wave32 code)"
+            "kernel _Z4axpyPfPKffi: wave32/GFX12.0 execution not yet emulated (the emulator runs GFX9 wave64 code, GFX10 wave64 code, GFX10 wave32 code, GFX11 wave64 code, GFX11 wave32 code)"
         );
-        assert!(check_emulated("k", p("gfx1100"), 64)
-            .expect_err("gfx1100 wave64")
+        assert!(check_emulated("k", p("gfx1201"), 64)
+            .expect_err("gfx1201 wave64")
             .to_string()
-            .contains("wave64/GFX11.0"));
-        assert!(check_emulated("k", p("gfx1201"), 32).is_err());
+            .contains("wave64/GFX12.0"));
         assert!(check_emulated("k", p("gfx90a"), 32).is_err());
     }
 
