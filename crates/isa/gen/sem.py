@@ -43,17 +43,19 @@ def entries():
     if not out:
         raise SystemExit("no OPS entries in %s" % TABLE)
     # Table columns of the processors the emulator runs (gfx90a, gfx942,
-    # gfx950, gfx1030 wave32 and wave64, gfx1100 wave32 and wave64:
-    # `Target` discriminants 0, 1, 9, 12, 13, 14 and 15).
+    # gfx950, gfx1030 wave32 and wave64, gfx1100 wave32 and wave64,
+    # gfx1201 wave32 and wave64: `Target` discriminants 0, 1, 9, 12-15, 48
+    # and 49).
     col = re.search(r"static COLUMN: \[u8; \d+\] = \[([^\]]*)\]", src)
     if not col:
         raise SystemExit("no COLUMN table in %s" % TABLE)
     cols = [int(c) for c in col.group(1).split(",") if c.strip()]
     emulated = ((1 << cols[0]) | (1 << cols[1]) | (1 << cols[9]) | (1 << cols[12]) | (1 << cols[13])
-                | (1 << cols[14]) | (1 << cols[15]))
-    # An encoding's GFX10 layout (`SmemGfx10`) classifies like its family,
-    # and GFX11's fake16 VOP3 reading (`Vop3F16`, D79) like VOP3.
-    return [(name, enc.replace("Gfx10", "").replace("Gfx11", "").replace("Vop3F16", "Vop3"),
+                | (1 << cols[14]) | (1 << cols[15]) | (1 << cols[48]) | (1 << cols[49]))
+    # An encoding's GFX10-12 layout (`SmemGfx10`, `GlobalGfx12`) classifies
+    # like its family, and GFX11's fake16 VOP3 reading (`Vop3F16`, D79) like
+    # VOP3.
+    return [(name, re.sub(r"Gfx1[012]$", "", enc).replace("Vop3F16", "Vop3"),
              int(t) & emulated != 0) for name, enc, t in out]
 
 
@@ -389,8 +391,93 @@ def gfx11_alias(name):
 GFX11_T16_ALIAS = {"v_mov_b16": "v_mov_b32", "v_and_b16": "v_and_b32"}
 
 
+# GFX12 renames of a GFX9-GFX11 operation (D85): read as that row.
+GFX12_ALU = {"s_add_co_i32": "s_add_i32", "s_add_co_u32": "s_add_u32",
+             "s_add_co_ci_u32": "s_addc_u32", "s_sub_co_i32": "s_sub_i32",
+             "s_sub_co_u32": "s_sub_u32", "s_sub_co_ci_u32": "s_subb_u32",
+             "s_addk_co_i32": "s_addk_i32",
+             "v_mad_co_u64_u32": "v_mad_u64_u32", "v_mad_co_i64_i32": "v_mad_i64_i32",
+             # GFX12 has no IEEE mode: `_num` is the old min/max (maxNum).
+             "v_max_num_f32": "v_max_f32", "v_min_num_f32": "v_min_f32",
+             "v_max_num_f16": "v_max_f16", "v_min_num_f16": "v_min_f16",
+             "v_max_num_f64": "v_max_f64", "v_min_num_f64": "v_min_f64",
+             "v_max3_num_f32": "v_max3_f32", "v_min3_num_f32": "v_min3_f32",
+             "v_med3_num_f32": "v_med3_f32", "v_max3_num_f16": "v_max3_f16",
+             "v_min3_num_f16": "v_min3_f16", "v_med3_num_f16": "v_med3_f16",
+             "v_maxmin_num_f32": "v_maxmin_f32", "v_minmax_num_f32": "v_minmax_f32",
+             "v_maxmin_num_f16": "v_maxmin_f16", "v_minmax_num_f16": "v_minmax_f16",
+             "v_pk_max_num_f16": "v_pk_max_f16", "v_pk_min_num_f16": "v_pk_min_f16",
+             "v_dual_max_num_f32": "v_dual_max_f32", "v_dual_min_num_f32": "v_dual_min_f32",
+             "global_inv": "buffer_gl0_inv", "global_wb": "buffer_wbl2",
+             "global_wbinv": "buffer_wbl2"}
+# GFX12's split wait counters (`s_wait_loadcnt` ... `s_wait_kmcnt`) are
+# waits (`waitcnt::decode_for` reads which counter from the word); the
+# split barrier is GFX9's barrier at the signal (`s_barrier_signal -1`)
+# and nothing at the wait; the ALU dependency wait and the prefetches are
+# hints.
+GFX12_CONTROL = {"s_wait_loadcnt": "Waitcnt", "s_wait_storecnt": "Waitcnt",
+                 "s_wait_samplecnt": "Waitcnt", "s_wait_bvhcnt": "Waitcnt",
+                 "s_wait_expcnt": "Waitcnt", "s_wait_dscnt": "Waitcnt",
+                 "s_wait_kmcnt": "Waitcnt", "s_wait_loadcnt_dscnt": "Waitcnt",
+                 "s_wait_storecnt_dscnt": "Waitcnt", "s_wait_alu": "Nop",
+                 "s_barrier_signal": "Barrier", "s_barrier_wait": "Nop",
+                 "s_prefetch_inst": "Cache", "s_prefetch_inst_pc_rel": "Cache",
+                 "s_prefetch_data": "Cache", "s_buffer_prefetch_data": "Cache",
+                 "s_prefetch_data_pc_rel": "Cache"}
+# GFX12 operations with no GFX9-GFX11 counterpart the interpreter runs yet:
+# listed, so a kernel using one stops as not emulated.
+GFX12_NOT_EMULATED = {
+    "s_barrier_signal_isfirst", "s_barrier_init", "s_barrier_join", "s_barrier_leave",
+    "s_get_barrier_state", "s_alloc_vgpr", "s_sleep_var",
+    "v_permlane16_var_b32", "v_permlanex16_var_b32",
+    "v_maximum_f32", "v_minimum_f32", "v_maximum_f16", "v_minimum_f16", "v_maximum_f64",
+    "v_minimum_f64", "v_maximum3_f16", "v_minimum3_f16", "v_wmma_i32_16x16x32_iu4",
+    "v_maximumminimum_f32", "v_minimummaximum_f32", "v_maximumminimum_f16",
+    "v_minimummaximum_f16", "v_pk_maximum_f16", "v_pk_minimum_f16",
+    "v_s_exp_f32", "v_s_exp_f16", "v_s_log_f32", "v_s_log_f16", "v_s_rcp_f32", "v_s_rcp_f16",
+    "v_s_rsq_f32", "v_s_rsq_f16", "v_s_sqrt_f32", "v_s_sqrt_f16",
+    "v_dot4_f32_fp8_bf8", "v_dot4_f32_bf8_fp8", "v_dot4_f32_fp8_fp8", "v_dot4_f32_bf8_bf8",
+    # Sub-dword scalar loads: the SMEM handler loads whole dwords.
+    "s_load_i8", "s_load_u8", "s_load_i16", "s_load_u16", "s_buffer_load_i8",
+    "s_buffer_load_u8", "s_buffer_load_i16", "s_buffer_load_u16",
+    "ds_bpermute_fi_b32", "ds_cond_sub_u32", "ds_sub_clamp_u32", "ds_cond_sub_rtn_u32",
+    "ds_sub_clamp_rtn_u32", "ds_min_num_f32", "ds_max_num_f32", "ds_min_num_rtn_f32",
+    "ds_max_num_rtn_f32", "ds_min_num_f64", "ds_max_num_f64", "ds_min_num_rtn_f64",
+    "ds_max_num_rtn_f64", "ds_bvh_stack_push4_pop1_rtn_b32", "ds_bvh_stack_push8_pop1_rtn_b32",
+    "ds_bvh_stack_push8_pop2_rtn_b64",
+    "global_load_block", "global_store_block", "scratch_load_block", "scratch_store_block",
+    "global_load_tr_b128", "global_load_tr_b64", "global_atomic_ordered_add_b64",
+}
+# GFX12 atomics without a GFX9 row (the float min/max are `_num` now, and
+# two new subtractions): not emulated.
+GFX12_NOT_EMULATED_RE = re.compile(
+    r"(flat|global|buffer)_atomic_(sub_clamp_u32|cond_sub_u32|min_num_f32|max_num_f32)$")
+# Scalar float operations (GFX11.5 and GFX12) and 64-bit integer adds: not
+# emulated yet.
+GFX12_SALU_NOT_EMULATED_RE = re.compile(
+    r"s_(add|sub|mul|fmac|fmaak|fmamk|min_num|max_num|minimum|maximum|ceil|floor|trunc|rndne"
+    r"|cvt_\w+|cmp_\w+)_(f16|f32|f32_f16|f16_f32|i32_f32|u32_f32|f32_i32|f32_u32|hi_f32_f16"
+    r"|pk_rtz_f16_f32)$|s_cvt_\w+$|s_(add|sub)_nc_u64$|s_mul_u64$|s_swmmac|v_swmmac_|v_wmma_\w+_(fp8|bf8)")
+
+
+def gfx12_alias(name):
+    """The GFX9-GFX11 name of a GFX12 operation (the name itself otherwise)."""
+    b = base(name)
+    if b in GFX12_ALU:
+        return GFX12_ALU[b] + name[len(b):]
+    return name
+
+
 def classify(name, enc):
     """(sem expression, valu variant or None, salu variant or None, packed variant or None)."""
+    b = base(name)
+    if b in GFX12_NOT_EMULATED or GFX12_NOT_EMULATED_RE.match(b) or (
+            GFX12_SALU_NOT_EMULATED_RE.match(b) and not b.startswith("s_cmp_")) or (
+            b.startswith("s_cmp_") and re.search(r"_f(16|32)$", b)):
+        return why("Why::NotEmulated")
+    if b in GFX12_CONTROL:
+        return "Sem::Control(Control::%s)" % GFX12_CONTROL[b]
+    name = gfx12_alias(name)
     if base(name) in GFX11_NOT_EMULATED:
         return why("Why::NotEmulated")
     if base(name) in GFX11_T16_ALIAS:
@@ -523,7 +610,7 @@ def render():
             if m:
                 # One variant per operation, documented by its first name
                 # in sorted order (GFX11 names of a GFX9 row share it).
-                v, b = m.group(1), base(gfx11_alias(name))
+                v, b = m.group(1), base(gfx11_alias(gfx12_alias(name)))
                 b = GFX11_T16_ALIAS.get(b, b)
                 if v not in variants[fam] or b < variants[fam][v]:
                     variants[fam][v] = b

@@ -1047,37 +1047,37 @@ pub static SEM: [Desc; 10163] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_add_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_add_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_u32
     Desc { sem: Sem::Salu(Salu::SubU32), partial: Partial::Full, float: false },
     // s_sub_co_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubU32), partial: Partial::Full, float: false },
     // s_sub_co_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_i32
     Desc { sem: Sem::Salu(Salu::AddI32), partial: Partial::Full, float: false },
     // s_add_co_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddI32), partial: Partial::Full, float: false },
     // s_add_co_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_i32
     Desc { sem: Sem::Salu(Salu::SubI32), partial: Partial::Full, float: false },
     // s_sub_co_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubI32), partial: Partial::Full, float: false },
     // s_sub_co_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_addc_u32
     Desc { sem: Sem::Salu(Salu::AddcU32), partial: Partial::Full, float: false },
     // s_add_co_ci_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddcU32), partial: Partial::Full, float: false },
     // s_add_co_ci_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_subb_u32
     Desc { sem: Sem::Salu(Salu::SubbU32), partial: Partial::Full, float: false },
     // s_sub_co_ci_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubbU32), partial: Partial::Full, float: false },
     // s_sub_co_ci_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_i32
@@ -1551,7 +1551,7 @@ pub static SEM: [Desc; 10163] = [
     // s_addk_i32
     Desc { sem: Sem::Salu(Salu::AddkI32), partial: Partial::Full, float: false },
     // s_addk_co_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddkI32), partial: Partial::Full, float: false },
     // s_cbranch_i_fork
     Desc { sem: Sem::Unsupported(Why::Removed), partial: Partial::Full, float: false },
     // s_mulk_i32
@@ -2041,7 +2041,7 @@ pub static SEM: [Desc; 10163] = [
     // s_sendmsg_rtn_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_barrier_signal
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Barrier), partial: Partial::Full, float: false },
     // s_barrier_signal_isfirst
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_get_barrier_state
@@ -2345,7 +2345,7 @@ pub static SEM: [Desc; 10163] = [
     // s_waitcnt_depctr
     Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_wait_alu
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_cbranch_execnz
     Desc { sem: Sem::Branch(Cond::Execnz), partial: Partial::Full, float: false },
     // s_waitcnt
@@ -2383,7 +2383,7 @@ pub static SEM: [Desc; 10163] = [
     // s_incperflevel
     Desc { sem: Sem::Control(Control::PerfLevel), partial: Partial::Full, float: false },
     // s_barrier_wait
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Nop), partial: Partial::Full, float: false },
     // s_decperflevel
     Desc { sem: Sem::Control(Control::PerfLevel), partial: Partial::Full, float: false },
     // s_barrier_leave
@@ -2473,25 +2473,25 @@ pub static SEM: [Desc; 10163] = [
     // s_setprio_inc_wg
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_loadcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_storecnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_samplecnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_bvhcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_expcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_xcnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_dscnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_kmcnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_loadcnt_dscnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_storecnt_dscnt
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Waitcnt), partial: Partial::Full, float: false },
     // s_wait_asynccnt
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_wait_tensorcnt
@@ -2681,7 +2681,7 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2acc_f32_f16
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_add_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF64), partial: Partial::Full, float: true },
     // v_add_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_subrev_f32_e32
@@ -2705,7 +2705,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_dx9_zero_f32_e32
     Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_mul_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF64), partial: Partial::Full, float: true },
     // v_mac_legacy_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f64_e32
@@ -2741,13 +2741,13 @@ pub static SEM: [Desc; 10163] = [
     // v_dot4c_i32_i8
     Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
     // v_min_num_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF64), partial: Partial::Full, float: true },
     // v_min_num_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_u32_e32
     Desc { sem: Sem::Valu(Valu::MinU32), partial: Partial::Full, float: false },
     // v_max_num_f64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF64), partial: Partial::Full, float: true },
     // v_max_num_f64_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_u32_e32
@@ -2777,7 +2777,7 @@ pub static SEM: [Desc; 10163] = [
     // v_xor_b32_e32
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_min_num_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_mac_f32_e32
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_e32
@@ -2785,7 +2785,7 @@ pub static SEM: [Desc; 10163] = [
     // v_lshrrev_b32_e32
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_num_f32_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_madmk_f32
     Desc { sem: Sem::Valu(Valu::MadmkF32), partial: Partial::Full, float: true },
     // v_fmamk_f32
@@ -2829,7 +2829,7 @@ pub static SEM: [Desc; 10163] = [
     // v_add_f16_e32
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_lshlrev_b64_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
     // v_mac_f32_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b64_e32
@@ -2923,11 +2923,11 @@ pub static SEM: [Desc; 10163] = [
     // v_max_i16_e32
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_num_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_min_u16_e32
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_max_num_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_min_i16_e32
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_f16_e32
@@ -2935,7 +2935,7 @@ pub static SEM: [Desc; 10163] = [
     // v_add_f16_e32
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
@@ -2943,7 +2943,7 @@ pub static SEM: [Desc; 10163] = [
     // v_sub_f16_e32
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_add_u32_e32
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::Full, float: false },
     // v_subrev_f16_e32
@@ -2951,7 +2951,7 @@ pub static SEM: [Desc; 10163] = [
     // v_subrev_f16_e32
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_sub_u32_e32
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::Full, float: false },
     // v_mul_f16_e32
@@ -2959,7 +2959,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_f16_e32
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_subrev_u32_e32
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::Full, float: false },
     // v_fmac_f16_e32
@@ -2967,7 +2967,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_f16_e32
     Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_dot2c_f32_f16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_fmamk_f16
@@ -2975,7 +2975,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmamk_f16
     Desc { sem: Sem::Valu(Valu::FmamkF16), partial: Partial::Full, float: true },
     // v_fmamk_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmamkF16), partial: Partial::Full, float: true },
     // v_dot2c_i32_i16_e32
     Desc { sem: Sem::Valu(Valu::Dot2cI32I16), partial: Partial::Full, float: false },
     // v_fmaak_f16
@@ -2983,7 +2983,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmaak_f16
     Desc { sem: Sem::Valu(Valu::FmaakF16), partial: Partial::Full, float: true },
     // v_fmaak_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaakF16), partial: Partial::Full, float: true },
     // v_dot4c_i32_i8_e32
     Desc { sem: Sem::Valu(Valu::Dot4cI32I8), partial: Partial::Full, float: false },
     // v_max_f16_e32
@@ -3003,7 +3003,7 @@ pub static SEM: [Desc; 10163] = [
     // v_ldexp_f16_e32
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_pk_fmac_f16_e32
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_pk_fmac_f16
@@ -3445,15 +3445,15 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_u32_u16_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_f32_bf8_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_fp8_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_fp8_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_e32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_e32
@@ -3501,9 +3501,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e32
@@ -3513,9 +3513,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e32
@@ -3525,9 +3525,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e32
@@ -3537,9 +3537,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e32
@@ -3549,9 +3549,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e32
@@ -3561,9 +3561,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e32
@@ -3573,9 +3573,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e32
@@ -3585,9 +3585,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e32
@@ -3597,9 +3597,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e32
@@ -3609,9 +3609,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e32
@@ -3621,9 +3621,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e32
@@ -3633,9 +3633,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e32
@@ -3645,9 +3645,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e32
@@ -3657,9 +3657,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_e32
@@ -3921,9 +3921,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f64_e32
@@ -3933,9 +3933,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f64_e32
@@ -3945,9 +3945,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f64_e32
@@ -3957,9 +3957,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f64_e32
@@ -3969,9 +3969,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f64_e32
@@ -3981,9 +3981,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f64_e32
@@ -4001,9 +4001,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f64_e32
@@ -4013,9 +4013,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f64_e32
@@ -4025,9 +4025,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f64_e32
@@ -4037,9 +4037,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f64_e32
@@ -4049,9 +4049,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f64_e32
@@ -4061,9 +4061,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_tru_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_tru_f64_e32
@@ -4409,9 +4409,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f64_e32
@@ -4443,7 +4443,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e32
@@ -4451,7 +4451,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e32
@@ -4459,7 +4459,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e32
@@ -4467,7 +4467,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e32
@@ -4475,7 +4475,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e32
@@ -4483,7 +4483,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_i32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e32
@@ -4491,7 +4491,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_o_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e32
@@ -4499,7 +4499,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_u_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e32
@@ -4507,7 +4507,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nge_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e32
@@ -4515,7 +4515,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlg_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e32
@@ -4523,7 +4523,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ngt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e32
@@ -4531,7 +4531,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nle_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e32
@@ -4539,7 +4539,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e32
@@ -4547,7 +4547,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlt_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e32
@@ -4769,7 +4769,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e32
@@ -4777,7 +4777,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e32
@@ -4785,7 +4785,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e32
@@ -4793,7 +4793,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e32
@@ -4801,7 +4801,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ne_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e32
@@ -4809,7 +4809,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e32
@@ -4825,7 +4825,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
@@ -4833,7 +4833,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
@@ -4841,7 +4841,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
@@ -4849,7 +4849,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
@@ -4857,7 +4857,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ne_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
@@ -4865,7 +4865,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_u16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e32
@@ -5331,7 +5331,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_class_f16_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_u64_e32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u64_e32
@@ -8009,7 +8009,7 @@ pub static SEM: [Desc; 10163] = [
     // v_xor_b32_dpp
     Desc { sem: Sem::Valu(Valu::XorB32), partial: Partial::Full, float: false },
     // v_min_num_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_mac_f32_dpp
     Desc { sem: Sem::Valu(Valu::MacF32), partial: Partial::Full, float: true },
     // v_dot2c_f32_bf16_dpp
@@ -8017,7 +8017,7 @@ pub static SEM: [Desc; 10163] = [
     // v_lshrrev_b32_dpp
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_num_f32_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_fmac_f64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_dpp
@@ -8127,11 +8127,11 @@ pub static SEM: [Desc; 10163] = [
     // v_max_i16_dpp
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_num_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_min_u16_dpp
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_max_num_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_min_i16_dpp
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_f16_dpp
@@ -8139,7 +8139,7 @@ pub static SEM: [Desc; 10163] = [
     // v_add_f16_dpp
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
@@ -8147,7 +8147,7 @@ pub static SEM: [Desc; 10163] = [
     // v_sub_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_add_u32_dpp
     Desc { sem: Sem::Valu(Valu::AddU32), partial: Partial::Full, float: false },
     // v_subrev_f16_dpp
@@ -8155,7 +8155,7 @@ pub static SEM: [Desc; 10163] = [
     // v_subrev_f16_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_sub_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubU32), partial: Partial::Full, float: false },
     // v_mul_f16_dpp
@@ -8163,7 +8163,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_f16_dpp
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_subrev_u32_dpp
     Desc { sem: Sem::Valu(Valu::SubrevU32), partial: Partial::Full, float: false },
     // v_fmac_f16_dpp
@@ -8171,7 +8171,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_f16_dpp
     Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_fmac_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmacF16), partial: Partial::Full, float: true },
     // v_dot2c_f32_f16_dpp
     Desc { sem: Sem::Valu(Valu::Dot2cF32F16), partial: Partial::Full, float: true },
     // v_dot2c_i32_i16_dpp
@@ -8195,7 +8195,7 @@ pub static SEM: [Desc; 10163] = [
     // v_ldexp_f16_dpp
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_pk_fmac_f16_dpp
     Desc { sem: Sem::Valu(Valu::PkFmacF16), partial: Partial::Full, float: true },
     // v_xnor_b32_dpp
@@ -8229,7 +8229,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f32_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_rpi_i32_f32_dpp
     Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_nearest_i32_f32_dpp
@@ -8471,25 +8471,25 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_u16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_f32_fp8_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
@@ -8497,7 +8497,7 @@ pub static SEM: [Desc; 10163] = [
     // v_rcp_f16_dpp
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_cvt_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_sqrt_f16_dpp
@@ -8505,7 +8505,7 @@ pub static SEM: [Desc; 10163] = [
     // v_sqrt_f16_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_fp8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
@@ -8513,7 +8513,7 @@ pub static SEM: [Desc; 10163] = [
     // v_rsq_f16_dpp
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_log_f16_dpp
@@ -8521,7 +8521,7 @@ pub static SEM: [Desc; 10163] = [
     // v_log_f16_dpp
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_prng_b32_dpp
     Desc { sem: Sem::Valu(Valu::PrngB32), partial: Partial::Full, float: false },
     // v_exp_f16_dpp
@@ -8529,19 +8529,19 @@ pub static SEM: [Desc; 10163] = [
     // v_exp_f16_dpp
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_cvt_f32_bf16_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32Bf16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
@@ -8549,43 +8549,43 @@ pub static SEM: [Desc; 10163] = [
     // v_floor_f16_dpp
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_dpp
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
     Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
     Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_rndne_f16_dpp
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_dpp
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_sin_f16_dpp
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_dpp
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_dpp
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_dpp
@@ -8595,13 +8595,13 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_norm_i16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_not_b16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b16_dpp
@@ -8615,9 +8615,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_u32_u16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_f32_bf8_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_f32_bf16_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sat_pk4_i4_i8_dpp
@@ -8655,113 +8655,113 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16
@@ -8835,97 +8835,97 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32
@@ -8995,9 +8995,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32
@@ -9007,59 +9007,59 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32
@@ -9097,51 +9097,51 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32
@@ -9177,7 +9177,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_class_f16
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // ds_add_u32
@@ -10935,9 +10935,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f32_e64
@@ -10947,9 +10947,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f32_e64
@@ -10959,9 +10959,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f32_e64
@@ -10971,9 +10971,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f32_e64
@@ -10983,9 +10983,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f32_e64
@@ -10995,9 +10995,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f32_e64
@@ -11007,9 +11007,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_o_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f32_e64
@@ -11019,9 +11019,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_u_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f32_e64
@@ -11031,9 +11031,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f32_e64
@@ -11043,9 +11043,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f32_e64
@@ -11055,9 +11055,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ngt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f32_e64
@@ -11067,9 +11067,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nle_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f32_e64
@@ -11079,9 +11079,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_neq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f32_e64
@@ -11091,9 +11091,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_nlt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_tru_f32_e64
@@ -11303,9 +11303,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_eq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e64
@@ -11313,9 +11313,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_le_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e64
@@ -11323,9 +11323,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_gt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e64
@@ -11333,9 +11333,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_lg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e64
@@ -11343,9 +11343,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ge_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e64
@@ -11353,9 +11353,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_o_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f64_e64
@@ -11367,9 +11367,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlg_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_u16_e64
@@ -11377,9 +11377,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_eq_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_ngt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_u16_e64
@@ -11387,9 +11387,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_le_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nle_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_u16_e64
@@ -11397,9 +11397,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_gt_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_neq_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_u16_e64
@@ -11407,9 +11407,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ne_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_nlt_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_u16_e64
@@ -11417,9 +11417,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_ge_u16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmpx_tru_f64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F64, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_f_i32_e64
@@ -11579,9 +11579,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64
@@ -11605,7 +11605,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i32_e64
@@ -11613,7 +11613,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_eq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i32_e64
@@ -11621,7 +11621,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_le_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i32_e64
@@ -11629,7 +11629,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_gt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i32_e64
@@ -11637,7 +11637,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i32_e64
@@ -11645,7 +11645,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_t_i32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_t_i32_e64
@@ -11653,7 +11653,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_o_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64
@@ -11661,7 +11661,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_u_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_lt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64
@@ -11669,7 +11669,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nge_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_eq_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64
@@ -11677,7 +11677,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlg_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_le_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64
@@ -11685,7 +11685,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_ngt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_gt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64
@@ -11693,7 +11693,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nle_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ne_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64
@@ -11701,7 +11701,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_neq_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_ge_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64
@@ -11709,7 +11709,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_nlt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64
@@ -11907,37 +11907,37 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_t_i64_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::I64, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_class_f64_e64
@@ -12245,7 +12245,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_class_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e64
@@ -12261,7 +12261,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cndmask_b32_e64
     Desc { sem: Sem::Valu(Valu::CndmaskB32), partial: Partial::Full, float: false },
     // v_add_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF64), partial: Partial::Full, float: true },
     // v_add_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_add_f32_e64
@@ -12275,7 +12275,7 @@ pub static SEM: [Desc; 10163] = [
     // v_fmac_dx9_zero_f32_e64
     Desc { sem: Sem::Valu(Valu::FmacLegacyF32), partial: Partial::Full, float: true },
     // v_mul_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF64), partial: Partial::Full, float: true },
     // v_mac_legacy_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mul_f64_e64
@@ -12295,11 +12295,11 @@ pub static SEM: [Desc; 10163] = [
     // v_mul_hi_u32_u24_e64
     Desc { sem: Sem::Valu(Valu::MulHiU32U24), partial: Partial::Full, float: false },
     // v_min_num_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF64), partial: Partial::Full, float: true },
     // v_min_num_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_max_num_f64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF64), partial: Partial::Full, float: true },
     // v_max_num_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min_f32_e64
@@ -12315,11 +12315,11 @@ pub static SEM: [Desc; 10163] = [
     // v_max_u32_e64
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_num_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_lshrrev_b32_e64
     Desc { sem: Sem::Valu(Valu::LshrrevB32), partial: Partial::Full, float: false },
     // v_max_num_f32_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_fmac_f64_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i32_e64
@@ -12341,7 +12341,7 @@ pub static SEM: [Desc; 10163] = [
     // v_xnor_b32_e64
     Desc { sem: Sem::Valu(Valu::XnorB32), partial: Partial::Full, float: false },
     // v_lshlrev_b64_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
     // v_mac_f32_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b64_e64
@@ -12389,9 +12389,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_pk_rtz_f16_f32_e64
     Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_min_num_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::ByOpSel, float: true },
     // v_max_num_f16_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::ByOpSel, float: true },
     // v_add_f16_e64
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::ByOpSel, float: true },
     // v_add_f16_e64
@@ -12819,15 +12819,15 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_u32_u16_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_f32_bf8_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_fp8_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_fp8_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_f32_bf8_e64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_pk_f32_bf8_e64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_bf16_e64
@@ -12889,11 +12889,11 @@ pub static SEM: [Desc; 10163] = [
     // v_alignbit_b32
     Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbit_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32
     Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_mullit_f32
     Desc { sem: Sem::Valu(Valu::MullitF32), partial: Partial::Full, float: true },
     // v_min3_f32
@@ -12931,25 +12931,25 @@ pub static SEM: [Desc; 10163] = [
     // v_div_fixup_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F32), partial: Partial::Full, float: true },
     // v_max3_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F32), partial: Partial::Full, float: true },
     // v_min3_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::ByOpSel, float: true },
     // v_max3_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::ByOpSel, float: true },
     // v_minimum3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Minimum3F32), partial: Partial::Full, float: true },
     // v_maximum3_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Maximum3F32), partial: Partial::Full, float: true },
     // v_minimum3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
-    // v_maximum3_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
-    // v_med3_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_maximum3_f16
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    // v_med3_num_f32
+    Desc { sem: Sem::Valu(Valu::Med3F32), partial: Partial::Full, float: true },
     // v_med3_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::ByOpSel, float: true },
     // v_bitop3_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
     // v_bitop3_b32
@@ -12983,7 +12983,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_u16
     Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::ByOpSel, float: false },
     // v_mad_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::ByOpSel, float: false },
     // v_perm_pk16_b6_u4
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_perm_pk16_b8_u4
@@ -12999,47 +12999,47 @@ pub static SEM: [Desc; 10163] = [
     // v_fma_f16
     Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::ByOpSel, float: true },
     // v_fma_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::ByOpSel, float: true },
     // v_min3_f16
     Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::ByOpSel, float: true },
     // v_min3_i16
     Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::ByOpSel, float: false },
     // v_min3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::ByOpSel, float: false },
     // v_min3_u16
     Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::ByOpSel, float: false },
     // v_min3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::ByOpSel, float: false },
     // v_max3_f16
     Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::ByOpSel, float: true },
     // v_max3_i16
     Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::ByOpSel, float: false },
     // v_max3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::ByOpSel, float: false },
     // v_max3_u16
     Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::ByOpSel, float: false },
     // v_max3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::ByOpSel, float: false },
     // v_med3_f16
     Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::ByOpSel, float: true },
     // v_med3_i16
     Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::ByOpSel, float: false },
     // v_med3_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
     Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::ByOpSel, float: false },
     // v_med3_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::ByOpSel, float: false },
     // v_lshl_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i16
     Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::ByOpSel, float: false },
     // v_mad_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::ByOpSel, float: false },
     // v_div_fixup_f16
     Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::ByOpSel, float: true },
     // v_div_fixup_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::ByOpSel, float: true },
     // v_add3_u32
     Desc { sem: Sem::Valu(Valu::Add3U32), partial: Partial::Full, float: false },
     // v_lshl_or_b32
@@ -13051,11 +13051,11 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_u32_u16
     Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_u32_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_i32_i16
     Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_mad_i32_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_permlane16_b32
     Desc { sem: Sem::Valu(Valu::Permlane16B32), partial: Partial::Full, float: false },
     // v_permlane16_b32
@@ -13105,21 +13105,21 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2_bf16_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinmaxF32), partial: Partial::Full, float: true },
     // v_maxmin_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxminF32), partial: Partial::Full, float: true },
     // v_minmax_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minimummaximum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maximumminimum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minimummaximum_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maximumminimum_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane_bcast_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_permlane_up_b32
@@ -13133,41 +13133,41 @@ pub static SEM: [Desc; 10163] = [
     // v_s_exp_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_exp_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_exp_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_log_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_log_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_log_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_log_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rcp_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rcp_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rcp_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rcp_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rsq_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rsq_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rsq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_rsq_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_sqrt_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_sqrt_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_sqrt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_s_sqrt_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashr_pk_i8_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashr_pk_u8_i32
@@ -13281,9 +13281,9 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_u64_u32
     Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_co_u64_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_co_u64_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU64U32), partial: Partial::Full, float: false },
     // v_mad_co_u64_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshlrev_b64
@@ -13293,9 +13293,9 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_i64_i32
     Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_mad_co_i64_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_mad_co_i64_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI64I32), partial: Partial::Full, float: false },
     // v_mad_co_i64_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_lshrrev_b64
@@ -13453,15 +13453,15 @@ pub static SEM: [Desc; 10163] = [
     // v_lshlrev_b16
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::ByOpSel, float: false },
     // v_lshlrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::ByOpSel, float: false },
     // v_lshrrev_b16
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::ByOpSel, float: false },
     // v_lshrrev_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::ByOpSel, float: false },
     // v_ashrrev_i16
     Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::ByOpSel, float: false },
     // v_ashrrev_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::ByOpSel, float: false },
     // v_lshlrev_b64
     Desc { sem: Sem::Valu(Valu::LshlrevB64), partial: Partial::Full, float: false },
     // v_lshrrev_b64
@@ -13529,7 +13529,7 @@ pub static SEM: [Desc; 10163] = [
     // v_and_b16
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::ByOpSel, float: false },
     // v_and_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::ByOpSel, float: false },
     // v_bfm_b32
     Desc { sem: Sem::Valu(Valu::BfmB32), partial: Partial::Full, float: false },
     // v_or_b16
@@ -13551,25 +13551,25 @@ pub static SEM: [Desc; 10163] = [
     // v_maximum_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minimum_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pknorm_i16_f32
     Desc { sem: Sem::Valu(Valu::CvtPknormI16F32), partial: Partial::Full, float: true },
     // v_maximum_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::ByOpSel, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pknorm_u16_f32
     Desc { sem: Sem::Valu(Valu::CvtPknormU16F32), partial: Partial::Full, float: true },
     // v_cvt_pk_fp8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkFp8F32), partial: Partial::Full, float: true },
     // v_cvt_pk_u16_u32
     Desc { sem: Sem::Valu(Valu::CvtPkU16U32), partial: Partial::Full, float: true },
     // v_cvt_pk_bf8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkBf8F32), partial: Partial::Full, float: true },
     // v_cvt_pk_i16_i32
     Desc { sem: Sem::Valu(Valu::CvtPkI16I32), partial: Partial::Full, float: true },
     // v_cvt_sr_fp8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtSrFp8F32), partial: Partial::Full, float: true },
     // v_cvt_sr_bf8_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtSrBf8F32), partial: Partial::Full, float: true },
     // v_add3_u32
     Desc { sem: Sem::Valu(Valu::Add3U32), partial: Partial::Full, float: false },
     // v_cvt_pk_bf16_f32
@@ -13671,9 +13671,9 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2_f32_bf16
     Desc { sem: Sem::Valu(Valu::Dot2F32Bf16), partial: Partial::Full, float: true },
     // v_pk_min_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MinF16), partial: Partial::Full, float: true },
     // v_pk_max_num_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Packed(Packed::MaxF16), partial: Partial::Full, float: true },
     // v_pk_minimum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_pk_maximum_f16
@@ -14385,9 +14385,9 @@ pub static SEM: [Desc; 10163] = [
     // ds_sub_clamp_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_pk_add_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_pk_add_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::No }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_write_b8_d16_hi
     Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // ds_store_b8_d16_hi
@@ -14425,9 +14425,9 @@ pub static SEM: [Desc; 10163] = [
     // ds_sub_clamp_rtn_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // ds_pk_add_rtn_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_pk_add_rtn_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Lds, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Yes }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // ds_bvh_stack_rtn_b32
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // ds_write_addtid_b32
@@ -15367,11 +15367,11 @@ pub static SEM: [Desc; 10163] = [
     // v_dual_max_f32
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_dual_max_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_dual_min_f32
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_dual_min_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_dual_dot2acc_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_dot2acc_f32_bf16
@@ -15399,11 +15399,11 @@ pub static SEM: [Desc; 10163] = [
     // v_dual_max_f32
     Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_dual_max_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_dual_min_f32
     Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_dual_min_num_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_dual_dot2acc_f32_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_dual_dot2acc_f32_bf16
@@ -15425,17 +15425,17 @@ pub static SEM: [Desc; 10163] = [
     // v_dual_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b256
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 8, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b512
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 16, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_load_u8
@@ -15445,17 +15445,17 @@ pub static SEM: [Desc; 10163] = [
     // s_load_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_buffer_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b256
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 8, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b512
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 16, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_buffer_load_u8
@@ -15465,193 +15465,193 @@ pub static SEM: [Desc; 10163] = [
     // s_buffer_load_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_dcache_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_atc_probe_buffer
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_prefetch_inst
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_prefetch_inst_pc_rel
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_prefetch_data
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_buffer_prefetch_data
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // s_prefetch_data_pc_rel
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // buffer_load_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_store_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: true }), partial: Partial::Full, float: false },
     // buffer_load_d16_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Lo16, float: false },
     // buffer_store_d16_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_d16_format_xy
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 2, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_d16_format_xyz
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 3, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_store_d16_format_xyzw
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 4, signed: false, d16: D16::Lo, format: true }), partial: Partial::Full, float: false },
     // buffer_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // buffer_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // buffer_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // buffer_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // buffer_load_d16_hi_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: true }), partial: Partial::Hi16, float: false },
     // buffer_store_d16_hi_format_x
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: true }), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub_clamp_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_swap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_cmpswap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_inc_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_cond_sub_u32
@@ -15663,117 +15663,117 @@ pub static SEM: [Desc; 10163] = [
     // buffer_atomic_add_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_pk_add_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_pk_add_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Buffer, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // buffer_atomic_min_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // buffer_atomic_max_num_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // flat_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // flat_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // flat_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // flat_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // flat_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // flat_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // flat_store_d16_hi_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // flat_store_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_clamp_u32
@@ -15781,91 +15781,91 @@ pub static SEM: [Desc; 10163] = [
     // flat_atomic_sub_clamp_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_inc_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_dec_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_swap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_swap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_cmpswap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_inc_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_cond_sub_u32
@@ -15883,15 +15883,15 @@ pub static SEM: [Desc; 10163] = [
     // flat_atomic_add_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Flat, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // flat_atomic_pk_add_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // flat_atomic_min_num_f64
@@ -15907,91 +15907,91 @@ pub static SEM: [Desc; 10163] = [
     // flat_load_monitor_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_u8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_i8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_u16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_i16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // global_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // global_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // global_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Lo16, float: false },
     // global_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // global_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Hi16, float: false },
     // global_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // global_store_d16_hi_b8
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // global_store_d16_hi_b16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_addtid_b32
@@ -15999,23 +15999,23 @@ pub static SEM: [Desc; 10163] = [
     // global_store_addtid_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_inv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // global_wb
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // global_atomic_swap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_swap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_clamp_u32
@@ -16023,95 +16023,95 @@ pub static SEM: [Desc; 10163] = [
     // global_atomic_sub_clamp_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_and_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_and_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_or_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_or_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_xor_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_xor_b32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_inc_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_inc_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_dec_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_dec_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_swap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Swap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_swap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::CmpSwap, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_cmpswap_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Add, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_sub_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Sub, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_sub_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMin, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_min_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_i64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::SMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_i64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_max_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::UMax, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_max_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_and_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::And, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_and_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_or_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Or, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_or_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_xor_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Xor, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_xor_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_inc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Inc, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_inc_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_dec_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::Dec, ret: Ret::Glc }), size: 8, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_dec_u64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_wbinv
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Control(Control::Cache), partial: Partial::Full, float: false },
     // global_atomic_cond_sub_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_cond_sub_u32
@@ -16135,7 +16135,7 @@ pub static SEM: [Desc; 10163] = [
     // global_atomic_add_f64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::FAdd, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_load_tr_b128
@@ -16151,11 +16151,11 @@ pub static SEM: [Desc; 10163] = [
     // global_load_tr8_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_pk_add_f16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddF16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_pk_add_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_pk_add_bf16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Global, op: MemOp::Atomic(Atomic { op: AtomicOp::PkAddBf16, ret: Ret::Glc }), size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // global_atomic_pk_add_bf16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // global_atomic_min_num_f64
@@ -16211,61 +16211,61 @@ pub static SEM: [Desc; 10163] = [
     // global_load_tr6_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_load_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 2, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b64
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_b96
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b96
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_store_b128
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 4, elems: 4, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // scratch_store_b128
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_d16_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_d16_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_d16_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Lo, format: false }), partial: Partial::Lo16, float: false },
     // scratch_load_d16_hi_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_d16_hi_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_load_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Hi16, float: false },
     // scratch_store_d16_hi_b8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 1, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // scratch_store_d16_hi_b16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scratch, op: MemOp::Store, size: 2, elems: 1, signed: false, d16: D16::Hi, format: false }), partial: Partial::Full, float: false },
     // scratch_load_block
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // scratch_load_block
@@ -16371,113 +16371,113 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_t_f16_e64_dpp
@@ -16551,97 +16551,97 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_lt_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: false }), partial: Partial::Full, float: false },
     // v_cmp_f_i32_e64_dpp
@@ -16711,9 +16711,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cmp_class_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: false }), partial: Partial::Full, float: true },
     // v_cmp_class_f32_e64_dpp
@@ -16723,59 +16723,59 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_eq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_le_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_gt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_lg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_o_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::O, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_u_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::U, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nge_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nge, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlg_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlg, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_ngt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ngt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nle_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nle, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_neq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Neq, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_nlt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Nlt, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_t_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::T, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_f_f32_e64_dpp
@@ -16813,51 +16813,51 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_lt_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::I16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Lt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_eq_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Eq, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_le_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Le, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_gt_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Gt, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ne_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ne, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_ge_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Ge, ty: NumTy::U16, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_f_i32_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::F, ty: NumTy::I32, exec: true }), partial: Partial::Full, float: false },
     // v_cmpx_lt_i32_e64_dpp
@@ -16893,7 +16893,7 @@ pub static SEM: [Desc; 10163] = [
     // v_cmpx_class_f16_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F16, exec: true }), partial: Partial::Full, float: true },
     // v_cmpx_class_f32_e64_dpp
     Desc { sem: Sem::Cmp(Cmp { pred: Pred::Class, ty: NumTy::F32, exec: true }), partial: Partial::Full, float: true },
     // v_cndmask_b32_e64_dpp
@@ -16939,9 +16939,9 @@ pub static SEM: [Desc; 10163] = [
     // v_max_u32_e64_dpp
     Desc { sem: Sem::Valu(Valu::MaxU32), partial: Partial::Full, float: false },
     // v_min_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF32), partial: Partial::Full, float: true },
     // v_max_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF32), partial: Partial::Full, float: true },
     // v_lshlrev_b32_e64_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB32), partial: Partial::Full, float: false },
     // v_lshrrev_b32_e64_dpp
@@ -16983,25 +16983,25 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_pk_rtz_f16_f32_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtPkrtzF16F32), partial: Partial::Full, float: true },
     // v_min_num_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinF16), partial: Partial::Full, float: true },
     // v_max_num_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_add_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_add_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddF16), partial: Partial::Full, float: true },
     // v_sub_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_sub_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_subrev_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubrevF16), partial: Partial::Full, float: true },
     // v_mul_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_mul_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulF16), partial: Partial::Full, float: true },
     // v_max_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MaxF16), partial: Partial::Full, float: true },
     // v_min_f16_e64_dpp
@@ -17009,7 +17009,7 @@ pub static SEM: [Desc; 10163] = [
     // v_ldexp_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_ldexp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LdexpF16), partial: Partial::Full, float: true },
     // v_mov_b32_e64_dpp
     Desc { sem: Sem::Valu(Valu::MovB32), partial: Partial::Full, float: false },
     // v_cvt_i32_f64_e64_dpp
@@ -17027,11 +17027,11 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_f32_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f16_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16F32), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_f32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32F16), partial: Partial::Full, float: true },
     // v_cvt_nearest_i32_f32_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtRpiI32F32), partial: Partial::Full, float: true },
     // v_cvt_floor_i32_f32_e64_dpp
@@ -17131,87 +17131,87 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_f16_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16U16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_f16_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF16I16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtU16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_cvt_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtI16F16), partial: Partial::Full, float: true },
     // v_rcp_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_rcp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RcpF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_sqrt_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SqrtF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_rsq_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RsqF16), partial: Partial::Full, float: true },
     // v_log_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_log_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LogF16), partial: Partial::Full, float: true },
     // v_exp_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_exp_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::ExpF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_mant_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpMantF16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_frexp_exp_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FrexpExpI16F16), partial: Partial::Full, float: true },
     // v_floor_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_floor_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FloorF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_ceil_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CeilF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_trunc_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::TruncF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_rndne_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::RndneF16), partial: Partial::Full, float: true },
     // v_fract_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_fract_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FractF16), partial: Partial::Full, float: true },
     // v_sin_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_sin_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SinF16), partial: Partial::Full, float: true },
     // v_cos_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_cos_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CosF16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_sat_pk_u8_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SatPkU8I16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_i16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormI16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_cvt_norm_u16_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtNormU16F16), partial: Partial::Full, float: true },
     // v_not_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_not_b16_e64_dpp
@@ -17225,9 +17225,9 @@ pub static SEM: [Desc; 10163] = [
     // v_cvt_u32_u16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_f32_fp8_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Fp8), partial: Partial::Full, float: true },
     // v_cvt_f32_bf8_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtF32Bf8), partial: Partial::Full, float: true },
     // v_cvt_f32_bf16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_sat_pk4_i4_i8_e64_dpp
@@ -17283,11 +17283,11 @@ pub static SEM: [Desc; 10163] = [
     // v_alignbit_b32_e64_dpp
     Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbit_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbitB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32_e64_dpp
     Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_alignbyte_b32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AlignbyteB32), partial: Partial::Full, float: false },
     // v_mullit_f32_e64_dpp
     Desc { sem: Sem::Valu(Valu::MullitF32), partial: Partial::Full, float: true },
     // v_min3_f32_e64_dpp
@@ -17321,25 +17321,25 @@ pub static SEM: [Desc; 10163] = [
     // v_div_fixup_f64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_min3_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F32), partial: Partial::Full, float: true },
     // v_max3_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F32), partial: Partial::Full, float: true },
     // v_min3_num_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::Full, float: true },
     // v_max3_num_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::Full, float: true },
     // v_minimum3_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Minimum3F32), partial: Partial::Full, float: true },
     // v_maximum3_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Maximum3F32), partial: Partial::Full, float: true },
     // v_minimum3_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maximum3_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_med3_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F32), partial: Partial::Full, float: true },
     // v_med3_num_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::Full, float: true },
     // v_bitop3_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_bitop3_b32_e64_dpp
@@ -17355,7 +17355,7 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::Full, float: false },
     // v_mad_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU16), partial: Partial::Full, float: false },
     // v_perm_b32_e64_dpp
     Desc { sem: Sem::Valu(Valu::PermB32), partial: Partial::Full, float: false },
     // v_xad_u32_e64_dpp
@@ -17367,47 +17367,47 @@ pub static SEM: [Desc; 10163] = [
     // v_fma_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::Full, float: true },
     // v_fma_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::FmaF16), partial: Partial::Full, float: true },
     // v_min3_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Min3F16), partial: Partial::Full, float: true },
     // v_min3_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::Full, float: false },
     // v_min3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3I16), partial: Partial::Full, float: false },
     // v_min3_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::Full, float: false },
     // v_min3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Min3U16), partial: Partial::Full, float: false },
     // v_max3_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Max3F16), partial: Partial::Full, float: true },
     // v_max3_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::Full, float: false },
     // v_max3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3I16), partial: Partial::Full, float: false },
     // v_max3_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::Full, float: false },
     // v_max3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Max3U16), partial: Partial::Full, float: false },
     // v_med3_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Med3F16), partial: Partial::Full, float: true },
     // v_med3_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::Full, float: false },
     // v_med3_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3I16), partial: Partial::Full, float: false },
     // v_med3_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::Full, float: false },
     // v_med3_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::Med3U16), partial: Partial::Full, float: false },
     // v_lshl_add_u64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_mad_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::Full, float: false },
     // v_mad_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI16), partial: Partial::Full, float: false },
     // v_div_fixup_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::Full, float: true },
     // v_div_fixup_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::DivFixupF16), partial: Partial::Full, float: true },
     // v_add3_u32_e64_dpp
     Desc { sem: Sem::Valu(Valu::Add3U32), partial: Partial::Full, float: false },
     // v_lshl_or_b32_e64_dpp
@@ -17419,11 +17419,11 @@ pub static SEM: [Desc; 10163] = [
     // v_mad_u32_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_u32_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadU32U16), partial: Partial::Full, float: false },
     // v_mad_i32_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_mad_i32_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MadI32I16), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cndmask_b16_e64_dpp
@@ -17465,9 +17465,9 @@ pub static SEM: [Desc; 10163] = [
     // v_dot2_bf16_bf16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_minmax_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinmaxF32), partial: Partial::Full, float: true },
     // v_maxmin_num_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxminF32), partial: Partial::Full, float: true },
     // v_minmax_num_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_maxmin_num_f16_e64_dpp
@@ -17509,15 +17509,15 @@ pub static SEM: [Desc; 10163] = [
     // v_add_nc_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::Full, float: false },
     // v_add_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcU16), partial: Partial::Full, float: false },
     // v_sub_nc_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::Full, float: false },
     // v_sub_nc_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcU16), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_mul_lo_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MulLoU16), partial: Partial::Full, float: false },
     // v_cvt_pk_i16_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_u16_f32_e64_dpp
@@ -17525,31 +17525,31 @@ pub static SEM: [Desc; 10163] = [
     // v_max_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_max_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxU16), partial: Partial::Full, float: false },
     // v_max_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_max_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MaxI16), partial: Partial::Full, float: false },
     // v_min_u16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_u16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinU16), partial: Partial::Full, float: false },
     // v_min_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_min_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::MinI16), partial: Partial::Full, float: false },
     // v_add_nc_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::Full, float: false },
     // v_add_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AddNcI16), partial: Partial::Full, float: false },
     // v_sub_nc_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::Full, float: false },
     // v_sub_nc_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::SubNcI16), partial: Partial::Full, float: false },
     // v_pack_b32_f16_e64_dpp
     Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_pack_b32_f16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::PackB32F16), partial: Partial::Full, float: true },
     // v_cvt_pk_norm_i16_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_norm_i16_f16_e64_dpp
@@ -17599,15 +17599,15 @@ pub static SEM: [Desc; 10163] = [
     // v_lshlrev_b16_e64_dpp
     Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_lshlrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshlrevB16), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e64_dpp
     Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_lshrrev_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::LshrrevB16), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e64_dpp
     Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_ashrrev_i16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AshrrevI16), partial: Partial::Full, float: false },
     // v_lshrrev_b64_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_ashrrev_i64_e64_dpp
@@ -17619,7 +17619,7 @@ pub static SEM: [Desc; 10163] = [
     // v_and_b16_e64_dpp
     Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_and_b16_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::AndB32), partial: Partial::Full, float: false },
     // v_or_b16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_or_b16_e64_dpp
@@ -17637,13 +17637,13 @@ pub static SEM: [Desc; 10163] = [
     // v_maximum_f16_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_pk_fp8_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkFp8F32), partial: Partial::Full, float: true },
     // v_cvt_pk_bf8_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtPkBf8F32), partial: Partial::Full, float: true },
     // v_cvt_sr_fp8_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtSrFp8F32), partial: Partial::Full, float: true },
     // v_cvt_sr_bf8_f32_e64_dpp
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Valu(Valu::CvtSrBf8F32), partial: Partial::Full, float: true },
     // v_cvt_pk_bf16_f32_e64_dpp
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // v_cvt_sr_pk_bf16_f32_e64_dpp
