@@ -144,18 +144,24 @@ pub(super) fn flat_offset(i: &Instruction) -> i64 {
     match i.encoding() {
         Encoding::Flat | Encoding::FlatGfx10 => i64::from(w0 & 0xfff),
         Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => i64::from(((w0 << 20) as i32) >> 20),
+        // GFX12's VFLAT/VGLOBAL/VSCRATCH: 24 bits, signed, in bits 95:72.
+        Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
+            i.words().get(2).map_or(0, |&w2| i64::from((w2 as i32) >> 8))
+        }
         _ => i64::from((((w0 & 0x1fff) << 19) as i32) >> 19),
     }
 }
 
 /// Whether a FLAT/GLOBAL/SCRATCH word has `glc` set (an atomic returns the
-/// old value): bit 16 up to GFX10, bit 14 in GFX11's layouts.
+/// old value): bit 16 up to GFX10, bit 14 in GFX11's layouts, and GFX12's
+/// `th:TH_ATOMIC_RETURN` (`th` bit 0, bit 52 of the instruction).
 pub(super) fn flat_glc(i: &Instruction) -> bool {
-    let bit = match i.encoding() {
-        Encoding::FlatGfx11 | Encoding::GlobalGfx11 | Encoding::ScratchGfx11 => 14,
-        _ => 16,
+    let (word, bit) = match i.encoding() {
+        Encoding::FlatGfx11 | Encoding::GlobalGfx11 | Encoding::ScratchGfx11 => (0, 14),
+        Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => (1, 20),
+        _ => (0, 16),
     };
-    i.words()[0] >> bit & 1 == 1
+    i.words().get(word).is_some_and(|w| w >> bit & 1 == 1)
 }
 
 /// Where one lane's access goes after flat/private/LDS resolution.
