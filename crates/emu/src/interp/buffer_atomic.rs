@@ -22,8 +22,9 @@ pub(super) fn mubuf_atomic(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    if i.encoding() == Encoding::MubufGfx11 {
-        // GFX11's MUBUF layout (`offen`/`idxen` in word 1): not modelled (D77).
+    if matches!(i.encoding(), Encoding::MubufGfx11 | Encoding::MubufGfx12) {
+        // GFX11's MUBUF layout (`offen`/`idxen` in word 1) and GFX12's
+        // VBUFFER: not modelled (D77, D85).
         return Err(unsupported(w, i, c.pc));
     }
     let w0 = i.words()[0];

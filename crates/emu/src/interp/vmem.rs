@@ -791,9 +791,10 @@ pub(super) fn mubuf(
     i: &Instruction,
     c: &Ctx,
 ) -> Result<Flow, Stop> {
-    if i.encoding() == Encoding::MubufGfx11 {
-        // GFX11 moved `offen`/`idxen` to word 1 and the LDS bit away: not
-        // modelled (D77; clang's compute code uses GLOBAL instead).
+    if matches!(i.encoding(), Encoding::MubufGfx11 | Encoding::MubufGfx12) {
+        // GFX11 moved `offen`/`idxen` to word 1 and the LDS bit away, GFX12
+        // (VBUFFER) moved the fields again: not modelled (D77, D85; clang's
+        // compute code uses GLOBAL instead).
         return Err(unsupported(w, i, c.pc));
     }
     let w0 = i.words()[0];
