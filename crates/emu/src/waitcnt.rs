@@ -263,6 +263,55 @@ pub fn decode_for(target: lathe_isa::Target, imm: u16) -> [(Counter, u32); 3] {
     ]
 }
 
+/// GFX12's waits: one SOPP opcode (bits 22:16 of the word) per counter or
+/// pair of counters, the count in the immediate, as (opcode, the model
+/// counter each field waits on, the field's shift and mask). The model keeps
+/// GFX9's three counters: GFX12's loads, stores, samples and BVH reads
+/// (`loadcnt`, `storecnt`, `samplecnt`, `bvhcnt`) are vector memory and
+/// wait on VM_CNT, LDS (`dscnt`) and scalar memory (`kmcnt`) on LGKM_CNT,
+/// `expcnt` on EXP_CNT. Where GFX12 splits a GFX9 counter the model waits
+/// for the other half too: it may retire an access the hardware would
+/// still owe (a missed report), never keep one the hardware retired (D85).
+const GFX12_WAITS: [(u32, [Option<(Counter, u32, u32)>; 2]); 9] = [
+    (0x40, [Some((Counter::Vm, 0, 0x3f)), None]), // s_wait_loadcnt
+    (0x41, [Some((Counter::Vm, 0, 0x3f)), None]), // s_wait_storecnt
+    (0x42, [Some((Counter::Vm, 0, 0x3f)), None]), // s_wait_samplecnt
+    (0x43, [Some((Counter::Vm, 0, 0x7)), None]),  // s_wait_bvhcnt
+    (0x44, [Some((Counter::Exp, 0, 0x7)), None]), // s_wait_expcnt
+    (0x46, [Some((Counter::Lgkm, 0, 0x3f)), None]), // s_wait_dscnt
+    (0x47, [Some((Counter::Lgkm, 0, 0x1f)), None]), // s_wait_kmcnt
+    (
+        0x48,
+        [Some((Counter::Vm, 8, 0x3f)), Some((Counter::Lgkm, 0, 0x3f))],
+    ), // loadcnt_dscnt
+    (
+        0x49,
+        [Some((Counter::Vm, 8, 0x3f)), Some((Counter::Lgkm, 0, 0x3f))],
+    ), // storecnt_dscnt
+];
+
+/// The counter values a wait instruction (its first word) waits for on
+/// `target`: [`decode_for`]'s `s_waitcnt` immediate up to GFX11;
+/// [`GFX12_WAITS`] from GFX12 on, a counter it does not name at `u32::MAX`
+/// (no wait).
+pub fn decode_word(target: lathe_isa::Target, word: u32) -> [(Counter, u32); 3] {
+    if target.generation() < 12 {
+        return decode_for(target, word as u16);
+    }
+    let mut out = [
+        (Counter::Vm, u32::MAX),
+        (Counter::Lgkm, u32::MAX),
+        (Counter::Exp, u32::MAX),
+    ];
+    let op = word >> 16 & 0x7f;
+    if let Some((_, fields)) = GFX12_WAITS.iter().find(|(o, _)| *o == op) {
+        for &(c, shift, mask) in fields.iter().flatten() {
+            out[c.slot()].1 = (word & 0xffff) >> shift & mask;
+        }
+    }
+    out
+}
+
 impl Default for Tracker {
     fn default() -> Self {
         Tracker {
@@ -581,6 +630,31 @@ mod tests {
             [(Counter::Vm, 0), (Counter::Exp, 7), (Counter::Lgkm, 15)]
         );
         assert_eq!(decode_gfx9(0xc07f)[0], (Counter::Vm, 63));
+    }
+
+    #[test]
+    fn gfx12_split_waits_decode_from_their_words() {
+        let t = lathe_isa::Target::Gfx1201;
+        let none = u32::MAX;
+        // Words as llvm-objdump --mcpu=gfx1201 prints them.
+        for (word, want) in [
+            (0xbfc0_0003, [3, none, none]),    // s_wait_loadcnt 0x3
+            (0xbfc1_0000, [0, none, none]),    // s_wait_storecnt 0x0
+            (0xbfc6_0002, [none, 2, none]),    // s_wait_dscnt 0x2
+            (0xbfc7_0000, [none, 0, none]),    // s_wait_kmcnt 0x0
+            (0xbfc4_0001, [none, none, 1]),    // s_wait_expcnt 0x1
+            (0xbfc8_0105, [1, 5, none]),       // s_wait_loadcnt_dscnt 0x105
+            (0xbfc9_0200, [2, 0, none]),       // s_wait_storecnt_dscnt 0x200
+            (0xbf88_ff9e, [none, none, none]), // s_wait_alu (not a counter)
+        ] {
+            let got = decode_word(t, word).map(|(_, n)| n);
+            assert_eq!(got, want, "{word:#x}");
+        }
+        // Up to GFX11 the word's low half is `s_waitcnt`'s immediate.
+        assert_eq!(
+            decode_word(lathe_isa::Target::Gfx90a, 0xbf8c_0f70),
+            decode_gfx9(0x0f70)
+        );
     }
 
     #[test]

@@ -1062,8 +1062,8 @@ impl Exec<'_> {
         }
         if *check_waitcnt {
             if f & flags::WAITCNT != 0 {
-                let imm = inst.words().first().map_or(0, |w| *w as u16);
-                w.waitcnt.wait(&crate::waitcnt::decode_for(*target, imm));
+                let word = inst.words().first().copied().unwrap_or(0);
+                w.waitcnt.wait(&crate::waitcnt::decode_word(*target, word));
             } else if w.waitcnt.owes() {
                 if let Some(hazard) = w.waitcnt.check(&d.regs) {
                     return Err(Stop::MissingWait {
