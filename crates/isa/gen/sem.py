@@ -214,11 +214,14 @@ def smem(rest, prefix):
         if a.endswith("_x2"):
             a, size = a[:-3], 8
         return mem(space, "Atomic(Atomic { op: AtomicOp::%s, ret: Ret::Glc })" % ATOMIC[a], size)
-    m = re.fullmatch(r"(load|store)_(dword\w*)", rest)
+    m = re.fullmatch(r"(load|store)_(dword\w*|ubyte|sbyte|ushort|sshort)", rest)
     if not m:
         raise Unknown(rest)
+    # GFX12's sub-dword loads (`s_load_u16`) zero- or sign-extend into one
+    # SGPR.
     size, elems = LOAD_SIZES[m.group(2)]
-    return mem(space, "Load" if m.group(1) == "load" else "Store", size, elems)
+    return mem(space, "Load" if m.group(1) == "load" else "Store", size, elems,
+               signed=m.group(2)[0] == "s" and size < 4)
 
 
 CONTROL = {
@@ -437,9 +440,8 @@ GFX12_NOT_EMULATED = {
     "v_s_exp_f32", "v_s_exp_f16", "v_s_log_f32", "v_s_log_f16", "v_s_rcp_f32", "v_s_rcp_f16",
     "v_s_rsq_f32", "v_s_rsq_f16", "v_s_sqrt_f32", "v_s_sqrt_f16",
     "v_dot4_f32_fp8_bf8", "v_dot4_f32_bf8_fp8", "v_dot4_f32_fp8_fp8", "v_dot4_f32_bf8_bf8",
-    # Sub-dword scalar loads: the SMEM handler loads whole dwords.
-    "s_load_i8", "s_load_u8", "s_load_i16", "s_load_u16", "s_buffer_load_i8",
-    "s_buffer_load_u8", "s_buffer_load_i16", "s_buffer_load_u16",
+    # Sub-dword buffer loads: the scalar buffer handler loads whole dwords.
+    "s_buffer_load_i8", "s_buffer_load_u8", "s_buffer_load_i16", "s_buffer_load_u16",
     "ds_bpermute_fi_b32", "ds_cond_sub_u32", "ds_sub_clamp_u32", "ds_cond_sub_rtn_u32",
     "ds_sub_clamp_rtn_u32", "ds_min_num_f32", "ds_max_num_f32", "ds_min_num_rtn_f32",
     "ds_max_num_rtn_f32", "ds_min_num_f64", "ds_max_num_f64", "ds_min_num_rtn_f64",
@@ -452,12 +454,16 @@ GFX12_NOT_EMULATED = {
 # two new subtractions): not emulated.
 GFX12_NOT_EMULATED_RE = re.compile(
     r"(flat|global|buffer)_atomic_(sub_clamp_u32|cond_sub_u32|min_num_f32|max_num_f32)$")
-# Scalar float operations (GFX11.5 and GFX12) and 64-bit integer adds: not
-# emulated yet.
+# Scalar float operations (GFX11.5 and GFX12) but the f32 add, subtract,
+# multiply and the f32/32-bit integer conversions (`interp/salu.rs`, D85):
+# not emulated yet.
+GFX12_SALU_EMULATED = {"s_add_f32", "s_sub_f32", "s_mul_f32", "s_cvt_f32_i32", "s_cvt_f32_u32",
+                       "s_cvt_i32_f32", "s_cvt_u32_f32", "s_add_nc_u64", "s_sub_nc_u64",
+                       "s_mul_u64"}
 GFX12_SALU_NOT_EMULATED_RE = re.compile(
     r"s_(add|sub|mul|fmac|fmaak|fmamk|min_num|max_num|minimum|maximum|ceil|floor|trunc|rndne"
     r"|cvt_\w+|cmp_\w+)_(f16|f32|f32_f16|f16_f32|i32_f32|u32_f32|f32_i32|f32_u32|hi_f32_f16"
-    r"|pk_rtz_f16_f32)$|s_cvt_\w+$|s_(add|sub)_nc_u64$|s_mul_u64$|s_swmmac|v_swmmac_|v_wmma_\w+_(fp8|bf8)")
+    r"|pk_rtz_f16_f32)$|s_cvt_\w+$|s_swmmac|v_swmmac_|v_wmma_\w+_(fp8|bf8)")
 
 
 def gfx12_alias(name):
@@ -472,7 +478,8 @@ def classify(name, enc):
     """(sem expression, valu variant or None, salu variant or None, packed variant or None)."""
     b = base(name)
     if b in GFX12_NOT_EMULATED or GFX12_NOT_EMULATED_RE.match(b) or (
-            GFX12_SALU_NOT_EMULATED_RE.match(b) and not b.startswith("s_cmp_")) or (
+            GFX12_SALU_NOT_EMULATED_RE.match(b) and b not in GFX12_SALU_EMULATED
+            and not b.startswith("s_cmp_")) or (
             b.startswith("s_cmp_") and re.search(r"_f(16|32)$", b)):
         return why("Why::NotEmulated")
     if b in GFX12_CONTROL:

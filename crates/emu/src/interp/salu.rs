@@ -211,6 +211,46 @@ pub(super) fn run(
         Salu::MovrelsB32 | Salu::MovrelsB64 | Salu::MovreldB32 | Salu::MovreldB64 => {
             return movrel(w, i, c, op);
         }
+        // ---- GFX12 (D85): 64-bit adds and multiply without carry (SCC
+        // kept), and the f32 operations and conversions of GFX11.5/GFX12's
+        // scalar float unit, as their VALU rows compute them under the
+        // wave's MODE (the interpreter's float checks apply: these rows are
+        // float rows).
+        Salu::AddNcU64 => Out::W64(r64(w, s0)?.wrapping_add(r64(w, s1)?), None),
+        Salu::SubNcU64 => Out::W64(r64(w, s0)?.wrapping_sub(r64(w, s1)?), None),
+        Salu::MulU64 => Out::W64(r64(w, s0)?.wrapping_mul(r64(w, s1)?), None),
+        Salu::AddF32 | Salu::SubF32 | Salu::MulF32 => {
+            // MODE's f32 denormal controls: a flushed denormal is a signed
+            // zero, before (input) or after (output) the operation.
+            let fl = super::valu::Flush::f32(w.mode);
+            let flush = |v: f32, on: bool| {
+                if on && v.is_subnormal() {
+                    f32::from_bits(v.to_bits() & 0x8000_0000)
+                } else {
+                    v
+                }
+            };
+            let (p, q) = (
+                flush(f32::from_bits(r32(w, s0)?), fl.input),
+                flush(f32::from_bits(r32(w, s1)?), fl.input),
+            );
+            let r = match op {
+                Salu::AddF32 => alu::host::add_f32(p, q),
+                Salu::SubF32 => alu::host::sub_f32(p, q),
+                _ => alu::host::mul_f32(p, q),
+            };
+            Out::W32(flush(r, fl.output).to_bits(), None)
+        }
+        Salu::CvtF32I32 => Out::W32(
+            alu::cvt::cvt_f32_i32(r32(w, s0)? as i32, alu::Mode::from_bits(w.mode)),
+            None,
+        ),
+        Salu::CvtF32U32 => Out::W32(
+            alu::cvt::cvt_f32_u32(r32(w, s0)?, alu::Mode::from_bits(w.mode)),
+            None,
+        ),
+        Salu::CvtI32F32 => Out::W32(alu::cvt::cvt_i32_f32(r32(w, s0)?) as u32, None),
+        Salu::CvtU32F32 => Out::W32(alu::cvt::cvt_u32_f32(r32(w, s0)?), None),
         // ---- SOP2
         Salu::AddU32 => w32(a::add_u32(r32(w, s0)?, r32(w, s1)?)),
         Salu::SubU32 => w32(a::sub_u32(r32(w, s0)?, r32(w, s1)?)),

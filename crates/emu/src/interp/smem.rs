@@ -33,6 +33,30 @@ pub(super) fn smem_load(
     let Operand::Reg(r) = d.value else {
         return Err(unsupported(w, i, c.pc));
     };
+    // GFX12's sub-dword loads (`s_load_u16`, `s_load_i8`): one byte or
+    // short, zero- or sign-extended into one SGPR (D85).
+    if let Sem::Mem(m) = c.sem {
+        if m.size < 4 {
+            let v = if m.size == 1 {
+                let [b] = x.view.load::<1>(addr).map_err(|f| fault(w, i, c.pc, f))?;
+                if m.signed {
+                    b as i8 as i32 as u32
+                } else {
+                    u32::from(b)
+                }
+            } else {
+                let h =
+                    u16::from_le_bytes(x.view.load::<2>(addr).map_err(|f| fault(w, i, c.pc, f))?);
+                if m.signed {
+                    h as i16 as i32 as u32
+                } else {
+                    u32::from(h)
+                }
+            };
+            sreg_write(w, r.first, v);
+            return Ok(Flow::Continue);
+        }
+    }
     // One bounds check for the whole load (at most 16 dwords); a fault
     // still names the first dword that takes it, with the dwords before it
     // written as before.

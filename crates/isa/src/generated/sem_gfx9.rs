@@ -733,8 +733,12 @@ pub enum Salu {
     AbsI32,
     /// `s_absdiff_i32`
     AbsdiffI32,
+    /// `s_add_f32`
+    AddF32,
     /// `s_add_i32`
     AddI32,
+    /// `s_add_nc_u64`
+    AddNcU64,
     /// `s_add_u32`
     AddU32,
     /// `s_addc_u32`
@@ -825,6 +829,14 @@ pub enum Salu {
     CselectB32,
     /// `s_cselect_b64`
     CselectB64,
+    /// `s_cvt_f32_i32`
+    CvtF32I32,
+    /// `s_cvt_f32_u32`
+    CvtF32U32,
+    /// `s_cvt_i32_f32`
+    CvtI32F32,
+    /// `s_cvt_u32_f32`
+    CvtU32F32,
     /// `s_denorm_mode`
     DenormMode,
     /// `s_ff0_i32_b32`
@@ -883,12 +895,16 @@ pub enum Salu {
     MovrelsB64,
     /// `s_movrelsd_2_b32`
     Movrelsd2B32,
+    /// `s_mul_f32`
+    MulF32,
     /// `s_mul_hi_i32`
     MulHiI32,
     /// `s_mul_hi_u32`
     MulHiU32,
     /// `s_mul_i32`
     MulI32,
+    /// `s_mul_u64`
+    MulU64,
     /// `s_mulk_i32`
     MulkI32,
     /// `s_nand_b32`
@@ -947,8 +963,12 @@ pub enum Salu {
     SextI32I16,
     /// `s_sext_i32_i8`
     SextI32I8,
+    /// `s_sub_f32`
+    SubF32,
     /// `s_sub_i32`
     SubI32,
+    /// `s_sub_nc_u64`
+    SubNcU64,
     /// `s_sub_u32`
     SubU32,
     /// `s_subb_u32`
@@ -1399,11 +1419,11 @@ pub static SEM: [Desc; 10163] = [
     // s_mul_hi_i32
     Desc { sem: Sem::Salu(Salu::MulHiI32), partial: Partial::Full, float: false },
     // s_add_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddF32), partial: Partial::Full, float: false },
     // s_add_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_sub_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubF32), partial: Partial::Full, float: false },
     // s_sub_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_min_f32
@@ -1419,7 +1439,7 @@ pub static SEM: [Desc; 10163] = [
     // s_max_num_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_mul_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulF32), partial: Partial::Full, float: false },
     // s_mul_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_fmaak_f32
@@ -1483,11 +1503,11 @@ pub static SEM: [Desc; 10163] = [
     // s_maximum_f16
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_add_nc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::AddNcU64), partial: Partial::Full, float: false },
     // s_sub_nc_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::SubNcU64), partial: Partial::Full, float: false },
     // s_mul_u64
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::MulU64), partial: Partial::Full, float: false },
     // s_movk_i32
     Desc { sem: Sem::Salu(Salu::MovkI32), partial: Partial::Full, float: false },
     // s_cmovk_i32
@@ -2077,19 +2097,19 @@ pub static SEM: [Desc; 10163] = [
     // s_rndne_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f32_i32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CvtF32I32), partial: Partial::Full, float: false },
     // s_cvt_f32_i32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f32_u32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CvtF32U32), partial: Partial::Full, float: false },
     // s_cvt_f32_u32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_i32_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CvtI32F32), partial: Partial::Full, float: false },
     // s_cvt_i32_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_u32_f32
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Salu(Salu::CvtU32F32), partial: Partial::Full, float: false },
     // s_cvt_u32_f32
     Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
     // s_cvt_f16_f32
@@ -15437,13 +15457,13 @@ pub static SEM: [Desc; 10163] = [
     // s_load_b96
     Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 4, elems: 3, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_i8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 1, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_u8
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 1, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_i16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 2, elems: 1, signed: true, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_load_u16
-    Desc { sem: Sem::Unsupported(Why::NotEmulated), partial: Partial::Full, float: false },
+    Desc { sem: Sem::Mem(Mem { space: Space::Scalar, op: MemOp::Load, size: 2, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b32
     Desc { sem: Sem::Mem(Mem { space: Space::ScalarBuffer, op: MemOp::Load, size: 4, elems: 1, signed: false, d16: D16::No, format: false }), partial: Partial::Full, float: false },
     // s_buffer_load_b64
