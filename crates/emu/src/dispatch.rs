@@ -19,15 +19,26 @@ pub const WAVE_SIZE: u32 = 64;
 /// The (generation, wave size) pairs the interpreter runs (D42): GFX9
 /// wave64, GFX10 in both wave sizes (D65: GFX10.3's rows of the semantics
 /// column; a GFX10.1-only row stops as not emulated) and GFX11 in both
-/// (D77: gfx1100's rows). Other generations are added as rows here once the
-/// interpreter has their semantics; nothing else branches on the generation.
+/// (D77: gfx1100's rows) and GFX12 in both (D85: gfx1200/gfx1201's rows).
+/// Other generations are added as rows here once the interpreter has their
+/// semantics; nothing else branches on the generation.
 pub const EMULATED: &[(Family, u32)] = &[
     (Family::Gfx9, 64),
     (Family::Gfx10, 64),
     (Family::Gfx10, 32),
     (Family::Gfx11, 64),
     (Family::Gfx11, 32),
+    (Family::Gfx12, 64),
+    (Family::Gfx12, 32),
 ];
+
+/// Whether the hardware puts the work-group IDs in trap temporaries
+/// (GFX12's architected SGPRs): x in `ttmp9`, y in the low and z in the
+/// high half of `ttmp7`, whatever the kernel descriptor's user SGPRs ask
+/// for (LLVM reads them there from GFX12 on).
+pub fn architected_workgroup_ids(arch: KdArch) -> bool {
+    arch.family >= Family::Gfx12
+}
 
 /// A kernel the emulator cannot run yet: its wave size and GFX IP.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -303,6 +314,8 @@ pub struct WavePlan {
     dims: usize,
     /// Lanes per wave, from the kernel descriptor (D42).
     wave: WaveSize,
+    /// Work-group IDs in `ttmp9`/`ttmp7` ([`architected_workgroup_ids`]).
+    ttmp_ids: bool,
 }
 
 impl WavePlan {
@@ -314,6 +327,7 @@ impl WavePlan {
             packs: packs_workitem_ids(arch),
             dims: (kd.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as usize,
             wave: WaveSize::from_lanes(kd.wavefront_size(arch)).unwrap_or(WaveSize::W64),
+            ttmp_ids: architected_workgroup_ids(arch),
         }
     }
 
@@ -327,6 +341,17 @@ impl WavePlan {
             packs: self.packs,
             dims: self.dims,
             wave: self.wave,
+            ttmp_ids: self.ttmp_ids,
+        }
+    }
+
+    /// The trap temporaries a wave of work-group `wg` starts with: on
+    /// GFX12 the work-group IDs (`ttmp9` = x, `ttmp7` = z << 16 | y), else
+    /// none (they stay 0).
+    pub fn init_ttmp(&self, wg: [u32; 3], ttmp: &mut [u32; 16]) {
+        if self.ttmp_ids {
+            ttmp[9] = wg[0];
+            ttmp[7] = (wg[2] & 0xffff) << 16 | wg[1] & 0xffff;
         }
     }
 
@@ -631,23 +656,34 @@ mod tests {
     }
 
     #[test]
-    fn gfx9_wave64_gfx10_and_gfx11_are_emulated() {
+    fn gfx9_wave64_gfx10_gfx11_and_gfx12_are_emulated() {
         let p = |n| Processor::from_name(n).expect(n);
-        for n in ["gfx90a", "gfx942", "gfx950", "gfx908", "gfx1030", "gfx1100"] {
+        for n in [
+            "gfx90a", "gfx942", "gfx950", "gfx908", "gfx1030", "gfx1100", "gfx1201",
+        ] {
             assert_eq!(check_emulated("k", p(n), 64), Ok(()), "{n}");
         }
-        assert_eq!(check_emulated("k", p("gfx1030"), 32), Ok(()));
-        assert_eq!(check_emulated("k", p("gfx1100"), 32), Ok(()));
-        let e = check_emulated("_Z4axpyPfPKffi", p("gfx1201"), 32).expect_err("gfx1201");
+        for n in ["gfx1030", "gfx1100", "gfx1200", "gfx1201"] {
+            assert_eq!(check_emulated("k", p(n), 32), Ok(()), "{n}");
+        }
+        let e = check_emulated("_Z4axpyPfPKffi", p("gfx90a"), 32).expect_err("gfx90a wave32");
         assert_eq!(
             e.to_string(),
-            "kernel _Z4axpyPfPKffi: wave32/GFX12.0 execution not yet emulated (the emulator runs GFX9 wave64 code, GFX10 wave64 code, GFX10 wave32 code, GFX11 wave64 code, GFX11 wave32 code)"
+            "kernel _Z4axpyPfPKffi: wave32/GFX9.0 execution not yet emulated (the emulator runs GFX9 wave64 code, GFX10 wave64 code, GFX10 wave32 code, GFX11 wave64 code, GFX11 wave32 code, GFX12 wave64 code, GFX12 wave32 code)"
         );
-        assert!(check_emulated("k", p("gfx1201"), 64)
-            .expect_err("gfx1201 wave64")
-            .to_string()
-            .contains("wave64/GFX12.0"));
-        assert!(check_emulated("k", p("gfx90a"), 32).is_err());
+    }
+
+    #[test]
+    fn gfx12_waves_start_with_their_work_group_ids_in_ttmp7_and_ttmp9() {
+        let arch = |p| KdArch::for_processor(Processor::from_name(p).expect(p));
+        let geo = Geometry::new([64, 8, 6], [8, 4, 2], 3).expect("valid");
+        let wg = [7, 1, 2];
+        for (p, want9, want7) in [("gfx1201", 7, 2 << 16 | 1), ("gfx1100", 0, 0)] {
+            let plan = WavePlan::new(&kd(true), arch(p), &geo);
+            let mut t = [0u32; 16];
+            plan.init_ttmp(wg, &mut t);
+            assert_eq!((t[9], t[7]), (want9, want7), "{p}");
+        }
     }
 
     /// A descriptor asking for wave32 (ENABLE_WAVEFRONT_SIZE32, bit 10 of

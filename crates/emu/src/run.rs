@@ -316,7 +316,20 @@ fn dispatch_impl(
     let started = AtomicU64::new(0);
     let deadline = opts.timeout.map(|t| (start + t, t));
     let regs = k.descriptor.allocated_vgprs(arch) as usize;
-    let mode = crate::alu::Mode::from_rsrc1_bits(k.descriptor.compute_pgm_rsrc1).bits();
+    // MODE at entry from the descriptor. GFX12's has no DX10_CLAMP or IEEE
+    // bits (its hardware has no such modes: min/max are the `_num`
+    // operations, NaN-quieting): read as set, the modes the interpreter
+    // models (D85). Earlier generations' bits are read as written.
+    let r1 = k.descriptor.rsrc1(arch);
+    let mode = crate::alu::Mode::from_kd(
+        r1.float_round_mode_32,
+        r1.float_round_mode_16_64,
+        r1.float_denorm_mode_32,
+        r1.float_denorm_mode_16_64,
+        r1.enable_dx10_clamp.unwrap_or(true),
+        r1.enable_ieee_mode.unwrap_or(true),
+    )
+    .bits();
     // racecheck's global shadow, one per dispatch (D33).
     let global_race = opts
         .check
@@ -408,6 +421,7 @@ fn dispatch_impl(
                         };
                         w.size = plan.wave_size();
                         w.exec = plan.init(&d, wg_id, wv, offset as u32, &mut w.sgpr, &mut w.vgpr);
+                        plan.init_ttmp(wg_id, &mut w.ttmp);
                         w.flat_scratch = slot_base + offset;
                         w.mode = mode;
                     }

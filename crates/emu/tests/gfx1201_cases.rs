@@ -1,0 +1,178 @@
+//! GFX12 (gfx1201, RDNA4) on the emulator's real inputs (D85), through the
+//! RDNA tests' shared module (`tests/rdna`):
+//!
+//! * the `lathe-cases` corpus's clang-22 cases built by clang-22 for
+//!   gfx1201 in wave32 (the default) and wave64 (`-mwavefrontsize64`), at
+//!   -O0 and -O3, each checked against its CPU reference. A run that does
+//!   not pass must be listed in [`KNOWN`] with why; a listed run that
+//!   passes fails the test too, so the list is exact (nothing is skipped in
+//!   silence);
+//! * the wave32 cross-lane kernel (`ds_bpermute`, `ds_swizzle`, DPP row
+//!   shifts, `v_readlane`, a ballot) against a CPU model of a 32-lane wave;
+//! * VOPD words whose halves name each other's registers, and true16
+//!   `.h`/`.l` operands (GFX12's `v_max_num_f16`/`v_min_num_f16`).
+
+use lathe_cases::{build, Case};
+use std::path::PathBuf;
+
+mod case_run;
+mod rdna;
+
+use rdna::{code_object_for, rate, Known};
+
+const SHFL: &str = "the case and its CPU reference assume 64-lane waves (k_shfl.hip)";
+const DPP: &str = "does not build for GFX12: GFX9-only DPP controls (row_bcast, wave shifts)";
+const MFMA: &str = "does not build: gfx1201 has no MFMA";
+
+/// (case, wave size, optimisation, why it does not pass).
+const KNOWN: &[Known] = &[
+    ("wave_sum_xor_f32", 32, "-O0", SHFL),
+    ("wave_sum_xor_f32", 32, "-O3", SHFL),
+    ("wave_scan_i32", 32, "-O0", SHFL),
+    ("wave_scan_i32", 32, "-O3", SHFL),
+    ("wave_max_readlane", 32, "-O0", SHFL),
+    ("wave_max_readlane", 32, "-O3", SHFL),
+    ("wave_ballot", 32, "-O0", SHFL),
+    ("wave_ballot", 32, "-O3", SHFL),
+    ("wave_rotate", 32, "-O0", SHFL),
+    ("wave_rotate", 32, "-O3", SHFL),
+    ("dpp_scan_i32", 32, "-O0", DPP),
+    ("dpp_scan_i32", 32, "-O3", DPP),
+    ("dpp_scan_i32", 64, "-O0", DPP),
+    ("dpp_scan_i32", 64, "-O3", DPP),
+    ("dpp_patterns", 32, "-O0", DPP),
+    ("dpp_patterns", 32, "-O3", DPP),
+    ("dpp_patterns", 64, "-O0", DPP),
+    ("dpp_patterns", 64, "-O3", DPP),
+    ("dpp_row_scan_f32", 32, "-O0", DPP),
+    ("dpp_row_scan_f32", 32, "-O3", DPP),
+    ("dpp_row_scan_f32", 64, "-O0", DPP),
+    ("dpp_row_scan_f32", 64, "-O3", DPP),
+    ("mfma_f32_16x16x4f32", 32, "-O0", MFMA),
+    ("mfma_f32_16x16x4f32", 32, "-O3", MFMA),
+    ("mfma_f32_16x16x4f32", 64, "-O0", MFMA),
+    ("mfma_f32_16x16x4f32", 64, "-O3", MFMA),
+    ("mfma_f32_16x16x4f32_random", 32, "-O0", MFMA),
+    ("mfma_f32_16x16x4f32_random", 32, "-O3", MFMA),
+    ("mfma_f32_16x16x4f32_random", 64, "-O0", MFMA),
+    ("mfma_f32_16x16x4f32_random", 64, "-O3", MFMA),
+    ("mfma_f32_32x32x8f16", 32, "-O0", MFMA),
+    ("mfma_f32_32x32x8f16", 32, "-O3", MFMA),
+    ("mfma_f32_32x32x8f16", 64, "-O0", MFMA),
+    ("mfma_f32_32x32x8f16", 64, "-O3", MFMA),
+    ("mfma_f64_16x16x4f64", 32, "-O0", MFMA),
+    ("mfma_f64_16x16x4f64", 32, "-O3", MFMA),
+    ("mfma_f64_16x16x4f64", 64, "-O0", MFMA),
+    ("mfma_f64_16x16x4f64", 64, "-O3", MFMA),
+    ("mfma_i8", 32, "-O0", MFMA),
+    ("mfma_i8", 32, "-O3", MFMA),
+    ("mfma_i8", 64, "-O0", MFMA),
+    ("mfma_i8", 64, "-O3", MFMA),
+    ("mfma_bf16", 32, "-O0", MFMA),
+    ("mfma_bf16", 32, "-O3", MFMA),
+    ("mfma_bf16", 64, "-O0", MFMA),
+    ("mfma_bf16", 64, "-O3", MFMA),
+];
+
+#[test]
+fn corpus_cases_match_their_cpu_references_on_gfx1201_wave32_and_wave64() {
+    rdna::corpus_matches_cpu_references("gfx1201", KNOWN);
+}
+
+#[test]
+fn wave32_cross_lane_operations_match_a_32_lane_model() {
+    rdna::wave32_cross_lane_matches_a_32_lane_model("gfx1201");
+}
+
+#[test]
+fn vopd_halves_read_their_sources_before_either_writes() {
+    rdna::vopd_halves_read_their_sources_before_either_writes("gfx1201");
+}
+
+#[test]
+fn true16_operands_read_and_write_the_halves_they_name() {
+    rdna::true16_operands_read_and_write_the_halves_they_name(
+        "gfx1201",
+        "v_max_num_f16",
+        "v_min_num_f16",
+    );
+}
+
+/// Not a test: the emulator's rate on one case (`LATHE_RATE_CASE`, default
+/// `collatz_steps`) in gfx1201 wave32 and wave64 next to gfx1100 (both
+/// sizes) and gfx90a's general handlers (the tier RDNA waves run), paired
+/// runs, one thread (`cargo test --profile ci -p lathe-emu --test
+/// gfx1201_cases -- --ignored --nocapture rate`; `LATHE_RATE_RUNS`).
+#[test]
+#[ignore]
+fn rate_gfx1201_next_to_gfx1100_and_gfx90a() {
+    let name = std::env::var("LATHE_RATE_CASE").unwrap_or_else(|_| "collatz_steps".into());
+    let runs: usize = std::env::var("LATHE_RATE_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7);
+    let mut case = lathe_cases::all()
+        .into_iter()
+        .find(|c| c.name == name)
+        .expect("case");
+    case.targets = &["gfx90a"];
+    let co90 = build::linked_code_object(&case, "gfx90a", "-O3");
+    let c90 = case.clone();
+    case.targets = &["gfx1100"];
+    let c11 = case.clone();
+    let co11: [PathBuf; 2] = [32, 64].map(|w| code_object_for(&c11, "gfx1100", "-O3", w));
+    case.targets = &["gfx1201"];
+    let c12: Case = case.clone();
+    let co12: [PathBuf; 2] = [32, 64].map(|w| code_object_for(&c12, "gfx1201", "-O3", w));
+    // Columns: gfx90a general handlers, gfx1100 wave32/wave64, gfx1201
+    // wave32/wave64; one run of each per round, in that order.
+    let labels = [
+        "gfx90a general",
+        "gfx1100 wave32",
+        "gfx1100 wave64",
+        "gfx1201 wave32",
+        "gfx1201 wave64",
+    ];
+    let mut rows: Vec<[f64; 5]> = Vec::new();
+    let mut n = [0u64; 5];
+    for _ in 0..runs {
+        let r = [
+            rate(&c90, "gfx90a", &co90, false),
+            rate(&c11, "gfx1100", &co11[0], true),
+            rate(&c11, "gfx1100", &co11[1], true),
+            rate(&c12, "gfx1201", &co12[0], true),
+            rate(&c12, "gfx1201", &co12[1], true),
+        ];
+        n = r.map(|x| x.1);
+        rows.push(r.map(|x| x.0));
+    }
+    // Median, min and max of column `k`, or of its per-round ratio to
+    // column `base`.
+    let stat = |k: usize, base: Option<usize>| {
+        let mut v: Vec<f64> = rows
+            .iter()
+            .map(|r| base.map_or(r[k], |b| r[k] / r[b]))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    eprintln!("case {name}, {runs} paired rounds, one thread; wave-instructions per run {n:?}");
+    for (k, label) in labels.iter().enumerate() {
+        let (m, lo, hi) = stat(k, None);
+        let (r0, r0lo, r0hi) = stat(k, Some(0));
+        // gfx1201 against gfx1100 in the same wave size.
+        let same = match k {
+            3 | 4 => {
+                let (r, rlo, rhi) = stat(k, Some(k - 2));
+                format!("; vs gfx1100 same size {r:.2}x ({rlo:.2}-{rhi:.2})")
+            }
+            _ => String::new(),
+        };
+        eprintln!(
+            "{label:15} {:7.2} M wave-instr/s (min {:.2}, max {:.2}); vs gfx90a general {r0:.2}x ({r0lo:.2}-{r0hi:.2}){same}",
+            m / 1e6,
+            lo / 1e6,
+            hi / 1e6
+        );
+    }
+}
