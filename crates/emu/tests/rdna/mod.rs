@@ -13,7 +13,7 @@ use lathe_emu::launch::{Arg, Fill};
 use lathe_emu::run::Options;
 use lathe_emu::session::{Session, Shape};
 use lathe_testkit::{cache_dir, llvm_tool, run, workspace_root};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A run that does not pass: (case, wave size, optimisation, why).
@@ -411,7 +411,7 @@ pub fn true16_operands_read_and_write_the_halves_they_name(target: &str, max: &s
 
 /// One timed run of `case` from `co` on `target` on one thread: (wave-
 /// instructions per second, wave-instructions).
-pub fn rate(case: &Case, target: &'static str, co: &PathBuf, fast: bool) -> (f64, u64) {
+pub fn rate(case: &Case, target: &'static str, co: &Path, fast: bool) -> (f64, u64) {
     let bytes = std::fs::read(co).expect("code object");
     let s = Session::load(target.parse().expect("target"), &[&bytes]).expect("load");
     let args = case_run::args(case);
