@@ -145,9 +145,10 @@ pub(super) fn flat_offset(i: &Instruction) -> i64 {
         Encoding::Flat | Encoding::FlatGfx10 => i64::from(w0 & 0xfff),
         Encoding::GlobalGfx10 | Encoding::ScratchGfx10 => i64::from(((w0 << 20) as i32) >> 20),
         // GFX12's VFLAT/VGLOBAL/VSCRATCH: 24 bits, signed, in bits 95:72.
-        Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => {
-            i.words().get(2).map_or(0, |&w2| i64::from((w2 as i32) >> 8))
-        }
+        Encoding::FlatGfx12 | Encoding::GlobalGfx12 | Encoding::ScratchGfx12 => i
+            .words()
+            .get(2)
+            .map_or(0, |&w2| i64::from((w2 as i32) >> 8)),
         _ => i64::from((((w0 & 0x1fff) << 19) as i32) >> 19),
     }
 }
