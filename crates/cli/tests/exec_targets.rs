@@ -125,7 +125,10 @@ fn instr_count_on_the_gfx1030_program_equals_the_ground_truth() {
         .output()
         .expect("lathe exec");
     let base_out = String::from_utf8_lossy(&base.stdout).into_owned();
-    assert!(base.status.success() && base_out.contains("launch: ok"), "{base_out}");
+    assert!(
+        base.status.success() && base_out.contains("launch: ok"),
+        "{base_out}"
+    );
     let truth: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&gt).expect("ground truth written")).expect("json");
     let out = tmp.join("tool.json");
@@ -134,7 +137,14 @@ fn instr_count_on_the_gfx1030_program_equals_the_ground_truth() {
         .env_remove("LATHE_TARGET")
         .env_remove("HSA_TOOLS_LIB")
         .env_remove("LATHE_GROUND_TRUTH")
-        .args(["exec", "--target", "gfx1030", "--tool", "instr-count", "--tool-out"])
+        .args([
+            "exec",
+            "--target",
+            "gfx1030",
+            "--tool",
+            "instr-count",
+            "--tool-out",
+        ])
         .arg(&out)
         .arg("--")
         .arg(&app)
@@ -155,7 +165,11 @@ fn instr_count_on_the_gfx1030_program_equals_the_ground_truth() {
     assert_eq!(recs[0]["kernel"], truth[0]["kernel"]);
     assert_eq!(recs[0]["tool"]["name"], "instr-count");
     for k in ["wave_instructions", "thread_instructions"] {
-        assert!(truth[0][k].as_u64().is_some_and(|n| n > 0), "{k}: {}", truth[0]);
+        assert!(
+            truth[0][k].as_u64().is_some_and(|n| n > 0),
+            "{k}: {}",
+            truth[0]
+        );
         assert_eq!(recs[0]["tool"][k], truth[0][k], "{k}");
     }
 }

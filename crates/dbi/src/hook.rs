@@ -312,10 +312,20 @@ pub fn callee_saved() -> RegSet {
 }
 
 /// Analyses the hooks `names` of a tool object (target-checked by the
-/// caller).
+/// caller), in the target's default wave size.
 pub fn analyse(tool: &[u8], names: &[&str]) -> Result<Vec<HookInfo>, HookError> {
+    analyse_wave(tool, names, None)
+}
+
+/// [`analyse`] with the tool's code read in `wave` lanes per wave (a
+/// wave64 GFX10 tool's VOP3 compares write SGPR pairs).
+pub fn analyse_wave(
+    tool: &[u8],
+    names: &[&str],
+    wave: Option<u32>,
+) -> Result<Vec<HookInfo>, HookError> {
     let co = lathe_codeobj::CodeObject::parse(tool).map_err(|e| HookError::Tool(e.to_string()))?;
-    let p = Program::lift(&co).map_err(|e| HookError::Tool(e.to_string()))?;
+    let p = Program::lift_wave(&co, wave).map_err(|e| HookError::Tool(e.to_string()))?;
     let live = Liveness::compute(&p);
     let syms = co.symbols().map_err(|e| HookError::Tool(e.to_string()))?;
     let arch_scaled = !co

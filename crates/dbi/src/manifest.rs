@@ -729,27 +729,41 @@ impl HipTool {
         wave: u32,
     ) -> Result<HipTool, HookError> {
         let manifest = Manifest::read(dir_or_manifest)?;
-        let mut t = if let Some(obj) = manifest.object.clone() {
+        if let Some(obj) = manifest.object.clone() {
             // Prebuilt: checked against the target like a compiled one.
             let code = std::fs::read(&obj).map_err(io(&obj))?;
             let src = std::fs::read_to_string(&manifest.source).unwrap_or_default();
-            HipTool::from_parts(manifest, &src, code, target, obj)?
+            HipTool::from_parts_wave(manifest, &src, code, target, obj, wave)
         } else {
             let (code, cache_path) = compile_wave(&manifest.source, target, wave)?;
             let src = std::fs::read_to_string(&manifest.source).map_err(io(&manifest.source))?;
-            HipTool::from_parts(manifest, &src, code, target, cache_path)?
-        };
-        t.wave = wave;
-        Ok(t)
+            HipTool::from_parts_wave(manifest, &src, code, target, cache_path, wave)
+        }
     }
 
-    /// A tool from a manifest and an already compiled tool code object.
+    /// A tool from a manifest and an already compiled tool code object
+    /// (built in the target's default wave size).
     pub fn from_parts(
         manifest: Manifest,
         source_text: &str,
         code: Vec<u8>,
         target: &str,
         cache_path: PathBuf,
+    ) -> Result<HipTool, HookError> {
+        let processor = target.split(':').next().unwrap_or(target);
+        let wave = default_wave_size(processor);
+        HipTool::from_parts_wave(manifest, source_text, code, target, cache_path, wave)
+    }
+
+    /// [`HipTool::from_parts`] for a tool object built for `wave` lanes
+    /// per wave.
+    pub fn from_parts_wave(
+        manifest: Manifest,
+        source_text: &str,
+        code: Vec<u8>,
+        target: &str,
+        cache_path: PathBuf,
+        wave: u32,
     ) -> Result<HipTool, HookError> {
         let co = CodeObject::parse(&code).map_err(|e| HookError::Tool(e.to_string()))?;
         let found = co
@@ -766,7 +780,7 @@ impl HipTool {
         let mut names: Vec<&str> = manifest.hooks.iter().map(|h| h.hook.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        let infos = hook::analyse(&code, &names)?;
+        let infos = hook::analyse_wave(&code, &names, Some(wave))?;
         for h in &manifest.hooks {
             let nargv: u16 = h.args.iter().map(|a| a.ty().vgprs()).sum();
             if nargv > hook::MAX_ARG_VGPRS {
@@ -866,7 +880,7 @@ impl HipTool {
         Ok(HipTool {
             manifest,
             target: want.to_string(),
-            wave: default_wave_size(want),
+            wave,
             code,
             infos,
             cache_path,

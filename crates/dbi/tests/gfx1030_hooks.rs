@@ -99,7 +99,11 @@ fn instr_count_hip_tool_is_exact_on_gfx1030_wave32_and_wave64() {
         eprintln!("  {f}");
     }
     assert!(failed.is_empty(), "{} failed", failed.len());
-    assert_eq!(done, picks.len() * 4, "every pick in both wave sizes and modes");
+    assert_eq!(
+        done,
+        picks.len() * 4,
+        "every pick in both wave sizes and modes"
+    );
 }
 
 /// A tool built for wave32 (gfx1030's default) is refused on a wave64
@@ -112,7 +116,10 @@ fn a_wave32_tool_is_refused_on_a_wave64_kernel() {
     let tool = HipTool::load(&example("instr-count"), "gfx1030").expect("tool");
     assert_eq!(tool.wave, 32);
     match tool.instrument(&co, None) {
-        Err(lathe_dbi::Error::Hook(HookError::WaveSize { tool: 32, kernel: 64 })) => {}
+        Err(lathe_dbi::Error::Hook(HookError::WaveSize {
+            tool: 32,
+            kernel: 64,
+        })) => {}
         Err(e) => panic!("another error: {e}"),
         Ok(_) => panic!("a wave32 tool instrumented a wave64 kernel"),
     }

@@ -232,19 +232,39 @@ fn extent(
                 crate::dims::PACKET_GRID_SIZE + 4 * a,
             )?);
             out.push(waitcnt(t, 63, 0)?);
-            out.push(build(t, Opcode::S_BFE_U32, &[sreg(d, 1), sreg(d, 1), half(size)])?);
+            out.push(build(
+                t,
+                Opcode::S_BFE_U32,
+                &[sreg(d, 1), sreg(d, 1), half(size)],
+            )?);
             if let Some(id) = id {
                 // tmp = grid - id × size, the size kept in vtmp meanwhile.
-                out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(r.vtmp, 1), sreg(d, 1)])?);
-                out.push(build(t, Opcode::S_MUL_I32, &[sreg(d, 1), sreg(id, 1), sreg(d, 1)])?);
-                out.push(build(t, Opcode::S_SUB_U32, &[sreg(tmp, 1), sreg(tmp, 1), sreg(d, 1)])?);
+                out.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(r.vtmp, 1), sreg(d, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_MUL_I32,
+                    &[sreg(d, 1), sreg(id, 1), sreg(d, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_SUB_U32,
+                    &[sreg(tmp, 1), sreg(tmp, 1), sreg(d, 1)],
+                )?);
                 out.push(build(
                     t,
                     Opcode::V_READFIRSTLANE_B32,
                     &[sreg(d, 1), vreg(r.vtmp, 1)],
                 )?);
             }
-            out.push(build(t, Opcode::S_MIN_U32, &[sreg(d, 1), sreg(d, 1), sreg(tmp, 1)])?);
+            out.push(build(
+                t,
+                Opcode::S_MIN_U32,
+                &[sreg(d, 1), sreg(d, 1), sreg(tmp, 1)],
+            )?);
         }
         GroupSizeAt::Kernarg { size, partial } => {
             let Some(ka) = cx.kernarg_sgpr else {
@@ -254,13 +274,21 @@ fn extent(
             out.push(smem_load(t, Opcode::S_LOAD_DWORD, d, ka, size & !3)?);
             let Some((count, rem)) = partial else {
                 out.push(waitcnt(t, 63, 0)?);
-                out.push(build(t, Opcode::S_BFE_U32, &[sreg(d, 1), sreg(d, 1), half(size)])?);
+                out.push(build(
+                    t,
+                    Opcode::S_BFE_U32,
+                    &[sreg(d, 1), sreg(d, 1), half(size)],
+                )?);
                 return Ok(());
             };
             let rem = rem + 2 * a;
             out.push(smem_load(t, Opcode::S_LOAD_DWORD, tmp, ka, rem & !3)?);
             out.push(waitcnt(t, 63, 0)?);
-            out.push(build(t, Opcode::S_BFE_U32, &[sreg(d, 1), sreg(d, 1), half(size)])?);
+            out.push(build(
+                t,
+                Opcode::S_BFE_U32,
+                &[sreg(d, 1), sreg(d, 1), half(size)],
+            )?);
             out.push(build(
                 t,
                 Opcode::S_BFE_U32,
@@ -268,7 +296,11 @@ fn extent(
             )?);
             // id < count ? size : remainder (the remainder kept in vtmp
             // while tmp holds the count).
-            out.push(build(t, Opcode::V_MOV_B32_E32, &[vreg(r.vtmp, 1), sreg(tmp, 1)])?);
+            out.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[vreg(r.vtmp, 1), sreg(tmp, 1)],
+            )?);
             out.push(smem_load(t, Opcode::S_LOAD_DWORD, tmp, ka, count + 4 * a)?);
             out.push(waitcnt(t, 63, 0)?);
             let idv = id.map_or(Operand::Int(0), |n| sreg(n, 1));
