@@ -531,7 +531,7 @@ pub fn compile_wave(
     wave: u32,
 ) -> Result<(Vec<u8>, PathBuf), HookError> {
     let dflt = default_wave_size(target);
-    if wave != 32 && wave != 64 || dflt == 64 && wave != 64 {
+    if !matches!((dflt, wave), (32, 32 | 64) | (64, 64)) {
         return Err(HookError::Compile {
             path: source.display().to_string(),
             target: target.to_string(),
