@@ -107,6 +107,44 @@ pub fn code_objects(case: &Case, target: &'static str, opt: &'static str) -> Vec
 /// rdc cases its objects linked with `ld.lld -shared --no-undefined`.
 pub fn linked_code_object(case: &Case, target: &'static str, opt: &'static str) -> PathBuf {
     let objs = code_objects(case, target, opt);
+    link(case, objs, &format!("{target}{opt}"))
+}
+
+/// [`linked_code_object`] in `wave` lanes per wave: the target's default
+/// (32 on GFX10 and later, 64 on GFX9) is that object itself, wave64 on
+/// GFX10+ is built with `-mwavefrontsize64` (clang-22 cases; cached by
+/// content like every build).
+pub fn linked_code_object_wave(
+    case: &Case,
+    target: &'static str,
+    opt: &'static str,
+    wave: u32,
+) -> PathBuf {
+    let default = if target.starts_with("gfx9") { 64 } else { 32 };
+    if wave == default {
+        return linked_code_object(case, target, opt);
+    }
+    assert!(
+        wave == 64 && !case.hipcc,
+        "{}: no wave{wave} build for {target}",
+        case.name
+    );
+    let objs = case
+        .sources
+        .iter()
+        .map(|s| {
+            let mut b = clang_build(s, target, opt, case.rdc);
+            b.extra = vec!["-mwavefrontsize64"];
+            b.build()
+        })
+        .collect();
+    link(case, objs, &format!("{target}-w64{opt}"))
+}
+
+/// The case's one loadable code object from its built objects: the object
+/// itself, or for rdc cases the objects linked (cached by content, `tag`
+/// in the name).
+fn link(case: &Case, objs: Vec<PathBuf>, tag: &str) -> PathBuf {
     if !case.rdc {
         return objs.into_iter().next().expect("one code object");
     }
@@ -118,10 +156,7 @@ pub fn linked_code_object(case: &Case, target: &'static str, opt: &'static str) 
         .last()
         .expect("sources")
         .trim_end_matches(".hip");
-    let out = cache_dir().join(format!(
-        "{stem}-linked-{target}{opt}-{:016x}.co",
-        h.finish()
-    ));
+    let out = cache_dir().join(format!("{stem}-linked-{tag}-{:016x}.co", h.finish()));
     if !out.exists() {
         let tmp = out.with_extension(format!("tmp{}", std::process::id()));
         run(Command::new(llvm_tool("ld.lld"))

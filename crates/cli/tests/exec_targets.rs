@@ -1,8 +1,9 @@
 //! `lathe exec --target` with the RDNA agents (issue 23, D42): a HIP
 //! program built by Debian's hipcc for gfx1030 starts through Debian's
 //! HIP on the modelled RX 6800, sees its properties and runs its wave32
-//! kernel on the emulator (D65); a program without code for the agent is
-//! refused before it starts.
+//! kernel on the emulator (D65), also instrumented by `--tool` with counts
+//! equal to the emulator's ground truth (D86); a program without code for
+//! the agent is refused before it starts.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,7 +24,7 @@ fn build_rdna_app(arch: &str) -> PathBuf {
         "lathe-exec-targets",
         "rdna",
         &format!("rdna-{arch}"),
-        &["libhsa_runtime64.so"],
+        &["libhsa_runtime64.so", "liblathe_tool.so"],
         &[&offload, "-O2"],
     )
 }
@@ -98,5 +99,77 @@ fn a_program_without_code_for_the_agent_is_refused_before_it_starts() {
         assert!(err.contains(want), "{target}: {err}");
         assert!(o.stdout.is_empty(), "{target}: the program ran");
         assert_eq!(err.lines().count(), 1, "{target}: one line: {err}");
+    }
+}
+
+/// `lathe exec --target gfx1030 --tool instr-count` (D86): the wave32
+/// kernel is instrumented at run time, the program's output is the
+/// uninstrumented run's, and the counts equal the emulator's ground truth
+/// of that run.
+#[test]
+fn instr_count_on_the_gfx1030_program_equals_the_ground_truth() {
+    if !have_hipcc() {
+        return;
+    }
+    let tmp = tmpdir("exec-targets-tool");
+    let app = rdna_app();
+    let gt = tmp.join("truth.json");
+    let base = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .current_dir(&tmp)
+        .env_remove("LATHE_TARGET")
+        .env_remove("HSA_TOOLS_LIB")
+        .env("LATHE_GROUND_TRUTH", &gt)
+        .args(["exec", "--target", "gfx1030", "--"])
+        .arg(&app)
+        .arg("launch")
+        .output()
+        .expect("lathe exec");
+    let base_out = String::from_utf8_lossy(&base.stdout).into_owned();
+    assert!(
+        base.status.success() && base_out.contains("launch: ok"),
+        "{base_out}"
+    );
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&gt).expect("ground truth written")).expect("json");
+    let out = tmp.join("tool.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_lathe"))
+        .current_dir(&tmp)
+        .env_remove("LATHE_TARGET")
+        .env_remove("HSA_TOOLS_LIB")
+        .env_remove("LATHE_GROUND_TRUTH")
+        .args([
+            "exec",
+            "--target",
+            "gfx1030",
+            "--tool",
+            "instr-count",
+            "--tool-out",
+        ])
+        .arg(&out)
+        .arg("--")
+        .arg(&app)
+        .arg("launch")
+        .output()
+        .expect("lathe exec --tool");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), base_out, "{err}");
+    let recs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("--tool-out written")).expect("json");
+    let (recs, truth) = (
+        recs.as_array().expect("array"),
+        truth.as_array().expect("array"),
+    );
+    assert_eq!(recs.len(), 1, "one launch");
+    assert_eq!(truth.len(), 1, "one launch");
+    assert_eq!(recs[0]["kernel"], truth[0]["kernel"]);
+    assert_eq!(recs[0]["tool"]["name"], "instr-count");
+    for k in ["wave_instructions", "thread_instructions"] {
+        assert!(
+            truth[0][k].as_u64().is_some_and(|n| n > 0),
+            "{k}: {}",
+            truth[0]
+        );
+        assert_eq!(recs[0]["tool"][k], truth[0][k], "{k}");
     }
 }

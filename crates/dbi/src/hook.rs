@@ -112,6 +112,17 @@ pub enum HookError {
         /// The kernel's processor.
         want: String,
     },
+    /// The tool was built for another wave size than the kernel's.
+    #[error(
+        "the tool code object is built for wave{tool}, the kernel's code object is wave{kernel} \
+         (load the tool for the kernel's wave size: HipTool::load_for)"
+    )]
+    WaveSize {
+        /// The tool's lanes per wave.
+        tool: u32,
+        /// The kernel's.
+        kernel: u32,
+    },
     /// The tool code object cannot be analysed.
     #[error("tool code object: {0}")]
     Tool(String),
@@ -301,10 +312,20 @@ pub fn callee_saved() -> RegSet {
 }
 
 /// Analyses the hooks `names` of a tool object (target-checked by the
-/// caller).
+/// caller), in the target's default wave size.
 pub fn analyse(tool: &[u8], names: &[&str]) -> Result<Vec<HookInfo>, HookError> {
+    analyse_wave(tool, names, None)
+}
+
+/// [`analyse`] with the tool's code read in `wave` lanes per wave (a
+/// wave64 GFX10 tool's VOP3 compares write SGPR pairs).
+pub fn analyse_wave(
+    tool: &[u8],
+    names: &[&str],
+    wave: Option<u32>,
+) -> Result<Vec<HookInfo>, HookError> {
     let co = lathe_codeobj::CodeObject::parse(tool).map_err(|e| HookError::Tool(e.to_string()))?;
-    let p = Program::lift(&co).map_err(|e| HookError::Tool(e.to_string()))?;
+    let p = Program::lift_wave(&co, wave).map_err(|e| HookError::Tool(e.to_string()))?;
     let live = Liveness::compute(&p);
     let syms = co.symbols().map_err(|e| HookError::Tool(e.to_string()))?;
     let arch_scaled = !co
@@ -810,8 +831,16 @@ impl HookProbe {
                     )?);
                 }
                 Arg::Exec => {
+                    // Wave32: the saved EXEC is one SGPR, the high half 0.
                     b.push(mov(k, sreg(e, 1))?);
-                    b.push(mov(k + 1, sreg(e + 1, 1))?);
+                    b.push(mov(
+                        k + 1,
+                        if mask_sgprs(t) == 1 {
+                            Operand::Int(0)
+                        } else {
+                            sreg(e + 1, 1)
+                        },
+                    )?);
                 }
                 Arg::Vgpr(s) => copy(k, s, b)?,
                 Arg::Sgpr(s) => {
@@ -1047,8 +1076,15 @@ impl Probe for HookProbe {
                     && !(102..104).contains(&s)
             })
             .collect();
-        if save_s.len() > 60 {
-            return Err(self.fail("too many SGPRs to save".into()));
+        // The lanes of `w` past the saved SGPRs: the site's EXEC (two) and
+        // SCC, in the wave's last three lanes.
+        let lanes = t.wave_size();
+        let (exec_lane, scc_lane) = (lanes - 3, lanes - 1);
+        if save_s.len() as u32 > exec_lane {
+            return Err(self.fail(format!(
+                "too many SGPRs to save ({}; a wave{lanes} VGPR holds {exec_lane})",
+                save_s.len()
+            )));
         }
         let sgpr_slot = self.sgpr_slot();
         let enc = |i: Result<Instruction, BuildError>| i;
@@ -1080,7 +1116,7 @@ impl Probe for HookProbe {
             b.push(build(
                 t,
                 Opcode::V_WRITELANE_B32,
-                &[vreg(w, 1), sreg(scc, 1), konst(63)],
+                &[vreg(w, 1), sreg(scc, 1), konst(scc_lane)],
             )?);
         }
         // The site's EXEC, for after the call.
@@ -1088,7 +1124,7 @@ impl Probe for HookProbe {
             b.push(build(
                 t,
                 Opcode::V_WRITELANE_B32,
-                &[vreg(w, 1), sreg(e + k, 1), konst(61 + u32::from(k))],
+                &[vreg(w, 1), sreg(e + k, 1), konst(exec_lane + u32::from(k))],
             )?);
         }
         b.push(store_dword(t, w, tp, sgpr_slot)?);
@@ -1177,7 +1213,7 @@ impl Probe for HookProbe {
             b.push(build(
                 t,
                 Opcode::V_READLANE_B32,
-                &[sreg(e + k, 1), vreg(w, 1), konst(61 + u32::from(k))],
+                &[sreg(e + k, 1), vreg(w, 1), konst(exec_lane + u32::from(k))],
             )?);
         }
         for (k, &s) in save_s.iter().enumerate() {
@@ -1191,7 +1227,7 @@ impl Probe for HookProbe {
             b.push(build(
                 t,
                 Opcode::V_READLANE_B32,
-                &[sreg(scc, 1), vreg(w, 1), konst(63)],
+                &[sreg(scc, 1), vreg(w, 1), konst(scc_lane)],
             )?);
         }
         b.push(mask_mov(t, exec_mask(t), mask_reg(t, e))?);

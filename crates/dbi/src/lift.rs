@@ -210,11 +210,21 @@ pub struct Program {
 impl Program {
     /// Lifts every kernel and device function of `co`.
     pub fn lift(co: &CodeObject<'_>) -> Result<Program, Error> {
+        Program::lift_wave(co, None)
+    }
+
+    /// [`Program::lift`] in `wave` lanes per wave when given: for an
+    /// object with no kernel descriptor to read it from (a HIP tool's
+    /// device functions run in their callers' waves, D86).
+    pub fn lift_wave(co: &CodeObject<'_>, wave: Option<u32>) -> Result<Program, Error> {
         let tid = co.target().ok_or(Error::NoTarget)?;
         let target = Target::from_name(tid.processor.name())
             .map_err(|e| Error::Target(tid.to_string(), e))?;
         let syms = co.symbols()?;
-        let target = code_wave_target(co, target, &syms)?;
+        let target = match wave.and_then(|w| target.with_wave_size(w)) {
+            Some(t) => t,
+            None => code_wave_target(co, target, &syms)?,
+        };
         let exec_sections: Vec<_> = co
             .sections()
             .iter()

@@ -389,6 +389,9 @@ pub struct HipTool {
     pub manifest: Manifest,
     /// Target processor.
     pub target: String,
+    /// Lanes per wave the tool was built for (the kernels it instruments
+    /// must have the same: [`HipTool::load_for`] picks it from them).
+    pub wave: u32,
     code: Vec<u8>,
     infos: Vec<HookInfo>,
     /// Where the compiled object is cached.
@@ -473,13 +476,8 @@ fn device_lib_dir() -> Option<PathBuf> {
 /// with the code object version of their `oclc_abi_version_*.bc` (ROCm
 /// 5.2 has 400 and 500, clang 22 defaults to 6): else `-nogpulib`, and
 /// a call into them is an undefined symbol when the tool is loaded.
-fn hip_header_args(target: &str) -> Vec<String> {
+fn hip_header_args(target: &str, wave: u32) -> Vec<String> {
     let processor = target.split(':').next().unwrap_or(target);
-    let wave = if processor.starts_with("gfx9") {
-        64
-    } else {
-        32
-    };
     let mut a = vec![format!("-D__AMDGCN_WAVEFRONT_SIZE={wave}")];
     let isa = processor.trim_start_matches("gfx");
     let libs = device_lib_dir().filter(|d| {
@@ -496,8 +494,50 @@ fn hip_header_args(target: &str) -> Vec<String> {
     a
 }
 
-/// Compiles `source` for `target` into a shared tool code object (cached).
+/// The wave size clang builds for `target` by default: 64 on GFX9, 32
+/// on GFX10 and later.
+pub fn default_wave_size(target: &str) -> u32 {
+    if target.starts_with("gfx9") {
+        64
+    } else {
+        32
+    }
+}
+
+/// The wave size of a kernel code object's kernels (their descriptors'
+/// `ENABLE_WAVEFRONT_SIZE32`), if it has a kernel and names a processor.
+pub fn kernel_wave_size(kernel_co: &[u8]) -> Option<u32> {
+    let co = CodeObject::parse(kernel_co).ok()?;
+    let arch = lathe_codeobj::KdArch::for_processor(co.target()?.processor);
+    let syms = co.symbols().ok()?;
+    syms.kernels()
+        .iter()
+        .find_map(|k| k.descriptor.as_ref().ok().map(|d| d.wavefront_size(arch)))
+}
+
+/// Compiles `source` for `target` into a shared tool code object (cached),
+/// in the target's default wave size ([`default_wave_size`]).
 pub fn compile(source: &Path, target: &str) -> Result<(Vec<u8>, PathBuf), HookError> {
+    compile_wave(source, target, default_wave_size(target))
+}
+
+/// [`compile`] for kernels of `wave` lanes per wave: a hook runs in its
+/// caller's wave, so a wave64 GFX10+ kernel's hooks are built with
+/// `-mwavefrontsize64` (lane masks, `exec` width and the HIP headers'
+/// `warpSize` follow it). GFX9 has wave64 only.
+pub fn compile_wave(
+    source: &Path,
+    target: &str,
+    wave: u32,
+) -> Result<(Vec<u8>, PathBuf), HookError> {
+    let dflt = default_wave_size(target);
+    if !matches!((dflt, wave), (32, 32 | 64) | (64, 64)) {
+        return Err(HookError::Compile {
+            path: source.display().to_string(),
+            target: target.to_string(),
+            stderr: format!("{target} has no wave{wave} mode"),
+        });
+    }
     let text = std::fs::read(source).map_err(io(source))?;
     let inc = include_dir();
     let clang = llvm_tool("clang++", "LATHE_CLANG");
@@ -505,8 +545,11 @@ pub fn compile(source: &Path, target: &str) -> Result<(Vec<u8>, PathBuf), HookEr
     let src_dir = source.parent().unwrap_or(Path::new("."));
     let hip_headers = includes_hip_headers(&String::from_utf8_lossy(&text));
     let mut args: Vec<String> = ["-x", "hip"].iter().map(|s| s.to_string()).collect();
+    if wave != dflt {
+        args.push("-mwavefrontsize64".into());
+    }
     if hip_headers {
-        args.extend(hip_header_args(target));
+        args.extend(hip_header_args(target, wave));
     } else {
         args.push("-nogpuinc".into());
         args.push("-nogpulib".into());
@@ -658,26 +701,69 @@ impl HipTool {
     /// manifest path) for `target` (a processor name such as `gfx90a`),
     /// compiling it (or reusing the cache) and checking every hook the
     /// manifest names against the compiled object.
+    /// It is built in the target's default wave size
+    /// ([`default_wave_size`]); [`HipTool::load_for`] follows a kernel code
+    /// object's.
     pub fn load(dir_or_manifest: &Path, target: &str) -> Result<HipTool, HookError> {
+        let processor = target.split(':').next().unwrap_or(target);
+        HipTool::load_wave(dir_or_manifest, target, default_wave_size(processor))
+    }
+
+    /// [`HipTool::load`] for the processor and wave size of the kernels
+    /// of `kernel_co` (a wave64 gfx1030 object gets wave64 hooks).
+    pub fn load_for(dir_or_manifest: &Path, kernel_co: &[u8]) -> Result<HipTool, HookError> {
+        let co = CodeObject::parse(kernel_co).map_err(|e| HookError::Tool(e.to_string()))?;
+        let target = co
+            .target()
+            .map(|t| t.processor.to_string())
+            .ok_or_else(|| HookError::Tool("the kernel's code object names no processor".into()))?;
+        let wave = kernel_wave_size(kernel_co).unwrap_or_else(|| default_wave_size(&target));
+        HipTool::load_wave(dir_or_manifest, &target, wave)
+    }
+
+    /// [`HipTool::load`] for kernels of `wave` lanes per wave. A prebuilt
+    /// object (the manifest's `object`) is taken as built for that size.
+    pub fn load_wave(
+        dir_or_manifest: &Path,
+        target: &str,
+        wave: u32,
+    ) -> Result<HipTool, HookError> {
         let manifest = Manifest::read(dir_or_manifest)?;
         if let Some(obj) = manifest.object.clone() {
             // Prebuilt: checked against the target like a compiled one.
             let code = std::fs::read(&obj).map_err(io(&obj))?;
             let src = std::fs::read_to_string(&manifest.source).unwrap_or_default();
-            return HipTool::from_parts(manifest, &src, code, target, obj);
+            HipTool::from_parts_wave(manifest, &src, code, target, obj, wave)
+        } else {
+            let (code, cache_path) = compile_wave(&manifest.source, target, wave)?;
+            let src = std::fs::read_to_string(&manifest.source).map_err(io(&manifest.source))?;
+            HipTool::from_parts_wave(manifest, &src, code, target, cache_path, wave)
         }
-        let (code, cache_path) = compile(&manifest.source, target)?;
-        let src = std::fs::read_to_string(&manifest.source).map_err(io(&manifest.source))?;
-        HipTool::from_parts(manifest, &src, code, target, cache_path)
     }
 
-    /// A tool from a manifest and an already compiled tool code object.
+    /// A tool from a manifest and an already compiled tool code object
+    /// (built in the target's default wave size).
     pub fn from_parts(
         manifest: Manifest,
         source_text: &str,
         code: Vec<u8>,
         target: &str,
         cache_path: PathBuf,
+    ) -> Result<HipTool, HookError> {
+        let processor = target.split(':').next().unwrap_or(target);
+        let wave = default_wave_size(processor);
+        HipTool::from_parts_wave(manifest, source_text, code, target, cache_path, wave)
+    }
+
+    /// [`HipTool::from_parts`] for a tool object built for `wave` lanes
+    /// per wave.
+    pub fn from_parts_wave(
+        manifest: Manifest,
+        source_text: &str,
+        code: Vec<u8>,
+        target: &str,
+        cache_path: PathBuf,
+        wave: u32,
     ) -> Result<HipTool, HookError> {
         let co = CodeObject::parse(&code).map_err(|e| HookError::Tool(e.to_string()))?;
         let found = co
@@ -694,7 +780,7 @@ impl HipTool {
         let mut names: Vec<&str> = manifest.hooks.iter().map(|h| h.hook.as_str()).collect();
         names.sort_unstable();
         names.dedup();
-        let infos = hook::analyse(&code, &names)?;
+        let infos = hook::analyse_wave(&code, &names, Some(wave))?;
         for h in &manifest.hooks {
             let nargv: u16 = h.args.iter().map(|a| a.ty().vgprs()).sum();
             if nargv > hook::MAX_ARG_VGPRS {
@@ -794,6 +880,7 @@ impl HipTool {
         Ok(HipTool {
             manifest,
             target: want.to_string(),
+            wave,
             code,
             infos,
             cache_path,
@@ -824,6 +911,13 @@ impl HipTool {
             .into());
         }
         let p = Arc::new(Program::lift(&co)?);
+        if p.target.wave_size() != self.wave {
+            return Err(HookError::WaveSize {
+                tool: self.wave,
+                kernel: p.target.wave_size(),
+            }
+            .into());
+        }
         let live = Liveness::compute(&p);
         let block_len: Vec<Vec<u32>> = p
             .functions

@@ -171,9 +171,10 @@ pub fn requests_with(
 
 /// Where each kernel of `co` (by function index in `p`) finds its wave
 /// identity at entry ([`MemTraceEntry`]): the work-group id SGPRs and
-/// work-item id layout its descriptor enables, and its work-group size
-/// (`hidden_group_size_x`/`_y` when adjacent in the kernarg segment, else
-/// the dispatch packet when the kernel has the dispatch pointer).
+/// work-item id layout its descriptor enables, and where its work-group
+/// extents are read: the dispatch packet when the kernel has the dispatch
+/// pointer, else `hidden_group_size_x`/`_y` (and `hidden_block_count_*`,
+/// `hidden_remainder_*` for partial groups) in the kernarg segment.
 pub fn wave_id_sources(co: &CodeObject<'_>, p: &Program) -> BTreeMap<usize, WaveIdSource> {
     use lathe_codeobj::kd::SgprRole;
     let mut out = BTreeMap::new();
@@ -202,12 +203,31 @@ pub fn wave_id_sources(co: &CodeObject<'_>, p: &Program) -> BTreeMap<usize, Wave
             tid_dims: (d.rsrc2(arch).enable_vgpr_workitem_id + 1).min(3) as u8,
             group_size: at(SgprRole::DispatchPtr).map(GroupSizeAt::Packet),
         };
-        if let Some(md) = &k.metadata {
+        // The packet when the kernel has it (its grid size gives a
+        // partial group's extent whoever dispatched it), else the v5
+        // hidden arguments.
+        if let (None, Some(md)) = (src.group_size, &k.metadata) {
             use lathe_codeobj::metadata::ValueKind as V;
             let off = |v: V| md.args.iter().find(|a| a.value_kind == v).map(|a| a.offset);
             if let (Some(gx), Some(gy)) = (off(V::HiddenGroupSizeX), off(V::HiddenGroupSizeY)) {
-                if gx % 4 == 0 && gy == gx + 2 {
-                    src.group_size = Some(GroupSizeAt::Kernarg(gx as u32));
+                if gx % 2 == 0 && gy == gx + 2 {
+                    let partial = match (
+                        off(V::HiddenBlockCountX),
+                        off(V::HiddenBlockCountY),
+                        off(V::HiddenRemainderX),
+                        off(V::HiddenRemainderY),
+                    ) {
+                        (Some(cx), Some(cy), Some(rx), Some(ry))
+                            if cx % 4 == 0 && cy == cx + 4 && rx % 2 == 0 && ry == rx + 2 =>
+                        {
+                            Some((cx as u32, rx as u32))
+                        }
+                        _ => None,
+                    };
+                    src.group_size = Some(GroupSizeAt::Kernarg {
+                        size: gx as u32,
+                        partial,
+                    });
                 }
             }
         }

@@ -825,19 +825,28 @@ fn check(st: &State, what: &str, s: Status) -> Result<(), String> {
 /// How a HIP tool's build error starts (it is the same for every kernel).
 const HIP_TOOL_ERROR: &str = "HIP tool ";
 
-/// The HIP tool compiled for the processor of `code` (once per processor).
+/// The HIP tool compiled for the processor and wave size of `code` (once
+/// per processor and wave size: a wave64 gfx1030 kernel gets wave64
+/// hooks).
 fn hip_tool(st: &State, path: &std::path::Path, code: &[u8]) -> Result<Arc<HipTool>, String> {
     let target = lathe_codeobj::CodeObject::parse(code)
         .ok()
         .and_then(|c| c.target())
         .map(|t| t.processor.to_string())
         .ok_or("the kernel's code object names no processor")?;
+    let wave = lathe_dbi::manifest::kernel_wave_size(code)
+        .unwrap_or_else(|| lathe_dbi::manifest::default_wave_size(&target));
     let mut c = lock(&st.hip);
-    c.entry(target.clone())
+    c.entry(format!("{target} wave{wave}"))
         .or_insert_with(|| {
-            HipTool::load(path, &target)
+            HipTool::load_wave(path, &target, wave)
                 .map(Arc::new)
-                .map_err(|e| format!("{HIP_TOOL_ERROR}{} for {target}: {e}", path.display()))
+                .map_err(|e| {
+                    format!(
+                        "{HIP_TOOL_ERROR}{} for {target} wave{wave}: {e}",
+                        path.display()
+                    )
+                })
         })
         .clone()
 }

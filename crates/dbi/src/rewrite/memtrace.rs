@@ -44,22 +44,38 @@ pub struct WaveIdSource {
     pub group_size: Option<GroupSizeAt>,
 }
 
-/// A dword holding the work-group size x (low 16 bits) and y (high).
+/// Where a kernel reads its work-group size and, for a partial
+/// work-group (the last of an axis whose grid size is no multiple of the
+/// work-group size), the group's real extent: the hardware packs a
+/// partial group's work-items into waves by its real extents, so the
+/// wave index flattens the work-item id with them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupSizeAt {
-    /// The kernarg segment at this offset (`hidden_group_size_x`, code
-    /// object v5).
-    Kernarg(u32),
-    /// The AQL packet, through the dispatch-pointer SGPR pair.
+    /// The kernarg segment (code object v5): `hidden_group_size_x` at
+    /// `size` (y 2 bytes after) and, when the metadata has them,
+    /// `hidden_block_count_x` and `hidden_remainder_x` at `partial`'s
+    /// offsets (y 4 and 2 bytes after). The HIP runtime (clr) writes the
+    /// count of *full* work-groups (grid / size, rounded down), and a
+    /// group's extent is `id < count ? size : remainder`, as the device
+    /// library's `__ockl_get_local_size` reads it.
+    Kernarg {
+        /// Offset of `hidden_group_size_x`.
+        size: u32,
+        /// Offsets of `hidden_block_count_x` and `hidden_remainder_x`.
+        partial: Option<(u32, u32)>,
+    },
+    /// The AQL packet, through the dispatch-pointer SGPR pair: a group's
+    /// extent is `min(size, grid - id × size)`.
     Packet(u16),
 }
 
 /// Saves the wave's identity at kernel entry, for [`MemTraceProbe`]: the
 /// work-group id x, y, z from the initial SGPRs and the wave index in the
-/// work-group (the flat work-item id of the wave's first lane over 64:
-/// `x + size_x × (y + size_y × z)`, with the work-group size from the
-/// kernarg segment or the dispatch packet; a kernel with neither gets
-/// `x / 64`, exact for one-dimensional work-groups), into every lane's
+/// work-group (the flat work-item id of the wave's first lane over the
+/// wave size: `x + size_x × (y + size_y × z)`, with the extents of this
+/// work-group — partial for the last one of an axis — from the dispatch
+/// packet or the kernarg segment, [`GroupSizeAt`]; a kernel with neither
+/// gets `x / wave size`, exact for one-dimensional work-groups), into every lane's
 /// copy of its scratch area ([`WAVE_ID_BYTES`]). Its request must come
 /// right before the [`MemTraceProbe`]'s.
 #[derive(Debug, Clone, Default)]
@@ -81,7 +97,7 @@ impl Probe for MemTraceEntry {
         };
         let (t, r) = (cx.target, cx.regs);
         // SCC is dead at kernel entry. x in tmp, y in tmp+1, z in t2; the
-        // group size in t2+1 and scc.
+        // group's extents in t2+1 (with scc as a temporary).
         let (x, y, z, gs, gy) = (r.tmp, r.tmp + 1, r.t2, r.t2 + 1, r.scc);
         out.push(mask_mov(t, mask_reg(t, r.save), exec_mask(t))?);
         out.push(build(
@@ -116,45 +132,40 @@ impl Probe for MemTraceEntry {
                 });
             }
         }
-        let size = match (src.group_size, cx.kernarg_sgpr) {
-            (Some(GroupSizeAt::Kernarg(o)), Some(ka)) => Some((ka, o)),
-            (Some(GroupSizeAt::Packet(dp)), _) => Some((dp, crate::dims::PACKET_WORKGROUP_SIZE)),
-            _ => None,
-        };
-        if let (true, Some((base, off))) = (dims > 1, size) {
-            out.push(smem_load(t, Opcode::S_LOAD_DWORD, gs, base, off)?);
-            out.push(waitcnt(t, 63, 0)?);
-            out.push(build(
-                t,
-                Opcode::S_BFE_U32,
-                &[sreg(gy, 1), sreg(gs, 1), Operand::Literal((16 << 16) | 16)],
-            )?);
-            out.push(build(
-                t,
-                Opcode::S_AND_B32,
-                &[sreg(gs, 1), sreg(gs, 1), Operand::Literal(0xffff)],
-            )?);
-            // x += size_x * (y + size_y * z)
-            out.push(build(
-                t,
-                Opcode::S_MUL_I32,
-                &[sreg(z, 1), sreg(z, 1), sreg(gy, 1)],
-            )?);
-            out.push(build(
-                t,
-                Opcode::S_ADD_U32,
-                &[sreg(y, 1), sreg(y, 1), sreg(z, 1)],
-            )?);
-            out.push(build(
-                t,
-                Opcode::S_MUL_I32,
-                &[sreg(y, 1), sreg(y, 1), sreg(gs, 1)],
-            )?);
-            out.push(build(
-                t,
-                Opcode::S_ADD_U32,
-                &[sreg(x, 1), sreg(x, 1), sreg(y, 1)],
-            )?);
+        let at = src
+            .group_size
+            .filter(|a| matches!(a, GroupSizeAt::Packet(_)) || cx.kernarg_sgpr.is_some());
+        if dims > 1 {
+            if let Some(at) = at {
+                // z = y + size_y × z (the z term only in 3-D), then
+                // x += size_x × z.
+                if dims > 2 {
+                    extent(cx, src, at, 1, gs, gy, out)?;
+                    out.push(build(
+                        t,
+                        Opcode::S_MUL_I32,
+                        &[sreg(z, 1), sreg(z, 1), sreg(gs, 1)],
+                    )?);
+                    out.push(build(
+                        t,
+                        Opcode::S_ADD_U32,
+                        &[sreg(z, 1), sreg(z, 1), sreg(y, 1)],
+                    )?);
+                } else {
+                    out.push(build(t, Opcode::S_MOV_B32, &[sreg(z, 1), sreg(y, 1)])?);
+                }
+                extent(cx, src, at, 0, gs, gy, out)?;
+                out.push(build(
+                    t,
+                    Opcode::S_MUL_I32,
+                    &[sreg(z, 1), sreg(z, 1), sreg(gs, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_ADD_U32,
+                    &[sreg(x, 1), sreg(x, 1), sreg(z, 1)],
+                )?);
+            }
         }
         out.push(build(
             t,
@@ -188,6 +199,125 @@ impl Probe for MemTraceEntry {
         out.push(store_dword(t, r.vtmp, r.t2, 12)?);
         exec_restore(t, r, out)
     }
+}
+
+/// Appends code leaving in `d` this work-group's extent along `ax` (0
+/// or 1): the work-group size, or the remainder for a partial group
+/// ([`GroupSizeAt`]). Uses `tmp` and the probe VGPR `vtmp`; writes SCC.
+/// Without the kernarg pointer or the partial-group offsets, the full
+/// work-group size.
+fn extent(
+    cx: &ProbeCx<'_>,
+    src: &WaveIdSource,
+    at: GroupSizeAt,
+    ax: u8,
+    d: u16,
+    tmp: u16,
+    out: &mut Vec<Instruction>,
+) -> Result<(), BuildError> {
+    let (t, r) = (cx.target, cx.regs);
+    let a = u32::from(ax.min(1));
+    let id = src.workgroup_sgprs[usize::from(ax.min(1))];
+    // The 16-bit field at byte `off` of the dword loaded from `off & !3`.
+    let half = |off: u32| Operand::Literal((16 << 16) | (8 * (off & 3)));
+    match at {
+        GroupSizeAt::Packet(dp) => {
+            let size = crate::dims::PACKET_WORKGROUP_SIZE + 2 * a;
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, d, dp, size & !3)?);
+            out.push(smem_load(
+                t,
+                Opcode::S_LOAD_DWORD,
+                tmp,
+                dp,
+                crate::dims::PACKET_GRID_SIZE + 4 * a,
+            )?);
+            out.push(waitcnt(t, 63, 0)?);
+            out.push(build(
+                t,
+                Opcode::S_BFE_U32,
+                &[sreg(d, 1), sreg(d, 1), half(size)],
+            )?);
+            if let Some(id) = id {
+                // tmp = grid - id × size, the size kept in vtmp meanwhile.
+                out.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(r.vtmp, 1), sreg(d, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_MUL_I32,
+                    &[sreg(d, 1), sreg(id, 1), sreg(d, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_SUB_U32,
+                    &[sreg(tmp, 1), sreg(tmp, 1), sreg(d, 1)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::V_READFIRSTLANE_B32,
+                    &[sreg(d, 1), vreg(r.vtmp, 1)],
+                )?);
+            }
+            out.push(build(
+                t,
+                Opcode::S_MIN_U32,
+                &[sreg(d, 1), sreg(d, 1), sreg(tmp, 1)],
+            )?);
+        }
+        GroupSizeAt::Kernarg { size, partial } => {
+            let Some(ka) = cx.kernarg_sgpr else {
+                return Ok(());
+            };
+            let size = size + 2 * a;
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, d, ka, size & !3)?);
+            let Some((count, rem)) = partial else {
+                out.push(waitcnt(t, 63, 0)?);
+                out.push(build(
+                    t,
+                    Opcode::S_BFE_U32,
+                    &[sreg(d, 1), sreg(d, 1), half(size)],
+                )?);
+                return Ok(());
+            };
+            let rem = rem + 2 * a;
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, tmp, ka, rem & !3)?);
+            out.push(waitcnt(t, 63, 0)?);
+            out.push(build(
+                t,
+                Opcode::S_BFE_U32,
+                &[sreg(d, 1), sreg(d, 1), half(size)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::S_BFE_U32,
+                &[sreg(tmp, 1), sreg(tmp, 1), half(rem)],
+            )?);
+            // id < count ? size : remainder (the remainder kept in vtmp
+            // while tmp holds the count).
+            out.push(build(
+                t,
+                Opcode::V_MOV_B32_E32,
+                &[vreg(r.vtmp, 1), sreg(tmp, 1)],
+            )?);
+            out.push(smem_load(t, Opcode::S_LOAD_DWORD, tmp, ka, count + 4 * a)?);
+            out.push(waitcnt(t, 63, 0)?);
+            let idv = id.map_or(Operand::Int(0), |n| sreg(n, 1));
+            out.push(build(t, Opcode::S_CMP_LT_U32, &[idv, sreg(tmp, 1)])?);
+            out.push(build(
+                t,
+                Opcode::V_READFIRSTLANE_B32,
+                &[sreg(tmp, 1), vreg(r.vtmp, 1)],
+            )?);
+            out.push(build(
+                t,
+                Opcode::S_CSELECT_B32,
+                &[sreg(d, 1), sreg(d, 1), sreg(tmp, 1)],
+            )?);
+        }
+    }
+    Ok(())
 }
 
 /// Appends one record per wave-execution of a memory instruction to a ring

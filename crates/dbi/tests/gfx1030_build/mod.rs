@@ -4,9 +4,7 @@
 #![allow(dead_code)]
 
 use lathe_cases::{build, Case};
-use lathe_testkit::{cache_dir, llvm_tool, run};
 use std::path::PathBuf;
-use std::process::Command;
 
 const MFMA: &str = "does not build: gfx1030 has no MFMA";
 const DPP: &str = "does not build for GFX10: GFX9-only DPP controls (row_bcast, wave shifts)";
@@ -55,32 +53,8 @@ pub fn cases() -> (Vec<Case>, Vec<&'static str>) {
     (out, skipped)
 }
 
-/// The case's code object for gfx1030 at `opt` and `wave` lanes per wave.
+/// The case's code object for gfx1030 at `opt` and `wave` lanes per wave
+/// (`lathe-cases`' build, shared with the emulator's tests).
 pub fn code_object(case: &Case, opt: &'static str, wave: u32) -> PathBuf {
-    if wave == 32 {
-        return build::linked_code_object(case, "gfx1030", opt);
-    }
-    let objs: Vec<PathBuf> = case
-        .sources
-        .iter()
-        .map(|s| {
-            let mut b = build::clang_build(s, "gfx1030", opt, case.rdc);
-            b.extra = vec!["-mwavefrontsize64"];
-            b.build()
-        })
-        .collect();
-    if !case.rdc {
-        return objs.into_iter().next().expect("one code object");
-    }
-    let out = cache_dir().join(format!(
-        "{}-dbi-w64{opt}-{}.co",
-        case.name,
-        std::process::id()
-    ));
-    run(Command::new(llvm_tool("ld.lld"))
-        .args(["-shared", "--no-undefined"])
-        .args(&objs)
-        .arg("-o")
-        .arg(&out));
-    out
+    build::linked_code_object_wave(case, "gfx1030", opt, wave)
 }
