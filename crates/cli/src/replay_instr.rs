@@ -74,7 +74,7 @@ pub(crate) fn instrument(name: &str, c: &Capsule, code: Option<&[u8]>) -> Result
     if is_tool_path(name) {
         let path = std::path::Path::new(name);
         let processor = c.target.processor.to_string();
-        let tool = HipTool::load(path, &processor).with_context(|| {
+        let tool = HipTool::load_for(path, bytes).with_context(|| {
             format!("--tool {name}: the HIP tool cannot be built for {processor}")
         })?;
         let build = tool

@@ -173,6 +173,14 @@ impl Geometry {
         [0, 1, 2].map(|d| self.grid[d].div_ceil(self.workgroup[d]))
     }
 
+    /// Whole work-groups per dimension (a trailing partial one not
+    /// counted), as the runtime writes the `hidden_block_count_*`
+    /// arguments: the device library reads a group's size as
+    /// `id < count ? size : remainder`.
+    pub fn full_workgroup_count(&self) -> [u32; 3] {
+        [0, 1, 2].map(|d| self.grid[d] / self.workgroup[d])
+    }
+
     /// Total number of work-groups.
     pub fn total_workgroups(&self) -> u64 {
         self.workgroup_count()

@@ -50,8 +50,8 @@ use std::sync::{Arc, Mutex};
 use lathe_isa::{BuildError, Instruction, Modifiers, Opcode, Operand, RegFile, RegRange, Target};
 
 use crate::asm::{
-    add_co_u32, addc_u32, build, build_m, exec_mask, konst, mask_mov, mask_reg, mask_sgprs, sreg,
-    vreg, waitcnt,
+    add_co_u32, addc_u32, build, build_m, exec_mask, konst, mask_mov, mask_reg, mask_sgprs,
+    smem_load, sreg, vreg, waitcnt,
 };
 use crate::lift::Program;
 use crate::live::{Liveness, RegSet};
@@ -185,8 +185,9 @@ pub enum Arg {
     Sgpr(u16),
     /// `const:<N>`: a constant (u32).
     Const(u32),
-    /// `grid_dim_x|y|z`: work-groups in the grid (u32): the
-    /// `hidden_block_count_*` argument (code object v5), else computed at
+    /// `grid_dim_x|y|z`: work-groups in the grid (u32), a partial one
+    /// included: `hidden_block_count_*` plus one where `hidden_remainder_*`
+    /// is not 0 (code object v5, computed at kernel entry), else computed at
     /// kernel entry from the dispatch packet as HIP does under v4 (grid
     /// size over work-group size, rounded up; [`crate::dims`]).
     GridDim(u8),
@@ -613,7 +614,8 @@ impl WritesAny for Instruction {
 /// entry (8 bytes per lane, every lane), for hooks' kernel arguments, and
 /// for kernels without the v5 hidden arguments hooks ask for, `gridDim`
 /// and `blockDim` computed from the dispatch packet ([`crate::dims`]; 12
-/// bytes each, after the pointer). Its request must come right before the
+/// bytes each, after the pointer); for v5 kernels, `gridDim` from the
+/// hidden block count and remainder. Its request must come right before the
 /// hook requests ([`HookProbe::kernarg_back`]).
 #[derive(Debug, Clone, Default)]
 pub struct KernargSaver {
@@ -664,6 +666,54 @@ impl Probe for KernargSaver {
             .get(&cx.function_index)
             .filter(|k| k.block_count.contains(&None) || k.group_size.contains(&None))
             .and_then(|k| k.dispatch_sgpr);
+        // Code object v5: the runtime writes whole work-groups in
+        // `hidden_block_count` (grid / size, rounded down) and the partial
+        // group's size in `hidden_remainder`; HIP's `gridDim` counts the
+        // partial group too (`__ockl_get_num_groups`), so it is
+        // count + (remainder != 0), computed here once.
+        let v5 = self
+            .kernels
+            .get(&cx.function_index)
+            .and_then(|k| v5_grid_dim(k))
+            .filter(|_| self.dims && packet.is_none());
+        if let Some(offs) = v5 {
+            for (ax, (count, rem)) in offs.into_iter().enumerate() {
+                out.push(smem_load(t, Opcode::S_LOAD_DWORD, r.t2, ka, count)?);
+                out.push(smem_load(t, Opcode::S_LOAD_DWORD, r.t2 + 1, ka, rem & !3)?);
+                out.push(waitcnt(t, 63, 0)?);
+                // The 16-bit remainder (S_BFE_U32: width << 16 | offset).
+                out.push(build(
+                    t,
+                    Opcode::S_BFE_U32,
+                    &[
+                        sreg(r.t2 + 1, 1),
+                        sreg(r.t2 + 1, 1),
+                        Operand::Literal((16 << 16) | (8 * (rem & 3))),
+                    ],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_CMP_LG_U32,
+                    &[sreg(r.t2 + 1, 1), Operand::Int(0)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::S_ADDC_U32,
+                    &[sreg(r.t2, 1), sreg(r.t2, 1), Operand::Int(0)],
+                )?);
+                out.push(build(
+                    t,
+                    Opcode::V_MOV_B32_E32,
+                    &[vreg(r.vtmp, 1), sreg(r.t2, 1)],
+                )?);
+                out.push(store_dword(
+                    t,
+                    r.vtmp,
+                    r.tmp,
+                    SAVED_GRID_DIM + 4 * ax as u32,
+                )?);
+            }
+        }
         if let (true, Some(dp)) = (self.dims, packet) {
             for ax in 0..3u8 {
                 crate::dims::emit_dim(t, dp, ax, r.t2, r.t2 + 1, r.tmp, r.vaux, out)?;
@@ -687,6 +737,20 @@ impl Probe for KernargSaver {
     }
 }
 
+/// (`hidden_block_count`, `hidden_remainder`) offsets per axis when the
+/// kernel has all six and the SMEM loads reach them: its `gridDim` is
+/// computed at entry from them by the [`KernargSaver`].
+fn v5_grid_dim(k: &KernelArgs) -> Option<[(u32, u32); 3]> {
+    let mut out = [(0, 0); 3];
+    for (ax, o) in out.iter_mut().enumerate() {
+        *o = (k.block_count[ax]?, k.remainder[ax]?);
+        if o.0 % 4 != 0 || o.1 % 2 != 0 || o.0.max(o.1) >= 0x1_0000 {
+            return None;
+        }
+    }
+    Some(out)
+}
+
 /// Offsets of a kernel's hidden arguments (from its metadata).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct KernelArgs {
@@ -694,6 +758,8 @@ pub struct KernelArgs {
     pub block_count: [Option<u32>; 3],
     /// `hidden_group_size_x..z` (16-bit).
     pub group_size: [Option<u32>; 3],
+    /// `hidden_remainder_x..z` (16-bit).
+    pub remainder: [Option<u32>; 3],
     /// Kernarg segment size.
     pub size: u32,
     /// The dispatch-pointer SGPR pair at entry, if the kernel has one.
@@ -887,14 +953,19 @@ impl HookProbe {
                 Arg::GridDim(ax) | Arg::BlockDim(ax) => {
                     let ka = kargs.unwrap_or_default();
                     let (off, op) = match *a {
+                        // v5: count + (remainder != 0), saved at entry.
+                        Arg::GridDim(_) if v5_grid_dim(&ka).is_some() => {
+                            (None, Opcode::GLOBAL_LOAD_DWORD)
+                        }
                         Arg::GridDim(_) => (ka.block_count[ax as usize], Opcode::GLOBAL_LOAD_DWORD),
                         _ => (ka.group_size[ax as usize], Opcode::GLOBAL_LOAD_USHORT),
                     };
                     match off.filter(|&o| o <= crate::asm::max_global_offset(t)) {
                         Some(off) => b.push(kernarg_load(t, op, k, tpair, off)?),
-                        None if ka.dispatch_sgpr.is_some() => {
+                        None if ka.dispatch_sgpr.is_some() || v5_grid_dim(&ka).is_some() => {
                             // Computed at entry from the dispatch packet
-                            // (t2 holds the saver's area).
+                            // or the v5 count and remainder (t2 holds the
+                            // saver's area).
                             let base = match *a {
                                 Arg::GridDim(_) => SAVED_GRID_DIM,
                                 _ => SAVED_BLOCK_DIM,

@@ -984,6 +984,9 @@ impl HipTool {
                         V::HiddenGroupSizeX => ka.group_size[0] = o,
                         V::HiddenGroupSizeY => ka.group_size[1] = o,
                         V::HiddenGroupSizeZ => ka.group_size[2] = o,
+                        V::HiddenRemainderX => ka.remainder[0] = o,
+                        V::HiddenRemainderY => ka.remainder[1] = o,
+                        V::HiddenRemainderZ => ka.remainder[2] = o,
                         _ => {}
                     }
                 }

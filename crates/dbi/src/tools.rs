@@ -483,14 +483,31 @@ pub fn decode(b: &ToolBuild, kernel: &str, data: &[u8]) -> Result<Report, Error>
             }
             let g = |k: &str| named.get(k).copied();
             let dim = |a: &str, b: &str, c: &str| Some([g(a)?, g(b)?, g(c)?]);
+            // HIP's gridDim counts a partial work-group too: the runtime's
+            // `hidden_block_count` (whole groups) plus one where the
+            // `hidden_remainder` is not 0.
+            let grid_dim = dim(
+                "hidden_block_count_x",
+                "hidden_block_count_y",
+                "hidden_block_count_z",
+            )
+            .map(|mut n| {
+                for (d, r) in [
+                    "hidden_remainder_x",
+                    "hidden_remainder_y",
+                    "hidden_remainder_z",
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    n[d] += u64::from(g(r).is_some_and(|r| r != 0));
+                }
+                n
+            });
             Report::Kernarg(report::Kernarg {
                 kernel: kernel.to_string(),
                 args: out,
-                grid_dim: dim(
-                    "hidden_block_count_x",
-                    "hidden_block_count_y",
-                    "hidden_block_count_z",
-                ),
+                grid_dim,
                 block_dim: dim(
                     "hidden_group_size_x",
                     "hidden_group_size_y",

@@ -11,21 +11,10 @@ mod tools_check;
 
 use tools_check::{check_co, Overhead};
 
-/// Why `grid2d_stencil` wave32 -O3 is not exact yet (D86): its -O3 object
-/// reads the work-group extents from the v5 hidden arguments (the -O0 one
-/// has the dispatch pointer and reads the packet, and is exact). The HIP
-/// runtime (clr) writes `hidden_block_count_x` as grid / size rounded
-/// down, and the last, partial group's extent is `id < count ? size :
-/// remainder`; the emulator's `fill_hidden_args` rounds the count up, so
-/// the partial column (6 of 16 wide, two wave32 waves) reads as full.
-pub const EMU_BLOCK_COUNT: &str = "the emulator fills hidden_block_count_x rounded up \
-(clr: rounded down), so mem-trace reads grid2d_stencil's partial column as a full group";
-
 /// (case, wave size, optimisation, tool, why) of the runs that are not
 /// exact yet: the failure must start with `<tool>: ` and a listed run
 /// that passes fails the test too (the list stays exact).
-const KNOWN: &[(&str, u32, &str, &str, &str)] =
-    &[("grid2d_stencil", 32, "-O3", "mem-trace", EMU_BLOCK_COUNT)];
+const KNOWN: &[(&str, u32, &str, &str, &str)] = &[];
 
 #[test]
 fn every_tool_on_every_clang_case_is_exact_on_gfx1030_wave32_and_wave64() {

@@ -143,13 +143,10 @@ fn mem_trace_counts_drops_when_the_ring_is_full() {
 /// A partial 2-D work-group of more than 64 items on GFX9 (D86):
 /// `grid2d_stencil` in 16×16 groups, whose last column is 6×16 = 96
 /// items, two wave64 waves packed by the group's real extents. Every tool
-/// is exact, `mem-trace`'s wave index included, in code object v4 and in
-/// v5 at -O0 (both read the extents from the dispatch packet). v5 at -O3
-/// reads them from the hidden block count and remainder arguments, which
-/// the emulator fills otherwise than the HIP runtime
-/// (`gfx1030_tools::EMU_BLOCK_COUNT`): that run must fail with `mem-trace`
-/// waves only, and passing fails the test (the emulator was fixed: drop
-/// the exception).
+/// is exact, `mem-trace`'s wave index included, in code object v4 and v5
+/// at -O0 (both read the extents from the dispatch packet) and v5 at -O3
+/// (from the hidden block count and remainder arguments, filled as HIP's
+/// runtime fills them: whole groups, and the partial group's size).
 #[test]
 fn mem_trace_waves_of_a_partial_2d_group_over_64_items_on_gfx90a() {
     let mut case = lathe_cases::by_name("grid2d_stencil").expect("case");
@@ -165,15 +162,8 @@ fn mem_trace_waves_of_a_partial_2d_group_over_64_items_on_gfx90a() {
             let mut b = build::clang_build(case.sources[0], "gfx90a", opt, false);
             b.extra = vec![cov];
             let co = std::fs::read(b.build()).expect("code object");
-            let known = cov.ends_with('5') && opt == "-O3";
-            match (
-                tools_check::check_co(&case, "gfx90a", &co, &mut overhead),
-                known,
-            ) {
-                (Ok(()), false) => {}
-                (Err(e), true) if e.starts_with("mem-trace: waves differ") => {}
-                (Ok(()), true) => failed.push(format!("{cov} {opt}: exact but listed as known")),
-                (Err(e), _) => failed.push(format!("{cov} {opt}: {e}")),
+            if let Err(e) = tools_check::check_co(&case, "gfx90a", &co, &mut overhead) {
+                failed.push(format!("{cov} {opt}: {e}"));
             }
         }
     }

@@ -110,8 +110,16 @@ fn run_hip(
     step: &Step,
     opts: &Options,
 ) -> Result<Result<Done, Box<Stopped>>> {
-    let tool = lathe_dbi::HipTool::load(path, &agent.processor.to_string())
-        .with_context(|| format!("loading the HIP tool {}", path.display()))?;
+    // Hooks are built in the wave size of the object defining the kernel
+    // (a wave64 gfx1030 kernel gets wave64 hooks).
+    let defining = objects
+        .iter()
+        .find(|o| lathe_dbi::tools::kernel_named(o, kernel).is_some());
+    let tool = match defining {
+        Some(o) => lathe_dbi::HipTool::load_for(path, o),
+        None => lathe_dbi::HipTool::load(path, &agent.processor.to_string()),
+    }
+    .with_context(|| format!("loading the HIP tool {}", path.display()))?;
     let ran = lathe_dbi_run::hip::run(
         agent, objects, kernel, &tool, step.shape, &step.args, opts, false,
     );
