@@ -107,7 +107,10 @@ pub(in crate::interp) fn lane(
         }
         // A µop touching a register a memory access still owes is left
         // to the general path, which reports the missing `s_waitcnt`.
-        if check_waitcnt && w.waitcnt.owes() && w.waitcnt.check(&cache.arena[k].regs).is_some() {
+        if check_waitcnt
+            && w.waitcnt.may_owe(&cache.arena[k].regs)
+            && w.waitcnt.check(&cache.arena[k].regs).is_some()
+        {
             break Some(k);
         }
         let r = &mut cache.recs[k];
