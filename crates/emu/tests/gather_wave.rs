@@ -75,7 +75,11 @@ fn whole_wave_scatters_write_in_lane_order() {
             v.store_u32(b + 4 * idx[l], data[0][l]).expect("in bounds");
         }
         for k in 0..16 {
-            assert_eq!(v.load_u32(a + 4 * k), v.load_u32(b + 4 * k), "seed {seed} dword {k}");
+            assert_eq!(
+                v.load_u32(a + 4 * k),
+                v.load_u32(b + 4 * k),
+                "seed {seed} dword {k}"
+            );
         }
     }
 }
