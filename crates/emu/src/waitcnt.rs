@@ -292,14 +292,6 @@ impl Tracker {
         self.owing != 0
     }
 
-    /// Whether `regs` may touch a register an outstanding access still
-    /// owes: [`Tracker::check`]'s quick reject alone (the spans), always
-    /// inlined so a caller's hot loop pays no call while a load is owed.
-    #[inline(always)]
-    pub fn may_owe(&self, regs: &Regs) -> bool {
-        self.owing != 0 && (0..3).any(|f| overlap(regs.span[f], self.span[f]))
-    }
-
     /// True if no access is outstanding.
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()

@@ -549,16 +549,9 @@ impl<'m> MemView<'m> {
         if exec == 0 {
             return None;
         }
-        let (lo, hi) = if exec == u64::MAX {
-            // Every lane: branch-free, so the minimum and maximum vectorise.
-            addrs
-                .iter()
-                .fold((u64::MAX, 0), |(lo, hi), &a| (lo.min(a), hi.max(a)))
-        } else {
-            set_lanes(exec).fold((u64::MAX, 0), |(lo, hi), l| {
-                (lo.min(addrs[l]), hi.max(addrs[l]))
-            })
-        };
+        let (lo, hi) = set_lanes(exec).fold((u64::MAX, 0), |(lo, hi), l| {
+            (lo.min(addrs[l]), hi.max(addrs[l]))
+        });
         let len = (hi - lo).checked_add(n as u64)?;
         // Larger spans are scattered accesses: check lane by lane.
         if len > 1 << 20 {

@@ -107,10 +107,7 @@ pub(in crate::interp) fn lane(
         }
         // A µop touching a register a memory access still owes is left
         // to the general path, which reports the missing `s_waitcnt`.
-        if check_waitcnt
-            && w.waitcnt.may_owe(&cache.arena[k].regs)
-            && w.waitcnt.check(&cache.arena[k].regs).is_some()
-        {
+        if check_waitcnt && w.waitcnt.owes() && w.waitcnt.check(&cache.arena[k].regs).is_some() {
             break Some(k);
         }
         let r = &mut cache.recs[k];
@@ -302,28 +299,11 @@ fn stage(f: &Fast, w: &mut Wave) -> Fast {
             continue;
         };
         let sext = code >> 3 & 1 == 1;
-        // The source row read in place (it lies below the temporaries),
-        // not copied: a copy per staged source was the stage's main cost.
-        let (below, temps) = w.vgpr.split_at_mut(base + k);
-        let (t, above) = temps.split_at_mut(1);
-        let t = &mut t[0];
-        let row;
         let src = match f.src[k] {
-            Src::V(r) if usize::from(r) < base + k => &below[usize::from(r)],
-            Src::V(r) => {
-                let r = usize::from(r);
-                row = if r == base + k {
-                    *t
-                } else {
-                    above[r - base - k - 1]
-                };
-                &row
-            }
-            s => {
-                row = [splat(&w.sgpr, s); LANES];
-                &row
-            }
+            Src::V(r) => w.vgpr[usize::from(r)],
+            s => [splat(&w.sgpr, s); LANES],
         };
+        let t = &mut w.vgpr[base + k];
         // The select and `sext` matched once here, so each loop below
         // sees them as constants ([`sdwa_src`] folds to a shift and a
         // mask, or a shift pair) and vectorises; passing the select as a
@@ -331,19 +311,19 @@ fn stage(f: &Fast, w: &mut Wave) -> Fast {
         // loop, D68).
         use SdwaSel::*;
         match (sel, sext) {
-            (Byte0, false) => select(t, src, Byte0, false),
-            (Byte1, false) => select(t, src, Byte1, false),
-            (Byte2, false) => select(t, src, Byte2, false),
-            (Byte3, false) => select(t, src, Byte3, false),
-            (Word0, false) => select(t, src, Word0, false),
-            (Word1, false) => select(t, src, Word1, false),
-            (Byte0, true) => select(t, src, Byte0, true),
-            (Byte1, true) => select(t, src, Byte1, true),
-            (Byte2, true) => select(t, src, Byte2, true),
-            (Byte3, true) => select(t, src, Byte3, true),
-            (Word0, true) => select(t, src, Word0, true),
-            (Word1, true) => select(t, src, Word1, true),
-            (Dword, _) => *t = *src,
+            (Byte0, false) => select(t, &src, Byte0, false),
+            (Byte1, false) => select(t, &src, Byte1, false),
+            (Byte2, false) => select(t, &src, Byte2, false),
+            (Byte3, false) => select(t, &src, Byte3, false),
+            (Word0, false) => select(t, &src, Word0, false),
+            (Word1, false) => select(t, &src, Word1, false),
+            (Byte0, true) => select(t, &src, Byte0, true),
+            (Byte1, true) => select(t, &src, Byte1, true),
+            (Byte2, true) => select(t, &src, Byte2, true),
+            (Byte3, true) => select(t, &src, Byte3, true),
+            (Word0, true) => select(t, &src, Word0, true),
+            (Word1, true) => select(t, &src, Word1, true),
+            (Dword, _) => *t = src,
         }
         g.src[k] = Src::V((base + k) as u16);
     }
