@@ -25,7 +25,7 @@ fn whole_wave_gathers_read_each_lanes_own_address() {
     let a = mem.allocate(len, 256, RegionKind::Device).expect("alloc");
     let mut v = mem.view();
     for k in 0..len / 4 {
-        v.store_u32(a + 4 * k, 0x1000_0000 | (k as u32) * 7)
+        v.store_u32(a + 4 * k, 0x1000_0000 | ((k as u32) * 7))
             .expect("in bounds");
     }
     for seed in 0..20 {
