@@ -38,7 +38,9 @@
 //! lanes' addresses span one region; the commonest shape, all 64 lanes
 //! reading or writing consecutive elements, is recognised up front and
 //! moved with one strided loop between memory and the register file
-//! ([`MemView::gather_dwords`], [`MemView::scatter_dwords`]). Whenever a
+//! ([`MemView::gather_dwords`], [`MemView::scatter_dwords`]); all 64
+//! lanes at other 4-aligned addresses in one region (a table read through
+//! computed indices) take one straight loop as well. Whenever a
 //! fast path's single check fails, the lane-by-lane path runs instead, so
 //! the fault reported (and the first faulting lane) never depends on which
 //! path was tried.

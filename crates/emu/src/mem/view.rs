@@ -376,6 +376,30 @@ impl<'m> MemView<'m> {
         let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Read) else {
             return false;
         };
+        if exec == u64::MAX && whole_aligned(base, addrs) {
+            // A gather of the whole wave from 4-aligned addresses (a table
+            // read through computed indices): every lane in a straight
+            // loop, no per-lane alignment test.
+            if nd == 1 {
+                for (v, a) in out[0].iter_mut().zip(addrs) {
+                    // SAFETY: `span` proved every lane's `[addr, addr+4)`
+                    // lies inside one live region, `base` being the host
+                    // address of the lowest; `whole_aligned` proved the
+                    // host address 4-aligned; relaxed atomic load.
+                    let a = unsafe { AtomicU32::from_ptr(base.add((a - lo) as usize) as *mut u32) };
+                    *v = u32::from_le(a.load(Ordering::Relaxed));
+                }
+            } else {
+                for (l, a) in addrs.iter().enumerate() {
+                    // SAFETY: as above, for the lane's `n` bytes.
+                    let v = unsafe { load_lane_dwords(base.add((a - lo) as usize), nd) };
+                    for (k, o) in out.iter_mut().take(nd).enumerate() {
+                        o[l] = v[k];
+                    }
+                }
+            }
+            return true;
+        }
         for l in set_lanes(exec) {
             let p = base.wrapping_add((addrs[l] - lo) as usize);
             if (p as usize) % 4 == 0 {
@@ -434,6 +458,19 @@ impl<'m> MemView<'m> {
         let Some((base, lo)) = self.span(addrs, exec, n, AccessKind::Write) else {
             return false;
         };
+        if exec == u64::MAX && nd == 1 && whole_aligned(base, addrs) {
+            // As in `gather_dwords`: every lane in a straight loop, lane
+            // order (a later lane's store to the same dword wins).
+            for (v, a) in data[0].iter().zip(addrs) {
+                // SAFETY: `span` proved every lane's `[addr, addr+4)` lies
+                // inside one live, writable region, `base` being the host
+                // address of the lowest; `whole_aligned` proved the host
+                // address 4-aligned; relaxed atomic store.
+                let a = unsafe { AtomicU32::from_ptr(base.add((a - lo) as usize) as *mut u32) };
+                a.store(v.to_le(), Ordering::Relaxed);
+            }
+            return true;
+        }
         for l in set_lanes(exec) {
             let p = base.wrapping_add((addrs[l] - lo) as usize);
             let mut v = [0u32; 4];
@@ -473,6 +510,11 @@ impl<'m> MemView<'m> {
             return None;
         }
         let lo = addrs[0];
+        // A gather through computed indices usually fails at lane 1:
+        // tested before the pass over every lane.
+        if addrs[1].wrapping_sub(lo) != n as u64 {
+            return None;
+        }
         // Branch-free over all lanes, so the compare vectorizes.
         let off = addrs.iter().zip(0u64..).fold(0u64, |acc, (a, l)| {
             acc | (a.wrapping_sub(lo) ^ l.wrapping_mul(n as u64))
@@ -606,4 +648,12 @@ impl<'m> MemView<'m> {
         };
         Ok(old)
     }
+}
+
+/// Whether every lane's host address is 4-aligned when `base` is the host
+/// address of the lowest of `addrs` ([`MemView::span`] under a full EXEC):
+/// `base` is and every address is (one branch-free pass over the lanes).
+#[inline]
+fn whole_aligned(base: *mut u8, addrs: &[u64; 64]) -> bool {
+    (base as usize) % 4 == 0 && addrs.iter().fold(0, |s, &a| s | a) % 4 == 0
 }
