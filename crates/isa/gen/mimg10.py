@@ -55,8 +55,12 @@ ENCODINGS = {
                         templates=[dict(dmask=0xF, r128=1, unorm=1, vaddr=24, vdata=16,
                                         srsrc=2),
                                    dict(dmask=0xF, r128=1, vaddr=24, vdata=16, srsrc=2)]),
+    # GFX11's BVH opcodes decode only with `unorm` set (D82): their
+    # template comes last, so that no other opcode's template moves.
     "MIMG_11": dict(nwords=2, mask=0xFC000000, value=0xF0000000, op=F(0, 18, 8),
-                    ops=range(256), fields=MIMG11_FIELDS, templates=_TEMPLATES),
+                    ops=range(256), fields=MIMG11_FIELDS,
+                    templates=_TEMPLATES + [dict(dmask=0xF, r128=1, unorm=1, vaddr=24, vdata=16,
+                                                 srsrc=2)]),
 }
 # Probe field name -> Rust field, encodings, in the order of `probe.ENCODINGS`.
 PLAIN = {e: ("vaddr",) for e in ENCODINGS}
@@ -260,6 +264,34 @@ def add_mimg10(cpu, recs, stage_fns):
     """Adds the GFX10/GFX11 MIMG records (stages A-D and this one) to a
     cached probe of `cpu` made before they were probed."""
     return V.add_records(cpu, recs, stage_fns, ENCODINGS, probe_mimg10)
+
+
+def add_bvh11(cpu, recs, stage_fns):
+    """Adds the `MIMG_11` records only the last template finds (GFX11's
+    BVH opcodes, D82) to a cached probe of `cpu` made before that template
+    existed: stage A with that template for the opcodes the column lacks,
+    stages A-D and this stage on them, each inserted where a probe from
+    scratch puts it (by opcode)."""
+    import probe as P
+    enc = "MIMG_11"
+    if enc not in P.encodings(cpu):
+        return 0
+    e = ENCODINGS[enc]
+    ti = len(e["templates"]) - 1
+    have = {r["op"] for r in recs if r["enc"] == enc}
+    ops = [op for op in e["ops"] if op not in have]
+    probes = [P.build(enc, op, e["templates"][ti]) for op in ops]
+    new = [dict(enc=enc, op=op, template=ti, base=p, text=t, nwords=n)
+           for op, p, (t, n) in zip(ops, probes, disasm(cpu, probes))
+           if t is not None and t != "<crash>"]
+    for fn in stage_fns:
+        fn(cpu, new)
+    probe_mimg10(cpu, new)
+    for r in new:
+        at = [i for i, x in enumerate(recs) if x["enc"] == enc]
+        after = [i for i in at if recs[i]["op"] < r["op"]]
+        recs.insert(after[-1] + 1 if after else at[0], r)
+    return len(new)
 
 
 def op_texts(cpu):

@@ -1046,7 +1046,7 @@ def probe_all(full=False, jobs=None, targets=None):
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
     out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo,
-           "gfx11_vop3_t16": todo, "mimg10": todo}
+           "gfx11_vop3_t16": todo, "mimg10": todo, "bvh11": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]
