@@ -72,10 +72,11 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
         set(&mut w1, 21, 5, rng.below(2) * rng.below(32));
     }
     set(&mut w0, 8, 4, rng.u32()); // dmask
-    if rng.below(4) == 0 {
-        // The BVH opcodes' forms: dmask 0xf, r128, unorm (LLVM decodes
-        // GFX11's only with it, D82), dim 1D, no NSA on GFX10 (eleven or
-        // more addresses).
+    if rng.below(4) == 0 || op.name().contains("_bvh") {
+        // A quarter of the variants, and all of the BVH opcodes' (valid in
+        // no other shape): the BVH forms, dmask 0xf, r128, unorm (LLVM
+        // decodes GFX11's only with it, D82), dim 1D, no NSA on GFX10
+        // (eleven or more addresses).
         set(&mut w0, 8, 4, 0xF);
         if gfx11 {
             set(&mut w0, 2, 3, 0);
