@@ -829,14 +829,16 @@ def main():
     # (and upgraded into the new file), never rewritten.
     # The name changed again with GFX11's VOP3 DPP records (D71), the
     # VIMAGE/VSAMPLE records (D72), GFX11's plain VOP3 fake16 records
-    # (D79) and GFX10/11 MIMG (D81): the first run reads the newest older
-    # cache and writes this one, leaving the older files as their
-    # generators expect them.
+    # (D79), GFX10/11 MIMG (D81) and GFX11's BVH template (D82): the first
+    # run reads the newest older cache and writes this one, leaving the
+    # older files as their generators expect them.
     path = os.environ.get("LATHE_ISA_PROBE_CACHE",
                           os.path.join(tempfile.gettempdir(),
-                                       "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16-mimg10.json"))
+                                       "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16-mimg10-bvh11"
+                                       ".json"))
     older = [os.path.join(tempfile.gettempdir(), n) for n in
-             ("lathe-isa-probe-gfx9-12-gfx11dpp-vimage-mimg10.json",
+             ("lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16-mimg10.json",
+              "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-mimg10.json",
               "lathe-isa-probe-gfx9-12-gfx11dpp-vimage-t16.json",
               "lathe-isa-probe-gfx9-12-gfx11dpp-vimage.json",
               "lathe-isa-probe-gfx9-12-gfx11dpp.json", "lathe-isa-probe-gfx9-12-vimage.json",
@@ -860,6 +862,8 @@ def main():
             # GFX10/11 MIMG (D81): columns whose processors print other
             # MIMG opcodes (gfx1013) are split first.
             ("mimg10", "GFX10/11 MIMG", lambda c, recs: M10.add_mimg10(c, recs, vimage_stages)),
+            # GFX11's BVH opcodes (D82: a template with `unorm`).
+            ("bvh11", "GFX11 BVH", lambda c, recs: M10.add_bvh11(c, recs, vimage_stages)),
         ]
         if "mimg10" not in data:
             print("MIMG columns split off:", M10.split_groups(data), file=sys.stderr)
@@ -902,6 +906,7 @@ def main():
                 data["vimage"] += new.pop("vimage")
                 data["gfx11_vop3_t16"] += new.pop("gfx11_vop3_t16")
                 data["mimg10"] += new.pop("mimg10")
+                data["bvh11"] += new.pop("bvh11")
                 data.update(new)
             with open(path, "w") as f:
                 json.dump(data, f)

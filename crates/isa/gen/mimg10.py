@@ -55,8 +55,12 @@ ENCODINGS = {
                         templates=[dict(dmask=0xF, r128=1, unorm=1, vaddr=24, vdata=16,
                                         srsrc=2),
                                    dict(dmask=0xF, r128=1, vaddr=24, vdata=16, srsrc=2)]),
+    # GFX11's BVH opcodes decode only with `unorm` set (D82): their
+    # template comes last, so that no other opcode's template moves.
     "MIMG_11": dict(nwords=2, mask=0xFC000000, value=0xF0000000, op=F(0, 18, 8),
-                    ops=range(256), fields=MIMG11_FIELDS, templates=_TEMPLATES),
+                    ops=range(256), fields=MIMG11_FIELDS,
+                    templates=_TEMPLATES + [dict(dmask=0xF, r128=1, unorm=1, vaddr=24, vdata=16,
+                                                 srsrc=2)]),
 }
 # Probe field name -> Rust field, encodings, in the order of `probe.ENCODINGS`.
 PLAIN = {e: ("vaddr",) for e in ENCODINGS}
@@ -180,6 +184,62 @@ def probe_mimg10(cpu, recs):
         r["mimg10"] = dict(plain=p, nsa=n, nsa_space2=s2)
 
 
+# The keys (`dmask | d16 << 4 | tfe << 5 | lwe << 6`) of the sharing check:
+# every data width LLVM decides by (one to four components, d16 halving,
+# tfe/lwe adding one), each at all 16 `dim | a16 << 3` entries.
+SAMPLE_KEYS = (0x1, 0x3, 0x7, 0xF, 0x13, 0x1F, 0x21, 0x2F, 0x4F, 0x6F, 0x7F, 0x0)
+
+
+def signature(cpu, recs):
+    """What a column's MIMG stage depends on, sampled: its MIMG records'
+    opcodes, base words and texts, and what LLVM prints for `SAMPLE_KEYS`
+    at every entry in the plain and the one-dword NSA form (a tenth of the
+    stage's probes). Columns with equal signatures decode MIMG alike
+    (the wave size does not enter a MIMG word), so one of them is probed
+    for all (D82). None when `cpu` has no MIMG records."""
+    import json
+    mine = [r for r in recs if r["enc"] in ENCODINGS]
+    if not mine:
+        return None
+    nenc = nsa_encodings()
+    probes = []
+    for r in mine:
+        n = _nsa_rec(r, nenc)
+        for key in SAMPLE_KEYS:
+            for k in range(16):
+                probes.append(V._word(r, ENCODINGS[r["enc"]]["fields"], key, k, PLAIN))
+                probes.append(V._word(n, nenc[r["enc"]]["fields"], key, k, NSA))
+    texts = [t for t, _ in disasm(cpu, probes)]
+    return json.dumps([[(r["enc"], r["op"], r["base"], r["text"]) for r in mine], texts])
+
+
+def probe_shared(recs, ex):
+    """The stage for every column of `recs` ({cpu: records}, stages A-D
+    done), run on one column per `signature` and copied to the others
+    (their records are equal where the stage reads them: the signature
+    holds the base words). `ex` is an executor. Returns the columns
+    probed."""
+    import copy
+    cpus = list(recs)
+    sigs = dict(zip(cpus, ex.map(lambda c: signature(c, recs[c]), cpus)))
+    rep = {}
+    for c in cpus:
+        if sigs[c] is not None:
+            rep.setdefault(sigs[c], c)
+    probed = list(rep.values())
+    list(ex.map(lambda c: probe_mimg10(c, recs[c]), probed))
+    for c in cpus:
+        if sigs[c] is None or rep[sigs[c]] == c:
+            continue
+        src = {(r["enc"], r["op"]): r for r in recs[rep[sigs[c]]] if r["enc"] in ENCODINGS}
+        for r in recs[c]:
+            if r["enc"] in ENCODINGS:
+                for k in ("mimg10", "mimg10_problems"):
+                    if k in src[(r["enc"], r["op"])]:
+                        r[k] = copy.deepcopy(src[(r["enc"], r["op"])][k])
+    return probed
+
+
 def _nsa_spaces(cpu, mine, nenc, nsa):
     probes, where = [], []
     for ri, r in enumerate(mine):
@@ -204,6 +264,34 @@ def add_mimg10(cpu, recs, stage_fns):
     """Adds the GFX10/GFX11 MIMG records (stages A-D and this one) to a
     cached probe of `cpu` made before they were probed."""
     return V.add_records(cpu, recs, stage_fns, ENCODINGS, probe_mimg10)
+
+
+def add_bvh11(cpu, recs, stage_fns):
+    """Adds the `MIMG_11` records only the last template finds (GFX11's
+    BVH opcodes, D82) to a cached probe of `cpu` made before that template
+    existed: stage A with that template for the opcodes the column lacks,
+    stages A-D and this stage on them, each inserted where a probe from
+    scratch puts it (by opcode)."""
+    import probe as P
+    enc = "MIMG_11"
+    if enc not in P.encodings(cpu):
+        return 0
+    e = ENCODINGS[enc]
+    ti = len(e["templates"]) - 1
+    have = {r["op"] for r in recs if r["enc"] == enc}
+    ops = [op for op in e["ops"] if op not in have]
+    probes = [P.build(enc, op, e["templates"][ti]) for op in ops]
+    new = [dict(enc=enc, op=op, template=ti, base=p, text=t, nwords=n)
+           for op, p, (t, n) in zip(ops, probes, disasm(cpu, probes))
+           if t is not None and t != "<crash>"]
+    for fn in stage_fns:
+        fn(cpu, new)
+    probe_mimg10(cpu, new)
+    for r in new:
+        at = [i for i, x in enumerate(recs) if x["enc"] == enc]
+        after = [i for i in at if recs[i]["op"] < r["op"]]
+        recs.insert(after[-1] + 1 if after else at[0], r)
+    return len(new)
 
 
 def op_texts(cpu):

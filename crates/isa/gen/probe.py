@@ -1008,7 +1008,8 @@ def full_probe(cpu, recs=None):
     add_gfx11_vop3_dpp(cpu, recs)
     vimage.probe_vimage(cpu, recs)
     t16.add_gfx11_vop3_t16(cpu, recs)
-    mimg10.probe_mimg10(cpu, recs)
+    # GFX10/11 MIMG (D81) runs after every column's stages A-D, in
+    # `probe_all`: columns whose MIMG words decode alike share it (D82).
     return recs
 
 
@@ -1039,10 +1040,13 @@ def probe_all(full=False, jobs=None, targets=None):
         todo = [c for g in groups for c in (g if full else g[:1])]
         # enumerate_ops output is deterministic: reuse the fingerprint's.
         recs = dict(zip(todo, ex.map(lambda c: full_probe(c, fps[c]["ops"]), todo)))
+        probed = mimg10.probe_shared(recs, ex)
+        print("MIMG stage probed on %s for %d columns" % (probed, len(
+            [c for c in todo if any("mimg10" in r for r in recs[c])])), file=sys.stderr)
     # The columns whose records include 32-bit DPP8 (D66; gen.py adds it to
     # older caches).
     out = {"groups": groups, "dpp8_32": todo, "gfx11_vop3_dpp": todo, "vimage": todo,
-           "gfx11_vop3_t16": todo, "mimg10": todo}
+           "gfx11_vop3_t16": todo, "mimg10": todo, "bvh11": todo}
     for cpu in todo:
         out[cpu] = recs[cpu]
         out[cpu + ":symbols"] = fps[cpu]["symbols"]

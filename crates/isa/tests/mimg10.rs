@@ -72,9 +72,11 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
         set(&mut w1, 21, 5, rng.below(2) * rng.below(32));
     }
     set(&mut w0, 8, 4, rng.u32()); // dmask
-    if rng.below(4) == 0 {
-        // The BVH opcodes' forms: dmask 0xf, r128 (and unorm on GFX10),
-        // dim 1D, no NSA on GFX10 (eleven or more addresses).
+    if rng.below(4) == 0 || op.name().contains("_bvh") {
+        // A quarter of the variants, and all of the BVH opcodes' (valid in
+        // no other shape): the BVH forms, dmask 0xf, r128, unorm (LLVM
+        // decodes GFX11's only with it, D82), dim 1D, no NSA on GFX10
+        // (eleven or more addresses).
         set(&mut w0, 8, 4, 0xF);
         if gfx11 {
             set(&mut w0, 2, 3, 0);
@@ -82,9 +84,7 @@ fn variant(target: Target, op: Opcode, rng: &mut Rng) -> Vec<u32> {
             set(&mut w0, 1, 5, 0);
         }
         w0 |= 1 << 15;
-        if !gfx11 {
-            w0 |= 1 << 12;
-        }
+        w0 |= 1 << if gfx11 { 7 } else { 12 };
     }
     set(&mut w1, 0, 8, rng.below(240)); // vaddr
     set(&mut w1, 8, 8, rng.below(240)); // vdata
@@ -313,6 +313,14 @@ fn assembled_mimg_against_llvm_mc() {
         "image_msaa_load v[0:3], [v4, v5, v6], s[8:15] dmask:0x1 dim:SQ_RSRC_IMG_2D_MSAA",
         "image_sample_d_g16 v[0:3], [v4, v5, v6, v7], s[8:15], s[16:19] dmask:0xf dim:SQ_RSRC_IMG_2D",
         "image_sample_c_d_cl_o v[0:3], [v4, v2, v3, v1, v[5:6]], s[8:15], s[4:7] dmask:0xf dim:SQ_RSRC_IMG_1D",
+        // The BVH opcodes (D82): plain, a16, and the NSA tuples.
+        "image_bvh_intersect_ray v[0:3], v[4:14], s[8:11]",
+        "image_bvh_intersect_ray v[0:3], v[4:11], s[8:11] a16",
+        "image_bvh64_intersect_ray v[0:3], v[4:15], s[8:11]",
+        "image_bvh64_intersect_ray v[0:3], v[4:12], s[8:11] a16",
+        "image_bvh_intersect_ray v[0:3], [v4, v9, v[10:12], v[13:15], v[16:18]], s[8:11]",
+        "image_bvh64_intersect_ray v[0:3], [v[4:5], v9, v[10:12], v[13:15], v[16:18]], s[8:11]",
+        "image_bvh_intersect_ray v[0:3], [v4, v9, v[10:12], v[13:15]], s[8:11] a16",
     ];
     let mut bad = Vec::new();
     let mut n = 0;

@@ -1063,7 +1063,7 @@ pub enum Packed {
 }
 
 /// The description of `Opcode(i)` is `SEM[i]`.
-pub static SEM: [Desc; 10163] = [
+pub static SEM: [Desc; 10165] = [
     // s_add_u32
     Desc { sem: Sem::Salu(Salu::AddU32), partial: Partial::Full, float: false },
     // s_add_co_u32
@@ -21275,6 +21275,10 @@ pub static SEM: [Desc; 10163] = [
     // image_get_resinfo
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_msaa_load
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_bvh_intersect_ray
+    Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
+    // image_bvh64_intersect_ray
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
     // image_sample
     Desc { sem: Sem::Unsupported(Why::Graphics), partial: Partial::Full, float: false },
