@@ -674,7 +674,7 @@ impl Probe for KernargSaver {
         let v5 = self
             .kernels
             .get(&cx.function_index)
-            .and_then(|k| v5_grid_dim(k))
+            .and_then(v5_grid_dim)
             .filter(|_| self.dims && packet.is_none());
         if let Some(offs) = v5 {
             for (ax, (count, rem)) in offs.into_iter().enumerate() {

@@ -263,6 +263,9 @@ pub fn decode_for(target: lathe_isa::Target, imm: u16) -> [(Counter, u32); 3] {
     ]
 }
 
+/// One counter field of a wait word: (counter, shift, mask).
+type WaitField = (Counter, u32, u32);
+
 /// GFX12's waits: one SOPP opcode (bits 22:16 of the word) per counter or
 /// pair of counters, the count in the immediate, as (opcode, the model
 /// counter each field waits on, the field's shift and mask). The model keeps
@@ -272,7 +275,7 @@ pub fn decode_for(target: lathe_isa::Target, imm: u16) -> [(Counter, u32); 3] {
 /// `expcnt` on EXP_CNT. Where GFX12 splits a GFX9 counter the model waits
 /// for the other half too: it may retire an access the hardware would
 /// still owe (a missed report), never keep one the hardware retired (D85).
-const GFX12_WAITS: [(u32, [Option<(Counter, u32, u32)>; 2]); 9] = [
+const GFX12_WAITS: [(u32, [Option<WaitField>; 2]); 9] = [
     (0x40, [Some((Counter::Vm, 0, 0x3f)), None]), // s_wait_loadcnt
     (0x41, [Some((Counter::Vm, 0, 0x3f)), None]), // s_wait_storecnt
     (0x42, [Some((Counter::Vm, 0, 0x3f)), None]), // s_wait_samplecnt
