@@ -3,7 +3,7 @@
 //! * the `lathe-cases` corpus's clang-22 cases built by clang-22 for
 //!   gfx1030 in wave32 (the default) and wave64 (`-mwavefrontsize64`), at
 //!   -O0 and -O3, each checked against its CPU reference. A run that does
-//!   not pass must be listed in [`KNOWN`] with why; a listed run that
+//!   not pass must be listed (`rdna::gfx9_only_runs`) with why; a listed run that
 //!   passes fails the test too, so the list is exact (nothing is skipped in
 //!   silence);
 //! * cross-lane code written for wave32 (`rdna::WAVE32_XLANE`): a `__shfl_xor`
@@ -17,62 +17,10 @@ use std::path::PathBuf;
 mod case_run;
 mod rdna;
 
-use rdna::{code_object_for, rate, Known};
+use rdna::{code_object_for, rate};
 
-const SHFL: &str = "the case and its CPU reference assume 64-lane waves (k_shfl.hip)";
 const DPP: &str = "does not build for GFX10: GFX9-only DPP controls (row_bcast, wave shifts)";
 const MFMA: &str = "does not build: gfx1030 has no MFMA";
-
-/// (case, wave size, optimisation, why it does not pass): none of them is
-/// gfx1030 code as written.
-const KNOWN: &[Known] = &[
-    ("wave_sum_xor_f32", 32, "-O0", SHFL),
-    ("wave_sum_xor_f32", 32, "-O3", SHFL),
-    ("wave_scan_i32", 32, "-O0", SHFL),
-    ("wave_scan_i32", 32, "-O3", SHFL),
-    ("wave_max_readlane", 32, "-O0", SHFL),
-    ("wave_max_readlane", 32, "-O3", SHFL),
-    ("wave_ballot", 32, "-O0", SHFL),
-    ("wave_ballot", 32, "-O3", SHFL),
-    ("wave_rotate", 32, "-O0", SHFL),
-    ("wave_rotate", 32, "-O3", SHFL),
-    ("dpp_scan_i32", 32, "-O0", DPP),
-    ("dpp_scan_i32", 32, "-O3", DPP),
-    ("dpp_scan_i32", 64, "-O0", DPP),
-    ("dpp_scan_i32", 64, "-O3", DPP),
-    ("dpp_patterns", 32, "-O0", DPP),
-    ("dpp_patterns", 32, "-O3", DPP),
-    ("dpp_patterns", 64, "-O0", DPP),
-    ("dpp_patterns", 64, "-O3", DPP),
-    ("dpp_row_scan_f32", 32, "-O0", DPP),
-    ("dpp_row_scan_f32", 32, "-O3", DPP),
-    ("dpp_row_scan_f32", 64, "-O0", DPP),
-    ("dpp_row_scan_f32", 64, "-O3", DPP),
-    ("mfma_f32_16x16x4f32", 32, "-O0", MFMA),
-    ("mfma_f32_16x16x4f32", 32, "-O3", MFMA),
-    ("mfma_f32_16x16x4f32", 64, "-O0", MFMA),
-    ("mfma_f32_16x16x4f32", 64, "-O3", MFMA),
-    ("mfma_f32_16x16x4f32_random", 32, "-O0", MFMA),
-    ("mfma_f32_16x16x4f32_random", 32, "-O3", MFMA),
-    ("mfma_f32_16x16x4f32_random", 64, "-O0", MFMA),
-    ("mfma_f32_16x16x4f32_random", 64, "-O3", MFMA),
-    ("mfma_f32_32x32x8f16", 32, "-O0", MFMA),
-    ("mfma_f32_32x32x8f16", 32, "-O3", MFMA),
-    ("mfma_f32_32x32x8f16", 64, "-O0", MFMA),
-    ("mfma_f32_32x32x8f16", 64, "-O3", MFMA),
-    ("mfma_f64_16x16x4f64", 32, "-O0", MFMA),
-    ("mfma_f64_16x16x4f64", 32, "-O3", MFMA),
-    ("mfma_f64_16x16x4f64", 64, "-O0", MFMA),
-    ("mfma_f64_16x16x4f64", 64, "-O3", MFMA),
-    ("mfma_i8", 32, "-O0", MFMA),
-    ("mfma_i8", 32, "-O3", MFMA),
-    ("mfma_i8", 64, "-O0", MFMA),
-    ("mfma_i8", 64, "-O3", MFMA),
-    ("mfma_bf16", 32, "-O0", MFMA),
-    ("mfma_bf16", 32, "-O3", MFMA),
-    ("mfma_bf16", 64, "-O0", MFMA),
-    ("mfma_bf16", 64, "-O3", MFMA),
-];
 
 /// The case's code object for gfx1030 at `opt` and `wave` lanes per wave.
 fn code_object(case: &Case, opt: &'static str, wave: u32) -> PathBuf {
@@ -81,7 +29,7 @@ fn code_object(case: &Case, opt: &'static str, wave: u32) -> PathBuf {
 
 #[test]
 fn corpus_cases_match_their_cpu_references_on_gfx1030_wave32_and_wave64() {
-    rdna::corpus_matches_cpu_references("gfx1030", KNOWN);
+    rdna::corpus_matches_cpu_references("gfx1030", &rdna::gfx9_only_runs(DPP, MFMA));
 }
 
 #[test]

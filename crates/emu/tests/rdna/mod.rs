@@ -19,6 +19,47 @@ use std::process::Command;
 /// A run that does not pass: (case, wave size, optimisation, why).
 pub type Known = (&'static str, u32, &'static str, &'static str);
 
+/// Corpus cases written for GFX9 waves, not RDNA code as written.
+const SHFL_CASES: [&str; 5] = [
+    "wave_sum_xor_f32",
+    "wave_scan_i32",
+    "wave_max_readlane",
+    "wave_ballot",
+    "wave_rotate",
+];
+const DPP_CASES: [&str; 3] = ["dpp_scan_i32", "dpp_patterns", "dpp_row_scan_f32"];
+const MFMA_CASES: [&str; 6] = [
+    "mfma_f32_16x16x4f32",
+    "mfma_f32_16x16x4f32_random",
+    "mfma_f32_32x32x8f16",
+    "mfma_f64_16x16x4f64",
+    "mfma_i8",
+    "mfma_bf16",
+];
+
+/// The runs of the corpus that are not RDNA code as written, the same on
+/// every GFX10+ target, with why (`dpp` and `mfma` name the target):
+/// the 64-lane shuffle cases in wave32 (their CPU references assume 64
+/// lanes), the GFX9-only DPP cases and the MFMA cases in both wave sizes;
+/// each at -O0 and -O3.
+pub fn gfx9_only_runs(dpp: &'static str, mfma: &'static str) -> Vec<Known> {
+    const SHFL: &str = "the case and its CPU reference assume 64-lane waves (k_shfl.hip)";
+    let mut out = Vec::new();
+    let mut add = |cases: &[&'static str], waves: &[u32], why: &'static str| {
+        for &c in cases {
+            for &w in waves {
+                for opt in ["-O0", "-O3"] {
+                    out.push((c, w, opt, why));
+                }
+            }
+        }
+    };
+    add(&SHFL_CASES, &[32], SHFL);
+    add(&DPP_CASES, &[32, 64], dpp);
+    add(&MFMA_CASES, &[32, 64], mfma);
+    out
+}
+
 /// The case's code object for `target` (a GFX10+ processor) at `opt` and
 /// `wave` lanes per wave.
 pub fn code_object_for(case: &Case, target: &'static str, opt: &'static str, wave: u32) -> PathBuf {
