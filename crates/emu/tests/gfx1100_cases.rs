@@ -97,33 +97,5 @@ fn rate_gfx1100_next_to_gfx1030_and_gfx90a() {
         n = r.map(|x| x.1);
         rows.push(r.map(|x| x.0));
     }
-    // Median, min and max of column `k`, or of its per-round ratio to
-    // column `base`.
-    let stat = |k: usize, base: Option<usize>| {
-        let mut v: Vec<f64> = rows
-            .iter()
-            .map(|r| base.map_or(r[k], |b| r[k] / r[b]))
-            .collect();
-        v.sort_by(f64::total_cmp);
-        (v[v.len() / 2], v[0], v[v.len() - 1])
-    };
-    eprintln!("case {name}, {runs} paired rounds, one thread; wave-instructions per run {n:?}");
-    for (k, label) in labels.iter().enumerate() {
-        let (m, lo, hi) = stat(k, None);
-        let (r0, r0lo, r0hi) = stat(k, Some(0));
-        // gfx1100 against gfx1030 in the same wave size.
-        let same = match k {
-            3 | 4 => {
-                let (r, rlo, rhi) = stat(k, Some(k - 2));
-                format!("; vs gfx1030 same size {r:.2}x ({rlo:.2}-{rhi:.2})")
-            }
-            _ => String::new(),
-        };
-        eprintln!(
-            "{label:15} {:7.2} M wave-instr/s (min {:.2}, max {:.2}); vs gfx90a general {r0:.2}x ({r0lo:.2}-{r0hi:.2}){same}",
-            m / 1e6,
-            lo / 1e6,
-            hi / 1e6
-        );
-    }
+    rdna::report_rates(&name, &labels, &rows, &n, "gfx1030");
 }

@@ -473,3 +473,47 @@ pub fn rate(case: &Case, target: &'static str, co: &Path, fast: bool) -> (f64, u
         r.wave_instructions,
     )
 }
+
+/// Prints a five-column rate table on stderr: gfx90a's general handlers,
+/// an earlier RDNA target in wave32 and wave64 (`earlier`), and the target
+/// under test in wave32 and wave64, each column's median, minimum and
+/// maximum over the paired `rows`, its per-round ratio to gfx90a, and the
+/// last two columns' per-round ratio to the earlier target in the same wave
+/// size. `n` is the wave-instructions per run.
+pub fn report_rates(
+    name: &str,
+    labels: &[&str; 5],
+    rows: &[[f64; 5]],
+    n: &[u64; 5],
+    earlier: &str,
+) {
+    // Median, min and max of column `k`, or of its per-round ratio to
+    // column `base`.
+    let stat = |k: usize, base: Option<usize>| {
+        let mut v: Vec<f64> = rows
+            .iter()
+            .map(|r| base.map_or(r[k], |b| r[k] / r[b]))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    let runs = rows.len();
+    eprintln!("case {name}, {runs} paired rounds, one thread; wave-instructions per run {n:?}");
+    for (k, label) in labels.iter().enumerate() {
+        let (m, lo, hi) = stat(k, None);
+        let (r0, r0lo, r0hi) = stat(k, Some(0));
+        let same = match k {
+            3 | 4 => {
+                let (r, rlo, rhi) = stat(k, Some(k - 2));
+                format!("; vs {earlier} same size {r:.2}x ({rlo:.2}-{rhi:.2})")
+            }
+            _ => String::new(),
+        };
+        eprintln!(
+            "{label:15} {:7.2} M wave-instr/s (min {:.2}, max {:.2}); vs gfx90a general {r0:.2}x ({r0lo:.2}-{r0hi:.2}){same}",
+            m / 1e6,
+            lo / 1e6,
+            hi / 1e6
+        );
+    }
+}
